@@ -1,0 +1,15 @@
+"""The `kafana` command line: one click group, each command in the module of its area."""
+
+import click
+
+from kafana.demo import demo
+
+
+@click.group()
+@click.version_option(package_name="kafana")
+def main() -> None:
+    """Kafana: Tablić and Tač engine, service, bots and competitions."""
+
+
+main.add_command(demo)
+# Commands of other areas are registered below this line, one import and one line each.

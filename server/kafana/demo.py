@@ -1,0 +1,37 @@
+"""`kafana demo`: a local match between two random players, run through the rules engine."""
+
+from __future__ import annotations
+
+import random
+
+import click
+
+from kafana.games import tablic
+
+
+def play_random_match(rules: tablic.Rules, seed: int) -> tablic.MatchState:
+    """Play a whole match with uniformly random legal moves (seeded)."""
+    rng = random.Random(seed)
+    state = tablic.new_match(rules, seed=seed)
+    while not state.is_over:
+        state = state.apply(rng.choice(state.legal_moves()))
+    return state
+
+
+@click.command()
+@click.option("--preset", type=click.Choice(tablic.PRESETS), default="serbian", show_default=True)
+@click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True)
+@click.option("--partnerships", is_flag=True, help="Four players in two partnerships.")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=7, show_default=True)
+def demo(preset: str, players: int, partnerships: bool, seed: int) -> None:
+    """Play one match between random players and print every hand's score."""
+    rules = tablic.Rules.preset(preset, players=players, partnerships=partnerships)
+    state = play_random_match(rules, seed)
+    for result in state.hand_results:
+        click.echo(
+            f"hand {result.hand + 1:>2}: points {result.points} cards {result.cards} "
+            f"tablas {result.tablas}"
+        )
+    click.echo(
+        f"final scores {state.scores}: side {state.winner} wins after {state.move_count} moves"
+    )

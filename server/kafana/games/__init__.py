@@ -1,0 +1,1 @@
+"""Pure game rules: no I/O, and nothing of grpc, redis or protobuf."""

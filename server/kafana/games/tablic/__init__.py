@@ -1,0 +1,45 @@
+"""Tablić: every rule and variant of `shared/RULES.md`, pure and fast.
+
+>>> from kafana.games import tablic
+>>> state = tablic.new_match(tablic.Rules.preset("serbian", players=2), seed=7)
+>>> state.current_seat, len(state.table), len(state.hand(0))
+(0, 4, 6)
+"""
+
+from kafana.errors import (
+    IllegalMoveError,
+    InvalidInputError,
+    KafanaError,
+    MatchOverError,
+)
+from kafana.games.tablic.capture import captures
+from kafana.games.tablic.cards import CANONICAL_DECK, CARDS, Card, format_cards, parse_cards
+from kafana.games.tablic.move import Move
+from kafana.games.tablic.record import MatchRecord
+from kafana.games.tablic.rules import PRESETS, Rules
+from kafana.games.tablic.shuffle import shuffled_deck
+from kafana.games.tablic.state import HandResult, MatchSetup, MatchState, new_match
+from kafana.games.tablic.view import View
+
+__all__ = [
+    "CANONICAL_DECK",
+    "CARDS",
+    "PRESETS",
+    "Card",
+    "HandResult",
+    "IllegalMoveError",
+    "InvalidInputError",
+    "KafanaError",
+    "MatchOverError",
+    "MatchRecord",
+    "MatchSetup",
+    "MatchState",
+    "Move",
+    "Rules",
+    "View",
+    "captures",
+    "format_cards",
+    "new_match",
+    "parse_cards",
+    "shuffled_deck",
+]

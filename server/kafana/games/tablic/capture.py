@@ -1,0 +1,141 @@
+"""The capture generator: every legal capture of a played card, fast and cached.
+
+Captures depend only on the ranks involved, so results are computed once per
+(played rank, sorted table ranks) as bit masks over table positions and cached per
+set of capture switches. `kafana.games.tablic.oracle` checks this against brute force.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from kafana.errors import InvalidInputError
+from kafana.games.tablic.cards import Card, check_distinct
+from kafana.games.tablic.rules import Rules
+
+JACK, QUEEN, KING = 11, 12, 13
+_CACHE_LIMIT = 500_000
+
+
+class CaptureEngine:
+    """Capture masks for one combination of capture switches."""
+
+    __slots__ = ("_cache", "multi_group", "played_values", "rank_only", "table_values", "wild")
+
+    def __init__(self, rules: Rules) -> None:
+        self.wild = rules.wild_jack
+        self.multi_group = rules.multi_group
+        self.rank_only = frozenset((QUEEN, KING) if rules.royals_by_rank_only else ())
+        values: dict[int, tuple[int, ...]] = {1: (1, 11) if rules.ace_high else (1,)}
+        values |= {rank: (rank,) for rank in range(2, 11)}
+        values |= {JACK: (rules.jack_value,), QUEEN: (rules.queen_value,)}
+        values[KING] = (rules.king_value,)
+        self.played_values = values
+        # Values a table card may take inside a sum group (none: only by rank).
+        summable = dict(values)
+        if self.wild:
+            summable[JACK] = ()
+        for rank in self.rank_only:
+            summable[rank] = ()
+        self.table_values = summable
+        self._cache: dict[tuple[int, tuple[int, ...]], tuple[int, ...]] = {}
+
+    def masks(self, played_rank: int, table_ranks: tuple[int, ...]) -> tuple[int, ...]:
+        """Sorted bit masks (over table positions) of every legal capture."""
+        key = (played_rank, table_ranks)
+        found = self._cache.get(key)
+        if found is None:
+            if len(self._cache) >= _CACHE_LIMIT:
+                self._cache.clear()
+            found = self._cache[key] = self._compute(played_rank, table_ranks)
+        return found
+
+    def _compute(self, played_rank: int, table_ranks: tuple[int, ...]) -> tuple[int, ...]:
+        n = len(table_ranks)
+        if n == 0:
+            return ()
+        if self.wild and played_rank == JACK:
+            return ((1 << n) - 1,)
+        same_rank = [1 << i for i, rank in enumerate(table_ranks) if rank == played_rank]
+        results: set[int] = set()
+        if played_rank in self.rank_only:
+            value_choices: tuple[int, ...] = (0,)  # rank groups only
+        else:
+            value_choices = self.played_values[played_rank]
+        items = [
+            (1 << i, self.table_values[rank])
+            for i, rank in enumerate(table_ranks)
+            if self.table_values[rank]
+        ]
+        for value in value_choices:
+            groups = set(same_rank)
+            if value:
+                _sum_groups(items, 0, value, 0, groups)
+            if self.multi_group:
+                reach = {0}
+                for group in sorted(groups):
+                    reach |= {m | group for m in reach if not m & group}
+                reach.discard(0)
+                results |= reach
+            else:
+                results |= groups
+        return tuple(sorted(results))
+
+
+def _sum_groups(
+    items: list[tuple[int, tuple[int, ...]]], start: int, remaining: int, mask: int, out: set[int]
+) -> None:
+    """Add to `out` every subset of items[start:] (joined to `mask`) summing to `remaining`."""
+    for i in range(start, len(items)):
+        bit, values = items[i]
+        for value in values:
+            if value == remaining:
+                out.add(mask | bit)
+            elif value < remaining:
+                _sum_groups(items, i + 1, remaining - value, mask | bit, out)
+
+
+_ENGINES: dict[tuple[object, ...], CaptureEngine] = {}
+
+
+def engine_for(rules: Rules) -> CaptureEngine:
+    """The shared engine of these rules' capture switches."""
+    key = (
+        rules.ace_high,
+        rules.wild_jack,
+        rules.jack_value,
+        rules.queen_value,
+        rules.king_value,
+        rules.royals_by_rank_only,
+        rules.multi_group,
+    )
+    engine = _ENGINES.get(key)
+    if engine is None:
+        engine = _ENGINES[key] = CaptureEngine(rules)
+    return engine
+
+
+def bits_to_cards(mask: int, table: tuple[Card, ...]) -> frozenset[Card]:
+    """The table cards at the set positions of `mask`."""
+    return frozenset(card for i, card in enumerate(table) if mask >> i & 1)
+
+
+def captures(card: Card, table: Iterable[Card], rules: Rules) -> set[frozenset[Card]]:
+    """Every legal non-empty capture `card` can make on `table` (empty set: none).
+
+    >>> from kafana.games.tablic import Card, Rules
+    >>> table = [Card.parse(t) for t in ("KD", "KH")]
+    >>> sorted(sorted(map(str, c)) for c in captures(Card.parse("KC"), table, Rules()))
+    [['KD'], ['KD', 'KH'], ['KH']]
+    """
+    if not isinstance(card, Card):
+        raise InvalidInputError(f"expected a Card, got {card!r}")
+    cards = tuple(sorted(table))
+    for item in cards:
+        if not isinstance(item, Card):
+            raise InvalidInputError(f"expected table Cards, got {item!r}")
+    check_distinct(cards, "the table")
+    if card in cards:
+        raise InvalidInputError(f"{card} cannot be both played and on the table")
+    masks = engine_for(rules).masks(card.rank, tuple(c.rank for c in cards))
+    return {bits_to_cards(mask, cards) for mask in masks}

@@ -1,0 +1,448 @@
+"""The match state: a pure function of (rules, seed or decks, moves so far).
+
+A `MatchState` never changes; `apply` returns the next one. Hidden information (other
+hands, the deck order, the seed) stays inside; `view(seat)` is what a seat may know.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from kafana.errors import IllegalMoveError, InvalidInputError, MatchOverError
+from kafana.games.tablic.capture import CaptureEngine, engine_for
+from kafana.games.tablic.cards import Card, check_distinct, parse_cards
+from kafana.games.tablic.move import EMPTY, Move
+from kafana.games.tablic.rules import Rules
+from kafana.games.tablic.shuffle import check_seed, shuffled_deck
+
+if TYPE_CHECKING:
+    from kafana.games.tablic.record import MatchRecord
+    from kafana.games.tablic.view import View
+
+HAND_SIZE = 6
+TABLE_SIZE = 4
+JACK = 11
+
+
+@dataclass(frozen=True)
+class HandResult:
+    """The score of one finished hand, per side."""
+
+    hand: int
+    cards: tuple[int, ...]  # cards captured, leftovers included
+    card_points: tuple[int, ...]
+    most_cards: tuple[int, ...]  # the most-cards bonus (0 or the rule's points)
+    tablas: tuple[int, ...]  # number of tablas
+    points: tuple[int, ...]  # everything together
+    last_capturer: int | None  # side that took the leftovers
+
+
+@dataclass(frozen=True)
+class MatchSetup:
+    """What is fixed for a whole match: rules and where the decks come from."""
+
+    rules: Rules
+    seed: int | None
+    decks: tuple[tuple[Card, ...], ...]
+
+    def deck(self, hand: int) -> tuple[Card, ...]:
+        """The deck of hand `hand`: explicit decks first, then the seed (or decks again)."""
+        if hand < len(self.decks):
+            return self.decks[hand]
+        if self.seed is not None:
+            return shuffled_deck(self.seed, hand)
+        return self.decks[hand % len(self.decks)]
+
+
+class MatchState:
+    """One position of a Tablić match. Immutable: `apply` returns a new state."""
+
+    __slots__ = (
+        "_current",
+        "_deck",
+        "_engine",
+        "_hands",
+        "_last_capturer",
+        "_legal",
+        "_log",
+        "_piles",
+        "_results",
+        "_scores",
+        "_setup",
+        "_tablas",
+        "_table",
+        "hand_no",
+        "move_count",
+    )
+
+    _setup: MatchSetup
+    _engine: CaptureEngine
+    hand_no: int
+    move_count: int
+    _deck: tuple[Card, ...]
+    _hands: tuple[tuple[Card, ...], ...]
+    _table: tuple[Card, ...]
+    _piles: tuple[int, ...]
+    _tablas: tuple[int, ...]
+    _last_capturer: int | None
+    _current: int | None
+    _scores: tuple[int, ...]
+    _results: tuple[HandResult, ...]
+    _log: tuple[int, Move, object] | None
+    _legal: tuple[Move, ...] | None
+
+    # -- public read-only properties ---------------------------------------------------
+
+    @property
+    def rules(self) -> Rules:
+        """The rules of this match."""
+        return self._setup.rules
+
+    @property
+    def current_seat(self) -> int | None:
+        """The seat to move, or None once the match is over."""
+        return self._current
+
+    @property
+    def is_over(self) -> bool:
+        """True once a side has won."""
+        return self._current is None
+
+    @property
+    def scores(self) -> tuple[int, ...]:
+        """Match points per side."""
+        return self._scores
+
+    @property
+    def table(self) -> tuple[Card, ...]:
+        """Cards face up on the table, in rank order."""
+        return self._table
+
+    @property
+    def hand_results(self) -> tuple[HandResult, ...]:
+        """Every finished hand's score."""
+        return self._results
+
+    @property
+    def winner(self) -> int | None:
+        """The winning side once the match is over."""
+        if self._current is not None:
+            return None
+        return max(range(len(self._scores)), key=self._scores.__getitem__)
+
+    @property
+    def dealer(self) -> int:
+        """The seat that dealt this hand; the seat after it plays first."""
+        n = self._setup.rules.players
+        return (self.hand_no + n - 1) % n
+
+    @property
+    def deck_remaining(self) -> int:
+        """Cards of this hand not dealt yet."""
+        return len(self._deck)
+
+    def hand(self, seat: int) -> tuple[Card, ...]:
+        """The cards in a seat's hand (omniscient: a player sees only `view(seat)`)."""
+        return self._hands[seat]
+
+    def captured(self, side: int) -> frozenset[Card]:
+        """The cards a side has captured in this hand (public: captures are made face up)."""
+        pile = self._piles[side]
+        from kafana.games.tablic.cards import CARDS
+
+        return frozenset(c for c in CARDS if pile >> c.index & 1)
+
+    def tablas(self, side: int) -> int:
+        """Tablas a side has made in this hand."""
+        return self._tablas[side]
+
+    def moves(self) -> list[tuple[int, Move]]:
+        """Every (seat, move) played so far, oldest first."""
+        out: list[tuple[int, Move]] = []
+        node = self._log
+        while node is not None:
+            seat, move, node = node  # type: ignore[assignment]
+            out.append((seat, move))
+        out.reverse()
+        return out
+
+    # -- moves -------------------------------------------------------------------------
+
+    def legal_moves(self) -> list[Move]:
+        """Every legal move of the seat to move (trail first, then captures, per card)."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._generate()
+        return list(legal)
+
+    def _capture_masks(self, card: Card, ranks: tuple[int, ...]) -> tuple[int, ...]:
+        masks = self._engine.masks(card.rank, ranks)
+        if masks and self._setup.rules.rank_priority and card.rank in ranks:
+            rank_bits = sum(1 << i for i, r in enumerate(ranks) if r == card.rank)
+            masks = tuple(m for m in masks if m & rank_bits)
+        return masks
+
+    def _generate(self) -> tuple[Move, ...]:
+        seat = self._current
+        if seat is None:
+            return ()
+        table = self._table
+        ranks = tuple(c.rank for c in table)
+        new = tuple.__new__
+        trails: list[Move] = []
+        moves: list[Move] = []
+        for card in self._hands[seat]:
+            trails.append(new(Move, (card, EMPTY)))
+            moves.append(trails[-1])
+            for mask in self._capture_masks(card, ranks):
+                taken = frozenset(c for i, c in enumerate(table) if mask >> i & 1)
+                moves.append(new(Move, (card, taken)))
+        if self._setup.rules.must_capture and len(moves) > len(trails):
+            return tuple(m for m in moves if m[1])
+        return tuple(moves)
+
+    def is_legal(self, move: Move) -> bool:
+        """Whether `move` may be played now."""
+        try:
+            self._check(move)
+        except (IllegalMoveError, MatchOverError, InvalidInputError):
+            return False
+        return True
+
+    def _check(self, move: Move) -> int:
+        """Validate a move; return the mask of captured table positions."""
+        seat = self._current
+        if seat is None:
+            raise MatchOverError("the match is over: no more moves")
+        if not isinstance(move, Move):
+            raise InvalidInputError(f"expected a Move, got {move!r}")
+        card, taken = move
+        if card not in self._hands[seat]:
+            raise IllegalMoveError(f"{card} is not in the hand of seat {seat}")
+        table = self._table
+        mask = 0
+        for i, c in enumerate(table):
+            if c in taken:
+                mask |= 1 << i
+        if mask.bit_count() != len(taken):
+            missing = sorted(c for c in taken if c not in table)
+            raise IllegalMoveError(
+                f"{' '.join(map(str, missing))} {'is' if len(missing) == 1 else 'are'} "
+                "not on the table"
+            )
+        ranks = tuple(c.rank for c in table)
+        if not taken:
+            if self._setup.rules.must_capture and any(
+                self._capture_masks(c, ranks) for c in self._hands[seat]
+            ):
+                raise IllegalMoveError(f"cannot trail {card}: a capture is possible and required")
+            return 0
+        if mask not in self._capture_masks(card, ranks):
+            raise IllegalMoveError(f"{card} cannot capture {_explain(move, self._setup.rules)}")
+        return mask
+
+    def apply(self, move: Move | str) -> MatchState:
+        """The state after `move` (a Move or its text); raises IllegalMoveError and the like."""
+        if isinstance(move, str):
+            move = Move.parse(move)
+        mask = self._check(move)
+        return self._advance(move, mask)
+
+    def _advance(self, move: Move, mask: int) -> MatchState:
+        seat = self._current
+        assert seat is not None
+        rules = self._setup.rules
+        nxt = self._copy()
+        nxt._legal = None
+        nxt.move_count = self.move_count + 1
+        nxt._log = (seat, move, self._log)
+        card = move[0]
+        hands = list(self._hands)
+        hands[seat] = tuple(c for c in hands[seat] if c is not card)
+        nxt._hands = tuple(hands)
+        table = self._table
+        last_of_hand = not self._deck and not any(hands)
+        if mask:
+            side = rules.side_of(seat)
+            piles = list(self._piles)
+            pile = piles[side] | 1 << card.index
+            for c in move[1]:
+                pile |= 1 << c.index
+            piles[side] = pile
+            nxt._piles = tuple(piles)
+            remaining = tuple(c for i, c in enumerate(table) if not mask >> i & 1)
+            nxt._table = remaining
+            nxt._last_capturer = side
+            if not remaining and (rules.last_card_tabla or not last_of_hand):
+                tablas = list(self._tablas)
+                tablas[side] += 1
+                nxt._tablas = tuple(tablas)
+        else:
+            nxt._table = tuple(sorted((*table, card)))
+        n = rules.players
+        if not last_of_hand:
+            if any(hands):
+                nxt._current = (seat + 1) % n
+            else:
+                nxt._deal_round()
+            return nxt
+        nxt._finish_hand()
+        return nxt
+
+    def _copy(self) -> MatchState:
+        nxt = object.__new__(MatchState)
+        for name in MatchState.__slots__:
+            object.__setattr__(nxt, name, getattr(self, name))
+        return nxt
+
+    def _deal_round(self) -> None:
+        n = self._setup.rules.players
+        first = self.hand_no % n
+        per = min(HAND_SIZE, len(self._deck) // n)
+        deck = self._deck
+        hands: list[tuple[Card, ...]] = [()] * n
+        for k in range(n):
+            seat = (first + k) % n
+            hands[seat] = tuple(sorted(deck[k * per : (k + 1) * per]))
+        self._deck = deck[n * per :]
+        self._hands = tuple(hands)
+        self._current = first
+
+    def _finish_hand(self) -> None:
+        rules = self._setup.rules
+        sides = rules.sides
+        piles = list(self._piles)
+        if self._last_capturer is not None:
+            for c in self._table:
+                piles[self._last_capturer] |= 1 << c.index
+        self._table = ()
+        points_of = rules.points_by_index
+        counts = tuple(p.bit_count() for p in piles)
+        card_points = tuple(sum(points_of[i] for i in range(52) if pile >> i & 1) for pile in piles)
+        best = max(counts)
+        leaders = [s for s in range(sides) if counts[s] == best]
+        most = [0] * sides
+        if len(leaders) == 1:
+            most[leaders[0]] = rules.most_cards_points
+        elif rules.most_cards_tie_to_last and self._last_capturer in leaders:
+            most[self._last_capturer] = rules.most_cards_points
+        tabla_points = tuple(t * rules.tabla_points for t in self._tablas)
+        points = tuple(card_points[s] + most[s] + tabla_points[s] for s in range(sides))
+        result = HandResult(
+            hand=self.hand_no,
+            cards=counts,
+            card_points=card_points,
+            most_cards=tuple(most),
+            tablas=self._tablas,
+            points=points,
+            last_capturer=self._last_capturer,
+        )
+        self._results = (*self._results, result)
+        self._scores = tuple(a + b for a, b in zip(self._scores, points, strict=True))
+        top = max(self._scores)
+        if top >= rules.target and self._scores.count(top) == 1:
+            self._current = None
+            self._hands = tuple(() for _ in range(rules.players))
+            self._piles = tuple(piles)
+            return
+        self._start_hand(self.hand_no + 1)
+
+    def _start_hand(self, hand_no: int) -> None:
+        rules = self._setup.rules
+        deck = list(self._setup.deck(hand_no))
+        table: list[Card] = []
+        while len(table) < TABLE_SIZE:
+            card = deck.pop(0)
+            if rules.jack_off_opening_table and card.rank == JACK:
+                deck.append(card)
+            else:
+                table.append(card)
+        self.hand_no = hand_no
+        self._table = tuple(sorted(table))
+        self._deck = tuple(deck)
+        self._piles = (0,) * rules.sides
+        self._tablas = (0,) * rules.sides
+        self._last_capturer = None
+        self._deal_round()
+
+    # -- views and records -------------------------------------------------------------
+
+    def view(self, seat: int) -> View:
+        """What `seat` may know: its own hand and everything public, nothing else."""
+        from kafana.games.tablic.view import make_view
+
+        if not isinstance(seat, int) or not 0 <= seat < self._setup.rules.players:
+            raise InvalidInputError(f"no seat {seat!r} at a {self.rules.players}-player table")
+        return make_view(self, seat)
+
+    def public_view(self) -> View:
+        """What a spectator may know: no hand at all."""
+        from kafana.games.tablic.view import make_view
+
+        return make_view(self, None)
+
+    def record(self) -> MatchRecord:
+        """The replayable record of the match so far."""
+        from kafana.games.tablic.record import MatchRecord
+
+        setup = self._setup
+        return MatchRecord(
+            rules=setup.rules,
+            seed=setup.seed,
+            decks=setup.decks,
+            moves=tuple(move for _, move in self.moves()),
+            scores=self._scores if self.is_over else None,
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"<MatchState hand={self.hand_no} move={self.move_count} "
+            f"seat={self._current} scores={self._scores}>"
+        )
+
+
+def _explain(move: Move, rules: Rules) -> str:
+    taken = "+".join(c.text for c in sorted(move.captured))
+    if rules.wild_jack and move.card.rank == JACK:
+        return f"{taken}: a wild jack takes the whole table or nothing"
+    if rules.multi_group:
+        return f"{taken}: those cards do not split into groups each matching {move.card}"
+    return f"{taken}: one group matching {move.card} only under these rules"
+
+
+def new_match(
+    rules: Rules,
+    seed: int | None = None,
+    decks: Sequence[Iterable[Card | str]] | None = None,
+) -> MatchState:
+    """Start a match from a seed (hand k uses `shuffled_deck(seed, k)`) or explicit decks.
+
+    With explicit decks, hand k uses decks[k]; past the last one, the seed's deck if a seed
+    is given too, else the decks again from the first.
+    """
+    if not isinstance(rules, Rules):
+        raise InvalidInputError(f"expected Rules, got {rules!r}")
+    if seed is None and not decks:
+        raise InvalidInputError("a match needs a seed or at least one deck")
+    if seed is not None:
+        check_seed(seed)
+    parsed: list[tuple[Card, ...]] = []
+    for k, deck in enumerate(decks or ()):
+        cards = parse_cards(deck)
+        if len(cards) != 52:
+            raise InvalidInputError(f"deck {k} has {len(cards)} cards, not 52")
+        check_distinct(cards, f"deck {k}")
+        parsed.append(cards)
+    setup = MatchSetup(rules=rules, seed=seed, decks=tuple(parsed))
+    state = object.__new__(MatchState)
+    state._setup = setup
+    state._engine = engine_for(rules)
+    state.move_count = 0
+    state._log = None
+    state._legal = None
+    state._scores = (0,) * rules.sides
+    state._results = ()
+    state._start_hand(0)
+    return state
