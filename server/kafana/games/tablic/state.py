@@ -367,6 +367,34 @@ class MatchState:
         self._last_capturer = None
         self._deal_round()
 
+    def determinize(
+        self, hands: Sequence[Iterable[Card]], deck: Iterable[Card]
+    ) -> MatchState:
+        """A copy with the hidden cards replaced: for search over sampled worlds.
+
+        `hands` gives every seat's hand and `deck` the undealt cards of this hand (in deal
+        order). Sizes must match, and they must be exactly the cards now hidden from the
+        table and piles; later hands of the match are unchanged.
+        """
+        new_hands = tuple(tuple(sorted(parse_cards(h))) for h in hands)
+        new_deck = parse_cards(deck)
+        if len(new_hands) != len(self._hands) or any(
+            len(a) != len(b) for a, b in zip(new_hands, self._hands, strict=True)
+        ):
+            raise InvalidInputError("determinize: hand sizes differ from the real ones")
+        if len(new_deck) != len(self._deck):
+            raise InvalidInputError("determinize: deck size differs from the real one")
+        hidden = {c for h in self._hands for c in h} | set(self._deck)
+        given = [c for h in new_hands for c in h] + list(new_deck)
+        check_distinct(given, "the determinized cards")
+        if set(given) != hidden:
+            raise InvalidInputError("determinize: the cards are not the hidden ones")
+        nxt = self._copy()
+        nxt._hands = new_hands
+        nxt._deck = new_deck
+        nxt._legal = None
+        return nxt
+
     # -- views and records -------------------------------------------------------------
 
     def view(self, seat: int) -> View:
