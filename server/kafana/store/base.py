@@ -1,0 +1,123 @@
+"""The store interface every implementation passes the same tests against.
+
+A table is a fixed record (bytes), a seat map (seat -> bytes), a control state
+(sequence number, status, clock deadline) and an append-only event log numbered 1, 2, 3...
+The store knows nothing of games: the service decides, the store appends atomically.
+"""
+
+from __future__ import annotations
+
+import enum
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+OPEN = "open"
+PLAYING = "playing"
+FINISHED = "finished"
+
+
+class Outcome(enum.Enum):
+    """What became of an append."""
+
+    APPLIED = "applied"
+    DUPLICATE = "duplicate"  # the same client move was already applied at `seq`
+    STALE = "stale"  # the expected sequence number is not the current one
+    SEAT_TAKEN = "seat_taken"
+    WRONG_STATUS = "wrong_status"
+    MISSING = "missing"  # no such table (or it expired)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One event of the log."""
+
+    seq: int
+    data: bytes
+    dedupe: str = ""
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A table read atomically: its record, seats, control state and events after some seq."""
+
+    table: bytes
+    seq: int
+    status: str
+    deadline_ms: int
+    seats: dict[int, bytes]
+    events: list[Entry]
+
+
+@dataclass(frozen=True)
+class Append:
+    """One event to append and the conditions it needs, checked and applied atomically."""
+
+    event: bytes
+    ttl_ms: int
+    expected_seq: int | None = None  # None: whatever the current one is
+    dedupe: str = ""  # tag of the client move; a retry finds it at expected_seq + 1
+    require_status: str = ""  # "": any status
+    new_status: str = ""  # "": unchanged
+    deadline_ms: int | None = None  # None: unchanged; 0: no deadline
+    take_seat: int | None = None  # fails with SEAT_TAKEN when already held
+    seat_data: bytes = b""
+    free_seat: int | None = None
+    start_at_seats: int = 0  # with take_seat: when this many are seated, status -> playing
+    start_deadline_ms: int = 0  # and the deadline becomes this
+
+
+@dataclass(frozen=True)
+class AppendResult:
+    """The outcome, the relevant sequence number and the table's status afterwards."""
+
+    outcome: Outcome
+    seq: int = 0  # APPLIED: the new event; DUPLICATE: the original one; else the current seq
+    status: str = ""
+
+
+class TableStore(ABC):
+    """Where tables live. Every method is safe to call from many processes at once."""
+
+    @abstractmethod
+    def describe(self) -> str:
+        """One line saying what this store is, for logs."""
+
+    @abstractmethod
+    async def create(self, table_id: str, table: bytes, ttl_ms: int, now_ms: int) -> bool:
+        """Create a table at seq 0, status open; False when the id is taken."""
+
+    @abstractmethod
+    async def load(self, table_id: str, after_seq: int = 0) -> Snapshot | None:
+        """The table with its events after `after_seq`; None when it does not exist."""
+
+    @abstractmethod
+    async def append(self, table_id: str, append: Append) -> AppendResult:
+        """Check the conditions and append the event, all or nothing."""
+
+    @abstractmethod
+    async def events(self, table_id: str, after_seq: int, block_ms: int) -> list[Entry]:
+        """Events after `after_seq`; waits up to `block_ms` for one when there are none."""
+
+    @abstractmethod
+    async def list_tables(self, limit: int) -> list[str]:
+        """Ids of the most recently created tables, newest first (may include expired ones)."""
+
+    @abstractmethod
+    async def forget(self, table_id: str) -> None:
+        """Drop an expired table from the indexes."""
+
+    @abstractmethod
+    async def due(self, now_ms: int, limit: int) -> list[str]:
+        """Tables whose clock deadline may have passed (the index is never late)."""
+
+    @abstractmethod
+    async def claim(self, table_id: str, now_ms: int, lease_ms: int) -> bool:
+        """Claim a due deadline for `lease_ms`; exactly one caller wins while it is due."""
+
+    @abstractmethod
+    async def schedule(self, table_id: str, deadline_ms: int) -> None:
+        """Set the deadline index entry (0: remove it)."""
+
+    @abstractmethod
+    async def close(self) -> None:
+        """Release connections."""

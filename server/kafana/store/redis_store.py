@@ -1,0 +1,224 @@
+"""The Redis store: Lua scripts make every append one atomic round trip.
+
+Works on one Redis or a Redis Cluster (`redis+cluster://host:port`): all keys of a table
+share a hash tag, and every script touches one table's keys or one global key only.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from redis.asyncio import BlockingConnectionPool, Redis
+from redis.asyncio.cluster import RedisCluster
+from redis.commands.core import AsyncScript
+from redis.exceptions import NoScriptError
+
+from kafana.store.base import Append, AppendResult, Entry, Outcome, Snapshot, TableStore
+from kafana.store.keys import deadlines_index, table_keys, tables_index
+
+CLUSTER_SCHEME = "redis+cluster"
+
+
+def _script(name: str) -> str:
+    return (resources.files("kafana.store") / "lua" / f"{name}.lua").read_text()
+
+
+def _int(value: Any) -> int:
+    if isinstance(value, bytes):
+        value = value.decode()
+    return int(value) if value not in (None, "") else 0
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _entries(raw: Any) -> list[Entry]:
+    out = []
+    for entry_id, fields in raw:
+        if isinstance(fields, list):
+            fields = dict(zip(fields[::2], fields[1::2], strict=True))
+        values = fields
+        seq = int(_text(entry_id).split("-", 1)[0])
+        out.append(Entry(seq, bytes(values[b"e"]), _text(values.get(b"d", b""))))
+    return out
+
+
+class RedisStore(TableStore):
+    """Tables in Redis (standalone or cluster)."""
+
+    def __init__(self, client: Redis | RedisCluster, *, namespace: str = "kafana") -> None:
+        self._client = client
+        self._cluster = isinstance(client, RedisCluster)
+        self._namespace = namespace
+        self._create = client.register_script(_script("create"))
+        self._load = client.register_script(_script("load"))
+        self._append = client.register_script(_script("append"))
+        self._claim = client.register_script(_script("claim"))
+        self._where = ""
+
+    @classmethod
+    def from_url(
+        cls, url: str, *, namespace: str = "kafana", max_connections: int = 256
+    ) -> RedisStore:
+        """Connect to `redis://host:port/db` or `redis+cluster://host:port` (any node)."""
+        parts = urlsplit(url)
+        client: Redis | RedisCluster
+        if parts.scheme == CLUSTER_SCHEME:
+            plain = urlunsplit(("redis", parts.netloc, parts.path, parts.query, parts.fragment))
+            client = RedisCluster.from_url(plain, max_connections=max_connections)
+        else:
+            pool = BlockingConnectionPool.from_url(url, max_connections=max_connections, timeout=20)
+            client = Redis(connection_pool=pool)
+        store = cls(client, namespace=namespace)
+        store._where = f"{parts.scheme}://{parts.hostname}:{parts.port or 6379}"
+        return store
+
+    def describe(self) -> str:
+        """What and where."""
+        kind = "Redis Cluster" if self._cluster else "Redis"
+        return f"{kind} at {self._where or 'a given client'}"
+
+    @property
+    def client(self) -> Redis | RedisCluster:
+        """The underlying client (tests use it to inspect keys)."""
+        return self._client
+
+    async def _run(self, script: AsyncScript, keys: list[str], args: list[Any]) -> Any:
+        return await script(keys=keys, args=args)
+
+    async def create(self, table_id: str, table: bytes, ttl_ms: int, now_ms: int) -> bool:
+        """Create the table, then index it for listing."""
+        keys = table_keys(table_id)
+        created = await self._run(self._create, [keys.table, keys.state], [table, ttl_ms])
+        if created:
+            await self._client.zadd(tables_index(self._namespace), {table_id: now_ms})
+        return bool(created)
+
+    async def load(self, table_id: str, after_seq: int = 0) -> Snapshot | None:
+        """One script call: record, control state, seats, events."""
+        raw = await self._run(self._load, list(table_keys(table_id)), [after_seq])
+        if not raw:
+            return None
+        record, seq, status, deadline, seats, events = raw
+        seat_map = {int(_text(k)): bytes(v) for k, v in zip(seats[::2], seats[1::2], strict=True)}
+        return Snapshot(
+            table=bytes(record),
+            seq=_int(seq),
+            status=_text(status),
+            deadline_ms=_int(deadline),
+            seats=seat_map,
+            events=_entries(events),
+        )
+
+    def _append_args(self, append: Append) -> list[Any]:
+        def opt(value: int | None) -> str | int:
+            return "" if value is None else value
+
+        return [
+            opt(append.expected_seq),
+            append.dedupe,
+            append.event,
+            append.require_status,
+            append.new_status,
+            opt(append.deadline_ms),
+            opt(append.take_seat),
+            append.seat_data,
+            opt(append.free_seat),
+            append.start_at_seats,
+            append.start_deadline_ms,
+            append.ttl_ms,
+        ]
+
+    async def append(self, table_id: str, append: Append) -> AppendResult:
+        """The append script; a new clock deadline is indexed in the same round trip."""
+        keys = table_keys(table_id)
+        script_keys = [keys.state, keys.seats, keys.events, keys.table]
+        args = self._append_args(append)
+        if append.deadline_ms and not self._cluster:
+            raw = await self._append_and_index(table_id, script_keys, args, append.deadline_ms)
+        else:
+            raw = await self._run(self._append, script_keys, args)
+            if append.deadline_ms:
+                await self.schedule_early(table_id, append.deadline_ms)
+        result = AppendResult(Outcome(_text(raw[0])), _int(raw[1]), _text(raw[2]))
+        if (
+            result.outcome is Outcome.APPLIED
+            and append.take_seat is not None
+            and append.start_deadline_ms
+            and result.status == "playing"
+        ):
+            await self.schedule_early(table_id, append.start_deadline_ms)
+        return result
+
+    async def _append_and_index(
+        self, table_id: str, keys: list[str], args: list[Any], deadline_ms: int
+    ) -> Any:
+        """The append script and the deadline index in one pipelined round trip."""
+        for attempt in range(2):
+            async with self._client.pipeline(transaction=False) as pipe:
+                pipe.evalsha(self._append.sha, len(keys), *keys, *args)
+                # LT: the index may be early, never late; the clock sweeper repairs early ones.
+                pipe.zadd(deadlines_index(self._namespace), {table_id: deadline_ms}, lt=True)
+                try:
+                    return (await pipe.execute())[0]
+                except NoScriptError:
+                    if attempt:
+                        raise
+                    await self._client.script_load(self._append.script)
+        raise AssertionError("unreachable")
+
+    async def schedule_early(self, table_id: str, deadline_ms: int) -> None:
+        """Index a deadline unless an earlier one is indexed already."""
+        await self._client.zadd(deadlines_index(self._namespace), {table_id: deadline_ms}, lt=True)
+
+    async def events(self, table_id: str, after_seq: int, block_ms: int) -> list[Entry]:
+        """XRANGE, or XREAD BLOCK when there is nothing new yet."""
+        key = table_keys(table_id).events
+        raw = await self._client.xrange(key, min=f"({after_seq}-0", max="+")
+        if raw or block_ms <= 0:
+            return _entries(raw)
+        streams: Any = await self._client.xread({key: f"{after_seq}-0"}, block=block_ms)
+        if not streams:
+            return []
+        if isinstance(streams, dict):
+            return _entries(next(iter(streams.values())))
+        return _entries(streams[0][1])
+
+    async def list_tables(self, limit: int) -> list[str]:
+        """Newest first from the creation index."""
+        ids = await self._client.zrevrange(tables_index(self._namespace), 0, limit - 1)
+        return [_text(i) for i in ids]
+
+    async def forget(self, table_id: str) -> None:
+        """Remove from both indexes."""
+        await self._client.zrem(tables_index(self._namespace), table_id)
+        await self._client.zrem(deadlines_index(self._namespace), table_id)
+
+    async def due(self, now_ms: int, limit: int) -> list[str]:
+        """Index entries at or before now."""
+        ids = await self._client.zrangebyscore(
+            deadlines_index(self._namespace), "-inf", now_ms, start=0, num=limit
+        )
+        return [_text(i) for i in ids]
+
+    async def claim(self, table_id: str, now_ms: int, lease_ms: int) -> bool:
+        """The claim script on the deadline index."""
+        won = await self._run(
+            self._claim, [deadlines_index(self._namespace)], [table_id, now_ms, lease_ms]
+        )
+        return bool(won)
+
+    async def schedule(self, table_id: str, deadline_ms: int) -> None:
+        """Set (or with 0 remove) the index entry."""
+        key = deadlines_index(self._namespace)
+        if deadline_ms:
+            await self._client.zadd(key, {table_id: deadline_ms})
+        else:
+            await self._client.zrem(key, table_id)
+
+    async def close(self) -> None:
+        """Close the client and its pool."""
+        await self._client.aclose()

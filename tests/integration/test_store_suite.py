@@ -1,0 +1,141 @@
+"""The store contract, run against Redis and the in-process store alike."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from kafana.store.base import FINISHED, OPEN, PLAYING, Append, Outcome, TableStore
+
+TTL = 60_000
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+async def make(store: TableStore, table_id: str = "t1") -> None:
+    assert await store.create(table_id, b"record", TTL, now_ms())
+
+
+async def test_create_and_load(store: TableStore) -> None:
+    await make(store)
+    assert not await store.create("t1", b"other", TTL, now_ms())
+    snap = await store.load("t1")
+    assert snap is not None
+    assert (snap.table, snap.seq, snap.status, snap.deadline_ms) == (b"record", 0, OPEN, 0)
+    assert snap.seats == {} and snap.events == []
+    assert await store.load("nope") is None
+
+
+async def test_append_numbers_events_and_reads_after(store: TableStore) -> None:
+    await make(store)
+    for i in range(3):
+        result = await store.append("t1", Append(event=f"e{i}".encode(), ttl_ms=TTL))
+        assert (result.outcome, result.seq) == (Outcome.APPLIED, i + 1)
+    snap = await store.load("t1", after_seq=1)
+    assert snap is not None and snap.seq == 3
+    assert [(e.seq, e.data) for e in snap.events] == [(2, b"e1"), (3, b"e2")]
+    assert [e.seq for e in await store.events("t1", 0, 0)] == [1, 2, 3]
+    assert await store.events("t1", 3, 0) == []
+
+
+async def test_expected_seq_stale_and_duplicate(store: TableStore) -> None:
+    await make(store)
+    first = await store.append("t1", Append(b"m1", TTL, expected_seq=0, dedupe="a"))
+    assert first.outcome is Outcome.APPLIED and first.seq == 1
+    retry = await store.append("t1", Append(b"m1", TTL, expected_seq=0, dedupe="a"))
+    assert (retry.outcome, retry.seq) == (Outcome.DUPLICATE, 1)
+    other = await store.append("t1", Append(b"m2", TTL, expected_seq=0, dedupe="b"))
+    assert (other.outcome, other.seq) == (Outcome.STALE, 1)
+    future = await store.append("t1", Append(b"m2", TTL, expected_seq=5, dedupe="b"))
+    assert future.outcome is Outcome.STALE
+    snap = await store.load("t1")
+    assert snap is not None and [e.data for e in snap.events] == [b"m1"]
+
+
+async def test_concurrent_appends_one_wins(store: TableStore) -> None:
+    await make(store)
+    results = await asyncio.gather(
+        *(store.append("t1", Append(f"m{i}".encode(), TTL, expected_seq=0)) for i in range(8))
+    )
+    assert sorted(r.outcome.value for r in results).count("applied") == 1
+    snap = await store.load("t1")
+    assert snap is not None and snap.seq == 1
+
+
+async def test_seats_and_start(store: TableStore) -> None:
+    await make(store)
+    take0 = Append(b"j0", TTL, require_status=OPEN, take_seat=0, seat_data=b"s0", start_at_seats=2)
+    assert (await store.append("t1", take0)).status == OPEN
+    again = await store.append("t1", take0)
+    assert again.outcome is Outcome.SEAT_TAKEN
+    take1 = Append(
+        b"j1",
+        TTL,
+        require_status=OPEN,
+        take_seat=1,
+        seat_data=b"s1",
+        start_at_seats=2,
+        start_deadline_ms=123,
+    )
+    started = await store.append("t1", take1)
+    assert (started.outcome, started.status) == (Outcome.APPLIED, PLAYING)
+    snap = await store.load("t1")
+    assert snap is not None
+    assert snap.seats == {0: b"s0", 1: b"s1"} and snap.deadline_ms == 123
+    late = Append(b"j2", TTL, require_status=OPEN, take_seat=2, seat_data=b"s2")
+    assert (await store.append("t1", late)).outcome is Outcome.WRONG_STATUS
+    free = await store.append("t1", Append(b"l1", TTL, free_seat=1, new_status=FINISHED))
+    assert free.status == FINISHED
+    snap = await store.load("t1")
+    assert snap is not None and snap.seats == {0: b"s0"} and snap.status == FINISHED
+
+
+async def test_blocking_read_wakes_on_append(store: TableStore) -> None:
+    await make(store)
+    reader = asyncio.create_task(store.events("t1", 0, 5000))
+    await asyncio.sleep(0.1)
+    assert not reader.done()
+    await store.append("t1", Append(b"x", TTL))
+    entries = await asyncio.wait_for(reader, 5)
+    assert [e.data for e in entries] == [b"x"]
+    assert await store.events("t1", 1, 100) == []
+
+
+async def test_tables_expire(store: TableStore) -> None:
+    assert await store.create("short", b"r", 300, now_ms())
+    await store.append("short", Append(b"x", 300))
+    assert await store.load("short") is not None
+    await asyncio.sleep(0.5)
+    assert await store.load("short") is None
+    assert (await store.append("short", Append(b"y", 300))).outcome is Outcome.MISSING
+    assert "short" in await store.list_tables(10)
+    await store.forget("short")
+    assert "short" not in await store.list_tables(10)
+
+
+async def test_list_newest_first(store: TableStore) -> None:
+    for i in range(3):
+        assert await store.create(f"t{i}", b"r", TTL, 1000 + i)
+    assert await store.list_tables(2) == ["t2", "t1"]
+
+
+async def test_deadlines_claim_once(store: TableStore) -> None:
+    await make(store)
+    await store.append("t1", Append(b"m", TTL, deadline_ms=1000))
+    assert await store.due(999, 10) == []
+    assert await store.due(1000, 10) == ["t1"]
+    claims = await asyncio.gather(*(store.claim("t1", 1000, 5000) for _ in range(5)))
+    assert claims.count(True) == 1
+    assert await store.due(1000, 10) == []
+    assert await store.due(6000, 10) == ["t1"]
+    # An earlier deadline replaces a later index entry; a later one does not (index never late).
+    await store.append("t1", Append(b"m2", TTL, deadline_ms=2000))
+    assert await store.due(2000, 10) == ["t1"]
+    await store.append("t1", Append(b"m3", TTL, deadline_ms=9000))
+    assert await store.due(2000, 10) == ["t1"]
+    await store.schedule("t1", 9000)
+    assert await store.due(2000, 10) == []
+    await store.schedule("t1", 0)
+    assert await store.due(10**13, 10) == []
