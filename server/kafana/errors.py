@@ -39,3 +39,7 @@ class AuthenticationError(KafanaError):
 
 class PermissionDeniedError(KafanaError):
     """A valid token that does not allow this action."""
+
+
+class SeatTakenError(KafanaError):
+    """A seat already held, or a table whose seats are no longer open."""
