@@ -7,7 +7,9 @@ set of capture switches. `kafana.games.tablic.oracle` checks this against brute 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from bisect import bisect_right
+from collections.abc import Callable, Iterable
+from operator import attrgetter, itemgetter
 
 from kafana.errors import InvalidInputError
 from kafana.games.tablic.cards import Card, check_distinct
@@ -15,12 +17,21 @@ from kafana.games.tablic.rules import Rules
 
 JACK, QUEEN, KING = 11, 12, 13
 _CACHE_LIMIT = 500_000
+_BY_INDEX = attrgetter("index")
 
 
 class CaptureEngine:
     """Capture masks for one combination of capture switches."""
 
-    __slots__ = ("_cache", "multi_group", "played_values", "rank_only", "table_values", "wild")
+    __slots__ = (
+        "_cache",
+        "multi_group",
+        "played_values",
+        "rank_only",
+        "reach",
+        "table_values",
+        "wild",
+    )
 
     def __init__(self, rules: Rules) -> None:
         self.wild = rules.wild_jack
@@ -38,16 +49,30 @@ class CaptureEngine:
         for rank in self.rank_only:
             summable[rank] = ()
         self.table_values = summable
+        # reach[p]: the highest table rank that can take part in a capture by rank p. The
+        # table is sorted by rank, so only that prefix of it matters (and keys the cache).
+        self.reach = [0] * 14
+        for played in range(1, 14):
+            top = max(self.played_values[played])
+            usable = [
+                rank
+                for rank, options in summable.items()
+                if options and min(options) <= top and played not in self.rank_only
+            ]
+            self.reach[played] = 13 if self.wild and played == JACK else max([played, *usable])
         self._cache: dict[tuple[int, tuple[int, ...]], tuple[int, ...]] = {}
 
     def masks(self, played_rank: int, table_ranks: tuple[int, ...]) -> tuple[int, ...]:
-        """Sorted bit masks (over table positions) of every legal capture."""
-        key = (played_rank, table_ranks)
+        """Sorted bit masks (over table positions) of every legal capture.
+
+        `table_ranks` must be sorted (the table is kept in rank order).
+        """
+        key = (played_rank, table_ranks[: bisect_right(table_ranks, self.reach[played_rank])])
         found = self._cache.get(key)
         if found is None:
             if len(self._cache) >= _CACHE_LIMIT:
                 self._cache.clear()
-            found = self._cache[key] = self._compute(played_rank, table_ranks)
+            found = self._cache[key] = self._compute(played_rank, key[1])
         return found
 
     def _compute(self, played_rank: int, table_ranks: tuple[int, ...]) -> tuple[int, ...]:
@@ -63,15 +88,16 @@ class CaptureEngine:
         else:
             value_choices = self.played_values[played_rank]
         items = [
-            (1 << i, self.table_values[rank])
+            (1 << i, min(self.table_values[rank]), self.table_values[rank])
             for i, rank in enumerate(table_ranks)
             if self.table_values[rank]
         ]
+        items.sort(key=lambda item: item[1])
         for value in value_choices:
             groups = set(same_rank)
             if value:
                 _sum_groups(items, 0, value, 0, groups)
-            if self.multi_group:
+            if self.multi_group and len(groups) > 1:
                 reach = {0}
                 for group in sorted(groups):
                     reach |= {m | group for m in reach if not m & group}
@@ -83,11 +109,20 @@ class CaptureEngine:
 
 
 def _sum_groups(
-    items: list[tuple[int, tuple[int, ...]]], start: int, remaining: int, mask: int, out: set[int]
+    items: list[tuple[int, int, tuple[int, ...]]],
+    start: int,
+    remaining: int,
+    mask: int,
+    out: set[int],
 ) -> None:
-    """Add to `out` every subset of items[start:] (joined to `mask`) summing to `remaining`."""
+    """Add to `out` every subset of items[start:] (joined to `mask`) summing to `remaining`.
+
+    Items are sorted by their smallest value, so the loop stops at the first that is too big.
+    """
     for i in range(start, len(items)):
-        bit, values = items[i]
+        bit, smallest, values = items[i]
+        if smallest > remaining:
+            return
         for value in values:
             if value == remaining:
                 out.add(mask | bit)
@@ -115,9 +150,22 @@ def engine_for(rules: Rules) -> CaptureEngine:
     return engine
 
 
-def bits_to_cards(mask: int, table: tuple[Card, ...]) -> frozenset[Card]:
-    """The table cards at the set positions of `mask`."""
-    return frozenset(card for i, card in enumerate(table) if mask >> i & 1)
+_PICKERS: dict[int, Callable[[tuple[Card, ...]], tuple[Card, ...]]] = {}
+
+
+def picker(mask: int) -> Callable[[tuple[Card, ...]], tuple[Card, ...]]:
+    """A fast function taking the cards at the set positions of `mask` from a table."""
+    found = _PICKERS.get(mask)
+    if found is None:
+        if len(_PICKERS) > 100_000:
+            _PICKERS.clear()
+        positions = [i for i in range(mask.bit_length()) if mask >> i & 1]
+        if len(positions) == 1:
+            found = itemgetter(slice(positions[0], positions[0] + 1))
+        else:
+            found = itemgetter(*positions)
+        _PICKERS[mask] = found
+    return found
 
 
 def captures(card: Card, table: Iterable[Card], rules: Rules) -> set[frozenset[Card]]:
@@ -130,7 +178,7 @@ def captures(card: Card, table: Iterable[Card], rules: Rules) -> set[frozenset[C
     """
     if not isinstance(card, Card):
         raise InvalidInputError(f"expected a Card, got {card!r}")
-    cards = tuple(sorted(table))
+    cards = tuple(sorted(table, key=_BY_INDEX))
     for item in cards:
         if not isinstance(item, Card):
             raise InvalidInputError(f"expected table Cards, got {item!r}")
@@ -138,4 +186,4 @@ def captures(card: Card, table: Iterable[Card], rules: Rules) -> set[frozenset[C
     if card in cards:
         raise InvalidInputError(f"{card} cannot be both played and on the table")
     masks = engine_for(rules).masks(card.rank, tuple(c.rank for c in cards))
-    return {bits_to_cards(mask, cards) for mask in masks}
+    return {frozenset(picker(mask)(cards)) for mask in masks}

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from kafana.errors import IllegalMoveError, InvalidInputError, MatchOverError
-from kafana.games.tablic.capture import CaptureEngine, engine_for
+from kafana.games.tablic.capture import CaptureEngine, engine_for, picker
 from kafana.games.tablic.cards import Card, check_distinct, parse_cards
 from kafana.games.tablic.move import EMPTY, Move
 from kafana.games.tablic.rules import Rules
@@ -91,7 +92,7 @@ class MatchState:
     _scores: tuple[int, ...]
     _results: tuple[HandResult, ...]
     _log: tuple[int, Move, object] | None
-    _legal: tuple[Move, ...] | None
+    _legal: dict[Move, int] | None  # legal move -> mask of captured table positions
 
     # -- public read-only properties ---------------------------------------------------
 
@@ -184,24 +185,21 @@ class MatchState:
             masks = tuple(m for m in masks if m & rank_bits)
         return masks
 
-    def _generate(self) -> tuple[Move, ...]:
+    def _generate(self) -> dict[Move, int]:
         seat = self._current
         if seat is None:
-            return ()
+            return {}
         table = self._table
         ranks = tuple(c.rank for c in table)
         new = tuple.__new__
-        trails: list[Move] = []
-        moves: list[Move] = []
+        moves: dict[Move, int] = {}
         for card in self._hands[seat]:
-            trails.append(new(Move, (card, EMPTY)))
-            moves.append(trails[-1])
+            moves[new(Move, (card, EMPTY))] = 0
             for mask in self._capture_masks(card, ranks):
-                taken = frozenset(c for i, c in enumerate(table) if mask >> i & 1)
-                moves.append(new(Move, (card, taken)))
-        if self._setup.rules.must_capture and len(moves) > len(trails):
-            return tuple(m for m in moves if m[1])
-        return tuple(moves)
+                moves[new(Move, (card, frozenset(picker(mask)(table))))] = mask
+        if self._setup.rules.must_capture and any(moves.values()):
+            return {move: mask for move, mask in moves.items() if mask}
+        return moves
 
     def is_legal(self, move: Move) -> bool:
         """Whether `move` may be played now."""
@@ -247,7 +245,10 @@ class MatchState:
         """The state after `move` (a Move or its text); raises IllegalMoveError and the like."""
         if isinstance(move, str):
             move = Move.parse(move)
-        mask = self._check(move)
+        legal = self._legal
+        mask = legal.get(move) if legal is not None else None
+        if mask is None:
+            mask = self._check(move)
         return self._advance(move, mask)
 
     def _advance(self, move: Move, mask: int) -> MatchState:
@@ -280,7 +281,7 @@ class MatchState:
                 tablas[side] += 1
                 nxt._tablas = tuple(tablas)
         else:
-            nxt._table = tuple(sorted((*table, card)))
+            nxt._table = tuple(sorted((*table, card), key=_BY_INDEX))
         n = rules.players
         if not last_of_hand:
             if any(hands):
@@ -293,8 +294,21 @@ class MatchState:
 
     def _copy(self) -> MatchState:
         nxt = object.__new__(MatchState)
-        for name in MatchState.__slots__:
-            object.__setattr__(nxt, name, getattr(self, name))
+        nxt._setup = self._setup
+        nxt._engine = self._engine
+        nxt.hand_no = self.hand_no
+        nxt.move_count = self.move_count
+        nxt._deck = self._deck
+        nxt._hands = self._hands
+        nxt._table = self._table
+        nxt._piles = self._piles
+        nxt._tablas = self._tablas
+        nxt._last_capturer = self._last_capturer
+        nxt._current = self._current
+        nxt._scores = self._scores
+        nxt._results = self._results
+        nxt._log = self._log
+        nxt._legal = self._legal
         return nxt
 
     def _deal_round(self) -> None:
@@ -305,7 +319,7 @@ class MatchState:
         hands: list[tuple[Card, ...]] = [()] * n
         for k in range(n):
             seat = (first + k) % n
-            hands[seat] = tuple(sorted(deck[k * per : (k + 1) * per]))
+            hands[seat] = tuple(sorted(deck[k * per : (k + 1) * per], key=_BY_INDEX))
         self._deck = deck[n * per :]
         self._hands = tuple(hands)
         self._current = first
@@ -367,9 +381,7 @@ class MatchState:
         self._last_capturer = None
         self._deal_round()
 
-    def determinize(
-        self, hands: Sequence[Iterable[Card]], deck: Iterable[Card]
-    ) -> MatchState:
+    def determinize(self, hands: Sequence[Iterable[Card]], deck: Iterable[Card]) -> MatchState:
         """A copy with the hidden cards replaced: for search over sampled worlds.
 
         `hands` gives every seat's hand and `deck` the undealt cards of this hand (in deal
@@ -429,6 +441,9 @@ class MatchState:
             f"<MatchState hand={self.hand_no} move={self.move_count} "
             f"seat={self._current} scores={self._scores}>"
         )
+
+
+_BY_INDEX = attrgetter("index")
 
 
 def _explain(move: Move, rules: Rules) -> str:

@@ -1,0 +1,76 @@
+"""Benchmark of the Tablić rules core (a script, not a test).
+
+Prints `captures()` calls per second on random tables of 4, 8, 12 and 16 cards (a fresh
+random card and table every call, so nothing is served from a warm cache of the same
+inputs), and random-playout hands per second for 2 players, each the median of several
+rounds on one core. Run: `.venv/bin/python loadtests/bench_core.py`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+
+from kafana.games import tablic
+from kafana.games.tablic.capture import _ENGINES
+
+
+def captures_rate(size: int, calls: int, rng: random.Random, rules: tablic.Rules) -> float:
+    """captures() calls per second on `calls` fresh random (card, table) pairs."""
+    deck = list(tablic.CARDS)
+    inputs = []
+    for _ in range(calls):
+        cards = rng.sample(deck, size + 1)
+        inputs.append((cards[0], cards[1:]))
+    captures = tablic.captures
+    start = time.perf_counter()
+    for card, table in inputs:
+        captures(card, table, rules)
+    return calls / (time.perf_counter() - start)
+
+
+def playout_rate(hands: int, seed: int, rules: tablic.Rules) -> float:
+    """Hands per second of uniformly random play through the public API."""
+    rng = random.Random(seed)
+    played = 0
+    start = time.perf_counter()
+    match_seed = seed
+    while played < hands:
+        state = tablic.new_match(rules, seed=match_seed)
+        match_seed += 1
+        while not state.is_over and played < hands:
+            before = state.hand_no
+            state = state.apply(rng.choice(state.legal_moves()))
+            if state.hand_no != before or state.is_over:
+                played += 1
+    return played / (time.perf_counter() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--calls", type=int, default=20_000)
+    parser.add_argument("--hands", type=int, default=2_000)
+    parser.add_argument("--cold", action="store_true", help="clear the capture cache each round")
+    args = parser.parse_args()
+    rules = tablic.Rules.preset("serbian", players=2)
+    rng = random.Random(1)
+    print(f"captures() calls/s, serbian, median of {args.rounds} rounds of {args.calls} calls")
+    for size in (4, 8, 12, 16):
+        rates = []
+        for _ in range(args.rounds):
+            if args.cold:
+                _ENGINES.clear()
+            rates.append(captures_rate(size, args.calls, rng, rules))
+        print(f"  {size:>2}-card tables: {statistics.median(rates):>10,.0f} calls/s")
+    rates = [playout_rate(args.hands, 1000 * r, rules) for r in range(args.rounds)]
+    print(
+        f"random playout, serbian 2 players: {statistics.median(rates):,.0f} hands/s "
+        f"(median of {args.rounds} rounds of {args.hands} hands)"
+    )
+
+
+if __name__ == "__main__":
+    main()
