@@ -1,0 +1,176 @@
+"""The arena: bots against each other on the same deals, with seats swapped (duplicate).
+
+Deal k is the deck `shuffled_deck(seed, k)`, played as one hand. With `duplicate`, every deal
+is played once per seating (the two bots swap seats; with more seats, every rotation), so
+the luck of the cards cancels out in the per-deal difference.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from math import sqrt
+
+from kafana.games.tablic import Rules, new_match, shuffled_deck
+
+from kafana_bots import registry
+from kafana_bots.play import play
+
+
+@dataclass(frozen=True)
+class ArenaConfig:
+    """What to play: the bots (by registry name), the deals and the table."""
+
+    bots: tuple[str, ...]
+    hands: int = 400
+    duplicate: bool = True
+    preset: str = "serbian"
+    players: int = 2
+    partnerships: bool = False
+    seed: int = 1
+    budget_ms: float | None = None
+    iterations: int | None = None
+
+    @property
+    def rules(self) -> Rules:
+        """The rules of every deal."""
+        return Rules.preset(self.preset, players=self.players, partnerships=self.partnerships)
+
+
+@dataclass
+class DealResult:
+    """One deal: each bot's mean points per hand over its seats, and its decision times."""
+
+    deal: int
+    points: list[float]
+    times: list[list[float]] = field(default_factory=list)
+
+
+def seatings(bots: int, players: int, duplicate: bool) -> list[tuple[int, ...]]:
+    """Bot index per seat for each game of a deal: bots alternate round the table.
+
+    >>> seatings(2, 2, True)
+    [(0, 1), (1, 0)]
+    >>> seatings(2, 4, True)
+    [(0, 1, 0, 1), (1, 0, 1, 0)]
+    """
+    base = tuple(i % bots for i in range(players))
+    if not duplicate:
+        return [base]
+    out: list[tuple[int, ...]] = []
+    for shift in range(players):
+        seating = tuple(base[(seat + shift) % players] for seat in range(players))
+        if seating not in out:
+            out.append(seating)
+    return out
+
+
+def _options(config: ArenaConfig, name: str) -> dict[str, float | int]:
+    accepted = registry.entry(name).options
+    options: dict[str, float | int] = {}
+    if config.budget_ms is not None and "budget_ms" in accepted:
+        options["budget_ms"] = config.budget_ms
+    if config.iterations is not None and "iterations" in accepted:
+        options["iterations"] = config.iterations
+    return options
+
+
+def play_deal(config: ArenaConfig, deal: int) -> DealResult:
+    """Play deal number `deal` once per seating; points and decision times per bot."""
+    rules = config.rules
+    deck = shuffled_deck(config.seed, deal)
+    k = len(config.bots)
+    sums = [0.0] * k
+    seats_played = [0] * k
+    times: list[list[float]] = [[] for _ in range(k)]
+    for g, seating in enumerate(seatings(k, rules.players, config.duplicate)):
+        bots = [
+            registry.create(
+                config.bots[b],
+                seat=seat,
+                rules=rules,
+                rng=random.Random(f"{config.seed}:{deal}:{g}:{seat}"),
+                **_options(config, config.bots[b]),
+            )
+            for seat, b in enumerate(seating)
+        ]
+
+        def timed(seat: int, seconds: float, seating: tuple[int, ...] = seating) -> None:
+            times[seating[seat]].append(seconds)
+
+        state = play(new_match(rules, decks=[deck]), bots, hands=1, on_decision=timed)
+        points = state.hand_results[0].points
+        for seat, b in enumerate(seating):
+            sums[b] += points[rules.side_of(seat)]
+            seats_played[b] += 1
+    means = [s / max(1, n) for s, n in zip(sums, seats_played, strict=True)]
+    return DealResult(deal, means, times)
+
+
+def run(
+    config: ArenaConfig, jobs: int = 1, progress: Callable[[DealResult], None] | None = None
+) -> list[DealResult]:
+    """Play every deal (in `jobs` processes), calling `progress` as each one finishes."""
+    results: list[DealResult] = []
+    for result in _results(config, jobs):
+        results.append(result)
+        if progress is not None:
+            progress(result)
+    results.sort(key=lambda r: r.deal)
+    return results
+
+
+def _results(config: ArenaConfig, jobs: int) -> Iterator[DealResult]:
+    deals = range(config.hands)
+    if jobs <= 1:
+        for deal in deals:
+            yield play_deal(config, deal)
+        return
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        yield from pool.map(play_deal, [config] * len(deals), deals, chunksize=4)
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Means per bot, differences against the first bot with 95% intervals, decision times."""
+
+    bots: tuple[str, ...]
+    deals: int
+    mean: tuple[float, ...]
+    diff: tuple[tuple[float, float, float], ...]  # (mean, low, high) for bots[1:] minus bots[0]
+    median_ms: tuple[float, ...]
+    p99_ms: tuple[float, ...]
+
+
+def _interval(values: Sequence[float]) -> tuple[float, float, float]:
+    mean = statistics.fmean(values)
+    if len(values) < 2:
+        return (mean, mean, mean)
+    half = 1.96 * statistics.stdev(values) / sqrt(len(values))
+    return (mean, mean - half, mean + half)
+
+
+def _percentile(values: Sequence[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def summarize(config: ArenaConfig, results: Sequence[DealResult]) -> Summary:
+    """Aggregate deal results (paired per deal for the differences)."""
+    k = len(config.bots)
+    mean = tuple(statistics.fmean(r.points[b] for r in results) for b in range(k))
+    diff = tuple(_interval([r.points[b] - r.points[0] for r in results]) for b in range(1, k))
+    times = [[t for r in results for t in r.times[b]] for b in range(k)]
+    return Summary(
+        bots=config.bots,
+        deals=len(results),
+        mean=mean,
+        diff=diff,
+        median_ms=tuple(1000 * _percentile(t, 0.5) for t in times),
+        p99_ms=tuple(1000 * _percentile(t, 0.99) for t in times),
+    )

@@ -1,0 +1,116 @@
+"""`kafana arena`: measure bots against each other on duplicate deals."""
+
+from __future__ import annotations
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from kafana.games.tablic import PRESETS
+
+from kafana_bots import registry
+from kafana_bots.arena import ArenaConfig, DealResult, Summary, run, summarize
+
+
+@click.command()
+@click.option("--bots", "bot_names", required=True, help="Comma-separated bot names, e.g. greedy,ismcts.")
+@click.option("--hands", type=click.IntRange(1), default=400, show_default=True, help="Deals to play.")
+@click.option("--duplicate/--no-duplicate", default=True, show_default=True, help="Play each deal once per seating.")
+@click.option("--preset", type=click.Choice(PRESETS), default="serbian", show_default=True)
+@click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True)
+@click.option("--partnerships", is_flag=True, help="Four players in two partnerships.")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True)
+@click.option("--budget-ms", type=click.FloatRange(1), default=None, help="Search bots' time per move.")
+@click.option("--iterations", type=click.IntRange(1), default=None, help="Search bots' worlds per move (replayable).")
+@click.option("--jobs", type=click.IntRange(1), default=1, show_default=True, help="Worker processes.")
+@click.option("--markdown", is_flag=True, help="Also print the result as a Markdown table row.")
+def arena(
+    bot_names: str,
+    hands: int,
+    duplicate: bool,
+    preset: str,
+    players: int,
+    partnerships: bool,
+    seed: int,
+    budget_ms: float | None,
+    iterations: int | None,
+    jobs: int,
+    markdown: bool,
+) -> None:
+    """Play BOTS against each other on the same deals and report points per hand."""
+    names = tuple(n.strip() for n in bot_names.split(",") if n.strip())
+    if len(names) < 2:
+        raise click.BadParameter("name at least two bots", param_hint="--bots")
+    for name in names:
+        if name not in registry.names():
+            raise click.BadParameter(
+                f"unknown bot {name!r}: choose from {', '.join(registry.names())}",
+                param_hint="--bots",
+            )
+    config = ArenaConfig(
+        bots=names,
+        hands=hands,
+        duplicate=duplicate,
+        preset=preset,
+        players=players,
+        partnerships=partnerships,
+        seed=seed,
+        budget_ms=budget_ms,
+        iterations=iterations,
+    )
+    console = Console(stderr=True)
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=console,
+    ) as bar:
+        task = bar.add_task(" vs ".join(names), total=hands)
+
+        def advance(_: DealResult) -> None:
+            bar.advance(task)
+
+        results = run(config, jobs=jobs, progress=advance)
+    summary = summarize(config, results)
+    Console().print(_table(config, summary))
+    if markdown:
+        click.echo(markdown_rows(config, summary))
+
+
+def _table(config: ArenaConfig, summary: Summary) -> Table:
+    seats = f"{config.players}p" + (" 2v2" if config.partnerships else "")
+    table = Table(title=f"{config.preset} {seats}, {summary.deals} deals, seed {config.seed}")
+    for column in ("bot", "points/hand", f"minus {summary.bots[0]} (95% CI)", "median ms", "p99 ms"):
+        table.add_column(column, justify="right")
+    for b, name in enumerate(summary.bots):
+        if b == 0:
+            diff = "-"
+        else:
+            m, lo, hi = summary.diff[b - 1]
+            diff = f"{m:+.2f} [{lo:+.2f}, {hi:+.2f}]"
+        table.add_row(
+            name,
+            f"{summary.mean[b]:.2f}",
+            diff,
+            f"{summary.median_ms[b]:.2f}",
+            f"{summary.p99_ms[b]:.2f}",
+        )
+    return table
+
+
+def markdown_rows(config: ArenaConfig, summary: Summary) -> str:
+    """`| bots | deals | means | difference [95% CI] | times |` rows, one per bot after the first."""
+    rows = []
+    base = summary.bots[0]
+    for b in range(1, len(summary.bots)):
+        m, lo, hi = summary.diff[b - 1]
+        name = summary.bots[b]
+        rows.append(
+            f"| {name} vs {base} | {summary.deals} | {summary.mean[b]:.2f} / {summary.mean[0]:.2f} "
+            f"| {m:+.2f} [{lo:+.2f}, {hi:+.2f}] "
+            f"| {summary.median_ms[b]:.2f} / {summary.p99_ms[b]:.2f} "
+            f"| {summary.median_ms[0]:.2f} / {summary.p99_ms[0]:.2f} |"
+        )
+    return "\n".join(rows)

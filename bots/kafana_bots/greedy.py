@@ -1,0 +1,41 @@
+"""`greedy`: the best immediate gain, move by move, with no look-ahead."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kafana.games.tablic import Move, View
+
+from kafana_bots.base import Bot
+from kafana_bots.values import capture_value, trail_value
+
+
+def greedy_value(view: View, move: Move) -> float:
+    """Immediate value of `move`: points, cards and tabla taken, or the cost of a trail."""
+    rules = view.rules
+    if move.is_trail:
+        return trail_value(rules, move.card.index)
+    clears = len(move.captured) == len(view.table)
+    last = view.deck_remaining == 0 and sum(view.hand_sizes) == 1
+    taken = [c.index for c in move.captured]
+    return capture_value(rules, move.card.index, taken, clears, last)
+
+
+def best_moves(scored: Sequence[tuple[float, Move]]) -> list[Move]:
+    """Every move within a hair of the best score, in the given order."""
+    top = max(score for score, _ in scored)
+    return [move for score, move in scored if score >= top - 1e-9]
+
+
+class GreedyBot(Bot):
+    """Takes the most valuable capture now (tabla, points, cards), else trails the cheapest card.
+
+    Ties are broken with the injected generator.
+    """
+
+    name = "greedy"
+
+    def choose(self, view: View, legal_moves: Sequence[Move]) -> Move:
+        """The move of highest immediate value."""
+        scored = [(greedy_value(view, m), m) for m in legal_moves]
+        return self.rng.choice(best_moves(scored))

@@ -1,0 +1,124 @@
+"""`ismcts`: determinized search over the hidden cards, exact in the last two-player deal.
+
+Each iteration samples one world consistent with the seat's view (`worlds.sample_world`: the
+unseen cards dealt at random into the other hands and the deck) and plays every remaining
+candidate move in it, then the rest of the hand with the fast greedy policy. All candidates
+share the same worlds, so their differences are measured with little noise; after 8, 16,
+32... worlds the worse half is dropped (successive halving). This is perfect-information
+Monte Carlo (PIMC), the flat form of information-set search.
+
+With two players and an empty deck nothing is hidden: the bot runs alpha-beta over the rest
+of the hand instead (`exact.solve`), exact when it fits the budget.
+
+The budget is wall time (`budget_ms`, default 200) or, for replayable results, a number of
+sampled worlds (`iterations`).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+
+from kafana.games.tablic import Move, Rules, View
+
+from kafana_bots.base import Bot
+from kafana_bots.exact import solve
+from kafana_bots.greedy import greedy_value
+from kafana_bots.rollout import rollout, utility
+from kafana_bots.sim import SimMove
+from kafana_bots.worlds import hands_known, sample_hidden, sim_from_view
+
+DEFAULT_BUDGET_MS = 200.0
+EXACT_NODES_PER_MS = 60
+"""Node budget of the last-deal search per millisecond of budget (iterations: fixed)."""
+EXACT_NODES_FIXED = 20_000
+MAX_CANDIDATES = 12
+
+
+class SearchBot(Bot):
+    """PIMC search with greedy playouts; alpha-beta when every card is known."""
+
+    name = "ismcts"
+
+    def __init__(
+        self,
+        seat: int,
+        rules: Rules,
+        rng: random.Random,
+        budget_ms: float | None = None,
+        iterations: int | None = None,
+    ) -> None:
+        super().__init__(seat, rules, rng)
+        if iterations is not None and iterations < 1:
+            raise ValueError("iterations must be at least 1")
+        self.iterations = iterations
+        self.budget_ms = DEFAULT_BUDGET_MS if budget_ms is None else float(budget_ms)
+        self.stats: dict[str, int] = {"decisions": 0, "worlds": 0, "exact": 0}
+
+    def choose(self, view: View, legal_moves: Sequence[Move]) -> Move:
+        """The candidate with the best mean result over sampled worlds (or exact search)."""
+        moves = list(legal_moves)
+        self.stats["decisions"] += 1
+        if len(moves) == 1:
+            return moves[0]
+        start = time.perf_counter()
+        deadline = None if self.iterations is not None else start + self.budget_ms / 1000
+        order = sorted(range(len(moves)), key=lambda i: -greedy_value(view, moves[i]))
+        candidates = [moves[i] for i in order[:MAX_CANDIDATES]]
+        side = self.rules.side_of(self.seat)
+        if hands_known(view):
+            picked = self._solve(view, candidates, side, deadline)
+            if picked is not None:
+                return picked
+        return self._sample(view, candidates, side, deadline)
+
+    def _solve(
+        self, view: View, candidates: list[Move], side: int, deadline: float | None
+    ) -> Move | None:
+        hands, deck = sample_hidden(view, self.rng)  # the only world there is
+        sim = sim_from_view(view, hands, deck)
+        sims = [sim.to_sim(m) for m in candidates]
+        if self.iterations is not None:
+            budget = EXACT_NODES_FIXED
+        else:
+            budget = int(self.budget_ms * EXACT_NODES_PER_MS)
+        found = solve(sim, sims, side, max_nodes=budget, deadline=deadline)
+        if found is None:
+            return None
+        values, exact = found
+        self.stats["exact"] += exact
+        best = max(range(len(values)), key=values.__getitem__)
+        return candidates[best]
+
+    def _sample(
+        self, view: View, candidates: list[Move], side: int, deadline: float | None
+    ) -> Move:
+        alive = list(range(len(candidates)))
+        totals = [0.0] * len(candidates)
+        sim_moves: list[SimMove] | None = None
+        worlds = 0
+        next_cut = 8
+        limit = self.iterations
+        while True:
+            if limit is not None and worlds >= limit:
+                break
+            if deadline is not None and worlds and time.perf_counter() > deadline:
+                break
+            hands, deck = sample_hidden(view, self.rng)
+            world = sim_from_view(view, hands, deck)
+            if sim_moves is None:
+                sim_moves = [world.to_sim(m) for m in candidates]
+            for i in alive:
+                sim = world.copy()
+                sim.play(*sim_moves[i])
+                rollout(sim)
+                totals[i] += utility(sim.final_points(), side)
+            worlds += 1
+            if worlds == next_cut and len(alive) > 2:
+                alive.sort(key=lambda i: -totals[i])
+                alive = alive[: max(2, (len(alive) + 1) // 2)]
+                next_cut *= 2
+        self.stats["worlds"] += worlds
+        best = max(alive, key=lambda i: totals[i])
+        return candidates[best]

@@ -1,0 +1,75 @@
+"""The fast greedy policy search plays out with, and the hand's result for one side."""
+
+from __future__ import annotations
+
+from kafana.games.tablic import Rules
+
+from kafana_bots.sim import HandSim, SimMove
+from kafana_bots.values import CARD_WEIGHT, keep_cost
+
+_TABLES: dict[Rules, tuple[tuple[float, ...], tuple[float, ...]]] = {}
+
+
+def _tables(rules: Rules) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """Per card index: the value of capturing it, and the value of playing it to capture."""
+    found = _TABLES.get(rules)
+    if found is None:
+        value = rules.points_by_index
+        taken = tuple(value[i] + CARD_WEIGHT for i in range(52))
+        played = tuple(value[i] + CARD_WEIGHT - keep_cost(rules, i) for i in range(52))
+        found = _TABLES[rules] = (taken, played)
+    return found
+
+
+def greedy_move(sim: HandSim) -> SimMove:
+    """The greedy choice of the seat to move: the best immediate value, first on ties."""
+    seat = sim.current
+    assert seat is not None
+    rules = sim.rules
+    taken_value, played_value = _tables(rules)
+    table = sim.table
+    ranks = tuple(i // 4 + 1 for i in table)
+    full = (1 << len(table)) - 1
+    last = not sim.deck and sum(len(h) for h in sim.hands) == 1
+    tabla = rules.tabla_points if (rules.last_card_tabla or not last) else 0
+    masks_of = sim.engine.masks
+    priority = rules.rank_priority
+    best: SimMove | None = None
+    best_value = -1e9
+    best_trail: SimMove | None = None
+    best_trail_value = -1e9
+    for card in sim.hands[seat]:
+        rank = card // 4 + 1
+        masks = masks_of(rank, ranks)
+        if priority and masks and rank in ranks:
+            bits = sum(1 << k for k, r in enumerate(ranks) if r == rank)
+            masks = tuple(m for m in masks if m & bits)
+        for mask in masks:
+            v = played_value[card]
+            for k, c in enumerate(table):
+                if mask >> k & 1:
+                    v += taken_value[c]
+            if mask == full:
+                v += tabla
+            if v > best_value:
+                best, best_value = (card, mask), v
+        trail = -taken_value[card] - 0.5 * (taken_value[card] - played_value[card])
+        if trail > best_trail_value:
+            best_trail, best_trail_value = (card, 0), trail
+    if best is not None and (best_value >= best_trail_value or rules.must_capture):
+        return best
+    assert best_trail is not None
+    return best_trail
+
+
+def rollout(sim: HandSim) -> None:
+    """Play the hand to its end with the greedy policy (mutates `sim`)."""
+    while sim.current is not None:
+        card, mask = greedy_move(sim)
+        sim.play(card, mask)
+
+
+def utility(points: list[int], side: int) -> float:
+    """A side's result: its points minus the mean of the other sides'."""
+    others = [p for s, p in enumerate(points) if s != side]
+    return points[side] - sum(others) / len(others)

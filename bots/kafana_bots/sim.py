@@ -1,0 +1,212 @@
+"""A fast, mutable simulator of the rest of one hand, for search.
+
+`MatchState` is the rules' reference and is immutable; search needs thousands of playouts per
+decision, so a `HandSim` keeps one hand as small lists of card indices and plays it to its end.
+It asks the core for captures (`engine_for(rules).masks`) and follows the same switches;
+`tests/bots/test_sim.py` checks it against `MatchState` move by move.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from kafana.games.tablic import CARDS, Card, Move, Rules
+from kafana.games.tablic.capture import CaptureEngine, engine_for
+
+HAND_SIZE = 6
+
+SimMove = tuple[int, int]
+"""(card index played, bit mask of captured table positions; 0 is a trail)."""
+
+
+class HandSim:
+    """The rest of one hand: hands, table, deck, and what each side has taken so far."""
+
+    __slots__ = (
+        "cards",
+        "current",
+        "deck",
+        "engine",
+        "first",
+        "hands",
+        "last_capturer",
+        "n",
+        "points",
+        "rules",
+        "side_of",
+        "table",
+        "tablas",
+    )
+
+    rules: Rules
+    engine: CaptureEngine
+    n: int
+    side_of: tuple[int, ...]
+    first: int
+    hands: list[list[int]]
+    table: list[int]
+    deck: list[int]
+    cards: list[int]
+    points: list[int]
+    tablas: list[int]
+    last_capturer: int | None
+    current: int | None
+
+    @staticmethod
+    def build(
+        rules: Rules,
+        *,
+        hands: Sequence[Iterable[Card]],
+        table: Iterable[Card],
+        deck: Iterable[Card],
+        captured: Sequence[Iterable[Card]],
+        tablas: Sequence[int],
+        last_capturer: int | None,
+        current: int,
+        hand_no: int,
+    ) -> HandSim:
+        """A simulator for a position given every card's place (deck in deal order)."""
+        sim = object.__new__(HandSim)
+        sim.rules = rules
+        sim.engine = engine_for(rules)
+        sim.n = rules.players
+        sim.side_of = tuple(rules.side_of(s) for s in range(rules.players))
+        sim.first = hand_no % rules.players
+        sim.hands = [sorted(c.index for c in h) for h in hands]
+        sim.table = sorted(c.index for c in table)
+        sim.deck = [c.index for c in deck]
+        value = rules.points_by_index
+        piles = [[c.index for c in side] for side in captured]
+        sim.cards = [len(p) for p in piles]
+        sim.points = [sum(value[i] for i in p) for p in piles]
+        sim.tablas = list(tablas)
+        sim.last_capturer = last_capturer
+        sim.current = current
+        return sim
+
+    def copy(self) -> HandSim:
+        """An independent copy (hands and piles copied, constants shared)."""
+        sim = object.__new__(HandSim)
+        sim.rules = self.rules
+        sim.engine = self.engine
+        sim.n = self.n
+        sim.side_of = self.side_of
+        sim.first = self.first
+        sim.hands = [list(h) for h in self.hands]
+        sim.table = list(self.table)
+        sim.deck = list(self.deck)
+        sim.cards = list(self.cards)
+        sim.points = list(self.points)
+        sim.tablas = list(self.tablas)
+        sim.last_capturer = self.last_capturer
+        sim.current = self.current
+        return sim
+
+    @property
+    def is_over(self) -> bool:
+        """True once the hand has been scored."""
+        return self.current is None
+
+    def capture_masks(self, card: int) -> tuple[int, ...]:
+        """Every capture `card` can make on the current table, as position masks."""
+        table = self.table
+        ranks = tuple(i // 4 + 1 for i in table)
+        rank = card // 4 + 1
+        masks = self.engine.masks(rank, ranks)
+        if masks and self.rules.rank_priority and rank in ranks:
+            bits = sum(1 << k for k, r in enumerate(ranks) if r == rank)
+            masks = tuple(m for m in masks if m & bits)
+        return masks
+
+    def legal(self) -> list[SimMove]:
+        """Every legal move of the seat to move (trail first, then captures, per card)."""
+        if self.current is None:
+            return []
+        moves: list[SimMove] = []
+        captures = False
+        for card in self.hands[self.current]:
+            moves.append((card, 0))
+            for mask in self.capture_masks(card):
+                moves.append((card, mask))
+                captures = True
+        if captures and self.rules.must_capture:
+            return [m for m in moves if m[1]]
+        return moves
+
+    def play(self, card: int, mask: int) -> None:
+        """Play a legal move (not checked) and advance, scoring the hand at its end."""
+        seat = self.current
+        assert seat is not None
+        hands = self.hands
+        hands[seat].remove(card)
+        table = self.table
+        last_of_hand = not self.deck and not any(hands)
+        if mask:
+            side = self.side_of[seat]
+            value = self.rules.points_by_index
+            pts = value[card]
+            kept: list[int] = []
+            taken = 1
+            for k, c in enumerate(table):
+                if mask >> k & 1:
+                    pts += value[c]
+                    taken += 1
+                else:
+                    kept.append(c)
+            self.table = kept
+            self.cards[side] += taken
+            self.points[side] += pts
+            self.last_capturer = side
+            if not kept and (self.rules.last_card_tabla or not last_of_hand):
+                self.tablas[side] += 1
+        else:
+            table.append(card)
+            table.sort()
+        if not last_of_hand:
+            if any(hands):
+                self.current = (seat + 1) % self.n
+            else:
+                self._deal()
+            return
+        if self.last_capturer is not None:
+            value = self.rules.points_by_index
+            self.cards[self.last_capturer] += len(self.table)
+            self.points[self.last_capturer] += sum(value[c] for c in self.table)
+        self.table = []
+        self.current = None
+
+    def _deal(self) -> None:
+        n = self.n
+        per = min(HAND_SIZE, len(self.deck) // n)
+        deck = self.deck
+        for k in range(n):
+            self.hands[(self.first + k) % n] = sorted(deck[k * per : (k + 1) * per])
+        self.deck = deck[n * per :]
+        self.current = self.first
+
+    def final_points(self) -> list[int]:
+        """Points per side for the whole hand (call once `is_over`)."""
+        rules = self.rules
+        counts = self.cards
+        best = max(counts)
+        leaders = [s for s, c in enumerate(counts) if c == best]
+        out = [p + t * rules.tabla_points for p, t in zip(self.points, self.tablas, strict=True)]
+        if len(leaders) == 1:
+            out[leaders[0]] += rules.most_cards_points
+        elif rules.most_cards_tie_to_last and self.last_capturer in leaders:
+            out[self.last_capturer] += rules.most_cards_points
+        return out
+
+    def to_sim(self, move: Move) -> SimMove:
+        """The simulator form of a `Move` in this position."""
+        taken = move.captured
+        mask = 0
+        for k, c in enumerate(self.table):
+            if CARDS[c] in taken:
+                mask |= 1 << k
+        return (move.card.index, mask)
+
+    def to_move(self, move: SimMove) -> Move:
+        """The `Move` of a simulator move in this position."""
+        card, mask = move
+        return Move(CARDS[card], [CARDS[c] for k, c in enumerate(self.table) if mask >> k & 1])
