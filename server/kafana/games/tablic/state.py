@@ -261,19 +261,25 @@ class MatchState:
         nxt._log = (seat, move, self._log)
         card = move[0]
         hands = list(self._hands)
-        hands[seat] = tuple(c for c in hands[seat] if c is not card)
+        hand = list(hands[seat])
+        hand.remove(card)
+        hands[seat] = tuple(hand)
         nxt._hands = tuple(hands)
         table = self._table
         last_of_hand = not self._deck and not any(hands)
         if mask:
-            side = rules.side_of(seat)
+            side = seat % 2 if rules.partnerships else seat
             piles = list(self._piles)
             pile = piles[side] | 1 << card.index
             for c in move[1]:
                 pile |= 1 << c.index
             piles[side] = pile
             nxt._piles = tuple(piles)
-            remaining = tuple(c for i, c in enumerate(table) if not mask >> i & 1)
+            remaining = (
+                picker(~mask & ((1 << len(table)) - 1))(table)
+                if mask.bit_count() < len(table)
+                else ()
+            )
             nxt._table = remaining
             nxt._last_capturer = side
             if not remaining and (rules.last_card_tabla or not last_of_hand):
