@@ -3,27 +3,44 @@
 from __future__ import annotations
 
 import click
+from kafana.games.tablic import PRESETS
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
-
-from kafana.games.tablic import PRESETS
 
 from kafana_bots import registry
 from kafana_bots.arena import ArenaConfig, DealResult, Summary, run, summarize
 
 
 @click.command()
-@click.option("--bots", "bot_names", required=True, help="Comma-separated bot names, e.g. greedy,ismcts.")
-@click.option("--hands", type=click.IntRange(1), default=400, show_default=True, help="Deals to play.")
-@click.option("--duplicate/--no-duplicate", default=True, show_default=True, help="Play each deal once per seating.")
+@click.option(
+    "--bots", "bot_names", required=True, help="Comma-separated bot names, e.g. greedy,ismcts."
+)
+@click.option(
+    "--hands", type=click.IntRange(1), default=400, show_default=True, help="Deals to play."
+)
+@click.option(
+    "--duplicate/--no-duplicate",
+    default=True,
+    show_default=True,
+    help="Play each deal once per seating.",
+)
 @click.option("--preset", type=click.Choice(PRESETS), default="serbian", show_default=True)
 @click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True)
 @click.option("--partnerships", is_flag=True, help="Four players in two partnerships.")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True)
-@click.option("--budget-ms", type=click.FloatRange(1), default=None, help="Search bots' time per move.")
-@click.option("--iterations", type=click.IntRange(1), default=None, help="Search bots' worlds per move (replayable).")
-@click.option("--jobs", type=click.IntRange(1), default=1, show_default=True, help="Worker processes.")
+@click.option(
+    "--budget-ms", type=click.FloatRange(1), default=None, help="Search bots' time per move."
+)
+@click.option(
+    "--iterations",
+    type=click.IntRange(1),
+    default=None,
+    help="Search bots' worlds per move (replayable).",
+)
+@click.option(
+    "--jobs", type=click.IntRange(1), default=1, show_default=True, help="Worker processes."
+)
 @click.option("--markdown", is_flag=True, help="Also print the result as a Markdown table row.")
 def arena(
     bot_names: str,
@@ -82,7 +99,13 @@ def arena(
 def _table(config: ArenaConfig, summary: Summary) -> Table:
     seats = f"{config.players}p" + (" 2v2" if config.partnerships else "")
     table = Table(title=f"{config.preset} {seats}, {summary.deals} deals, seed {config.seed}")
-    for column in ("bot", "points/hand", f"minus {summary.bots[0]} (95% CI)", "median ms", "p99 ms"):
+    for column in (
+        "bot",
+        "points/hand",
+        f"minus {summary.bots[0]} (95% CI)",
+        "median ms",
+        "p99 ms",
+    ):
         table.add_column(column, justify="right")
     for b, name in enumerate(summary.bots):
         if b == 0:
@@ -101,7 +124,7 @@ def _table(config: ArenaConfig, summary: Summary) -> Table:
 
 
 def markdown_rows(config: ArenaConfig, summary: Summary) -> str:
-    """`| bots | deals | means | difference [95% CI] | times |` rows, one per bot after the first."""
+    """Markdown table rows (bots, deals, means, difference [95% CI], times), one per bot."""
     rows = []
     base = summary.bots[0]
     for b in range(1, len(summary.bots)):

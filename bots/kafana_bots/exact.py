@@ -38,7 +38,9 @@ class Solver:
         """The side's utility of `sim` with both sides playing best (within `depth` plies)."""
         self.nodes += 1
         if self.nodes > self.max_nodes or (
-            self.deadline is not None and self.nodes & 255 == 0 and time.perf_counter() > self.deadline
+            self.deadline is not None
+            and self.nodes & 255 == 0
+            and time.perf_counter() > self.deadline
         ):
             raise _OutOfBudget
         if sim.current is None:

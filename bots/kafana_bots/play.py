@@ -65,6 +65,10 @@ def play(
 def _hand_fresh(state: MatchState) -> bool:
     """True when no card of the current hand has been played yet."""
     rules = state.rules
-    return state.deck_remaining + len(state.table) + sum(
-        len(state.hand(s)) for s in range(rules.players)
-    ) == 52 and len(state.table) == 4
+    return (
+        state.deck_remaining
+        + len(state.table)
+        + sum(len(state.hand(s)) for s in range(rules.players))
+        == 52
+        and len(state.table) == 4
+    )

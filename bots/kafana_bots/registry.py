@@ -27,7 +27,9 @@ class Entry:
 _REGISTRY: dict[str, Entry] = {}
 
 
-def register(name: str, factory: Factory, summary: str, options: frozenset[str] = frozenset()) -> None:
+def register(
+    name: str, factory: Factory, summary: str, options: frozenset[str] = frozenset()
+) -> None:
     """Add a bot under `name`; the factory is called as factory(seat, rules, rng, **options)."""
     if name in _REGISTRY:
         raise InvalidInputError(f"a bot named {name!r} is already registered")

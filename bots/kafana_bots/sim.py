@@ -34,8 +34,8 @@ class HandSim:
         "points",
         "rules",
         "side_of",
-        "table",
         "tablas",
+        "table",
     )
 
     rules: Rules

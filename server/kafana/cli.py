@@ -13,3 +13,6 @@ def main() -> None:
 
 main.add_command(demo)
 # Commands of other areas are registered below this line, one import and one line each.
+from kafana_bots.cli import arena  # noqa: E402
+
+main.add_command(arena)
