@@ -18,6 +18,7 @@ run: $(STAMP)
 	$(BIN)/kafana demo
 
 test: $(STAMP)
+	scripts/ensure-redis
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
