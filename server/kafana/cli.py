@@ -3,6 +3,7 @@
 import click
 
 from kafana.demo import demo
+from kafana.service.cli import serve
 
 
 @click.group()
@@ -13,6 +14,7 @@ def main() -> None:
 
 main.add_command(demo)
 # Commands of other areas are registered below this line, one import and one line each.
+main.add_command(serve)
 from kafana_bots.cli import arena  # noqa: E402
 
 main.add_command(arena)

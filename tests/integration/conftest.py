@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import grpc
 import pytest
+from kafana.service.server import KafanaServer, create_server
 from kafana.store.base import TableStore
 from kafana.store.memory import MemoryStore
 from kafana.store.redis_store import RedisStore
+from kafana.v1.service_pb2_grpc import KafanaStub
 from kafana_it import redis_server
 
 
@@ -40,3 +46,52 @@ async def store(request: pytest.FixtureRequest) -> AsyncIterator[TableStore]:
         yield redis_store
     finally:
         await redis_store.close()
+
+
+@dataclass
+class Service:
+    """A running server on loopback and a client stub."""
+
+    stub: KafanaStub
+    server: KafanaServer
+    store: TableStore
+    channel: grpc.aio.Channel
+    target: str
+
+
+@asynccontextmanager
+async def running(store: TableStore, **options: Any) -> AsyncIterator[Service]:
+    """Serve `store` on a free loopback port until the block ends."""
+    server = create_server(store, host="127.0.0.1", port=0, clock_tick=0.05, **options)
+    await server.start()
+    target = f"127.0.0.1:{server.port}"
+    channel = grpc.aio.insecure_channel(target)
+    try:
+        yield Service(KafanaStub(channel), server, store, channel, target)
+    finally:
+        await channel.close()
+        await server.stop(0.5)
+
+
+@pytest.fixture
+async def service(redis_url: str) -> AsyncIterator[Service]:
+    """The service on our private redis-server."""
+    store = RedisStore.from_url(redis_url)
+    try:
+        async with running(store) as svc:
+            yield svc
+    finally:
+        await store.close()
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def any_service(request: pytest.FixtureRequest) -> AsyncIterator[Service]:
+    """The service on each store in turn."""
+    store: TableStore = MemoryStore()
+    if request.param == "redis":
+        store = RedisStore.from_url(request.getfixturevalue("redis_url"))
+    try:
+        async with running(store) as svc:
+            yield svc
+    finally:
+        await store.close()

@@ -1,0 +1,43 @@
+"""`kafana serve`: run the gRPC service."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import click
+
+from kafana.service.embedded import choose_store
+from kafana.service.server import create_server, serve_until_signal
+
+
+@click.command()
+@click.option(
+    "--redis",
+    "redis_url",
+    envvar="KAFANA_REDIS",
+    default=None,
+    help="redis://host:port/db or redis+cluster://host:port; without it a private "
+    "redis-server (or memory) is used. Env: KAFANA_REDIS.",
+)
+@click.option("--host", envvar="KAFANA_HOST", default="127.0.0.1", show_default=True)
+@click.option("--port", envvar="KAFANA_PORT", default=50051, show_default=True, type=int)
+@click.option("--grace", default=5.0, show_default=True, help="Seconds to finish calls on stop.")
+@click.option("--memory", is_flag=True, help="Use the in-process store even if Redis is around.")
+def serve(redis_url: str | None, host: str, port: int, grace: float, memory: bool) -> None:
+    """Run the Kafana gRPC server until SIGTERM (graceful shutdown)."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    choice = choose_store(None if memory else redis_url, allow_private=not memory)
+    click.echo(choice.description, err=False)
+
+    async def main() -> None:
+        kafana = create_server(choice.store, host=host, port=port)
+        try:
+            await serve_until_signal(kafana, lambda line: click.echo(line), grace)
+        finally:
+            await choice.store.close()
+
+    try:
+        asyncio.run(main())
+    finally:
+        choice.cleanup()

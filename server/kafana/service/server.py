@@ -1,0 +1,102 @@
+"""The grpc.aio server: the Kafana service, health checking, reflection, the clock."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from collections.abc import Callable
+
+import grpc  # type: ignore[import-untyped, unused-ignore]
+from grpc_health.v1 import (  # type: ignore[import-untyped, unused-ignore]
+    health,
+    health_pb2,
+    health_pb2_grpc,
+)
+from grpc_reflection.v1alpha import reflection  # type: ignore[import-untyped, unused-ignore]
+
+from kafana.service.clock import ClockSweeper
+from kafana.service.servicer import KafanaServicer
+from kafana.service.tables import Tables
+from kafana.store.base import TableStore
+from kafana.v1 import service_pb2, service_pb2_grpc
+
+SERVICE_NAME = service_pb2.DESCRIPTOR.services_by_name["Kafana"].full_name
+
+
+class KafanaServer:
+    """A bound, not yet started server; `port` is the real port (useful with port 0)."""
+
+    def __init__(
+        self, server: grpc.aio.Server, port: int, tables: Tables, clock: ClockSweeper
+    ) -> None:
+        self.server = server
+        self.port = port
+        self.tables = tables
+        self.clock = clock
+        self.health = health.HealthServicer()
+
+    async def start(self) -> None:
+        """Serve, and mark the service healthy."""
+        await self.server.start()
+        self.clock.start()
+        for name in ("", SERVICE_NAME):
+            self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+
+    async def stop(self, grace: float | None = 5.0) -> None:
+        """Refuse new calls, let running ones finish for `grace` seconds, stop the clock."""
+        self.health.enter_graceful_shutdown()
+        await self.clock.stop()
+        await self.server.stop(grace)
+
+    async def wait(self) -> None:
+        """Until the server stops."""
+        await self.server.wait_for_termination()
+
+
+def create_server(
+    store: TableStore,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    clock_tick: float = 0.1,
+    idle_ttl_ms: int | None = None,
+    finished_ttl_ms: int | None = None,
+) -> KafanaServer:
+    """A server over `store`, bound to host:port (port 0: any free one)."""
+    tables = Tables(store)
+    if idle_ttl_ms is not None:
+        tables.idle_ttl_ms = idle_ttl_ms
+    if finished_ttl_ms is not None:
+        tables.finished_ttl_ms = finished_ttl_ms
+    server = grpc.aio.server()
+    service_pb2_grpc.add_KafanaServicer_to_server(KafanaServicer(tables), server)
+    kafana = KafanaServer(server, 0, tables, ClockSweeper(tables, tick=clock_tick))
+    health_pb2_grpc.add_HealthServicer_to_server(kafana.health, server)
+    reflection.enable_server_reflection(
+        (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+    )
+    kafana.port = server.add_insecure_port(f"{host}:{port}")
+    if kafana.port == 0:
+        raise OSError(f"could not bind {host}:{port}")
+    return kafana
+
+
+async def serve_until_signal(
+    kafana: KafanaServer, announce: Callable[[str], None], grace: float = 5.0
+) -> None:
+    """Run until SIGTERM or SIGINT, then shut down gracefully."""
+    loop = asyncio.get_running_loop()
+    stopping = asyncio.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stopping.set)
+    await kafana.start()
+    announce(f"kafana: serving on port {kafana.port}")
+    waiter = asyncio.create_task(kafana.wait())
+    stopper = asyncio.create_task(stopping.wait())
+    await asyncio.wait({waiter, stopper}, return_when=asyncio.FIRST_COMPLETED)
+    announce("kafana: shutting down")
+    await kafana.stop(grace)
+    for task in (waiter, stopper):
+        task.cancel()

@@ -1,0 +1,202 @@
+"""The RPCs: request proto -> table logic -> response proto. Nothing else happens here."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc  # type: ignore[import-untyped, unused-ignore]
+
+from kafana.errors import InvalidInputError, MatchOverError, NotFoundError, StaleSequenceError
+from kafana.games import tablic
+from kafana.service import convert
+from kafana.service.errors import streaming, unary
+from kafana.service.game import build_rules
+from kafana.service.session import Session
+from kafana.service.tables import Tables
+from kafana.store.base import FINISHED
+from kafana.v1 import events_pb2, service_pb2, service_pb2_grpc, state_pb2
+
+Context = grpc.aio.ServicerContext[Any, Any]
+STATE_METADATA = "kafana-state-bin"
+WATCH_BLOCK_MS = 1000
+STATUS_NAMES = {v: k for k, v in convert.STATUS.items()}
+
+
+class KafanaServicer(service_pb2_grpc.KafanaServicer):  # type: ignore[misc, unused-ignore]
+    """The Kafana service over one `Tables`."""
+
+    def __init__(self, tables: Tables) -> None:
+        self.tables = tables
+
+    @unary
+    async def CreateTable(
+        self, request: service_pb2.CreateTableRequest, context: Context
+    ) -> service_pb2.CreateTableResponse:
+        """Create a table."""
+        table_id, admin_token, session = await self.tables.create(request.config)
+        return service_pb2.CreateTableResponse(
+            table_id=table_id, admin_token=admin_token, info=convert.info(session)
+        )
+
+    @unary
+    async def JoinTable(
+        self, request: service_pb2.JoinTableRequest, context: Context
+    ) -> service_pb2.JoinTableResponse:
+        """Take a seat."""
+        wanted = request.seat if request.HasField("seat") else None
+        seat, token, session = await self.tables.join(request.table_id, wanted, request.name)
+        return service_pb2.JoinTableResponse(
+            seat=seat, seat_token=token, state=convert.table_state(session, seat)
+        )
+
+    @unary
+    async def LeaveTable(
+        self, request: service_pb2.LeaveTableRequest, context: Context
+    ) -> service_pb2.LeaveTableResponse:
+        """Leave (or forfeit)."""
+        session = await self.tables.leave(request.table_id, request.seat_token)
+        return service_pb2.LeaveTableResponse(seq=session.seq)
+
+    @unary
+    async def CloseTable(
+        self, request: service_pb2.CloseTableRequest, context: Context
+    ) -> service_pb2.CloseTableResponse:
+        """Close a table (admin)."""
+        session = await self.tables.close(request.table_id, request.admin_token)
+        return service_pb2.CloseTableResponse(seq=session.seq)
+
+    @unary
+    async def ListTables(
+        self, request: service_pb2.ListTablesRequest, context: Context
+    ) -> service_pb2.ListTablesResponse:
+        """Recent tables."""
+        limit = min(request.limit or 50, 500)
+        status = STATUS_NAMES.get(request.status, "")
+        sessions = await self.tables.list(request.game, status, limit)
+        return service_pb2.ListTablesResponse(tables=[convert.info(s) for s in sessions])
+
+    @unary
+    async def GetTable(
+        self, request: service_pb2.GetTableRequest, context: Context
+    ) -> state_pb2.TableInfo:
+        """One table's summary."""
+        return convert.info(await self.tables.session(request.table_id))
+
+    @unary
+    async def GetState(
+        self, request: service_pb2.GetStateRequest, context: Context
+    ) -> state_pb2.TableState:
+        """The state as a seat or a spectator sees it."""
+        session = await self.tables.session(request.table_id)
+        seat = self.tables.viewer(session, request.seat_token)
+        return convert.table_state(session, seat)
+
+    @unary
+    async def GetLegalMoves(
+        self, request: service_pb2.GetLegalMovesRequest, context: Context
+    ) -> service_pb2.GetLegalMovesResponse:
+        """The legal moves of the seat to move."""
+        session = await self.tables.session(request.table_id)
+        seat = self.tables.seat_of(session, request.seat_token)
+        moves = self.tables.legal(session, seat)
+        return service_pb2.GetLegalMovesResponse(
+            seq=session.seq, moves=[convert.move(m) for m in moves]
+        )
+
+    @unary
+    async def PlayMove(
+        self, request: service_pb2.PlayMoveRequest, context: Context
+    ) -> service_pb2.PlayMoveResponse:
+        """Play a move; stale requests get the current state in trailing metadata."""
+        try:
+            played = await self.tables.play(
+                request.table_id,
+                request.seat_token,
+                request.move,
+                request.client_move_id,
+                request.last_seq,
+            )
+        except StaleSequenceError:
+            session = self.tables.cached(request.table_id)
+            if session is not None:
+                seat = self.tables.viewer(session, request.seat_token)
+                state = convert.table_state(session, seat).SerializeToString()
+                context.set_trailing_metadata(((STATE_METADATA, state),))
+            raise
+        session = played.session
+        if played.before is not None:
+            event = convert.event(played.before, session, played.seat)
+        else:
+            replays = session.replays()
+            before = replays[played.seq - 2] if played.seq > 1 else _initial(session)
+            event = convert.event(before, replays[played.seq - 1], played.seat)
+        return service_pb2.PlayMoveResponse(
+            event=event,
+            state=convert.table_state(session, played.seat),
+            duplicate=played.duplicate,
+        )
+
+    @streaming
+    async def WatchEvents(
+        self, request: service_pb2.WatchEventsRequest, context: Context
+    ) -> AsyncIterator[events_pb2.Event]:
+        """Every event after `after_seq`, then live ones, until the match is over."""
+        session = await self.tables.session(request.table_id)
+        seat = self.tables.viewer(session, request.seat_token)
+        if request.after_seq > session.seq:
+            raise InvalidInputError(
+                f"after_seq {request.after_seq} is ahead of the table (at {session.seq})"
+            )
+        replayed = Session.start(session.table_id, session.stored)
+        delivered = request.after_seq
+        while True:
+            for entry, _event in session.log[replayed.seq :]:
+                after = replayed.apply(entry)
+                if entry.seq > delivered:
+                    yield convert.event(replayed, after, seat)
+                    delivered = entry.seq
+                replayed = after
+            if replayed.status == FINISHED:
+                return
+            entries = await self.tables.store.events(request.table_id, replayed.seq, WATCH_BLOCK_MS)
+            if entries:
+                session = await self.tables.session(request.table_id)
+            elif await self.tables.store.load(request.table_id, 1 << 62) is None:
+                raise NotFoundError(f"table {request.table_id} expired")
+
+    @unary
+    async def GetRecord(
+        self, request: service_pb2.GetRecordRequest, context: Context
+    ) -> service_pb2.GetRecordResponse:
+        """Result, record and events of a finished match."""
+        session = await self.tables.session(request.table_id)
+        if session.status != FINISHED:
+            raise MatchOverError(
+                f"the match at table {request.table_id} is not over: the record (with the "
+                "seed and the decks) is published when it ends"
+            )
+        replays = session.replays()
+        events = [
+            convert.event(replays[i - 1] if i else _initial(session), replays[i], None)
+            for i in range(len(replays))
+        ]
+        return service_pb2.GetRecordResponse(
+            result=convert.result(session), record=session.record_text(), events=events
+        )
+
+    @unary
+    async def Captures(
+        self, request: service_pb2.CapturesRequest, context: Context
+    ) -> service_pb2.CapturesResponse:
+        """Every legal capture of a card from a table, under the given rules."""
+        rules = build_rules(request.rules)
+        card = tablic.Card.parse(request.card)
+        table = tablic.parse_cards(list(request.table))
+        found = tablic.captures(card, table, rules)
+        ordered = sorted((convert.cards(c) for c in found), key=lambda cs: (len(cs), cs))
+        return service_pb2.CapturesResponse(captures=[state_pb2.Cards(cards=c) for c in ordered])
+
+
+def _initial(session: Session) -> Session:
+    return Session.start(session.table_id, session.stored)

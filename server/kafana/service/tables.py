@@ -1,0 +1,407 @@
+"""Table logic: decide in the service, append atomically in the store, cache the replay.
+
+Every decision is made on a replayed session at sequence number `seq` and appended with
+`expected_seq=seq`, so several processes can serve one table: whoever is behind is refused by
+the store and reloads. A process caches sessions; a move on a current cache costs one store
+round trip.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from kafana.errors import (
+    AuthenticationError,
+    InvalidInputError,
+    MatchOverError,
+    NotFoundError,
+    NotYourTurnError,
+    PermissionDeniedError,
+    SeatTakenError,
+    StaleSequenceError,
+)
+from kafana.games import tablic
+from kafana.service import convert, tokens
+from kafana.service.game import build_rules, game_name, start_match
+from kafana.service.session import Session
+from kafana.store.base import FINISHED, OPEN, PLAYING, Append, Entry, Outcome, TableStore
+from kafana.v1 import events_pb2, rules_pb2, storage_pb2
+
+Kind = events_pb2.EventKind
+HOUR_MS = 3_600_000
+MAX_NAME = 40
+MAX_MOVE_MILLIS = 24 * HOUR_MS
+
+
+def wall_ms() -> int:
+    """Unix time in milliseconds."""
+    return int(time.time() * 1000)
+
+
+@dataclass(frozen=True)
+class Played:
+    """The answer to a move: the session afterwards and the event's sequence number."""
+
+    session: Session
+    seq: int
+    seat: int
+    duplicate: bool = False
+    before: Session | None = None  # the session just before a freshly applied move
+
+
+class Tables:
+    """Create, join, play and watch tables on a store, from any number of processes."""
+
+    def __init__(
+        self,
+        store: TableStore,
+        *,
+        idle_ttl_ms: int = 24 * HOUR_MS,
+        finished_ttl_ms: int = 24 * HOUR_MS,
+        cache_size: int = 4096,
+        clock: Callable[[], int] = wall_ms,
+    ) -> None:
+        self.store = store
+        self.idle_ttl_ms = idle_ttl_ms
+        self.finished_ttl_ms = finished_ttl_ms
+        self._cache: OrderedDict[str, Session] = OrderedDict()
+        self._cache_size = cache_size
+        self.now = clock
+
+    # -- sessions ---------------------------------------------------------------------
+
+    def cached(self, table_id: str) -> Session | None:
+        """The cached session, possibly behind the store."""
+        return self._cache.get(table_id)
+
+    def _remember(self, session: Session) -> Session:
+        old = self._cache.get(session.table_id)
+        if old is None or old.seq <= session.seq:
+            self._cache[session.table_id] = session
+            self._cache.move_to_end(session.table_id)
+            while len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+        return session
+
+    async def session(self, table_id: str) -> Session:
+        """The table, brought up to date with the store (one round trip)."""
+        cached = self._cache.get(table_id)
+        after = cached.seq if cached is not None else 0
+        snapshot = await self.store.load(table_id, after_seq=after)
+        if snapshot is None:
+            self._cache.pop(table_id, None)
+            raise NotFoundError(f"no table {table_id!r} (it may have ended and expired)")
+        if cached is None or snapshot.seq < cached.seq:
+            if after:
+                snapshot = await self.store.load(table_id)
+                if snapshot is None:
+                    raise NotFoundError(f"no table {table_id!r}")
+            return self._remember(Session.from_snapshot(table_id, snapshot))
+        return self._remember(cached.update(snapshot))
+
+    async def _current(self, table_id: str, at_least: int) -> Session:
+        cached = self._cache.get(table_id)
+        if cached is not None and cached.seq >= at_least:
+            return cached
+        return await self.session(table_id)
+
+    def _ttl(self, status: str) -> int:
+        return self.finished_ttl_ms if status == FINISHED else self.idle_ttl_ms
+
+    def _move_millis(self, session: Session) -> int:
+        return int(session.stored.clock.move_millis)
+
+    def _next_deadline(self, session: Session, over: bool, now: int) -> int:
+        millis = self._move_millis(session)
+        return 0 if over or not millis else now + millis
+
+    # -- tokens -------------------------------------------------------------------------
+
+    def seat_of(self, session: Session, token: str) -> int:
+        """The seat whose token this is; errors say what is wrong."""
+        if not token:
+            raise AuthenticationError("a seat token is required for this call")
+        for seat, stored_hash in session.token_hashes.items():
+            if tokens.matches(token, stored_hash):
+                return seat
+        if tokens.matches(token, session.stored.admin_token_hash):
+            raise PermissionDeniedError("the admin token cannot act for a seat: join a seat")
+        raise AuthenticationError(f"the token is not a seat token of table {session.table_id}")
+
+    def viewer(self, session: Session, token: str) -> int | None:
+        """The seat of a token, or None (a spectator) for an empty one."""
+        return None if not token else self.seat_of(session, token)
+
+    # -- creating and seats -----------------------------------------------------------------
+
+    async def create(self, config: rules_pb2.TableConfig) -> tuple[str, str, Session]:
+        """A new table; returns its id, the admin token and the session."""
+        game_name(config.rules)
+        rules = build_rules(config.rules)
+        if config.clock.move_millis > MAX_MOVE_MILLIS:
+            raise InvalidInputError(f"move_millis is at most {MAX_MOVE_MILLIS} (24 hours)")
+        if len(config.name) > 80:
+            raise InvalidInputError("a table name has at most 80 characters")
+        admin_token = tokens.new_token()
+        now = self.now()
+        stored = storage_pb2.StoredTable(
+            name=config.name,
+            spec=config.rules,
+            rules_json=rules.to_json(),
+            decks=config.decks,
+            clock=config.clock,
+            admin_token_hash=tokens.token_hash(admin_token),
+            created_ms=now,
+        )
+        if config.HasField("seed"):
+            stored.seed = config.seed
+        elif not config.decks:
+            stored.seed = secrets.randbits(63)
+        start_match(stored)  # validates the decks and the seed
+        data = stored.SerializeToString()
+        for _attempt in range(5):
+            table_id = secrets.token_hex(8)
+            if await self.store.create(table_id, data, self.idle_ttl_ms, now):
+                session = self._remember(Session.start(table_id, stored))
+                return table_id, admin_token, session
+        raise RuntimeError("could not find a free table id")
+
+    async def join(self, table_id: str, seat: int | None, name: str) -> tuple[int, str, Session]:
+        """Take `seat` (None: the first free one); returns the seat, its token and the session."""
+        if len(name) > MAX_NAME:
+            raise InvalidInputError(f"a name has at most {MAX_NAME} characters")
+        for _attempt in range(8):
+            session = await self.session(table_id)
+            if session.status != OPEN:
+                raise SeatTakenError(f"table {table_id} is {session.status}: no seat is open")
+            free = [s for s in range(session.players) if s not in session.names]
+            if seat is not None and not 0 <= seat < session.players:
+                raise InvalidInputError(
+                    f"seat {seat} does not exist: seats are 0..{session.players - 1}"
+                )
+            wanted = seat if seat is not None else (free[0] if free else None)
+            if wanted is None or wanted not in free:
+                raise SeatTakenError(
+                    f"seat {wanted} of table {table_id} is taken; free seats: "
+                    + (", ".join(map(str, free)) or "none")
+                )
+            token = tokens.new_token()
+            now = self.now()
+            data = storage_pb2.StoredSeat(name=name, token_hash=tokens.token_hash(token))
+            start_deadline = self._next_deadline(session, False, now)
+            event = convert.stored_event(Kind.EVENT_KIND_SEAT_TAKEN, wanted, now, name=name)
+            result = await self.store.append(
+                table_id,
+                Append(
+                    event=event,
+                    ttl_ms=self.idle_ttl_ms,
+                    require_status=OPEN,
+                    take_seat=wanted,
+                    seat_data=data.SerializeToString(),
+                    start_at_seats=session.players,
+                    start_deadline_ms=start_deadline,
+                ),
+            )
+            if result.outcome is Outcome.APPLIED:
+                return wanted, token, await self.session(table_id)
+            if result.outcome is Outcome.MISSING:
+                raise NotFoundError(f"no table {table_id!r}")
+            if seat is not None and result.outcome is Outcome.SEAT_TAKEN:
+                raise SeatTakenError(f"seat {seat} of table {table_id} was just taken")
+        raise SeatTakenError(f"table {table_id} is busy: try again")
+
+    async def leave(self, table_id: str, token: str) -> Session:
+        """Free the seat before the match; during it, the seat's side forfeits."""
+        for _attempt in range(8):
+            session = await self.session(table_id)
+            seat = self.seat_of(session, token)
+            now = self.now()
+            if session.status == FINISHED:
+                raise MatchOverError(f"the match at table {table_id} is over")
+            if session.status == OPEN:
+                kind = Kind.EVENT_KIND_SEAT_LEFT
+                append = Append(
+                    event=convert.stored_event(kind, seat, now),
+                    ttl_ms=self.idle_ttl_ms,
+                    expected_seq=session.seq,
+                    free_seat=seat,
+                )
+            else:
+                kind = Kind.EVENT_KIND_FORFEIT
+                append = Append(
+                    event=convert.stored_event(kind, seat, now, reason="left"),
+                    ttl_ms=self.finished_ttl_ms,
+                    expected_seq=session.seq,
+                    new_status=FINISHED,
+                    deadline_ms=0,
+                )
+            result = await self.store.append(table_id, append)
+            if result.outcome is Outcome.APPLIED:
+                return await self.session(table_id)
+            if result.outcome is Outcome.MISSING:
+                raise NotFoundError(f"no table {table_id!r}")
+        raise StaleSequenceError(f"table {table_id} is busy: try again")
+
+    async def close(self, table_id: str, admin_token: str) -> Session:
+        """End the table now (admin only)."""
+        for _attempt in range(8):
+            session = await self.session(table_id)
+            if not tokens.matches(admin_token, session.stored.admin_token_hash):
+                if any(tokens.matches(admin_token, h) for h in session.token_hashes.values()):
+                    raise PermissionDeniedError("a seat token cannot close the table")
+                raise AuthenticationError(f"not the admin token of table {table_id}")
+            if session.status == FINISHED:
+                raise MatchOverError(f"the match at table {table_id} is already over")
+            event = convert.stored_event(Kind.EVENT_KIND_CLOSED, 0, self.now(), reason="admin")
+            append = Append(
+                event=event,
+                ttl_ms=self.finished_ttl_ms,
+                expected_seq=session.seq,
+                new_status=FINISHED,
+                deadline_ms=0,
+            )
+            result = await self.store.append(table_id, append)
+            if result.outcome is Outcome.APPLIED:
+                return await self.session(table_id)
+        raise StaleSequenceError(f"table {table_id} is busy: try again")
+
+    # -- moves --------------------------------------------------------------------------
+
+    def legal(self, session: Session, seat: int) -> list[tablic.Move]:
+        """The legal moves of `seat`, which must be the one to move."""
+        self._check_turn(session, seat)
+        return session.match.legal_moves()
+
+    def _check_turn(self, session: Session, seat: int) -> None:
+        if session.status == OPEN:
+            missing = [s for s in range(session.players) if s not in session.names]
+            waiting = ", ".join(map(str, missing))
+            raise NotYourTurnError(f"the match has not started: waiting for seat(s) {waiting}")
+        if session.status == FINISHED:
+            raise MatchOverError(f"the match at table {session.table_id} is over")
+        current = session.match.current_seat
+        if current != seat:
+            raise NotYourTurnError(f"it is seat {current}'s turn, not seat {seat}'s")
+
+    async def play(
+        self, table_id: str, token: str, move_text: str, client_move_id: str, last_seq: int
+    ) -> Played:
+        """Play one move decided at `last_seq`; a retry of an applied move answers the same."""
+        if len(client_move_id) > 128:
+            raise InvalidInputError("a client_move_id has at most 128 characters")
+        session = await self._current(table_id, last_seq)
+        seat = self.seat_of(session, token)
+        tag = tokens.dedupe_tag(seat, client_move_id)
+        if session.seq != last_seq:
+            return await self._not_current(session, seat, tag, last_seq)
+        self._check_turn(session, seat)
+        move = tablic.Move.parse(move_text)
+        after = session.match.apply(move)
+        now = self.now()
+        deadline = self._next_deadline(session, after.is_over, now)
+        event = convert.stored_event(
+            Kind.EVENT_KIND_MOVE, seat, now, move_text=str(move), reason="played"
+        )
+        append = Append(
+            event=event,
+            ttl_ms=self._ttl(FINISHED if after.is_over else PLAYING),
+            expected_seq=last_seq,
+            dedupe=tag,
+            new_status=FINISHED if after.is_over else "",
+            deadline_ms=deadline if self._move_millis(session) else None,
+        )
+        result = await self.store.append(table_id, append)
+        if result.outcome is Outcome.APPLIED:
+            entry = Entry(result.seq, event, tag)
+            new = self._remember(session.apply(entry, after, deadline))
+            return Played(new, result.seq, seat, before=session)
+        if result.outcome is Outcome.MISSING:
+            raise NotFoundError(f"no table {table_id!r}")
+        fresh = await self.session(table_id)
+        return await self._not_current(fresh, seat, tag, last_seq)
+
+    async def _not_current(self, session: Session, seat: int, tag: str, last_seq: int) -> Played:
+        """A request made at an older (or unknown) seq: a retry, or stale."""
+        if tag and last_seq < session.seq:
+            entry, event = session.log[last_seq]
+            if entry.dedupe == tag and event.seat == seat:
+                return Played(session, entry.seq, seat, duplicate=True)
+        if last_seq < session.seq:
+            session = await self.session(session.table_id)
+        raise StaleSequenceError(
+            f"stale sequence number {last_seq}: table {session.table_id} is at {session.seq}"
+        )
+
+    # -- the clock ------------------------------------------------------------------------
+
+    async def timeout(self, table_id: str) -> bool:
+        """Apply the clock policy if the seat to move is out of time; True when applied."""
+        try:
+            session = await self.session(table_id)
+        except NotFoundError:
+            await self.store.forget(table_id)
+            return False
+        now = self.now()
+        if session.status != PLAYING or not session.deadline_ms:
+            if session.status == FINISHED or not session.deadline_ms:
+                await self.store.schedule(table_id, 0)
+            return False
+        if session.deadline_ms > now:
+            await self.store.schedule(table_id, session.deadline_ms)
+            return False
+        seat = session.match.current_seat
+        if seat is None:
+            return False
+        policy = session.stored.clock.policy
+        if policy == rules_pb2.TIMEOUT_POLICY_FORFEIT:
+            event = convert.stored_event(Kind.EVENT_KIND_FORFEIT, seat, now, reason="timeout")
+            append = Append(
+                event=event,
+                ttl_ms=self.finished_ttl_ms,
+                expected_seq=session.seq,
+                new_status=FINISHED,
+                deadline_ms=0,
+            )
+        else:
+            move = session.match.legal_moves()[0]
+            after = session.match.apply(move)
+            event = convert.stored_event(
+                Kind.EVENT_KIND_MOVE, seat, now, move_text=str(move), reason="timeout"
+            )
+            deadline = self._next_deadline(session, after.is_over, now)
+            append = Append(
+                event=event,
+                ttl_ms=self._ttl(FINISHED if after.is_over else PLAYING),
+                expected_seq=session.seq,
+                new_status=FINISHED if after.is_over else "",
+                deadline_ms=deadline,
+            )
+        result = await self.store.append(table_id, append)
+        if result.outcome is Outcome.APPLIED:
+            await self.session(table_id)
+            return True
+        return False
+
+    # -- listing ------------------------------------------------------------------------
+
+    async def list(self, game: str, status: str, limit: int) -> list[Session]:
+        """Recent tables, newest first, filtered by game and status."""
+        out: list[Session] = []
+        for table_id in await self.store.list_tables(max(limit * 4, limit)):
+            try:
+                session = await self.session(table_id)
+            except NotFoundError:
+                await self.store.forget(table_id)
+                continue
+            if game and game_name(session.stored.spec) != game:
+                continue
+            if status and session.status != status:
+                continue
+            out.append(session)
+            if len(out) >= limit:
+                break
+        return out

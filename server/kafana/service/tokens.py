@@ -1,0 +1,30 @@
+"""Secret tokens: made by `secrets`, stored only as hashes, compared in constant time."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+
+
+def new_token() -> str:
+    """A fresh unguessable token (32 URL-safe characters)."""
+    return secrets.token_urlsafe(24)
+
+
+def token_hash(token: str) -> bytes:
+    """What the store keeps instead of the token."""
+    return hashlib.sha256(token.encode()).digest()
+
+
+def matches(token: str, stored_hash: bytes) -> bool:
+    """Whether `token` is the one whose hash was stored."""
+    return bool(token) and hmac.compare_digest(token_hash(token), stored_hash)
+
+
+def dedupe_tag(seat: int, client_move_id: str) -> str:
+    """The short tag of one seat's client move id kept in the event log ("" for no id)."""
+    if not client_move_id:
+        return ""
+    digest = hashlib.blake2b(f"{seat}:{client_move_id}".encode(), digest_size=8)
+    return digest.hexdigest()
