@@ -1,0 +1,125 @@
+"""The search simulator agrees with `MatchState`, move by move, and the exact search is exact."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from bots_support import TABLES
+from kafana.games import tablic
+from kafana.games.tablic import Card, MatchState, Move
+from kafana_bots.exact import solve
+from kafana_bots.rollout import utility
+from kafana_bots.sim import HandSim
+
+
+def sim_of(state: MatchState, rng: random.Random) -> tuple[MatchState, HandSim]:
+    """A state with a deck order we know, and the simulator built from it."""
+    rules = state.rules
+    shown = set(state.table)
+    for s in range(rules.players):
+        shown |= set(state.hand(s))
+    for side in range(rules.sides):
+        shown |= state.captured(side)
+    deck = [c for c in tablic.CARDS if c not in shown]
+    rng.shuffle(deck)
+    hands = [state.hand(s) for s in range(rules.players)]
+    state = state.determinize(hands, deck)
+    view = state.public_view()
+    assert state.current_seat is not None
+    sim = HandSim.build(
+        rules,
+        hands=hands,
+        table=state.table,
+        deck=deck,
+        captured=view.captured,
+        tablas=view.tablas,
+        last_capturer=view.last_capturer,
+        current=state.current_seat,
+        hand_no=state.hand_no,
+    )
+    return state, sim
+
+
+@pytest.mark.parametrize("preset", tablic.PRESETS)
+@pytest.mark.parametrize(("players", "partnerships"), TABLES)
+def test_sim_matches_the_rules(preset: str, players: int, partnerships: bool) -> None:
+    rng = random.Random(f"{preset}{players}{partnerships}")
+    for switches in ({}, {"must_capture": True, "rank_priority": True}):
+        rules = tablic.Rules.preset(preset, players=players, partnerships=partnerships, **switches)
+        for seed in range(4):
+            state = tablic.new_match(rules, seed=seed)
+            # Start the simulator mid-hand for some seeds.
+            for _ in range(seed * 5):
+                state = state.apply(rng.choice(state.legal_moves()))
+            state, sim = sim_of(state, rng)
+            while not state.hand_results:
+                legal = state.legal_moves()
+                assert {sim.to_move(m) for m in sim.legal()} == set(legal)
+                move = rng.choice(legal)
+                assert sim.to_move(sim.to_sim(move)) == move
+                sim.play(*sim.to_sim(move))
+                state = state.apply(move)
+                if not state.hand_results:
+                    assert sim.current == state.current_seat
+                    assert sorted(sim.table) == [c.index for c in state.table]
+            assert sim.is_over
+            assert tuple(sim.final_points()) == state.hand_results[0].points
+            assert tuple(sim.cards) == state.hand_results[0].cards
+
+
+def minimax(sim: HandSim, side: int) -> float:
+    """Plain minimax, no pruning: the oracle for `solve`."""
+    if sim.current is None:
+        return utility(sim.final_points(), side)
+    values = []
+    for move in sim.legal():
+        child = sim.copy()
+        child.play(*move)
+        values.append(minimax(child, side))
+    return max(values) if sim.side_of[sim.current] == side else min(values)
+
+
+def endgame(seed: int, cards_each: int) -> HandSim:
+    """A random two-player last deal with `cards_each` cards left in each hand."""
+    rng = random.Random(seed)
+    rules = tablic.Rules.preset("serbian", players=2)
+    state = tablic.new_match(rules, seed=seed)
+    while state.deck_remaining or len(state.hand(1)) > cards_each:
+        state = state.apply(rng.choice(state.legal_moves()))
+    return sim_of(state, rng)[1]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_exact_search_agrees_with_minimax(seed: int) -> None:
+    sim = endgame(seed, 3)
+    assert sim.current is not None
+    side = sim.side_of[sim.current]
+    moves = sim.legal()
+    found = solve(sim, moves, side, max_nodes=10**6)
+    assert found is not None
+    values, exact = found
+    assert exact
+    truth = []
+    for move in moves:
+        child = sim.copy()
+        child.play(*move)
+        truth.append(minimax(child, side))
+    assert max(values) == pytest.approx(max(truth))
+    picked = max(range(len(values)), key=values.__getitem__)
+    assert truth[picked] == pytest.approx(max(truth))
+
+
+def test_exact_search_gives_up_without_budget() -> None:
+    sim = endgame(1, 6)
+    assert sim.current is not None
+    assert solve(sim, sim.legal(), 0, max_nodes=3) is None
+
+
+def test_to_move_round_trips() -> None:
+    rules = tablic.Rules()
+    state = tablic.new_match(rules, seed=3)
+    _, sim = sim_of(state, random.Random(0))
+    for move in state.legal_moves():
+        assert sim.to_move(sim.to_sim(move)) == move
+    assert sim.to_move((Card.parse("AC").index, 0)) == Move(Card.parse("AC"))
