@@ -1,0 +1,1 @@
+"""The terminal commands: `kafana play`, `kafana watch`, `kafana replay`."""

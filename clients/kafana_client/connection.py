@@ -1,0 +1,116 @@
+"""Where and how to connect: the target, TLS, default deadlines and retries, and the channel.
+
+>>> options = ConnectOptions("localhost:50051", deadlines=Deadlines(default=2.0))
+>>> options.deadline("PlayMove"), options.deadline("WatchEvents")
+(2.0, None)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc  # type: ignore[import-untyped, unused-ignore]
+
+STREAMING = frozenset({"WatchEvents"})
+# A table with many cards has very many captures; grpc's default limit (4 MB) is too small.
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+
+
+def _read(value: bytes | str | Path | None) -> bytes | None:
+    """PEM bytes as given, or read from a path."""
+    if value is None or isinstance(value, bytes):
+        return value
+    return Path(value).read_bytes()
+
+
+@dataclass(frozen=True)
+class Tls:
+    """TLS settings: root certificates (None: the system's) and an optional client certificate.
+
+    Each may be PEM bytes or a path to a PEM file. `server_name` overrides the name checked
+    against the server's certificate (useful with a test certificate and an IP address).
+    """
+
+    root_certificates: bytes | str | Path | None = None
+    client_certificate: bytes | str | Path | None = None
+    client_key: bytes | str | Path | None = None
+    server_name: str | None = None
+
+    def credentials(self) -> grpc.ChannelCredentials:
+        """The channel credentials for grpc."""
+        if (self.client_certificate is None) != (self.client_key is None):
+            raise ValueError("a client certificate needs its key, and a key its certificate")
+        return grpc.ssl_channel_credentials(
+            root_certificates=_read(self.root_certificates),
+            private_key=_read(self.client_key),
+            certificate_chain=_read(self.client_certificate),
+        )
+
+
+@dataclass(frozen=True)
+class Deadlines:
+    """Seconds each call may take: `default` for unary calls, `per_method` overrides by RPC name.
+
+    The event stream has no deadline unless `stream` is set (it is meant to stay open).
+    """
+
+    default: float | None = 10.0
+    stream: float | None = None
+    per_method: dict[str, float | None] = field(default_factory=dict)
+
+    def of(self, method: str) -> float | None:
+        """The deadline of RPC `method` (e.g. "PlayMove")."""
+        if method in self.per_method:
+            return self.per_method[method]
+        return self.stream if method in STREAMING else self.default
+
+
+@dataclass(frozen=True)
+class Retry:
+    """Retries of calls that are safe to repeat, on UNAVAILABLE (server restarting, network).
+
+    PlayMove is retried with the same client move id, so a move is never applied twice; the
+    event stream resumes after the last event it delivered.
+    """
+
+    attempts: int = 5
+    backoff: float = 0.1
+    max_backoff: float = 2.0
+
+    def delay(self, attempt: int) -> float:
+        """Seconds to wait before retry number `attempt` (1, 2, ...)."""
+        return float(min(self.max_backoff, self.backoff * 2 ** (attempt - 1)))
+
+
+@dataclass(frozen=True)
+class ConnectOptions:
+    """Everything about a connection. `target` is "host:port" (or any gRPC target)."""
+
+    target: str
+    tls: Tls | None = None
+    deadlines: Deadlines = field(default_factory=Deadlines)
+    retry: Retry = field(default_factory=Retry)
+    channel_options: tuple[tuple[str, int | str], ...] = ()
+    max_message_bytes: int = MAX_MESSAGE_BYTES
+
+    def deadline(self, method: str) -> float | None:
+        """The default deadline (seconds) of RPC `method`."""
+        return self.deadlines.of(method)
+
+    def _grpc_options(self) -> list[tuple[str, int | str]]:
+        options: list[tuple[str, int | str]] = [
+            ("grpc.max_receive_message_length", self.max_message_bytes)
+        ]
+        options += self.channel_options
+        if self.tls is not None and self.tls.server_name:
+            options.append(("grpc.ssl_target_name_override", self.tls.server_name))
+        return options
+
+    def aio_channel(self) -> grpc.aio.Channel:
+        """A new grpc.aio channel for these options."""
+        if self.tls is None:
+            return grpc.aio.insecure_channel(self.target, options=self._grpc_options())
+        return grpc.aio.secure_channel(
+            self.target, self.tls.credentials(), options=self._grpc_options()
+        )

@@ -1,0 +1,129 @@
+"""Fixtures: a real Kafana gRPC server on loopback, in its own thread, with the memory store."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+from collections.abc import Coroutine, Iterator
+from typing import Any, TypeVar
+
+import pytest
+from kafana.service.server import KafanaServer, create_server
+from kafana.store.memory import MemoryStore
+
+T = TypeVar("T")
+
+
+class LiveServer:
+    """A server on a free port, run by an event loop in a background thread.
+
+    The blocking client can call it from the test's thread, and tests can stop and restart
+    it on the same port (the store survives, as a Redis would) to drop streams and calls.
+    """
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.store = self.run(self._make_store())
+        self.port = 0
+        self.kafana: KafanaServer | None = None
+        self.start()
+
+    @staticmethod
+    async def _make_store() -> MemoryStore:
+        return MemoryStore()
+
+    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        """Run `coroutine` on the server's loop and wait for it."""
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout=30)
+
+    @property
+    def target(self) -> str:
+        """host:port to connect to."""
+        return f"127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        """Serve (again) on the same port."""
+
+        async def start() -> KafanaServer:
+            kafana = create_server(self.store, port=self.port)
+            await kafana.start()
+            return kafana
+
+        self.kafana = self.run(start())
+        self.port = self.kafana.port
+
+    def stop(self, grace: float | None = None) -> None:
+        """Stop serving: running calls are cut off (UNAVAILABLE for clients)."""
+        if self.kafana is not None:
+            self.run(self.kafana.stop(grace))
+            self.kafana = None
+
+    def restart(self) -> None:
+        """Stop and start again on the same port: every open stream drops."""
+        self.stop()
+        self.start()
+
+    def close(self) -> None:
+        """Stop the server and the loop."""
+        self.stop()
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=10)
+
+
+@pytest.fixture
+def server() -> Iterator[LiveServer]:
+    """A fresh server (and store) per test."""
+    live = LiveServer()
+    try:
+        yield live
+    finally:
+        live.close()
+
+
+class BlackHole:
+    """A TCP listener that accepts connections and never answers: a stalled server."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.port = int(self.sock.getsockname()[1])
+        self.held: list[socket.socket] = []
+        self._stop = threading.Event()
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def _accept(self) -> None:
+        self.sock.settimeout(0.1)
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            self.held.append(conn)
+
+    @property
+    def target(self) -> str:
+        """host:port of the stalled listener."""
+        return f"127.0.0.1:{self.port}"
+
+    def close(self) -> None:
+        """Stop listening and drop every held connection."""
+        self._stop.set()
+        self.thread.join(timeout=5)
+        for conn in self.held:
+            conn.close()
+        self.sock.close()
+
+
+@pytest.fixture
+def black_hole() -> Iterator[BlackHole]:
+    """A listener that never speaks: every call to it stalls."""
+    hole = BlackHole()
+    try:
+        yield hole
+    finally:
+        hole.close()
