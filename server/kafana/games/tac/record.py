@@ -1,0 +1,95 @@
+"""The canonical text form of a Tač game record, from which the game replays exactly.
+
+Format (UTF-8 text, one item per line, `#` lines are comments)::
+
+    kafana-tac-record 1
+    rules {"decks":1,...}              canonical JSON of every switch
+    seed 7                             or one `deck` line (52 or 104 cards, position 0 first)
+    deck AC 2C ...                     with two decks each card appears twice, without a suffix
+    move flip                          one line per move, in order
+    move play X->P1
+    move call P2
+    places 1 2                         only once the game is over; checked on replay
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kafana.errors import IllegalMoveError, InvalidInputError, MatchOverError
+from kafana.games.tablic.cards import Card, parse_cards
+from kafana.games.tac.move import Move
+from kafana.games.tac.rules import Rules
+from kafana.games.tac.state import GameState, new_game
+
+HEADER = "kafana-tac-record 1"
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """Rules, the source of the deck, and the moves: everything a replay needs."""
+
+    rules: Rules
+    seed: int | None
+    deck: tuple[Card, ...] | None
+    moves: tuple[Move, ...]
+    places: tuple[int, ...] | None = None
+
+    def to_text(self) -> str:
+        """The canonical text form (ends with a newline)."""
+        lines = [HEADER, "rules " + self.rules.to_json()]
+        if self.seed is not None:
+            lines.append(f"seed {self.seed}")
+        if self.deck is not None:
+            lines.append("deck " + " ".join(c.text for c in self.deck))
+        lines += [f"move {move}" for move in self.moves]
+        if self.places is not None:
+            lines.append("places " + " ".join(map(str, self.places)))
+        return "\n".join(lines) + "\n"
+
+    @staticmethod
+    def from_text(text: str) -> GameRecord:
+        """Parse `to_text` output; errors name the line."""
+        lines = [ln.strip() for ln in text.splitlines()]
+        lines = [ln for ln in lines if ln and not ln.startswith("#")]
+        if not lines or lines[0] != HEADER:
+            raise InvalidInputError(f"a Tač record starts with {HEADER!r}")
+        rules: Rules | None = None
+        seed: int | None = None
+        deck: tuple[Card, ...] | None = None
+        moves: list[Move] = []
+        places: tuple[int, ...] | None = None
+        for number, line in enumerate(lines[1:], start=2):
+            key, _, rest = line.partition(" ")
+            try:
+                if key == "rules":
+                    rules = Rules.from_json(rest)
+                elif key == "seed":
+                    seed = int(rest)
+                elif key == "deck":
+                    deck = parse_cards(rest)
+                elif key == "move":
+                    moves.append(Move.parse(rest))
+                elif key == "places":
+                    places = tuple(int(x) for x in rest.split())
+                else:
+                    raise InvalidInputError(f"unknown item {key!r}")
+            except (InvalidInputError, ValueError) as exc:
+                raise InvalidInputError(f"record line {number}: {exc}") from None
+        if rules is None:
+            raise InvalidInputError("the record has no rules line")
+        return GameRecord(rules, seed, deck, tuple(moves), places)
+
+    def replay(self) -> GameState:
+        """Play every move from the start; raises if a move is refused or the places differ."""
+        state = new_game(self.rules, seed=self.seed, deck=self.deck)
+        for number, move in enumerate(self.moves, start=1):
+            try:
+                state = state.apply(move)
+            except (InvalidInputError, IllegalMoveError, MatchOverError) as exc:
+                raise InvalidInputError(f"record move {number} ({move}): {exc}") from None
+        if self.places is not None and state.places() != self.places:
+            raise InvalidInputError(
+                f"record says places {self.places} but the moves give {state.places()}"
+            )
+        return state
