@@ -1,0 +1,73 @@
+"""Run a `kafana_bots` bot for a seat through the SDK: the one way bots play on a server.
+
+>>> import random                                                        # doctest: +SKIP
+>>> from kafana_bots import registry
+>>> seat = await client.join(table_id, name="greedy")
+>>> bot = registry.create("greedy", seat=seat.seat, rules=rules_of(info), rng=random.Random(1))
+>>> await run_bot(seat, bot)            # returns when the match is over
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from kafana.games import tablic
+from kafana.v1 import events_pb2, state_pb2
+from kafana_bots import Bot, HandEnded, HandStarted, MatchEnded, MovePlayed
+from kafana_bots.events import Event
+
+from kafana_client.aio import AsyncSeat
+from kafana_client.convert import cards_of, current_seat, hand_result_of, move_of, view_of
+from kafana_client.errors import NotYourTurnRpcError, StaleStateError
+
+
+def bot_events(event: events_pb2.Event, before: state_pb2.TableState | None) -> list[Event]:
+    """The bot events that one wire event stands for (`before`: the previous event's state)."""
+    after = event.state.tablic
+    out: list[Event] = []
+    if event.match_started:
+        out.append(HandStarted(after.hand_no, cards_of(after.table)))
+    if event.kind != events_pb2.EVENT_KIND_MOVE:
+        return out
+    out.append(MovePlayed(event.seat, move_of(event.move)))
+    done = len(before.tablic.hand_results) if before is not None else 0
+    for score in after.hand_results[done:]:
+        out.append(HandEnded(hand_result_of(score)))
+    if len(after.hand_results) > done and not after.is_over:
+        out.append(HandStarted(after.hand_no, cards_of(after.table)))
+    if after.is_over:
+        out.append(MatchEnded(tuple(after.scores)))
+    return out
+
+
+async def _act(seat: AsyncSeat, bot: Bot, state: state_pb2.TableState, delay: float) -> None:
+    if delay:
+        await asyncio.sleep(delay)
+    try:
+        legal = await seat.legal_moves()
+        if legal.seq != state.seq:
+            return  # something happened meanwhile; the next event brings the new state
+        moves: list[tablic.Move] = legal.parsed()
+        move = bot.choose(view_of(state), moves)
+        await seat.play(move, last_seq=legal.seq)
+    except (StaleStateError, NotYourTurnRpcError):
+        return  # the table moved on (a clock timeout, a forfeit): wait for the next event
+
+
+async def run_bot(seat: AsyncSeat, bot: Bot, *, delay: float = 0.0) -> state_pb2.TableState:
+    """Play for `seat` with `bot` until the match ends; returns the last state seen.
+
+    The bot is told every public event from the start of the table (its `observe` hook),
+    and chooses from the server's legal moves whenever the seat is to move. `delay` seconds
+    pass before each move (so people can follow).
+    """
+    before: state_pb2.TableState | None = None
+    async for event in seat.events():
+        for item in bot_events(event, before):
+            bot.observe(item)
+        before = event.state
+        if event.match_over:
+            break
+        if current_seat(event.state) == seat.seat:
+            await _act(seat, bot, event.state, delay)
+    return before if before is not None else await seat.state()

@@ -1,0 +1,44 @@
+"""Bots through the SDK play exactly the match they play in-process (same seeds, same moves)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+from conftest import LiveServer
+from kafana.games import tablic
+from kafana_bots import Event, registry
+from kafana_bots.play import play
+from kafana_client import AsyncClient, rules_of, table_config
+from kafana_client.bots import run_bot
+
+SEED = 21
+BOTS = ("greedy", "heuristic")
+
+
+class Recording:
+    """Wraps a bot to keep the events it is told."""
+
+    def __init__(self, name: str, seat: int, rules: tablic.Rules) -> None:
+        self.bot = registry.create(name, seat=seat, rules=rules, rng=random.Random(seat))
+        self.events: list[Event] = []
+        self.bot.observe = self.events.append  # type: ignore[method-assign, assignment]
+
+
+async def test_bots_play_through_the_sdk_as_in_process(server: LiveServer) -> None:
+    async with AsyncClient.connect(server.target) as client:
+        table = await client.create_table(table_config(seed=SEED, target=1))
+        rules = rules_of(table.info)
+        seats = [await client.join(table.table_id, name=name) for name in BOTS]
+        remote = [Recording(name, s.seat, rules) for name, s in zip(BOTS, seats, strict=True)]
+        await asyncio.wait_for(
+            asyncio.gather(*(run_bot(s, r.bot) for s, r in zip(seats, remote, strict=True))), 30
+        )
+        record = await client.record(table.table_id)
+
+    local = [Recording(name, seat, rules) for seat, name in enumerate(BOTS)]
+    final = play(tablic.new_match(rules, seed=SEED), [r.bot for r in local])
+    assert tablic.MatchRecord.from_text(record.record).moves == final.record().moves
+    assert list(record.result.scores) == list(final.scores)
+    for far, near in zip(remote, local, strict=True):
+        assert far.events == near.events
