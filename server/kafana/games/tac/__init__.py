@@ -17,11 +17,19 @@ from kafana.errors import (
 )
 from kafana.games.tablic.cards import Card, parse_cards
 from kafana.games.tac.move import Move
+from kafana.games.tac.position import Position
 from kafana.games.tac.record import GameRecord
 from kafana.games.tac.rules import PLAYERS_FOR_DECKS, Rules
 from kafana.games.tac.sequence import fits_centre, follows
 from kafana.games.tac.shuffle import canonical_deck, shuffled_deck
-from kafana.games.tac.state import GameSetup, GameState, Step, check_deck, new_game
+from kafana.games.tac.state import (
+    GameSetup,
+    GameState,
+    Step,
+    check_deck,
+    new_game,
+    start_position,
+)
 from kafana.games.tac.view import View
 
 __all__ = [
@@ -36,6 +44,7 @@ __all__ = [
     "MatchOverError",
     "Move",
     "NotYourTurnError",
+    "Position",
     "Rules",
     "Step",
     "View",
@@ -46,4 +55,5 @@ __all__ = [
     "new_game",
     "parse_cards",
     "shuffled_deck",
+    "start_position",
 ]

@@ -5,6 +5,7 @@ Format (UTF-8 text, one item per line, `#` lines are comments)::
     kafana-tac-record 1
     rules {"decks":1,...}              canonical JSON of every switch
     seed 7                             or one `deck` line (52 or 104 cards, position 0 first)
+    position {"closed":[...],...}      or a set-up position (`Position.to_json`)
     deck AC 2C ...                     with two decks each card appears twice, without a suffix
     move flip                          one line per move, in order
     move play X->P1
@@ -19,8 +20,9 @@ from dataclasses import dataclass
 from kafana.errors import IllegalMoveError, InvalidInputError, MatchOverError
 from kafana.games.tablic.cards import Card, parse_cards
 from kafana.games.tac.move import Move
+from kafana.games.tac.position import Position
 from kafana.games.tac.rules import Rules
-from kafana.games.tac.state import GameState, new_game
+from kafana.games.tac.state import GameState, new_game, start_position
 
 HEADER = "kafana-tac-record 1"
 
@@ -34,6 +36,7 @@ class GameRecord:
     deck: tuple[Card, ...] | None
     moves: tuple[Move, ...]
     places: tuple[int, ...] | None = None
+    position: Position | None = None
 
     def to_text(self) -> str:
         """The canonical text form (ends with a newline)."""
@@ -42,6 +45,8 @@ class GameRecord:
             lines.append(f"seed {self.seed}")
         if self.deck is not None:
             lines.append("deck " + " ".join(c.text for c in self.deck))
+        if self.position is not None:
+            lines.append("position " + self.position.to_json())
         lines += [f"move {move}" for move in self.moves]
         if self.places is not None:
             lines.append("places " + " ".join(map(str, self.places)))
@@ -59,6 +64,7 @@ class GameRecord:
         deck: tuple[Card, ...] | None = None
         moves: list[Move] = []
         places: tuple[int, ...] | None = None
+        position: Position | None = None
         for number, line in enumerate(lines[1:], start=2):
             key, _, rest = line.partition(" ")
             try:
@@ -68,6 +74,8 @@ class GameRecord:
                     seed = int(rest)
                 elif key == "deck":
                     deck = parse_cards(rest)
+                elif key == "position":
+                    position = Position.from_json(rest)
                 elif key == "move":
                     moves.append(Move.parse(rest))
                 elif key == "places":
@@ -78,11 +86,14 @@ class GameRecord:
                 raise InvalidInputError(f"record line {number}: {exc}") from None
         if rules is None:
             raise InvalidInputError("the record has no rules line")
-        return GameRecord(rules, seed, deck, tuple(moves), places)
+        return GameRecord(rules, seed, deck, tuple(moves), places, position)
 
     def replay(self) -> GameState:
         """Play every move from the start; raises if a move is refused or the places differ."""
-        state = new_game(self.rules, seed=self.seed, deck=self.deck)
+        if self.position is not None:
+            state = start_position(self.rules, self.position)
+        else:
+            state = new_game(self.rules, seed=self.seed, deck=self.deck)
         for number, move in enumerate(self.moves, start=1):
             try:
                 state = state.apply(move)

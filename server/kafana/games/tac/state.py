@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from kafana.errors import IllegalMoveError, InvalidInputError, MatchOverError, NotYourTurnError
 from kafana.games.tablic.cards import Card, parse_cards
 from kafana.games.tac.move import Move
+from kafana.games.tac.position import Position
 from kafana.games.tac.rules import Rules
 from kafana.games.tac.sequence import ACE, fits_centre, follows
 from kafana.games.tac.shuffle import canonical_deck, check_seed, shuffled_deck
@@ -47,6 +48,7 @@ class GameSetup:
     seed: int | None
     deck: tuple[Card, ...]
     explicit: bool  # the deck was given, not shuffled from the seed
+    position: Position | None = None  # set up from a position instead of a deal
 
 
 @dataclass(frozen=True)
@@ -345,6 +347,9 @@ class GameState:
             if caller == self._pending:
                 return f"P{caller} cannot call Tač on their own move"
             return None
+        other = move.target_seat
+        if other is not None and other >= n:
+            raise InvalidInputError(f"no seat {other} at a {n}-player table")
         turned = self._turned
         if move.kind == "flip":
             if turned is not None:
@@ -380,10 +385,7 @@ class GameState:
             if not self._central:
                 return f"{card} cannot start the central pile: it starts with an ace"
             return f"{card} does not follow {self._central[-1]} on the central pile"
-        other = move.target_seat
         assert other is not None
-        if other >= n:
-            raise InvalidInputError(f"no seat {other} at a {n}-player table")
         if other == seat:
             return f"P{seat} is your own discard pile: write D (a turned-up card only)"
         pile = self._discard[other]
@@ -565,6 +567,7 @@ class GameState:
             rules=setup.rules,
             seed=setup.seed if not setup.explicit else None,
             deck=setup.deck if setup.explicit else None,
+            position=setup.position,
             moves=tuple(self.moves()),
             places=self.places(),
         )
@@ -618,13 +621,33 @@ def new_game(
         rest.remove(ace)
         central = (ace,)
     n = rules.players
+    closed = tuple(tuple(rest[seat::n]) for seat in range(n))
+    return _start(setup, closed, tuple(() for _ in range(n)), central, 0)
+
+
+def start_position(rules: Rules, position: Position) -> GameState:
+    """Start a game from a chosen position instead of a deal (see `Position`)."""
+    if not isinstance(rules, Rules):
+        raise InvalidInputError(f"expected tac.Rules, got {rules!r}")
+    position.check(rules)
+    setup = GameSetup(rules=rules, seed=None, deck=(), explicit=False, position=position)
+    return _start(setup, position.closed, position.discards, position.central, position.current)
+
+
+def _start(
+    setup: GameSetup,
+    closed_top_first: tuple[tuple[Card, ...], ...],
+    discards: tuple[tuple[Card, ...], ...],
+    central: tuple[Card, ...],
+    current: int,
+) -> GameState:
     state = object.__new__(GameState)
     state._setup = setup
-    state._closed = tuple(tuple(rest[seat::n][::-1]) for seat in range(n))
-    state._discard = tuple(() for _ in range(n))
+    state._closed = tuple(pile[::-1] for pile in closed_top_first)
+    state._discard = discards
     state._central = central
     state._turned = None
-    state._current = 0
+    state._current = current
     state._out = ()
     state._pending = None
     state._stall = 0
