@@ -1,0 +1,57 @@
+"""Reading a person's move: a number from the list, or a move typed as text.
+
+>>> from kafana.v1 import state_pb2
+>>> moves = [state_pb2.Move(text="7S", card="7S"), state_pb2.Move(text="KC:KD", card="KC")]
+>>> read_choice("2", moves).move, read_choice("kc:kd", moves).move
+('KC:KD', 'KC:KD')
+>>> read_choice("9", moves).problem
+'There is no move 9: choose a number from 1 to 2.'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kafana.errors import InvalidInputError
+from kafana.games import tablic
+from kafana.v1 import state_pb2
+
+QUIT = frozenset({"q", "quit", "exit"})
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The move to send (canonical text), or the problem to tell the person, or quitting."""
+
+    move: str = ""
+    problem: str = ""
+    quit: bool = False
+
+
+def read_choice(text: str, moves: Sequence[state_pb2.Move]) -> Choice:
+    """Understand one line of input against the numbered legal moves.
+
+    A move typed as text that is well formed but not in the list is still returned: the
+    server is the judge and says why it is illegal.
+    """
+    cleaned = text.strip()
+    if cleaned.lower() in QUIT:
+        return Choice(quit=True)
+    if not cleaned:
+        return Choice(problem=f"Type a move number (1-{len(moves)}) or a move like KC:KD+KH.")
+    if cleaned.isdigit():
+        number = int(cleaned)
+        if not 1 <= number <= len(moves):
+            return Choice(
+                problem=f"There is no move {number}: choose a number from 1 to {len(moves)}."
+            )
+        return Choice(move=moves[number - 1].text)
+    try:
+        move = tablic.Move.parse(cleaned)
+    except InvalidInputError as error:
+        return Choice(
+            problem=f"Mistyped: {cleaned!r} is neither a move number (1-{len(moves)}) "
+            f"nor a move like KC:KD+KH or 7S ({error})."
+        )
+    return Choice(move=str(move))

@@ -1,0 +1,262 @@
+"""`kafana play`: a person plays Tablić in the terminal against bots or people, via a server."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import getpass
+import random
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+from kafana.games.tablic import PRESETS
+from kafana.v1 import state_pb2
+from kafana_bots import registry
+from rich.console import Console
+from rich.text import Text
+
+from kafana_client.aio import AsyncClient, AsyncSeat, CreatedTable
+from kafana_client.bots import run_bot
+from kafana_client.cli import render
+from kafana_client.cli.embedded import embedded_server, quiet_grpc
+from kafana_client.cli.session import Outcome, PersonAtTable, Quit
+from kafana_client.connection import Tls
+from kafana_client.convert import rules_of, table_config
+from kafana_client.errors import RpcError
+
+OPEN = "open"
+
+
+@dataclass(frozen=True)
+class PlayOptions:
+    """What `kafana play` was asked to do."""
+
+    server: str | None
+    table_id: str | None
+    seat: int | None
+    name: str
+    bots: tuple[str, ...]
+    players: int
+    partnerships: bool
+    preset: str
+    target: int
+    seed: int | None
+    hands: int | None
+    delay: float
+    save: Path | None
+    tls_ca: Path | None
+
+
+@contextlib.asynccontextmanager
+async def _target(server: str | None) -> AsyncIterator[str]:
+    if server:
+        yield server
+        return
+    async with embedded_server() as target:
+        yield target
+
+
+async def _seat_bots(
+    client: AsyncClient, table: CreatedTable, options: PlayOptions, console: Console
+) -> list[asyncio.Task[object]]:
+    """Join a bot on every seat left (`open` ones stay free for people) and start them."""
+    rules = rules_of(table.info)
+    names = list(options.bots) or ["heuristic"]
+    tasks: list[asyncio.Task[object]] = []
+    for index in range(options.players - 1):
+        name = names[index % len(names)]
+        if name == OPEN:
+            continue
+        seat = await client.join(table.table_id, name=f"{name}")
+        rng = random.Random((options.seed or 0) * 31 + seat.seat)
+        bot = registry.create(name, seat=seat.seat, rules=rules, rng=rng)
+        tasks.append(asyncio.create_task(run_bot(seat, bot, delay=options.delay)))
+    return tasks
+
+
+async def _create(client: AsyncClient, options: PlayOptions) -> CreatedTable:
+    config = table_config(
+        preset=options.preset,
+        players=options.players,
+        partnerships=options.partnerships,
+        target=options.target,
+        seed=options.seed,
+        name=f"{options.name} in the terminal",
+    )
+    return await client.create_table(config)
+
+
+async def run(options: PlayOptions, console: Console) -> Outcome | None:
+    """Set up the table (and the server when none is given) and play; None if the person quit."""
+    tls = Tls(root_certificates=options.tls_ca) if options.tls_ca else None
+    async with _target(options.server) as target, AsyncClient.connect(target, tls=tls) as client:
+        created: CreatedTable | None = None
+        if options.table_id:
+            me = await client.join(options.table_id, seat=options.seat, name=options.name)
+            tasks: list[asyncio.Task[object]] = []
+        else:
+            created = await _create(client, options)
+            me = await client.join(created.table_id, seat=options.seat, name=options.name)
+            tasks = await _seat_bots(client, created, options, console)
+            if OPEN in options.bots:
+                console.print(
+                    Text(
+                        f"Waiting for people: kafana play --server {target} "
+                        f"--table {created.table_id}",
+                        style="bold",
+                    )
+                )
+        console.print(Text(f"You are {options.name}, seat {me.seat}.", style="bold"))
+        try:
+            outcome = await PersonAtTable(me, console).play(options.hands)
+        except Quit:
+            console.print("You left the table.")
+            await _leave(me, created, client)
+            return None
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        await _finish(client, me, created, outcome, options, console)
+        return outcome
+
+
+async def _leave(me: AsyncSeat, created: CreatedTable | None, client: AsyncClient) -> None:
+    with contextlib.suppress(RpcError):
+        if created is not None:
+            await client.close_table(created.table_id, created.admin_token)
+        else:
+            await me.leave()
+
+
+async def _finish(
+    client: AsyncClient,
+    me: AsyncSeat,
+    created: CreatedTable | None,
+    outcome: Outcome,
+    options: PlayOptions,
+    console: Console,
+) -> None:
+    side = rules_of(outcome.state.info).side_of(me.seat)
+    if not outcome.over:
+        hands = options.hands or 0
+        console.print(Text(f"Stopped after {hands} hand{'s' if hands != 1 else ''}.", style="bold"))
+        if created is not None:
+            await client.close_table(created.table_id, created.admin_token)
+    final = await me.state()
+    if final.info.status == state_pb2.TABLE_STATUS_FINISHED and final.result.reason != "closed":
+        console.print(render.result_panel(final, side))
+    if options.save is not None:
+        record = await client.record(me.table_id)
+        options.save.write_text(record.record)
+        console.print(
+            Text(f"Record saved to {options.save} (kafana replay {options.save}).", style="dim")
+        )
+
+
+@click.command()
+@click.option(
+    "--server", default=None, help="HOST:PORT of a Kafana server; none: run one in-process."
+)
+@click.option(
+    "--tls-ca",
+    type=click.Path(exists=True, path_type=Path),
+    default=None,
+    help="Use TLS with this root certificate (PEM).",
+)
+@click.option("--table", "table_id", default=None, help="Join this table instead of creating one.")
+@click.option(
+    "--seat",
+    type=click.IntRange(0, 3),
+    default=None,
+    help="The seat wanted (default: the first free one).",
+)
+@click.option("--name", default=None, help="Your name at the table.")
+@click.option(
+    "--bots",
+    default="heuristic",
+    show_default=True,
+    help=f"Comma-separated bots for the other seats ({', '.join(registry.names())}); "
+    f"'{OPEN}' leaves a seat for a person.",
+)
+@click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True)
+@click.option("--partnerships", is_flag=True, help="Four players in two partnerships.")
+@click.option("--preset", type=click.Choice(PRESETS), default="serbian", show_default=True)
+@click.option(
+    "--target", type=click.IntRange(0), default=0, help="Points to win (0: the preset's)."
+)
+@click.option(
+    "--seed", type=click.IntRange(0, 2**63 - 1), default=None, help="Deal seed (replayable match)."
+)
+@click.option("--hands", type=click.IntRange(1), default=None, help="Stop after this many hands.")
+@click.option(
+    "--delay",
+    type=click.FloatRange(0),
+    default=0.7,
+    show_default=True,
+    help="Seconds before each bot move.",
+)
+@click.option(
+    "--save",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the match record here at the end.",
+)
+def play(
+    server: str | None,
+    tls_ca: Path | None,
+    table_id: str | None,
+    seat: int | None,
+    name: str | None,
+    bots: str,
+    players: int,
+    partnerships: bool,
+    preset: str,
+    target: int,
+    seed: int | None,
+    hands: int | None,
+    delay: float,
+    save: Path | None,
+) -> None:
+    """Play Tablić in the terminal against bots, or people through a server."""
+    quiet_grpc()
+    names = tuple(b.strip() for b in bots.split(",") if b.strip())
+    for bot in names:
+        if bot != OPEN and bot not in registry.names():
+            raise click.BadParameter(
+                f"unknown bot {bot!r}: choose from {', '.join(registry.names())}",
+                param_hint="--bots",
+            )
+    options = PlayOptions(
+        server=server,
+        table_id=table_id,
+        seat=seat,
+        name=name or _default_name(),
+        bots=names,
+        players=players,
+        partnerships=partnerships,
+        preset=preset,
+        target=target,
+        seed=seed,
+        hands=hands,
+        delay=delay,
+        save=save,
+        tls_ca=tls_ca,
+    )
+    console = Console(highlight=False)
+    try:
+        asyncio.run(run(options, console))
+    except RpcError as error:
+        raise click.ClickException(
+            f"the server refused: {error.message} ({error.code.name})"
+        ) from None
+    except KeyboardInterrupt:
+        console.print("\nBye.")
+
+
+def _default_name() -> str:
+    with contextlib.suppress(Exception):
+        return getpass.getuser()[:40] or "you"
+    return "you"

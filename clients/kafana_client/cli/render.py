@@ -1,0 +1,183 @@
+"""Drawing Tablić for people: cards with suit symbols and colours, the table, moves, scores.
+
+Every function returns rich text or renderables; printing is the caller's business.
+
+>>> card_text("10D").plain, card_text("AS").plain
+('10♦', 'A♠')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from kafana.v1 import events_pb2, state_pb2
+from rich.console import Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+COLOURS = {"C": "bold bright_white", "D": "bold red", "H": "bold red", "S": "bold bright_white"}
+
+
+def card_text(card: str) -> Text:
+    """One card as `10♦` in its suit's colour (red for ♦ ♥)."""
+    rank, suit = card[:-1], card[-1].upper()
+    return Text(rank + SYMBOLS.get(suit, suit), style=COLOURS.get(suit, ""))
+
+
+def cards_text(cards: Iterable[str], empty: str = "(none)") -> Text:
+    """Cards separated by spaces (`empty` when there are none)."""
+    items = list(cards)
+    if not items:
+        return Text(empty, style="dim")
+    return Text(" ").join(card_text(c) for c in items)
+
+
+def move_text(move: state_pb2.Move) -> Text:
+    """`7♦ trail` or `K♣ takes K♦ K♥`."""
+    out = card_text(move.card)
+    if not move.captured:
+        return out + Text(" trail", style="dim")
+    return out + Text(" takes ") + cards_text(move.captured)
+
+
+def seat_names(info: state_pb2.TableInfo) -> list[str]:
+    """A display name per seat (`seat N` when it has none)."""
+    return [s.name or f"seat {s.seat}" for s in info.seats]
+
+
+def side_names(info: state_pb2.TableInfo) -> list[str]:
+    """A display name per side: its seats' names joined with `&`."""
+    sides: dict[int, list[str]] = {}
+    for seat, name in zip(info.seats, seat_names(info), strict=True):
+        sides.setdefault(seat.side, []).append(name)
+    return [" & ".join(sides[side]) for side in sorted(sides)]
+
+
+def scores_text(info: state_pb2.TableInfo, view: state_pb2.TablicView) -> Text:
+    """`ana 12 · greedy 9`: match points so far, plus this hand's cards taken and tablas."""
+    parts = []
+    for side, name in enumerate(side_names(info)):
+        score = view.scores[side] if side < len(view.scores) else 0
+        tablas = view.tablas[side] if side < len(view.tablas) else 0
+        taken = len(view.captured[side].cards) if side < len(view.captured) else 0
+        part = Text(f"{name} ", style="bold") + Text(str(score), style="bold cyan")
+        extras = [f"{taken} cards"] if taken else []
+        if tablas:
+            extras.append(f"{tablas} tabla{'s' if tablas > 1 else ''}")
+        if extras:
+            part += Text(f" ({', '.join(extras)})", style="yellow" if tablas else "dim")
+        parts.append(part)
+    return Text(" · ").join(parts)
+
+
+def table_panel(state: state_pb2.TableState, title: str = "") -> RenderableType:
+    """The table: face-up cards, the viewer's hand (if a seat), other hands' sizes, scores."""
+    info, view = state.info, state.tablic
+    names = seat_names(info)
+    lines: list[RenderableType] = []
+    lines.append(Text("Table:     ", style="bold") + cards_text(view.table, "(empty)"))
+    if view.HasField("seat"):
+        lines.append(Text("Your hand: ", style="bold") + cards_text(view.hand, "(empty)"))
+    others = [
+        f"{names[seat]} {size} card{'s' if size != 1 else ''}"
+        for seat, size in enumerate(view.hand_sizes)
+        if not view.HasField("seat") or seat != view.seat
+    ]
+    lines.append(Text("Hands:     " + ", ".join(others), style="dim"))
+    lines.append(
+        Text(f"Hand {view.hand_no + 1} · deck {view.deck_remaining} left · ", style="dim")
+        + scores_text(info, view)
+    )
+    heading = title or f"Tablić · table {info.table_id} · move {view.move_count}"
+    return Panel(Group(*lines), title=heading, title_align="left", border_style="blue")
+
+
+def moves_list(moves: Sequence[state_pb2.Move]) -> RenderableType:
+    """The legal moves numbered from 1, captures first (most cards first), trails last."""
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(justify="right", style="bold cyan")
+    grid.add_column()
+    for number, move in enumerate(moves, start=1):
+        grid.add_row(f"{number})", move_text(move))
+    return grid
+
+
+def order_moves(moves: Iterable[state_pb2.Move]) -> list[state_pb2.Move]:
+    """Captures first, most cards taken first; then trails; stable by text otherwise."""
+    return sorted(moves, key=lambda m: (not m.captured, -len(m.captured), m.card, m.text))
+
+
+def hand_score_table(info: state_pb2.TableInfo, score: state_pb2.HandScore) -> RenderableType:
+    """One finished hand's score per side."""
+    table = Table(title=f"Hand {score.hand + 1} scored", title_style="bold", show_lines=False)
+    table.add_column("side", style="bold")
+    for column in ("cards", "card points", "most cards", "tablas", "points"):
+        table.add_column(column, justify="right")
+    for side, name in enumerate(side_names(info)):
+        table.add_row(
+            name,
+            str(score.cards[side]),
+            str(score.card_points[side]),
+            str(score.most_cards[side]),
+            str(score.tablas[side]),
+            Text(str(score.points[side]), style="bold cyan"),
+        )
+    return table
+
+
+def event_lines(
+    event: events_pb2.Event, before: state_pb2.TableState | None, viewer: int | None
+) -> list[RenderableType]:
+    """What one event means to a person: who joined, who played what, tablas, hand scores."""
+    state = event.state
+    names = seat_names(state.info)
+    who = "You" if viewer is not None and event.seat == viewer else names[event.seat]
+    out: list[RenderableType] = []
+    if event.kind == events_pb2.EVENT_KIND_SEAT_TAKEN:
+        out.append(Text(f"{event.name or names[event.seat]} sat down at seat {event.seat}."))
+    elif event.kind == events_pb2.EVENT_KIND_SEAT_LEFT:
+        out.append(Text(f"Seat {event.seat} left the table."))
+    elif event.kind == events_pb2.EVENT_KIND_FORFEIT:
+        out.append(Text(f"{who} forfeited ({event.reason}).", style="bold red"))
+    elif event.kind == events_pb2.EVENT_KIND_CLOSED:
+        out.append(Text("The table was closed.", style="bold red"))
+    elif event.kind == events_pb2.EVENT_KIND_MOVE:
+        verb = " played " if event.reason != "timeout" else " ran out of time; played "
+        line = Text(who, style="bold") + Text(verb) + move_text(event.move)
+        out.append(line)
+        old = list(before.tablic.tablas) if before is not None else []
+        new = list(state.tablic.tablas)
+        done = len(before.tablic.hand_results) if before is not None else 0
+        if len(state.tablic.hand_results) == done and any(
+            n > (old[i] if i < len(old) else 0) for i, n in enumerate(new)
+        ):
+            out.append(Text(f"  ★ TABLA for {who}! ★", style="bold yellow"))
+        for score in state.tablic.hand_results[done:]:
+            out.append(hand_score_table(state.info, score))
+            out.append(Text("Match: ") + scores_text(state.info, state.tablic))
+    if event.match_started:
+        out.append(Text("All seats taken: the match begins.", style="bold green"))
+    return out
+
+
+def result_panel(state: state_pb2.TableState, viewer_side: int | None) -> RenderableType:
+    """The end of the match: final scores and who won."""
+    result = state.result
+    names = side_names(state.info)
+    scores = " – ".join(f"{names[i]} {s}" for i, s in enumerate(result.scores))
+    if result.HasField("winner_side"):
+        winner = result.winner_side
+        if viewer_side is not None:
+            headline = "You win!" if winner == viewer_side else f"{names[winner]} wins."
+        else:
+            headline = f"{names[winner]} wins."
+    else:
+        headline = "No winner."
+    body = Group(
+        Text(headline, style="bold green"),
+        Text(f"Final score: {scores}"),
+        Text(result.detail, style="dim"),
+    )
+    return Panel(body, title="Match over", title_align="left", border_style="green")

@@ -1,0 +1,61 @@
+"""`kafana watch TABLE`: follow a table live as a spectator (no hands are ever shown)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import click
+from kafana.v1 import events_pb2, state_pb2
+from rich.console import Console
+
+from kafana_client.aio import AsyncClient
+from kafana_client.cli import render
+from kafana_client.cli.embedded import quiet_grpc
+from kafana_client.connection import Tls
+from kafana_client.errors import RpcError
+
+
+async def follow(client: AsyncClient, table_id: str, console: Console, after_seq: int = 0) -> None:
+    """Draw every event of the table from `after_seq` on, and the table after each move."""
+    before: state_pb2.TableState | None = None
+    async for event in client.watch(table_id, after_seq=after_seq):
+        for line in render.event_lines(event, before, None):
+            console.print(line)
+        if event.kind == events_pb2.EVENT_KIND_MOVE and not event.match_over:
+            console.print(render.table_panel(event.state))
+        before = event.state
+        if event.match_over:
+            console.print(render.result_panel(event.state, None))
+    if before is None:
+        console.print("Nothing more will happen at this table: the match is over.")
+
+
+@click.command()
+@click.argument("table_id")
+@click.option("--server", required=True, help="HOST:PORT of the Kafana server.")
+@click.option(
+    "--tls-ca",
+    type=click.Path(exists=True, path_type=Path),
+    default=None,
+    help="Use TLS with this root certificate (PEM).",
+)
+@click.option("--from-seq", type=click.IntRange(0), default=0, help="Start after this event.")
+def watch(table_id: str, server: str, tls_ca: Path | None, from_seq: int) -> None:
+    """Watch TABLE_ID live as a spectator until the match ends."""
+    quiet_grpc()
+    console = Console(highlight=False)
+
+    async def main() -> None:
+        tls = Tls(root_certificates=tls_ca) if tls_ca else None
+        async with AsyncClient.connect(server, tls=tls) as client:
+            info = await client.get_table(table_id)
+            console.print(f"Watching table {info.table_id} {info.name!r}: Ctrl-C to stop.")
+            await follow(client, table_id, console, from_seq)
+
+    try:
+        asyncio.run(main())
+    except RpcError as error:
+        raise click.ClickException(f"{error.message} ({error.code.name})") from None
+    except KeyboardInterrupt:
+        console.print("\nBye.")
