@@ -18,3 +18,10 @@ main.add_command(serve)
 from kafana_bots.cli import arena  # noqa: E402
 
 main.add_command(arena)
+from kafana_client.cli.play import play  # noqa: E402
+from kafana_client.cli.replay import replay  # noqa: E402
+from kafana_client.cli.watch import watch  # noqa: E402
+
+main.add_command(play)
+main.add_command(watch)
+main.add_command(replay)
