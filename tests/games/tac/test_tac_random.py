@@ -12,7 +12,7 @@ from .helpers import CONFIGS, full_count, random_game
 from .oracle import every_move_text, oracle_moves
 
 MOVE_CAP = 20_000
-VARIANTS = (
+VARIANTS: tuple[dict[str, bool], ...] = (
     {},
     {"tac_calls": True},
     {"play_on": True},
@@ -39,7 +39,9 @@ def check_step(state: GameState) -> None:
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: "+".join(v) or "strict")
 @pytest.mark.parametrize(("players", "decks"), CONFIGS)
-def test_random_games_conserve_cards_and_end(players: int, decks: int, variant: dict) -> None:
+def test_random_games_conserve_cards_and_end(
+    players: int, decks: int, variant: dict[str, bool]
+) -> None:
     rules = Rules(players=players, decks=decks, **variant)
     for seed in range(3):
         state, moves = random_game(rules, seed=1000 * players + 100 * decks + seed, cap=MOVE_CAP)
@@ -71,7 +73,9 @@ def test_random_games_agree_with_the_oracle_at_every_step(players: int, decks: i
 
 @pytest.mark.parametrize("variant", VARIANTS[:2], ids=["strict", "tac_calls"])
 @pytest.mark.parametrize(("players", "decks"), CONFIGS)
-def test_records_replay_to_the_same_game(players: int, decks: int, variant: dict) -> None:
+def test_records_replay_to_the_same_game(
+    players: int, decks: int, variant: dict[str, bool]
+) -> None:
     rules = Rules(players=players, decks=decks, **variant)
     state, _ = random_game(rules, seed=players + decks, check=False)
     text = state.record().to_text()
@@ -113,3 +117,27 @@ def test_a_game_is_a_pure_function_of_seed_and_moves() -> None:
     two, _ = random_game(rules, seed=42, check=False)
     assert one.record().to_text() == two.record().to_text()
     assert one.public_view() == two.public_view()
+
+
+@pytest.mark.parametrize(
+    ("players", "decks", "calls", "moves", "legal_total", "places"),
+    [
+        (2, 1, False, 527, 534, (1, 2)),
+        (3, 1, True, 718, 1032, (3, 2, 1)),
+        (8, 2, True, 284, 877, (7, 2, 8, 6, 4, 4, 2, 1)),
+    ],
+)
+def test_golden_counts_of_seeded_playouts(
+    players: int, decks: int, calls: bool, moves: int, legal_total: int, places: tuple[int, ...]
+) -> None:
+    """Pinned from the engine: a change here is a change of the rules, to be explained."""
+    rules = Rules(players=players, decks=decks, tac_calls=calls)
+    rng = random.Random(2026)
+    state = tac.new_game(rules, seed=2026)
+    count = total = 0
+    while not state.is_over:
+        legal = state.legal_moves()
+        total += len(legal)
+        count += 1
+        state = state.apply(rng.choice(legal))
+    assert (count, total, state.places()) == (moves, legal_total, places)
