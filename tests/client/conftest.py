@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import threading
 from collections.abc import Coroutine, Iterator
 from typing import Any, TypeVar
+
+# The terminal tests fork (a pseudo-terminal) from this process, which also runs gRPC servers
+# and clients; gRPC's fork handlers then sometimes break the child before it execs.
+# Read when gRPC initialises, so set before anything here imports it.
+os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
 
 import pytest
 from kafana.service.server import KafanaServer, create_server

@@ -73,9 +73,7 @@ class PersonAtTable:
         self.console.print(render.table_panel(state, "Your turn"))
         self.console.print(render.moves_list(moves))
         while True:
-            choice = read_choice(
-                await self._line("Your move (number, or e.g. KC:KD, q to quit): "), moves
-            )
+            choice = read_choice(await self._line(PROMPT), moves)
             if choice.quit:
                 raise Quit
             if choice.problem:

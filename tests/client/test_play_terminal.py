@@ -1,0 +1,133 @@
+"""`kafana play` in a pseudo-terminal: a whole hand against a bot, as a person sees it."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kafana.games import tablic
+
+pexpect = pytest.importorskip("pexpect")
+
+SEED = 7
+PROMPT = r"Your move \(number, or e\.g\. KC:KD; q to quit\): "
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def kafana(*args: str) -> tuple[str, list[str]]:
+    """The command line of the `kafana` entry point of this venv."""
+    script = Path(sys.executable).parent / "kafana"
+    if script.exists():
+        return str(script), list(args)
+    return sys.executable, ["-c", "from kafana.cli import main; main()", *args]
+
+
+def spawn(*args: str) -> Any:
+    command, argv = kafana(*args)
+    env = dict(os.environ, COLUMNS="100", LINES="50", TERM="xterm-256color", GRPC_VERBOSITY="ERROR")
+    env.pop("NO_COLOR", None)
+    return pexpect.spawn(command, argv, env=env, encoding="utf-8", dimensions=(50, 100), timeout=20)
+
+
+def plain(text: str) -> str:
+    """Screen text without colour codes and with pexpect's CRLF line ends."""
+    return ANSI.sub("", text).replace("\r\n", "\n")
+
+
+def test_a_whole_hand_against_a_bot(tmp_path: Path) -> None:
+    start = tablic.new_match(tablic.Rules.preset("serbian"), seed=SEED)
+    not_in_hand = start.table[0].text  # a card on the table: playing it is illegal
+    record = tmp_path / "match.txt"
+    child = spawn(
+        "play", "--seed", str(SEED), "--hands", "1", "--delay", "0", "--bots", "greedy",
+        "--name", "ana", "--save", str(record),
+    )  # fmt: skip
+    screen: list[str] = []
+    try:
+        child.expect(PROMPT)
+        first = child.before
+        screen.append(first)
+        child.sendline("zz")
+        child.expect(PROMPT)
+        screen.append(child.before)
+        assert "Mistyped: 'zz' is neither a move number" in plain(child.before)
+        child.sendline("99")
+        child.expect(PROMPT)
+        screen.append(child.before)
+        assert "There is no move 99: choose a number from 1 to" in plain(child.before)
+        child.sendline(not_in_hand)
+        child.expect(PROMPT)
+        screen.append(child.before)
+        assert f"Illegal move: {not_in_hand} is not in the hand of seat 0." in plain(child.before)
+        turns = 0
+        while True:
+            child.sendline("1")
+            turns += 1
+            found = child.expect([PROMPT, r"Stopped after 1 hand\."])
+            screen.append(child.before)
+            if found == 1:
+                break
+        child.expect(pexpect.EOF)
+        screen.append(child.before)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+    assert turns == 24  # 2 players: 4 deals of 6 cards each
+
+    text = plain("".join(screen))
+    opening = plain(first)
+    table = " ".join(c.text for c in sorted(start.table))
+    hand = " ".join(c.text for c in sorted(start.hand(0)))
+    symbols = str.maketrans({"C": "♣", "D": "♦", "H": "♥", "S": "♠"})
+    assert "ana sat down at seat 0." in opening and "greedy sat down at seat 1." in opening
+    assert f"Table:     {table.translate(symbols)}" in opening
+    assert f"Your hand: {hand.translate(symbols)}" in opening
+    assert re.search(r"^\s*1\) ", opening, flags=re.MULTILINE)
+    assert "\x1b[1;31m" in first  # diamonds and hearts are red
+    assert text.count("You played ") == 24 and text.count("greedy played ") == 24
+    assert "Hand 1 scored" in text and "most cards" in text
+    assert re.search(r"ana\s+│\s+\d+\s+│", text)  # the hand's score table has a row for us
+    assert "Record saved to" in text
+
+    final = tablic.MatchRecord.from_text(record.read_text()).replay()
+    assert len(final.hand_results) == 1 and final.move_count == 48
+    points = final.hand_results[0].points
+    assert re.search(rf"ana\s+│.*│\s+{points[0]}\s+│\n", text)
+    if sum(final.hand_results[0].tablas):
+        assert "TABLA" in text or "tabla" in text
+
+
+def test_quit_and_replay(tmp_path: Path) -> None:
+    record = tmp_path / "m.txt"
+    child = spawn(
+        "play", "--seed", "3", "--hands", "1", "--delay", "0", "--bots", "random",
+        "--save", str(record),
+    )  # fmt: skip
+    while child.expect([PROMPT, pexpect.EOF]) == 0:
+        child.sendline("1")
+    child.close()
+    assert record.exists()
+
+    viewer = spawn("replay", str(record))
+    viewer.expect(r"\[1/48\] Enter: next move, q: quit")
+    assert "seat 0:" in plain(viewer.before)
+    viewer.sendline("")
+    viewer.expect(r"\[2/48\]")
+    assert "seat 0 played" in plain(viewer.before) and "After move 1" in plain(viewer.before)
+    viewer.sendline("q")
+    viewer.expect("Stopped.")
+    viewer.expect(pexpect.EOF)
+    viewer.close()
+    assert viewer.exitstatus == 0
+
+    person = spawn("play", "--seed", "3", "--delay", "0", "--bots", "random")
+    person.expect(PROMPT)
+    person.sendline("q")
+    person.expect("You left the table.")
+    person.expect(pexpect.EOF)
+    person.close()
+    assert person.exitstatus == 0
