@@ -1,10 +1,11 @@
 """Run a `kafana_bots` bot for a seat through the SDK: the one way bots play on a server.
 
->>> import random                                                        # doctest: +SKIP
->>> from kafana_bots import registry
->>> seat = await client.join(table_id, name="greedy")
->>> bot = registry.create("greedy", seat=seat.seat, rules=rules_of(info), rng=random.Random(1))
->>> await run_bot(seat, bot)            # returns when the match is over
+Example (inside an `async def`)::
+
+    seat = await client.join(table_id, name="greedy")
+    rules = rules_of((await client.get_table(table_id)))
+    bot = registry.create("greedy", seat=seat.seat, rules=rules, rng=random.Random(1))
+    final = await run_bot(seat, bot)        # returns when the match is over
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import LiveServer
 from kafana.games import tablic
 
 pexpect = pytest.importorskip("pexpect")
@@ -131,3 +132,28 @@ def test_quit_and_replay(tmp_path: Path) -> None:
     person.expect(pexpect.EOF)
     person.close()
     assert person.exitstatus == 0
+
+
+def test_two_people_through_a_server(server: LiveServer) -> None:
+    ana = spawn("play", "--server", server.target, "--bots", "open", "--name", "ana", "--seed", "7")
+    ana.expect(r"--table (\w+)")
+    table = ana.match.group(1)
+    ben = spawn("play", "--server", server.target, "--table", table, "--name", "ben")
+    try:
+        ben.expect("You are ben, seat 1.")
+        ana.expect(PROMPT)
+        ana.sendline("1")
+        ana.expect("You played")
+        ben.expect(PROMPT)
+        seen = plain(ben.before)
+        assert "ana played " in seen and "Your hand: 2♦ 6♣ 6♠ 7♥ 7♠ 8♣" in seen
+        ben.sendline("q")
+        ben.expect("You left the table.")
+        ben.expect(pexpect.EOF)
+        ana.expect(r"ben forfeited \(left\)\.")
+        ana.expect("You win!")
+        ana.expect(pexpect.EOF)
+    finally:
+        ana.close()
+        ben.close()
+    assert ana.exitstatus == 0 and ben.exitstatus == 0
