@@ -87,9 +87,11 @@ class AsyncClient:
     ) -> AsyncClient:
         """A client for `target` ("host:port"); insecure unless `tls` is given.
 
-        >>> client = AsyncClient.connect("localhost:50051", deadlines=Deadlines(default=1.0))
-        >>> client.options.deadline("GetState")
-        1.0
+        Inside a coroutine (grpc.aio channels belong to the running event loop)::
+
+            client = AsyncClient.connect("localhost:50051", deadlines=Deadlines(default=1.0))
+            tls = Tls(root_certificates="ca.pem", client_certificate="me.pem", client_key="me.key")
+            secure = AsyncClient.connect("kafana.example:443", tls=tls)
         """
         return cls(
             ConnectOptions(
