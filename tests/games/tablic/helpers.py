@@ -125,5 +125,5 @@ def rules_variants() -> list[tuple[str, Rules]]:
     for preset in tablic.PRESETS:
         for players, partnerships in ALL_CONFIGS:
             rules = Rules.preset(preset, players=players, partnerships=partnerships)
-            out.append((f"{preset}-{players}{'p' if partnerships else ''}", rules))
+            out.append((f"{preset}-{'2v2' if partnerships else players}", rules))
     return out
