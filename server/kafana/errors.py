@@ -43,3 +43,10 @@ class PermissionDeniedError(KafanaError):
 
 class SeatTakenError(KafanaError):
     """A seat already held, or a table whose seats are no longer open."""
+
+
+class TooManyMovesError(KafanaError):
+    """A position with more legal captures than can sensibly be listed (a huge table).
+
+    Playing a move is still possible: moves are checked directly, without listing them.
+    """

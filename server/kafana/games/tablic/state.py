@@ -12,7 +12,12 @@ from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from kafana.errors import IllegalMoveError, InvalidInputError, MatchOverError
-from kafana.games.tablic.capture import CaptureEngine, engine_for, picker
+from kafana.games.tablic.capture import (
+    CaptureEngine,
+    engine_for,
+    picker,
+    with_rank_priority,
+)
 from kafana.games.tablic.cards import Card, check_distinct, parse_cards
 from kafana.games.tablic.move import EMPTY, Move
 from kafana.games.tablic.rules import Rules
@@ -180,9 +185,8 @@ class MatchState:
 
     def _capture_masks(self, card: Card, ranks: tuple[int, ...]) -> tuple[int, ...]:
         masks = self._engine.masks(card.rank, ranks)
-        if masks and self._setup.rules.rank_priority and card.rank in ranks:
-            rank_bits = sum(1 << i for i, r in enumerate(ranks) if r == card.rank)
-            masks = tuple(m for m in masks if m & rank_bits)
+        if self._setup.rules.rank_priority:
+            return with_rank_priority(masks, card.rank, ranks)
         return masks
 
     def _generate(self) -> dict[Move, int]:
@@ -231,14 +235,20 @@ class MatchState:
                 "not on the table"
             )
         ranks = tuple(c.rank for c in table)
+        rules = self._setup.rules
         if not taken:
-            if self._setup.rules.must_capture and any(
-                self._capture_masks(c, ranks) for c in self._hands[seat]
+            if rules.must_capture and any(
+                self._engine.has_capture(c.rank, ranks) for c in self._hands[seat]
             ):
                 raise IllegalMoveError(f"cannot trail {card}: a capture is possible and required")
             return 0
-        if mask not in self._capture_masks(card, ranks):
-            raise IllegalMoveError(f"{card} cannot capture {_explain(move, self._setup.rules)}")
+        taken_ranks = tuple(c.rank for c in table if c in taken)
+        if not self._engine.is_capture(card.rank, ranks, taken_ranks):
+            raise IllegalMoveError(f"{card} cannot capture {_explain(move, rules)}")
+        if rules.rank_priority and card.rank in ranks and card.rank not in taken_ranks:
+            raise IllegalMoveError(
+                f"{card} must take a card of its own rank from the table (rank priority)"
+            )
         return mask
 
     def apply(self, move: Move | str) -> MatchState:
