@@ -1,0 +1,126 @@
+"""The documented shuffle, against a re-implementation written from its specification."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+
+import pytest
+from kafana.games import tablic
+from kafana.games.tablic import Rules
+
+from .helpers import finish_hand, trail_policy
+
+RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+# Found by brute-force search over seeds (hand 0): the first word drawn for i = 29 is
+# >= 2**32 - (2**32 mod 30), so the specification rejects it and draws the next one.
+REJECTION_SEED = 9_734_319
+
+
+def reference_words(seed: int, hand: int) -> Iterator[int]:
+    """SHA-256 of "kafana-tablic-v1:<seed>:<k>:<block>", blocks 0, 1, ..., as 32-bit words."""
+    block = 0
+    while True:
+        text = "kafana-tablic-v1:" + str(seed) + ":" + str(hand) + ":" + str(block)
+        digest = hashlib.sha256(text.encode("ascii")).digest()
+        for offset in range(0, 32, 4):
+            yield int.from_bytes(digest[offset : offset + 4], "big")
+        block += 1
+
+
+def reference_deck(seed: int, hand: int, rejections: list[int] | None = None) -> list[str]:
+    """Fisher-Yates from i = 51 down to 1 over the canonical deck, rejection-sampled."""
+    deck = [rank + suit for suit in "CDHS" for rank in RANKS]
+    words = reference_words(seed, hand)
+    for i in range(51, 0, -1):
+        bound = i + 1
+        limit = 2**32 - (2**32 % bound)
+        u = next(words)
+        while u >= limit:
+            if rejections is not None:
+                rejections.append(i)
+            u = next(words)
+        j = u % bound
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
+def texts(seed: int, hand: int) -> list[str]:
+    return [str(card) for card in tablic.shuffled_deck(seed, hand)]
+
+
+def test_canonical_deck_order() -> None:
+    assert [str(card) for card in tablic.CANONICAL_DECK] == [
+        rank + suit for suit in "CDHS" for rank in RANKS
+    ]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7, 42, 123_456_789, 2**32, 2**63 + 5, 2**64 - 1])
+def test_shuffle_matches_the_specification(seed: int) -> None:
+    for hand in (0, 1, 2, 9, 10, 250):
+        assert texts(seed, hand) == reference_deck(seed, hand)
+
+
+def test_shuffle_matches_the_specification_on_many_seeds() -> None:
+    for seed in range(300):
+        assert texts(seed, seed % 5) == reference_deck(seed, seed % 5)
+
+
+def test_shuffle_is_a_permutation() -> None:
+    full = sorted(str(card) for card in tablic.CARDS)
+    for seed in range(100):
+        for hand in range(3):
+            assert sorted(texts(seed, hand)) == full
+
+
+def test_shuffle_is_deterministic() -> None:
+    for seed in (0, 5, 2**64 - 1):
+        assert tablic.shuffled_deck(seed, 3) == tablic.shuffled_deck(seed, 3)
+
+
+def test_shuffle_differs_across_hands_and_seeds() -> None:
+    decks = {tuple(texts(seed, hand)) for seed in range(30) for hand in range(6)}
+    assert len(decks) == 30 * 6
+    # Neighbouring seeds and hands share no long runs of cards in the same places.
+    a, b = texts(1, 0), texts(2, 0)
+    assert sum(x == y for x, y in zip(a, b, strict=True)) < 10
+
+
+def test_rejection_sampling() -> None:
+    # A rejected word must be skipped: the deck still matches the specification.
+    rejections: list[int] = []
+    deck = reference_deck(REJECTION_SEED, 0, rejections)
+    assert rejections == [29]
+    assert texts(REJECTION_SEED, 0) == deck
+    # Without the rejection the deck would differ: the check above is not vacuous.
+    naive = [rank + suit for suit in "CDHS" for rank in RANKS]
+    words = reference_words(REJECTION_SEED, 0)
+    for i in range(51, 0, -1):
+        j = next(words) % (i + 1)
+        naive[i], naive[j] = naive[j], naive[i]
+    assert naive != deck
+
+
+def test_matches_deal_from_the_seed() -> None:
+    rules = Rules.preset("serbian", players=2)
+    for seed in (0, 7, 99):
+        deck = tablic.shuffled_deck(seed, 0)
+        state = tablic.new_match(rules, seed=seed)
+        assert sorted(state.table) == sorted(deck[:4])
+        assert sorted(state.hand(0)) == sorted(deck[4:10])
+        assert sorted(state.hand(1)) == sorted(deck[10:16])
+        explicit = tablic.new_match(rules, decks=[deck])
+        assert explicit.table == state.table
+        assert [explicit.hand(s) for s in range(2)] == [state.hand(s) for s in range(2)]
+
+
+def test_hand_k_of_a_match_uses_the_deck_of_k() -> None:
+    rules = Rules.preset("serbian", players=3)
+    state = tablic.new_match(rules, seed=31)
+    for hand in range(3):
+        deck = tablic.shuffled_deck(31, hand)
+        first = hand % 3
+        assert state.hand_no == hand
+        assert sorted(state.table) == sorted(deck[:4])
+        assert sorted(state.hand(first)) == sorted(deck[4:10])
+        state = finish_hand(state, trail_policy)
