@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -117,3 +118,35 @@ def test_table_and_hands_are_cards() -> None:
     state = tablic.new_match(Rules.preset("serbian", players=4), seed=2)
     assert all(isinstance(card, Card) for card in state.table)
     assert all(isinstance(card, Card) for s in range(4) for card in state.hand(s))
+
+
+@pytest.mark.parametrize("name", sorted(RULE_SETS))
+def test_is_legal_on_every_subset_of_small_tables_agrees_with_the_oracle(name: str) -> None:
+    # Every possible capture of one card, checked directly (never listed) on a fresh state.
+    rules = RULE_SETS[name]
+    rng = random.Random(name + "subsets")
+    seed = len(name) + 100
+    history: list[Move] = []
+    state = tablic.new_match(rules, seed=seed)
+    checked = 0
+    while not state.is_over and state.hand_no < 1:
+        seat = state.current_seat
+        assert seat is not None
+        table = state.table
+        if len(table) <= 8:
+            fresh = replay(rules, seed, history)
+            card = rng.choice(state.hand(seat))
+            legal = {
+                taken
+                for played, taken in oracle_legal_moves(state.hand(seat), table, rules)
+                if played == card
+            }
+            for size in range(len(table) + 1):
+                for taken in itertools.combinations(table, size):
+                    move = Move(card, taken)
+                    assert fresh.is_legal(move) == (frozenset(taken) in legal), move
+                    checked += 1
+        move = rng.choice(state.legal_moves())
+        history.append(move)
+        state = state.apply(move)
+    assert checked > 200
