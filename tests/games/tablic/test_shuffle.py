@@ -124,3 +124,32 @@ def test_hand_k_of_a_match_uses_the_deck_of_k() -> None:
         assert sorted(state.table) == sorted(deck[:4])
         assert sorted(state.hand(first)) == sorted(deck[4:10])
         state = finish_hand(state, trail_policy)
+
+
+def first_hand_of(state: tablic.MatchState, players: int) -> list[tablic.Card]:
+    """The table and the first player's cards, as dealt."""
+    return sorted([*state.table, *state.hand(state.hand_no % players)])
+
+
+def test_explicit_decks_then_the_seed_or_the_decks_again() -> None:
+    rules = Rules.preset("serbian")
+    d0, d1 = tablic.shuffled_deck(500, 0), tablic.shuffled_deck(501, 0)
+
+    def after_one_hand(state: tablic.MatchState) -> tablic.MatchState:
+        return finish_hand(state, trail_policy)
+
+    # Decks only: hand 1 uses deck 0 again (the decks repeat).
+    only = after_one_hand(tablic.new_match(rules, decks=[d0]))
+    assert first_hand_of(only, 2) == sorted([*d0[:4], *d0[4:10]])
+    # Two decks: hand 1 uses the second.
+    two = after_one_hand(tablic.new_match(rules, decks=[d0, d1]))
+    assert first_hand_of(two, 2) == sorted([*d1[:4], *d1[4:10]])
+    # A seed and a deck: the deck first, then the seed's deck of hand 1.
+    both = tablic.new_match(rules, seed=77, decks=[d0])
+    assert sorted(both.table) == sorted(d0[:4])
+    seeded = tablic.shuffled_deck(77, 1)
+    assert first_hand_of(after_one_hand(both), 2) == sorted([*seeded[:4], *seeded[4:10]])
+    # Such a record replays.
+    record = tablic.MatchRecord.from_text(after_one_hand(both).record().to_text())
+    assert record.seed == 77 and record.decks == (d0,)
+    assert record.replay().table == after_one_hand(both).table
