@@ -2,10 +2,13 @@
 
 Each iteration samples one world consistent with the seat's view (`worlds.sample_world`: the
 unseen cards dealt at random into the other hands and the deck) and plays every remaining
-candidate move in it, then the rest of the hand with the fast greedy policy. All candidates
-share the same worlds, so their differences are measured with little noise; after 8, 16,
-32... worlds the worse half is dropped (successive halving). This is perfect-information
-Monte Carlo (PIMC), the flat form of information-set search.
+candidate move in it, then `horizon` more moves with the fast greedy policy (default 5 per
+seat), and scores the result: the points taken so far, tablas, and each card's share of the
+most-cards race (`rollout.estimate`). Short playouts measured much better than playing to
+the end of the hand (less noise from greedy play far ahead, and more worlds per second).
+All candidates share the same worlds, so their differences are measured with little noise;
+after 8, 16, 32... worlds the worse half is dropped (successive halving). This is
+perfect-information Monte Carlo (PIMC), the flat form of information-set search.
 
 With two players and an empty deck nothing is hidden: the bot runs alpha-beta over the rest
 of the hand instead (`exact.solve`), exact when it fits the budget.
@@ -25,15 +28,18 @@ from kafana.games.tablic import Move, Rules, View
 from kafana_bots.base import Bot
 from kafana_bots.exact import solve
 from kafana_bots.greedy import greedy_value
-from kafana_bots.rollout import rollout, utility
+from kafana_bots.rollout import estimate, truncated_rollout, utility
 from kafana_bots.sim import SimMove
 from kafana_bots.worlds import hands_known, sample_hidden, sim_from_view
 
 DEFAULT_BUDGET_MS = 200.0
-EXACT_NODES_PER_MS = 60
-"""Node budget of the last-deal search per millisecond of budget (iterations: fixed)."""
-EXACT_NODES_FIXED = 20_000
+EXACT_NODES = 6_000
+"""Node budget of the last-deal search when the budget is `iterations` (replayable)."""
+EXACT_SHARE = 0.6
+"""Share of the time the full last-deal search may use before a depth-limited one."""
 MAX_CANDIDATES = 12
+HORIZON_PER_SEAT = 5
+"""Playouts stop after this many moves per seat (10 with two players) and are estimated."""
 
 
 class SearchBot(Bot):
@@ -48,12 +54,16 @@ class SearchBot(Bot):
         rng: random.Random,
         budget_ms: float | None = None,
         iterations: int | None = None,
+        horizon: int | None = None,
     ) -> None:
         super().__init__(seat, rules, rng)
         if iterations is not None and iterations < 1:
             raise ValueError("iterations must be at least 1")
         self.iterations = iterations
         self.budget_ms = DEFAULT_BUDGET_MS if budget_ms is None else float(budget_ms)
+        if horizon is not None and horizon < 0:
+            raise ValueError("horizon must be 0 (to the end of the hand) or more plies")
+        self.horizon = HORIZON_PER_SEAT * rules.players if horizon is None else horizon
         self.stats: dict[str, int] = {"decisions": 0, "worlds": 0, "exact": 0}
 
     def choose(self, view: View, legal_moves: Sequence[Move]) -> Move:
@@ -79,11 +89,18 @@ class SearchBot(Bot):
         hands, deck = sample_hidden(view, self.rng)  # the only world there is
         sim = sim_from_view(view, hands, deck)
         sims = [sim.to_sim(m) for m in candidates]
-        if self.iterations is not None:
-            budget = EXACT_NODES_FIXED
+        if deadline is None:
+            found = solve(sim, sims, side, max_nodes=EXACT_NODES)
         else:
-            budget = int(self.budget_ms * EXACT_NODES_PER_MS)
-        found = solve(sim, sims, side, max_nodes=budget, deadline=deadline)
+            exact_deadline = time.perf_counter() + EXACT_SHARE * self.budget_ms / 1000
+            found = solve(
+                sim,
+                sims,
+                side,
+                max_nodes=10**9,
+                deadline=deadline,
+                exact_deadline=min(deadline, exact_deadline),
+            )
         if found is None:
             return None
         values, exact = found
@@ -112,8 +129,8 @@ class SearchBot(Bot):
             for i in alive:
                 sim = world.copy()
                 sim.play(*sim_moves[i])
-                rollout(sim)
-                totals[i] += utility(sim.final_points(), side)
+                truncated_rollout(sim, self.horizon or 52)
+                totals[i] += utility(estimate(sim), side)
             worlds += 1
             if worlds == next_cut and len(alive) > 2:
                 alive.sort(key=lambda i: -totals[i])

@@ -72,7 +72,7 @@ def _register_builtins() -> None:
         "ismcts",
         SearchBot,
         "determinized search over sampled hidden hands; exact last deal with 2 players",
-        frozenset({"budget_ms", "iterations"}),
+        frozenset({"budget_ms", "iterations", "horizon"}),
     )
 
 

@@ -1,24 +1,29 @@
-"""The fast greedy policy search plays out with, and the hand's result for one side."""
+"""The fast greedy policy search plays out with, the static estimate where a playout stops,
+and a hand's result for one side."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from kafana.games.tablic import Rules
 
 from kafana_bots.sim import HandSim, SimMove
 from kafana_bots.values import CARD_WEIGHT, keep_cost
 
-_TABLES: dict[Rules, tuple[tuple[float, ...], tuple[float, ...]]] = {}
+_TABLES: dict[int, tuple[Rules, tuple[float, ...], tuple[float, ...]]] = {}
 
 
 def _tables(rules: Rules) -> tuple[tuple[float, ...], tuple[float, ...]]:
     """Per card index: the value of capturing it, and the value of playing it to capture."""
-    found = _TABLES.get(rules)
-    if found is None:
+    found = _TABLES.get(id(rules))  # by identity: hashing a Rules reads every switch
+    if found is None or found[0] is not rules:
+        if len(_TABLES) > 64:
+            _TABLES.clear()
         value = rules.points_by_index
         taken = tuple(value[i] + CARD_WEIGHT for i in range(52))
         played = tuple(value[i] + CARD_WEIGHT - keep_cost(rules, i) for i in range(52))
-        found = _TABLES[rules] = (taken, played)
-    return found
+        found = _TABLES[id(rules)] = (rules, taken, played)
+    return found[1], found[2]
 
 
 def greedy_move(sim: HandSim) -> SimMove:
@@ -69,7 +74,28 @@ def rollout(sim: HandSim) -> None:
         sim.play(card, mask)
 
 
-def utility(points: list[int], side: int) -> float:
+def utility(points: Sequence[float], side: int) -> float:
     """A side's result: its points minus the mean of the other sides'."""
     others = [p for s, p in enumerate(points) if s != side]
     return points[side] - sum(others) / len(others)
+
+
+def truncated_rollout(sim: HandSim, plies: int) -> None:
+    """Play at most `plies` greedy moves (mutates `sim`); see `estimate` for the rest."""
+    while sim.current is not None and plies > 0:
+        card, mask = greedy_move(sim)
+        sim.play(card, mask)
+        plies -= 1
+
+
+def estimate(sim: HandSim) -> list[float]:
+    """Points per side: final if the hand is over, else taken so far plus the cards' race."""
+    if sim.current is None:
+        return [float(p) for p in sim.final_points()]
+    rules = sim.rules
+    out = [p + t * rules.tabla_points for p, t in zip(sim.points, sim.tablas, strict=True)]
+    cards = sim.cards
+    if len(cards) == 2 and max(cards) >= 27:
+        out[0 if cards[0] >= 27 else 1] += rules.most_cards_points
+        return [float(v) for v in out]
+    return [v + CARD_WEIGHT * c for v, c in zip(out, cards, strict=True)]
