@@ -13,6 +13,9 @@ rules it encodes, straight from the text:
   the table never joins a sum.
 - Wild jack: a played J takes the whole table (nothing on an empty table); a J on the table
   never joins a sum, so only a J takes it.
+- Rank priority (`rank_priority`): when the table holds a card of the played card's rank,
+  a capture by that card must take at least one such card (the engine's reading of "must
+  capture by rank when a same-rank capture exists").
 
 Everything is brute force: every subset of the table is a candidate group, every choice of
 ace values is tried, and every subset is tested for a split into groups.
@@ -91,6 +94,8 @@ def oracle_captures(card: Card, table: Iterable[Card], rules: Rules) -> set[froz
             return any(g <= rest and splits(rest - g) for g in starting_at[min(rest)])
 
         found.update(s for s in subsets if splits(s))
+    if rules.rank_priority and any(t.rank == card.rank for t in cards):
+        found = {s for s in found if any(cards[i].rank == card.rank for i in s)}
     return {frozenset(cards[i] for i in s) for s in found}
 
 
@@ -99,16 +104,13 @@ def oracle_legal_moves(
 ) -> set[tuple[Card, frozenset[Card]]]:
     """Every legal (card, captured) of a hand on a table, from `oracle_captures` and the switches.
 
-    A trail is always allowed unless `must_capture` is on and some card can capture; with
-    `rank_priority`, a card that has a same-rank card on the table must take one of them.
+    A trail is always allowed unless `must_capture` is on and some card can capture.
     """
     table = list(table)
     moves: set[tuple[Card, frozenset[Card]]] = set()
     any_capture = False
     for card in hand:
         takes = oracle_captures(card, table, rules)
-        if rules.rank_priority and any(t.rank == card.rank for t in table):
-            takes = {c for c in takes if any(t.rank == card.rank for t in c)}
         any_capture = any_capture or bool(takes)
         moves.update((card, c) for c in takes)
     if not (rules.must_capture and any_capture):

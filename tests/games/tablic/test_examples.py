@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import pytest
 from kafana.games import tablic
@@ -193,7 +194,9 @@ def test_ten_of_diamonds_and_two_of_clubs() -> None:
     assert result.points == (4, 21)
 
 
-def find_hand(rules: Rules, wanted, seeds: range = range(400)) -> tuple[int, list[Move]]:  # type: ignore[no-untyped-def]
+def find_hand(
+    rules: Rules, wanted: Callable[[tablic.HandResult], bool], seeds: range = range(400)
+) -> tuple[int, list[Move]]:
     """The first seed whose random first hand satisfies `wanted(result)`, and its moves."""
     for seed in seeds:
         rng = random.Random(seed)
@@ -252,11 +255,13 @@ def test_tabla_on_the_last_card_counts_under_serbian() -> None:
             break
     else:
         raise AssertionError("no last card clears the table")
-    before = state.tablas(state.rules.side_of(state.current_seat or 0))
     seat = state.current_seat
     assert seat is not None
+    before = state.tablas(seat)
     done = state.apply(clearing[0])
-    assert done.hand_results[0].tablas[seat] == before + 1
+    result = done.hand_results[0]
+    assert result.tablas[seat] == before + 1
+    assert result.last_capturer == seat
 
 
 # -- dealing -----------------------------------------------------------------------------

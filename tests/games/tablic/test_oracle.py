@@ -12,7 +12,7 @@ from .helpers import capture_texts, cs, fs
 from .oracle import oracle_captures
 
 # How many random tables of each size every rule set gets: big tables are slow to brute-force.
-SAMPLES_BY_SIZE = {**dict.fromkeys(range(9), 100), 9: 50, 10: 30, 11: 14, 12: 8}
+SAMPLES_BY_SIZE = {**dict.fromkeys(range(9), 150), 9: 80, 10: 50, 11: 25, 12: 15}
 LOW_CARDS = [card for card in tablic.CARDS if card.rank <= 6]
 
 SWITCH_COMBOS = {
@@ -21,6 +21,8 @@ SWITCH_COMBOS = {
     "serbian+wild_jack": Rules.preset("serbian", wild_jack=True),
     "wild_jack+ace_high+several_groups": Rules.preset("wild_jack", ace_high=True, multi_group=True),
     "tablanette+one_group": Rules.preset("tablanette", multi_group=False),
+    "serbian+rank_priority": Rules.preset("serbian", rank_priority=True),
+    "wild_jack+rank_priority": Rules.preset("wild_jack", rank_priority=True),
 }
 
 
@@ -52,12 +54,12 @@ def compare(rules: Rules, seed: int, scale: float = 1.0) -> int:
 @pytest.mark.parametrize("preset", tablic.PRESETS)
 def test_captures_match_the_oracle_for_every_preset(preset: str) -> None:
     rules = Rules.preset(preset)
-    assert compare(rules, seed=sum(map(ord, preset))) >= 1000
+    assert compare(rules, seed=sum(map(ord, preset))) >= 1500
 
 
 @pytest.mark.parametrize("name", sorted(SWITCH_COMBOS))
 def test_captures_match_the_oracle_for_switch_combinations(name: str) -> None:
-    assert compare(SWITCH_COMBOS[name], seed=len(name), scale=0.3) >= 300
+    assert compare(SWITCH_COMBOS[name], seed=len(name), scale=0.3) >= 450
 
 
 @pytest.mark.parametrize("preset", tablic.PRESETS)
