@@ -158,6 +158,20 @@ def test_a_move_of_the_wrong_type(state: MatchState, move: Any) -> None:
     assert snapshot(state) == before
 
 
+def test_a_plain_tuple_is_treated_the_same_whether_or_not_moves_were_listed() -> None:
+    # (card, frozenset()) equals the Move KC as a tuple, but it is not a Move: apply must
+    # answer the same before and after legal_moves() (which caches the legal moves).
+    deck = build_deck("7S 6H KD 5S", "KC 9H 2D")
+    plain = (c("KC"), frozenset())
+    fresh = tablic.new_match(SERBIAN, decks=[deck])
+    with pytest.raises(InvalidInputError, match="expected a Move"):
+        fresh.apply(plain)  # type: ignore[arg-type]
+    listed = tablic.new_match(SERBIAN, decks=[deck])
+    assert Move(c("KC")) in listed.legal_moves()
+    with pytest.raises(InvalidInputError, match="expected a Move"):
+        listed.apply(plain)  # type: ignore[arg-type]
+
+
 def test_a_move_after_the_match_ended() -> None:
     rules = Rules.preset("serbian", target=20)
     state = tablic.new_match(rules, decks=[build_deck("5S 4D 8C 2H", "9H")]).apply("9H:5S+4D")
