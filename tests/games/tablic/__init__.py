@@ -6,5 +6,5 @@
 - `test_validation`: `is_legal`/`apply` against `legal_moves` and the oracle.
 - `test_random_matches`: seeded matches checked at every step (cards, scores, views, records).
 - `test_perft`: golden legal-move counts (`tests/data/tablic_perft.json`).
-- `test_bad_input`, `test_shuffle`, `test_views`.
+- `test_bad_input`, `test_shuffle`, `test_views`, `test_determinize`.
 """
