@@ -117,10 +117,17 @@ def _table(config: ArenaConfig, summary: Summary) -> Table:
             name,
             f"{summary.mean[b]:.2f}",
             diff,
-            f"{summary.median_ms[b]:.2f}",
-            f"{summary.p99_ms[b]:.2f}",
+            _ms(summary.median_ms[b]),
+            _ms(summary.p99_ms[b]),
         )
     return table
+
+
+def _ms(value: float) -> str:
+    """Milliseconds with three significant digits or so: 0.012, 1.23, 201."""
+    if value >= 100:
+        return f"{value:.0f}"
+    return f"{value:.3g}"
 
 
 def markdown_rows(config: ArenaConfig, summary: Summary) -> str:
@@ -133,7 +140,7 @@ def markdown_rows(config: ArenaConfig, summary: Summary) -> str:
         rows.append(
             f"| {name} vs {base} | {summary.deals} | {summary.mean[b]:.2f} / {summary.mean[0]:.2f} "
             f"| {m:+.2f} [{lo:+.2f}, {hi:+.2f}] "
-            f"| {summary.median_ms[b]:.2f} / {summary.p99_ms[b]:.2f} "
-            f"| {summary.median_ms[0]:.2f} / {summary.p99_ms[0]:.2f} |"
+            f"| {_ms(summary.median_ms[b])} / {_ms(summary.p99_ms[b])} "
+            f"| {_ms(summary.median_ms[0])} / {_ms(summary.p99_ms[0])} |"
         )
     return "\n".join(rows)
