@@ -23,6 +23,7 @@ SWITCH_COMBOS = {
     "tablanette+one_group": Rules.preset("tablanette", multi_group=False),
     "serbian+rank_priority": Rules.preset("serbian", rank_priority=True),
     "wild_jack+rank_priority": Rules.preset("wild_jack", rank_priority=True),
+    "serbian+odd_values": Rules.preset("serbian", jack_value=5, queen_value=2, king_value=20),
 }
 
 
