@@ -1,4 +1,4 @@
-"""Fixtures: a real Kafana gRPC server on loopback, in its own thread, with the memory store."""
+"""Helpers of the client tests: a real Kafana gRPC server on loopback, and a stalled one."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import asyncio
 import os
 import socket
 import threading
-from collections.abc import Coroutine, Iterator
+from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 # The terminal tests fork (a pseudo-terminal) from this process, which also runs gRPC servers
@@ -14,7 +14,6 @@ from typing import Any, TypeVar
 # Read when gRPC initialises, so set before anything here imports it.
 os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
 
-import pytest
 from kafana.service.server import KafanaServer, create_server
 from kafana.store.memory import MemoryStore
 
@@ -79,16 +78,6 @@ class LiveServer:
         self.thread.join(timeout=10)
 
 
-@pytest.fixture
-def server() -> Iterator[LiveServer]:
-    """A fresh server (and store) per test."""
-    live = LiveServer()
-    try:
-        yield live
-    finally:
-        live.close()
-
-
 class BlackHole:
     """A TCP listener that accepts connections and never answers: a stalled server."""
 
@@ -123,13 +112,3 @@ class BlackHole:
         for conn in self.held:
             conn.close()
         self.sock.close()
-
-
-@pytest.fixture
-def black_hole() -> Iterator[BlackHole]:
-    """A listener that never speaks: every call to it stalls."""
-    hole = BlackHole()
-    try:
-        yield hole
-    finally:
-        hole.close()

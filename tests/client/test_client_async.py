@@ -7,7 +7,6 @@ from typing import Any
 
 import grpc
 import pytest
-from conftest import LiveServer
 from kafana.errors import IllegalMoveError, NotFoundError, NotYourTurnError
 from kafana.games import tablic
 from kafana.v1 import events_pb2, rules_pb2, state_pb2
@@ -29,6 +28,8 @@ from kafana_client import (
     view_of,
 )
 from kafana_client.errors import InvalidArgumentError, PermissionDeniedRpcError
+
+from .kafana_client_live import LiveServer
 
 SEED = 7
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import threading
 
 import pytest
-from conftest import LiveServer
 from kafana.games import tablic
 from kafana.v1 import events_pb2, state_pb2
 from kafana_client import (
@@ -16,6 +15,8 @@ from kafana_client import (
     current_seat,
     table_config,
 )
+
+from .kafana_client_live import LiveServer
 
 
 def greediest(seat: Seat) -> str:

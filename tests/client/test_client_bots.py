@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import random
 
-from conftest import LiveServer
 from kafana.games import tablic
 from kafana_bots import Event, registry
 from kafana_bots.play import play
 from kafana_client import AsyncClient, rules_of, table_config
 from kafana_client.bots import run_bot
+
+from .kafana_client_live import LiveServer
 
 SEED = 21
 BOTS = ("greedy", "heuristic")

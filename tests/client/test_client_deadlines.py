@@ -7,8 +7,9 @@ import time
 
 import grpc
 import pytest
-from conftest import BlackHole, LiveServer
 from kafana_client import AsyncClient, Client, DeadlineExceededError, Deadlines, table_config
+
+from .kafana_client_live import BlackHole, LiveServer
 
 
 async def test_default_deadline_against_a_stalled_server(black_hole: BlackHole) -> None:

@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from conftest import LiveServer
 from google.protobuf import json_format
 from kafana.v1 import service_pb2, service_pb2_grpc
+
+from .kafana_client_live import LiveServer
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "clients.md"
 CALL = re.compile(

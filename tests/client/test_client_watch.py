@@ -7,11 +7,12 @@ import random
 import threading
 
 from click.testing import CliRunner
-from conftest import LiveServer
 from kafana.cli import main
 from kafana_bots import registry
 from kafana_client import Client, rules_of, table_config
 from kafana_client.bots import run_bot
+
+from .kafana_client_live import LiveServer
 
 
 def test_watch_follows_a_live_match_to_its_end(server: LiveServer) -> None:

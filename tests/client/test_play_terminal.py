@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import LiveServer
 from kafana.games import tablic
+
+from .kafana_client_live import LiveServer
 
 pexpect = pytest.importorskip("pexpect")
 

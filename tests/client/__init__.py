@@ -1,0 +1,1 @@
+"""Tests of the Python SDK and the terminal client."""
