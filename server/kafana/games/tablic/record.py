@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kafana.errors import InvalidInputError
+from kafana.errors import InvalidInputError, KafanaError
 from kafana.games.tablic.cards import Card, parse_cards
 from kafana.games.tablic.move import Move
 from kafana.games.tablic.rules import Rules
@@ -83,8 +83,8 @@ class MatchRecord:
         for number, move in enumerate(self.moves, start=1):
             try:
                 state = state.apply(move)
-            except InvalidInputError as exc:
-                raise InvalidInputError(f"record move {number} ({move}): {exc}") from None
+            except KafanaError as exc:
+                raise type(exc)(f"record move {number} ({move}): {exc}") from None
         if self.scores is not None and state.scores != self.scores:
             raise InvalidInputError(
                 f"record says scores {self.scores} but the moves give {state.scores}"

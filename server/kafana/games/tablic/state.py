@@ -255,6 +255,8 @@ class MatchState:
         """The state after `move` (a Move or its text); raises IllegalMoveError and the like."""
         if isinstance(move, str):
             move = Move.parse(move)
+        elif not isinstance(move, Move):
+            raise InvalidInputError(f"expected a Move or its text, got {move!r}")
         legal = self._legal
         mask = legal.get(move) if legal is not None else None
         if mask is None:
