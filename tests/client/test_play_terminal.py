@@ -65,6 +65,12 @@ def test_a_whole_hand_against_a_bot(tmp_path: Path) -> None:
         child.expect(PROMPT)
         screen.append(child.before)
         assert f"Illegal move: {not_in_hand} is not in the hand of seat 0." in plain(child.before)
+        card = max(start.hand(0)).text  # the king: 14 cannot be made from one small table card
+        small = min(start.table).text
+        child.sendline(f"{card.lower()}:{small.lower()}")
+        child.expect(PROMPT)
+        screen.append(child.before)
+        assert f"Illegal move: {card} cannot capture {small}" in plain(child.before)
         turns = 0
         while True:
             child.sendline("1")
@@ -99,8 +105,8 @@ def test_a_whole_hand_against_a_bot(tmp_path: Path) -> None:
     assert len(final.hand_results) == 1 and final.move_count == 48
     points = final.hand_results[0].points
     assert re.search(rf"ana\s+│.*│\s+{points[0]}\s+│\n", text)
-    if sum(final.hand_results[0].tablas):
-        assert "TABLA" in text or "tabla" in text
+    assert "★ TABLA for you! ★" in text and "★ TABLA for greedy! ★" in text  # as they happen
+    assert text.count("★ TABLA for") <= sum(final.hand_results[0].tablas)
 
 
 def test_quit_and_replay(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import getpass
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,8 +72,22 @@ async def _seat_bots(
         seat = await client.join(table.table_id, name=f"{name}")
         rng = random.Random((options.seed or 0) * 31 + seat.seat)
         bot = registry.create(name, seat=seat.seat, rules=rules, rng=rng)
-        tasks.append(asyncio.create_task(run_bot(seat, bot, delay=options.delay)))
+        task: asyncio.Task[object] = asyncio.create_task(run_bot(seat, bot, delay=options.delay))
+        task.add_done_callback(_reporter(console, name, seat.seat))
+        tasks.append(task)
     return tasks
+
+
+def _reporter(console: Console, name: str, seat: int) -> Callable[[asyncio.Task[object]], None]:
+    """Say so when a bot stops by an error (the person would otherwise wait for it forever)."""
+
+    def report(task: asyncio.Task[object]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            console.print(
+                Text(f"The {name} bot at seat {seat} stopped: {task.exception()}", style="bold red")
+            )
+
+    return report
 
 
 async def _create(client: AsyncClient, options: PlayOptions) -> CreatedTable:

@@ -153,7 +153,8 @@ def event_lines(
         if len(state.tablic.hand_results) == done and any(
             n > (old[i] if i < len(old) else 0) for i, n in enumerate(new)
         ):
-            out.append(Text(f"  ★ TABLA for {who}! ★", style="bold yellow"))
+            whom = "you" if who == "You" else who
+            out.append(Text(f"  ★ TABLA for {whom}! ★", style="bold yellow"))
         for score in state.tablic.hand_results[done:]:
             out.append(hand_score_table(state.info, score))
             out.append(Text("Match: ") + scores_text(state.info, state.tablic))
