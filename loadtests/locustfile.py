@@ -1,0 +1,267 @@
+"""Locust users of the Kafana service: whole Tablić matches, and the stateless capture call.
+
+Run headless through `loadtests/run.py` (which starts Redis and the servers), or by hand:
+
+    .venv/bin/locust -f loadtests/locustfile.py --headless -u 20 -r 20 -t 30s \\
+        --targets 127.0.0.1:50051 --results /tmp/out.json TableUser
+
+`TableUser` creates a table with an explicit seed, takes both seats (it holds both tokens) and
+follows the match with the local engine, so each move is exactly one PlayMove call. `--think`
+sleeps after each move; `--pace` instead spaces a table's moves that many seconds apart
+(0 for both: as fast as the server answers). `CapturesUser` hammers Captures with random
+tables. Results (requests after `--warmup`, finished tables, a sample of active ones, latency
+per time slice) are written as JSON to `--results` when the test stops.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import gevent  # type: ignore[import-untyped, unused-ignore]
+from locust import User, events, task
+from locust.env import Environment
+
+from grpc_locust import ChannelPool  # isort: skip  (switches grpc to gevent first)
+from kafana.games import tablic
+from kafana.v1 import rules_pb2, service_pb2, service_pb2_grpc
+
+RULES_SPEC = rules_pb2.RulesSpec(game="tablic", preset="serbian", players=2)
+RULES = tablic.Rules.preset("serbian", players=2)
+SLICE_SECONDS = 10.0
+ACTIVE_SAMPLE = 200
+
+
+def percentile(ordered: list[float], fraction: float) -> float:
+    """The nearest-rank percentile of sorted values (0.0 for none).
+
+    >>> percentile([1.0, 2.0, 3.0, 4.0], 0.5)
+    2.0
+    """
+    if not ordered:
+        return 0.0
+    rank = max(1, round(fraction * len(ordered) + 0.5) - 1)
+    return ordered[min(rank, len(ordered)) - 1]
+
+
+def summarize(times: list[float]) -> dict[str, float]:
+    """Count, mean, p50, p90, p99 and max of response times in ms."""
+    ordered = sorted(times)
+    return {
+        "count": len(ordered),
+        "mean_ms": sum(ordered) / len(ordered) if ordered else 0.0,
+        "p50_ms": percentile(ordered, 0.50),
+        "p90_ms": percentile(ordered, 0.90),
+        "p99_ms": percentile(ordered, 0.99),
+        "max_ms": ordered[-1] if ordered else 0.0,
+    }
+
+
+@dataclass
+class Results:
+    """What the listeners gather; written as JSON when the test stops."""
+
+    started: float = field(default_factory=time.time)
+    warmup: float = 0.0
+    times: dict[str, list[float]] = field(default_factory=dict)
+    failures: dict[str, int] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    error_count: int = 0
+    slices: dict[int, list[float]] = field(default_factory=dict)
+    finished: list[dict[str, Any]] = field(default_factory=list)
+    active: dict[str, int] = field(default_factory=dict)
+    peak_active: int = 0
+    first_in_window: float = 0.0
+    last_in_window: float = 0.0
+
+    def record(self, name: str, response_time: float, exception: BaseException | None) -> None:
+        """One request, counted only after the warm-up (errors are always counted)."""
+        now = time.time()
+        if exception is not None:
+            self.error_count += 1
+            if len(self.errors) < 20:
+                self.errors.append(f"{name}: {exception!r}"[:400])
+        if name == "PlayMove" or name == "Captures":
+            key = int((now - self.started) // SLICE_SECONDS)
+            self.slices.setdefault(key, []).append(response_time)
+        if now - self.started < self.warmup:
+            return
+        if not self.first_in_window:
+            self.first_in_window = now
+        self.last_in_window = now
+        if exception is not None:
+            self.failures[name] = self.failures.get(name, 0) + 1
+        else:
+            self.times.setdefault(name, []).append(response_time)
+
+    def error(self, text: str) -> None:
+        """A check of the driver failed (not a gRPC error)."""
+        self.error_count += 1
+        if len(self.errors) < 20:
+            self.errors.append(text[:400])
+
+    def as_json(self, options: Any) -> dict[str, Any]:
+        """Everything a run needs to report and check."""
+        window = max(self.last_in_window - self.first_in_window, 1e-9)
+        return {
+            "kind": options.kind,
+            "targets": options.targets,
+            "window_s": window,
+            "window": [self.first_in_window, self.last_in_window],
+            "requests": {n: summarize(t) for n, t in sorted(self.times.items())},
+            "failures": self.failures,
+            "error_count": self.error_count,
+            "errors": self.errors,
+            "slices": [
+                {"t": k * SLICE_SECONDS, **summarize(v)} for k, v in sorted(self.slices.items())
+            ],
+            "finished": self.finished,
+            "active_sample": list(self.active)[:ACTIVE_SAMPLE],
+            "active_at_end": len(self.active),
+            "peak_active": self.peak_active,
+        }
+
+
+RESULTS = Results()
+POOL: list[ChannelPool] = []
+
+
+def _options(parser: Any) -> None:
+    group = parser.add_argument_group("kafana")
+    group.add_argument("--targets", default="127.0.0.1:50051", help="host:port,host:port")
+    group.add_argument("--channels", type=int, default=2, help="connections per target")
+    group.add_argument("--think", type=float, default=0.0, help="seconds after each move")
+    group.add_argument("--pace", type=float, default=0.0, help="seconds between a table's moves")
+    group.add_argument("--warmup", type=float, default=0.0, help="seconds not measured")
+    group.add_argument("--results", default="", help="write results JSON here at the end")
+    group.add_argument("--kind", default="kafana", help="kafana or baseline (for the report)")
+    group.add_argument("--seed", type=int, default=1, help="base seed of users' choices")
+
+
+def _init(environment: Environment, **_kwargs: Any) -> None:
+    options = environment.parsed_options
+    if options is None:
+        return
+    RESULTS.warmup = options.warmup
+    targets = [t for t in options.targets.split(",") if t]
+    POOL.append(ChannelPool(targets, options.channels, environment.events.request.fire))
+
+
+def _start(environment: Environment, **_kwargs: Any) -> None:
+    RESULTS.started = time.time()
+
+
+def _request(
+    name: str, response_time: float, exception: BaseException | None, **_kwargs: Any
+) -> None:
+    RESULTS.record(name, response_time, exception)
+
+
+def _stop(environment: Environment, **_kwargs: Any) -> None:
+    options = environment.parsed_options
+    if options is not None and options.results:
+        with open(options.results, "w", encoding="utf-8") as out:
+            json.dump(RESULTS.as_json(options), out)
+
+
+events.init_command_line_parser.add_listener(_options)  # type: ignore[no-untyped-call]
+events.init.add_listener(_init)  # type: ignore[no-untyped-call]
+events.test_start.add_listener(_start)  # type: ignore[no-untyped-call]
+events.request.add_listener(_request)  # type: ignore[no-untyped-call]
+events.test_stop.add_listener(_stop)  # type: ignore[no-untyped-call]
+
+_numbers: Iterator[int] = iter(range(1 << 62))
+
+
+class KafanaUser(User):
+    """A user with a stub on a shared channel and its own seeded random generator."""
+
+    abstract = True
+
+    def __init__(self, environment: Environment) -> None:
+        super().__init__(environment)
+        self.number = next(_numbers)
+        options = environment.parsed_options
+        self.rng = random.Random((options.seed if options else 1) * 1_000_003 + self.number)
+        self.stub = service_pb2_grpc.KafanaStub(POOL[0].pick(self.number))
+        self.options = options
+
+
+class TableUser(KafanaUser):
+    """Creates a table, takes both seats and plays the whole match, move by move."""
+
+    def wait_time(self) -> float:
+        """No wait between matches: a user always has a table in play."""
+        return 0.0
+
+    @task
+    def play_match(self) -> None:
+        """One match from CreateTable to the last PlayMove."""
+        seed = self.rng.getrandbits(63)
+        config = rules_pb2.TableConfig(rules=RULES_SPEC, seed=seed, name=f"load {self.number}")
+        created = self.stub.CreateTable(service_pb2.CreateTableRequest(config=config))
+        table_id = created.table_id
+        seats = [
+            self.stub.JoinTable(service_pb2.JoinTableRequest(table_id=table_id, seat=s, name="b"))
+            for s in range(RULES.players)
+        ]
+        tokens = [joined.seat_token for joined in seats]
+        state = tablic.new_match(RULES, seed=seed)
+        seq = max(joined.state.seq for joined in seats)
+        RESULTS.active[table_id] = seq
+        RESULTS.peak_active = max(RESULTS.peak_active, len(RESULTS.active))
+        think = self.options.think if self.options else 0.0
+        pace = self.options.pace if self.options else 0.0
+        due = time.monotonic() + (self.rng.uniform(0, pace) if pace else 0.0)
+        try:
+            while not state.is_over:
+                if pace:
+                    gevent.sleep(max(0.0, due - time.monotonic()))
+                    due += pace
+                seat = state.current_seat
+                assert seat is not None
+                move = self.rng.choice(state.legal_moves())
+                answer = self.stub.PlayMove(
+                    service_pb2.PlayMoveRequest(
+                        table_id=table_id,
+                        seat_token=tokens[seat],
+                        move=str(move),
+                        client_move_id=str(seq + 1),
+                        last_seq=seq,
+                    )
+                )
+                if answer.event.seq != seq + 1:
+                    RESULTS.error(f"{table_id}: move at seq {seq} answered seq {answer.event.seq}")
+                    return
+                seq += 1
+                RESULTS.active[table_id] = seq
+                state = state.apply(move)
+                if think:
+                    gevent.sleep(think)
+        finally:
+            RESULTS.active.pop(table_id, None)
+        RESULTS.finished.append(
+            {"table_id": table_id, "scores": list(state.scores), "moves": len(state.moves())}
+        )
+
+
+class CapturesUser(KafanaUser):
+    """Asks for every capture of a random card from a random table of 4 to 12 cards."""
+
+    def wait_time(self) -> float:
+        """The think time between calls."""
+        return self.options.think if self.options else 0.0
+
+    @task
+    def captures(self) -> None:
+        """One Captures call."""
+        cards = self.rng.sample(tablic.CARDS, self.rng.randint(5, 13))
+        self.stub.Captures(
+            service_pb2.CapturesRequest(
+                card=cards[0].text, table=[c.text for c in cards[1:]], rules=RULES_SPEC
+            )
+        )

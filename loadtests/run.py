@@ -1,0 +1,496 @@
+"""One command for a load run: Redis, servers, locust headless, checks, a summary.
+
+    .venv/bin/python loadtests/run.py --scenario fast --servers 1 --duration 30 --baseline
+
+Starts a private redis-server on a free loopback port (never the shared one), then for each
+phase (with --baseline: the baseline servicer first, then Kafana, `--rounds` times) starts
+`--servers` server processes on separate free ports, drives them with locust headless for
+warm-up + `--duration` seconds, and samples the CPU of the servers, Redis and locust. After a
+Kafana phase it fetches and replays every finished match (`check.py`) and measures Redis memory
+per table. Prints a summary and exits 1 on any error or inconsistent match. `--json PATH`
+writes everything measured; `--profile PATH` records the first server with py-spy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import psutil  # type: ignore[import-untyped, unused-ignore]
+import redis
+from kafana.store.keys import table_keys, tables_index
+
+HERE = Path(__file__).resolve().parent
+BIN = Path(sys.executable).parent
+LOCUSTFILE = HERE / "locustfile.py"
+NAMESPACE = "kafana"
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A named load shape; every field can be overridden on the command line."""
+
+    user: str
+    users: int
+    think: float = 0.0
+    pace: float = 0.0
+    spawn_rate: float = 0.0  # 0: all users at once
+    warmup: float = 3.0
+
+
+SCENARIOS = {
+    # As fast as the servers answer: a few tables per server, no think time.
+    "fast": Scenario("TableUser", users=24),
+    # Many slow tables: each table moves every `pace` seconds (a seat every 2 * pace).
+    "slow": Scenario("TableUser", users=2000, pace=5.0, spawn_rate=250.0),
+    # The stateless capture call, as fast as it answers.
+    "captures": Scenario("CapturesUser", users=24),
+}
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_port(port: int, process: subprocess.Popen[bytes], timeout: float = 20.0) -> None:
+    """Wait until something accepts connections on 127.0.0.1:port."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{process.args!r} exited with {process.returncode}")
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on port {port} after {timeout} s")
+
+
+def stop(process: subprocess.Popen[bytes], timeout: float = 10.0) -> None:
+    """Terminate a process this run started, then make sure it is gone."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@contextlib.contextmanager
+def redis_server(directory: Path) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
+    """A private redis-server (no persistence) on a free loopback port."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        raise RuntimeError("redis-server is not on the PATH (scripts/ensure-redis installs it)")
+    port = free_port()
+    command = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", ""]
+    command += ["--appendonly", "no", "--dir", str(directory)]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_port(port, process)
+        client = redis.Redis(port=port)
+        for _ in range(100):
+            with contextlib.suppress(redis.exceptions.BusyLoadingError):
+                client.ping()
+                break
+            time.sleep(0.05)
+        yield process, port
+    finally:
+        stop(process)
+
+
+def server_command(kind: str, redis_url: str, port: int) -> list[str]:
+    """The command line of one server process."""
+    if kind == "baseline":
+        script = str(HERE / "baseline_server.py")
+        return [sys.executable, script, "--redis", redis_url, "--port", str(port)]
+    return [str(BIN / "kafana"), "serve", "--redis", redis_url, "--port", str(port), "--grace", "1"]
+
+
+@contextlib.contextmanager
+def servers(
+    kind: str, count: int, redis_url: str, log: Path
+) -> Iterator[list[tuple[subprocess.Popen[bytes], int]]]:
+    """`count` server processes of `kind`, each on its own free loopback port."""
+    started: list[tuple[subprocess.Popen[bytes], int]] = []
+    try:
+        with open(log, "ab") as out:
+            for _ in range(count):
+                port = free_port()
+                command = server_command(kind, redis_url, port)
+                started.append((subprocess.Popen(command, stdout=out, stderr=out), port))
+        for process, port in started:
+            wait_port(port, process)
+        yield started
+    finally:
+        for process, _port in started:
+            stop(process)
+
+
+class CpuSampler:
+    """Samples the CPU seconds of named processes twice a second, in a thread."""
+
+    def __init__(self, groups: dict[str, list[int]]) -> None:
+        self._groups = {
+            name: [psutil.Process(pid) for pid in pids] for name, pids in groups.items()
+        }
+        self.samples: list[tuple[float, dict[str, float]]] = []
+        self._last: dict[int, float] = {}  # a process that has exited keeps its last reading
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _read(self) -> dict[str, float]:
+        out = {}
+        for name, processes in self._groups.items():
+            total = 0.0
+            for process in processes:
+                with contextlib.suppress(psutil.Error):
+                    times = process.cpu_times()
+                    self._last[process.pid] = times.user + times.system
+                total += self._last.get(process.pid, 0.0)
+            out[name] = total
+        return out
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.samples.append((time.time(), self._read()))
+            self._stop.wait(0.5)
+
+    def add(self, name: str, pid: int) -> None:
+        """Also follow `pid` under `name` from now on."""
+        self._groups.setdefault(name, []).append(psutil.Process(pid))
+
+    def start(self) -> None:
+        """Start sampling."""
+        self._thread.start()
+
+    def finish(self) -> None:
+        """Take a last sample and stop."""
+        self._stop.set()
+        self._thread.join()
+        self.samples.append((time.time(), self._read()))
+
+    def used(self, start: float, end: float) -> dict[str, float]:
+        """CPU seconds per name between the samples nearest to `start` and `end`."""
+        if not self.samples:
+            return {}
+        first = min(self.samples, key=lambda s: abs(s[0] - start))
+        last = min(self.samples, key=lambda s: abs(s[0] - end))
+        return {name: last[1].get(name, 0.0) - first[1].get(name, 0.0) for name in last[1]}
+
+
+def key_memory(client: redis.Redis, table_id: str) -> int:
+    """MEMORY USAGE (exact: SAMPLES 0) of every key of one table, added up."""
+    total = 0
+    for key in table_keys(table_id):
+        used = client.memory_usage(key, samples=0)
+        total += int(used or 0)
+    return total
+
+
+def memory_report(client: redis.Redis, results: dict[str, Any]) -> dict[str, Any]:
+    """Redis memory per finished and per active table, and the index's share per table."""
+    index = tables_index(NAMESPACE)
+    tables = int(client.zcard(index))
+    index_bytes = int(client.memory_usage(index, samples=0) or 0)
+    per_index = index_bytes / tables if tables else 0.0
+    finished = [key_memory(client, f["table_id"]) for f in results["finished"][:50]]
+    active_ids = results["active_sample"]
+    active = [key_memory(client, t) for t in active_ids]
+    active = [a for a in active if a]
+    info = client.info("memory")
+    return {
+        "tables_in_index": tables,
+        "index_bytes_per_table": per_index,
+        "finished_mean_bytes": sum(finished) / len(finished) if finished else 0.0,
+        "finished_max_bytes": max(finished, default=0),
+        "active_mean_bytes": sum(active) / len(active) if active else 0.0,
+        "active_max_bytes": max(active, default=0),
+        "active_sampled": len(active),
+        "used_memory": int(info["used_memory"]),
+        "used_memory_per_table": int(info["used_memory"]) / tables if tables else 0.0,
+    }
+
+
+@dataclass
+class Phase:
+    """One measured phase: a kind of server, its results, CPU and checks."""
+
+    kind: str
+    servers: int
+    results: dict[str, Any] = field(default_factory=dict)
+    cpu: dict[str, float] = field(default_factory=dict)
+    memory: dict[str, Any] = field(default_factory=dict)
+    checked: int = 0
+    problems: list[str] = field(default_factory=list)
+    locust_rc: int = 0
+
+    def rate(self, name: str) -> float:
+        """Requests per second of `name` in the measured window."""
+        count = self.results.get("requests", {}).get(name, {}).get("count", 0)
+        return float(count) / float(self.results.get("window_s", 1.0) or 1.0)
+
+    def errors(self) -> int:
+        """gRPC errors, failed driver checks and inconsistent matches."""
+        return int(self.results.get("error_count", 0)) + len(self.problems)
+
+    def as_json(self) -> dict[str, Any]:
+        """The phase without the bulky lists."""
+        results = {k: v for k, v in self.results.items() if k not in ("finished", "active_sample")}
+        results["finished_count"] = len(self.results.get("finished", []))
+        return {
+            "kind": self.kind,
+            "servers": self.servers,
+            "results": results,
+            "cpu_s": self.cpu,
+            "memory": self.memory,
+            "checked": self.checked,
+            "problems": self.problems[:50],
+            "locust_rc": self.locust_rc,
+        }
+
+
+def run_locust(
+    scenario: Scenario, args: argparse.Namespace, targets: list[str], kind: str, out: Path
+) -> subprocess.Popen[bytes]:
+    """Start locust headless (it stops by itself after warm-up + duration)."""
+    users = args.users or scenario.users
+    spawn = args.spawn_rate or scenario.spawn_rate or users
+    warmup = args.warmup if args.warmup is not None else scenario.warmup
+    if scenario.spawn_rate and args.warmup is None:
+        warmup += users / spawn + (args.pace or scenario.pace)
+    pace = args.pace if args.pace is not None else scenario.pace
+    if args.rate:
+        pace = users / args.rate
+    think = args.think if args.think is not None else scenario.think
+    command = [
+        str(BIN / "locust"),
+        *("-f", str(LOCUSTFILE), "--headless", "--only-summary", "--loglevel", "WARNING"),
+        *("-u", str(users), "-r", str(spawn), "-t", f"{int(warmup + args.duration)}s"),
+        *("--stop-timeout", "0", "--targets", ",".join(targets), "--channels", str(args.channels)),
+        *("--think", str(think), "--pace", str(pace), "--warmup", str(warmup)),
+        *("--results", str(out), "--kind", kind, "--seed", str(args.seed)),
+        scenario.user,
+    ]
+    log = open(out.with_suffix(".log"), "wb")  # noqa: SIM115 (closed when the process ends)
+    return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, cwd=HERE)
+
+
+def profile(pid: int, seconds: float, path: Path) -> subprocess.Popen[bytes] | None:
+    """py-spy recording `pid` for `seconds` into `path` (collapsed stacks), if installed."""
+    spy = shutil.which("py-spy") or str(BIN / "py-spy")
+    if not Path(spy).exists():
+        print("py-spy is not installed (.venv/bin/pip install py-spy): no profile", flush=True)
+        return None
+    command = [spy, "record", "--pid", str(pid), "--duration", str(int(seconds))]
+    command += ["--rate", "200", "--format", "raw", "--output", str(path), "--nonblocking"]
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def run_phase(
+    kind: str,
+    scenario: Scenario,
+    args: argparse.Namespace,
+    redis_process: subprocess.Popen[bytes],
+    redis_port: int,
+    work: Path,
+    number: int,
+) -> Phase:
+    """Servers of `kind`, one locust run against them, CPU, checks and memory."""
+    phase = Phase(kind, args.servers)
+    redis_url = f"redis://127.0.0.1:{redis_port}/0"
+    out = work / f"phase{number}-{kind}.json"
+    with servers(kind, args.servers, redis_url, work / f"phase{number}-{kind}-server.log") as up:
+        targets = [f"127.0.0.1:{port}" for _process, port in up]
+        sampler = CpuSampler({"servers": [p.pid for p, _port in up], "redis": [redis_process.pid]})
+        sampler.start()
+        locust = run_locust(scenario, args, targets, kind, out)
+        sampler.add("locust", locust.pid)
+        spy = None
+        if args.profile and kind == "kafana":
+            time.sleep(args.warmup if args.warmup is not None else scenario.warmup)
+            spy = profile(up[0][0].pid, args.duration * 0.8, Path(args.profile))
+        limit = (args.warmup or 0) + args.duration + 600
+        try:
+            phase.locust_rc = locust.wait(timeout=limit)
+        except subprocess.TimeoutExpired:
+            stop(locust)
+            phase.locust_rc = -1
+        sampler.finish()
+        if spy is not None:
+            spy.wait(timeout=60)
+        if not out.exists():
+            raise RuntimeError(f"locust wrote no results; see {out.with_suffix('.log')}")
+        phase.results = json.loads(out.read_text())
+        start, end = phase.results["window"]
+        phase.cpu = sampler.used(start, end)
+        if kind == "kafana":
+            report = check_finished(targets[0], phase.results["finished"])
+            phase.checked, phase.problems = report
+            phase.memory = memory_report(redis.Redis(port=redis_port), phase.results)
+    return phase
+
+
+def check_finished(target: str, finished: list[dict[str, Any]]) -> tuple[int, list[str]]:
+    """Replay every finished match through GetRecord."""
+    from check import check_matches
+
+    report = check_matches(target, finished)
+    return report.checked, report.problems
+
+
+def fmt_phase(phase: Phase) -> list[str]:
+    """Summary lines of one phase."""
+    res = phase.results
+    window = float(res.get("window_s", 0.0))
+    name = "Captures" if "Captures" in res.get("requests", {}) else "PlayMove"
+    stats = res.get("requests", {}).get(name, {})
+    rate = phase.rate(name)
+    server_cpu = phase.cpu.get("servers", 0.0)
+    per_call = server_cpu / (rate * window) * 1e6 if rate else 0.0
+    lines = [
+        f"{phase.kind} x{phase.servers}: {rate:,.1f} {name}/s "
+        f"({rate / phase.servers:,.1f} per server process) over {window:.1f} s",
+        f"  {name} latency ms: p50 {stats.get('p50_ms', 0):.2f}  p90 {stats.get('p90_ms', 0):.2f}"
+        f"  p99 {stats.get('p99_ms', 0):.2f}  max {stats.get('max_ms', 0):.1f}",
+        f"  errors: {phase.errors()} (gRPC/driver {res.get('error_count', 0)}, "
+        f"inconsistent matches {len(phase.problems)})",
+        f"  tables: concurrent peak {res.get('peak_active', 0)}, at end "
+        f"{res.get('active_at_end', 0)}, finished {len(res.get('finished', []))}"
+        + (f" (all {phase.checked} replayed and checked)" if phase.kind == "kafana" else ""),
+        f"  CPU s in window: servers {server_cpu:.1f} ({server_cpu / max(window, 1e-9):.0%} of a "
+        f"core), redis {phase.cpu.get('redis', 0):.1f}, locust {phase.cpu.get('locust', 0):.1f}"
+        f"; server CPU per {name}: {per_call:.0f} µs",
+    ]
+    for problem in phase.problems[:5] + res.get("errors", [])[:5]:
+        lines.append(f"  ! {problem}")
+    mem = phase.memory
+    if mem:
+        lines.append(
+            f"  Redis per table: active {mem['active_mean_bytes']:,.0f} B mean "
+            f"({mem['active_max_bytes']:,} max, {mem['active_sampled']} sampled), finished "
+            f"{mem['finished_mean_bytes']:,.0f} B mean, +{mem['index_bytes_per_table']:.0f} B "
+            f"index; used_memory/table {mem['used_memory_per_table']:,.0f} B "
+            f"({mem['tables_in_index']} tables)"
+        )
+    slices = res.get("slices", [])
+    if len(slices) > 1:
+        text = ", ".join(f"{s['p50_ms']:.1f}/{s['p99_ms']:.1f}" for s in slices)
+        lines.append(f"  {name} p50/p99 ms per 10 s: {text}")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse, run every phase, print the summary; 0 when all is well."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scenario", choices=sorted(SCENARIOS), default="fast")
+    parser.add_argument("--servers", type=int, default=1, help="server processes")
+    parser.add_argument("--duration", type=float, default=30.0, help="measured seconds")
+    parser.add_argument("--baseline", action="store_true", help="also measure the baseline")
+    parser.add_argument("--rounds", type=int, default=1, help="baseline/kafana alternations")
+    parser.add_argument("--users", type=int, default=0, help="locust users (tables)")
+    parser.add_argument("--think", type=float, default=None, help="seconds after each move")
+    parser.add_argument("--pace", type=float, default=None, help="seconds between table moves")
+    parser.add_argument("--rate", type=float, default=0.0, help="target total moves/s")
+    parser.add_argument("--spawn-rate", type=float, default=0.0, help="users started per second")
+    parser.add_argument("--warmup", type=float, default=None, help="seconds before measuring")
+    parser.add_argument("--channels", type=int, default=2, help="connections per server")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", default="", help="write the measurements here")
+    parser.add_argument("--profile", default="", help="py-spy collapsed stacks of server 0")
+    parser.add_argument("--keep", action="store_true", help="keep the work directory")
+    args = parser.parse_args(argv)
+    scenario = SCENARIOS[args.scenario]
+    kinds = (["baseline"] if args.baseline else []) + ["kafana"]
+    work = Path(tempfile.mkdtemp(prefix="kafana-load-"))
+    phases: list[Phase] = []
+    try:
+        with redis_server(work) as (redis_process, redis_port):
+            number = 0
+            for _round in range(args.rounds):
+                for kind in kinds:
+                    number += 1
+                    phase = run_phase(kind, scenario, args, redis_process, redis_port, work, number)
+                    phases.append(phase)
+                    print("\n".join(fmt_phase(phase)), flush=True)
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+        else:
+            print(f"work directory kept: {work}")
+    summary = summarize(phases, args)
+    print("\n".join(summary["lines"]))
+    if args.json:
+        Path(args.json).write_text(json.dumps(summary, indent=1))
+    return 0 if summary["ok"] else 1
+
+
+def summarize(phases: list[Phase], args: argparse.Namespace) -> dict[str, Any]:
+    """The ratio to the baseline and the verdict."""
+    lines = [f"== {args.scenario}, {args.servers} server process(es), {args.duration:.0f} s =="]
+    ok = True
+    for phase in phases:
+        if phase.errors() or phase.locust_rc not in (0, 1):
+            ok = False
+        checkable = args.scenario == "fast" and phase.kind == "kafana"
+        if checkable and not phase.results.get("finished"):
+            lines.append("! no match finished: nothing was checked")
+            ok = False
+    name = "Captures" if args.scenario == "captures" else "PlayMove"
+    base = [p for p in phases if p.kind == "baseline"]
+    ours = [p for p in phases if p.kind == "kafana"]
+    ratio = None
+    cpu_ratio = None
+    if base and ours:
+        base_rate = sorted(p.rate(name) for p in base)[len(base) // 2]
+        our_rate = sorted(p.rate(name) for p in ours)[len(ours) // 2]
+        ratio = our_rate / base_rate if base_rate else None
+
+        def cpu_per(p: Phase) -> float:
+            calls = p.rate(name) * float(p.results.get("window_s", 1.0))
+            return p.cpu.get("servers", 0.0) / calls if calls else 0.0
+
+        base_cpu = sorted(cpu_per(p) for p in base)[len(base) // 2]
+        our_cpu = sorted(cpu_per(p) for p in ours)[len(ours) // 2]
+        cpu_ratio = base_cpu / our_cpu if our_cpu else None
+        lines.append(
+            f"{name}/s per server process: kafana {our_rate / args.servers:,.1f}, baseline "
+            f"{base_rate / args.servers:,.1f}: ratio {ratio or 0:.2f} (target >= 0.7)"
+        )
+        lines.append(
+            f"server CPU per {name}: kafana {our_cpu * 1e6:.0f} µs, baseline "
+            f"{base_cpu * 1e6:.0f} µs: baseline/kafana {cpu_ratio or 0:.2f}"
+        )
+    lines.append("OK: no errors, every finished match consistent" if ok else "FAILED")
+    return {
+        "ok": ok,
+        "scenario": args.scenario,
+        "servers": args.servers,
+        "duration": args.duration,
+        "ratio": ratio,
+        "cpu_ratio": cpu_ratio,
+        "phases": [p.as_json() for p in phases],
+        "lines": lines,
+    }
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(HERE))
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    sys.exit(main())

@@ -1,0 +1,67 @@
+"""A short load run in CI: `loadtests/run.py` end to end, and its checker against bad scores.
+
+The run starts its own redis-server and `kafana serve` and the baseline servicer on free
+loopback ports, drives them with locust for a few seconds and must report zero errors with every
+finished match fetched, replayed and consistent.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from kafana.games import tablic
+
+ROOT = Path(__file__).resolve().parents[2]
+LOADTESTS = ROOT / "loadtests"
+sys.path.insert(0, str(LOADTESTS))
+
+from check import hand_problems  # noqa: E402  (loadtests/ is a folder of scripts)
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("redis-server") is None, reason="redis-server is not on the PATH"
+)
+
+
+def test_fast_scenario_runs_clean_against_kafana_and_baseline(tmp_path: Path) -> None:
+    """~2 × 7 s of a few users: no error, matches finished and replayed, a ratio reported."""
+    out = tmp_path / "summary.json"
+    command = [
+        sys.executable,
+        str(LOADTESTS / "run.py"),
+        *("--scenario", "fast", "--users", "6", "--duration", "6", "--warmup", "1"),
+        *("--baseline", "--json", str(out)),
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    summary = json.loads(out.read_text())
+    assert summary["ok"]
+    kafana = next(p for p in summary["phases"] if p["kind"] == "kafana")
+    baseline = next(p for p in summary["phases"] if p["kind"] == "baseline")
+    for phase in (kafana, baseline):
+        assert phase["results"]["error_count"] == 0
+        assert phase["results"]["requests"]["PlayMove"]["count"] > 100
+    assert kafana["results"]["finished_count"] >= 1
+    assert kafana["checked"] == kafana["results"]["finished_count"]
+    assert kafana["problems"] == []
+    assert kafana["memory"]["finished_mean_bytes"] > 0
+    assert summary["ratio"] is not None and summary["ratio"] > 0
+
+
+def test_the_checker_finds_points_that_do_not_add_up() -> None:
+    """The consistency check is an oracle, not an echo: a hand with a point too many fails."""
+    state = tablic.new_match(tablic.Rules.preset("serbian", players=2), seed=11)
+    while not state.is_over:
+        state = state.apply(state.legal_moves()[-1])
+    assert hand_problems(state) == []
+    first = state.hand_results[0]
+    bad = replace(first, points=(first.points[0] + 1, *first.points[1:]))
+    state._results = (bad, *state.hand_results[1:])  # type: ignore[attr-defined]
+    problems = hand_problems(state)
+    assert any("hand 0" in p or "hand 1" in p for p in problems)
+    assert any("hands sum to" in p for p in problems)
