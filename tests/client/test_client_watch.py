@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 import threading
+from pathlib import Path
 
 from click.testing import CliRunner
 from kafana.cli import main
@@ -15,14 +16,17 @@ from kafana_client.bots import run_bot
 from .kafana_client_live import LiveServer
 
 
-def test_watch_follows_a_live_match_to_its_end(server: LiveServer) -> None:
+def test_watch_follows_a_live_match_to_its_end(server: LiveServer, tmp_path: Path) -> None:
     with Client.connect(server.target) as client:
         table = client.create_table(table_config(seed=4, target=1, name="live"))
         runner = CliRunner()
+        saved = tmp_path / "watched.txt"
         result: list[str] = []
         watching = threading.Thread(
             target=lambda: result.append(
-                runner.invoke(main, ["watch", table.table_id, "--server", server.target]).output
+                runner.invoke(
+                    main, ["watch", table.table_id, "--server", server.target, "--save", str(saved)]
+                ).output
             )
         )
         watching.start()
@@ -44,6 +48,7 @@ def test_watch_follows_a_live_match_to_its_end(server: LiveServer) -> None:
     assert out.count(" played ") == len(record.events) - 2
     assert "Your hand" not in out  # a spectator never sees a hand
     assert "Hand 1 scored" in out and "Match over" in out
+    assert saved.read_text() == record.record
 
 
 def test_watch_an_unknown_table(server: LiveServer) -> None:

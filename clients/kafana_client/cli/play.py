@@ -65,11 +65,14 @@ async def _seat_bots(
     rules = rules_of(table.info)
     names = list(options.bots) or ["heuristic"]
     tasks: list[asyncio.Task[object]] = []
+    seated: list[str] = []
     for index in range(options.players - 1):
         name = names[index % len(names)]
         if name == OPEN:
             continue
-        seat = await client.join(table.table_id, name=f"{name}")
+        label = name if name not in seated else f"{name} {seated.count(name) + 1}"
+        seated.append(name)
+        seat = await client.join(table.table_id, name=label)
         rng = random.Random((options.seed or 0) * 31 + seat.seat)
         bot = registry.create(name, seat=seat.seat, rules=rules, rng=rng)
         task: asyncio.Task[object] = asyncio.create_task(run_bot(seat, bot, delay=options.delay))

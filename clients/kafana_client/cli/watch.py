@@ -41,7 +41,15 @@ async def follow(client: AsyncClient, table_id: str, console: Console, after_seq
     help="Use TLS with this root certificate (PEM).",
 )
 @click.option("--from-seq", type=click.IntRange(0), default=0, help="Start after this event.")
-def watch(table_id: str, server: str, tls_ca: Path | None, from_seq: int) -> None:
+@click.option(
+    "--save",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the match record here when it ends (for `kafana replay`).",
+)
+def watch(
+    table_id: str, server: str, tls_ca: Path | None, from_seq: int, save: Path | None
+) -> None:
     """Watch TABLE_ID live as a spectator until the match ends."""
     quiet_grpc()
     console = Console(highlight=False)
@@ -52,6 +60,9 @@ def watch(table_id: str, server: str, tls_ca: Path | None, from_seq: int) -> Non
             info = await client.get_table(table_id)
             console.print(f"Watching table {info.table_id} {info.name!r}: Ctrl-C to stop.")
             await follow(client, table_id, console, from_seq)
+            if save is not None:
+                save.write_text((await client.record(table_id)).record)
+                console.print(f"Record saved to {save}.")
 
     try:
         asyncio.run(main())
