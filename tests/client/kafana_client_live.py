@@ -5,8 +5,11 @@ from __future__ import annotations
 import asyncio
 import os
 import socket
+import subprocess
 import threading
+import time
 from collections.abc import Coroutine
+from pathlib import Path
 from typing import Any, TypeVar
 
 # The terminal tests fork (a pseudo-terminal) from this process, which also runs gRPC servers
@@ -15,7 +18,9 @@ from typing import Any, TypeVar
 os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
 
 from kafana.service.server import KafanaServer, create_server
+from kafana.store.base import TableStore
 from kafana.store.memory import MemoryStore
+from kafana.store.redis_store import RedisStore
 
 T = TypeVar("T")
 
@@ -27,18 +32,20 @@ class LiveServer:
     it on the same port (the store survives, as a Redis would) to drop streams and calls.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, redis_url: str | None = None) -> None:
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
-        self.store = self.run(self._make_store())
+        self.store = self.run(self._make_store(redis_url))
         self.port = 0
         self.kafana: KafanaServer | None = None
         self.start()
 
     @staticmethod
-    async def _make_store() -> MemoryStore:
-        return MemoryStore()
+    async def _make_store(redis_url: str | None) -> TableStore:
+        if redis_url is None:
+            return MemoryStore()
+        return RedisStore.from_url(redis_url)
 
     def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
         """Run `coroutine` on the server's loop and wait for it."""
@@ -72,8 +79,9 @@ class LiveServer:
         self.start()
 
     def close(self) -> None:
-        """Stop the server and the loop."""
+        """Stop the server, the store's connections and the loop."""
         self.stop()
+        self.run(self.store.close())
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(timeout=10)
 
@@ -112,3 +120,46 @@ class BlackHole:
         for conn in self.held:
             conn.close()
         self.sock.close()
+
+
+class PrivateRedis:
+    """Our own redis-server on a free loopback port, nothing persisted (never the shared 6379)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.port = _free_port()
+        self.process = subprocess.Popen(
+            [
+                *("redis-server", "--port", str(self.port), "--bind", "127.0.0.1"),
+                *("--save", "", "--appendonly", "no", "--dir", str(directory)),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            with socket.socket() as sock:
+                if sock.connect_ex(("127.0.0.1", self.port)) == 0:
+                    return
+            time.sleep(0.05)
+        self.close()
+        raise RuntimeError("redis-server did not start")
+
+    @property
+    def url(self) -> str:
+        """The redis:// URL of database 0."""
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def close(self) -> None:
+        """Stop the server."""
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])

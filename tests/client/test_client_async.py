@@ -61,8 +61,8 @@ async def play_out(seats: list[AsyncSeat], limit: int = 10_000) -> int:
     return played
 
 
-async def test_create_join_state_moves_play_record(server: LiveServer) -> None:
-    async with AsyncClient.connect(server.target) as client:
+async def test_create_join_state_moves_play_record(any_server: LiveServer) -> None:
+    async with AsyncClient.connect(any_server.target) as client:
         await client.wait_ready()
         table_id, _admin, alice, bob = await seated(client, name="round one")
         assert (alice.seat, bob.seat) == (0, 1)
@@ -219,16 +219,18 @@ async def test_play_retries_a_lost_answer_with_the_same_move_id(server: LiveServ
         assert info.seq == legal.seq + 1  # applied once
 
 
-async def test_play_retries_while_the_server_is_down(server: LiveServer) -> None:
-    options = ConnectOptions(server.target, retry=Retry(attempts=20, backoff=0.05, max_backoff=0.2))
+async def test_play_retries_while_the_server_is_down(any_server: LiveServer) -> None:
+    options = ConnectOptions(
+        any_server.target, retry=Retry(attempts=20, backoff=0.05, max_backoff=0.2)
+    )
     async with AsyncClient(options) as client:
         _table_id, _admin, alice, _bob = await seated(client)
         legal = await alice.legal_moves()
-        await asyncio.to_thread(server.stop)
+        await asyncio.to_thread(any_server.stop)
         playing = asyncio.create_task(alice.play(legal.moves[0].text))
         await asyncio.sleep(0.3)
         assert not playing.done()
-        await asyncio.to_thread(server.start)
+        await asyncio.to_thread(any_server.start)
         answer = await asyncio.wait_for(playing, 10)
         assert answer.event.seq == legal.seq + 1 and not answer.duplicate
 
@@ -244,10 +246,12 @@ class CountStreams(grpc.aio.UnaryStreamClientInterceptor):
         return await continuation(details, request)
 
 
-async def test_dropped_stream_resumes_without_loss_or_repeats(server: LiveServer) -> None:
-    options = ConnectOptions(server.target, retry=Retry(attempts=20, backoff=0.05, max_backoff=0.2))
+async def test_dropped_stream_resumes_without_loss_or_repeats(any_server: LiveServer) -> None:
+    options = ConnectOptions(
+        any_server.target, retry=Retry(attempts=20, backoff=0.05, max_backoff=0.2)
+    )
     streams = CountStreams()
-    channel = grpc.aio.insecure_channel(server.target, interceptors=[streams])
+    channel = grpc.aio.insecure_channel(any_server.target, interceptors=[streams])
     async with AsyncClient(options) as players, AsyncClient(options, channel) as watcher:
         table_id, _admin, alice, bob = await seated(players)
         seen: list[int] = []
@@ -265,7 +269,7 @@ async def test_dropped_stream_resumes_without_loss_or_repeats(server: LiveServer
             mover = [alice, bob][current_seat(state) or 0]
             await mover.play(greediest(await mover.legal_moves()))
         await asyncio.wait_for(dropped.wait(), 10)
-        await asyncio.to_thread(server.restart)  # every open stream is cut here
+        await asyncio.to_thread(any_server.restart)  # every open stream is cut here
         await play_out([alice, bob])
         await asyncio.wait_for(watching, 20)
 
