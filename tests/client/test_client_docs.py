@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import pytest
 from google.protobuf import json_format
 from kafana.v1 import service_pb2, service_pb2_grpc
 
@@ -80,3 +81,11 @@ def _until_deadline(stream: Any) -> list[Any]:
         if error.code() != grpc.StatusCode.DEADLINE_EXCEEDED:
             raise
     return out
+
+
+def test_the_python_example_runs(server: LiveServer, capsys: pytest.CaptureFixture[str]) -> None:
+    code = re.findall(r"```python\n(.*?)```", DOC.read_text(), re.DOTALL)[-1]
+    exec(code.replace("localhost:50051", server.target), {})
+    out = capsys.readouterr().out
+    assert "['AH', '2H', '4C', 'JD', 'JH', 'KS']" in out
+    assert "3 3 4C:AS+3D" in out and "move 4C:AS+3D\n# ended: closed" in out
