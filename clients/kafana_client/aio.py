@@ -293,12 +293,12 @@ class AsyncClient:
                 if over or await self._finished(table_id):
                     return
             except grpc.aio.AioRpcError as error:
-                if error.code() not in RESUMABLE or failures + 1 >= policy.attempts:
+                if error.code() not in RESUMABLE or failures + 1 >= policy.stream_attempts:
                     raise from_grpc(error, "WatchEvents") from None
             finally:
                 call.cancel()
             failures += 1
-            if failures >= policy.attempts:
+            if failures >= policy.stream_attempts:
                 raise from_grpc(_Unavailable(), "WatchEvents")
             await asyncio.sleep(policy.delay(failures))
 

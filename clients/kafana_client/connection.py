@@ -70,13 +70,15 @@ class Deadlines:
 class Retry:
     """Retries of calls that are safe to repeat, on UNAVAILABLE (server restarting, network).
 
-    PlayMove is retried with the same client move id, so a move is never applied twice; the
-    event stream resumes after the last event it delivered.
+    PlayMove is retried with the same client move id, so a move is never applied twice. The
+    event stream is reopened after the last event it delivered, up to `stream_attempts` times
+    in a row (a server restart of several seconds goes unnoticed by a watcher).
     """
 
     attempts: int = 5
     backoff: float = 0.1
     max_backoff: float = 2.0
+    stream_attempts: int = 30  # reopenings of the event stream in a row (about a minute)
 
     def delay(self, attempt: int) -> float:
         """Seconds to wait before retry number `attempt` (1, 2, ...)."""

@@ -23,6 +23,7 @@ from kafana_client import (
     SeatTakenRpcError,
     StaleStateError,
     UnauthenticatedError,
+    UnavailableError,
     current_seat,
     table_config,
     view_of,
@@ -302,3 +303,16 @@ async def _take(stream: Any, count: int) -> Any:
         taken += 1
         if taken == count:
             return
+
+
+async def test_a_stream_gives_up_when_the_server_stays_away(server: LiveServer) -> None:
+    options = ConnectOptions(server.target, retry=Retry(stream_attempts=3, backoff=0.01))
+    async with AsyncClient(options) as client:
+        table_id, _admin, _alice, _bob = await seated(client)
+        seen: list[int] = []
+        with pytest.raises(UnavailableError):
+            async for event in client.watch(table_id):
+                seen.append(event.seq)
+                if event.seq == 2:
+                    await asyncio.to_thread(server.stop)
+        assert seen == [1, 2]
