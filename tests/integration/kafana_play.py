@@ -118,7 +118,7 @@ async def status_of(call: Any) -> grpc.StatusCode:
 def strings(message: Message) -> Iterable[str]:
     """Every string value anywhere inside a message."""
     for descriptor, value in message.ListFields():
-        items = value if descriptor.label == descriptor.LABEL_REPEATED else [value]
+        items = value if descriptor.is_repeated else [value]
         for item in items:
             if isinstance(item, Message):
                 yield from strings(item)

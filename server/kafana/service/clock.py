@@ -25,6 +25,7 @@ class ClockSweeper:
         self.lease_ms = lease_ms
         self.applied = 0
         self._task: asyncio.Task[None] | None = None
+        self._stopping = asyncio.Event()
 
     def start(self) -> None:
         """Start the background task."""
@@ -32,12 +33,19 @@ class ClockSweeper:
             self._task = asyncio.create_task(self._run(), name="kafana-clock")
 
     async def stop(self) -> None:
-        """Stop it and wait."""
+        """Stop it and wait.
+
+        The loop is asked to stop rather than cancelled: redis-py can swallow a cancellation
+        that lands inside a command, and a cancelled-but-running loop would never end.
+        """
         task, self._task = self._task, None
-        if task is not None:
+        self._stopping.set()
+        if task is None:
+            return
+        try:
+            await asyncio.wait_for(asyncio.shield(task), self.tick + 10)
+        except TimeoutError:
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
 
     async def sweep(self) -> int:
         """One pass; returns how many timeouts this process applied."""
@@ -53,11 +61,10 @@ class ClockSweeper:
         return count
 
     async def _run(self) -> None:
-        while True:
+        while not self._stopping.is_set():
             try:
                 await self.sweep()
-            except asyncio.CancelledError:
-                raise
             except Exception:  # a bad table or a store hiccup must not stop the clock
                 log.exception("clock sweep failed")
-            await asyncio.sleep(self.tick)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), self.tick)

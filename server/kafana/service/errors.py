@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
@@ -50,7 +50,7 @@ def status_code(error: KafanaError) -> grpc.StatusCode:
 def unary(
     method: Callable[[Self, Request, grpc.aio.ServicerContext[Any, Any]], Awaitable[Response]],
 ) -> Callable[[Self, Request, grpc.aio.ServicerContext[Any, Any]], Awaitable[Response]]:
-    """Wrap a unary RPC: a KafanaError aborts the call with its status code and message."""
+    """Wrap an RPC: a KafanaError aborts the call with its status code and message."""
 
     @functools.wraps(method)
     async def wrapper(
@@ -61,23 +61,5 @@ def unary(
         except KafanaError as error:
             await context.abort(status_code(error), str(error))
             raise  # unreachable: abort raises
-
-    return wrapper
-
-
-def streaming(
-    method: Callable[[Self, Request, grpc.aio.ServicerContext[Any, Any]], AsyncIterator[Response]],
-) -> Callable[[Self, Request, grpc.aio.ServicerContext[Any, Any]], AsyncIterator[Response]]:
-    """Wrap a server-streaming RPC the same way."""
-
-    @functools.wraps(method)
-    async def wrapper(
-        self: Self, request: Request, context: grpc.aio.ServicerContext[Any, Any]
-    ) -> AsyncIterator[Response]:
-        try:
-            async for item in method(self, request, context):
-                yield item
-        except KafanaError as error:
-            await context.abort(status_code(error), str(error))
 
     return wrapper

@@ -28,10 +28,15 @@ class KafanaServer:
     """A bound, not yet started server; `port` is the real port (useful with port 0)."""
 
     def __init__(
-        self, server: grpc.aio.Server, port: int, tables: Tables, clock: ClockSweeper
+        self,
+        server: grpc.aio.Server,
+        servicer: KafanaServicer,
+        tables: Tables,
+        clock: ClockSweeper,
     ) -> None:
         self.server = server
-        self.port = port
+        self.servicer = servicer
+        self.port = 0
         self.tables = tables
         self.clock = clock
         self.health = health.HealthServicer()
@@ -46,6 +51,7 @@ class KafanaServer:
     async def stop(self, grace: float | None = 5.0) -> None:
         """Refuse new calls, let running ones finish for `grace` seconds, stop the clock."""
         self.health.enter_graceful_shutdown()
+        self.servicer.stopping.set()
         await self.clock.stop()
         await self.server.stop(grace)
 
@@ -70,8 +76,9 @@ def create_server(
     if finished_ttl_ms is not None:
         tables.finished_ttl_ms = finished_ttl_ms
     server = grpc.aio.server()
-    service_pb2_grpc.add_KafanaServicer_to_server(KafanaServicer(tables), server)
-    kafana = KafanaServer(server, 0, tables, ClockSweeper(tables, tick=clock_tick))
+    servicer = KafanaServicer(tables)
+    service_pb2_grpc.add_KafanaServicer_to_server(servicer, server)
+    kafana = KafanaServer(server, servicer, tables, ClockSweeper(tables, tick=clock_tick))
     health_pb2_grpc.add_HealthServicer_to_server(kafana.health, server)
     reflection.enable_server_reflection(
         (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
 from typing import Any
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
@@ -10,12 +10,12 @@ import grpc  # type: ignore[import-untyped, unused-ignore]
 from kafana.errors import InvalidInputError, MatchOverError, NotFoundError, StaleSequenceError
 from kafana.games import tablic
 from kafana.service import convert
-from kafana.service.errors import streaming, unary
+from kafana.service.errors import unary
 from kafana.service.game import build_rules
 from kafana.service.session import Session
 from kafana.service.tables import Tables
 from kafana.store.base import FINISHED
-from kafana.v1 import events_pb2, service_pb2, service_pb2_grpc, state_pb2
+from kafana.v1 import service_pb2, service_pb2_grpc, state_pb2
 
 Context = grpc.aio.ServicerContext[Any, Any]
 STATE_METADATA = "kafana-state-bin"
@@ -28,6 +28,7 @@ class KafanaServicer(service_pb2_grpc.KafanaServicer):  # type: ignore[misc, unu
 
     def __init__(self, tables: Tables) -> None:
         self.tables = tables
+        self.stopping = asyncio.Event()  # set on shutdown: event feeds end
 
     @unary
     async def CreateTable(
@@ -137,11 +138,15 @@ class KafanaServicer(service_pb2_grpc.KafanaServicer):  # type: ignore[misc, unu
             duplicate=played.duplicate,
         )
 
-    @streaming
-    async def WatchEvents(
+    @unary
+    async def WatchEvents(  # type: ignore[override]  # streams with context.write
         self, request: service_pb2.WatchEventsRequest, context: Context
-    ) -> AsyncIterator[events_pb2.Event]:
-        """Every event after `after_seq`, then live ones, until the match is over."""
+    ) -> None:
+        """Every event after `after_seq`, then live ones, until the match is over.
+
+        Written with `context.write` rather than as an async generator, so the stream never
+        depends on the event loop finalising generators.
+        """
         session = await self.tables.session(request.table_id)
         seat = self.tables.viewer(session, request.seat_token)
         if request.after_seq > session.seq:
@@ -154,10 +159,11 @@ class KafanaServicer(service_pb2_grpc.KafanaServicer):  # type: ignore[misc, unu
             for entry, _event in session.log[replayed.seq :]:
                 after = replayed.apply(entry)
                 if entry.seq > delivered:
-                    yield convert.event(replayed, after, seat)
+                    await context.write(convert.event(replayed, after, seat))
                     delivered = entry.seq
                 replayed = after
-            if replayed.status == FINISHED:
+            if replayed.status == FINISHED or self.stopping.is_set() or context.done():
+                # Checked each round: redis-py may swallow the cancellation of a gone client.
                 return
             entries = await self.tables.store.events(request.table_id, replayed.seq, WATCH_BLOCK_MS)
             if entries:
