@@ -136,3 +136,15 @@ def card_tokens(message: Message) -> set[tablic.Card]:
             except tablic.InvalidInputError:
                 continue
     return found
+
+
+async def take_events(stub: Stub, table_id: str, after: int, count: int) -> list[Any]:
+    """Read `count` events after `after` from the feed, then hang up."""
+    out: list[Any] = []
+    call = stub.WatchEvents(service_pb2.WatchEventsRequest(table_id=table_id, after_seq=after))
+    async for event in call:
+        out.append(event)
+        if len(out) == count:
+            call.cancel()
+            break
+    return out
