@@ -81,7 +81,7 @@ def _stopper(process: subprocess.Popen[bytes], directory: str) -> Callable[[], N
 
 
 def choose_store(redis_url: str | None, *, allow_private: bool = True) -> StoreChoice:
-    """The store for `kafana serve`."""
+    """The store for `kafana serve`: `redis_url`, else a private redis-server, else memory."""
     if redis_url:
         store = RedisStore.from_url(redis_url)
         return StoreChoice(store, f"store: {store.describe()}")
@@ -98,8 +98,8 @@ def choose_store(redis_url: str | None, *, allow_private: bool = True) -> StoreC
             "one process only, nothing kept after exit)",
             [_stopper(process, directory)],
         )
+    why = "no redis-server on PATH" if allow_private else "asked for"
     return StoreChoice(
         MemoryStore(),
-        "store: in-process memory (no --redis given and no redis-server on PATH; "
-        "one process only, nothing kept after exit)",
+        f"store: in-process memory ({why}; one process only, nothing kept after exit)",
     )
