@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 
 from conftest import Service, running
-from kafana_play import config, open_table, take_events
-
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import events_pb2, rules_pb2, service_pb2, state_pb2
+from kafana_play import config, open_table, take_events
 
 
 async def wait_for_seq(svc: Service, table_id: str, seq: int, timeout: float = 10) -> None:
@@ -81,7 +81,7 @@ async def test_many_processes_apply_each_timeout_once(redis_url: str) -> None:
             record = await take_events(one.stub, table.table_id, table.seq, 6)
             times = [e.time_ms for e in record]
             assert [e.reason for e in record] == ["timeout"] * 6
-            assert all(b - a >= 150 for a, b in zip(times, times[1:], strict=False))
+            assert all(b - a >= 150 for a, b in itertools.pairwise(times))
     finally:
         for store in stores:
             await store.close()
