@@ -116,10 +116,11 @@ async def play_seat(
     while True:
         try:
             return await _Follower(seat, make_bot(seat.seat, rules), poll, delay).run()
-        except (UnavailableError, DeadlineExceededError):
+        except (UnavailableError, DeadlineExceededError) as error:
             failures += 1
             if failures > RECONNECTS:
                 raise
+            print(f"kafana bot: {error}; reconnecting ({failures})", file=sys.stderr, flush=True)
             await asyncio.sleep(min(2.0, 0.1 * 2**failures))
 
 

@@ -106,7 +106,13 @@ async def test_remote_bots_play_a_match_through_a_server_restart(redis_url: str)
         server = create_server(RedisStore.from_url(redis_url), port=port, clock_tick=0.05)
         await server.start()
         for process in processes:
-            out, err = await asyncio.to_thread(process.communicate, timeout=120)
+            try:
+                out, err = await asyncio.to_thread(process.communicate, timeout=120)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                out, err = process.communicate()
+                state = await client.get_state(table_id)
+                pytest.fail(f"bot still running at seq {state.seq}:\n{out}\n{err}")
             assert process.returncode == 0, err
             assert "match over" in out
         record = await client.record(table_id)
