@@ -27,6 +27,7 @@ from locust import User, events, task
 from locust.env import Environment
 
 from grpc_locust import ChannelPool  # isort: skip  (switches grpc to gevent first)
+import grpc  # type: ignore[import-untyped, unused-ignore]  # isort: skip
 from kafana.games import tablic
 from kafana.v1 import rules_pb2, service_pb2, service_pb2_grpc
 
@@ -46,6 +47,12 @@ def percentile(ordered: list[float], fraction: float) -> float:
         return 0.0
     rank = max(1, round(fraction * len(ordered) + 0.5) - 1)
     return ordered[min(rank, len(ordered)) - 1]
+
+
+def cancelled(exception: BaseException | None) -> bool:
+    """Whether a call ended as CANCELLED on the client side."""
+    code = getattr(exception, "code", None)
+    return callable(code) and code() == grpc.StatusCode.CANCELLED
 
 
 def summarize(times: list[float]) -> dict[str, float]:
@@ -75,12 +82,16 @@ class Results:
     finished: list[dict[str, Any]] = field(default_factory=list)
     active: dict[str, int] = field(default_factory=dict)
     peak_active: int = 0
+    at_stop: dict[str, int] = field(default_factory=dict)  # tables in play when stopping
+    stopping: bool = False
     first_in_window: float = 0.0
     last_in_window: float = 0.0
 
     def record(self, name: str, response_time: float, exception: BaseException | None) -> None:
         """One request, counted only after the warm-up (errors are always counted)."""
         now = time.time()
+        if self.stopping and cancelled(exception):
+            return  # a call cut short by locust stopping its users, not an answer
         if exception is not None:
             self.error_count += 1
             if len(self.errors) < 20:
@@ -120,8 +131,9 @@ class Results:
                 {"t": k * SLICE_SECONDS, **summarize(v)} for k, v in sorted(self.slices.items())
             ],
             "finished": self.finished,
-            "active_sample": list(self.active)[:ACTIVE_SAMPLE],
-            "active_at_end": len(self.active),
+            "active_sample": list(self.at_stop)[:ACTIVE_SAMPLE],
+            "active_at_end": len(self.at_stop),
+            "active_seq_mean": sum(self.at_stop.values()) / max(len(self.at_stop), 1),
             "peak_active": self.peak_active,
         }
 
@@ -161,6 +173,11 @@ def _request(
     RESULTS.record(name, response_time, exception)
 
 
+def _stopping(environment: Environment, **_kwargs: Any) -> None:
+    RESULTS.at_stop = dict(RESULTS.active)
+    RESULTS.stopping = True
+
+
 def _stop(environment: Environment, **_kwargs: Any) -> None:
     options = environment.parsed_options
     if options is not None and options.results:
@@ -172,6 +189,7 @@ events.init_command_line_parser.add_listener(_options)  # type: ignore[no-untype
 events.init.add_listener(_init)  # type: ignore[no-untyped-call]
 events.test_start.add_listener(_start)  # type: ignore[no-untyped-call]
 events.request.add_listener(_request)  # type: ignore[no-untyped-call]
+events.test_stopping.add_listener(_stopping)  # type: ignore[no-untyped-call]
 events.test_stop.add_listener(_stop)  # type: ignore[no-untyped-call]
 
 _numbers: Iterator[int] = iter(range(1 << 62))
@@ -220,8 +238,11 @@ class TableUser(KafanaUser):
         try:
             while not state.is_over:
                 if pace:
-                    gevent.sleep(max(0.0, due - time.monotonic()))
-                    due += pace
+                    # A table that fell behind plays on at its pace; it does not catch up in a
+                    # burst (which would turn one slow second into a storm of moves).
+                    now = time.monotonic()
+                    gevent.sleep(max(0.0, due - now))
+                    due = max(due, now) + pace
                 seat = state.current_seat
                 assert seat is not None
                 move = self.rng.choice(state.legal_moves())
