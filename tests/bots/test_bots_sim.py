@@ -123,3 +123,27 @@ def test_to_move_round_trips() -> None:
     for move in state.legal_moves():
         assert sim.to_move(sim.to_sim(move)) == move
     assert sim.to_move((Card.parse("AC").index, 0)) == Move(Card.parse("AC"))
+
+
+@pytest.mark.parametrize(("players", "partnerships"), TABLES)
+def test_sampled_worlds_fit_the_view(players: int, partnerships: bool) -> None:
+    from kafana_bots.worlds import sample_hidden
+
+    rng = random.Random(2)
+    rules = tablic.Rules.preset("serbian", players=players, partnerships=partnerships)
+    state = tablic.new_match(rules, seed=4)
+    for _ in range(17):
+        state = state.apply(rng.choice(state.legal_moves()))
+    seat = state.current_seat
+    assert seat is not None
+    view = state.view(seat)
+    truth = {c for s in range(players) if s != seat for c in state.hand(s)}
+    for _ in range(20):
+        hands, deck = sample_hidden(view, rng)
+        assert [len(h) for h in hands] == list(view.hand_sizes)
+        assert len(deck) == view.deck_remaining
+        assert tuple(hands[seat]) == view.hand
+        hidden = {c for s, h in enumerate(hands) if s != seat for c in h} | set(deck)
+        seen = set(view.table) | set(view.hand or ()) | set().union(*view.captured)
+        assert hidden == set(tablic.CARDS) - seen
+        assert truth <= hidden
