@@ -134,7 +134,7 @@ def event(before: Session, after: Session, seat: int | None) -> events_pb2.Event
         kind=stored.kind,
         seat=stored.seat,
         name=stored.name,
-        reason=stored.reason,
+        reason=stored.reason or ("played" if stored.kind == events_pb2.EVENT_KIND_MOVE else ""),
         match_started=not before.started and after.started,
         match_over=before.status != FINISHED and after.status == FINISHED,
         state=table_state(after, seat),

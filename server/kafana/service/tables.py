@@ -304,8 +304,8 @@ class Tables:
         now = self.now()
         deadline = self._next_deadline(session, after.is_over, now)
         event = convert.stored_event(
-            Kind.EVENT_KIND_MOVE, seat, now, move_text=str(move), reason="played"
-        )
+            Kind.EVENT_KIND_MOVE, seat, now, move_text=str(move)
+        )  # no reason stored for a normal move: "played" (bytes add up over a match)
         append = Append(
             event=event,
             ttl_ms=self._ttl(FINISHED if after.is_over else PLAYING),

@@ -26,5 +26,7 @@ def dedupe_tag(seat: int, client_move_id: str) -> str:
     """The short tag of one seat's client move id kept in the event log ("" for no id)."""
     if not client_move_id:
         return ""
-    digest = hashlib.blake2b(f"{seat}:{client_move_id}".encode(), digest_size=8)
+    digest = hashlib.blake2b(
+        f"{seat}:{client_move_id}".encode(), digest_size=6
+    )  # 48 bits: a collision needs the same seat and seq
     return digest.hexdigest()
