@@ -24,14 +24,44 @@ from kafana.service.server import create_server, serve_until_signal
 @click.option("--port", envvar="KAFANA_PORT", default=50051, show_default=True, type=int)
 @click.option("--grace", default=5.0, show_default=True, help="Seconds to finish calls on stop.")
 @click.option("--memory", is_flag=True, help="Use the in-process store even if Redis is around.")
-def serve(redis_url: str | None, host: str, port: int, grace: float, memory: bool) -> None:
+@click.option(
+    "--idle-ttl",
+    envvar="KAFANA_IDLE_TTL",
+    default=86400,
+    show_default=True,
+    type=int,
+    help="Seconds an untouched table lives (abandoned tables expire).",
+)
+@click.option(
+    "--finished-ttl",
+    envvar="KAFANA_FINISHED_TTL",
+    default=86400,
+    show_default=True,
+    type=int,
+    help="Seconds a finished table (and its record) is kept.",
+)
+def serve(
+    redis_url: str | None,
+    host: str,
+    port: int,
+    grace: float,
+    memory: bool,
+    idle_ttl: int,
+    finished_ttl: int,
+) -> None:
     """Run the Kafana gRPC server until SIGTERM (graceful shutdown)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     choice = choose_store(None if memory else redis_url, allow_private=not memory)
     click.echo(choice.description, err=False)
 
     async def main() -> None:
-        kafana = create_server(choice.store, host=host, port=port)
+        kafana = create_server(
+            choice.store,
+            host=host,
+            port=port,
+            idle_ttl_ms=idle_ttl * 1000,
+            finished_ttl_ms=finished_ttl * 1000,
+        )
         try:
             await serve_until_signal(kafana, lambda line: click.echo(line), grace)
         finally:

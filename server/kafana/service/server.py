@@ -39,18 +39,18 @@ class KafanaServer:
         self.port = 0
         self.tables = tables
         self.clock = clock
-        self.health = health.HealthServicer()
+        self.health = health.aio.HealthServicer()
 
     async def start(self) -> None:
         """Serve, and mark the service healthy."""
         await self.server.start()
         self.clock.start()
         for name in ("", SERVICE_NAME):
-            self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+            await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
 
     async def stop(self, grace: float | None = 5.0) -> None:
         """Refuse new calls, let running ones finish for `grace` seconds, stop the clock."""
-        self.health.enter_graceful_shutdown()
+        await self.health.enter_graceful_shutdown()
         self.servicer.stopping.set()
         await self.clock.stop()
         await self.server.stop(grace)
