@@ -64,7 +64,9 @@ class FairRecord:
                 try:
                     revealed = int(rest)
                 except ValueError:
-                    raise InvalidInputError(f"line {number}: seed {rest!r} is not a number") from None
+                    raise InvalidInputError(
+                        f"line {number}: seed {rest!r} is not a number"
+                    ) from None
             elif key == "meta":
                 name, _, value = rest.partition(" ")
                 meta.append((name, value))

@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from kafana.games.tablic import Card
-
 from kafana.competitions.policy import Fault
+from kafana.games.tablic import Card
 
 
 class Ending(StrEnum):

@@ -84,13 +84,9 @@ class RatingBook:
         """A player's rating in `pool` (the default one if unrated)."""
         return self.ratings.get(pool, {}).get(player, Rating())
 
-    def rate(
-        self, pool: str, teams: Sequence[Sequence[str]], scores: Sequence[float]
-    ) -> None:
+    def rate(self, pool: str, teams: Sequence[Sequence[str]], scores: Sequence[float]) -> None:
         """Rate one game: `teams[i]` scored `scores[i]` (higher is better, equal is a draw)."""
-        updated = rate_teams(
-            [[self.get(pool, p) for p in team] for team in teams], scores
-        )
+        updated = rate_teams([[self.get(pool, p) for p in team] for team in teams], scores)
         number = self.games.get(pool, 0) + 1
         self.games[pool] = number
         table = self.ratings.setdefault(pool, {})
@@ -98,9 +94,7 @@ class RatingBook:
         for team, new_team in zip(teams, updated, strict=True):
             for player, rating in zip(team, new_team, strict=True):
                 table[player] = rating
-                history.setdefault(player, []).append(
-                    HistoryPoint(number, rating.mu, rating.sigma)
-                )
+                history.setdefault(player, []).append(HistoryPoint(number, rating.mu, rating.sigma))
 
     def leaderboard(self, pool: str) -> list[tuple[str, Rating]]:
         """Players of `pool`, best conservative rating first (ties by name)."""

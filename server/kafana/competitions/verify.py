@@ -15,11 +15,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kafana.errors import KafanaError
-from kafana.games.tablic import shuffled_deck
-
 from kafana.competitions.envelope import FairRecord
 from kafana.competitions.fairness import check_commitment
+from kafana.errors import KafanaError
+from kafana.games.tablic import shuffled_deck
 
 
 class VerificationError(KafanaError, ValueError):
@@ -62,5 +61,5 @@ def verify(fair: FairRecord) -> Verified:
         final = record.replay()
     except KafanaError as exc:
         raise VerificationError(f"the moves do not replay: {exc}") from None
-    hands = final.hand_no + (0 if final.is_over else 1)
+    hands = len(final.hand_results) if final.is_over else final.hand_no + 1
     return Verified(seed, hands, len(record.moves), final.scores, record.scores is not None)
