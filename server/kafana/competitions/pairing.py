@@ -2,7 +2,7 @@
 
 >>> round_robin(["a", "b", "c", "d"])[0]
 [('a', 'd'), ('b', 'c')]
->>> swiss(["a", "b", "c", "d"], played={frozenset("ab")}, first_seats={}, byes=set())
+>>> swiss(["a", "b", "c", "d"], played={frozenset("ab")}, balance={}, byes=set())
 ([('a', 'c'), ('b', 'd')], None)
 """
 
@@ -55,39 +55,49 @@ def swiss(
     ranked: Sequence[str],
     *,
     played: set[frozenset[str]],
-    first_seats: Mapping[str, int],
+    balance: Mapping[str, int],
     byes: set[str],
 ) -> tuple[list[Pair], str | None]:
     """One Swiss round: pairs (top of the ranking first) and the entrant with the bye.
 
-    `ranked` is the current ranking (best first). Nobody meets an opponent twice; the bye
-    goes to the lowest-ranked entrant who has not had one; the entrant with fewer games in
-    seat 0 gets seat 0. Raises ValueError when no pairing without repeats exists.
+    `ranked` is the current ranking (best first); `balance` is each entrant's games in seat 0
+    minus games in seat 1. Nobody meets an opponent twice; the bye goes to the lowest-ranked
+    entrant who has not had one; the entrant with the lower balance gets seat 0, and two
+    entrants who both need the same seat (balance 2 or more the same way) are kept apart
+    when any other pairing exists. Raises ValueError when no pairing without repeats exists.
     """
     order = list(ranked)
     candidates: list[str | None] = [None]
     if len(order) % 2:
         candidates = [p for p in reversed(order) if p not in byes] or list(reversed(order))
-    for bye in candidates:
-        rest = [p for p in order if p != bye]
-        pairs = _pair(rest, played)
-        if pairs is not None:
-            return [_seat(a, b, first_seats) for a, b in pairs], bye
+    for strict in (True, False):
+        for bye in candidates:
+            rest = [p for p in order if p != bye]
+            pairs = _pair(rest, played, balance if strict else {})
+            if pairs is not None:
+                return [_seat(a, b, balance) for a, b in pairs], bye
     raise ValueError("no Swiss pairing without a repeat is left")
 
 
-def _pair(players: list[str], played: set[frozenset[str]]) -> list[Pair] | None:
+def _clash(a: str, b: str, balance: Mapping[str, int]) -> bool:
+    x, y = balance.get(a, 0), balance.get(b, 0)
+    return (x >= 2 and y >= 2) or (x <= -2 and y <= -2)
+
+
+def _pair(
+    players: list[str], played: set[frozenset[str]], balance: Mapping[str, int]
+) -> list[Pair] | None:
     if not players:
         return []
     top, rest = players[0], players[1:]
     for i, other in enumerate(rest):
-        if frozenset((top, other)) in played:
+        if frozenset((top, other)) in played or _clash(top, other, balance):
             continue
-        tail = _pair(rest[:i] + rest[i + 1 :], played)
+        tail = _pair(rest[:i] + rest[i + 1 :], played, balance)
         if tail is not None:
             return [(top, other), *tail]
     return None
 
 
-def _seat(a: str, b: str, first_seats: Mapping[str, int]) -> Pair:
-    return (b, a) if first_seats.get(b, 0) < first_seats.get(a, 0) else (a, b)
+def _seat(a: str, b: str, balance: Mapping[str, int]) -> Pair:
+    return (b, a) if balance.get(b, 0) < balance.get(a, 0) else (a, b)

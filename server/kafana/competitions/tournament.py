@@ -163,14 +163,15 @@ class Tournament:
 
     def _swiss_pairs(self, number: int) -> list[pairing.Pair]:
         played = {frozenset(g.seats) for r in self.rounds for g in r}
-        first: dict[str, int] = {}
+        balance: dict[str, int] = {}
         for r in self.rounds:
             for g in r:
-                first[g.seats[0]] = first.get(g.seats[0], 0) + 1
+                balance[g.seats[0]] = balance.get(g.seats[0], 0) + 1
+                balance[g.seats[1]] = balance.get(g.seats[1], 0) - 1
         ranked = [row.entrant for row in self.standings()] if self.rounds else None
         order = ranked or list(self.config.entrants)
         pairs, bye = pairing.swiss(
-            order, played=played, first_seats=first, byes={b.entrant for b in self.byes}
+            order, played=played, balance=balance, byes={b.entrant for b in self.byes}
         )
         if bye is not None:
             self.byes.append(Bye(number, bye))

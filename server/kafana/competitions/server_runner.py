@@ -1,0 +1,173 @@
+"""Play a tournament through a running Kafana server: one table per game, bots via the SDK.
+
+For each game the runner creates a table with the game's seed (and decks), seats the
+entrants' bots with `kafana_client.bots.run_bot`, waits for the end, and fetches the record.
+The server's clock enforces `move_ms` (its default move, or a forfeit); a bot whose task
+fails is a disconnected seat, handled after the policy's grace period. Every fault found in
+the table's events is recorded on the game with its reason code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from collections.abc import Callable, Sequence
+
+from kafana_bots import Bot
+from kafana_client.aio import AsyncClient, AsyncSeat
+from kafana_client.bots import run_bot
+from kafana_client.convert import table_config
+from kafana_client.errors import RpcError
+
+from kafana.competitions.envelope import FairRecord
+from kafana.competitions.fairness import commitment
+from kafana.competitions.local_runner import BotFactory
+from kafana.competitions.model import Ending, GameResult, GameSpec
+from kafana.competitions.policy import Action, Fault, FaultPolicy, Reason
+from kafana.competitions.tournament import Status, Tournament
+from kafana.games.tablic import Move, Rules, View
+from kafana.v1 import events_pb2, rules_pb2, service_pb2
+
+
+class _Fallback(Bot):
+    """The default move for a seat whose own bot is gone (a trail when it can)."""
+
+    name = "default"
+
+    def choose(self, view: View, legal_moves: Sequence[Move]) -> Move:
+        """The first legal move."""
+        return legal_moves[0]
+
+
+async def _seat_task(
+    seat: AsyncSeat, bot: Bot, policy: FaultPolicy, rules: Rules, notes: list[Fault]
+) -> None:
+    try:
+        await run_bot(seat, bot)
+        return
+    except Exception as exc:  # the bot or its connection failed
+        detail = f"{type(exc).__name__}: {exc}"
+    await asyncio.sleep(policy.disconnect_grace_ms / 1000)
+    action = policy.action(Reason.DISCONNECT)
+    notes.append(Fault(seat.seat, Reason.DISCONNECT, action, -1, detail))
+    with contextlib.suppress(RpcError):
+        if action is Action.FORFEIT_MATCH:
+            await seat.leave()
+        else:  # default moves from here on (the server has no per-hand forfeit)
+            await run_bot(seat, _Fallback(seat.seat, rules, random.Random(0)))
+
+
+def _faults(events: list[events_pb2.Event], notes: list[Fault]) -> list[Fault]:
+    """Faults from the table's events (timeouts, forfeits) plus the runner's own notes."""
+    out: list[Fault] = []
+    moves = 0
+    for event in events:
+        if event.kind == events_pb2.EVENT_KIND_MOVE:
+            if event.reason == "timeout":
+                out.append(Fault(event.seat, Reason.TIMEOUT, Action.DEFAULT_MOVE, moves))
+            moves += 1
+        elif event.kind == events_pb2.EVENT_KIND_FORFEIT and event.reason == "timeout":
+            out.append(Fault(event.seat, Reason.TIMEOUT, Action.FORFEIT_MATCH, moves))
+    for note in notes:
+        out.append(Fault(note.seat, note.reason, note.action, moves, note.detail))
+    return out
+
+
+def _config(spec: GameSpec, seed: int, tournament: Tournament) -> rules_pb2.TableConfig:
+    config = tournament.config
+    policy = config.policy
+    return table_config(
+        preset=config.preset,
+        target=config.rules.target,
+        seed=seed,
+        decks=[[card.text for card in deck] for deck in spec.decks],
+        move_millis=policy.move_ms,
+        forfeit_on_timeout=policy.on_timeout is Action.FORFEIT_MATCH,
+        name=f"{config.name}/{spec.game_id}",
+    )
+
+
+async def play_game(
+    client: AsyncClient, tournament: Tournament, spec: GameSpec, factory: BotFactory
+) -> GameResult:
+    """Play one game on the server; the result carries the fair record and its faults."""
+    config = tournament.config
+    seed = tournament.seed_of(spec.game_id)
+    created = await client.create_table(_config(spec, seed, tournament))
+    table_id = created.table_id
+    rules = config.rules
+    notes: list[Fault] = []
+    tasks = []
+    for index, name in enumerate(spec.seats):
+        seat = await client.join(table_id, seat=index, name=name)
+        bot = factory(name, index, rules, random.Random(f"{seed}:{spec.game_id}:{index}"))
+        tasks.append(asyncio.create_task(_seat_task(seat, bot, config.policy, rules, notes)))
+    await asyncio.gather(*tasks)
+    answer: service_pb2.GetRecordResponse = await client.record(table_id)
+    return _result(spec, seed, table_id, answer, tournament, notes)
+
+
+def _result(
+    spec: GameSpec,
+    seed: int,
+    table_id: str,
+    answer: service_pb2.GetRecordResponse,
+    tournament: Tournament,
+    notes: list[Fault],
+) -> GameResult:
+    result = answer.result
+    faults = _faults(list(answer.events), notes)
+    ending = Ending.SCORE if result.reason == "score" else Ending.FORFEIT
+    winner = result.winner_side if result.HasField("winner_side") else None
+    scores = tuple(int(s) for s in result.scores)
+    if ending is Ending.SCORE and len(set(scores)) == 1:
+        winner = None
+    fair = FairRecord(
+        commitment(seed),
+        seed,
+        answer.record,
+        (
+            ("event", tournament.config.name),
+            ("game", spec.game_id),
+            ("table", table_id),
+            ("seats", " ".join(spec.seats)),
+            ("ending", f"{ending.value} {result.detail}".strip()),
+            *(("fault", f.code()) for f in faults),
+        ),
+    )
+    return GameResult(spec.game_id, scores, winner, ending, tuple(faults), fair.to_text(), table_id)
+
+
+async def run_on_server(
+    client: AsyncClient,
+    tournament: Tournament,
+    factory: BotFactory,
+    *,
+    parallel: int = 4,
+    on_result: Callable[[GameResult], None] | None = None,
+    pause_poll: float = 0.2,
+) -> Tournament:
+    """Play every round on the server (up to `parallel` games at once) until finished.
+
+    While the event is paused no new round starts; ending it stops after the running round.
+    """
+    limit = asyncio.Semaphore(parallel)
+
+    async def one(spec: GameSpec) -> None:
+        async with limit:
+            if spec.game_id in tournament.results:
+                return  # adjudicated or ended meanwhile
+            result = await play_game(client, tournament, spec, factory)
+            if spec.game_id not in tournament.results:
+                tournament.record(result)
+                if on_result is not None:
+                    on_result(result)
+
+    while not tournament.finished:
+        if tournament.status is Status.PAUSED:
+            await asyncio.sleep(pause_poll)
+            continue
+        games = tournament.next_round()
+        await asyncio.gather(*(one(spec) for spec in games))
+    return tournament

@@ -1,0 +1,1 @@
+"""Tests of `kafana.competitions` (a package, so its conftest does not clash with others)."""

@@ -1,0 +1,40 @@
+"""Fixtures: our own redis-server and a real Kafana server on it (the client tests' helpers)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Iterator
+
+import pytest
+from client.kafana_client_live import LiveServer, PrivateRedis
+
+
+@pytest.fixture(scope="session")
+def private_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrivateRedis]:
+    """One redis-server of our own for the session, on a free port (never the shared 6379)."""
+    if shutil.which("redis-server") is None:
+        pytest.skip("redis-server is not on PATH")
+    redis = PrivateRedis(tmp_path_factory.mktemp("competitions-redis"))
+    try:
+        yield redis
+    finally:
+        redis.close()
+
+
+@pytest.fixture
+def redis_url(private_redis: PrivateRedis) -> str:
+    """The private server's URL, emptied first."""
+    command = ["redis-cli", "-p", str(private_redis.port), "flushall"]
+    subprocess.run(command, check=True, capture_output=True)
+    return private_redis.url
+
+
+@pytest.fixture
+def server(redis_url: str) -> Iterator[LiveServer]:
+    """A Kafana server (its own thread and loop) over the private Redis."""
+    live = LiveServer(redis_url)
+    try:
+        yield live
+    finally:
+        live.close()
