@@ -25,3 +25,7 @@ from kafana_client.cli.watch import watch  # noqa: E402
 main.add_command(play)
 main.add_command(watch)
 main.add_command(replay)
+from kafana.competitions.cli import tournament, verify  # noqa: E402
+
+main.add_command(verify)
+main.add_command(tournament)

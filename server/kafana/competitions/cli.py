@@ -1,0 +1,159 @@
+"""`kafana verify RECORD` and `kafana tournament run`: the command line of competitions."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+
+from kafana.competitions import exports
+from kafana.competitions.envelope import FairRecord
+from kafana.competitions.local_runner import registry_bots, run_local
+from kafana.competitions.model import GameResult
+from kafana.competitions.policy import Action, FaultPolicy
+from kafana.competitions.tournament import EventConfig, Kind, Tournament
+from kafana.competitions.verify import VerificationError
+from kafana.competitions.verify import verify as check
+from kafana.errors import KafanaError
+
+
+@click.command()
+@click.argument("records", nargs=-1, required=True, type=click.Path(dir_okay=False))
+def verify(records: tuple[str, ...]) -> None:
+    """Check fair records: the seed against its commitment, every deal, every move.
+
+    RECORDS are fair-record files (or `-` for standard input), or the JSON-lines export of
+    `kafana tournament run` (every game in it is checked). Exits 1 if any check fails.
+    """
+    failed = 0
+    for path in records:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+        try:
+            fairs = (
+                exports.verify_jsonl(text)
+                if text.lstrip().startswith("{")
+                else [FairRecord.from_text(text)]
+            )
+        except (KafanaError, ValueError) as exc:
+            click.echo(f"{path}: REJECTED: {exc}")
+            failed += 1
+            continue
+        for fair in fairs:
+            label = f"{path} {fair.get('game')}".rstrip()
+            try:
+                done = check(fair)
+            except (VerificationError, KafanaError) as exc:
+                click.echo(f"{label}: REJECTED: {exc}")
+                failed += 1
+                continue
+            state = "final scores" if done.finished else "unfinished, scores so far"
+            click.echo(
+                f"{label}: OK: seed {done.seed} matches its commitment; {done.hands} deals "
+                f"recomputed, {done.moves} moves replayed, {state} "
+                + " : ".join(map(str, done.scores))
+            )
+    if failed:
+        raise SystemExit(1)
+
+
+@click.group()
+def tournament() -> None:
+    """Run tournaments of bots (in-process, or through a server)."""
+
+
+def _entrants(specs: tuple[str, ...]) -> dict[str, str]:
+    """NAME=BOT or BOT (named BOT, BOT-2, ... when repeated) -> {name: bot}."""
+    out: dict[str, str] = {}
+    for spec in specs:
+        name, _, bot = spec.partition("=") if "=" in spec else (spec, "", spec)
+        base, n = name, 1
+        while name in out:
+            n += 1
+            name = f"{base}-{n}"
+        out[name] = bot
+    return out
+
+
+@tournament.command("run")
+@click.argument("entrants", nargs=-1, required=True)
+@click.option("--kind", type=click.Choice([k.value for k in Kind]), default="swiss")
+@click.option("--name", default="event", help="The event's name.")
+@click.option("--rounds", default=0, help="Swiss rounds (0: ceil(log2(entrants))).")
+@click.option("--boards", default=2, help="Duplicate: boards per pairing.")
+@click.option("--preset", default="serbian")
+@click.option("--target", default=0, help="Points to win (0: the preset's).")
+@click.option("--seed", type=int, default=None, help="Event seed (default: fresh seeds).")
+@click.option("--move-ms", default=0, help="Time per move (0: no clock).")
+@click.option("--on-timeout", type=click.Choice([a.value for a in Action]), default="default_move")
+@click.option("--server", default="", help="HOST:PORT: play every game on that server.")
+@click.option("--parallel", default=4, help="Games at once on a server.")
+@click.option("--out", type=click.Path(file_okay=False), default=None, help="Export directory.")
+def run(
+    entrants: tuple[str, ...],
+    kind: str,
+    name: str,
+    rounds: int,
+    boards: int,
+    preset: str,
+    target: int,
+    seed: int | None,
+    move_ms: int,
+    on_timeout: str,
+    server: str,
+    parallel: int,
+    out: str | None,
+) -> None:
+    """Play an event between ENTRANTS (`NAME=BOT` or a registered bot name) and report.
+
+    \b
+    kafana tournament run greedy heuristic random ismcts --kind swiss --target 51
+    kafana tournament run a=greedy b=heuristic --kind duplicate --server localhost:50051
+    """
+    bots = _entrants(entrants)
+    policy = FaultPolicy(move_ms=move_ms, on_timeout=Action(on_timeout))
+    config = EventConfig(
+        name, Kind(kind), tuple(bots), rounds, boards, preset=preset, target=target,
+        seed=seed, policy=policy,
+    )  # fmt: skip
+    event = Tournament(config)
+
+    def progress(result: GameResult) -> None:
+        spec = event.game(result.game_id)
+        score = " : ".join(map(str, result.scores))
+        click.echo(f"{result.game_id}: {' - '.join(spec.seats)}  {score} ({result.ending.value})")
+
+    if server:
+        asyncio.run(_on_server(server, event, bots, parallel, progress))
+    else:
+        run_local(event, registry_bots(bots), on_result=progress)
+    click.echo(exports.report_text(event), nl=False)
+    if out is not None:
+        folder = Path(out)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "records.jsonl").write_text(exports.records_jsonl(event), encoding="utf-8")
+        standings = exports.standings_csv(event.standings())
+        (folder / "standings.csv").write_text(standings, encoding="utf-8")
+        (folder / "report.html").write_text(exports.report_html(event), encoding="utf-8")
+        (folder / "ratings.json").write_text(event.ratings.to_json(), encoding="utf-8")
+        click.echo(f"exports in {folder}/: records.jsonl standings.csv report.html ratings.json")
+
+
+async def _on_server(
+    target: str,
+    event: Tournament,
+    bots: dict[str, str],
+    parallel: int,
+    progress: Callable[[GameResult], None],
+) -> None:
+    from kafana_client import AsyncClient
+
+    from kafana.competitions.server_runner import run_on_server
+
+    async with AsyncClient.connect(target) as client:
+        await client.wait_ready()
+        await run_on_server(
+            client, event, registry_bots(bots), parallel=parallel, on_result=progress
+        )
