@@ -82,3 +82,32 @@ async def test_watch_unknown_table_is_not_found(service: Service) -> None:
             raise AssertionError("no events expected")
     except grpc.aio.AioRpcError as error:
         assert error.code() == grpc.StatusCode.NOT_FOUND
+
+
+async def test_many_watchers_share_one_reader(service: Service) -> None:
+    stub = service.stub
+    table = await open_table(stub, config(seed=22))
+    start = table.seq
+    got: list[list[events_pb2.Event]] = [[] for _ in range(40)]
+
+    async def watch(out: list[events_pb2.Event]) -> None:
+        request = service_pb2.WatchEventsRequest(table_id=table.table_id, after_seq=start)
+        call = stub.WatchEvents(request)
+        async for event in call:
+            out.append(event)
+            if len(out) == 2:
+                call.cancel()
+                return
+
+    watchers = [asyncio.create_task(watch(out)) for out in got]
+    await asyncio.sleep(0.5)
+    assert isinstance(service.store, RedisStore)
+    clients = await service.store.client.client_list()
+    readers = [c for c in clients if c.get("cmd") == "xread"]
+    assert len(readers) == 1, f"{len(readers)} blocking readers for 40 watchers of one table"
+    assert len(clients) < 20
+    rng = random.Random(22)
+    await play_one(stub, table, rng)
+    await play_one(stub, table, rng)
+    await asyncio.wait_for(asyncio.gather(*watchers), 10)
+    assert all([e.seq for e in out] == [start + 1, start + 2] for out in got)

@@ -11,6 +11,7 @@ from kafana.errors import InvalidInputError, MatchOverError, NotFoundError, Stal
 from kafana.games import tablic
 from kafana.service import convert
 from kafana.service.errors import unary
+from kafana.service.feed import Feed
 from kafana.service.game import build_rules
 from kafana.service.session import Session
 from kafana.service.tables import Tables
@@ -19,7 +20,7 @@ from kafana.v1 import service_pb2, service_pb2_grpc, state_pb2
 
 Context = grpc.aio.ServicerContext[Any, Any]
 STATE_METADATA = "kafana-state-bin"
-WATCH_BLOCK_MS = 1000
+WATCH_POLL_S = 1.0
 STATUS_NAMES = {v: k for k, v in convert.STATUS.items()}
 
 
@@ -28,6 +29,8 @@ class KafanaServicer(service_pb2_grpc.KafanaServicer):  # type: ignore[misc, unu
 
     def __init__(self, tables: Tables) -> None:
         self.tables = tables
+        self.feed = Feed(tables.store)
+        tables.listeners.append(self.feed.notify)
         self.stopping = asyncio.Event()  # set on shutdown: event feeds end
 
     @unary
@@ -155,6 +158,7 @@ class KafanaServicer(service_pb2_grpc.KafanaServicer):  # type: ignore[misc, unu
             )
         replayed = Session.start(session.table_id, session.stored)
         delivered = request.after_seq
+        quiet = 0
         while True:
             for entry, _event in session.log[replayed.seq :]:
                 after = replayed.apply(entry)
@@ -165,11 +169,15 @@ class KafanaServicer(service_pb2_grpc.KafanaServicer):  # type: ignore[misc, unu
             if replayed.status == FINISHED or self.stopping.is_set() or context.done():
                 # Checked each round: redis-py may swallow the cancellation of a gone client.
                 return
-            entries = await self.tables.store.events(request.table_id, replayed.seq, WATCH_BLOCK_MS)
-            if entries:
+            if await self.feed.wait(request.table_id, replayed.seq, WATCH_POLL_S):
                 session = await self.tables.session(request.table_id)
-            elif await self.tables.store.load(request.table_id, 1 << 62) is None:
-                raise NotFoundError(f"table {request.table_id} expired")
+            else:
+                quiet += 1
+                if (
+                    quiet % 30 == 0
+                    and await self.tables.store.load(request.table_id, 1 << 62) is None
+                ):
+                    raise NotFoundError(f"table {request.table_id} expired")
 
     @unary
     async def GetRecord(

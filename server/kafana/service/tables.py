@@ -71,6 +71,7 @@ class Tables:
         self._cache: OrderedDict[str, Session] = OrderedDict()
         self._cache_size = cache_size
         self.now = clock
+        self.listeners: list[Callable[[str, int], None]] = []  # told (table id, seq) news
 
     # -- sessions ---------------------------------------------------------------------
 
@@ -80,6 +81,8 @@ class Tables:
 
     def _remember(self, session: Session) -> Session:
         old = self._cache.get(session.table_id)
+        for listener in self.listeners:
+            listener(session.table_id, session.seq)
         if old is None or old.seq <= session.seq:
             self._cache[session.table_id] = session
             self._cache.move_to_end(session.table_id)

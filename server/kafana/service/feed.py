@@ -1,0 +1,80 @@
+"""Event feed fan-out: one blocking reader per watched table per process, however many watch.
+
+A watcher waits for "something after seq n" here instead of holding its own Redis connection
+in a blocking read; the reader wakes every watcher of its table when events arrive (from any
+process), and stops when nobody watches any more.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass, field
+
+from kafana.store.base import TableStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class _Table:
+    seq: int
+    watchers: int = 0
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+    reader: asyncio.Task[None] | None = None
+
+
+class Feed:
+    """Tells watchers when a table has events after the seq they have."""
+
+    def __init__(self, store: TableStore, *, block_ms: int = 1000) -> None:
+        self.store = store
+        self.block_ms = block_ms
+        self.stopping = False
+        self._tables: dict[str, _Table] = {}
+
+    def latest(self, table_id: str) -> int:
+        """The highest seq this process knows of for a watched table (0 if not watched)."""
+        table = self._tables.get(table_id)
+        return table.seq if table is not None else 0
+
+    def notify(self, table_id: str, seq: int) -> None:
+        """Record that `table_id` reached `seq`; wake its watchers if that is news."""
+        table = self._tables.get(table_id)
+        if table is not None and seq > table.seq:
+            table.seq = seq
+            table.changed.set()
+            table.changed = asyncio.Event()
+
+    async def wait(self, table_id: str, after_seq: int, timeout: float) -> bool:
+        """Until the table has an event after `after_seq` (True) or `timeout` seconds pass."""
+        table = self._tables.get(table_id)
+        if table is None:
+            table = self._tables[table_id] = _Table(after_seq)
+        if table.reader is None or table.reader.done():
+            table.reader = asyncio.create_task(self._read(table_id, table))
+        if table.seq > after_seq:
+            return True
+        table.watchers += 1
+        try:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(table.changed.wait(), timeout)
+        finally:
+            table.watchers -= 1
+        return table.seq > after_seq
+
+    async def _read(self, table_id: str, table: _Table) -> None:
+        idle = 0
+        try:
+            while not self.stopping and idle < 2:
+                entries = await self.store.events(table_id, table.seq, self.block_ms)
+                if entries:
+                    self.notify(table_id, entries[-1].seq)
+                idle = idle + 1 if table.watchers == 0 else 0
+        except Exception:  # the watchers poll again; a reader is restarted on demand
+            log.exception("event reader of table %s failed", table_id)
+            await asyncio.sleep(0.5)
+        finally:
+            if self._tables.get(table_id) is table and table.watchers == 0:
+                del self._tables[table_id]
