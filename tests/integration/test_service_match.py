@@ -60,3 +60,25 @@ async def test_list_and_find_tables(service: Service) -> None:
     info = await service.stub.GetTable(service_pb2.GetTableRequest(table_id=first.table_id))
     assert info.status == state_pb2.TABLE_STATUS_PLAYING
     assert [s.name for s in info.seats] == ["p0", "p1"]
+
+
+async def test_explicit_decks_and_switches(service: Service) -> None:
+    deck = list(tablic.CANONICAL_DECK)
+    deck.reverse()
+    cfg = config(seed=None)
+    cfg.decks.add(cards=[c.text for c in deck])
+    cfg.rules.switches.update({"must_capture": True})
+    created = await service.stub.CreateTable(service_pb2.CreateTableRequest(config=cfg))
+    assert '"must_capture":true' in created.info.rules_json
+    table = await open_table(service.stub, cfg)
+    state = await service.stub.GetState(
+        service_pb2.GetStateRequest(table_id=table.table_id, seat_token=table.tokens[0])
+    )
+    rules = tablic.Rules.preset("serbian", players=2, must_capture=True)
+    local = tablic.new_match(rules, decks=[deck])
+    assert list(state.tablic.table) == [c.text for c in sorted(local.table)]
+    assert list(state.tablic.hand) == [c.text for c in sorted(local.hand(0))]
+    await play_to_end(service.stub, table, random.Random(4))
+    record = await service.stub.GetRecord(service_pb2.GetRecordRequest(table_id=table.table_id))
+    assert "seed" not in record.record and record.record.count("\ndeck ") == 1
+    assert tablic.MatchRecord.from_text(record.record).replay().is_over
