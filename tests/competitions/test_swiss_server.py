@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from client.kafana_client_live import LiveServer
 from kafana.competitions.envelope import FairRecord
 from kafana.competitions.local_runner import registry_bots
@@ -66,7 +68,7 @@ async def test_swiss_of_eight_bots_through_server(server: LiveServer) -> None:
             if row.entrant in g.seats
         ]
         assert row.buchholz == sum(points[o] for o in opponents)
-    for above, below in zip(table, table[1:], strict=False):
+    for above, below in itertools.pairwise(table):
         if above.points == below.points:
             assert above.buchholz >= below.buchholz
     assert standings(ENTRANTS, [Outcome("bot0", "bot1", 1.0, 5)])[0].entrant == "bot0"

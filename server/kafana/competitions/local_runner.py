@@ -144,7 +144,7 @@ def run_local(
     """Play every round in-process until the event is finished (or paused/ended)."""
     config = tournament.config
     while not tournament.finished and tournament.status.value == "running":
-        for spec in tournament.next_round():
+        for spec in tournament.pending() or tournament.next_round():
             if tournament.status.value != "running" or spec.game_id in tournament.results:
                 continue
             result = play_game(

@@ -12,11 +12,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 from kafana_bots import Bot
 from kafana_client.aio import AsyncClient, AsyncSeat
 from kafana_client.bots import run_bot
+from kafana_client.connection import ConnectOptions
 from kafana_client.convert import table_config
 from kafana_client.errors import RpcError
 
@@ -88,21 +90,51 @@ def _config(spec: GameSpec, seed: int, tournament: Tournament) -> rules_pb2.Tabl
     )
 
 
+def _isolated(
+    options: ConnectOptions,
+    joined: AsyncSeat,
+    bot: Bot,
+    policy: FaultPolicy,
+    rules: Rules,
+    notes: list[Fault],
+) -> None:
+    """Run one seat in this thread with its own event loop and connection."""
+
+    async def main() -> None:
+        async with AsyncClient(options) as client:
+            seat = AsyncSeat(client, joined.table_id, joined.seat, joined.token, joined.name)
+            await _seat_task(seat, bot, policy, rules, notes)
+
+    asyncio.run(main())
+
+
 async def play_game(
-    client: AsyncClient, tournament: Tournament, spec: GameSpec, factory: BotFactory
+    client: AsyncClient,
+    tournament: Tournament,
+    spec: GameSpec,
+    factory: BotFactory,
+    threads: ThreadPoolExecutor | None = None,
 ) -> GameResult:
-    """Play one game on the server; the result carries the fair record and its faults."""
+    """Play one game on the server; the result carries the fair record and its faults.
+
+    With `threads`, every seat's bot runs in a thread of its own (own loop, own connection),
+    as separate processes would: a slow or busy bot cannot stall the other seats' clocks.
+    """
     config = tournament.config
     seed = tournament.seed_of(spec.game_id)
     created = await client.create_table(_config(spec, seed, tournament))
     table_id = created.table_id
     rules = config.rules
     notes: list[Fault] = []
-    tasks = []
+    tasks: list[Awaitable[None]] = []
     for index, name in enumerate(spec.seats):
         seat = await client.join(table_id, seat=index, name=name)
         bot = factory(name, index, rules, random.Random(f"{seed}:{spec.game_id}:{index}"))
-        tasks.append(asyncio.create_task(_seat_task(seat, bot, config.policy, rules, notes)))
+        if threads is None:
+            tasks.append(asyncio.create_task(_seat_task(seat, bot, config.policy, rules, notes)))
+        else:
+            work = (client.options, seat, bot, config.policy, rules, notes)
+            tasks.append(asyncio.get_running_loop().run_in_executor(threads, _isolated, *work))
     await asyncio.gather(*tasks)
     answer: service_pb2.GetRecordResponse = await client.record(table_id)
     return _result(spec, seed, table_id, answer, tournament, notes)
@@ -147,27 +179,34 @@ async def run_on_server(
     parallel: int = 4,
     on_result: Callable[[GameResult], None] | None = None,
     pause_poll: float = 0.2,
+    isolate: bool = True,
 ) -> Tournament:
     """Play every round on the server (up to `parallel` games at once) until finished.
 
-    While the event is paused no new round starts; ending it stops after the running round.
+    With `isolate` (the default) each bot runs in its own thread, loop and connection. While
+    the event is paused no new round starts; ending it stops after the running round.
     """
     limit = asyncio.Semaphore(parallel)
+    threads = ThreadPoolExecutor(2 * parallel, "kafana-seat") if isolate else None
 
     async def one(spec: GameSpec) -> None:
         async with limit:
             if spec.game_id in tournament.results:
                 return  # adjudicated or ended meanwhile
-            result = await play_game(client, tournament, spec, factory)
+            result = await play_game(client, tournament, spec, factory, threads)
             if spec.game_id not in tournament.results:
                 tournament.record(result)
                 if on_result is not None:
                     on_result(result)
 
-    while not tournament.finished:
-        if tournament.status is Status.PAUSED:
-            await asyncio.sleep(pause_poll)
-            continue
-        games = tournament.next_round()
-        await asyncio.gather(*(one(spec) for spec in games))
+    try:
+        while not tournament.finished:
+            if tournament.status is Status.PAUSED:
+                await asyncio.sleep(pause_poll)
+                continue
+            games = tournament.pending() or tournament.next_round()
+            await asyncio.gather(*(one(spec) for spec in games))
+    finally:
+        if threads is not None:
+            threads.shutdown(wait=False)
     return tournament
