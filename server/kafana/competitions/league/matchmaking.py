@@ -1,0 +1,222 @@
+"""The matchmaking queue: players wait in Redis; a matchmaker pairs them and creates tables.
+
+Two sorted sets hold the queue: join time (oldest first) and rating (neighbours in
+O(log n)). Each tick takes the longest-waiting players; each one's acceptable rating gap
+widens with its waiting time (`Window`), and two players are paired only when each is
+within the other's window, nearest rating first. Claiming a pair is one Lua script (both
+still waiting, or nothing happens), so several matchmakers may run at once.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from redis.asyncio import Redis
+
+from kafana.competitions.fairness import commitment, new_seed
+from kafana.competitions.league.keys import LeagueKeys
+
+CLAIM = """
+-- KEYS: since, rating, match counter, assigned; ARGV: player a, player b, now ms
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) and redis.call('ZSCORE', KEYS[1], ARGV[2]) then
+  redis.call('ZREM', KEYS[1], ARGV[1], ARGV[2])
+  redis.call('ZREM', KEYS[2], ARGV[1], ARGV[2])
+  local id = redis.call('INCR', KEYS[3])
+  redis.call('HSET', KEYS[4], ARGV[1], 'pending:' .. id, ARGV[2], 'pending:' .. id)
+  return id
+end
+return 0
+"""
+
+
+@dataclass(frozen=True)
+class Window:
+    """The rating gap a player accepts after waiting: base + per_second * wait, up to max.
+
+    >>> Window(base=1.0, per_second=0.5, max=4.0).gap(wait_ms=4000)
+    3.0
+    """
+
+    base: float = 1.0
+    per_second: float = 0.5
+    max: float = 25.0
+
+    def gap(self, wait_ms: float) -> float:
+        """The acceptable rating difference after `wait_ms` in the queue."""
+        return min(self.max, self.base + self.per_second * max(0.0, wait_ms) / 1000)
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """A match made by the queue: its number, players (seat order), table and commitment."""
+
+    match: int
+    players: tuple[str, str]
+    table_id: str
+    commitment: str
+
+
+TableMaker = Callable[[int, tuple[str, str], int], Awaitable[str]]
+"""(match number, players in seat order, seed) -> the id of a new table for them."""
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def now_ms() -> int:
+    """Wall-clock milliseconds."""
+    return int(time.time() * 1000)
+
+
+class Matchmaker:
+    """Join, leave and poll the queue; `tick` pairs waiting players and creates tables."""
+
+    def __init__(
+        self,
+        redis: Redis,
+        league: str,
+        make_table: TableMaker,
+        *,
+        window: Window | None = None,
+        batch: int = 200,
+        neighbours: int = 16,
+        clock: Callable[[], int] = now_ms,
+    ) -> None:
+        self.redis = redis
+        self.keys = LeagueKeys(league)
+        self.make_table = make_table
+        self.window = window or Window()
+        self.batch = batch
+        self.neighbours = neighbours
+        self.clock = clock
+        self._claim = redis.register_script(CLAIM)
+
+    async def join(self, player: str, rating: float) -> None:
+        """Wait for a game (a player already waiting keeps their place)."""
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.zadd(self.keys.queue_since, {player: self.clock()}, nx=True)
+            pipe.zadd(self.keys.queue_rating, {player: rating})
+            pipe.hdel(self.keys.assigned, player)
+            await pipe.execute()
+
+    async def join_many(self, ratings: dict[str, float]) -> None:
+        """Many players join at once (benchmarks, imports)."""
+        now = self.clock()
+        items = list(ratings.items())
+        for start in range(0, len(items), 5000):
+            chunk = dict(items[start : start + 5000])
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.zadd(self.keys.queue_since, dict.fromkeys(chunk, now), nx=True)
+                pipe.zadd(self.keys.queue_rating, chunk)
+                await pipe.execute()
+
+    async def leave(self, player: str) -> bool:
+        """Stop waiting; False if the player was not in the queue."""
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.zrem(self.keys.queue_since, player)
+            pipe.zrem(self.keys.queue_rating, player)
+            removed, _ = await pipe.execute()
+        return bool(removed)
+
+    async def waiting(self) -> int:
+        """Players in the queue."""
+        return int(await self.redis.zcard(self.keys.queue_since))
+
+    async def assignment(self, player: str) -> str | None:
+        """The table a player was paired onto ("pending:<n>" while it is being created)."""
+        value = await self.redis.hget(self.keys.assigned, player)
+        return None if value is None else _text(value)
+
+    async def match(self, number: int) -> dict[str, str]:
+        """A match's public fields: players, table, commitment, created_ms."""
+        raw: dict[Any, Any] = await self.redis.hgetall(self.keys.match(number))
+        return {_text(k): _text(v) for k, v in raw.items()}
+
+    async def reveal(self, number: int) -> int:
+        """The seed of a match, for publishing once it is over."""
+        value = await self.redis.hget(self.keys.seeds, str(number))
+        if value is None:
+            raise KeyError(f"no seed for match {number}")
+        return int(value)
+
+    async def tick(self) -> list[Pairing]:
+        """Pair whoever can be paired among the longest-waiting players; create their tables."""
+        now = self.clock()
+        oldest: Any = await self.redis.zrange(
+            self.keys.queue_since, 0, self.batch - 1, withscores=True
+        )
+        if len(oldest) < 2:
+            return []
+        since = {_text(p): float(s) for p, s in oldest}
+        players = list(since)
+        ratings: Any = await self.redis.zmscore(self.keys.queue_rating, players)
+        rating = {p: float(r) for p, r in zip(players, ratings, strict=True) if r is not None}
+        taken: set[str] = set()
+        pairs: list[tuple[str, str]] = []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for p in players:
+                r = rating.get(p, 0.0)
+                gap = self.window.gap(now - since[p])
+                pipe.zrangebyscore(
+                    self.keys.queue_rating, r - gap, r + gap, start=0, num=self.neighbours,
+                    withscores=True,
+                )  # fmt: skip
+            around: list[Any] = await pipe.execute()
+        unknown = {_text(q) for found in around for q, _ in found} - set(since)
+        if unknown:
+            extra: Any = await self.redis.zmscore(self.keys.queue_since, list(unknown))
+            since.update(
+                {q: float(s) for q, s in zip(unknown, extra, strict=True) if s is not None}
+            )
+        for p, found in zip(players, around, strict=True):
+            if p in taken or p not in rating:
+                continue
+            best: tuple[float, float, str] | None = None
+            for raw_q, raw_r in found:
+                q = _text(raw_q)
+                if q == p or q in taken or q not in since:
+                    continue
+                diff = abs(float(raw_r) - rating[p])
+                if diff > self.window.gap(now - since[q]):
+                    continue  # q would not accept p yet
+                key = (diff, since[q], q)
+                if best is None or key < best:
+                    best = key
+            if best is not None:
+                taken.update((p, best[2]))
+                pairs.append((p, best[2]))
+        return [made for pair in pairs if (made := await self._make(pair, now)) is not None]
+
+    async def _make(self, pair: tuple[str, str], now: int) -> Pairing | None:
+        keys = self.keys
+        claim_keys = [keys.queue_since, keys.queue_rating, keys.match_counter, keys.assigned]
+        number = int(await self._claim(keys=claim_keys, args=[pair[0], pair[1], now]))
+        if number == 0:
+            return None  # another matchmaker took one of them first
+        seed = new_seed()
+        players = pair if number % 2 else (pair[1], pair[0])  # alternate who sits first
+        table_id = await self.make_table(number, players, seed)
+        promise = commitment(seed)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(keys.seeds, str(number), str(seed))
+            pipe.hset(
+                keys.match(number),
+                mapping={
+                    "players": " ".join(players),
+                    "table": table_id,
+                    "commitment": promise,
+                    "created_ms": str(now),
+                },
+            )
+            pipe.hset(keys.assigned, mapping=dict.fromkeys(players, table_id))
+            await pipe.execute()
+        return Pairing(number, players, table_id, promise)
+
+
+async def no_table(number: int, players: Sequence[str], seed: int) -> str:
+    """A table maker that creates nothing (benchmarks of the queue alone)."""
+    return f"match-{number}"

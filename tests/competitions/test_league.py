@@ -1,0 +1,129 @@
+"""Leagues in Redis: the queue pairs players and creates tables; ratings reach the board."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator
+
+import pytest
+from client.kafana_client_live import LiveServer
+from kafana.competitions.fairness import check_commitment
+from kafana.competitions.league.connection import connect
+from kafana.competitions.league.keys import LeagueKeys
+from kafana.competitions.league.leaderboard import Leaderboard
+from kafana.competitions.league.matchmaking import Matchmaker, Window, no_table
+from kafana.competitions.league.tables import sdk_tables
+from kafana.competitions.ratings import Rating
+from kafana_bots import registry
+from kafana_client import AsyncClient, rules_of
+from kafana_client.bots import run_bot
+from redis.asyncio import Redis
+
+
+@pytest.fixture
+async def redis(redis_url: str) -> AsyncIterator[Redis]:
+    client = connect(redis_url, max_connections=4)
+    try:
+        yield client
+    finally:
+        await client.aclose()
+
+
+class Clock:
+    """A clock the test moves by hand (ms)."""
+
+    def __init__(self) -> None:
+        self.now = 1_000_000
+
+    def __call__(self) -> int:
+        return self.now
+
+
+async def test_queue_pairs_by_rating_and_creates_tables(server: LiveServer, redis: Redis) -> None:
+    clock = Clock()
+    async with AsyncClient.connect(server.target) as client:
+        maker = sdk_tables(client, league="spring", target=31)
+        queue = Matchmaker(redis, "spring", maker, window=Window(2.0, 1.0, 50.0), clock=clock)
+        for player, rating in {"a": 10.0, "b": 30.0, "c": 11.0, "d": 31.5, "e": 45.0}.items():
+            await queue.join(player, rating)
+            clock.now += 10
+        made = await queue.tick()
+        assert sorted(sorted(p.players) for p in made) == [["a", "c"], ["b", "d"]]
+        assert await queue.waiting() == 1  # e is 13.5 away from anyone left: nobody
+        assert await queue.tick() == []
+        for pairing in made:
+            info = await client.get_table(pairing.table_id)  # the table exists on the server
+            assert rules_of(info).target == 31
+            for player in pairing.players:
+                assert await queue.assignment(player) == pairing.table_id
+            stored = await queue.match(pairing.match)
+            assert stored["table"] == pairing.table_id
+            assert check_commitment(await queue.reveal(pairing.match), stored["commitment"])
+        # the window widens with waiting: e is paired once both have waited long enough
+        await queue.join("f", 30.0)
+        assert await queue.tick() == []
+        clock.now += 14_000
+        (late,) = await queue.tick()
+        assert sorted(late.players) == ["e", "f"] and await queue.waiting() == 0
+
+        # play one match on its table with bots and rate it on the league's board
+        pairing = made[0]
+        info = await client.get_table(pairing.table_id)
+        seats = [
+            await client.join(pairing.table_id, seat=i, name=p)
+            for i, p in enumerate(pairing.players)
+        ]
+        rules = rules_of(info)
+        finals = await asyncio.gather(
+            *(
+                run_bot(
+                    seat,
+                    registry.create("greedy", seat=seat.seat, rules=rules, rng=random.Random(i)),
+                )
+                for i, seat in enumerate(seats)
+            )
+        )
+        scores = list(finals[0].tablic.scores)
+        board = Leaderboard(redis, "spring")
+        await board.record([[p] for p in pairing.players], scores)
+        winner = pairing.players[scores.index(max(scores))]
+        assert await board.rank(winner) == 1
+        assert (await board.rating(winner)).mu > 25
+        assert len(await board.history(winner)) == 1
+
+
+async def test_leaderboard_pages_ranks_and_seasons(redis: Redis) -> None:
+    board = Leaderboard(redis, "autumn")
+    ratings = {f"p{i:03}": Rating(20 + i / 10, 2.0, 12) for i in range(250)}
+    await board.seed_ratings(ratings)
+    assert await board.size() == 250
+    assert await board.rank("p249") == 1 and await board.rank("p000") == 250
+    assert await board.rank("nobody") is None
+    page = await board.page(2, size=100)
+    assert [row.rank for row in page] == list(range(101, 201))
+    assert page[0].player == "p149" and page[0].rating == pytest.approx(
+        ratings["p149"].conservative
+    )
+    # a rated game moves the board
+    await board.record([["p000"], ["p249"]], [1, 0])
+    assert await board.rank("p000") < 250 and await board.rank("p249") > 1
+    assert (await board.rating("p000")).games == 13
+    # a new season starts empty, the old one is kept
+    assert await board.new_season() == 2
+    assert await board.size() == 0 and await board.size(season=1) == 250
+    keys = LeagueKeys("autumn")
+    assert all(key.startswith(b"{lg:autumn}") for key in await redis.keys("*"))  # one tag
+    assert await redis.exists(keys.board(1))
+
+
+async def test_two_matchmakers_never_pair_a_player_twice(redis: Redis) -> None:
+    clock = Clock()
+    ratings = {f"q{i}": float(i % 7) for i in range(60)}
+    one = Matchmaker(redis, "race", no_table, clock=clock)
+    two = Matchmaker(redis, "race", no_table, clock=clock)
+    await one.join_many(ratings)
+    a, b = await asyncio.gather(one.tick(), two.tick())
+    players = [p for pairing in a + b for p in pairing.players]
+    assert len(players) == len(set(players))
+    assert len(players) + await one.waiting() == 60
