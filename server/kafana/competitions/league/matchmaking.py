@@ -9,6 +9,7 @@ still waiting, or nothing happens), so several matchmakers may run at once.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -189,32 +190,44 @@ class Matchmaker:
             if best is not None:
                 taken.update((p, best[2]))
                 pairs.append((p, best[2]))
-        return [made for pair in pairs if (made := await self._make(pair, now)) is not None]
+        return await self._make(pairs, now)
 
-    async def _make(self, pair: tuple[str, str], now: int) -> Pairing | None:
+    async def _make(self, pairs: list[tuple[str, str]], now: int) -> list[Pairing]:
+        """Claim every pair (one pipeline of scripts), create the tables, publish the matches."""
         keys = self.keys
         claim_keys = [keys.queue_since, keys.queue_rating, keys.match_counter, keys.assigned]
-        number = int(await self._claim(keys=claim_keys, args=[pair[0], pair[1], now]))
-        if number == 0:
-            return None  # another matchmaker took one of them first
-        seed = new_seed()
-        players = pair if number % 2 else (pair[1], pair[0])  # alternate who sits first
-        table_id = await self.make_table(number, players, seed)
-        promise = commitment(seed)
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hset(keys.seeds, str(number), str(seed))
-            pipe.hset(
-                keys.match(number),
-                mapping={
-                    "players": " ".join(players),
-                    "table": table_id,
-                    "commitment": promise,
-                    "created_ms": str(now),
-                },
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for a, b in pairs:
+                await self._claim(keys=claim_keys, args=[a, b, now], client=pipe)
+            numbers: list[Any] = await pipe.execute()
+        claimed = [(int(n), pair) for n, pair in zip(numbers, pairs, strict=True) if int(n)]
+        # a pair claimed as 0 lost one player to another matchmaker: the other one waits on
+        seeds = [new_seed() for _ in claimed]
+        seated = [pair if n % 2 else (pair[1], pair[0]) for n, pair in claimed]  # alternate
+        tables = await asyncio.gather(
+            *(
+                self.make_table(n, players, seed)
+                for (n, _), players, seed in zip(claimed, seated, seeds, strict=True)
             )
-            pipe.hset(keys.assigned, mapping=dict.fromkeys(players, table_id))
+        )
+        made = []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for (n, _), players, seed, table_id in zip(claimed, seated, seeds, tables, strict=True):
+                promise = commitment(seed)
+                pipe.hset(keys.seeds, str(n), str(seed))
+                pipe.hset(
+                    keys.match(n),
+                    mapping={
+                        "players": " ".join(players),
+                        "table": table_id,
+                        "commitment": promise,
+                        "created_ms": str(now),
+                    },
+                )
+                pipe.hset(keys.assigned, mapping=dict.fromkeys(players, table_id))
+                made.append(Pairing(n, players, table_id, promise))
             await pipe.execute()
-        return Pairing(number, players, table_id, promise)
+        return made
 
 
 async def no_table(number: int, players: Sequence[str], seed: int) -> str:
