@@ -6,6 +6,7 @@ import asyncio
 import time
 
 from kafana.store.base import FINISHED, OPEN, PLAYING, Append, Outcome, TableStore
+from kafana.store.redis_store import RedisStore
 
 TTL = 60_000
 
@@ -139,3 +140,15 @@ async def test_deadlines_claim_once(store: TableStore) -> None:
     assert await store.due(2000, 10) == []
     await store.schedule("t1", 0)
     assert await store.due(10**13, 10) == []
+
+
+async def test_closing_releases_connections(redis_url: str) -> None:
+    probe = RedisStore.from_url(redis_url)
+    store = RedisStore.from_url(redis_url)
+    await asyncio.gather(*(store.load(f"t{i}") for i in range(5)))
+    before = len(await probe.client.client_list())
+    await store.close()
+    after = len(await probe.client.client_list())
+    await probe.close()
+    assert after < before
+    assert after == 1  # only the probe itself

@@ -16,7 +16,7 @@ from kafana.competitions.envelope import FairRecord
 from kafana.competitions.model import Ending
 from kafana.competitions.ratings import HistoryPoint
 from kafana.competitions.standings import Standing
-from kafana.competitions.tournament import Tournament
+from kafana.competitions.tournament import Status, Tournament
 
 STANDING_FIELDS = (
     "rank",
@@ -31,6 +31,12 @@ STANDING_FIELDS = (
     "sonneborn_berger",
     "diff",
 )
+
+
+def _state(tournament: Tournament) -> str:
+    if tournament.finished and tournament.status is Status.RUNNING:
+        return "finished"
+    return tournament.status.value
 
 
 def records_jsonl(tournament: Tournament) -> str:
@@ -73,7 +79,7 @@ def report_text(tournament: Tournament) -> str:
     config = tournament.config
     lines = [
         f"Event {config.name}: {config.kind.value}, {len(config.entrants)} entrants, "
-        f"{len(tournament.rounds)}/{tournament.total_rounds} rounds, {tournament.status.value}",
+        f"{len(tournament.rounds)}/{tournament.total_rounds} rounds, {_state(tournament)}",
         f"Rules: {config.preset}, target {config.rules.target}; ratings pool {config.pool}",
     ]
     for number, games in enumerate(tournament.rounds, start=1):
@@ -164,7 +170,7 @@ def report_html(tournament: Tournament) -> str:
 <style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}
 td,th{{border:1px solid #ccc;padding:3px 8px;text-align:right}}</style></head>
 <body><h1>{title}</h1>
-<p>{len(tournament.rounds)} of {tournament.total_rounds} rounds, {tournament.status.value}.
+<p>{len(tournament.rounds)} of {tournament.total_rounds} rounds, {_state(tournament)}.
 Rules {html.escape(config.preset)}, target {config.rules.target}.</p>
 <h2>Rating curves (mu - 3 sigma)</h2>
 {_curves_svg(history)}

@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import random
 from collections.abc import Awaitable, Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 
 from kafana_bots import Bot
 from kafana_client.aio import AsyncClient, AsyncSeat
@@ -27,6 +26,7 @@ from kafana.competitions.fairness import commitment
 from kafana.competitions.local_runner import BotFactory
 from kafana.competitions.model import Ending, GameResult, GameSpec
 from kafana.competitions.policy import Action, Fault, FaultPolicy, Reason
+from kafana.competitions.seat_loops import SeatLoops
 from kafana.competitions.tournament import Status, Tournament
 from kafana.games.tablic import Move, Rules, View
 from kafana.v1 import events_pb2, rules_pb2, service_pb2
@@ -90,7 +90,7 @@ def _config(spec: GameSpec, seed: int, tournament: Tournament) -> rules_pb2.Tabl
     )
 
 
-def _isolated(
+async def _isolated(
     options: ConnectOptions,
     joined: AsyncSeat,
     bot: Bot,
@@ -98,14 +98,10 @@ def _isolated(
     rules: Rules,
     notes: list[Fault],
 ) -> None:
-    """Run one seat in this thread with its own event loop and connection."""
-
-    async def main() -> None:
-        async with AsyncClient(options) as client:
-            seat = AsyncSeat(client, joined.table_id, joined.seat, joined.token, joined.name)
-            await _seat_task(seat, bot, policy, rules, notes)
-
-    asyncio.run(main())
+    """Run one seat on its own loop with its own connection."""
+    async with AsyncClient(options) as client:
+        seat = AsyncSeat(client, joined.table_id, joined.seat, joined.token, joined.name)
+        await _seat_task(seat, bot, policy, rules, notes)
 
 
 async def play_game(
@@ -113,11 +109,11 @@ async def play_game(
     tournament: Tournament,
     spec: GameSpec,
     factory: BotFactory,
-    threads: ThreadPoolExecutor | None = None,
+    loops: SeatLoops | None = None,
 ) -> GameResult:
     """Play one game on the server; the result carries the fair record and its faults.
 
-    With `threads`, every seat's bot runs in a thread of its own (own loop, own connection),
+    With `loops`, every seat's bot runs on a loop in another thread, with its own connection,
     as separate processes would: a slow or busy bot cannot stall the other seats' clocks.
     """
     config = tournament.config
@@ -130,11 +126,11 @@ async def play_game(
     for index, name in enumerate(spec.seats):
         seat = await client.join(table_id, seat=index, name=name)
         bot = factory(name, index, rules, random.Random(f"{seed}:{spec.game_id}:{index}"))
-        if threads is None:
-            tasks.append(asyncio.create_task(_seat_task(seat, bot, config.policy, rules, notes)))
+        if loops is None:
+            tasks.append(_seat_task(seat, bot, config.policy, rules, notes))
         else:
-            work = (client.options, seat, bot, config.policy, rules, notes)
-            tasks.append(asyncio.get_running_loop().run_in_executor(threads, _isolated, *work))
+            isolated = _isolated(client.options, seat, bot, config.policy, rules, notes)
+            tasks.append(loops.run(isolated))
     await asyncio.gather(*tasks)
     answer: service_pb2.GetRecordResponse = await client.record(table_id)
     return _result(spec, seed, table_id, answer, tournament, notes)
@@ -187,13 +183,13 @@ async def run_on_server(
     the event is paused no new round starts; ending it stops after the running round.
     """
     limit = asyncio.Semaphore(parallel)
-    threads = ThreadPoolExecutor(2 * parallel, "kafana-seat") if isolate else None
+    loops = SeatLoops(2 * parallel) if isolate else None
 
     async def one(spec: GameSpec) -> None:
         async with limit:
             if spec.game_id in tournament.results:
                 return  # adjudicated or ended meanwhile
-            result = await play_game(client, tournament, spec, factory, threads)
+            result = await play_game(client, tournament, spec, factory, loops)
             if spec.game_id not in tournament.results:
                 tournament.record(result)
                 if on_result is not None:
@@ -207,6 +203,6 @@ async def run_on_server(
             games = tournament.pending() or tournament.next_round()
             await asyncio.gather(*(one(spec) for spec in games))
     finally:
-        if threads is not None:
-            threads.shutdown(wait=False)
+        if loops is not None:
+            loops.close()
     return tournament

@@ -34,6 +34,15 @@ class Feed:
         self.stopping = False
         self._tables: dict[str, _Table] = {}
 
+    async def close(self, timeout: float = 3.0) -> None:
+        """Stop every reader (each ends after its current blocking read)."""
+        self.stopping = True
+        readers = [t.reader for t in self._tables.values() if t.reader is not None]
+        for t in self._tables.values():
+            t.changed.set()
+        if readers:
+            await asyncio.wait(readers, timeout=timeout)
+
     def latest(self, table_id: str) -> int:
         """The highest seq this process knows of for a watched table (0 if not watched)."""
         table = self._tables.get(table_id)

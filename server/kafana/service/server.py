@@ -52,8 +52,8 @@ class KafanaServer:
         """Refuse new calls, let running ones finish for `grace` seconds, stop the clock."""
         await self.health.enter_graceful_shutdown()
         self.servicer.stopping.set()
-        self.servicer.feed.stopping = True
         await self.clock.stop()
+        await self.servicer.feed.close()
         await self.server.stop(grace)
 
     async def wait(self) -> None:

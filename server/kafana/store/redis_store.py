@@ -71,7 +71,7 @@ class RedisStore(TableStore):
             client = RedisCluster.from_url(plain, max_connections=max_connections)
         else:
             pool = BlockingConnectionPool.from_url(url, max_connections=max_connections, timeout=20)
-            client = Redis(connection_pool=pool)
+            client = Redis.from_pool(pool)  # the client owns the pool: closing closes both
         store = cls(client, namespace=namespace)
         store._where = f"{parts.scheme}://{parts.hostname}:{parts.port or 6379}"
         return store
