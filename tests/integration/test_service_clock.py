@@ -54,9 +54,9 @@ async def test_forfeit_on_timeout(any_service: Service) -> None:
 
 async def test_moving_in_time_resets_the_clock(service: Service) -> None:
     stub = service.stub
-    table = await open_table(stub, config(seed=33, move_millis=600))
+    table = await open_table(stub, config(seed=33, move_millis=1200))
     for seat in (0, 1, 0):
-        await asyncio.sleep(0.35)
+        await asyncio.sleep(0.5)  # most of the time, but the clock restarts with each move
         moves = await stub.GetLegalMoves(
             service_pb2.GetLegalMovesRequest(table_id=table.table_id, seat_token=table.tokens[seat])
         )

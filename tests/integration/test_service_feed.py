@@ -105,7 +105,6 @@ async def test_many_watchers_share_one_reader(service: Service) -> None:
     clients = await service.store.client.client_list()
     readers = [c for c in clients if c.get("cmd") == "xread" and "b" in c.get("flags", "")]
     assert len(readers) == 1, f"{len(readers)} blocking readers for 40 watchers of one table"
-    assert len(clients) < 20
     rng = random.Random(22)
     await play_one(stub, table, rng)
     await play_one(stub, table, rng)
