@@ -17,6 +17,7 @@ import argparse
 import contextlib
 import json
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -62,6 +63,16 @@ SCENARIOS = {
 }
 
 
+# Added to the niceness of every process a run starts (--nice; negative needs root).
+NICE = [0]
+
+
+def _renice() -> None:
+    """In the child before exec: the run's niceness (a shared machine is noisy)."""
+    if NICE[0]:
+        os.nice(NICE[0])
+
+
 def free_port() -> int:
     """A TCP port free on 127.0.0.1 right now."""
     with socket.socket() as sock:
@@ -102,7 +113,9 @@ def redis_server(directory: Path) -> Iterator[tuple[subprocess.Popen[bytes], int
     port = free_port()
     command = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", ""]
     command += ["--appendonly", "no", "--dir", str(directory)]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_renice
+    )
     try:
         wait_port(port, process)
         client = redis.Redis(port=port)
@@ -116,26 +129,34 @@ def redis_server(directory: Path) -> Iterator[tuple[subprocess.Popen[bytes], int
         stop(process)
 
 
-def server_command(kind: str, redis_url: str, port: int) -> list[str]:
-    """The command line of one server process."""
-    if kind == "baseline":
-        script = str(HERE / "baseline_server.py")
-        return [sys.executable, script, "--redis", redis_url, "--port", str(port)]
-    return [str(BIN / "kafana"), "serve", "--redis", redis_url, "--port", str(port), "--grace", "1"]
+KAFANA_COMMAND = f"{BIN / 'kafana'} serve --redis {{redis}} --port {{port}} --grace 1"
+BASELINE_COMMAND = (
+    f"{sys.executable} {HERE / 'baseline_server.py'} --redis {{redis}} --port {{port}}"
+)
+
+
+def server_command(template: str, redis_url: str, port: int) -> list[str]:
+    """The command line of one server process: `template` with {redis} and {port} filled in.
+
+    >>> server_command("kafana serve --redis {redis} --port {port}", "redis://h:1/0", 5)
+    ['kafana', 'serve', '--redis', 'redis://h:1/0', '--port', '5']
+    """
+    return shlex.split(template.format(redis=redis_url, port=port))
 
 
 @contextlib.contextmanager
 def servers(
-    kind: str, count: int, redis_url: str, log: Path
+    template: str, count: int, redis_url: str, log: Path
 ) -> Iterator[list[tuple[subprocess.Popen[bytes], int]]]:
-    """`count` server processes of `kind`, each on its own free loopback port."""
+    """`count` server processes, each on its own free loopback port."""
     started: list[tuple[subprocess.Popen[bytes], int]] = []
     try:
         with open(log, "ab") as out:
             for _ in range(count):
                 port = free_port()
-                command = server_command(kind, redis_url, port)
-                started.append((subprocess.Popen(command, stdout=out, stderr=out), port))
+                command = server_command(template, redis_url, port)
+                process = subprocess.Popen(command, stdout=out, stderr=out, preexec_fn=_renice)
+                started.append((process, port))
         for process, port in started:
             wait_port(port, process)
         yield started
@@ -296,7 +317,9 @@ def run_locust(
         scenario.user,
     ]
     log = open(out.with_suffix(".log"), "wb")  # noqa: SIM115 (closed when the process ends)
-    return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, cwd=HERE)
+    return subprocess.Popen(
+        command, stdout=log, stderr=subprocess.STDOUT, cwd=HERE, preexec_fn=_renice
+    )
 
 
 def profile(pid: int, seconds: float, path: Path) -> subprocess.Popen[bytes] | None:
@@ -323,7 +346,9 @@ def run_phase(
     phase = Phase(kind, args.servers)
     redis_url = f"redis://127.0.0.1:{redis_port}/0"
     out = work / f"phase{number}-{kind}.json"
-    with servers(kind, args.servers, redis_url, work / f"phase{number}-{kind}-server.log") as up:
+    template = args.baseline_command if kind == "baseline" else args.kafana_command
+    log = work / f"phase{number}-{kind}-server.log"
+    with servers(template, args.servers, redis_url, log) as up:
         targets = [f"127.0.0.1:{port}" for _process, port in up]
         sampler = CpuSampler({"servers": [p.pid for p, _port in up], "redis": [redis_process.pid]})
         sampler.start()
@@ -389,7 +414,7 @@ def fmt_phase(phase: Phase) -> list[str]:
     for problem in phase.problems[:5] + res.get("errors", [])[:5]:
         lines.append(f"  ! {problem}")
     mem = phase.memory
-    if mem:
+    if mem and mem["tables_in_index"]:
         lines.append(
             f"  Redis per table: active {mem['active_mean_bytes']:,.0f} B mean "
             f"({mem['active_max_bytes']:,} max, {mem['active_sampled']} sampled at mean seq "
@@ -429,8 +454,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", default="", help="write the measurements here")
     parser.add_argument("--profile", default="", help="py-spy collapsed stacks of server 0")
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
+    parser.add_argument(
+        "--nice", type=int, default=0, help="niceness of Redis, servers and locust (-5: favoured)"
+    )
+    parser.add_argument(
+        "--kafana-command",
+        default=KAFANA_COMMAND,
+        help="how to start one Kafana server ({redis} and {port} are filled in), "
+        "e.g. to measure another checkout",
+    )
+    parser.add_argument("--baseline-command", default=BASELINE_COMMAND, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     scenario = SCENARIOS[args.scenario]
+    NICE[0] = args.nice
     kinds = (["baseline"] if args.baseline else []) + ["kafana"]
     work = Path(tempfile.mkdtemp(prefix="kafana-load-"))
     phases: list[Phase] = []
@@ -455,9 +491,23 @@ def main(argv: list[str] | None = None) -> int:
     return 0 if summary["ok"] else 1
 
 
+def source_version() -> str:
+    """The commit measured, with "+dirty" when the server's sources differ from it."""
+
+    def git(*words: str) -> str:
+        done = subprocess.run(["git", *words], capture_output=True, text=True, cwd=HERE)
+        return done.stdout.strip()
+
+    dirty = git("status", "--porcelain", "--", "server")
+    return git("rev-parse", "--short", "HEAD") + ("+dirty" if dirty else "")
+
+
 def summarize(phases: list[Phase], args: argparse.Namespace) -> dict[str, Any]:
     """The ratio to the baseline and the verdict."""
-    lines = [f"== {args.scenario}, {args.servers} server process(es), {args.duration:.0f} s =="]
+    lines = [
+        f"== {args.scenario}, {args.servers} server process(es), {args.duration:.0f} s, "
+        f"server sources at {source_version()} =="
+    ]
     ok = True
     for phase in phases:
         if phase.errors() or phase.locust_rc not in (0, 1):
@@ -496,6 +546,7 @@ def summarize(phases: list[Phase], args: argparse.Namespace) -> dict[str, Any]:
     lines.append("OK: no errors, every finished match consistent" if ok else "FAILED")
     return {
         "ok": ok,
+        "commit": source_version(),
         "scenario": args.scenario,
         "servers": args.servers,
         "duration": args.duration,
