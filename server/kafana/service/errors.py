@@ -19,6 +19,7 @@ from kafana.errors import (
     PermissionDeniedError,
     SeatTakenError,
     StaleSequenceError,
+    TooManyMovesError,
 )
 
 STATUS_CODES: dict[type[KafanaError], grpc.StatusCode] = {
@@ -31,6 +32,7 @@ STATUS_CODES: dict[type[KafanaError], grpc.StatusCode] = {
     NotFoundError: grpc.StatusCode.NOT_FOUND,
     AuthenticationError: grpc.StatusCode.UNAUTHENTICATED,
     PermissionDeniedError: grpc.StatusCode.PERMISSION_DENIED,
+    TooManyMovesError: grpc.StatusCode.RESOURCE_EXHAUSTED,
 }
 
 Request = TypeVar("Request")

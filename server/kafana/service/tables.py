@@ -8,6 +8,7 @@ round trip.
 
 from __future__ import annotations
 
+import logging
 import secrets
 import time
 from collections import OrderedDict
@@ -17,12 +18,14 @@ from dataclasses import dataclass
 from kafana.errors import (
     AuthenticationError,
     InvalidInputError,
+    KafanaError,
     MatchOverError,
     NotFoundError,
     NotYourTurnError,
     PermissionDeniedError,
     SeatTakenError,
     StaleSequenceError,
+    TooManyMovesError,
 )
 from kafana.games import tablic
 from kafana.service import convert, tokens
@@ -32,6 +35,7 @@ from kafana.store.base import FINISHED, OPEN, PLAYING, Append, Entry, Outcome, T
 from kafana.v1 import events_pb2, rules_pb2, storage_pb2
 
 Kind = events_pb2.EventKind
+log = logging.getLogger(__name__)
 HOUR_MS = 3_600_000
 MAX_NAME = 40
 MAX_MOVE_MILLIS = 24 * HOUR_MS
@@ -360,7 +364,13 @@ class Tables:
         if seat is None:
             return False
         policy = session.stored.clock.policy
-        if policy == rules_pb2.TIMEOUT_POLICY_FORFEIT:
+        move: tablic.Move | None = None
+        if policy != rules_pb2.TIMEOUT_POLICY_FORFEIT:
+            try:
+                move = _default_move(session.match)
+            except KafanaError:  # no default move can be found: the seat forfeits instead
+                log.exception("no default move at table %s; forfeiting", table_id)
+        if move is None:
             event = convert.stored_event(Kind.EVENT_KIND_FORFEIT, seat, now, reason="timeout")
             append = Append(
                 event=event,
@@ -370,7 +380,6 @@ class Tables:
                 deadline_ms=0,
             )
         else:
-            move = session.match.legal_moves()[0]
             after = session.match.apply(move)
             event = convert.stored_event(
                 Kind.EVENT_KIND_MOVE, seat, now, move_text=str(move), reason="timeout"
@@ -408,3 +417,18 @@ class Tables:
             if len(out) >= limit:
                 break
         return out
+
+
+def _default_move(match: tablic.MatchState) -> tablic.Move:
+    """The clock's move: the first legal one (a trail of the first card when trails are legal)."""
+    try:
+        return match.legal_moves()[0]
+    except TooManyMovesError:  # a table too big to list: trail if allowed, else any capture
+        seat = match.current_seat
+        assert seat is not None
+        card = match.hand(seat)[0]
+        trail = tablic.Move(card)
+        if match.is_legal(trail):
+            return trail
+        taken = next(iter(tablic.captures(card, match.table, match.rules)))
+        return tablic.Move(card, taken)
