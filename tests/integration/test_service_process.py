@@ -66,24 +66,26 @@ async def healthy(port: int, timeout: float = 20) -> None:
 
 async def test_sigkill_mid_match_then_finish_on_another_process(redis_url: str) -> None:
     rng = random.Random(41)
-    with serve("--redis", redis_url) as (first, port):
-        await healthy(port)
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-            stub = KafanaStub(channel)
-            table: Table = await open_table(stub, config(seed=41))
-            for _ in range(40):
-                await play_one(stub, table, rng)
-        first.send_signal(signal.SIGKILL)
-        first.wait()
-    with serve(env={"KAFANA_REDIS": redis_url}) as (second, port):
-        await healthy(port)
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-            stub = KafanaStub(channel)
-            state = await stub.GetState(service_pb2.GetStateRequest(table_id=table.table_id))
+    with (
+        serve("--redis", redis_url) as (first, port_a),
+        serve(env={"KAFANA_REDIS": redis_url}) as (second, port_b),
+    ):
+        await asyncio.gather(healthy(port_a), healthy(port_b))
+        async with (
+            grpc.aio.insecure_channel(f"127.0.0.1:{port_a}") as channel_a,
+            grpc.aio.insecure_channel(f"127.0.0.1:{port_b}") as channel_b,
+        ):
+            stub_a, stub_b = KafanaStub(channel_a), KafanaStub(channel_b)
+            table: Table = await open_table(stub_a, config(seed=41))
+            for i in range(40):  # both processes serve the same table at once
+                await play_one(stub_a if i % 2 else stub_b, table, rng)
+            first.send_signal(signal.SIGKILL)
+            first.wait()
+            state = await stub_b.GetState(service_pb2.GetStateRequest(table_id=table.table_id))
             assert state.seq == table.seq and state.tablic.move_count == 40
-            await play_to_end(stub, table, rng)
-            record = await stub.GetRecord(service_pb2.GetRecordRequest(table_id=table.table_id))
-            events = await take_events(stub, table.table_id, 0, table.seq)
+            await play_to_end(stub_b, table, rng)
+            record = await stub_b.GetRecord(service_pb2.GetRecordRequest(table_id=table.table_id))
+            events = await take_events(stub_b, table.table_id, 0, table.seq)
         second.send_signal(signal.SIGTERM)
         out, _ = second.communicate(timeout=20)
         assert second.returncode == 0, out
