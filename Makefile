@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/kafana demo
+	$(BIN)/kafana serve $(ARGS)
 
 test: $(STAMP)
 	scripts/ensure-redis
