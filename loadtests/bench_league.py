@@ -16,6 +16,7 @@ import argparse
 import asyncio
 import random
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -153,6 +154,7 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # stop our redis-server on SIGTERM
     with private_redis() as port:
         print(f"redis-server on 127.0.0.1:{port}; {args.players} players")
         asyncio.run(bench(port, args.players, args.seed))

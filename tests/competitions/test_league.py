@@ -127,3 +127,20 @@ async def test_two_matchmakers_never_pair_a_player_twice(redis: Redis) -> None:
     players = [p for pairing in a + b for p in pairing.players]
     assert len(players) == len(set(players))
     assert len(players) + await one.waiting() == 60
+
+
+async def test_pairs_nearest_ratings_even_with_a_wide_window(redis: Redis) -> None:
+    clock = Clock()
+    queue = Matchmaker(redis, "wide", no_table, window=Window(100.0, 0.0, 100.0), clock=clock)
+    order = list(range(40))
+    random.Random(3).shuffle(order)
+    for i in order:  # joining order unrelated to rating
+        await queue.join(f"r{i:02}", float(i))
+        clock.now += 1
+    made = await queue.tick()
+    assert len(made) >= 18  # greedy by waiting time may leave a far-apart pair for later
+    for pairing in made:
+        a, b = (float(p[1:]) for p in pairing.players)
+        assert abs(a - b) <= 3  # a neighbour, not the lowest rating in the window
+    made += await queue.tick()
+    assert len(made) == 20 and await queue.waiting() == 0

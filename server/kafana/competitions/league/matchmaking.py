@@ -2,8 +2,9 @@
 
 Two sorted sets hold the queue: join time (oldest first) and rating (neighbours in
 O(log n)). Each tick takes the longest-waiting players; each one's acceptable rating gap
-widens with its waiting time (`Window`), and two players are paired only when each is
-within the other's window, nearest rating first. Claiming a pair is one Lua script (both
+widens with its waiting time (`Window`); its nearest waiting neighbours on each side of its
+rating are looked up (O(log n)), and two players are paired only when each is within the
+other's window, nearest rating first. Claiming a pair is one Lua script (both
 still waiting, or nothing happens), so several matchmakers may run at once.
 """
 
@@ -158,15 +159,16 @@ class Matchmaker:
         rating = {p: float(r) for p, r in zip(players, ratings, strict=True) if r is not None}
         taken: set[str] = set()
         pairs: list[tuple[str, str]] = []
+        half = max(1, self.neighbours // 2)
         async with self.redis.pipeline(transaction=False) as pipe:
-            for p in players:
+            for p in players:  # the nearest ratings on each side, within p's window
                 r = rating.get(p, 0.0)
                 gap = self.window.gap(now - since[p])
-                pipe.zrangebyscore(
-                    self.keys.queue_rating, r - gap, r + gap, start=0, num=self.neighbours,
-                    withscores=True,
-                )  # fmt: skip
-            around: list[Any] = await pipe.execute()
+                queue = self.keys.queue_rating
+                pipe.zrangebyscore(queue, r, r + gap, start=0, num=half + 1, withscores=True)
+                pipe.zrevrangebyscore(queue, r, r - gap, start=0, num=half + 1, withscores=True)
+            sides: list[Any] = await pipe.execute()
+        around = [sides[i] + sides[i + 1] for i in range(0, len(sides), 2)]
         unknown = {_text(q) for found in around for q, _ in found} - set(since)
         if unknown:
             extra: Any = await self.redis.zmscore(self.keys.queue_since, list(unknown))
