@@ -19,8 +19,8 @@ from kafana.competitions.envelope import FairRecord
 from kafana.competitions.fairness import commitment
 from kafana.competitions.model import Ending, GameResult, GameSpec
 from kafana.competitions.policy import Action, Fault, FaultPolicy, Reason
-from kafana.competitions.tournament import Tournament
-from kafana.games.tablic import Move, Rules, new_match
+from kafana.competitions.tournament import Status, Tournament
+from kafana.games.tablic import Move, Rules, View, new_match
 
 BotFactory = Callable[[str, int, Rules, random.Random], Bot]
 """(entrant, seat, rules, rng) -> a bot for that seat."""
@@ -44,10 +44,7 @@ class _Decision:
         self.detail = detail
 
 
-def _decide(bot: Bot, state_view: object, legal: list[Move], policy: FaultPolicy) -> _Decision:
-    from kafana.games.tablic import View
-
-    assert isinstance(state_view, View)
+def _decide(bot: Bot, state_view: View, legal: list[Move], policy: FaultPolicy) -> _Decision:
     for _attempt in range(max(1, policy.illegal_limit)):
         start = time.perf_counter()
         try:
@@ -143,9 +140,9 @@ def run_local(
 ) -> Tournament:
     """Play every round in-process until the event is finished (or paused/ended)."""
     config = tournament.config
-    while not tournament.finished and tournament.status.value == "running":
+    while not tournament.finished and tournament.status is Status.RUNNING:
         for spec in tournament.pending() or tournament.next_round():
-            if tournament.status.value != "running" or spec.game_id in tournament.results:
+            if tournament.status is not Status.RUNNING or spec.game_id in tournament.results:
                 continue
             result = play_game(
                 spec,
