@@ -129,3 +129,22 @@ def test_organiser_pause_adjudicate_end() -> None:
     assert sum(row.points for row in ended.standings()) == 1.0  # only the adjudicated draw
     with pytest.raises(EventError):
         ended.pause()
+
+
+async def test_server_disconnect_past_grace_forfeits(server: LiveServer) -> None:
+    policy = FaultPolicy(disconnect_grace_ms=300, on_disconnect=Action.FORFEIT_MATCH)
+    config = EventConfig("d", Kind.ROUND_ROBIN, ("fast", "slow"), seed=7, target=31, policy=policy)
+    event = Tournament(config)
+    async with AsyncClient.connect(server.target) as client:
+        await run_on_server(client, event, with_special(BOTS, {"slow": CrashingBot}))
+    (result,) = event.results.values()
+    crashed = event.rounds[0][0].seats.index("slow")
+    assert result.ending is Ending.FORFEIT and result.winner == 1 - crashed
+    (fault,) = result.faults
+    assert (fault.seat, fault.reason, fault.action) == (
+        crashed,
+        Reason.DISCONNECT,
+        Action.FORFEIT_MATCH,
+    )
+    assert "bot process went away" in fault.detail
+    assert FairRecord.from_text(result.record).get("fault") == fault.code()

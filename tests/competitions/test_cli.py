@@ -1,0 +1,38 @@
+"""`kafana tournament run` in-process, its exports, and `kafana verify` over the export."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+from kafana.cli import main
+
+
+def test_tournament_run_exports_and_verify(tmp_path: Path) -> None:
+    out = tmp_path / "event"
+    args = ["tournament", "run", "greedy", "random", "heuristic", "random"]
+    args += ["--kind", "swiss", "--target", "31", "--seed", "4", "--out", str(out)]
+    outcome = CliRunner().invoke(main, args)
+    assert outcome.exit_code == 0, outcome.output
+    assert "Standings" in outcome.output and "random-2" in outcome.output
+    lines = (out / "records.jsonl").read_text().splitlines()
+    assert len(lines) == 4  # 2 Swiss rounds of 2 games
+    games = [json.loads(line) for line in lines]
+    assert all(g["ending"] == "score" and g["record"] for g in games)
+    rows = list(csv.DictReader((out / "standings.csv").open()))
+    assert [int(r["rank"]) for r in rows] == [1, 2, 3, 4]
+    assert sum(float(r["points"]) for r in rows) == 4
+    page = (out / "report.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and "<svg" in page and "<script" not in page
+    assert "polyline" in page and "http" not in page.replace("http://www.w3.org/2000/svg", "")
+    checked = CliRunner().invoke(main, ["verify", str(out / "records.jsonl")])
+    assert checked.exit_code == 0 and checked.output.count(": OK: ") == 4
+    # tamper with one game's revealed seed inside the export: verify says which game
+    games[2]["record"] = games[2]["record"].replace("\nrevealed ", "\nrevealed 1")
+    (out / "bad.jsonl").write_text("".join(json.dumps(g) + "\n" for g in games))
+    checked = CliRunner().invoke(main, ["verify", str(out / "bad.jsonl")])
+    assert checked.exit_code == 1 and checked.output.count("REJECTED") == 1
+    rejected = next(ln for ln in checked.output.splitlines() if "REJECTED" in ln)
+    assert games[2]["game"] in rejected
