@@ -127,7 +127,8 @@ def table_state(session: Session, seat: int | None) -> state_pb2.TableState:
 
 def event(before: Session, after: Session, seat: int | None) -> events_pb2.Event:
     """The public event that took `before` to `after`, with the table as `seat` sees it."""
-    entry, stored = after.log[-1]
+    entry = after.log[-1]
+    stored = storage_pb2.StoredEvent.FromString(entry.data)
     out = events_pb2.Event(
         seq=entry.seq,
         time_ms=stored.time_ms,

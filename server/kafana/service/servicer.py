@@ -160,7 +160,7 @@ class KafanaServicer(service_pb2_grpc.KafanaServicer):  # type: ignore[misc, unu
         delivered = request.after_seq
         quiet = 0
         while True:
-            for entry, _event in session.log[replayed.seq :]:
+            for entry in session.log[replayed.seq :]:
                 after = replayed.apply(entry)
                 if entry.seq > delivered:
                     await context.write(convert.event(replayed, after, seat))

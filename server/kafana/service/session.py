@@ -34,7 +34,7 @@ class Session:
     names: dict[int, str] = field(default_factory=dict)
     token_hashes: dict[int, bytes] = field(default_factory=dict)
     ending: Ending | None = None
-    log: tuple[tuple[Entry, storage_pb2.StoredEvent], ...] = ()
+    log: tuple[Entry, ...] = ()  # raw entries: parsed again when needed, light to cache
 
     @staticmethod
     def start(table_id: str, stored: storage_pb2.StoredTable) -> Session:
@@ -104,14 +104,14 @@ class Session:
             names=names,
             ending=ending,
             deadline_ms=self.deadline_ms if deadline_ms is None else deadline_ms,
-            log=(*self.log, (entry, event)),
+            log=(*self.log, entry),
         )
 
     def replays(self) -> list[Session]:
         """The session after each event, oldest first (for the event feed)."""
         out: list[Session] = []
         session = Session.start(self.table_id, self.stored)
-        for entry, _event in self.log:
+        for entry in self.log:
             session = session.apply(entry)
             out.append(replace(session, token_hashes=self.token_hashes))
         return out
@@ -131,7 +131,8 @@ class Session:
     def record_text(self) -> str:
         """The replayable record; how an early end came about is noted in comments."""
         text = self.match.record().to_text()
-        for entry, event in self.log:
+        for entry in self.log:
+            event = storage_pb2.StoredEvent.FromString(entry.data)
             if event.kind == Kind.EVENT_KIND_MOVE and event.reason == "timeout":
                 text += (
                     f"# event {entry.seq}: seat {event.seat} ran out of time, played {event.move}\n"

@@ -66,7 +66,7 @@ class Tables:
         *,
         idle_ttl_ms: int = 24 * HOUR_MS,
         finished_ttl_ms: int = 24 * HOUR_MS,
-        cache_size: int = 4096,
+        cache_size: int = 1024,
         clock: Callable[[], int] = wall_ms,
     ) -> None:
         self.store = store
@@ -334,7 +334,8 @@ class Tables:
     async def _not_current(self, session: Session, seat: int, tag: str, last_seq: int) -> Played:
         """A request made at an older (or unknown) seq: a retry, or stale."""
         if tag and last_seq < session.seq:
-            entry, event = session.log[last_seq]
+            entry = session.log[last_seq]
+            event = storage_pb2.StoredEvent.FromString(entry.data)
             if entry.dedupe == tag and event.seat == seat:
                 return Played(session, entry.seq, seat, duplicate=True)
         if last_seq < session.seq:

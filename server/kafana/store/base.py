@@ -27,7 +27,7 @@ class Outcome(enum.Enum):
     MISSING = "missing"  # no such table (or it expired)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Entry:
     """One event of the log."""
 
