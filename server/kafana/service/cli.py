@@ -40,6 +40,14 @@ from kafana.service.server import create_server, serve_until_signal
     type=int,
     help="Seconds a finished table (and its record) is kept.",
 )
+@click.option(
+    "--cache-tables",
+    envvar="KAFANA_CACHE_TABLES",
+    default=1024,
+    show_default=True,
+    type=int,
+    help="Tables whose replay each process keeps in memory (up to ~200 KB each).",
+)
 def serve(
     redis_url: str | None,
     host: str,
@@ -48,6 +56,7 @@ def serve(
     memory: bool,
     idle_ttl: int,
     finished_ttl: int,
+    cache_tables: int,
 ) -> None:
     """Run the Kafana gRPC server until SIGTERM (graceful shutdown)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
@@ -61,6 +70,7 @@ def serve(
             port=port,
             idle_ttl_ms=idle_ttl * 1000,
             finished_ttl_ms=finished_ttl * 1000,
+            cache_size=cache_tables,
         )
         try:
             await serve_until_signal(kafana, lambda line: click.echo(line), grace)

@@ -69,9 +69,10 @@ def create_server(
     clock_tick: float = 0.1,
     idle_ttl_ms: int | None = None,
     finished_ttl_ms: int | None = None,
+    cache_size: int = 1024,
 ) -> KafanaServer:
     """A server over `store`, bound to host:port (port 0: any free one)."""
-    tables = Tables(store)
+    tables = Tables(store, cache_size=cache_size)
     if idle_ttl_ms is not None:
         tables.idle_ttl_ms = idle_ttl_ms
     if finished_ttl_ms is not None:
