@@ -105,12 +105,12 @@ async def test_blocking_read_wakes_on_append(store: TableStore) -> None:
 
 
 async def test_tables_expire(store: TableStore) -> None:
-    assert await store.create("short", b"r", 300, now_ms())
-    await store.append("short", Append(b"x", 300))
+    assert await store.create("short", b"r", 1500, now_ms())
+    await store.append("short", Append(b"x", 1500))
     assert await store.load("short") is not None
-    await asyncio.sleep(0.5)
+    await asyncio.sleep(1.8)
     assert await store.load("short") is None
-    assert (await store.append("short", Append(b"y", 300))).outcome is Outcome.MISSING
+    assert (await store.append("short", Append(b"y", 1500))).outcome is Outcome.MISSING
     assert "short" in await store.list_tables(10)
     await store.forget("short")
     assert "short" not in await store.list_tables(10)
