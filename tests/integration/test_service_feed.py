@@ -100,10 +100,14 @@ async def test_many_watchers_share_one_reader(service: Service) -> None:
                 return
 
     watchers = [asyncio.create_task(watch(out)) for out in got]
-    await asyncio.sleep(0.5)
     assert isinstance(service.store, RedisStore)
-    clients = await service.store.client.client_list()
-    readers = [c for c in clients if c.get("cmd") == "xread" and "b" in c.get("flags", "")]
+    readers: list[dict[str, str]] = []
+    for _ in range(50):  # until the watchers are all waiting (a busy machine may take a while)
+        await asyncio.sleep(0.1)
+        clients = await service.store.client.client_list()
+        readers = [c for c in clients if c.get("cmd") == "xread" and "b" in c.get("flags", "")]
+        if readers and service.server.servicer.feed.watchers(table.table_id) == len(got):
+            break
     assert len(readers) == 1, f"{len(readers)} blocking readers for 40 watchers of one table"
     rng = random.Random(22)
     await play_one(stub, table, rng)

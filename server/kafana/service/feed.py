@@ -43,6 +43,11 @@ class Feed:
         if readers:
             await asyncio.wait(readers, timeout=timeout)
 
+    def watchers(self, table_id: str) -> int:
+        """How many are waiting on `table_id` right now."""
+        table = self._tables.get(table_id)
+        return table.watchers if table is not None else 0
+
     def latest(self, table_id: str) -> int:
         """The highest seq this process knows of for a watched table (0 if not watched)."""
         table = self._tables.get(table_id)
