@@ -9,16 +9,21 @@ rounds on one core. Run: `.venv/bin/python loadtests/bench_core.py`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import random
 import statistics
 import time
 
+from kafana.errors import TooManyMovesError
 from kafana.games import tablic
 from kafana.games.tablic.capture import _ENGINES
 
 
 def captures_rate(size: int, calls: int, rng: random.Random, rules: tablic.Rules) -> float:
-    """captures() calls per second on `calls` fresh random (card, table) pairs."""
+    """captures() calls per second on `calls` fresh random (card, table) pairs.
+
+    A call refused with TooManyMovesError (more than CAPTURE_LIMIT captures) counts as a call.
+    """
     deck = list(tablic.CARDS)
     inputs = []
     for _ in range(calls):
@@ -27,7 +32,8 @@ def captures_rate(size: int, calls: int, rng: random.Random, rules: tablic.Rules
     captures = tablic.captures
     start = time.perf_counter()
     for card, table in inputs:
-        captures(card, table, rules)
+        with contextlib.suppress(TooManyMovesError):
+            captures(card, table, rules)
     return calls / (time.perf_counter() - start)
 
 
@@ -46,6 +52,38 @@ def playout_rate(hands: int, seed: int, rules: tablic.Rules) -> float:
             if state.hand_no != before or state.is_over:
                 played += 1
     return played / (time.perf_counter() - start)
+
+
+def simulator_rate(hands: int, seed: int, rules: tablic.Rules) -> float:
+    """Hands per second of uniformly random play in the search simulator of `kafana_bots`.
+
+    `HandSim` is the mutable, index-based copy of the rules that search bots use for
+    playouts (checked move by move against `MatchState` in tests/bots/test_sim.py).
+    """
+    from kafana_bots.sim import HandSim
+
+    rng = random.Random(seed)
+    starts = []
+    for k in range(hands):
+        state = tablic.new_match(rules, seed=seed + k)
+        starts.append(
+            HandSim.build(
+                rules,
+                hands=[state.hand(s) for s in range(rules.players)],
+                table=state.table,
+                deck=state._deck,
+                captured=[() for _ in range(rules.sides)],
+                tablas=[0] * rules.sides,
+                last_capturer=None,
+                current=0,
+                hand_no=0,
+            )
+        )
+    start = time.perf_counter()
+    for sim in starts:
+        while not sim.is_over:
+            sim.play(*rng.choice(sim.legal()))
+    return hands / (time.perf_counter() - start)
 
 
 def main() -> None:
@@ -69,6 +107,11 @@ def main() -> None:
     print(
         f"random playout, serbian 2 players: {statistics.median(rates):,.0f} hands/s "
         f"(median of {args.rounds} rounds of {args.hands} hands)"
+    )
+    rates = [simulator_rate(args.hands, 1000 * r, rules) for r in range(args.rounds)]
+    print(
+        f"random playout in the search simulator (kafana_bots.sim.HandSim): "
+        f"{statistics.median(rates):,.0f} hands/s"
     )
 
 

@@ -17,7 +17,7 @@ from kafana.games.tablic.rules import Rules
 
 JACK, QUEEN, KING = 11, 12, 13
 _CACHE_LIMIT = 500_000
-CAPTURE_LIMIT = 5_000
+CAPTURE_LIMIT = 10_000
 """Most captures one card may list; past it `TooManyMovesError` (moves are still checked)."""
 _OVERFLOW: tuple[int, ...] = (-1,)
 # Count vectors: 4 bits per rank (rank r at bit 4 * (r - 1)); bit 3 of each field is a guard.
