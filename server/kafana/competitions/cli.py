@@ -108,11 +108,17 @@ def run(
 ) -> None:
     """Play an event between ENTRANTS (`NAME=BOT` or a registered bot name) and report.
 
+    With --server, `NAME=remote:SPEC` enters a bot that plays as its own process through the
+    remote bot runner (`python -m kafana_bots.remote run SPEC ...`).
+
     \b
     kafana tournament run greedy heuristic random ismcts --kind swiss --target 51
     kafana tournament run a=greedy b=heuristic --kind duplicate --server localhost:50051
     """
     bots = _entrants(entrants)
+    remote = {n: b.removeprefix("remote:") for n, b in bots.items() if b.startswith("remote:")}
+    if remote and not server:
+        raise click.UsageError("remote entrants play through a server: give --server")
     policy = FaultPolicy(move_ms=move_ms, on_timeout=Action(on_timeout))
     config = EventConfig(
         name, Kind(kind), tuple(bots), rounds, boards, preset=preset, target=target,
@@ -126,7 +132,7 @@ def run(
         click.echo(f"{result.game_id}: {' - '.join(spec.seats)}  {score} ({result.ending.value})")
 
     if server:
-        asyncio.run(_on_server(server, event, bots, parallel, progress))
+        asyncio.run(_on_server(server, event, bots, parallel, progress, remote))
     else:
         run_local(event, registry_bots(bots), on_result=progress)
     click.echo(exports.report_text(event), nl=False)
@@ -147,6 +153,7 @@ async def _on_server(
     bots: dict[str, str],
     parallel: int,
     progress: Callable[[GameResult], None],
+    remote: dict[str, str],
 ) -> None:
     from kafana_client import AsyncClient
 
@@ -155,5 +162,10 @@ async def _on_server(
     async with AsyncClient.connect(target) as client:
         await client.wait_ready()
         await run_on_server(
-            client, event, registry_bots(bots), parallel=parallel, on_result=progress
+            client,
+            event,
+            registry_bots(bots),
+            parallel=parallel,
+            on_result=progress,
+            remote=remote,
         )

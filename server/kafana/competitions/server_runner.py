@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping
 
 from kafana_bots import Bot
 from kafana_client.aio import AsyncClient, AsyncSeat
@@ -26,20 +26,12 @@ from kafana.competitions.fairness import commitment
 from kafana.competitions.local_runner import BotFactory
 from kafana.competitions.model import Ending, GameResult, GameSpec
 from kafana.competitions.policy import Action, Fault, FaultPolicy, Reason
+from kafana.competitions.remote_seat import remote_seat
 from kafana.competitions.seat_loops import SeatLoops
+from kafana.competitions.seats import Fallback, table_over
 from kafana.competitions.tournament import Status, Tournament
-from kafana.games.tablic import Move, Rules, View
+from kafana.games.tablic import Rules
 from kafana.v1 import events_pb2, rules_pb2, service_pb2
-
-
-class _Fallback(Bot):
-    """The default move for a seat whose own bot is gone (a trail when it can)."""
-
-    name = "default"
-
-    def choose(self, view: View, legal_moves: Sequence[Move]) -> Move:
-        """The first legal move."""
-        return legal_moves[0]
 
 
 async def _seat_task(
@@ -50,6 +42,8 @@ async def _seat_task(
         return
     except Exception as exc:  # the bot or its connection failed
         detail = f"{type(exc).__name__}: {exc}"
+    if await table_over(seat.client, seat.table_id):
+        return  # the table ended (closed, or the match is over): no seat is at fault
     await asyncio.sleep(policy.disconnect_grace_ms / 1000)
     action = policy.action(Reason.DISCONNECT)
     notes.append(Fault(seat.seat, Reason.DISCONNECT, action, -1, detail))
@@ -57,7 +51,7 @@ async def _seat_task(
         if action is Action.FORFEIT_MATCH:
             await seat.leave()
         else:  # default moves from here on (the server has no per-hand forfeit)
-            await run_bot(seat, _Fallback(seat.seat, rules, random.Random(0)))
+            await run_bot(seat, Fallback(seat.seat, rules, random.Random(0)))
 
 
 def _faults(events: list[events_pb2.Event], notes: list[Fault]) -> list[Fault]:
@@ -110,8 +104,12 @@ async def play_game(
     spec: GameSpec,
     factory: BotFactory,
     loops: SeatLoops | None = None,
+    remote: Mapping[str, str] | None = None,
 ) -> GameResult:
     """Play one game on the server; the result carries the fair record and its faults.
+
+    Entrants named in `remote` (entrant -> bot spec) play through their own process, the
+    remote bot runner (`remote_seat`); the others through `factory`.
 
     With `loops`, every seat's bot runs on a loop in another thread, with its own connection,
     as separate processes would: a slow or busy bot cannot stall the other seats' clocks.
@@ -124,6 +122,22 @@ async def play_game(
     notes: list[Fault] = []
     tasks: list[Awaitable[None]] = []
     for index, name in enumerate(spec.seats):
+        if remote and name in remote:
+            tasks.append(
+                remote_seat(
+                    client,
+                    table_id,
+                    created.admin_token,
+                    index,
+                    name,
+                    remote[name],
+                    seed,
+                    config.policy,
+                    rules,
+                    notes,
+                )
+            )
+            continue
         seat = await client.join(table_id, seat=index, name=name)
         bot = factory(name, index, rules, random.Random(f"{seed}:{spec.game_id}:{index}"))
         if loops is None:
@@ -146,7 +160,7 @@ def _result(
 ) -> GameResult:
     result = answer.result
     faults = _faults(list(answer.events), notes)
-    ending = Ending.SCORE if result.reason == "score" else Ending.FORFEIT
+    ending = {"score": Ending.SCORE, "closed": Ending.NOT_PLAYED}.get(result.reason, Ending.FORFEIT)
     winner = result.winner_side if result.HasField("winner_side") else None
     scores = tuple(int(s) for s in result.scores)
     if ending is Ending.SCORE and len(set(scores)) == 1:
@@ -176,11 +190,13 @@ async def run_on_server(
     on_result: Callable[[GameResult], None] | None = None,
     pause_poll: float = 0.2,
     isolate: bool = True,
+    remote: Mapping[str, str] | None = None,
 ) -> Tournament:
     """Play every round on the server (up to `parallel` games at once) until finished.
 
-    With `isolate` (the default) each bot runs in its own thread, loop and connection. While
-    the event is paused no new round starts; ending it stops after the running round.
+    With `isolate` (the default) each bot runs in its own thread, loop and connection;
+    entrants in `remote` (entrant -> bot spec) run as separate processes. While the event is
+    paused no new round starts; ending it stops after the running round.
     """
     limit = asyncio.Semaphore(parallel)
     loops = SeatLoops(2 * parallel) if isolate else None
@@ -189,7 +205,7 @@ async def run_on_server(
         async with limit:
             if spec.game_id in tournament.results:
                 return  # adjudicated or ended meanwhile
-            result = await play_game(client, tournament, spec, factory, loops)
+            result = await play_game(client, tournament, spec, factory, loops, remote)
             if spec.game_id not in tournament.results:
                 tournament.record(result)
                 if on_result is not None:
