@@ -8,7 +8,11 @@ import logging
 import click
 
 from kafana.service.embedded import choose_store
+from kafana.service.ratelimit import RateLimit
 from kafana.service.server import create_server, serve_until_signal
+from kafana.service.tls import server_credentials
+
+PEM = click.Path(exists=True, dir_okay=False)
 
 
 @click.command()
@@ -48,6 +52,30 @@ from kafana.service.server import create_server, serve_until_signal
     type=int,
     help="Tables whose replay each process keeps in memory (up to ~200 KB each).",
 )
+@click.option("--tls-cert", envvar="KAFANA_TLS_CERT", type=PEM, help="Server certificate (PEM).")
+@click.option("--tls-key", envvar="KAFANA_TLS_KEY", type=PEM, help="Its private key (PEM).")
+@click.option(
+    "--tls-client-ca",
+    envvar="KAFANA_TLS_CLIENT_CA",
+    type=PEM,
+    help="Mutual TLS: admit only clients with a certificate signed by this CA (PEM).",
+)
+@click.option(
+    "--rate-limit",
+    envvar="KAFANA_RATE_LIMIT",
+    default=RateLimit().rate,
+    show_default=True,
+    type=float,
+    help="Calls per second per client (seat token, else address); 0: no limit.",
+)
+@click.option(
+    "--rate-burst",
+    envvar="KAFANA_RATE_BURST",
+    default=RateLimit().burst,
+    show_default=True,
+    type=float,
+    help="Calls a client may make at once before the rate applies.",
+)
 def serve(
     redis_url: str | None,
     host: str,
@@ -57,8 +85,22 @@ def serve(
     idle_ttl: int,
     finished_ttl: int,
     cache_tables: int,
+    tls_cert: str | None,
+    tls_key: str | None,
+    tls_client_ca: str | None,
+    rate_limit: float,
+    rate_burst: float,
 ) -> None:
     """Run the Kafana gRPC server until SIGTERM (graceful shutdown)."""
+    if (tls_cert is None) != (tls_key is None):
+        raise click.UsageError("--tls-cert and --tls-key go together")
+    if tls_client_ca is not None and tls_cert is None:
+        raise click.UsageError("--tls-client-ca needs --tls-cert and --tls-key")
+    if rate_limit < 0 or (rate_limit > 0 and rate_burst < 1):
+        raise click.UsageError("--rate-limit must be >= 0 and --rate-burst >= 1")
+    credentials = None
+    if tls_cert is not None and tls_key is not None:
+        credentials = server_credentials(tls_cert, tls_key, tls_client_ca)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     choice = choose_store(None if memory else redis_url, allow_private=not memory)
     click.echo(choice.description, err=False)
@@ -71,6 +113,8 @@ def serve(
             idle_ttl_ms=idle_ttl * 1000,
             finished_ttl_ms=finished_ttl * 1000,
             cache_size=cache_tables,
+            credentials=credentials,
+            rate_limit=RateLimit(rate=rate_limit, burst=rate_burst),
         )
         try:
             await serve_until_signal(kafana, lambda line: click.echo(line), grace)

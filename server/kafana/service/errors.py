@@ -1,12 +1,23 @@
-"""The one place domain errors become gRPC status codes."""
+"""The one place domain errors become gRPC status codes.
+
+Every refusal also names its reason in the trailing metadata `kafana-error` (the error class,
+e.g. `NotYourTurnError`), since several reasons share one code. A store that cannot be reached
+(Redis restarting, a network cut) is `UNAVAILABLE` with reason `StoreUnavailable`: every call is
+safe to retry (a move with the same `client_move_id` and `last_seq`). Anything unexpected is
+`INTERNAL` with a message that shows nothing of the table; the details go to the server's log.
+"""
 
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
+from redis.exceptions import BusyLoadingError, ReadOnlyError, TryAgainError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from kafana.errors import (
     AuthenticationError,
@@ -35,6 +46,20 @@ STATUS_CODES: dict[type[KafanaError], grpc.StatusCode] = {
     TooManyMovesError: grpc.StatusCode.RESOURCE_EXHAUSTED,
 }
 
+REASON_METADATA = "kafana-error"
+STORE_UNAVAILABLE = "StoreUnavailable"
+INTERNAL = "InternalError"
+# The store is down, loading its data, failing over or read-only for now: retry later.
+UNAVAILABLE_ERRORS = (
+    RedisConnectionError,
+    RedisTimeoutError,
+    BusyLoadingError,
+    ReadOnlyError,
+    TryAgainError,
+    ConnectionError,
+)
+log = logging.getLogger(__name__)
+
 Request = TypeVar("Request")
 Response = TypeVar("Response")
 Self = TypeVar("Self")
@@ -49,6 +74,27 @@ def status_code(error: KafanaError) -> grpc.StatusCode:
     return grpc.StatusCode.FAILED_PRECONDITION
 
 
+def reason(error: KafanaError) -> str:
+    """The machine-readable reason sent as `kafana-error`: the error's class name.
+
+    >>> reason(NotYourTurnError("it is seat 1's turn"))
+    'NotYourTurnError'
+    """
+    return type(error).__name__
+
+
+async def refuse(
+    context: grpc.aio.ServicerContext[Any, Any],
+    code: grpc.StatusCode,
+    message: str,
+    why: str,
+    *extra: tuple[str, str | bytes],
+) -> None:
+    """Abort the call with `code`, `message` and the reason (plus any trailing metadata set)."""
+    metadata = tuple(context.trailing_metadata() or ()) + extra + ((REASON_METADATA, why),)
+    await context.abort(code, message, metadata)
+
+
 def unary(
     method: Callable[[Self, Request, grpc.aio.ServicerContext[Any, Any]], Awaitable[Response]],
 ) -> Callable[[Self, Request, grpc.aio.ServicerContext[Any, Any]], Awaitable[Response]]:
@@ -60,8 +106,28 @@ def unary(
     ) -> Response:
         try:
             return await method(self, request, context)
+        except grpc.aio.AbortError:
+            raise
         except KafanaError as error:
-            await context.abort(status_code(error), str(error))
+            await refuse(context, status_code(error), str(error), reason(error))
             raise  # unreachable: abort raises
+        except UNAVAILABLE_ERRORS as error:
+            log.warning("%s: table store unavailable (%s)", method.__name__, type(error).__name__)
+            await refuse(
+                context,
+                grpc.StatusCode.UNAVAILABLE,
+                "the table store is unavailable for now: retry (a move is safe to resend with "
+                "the same client_move_id and last_seq)",
+                STORE_UNAVAILABLE,
+            )
+            raise
+        except Exception:
+            if context.done():
+                raise
+            log.exception("%s failed unexpectedly", method.__name__)
+            await refuse(
+                context, grpc.StatusCode.INTERNAL, "internal error (logged by the server)", INTERNAL
+            )
+            raise
 
     return wrapper

@@ -16,6 +16,8 @@ from grpc_health.v1 import (  # type: ignore[import-untyped, unused-ignore]
 from grpc_reflection.v1alpha import reflection  # type: ignore[import-untyped, unused-ignore]
 
 from kafana.service.clock import ClockSweeper
+from kafana.service.guard import Guard
+from kafana.service.ratelimit import RateLimit
 from kafana.service.servicer import KafanaServicer
 from kafana.service.tables import Tables
 from kafana.store.base import TableStore
@@ -70,14 +72,22 @@ def create_server(
     idle_ttl_ms: int | None = None,
     finished_ttl_ms: int | None = None,
     cache_size: int = 1024,
+    credentials: grpc.ServerCredentials | None = None,
+    rate_limit: RateLimit | None = None,
 ) -> KafanaServer:
-    """A server over `store`, bound to host:port (port 0: any free one)."""
+    """A server over `store`, bound to host:port (port 0: any free one).
+
+    Args:
+        credentials: TLS (see `kafana.service.tls.server_credentials`); None serves plaintext.
+        rate_limit: calls per second per client; None is the generous default, and
+            `RateLimit(rate=0)` turns limits off.
+    """
     tables = Tables(store, cache_size=cache_size)
     if idle_ttl_ms is not None:
         tables.idle_ttl_ms = idle_ttl_ms
     if finished_ttl_ms is not None:
         tables.finished_ttl_ms = finished_ttl_ms
-    server = grpc.aio.server()
+    server = grpc.aio.server(interceptors=[Guard(rate_limit or RateLimit())])
     servicer = KafanaServicer(tables)
     service_pb2_grpc.add_KafanaServicer_to_server(servicer, server)
     kafana = KafanaServer(server, servicer, tables, ClockSweeper(tables, tick=clock_tick))
@@ -85,7 +95,11 @@ def create_server(
     reflection.enable_server_reflection(
         (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
-    kafana.port = server.add_insecure_port(f"{host}:{port}")
+    address = f"{host}:{port}"
+    if credentials is None:
+        kafana.port = server.add_insecure_port(address)
+    else:
+        kafana.port = server.add_secure_port(address, credentials)
     if kafana.port == 0:
         raise OSError(f"could not bind {host}:{port}")
     return kafana

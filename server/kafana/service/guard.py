@@ -1,0 +1,127 @@
+"""A server interceptor in front of the Kafana service: undecodable requests and rate limits.
+
+Both refusals use the same trailing metadata as the domain errors (`kafana-error`, see
+`kafana.service.errors`):
+
+- a request that is not a valid protobuf message of the method's type (random bytes, a string
+  field that is not UTF-8) is `INVALID_ARGUMENT`, reason `InvalidInputError` (grpc alone would
+  answer `INTERNAL`);
+- a client over its rate limit is `RESOURCE_EXHAUSTED`, reason `RateLimited`, with the
+  milliseconds to wait in `retry-after-ms`.
+
+A client is its seat or admin token when the request carries one (each seat has its own
+budget), else its network address. Health checks and reflection are not limited.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import grpc  # type: ignore[import-untyped, unused-ignore]
+
+from kafana.errors import InvalidInputError
+from kafana.service.errors import refuse
+from kafana.service.ratelimit import RateLimit, RateLimiter
+from kafana.v1 import service_pb2
+
+RETRY_AFTER_METADATA = "retry-after-ms"
+RATE_LIMITED = "RateLimited"
+PREFIX = "/" + service_pb2.DESCRIPTOR.services_by_name["Kafana"].full_name + "/"
+
+Context = grpc.aio.ServicerContext[Any, Any]
+Behavior = Callable[..., Any]  # grpc's stubs type handlers as sync ones
+
+
+class Undecodable:
+    """What the request deserializer returns instead of raising for bytes it cannot parse."""
+
+    def __init__(self, type_name: str, error: Exception) -> None:
+        self.message = f"the request is not a valid {type_name} message ({type(error).__name__})"
+
+
+def client_key(request: Any, context: Context) -> str:
+    """The rate-limit key: a digest of the request's token, else the peer's address.
+
+    The token itself is never kept: only a short digest of it.
+    """
+    token = getattr(request, "seat_token", "") or getattr(request, "admin_token", "")
+    if isinstance(token, str) and token:
+        return "t:" + hashlib.blake2b(token.encode(), digest_size=12).hexdigest()
+    peer = context.peer() or ""
+    host = peer.rsplit(":", 1)[0] if peer.count(":") >= 2 else peer  # ipv4:1.2.3.4:port
+    return "p:" + host
+
+
+class Guard(grpc.aio.ServerInterceptor):  # type: ignore[misc, unused-ignore]
+    """Wraps every Kafana method handler: safe decoding, then the rate limit."""
+
+    def __init__(self, limit: RateLimit) -> None:
+        self.limiter = RateLimiter(limit)
+
+    async def intercept_service(
+        self,
+        continuation: Callable[
+            [grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any] | None]
+        ],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler[Any, Any] | None:
+        """The method's handler, wrapped when it is one of the Kafana service's."""
+        handler = await continuation(handler_call_details)
+        method: str = handler_call_details.method
+        if handler is None or not method.startswith(PREFIX):
+            return handler
+        decode = _safe(handler.request_deserializer, method[len(PREFIX) :])
+        if handler.unary_unary is not None:
+            return grpc.unary_unary_rpc_method_handler(
+                self._wrap(handler.unary_unary),
+                request_deserializer=decode,
+                response_serializer=handler.response_serializer,
+            )
+        if handler.unary_stream is not None:
+            return grpc.unary_stream_rpc_method_handler(
+                self._wrap(handler.unary_stream),
+                request_deserializer=decode,
+                response_serializer=handler.response_serializer,
+            )
+        return handler
+
+    def _wrap(self, behavior: Behavior) -> Behavior:
+        async def guarded(request: Any, context: Context) -> Any:
+            if isinstance(request, Undecodable):
+                await refuse(
+                    context,
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    request.message,
+                    InvalidInputError.__name__,
+                )
+            wait = self.limiter.take(client_key(request, context))
+            if wait > 0:
+                millis = max(1, math.ceil(wait * 1000))
+                await refuse(
+                    context,
+                    grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    f"rate limit: at most {self.limiter.limit.rate:g} calls per second per "
+                    f"client (bursts of {self.limiter.limit.burst:g}); retry in {millis} ms",
+                    RATE_LIMITED,
+                    (RETRY_AFTER_METADATA, str(millis)),
+                )
+            return await behavior(request, context)
+
+        return guarded
+
+
+def _safe(deserializer: Callable[[bytes], Any] | None, method: str) -> Callable[[bytes], Any]:
+    """A deserializer that returns `Undecodable` rather than raising."""
+
+    def decode(data: bytes) -> Any:
+        if deserializer is None:
+            return data
+        try:
+            return deserializer(data)
+        except Exception as error:
+            return Undecodable(f"{method} request", error)
+
+    return decode

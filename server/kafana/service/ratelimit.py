@@ -1,0 +1,68 @@
+"""Per-client rate limits: one token bucket per client key, in memory, per server process.
+
+A bucket holds up to `burst` tokens and refills at `rate` tokens per second; each call takes one.
+An empty bucket refuses the call and says how long until a token is back:
+
+>>> now = [0.0]
+>>> limiter = RateLimiter(RateLimit(rate=2, burst=2), clock=lambda: now[0])
+>>> limiter.take("ana"), limiter.take("ana"), limiter.take("ana")
+(0.0, 0.0, 0.5)
+>>> limiter.take("bora")  # every client has its own bucket
+0.0
+>>> now[0] = 0.5
+>>> limiter.take("ana")
+0.0
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class RateLimit:
+    """Calls per second each client may make (`rate`, 0: no limit) and the burst allowed.
+
+    The defaults are generous: a person or a bot playing at any human or engine pace, even many
+    tables from one address, never meets them; a client hammering the service does.
+    """
+
+    rate: float = 1000.0
+    burst: float = 2000.0
+    max_clients: int = 100_000  # buckets kept; the least recently seen are forgotten
+
+    @property
+    def enabled(self) -> bool:
+        """Whether calls are limited at all."""
+        return self.rate > 0
+
+
+class RateLimiter:
+    """Token buckets by client key; the least recently used are dropped beyond `max_clients`."""
+
+    def __init__(self, limit: RateLimit, clock: Callable[[], float] = time.monotonic) -> None:
+        if limit.enabled and limit.burst < 1:
+            raise ValueError(f"a burst of {limit.burst} admits no call: use at least 1")
+        self.limit = limit
+        self._clock = clock
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()  # key: (tokens, at)
+
+    def take(self, key: str) -> float:
+        """Take one token for `key`: 0.0 if the call may go ahead, else seconds to wait."""
+        if not self.limit.enabled:
+            return 0.0
+        now = self._clock()
+        tokens, at = self._buckets.pop(key, (self.limit.burst, now))
+        tokens = min(self.limit.burst, tokens + (now - at) * self.limit.rate)
+        wait = 0.0
+        if tokens >= 1.0:
+            tokens -= 1.0
+        else:
+            wait = (1.0 - tokens) / self.limit.rate
+        self._buckets[key] = (tokens, now)
+        while len(self._buckets) > self.limit.max_clients:
+            self._buckets.popitem(last=False)
+        return wait
