@@ -39,7 +39,7 @@ def hand_problems(state: tablic.MatchState) -> list[str]:
     >>> rules = tablic.Rules.preset("serbian", players=2)
     >>> state = tablic.new_match(rules, seed=3)
     >>> while not state.is_over:
-    ...     state = state.apply(state.legal_moves()[0])
+    ...     state = state.apply(state.legal_moves()[-1])
     >>> hand_problems(state)
     []
     """

@@ -28,6 +28,7 @@ from locust.env import Environment
 
 from grpc_locust import ChannelPool  # isort: skip  (switches grpc to gevent first)
 import grpc  # type: ignore[import-untyped, unused-ignore]  # isort: skip
+from kafana.errors import TooManyMovesError
 from kafana.games import tablic
 from kafana.v1 import rules_pb2, service_pb2, service_pb2_grpc
 
@@ -173,6 +174,13 @@ def _request(
     RESULTS.record(name, response_time, exception)
 
 
+def _user_error(user_instance: Any, exception: BaseException, tb: Any, **_kwargs: Any) -> None:
+    if isinstance(exception, grpc.RpcError):
+        return  # counted already by the request event
+    if not (RESULTS.stopping and cancelled(exception)):
+        RESULTS.error(f"{type(user_instance).__name__}: {exception!r}")
+
+
 def _stopping(environment: Environment, **_kwargs: Any) -> None:
     RESULTS.at_stop = dict(RESULTS.active)
     RESULTS.stopping = True
@@ -189,6 +197,7 @@ events.init_command_line_parser.add_listener(_options)  # type: ignore[no-untype
 events.init.add_listener(_init)  # type: ignore[no-untyped-call]
 events.test_start.add_listener(_start)  # type: ignore[no-untyped-call]
 events.request.add_listener(_request)  # type: ignore[no-untyped-call]
+events.user_error.add_listener(_user_error)  # type: ignore[no-untyped-call]
 events.test_stopping.add_listener(_stopping)  # type: ignore[no-untyped-call]
 events.test_stop.add_listener(_stop)  # type: ignore[no-untyped-call]
 
@@ -245,7 +254,7 @@ class TableUser(KafanaUser):
                     due = max(due, now) + pace
                 seat = state.current_seat
                 assert seat is not None
-                move = self.rng.choice(state.legal_moves())
+                move = self.choose(state, seat)
                 answer = self.stub.PlayMove(
                     service_pb2.PlayMoveRequest(
                         table_id=table_id,
@@ -268,6 +277,13 @@ class TableUser(KafanaUser):
         RESULTS.finished.append(
             {"table_id": table_id, "scores": list(state.scores), "moves": len(state.moves())}
         )
+
+    def choose(self, state: tablic.MatchState, seat: int) -> tablic.Move:
+        """A uniformly random legal move; a random trail when a huge table has too many."""
+        try:
+            return self.rng.choice(state.legal_moves())
+        except TooManyMovesError:
+            return tablic.Move.parse(self.rng.choice(state.hand(seat)).text)
 
 
 class CapturesUser(KafanaUser):

@@ -65,3 +65,14 @@ def test_the_checker_finds_points_that_do_not_add_up() -> None:
     problems = hand_problems(state)
     assert any("hand 0" in p or "hand 1" in p for p in problems)
     assert any("hands sum to" in p for p in problems)
+
+
+@pytest.mark.parametrize("name", ["check", "profile_top", "run"])
+def test_doctests_of_the_load_test_scripts(name: str) -> None:
+    """The examples in the scripts' docstrings hold (locustfile is left out: it patches gevent)."""
+    import doctest
+    import importlib
+
+    module = importlib.import_module(name)
+    failures, tried = doctest.testmod(module)
+    assert tried > 0 and failures == 0
