@@ -1,18 +1,32 @@
-"""Bots by name: `create("greedy", seat=0, rules=rules, rng=random.Random(1))`."""
+"""Bots by game and name: `create("greedy", seat=0, rules=rules, rng=random.Random(1))`.
+
+Each game has its own names; the game follows from the rules passed (`tablic.Rules` or
+`tac.Rules`), or is named with `game=` where no rules are at hand (`names("tac")`).
+
+>>> import random
+>>> from kafana.games import tac
+>>> names("tac")
+['random', 'loader']
+>>> create("loader", seat=1, rules=tac.Rules(players=3), rng=random.Random(1))
+<LoaderTacBot 'loader' seat=1>
+"""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 from kafana.errors import InvalidInputError
-from kafana.games.tablic import Rules
+from kafana.games import tablic, tac
 
 from kafana_bots.base import Bot
+from kafana_bots.tac_bots import TacBot
 
-Factory = Callable[..., Bot]
+Factory = Callable[..., Any]
+GAMES = ("tablic", "tac")
+"""The games bots are registered for."""
 
 
 @dataclass(frozen=True)
@@ -24,39 +38,79 @@ class Entry:
     options: frozenset[str] = field(default_factory=frozenset)
 
 
-_REGISTRY: dict[str, Entry] = {}
+_REGISTRY: dict[str, dict[str, Entry]] = {game: {} for game in GAMES}
+
+
+def _game(game: str) -> dict[str, Entry]:
+    try:
+        return _REGISTRY[game]
+    except KeyError:
+        raise InvalidInputError(
+            f"no bots for game {game!r}: choose one of {', '.join(GAMES)}"
+        ) from None
 
 
 def register(
-    name: str, factory: Factory, summary: str, options: frozenset[str] = frozenset()
+    name: str,
+    factory: Factory,
+    summary: str,
+    options: frozenset[str] = frozenset(),
+    *,
+    game: str = "tablic",
 ) -> None:
-    """Add a bot under `name`; the factory is called as factory(seat, rules, rng, **options)."""
-    if name in _REGISTRY:
-        raise InvalidInputError(f"a bot named {name!r} is already registered")
-    _REGISTRY[name] = Entry(factory, summary, options)
+    """Add a bot under `name` for `game`; called as factory(seat, rules, rng, **options)."""
+    bots = _game(game)
+    if name in bots:
+        raise InvalidInputError(f"a {game} bot named {name!r} is already registered")
+    bots[name] = Entry(factory, summary, options)
 
 
-def names() -> list[str]:
-    """Registered bot names, weakest built-in first."""
-    return list(_REGISTRY)
+def names(game: str = "tablic") -> list[str]:
+    """Registered bot names of `game`, weakest built-in first."""
+    return list(_game(game))
 
 
-def entry(name: str) -> Entry:
-    """The registry entry of `name`."""
+def entry(name: str, game: str = "tablic") -> Entry:
+    """The registry entry of `name` for `game`."""
+    bots = _game(game)
     try:
-        return _REGISTRY[name]
+        return bots[name]
     except KeyError:
-        known = ", ".join(_REGISTRY)
-        raise InvalidInputError(f"unknown bot {name!r}: choose one of {known}") from None
+        known = ", ".join(bots)
+        raise InvalidInputError(f"unknown bot {name!r} for {game}: choose one of {known}") from None
 
 
-def create(name: str, *, seat: int, rules: Rules, rng: random.Random, **options: Any) -> Bot:
-    """A new bot of that name for `seat`; unknown options are an error."""
-    found = entry(name)
+def game_of(rules: tablic.Rules | tac.Rules) -> str:
+    """The game a Rules object is for."""
+    if isinstance(rules, tac.Rules):
+        return "tac"
+    if isinstance(rules, tablic.Rules):
+        return "tablic"
+    raise InvalidInputError(f"not the rules of a known game: {rules!r}")
+
+
+@overload
+def create(
+    name: str, *, seat: int, rules: tablic.Rules, rng: random.Random, **options: Any
+) -> Bot: ...
+
+
+@overload
+def create(
+    name: str, *, seat: int, rules: tac.Rules, rng: random.Random, **options: Any
+) -> TacBot: ...
+
+
+def create(
+    name: str, *, seat: int, rules: tablic.Rules | tac.Rules, rng: random.Random, **options: Any
+) -> Bot | TacBot:
+    """A new bot of that name for `seat`, for the game of `rules`; unknown options are an error."""
+    found = entry(name, game_of(rules))
     unknown = set(options) - found.options
     if unknown:
         raise InvalidInputError(f"bot {name!r} takes no option(s) {', '.join(sorted(unknown))}")
-    return found.factory(seat, rules, rng, **options)
+    bot: Bot | TacBot = found.factory(seat, rules, rng, **options)
+    return bot
 
 
 def _register_builtins() -> None:
@@ -64,6 +118,7 @@ def _register_builtins() -> None:
     from kafana_bots.heuristic import HeuristicBot
     from kafana_bots.ismcts import SearchBot
     from kafana_bots.random_bot import RandomBot
+    from kafana_bots.tac_bots import TAC_BOTS
 
     register("random", RandomBot, "a uniformly random legal move")
     register("greedy", GreedyBot, "best immediate gain: tabla, points, cards")
@@ -74,6 +129,8 @@ def _register_builtins() -> None:
         "determinized search over sampled hidden hands; exact last deal with 2 players",
         frozenset({"budget_ms", "iterations", "horizon"}),
     )
+    for name, (factory, summary) in TAC_BOTS.items():
+        register(name, factory, summary, game="tac")
 
 
 _register_builtins()

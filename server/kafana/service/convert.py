@@ -1,10 +1,15 @@
-"""Domain objects to protobuf messages, all in one module (the RPCs stay thin)."""
+"""Domain objects to protobuf messages (the RPCs stay thin).
+
+Tables, seats, results and events are converted here; each game's own values (moves, views)
+by its `Game` in `kafana.service.games`.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
-from kafana.games import tablic
+from kafana.service.games.tablic import cards
 from kafana.service.session import Session
 from kafana.store.base import FINISHED, OPEN, PLAYING
 from kafana.v1 import events_pb2, state_pb2, storage_pb2
@@ -16,28 +21,24 @@ STATUS = {
 }
 
 
-def cards(items: Iterable[tablic.Card]) -> list[str]:
-    """Canonical card texts in canonical order."""
-    return [c.text for c in sorted(items)]
-
-
-def move(value: tablic.Move) -> state_pb2.Move:
-    """A move as text and cards."""
-    return state_pb2.Move(text=str(value), card=value.card.text, captured=cards(value.captured))
+def moves(session: Session, items: Iterable[Any]) -> list[state_pb2.Move]:
+    """A seat's legal moves on the wire (the table's game says what each shows)."""
+    game = session.game
+    return [game.move_message(session.match, m) for m in items]
 
 
 def info(session: Session) -> state_pb2.TableInfo:
     """The public summary: never the seed, the decks or a hand."""
     stored = session.stored
-    rules = session.match.rules
+    game = session.game
     seats = [
         state_pb2.Seat(
             seat=seat,
-            side=rules.side_of(seat),
+            side=game.side_of(session.match, seat),
             taken=seat in session.names,
             name=session.names.get(seat, ""),
         )
-        for seat in range(rules.players)
+        for seat in range(session.players)
     ]
     return state_pb2.TableInfo(
         table_id=session.table_id,
@@ -52,57 +53,24 @@ def info(session: Session) -> state_pb2.TableInfo:
     )
 
 
-def _hand_score(result: tablic.HandResult) -> state_pb2.HandScore:
-    score = state_pb2.HandScore(
-        hand=result.hand,
-        cards=result.cards,
-        card_points=result.card_points,
-        most_cards=result.most_cards,
-        tablas=result.tablas,
-        points=result.points,
-    )
-    if result.last_capturer is not None:
-        score.last_capturer = result.last_capturer
-    return score
-
-
-def tablic_view(view: tablic.View) -> state_pb2.TablicView:
-    """A seat's (or a spectator's) view: own hand only, other hands as sizes, deck as a count."""
-    out = state_pb2.TablicView(
-        hand=cards(view.hand or ()),
-        table=cards(view.table),
-        hand_no=view.hand_no,
-        dealer=view.dealer,
-        move_count=view.move_count,
-        hand_sizes=view.hand_sizes,
-        deck_remaining=view.deck_remaining,
-        captured=[state_pb2.Cards(cards=cards(pile)) for pile in view.captured],
-        tablas=view.tablas,
-        scores=view.scores,
-        hand_results=[_hand_score(r) for r in view.hand_results],
-        is_over=view.is_over,
-    )
-    if view.seat is not None:
-        out.seat = view.seat
-    if view.current_seat is not None:
-        out.current_seat = view.current_seat
-    if view.last_capturer is not None:
-        out.last_capturer = view.last_capturer
-    return out
-
-
 def result(session: Session) -> state_pb2.Result:
     """How the match ended (empty while it runs)."""
     if session.status != FINISHED:
         return state_pb2.Result()
-    out = state_pb2.Result(scores=session.match.scores)
+    out = state_pb2.Result()
+    reason = session.game.fill_result(out, session.match)
     winner = session.winner_side()
     if winner is not None:
         out.winner_side = winner
     ending = session.ending
     if ending is None:
-        out.reason = "score"
-        out.detail = f"side {winner} won " + "-".join(map(str, session.match.scores))
+        out.reason = reason
+        if reason == "score":
+            out.detail = f"side {winner} won " + "-".join(map(str, out.scores))
+        elif reason == "stalled":
+            out.detail = "drawn: no card reached the central pile for too long"
+        else:
+            out.detail = f"seat {winner} went out first"
     else:
         out.reason = ending.reason
         if ending.seat is not None:
@@ -115,14 +83,14 @@ def result(session: Session) -> state_pb2.Result:
 
 def table_state(session: Session, seat: int | None) -> state_pb2.TableState:
     """The table as `seat` (None: a spectator) may see it."""
-    view = session.match.public_view() if seat is None else session.match.view(seat)
-    return state_pb2.TableState(
+    out = state_pb2.TableState(
         info=info(session),
         seq=session.seq,
         deadline_ms=session.deadline_ms if session.status == PLAYING else 0,
-        tablic=tablic_view(view),
         result=result(session),
     )
+    session.game.fill_view(out, session.match, seat)
+    return out
 
 
 def event(before: Session, after: Session, seat: int | None) -> events_pb2.Event:
@@ -141,7 +109,7 @@ def event(before: Session, after: Session, seat: int | None) -> events_pb2.Event
         state=table_state(after, seat),
     )
     if stored.kind == events_pb2.EVENT_KIND_MOVE:
-        out.move.CopyFrom(move(tablic.Move.parse(stored.move)))
+        out.move.CopyFrom(after.game.played_message(after.match, stored.move))
     return out
 
 
@@ -158,3 +126,6 @@ def stored_event(
     return storage_pb2.StoredEvent(
         kind=kind, seat=seat, move=move_text, reason=reason, time_ms=time_ms, name=name
     ).SerializeToString()
+
+
+__all__ = ["STATUS", "cards", "event", "info", "moves", "result", "stored_event", "table_state"]

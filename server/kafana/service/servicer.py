@@ -12,7 +12,7 @@ from kafana.games import tablic
 from kafana.service import convert
 from kafana.service.errors import unary
 from kafana.service.feed import Feed
-from kafana.service.game import build_rules
+from kafana.service.games.tablic import build_rules
 from kafana.service.session import Session
 from kafana.service.tables import Tables
 from kafana.store.base import FINISHED
@@ -100,12 +100,12 @@ class KafanaServicer(service_pb2_grpc.KafanaServicer):  # type: ignore[misc, unu
     async def GetLegalMoves(
         self, request: service_pb2.GetLegalMovesRequest, context: Context
     ) -> service_pb2.GetLegalMovesResponse:
-        """The legal moves of the seat to move."""
+        """The legal moves of the seat (Tač: calls too, from any seat)."""
         session = await self.tables.session(request.table_id)
         seat = self.tables.seat_of(session, request.seat_token)
         moves = self.tables.legal(session, seat)
         return service_pb2.GetLegalMovesResponse(
-            seq=session.seq, moves=[convert.move(m) for m in moves]
+            seq=session.seq, moves=convert.moves(session, moves)
         )
 
     @unary

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
 
-from kafana.games import tablic
-from kafana.service.game import start_match
+from kafana.service.games import Game, game_of
 from kafana.store.base import FINISHED, OPEN, PLAYING, Entry, Snapshot
 from kafana.v1 import events_pb2, storage_pb2
 
@@ -27,7 +27,7 @@ class Session:
 
     table_id: str
     stored: storage_pb2.StoredTable
-    match: tablic.MatchState
+    match: Any  # the game's own state (`tablic.MatchState`, `tac.GameState`): see `game`
     seq: int = 0
     status: str = OPEN
     deadline_ms: int = 0
@@ -39,7 +39,7 @@ class Session:
     @staticmethod
     def start(table_id: str, stored: storage_pb2.StoredTable) -> Session:
         """The table as created: no seats taken, move 0."""
-        return Session(table_id, stored, start_match(stored))
+        return Session(table_id, stored, game_of(stored.spec).start(stored))
 
     @staticmethod
     def from_snapshot(table_id: str, snapshot: Snapshot) -> Session:
@@ -48,9 +48,14 @@ class Session:
         return Session.start(table_id, stored).update(snapshot)
 
     @property
+    def game(self) -> Game:
+        """The game the table runs: everything game-specific goes through it."""
+        return game_of(self.stored.spec)
+
+    @property
     def players(self) -> int:
         """Number of seats."""
-        return self.match.rules.players
+        return self.game.players(self.match)
 
     @property
     def started(self) -> bool:
@@ -69,9 +74,7 @@ class Session:
         }
         return replace(session, token_hashes=hashes, deadline_ms=snapshot.deadline_ms)
 
-    def apply(
-        self, entry: Entry, match: tablic.MatchState | None = None, deadline_ms: int | None = None
-    ) -> Session:
+    def apply(self, entry: Entry, match: Any = None, deadline_ms: int | None = None) -> Session:
         """The session after one logged event (`match`: the result when already computed)."""
         if entry.seq != self.seq + 1:
             raise ValueError(f"event {entry.seq} does not follow {self.seq}")
@@ -87,8 +90,11 @@ class Session:
         elif event.kind == Kind.EVENT_KIND_SEAT_LEFT:
             names.pop(event.seat, None)
         elif event.kind == Kind.EVENT_KIND_MOVE:
-            new_match = match if match is not None else self.match.apply(event.move)
-            if new_match.is_over:
+            game = self.game
+            new_match = (
+                match if match is not None else game.replay(self.match, event.move, event.seat)
+            )
+            if game.is_over(new_match):
                 status = FINISHED
         elif event.kind == Kind.EVENT_KIND_FORFEIT:
             ending = Ending("forfeit", event.seat, event.reason)
@@ -119,18 +125,14 @@ class Session:
     def winner_side(self) -> int | None:
         """The winning side once over; after a forfeit the best other side; None if closed."""
         if self.ending is None:
-            return self.match.winner
+            return self.game.winner(self.match)
         if self.ending.reason != "forfeit" or self.ending.seat is None:
             return None
-        rules = self.match.rules
-        loser = rules.side_of(self.ending.seat)
-        scores = self.match.scores
-        others = [side for side in range(rules.sides) if side != loser]
-        return max(others, key=lambda side: scores[side])
+        return self.game.forfeit_winner(self.match, self.ending.seat)
 
     def record_text(self) -> str:
         """The replayable record; how an early end came about is noted in comments."""
-        text = self.match.record().to_text()
+        text = self.game.record_text(self.match)
         for entry in self.log:
             event = storage_pb2.StoredEvent.FromString(entry.data)
             if event.kind == Kind.EVENT_KIND_MOVE and event.reason == "timeout":

@@ -14,6 +14,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from kafana.errors import (
     AuthenticationError,
@@ -25,11 +26,9 @@ from kafana.errors import (
     PermissionDeniedError,
     SeatTakenError,
     StaleSequenceError,
-    TooManyMovesError,
 )
-from kafana.games import tablic
 from kafana.service import convert, tokens
-from kafana.service.game import build_rules, game_name, start_match
+from kafana.service.games import build_rules, game_name, game_of
 from kafana.service.session import Session
 from kafana.store.base import FINISHED, OPEN, PLAYING, Append, Entry, Outcome, TableStore
 from kafana.v1 import events_pb2, rules_pb2, storage_pb2
@@ -147,7 +146,7 @@ class Tables:
 
     async def create(self, config: rules_pb2.TableConfig) -> tuple[str, str, Session]:
         """A new table; returns its id, the admin token and the session."""
-        game_name(config.rules)
+        game = game_of(config.rules)
         rules = build_rules(config.rules)
         if config.clock.move_millis > MAX_MOVE_MILLIS:
             raise InvalidInputError(f"move_millis is at most {MAX_MOVE_MILLIS} (24 hours)")
@@ -168,7 +167,7 @@ class Tables:
             stored.seed = config.seed
         elif not config.decks:
             stored.seed = secrets.randbits(63)
-        start_match(stored)  # validates the decks and the seed
+        game.start(stored)  # validates the decks and the seed
         data = stored.SerializeToString()
         for _attempt in range(5):
             table_id = secrets.token_hex(8)
@@ -278,21 +277,18 @@ class Tables:
 
     # -- moves --------------------------------------------------------------------------
 
-    def legal(self, session: Session, seat: int) -> list[tablic.Move]:
-        """The legal moves of `seat`, which must be the one to move."""
-        self._check_turn(session, seat)
-        return session.match.legal_moves()
+    def legal(self, session: Session, seat: int) -> list[Any]:
+        """The legal moves of `seat` (in Tablić it must be the one to move)."""
+        self._check_playing(session)
+        return session.game.legal(session.match, seat)
 
-    def _check_turn(self, session: Session, seat: int) -> None:
+    def _check_playing(self, session: Session) -> None:
         if session.status == OPEN:
             missing = [s for s in range(session.players) if s not in session.names]
             waiting = ", ".join(map(str, missing))
             raise NotYourTurnError(f"the match has not started: waiting for seat(s) {waiting}")
         if session.status == FINISHED:
             raise MatchOverError(f"the match at table {session.table_id} is over")
-        current = session.match.current_seat
-        if current != seat:
-            raise NotYourTurnError(f"it is seat {current}'s turn, not seat {seat}'s")
 
     async def play(
         self, table_id: str, token: str, move_text: str, client_move_id: str, last_seq: int
@@ -305,20 +301,21 @@ class Tables:
         tag = tokens.dedupe_tag(seat, client_move_id)
         if session.seq != last_seq:
             return await self._not_current(session, seat, tag, last_seq)
-        self._check_turn(session, seat)
-        move = tablic.Move.parse(move_text)
-        after = session.match.apply(move)
+        self._check_playing(session)
+        game = session.game
+        after, move = game.apply(session.match, move_text, seat)
+        over = game.is_over(after)
         now = self.now()
-        deadline = self._next_deadline(session, after.is_over, now)
+        deadline = self._next_deadline(session, over, now)
         event = convert.stored_event(
-            Kind.EVENT_KIND_MOVE, seat, now, move_text=str(move)
+            Kind.EVENT_KIND_MOVE, seat, now, move_text=move
         )  # no reason stored for a normal move: "played" (bytes add up over a match)
         append = Append(
             event=event,
-            ttl_ms=self._ttl(FINISHED if after.is_over else PLAYING),
+            ttl_ms=self._ttl(FINISHED if over else PLAYING),
             expected_seq=last_seq,
             dedupe=tag,
-            new_status=FINISHED if after.is_over else "",
+            new_status=FINISHED if over else "",
             deadline_ms=deadline if self._move_millis(session) else None,
         )
         result = await self.store.append(table_id, append)
@@ -361,14 +358,15 @@ class Tables:
         if session.deadline_ms > now:
             await self.store.schedule(table_id, session.deadline_ms)
             return False
-        seat = session.match.current_seat
+        game = session.game
+        seat = game.current_seat(session.match)
         if seat is None:
             return False
         policy = session.stored.clock.policy
-        move: tablic.Move | None = None
+        move: str | None = None
         if policy != rules_pb2.TIMEOUT_POLICY_FORFEIT:
             try:
-                move = _default_move(session.match)
+                move = game.default_move(session.match)
             except KafanaError:  # no default move can be found: the seat forfeits instead
                 log.exception("no default move at table %s; forfeiting", table_id)
         if move is None:
@@ -381,16 +379,17 @@ class Tables:
                 deadline_ms=0,
             )
         else:
-            after = session.match.apply(move)
+            after, move = game.apply(session.match, move, seat)
+            over = game.is_over(after)
             event = convert.stored_event(
-                Kind.EVENT_KIND_MOVE, seat, now, move_text=str(move), reason="timeout"
+                Kind.EVENT_KIND_MOVE, seat, now, move_text=move, reason="timeout"
             )
-            deadline = self._next_deadline(session, after.is_over, now)
+            deadline = self._next_deadline(session, over, now)
             append = Append(
                 event=event,
-                ttl_ms=self._ttl(FINISHED if after.is_over else PLAYING),
+                ttl_ms=self._ttl(FINISHED if over else PLAYING),
                 expected_seq=session.seq,
-                new_status=FINISHED if after.is_over else "",
+                new_status=FINISHED if over else "",
                 deadline_ms=deadline,
             )
         result = await self.store.append(table_id, append)
@@ -418,18 +417,3 @@ class Tables:
             if len(out) >= limit:
                 break
         return out
-
-
-def _default_move(match: tablic.MatchState) -> tablic.Move:
-    """The clock's move: the first legal one (a trail of the first card when trails are legal)."""
-    try:
-        return match.legal_moves()[0]
-    except TooManyMovesError:  # a table too big to list: trail if allowed, else any capture
-        seat = match.current_seat
-        assert seat is not None
-        card = match.hand(seat)[0]
-        trail = tablic.Move(card)
-        if match.is_legal(trail):
-            return trail
-        taken = next(iter(tablic.captures(card, match.table, match.rules)))
-        return tablic.Move(card, taken)

@@ -29,7 +29,7 @@ class _TimeoutPolicyEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Timeout
     TIMEOUT_POLICY_UNSPECIFIED: _TimeoutPolicy.ValueType  # 0
     """same as DEFAULT_MOVE"""
     TIMEOUT_POLICY_DEFAULT_MOVE: _TimeoutPolicy.ValueType  # 1
-    """play the first legal move (a trail of the first card)"""
+    """the first legal move (Tablić: a trail; Tač: in order)"""
     TIMEOUT_POLICY_FORFEIT: _TimeoutPolicy.ValueType  # 2
     """the seat's side forfeits the match"""
 
@@ -39,7 +39,7 @@ class TimeoutPolicy(_TimeoutPolicy, metaclass=_TimeoutPolicyEnumTypeWrapper):
 TIMEOUT_POLICY_UNSPECIFIED: TimeoutPolicy.ValueType  # 0
 """same as DEFAULT_MOVE"""
 TIMEOUT_POLICY_DEFAULT_MOVE: TimeoutPolicy.ValueType  # 1
-"""play the first legal move (a trail of the first card)"""
+"""the first legal move (Tablić: a trail; Tač: in order)"""
 TIMEOUT_POLICY_FORFEIT: TimeoutPolicy.ValueType  # 2
 """the seat's side forfeits the match"""
 Global___TimeoutPolicy: _TypeAlias = TimeoutPolicy  # noqa: Y015
@@ -57,18 +57,20 @@ class RulesSpec(_message.Message):
     TARGET_FIELD_NUMBER: _builtins.int
     SWITCHES_FIELD_NUMBER: _builtins.int
     game: _builtins.str
-    """"tablic" (the default when empty); "tac" later."""
+    """"tablic" (the default when empty) or "tac"."""
     preset: _builtins.str
-    """Tablić presets: "serbian" (default), "wild_jack", "tabinet", "tablanette"."""
+    """Tablić presets: "serbian" (default), "wild_jack", "tabinet", "tablanette". Empty for Tač."""
     players: _builtins.int
-    """Number of seats: 2 (default when 0), 3 or 4."""
+    """Number of seats: 2 (default when 0), 3 or 4; Tač: 2, 3, 4 (one deck) or 2, 4, 8 (two)."""
     partnerships: _builtins.bool
     """Four players in two partnerships (seats 0 and 2 against 1 and 3)."""
     target: _builtins.int
     """Points to win; 0 keeps the preset's target."""
     @_builtins.property
     def switches(self) -> _struct_pb2.Struct:
-        """Any further switch by name, e.g. {"must_capture": true}; see the game's Rules."""
+        """Any further switch by name, e.g. {"must_capture": true}; see the game's Rules.
+        Tač: {"decks": 2, "tac_calls": true, "play_on": true, "stall_rounds": 104}.
+        """
 
     def __init__(
         self,
@@ -153,7 +155,9 @@ class TableConfig(_message.Message):
     def rules(self) -> Global___RulesSpec: ...
     @_builtins.property
     def decks(self) -> _containers.RepeatedCompositeFieldContainer[Global___Deck]:
-        """Explicit deck orders (hand k uses decks[k]); overrides the seed for those hands."""
+        """Explicit deck orders (hand k uses decks[k]); overrides the seed for those hands.
+        Tač: at most one, of 52 x decks cards.
+        """
 
     @_builtins.property
     def clock(self) -> Global___ClockSpec: ...

@@ -352,7 +352,9 @@ class PlayMoveRequest(_message.Message):
     table_id: _builtins.str
     seat_token: _builtins.str
     move: _builtins.str
-    """Canonical or loose text: "KC:KD+KH", "kc:kh+kd", "7S"."""
+    """Canonical or loose text: "KC:KD+KH", "kc:kh+kd", "7S"; Tač: "flip", "play X->P2",
+    "call P1" (or just "call": the caller is the token's seat).
+    """
     client_move_id: _builtins.str
     """Chosen by the client, unique per move; a retry with the same id applies nothing twice."""
     last_seq: _builtins.int

@@ -151,7 +151,8 @@ class KafanaServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetLegalMoves(self, request, context):
-        """The legal moves of the seat to move.
+        """The legal moves of the seat to move. Tač: the seat's actions now, calls included (none
+        while another seat is to move and there is nothing to call).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

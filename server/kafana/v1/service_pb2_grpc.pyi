@@ -48,7 +48,9 @@ class KafanaStub:
     GetState: _grpc.UnaryUnaryMultiCallable[_service_pb2.GetStateRequest, _state_pb2.TableState]
     """The state as one seat sees it (with its token) or as a spectator (without)."""
     GetLegalMoves: _grpc.UnaryUnaryMultiCallable[_service_pb2.GetLegalMovesRequest, _service_pb2.GetLegalMovesResponse]
-    """The legal moves of the seat to move."""
+    """The legal moves of the seat to move. Tač: the seat's actions now, calls included (none
+    while another seat is to move and there is nothing to call).
+    """
     PlayMove: _grpc.UnaryUnaryMultiCallable[_service_pb2.PlayMoveRequest, _service_pb2.PlayMoveResponse]
     """Play a move. A retry with the same client_move_id returns the same result."""
     WatchEvents: _grpc.UnaryStreamMultiCallable[_service_pb2.WatchEventsRequest, _events_pb2.Event]
@@ -76,7 +78,9 @@ class KafanaAsyncStub(KafanaStub):
     GetState: _aio.UnaryUnaryMultiCallable[_service_pb2.GetStateRequest, _state_pb2.TableState]  # type: ignore[assignment]
     """The state as one seat sees it (with its token) or as a spectator (without)."""
     GetLegalMoves: _aio.UnaryUnaryMultiCallable[_service_pb2.GetLegalMovesRequest, _service_pb2.GetLegalMovesResponse]  # type: ignore[assignment]
-    """The legal moves of the seat to move."""
+    """The legal moves of the seat to move. Tač: the seat's actions now, calls included (none
+    while another seat is to move and there is nothing to call).
+    """
     PlayMove: _aio.UnaryUnaryMultiCallable[_service_pb2.PlayMoveRequest, _service_pb2.PlayMoveResponse]  # type: ignore[assignment]
     """Play a move. A retry with the same client_move_id returns the same result."""
     WatchEvents: _aio.UnaryStreamMultiCallable[_service_pb2.WatchEventsRequest, _events_pb2.Event]  # type: ignore[assignment]
@@ -149,7 +153,9 @@ class KafanaServicer(metaclass=_abc_1.ABCMeta):
         request: _service_pb2.GetLegalMovesRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_service_pb2.GetLegalMovesResponse, _abc.Awaitable[_service_pb2.GetLegalMovesResponse]]:
-        """The legal moves of the seat to move."""
+        """The legal moves of the seat to move. Tač: the seat's actions now, calls included (none
+        while another seat is to move and there is nothing to call).
+        """
 
     @_abc_1.abstractmethod
     def PlayMove(

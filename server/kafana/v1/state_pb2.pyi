@@ -45,7 +45,10 @@ Global___TableStatus: _TypeAlias = TableStatus  # noqa: Y015
 
 @_typing.final
 class Move(_message.Message):
-    """A move in canonical text ("KC:KD+KH", or "7S" for a trail) and split into cards."""
+    """A move in canonical text ("KC:KD+KH", or "7S" for a trail) and split into cards.
+    Tač: the text is "flip", "play D->C", "play X->P2", "play X->D" or "call P1"; `card` is the
+    card it moves when that card is face up (never the hidden card a flip will turn up).
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -257,6 +260,161 @@ class TablicView(_message.Message):
 Global___TablicView: _TypeAlias = TablicView  # noqa: Y015
 
 @_typing.final
+class TacStep(_message.Message):
+    """One move of Tač with what it showed everyone (the card turned up or moved; a penalty's
+    cards stay face down and appear only as a count).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    MOVE_FIELD_NUMBER: _builtins.int
+    CARD_FIELD_NUMBER: _builtins.int
+    TURNED_OVER_FIELD_NUMBER: _builtins.int
+    PENALTY_FIELD_NUMBER: _builtins.int
+    OFFENCE_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    move: _builtins.str
+    card: _builtins.str
+    """The card turned up (flip) or moved (play); empty for a call."""
+    turned_over: _builtins.bool
+    """The flip first turned the discard pile over."""
+    penalty: _builtins.int
+    """Cards a call gave the offender (faces hidden)."""
+    offence: _builtins.bool
+    """The move broke the mandatory order (only with tac_calls)."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        move: _builtins.str = ...,
+        card: _builtins.str = ...,
+        turned_over: _builtins.bool = ...,
+        penalty: _builtins.int = ...,
+        offence: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "move", b"move", "offence", b"offence", "penalty", b"penalty", "seat", b"seat", "turned_over", b"turned_over"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TacStep: _TypeAlias = TacStep  # noqa: Y015
+
+@_typing.final
+class TacView(_message.Message):
+    """A Tač position as one seat (or a spectator) may know it. Closed piles are face down for
+    everyone, their owner included: only their sizes are shown. Discard piles, the central pile
+    and the turned-up card are face up.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CURRENT_SEAT_FIELD_NUMBER: _builtins.int
+    PHASE_FIELD_NUMBER: _builtins.int
+    CENTRAL_FIELD_NUMBER: _builtins.int
+    DISCARDS_FIELD_NUMBER: _builtins.int
+    CLOSED_SIZES_FIELD_NUMBER: _builtins.int
+    TURNED_FIELD_NUMBER: _builtins.int
+    PENDING_OFFENDER_FIELD_NUMBER: _builtins.int
+    OUT_ORDER_FIELD_NUMBER: _builtins.int
+    PLACES_FIELD_NUMBER: _builtins.int
+    STALLED_FIELD_NUMBER: _builtins.int
+    MOVE_COUNT_FIELD_NUMBER: _builtins.int
+    TURN_FIELD_NUMBER: _builtins.int
+    STALL_TURNS_FIELD_NUMBER: _builtins.int
+    LAST_STEP_FIELD_NUMBER: _builtins.int
+    IS_OVER_FIELD_NUMBER: _builtins.int
+    HELD_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """Absent for a spectator."""
+    current_seat: _builtins.int
+    phase: _builtins.str
+    """"draw" (play the discard top or flip), "place" (a card is turned up) or "over"."""
+    turned: _builtins.str
+    """The card the seat to move has turned up; empty when none."""
+    pending_offender: _builtins.int
+    """The seat whose out-of-order move may still be called "Tač!"."""
+    stalled: _builtins.bool
+    """The game ended drawn: no card reached the central pile for too long."""
+    move_count: _builtins.int
+    turn: _builtins.int
+    stall_turns: _builtins.int
+    is_over: _builtins.bool
+    @_builtins.property
+    def central(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The central pile, bottom first."""
+
+    @_builtins.property
+    def discards(self) -> _containers.RepeatedCompositeFieldContainer[Global___Cards]:
+        """Every seat's discard pile, bottom first."""
+
+    @_builtins.property
+    def closed_sizes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Only counts: a closed pile's cards are never shown."""
+
+    @_builtins.property
+    def out_order(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Seats out, in the order they went out."""
+
+    @_builtins.property
+    def places(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Each seat's place once over (1 is best; tied seats share a place)."""
+
+    @_builtins.property
+    def last_step(self) -> Global___TacStep:
+        """The last move; absent at the start."""
+
+    @_builtins.property
+    def held(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Cards each seat still holds (closed, discard and a turned-up card)."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int | None = ...,
+        current_seat: _builtins.int | None = ...,
+        phase: _builtins.str = ...,
+        central: _abc.Iterable[_builtins.str] | None = ...,
+        discards: _abc.Iterable[Global___Cards] | None = ...,
+        closed_sizes: _abc.Iterable[_builtins.int] | None = ...,
+        turned: _builtins.str = ...,
+        pending_offender: _builtins.int | None = ...,
+        out_order: _abc.Iterable[_builtins.int] | None = ...,
+        places: _abc.Iterable[_builtins.int] | None = ...,
+        stalled: _builtins.bool = ...,
+        move_count: _builtins.int = ...,
+        turn: _builtins.int = ...,
+        stall_turns: _builtins.int = ...,
+        last_step: Global___TacStep | None = ...,
+        is_over: _builtins.bool = ...,
+        held: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_current_seat", b"_current_seat", "_last_step", b"_last_step", "_pending_offender", b"_pending_offender", "_seat", b"_seat", "current_seat", b"current_seat", "last_step", b"last_step", "pending_offender", b"pending_offender", "seat", b"seat"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_current_seat", b"_current_seat", "_last_step", b"_last_step", "_pending_offender", b"_pending_offender", "_seat", b"_seat", "central", b"central", "closed_sizes", b"closed_sizes", "current_seat", b"current_seat", "discards", b"discards", "held", b"held", "is_over", b"is_over", "last_step", b"last_step", "move_count", b"move_count", "out_order", b"out_order", "pending_offender", b"pending_offender", "phase", b"phase", "places", b"places", "seat", b"seat", "stall_turns", b"stall_turns", "stalled", b"stalled", "turn", b"turn", "turned", b"turned"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__current_seat: _TypeAlias = _typing.Literal["current_seat"]  # noqa: Y015
+    _WhichOneofArgType__current_seat: _TypeAlias = _typing.Literal["_current_seat", b"_current_seat"]  # noqa: Y015
+    _WhichOneofReturnType__last_step: _TypeAlias = _typing.Literal["last_step"]  # noqa: Y015
+    _WhichOneofArgType__last_step: _TypeAlias = _typing.Literal["_last_step", b"_last_step"]  # noqa: Y015
+    _WhichOneofReturnType__pending_offender: _TypeAlias = _typing.Literal["pending_offender"]  # noqa: Y015
+    _WhichOneofArgType__pending_offender: _TypeAlias = _typing.Literal["_pending_offender", b"_pending_offender"]  # noqa: Y015
+    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
+    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__current_seat) -> _WhichOneofReturnType__current_seat | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__last_step) -> _WhichOneofReturnType__last_step | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__pending_offender) -> _WhichOneofReturnType__pending_offender | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
+
+Global___TacView: _TypeAlias = TacView  # noqa: Y015
+
+@_typing.final
 class Result(_message.Message):
     """How a match ended."""
 
@@ -267,14 +425,21 @@ class Result(_message.Message):
     REASON_FIELD_NUMBER: _builtins.int
     FORFEIT_SEAT_FIELD_NUMBER: _builtins.int
     DETAIL_FIELD_NUMBER: _builtins.int
+    PLACES_FIELD_NUMBER: _builtins.int
     winner_side: _builtins.int
     reason: _builtins.str
-    """"score", "forfeit" or "closed"."""
+    """"score" (Tablić played to the end), "out" (Tač: a player went out), "stalled" (Tač: drawn),
+    "forfeit" or "closed".
+    """
     forfeit_seat: _builtins.int
     """For a forfeit: the seat that forfeited and why ("timeout", "left")."""
     detail: _builtins.str
     @_builtins.property
     def scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    @_builtins.property
+    def places(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Tač: each seat's place (1 is best, tied seats share a place); empty for Tablić."""
+
     def __init__(
         self,
         *,
@@ -283,10 +448,11 @@ class Result(_message.Message):
         reason: _builtins.str = ...,
         forfeit_seat: _builtins.int | None = ...,
         detail: _builtins.str = ...,
+        places: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_forfeit_seat", b"_forfeit_seat", "_winner_side", b"_winner_side", "forfeit_seat", b"forfeit_seat", "winner_side", b"winner_side"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_forfeit_seat", b"_forfeit_seat", "_winner_side", b"_winner_side", "detail", b"detail", "forfeit_seat", b"forfeit_seat", "reason", b"reason", "scores", b"scores", "winner_side", b"winner_side"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_forfeit_seat", b"_forfeit_seat", "_winner_side", b"_winner_side", "detail", b"detail", "forfeit_seat", b"forfeit_seat", "places", b"places", "reason", b"reason", "scores", b"scores", "winner_side", b"winner_side"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__forfeit_seat: _TypeAlias = _typing.Literal["forfeit_seat"]  # noqa: Y015
     _WhichOneofArgType__forfeit_seat: _TypeAlias = _typing.Literal["_forfeit_seat", b"_forfeit_seat"]  # noqa: Y015
@@ -358,6 +524,7 @@ class TableState(_message.Message):
     SEQ_FIELD_NUMBER: _builtins.int
     DEADLINE_MS_FIELD_NUMBER: _builtins.int
     TABLIC_FIELD_NUMBER: _builtins.int
+    TAC_FIELD_NUMBER: _builtins.int
     RESULT_FIELD_NUMBER: _builtins.int
     seq: _builtins.int
     deadline_ms: _builtins.int
@@ -366,6 +533,8 @@ class TableState(_message.Message):
     def info(self) -> Global___TableInfo: ...
     @_builtins.property
     def tablic(self) -> Global___TablicView: ...
+    @_builtins.property
+    def tac(self) -> Global___TacView: ...
     @_builtins.property
     def result(self) -> Global___Result:
         """Set once the match is over."""
@@ -377,13 +546,14 @@ class TableState(_message.Message):
         seq: _builtins.int = ...,
         deadline_ms: _builtins.int = ...,
         tablic: Global___TablicView | None = ...,
+        tac: Global___TacView | None = ...,
         result: Global___Result | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "info", b"info", "result", b"result", "tablic", b"tablic"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "info", b"info", "result", b"result", "tablic", b"tablic", "tac", b"tac"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["deadline_ms", b"deadline_ms", "game", b"game", "info", b"info", "result", b"result", "seq", b"seq", "tablic", b"tablic"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deadline_ms", b"deadline_ms", "game", b"game", "info", b"info", "result", b"result", "seq", b"seq", "tablic", b"tablic", "tac", b"tac"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["tablic"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["tablic", "tac"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
