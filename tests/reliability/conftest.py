@@ -1,0 +1,23 @@
+"""Fixtures of the fault suite: a private redis-server with the project's settings per test."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from .reliability_support import Redis
+
+
+@pytest.fixture
+def redis(tmp_path: Path) -> Iterator[Redis]:
+    """Our own redis-server (never the shared one on 6379), started with deploy/redis.conf."""
+    if shutil.which("redis-server") is None:
+        pytest.skip("redis-server is not on PATH")
+    server = Redis(tmp_path / "redis")
+    try:
+        yield server
+    finally:
+        server.close()

@@ -1,0 +1,297 @@
+"""Helpers of the fault suite: Redis with the project's settings, `kafana serve` processes, and
+match drivers that remember every acknowledged move and check the records afterwards."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from kafana.games import tablic
+from kafana.v1 import events_pb2, service_pb2, state_pb2
+from kafana.v1.service_pb2_grpc import KafanaStub
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "integration"))
+
+from kafana_it import free_port, wait_ping  # noqa: E402
+from kafana_play import Table, config, open_table  # noqa: E402
+
+REDIS_CONF = HERE.parent.parent / "deploy" / "redis.conf"
+KAFANA = str(Path(sys.executable).parent / "kafana")
+RETRYABLE = {
+    grpc.StatusCode.UNAVAILABLE,
+    grpc.StatusCode.DEADLINE_EXCEEDED,
+    grpc.StatusCode.CANCELLED,
+}
+T = TypeVar("T")
+
+__all__ = ["Table", "config", "free_port", "open_table"]
+
+
+class Redis:
+    """A private redis-server started with deploy/redis.conf (AOF, fsync always)."""
+
+    def __init__(self, directory: Path, *extra: str) -> None:
+        self.directory = directory
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.extra = extra
+        self.port = free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+        self.start()
+
+    @property
+    def url(self) -> str:
+        """redis://127.0.0.1:port/0"""
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        """Start (again) on the same port and directory: an AOF there is loaded."""
+        self.process = subprocess.Popen(
+            [
+                "redis-server",
+                str(REDIS_CONF),
+                "--port",
+                str(self.port),
+                "--dir",
+                str(self.directory),
+                *self.extra,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wait_ping(self.port, timeout=20)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:  # PONG comes before the AOF is loaded
+            info = self.cli("info", "persistence")
+            if "loading:0" in info:
+                return
+            time.sleep(0.05)
+        raise RuntimeError("redis-server did not finish loading")
+
+    def cli(self, *args: str) -> str:
+        """redis-cli against this server."""
+        out = subprocess.run(
+            ["redis-cli", "-p", str(self.port), *args], capture_output=True, text=True, check=True
+        )
+        return out.stdout
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown, no last write; only what was fsynced survives."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+    def close(self) -> None:
+        """Stop for good."""
+        self.kill()
+
+
+@dataclass
+class Server:
+    """One `kafana serve` process; its output goes to `log`."""
+
+    process: subprocess.Popen[bytes]
+    port: int
+    log: Path
+
+    @property
+    def target(self) -> str:
+        """127.0.0.1:port"""
+        return f"127.0.0.1:{self.port}"
+
+    def signal(self, sig: signal.Signals) -> None:
+        """Send `sig` to this process (ours)."""
+        os.kill(self.process.pid, sig)
+
+    def output(self) -> str:
+        """Everything it printed and logged so far."""
+        return self.log.read_text(errors="replace")
+
+
+@contextmanager
+def serving(directory: Path, *args: str, count: int = 1) -> Iterator[list[Server]]:
+    """`count` `kafana serve` processes (each on a free port); killed at the end."""
+    directory.mkdir(parents=True, exist_ok=True)
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("KAFANA_")}
+    servers: list[Server] = []
+    try:
+        for i in range(count):
+            port = free_port()
+            log = directory / f"kafana-{port}.log"
+            with open(log, "wb") as out:
+                process = subprocess.Popen(
+                    [KAFANA, "serve", "--port", str(port), "--grace", "1", *args],
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    env=environment,
+                )
+            servers.append(Server(process, port, log))
+            del i
+        yield servers
+    finally:
+        for server in servers:
+            if server.process.poll() is None:
+                with _suppress_lookup():
+                    server.signal(signal.SIGCONT)  # a stopped process cannot die otherwise
+                server.process.kill()
+                server.process.wait()
+
+
+@contextmanager
+def _suppress_lookup() -> Iterator[None]:
+    try:
+        yield
+    except ProcessLookupError:
+        pass
+
+
+async def healthy(target: str, timeout: float = 30, credentials: Any = None) -> None:
+    """Wait until the health service at `target` says SERVING."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    channel = (
+        grpc.aio.insecure_channel(target)
+        if credentials is None
+        else grpc.aio.secure_channel(target, credentials)
+    )
+    async with channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        while loop.time() < deadline:
+            try:
+                answer = await stub.Check(
+                    health_pb2.HealthCheckRequest(service="kafana.v1.Kafana"), timeout=1
+                )
+                if answer.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.aio.AioRpcError:
+                pass
+            await asyncio.sleep(0.1)
+    raise AssertionError(f"no healthy server at {target}")
+
+
+@dataclass
+class Match:
+    """A table driven by one test: every acknowledged move by sequence number."""
+
+    table: Table
+    acked: dict[int, str] = field(default_factory=dict)
+    failures: int = 0  # calls that failed and were retried
+    duplicates: int = 0  # retries answered "already applied"
+    preferred: int = 0  # index of the stub tried first
+
+
+async def call(
+    stubs: Sequence[KafanaStub],
+    make: Callable[[KafanaStub], Awaitable[T]],
+    match: Match,
+    attempts: int = 400,
+    pause: float = 0.05,
+) -> T:
+    """`make(stub)` on the preferred stub, moving to the next one after a retryable failure."""
+    for _attempt in range(attempts):
+        stub = stubs[match.preferred % len(stubs)]
+        try:
+            return await make(stub)
+        except grpc.aio.AioRpcError as error:
+            if error.code() not in RETRYABLE:
+                raise
+            match.failures += 1
+            match.preferred += 1
+            await asyncio.sleep(pause)
+    raise AssertionError(f"no answer after {attempts} attempts")
+
+
+async def step(
+    stubs: Sequence[KafanaStub], match: Match, rng: random.Random, timeout: float = 3.0
+) -> bool:
+    """The seat to move plays a random legal move, retried until acknowledged; False if over."""
+    tid = match.table.table_id
+    state = await call(
+        stubs,
+        lambda s: s.GetState(service_pb2.GetStateRequest(table_id=tid), timeout=timeout),
+        match,
+    )
+    if state.info.status == state_pb2.TABLE_STATUS_FINISHED:
+        return False
+    token = match.table.tokens[state.tablic.current_seat]
+    legal = await call(
+        stubs,
+        lambda s: s.GetLegalMoves(
+            service_pb2.GetLegalMovesRequest(table_id=tid, seat_token=token), timeout=timeout
+        ),
+        match,
+    )
+    request = service_pb2.PlayMoveRequest(
+        table_id=tid,
+        seat_token=token,
+        move=rng.choice(list(legal.moves)).text,
+        client_move_id=uuid.uuid4().hex,
+        last_seq=legal.seq,
+    )
+    played = await call(stubs, lambda s: s.PlayMove(request, timeout=timeout), match)
+    acknowledge(match, request, played)
+    return True
+
+
+def acknowledge(
+    match: Match, request: service_pb2.PlayMoveRequest, played: service_pb2.PlayMoveResponse
+) -> None:
+    """Remember an acknowledged move; it must sit right after the state it was decided on."""
+    seq = played.event.seq
+    assert seq == request.last_seq + 1, (request, played.event)
+    assert played.event.kind == events_pb2.EVENT_KIND_MOVE
+    assert match.acked.setdefault(seq, played.event.move.text) == played.event.move.text
+    match.duplicates += played.duplicate
+
+
+async def finish(stubs: Sequence[KafanaStub], match: Match, rng: random.Random) -> None:
+    """Play the match to its end (through faults, with retries)."""
+    for _ in range(10_000):
+        if not await step(stubs, match, rng):
+            return
+    raise AssertionError("the match did not end")
+
+
+async def check_records(stub: KafanaStub, matches: Sequence[Match]) -> None:
+    """After the faults: nothing acknowledged lost, nothing applied twice, seqs 1, 2, 3...,
+    the event feed the same as the record, and the record replays."""
+    for match in matches:
+        tid = match.table.table_id
+        record = await stub.GetRecord(service_pb2.GetRecordRequest(table_id=tid), timeout=10)
+        seqs = [event.seq for event in record.events]
+        assert seqs == list(range(1, len(seqs) + 1)), seqs
+        moves = {
+            event.seq: event.move.text
+            for event in record.events
+            if event.kind == events_pb2.EVENT_KIND_MOVE
+        }
+        # Only this driver moves, and it retried each move until acknowledged: every move in
+        # the log is one it was told about (none applied twice), and every acknowledged one is
+        # there (none lost).
+        assert moves == match.acked
+        fed = [
+            event.seq
+            async for event in stub.WatchEvents(
+                service_pb2.WatchEventsRequest(table_id=tid, after_seq=0), timeout=20
+            )
+        ]
+        assert fed == seqs
+        replayed = tablic.MatchRecord.from_text(record.record)
+        assert [str(m) for m in replayed.moves] == [moves[s] for s in sorted(moves)]
+        final = replayed.replay()
+        assert final.is_over
+        assert list(record.result.scores) == list(final.scores)
