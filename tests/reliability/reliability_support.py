@@ -12,7 +12,7 @@ import sys
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -129,7 +129,7 @@ def serving(directory: Path, *args: str, count: int = 1) -> Iterator[list[Server
     environment = {k: v for k, v in os.environ.items() if not k.startswith("KAFANA_")}
     servers: list[Server] = []
     try:
-        for i in range(count):
+        for _ in range(count):
             port = free_port()
             log = directory / f"kafana-{port}.log"
             with open(log, "wb") as out:
@@ -140,23 +140,14 @@ def serving(directory: Path, *args: str, count: int = 1) -> Iterator[list[Server
                     env=environment,
                 )
             servers.append(Server(process, port, log))
-            del i
         yield servers
     finally:
         for server in servers:
             if server.process.poll() is None:
-                with _suppress_lookup():
+                with suppress(ProcessLookupError):
                     server.signal(signal.SIGCONT)  # a stopped process cannot die otherwise
                 server.process.kill()
                 server.process.wait()
-
-
-@contextmanager
-def _suppress_lookup() -> Iterator[None]:
-    try:
-        yield
-    except ProcessLookupError:
-        pass
 
 
 async def healthy(target: str, timeout: float = 30, credentials: Any = None) -> None:
