@@ -47,6 +47,9 @@ STATUS_CODES: dict[type[KafanaError], grpc.StatusCode] = {
 }
 
 REASON_METADATA = "kafana-error"
+# Messages quote the input; a huge input must not make the status itself too big to send
+# (grpc drops a status over its metadata limit, 16 KB, and the client sees no reason at all).
+MAX_MESSAGE_BYTES = 1000
 STORE_UNAVAILABLE = "StoreUnavailable"
 INTERNAL = "InternalError"
 # The store is down, loading its data, failing over or read-only for now: retry later.
@@ -83,6 +86,20 @@ def reason(error: KafanaError) -> str:
     return type(error).__name__
 
 
+def short(message: str) -> str:
+    """`message`, cut to at most about `MAX_MESSAGE_BYTES` bytes of UTF-8.
+
+    >>> short("no table " + "x" * 5000).endswith("x ...")
+    True
+    >>> len(short("é" * 5000).encode()) <= MAX_MESSAGE_BYTES + 4
+    True
+    """
+    data = message.encode()
+    if len(data) <= MAX_MESSAGE_BYTES:
+        return message
+    return data[:MAX_MESSAGE_BYTES].decode(errors="ignore") + " ..."
+
+
 async def refuse(
     context: grpc.aio.ServicerContext[Any, Any],
     code: grpc.StatusCode,
@@ -91,6 +108,7 @@ async def refuse(
     *extra: tuple[str, str | bytes],
 ) -> None:
     """Abort the call with `code`, `message` and the reason (plus any trailing metadata set)."""
+    message = short(message)
     metadata = tuple(context.trailing_metadata() or ()) + extra + ((REASON_METADATA, why),)
     await context.abort(code, message, metadata)
 

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from google.protobuf.json_format import MessageToDict
 
+from kafana.errors import InvalidInputError
 from kafana.v1 import rules_pb2, state_pb2, storage_pb2
 
 
@@ -30,7 +31,10 @@ def switches_of(spec: rules_pb2.RulesSpec) -> dict[str, Any]:
     """The spec's extra switches as plain JSON values (whole numbers as ints)."""
     if not spec.HasField("switches"):
         return {}
-    return dict(_plain(MessageToDict(spec.switches)))
+    try:
+        return dict(_plain(MessageToDict(spec.switches)))
+    except ValueError as error:  # NaN or infinity: not JSON
+        raise InvalidInputError(f"switches must be plain JSON values: {error}") from None
 
 
 class GameRules(Protocol):
