@@ -144,9 +144,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         )
         tac = _open(stub, rules_pb2.RulesSpec(game="tac", players=2), 2)
         decoy = _open(stub, tablic_spec, 2)
-        yield World(
-            stub, channel, redis_py.Redis(port=redis.port), live, finished, tac, decoy
-        )
+        yield World(stub, channel, redis_py.Redis(port=redis.port), live, finished, tac, decoy)
     finally:
         channel.close()
         server.close()
@@ -182,8 +180,11 @@ CARDISH = st.one_of(
 JUNK = st.one_of(
     st.text(max_size=40),
     st.sampled_from(["", "AS", "KC:KD+KH", "KC:KD+KD", "AS:AS", "2C:", ":", "+", "AS:+", "7S7S"]),
-    st.builds(lambda c, n: c * n, st.sampled_from(["A", "AS:", "é", "\u202e", "KD+"]),
-              st.integers(1000, 20_000)),  # fmt: skip
+    st.builds(
+        lambda c, n: c * n,
+        st.sampled_from(["A", "AS:", "é", "\u202e", "KD+"]),
+        st.integers(1000, 20_000),
+    ),
 )
 MOVES = st.one_of(
     JUNK,
@@ -490,10 +491,10 @@ def test_redis_cli_sees_the_reference_tables(world: World) -> None:
     """The snapshot really looks at the tables (a guard against comparing empty things)."""
     snapshot = world.snapshot()
     assert snapshot[0] >= 4 * 4
+    port = str(world.redis.connection_pool.connection_kwargs["port"])
     keys = subprocess.run(
-        ["redis-cli", "-p", str(world.redis.connection_pool.connection_kwargs["port"]), "keys",
-         "*"], capture_output=True, text=True, check=True,
-    ).stdout  # fmt: skip
+        ["redis-cli", "-p", port, "keys", "*"], capture_output=True, text=True, check=True
+    ).stdout
     assert world.live.table_id in keys
     state = world.stub.GetState(service_pb2.GetStateRequest(table_id=world.live.table_id))
     assert state.info.status == state_pb2.TABLE_STATUS_PLAYING
