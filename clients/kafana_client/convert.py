@@ -109,5 +109,5 @@ def current_seat(state: state_pb2.TableState) -> int | None:
     """The seat to move, or None (match not started or over)."""
     if state.info.status != state_pb2.TABLE_STATUS_PLAYING:
         return None
-    tv = state.tablic
-    return tv.current_seat if tv.HasField("current_seat") else None
+    view = state.tac if state.WhichOneof("game") == "tac" else state.tablic
+    return view.current_seat if view.HasField("current_seat") else None

@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from kafana.errors import InvalidInputError
@@ -29,17 +29,23 @@ class Choice:
     quit: bool = False
 
 
-def read_choice(text: str, moves: Sequence[state_pb2.Move]) -> Choice:
+def read_choice(
+    text: str,
+    moves: Sequence[state_pb2.Move],
+    parse: Callable[[str], object] = tablic.Move.parse,
+    example: str = "KC:KD+KH",
+) -> Choice:
     """Understand one line of input against the numbered legal moves.
 
     A move typed as text that is well formed but not in the list is still returned: the
-    server is the judge and says why it is illegal.
+    server is the judge and says why it is illegal. `parse` and `example` are the game's
+    (Tablić by default; Tač: `tac.Move.parse`, "play X->C").
     """
     cleaned = text.strip()
     if cleaned.lower() in QUIT:
         return Choice(quit=True)
     if not cleaned:
-        return Choice(problem=f"Type a move number (1-{len(moves)}) or a move like KC:KD+KH.")
+        return Choice(problem=f"Type a move number (1-{len(moves)}) or a move like {example}.")
     if cleaned.isdigit():
         number = int(cleaned)
         if not 1 <= number <= len(moves):
@@ -48,10 +54,11 @@ def read_choice(text: str, moves: Sequence[state_pb2.Move]) -> Choice:
             )
         return Choice(move=moves[number - 1].text)
     try:
-        move = tablic.Move.parse(cleaned)
+        move = parse(cleaned)
     except InvalidInputError as error:
+        like = "KC:KD+KH or 7S" if example == "KC:KD+KH" else example
         return Choice(
             problem=f"Mistyped: {cleaned!r} is neither a move number (1-{len(moves)}) "
-            f"nor a move like KC:KD+KH or 7S ({error})."
+            f"nor a move like {like} ({error})."
         )
     return Choice(move=str(move))

@@ -1,4 +1,4 @@
-"""`kafana play`: a person plays Tablić in the terminal against bots or people, via a server."""
+"""`kafana play`: a person plays Tablić or Tač in the terminal against bots or people."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import contextlib
 import getpass
 import random
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import click
@@ -19,14 +19,18 @@ from rich.text import Text
 
 from kafana_client.aio import AsyncClient, AsyncSeat, CreatedTable
 from kafana_client.bots import run_bot
-from kafana_client.cli import render
+from kafana_client.cli import render, tac_render
 from kafana_client.cli.embedded import embedded_server, quiet_grpc
 from kafana_client.cli.session import Outcome, PersonAtTable, Quit
+from kafana_client.cli.tac_session import TacPersonAtTable
 from kafana_client.connection import Tls
 from kafana_client.convert import rules_of, table_config
 from kafana_client.errors import RpcError
+from kafana_client.tac import run_tac_bot, tac_rules_of, tac_table_config
 
 OPEN = "open"
+DEFAULT_BOT = {"tablic": "heuristic", "tac": "loader"}
+PLAYERS = {"tablic": (2, 3, 4), "tac": (2, 3, 4, 8)}
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,10 @@ class PlayOptions:
     delay: float
     save: Path | None
     tls_ca: Path | None
+    game: str = "tablic"
+    decks: int = 1
+    tac_calls: bool = False
+    play_on: bool = False
 
 
 @contextlib.asynccontextmanager
@@ -62,8 +70,7 @@ async def _seat_bots(
     client: AsyncClient, table: CreatedTable, options: PlayOptions, console: Console
 ) -> list[asyncio.Task[object]]:
     """Join a bot on every seat left (`open` ones stay free for people) and start them."""
-    rules = rules_of(table.info)
-    names = list(options.bots) or ["heuristic"]
+    names = list(options.bots) or [DEFAULT_BOT[options.game]]
     tasks: list[asyncio.Task[object]] = []
     seated: list[str] = []
     for index in range(options.players - 1):
@@ -74,8 +81,13 @@ async def _seat_bots(
         seated.append(name)
         seat = await client.join(table.table_id, name=label)
         rng = random.Random((options.seed or 0) * 31 + seat.seat)
-        bot = registry.create(name, seat=seat.seat, rules=rules, rng=rng)
-        task: asyncio.Task[object] = asyncio.create_task(run_bot(seat, bot, delay=options.delay))
+        task: asyncio.Task[object]
+        if options.game == "tac":
+            tac_bot = registry.create(name, seat=seat.seat, rules=tac_rules_of(table.info), rng=rng)
+            task = asyncio.create_task(run_tac_bot(seat, tac_bot, delay=options.delay))
+        else:
+            bot = registry.create(name, seat=seat.seat, rules=rules_of(table.info), rng=rng)
+            task = asyncio.create_task(run_bot(seat, bot, delay=options.delay))
         task.add_done_callback(_reporter(console, name, seat.seat))
         tasks.append(task)
     return tasks
@@ -94,6 +106,17 @@ def _reporter(console: Console, name: str, seat: int) -> Callable[[asyncio.Task[
 
 
 async def _create(client: AsyncClient, options: PlayOptions) -> CreatedTable:
+    if options.game == "tac":
+        return await client.create_table(
+            tac_table_config(
+                players=options.players,
+                seed=options.seed,
+                name=f"{options.name} in the terminal",
+                decks=options.decks,
+                tac_calls=options.tac_calls,
+                play_on=options.play_on,
+            )
+        )
     config = table_config(
         preset=options.preset,
         players=options.players,
@@ -111,7 +134,10 @@ async def run(options: PlayOptions, console: Console) -> Outcome | None:
     async with _target(options.server) as target, AsyncClient.connect(target, tls=tls) as client:
         created: CreatedTable | None = None
         if options.table_id:
-            me = await client.join(options.table_id, seat=options.seat, name=options.name)
+            table_id = options.table_id
+            info = await client.get_table(table_id)
+            options = replace(options, game=info.rules.game or "tablic")  # the table's game
+            me = await client.join(table_id, seat=options.seat, name=options.name)
             tasks: list[asyncio.Task[object]] = []
         else:
             created = await _create(client, options)
@@ -127,7 +153,10 @@ async def run(options: PlayOptions, console: Console) -> Outcome | None:
                 )
         console.print(Text(f"You are {options.name}, seat {me.seat}.", style="bold"))
         try:
-            outcome = await PersonAtTable(me, console).play(options.hands)
+            if options.game == "tac":
+                outcome = await TacPersonAtTable(me, console).play()
+            else:
+                outcome = await PersonAtTable(me, console).play(options.hands)
         except Quit:
             console.print("You left the table.")
             await _leave(me, created, client)
@@ -156,7 +185,8 @@ async def _finish(
     options: PlayOptions,
     console: Console,
 ) -> None:
-    side = rules_of(outcome.state.info).side_of(me.seat)
+    tac = options.game == "tac"
+    side = me.seat if tac else rules_of(outcome.state.info).side_of(me.seat)
     if not outcome.over:
         hands = options.hands or 0
         console.print(Text(f"Stopped after {hands} hand{'s' if hands != 1 else ''}.", style="bold"))
@@ -164,7 +194,8 @@ async def _finish(
             await client.close_table(created.table_id, created.admin_token)
     final = await me.state()
     if final.info.status == state_pb2.TABLE_STATUS_FINISHED and final.result.reason != "closed":
-        console.print(render.result_panel(final, side))
+        draw = tac_render if tac else render
+        console.print(draw.result_panel(final, side))
     if options.save is not None:
         record = await client.record(me.table_id)
         options.save.write_text(record.record)
@@ -186,19 +217,35 @@ async def _finish(
 @click.option("--table", "table_id", default=None, help="Join this table instead of creating one.")
 @click.option(
     "--seat",
-    type=click.IntRange(0, 3),
+    type=click.IntRange(0, 7),
     default=None,
     help="The seat wanted (default: the first free one).",
 )
 @click.option("--name", default=None, help="Your name at the table.")
 @click.option(
-    "--bots",
-    default="heuristic",
+    "--game",
+    type=click.Choice(["tablic", "tac"]),
+    default="tablic",
     show_default=True,
-    help=f"Comma-separated bots for the other seats ({', '.join(registry.names())}); "
+    help="The game: Tablić or Tač.",
+)
+@click.option(
+    "--bots",
+    default=None,
+    help=f"Comma-separated bots for the other seats (Tablić: {', '.join(registry.names())}, "
+    f"default heuristic; Tač: {', '.join(registry.names('tac'))}, default loader); "
     f"'{OPEN}' leaves a seat for a person.",
 )
-@click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True)
+@click.option(
+    "--players",
+    type=click.IntRange(2, 8),
+    default=2,
+    show_default=True,
+    help="Seats: 2-4 (Tač: 2, 3, 4 on one deck; 2, 4, 8 on two).",
+)
+@click.option("--decks", type=click.IntRange(1, 2), default=1, show_default=True, help="Tač decks.")
+@click.option("--tac-calls", is_flag=True, help="Tač: accept out-of-order moves, to be called.")
+@click.option("--play-on", is_flag=True, help="Tač: play on for every place.")
 @click.option("--partnerships", is_flag=True, help="Four players in two partnerships.")
 @click.option("--preset", type=click.Choice(PRESETS), default="serbian", show_default=True)
 @click.option(
@@ -227,8 +274,12 @@ def play(
     table_id: str | None,
     seat: int | None,
     name: str | None,
-    bots: str,
+    game: str,
+    bots: str | None,
     players: int,
+    decks: int,
+    tac_calls: bool,
+    play_on: bool,
     partnerships: bool,
     preset: str,
     target: int,
@@ -237,15 +288,20 @@ def play(
     delay: float,
     save: Path | None,
 ) -> None:
-    """Play Tablić in the terminal against bots, or people through a server."""
+    """Play Tablić (or Tač, --game tac) in the terminal against bots, or people via a server."""
     quiet_grpc()
-    names = tuple(b.strip() for b in bots.split(",") if b.strip())
+    names = tuple(b.strip() for b in (bots or DEFAULT_BOT[game]).split(",") if b.strip())
     for bot in names:
-        if bot != OPEN and bot not in registry.names():
+        if bot != OPEN and bot not in registry.names(game):
             raise click.BadParameter(
-                f"unknown bot {bot!r}: choose from {', '.join(registry.names())}",
+                f"unknown {game} bot {bot!r}: choose from {', '.join(registry.names(game))}",
                 param_hint="--bots",
             )
+    if players not in PLAYERS[game]:
+        raise click.BadParameter(
+            f"{game} is played by {', '.join(map(str, PLAYERS[game]))} players",
+            param_hint="--players",
+        )
     options = PlayOptions(
         server=server,
         table_id=table_id,
@@ -261,6 +317,10 @@ def play(
         delay=delay,
         save=save,
         tls_ca=tls_ca,
+        game=game,
+        decks=decks,
+        tac_calls=tac_calls,
+        play_on=play_on,
     )
     console = Console(highlight=False)
     try:

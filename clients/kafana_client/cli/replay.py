@@ -7,13 +7,13 @@ from pathlib import Path
 
 import click
 from kafana.errors import InvalidInputError
-from kafana.games import tablic
+from kafana.games import tablic, tac
 from kafana.v1 import state_pb2
 from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
 from rich.text import Text
 
-from kafana_client.cli import render
+from kafana_client.cli import render, tac_replay
 
 
 def _cards(cards: Iterable[tablic.Card]) -> Text:
@@ -94,10 +94,18 @@ def step_through(
 @click.command()
 @click.argument("record_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 def replay(record_file: Path) -> None:
-    """Step through the match in RECORD_FILE (as saved by `kafana play --save`)."""
+    """Step through the match in RECORD_FILE (as saved by `kafana play --save`): Tablić or Tač."""
     console = Console(highlight=False)
+    text = record_file.read_text()
+
+    def ask(prompt: str) -> str:
+        return console.input(prompt)
+
     try:
-        record = tablic.MatchRecord.from_text(record_file.read_text())
+        if text.lstrip().startswith(tac.record.HEADER):
+            tac_replay.step_through(tac.GameRecord.from_text(text), console, ask)
+            return
+        record = tablic.MatchRecord.from_text(text)
     except InvalidInputError as error:
         raise click.ClickException(f"{record_file}: {error}") from None
-    step_through(record, console, lambda prompt: console.input(prompt))
+    step_through(record, console, ask)

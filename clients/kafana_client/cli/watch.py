@@ -10,25 +10,38 @@ from kafana.v1 import events_pb2, state_pb2
 from rich.console import Console
 
 from kafana_client.aio import AsyncClient
-from kafana_client.cli import render
+from kafana_client.cli import render, tac_render
 from kafana_client.cli.embedded import quiet_grpc
 from kafana_client.connection import Tls
 from kafana_client.errors import RpcError
 
 
 async def follow(client: AsyncClient, table_id: str, console: Console, after_seq: int = 0) -> None:
-    """Draw every event of the table from `after_seq` on, and the table after each move."""
+    """Draw every event of the table from `after_seq` on, and the table after each move.
+
+    Tač turns have many moves: its table is drawn when the turn passes (or on a call).
+    """
     before: state_pb2.TableState | None = None
     async for event in client.watch(table_id, after_seq=after_seq):
-        for line in render.event_lines(event, before, None):
+        tac = event.state.WhichOneof("game") == "tac"
+        draw = tac_render if tac else render
+        for line in draw.event_lines(event, before, None):
             console.print(line)
-        if event.kind == events_pb2.EVENT_KIND_MOVE and not event.match_over:
-            console.print(render.table_panel(event.state))
+        moved = event.kind == events_pb2.EVENT_KIND_MOVE and not event.match_over
+        if moved and (not tac or _turn_passed(before, event.state)):
+            console.print(draw.table_panel(event.state))
         before = event.state
         if event.match_over:
-            console.print(render.result_panel(event.state, None))
+            console.print(draw.result_panel(event.state, None))
     if before is None:
         console.print("Nothing more will happen at this table: the match is over.")
+
+
+def _turn_passed(before: state_pb2.TableState | None, after: state_pb2.TableState) -> bool:
+    """Whether a Tač move handed the turn on (or was a call)."""
+    if before is None or after.tac.last_step.move.startswith("call"):
+        return True
+    return before.tac.current_seat != after.tac.current_seat
 
 
 @click.command()

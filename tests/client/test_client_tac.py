@@ -1,0 +1,117 @@
+"""Tač through the SDK and the terminal: bots at a live server, views, `kafana play --game tac`."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from pathlib import Path
+
+import pytest
+from kafana.games import tac
+from kafana_bots import registry
+from kafana_client import AsyncClient
+from kafana_client.tac import run_tac_bot, tac_rules_of, tac_table_config, tac_view_of
+
+from .kafana_client_live import LiveServer
+from .test_play_terminal import plain, spawn
+
+PROMPT = r"Your move \(number, or e\.g\. play X->C; q to quit\): "
+
+
+async def test_tac_bots_play_a_whole_game_with_calls(server: LiveServer) -> None:
+    names = ("random", "loader", "loader")
+    async with AsyncClient.connect(server.target) as client:
+        table = await client.create_table(tac_table_config(players=3, seed=4, tac_calls=True))
+        rules = tac_rules_of(table.info)
+        assert rules == tac.Rules(players=3, tac_calls=True)
+        seats = [await client.join(table.table_id, name=name) for name in names]
+        bots = [
+            registry.create(name, seat=s.seat, rules=rules, rng=random.Random(s.seat))
+            for name, s in zip(names, seats, strict=True)
+        ]
+        finals = await asyncio.wait_for(
+            asyncio.gather(*(run_tac_bot(s, b) for s, b in zip(seats, bots, strict=True))), 120
+        )
+        answer = await client.record(table.table_id)
+    record = tac.GameRecord.from_text(answer.record)
+    replayed = record.replay()
+    assert replayed.is_over and replayed.places() == tuple(answer.result.places)
+    assert all(f.tac.is_over for f in finals)
+    offences = sum(step.offence for step in replayed.steps())
+    calls = sum(move.kind == "call" for move in record.moves)
+    assert calls <= offences
+    # The wire view, turned back into a tac.View, is the engine's view of that seat.
+    assert tac_view_of(finals[1]).to_dict() == replayed.view(1).to_dict()
+
+
+async def test_wire_views_match_the_engine_move_by_move(server: LiveServer) -> None:
+    async with AsyncClient.connect(server.target) as client:
+        table = await client.create_table(tac_table_config(players=2, seed=9))
+        seats = [await client.join(table.table_id) for _ in range(2)]
+        local = tac.new_game(tac.Rules(players=2), seed=9)
+        for _ in range(40):
+            seat = seats[local.current_seat or 0]
+            legal = await seat.legal_moves()
+            assert [m.text for m in legal.moves] == [str(m) for m in local.legal_moves()]
+            move = local.legal_moves()[0]
+            played = await seat.play(str(move), last_seq=legal.seq)
+            local = local.apply(move)
+            assert tac_view_of(played.state).to_dict() == local.view(seat.seat).to_dict()
+            spectator = await client.get_state(table.table_id)
+            assert tac_view_of(spectator).to_dict() == local.public_view().to_dict()
+
+
+def test_play_tac_in_the_terminal(tmp_path: Path) -> None:
+    pexpect = pytest.importorskip("pexpect")
+    record = tmp_path / "tac.txt"
+    child = spawn(
+        "play", "--game", "tac", "--seed", "3", "--delay", "0", "--bots", "loader",
+        "--name", "ana", "--save", str(record),
+    )  # fmt: skip
+    screen: list[str] = []
+    try:
+        child.expect(PROMPT)
+        first = plain(child.before)
+        assert "Central pile: (empty: it starts with an ace)" in first
+        assert "1) flip: turn up the top card of your closed pile" in first
+        assert "ana (you)" in first and "loader" in first
+        for typed, answer in (
+            ("zz", "Mistyped: 'zz' is neither a move number"),
+            ("99", "There is no move 99: choose a number from 1 to 1."),
+            ("call", "Refused: call P0: this table enforces the order: there are no Tač calls"),
+            ("play X->C", "Refused: play X->C: no card is turned up: flip first"),
+        ):
+            child.sendline(typed)
+            child.expect(PROMPT)
+            assert answer in plain(child.before), plain(child.before)
+        moves = 0
+        while True:
+            child.sendline("1")
+            moves += 1
+            found = child.expect([PROMPT, "Game over"], timeout=60)
+            screen.append(plain(child.before))
+            if found == 1:
+                break
+        child.expect(pexpect.EOF)
+        screen.append(plain(child.before))
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+    text = "".join(screen)
+    assert "You turned up " in text and "loader turned up " in text
+    assert "Record saved to" in text
+    final = tac.GameRecord.from_text(record.read_text()).replay()
+    assert final.is_over
+    assert sum(1 for step in final.steps() if step.seat == 0) == moves
+
+    viewer = spawn("replay", str(record))
+    viewer.expect(r"\[1/\d+\] Enter: next move, q: quit")
+    assert "seat 0: closed 26" in plain(viewer.before)
+    viewer.sendline("")
+    viewer.expect(r"\[2/\d+\]")
+    assert "seat 0 flip" in plain(viewer.before)
+    viewer.sendline("q")
+    viewer.expect("Stopped.")
+    viewer.expect(pexpect.EOF)
+    viewer.close()
+    assert viewer.exitstatus == 0
