@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import random
 from pathlib import Path
 
@@ -10,7 +11,9 @@ import pytest
 from kafana.games import tac
 from kafana_bots import registry
 from kafana_client import AsyncClient
+from kafana_client.cli.watch import follow
 from kafana_client.tac import run_tac_bot, tac_rules_of, tac_table_config, tac_view_of
+from rich.console import Console
 
 from .kafana_client_live import LiveServer
 from .test_play_terminal import plain, spawn
@@ -115,3 +118,29 @@ def test_play_tac_in_the_terminal(tmp_path: Path) -> None:
     viewer.expect(pexpect.EOF)
     viewer.close()
     assert viewer.exitstatus == 0
+
+
+async def test_watch_draws_a_tac_game(server: LiveServer) -> None:
+    async with AsyncClient.connect(server.target) as client:
+        table = await client.create_table(tac_table_config(players=3, seed=4, tac_calls=True))
+        rules = tac_rules_of(table.info)
+        seats = [await client.join(table.table_id, name=n) for n in ("ana", "ben", "cid")]
+        bots = [
+            registry.create(name, seat=s.seat, rules=rules, rng=random.Random(s.seat))
+            for name, s in zip(("random", "loader", "random"), seats, strict=True)
+        ]
+        await asyncio.wait_for(
+            asyncio.gather(*(run_tac_bot(s, b) for s, b in zip(seats, bots, strict=True))), 120
+        )
+        console = Console(file=io.StringIO(), width=100, highlight=False)
+        await follow(client, table.table_id, console)
+        text = console.file.getvalue()  # type: ignore[attr-defined]
+        answer = await client.record(table.table_id)
+    final = tac.GameRecord.from_text(answer.record).replay()
+    assert "ana sat down at seat 0." in text and "All seats taken: the game begins." in text
+    assert "Central pile: " in text and "discard top" in text
+    winner = final.winner
+    assert winner is not None and f"{('ana', 'ben', 'cid')[winner]} wins." in text
+    calls = [step for step in final.steps() if step.move.kind == "call"]
+    assert text.count("called Tač!") == len(calls)
+    assert text.count("out of order!") == sum(step.offence for step in final.steps())
