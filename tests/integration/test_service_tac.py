@@ -314,3 +314,32 @@ async def test_clock_plays_an_in_order_move(service: Service) -> None:
     await stub.CloseTable(
         service_pb2.CloseTableRequest(table_id=table.table_id, admin_token=table.admin_token)
     )
+    got = await stub.GetRecord(service_pb2.GetRecordRequest(table_id=table.table_id))
+    assert got.result.reason == "closed" and "ran out of time" in got.record
+    record = tac.GameRecord.from_text(got.record)  # the comments are skipped
+    assert len(record.moves) == len(record.replay().moves()) >= 2
+
+
+async def test_a_seat_that_leaves_forfeits(service: Service) -> None:
+    stub = service.stub
+    table = await open_table(stub, tac_config(players=3, seed=2))
+    await play_in_order_moves(stub, table, 30)
+    state = await spectate(stub, table)
+    await stub.LeaveTable(
+        service_pb2.LeaveTableRequest(table_id=table.table_id, seat_token=table.tokens[1])
+    )
+    got = await stub.GetRecord(service_pb2.GetRecordRequest(table_id=table.table_id))
+    held = list(state.tac.held)
+    best = min((0, 2), key=lambda s: (held[s], s))
+    assert got.result.reason == "forfeit" and got.result.forfeit_seat == 1
+    assert got.result.winner_side == best and not got.result.places
+    assert len(tac.GameRecord.from_text(got.record).moves) == 30
+
+
+async def play_in_order_moves(stub: Stub, table: Table, count: int) -> None:
+    """The seat to move plays its first move, `count` times."""
+    for _ in range(count):
+        state = await spectate(stub, table)
+        seat = state.tac.current_seat
+        moves = await legal(stub, table, seat)
+        await play(stub, table, seat, own_moves(list(moves.moves))[0], moves.seq)
