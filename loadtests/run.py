@@ -129,24 +129,29 @@ def redis_server(directory: Path) -> Iterator[tuple[subprocess.Popen[bytes], int
         stop(process)
 
 
-KAFANA_COMMAND = f"{BIN / 'kafana'} serve --redis {{redis}} --port {{port}} --grace 1"
+# One load driver is one network address: the per-client rate limit is off. Each process caches
+# every table it serves (--cache-tables; past it every move reloads and replays the table).
+KAFANA_COMMAND = (
+    f"{BIN / 'kafana'} serve --redis {{redis}} --port {{port}} --grace 1 --rate-limit 0"
+    " --cache-tables {cache}"
+)
 BASELINE_COMMAND = (
     f"{sys.executable} {HERE / 'baseline_server.py'} --redis {{redis}} --port {{port}}"
 )
 
 
-def server_command(template: str, redis_url: str, port: int) -> list[str]:
-    """The command line of one server process: `template` with {redis} and {port} filled in.
+def server_command(template: str, redis_url: str, port: int, cache: int = 1024) -> list[str]:
+    """One server's command line: `template` with {redis}, {port} and {cache} filled in.
 
     >>> server_command("kafana serve --redis {redis} --port {port}", "redis://h:1/0", 5)
     ['kafana', 'serve', '--redis', 'redis://h:1/0', '--port', '5']
     """
-    return shlex.split(template.format(redis=redis_url, port=port))
+    return shlex.split(template.format(redis=redis_url, port=port, cache=cache))
 
 
 @contextlib.contextmanager
 def servers(
-    template: str, count: int, redis_url: str, log: Path
+    template: str, count: int, redis_url: str, log: Path, cache: int = 1024
 ) -> Iterator[list[tuple[subprocess.Popen[bytes], int]]]:
     """`count` server processes, each on its own free loopback port."""
     started: list[tuple[subprocess.Popen[bytes], int]] = []
@@ -154,7 +159,7 @@ def servers(
         with open(log, "ab") as out:
             for _ in range(count):
                 port = free_port()
-                command = server_command(template, redis_url, port)
+                command = server_command(template, redis_url, port, cache)
                 process = subprocess.Popen(command, stdout=out, stderr=out, preexec_fn=_renice)
                 started.append((process, port))
         for process, port in started:
@@ -348,7 +353,9 @@ def run_phase(
     out = work / f"phase{number}-{kind}.json"
     template = args.baseline_command if kind == "baseline" else args.kafana_command
     log = work / f"phase{number}-{kind}-server.log"
-    with servers(template, args.servers, redis_url, log) as up:
+    users = args.users or scenario.users
+    cache = args.cache_tables or max(1024, users // args.servers + users // 10 + 64)
+    with servers(template, args.servers, redis_url, log, cache) as up:
         targets = [f"127.0.0.1:{port}" for _process, port in up]
         sampler = CpuSampler({"servers": [p.pid for p, _port in up], "redis": [redis_process.pid]})
         sampler.start()
@@ -460,8 +467,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--kafana-command",
         default=KAFANA_COMMAND,
-        help="how to start one Kafana server ({redis} and {port} are filled in), "
+        help="how to start one Kafana server ({redis}, {port}, {cache} are filled in), "
         "e.g. to measure another checkout",
+    )
+    parser.add_argument(
+        "--cache-tables",
+        type=int,
+        default=0,
+        help="kafana serve --cache-tables (default: the tables each process serves, + 10%%)",
     )
     parser.add_argument("--baseline-command", default=BASELINE_COMMAND, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
