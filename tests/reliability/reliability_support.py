@@ -286,3 +286,65 @@ async def check_records(stub: KafanaStub, matches: Sequence[Match]) -> None:
         final = replayed.replay()
         assert final.is_over
         assert list(record.result.scores) == list(final.scores)
+
+
+def _openssl(*args: str, cwd: Path) -> None:
+    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True)
+
+
+def make_ca(directory: Path, name: str) -> None:
+    """A self-signed test CA: `name`.pem and `name`.key."""
+    _openssl(
+        "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{name}.key",
+        "-out", f"{name}.pem", "-days", "2", "-subj", f"/CN={name}", cwd=directory,
+    )  # fmt: skip
+
+
+def issue(directory: Path, name: str, ca: str, extensions: str) -> None:
+    """A certificate `name`.pem (and .key) signed by test CA `ca`."""
+    _openssl(
+        "req", "-new", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{name}.key",
+        "-out", f"{name}.csr", "-subj", f"/CN={name}", cwd=directory,
+    )  # fmt: skip
+    (directory / f"{name}.ext").write_text(extensions)
+    _openssl(
+        "x509", "-req", "-in", f"{name}.csr", "-CA", f"{ca}.pem", "-CAkey", f"{ca}.key",
+        "-CAcreateserial", "-out", f"{name}.pem", "-days", "2", "-extfile", f"{name}.ext",
+        cwd=directory,
+    )  # fmt: skip
+
+
+def make_certs(directory: Path) -> Path:
+    """A CA with a server certificate (localhost, 127.0.0.1) and a client one, plus a client
+    certificate from another CA the server does not trust."""
+    make_ca(directory, "ca")
+    issue(directory, "server", "ca", "subjectAltName=DNS:localhost,IP:127.0.0.1\n")
+    issue(directory, "client", "ca", "extendedKeyUsage=clientAuth\n")
+    make_ca(directory, "rogue-ca")
+    issue(directory, "rogue", "rogue-ca", "extendedKeyUsage=clientAuth\n")
+    return directory
+
+
+def channel_credentials(certs: Path, client: str | None) -> grpc.ChannelCredentials:
+    """Trust the test CA; present certificate `client` (e.g. "client", "rogue") if given."""
+    return grpc.ssl_channel_credentials(
+        root_certificates=(certs / "ca.pem").read_bytes(),
+        private_key=None if client is None else (certs / f"{client}.key").read_bytes(),
+        certificate_chain=None if client is None else (certs / f"{client}.pem").read_bytes(),
+    )
+
+
+def reason_of(error: grpc.aio.AioRpcError) -> str | None:
+    """The `kafana-error` reason in a refusal's trailing metadata."""
+    for key, value in error.trailing_metadata() or ():
+        if key == "kafana-error":
+            return str(value)
+    return None
+
+
+def metadata_of(error: grpc.aio.AioRpcError, key: str) -> Any:
+    """One trailing metadata value of a refusal (None if absent)."""
+    for name, value in error.trailing_metadata() or ():
+        if name == key:
+            return value
+    return None

@@ -1,0 +1,426 @@
+"""Security: TLS and mutual TLS, rate limits, refusal reasons, the admin token, seat tokens, and
+no secret (another seat's cards, the deck order, the seed, a token) in any error or log line."""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import re
+import shutil
+import signal
+import string
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from kafana.games import tablic
+from kafana.service import tokens
+from kafana.service.ratelimit import RateLimit
+from kafana.service.server import KafanaServer, create_server
+from kafana.service.tables import Tables
+from kafana.service.tls import server_credentials
+from kafana.store.base import TableStore
+from kafana.store.memory import MemoryStore
+from kafana.store.redis_store import RedisStore
+from kafana.v1 import service_pb2, state_pb2
+from kafana.v1.service_pb2_grpc import KafanaStub
+
+from .reliability_support import (
+    Redis,
+    channel_credentials,
+    config,
+    free_port,
+    healthy,
+    make_certs,
+    metadata_of,
+    open_table,
+    reason_of,
+    serving,
+)
+
+needs_openssl = pytest.mark.skipif(shutil.which("openssl") is None, reason="needs openssl")
+SEED = 0x5EED_0BAD_CAFE_1234
+CARD = re.compile(r"(?<![0-9A-Za-z])(10|[2-9AJQK])[SHDC](?![0-9A-Za-z])")
+
+
+@pytest.fixture(scope="module")
+def certs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A test CA, server and client certificates, and a client one from an untrusted CA."""
+    if shutil.which("openssl") is None:
+        pytest.skip("needs openssl")
+    return make_certs(tmp_path_factory.mktemp("certs"))
+
+
+@asynccontextmanager
+async def in_process(store: TableStore, **options: Any) -> AsyncIterator[KafanaServer]:
+    """`create_server` on a free loopback port, stopped at the end."""
+    server = create_server(store, port=0, clock_tick=0.05, **options)
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.stop(0.2)
+
+
+async def refusal(call: Any) -> grpc.aio.AioRpcError:
+    """The error a call fails with (the test fails if it succeeds)."""
+    try:
+        await call
+    except grpc.aio.AioRpcError as error:
+        return error
+    raise AssertionError("the call succeeded")
+
+
+# -- TLS -------------------------------------------------------------------------------------
+
+
+@needs_openssl
+async def test_tls_serves_encrypted_and_refuses_plaintext(certs: Path) -> None:
+    credentials = server_credentials(certs / "server.pem", certs / "server.key")
+    async with in_process(MemoryStore(), credentials=credentials) as server:
+        target = f"127.0.0.1:{server.port}"
+        secure = grpc.aio.secure_channel(target, channel_credentials(certs, None))
+        async with secure:
+            answer = await KafanaStub(secure).CreateTable(
+                service_pb2.CreateTableRequest(config=config()), timeout=10
+            )
+            assert answer.table_id
+        async with grpc.aio.insecure_channel(target) as plain:
+            error = await refusal(
+                KafanaStub(plain).ListTables(service_pb2.ListTablesRequest(), timeout=3)
+            )
+            assert error.code() == grpc.StatusCode.UNAVAILABLE
+
+
+@needs_openssl
+async def test_mutual_tls_refuses_clients_without_a_trusted_certificate(certs: Path) -> None:
+    credentials = server_credentials(certs / "server.pem", certs / "server.key", certs / "ca.pem")
+    async with in_process(MemoryStore(), credentials=credentials) as server:
+        target = f"127.0.0.1:{server.port}"
+        for client, admitted in (("client", True), (None, False), ("rogue", False)):
+            channel = grpc.aio.secure_channel(target, channel_credentials(certs, client))
+            async with channel:
+                call = KafanaStub(channel).ListTables(service_pb2.ListTablesRequest(), timeout=3)
+                if admitted:
+                    await call
+                else:
+                    assert (await refusal(call)).code() == grpc.StatusCode.UNAVAILABLE, client
+
+
+@needs_openssl
+async def test_kafana_serve_with_mutual_tls(certs: Path, tmp_path: Path) -> None:
+    args = ["--memory", "--tls-cert", str(certs / "server.pem"), "--tls-key"]
+    args += [str(certs / "server.key"), "--tls-client-ca", str(certs / "ca.pem")]
+    with serving(tmp_path, *args) as (server,):
+        await healthy(server.target, credentials=channel_credentials(certs, "client"))
+        channel = grpc.aio.secure_channel(server.target, channel_credentials(certs, None))
+        async with channel:
+            check = health_pb2_grpc.HealthStub(channel).Check(
+                health_pb2.HealthCheckRequest(), timeout=3
+            )
+            assert (await refusal(check)).code() == grpc.StatusCode.UNAVAILABLE
+
+
+def test_tls_flags_go_together(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+    from kafana.service.cli import serve
+
+    pem = tmp_path / "x.pem"
+    pem.write_text("x")
+    result = CliRunner().invoke(serve, ["--memory", "--tls-cert", str(pem)])
+    assert result.exit_code != 0
+    assert "--tls-cert and --tls-key go together" in result.output
+
+
+# -- rate limits -------------------------------------------------------------------------------
+
+
+async def test_rate_limit_is_resource_exhausted_with_retry_information() -> None:
+    limit = RateLimit(rate=20, burst=10)
+    async with (
+        in_process(MemoryStore(), rate_limit=limit) as server,
+        grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel,
+    ):
+        stub = KafanaStub(channel)
+        table = await open_table(stub, config())  # 3 calls from this address
+        spectator = service_pb2.GetStateRequest(table_id=table.table_id)
+        for _ in range(7):
+            await stub.GetState(spectator)
+        error = await refusal(stub.GetState(spectator))
+        assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert reason_of(error) == "RateLimited"
+        wait_ms = int(metadata_of(error, "retry-after-ms"))
+        assert 1 <= wait_ms <= 100  # one token at 20 per second
+        assert "retry in" in (error.details() or "")
+        # Each seat token has its own budget; health checks are never limited.
+        for seat in (0, 1):
+            own = service_pb2.GetStateRequest(
+                table_id=table.table_id, seat_token=table.tokens[seat]
+            )
+            await stub.GetState(own)
+        health = health_pb2_grpc.HealthStub(channel)
+        for _ in range(15):
+            await health.Check(health_pb2.HealthCheckRequest())
+        await asyncio.sleep(wait_ms / 1000 + 0.05)
+        await stub.GetState(spectator)  # the bucket refilled
+
+
+async def test_a_hammering_seat_is_limited_and_the_others_play_on() -> None:
+    async with (
+        in_process(MemoryStore(), rate_limit=RateLimit(rate=50, burst=20)) as server,
+        grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel,
+    ):
+        stub = KafanaStub(channel)
+        table = await open_table(stub, config())
+        hammer = service_pb2.GetLegalMovesRequest(
+            table_id=table.table_id, seat_token=table.tokens[1]
+        )
+        results = await asyncio.gather(
+            *(stub.GetLegalMoves(hammer) for _ in range(60)), return_exceptions=True
+        )
+        codes = {r.code() for r in results if isinstance(r, grpc.aio.AioRpcError)}
+        assert grpc.StatusCode.RESOURCE_EXHAUSTED in codes
+        legal = await stub.GetLegalMoves(
+            service_pb2.GetLegalMovesRequest(table_id=table.table_id, seat_token=table.tokens[0])
+        )
+        assert legal.moves
+
+
+# -- refusal reasons, the admin token, seat tokens -----------------------------------------
+
+
+async def test_every_refusal_names_its_reason() -> None:
+    async with (
+        in_process(MemoryStore()) as server,
+        grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel,
+    ):
+        stub = KafanaStub(channel)
+        table = await open_table(stub, config(seed=3))
+        tid = table.table_id
+        state = await stub.GetState(service_pb2.GetStateRequest(table_id=tid))
+        mover = state.tablic.current_seat
+        other = 1 - mover
+
+        def play(seat_token: str, move: str, last_seq: int) -> Any:
+            return stub.PlayMove(
+                service_pb2.PlayMoveRequest(
+                    table_id=tid, seat_token=seat_token, move=move, last_seq=last_seq
+                )
+            )
+
+        hand = await stub.GetState(
+            service_pb2.GetStateRequest(table_id=tid, seat_token=table.tokens[mover])
+        )
+        card = hand.tablic.hand[0]
+        cases = [
+            (play(table.tokens[other], card, state.seq), "FAILED_PRECONDITION", "NotYourTurnError"),
+            (play(table.tokens[mover], "ZZ", state.seq), "INVALID_ARGUMENT", "InvalidInputError"),
+            (play(table.tokens[mover], f"{card}:{card}", state.seq), "INVALID_ARGUMENT", None),
+            (play(table.tokens[mover], card, state.seq + 5), "FAILED_PRECONDITION", None),
+            (play("wrong", card, state.seq), "UNAUTHENTICATED", "AuthenticationError"),
+            (play(table.admin_token, card, state.seq), "PERMISSION_DENIED", None),
+            (
+                stub.GetTable(service_pb2.GetTableRequest(table_id="nope")),
+                "NOT_FOUND",
+                "NotFoundError",
+            ),
+            (
+                stub.GetRecord(service_pb2.GetRecordRequest(table_id=tid)),
+                "FAILED_PRECONDITION",
+                "MatchOverError",
+            ),
+            (
+                stub.JoinTable(service_pb2.JoinTableRequest(table_id=tid, seat=0)),
+                "FAILED_PRECONDITION",
+                "SeatTakenError",
+            ),
+        ]
+        for call, code, expected in cases:
+            error = await refusal(call)
+            assert error.code().name == code, (error.code(), error.details())
+            reason = reason_of(error)
+            assert reason, error.details()
+            if expected is not None:
+                assert reason == expected, (reason, error.details())
+        stale = await refusal(play(table.tokens[mover], card, state.seq - 1))
+        assert reason_of(stale) == "StaleSequenceError"
+        sent = state_pb2.TableState.FromString(metadata_of(stale, "kafana-state-bin"))
+        assert sent.seq == state.seq  # the current state travels with the reason
+
+
+async def test_a_store_that_is_down_is_unavailable_with_a_reason() -> None:
+    store = RedisStore.from_url(f"redis://127.0.0.1:{free_port()}/0")  # nothing listens there
+    try:
+        async with (
+            in_process(store) as server,
+            grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel,
+        ):
+            error = await refusal(
+                KafanaStub(channel).GetTable(service_pb2.GetTableRequest(table_id="t"))
+            )
+            assert error.code() == grpc.StatusCode.UNAVAILABLE
+            assert reason_of(error) == "StoreUnavailable"
+            assert "retry" in (error.details() or "")
+    finally:
+        await store.close()
+
+
+async def test_admin_operations_need_the_admin_token() -> None:
+    async with (
+        in_process(MemoryStore()) as server,
+        grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel,
+    ):
+        stub = KafanaStub(channel)
+        table = await open_table(stub, config())
+        other = await open_table(stub, config())
+        tid = table.table_id
+        before = await stub.GetState(service_pb2.GetStateRequest(table_id=tid))
+        for token, code in (
+            ("", grpc.StatusCode.UNAUTHENTICATED),
+            (other.admin_token, grpc.StatusCode.UNAUTHENTICATED),
+            (table.tokens[0], grpc.StatusCode.PERMISSION_DENIED),
+            (table.admin_token[:-1], grpc.StatusCode.UNAUTHENTICATED),
+        ):
+            request = service_pb2.CloseTableRequest(table_id=tid, admin_token=token)
+            assert (await refusal(stub.CloseTable(request))).code() == code
+        assert await stub.GetState(service_pb2.GetStateRequest(table_id=tid)) == before
+        await stub.CloseTable(
+            service_pb2.CloseTableRequest(table_id=tid, admin_token=table.admin_token)
+        )
+        info = await stub.GetTable(service_pb2.GetTableRequest(table_id=tid))
+        assert info.status == state_pb2.TABLE_STATUS_FINISHED
+
+
+async def test_seat_tokens_are_unguessable_and_compared_in_constant_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    made = {tokens.new_token() for _ in range(2000)}
+    assert len(made) == 2000
+    alphabet = set(string.ascii_letters + string.digits + "-_")
+    assert all(len(t) >= 32 and set(t) <= alphabet for t in made)  # 192 random bits each
+
+    compared: list[tuple[bytes, bytes]] = []
+    real = hmac.compare_digest
+
+    def spy(a: Any, b: Any) -> bool:
+        compared.append((a, b))
+        return real(a, b)
+
+    monkeypatch.setattr(tokens.hmac, "compare_digest", spy)
+    tables = Tables(MemoryStore())
+    table_id, admin, _session = await tables.create(config())
+    _seat, token, session = await tables.join(table_id, 0, "ana")
+    assert tables.seat_of(session, token) == 0
+    with pytest.raises(tablic.KafanaError):
+        tables.seat_of(session, token[:-1] + ("A" if token[-1] != "A" else "B"))
+    with pytest.raises(tablic.KafanaError):
+        await tables.close(table_id, "not-" + admin)
+    assert len(compared) >= 3
+    # Fixed-length digests are compared, never the tokens themselves.
+    assert all(len(a) == len(b) == 32 for a, b in compared)
+
+
+# -- nothing secret in errors or logs -------------------------------------------------------
+
+
+def hidden_from(state: tablic.MatchState, viewer: int | None) -> set[tablic.Card]:
+    """Cards `viewer` must not see: other hands and the undealt deck."""
+    hidden = {c for s in range(state.rules.players) if s != viewer for c in state.hand(s)}
+    deck = tablic.shuffled_deck(SEED, state.hand_no)
+    return hidden | set(deck[len(deck) - state.deck_remaining :])
+
+
+def cards_in(text: str) -> set[tablic.Card]:
+    """Every card written in `text` (upper-case card text, as the service writes cards)."""
+    return {tablic.Card.parse(m.group(0)) for m in CARD.finditer(text)}
+
+
+@pytest.mark.slow
+async def test_no_secret_in_errors_state_metadata_or_logs(redis: Redis, tmp_path: Path) -> None:
+    rules = tablic.Rules.preset("serbian", players=2, target=1)
+    position = tablic.new_match(rules, seed=SEED)
+    checked = 0
+    with serving(tmp_path, "--redis", redis.url) as (server,):
+        await healthy(server.target)
+        async with grpc.aio.insecure_channel(server.target) as channel:
+            stub = KafanaStub(channel)
+            table = await open_table(stub, config(seed=SEED, target=1))
+            secrets = [table.admin_token, *table.tokens.values()]
+            tid = table.table_id
+            move_no = 0
+            while not position.is_over:
+                mover = position.current_seat
+                assert mover is not None
+                other = 1 - mover
+                seq = 2 + move_no
+                hidden = hidden_from(position, mover)
+                probes = sorted(hidden)[:3]  # cards the mover may not know about
+
+                def play(seat: int, move: str, last_seq: int, move_id: str = "") -> Any:
+                    return stub.PlayMove(
+                        service_pb2.PlayMoveRequest(
+                            table_id=tid,
+                            seat_token=table.tokens[seat],
+                            move=move,
+                            last_seq=last_seq,
+                            client_move_id=move_id,
+                        )
+                    )
+
+                own = str(position.hand(mover)[0])
+                theirs = [str(c) for c in position.hand(other)] or [own]
+                attempts: list[tuple[int, str, Any]] = [
+                    (mover, str(card), play(mover, str(card), seq)) for card in probes
+                ]
+                if probes:
+                    capture = f"{own}:{probes[0]}"
+                    attempts.append((mover, capture, play(mover, capture, seq)))
+                attempts += [
+                    (other, theirs[0], play(other, theirs[0], seq)),
+                    (mover, own, play(mover, own, seq - 1, "stale")),
+                    (
+                        other,
+                        "",
+                        stub.GetLegalMoves(
+                            service_pb2.GetLegalMovesRequest(
+                                table_id=tid, seat_token=table.tokens[other]
+                            )
+                        ),
+                    ),
+                ]
+                for viewer, sent, call in attempts:
+                    error = await refusal(call)
+                    text = (error.details() or "") + repr(error.trailing_metadata())
+                    viewer_hidden = hidden_from(position, viewer)
+                    leaked = (cards_in(error.details() or "") - cards_in(sent)) & viewer_hidden
+                    assert not leaked, (viewer, sent, error.details())
+                    assert not any(s in text for s in secrets)
+                    assert str(SEED) not in text and f"{SEED:x}" not in text
+                    state_bin = metadata_of(error, "kafana-state-bin")
+                    if state_bin is not None:
+                        seen = state_pb2.TableState.FromString(state_bin)
+                        shown = {tablic.Card.parse(c) for c in seen.tablic.hand}
+                        assert shown == set(position.hand(viewer))
+                    checked += 1
+                legal = await stub.GetLegalMoves(
+                    service_pb2.GetLegalMovesRequest(table_id=tid, seat_token=table.tokens[mover])
+                )
+                move = legal.moves[move_no % len(legal.moves)].text
+                await play(mover, move, legal.seq, f"m{move_no}")
+                position = position.apply(move)
+                move_no += 1
+            record = await stub.GetRecord(service_pb2.GetRecordRequest(table_id=tid))
+            assert str(SEED) in record.record  # published once over, and only then
+        server.signal(signal.SIGTERM)
+        server.process.wait(timeout=20)
+        log = server.output()
+    assert checked > 48 * 5
+    assert "serving on port" in log
+    for secret in secrets:
+        assert secret not in log
+    assert str(SEED) not in log and f"{SEED:x}" not in log
+    assert not cards_in(log), log  # no card at all: no hand, no deck, no move
