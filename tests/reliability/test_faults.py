@@ -35,6 +35,17 @@ def table_config(seed: int) -> rules_pb2.TableConfig:
     return config(seed=seed, target=1)
 
 
+def summary(fault: str, matches: list[Match], detail: str) -> str:
+    """One line for `pytest -s`: what the fault did to the clients."""
+    moves = sum(len(m.acked) for m in matches)
+    failures = sum(m.failures for m in matches)
+    duplicates = sum(m.duplicates for m in matches)
+    return (
+        f"{fault}: {len(matches)} matches, {moves} moves acknowledged and found, {detail}, "
+        f"{failures} failed calls retried, {duplicates} retries answered 'already applied'"
+    )
+
+
 async def test_redis_runs_with_the_project_settings(redis: Redis) -> None:
     assert "appendfsync\nalways" in redis.cli("config", "get", "appendfsync")
     assert "appendonly\nyes" in redis.cli("config", "get", "appendonly")
@@ -69,6 +80,7 @@ async def test_sigkill_of_a_server_during_load(redis: Redis, tmp_path: Path) -> 
             assert at_kill < sum(len(m.acked) for m in matches)  # killed mid-load
             assert sum(m.failures for m in matches) > 0  # calls really hit the dead process
             await check_records(stubs[1], matches)
+            print(summary("SIGKILL of a server", matches, f"killed after {at_kill} moves"))
 
 
 @pytest.mark.slow
@@ -95,6 +107,7 @@ async def test_redis_killed_and_restarted_mid_match(redis: Redis, tmp_path: Path
             assert 30 <= acked_at_crash < sum(len(m.acked) for m in matches)
             assert sum(m.failures for m in matches) > 0  # the outage was seen by the clients
             await check_records(stubs[0], matches)
+            print(summary("Redis SIGKILL", matches, f"killed after {acked_at_crash} moves"))
 
 
 async def test_client_disconnects_mid_move_and_retries(redis: Redis, tmp_path: Path) -> None:
@@ -137,6 +150,7 @@ async def test_client_disconnects_mid_move_and_retries(redis: Redis, tmp_path: P
             assert cut > 0
             assert match.duplicates > 0  # some retries found their move already applied
             await check_records(stub, [match])
+            print(summary("hang-ups", [match], f"{cut} calls cut"))
 
 
 @pytest.mark.slow
@@ -191,3 +205,4 @@ async def test_stalled_server_past_the_client_deadline(redis: Redis, tmp_path: P
             await finish([stub_a, stub_b], match, rng)
             await check_records(stub_a, [match])
             await check_records(stub_b, [match])
+            print(summary("SIGSTOP", [match], f"first answers: {outcomes}"))
