@@ -9,8 +9,8 @@ from collections.abc import AsyncIterator
 import pytest
 from client.kafana_client_live import LiveServer
 from kafana.competitions.fairness import check_commitment
+from kafana.competitions.keys import LeagueKeys
 from kafana.competitions.league.connection import connect
-from kafana.competitions.league.keys import LeagueKeys
 from kafana.competitions.league.leaderboard import Leaderboard
 from kafana.competitions.league.matchmaking import Matchmaker, Window, no_table
 from kafana.competitions.league.tables import sdk_tables

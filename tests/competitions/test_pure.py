@@ -23,7 +23,7 @@ PURE = (
     "exports",
     "local_runner",
 )
-DOCTESTED = (*PURE, "league.keys", "league.matchmaking")
+DOCTESTED = (*PURE, "keys", "league.matchmaking")
 
 SCRIPT = textwrap.dedent(
     """

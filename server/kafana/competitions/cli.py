@@ -91,6 +91,11 @@ def _entrants(specs: tuple[str, ...]) -> dict[str, str]:
 @click.option("--server", default="", help="HOST:PORT: play every game on that server.")
 @click.option("--parallel", default=4, help="Games at once on a server.")
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="Export directory.")
+@click.option(
+    "--control-redis",
+    default="",
+    help="redis://... where organisers pause, end and adjudicate this event (with --server).",
+)
 def run(
     entrants: tuple[str, ...],
     kind: str,
@@ -105,6 +110,7 @@ def run(
     server: str,
     parallel: int,
     out: str | None,
+    control_redis: str,
 ) -> None:
     """Play an event between ENTRANTS (`NAME=BOT` or a registered bot name) and report.
 
@@ -132,7 +138,7 @@ def run(
         click.echo(f"{result.game_id}: {' - '.join(spec.seats)}  {score} ({result.ending.value})")
 
     if server:
-        asyncio.run(_on_server(server, event, bots, parallel, progress, remote))
+        asyncio.run(_on_server(server, event, bots, parallel, progress, remote, control_redis))
     else:
         run_local(event, registry_bots(bots), on_result=progress)
     click.echo(exports.report_text(event), nl=False)
@@ -154,18 +160,89 @@ async def _on_server(
     parallel: int,
     progress: Callable[[GameResult], None],
     remote: dict[str, str],
+    control_redis: str,
 ) -> None:
     from kafana_client import AsyncClient
 
+    from kafana.competitions.control import EventControl
+    from kafana.competitions.league.connection import connect
     from kafana.competitions.server_runner import run_on_server
 
-    async with AsyncClient.connect(target) as client:
-        await client.wait_ready()
-        await run_on_server(
-            client,
-            event,
-            registry_bots(bots),
-            parallel=parallel,
-            on_result=progress,
-            remote=remote,
-        )
+    redis = connect(control_redis, max_connections=2) if control_redis else None
+    control = EventControl(redis, event.config.name) if redis is not None else None
+    try:
+        async with AsyncClient.connect(target) as client:
+            await client.wait_ready()
+            await run_on_server(
+                client,
+                event,
+                registry_bots(bots),
+                parallel=parallel,
+                on_result=progress,
+                remote=remote,
+                control=control,
+            )
+    finally:
+        if redis is not None:
+            await redis.aclose()
+
+
+def _organiser(action: str, event: str, redis_url: str, game: str, winner: str, note: str) -> None:
+    from kafana.competitions.control import EventControl
+    from kafana.competitions.league.connection import connect
+
+    async def act() -> None:
+        redis = connect(redis_url, max_connections=1)
+        try:
+            control = EventControl(redis, event)
+            if action == "adjudicate":
+                await control.adjudicate(game, None if winner == "draw" else int(winner), note)
+            else:
+                await getattr(control, action)(note)
+        finally:
+            await redis.aclose()
+
+    asyncio.run(act())
+    click.echo(f"{event}: {action} {game} {winner}".rstrip())
+
+
+_REDIS = click.option("--redis", "redis_url", required=True, help="The event's control Redis.")
+_NOTE = click.option("--note", default="", help="Why (kept with the event).")
+
+
+@tournament.command()
+@click.argument("event")
+@_REDIS
+@_NOTE
+def pause(event: str, redis_url: str, note: str) -> None:
+    """Pause EVENT: no new game starts (running games finish)."""
+    _organiser("pause", event, redis_url, "", "", note)
+
+
+@tournament.command()
+@click.argument("event")
+@_REDIS
+@_NOTE
+def resume(event: str, redis_url: str, note: str) -> None:
+    """Resume a paused EVENT."""
+    _organiser("resume", event, redis_url, "", "", note)
+
+
+@tournament.command()
+@click.argument("event")
+@_REDIS
+@_NOTE
+def end(event: str, redis_url: str, note: str) -> None:
+    """End EVENT now: running games stop, undecided ones are recorded as not played."""
+    _organiser("end", event, redis_url, "", "", note)
+
+
+@tournament.command()
+@click.argument("event")
+@click.argument("game")
+@click.argument("winner", type=click.Choice(["0", "1", "draw"]))
+@_REDIS
+@_NOTE
+def adjudicate(event: str, game: str, winner: str, redis_url: str, note: str) -> None:
+    """Decide GAME of EVENT: WINNER is the winning seat (0 or 1) or draw."""
+    _organiser("adjudicate", event, redis_url, game, winner, note)

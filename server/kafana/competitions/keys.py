@@ -1,7 +1,9 @@
-"""Every Redis key of a league, in one place. All share the league's hash tag.
+"""Every Redis key of competitions, in one place. Each league or event has its hash tag.
 
 >>> LeagueKeys("spring").board(3)
 '{lg:spring}:s:3:board'
+>>> EventKeys("open-2026").control
+'{ev:open-2026}:control'
 """
 
 from __future__ import annotations
@@ -74,3 +76,29 @@ class LeagueKeys:
     def games(self) -> str:
         """String: rated games in the league so far (numbers history points)."""
         return f"{self.tag}:games"
+
+
+@dataclass(frozen=True)
+class EventKeys:
+    """Key names of the organiser controls of event `event`."""
+
+    event: str
+
+    def __post_init__(self) -> None:
+        if not self.event or any(c in self.event for c in "{} \n"):
+            raise ValueError(f"an event name has no braces or spaces: {self.event!r}")
+
+    @property
+    def tag(self) -> str:
+        """The hash tag: ``{ev:<event>}``."""
+        return f"{{ev:{self.event}}}"
+
+    @property
+    def control(self) -> str:
+        """Hash: status (running, paused, ended) and the organiser's note."""
+        return f"{self.tag}:control"
+
+    @property
+    def adjudications(self) -> str:
+        """Hash: game id -> "<winner seat or draw> <note>" decided by an organiser."""
+        return f"{self.tag}:adjudications"

@@ -21,6 +21,7 @@ from kafana_client.connection import ConnectOptions
 from kafana_client.convert import table_config
 from kafana_client.errors import RpcError
 
+from kafana.competitions.control import EventControl
 from kafana.competitions.envelope import FairRecord
 from kafana.competitions.fairness import commitment
 from kafana.competitions.local_runner import BotFactory
@@ -105,6 +106,7 @@ async def play_game(
     factory: BotFactory,
     loops: SeatLoops | None = None,
     remote: Mapping[str, str] | None = None,
+    on_table: Callable[[str, tuple[str, str]], None] | None = None,
 ) -> GameResult:
     """Play one game on the server; the result carries the fair record and its faults.
 
@@ -118,6 +120,8 @@ async def play_game(
     seed = tournament.seed_of(spec.game_id)
     created = await client.create_table(_config(spec, seed, tournament))
     table_id = created.table_id
+    if on_table is not None:
+        on_table(spec.game_id, (table_id, created.admin_token))
     rules = config.rules
     notes: list[Fault] = []
     tasks: list[Awaitable[None]] = []
@@ -188,37 +192,63 @@ async def run_on_server(
     *,
     parallel: int = 4,
     on_result: Callable[[GameResult], None] | None = None,
-    pause_poll: float = 0.2,
+    poll: float = 0.2,
     isolate: bool = True,
     remote: Mapping[str, str] | None = None,
+    control: EventControl | None = None,
 ) -> Tournament:
     """Play every round on the server (up to `parallel` games at once) until finished.
 
     With `isolate` (the default) each bot runs in its own thread, loop and connection;
     entrants in `remote` (entrant -> bot spec) run as separate processes. While the event is
-    paused no new round starts; ending it stops after the running round.
+    paused no new game starts. With `control`, an organiser's pause, resume, end and
+    adjudications (from any process) are read every `poll` seconds; a game adjudicated or
+    ended while it runs has its table closed.
     """
     limit = asyncio.Semaphore(parallel)
     loops = SeatLoops(2 * parallel) if isolate else None
+    running: dict[str, tuple[str, str]] = {}  # game -> (table id, admin token)
 
     async def one(spec: GameSpec) -> None:
         async with limit:
+            while tournament.status is Status.PAUSED:
+                await asyncio.sleep(poll)
             if spec.game_id in tournament.results:
                 return  # adjudicated or ended meanwhile
-            result = await play_game(client, tournament, spec, factory, loops, remote)
+            result = await play_game(
+                client, tournament, spec, factory, loops, remote, running.__setitem__
+            )
+            running.pop(spec.game_id, None)
             if spec.game_id not in tournament.results:
                 tournament.record(result)
                 if on_result is not None:
                     on_result(result)
 
+    async def organiser() -> None:
+        assert control is not None
+        while True:
+            for decided in await control.apply(tournament):
+                table = running.pop(decided.game_id, None)
+                if table is not None:
+                    with contextlib.suppress(RpcError):
+                        await client.close_table(*table)
+            await asyncio.sleep(poll)
+
+    watcher = asyncio.create_task(organiser()) if control is not None else None
     try:
+        if control is not None:
+            await control.apply(tournament)
         while not tournament.finished:
             if tournament.status is Status.PAUSED:
-                await asyncio.sleep(pause_poll)
+                await asyncio.sleep(poll)
                 continue
             games = tournament.pending() or tournament.next_round()
             await asyncio.gather(*(one(spec) for spec in games))
     finally:
+        if watcher is not None:
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watcher
         if loops is not None:
             loops.close()
     return tournament

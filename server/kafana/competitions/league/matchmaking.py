@@ -19,7 +19,7 @@ from typing import Any
 from redis.asyncio import Redis
 
 from kafana.competitions.fairness import commitment, new_seed
-from kafana.competitions.league.keys import LeagueKeys
+from kafana.competitions.keys import LeagueKeys
 
 CLAIM = """
 -- KEYS: since, rating, match counter, assigned; ARGV: player a, player b, now ms
