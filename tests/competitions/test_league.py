@@ -8,13 +8,16 @@ from collections.abc import AsyncIterator
 
 import pytest
 from client.kafana_client_live import LiveServer
+from kafana.competitions.envelope import FairRecord
 from kafana.competitions.fairness import check_commitment
 from kafana.competitions.keys import LeagueKeys
 from kafana.competitions.league.connection import connect
 from kafana.competitions.league.leaderboard import Leaderboard
 from kafana.competitions.league.matchmaking import Matchmaker, Window, no_table
+from kafana.competitions.league.referee import referee
 from kafana.competitions.league.tables import sdk_tables
 from kafana.competitions.ratings import Rating
+from kafana.competitions.verify import verify
 from kafana_bots import registry
 from kafana_client import AsyncClient, rules_of
 from kafana_client.bots import run_bot
@@ -144,3 +147,46 @@ async def test_pairs_nearest_ratings_even_with_a_wide_window(redis: Redis) -> No
     assert max(gaps) <= 8 and sum(gaps) / len(gaps) <= 3
     made += await queue.tick()
     assert len(made) == 20 and await queue.waiting() == 0
+
+
+async def test_a_league_season_with_the_referee(server: LiveServer, redis: Redis) -> None:
+    ratings = {"ana": 24.0, "bob": 26.0, "cid": 10.0, "dan": 11.0}
+    async with AsyncClient.connect(server.target) as client:
+        board = Leaderboard(redis, "summer")
+        queue = Matchmaker(redis, "summer", sdk_tables(client, league="summer", target=31))
+        stop = asyncio.Event()
+        ref = asyncio.create_task(referee(client, board, queue, interval=0.05, stop=stop))
+
+        async def player(name: str) -> None:
+            await queue.join(name, ratings[name])
+            while (ticket := await queue.ticket(name)) is None:
+                await asyncio.sleep(0.05)
+            table_id, seat_no = ticket
+            seat = await client.join(table_id, seat=seat_no, name=name)
+            rules = rules_of(await client.get_table(table_id))
+            bot = registry.create("greedy", seat=seat_no, rules=rules, rng=random.Random(name))
+            await run_bot(seat, bot)
+
+        await asyncio.wait_for(asyncio.gather(*(player(n) for n in ratings)), 120)
+        await asyncio.sleep(0.2)
+        stop.set()
+        settled = await asyncio.wait_for(ref, 60)
+    assert settled == 2
+    for number in (1, 2):
+        match = await queue.match(number)
+        assert sorted(match["players"].split()) in (["ana", "bob"], ["cid", "dan"])
+        fair = FairRecord.from_text(match["record"])
+        assert fair.commitment == match["commitment"]
+        assert verify(fair).finished  # seed revealed, deals and moves check out
+    assert await board.size() == 4
+    for name in ratings:
+        assert (await board.rating(name)).games == 1
+        assert len(await board.history(name)) == 1
+    # each match's winner went up, its loser down: the two winners top the board
+    winners = set()
+    for number in (1, 2):
+        record = FairRecord.from_text((await queue.match(number))["record"]).match_record()
+        players = (await queue.match(number))["players"].split()
+        assert record.scores is not None
+        winners.add(players[record.scores.index(max(record.scores))])
+    assert {row.player for row in await board.page(1, 2)} == winners

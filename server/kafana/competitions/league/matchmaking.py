@@ -131,7 +131,15 @@ class Matchmaker:
     async def assignment(self, player: str) -> str | None:
         """The table a player was paired onto ("pending:<n>" while it is being created)."""
         value = await self.redis.hget(self.keys.assigned, player)
-        return None if value is None else _text(value)
+        return None if value is None else _text(value).split(" ")[0]
+
+    async def ticket(self, player: str) -> tuple[str, int] | None:
+        """(table id, seat) once the player's table exists; None before."""
+        value = await self.redis.hget(self.keys.assigned, player)
+        if value is None or _text(value).startswith("pending:"):
+            return None
+        table_id, seat = _text(value).split(" ")
+        return table_id, int(seat)
 
     async def match(self, number: int) -> dict[str, str]:
         """A match's public fields: players, table, commitment, created_ms."""
@@ -226,7 +234,10 @@ class Matchmaker:
                         "created_ms": str(now),
                     },
                 )
-                pipe.hset(keys.assigned, mapping=dict.fromkeys(players, table_id))
+                tickets: dict[Any, Any] = {
+                    p: f"{table_id} {seat}" for seat, p in enumerate(players)
+                }
+                pipe.hset(keys.assigned, mapping=tickets)
                 made.append(Pairing(n, players, table_id, promise))
             await pipe.execute()
         return made
