@@ -14,9 +14,12 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-from openskill.models import PlackettLuce
+if TYPE_CHECKING:
+    from openskill.models import PlackettLuce
+
 
 MU = 25.0
 SIGMA = MU / 3
@@ -135,15 +138,20 @@ class RatingBook:
         )
 
 
-_MODEL = PlackettLuce(mu=MU, sigma=SIGMA)
+@cache
+def _model() -> PlackettLuce:
+    """The openskill model, imported on first use (the CLI starts without it)."""
+    from openskill.models import PlackettLuce
+
+    return PlackettLuce(mu=MU, sigma=SIGMA)
 
 
 def rate_teams(teams: Sequence[Sequence[Rating]], scores: Sequence[float]) -> list[list[Rating]]:
     """The ratings after one game between `teams` with `scores` (higher is better)."""
     if len(teams) != len(scores) or len(teams) < 2:
         raise ValueError("a rated game needs two or more teams and one score per team")
-    model_teams = [[_MODEL.rating(mu=r.mu, sigma=r.sigma) for r in team] for team in teams]
-    result = _MODEL.rate(model_teams, scores=[float(s) for s in scores])
+    model_teams = [[_model().rating(mu=r.mu, sigma=r.sigma) for r in team] for team in teams]
+    result = _model().rate(model_teams, scores=[float(s) for s in scores])
     return [
         [
             Rating(float(new.mu), float(new.sigma), old.games + 1)
