@@ -147,4 +147,5 @@ async def test_server_disconnect_past_grace_forfeits(server: LiveServer) -> None
         Action.FORFEIT_MATCH,
     )
     assert "bot process went away" in fault.detail
+    assert fault.move_no <= 1  # it crashed at its first decision and left then
     assert FairRecord.from_text(result.record).get("fault") == fault.code()

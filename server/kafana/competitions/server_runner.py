@@ -59,6 +59,7 @@ def _faults(events: list[events_pb2.Event], notes: list[Fault]) -> list[Fault]:
     """Faults from the table's events (timeouts, forfeits) plus the runner's own notes."""
     out: list[Fault] = []
     moves = 0
+    left: dict[int, int] = {}  # seat -> moves played when it left (a forfeit)
     for event in events:
         if event.kind == events_pb2.EVENT_KIND_MOVE:
             if event.reason == "timeout":
@@ -66,8 +67,11 @@ def _faults(events: list[events_pb2.Event], notes: list[Fault]) -> list[Fault]:
             moves += 1
         elif event.kind == events_pb2.EVENT_KIND_FORFEIT and event.reason == "timeout":
             out.append(Fault(event.seat, Reason.TIMEOUT, Action.FORFEIT_MATCH, moves))
-    for note in notes:
-        out.append(Fault(note.seat, note.reason, note.action, moves, note.detail))
+        elif event.kind == events_pb2.EVENT_KIND_FORFEIT:
+            left.setdefault(event.seat, moves)
+    for note in notes:  # a disconnect: when it left, else the moves played by the end
+        at = left.get(note.seat, moves)
+        out.append(Fault(note.seat, note.reason, note.action, at, note.detail))
     return out
 
 
