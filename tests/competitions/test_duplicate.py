@@ -69,3 +69,15 @@ def test_every_pairing_plays_the_same_boards_in_process() -> None:
             if set(s.seats) == {o.a, o.b}
         )
         assert o.diff_a == (one.scores[0] + two.scores[1]) - (one.scores[1] + two.scores[0])
+
+
+def test_fresh_seeds_still_give_every_pairing_the_same_boards() -> None:
+    config = EventConfig("dup4", Kind.DUPLICATE, ("a", "b", "c", "d"), boards=2, seed=None)
+    event = Tournament(config)
+    decks: dict[int, set[object]] = {}
+    while len(event.rounds) < event.total_rounds:
+        for spec in event.next_round():
+            decks.setdefault(spec.board or 0, set()).add((spec.decks, spec.commitment))
+            event.adjudicate(spec.game_id, winner=None)
+    assert len(event.rounds) == 3 and sorted(decks) == [1, 2]
+    assert all(len(found) == 1 for found in decks.values())  # one deal set per board

@@ -188,7 +188,10 @@ class Tournament:
     def _duplicate_games(self, number: int, pairs: list[pairing.Pair]) -> list[GameSpec]:
         games = []
         for b in range(self.config.boards):
-            board_seed = self._seed(f"board-{b + 1}")
+            label = f"board-{b + 1}"  # one seed per board for the whole event
+            if label not in self._seeds:
+                self._seeds[label] = self._seed(label)
+            board_seed = self._seeds[label]
             decks = tuple(shuffled_deck(board_seed, k) for k in range(self.config.hands_per_board))
             for i, (x, y) in enumerate(pairs):
                 for s, seats in enumerate(((x, y), (y, x))):
