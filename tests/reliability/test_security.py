@@ -190,6 +190,39 @@ async def test_a_hammering_seat_is_limited_and_the_others_play_on() -> None:
         assert legal.moves
 
 
+async def test_open_event_streams_per_client_are_capped() -> None:
+    async with (
+        in_process(MemoryStore(), rate_limit=RateLimit(max_streams=2)) as server,
+        grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel,
+    ):
+        stub = KafanaStub(channel)
+        table = await open_table(stub, config())
+        watch = service_pb2.WatchEventsRequest(table_id=table.table_id)
+        open_calls = [stub.WatchEvents(watch) for _ in range(2)]
+        for call in open_calls:
+            await call.read()  # the stream is open on the server
+        third = stub.WatchEvents(watch)
+        error = await refusal(third.read())
+        assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert reason_of(error) == "TooManyStreams"
+        seat = service_pb2.WatchEventsRequest(table_id=table.table_id, seat_token=table.tokens[0])
+        seat_call = stub.WatchEvents(seat)  # a seat has its own allowance
+        await seat_call.read()
+        open_calls[0].cancel()
+        for _ in range(100):  # the server sees the hang-up soon
+            again = stub.WatchEvents(watch)
+            try:
+                await again.read()
+                break
+            except grpc.aio.AioRpcError as refused:
+                assert reason_of(refused) == "TooManyStreams"
+                await asyncio.sleep(0.05)
+        else:
+            raise AssertionError("a closed stream never freed its place")
+        for call in (open_calls[1], seat_call, again):
+            call.cancel()
+
+
 # -- refusal reasons, the admin token, seat tokens -----------------------------------------
 
 
@@ -334,6 +367,18 @@ def hidden_from(state: tablic.MatchState, viewer: int | None) -> set[tablic.Card
     return hidden | set(deck[len(deck) - state.deck_remaining :])
 
 
+async def healthy_table(stub: KafanaStub, table_id: str) -> None:
+    """Wait until the table can be read again (Redis back)."""
+    for _ in range(200):
+        try:
+            await stub.GetTable(service_pb2.GetTableRequest(table_id=table_id), timeout=2)
+            return
+        except grpc.aio.AioRpcError as error:
+            assert error.code() == grpc.StatusCode.UNAVAILABLE
+            await asyncio.sleep(0.05)
+    raise AssertionError("the table did not come back")
+
+
 def cards_in(text: str) -> set[tablic.Card]:
     """Every card written in `text` (upper-case card text, as the service writes cards)."""
     return {tablic.Card.parse(m.group(0)) for m in CARD.finditer(text)}
@@ -406,6 +451,19 @@ async def test_no_secret_in_errors_state_metadata_or_logs(redis: Redis, tmp_path
                         shown = {tablic.Card.parse(c) for c in seen.tablic.hand}
                         assert shown == set(position.hand(viewer))
                     checked += 1
+                if move_no == 10:  # an outage of Redis: the server logs warnings
+                    redis.kill()
+                    outage = await refusal(
+                        stub.GetState(
+                            service_pb2.GetStateRequest(
+                                table_id=tid, seat_token=table.tokens[mover]
+                            )
+                        )
+                    )
+                    assert outage.code() == grpc.StatusCode.UNAVAILABLE
+                    assert not any(s in repr(outage) for s in secrets)
+                    await asyncio.to_thread(redis.start)
+                    await healthy_table(stub, tid)
                 legal = await stub.GetLegalMoves(
                     service_pb2.GetLegalMovesRequest(table_id=tid, seat_token=table.tokens[mover])
                 )
@@ -420,6 +478,7 @@ async def test_no_secret_in_errors_state_metadata_or_logs(redis: Redis, tmp_path
         log = server.output()
     assert checked > 48 * 5
     assert "serving on port" in log
+    assert "table store unavailable" in log  # the log has more than start-up lines
     for secret in secrets:
         assert secret not in log
     assert str(SEED) not in log and f"{SEED:x}" not in log

@@ -76,6 +76,14 @@ PEM = click.Path(exists=True, dir_okay=False)
     type=float,
     help="Calls a client may make at once before the rate applies.",
 )
+@click.option(
+    "--max-streams",
+    envvar="KAFANA_MAX_STREAMS",
+    default=RateLimit().max_streams,
+    show_default=True,
+    type=int,
+    help="Event streams one client may hold open at once; 0: no cap.",
+)
 def serve(
     redis_url: str | None,
     host: str,
@@ -90,6 +98,7 @@ def serve(
     tls_client_ca: str | None,
     rate_limit: float,
     rate_burst: float,
+    max_streams: int,
 ) -> None:
     """Run the Kafana gRPC server until SIGTERM (graceful shutdown)."""
     if (tls_cert is None) != (tls_key is None):
@@ -114,7 +123,7 @@ def serve(
             finished_ttl_ms=finished_ttl * 1000,
             cache_size=cache_tables,
             credentials=credentials,
-            rate_limit=RateLimit(rate=rate_limit, burst=rate_burst),
+            rate_limit=RateLimit(rate=rate_limit, burst=rate_burst, max_streams=max_streams),
         )
         try:
             await serve_until_signal(kafana, lambda line: click.echo(line), grace)

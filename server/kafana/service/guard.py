@@ -7,7 +7,9 @@ Both refusals use the same trailing metadata as the domain errors (`kafana-error
   field that is not UTF-8) is `INVALID_ARGUMENT`, reason `InvalidInputError` (grpc alone would
   answer `INTERNAL`);
 - a client over its rate limit is `RESOURCE_EXHAUSTED`, reason `RateLimited`, with the
-  milliseconds to wait in `retry-after-ms`.
+  milliseconds to wait in `retry-after-ms`;
+- a client with `max_streams` event streams open already is `RESOURCE_EXHAUSTED`, reason
+  `TooManyStreams` (close one first).
 
 A client is its seat or admin token when the request carries one (each seat has its own
 budget), else its network address. Health checks and reflection are not limited.
@@ -29,6 +31,7 @@ from kafana.v1 import service_pb2
 
 RETRY_AFTER_METADATA = "retry-after-ms"
 RATE_LIMITED = "RateLimited"
+TOO_MANY_STREAMS = "TooManyStreams"
 PREFIX = "/" + service_pb2.DESCRIPTOR.services_by_name["Kafana"].full_name + "/"
 
 Context = grpc.aio.ServicerContext[Any, Any]
@@ -60,6 +63,7 @@ class Guard(grpc.aio.ServerInterceptor):  # type: ignore[misc, unused-ignore]
 
     def __init__(self, limit: RateLimit) -> None:
         self.limiter = RateLimiter(limit)
+        self.streams: dict[str, int] = {}  # open event streams by client key
 
     async def intercept_service(
         self,
@@ -82,13 +86,13 @@ class Guard(grpc.aio.ServerInterceptor):  # type: ignore[misc, unused-ignore]
             )
         if handler.unary_stream is not None:
             return grpc.unary_stream_rpc_method_handler(
-                self._wrap(handler.unary_stream),
+                self._wrap(handler.unary_stream, streaming=True),
                 request_deserializer=decode,
                 response_serializer=handler.response_serializer,
             )
         return handler
 
-    def _wrap(self, behavior: Behavior) -> Behavior:
+    def _wrap(self, behavior: Behavior, streaming: bool = False) -> Behavior:
         async def guarded(request: Any, context: Context) -> Any:
             if isinstance(request, Undecodable):
                 await refuse(
@@ -97,7 +101,8 @@ class Guard(grpc.aio.ServerInterceptor):  # type: ignore[misc, unused-ignore]
                     request.message,
                     InvalidInputError.__name__,
                 )
-            wait = self.limiter.take(client_key(request, context))
+            key = client_key(request, context)
+            wait = self.limiter.take(key)
             if wait > 0:
                 millis = max(1, math.ceil(wait * 1000))
                 await refuse(
@@ -108,7 +113,23 @@ class Guard(grpc.aio.ServerInterceptor):  # type: ignore[misc, unused-ignore]
                     RATE_LIMITED,
                     (RETRY_AFTER_METADATA, str(millis)),
                 )
-            return await behavior(request, context)
+            if not streaming:
+                return await behavior(request, context)
+            limit = self.limiter.limit.max_streams
+            if limit and self.streams.get(key, 0) >= limit:
+                await refuse(
+                    context,
+                    grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    f"at most {limit} event streams per client are open at once: close one",
+                    TOO_MANY_STREAMS,
+                )
+            self.streams[key] = self.streams.get(key, 0) + 1
+            try:
+                return await behavior(request, context)
+            finally:
+                self.streams[key] -= 1
+                if not self.streams[key]:
+                    del self.streams[key]
 
         return guarded
 

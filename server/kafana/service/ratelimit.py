@@ -33,6 +33,7 @@ class RateLimit:
     rate: float = 1000.0
     burst: float = 2000.0
     max_clients: int = 100_000  # buckets kept; the least recently seen are forgotten
+    max_streams: int = 500  # event streams one client may hold open at once (0: no cap)
 
     @property
     def enabled(self) -> bool:
