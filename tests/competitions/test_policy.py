@@ -19,7 +19,7 @@ BOTS = {"fast": "greedy", "slow": "greedy"}
 
 
 async def _one_game(
-    server: LiveServer, policy: FaultPolicy, slow_moves: int, seconds: float = 0.8
+    server: LiveServer, policy: FaultPolicy, slow_moves: int, seconds: float = 2.5
 ) -> Tournament:
     config = EventConfig("p", Kind.ROUND_ROBIN, ("fast", "slow"), seed=5, target=31, policy=policy)
     event = Tournament(config)
@@ -30,7 +30,7 @@ async def _one_game(
 
 
 async def test_server_timeout_forfeits_the_match_with_its_reason(server: LiveServer) -> None:
-    policy = FaultPolicy(move_ms=200, on_timeout=Action.FORFEIT_MATCH)
+    policy = FaultPolicy(move_ms=1000, on_timeout=Action.FORFEIT_MATCH)
     event = await _one_game(server, policy, slow_moves=99)
     (result,) = event.results.values()
     slow_seat = event.rounds[0][0].seats.index("slow")
@@ -48,8 +48,8 @@ async def test_server_timeout_forfeits_the_match_with_its_reason(server: LiveSer
 
 
 async def test_server_timeout_default_move_then_play_on(server: LiveServer) -> None:
-    policy = FaultPolicy(move_ms=400, on_timeout=Action.DEFAULT_MOVE)
-    event = await _one_game(server, policy, slow_moves=1, seconds=0.6)
+    policy = FaultPolicy(move_ms=1500, on_timeout=Action.DEFAULT_MOVE)
+    event = await _one_game(server, policy, slow_moves=1, seconds=2.0)
     (result,) = event.results.values()
     slow_seat = event.rounds[0][0].seats.index("slow")
     assert result.ending is Ending.SCORE and max(result.scores) >= 31
@@ -73,16 +73,16 @@ def _local(special: dict[str, type], policy: FaultPolicy, **options: float) -> T
 def test_local_timeout_policies() -> None:
     forfeit = _local(
         {"slow": SlowBot},
-        FaultPolicy(move_ms=50, on_timeout=Action.FORFEIT_MATCH),
-        seconds=0.1,
+        FaultPolicy(move_ms=250, on_timeout=Action.FORFEIT_MATCH),
+        seconds=0.5,
         slow_moves=1,
     )
     (result,) = forfeit.results.values()
     assert result.ending is Ending.FORFEIT and result.faults[0].reason is Reason.TIMEOUT
     hand = _local(
         {"slow": SlowBot},
-        FaultPolicy(move_ms=50, on_timeout=Action.FORFEIT_HAND),
-        seconds=0.1,
+        FaultPolicy(move_ms=250, on_timeout=Action.FORFEIT_HAND),
+        seconds=0.5,
         slow_moves=1,
     )
     (result,) = hand.results.values()
