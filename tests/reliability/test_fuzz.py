@@ -26,6 +26,7 @@ from google.protobuf import struct_pb2
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from kafana.games import tablic
+from kafana.service.games.tac import parse_move
 from kafana.store.keys import table_keys
 from kafana.v1 import rules_pb2, service_pb2, state_pb2
 from kafana.v1.service_pb2_grpc import KafanaStub
@@ -47,6 +48,7 @@ FUZZ = settings(
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
+READS_AND_MOVES = {"GetState", "GetLegalMoves", "WatchEvents", "PlayMove", "GetRecord"}
 METHODS = [m.name for m in service_pb2.DESCRIPTOR.services_by_name["Kafana"].methods]
 
 
@@ -400,6 +402,56 @@ def test_fuzz_play_move(world: World) -> None:
     check()
 
 
+TAC_MOVES = st.one_of(
+    MOVES,
+    st.sampled_from(
+        [
+            *("flip", "FLIP  ", "call", "call P0", "call P1", "call P5", "call P99", "call P-1"),
+            *("play D->C", "play X->P0", "play X->P1", "play X->P9", "play X->P100", "play D->D"),
+            *("play X->D", "play  x -> p1", "play X->P00", "play Y->C", "play X->", "flip flip"),
+        ]
+    ),
+)
+
+
+def test_fuzz_play_move_at_a_tac_table(world: World) -> None:
+    tac = world.tac
+    stub = world.stub
+
+    @FUZZ
+    @given(
+        seat=st.sampled_from([0, 1]),
+        move=TAC_MOVES,
+        move_id=st.one_of(st.just(""), st.text(max_size=20)),
+        seq_choice=st.one_of(st.just(None), U64),
+    )
+    def check(seat: int, move: str, move_id: str, seq_choice: int | None) -> None:
+        state = stub.GetState(service_pb2.GetStateRequest(table_id=tac.table_id))
+        seq = state.seq if seq_choice is None else seq_choice
+        token = tac.tokens[seat]
+        try:
+            legal = stub.GetLegalMoves(
+                service_pb2.GetLegalMovesRequest(table_id=tac.table_id, seat_token=token)
+            )
+            allowed = {str(parse_move(m.text, seat)) for m in legal.moves}
+        except grpc.RpcError:
+            allowed = set()
+        before = world.snapshot()
+        request = service_pb2.PlayMoveRequest(
+            table_id=tac.table_id, seat_token=token, move=move, client_move_id=move_id, last_seq=seq
+        )
+        try:
+            answer = stub.PlayMove(request, timeout=10)
+        except grpc.RpcError:
+            refused_cleanly(lambda: stub.PlayMove(request, timeout=10))
+            assert world.snapshot() == before
+            return
+        if not answer.duplicate:  # played: it must have been one of the seat's legal moves
+            assert seq == state.seq and str(parse_move(move, seat)) in allowed, move
+
+    check()
+
+
 def test_fuzz_captures(world: World) -> None:
     @FUZZ
     @given(
@@ -441,9 +493,15 @@ def test_fuzz_raw_bytes_and_overflowing_numbers(world: World) -> None:
         for name in METHODS
     }
     live = world.live
-    base = service_pb2.PlayMoveRequest(
-        table_id=live.table_id, seat_token=live.tokens[0], move="KC", client_move_id="raw"
-    ).SerializeToString()
+
+    def base(name: str) -> bytes:
+        # Reads and moves get a real seat token (a move at an absurd seq is refused); calls
+        # that change a table with a valid token (LeaveTable forfeits) get a wrong one.
+        token = live.tokens[0] if name in READS_AND_MOVES else world.decoy.tokens[0]
+        return service_pb2.PlayMoveRequest(
+            table_id=live.table_id, seat_token=token, move="KC", client_move_id="raw"
+        ).SerializeToString()
+
     hostile_fields = st.builds(
         lambda number, value: _varint(number << 3) + _varint(value),
         st.integers(1, 12),
@@ -460,11 +518,13 @@ def test_fuzz_raw_bytes_and_overflowing_numbers(world: World) -> None:
         name=st.sampled_from(METHODS),
         body=st.one_of(
             st.binary(max_size=300),
-            st.builds(lambda extra: base + b"".join(extra), st.lists(hostile_fields, max_size=3)),
+            st.lists(hostile_fields, max_size=3),
             bad_utf8,
         ),
     )
-    def check(name: str, body: bytes) -> None:
+    def check(name: str, body: bytes | list[bytes]) -> None:
+        if isinstance(body, list):  # a message of the live table with hostile numbers after
+            body = base(name) + b"".join(body)
         before = world.snapshot()
         timeout = 0.5 if name == "WatchEvents" else 10
         code = refused_cleanly(lambda: stubs[name](body, timeout=timeout))
