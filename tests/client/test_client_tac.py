@@ -144,3 +144,34 @@ async def test_watch_draws_a_tac_game(server: LiveServer) -> None:
     calls = [step for step in final.steps() if step.move.kind == "call"]
     assert text.count("called Tač!") == len(calls)
     assert text.count("out of order!") == sum(step.offence for step in final.steps())
+
+
+def test_two_people_at_a_tac_table(server: LiveServer) -> None:
+    pexpect = pytest.importorskip("pexpect")
+    ana = spawn(
+        "play", "--server", server.target, "--game", "tac", "--bots", "open", "--name", "ana",
+        "--seed", "3",
+    )  # fmt: skip
+    ana.expect(r"--table (\w+)")
+    table = ana.match.group(1)
+    ben = spawn("play", "--server", server.target, "--table", table, "--name", "ben")
+    try:
+        ben.expect("You are ben, seat 1.")
+        ana.expect(PROMPT)
+        ana.sendline("1")
+        ana.expect("You turned up")
+        ana.expect(PROMPT)
+        ana.sendline("1")
+        ben.expect(PROMPT)
+        seen = plain(ben.before)
+        assert "ana turned up " in seen and "ben (you)" in seen and "Central pile" in seen
+        ben.sendline("q")
+        ben.expect("You left the table.")
+        ben.expect(pexpect.EOF)
+        ana.expect(r"ben forfeited \(left\)\.")
+        ana.expect("You win!")
+        ana.expect(pexpect.EOF)
+    finally:
+        ana.close()
+        ben.close()
+    assert ana.exitstatus == 0 and ben.exitstatus == 0
