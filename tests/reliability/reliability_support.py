@@ -295,16 +295,16 @@ def _openssl(*args: str, cwd: Path) -> None:
 def make_ca(directory: Path, name: str) -> None:
     """A self-signed test CA: `name`.pem and `name`.key."""
     _openssl(
-        "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{name}.key",
-        "-out", f"{name}.pem", "-days", "2", "-subj", f"/CN={name}", cwd=directory,
+        "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+        "-keyout", f"{name}.key", "-out", f"{name}.pem", "-days", "2", "-subj", f"/CN={name}", cwd=directory,
     )  # fmt: skip
 
 
 def issue(directory: Path, name: str, ca: str, extensions: str) -> None:
     """A certificate `name`.pem (and .key) signed by test CA `ca`."""
     _openssl(
-        "req", "-new", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{name}.key",
-        "-out", f"{name}.csr", "-subj", f"/CN={name}", cwd=directory,
+        "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+        "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", f"/CN={name}", cwd=directory,
     )  # fmt: skip
     (directory / f"{name}.ext").write_text(extensions)
     _openssl(

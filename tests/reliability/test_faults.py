@@ -63,12 +63,12 @@ async def test_sigkill_of_a_server_during_load(redis: Redis, tmp_path: Path) -> 
             stubs = [KafanaStub(channel_a), KafanaStub(channel_b)]
             matches = [
                 Match(await open_table(stubs[0], table_config(seed)), preferred=seed % 2)
-                for seed in range(6)
+                for seed in range(4)
             ]
             rngs = [random.Random(seed) for seed in range(len(matches))]
 
             async def kill_when_busy() -> int:
-                while sum(len(m.acked) for m in matches) < 60:
+                while sum(len(m.acked) for m in matches) < 40:
                     await asyncio.sleep(0.005)
                 first.signal(signal.SIGKILL)
                 return sum(len(m.acked) for m in matches)
@@ -166,7 +166,7 @@ async def test_stalled_server_past_the_client_deadline(redis: Redis, tmp_path: P
             rng = random.Random(31)
             tid = match.table.table_id
             outcomes = []
-            for pause_after in (None, 0.0, 0.002, 0.01):
+            for pause_after in (None, 0.0, 0.005):
                 for _ in range(3):
                     assert await step([stub_a], match, rng)
                 state = await stub_b.GetState(service_pb2.GetStateRequest(table_id=tid))
