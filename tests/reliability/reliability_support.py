@@ -296,7 +296,8 @@ def make_ca(directory: Path, name: str) -> None:
     """A self-signed test CA: `name`.pem and `name`.key."""
     _openssl(
         "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-        "-keyout", f"{name}.key", "-out", f"{name}.pem", "-days", "2", "-subj", f"/CN={name}", cwd=directory,
+        "-keyout", f"{name}.key", "-out", f"{name}.pem", "-days", "2", "-subj", f"/CN={name}",
+        cwd=directory,
     )  # fmt: skip
 
 
