@@ -14,29 +14,11 @@ Specification (see docs/tac.md for test vectors):
 
 from __future__ import annotations
 
-import hashlib
-import struct
-from collections.abc import Iterator
-
 from kafana.errors import InvalidInputError
+from kafana.games.shuffle import MAX_SEED, check_seed, permute
 from kafana.games.tablic.cards import CANONICAL_DECK, Card
 
-MAX_SEED = 2**64 - 1
-
-
-def _words(seed: int, decks: int) -> Iterator[int]:
-    block = 0
-    while True:
-        digest = hashlib.sha256(f"kafana-tac-v1:{seed}:{decks}:{block}".encode("ascii")).digest()
-        yield from struct.unpack(">8I", digest)
-        block += 1
-
-
-def check_seed(seed: int) -> int:
-    """Validate a game seed: a whole number 0 .. 2**64 - 1."""
-    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
-        raise InvalidInputError(f"seed must be a whole number from 0 to 2**64-1, not {seed!r}")
-    return seed
+__all__ = ["MAX_SEED", "canonical_deck", "check_seed", "shuffled_deck"]
 
 
 def canonical_deck(decks: int = 1) -> tuple[Card, ...]:
@@ -49,14 +31,4 @@ def shuffled_deck(seed: int, decks: int = 1) -> tuple[Card, ...]:
     check_seed(seed)
     if decks not in (1, 2):
         raise InvalidInputError(f"decks must be 1 or 2, not {decks!r}")
-    deck = list(canonical_deck(decks))
-    words = _words(seed, decks)
-    for i in range(len(deck) - 1, 0, -1):
-        bound = i + 1
-        limit = 2**32 - (2**32 % bound)
-        u = next(words)
-        while u >= limit:
-            u = next(words)
-        j = u % bound
-        deck[i], deck[j] = deck[j], deck[i]
-    return tuple(deck)
+    return permute(canonical_deck(decks), f"kafana-tac-v1:{seed}:{decks}")
