@@ -110,6 +110,33 @@ async def test_redis_killed_and_restarted_mid_match(redis: Redis, tmp_path: Path
             print(summary("Redis SIGKILL", matches, f"killed after {acked_at_crash} moves"))
 
 
+async def test_without_the_aof_a_redis_crash_loses_the_tables(tmp_path: Path) -> None:
+    """The control of the test above: the same crash without persistence loses the match."""
+    volatile = Redis(tmp_path / "volatile", "--appendonly", "no")
+    try:
+        with serving(tmp_path, "--redis", volatile.url) as (server,):
+            await healthy(server.target)
+            async with grpc.aio.insecure_channel(server.target) as channel:
+                stubs = [KafanaStub(channel)]
+                match = Match(await open_table(stubs[0], table_config(41)))
+                for _ in range(5):
+                    assert await step(stubs, match, random.Random(41))
+                volatile.kill()
+                await asyncio.to_thread(volatile.start)
+                request = service_pb2.GetTableRequest(table_id=match.table.table_id)
+                for _ in range(100):
+                    try:
+                        await stubs[0].GetTable(request, timeout=2)
+                    except grpc.aio.AioRpcError as error:
+                        if error.code() == grpc.StatusCode.NOT_FOUND:
+                            return
+                        assert error.code() == grpc.StatusCode.UNAVAILABLE
+                    await asyncio.sleep(0.05)
+                raise AssertionError("the table survived a crash without persistence")
+    finally:
+        volatile.close()
+
+
 async def test_client_disconnects_mid_move_and_retries(redis: Redis, tmp_path: Path) -> None:
     with serving(tmp_path, "--redis", redis.url) as (server,):
         await healthy(server.target)
