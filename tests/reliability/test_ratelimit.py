@@ -45,6 +45,14 @@ def test_refused_calls_do_not_drain_the_bucket_further() -> None:
     assert limiter.take("a") == 0.0
 
 
+def test_looking_takes_nothing() -> None:
+    limiter = RateLimiter(RateLimit(rate=1, burst=1), Clock())
+    assert limiter.take("a", commit=False) == 0.0
+    assert limiter.take("a", commit=False) == 0.0
+    assert limiter.take("a") == 0.0
+    assert limiter.take("a", commit=False) > 0
+
+
 def test_clients_are_forgotten_least_recently_used_first() -> None:
     clock = Clock()
     limiter = RateLimiter(RateLimit(rate=1, burst=1, max_clients=3), clock)

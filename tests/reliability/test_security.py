@@ -156,17 +156,30 @@ async def test_rate_limit_is_resource_exhausted_with_retry_information() -> None
         wait_ms = int(metadata_of(error, "retry-after-ms"))
         assert 1 <= wait_ms <= 100  # one token at 20 per second
         assert "retry in" in (error.details() or "")
-        # Each seat token has its own budget; health checks are never limited.
-        for seat in (0, 1):
-            own = service_pb2.GetStateRequest(
-                table_id=table.table_id, seat_token=table.tokens[seat]
-            )
-            await stub.GetState(own)
+        # An address out of budget is refused whatever token it sends; health checks never are.
+        own = service_pb2.GetStateRequest(table_id=table.table_id, seat_token=table.tokens[0])
+        assert reason_of(await refusal(stub.GetState(own))) == "RateLimited"
         health = health_pb2_grpc.HealthStub(channel)
         for _ in range(15):
             await health.Check(health_pb2.HealthCheckRequest())
         await asyncio.sleep(wait_ms / 1000 + 0.05)
         await stub.GetState(spectator)  # the bucket refilled
+
+
+async def test_made_up_tokens_buy_no_fresh_budget() -> None:
+    async with (
+        in_process(MemoryStore(), rate_limit=RateLimit(rate=1, burst=10)) as server,
+        grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel,
+    ):
+        stub = KafanaStub(channel)
+        table = await open_table(stub, config())  # 3 calls from this address
+        codes = []
+        for i in range(30):
+            request = service_pb2.GetStateRequest(table_id=table.table_id, seat_token=f"guess{i}")
+            codes.append((await refusal(stub.GetState(request))).code())
+        unauthenticated = codes.count(grpc.StatusCode.UNAUTHENTICATED)
+        assert 5 <= unauthenticated <= 8  # each wrong guess was charged to the address
+        assert codes[-1] == grpc.StatusCode.RESOURCE_EXHAUSTED
 
 
 async def test_a_hammering_seat_is_limited_and_the_others_play_on() -> None:

@@ -12,7 +12,10 @@ Both refusals use the same trailing metadata as the domain errors (`kafana-error
   `TooManyStreams` (close one first).
 
 A client is its seat or admin token when the request carries one (each seat has its own
-budget), else its network address. Health checks and reflection are not limited.
+budget), else its network address. A call whose token turns out wrong (`UNAUTHENTICATED`,
+`PERMISSION_DENIED`) is charged to its address as well, and an address out of budget is refused
+whatever token it sends: made-up tokens buy no fresh budgets. Health checks and reflection are
+not limited.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from kafana.v1 import service_pb2
 RETRY_AFTER_METADATA = "retry-after-ms"
 RATE_LIMITED = "RateLimited"
 TOO_MANY_STREAMS = "TooManyStreams"
+BAD_TOKEN = (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED)
 PREFIX = "/" + service_pb2.DESCRIPTOR.services_by_name["Kafana"].full_name + "/"
 
 Context = grpc.aio.ServicerContext[Any, Any]
@@ -45,6 +49,13 @@ class Undecodable:
         self.message = f"the request is not a valid {type_name} message ({type(error).__name__})"
 
 
+def address_key(context: Context) -> str:
+    """The rate-limit key of the peer's address (without its port)."""
+    peer = context.peer() or ""
+    host = peer.rsplit(":", 1)[0] if peer.count(":") >= 2 else peer  # ipv4:1.2.3.4:port
+    return "p:" + host
+
+
 def client_key(request: Any, context: Context) -> str:
     """The rate-limit key: a digest of the request's token, else the peer's address.
 
@@ -53,9 +64,7 @@ def client_key(request: Any, context: Context) -> str:
     token = getattr(request, "seat_token", "") or getattr(request, "admin_token", "")
     if isinstance(token, str) and token:
         return "t:" + hashlib.blake2b(token.encode(), digest_size=12).hexdigest()
-    peer = context.peer() or ""
-    host = peer.rsplit(":", 1)[0] if peer.count(":") >= 2 else peer  # ipv4:1.2.3.4:port
-    return "p:" + host
+    return address_key(context)
 
 
 class Guard(grpc.aio.ServerInterceptor):  # type: ignore[misc, unused-ignore]
@@ -102,7 +111,11 @@ class Guard(grpc.aio.ServerInterceptor):  # type: ignore[misc, unused-ignore]
                     InvalidInputError.__name__,
                 )
             key = client_key(request, context)
-            wait = self.limiter.take(key)
+            address = address_key(context)
+            wait = 0.0
+            if key != address:  # an address out of budget gets nowhere with any token
+                wait = self.limiter.take(address, commit=False)
+            wait = wait or self.limiter.take(key)
             if wait > 0:
                 millis = max(1, math.ceil(wait * 1000))
                 await refuse(
@@ -113,25 +126,36 @@ class Guard(grpc.aio.ServerInterceptor):  # type: ignore[misc, unused-ignore]
                     RATE_LIMITED,
                     (RETRY_AFTER_METADATA, str(millis)),
                 )
-            if not streaming:
-                return await behavior(request, context)
-            limit = self.limiter.limit.max_streams
-            if limit and self.streams.get(key, 0) >= limit:
-                await refuse(
-                    context,
-                    grpc.StatusCode.RESOURCE_EXHAUSTED,
-                    f"at most {limit} event streams per client are open at once: close one",
-                    TOO_MANY_STREAMS,
-                )
-            self.streams[key] = self.streams.get(key, 0) + 1
             try:
-                return await behavior(request, context)
-            finally:
-                self.streams[key] -= 1
-                if not self.streams[key]:
-                    del self.streams[key]
+                return await self._call(behavior, request, context, key, streaming)
+            except grpc.aio.AbortError:
+                if key != address and context.code() in BAD_TOKEN:
+                    self.limiter.take(address)  # a made-up token costs its address
+                raise
 
         return guarded
+
+    async def _call(
+        self, behavior: Behavior, request: Any, context: Context, key: str, streaming: bool
+    ) -> Any:
+        """The call itself; an event stream counts against its client's open streams."""
+        if not streaming:
+            return await behavior(request, context)
+        limit = self.limiter.limit.max_streams
+        if limit and self.streams.get(key, 0) >= limit:
+            await refuse(
+                context,
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"at most {limit} event streams per client are open at once: close one",
+                TOO_MANY_STREAMS,
+            )
+        self.streams[key] = self.streams.get(key, 0) + 1
+        try:
+            return await behavior(request, context)
+        finally:
+            self.streams[key] -= 1
+            if not self.streams[key]:
+                del self.streams[key]
 
 
 def _safe(deserializer: Callable[[bytes], Any] | None, method: str) -> Callable[[bytes], Any]:

@@ -51,8 +51,11 @@ class RateLimiter:
         self._clock = clock
         self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()  # key: (tokens, at)
 
-    def take(self, key: str) -> float:
-        """Take one token for `key`: 0.0 if the call may go ahead, else seconds to wait."""
+    def take(self, key: str, *, commit: bool = True) -> float:
+        """Take one token for `key`: 0.0 if the call may go ahead, else seconds to wait.
+
+        With `commit=False`, only look: the bucket keeps its token.
+        """
         if not self.limit.enabled:
             return 0.0
         now = self._clock()
@@ -60,7 +63,7 @@ class RateLimiter:
         tokens = min(self.limit.burst, tokens + (now - at) * self.limit.rate)
         wait = 0.0
         if tokens >= 1.0:
-            tokens -= 1.0
+            tokens -= 1.0 if commit else 0.0
         else:
             wait = (1.0 - tokens) / self.limit.rate
         self._buckets[key] = (tokens, now)
