@@ -93,8 +93,17 @@ def table_state(session: Session, seat: int | None) -> state_pb2.TableState:
     return out
 
 
-def event(before: Session, after: Session, seat: int | None) -> events_pb2.Event:
-    """The public event that took `before` to `after`, with the table as `seat` sees it."""
+def event(
+    before: Session,
+    after: Session,
+    seat: int | None,
+    *,
+    state: state_pb2.TableState | None = None,
+) -> events_pb2.Event:
+    """The public event that took `before` to `after`, with the table as `seat` sees it.
+
+    `state`, when given, is `table_state(after, seat)` already built by the caller.
+    """
     entry = after.log[-1]
     stored = storage_pb2.StoredEvent.FromString(entry.data)
     out = events_pb2.Event(
@@ -106,7 +115,7 @@ def event(before: Session, after: Session, seat: int | None) -> events_pb2.Event
         reason=stored.reason or ("played" if stored.kind == events_pb2.EVENT_KIND_MOVE else ""),
         match_started=not before.started and after.started,
         match_over=before.status != FINISHED and after.status == FINISHED,
-        state=table_state(after, seat),
+        state=table_state(after, seat) if state is None else state,
     )
     if stored.kind == events_pb2.EVENT_KIND_MOVE:
         out.move.CopyFrom(after.game.played_message(after.match, stored.move))

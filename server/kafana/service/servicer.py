@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from typing import Any
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
@@ -16,7 +17,7 @@ from kafana.service.games.tablic import build_rules
 from kafana.service.session import Session
 from kafana.service.tables import Tables
 from kafana.store.base import FINISHED
-from kafana.v1 import service_pb2, service_pb2_grpc, state_pb2
+from kafana.v1 import rules_pb2, service_pb2, service_pb2_grpc, state_pb2
 
 Context = grpc.aio.ServicerContext[Any, Any]
 STATE_METADATA = "kafana-state-bin"
@@ -129,17 +130,15 @@ class KafanaServicer(service_pb2_grpc.KafanaServicer):  # type: ignore[misc, unu
                 context.set_trailing_metadata(((STATE_METADATA, state),))
             raise
         session = played.session
+        now = convert.table_state(session, played.seat)
         if played.before is not None:
-            event = convert.event(played.before, session, played.seat)
+            # The event's state is the table after this move: the same message, built once.
+            event = convert.event(played.before, session, played.seat, state=now)
         else:
             replays = session.replays()
             before = replays[played.seq - 2] if played.seq > 1 else _initial(session)
             event = convert.event(before, replays[played.seq - 1], played.seat)
-        return service_pb2.PlayMoveResponse(
-            event=event,
-            state=convert.table_state(session, played.seat),
-            duplicate=played.duplicate,
-        )
+        return service_pb2.PlayMoveResponse(event=event, state=now, duplicate=played.duplicate)
 
     @unary
     async def WatchEvents(  # type: ignore[override]  # streams with context.write
@@ -204,12 +203,18 @@ class KafanaServicer(service_pb2_grpc.KafanaServicer):  # type: ignore[misc, unu
         self, request: service_pb2.CapturesRequest, context: Context
     ) -> service_pb2.CapturesResponse:
         """Every legal capture of a card from a table, under the given rules."""
-        rules = build_rules(request.rules)
+        rules = _capture_rules(request.rules.SerializeToString(deterministic=True))
         card = tablic.Card.parse(request.card)
         table = tablic.parse_cards(list(request.table))
         found = tablic.captures(card, table, rules)
         ordered = sorted((convert.cards(c) for c in found), key=lambda cs: (len(cs), cs))
         return service_pb2.CapturesResponse(captures=[state_pb2.Cards(cards=c) for c in ordered])
+
+
+@functools.lru_cache(maxsize=256)
+def _capture_rules(spec: bytes) -> tablic.Rules:
+    """Rules of a serialized RulesSpec, cached: Captures callers repeat the same few rules."""
+    return build_rules(rules_pb2.RulesSpec.FromString(spec))
 
 
 def _initial(session: Session) -> Session:
