@@ -37,6 +37,8 @@ EXACT_NODES = 6_000
 """Node budget of the last-deal search when the budget is `iterations` (replayable)."""
 EXACT_SHARE = 0.6
 """Share of the time the full last-deal search may use before a depth-limited one."""
+SAFETY = 0.85
+"""Share of the time budget the search aims at; the rest absorbs scheduling delays."""
 MAX_CANDIDATES = 12
 HORIZON_PER_SEAT = 5
 """Playouts stop after this many moves per seat (10 with two players) and are estimated."""
@@ -73,7 +75,8 @@ class SearchBot(Bot):
         if len(moves) == 1:
             return moves[0]
         start = time.perf_counter()
-        deadline = None if self.iterations is not None else start + self.budget_ms / 1000
+        budget = SAFETY * self.budget_ms / 1000
+        deadline = None if self.iterations is not None else start + budget
         order = sorted(range(len(moves)), key=lambda i: -greedy_value(view, moves[i]))
         candidates = [moves[i] for i in order[:MAX_CANDIDATES]]
         side = self.rules.side_of(self.seat)
@@ -126,11 +129,18 @@ class SearchBot(Bot):
             world = sim_from_view(view, hands, deck)
             if sim_moves is None:
                 sim_moves = [world.to_sim(m) for m in candidates]
+            results: list[float] = []
             for i in alive:
+                if deadline is not None and worlds and time.perf_counter() > deadline:
+                    break  # this world is left unfinished and not counted
                 sim = world.copy()
                 sim.play(*sim_moves[i])
                 truncated_rollout(sim, self.horizon or 52)
-                totals[i] += utility(estimate(sim), side)
+                results.append(utility(estimate(sim), side))
+            if len(results) < len(alive):
+                break
+            for i, value in zip(alive, results, strict=True):
+                totals[i] += value
             worlds += 1
             if worlds == next_cut and len(alive) > 2:
                 alive.sort(key=lambda i: -totals[i])
