@@ -29,6 +29,8 @@ from kafana.errors import (
 from kafana.v1 import state_pb2
 
 STATE_METADATA = "kafana-state-bin"
+REASON_METADATA = "kafana-error"
+RETRY_AFTER_METADATA = "retry-after-ms"
 
 
 class RpcError(KafanaError):
@@ -100,6 +102,21 @@ class UnavailableError(RpcError, ConnectionError):
     """UNAVAILABLE: the server cannot be reached (retries, if any, were used up)."""
 
 
+class ResourceExhaustedError(RpcError):
+    """RESOURCE_EXHAUSTED: over a rate limit (`retry_after` seconds to wait, when sent), too
+    many open event streams, or a position with too many moves to list."""
+
+    def __init__(
+        self,
+        code: grpc.StatusCode,
+        message: str,
+        method: str = "",
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(code, message, method)
+        self.retry_after = retry_after
+
+
 class CancelledError(RpcError):
     """CANCELLED: the call was cancelled (by the client or the server going away)."""
 
@@ -113,6 +130,16 @@ _BY_CODE: dict[grpc.StatusCode, type[RpcError]] = {
     grpc.StatusCode.DEADLINE_EXCEEDED: DeadlineExceededError,
     grpc.StatusCode.UNAVAILABLE: UnavailableError,
     grpc.StatusCode.CANCELLED: CancelledError,
+    grpc.StatusCode.RESOURCE_EXHAUSTED: ResourceExhaustedError,
+}
+
+# The server names each refusal in the trailing metadata `kafana-error` (the domain error's
+# class name); older servers did not, so the message prefixes below remain the fallback.
+_BY_REASON: dict[str, type[FailedPreconditionError]] = {
+    "StaleSequenceError": StaleStateError,
+    "NotYourTurnError": NotYourTurnRpcError,
+    "MatchOverError": MatchOverRpcError,
+    "SeatTakenError": SeatTakenRpcError,
 }
 
 # The server sends one code for several refusals; its messages start the same way each time.
@@ -126,22 +153,37 @@ _PRECONDITIONS: tuple[tuple[str, type[FailedPreconditionError]], ...] = (
 )
 
 
-def _state_from(error: grpc.RpcError) -> state_pb2.TableState | None:
+def _metadata(error: grpc.RpcError) -> dict[str, Any]:
     metadata: Any = error.trailing_metadata() if hasattr(error, "trailing_metadata") else None
-    for key, value in metadata or ():
-        if key == STATE_METADATA and isinstance(value, bytes):
-            return state_pb2.TableState.FromString(value)
-    return None
+    return {key: value for key, value in metadata or ()}
+
+
+def _state_from(metadata: dict[str, Any]) -> state_pb2.TableState | None:
+    value = metadata.get(STATE_METADATA)
+    return state_pb2.TableState.FromString(value) if isinstance(value, bytes) else None
+
+
+def _retry_after(metadata: dict[str, Any]) -> float | None:
+    try:
+        return int(metadata[RETRY_AFTER_METADATA]) / 1000
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def from_grpc(error: grpc.RpcError, method: str = "") -> RpcError:
     """The SDK error for a failed gRPC call (`error` from grpc or grpc.aio)."""
     code: grpc.StatusCode = error.code() if hasattr(error, "code") else grpc.StatusCode.UNKNOWN
     message: str = (error.details() if hasattr(error, "details") else None) or str(error)
+    metadata = _metadata(error)
+    if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
+        return ResourceExhaustedError(code, message, method, _retry_after(metadata))
     if code == grpc.StatusCode.FAILED_PRECONDITION:
-        state = _state_from(error)
+        state = _state_from(metadata)
         if state is not None:
             return StaleStateError(code, message, method, state)
+        if REASON_METADATA in metadata:
+            named = _BY_REASON.get(str(metadata[REASON_METADATA]), FailedPreconditionError)
+            return named(code, message, method)
         for prefix, cls in _PRECONDITIONS:
             if message.startswith(prefix):
                 return cls(code, message, method)
