@@ -29,3 +29,6 @@ from kafana.competitions.cli import tournament, verify  # noqa: E402
 
 main.add_command(verify)
 main.add_command(tournament)
+from kafana_bots.remote import bot  # noqa: E402
+
+main.add_command(bot)
