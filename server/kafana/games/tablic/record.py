@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kafana.errors import InvalidInputError, KafanaError
+from kafana.games.records import record_items
 from kafana.games.tablic.cards import Card, parse_cards
 from kafana.games.tablic.move import Move
 from kafana.games.tablic.rules import Rules
@@ -47,17 +48,12 @@ class MatchRecord:
     @staticmethod
     def from_text(text: str) -> MatchRecord:
         """Parse `to_text` output; errors name the line."""
-        lines = [ln.strip() for ln in text.splitlines()]
-        lines = [ln for ln in lines if ln and not ln.startswith("#")]
-        if not lines or lines[0] != HEADER:
-            raise InvalidInputError(f"a match record starts with {HEADER!r}")
         rules: Rules | None = None
         seed: int | None = None
         decks: list[tuple[Card, ...]] = []
         moves: list[Move] = []
         scores: tuple[int, ...] | None = None
-        for number, line in enumerate(lines[1:], start=2):
-            key, _, rest = line.partition(" ")
+        for number, key, rest in record_items(text, HEADER, "a match record"):
             try:
                 if key == "rules":
                     rules = Rules.from_json(rest)

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kafana.errors import IllegalMoveError, InvalidInputError, MatchOverError
+from kafana.games.records import record_items
 from kafana.games.tablic.cards import Card, parse_cards
 from kafana.games.tac.move import Move
 from kafana.games.tac.position import Position
@@ -55,18 +56,13 @@ class GameRecord:
     @staticmethod
     def from_text(text: str) -> GameRecord:
         """Parse `to_text` output; errors name the line."""
-        lines = [ln.strip() for ln in text.splitlines()]
-        lines = [ln for ln in lines if ln and not ln.startswith("#")]
-        if not lines or lines[0] != HEADER:
-            raise InvalidInputError(f"a Tač record starts with {HEADER!r}")
         rules: Rules | None = None
         seed: int | None = None
         deck: tuple[Card, ...] | None = None
         moves: list[Move] = []
         places: tuple[int, ...] | None = None
         position: Position | None = None
-        for number, line in enumerate(lines[1:], start=2):
-            key, _, rest = line.partition(" ")
+        for number, key, rest in record_items(text, HEADER, "a Tač record"):
             try:
                 if key == "rules":
                     rules = Rules.from_json(rest)
