@@ -2,8 +2,8 @@
 
 Each iteration samples one world consistent with the seat's view (`worlds.sample_world`: the
 unseen cards dealt at random into the other hands and the deck) and plays every remaining
-candidate move in it, then `horizon` more moves with the fast greedy policy (default 5 per
-seat), and scores the result: the points taken so far, tablas, and each card's share of the
+candidate move in it, then `horizon` more moves with the fast greedy policy (default 10), and
+scores the result: the points taken so far, tablas, and each card's share of the
 most-cards race (`rollout.estimate`). Short playouts measured much better than playing to
 the end of the hand (less noise from greedy play far ahead, and more worlds per second).
 All candidates share the same worlds, so their differences are measured with little noise;
@@ -40,8 +40,8 @@ EXACT_SHARE = 0.6
 SAFETY = 0.85
 """Share of the time budget the search aims at; the rest absorbs scheduling delays."""
 MAX_CANDIDATES = 12
-HORIZON_PER_SEAT = 5
-"""Playouts stop after this many moves per seat (10 with two players) and are estimated."""
+HORIZON = 10
+"""Playouts stop after this many moves (by any seat) and the position is estimated."""
 
 
 class SearchBot(Bot):
@@ -65,7 +65,7 @@ class SearchBot(Bot):
         self.budget_ms = DEFAULT_BUDGET_MS if budget_ms is None else float(budget_ms)
         if horizon is not None and horizon < 0:
             raise ValueError("horizon must be 0 (to the end of the hand) or more plies")
-        self.horizon = HORIZON_PER_SEAT * rules.players if horizon is None else horizon
+        self.horizon = HORIZON if horizon is None else horizon
         self.stats: dict[str, int] = {"decisions": 0, "worlds": 0, "exact": 0}
 
     def choose(self, view: View, legal_moves: Sequence[Move]) -> Move:
