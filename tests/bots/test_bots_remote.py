@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -15,8 +13,7 @@ import click
 import pytest
 from kafana.games import tablic
 
-pytest.importorskip("kafana.service.server")
-pytest.importorskip("kafana_client.bots")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
 
 from kafana.service.server import create_server
 from kafana.store.redis_store import RedisStore
@@ -24,48 +21,17 @@ from kafana.v1 import state_pb2
 from kafana_bots.remote import load_factory
 from kafana_client.aio import AsyncClient
 from kafana_client.convert import table_config
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from kafana_it import start_redis, stop
 
 
 @pytest.fixture
 def redis_url(tmp_path: Path) -> Iterator[str]:
     """A private redis-server for this test (never the shared one)."""
-    if shutil.which("redis-server") is None:
-        pytest.skip("redis-server is not on PATH")
-    port = _free_port()
-    process = subprocess.Popen(
-        [
-            "redis-server",
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--dir",
-            str(tmp_path),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    process, port = start_redis(tmp_path / "redis")
     try:
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            ping = subprocess.run(
-                ["redis-cli", "-p", str(port), "ping"], capture_output=True, text=True
-            )
-            if ping.stdout.strip() == "PONG":
-                break
-            time.sleep(0.05)
         yield f"redis://127.0.0.1:{port}/0"
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        stop(process)
 
 
 async def _wait_seq(
