@@ -25,7 +25,7 @@ def server() -> Iterator[LiveServer]:
 def private_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrivateRedis]:
     """One redis-server of our own for the session (skipped without redis-server)."""
     if shutil.which("redis-server") is None:
-        pytest.skip("redis-server is not on PATH")
+        pytest.fail("redis-server is not on PATH (make test installs it: scripts/ensure-redis)")
     redis = PrivateRedis(tmp_path_factory.mktemp("client-redis"))
     try:
         yield redis

@@ -7,7 +7,7 @@ import io
 import random
 from pathlib import Path
 
-import pytest
+import pexpect
 from kafana.games import tac
 from kafana_bots import registry
 from kafana_client import AsyncClient
@@ -65,7 +65,6 @@ async def test_wire_views_match_the_engine_move_by_move(server: LiveServer) -> N
 
 
 def test_play_tac_in_the_terminal(tmp_path: Path) -> None:
-    pexpect = pytest.importorskip("pexpect")
     record = tmp_path / "tac.txt"
     child = spawn(
         "play", "--game", "tac", "--seed", "3", "--delay", "0", "--bots", "loader",
@@ -147,7 +146,6 @@ async def test_watch_draws_a_tac_game(server: LiveServer) -> None:
 
 
 def test_two_people_at_a_tac_table(server: LiveServer) -> None:
-    pexpect = pytest.importorskip("pexpect")
     ana = spawn(
         "play", "--server", server.target, "--game", "tac", "--bots", "open", "--name", "ana",
         "--seed", "3",

@@ -8,12 +8,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
+import pexpect
 from kafana.games import tablic
 
 from .kafana_client_live import LiveServer
-
-pexpect = pytest.importorskip("pexpect")
 
 SEED = 7
 PROMPT = r"Your move \(number, or e\.g\. KC:KD; q to quit\): "

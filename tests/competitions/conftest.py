@@ -14,7 +14,7 @@ from client.kafana_client_live import LiveServer, PrivateRedis
 def private_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrivateRedis]:
     """One redis-server of our own for the session, on a free port (never the shared 6379)."""
     if shutil.which("redis-server") is None:
-        pytest.skip("redis-server is not on PATH")
+        pytest.fail("redis-server is not on PATH (make test installs it: scripts/ensure-redis)")
     redis = PrivateRedis(tmp_path_factory.mktemp("competitions-redis"))
     try:
         yield redis

@@ -15,7 +15,7 @@ from .reliability_support import Redis
 def redis(tmp_path: Path) -> Iterator[Redis]:
     """Our own redis-server (never the shared one on 6379), started with deploy/redis.conf."""
     if shutil.which("redis-server") is None:
-        pytest.skip("redis-server is not on PATH")
+        pytest.fail("redis-server is not on PATH (make test installs it: scripts/ensure-redis)")
     server = Redis(tmp_path / "redis")
     try:
         yield server

@@ -114,7 +114,7 @@ def _open(stub: KafanaStub, spec: rules_pb2.RulesSpec, seats: int) -> Ref:
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     """A server over a private Redis, with reference tables mid-match, finished and Tač."""
     if shutil.which("redis-server") is None:
-        pytest.skip("redis-server is not on PATH")
+        pytest.fail("redis-server is not on PATH (make test installs it: scripts/ensure-redis)")
     redis = Redis(Path(tmp_path_factory.mktemp("fuzz-redis")))
     server = LiveServer(redis.url)
     channel = grpc.insecure_channel(server.target)
