@@ -54,24 +54,34 @@ class EventControl:
 
     async def apply(self, tournament: Tournament) -> list[GameResult]:
         """Bring `tournament` in line with the controls; returns the results decided here."""
-        decided: list[GameResult] = []
         raw: dict[Any, Any] = await self.redis.hgetall(self.keys.adjudications)
-        for game, value in sorted((_text(k), _text(v)) for k, v in raw.items()):
-            if game in tournament.results or not _handed_out(tournament, game):
-                continue
-            who, _, note = value.partition(" ")
-            winner = None if who == "draw" else int(who)
-            decided.append(tournament.adjudicate(game, winner, note))
         status, note = await self.status()
-        if tournament.status is Status.ENDED:
-            return decided
-        if status is Status.ENDED:
-            decided += tournament.end(note)
-        elif status is Status.PAUSED and tournament.status is Status.RUNNING:
-            tournament.pause()
-        elif status is Status.RUNNING and tournament.status is Status.PAUSED:
-            tournament.resume()
+        return apply_controls(
+            tournament, status, note, {_text(k): _text(v) for k, v in raw.items()}
+        )
+
+
+def apply_controls(
+    tournament: Tournament, status: Status, note: str, adjudications: dict[str, str]
+) -> list[GameResult]:
+    """Bring `tournament` in line with an organiser's status and decisions (game -> "<winner
+    seat or draw> <note>"); returns the results decided here."""
+    decided: list[GameResult] = []
+    for game, value in sorted(adjudications.items()):
+        if game in tournament.results or not _handed_out(tournament, game):
+            continue
+        who, _, why = value.partition(" ")
+        winner = None if who == "draw" else int(who)
+        decided.append(tournament.adjudicate(game, winner, why))
+    if tournament.status is Status.ENDED:
         return decided
+    if status is Status.ENDED:
+        decided += tournament.end(note)
+    elif status is Status.PAUSED and tournament.status is Status.RUNNING:
+        tournament.pause()
+    elif status is Status.RUNNING and tournament.status is Status.PAUSED:
+        tournament.resume()
+    return decided
 
 
 def _handed_out(tournament: Tournament, game_id: str) -> bool:

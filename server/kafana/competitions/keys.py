@@ -78,9 +78,13 @@ class LeagueKeys:
         return f"{self.tag}:games"
 
 
+EVENT_INDEX = "{ev}:index"
+"""Sorted set: hosted event id -> the time it was created (ms)."""
+
+
 @dataclass(frozen=True)
 class EventKeys:
-    """Key names of the organiser controls of event `event`."""
+    """Key names of event `event`: organiser controls, and a hosted event's state."""
 
     event: str
 
@@ -102,3 +106,23 @@ class EventKeys:
     def adjudications(self) -> str:
         """Hash: game id -> "<winner seat or draw> <note>" decided by an organiser."""
         return f"{self.tag}:adjudications"
+
+    @property
+    def meta(self) -> str:
+        """Hash (hosted events): name, format, config JSON, organiser token digest, phase."""
+        return f"{self.tag}:meta"
+
+    @property
+    def entrants(self) -> str:
+        """Hash (hosted events): entrant -> "<entry number> <JSON: bot, token digest>"."""
+        return f"{self.tag}:entrants"
+
+    @property
+    def state(self) -> str:
+        """String (hosted events): the director's snapshot (tournament, tables, seat tokens)."""
+        return f"{self.tag}:state"
+
+    @property
+    def lease(self) -> str:
+        """String with expiry (hosted events): the id of the process directing the event."""
+        return f"{self.tag}:lease"

@@ -35,9 +35,10 @@ from kafana.games.tablic import Rules
 from kafana.v1 import events_pb2, rules_pb2, service_pb2
 
 
-async def _seat_task(
+async def seat_task(
     seat: AsyncSeat, bot: Bot, policy: FaultPolicy, rules: Rules, notes: list[Fault]
 ) -> None:
+    """Play `seat` with `bot`; if the bot fails, apply the disconnect policy (noted in `notes`)."""
     try:
         await run_bot(seat, bot)
         return
@@ -55,7 +56,7 @@ async def _seat_task(
             await run_bot(seat, Fallback(seat.seat, rules, random.Random(0)))
 
 
-def _faults(events: list[events_pb2.Event], notes: list[Fault]) -> list[Fault]:
+def table_faults(events: list[events_pb2.Event], notes: list[Fault]) -> list[Fault]:
     """Faults from the table's events (timeouts, forfeits) plus the runner's own notes."""
     out: list[Fault] = []
     moves = 0
@@ -75,7 +76,8 @@ def _faults(events: list[events_pb2.Event], notes: list[Fault]) -> list[Fault]:
     return out
 
 
-def _config(spec: GameSpec, seed: int, tournament: Tournament) -> rules_pb2.TableConfig:
+def game_table_config(spec: GameSpec, seed: int, tournament: Tournament) -> rules_pb2.TableConfig:
+    """The table of one game: the event's rules and clock, the game's seed and decks."""
     config = tournament.config
     policy = config.policy
     return table_config(
@@ -89,7 +91,7 @@ def _config(spec: GameSpec, seed: int, tournament: Tournament) -> rules_pb2.Tabl
     )
 
 
-async def _isolated(
+async def isolated_seat(
     options: ConnectOptions,
     joined: AsyncSeat,
     bot: Bot,
@@ -100,7 +102,7 @@ async def _isolated(
     """Run one seat on its own loop with its own connection."""
     async with AsyncClient(options) as client:
         seat = AsyncSeat(client, joined.table_id, joined.seat, joined.token, joined.name)
-        await _seat_task(seat, bot, policy, rules, notes)
+        await seat_task(seat, bot, policy, rules, notes)
 
 
 async def play_game(
@@ -122,7 +124,7 @@ async def play_game(
     """
     config = tournament.config
     seed = tournament.seed_of(spec.game_id)
-    created = await client.create_table(_config(spec, seed, tournament))
+    created = await client.create_table(game_table_config(spec, seed, tournament))
     table_id = created.table_id
     if on_table is not None:
         on_table(spec.game_id, (table_id, created.admin_token))
@@ -149,16 +151,16 @@ async def play_game(
         seat = await client.join(table_id, seat=index, name=name)
         bot = factory(name, index, rules, random.Random(f"{seed}:{spec.game_id}:{index}"))
         if loops is None:
-            tasks.append(_seat_task(seat, bot, config.policy, rules, notes))
+            tasks.append(seat_task(seat, bot, config.policy, rules, notes))
         else:
-            isolated = _isolated(client.options, seat, bot, config.policy, rules, notes)
+            isolated = isolated_seat(client.options, seat, bot, config.policy, rules, notes)
             tasks.append(loops.run(isolated))
     await asyncio.gather(*tasks)
     answer: service_pb2.GetRecordResponse = await client.record(table_id)
-    return _result(spec, seed, table_id, answer, tournament, notes)
+    return game_result(spec, seed, table_id, answer, tournament, notes)
 
 
-def _result(
+def game_result(
     spec: GameSpec,
     seed: int,
     table_id: str,
@@ -166,8 +168,9 @@ def _result(
     tournament: Tournament,
     notes: list[Fault],
 ) -> GameResult:
+    """The game's result from the table's record: scores, ending, faults, fair record."""
     result = answer.result
-    faults = _faults(list(answer.events), notes)
+    faults = table_faults(list(answer.events), notes)
     ending = {"score": Ending.SCORE, "closed": Ending.NOT_PLAYED}.get(result.reason, Ending.FORFEIT)
     winner = result.winner_side if result.HasField("winner_side") else None
     scores = tuple(int(s) for s in result.scores)

@@ -130,6 +130,14 @@ class Tournament:
         """The secret seed of a game (for the runner that creates its table)."""
         return self._seeds[game_id]
 
+    def seeds(self) -> dict[str, int]:
+        """Every secret seed handed out so far (label -> seed), to keep the event elsewhere."""
+        return dict(self._seeds)
+
+    def restore_seeds(self, seeds: dict[str, int]) -> None:
+        """Take back the seeds of `seeds()` (an event resumed from a snapshot)."""
+        self._seeds = dict(seeds)
+
     def game(self, game_id: str) -> GameSpec:
         """A game handed out earlier."""
         for r in self.rounds:

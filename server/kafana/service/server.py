@@ -15,6 +15,8 @@ from grpc_health.v1 import (  # type: ignore[import-untyped, unused-ignore]
 )
 from grpc_reflection.v1alpha import reflection  # type: ignore[import-untyped, unused-ignore]
 
+from kafana.competitions.hosted.host import SERVICE_NAME as COMPETITIONS
+from kafana.competitions.hosted.host import CompetitionsHost, events_for, loopback
 from kafana.service.clock import ClockSweeper
 from kafana.service.guard import Guard
 from kafana.service.ratelimit import RateLimit
@@ -42,11 +44,15 @@ class KafanaServer:
         self.tables = tables
         self.clock = clock
         self.health = health.aio.HealthServicer()
+        self.competitions: CompetitionsHost | None = None
+        self.director_target: str | None = None  # where the events' director reaches us
 
     async def start(self) -> None:
         """Serve, and mark the service healthy."""
         await self.server.start()
         self.clock.start()
+        if self.competitions is not None:
+            self.competitions.start(self.director_target)
         for name in ("", SERVICE_NAME):
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
 
@@ -54,6 +60,8 @@ class KafanaServer:
         """Refuse new calls, let running ones finish for `grace` seconds, stop the clock."""
         await self.health.enter_graceful_shutdown()
         self.servicer.stopping.set()
+        if self.competitions is not None:
+            await self.competitions.stop()
         await self.clock.stop()
         await self.servicer.feed.close()
         await self.server.stop(grace)
@@ -74,6 +82,7 @@ def create_server(
     cache_size: int = 1024,
     credentials: grpc.ServerCredentials | None = None,
     rate_limit: RateLimit | None = None,
+    competitions: CompetitionsHost | None = None,
 ) -> KafanaServer:
     """A server over `store`, bound to host:port (port 0: any free one).
 
@@ -81,6 +90,8 @@ def create_server(
         credentials: TLS (see `kafana.service.tls.server_credentials`); None serves plaintext.
         rate_limit: calls per second per client; None is the generous default, and
             `RateLimit(rate=0)` turns limits off.
+        competitions: hosted tournaments (`kafana.competitions.hosted`); None: events kept in
+            the store's Redis (in memory on the memory store), directed through this server.
     """
     tables = Tables(store, cache_size=cache_size)
     if idle_ttl_ms is not None:
@@ -92,8 +103,13 @@ def create_server(
     service_pb2_grpc.add_KafanaServicer_to_server(servicer, server)
     kafana = KafanaServer(server, servicer, tables, ClockSweeper(tables, tick=clock_tick))
     health_pb2_grpc.add_HealthServicer_to_server(kafana.health, server)
+    tls_only = "hosted events need a plaintext loopback port: this server uses TLS"
+    kafana.competitions = competitions or CompetitionsHost(
+        events_for(store), refuse_create=tls_only if credentials is not None else ""
+    )
+    kafana.competitions.add_to(server)
     reflection.enable_server_reflection(
-        (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+        (SERVICE_NAME, COMPETITIONS, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
     address = f"{host}:{port}"
     if credentials is None:
@@ -102,6 +118,8 @@ def create_server(
         kafana.port = server.add_secure_port(address, credentials)
     if kafana.port == 0:
         raise OSError(f"could not bind {host}:{port}")
+    if credentials is None:
+        kafana.director_target = loopback(host, kafana.port)
     return kafana
 
 

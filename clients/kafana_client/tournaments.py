@@ -1,0 +1,226 @@
+"""Tournaments hosted by the service (`kafana.v1.Competitions`), from the SDK.
+
+Example (inside an `async def`)::
+
+    from kafana_client import AsyncClient
+    from kafana_client.tournaments import Tournaments, play_entry
+
+    async with AsyncClient.connect("localhost:50051") as client:
+        events = Tournaments(client)
+        made = await events.create("friday", "swiss", target=51, move_ms=5000)
+        await events.enter(made.event_id, "greedy-1", bot="greedy")   # played by the server
+        me = await events.enter(made.event_id, "ana")                 # a person or remote bot
+        await events.start(made.event_id, made.organiser_token)
+        await play_entry(client, made.event_id, me.token, make_bot)   # every game of ana's
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+from collections.abc import AsyncIterator, Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any
+
+import grpc  # type: ignore[import-untyped, unused-ignore]
+from kafana.v1 import competitions_pb2 as pb
+from kafana.v1 import competitions_pb2_grpc
+
+from kafana_client.aio import RESUMABLE, AsyncClient, AsyncSeat
+from kafana_client.errors import from_grpc
+
+
+@dataclass(frozen=True)
+class CreatedEvent:
+    """A new event: its id, the secret organiser token, and how it looks."""
+
+    event_id: str
+    organiser_token: str
+    info: pb.EventInfo
+
+
+@dataclass(frozen=True)
+class Entry:
+    """An entrant: its event, name and secret entry token ("" for a built-in bot)."""
+
+    event_id: str
+    name: str
+    token: str
+
+
+class Tournaments:
+    """The Competitions service over an `AsyncClient`'s connection."""
+
+    def __init__(self, client: AsyncClient) -> None:
+        self.client = client
+        self._stub: Any = competitions_pb2_grpc.CompetitionsStub(client.channel)
+
+    async def _call(self, method: str, request: Any, timeout: float | None = None) -> Any:
+        deadline = self.client.options.deadline(method) if timeout is None else timeout
+        if deadline is not None and math.isinf(deadline):
+            deadline = None
+        try:
+            return await getattr(self._stub, method)(request, timeout=deadline)
+        except grpc.aio.AioRpcError as error:
+            raise from_grpc(error, method) from None
+
+    async def create(
+        self,
+        name: str,
+        format: str = "swiss",
+        *,
+        rounds: int = 0,
+        boards: int = 0,
+        hands_per_board: int = 0,
+        preset: str = "",
+        target: int = 0,
+        seats_per_game: int = 0,
+        seed: int | None = None,
+        move_ms: int = 0,
+        on_timeout: str = "",
+        disconnect_grace_ms: int = 0,
+        on_disconnect: str = "",
+        parallel: int = 0,
+    ) -> CreatedEvent:
+        """Create an event (open for entries). Keep the organiser token: it is shown once."""
+        policy = pb.FaultPolicySpec(
+            move_ms=move_ms,
+            on_timeout=on_timeout,
+            disconnect_grace_ms=disconnect_grace_ms,
+            on_disconnect=on_disconnect,
+        )
+        request = pb.CreateEventRequest(
+            name=name,
+            format=format,
+            rounds=rounds,
+            boards=boards,
+            hands_per_board=hands_per_board,
+            preset=preset,
+            target=target,
+            seats_per_game=seats_per_game,
+            policy=policy,
+            seed=seed,
+            parallel=parallel,
+        )
+        answer = await self._call("CreateEvent", request)
+        return CreatedEvent(answer.event_id, answer.organiser_token, answer.event)
+
+    async def enter(self, event_id: str, name: str, *, bot: str = "") -> Entry:
+        """Enter `name`: with `bot` (a registered bot) the server plays it; else you do."""
+        request = pb.EnterEventRequest(event_id=event_id, name=name, bot=bot)
+        answer = await self._call("EnterEvent", request)
+        return Entry(answer.event_id, answer.name, answer.entry_token)
+
+    async def start(self, event_id: str, organiser_token: str) -> pb.EventInfo:
+        """Close entries and start the event."""
+        request = pb.OrganiserRequest(event_id=event_id, organiser_token=organiser_token)
+        info: pb.EventInfo = await self._call("StartEvent", request)
+        return info
+
+    async def get(self, event_id: str, *, records: bool = False) -> pb.EventInfo:
+        """The event; with `records`, the fair records of the games whose seed is revealed."""
+        request = pb.GetEventRequest(event_id=event_id, records=records)
+        info: pb.EventInfo = await self._call("GetEvent", request)
+        return info
+
+    async def list(self, limit: int = 50) -> list[pb.EventInfo]:
+        """Events, newest first."""
+        answer = await self._call("ListEvents", pb.ListEventsRequest(limit=limit))
+        return list(answer.events)
+
+    async def _organise(self, method: str, event_id: str, token: str, note: str) -> pb.EventInfo:
+        request = pb.OrganiserRequest(event_id=event_id, organiser_token=token, note=note)
+        info: pb.EventInfo = await self._call(method, request)
+        return info
+
+    async def pause(self, event_id: str, organiser_token: str, note: str = "") -> pb.EventInfo:
+        """No new game starts until `resume`."""
+        return await self._organise("PauseEvent", event_id, organiser_token, note)
+
+    async def resume(self, event_id: str, organiser_token: str, note: str = "") -> pb.EventInfo:
+        """Games start again."""
+        return await self._organise("ResumeEvent", event_id, organiser_token, note)
+
+    async def end(self, event_id: str, organiser_token: str, note: str = "") -> pb.EventInfo:
+        """End now: running games stop, undecided ones are not played."""
+        return await self._organise("EndEvent", event_id, organiser_token, note)
+
+    async def adjudicate(
+        self,
+        event_id: str,
+        organiser_token: str,
+        game_id: str,
+        winner: int | None,
+        note: str = "",
+    ) -> pb.EventInfo:
+        """Decide a game: `winner` is the winning seat, None for a draw."""
+        request = pb.AdjudicateGameRequest(
+            event_id=event_id,
+            organiser_token=organiser_token,
+            game_id=game_id,
+            winner=winner,
+            note=note,
+        )
+        info: pb.EventInfo = await self._call("AdjudicateGame", request)
+        return info
+
+    async def watch_entry(self, event_id: str, entry_token: str) -> AsyncIterator[pb.EntryUpdate]:
+        """Your games (table, seat, seat token) as they are created, until the event is over.
+
+        A dropped stream is reopened (an assignment may then come again: key on `game_id`).
+        """
+        failures = 0
+        policy = self.client.options.retry
+        while True:
+            call = self._stub.WatchEntry(
+                pb.WatchEntryRequest(event_id=event_id, entry_token=entry_token)
+            )
+            try:
+                async for update in call:
+                    failures = 0
+                    yield update
+                    if update.event_over:
+                        return
+                return
+            except grpc.aio.AioRpcError as error:
+                failures += 1
+                if error.code() not in RESUMABLE or failures >= policy.stream_attempts:
+                    raise from_grpc(error, "WatchEntry") from None
+            finally:
+                call.cancel()
+            await asyncio.sleep(policy.delay(failures))
+
+
+SeatPlayer = Callable[[AsyncSeat, pb.Assignment], Coroutine[Any, Any, object]]
+
+
+async def play_entry(
+    client: AsyncClient,
+    event_id: str,
+    entry_token: str,
+    play: SeatPlayer,
+    *,
+    on_update: Callable[[pb.EntryUpdate], None] | None = None,
+) -> pb.EntryUpdate:
+    """Play every game of an entry with `play(seat, assignment)` (each game in its own task,
+    as they come) until the event is over; returns the last update (final standings)."""
+    tasks: dict[str, asyncio.Task[object]] = {}
+    last = pb.EntryUpdate()
+    try:
+        async for update in Tournaments(client).watch_entry(event_id, entry_token):
+            last = update
+            if on_update is not None:
+                on_update(update)
+            a = update.assignment
+            if a.table_id and a.game_id not in tasks:
+                seat = AsyncSeat(client, a.table_id, a.seat, a.seat_token, "")
+                tasks[a.game_id] = asyncio.create_task(play(seat, a))
+    finally:
+        for task in tasks.values():
+            if not task.done():
+                task.cancel()
+        for task in tasks.values():
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await task
+    return last

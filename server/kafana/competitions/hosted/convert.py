@@ -1,0 +1,152 @@
+"""Hosted events as protobuf messages (nothing secret leaves: no seeds before their time,
+no tokens)."""
+
+from __future__ import annotations
+
+from kafana.competitions import exports
+from kafana.competitions.hosted.event import Entrant, Hosted, config_from_meta
+from kafana.competitions.policy import FaultPolicy
+from kafana.competitions.standings import Standing
+from kafana.competitions.tournament import Kind, Tournament
+from kafana.v1 import competitions_pb2 as pb
+
+
+def policy_spec(policy: FaultPolicy) -> pb.FaultPolicySpec:
+    """The fault policy as a message."""
+    return pb.FaultPolicySpec(
+        move_ms=policy.move_ms,
+        on_timeout=policy.on_timeout.value,
+        disconnect_grace_ms=policy.disconnect_grace_ms,
+        on_disconnect=policy.on_disconnect.value,
+    )
+
+
+def standing_info(row: Standing, rating: float) -> pb.StandingInfo:
+    """One row of the standings."""
+    return pb.StandingInfo(
+        rank=row.rank,
+        entrant=row.entrant,
+        points=row.points,
+        played=row.played,
+        wins=row.wins,
+        draws=row.draws,
+        losses=row.losses,
+        byes=row.byes,
+        buchholz=row.buchholz,
+        sonneborn_berger=row.sonneborn_berger,
+        diff=row.diff,
+        rating=rating,
+    )
+
+
+def standings_of(t: Tournament) -> list[pb.StandingInfo]:
+    """The current standings with each entrant's conservative rating."""
+    pool = t.config.pool
+    return [
+        standing_info(row, t.ratings.get(pool, row.entrant).conservative) for row in t.standings()
+    ]
+
+
+def revealable(t: Tournament, game_id: str) -> bool:
+    """Whether a game's seed may be shown: once it is decided (a duplicate board's seed, which
+    later rounds reuse, only when the whole event is over)."""
+    if game_id not in t.results:
+        return False
+    return t.config.kind is not Kind.DUPLICATE or t.finished
+
+
+def rounds_of(hosted: Hosted, records: bool) -> list[pb.RoundInfo]:
+    """Rounds with their games (table ids, commitments, results) and byes."""
+    t = hosted.tournament
+    out = []
+    for number, games in enumerate(t.rounds, start=1):
+        info = pb.RoundInfo(number=number, byes=[b.entrant for b in t.byes if b.round == number])
+        for g in games:
+            seats = hosted.tables.get(g.game_id)
+            result = t.results.get(g.game_id)
+            game = pb.GameInfo(
+                game_id=g.game_id,
+                round=g.round,
+                seats=list(g.seats),
+                commitment=g.commitment,
+                table_id=seats.table_id if seats else (result.table_id if result else ""),
+                board=g.board or 0,
+                state="done" if result else "playing" if seats else "waiting",
+            )
+            if result is not None:
+                game.scores.extend(result.scores)
+                if result.winner is not None:
+                    game.winner = result.winner
+                game.ending = result.ending.value
+                game.faults.extend(f.code() for f in result.faults)
+                if revealable(t, g.game_id):
+                    game.seed = t.seed_of(g.game_id)
+                    if records:
+                        game.record = result.record
+            info.games.append(game)
+        out.append(info)
+    return out
+
+
+def event_info(
+    event_id: str,
+    meta: dict[str, str],
+    entrants: list[Entrant],
+    hosted: Hosted | None,
+    control: tuple[str, str],
+    *,
+    records: bool = False,
+) -> pb.EventInfo:
+    """Everything public about an event."""
+    config = config_from_meta(meta)
+    status, note = control
+    info = pb.EventInfo(
+        event_id=event_id,
+        name=meta.get("name", ""),
+        format=meta.get("format", ""),
+        phase=meta.get("phase", ""),
+        status=status or "running",
+        note=note,
+        entrants=[pb.EntrantInfo(name=e.name, kind=e.kind) for e in entrants],
+        preset=config.preset,
+        target=config.rules.target,
+        policy=policy_spec(config.policy),
+    )
+    if hosted is None:
+        return info
+    t = hosted.tournament
+    info.status = t.status.value
+    info.total_rounds = t.total_rounds
+    info.rounds.extend(rounds_of(hosted, records))
+    info.standings.extend(standings_of(t))
+    if t.finished:
+        info.report = exports.report_text(t)
+        if records:
+            info.records_jsonl = exports.records_jsonl(t)
+    return info
+
+
+def assignments(hosted: Hosted, entrant: str) -> list[pb.Assignment]:
+    """Every game of `entrant` whose table exists and is not decided yet, oldest first."""
+    t = hosted.tournament
+    out = []
+    for games in t.rounds:
+        for g in games:
+            seats = hosted.tables.get(g.game_id)
+            if seats is None or entrant not in g.seats:
+                continue
+            if g.game_id in t.results:
+                continue  # decided: nothing left to play
+            seat = g.seats.index(entrant)
+            out.append(
+                pb.Assignment(
+                    game_id=g.game_id,
+                    round=g.round,
+                    table_id=seats.table_id,
+                    seat=seat,
+                    seat_token=seats.tokens[seat],
+                    seats=list(g.seats),
+                    commitment=g.commitment,
+                )
+            )
+    return out

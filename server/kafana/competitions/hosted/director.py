@@ -1,0 +1,303 @@
+"""The director: plays every started hosted event through the service, in the background.
+
+Each server process runs one `Director`. It scans the event store every `scan` seconds and
+takes the lease of any started, unfinished event nobody directs (a lease expires `lease_ms`
+after its holder stops renewing it, so a stopped or crashed process's events are taken over).
+Directing an event: hand out rounds (`Tournament`), create one table per game through the
+service's own port with the SDK (the game's seed, decks and the policy's clock), take every
+seat (the seat tokens are kept in the snapshot and told to remote entrants by `WatchEntry`),
+play the built-in bots' seats in threads of their own, referee the table, and record the
+result. After every change the snapshot is written (only while the lease is held), so a
+director that takes over resumes: finished games stay, running tables are followed again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import uuid
+from dataclasses import replace
+
+from kafana_bots import registry
+from kafana_client.aio import AsyncClient, AsyncSeat
+from kafana_client.errors import RpcError
+
+from kafana.competitions.control import apply_controls
+from kafana.competitions.envelope import FairRecord
+from kafana.competitions.hosted.event import Hosted, TableSeats, entrants_of
+from kafana.competitions.hosted.referee import referee
+from kafana.competitions.hosted.store import EventStore
+from kafana.competitions.model import GameResult, GameSpec
+from kafana.competitions.policy import Action, Fault
+from kafana.competitions.seat_loops import SeatLoops
+from kafana.competitions.server_runner import game_result, game_table_config, isolated_seat
+from kafana.competitions.tournament import Status
+
+log = logging.getLogger(__name__)
+
+
+class LostLease(Exception):
+    """Another process directs the event now."""
+
+
+class Director:
+    """Directs the started events of `store` through the service at `target`."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        target: str,
+        *,
+        lease_ms: int = 5_000,
+        scan: float = 1.0,
+        poll: float = 0.2,
+        seat_threads: int = 4,
+    ) -> None:
+        self.store = store
+        self.target = target
+        self.owner = uuid.uuid4().hex
+        self.lease_ms = lease_ms
+        self.scan = scan
+        self.poll = poll
+        self.seat_threads = seat_threads
+        self.running: dict[str, asyncio.Task[None]] = {}
+        self.client: AsyncClient | None = None
+        self.loops: SeatLoops | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()
+
+    def start(self) -> None:
+        """Start scanning (call from the server's event loop)."""
+        self._task = asyncio.create_task(self._scan_forever(), name="kafana-director")
+
+    def wake(self) -> None:
+        """Scan now (an event was just started)."""
+        self._wake.set()
+
+    async def stop(self) -> None:
+        """Stop directing: tasks cancelled, leases released (another process may take over)."""
+        tasks = [t for t in (self._task, *self.running.values()) if t is not None]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        for event_id in list(self.running):
+            with contextlib.suppress(Exception):
+                await self.store.release(event_id, self.owner)
+        self.running.clear()
+        if self.client is not None:
+            await self.client.close()
+        if self.loops is not None:
+            self.loops.close()
+
+    async def _scan_forever(self) -> None:
+        while True:
+            try:
+                await self.scan_once()
+            except Exception:  # the store is down for now: try again at the next scan
+                log.warning("director: scan failed", exc_info=True)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), self.scan)
+            self._wake.clear()
+
+    async def scan_once(self) -> None:
+        """Take over every started event without a live director."""
+        for event_id in await self.store.event_ids(1000):
+            if event_id in self.running:
+                continue
+            meta = await self.store.meta(event_id)
+            if meta.get("phase") != "started":
+                continue
+            if await self.store.lease(event_id, self.owner, self.lease_ms):
+                task = asyncio.create_task(self._direct(event_id), name=f"kafana-event-{event_id}")
+                self.running[event_id] = task
+
+    async def _direct(self, event_id: str) -> None:
+        if self.client is None:
+            self.client = AsyncClient.connect(self.target)
+        if self.loops is None:
+            self.loops = SeatLoops(self.seat_threads)
+        run = EventRun(self, event_id, self.client, self.loops)
+        try:
+            await run.run()
+        except LostLease:
+            log.warning("director: lost the lease of event %s", event_id)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("director: event %s failed (it will be taken up again)", event_id)
+            await asyncio.sleep(self.scan)
+        finally:
+            self.running.pop(event_id, None)
+            if not run.lost:
+                with contextlib.suppress(Exception):
+                    await self.store.release(event_id, self.owner)
+
+
+class EventRun:
+    """Directing one event while this process holds its lease."""
+
+    def __init__(
+        self, director: Director, event_id: str, client: AsyncClient, loops: SeatLoops
+    ) -> None:
+        self.d = director
+        self.store = director.store
+        self.event_id = event_id
+        self.client = client
+        self.loops = loops
+        self.lost = False
+        self.hosted: Hosted
+        self.bots: dict[str, str] = {}
+
+    async def save(self) -> None:
+        """Write the snapshot (LostLease if another process directs the event now)."""
+        if not await self.store.save(self.event_id, self.d.owner, self.hosted.dumps()):
+            self.lost = True
+            raise LostLease(self.event_id)
+
+    async def run(self) -> None:
+        """Load or begin the tournament, play it to the end, mark the event finished."""
+        meta = await self.store.meta(self.event_id)
+        entrants = entrants_of(await self.store.entrants(self.event_id))
+        self.bots = {e.name: e.bot for e in entrants if e.bot}
+        text = await self.store.state(self.event_id)
+        self.hosted = Hosted.loads(text) if text else Hosted.begin(meta, entrants)
+        parallel = int(meta.get("parallel", "0") or 0)
+        await self.save()
+        main = asyncio.current_task()
+        assert main is not None
+        keeper = asyncio.create_task(self._keep_lease(main))
+        try:
+            await self._play(parallel)
+        finally:
+            keeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await keeper
+        await self.store.finish(self.event_id)
+
+    async def _keep_lease(self, main: asyncio.Task[None]) -> None:
+        while True:
+            await asyncio.sleep(self.d.lease_ms / 3000)
+            try:
+                held = await self.store.lease(self.event_id, self.d.owner, self.d.lease_ms)
+            except Exception:
+                continue  # the store is down for now: the lease may still be ours
+            if not held:
+                self.lost = True
+                main.cancel()
+                return
+
+    async def apply_controls(self) -> list[GameResult]:
+        """The organiser's status and decisions; a decided running game has its table closed."""
+        t = self.hosted.tournament
+        status, note = await self.store.control(self.event_id)
+        decisions = await self.store.adjudications(self.event_id)
+        before = t.status
+        decided = apply_controls(t, Status(status) if status else t.status, note, decisions)
+        for result in decided:
+            seats = self.hosted.tables.get(result.game_id)
+            if seats is not None:
+                with contextlib.suppress(RpcError):
+                    await self.client.close_table(seats.table_id, seats.admin_token)
+        if decided or t.status is not before:
+            await self.save()
+        return decided
+
+    async def _play(self, parallel: int) -> None:
+        t = self.hosted.tournament
+        while True:
+            await self.apply_controls()
+            if t.finished:
+                return
+            if t.status is Status.PAUSED:
+                await asyncio.sleep(self.d.poll)
+                continue
+            games = t.pending()
+            if not games:
+                games = t.next_round()
+                await self.save()
+            limit = asyncio.Semaphore(parallel or len(games))
+            watcher = asyncio.create_task(self._watch_controls())
+            try:
+                await asyncio.gather(*(self._game(spec, limit) for spec in games))
+            finally:
+                watcher.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await watcher
+
+    async def _watch_controls(self) -> None:
+        while True:
+            await asyncio.sleep(self.d.poll)
+            with contextlib.suppress(RpcError, ConnectionError, OSError):
+                await self.apply_controls()
+
+    async def _game(self, spec: GameSpec, limit: asyncio.Semaphore) -> None:
+        t = self.hosted.tournament
+        async with limit:
+            while t.status is Status.PAUSED:
+                await asyncio.sleep(self.d.poll)
+            if spec.game_id in t.results:
+                return  # adjudicated or ended meanwhile
+            seats = self.hosted.tables.get(spec.game_id)
+            if seats is None:
+                seats = await self._table(spec)
+            result = await self._play_table(spec, seats)
+            if spec.game_id not in t.results:
+                t.record(result)
+                await self.save()
+
+    async def _table(self, spec: GameSpec) -> TableSeats:
+        t = self.hosted.tournament
+        config = game_table_config(spec, t.seed_of(spec.game_id), t)
+        created = await self.client.create_table(config)
+        tokens = []
+        for index, name in enumerate(spec.seats):
+            seat = await self.client.join(created.table_id, seat=index, name=name)
+            tokens.append(seat.token)
+        seats = TableSeats(created.table_id, created.admin_token, tokens)
+        self.hosted.tables[spec.game_id] = seats
+        await self.save()  # from now on remote entrants learn their seat (WatchEntry)
+        return seats
+
+    async def _play_table(self, spec: GameSpec, seats: TableSeats) -> GameResult:
+        t = self.hosted.tournament
+        config = t.config
+        rules = config.rules
+        seed = t.seed_of(spec.game_id)
+        notes: list[Fault] = []
+        tasks = []
+        for index, name in enumerate(spec.seats):
+            bot_name = self.bots.get(name)
+            if not bot_name:
+                continue  # a person or remote bot plays this seat itself
+            rng = random.Random(f"{seed}:{spec.game_id}:{index}")
+            bot = registry.create(bot_name, seat=index, rules=rules, rng=rng)
+            seat = AsyncSeat(self.client, seats.table_id, index, seats.tokens[index], name)
+            job = isolated_seat(self.client.options, seat, bot, config.policy, rules, notes)
+            tasks.append(self.loops.run(job))
+        tasks.append(referee(self.client, seats.table_id, seats.tokens, config.policy))
+        await asyncio.gather(*tasks)
+        answer = await self.client.record(seats.table_id)
+        result = game_result(spec, seed, seats.table_id, answer, t, notes)
+        if config.policy.on_timeout is Action.FORFEIT_HAND:
+            faults = tuple(_hand_forfeit(f) for f in result.faults)
+            result = replace(result, faults=faults, record=_recoded(result.record, faults))
+        return result
+
+
+def _hand_forfeit(fault: Fault) -> Fault:
+    """A timeout answered by the clock's default move, then the referee's to the hand's end."""
+    if fault.reason.value == "timeout" and fault.action is Action.DEFAULT_MOVE:
+        return replace(fault, action=Action.FORFEIT_HAND, detail="default moves to the hand's end")
+    return fault
+
+
+def _recoded(record: str, faults: tuple[Fault, ...]) -> str:
+    """The fair record with its fault lines rewritten."""
+    fair = FairRecord.from_text(record)
+    meta = [(k, v) for k, v in fair.meta if k != "fault"]
+    meta += [("fault", f.code()) for f in faults]
+    return replace(fair, meta=tuple(meta)).to_text()

@@ -1,0 +1,204 @@
+"""A hosted event's definition: checking a create request, tokens, and the tournament.
+
+The meta fields kept per event: `name`, `format`, `config` (the `EventConfig` as JSON, without
+entrants), `organiser` (SHA-256 of the organiser token), `parallel`, `created`.
+An entrant's value: JSON {"bot": registry name or "", "token": SHA-256 of its entry token}.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from kafana_bots import registry
+
+from kafana.competitions.hosted.snapshot import config_dict, config_of, dumps, loads
+from kafana.competitions.policy import Action, FaultPolicy
+from kafana.competitions.tournament import EventConfig, Kind, Tournament
+from kafana.errors import AuthenticationError, InvalidInputError, NotFoundError
+from kafana.games.tablic import Rules
+
+MAX_ROUNDS = 64
+MAX_BOARDS = 64
+MAX_NAME = 64
+
+
+def digest(token: str) -> str:
+    """What is kept of a secret token: its SHA-256, hex."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def new_token() -> str:
+    """A fresh secret token."""
+    return secrets.token_urlsafe(24)
+
+
+def check_token(token: str, kept: str, what: str) -> None:
+    """AuthenticationError unless `token` is the one whose digest is `kept`."""
+    if not token or not hmac.compare_digest(digest(token), kept):
+        raise AuthenticationError(f"wrong or missing {what} token")
+
+
+def check_name(name: str, what: str) -> str:
+    """A name without spaces or braces, 1 to 64 characters."""
+    if not name or len(name) > MAX_NAME or any(c.isspace() or c in "{}" for c in name):
+        raise InvalidInputError(
+            f"{what} {name[:MAX_NAME]!r}: use 1 to {MAX_NAME} characters, no spaces or braces"
+        )
+    return name
+
+
+def _action(value: str, default: Action, what: str) -> Action:
+    if not value:
+        return default
+    try:
+        return Action(value)
+    except ValueError:
+        choices = ", ".join(a.value for a in Action)
+        raise InvalidInputError(f"unknown {what} action {value!r}: choose {choices}") from None
+
+
+def event_config(
+    name: str,
+    format: str,
+    *,
+    rounds: int = 0,
+    boards: int = 0,
+    hands_per_board: int = 0,
+    preset: str = "",
+    target: int = 0,
+    seats_per_game: int = 0,
+    seed: int | None = None,
+    move_ms: int = 0,
+    on_timeout: str = "",
+    disconnect_grace_ms: int = 0,
+    on_disconnect: str = "",
+) -> EventConfig:
+    """An event's configuration (no entrants yet) from a request; InvalidInputError if bad."""
+    check_name(name, "event name")
+    kinds = [k.value for k in Kind]
+    if format not in kinds:
+        raise InvalidInputError(f"unknown format {format!r}: choose {', '.join(kinds)}")
+    if seats_per_game not in (0, 2):
+        raise InvalidInputError(f"seats per game {seats_per_game}: events are two-player (2)")
+    if rounds > MAX_ROUNDS:
+        raise InvalidInputError(f"rounds {rounds}: at most {MAX_ROUNDS}")
+    if boards > MAX_BOARDS or hands_per_board > MAX_BOARDS:
+        raise InvalidInputError(f"boards and hands per board: at most {MAX_BOARDS}")
+    Rules.preset(preset or "serbian", players=2)  # InvalidInputError for an unknown preset
+    if target > 10_000:
+        raise InvalidInputError(f"target {target}: at most 10000")
+    base = FaultPolicy()
+    policy = FaultPolicy(
+        move_ms=move_ms,
+        on_timeout=_action(on_timeout, base.on_timeout, "timeout"),
+        disconnect_grace_ms=disconnect_grace_ms or base.disconnect_grace_ms,
+        on_disconnect=_action(on_disconnect, base.on_disconnect, "disconnect"),
+    )
+    return EventConfig(
+        name,
+        Kind(format),
+        ("-", "--"),  # placeholder entrants: the real ones come at the start
+        rounds,
+        boards or 2,
+        hands_per_board or 8,
+        preset=preset or "serbian",
+        target=target,
+        seed=seed,
+        policy=policy,
+    )
+
+
+def meta_fields(
+    config: EventConfig, organiser_token: str, parallel: int, now: int
+) -> dict[str, str]:
+    """The meta hash of a new event."""
+    return {
+        "name": config.name,
+        "format": config.kind.value,
+        "config": json.dumps(config_dict(config), sort_keys=True),
+        "organiser": digest(organiser_token),
+        "parallel": str(parallel),
+        "created": str(now),
+    }
+
+
+def config_from_meta(meta: dict[str, str]) -> EventConfig:
+    """The configuration kept in an event's meta (placeholder entrants)."""
+    return config_of(json.loads(meta["config"]))
+
+
+def entrant_value(bot: str, token: str) -> str:
+    """An entrant's stored value (bot name, or the entry token's digest)."""
+    if bot:
+        registry.entry(bot)  # InvalidInputError naming the known bots
+    return json.dumps({"bot": bot, "token": digest(token) if token else ""}, sort_keys=True)
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """One entrant: entry order, its built-in bot ("" for a person or remote bot), token digest."""
+
+    name: str
+    number: int
+    bot: str
+    token: str
+
+    @property
+    def kind(self) -> str:
+        """ "bot:<name>" or "remote"."""
+        return f"bot:{self.bot}" if self.bot else "remote"
+
+
+def entrants_of(raw: dict[str, str]) -> list[Entrant]:
+    """Entrants in entry order."""
+    out = []
+    for name, value in raw.items():
+        number, _, text = value.partition(" ")
+        data = json.loads(text)
+        out.append(Entrant(name, int(number), data["bot"], data["token"]))
+    return sorted(out, key=lambda e: e.number)
+
+
+@dataclass
+class TableSeats:
+    """A game's table on the server: its id, admin token and every seat's token."""
+
+    table_id: str
+    admin_token: str
+    tokens: list[str]
+
+
+@dataclass
+class Hosted:
+    """What the director keeps of a started event: the tournament and its tables."""
+
+    tournament: Tournament
+    tables: dict[str, TableSeats] = field(default_factory=dict)
+
+    def dumps(self) -> str:
+        """JSON (seeds and seat tokens included: server-side only)."""
+        tables = {g: [t.table_id, t.admin_token, t.tokens] for g, t in self.tables.items()}
+        return json.dumps({"tournament": dumps(self.tournament), "tables": tables})
+
+    @staticmethod
+    def loads(text: str) -> Hosted:
+        """Inverse of `dumps`."""
+        data: dict[str, Any] = json.loads(text)
+        tables = {g: TableSeats(t, a, list(k)) for g, (t, a, k) in data["tables"].items()}
+        return Hosted(loads(data["tournament"]), tables)
+
+    @staticmethod
+    def begin(meta: dict[str, str], entrants: list[Entrant]) -> Hosted:
+        """A new tournament for a started event."""
+        config = replace(config_from_meta(meta), entrants=tuple(e.name for e in entrants))
+        return Hosted(Tournament(config))
+
+
+def missing(event_id: str) -> NotFoundError:
+    """The error for an unknown event."""
+    return NotFoundError(f"no event {event_id!r}")

@@ -1,0 +1,248 @@
+"""The `kafana.v1.Competitions` service: hosted events over an `EventStore`.
+
+Every refusal is a `KafanaError` mapped to its gRPC status by `kafana.service.errors` and
+changes nothing: an unknown format or bot is INVALID_ARGUMENT, a wrong organiser or entry token
+UNAUTHENTICATED, an unknown event NOT_FOUND, entering a started event FAILED_PRECONDITION.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+import grpc  # type: ignore[import-untyped, unused-ignore]
+
+from kafana.competitions.hosted import event as ev
+from kafana.competitions.hosted.convert import assignments, event_info, standings_of
+from kafana.competitions.hosted.event import Hosted, check_token, entrants_of, missing
+from kafana.competitions.hosted.store import EventStore, now_ms
+from kafana.competitions.tournament import EventError, Status
+from kafana.errors import AuthenticationError, InvalidInputError, NotFoundError
+from kafana.service.errors import unary
+from kafana.v1 import competitions_pb2 as pb
+from kafana.v1 import competitions_pb2_grpc
+
+Context = grpc.aio.ServicerContext[Any, Any]
+WATCH_POLL_S = 0.25
+_ENTER_REFUSALS = {
+    "closed": "event {e!r} has started: entries are closed",
+    "taken": "event {e!r} already has an entrant named {n!r}",
+    "full": "event {e!r} is full",
+}
+
+
+class CompetitionsServicer(competitions_pb2_grpc.CompetitionsServicer):
+    """Create, enter, start, follow and control hosted events."""
+
+    def __init__(
+        self, store: EventStore, wake: Callable[[], None], refuse_create: str = ""
+    ) -> None:
+        self.store = store
+        self.wake = wake
+        self.refuse_create = refuse_create  # why events cannot be hosted here ("" if they can)
+        self.stopping = asyncio.Event()
+
+    async def _meta(self, event_id: str) -> dict[str, str]:
+        if not event_id or any(c in event_id for c in "{} \n"):
+            raise InvalidInputError(f"event id {event_id[:64]!r} is not valid")
+        meta = await self.store.meta(event_id)
+        if not meta.get("config"):
+            raise missing(event_id)
+        return meta
+
+    async def _hosted(self, event_id: str) -> Hosted | None:
+        text = await self.store.state(event_id)
+        return Hosted.loads(text) if text else None
+
+    async def _info(self, event_id: str, *, records: bool = False) -> pb.EventInfo:
+        meta = await self._meta(event_id)
+        entrants = entrants_of(await self.store.entrants(event_id))
+        control = await self.store.control(event_id)
+        hosted = await self._hosted(event_id)
+        return event_info(event_id, meta, entrants, hosted, control, records=records)
+
+    async def _organiser(self, event_id: str, token: str) -> dict[str, str]:
+        meta = await self._meta(event_id)
+        check_token(token, meta["organiser"], "organiser")
+        return meta
+
+    @unary
+    async def CreateEvent(
+        self, request: pb.CreateEventRequest, context: Context
+    ) -> pb.CreateEventResponse:
+        """A new event, open for entries; the organiser token is in this answer only."""
+        if self.refuse_create:
+            raise EventError(self.refuse_create)
+        p = request.policy
+        config = ev.event_config(
+            request.name,
+            request.format,
+            rounds=request.rounds,
+            boards=request.boards,
+            hands_per_board=request.hands_per_board,
+            preset=request.preset,
+            target=request.target,
+            seats_per_game=request.seats_per_game,
+            seed=request.seed if request.HasField("seed") else None,
+            move_ms=p.move_ms,
+            on_timeout=p.on_timeout,
+            disconnect_grace_ms=p.disconnect_grace_ms,
+            on_disconnect=p.on_disconnect,
+        )
+        token = ev.new_token()
+        event_id = "ev-" + secrets.token_hex(6)
+        meta = ev.meta_fields(config, token, request.parallel, now_ms())
+        if not await self.store.create(event_id, meta):
+            raise EventError(f"event id {event_id!r} exists: try again")
+        info = await self._info(event_id)
+        return pb.CreateEventResponse(event_id=event_id, organiser_token=token, event=info)
+
+    @unary
+    async def EnterEvent(
+        self, request: pb.EnterEventRequest, context: Context
+    ) -> pb.EnterEventResponse:
+        """Enter an open event: a built-in bot by name, or a person / remote bot (a token)."""
+        await self._meta(request.event_id)
+        name = ev.check_name(request.name, "entrant name")
+        token = "" if request.bot else ev.new_token()
+        value = ev.entrant_value(request.bot, token)
+        answer = await self.store.enter(request.event_id, name, value)
+        if answer == "missing":
+            raise missing(request.event_id)
+        if answer != "ok":
+            raise EventError(_ENTER_REFUSALS[answer].format(e=request.event_id, n=name))
+        return pb.EnterEventResponse(event_id=request.event_id, name=name, entry_token=token)
+
+    @unary
+    async def StartEvent(self, request: pb.OrganiserRequest, context: Context) -> pb.EventInfo:
+        """Close entries; the service directs the event from now on."""
+        await self._organiser(request.event_id, request.organiser_token)
+        answer = await self.store.start(request.event_id)
+        if answer == "closed":
+            raise EventError(f"event {request.event_id!r} has already started")
+        if answer == "few":
+            raise EventError(f"event {request.event_id!r} needs two entrants or more to start")
+        if answer == "missing":
+            raise missing(request.event_id)
+        self.wake()
+        return await self._info(request.event_id)
+
+    @unary
+    async def GetEvent(self, request: pb.GetEventRequest, context: Context) -> pb.EventInfo:
+        """The event as everyone may see it."""
+        return await self._info(request.event_id, records=request.records)
+
+    @unary
+    async def ListEvents(
+        self, request: pb.ListEventsRequest, context: Context
+    ) -> pb.ListEventsResponse:
+        """Events, newest first (without rounds)."""
+        limit = min(request.limit or 50, 500)
+        out = pb.ListEventsResponse()
+        for event_id in await self.store.event_ids(limit):
+            meta = await self.store.meta(event_id)
+            if not meta.get("config"):
+                continue
+            entrants = entrants_of(await self.store.entrants(event_id))
+            control = await self.store.control(event_id)
+            out.events.append(event_info(event_id, meta, entrants, None, control))
+        return out
+
+    async def _control(
+        self, request: pb.OrganiserRequest, status: Status, allowed: tuple[Status, ...]
+    ) -> pb.EventInfo:
+        meta = await self._organiser(request.event_id, request.organiser_token)
+        phase = meta.get("phase")
+        if phase == "open" and status is Status.ENDED:
+            await self.store.set_control(request.event_id, status.value, request.note)
+            await self.store.finish(request.event_id)  # nothing was played
+            return await self._info(request.event_id)
+        if phase != "started":
+            raise EventError(f"event {request.event_id!r} is {phase}, not running")
+        current, _ = await self.store.control(request.event_id)
+        now = Status(current) if current else Status.RUNNING
+        if now not in allowed:
+            raise EventError(f"event {request.event_id!r} is {now.value}")
+        await self.store.set_control(request.event_id, status.value, request.note)
+        return await self._info(request.event_id)
+
+    @unary
+    async def PauseEvent(self, request: pb.OrganiserRequest, context: Context) -> pb.EventInfo:
+        """No new game starts until resumed (games running finish)."""
+        return await self._control(request, Status.PAUSED, (Status.RUNNING, Status.PAUSED))
+
+    @unary
+    async def ResumeEvent(self, request: pb.OrganiserRequest, context: Context) -> pb.EventInfo:
+        """Games start again."""
+        return await self._control(request, Status.RUNNING, (Status.PAUSED,))
+
+    @unary
+    async def EndEvent(self, request: pb.OrganiserRequest, context: Context) -> pb.EventInfo:
+        """End now: running games stop, undecided ones are recorded as not played."""
+        return await self._control(request, Status.ENDED, (Status.RUNNING, Status.PAUSED))
+
+    @unary
+    async def AdjudicateGame(
+        self, request: pb.AdjudicateGameRequest, context: Context
+    ) -> pb.EventInfo:
+        """Decide a game handed out and not decided yet (its table is closed)."""
+        meta = await self._organiser(request.event_id, request.organiser_token)
+        if meta.get("phase") != "started":
+            raise EventError(f"event {request.event_id!r} is {meta.get('phase')}, not running")
+        hosted = await self._hosted(request.event_id)
+        t = hosted.tournament if hosted else None
+        if t is None or not any(g.game_id == request.game_id for r in t.rounds for g in r):
+            raise NotFoundError(f"no game {request.game_id!r} in event {request.event_id!r}")
+        if request.game_id in t.results:
+            raise EventError(f"game {request.game_id!r} already has a result")
+        winner = request.winner if request.HasField("winner") else None
+        if winner is not None and winner > 1:
+            raise InvalidInputError(f"winner seat {winner}: 0 or 1 (or none for a draw)")
+        value = f"{'draw' if winner is None else winner} {request.note}".rstrip()
+        await self.store.adjudicate(request.event_id, request.game_id, value)
+        return await self._info(request.event_id)
+
+    @unary
+    async def WatchEntry(  # type: ignore[override]  # streams with context.write
+        self, request: pb.WatchEntryRequest, context: Context
+    ) -> None:
+        """An entrant's games (with seat tokens) as their tables are created; ends with the
+        event."""
+        await self._meta(request.event_id)
+        entrants = entrants_of(await self.store.entrants(request.event_id))
+        me = next(
+            (e for e in entrants if e.token and ev.digest(request.entry_token) == e.token), None
+        )
+        if me is None:
+            raise AuthenticationError("wrong or missing entry token")
+        sent: set[str] = set()
+        last: tuple[str, str, str] = ("", "", "")
+        while not (self.stopping.is_set() or context.done()):
+            meta = await self.store.meta(request.event_id)
+            status, note = await self.store.control(request.event_id)
+            hosted = await self._hosted(request.event_id)
+            if hosted is not None:
+                status = hosted.tournament.status.value
+                for assignment in assignments(hosted, me.name):
+                    if assignment.game_id not in sent:
+                        sent.add(assignment.game_id)
+                        await context.write(
+                            pb.EntryUpdate(
+                                assignment=assignment, phase=meta["phase"], status=status
+                            )
+                        )
+            now = (meta["phase"], status or "running", note)
+            if meta["phase"] == "finished":
+                rows = standings_of(hosted.tournament) if hosted else []
+                await context.write(
+                    pb.EntryUpdate(
+                        phase=now[0], status=now[1], note=note, event_over=True, standings=rows
+                    )
+                )
+                return
+            if now != last:
+                last = now
+                await context.write(pb.EntryUpdate(phase=now[0], status=now[1], note=note))
+            await asyncio.sleep(WATCH_POLL_S)

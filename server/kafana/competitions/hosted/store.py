@@ -1,0 +1,181 @@
+"""Where hosted events live: an interface, and the in-memory store (one process only).
+
+`redis_store.RedisEvents` keeps the same data in Redis, so events survive the process and
+another process can take over directing them (the lease). Answers of `enter` and `start`:
+"ok", "missing" (no such event), "closed" (not open for entries), "taken" (name in use),
+"full" (too many entrants), "few" (fewer than two entrants).
+"""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+
+MAX_ENTRANTS = 1024
+
+
+def now_ms() -> int:
+    """Wall-clock milliseconds."""
+    return int(time.time() * 1000)
+
+
+class EventStore(ABC):
+    """Events, entrants, the director's snapshot and lease, organiser controls."""
+
+    kind = "memory"
+
+    @abstractmethod
+    async def create(self, event_id: str, meta: dict[str, str]) -> bool:
+        """Store a new event (phase "open"); False if the id exists."""
+
+    @abstractmethod
+    async def meta(self, event_id: str) -> dict[str, str]:
+        """The event's meta fields ({} when there is no such event)."""
+
+    @abstractmethod
+    async def enter(self, event_id: str, name: str, value: str) -> str:
+        """Add an entrant while the event is open (atomically)."""
+
+    @abstractmethod
+    async def entrants(self, event_id: str) -> dict[str, str]:
+        """Entrant -> "<entry number> <value>"."""
+
+    @abstractmethod
+    async def start(self, event_id: str) -> str:
+        """Close entries: phase "started" (atomically, with two entrants or more)."""
+
+    @abstractmethod
+    async def finish(self, event_id: str) -> None:
+        """Phase "finished"."""
+
+    @abstractmethod
+    async def event_ids(self, limit: int) -> list[str]:
+        """Event ids, newest first."""
+
+    @abstractmethod
+    async def state(self, event_id: str) -> str | None:
+        """The director's snapshot, if any."""
+
+    @abstractmethod
+    async def save(self, event_id: str, owner: str, text: str) -> bool:
+        """Write the snapshot if `owner` holds the lease; False if it does not."""
+
+    @abstractmethod
+    async def lease(self, event_id: str, owner: str, ttl_ms: int) -> bool:
+        """Take or renew the directing lease for `ttl_ms`; False if another owner holds it."""
+
+    @abstractmethod
+    async def release(self, event_id: str, owner: str) -> None:
+        """Give up the lease (if held by `owner`)."""
+
+    @abstractmethod
+    async def set_control(self, event_id: str, status: str, note: str) -> None:
+        """The organiser's status (running, paused, ended) and note."""
+
+    @abstractmethod
+    async def control(self, event_id: str) -> tuple[str, str]:
+        """The organiser's status ("" if never set) and note."""
+
+    @abstractmethod
+    async def adjudicate(self, event_id: str, game_id: str, value: str) -> None:
+        """An organiser's decision: "<winner seat or draw> <note>"."""
+
+    @abstractmethod
+    async def adjudications(self, event_id: str) -> dict[str, str]:
+        """Game -> decision."""
+
+
+class MemoryEvents(EventStore):
+    """Events in this process's memory: lost when it stops, never shared with another."""
+
+    def __init__(self) -> None:
+        self._meta: dict[str, dict[str, str]] = {}
+        self._entrants: dict[str, dict[str, str]] = {}
+        self._state: dict[str, str] = {}
+        self._lease: dict[str, tuple[str, float]] = {}
+        self._control: dict[str, tuple[str, str]] = {}
+        self._adjudications: dict[str, dict[str, str]] = {}
+        self._created: dict[str, int] = {}
+
+    async def create(self, event_id: str, meta: dict[str, str]) -> bool:
+        if event_id in self._meta:
+            return False
+        self._meta[event_id] = {**meta, "phase": "open"}
+        self._entrants[event_id] = {}
+        self._created[event_id] = now_ms()
+        return True
+
+    async def meta(self, event_id: str) -> dict[str, str]:
+        return dict(self._meta.get(event_id, {}))
+
+    async def enter(self, event_id: str, name: str, value: str) -> str:
+        meta = self._meta.get(event_id)
+        if meta is None:
+            return "missing"
+        if meta["phase"] != "open":
+            return "closed"
+        entrants = self._entrants[event_id]
+        if name in entrants:
+            return "taken"
+        if len(entrants) >= MAX_ENTRANTS:
+            return "full"
+        entrants[name] = f"{len(entrants)} {value}"
+        return "ok"
+
+    async def entrants(self, event_id: str) -> dict[str, str]:
+        return dict(self._entrants.get(event_id, {}))
+
+    async def start(self, event_id: str) -> str:
+        meta = self._meta.get(event_id)
+        if meta is None:
+            return "missing"
+        if meta["phase"] != "open":
+            return "closed"
+        if len(self._entrants[event_id]) < 2:
+            return "few"
+        meta["phase"] = "started"
+        return "ok"
+
+    async def finish(self, event_id: str) -> None:
+        self._meta[event_id]["phase"] = "finished"
+
+    async def event_ids(self, limit: int) -> list[str]:
+        newest = sorted(self._created, key=lambda e: -self._created[e])
+        return newest[:limit]
+
+    async def state(self, event_id: str) -> str | None:
+        return self._state.get(event_id)
+
+    def _holder(self, event_id: str) -> str | None:
+        held = self._lease.get(event_id)
+        if held is None or held[1] < time.monotonic():
+            return None
+        return held[0]
+
+    async def save(self, event_id: str, owner: str, text: str) -> bool:
+        if self._holder(event_id) != owner:
+            return False
+        self._state[event_id] = text
+        return True
+
+    async def lease(self, event_id: str, owner: str, ttl_ms: int) -> bool:
+        if self._holder(event_id) not in (None, owner):
+            return False
+        self._lease[event_id] = (owner, time.monotonic() + ttl_ms / 1000)
+        return True
+
+    async def release(self, event_id: str, owner: str) -> None:
+        if self._holder(event_id) == owner:
+            del self._lease[event_id]
+
+    async def set_control(self, event_id: str, status: str, note: str) -> None:
+        self._control[event_id] = (status, note)
+
+    async def control(self, event_id: str) -> tuple[str, str]:
+        return self._control.get(event_id, ("", ""))
+
+    async def adjudicate(self, event_id: str, game_id: str, value: str) -> None:
+        self._adjudications.setdefault(event_id, {})[game_id] = value
+
+    async def adjudications(self, event_id: str) -> dict[str, str]:
+        return dict(self._adjudications.get(event_id, {}))
