@@ -29,6 +29,9 @@ from kafana.competitions.cli import tournament, verify  # noqa: E402
 
 main.add_command(verify)
 main.add_command(tournament)
+from kafana.competitions.league.cli import league  # noqa: E402
+
+main.add_command(league)
 from kafana_bots.remote import bot  # noqa: E402
 
 main.add_command(bot)

@@ -61,7 +61,7 @@ def verify(records: tuple[str, ...]) -> None:
 
 @click.group()
 def tournament() -> None:
-    """Run tournaments of bots (in-process, or through a server)."""
+    """Tournaments: hosted by a server (create, enter, start, status, watch), or run here."""
 
 
 def _entrants(specs: tuple[str, ...]) -> dict[str, str]:
@@ -187,7 +187,17 @@ async def _on_server(
             await redis.aclose()
 
 
-def _organiser(action: str, event: str, redis_url: str, game: str, winner: str, note: str) -> None:
+def _organiser(
+    action: str, event: str, redis_url: str, game: str, winner: str, note: str, server: str = "",
+    token: str = "",
+) -> None:  # fmt: skip
+    if server:
+        _hosted_organiser(action, event, server, token, game, winner, note)
+        return
+    if not redis_url:
+        raise click.UsageError(
+            "give --redis URL (a `tournament run` event) or --server and --token"
+        )
     from kafana.competitions.control import EventControl
     from kafana.competitions.league.connection import connect
 
@@ -206,35 +216,65 @@ def _organiser(action: str, event: str, redis_url: str, game: str, winner: str, 
     click.echo(f"{event}: {action} {game} {winner}".rstrip())
 
 
-_REDIS = click.option("--redis", "redis_url", required=True, help="The event's control Redis.")
+def _hosted_organiser(
+    action: str, event: str, server: str, token: str, game: str, winner: str, note: str
+) -> None:
+    """An organiser's action on an event hosted by `server` (the organiser token)."""
+    from typing import Any
+
+    from kafana.competitions.hosted.cli import show_event, with_events
+
+    if not token:
+        raise click.UsageError("--server needs the organiser --token")
+
+    async def job(client: Any, events: Any) -> Any:
+        if action == "adjudicate":
+            seat = None if winner == "draw" else int(winner)
+            return await events.adjudicate(event, token, game, seat, note)
+        return await getattr(events, action)(event, token, note)
+
+    show_event(with_events(server, job))
+
+
+_REDIS = click.option(
+    "--redis", "redis_url", default="", help="The control Redis of a `tournament run` event."
+)
 _NOTE = click.option("--note", default="", help="Why (kept with the event).")
+_SERVER = click.option("--server", default="", help="HOST:PORT: an event hosted by this server.")
+_TOKEN = click.option("--token", default="", help="The organiser token (with --server).")
 
 
 @tournament.command()
 @click.argument("event")
 @_REDIS
 @_NOTE
-def pause(event: str, redis_url: str, note: str) -> None:
+@_SERVER
+@_TOKEN
+def pause(event: str, redis_url: str, note: str, server: str, token: str) -> None:
     """Pause EVENT: no new game starts (running games finish)."""
-    _organiser("pause", event, redis_url, "", "", note)
+    _organiser("pause", event, redis_url, "", "", note, server, token)
 
 
 @tournament.command()
 @click.argument("event")
 @_REDIS
 @_NOTE
-def resume(event: str, redis_url: str, note: str) -> None:
+@_SERVER
+@_TOKEN
+def resume(event: str, redis_url: str, note: str, server: str, token: str) -> None:
     """Resume a paused EVENT."""
-    _organiser("resume", event, redis_url, "", "", note)
+    _organiser("resume", event, redis_url, "", "", note, server, token)
 
 
 @tournament.command()
 @click.argument("event")
 @_REDIS
 @_NOTE
-def end(event: str, redis_url: str, note: str) -> None:
+@_SERVER
+@_TOKEN
+def end(event: str, redis_url: str, note: str, server: str, token: str) -> None:
     """End EVENT now: running games stop, undecided ones are recorded as not played."""
-    _organiser("end", event, redis_url, "", "", note)
+    _organiser("end", event, redis_url, "", "", note, server, token)
 
 
 @tournament.command()
@@ -243,6 +283,20 @@ def end(event: str, redis_url: str, note: str) -> None:
 @click.argument("winner", type=click.Choice(["0", "1", "draw"]))
 @_REDIS
 @_NOTE
-def adjudicate(event: str, game: str, winner: str, redis_url: str, note: str) -> None:
+@_SERVER
+@_TOKEN
+def adjudicate(
+    event: str, game: str, winner: str, redis_url: str, note: str, server: str, token: str
+) -> None:
     """Decide GAME of EVENT: WINNER is the winning seat (0 or 1) or draw."""
-    _organiser("adjudicate", event, redis_url, game, winner, note)
+    _organiser("adjudicate", event, redis_url, game, winner, note, server, token)
+
+
+def _add_hosted() -> None:
+    from kafana.competitions.hosted import cli as hosted
+
+    for command in (hosted.create, hosted.enter, hosted.start, hosted.status, hosted.watch):
+        tournament.add_command(command)
+
+
+_add_hosted()

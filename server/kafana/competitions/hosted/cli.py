@@ -1,0 +1,253 @@
+"""`kafana tournament create | enter | start | status | watch`: hosted events from the terminal.
+
+kafana tournament create friday --server HOST:PORT --format swiss --target 51 --move-ms 20000
+kafana tournament enter EVENT greedy-1 --bot greedy --server HOST:PORT
+kafana tournament enter EVENT ana --server HOST:PORT            # prints ana's entry token
+kafana tournament start EVENT --token ORGANISER --server HOST:PORT
+kafana tournament watch EVENT --token ENTRY --play --server HOST:PORT   # a person plays
+kafana tournament watch EVENT --token ENTRY --bot mybots:Bot --server HOST:PORT
+kafana tournament status EVENT --server HOST:PORT --out results/
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from kafana.competitions.policy import Action
+from kafana.competitions.tournament import Kind
+from kafana.errors import KafanaError
+from kafana.v1 import competitions_pb2 as pb
+
+T = TypeVar("T")
+SERVER = click.option(
+    "--server", envvar="KAFANA_SERVER", default="localhost:50051", show_default=True,
+    help="HOST:PORT of the Kafana server hosting the event.",
+)  # fmt: skip
+
+
+def with_events(target: str, job: Callable[[Any, Any], Awaitable[T]]) -> T:
+    """Run `job(client, tournaments)` against `target`; RPC refusals become a clean exit."""
+    from kafana_client import AsyncClient
+    from kafana_client.tournaments import Tournaments
+
+    async def run() -> T:
+        async with AsyncClient.connect(target) as client:
+            await client.wait_ready()
+            return await job(client, Tournaments(client))
+
+    try:
+        return asyncio.run(run())
+    except KafanaError as error:
+        raise click.ClickException(str(error)) from None
+
+
+def show_event(info: pb.EventInfo) -> None:
+    """Rounds, games, standings (and the report once finished)."""
+    click.echo(
+        f"event {info.event_id} {info.name!r}: {info.format}, {info.phase}, {info.status}"
+        + (f" ({info.note})" if info.note else "")
+        + f"; {len(info.entrants)} entrants"
+    )
+    for r in info.rounds:
+        click.echo(f"round {r.number}" + (f"  bye: {', '.join(r.byes)}" if r.byes else ""))
+        for g in r.games:
+            score = " : ".join(map(str, g.scores)) if g.state == "done" else g.state
+            faults = f"  faults {' '.join(g.faults)}" if g.faults else ""
+            click.echo(
+                f"  {g.game_id}: {' - '.join(g.seats)}  {score} {g.ending}  table {g.table_id}"
+                f"  commitment {g.commitment[:16]}...{faults}"
+            )
+    if info.report:
+        click.echo(info.report, nl=False)
+    elif info.standings:
+        for s in info.standings:
+            click.echo(f"{s.rank:>3}. {s.entrant:<20} {s.points:>5.1f}  buchholz {s.buchholz:.1f}")
+
+
+@click.command()
+@click.argument("name")
+@SERVER
+@click.option("--format", "format_", type=click.Choice([k.value for k in Kind]), default="swiss")
+@click.option("--rounds", default=0, help="Swiss rounds (0: ceil(log2(entrants))).")
+@click.option("--boards", default=0, help="Duplicate: boards per pairing (0: 2).")
+@click.option("--hands-per-board", default=0, help="Duplicate: explicit decks per board (0: 8).")
+@click.option("--preset", default="serbian")
+@click.option("--target", default=0, help="Points to win (0: the preset's).")
+@click.option("--seed", type=int, default=None, help="Event seed (default: fresh seeds).")
+@click.option("--move-ms", default=0, help="Time per move (0: no clock).")
+@click.option("--on-timeout", type=click.Choice([a.value for a in Action]), default="default_move")
+@click.option("--parallel", default=0, help="Games at once (0: a whole round).")
+def create(
+    name: str,
+    server: str,
+    format_: str,
+    rounds: int,
+    boards: int,
+    hands_per_board: int,
+    preset: str,
+    target: int,
+    seed: int | None,
+    move_ms: int,
+    on_timeout: str,
+    parallel: int,
+) -> None:
+    """Create an event NAME hosted by the server; prints its id and the organiser token."""
+
+    async def job(client: Any, events: Any) -> Any:
+        return await events.create(
+            name, format_, rounds=rounds, boards=boards, hands_per_board=hands_per_board,
+            preset=preset, target=target, seed=seed, move_ms=move_ms, on_timeout=on_timeout,
+            parallel=parallel,
+        )  # fmt: skip
+
+    made = with_events(server, job)
+    click.echo(f"event {made.event_id}")
+    click.echo(f"organiser token {made.organiser_token}  (keep it: it is shown only now)")
+
+
+@click.command()
+@click.argument("event")
+@click.argument("name")
+@SERVER
+@click.option("--bot", default="", help="A registered bot the server plays (e.g. greedy).")
+def enter(event: str, name: str, server: str, bot: str) -> None:
+    """Enter NAME into EVENT: a built-in --bot, or yourself (prints your entry token)."""
+
+    async def job(client: Any, events: Any) -> Any:
+        return await events.enter(event, name, bot=bot)
+
+    entry = with_events(server, job)
+    if entry.token:
+        click.echo(f"entry token {entry.token}")
+        click.echo(f"play: kafana tournament watch {event} --token {entry.token} --play")
+    else:
+        click.echo(f"{name} entered: the server plays {bot}")
+
+
+@click.command()
+@click.argument("event")
+@SERVER
+@click.option("--token", required=True, help="The organiser token.")
+def start(event: str, server: str, token: str) -> None:
+    """Close entries and start EVENT."""
+
+    async def job(client: Any, events: Any) -> Any:
+        return await events.start(event, token)
+
+    show_event(with_events(server, job))
+
+
+@click.command()
+@click.argument("event")
+@SERVER
+@click.option("--out", type=click.Path(file_okay=False), default=None, help="Export directory.")
+def status(event: str, server: str, out: str | None) -> None:
+    """Show EVENT: rounds, games (tables, commitments), standings, the final report.
+
+    With --out, write records.jsonl (every revealed game, `kafana verify` checks them) and
+    report.txt.
+    """
+
+    async def job(client: Any, events: Any) -> Any:
+        return await events.get(event, records=out is not None)
+
+    info = with_events(server, job)
+    show_event(info)
+    if out is not None:
+        folder = Path(out)
+        folder.mkdir(parents=True, exist_ok=True)
+        if not info.records_jsonl:
+            click.echo("records are published (seeds revealed) once the event is finished")
+            return
+        (folder / "records.jsonl").write_text(info.records_jsonl, encoding="utf-8")
+        (folder / "report.txt").write_text(info.report, encoding="utf-8")
+        click.echo(f"exports in {folder}/: records.jsonl report.txt")
+
+
+def _player(client: Any, bot: str, play: bool) -> Callable[[Any, pb.Assignment], Any] | None:
+    if play:
+        from kafana_client.cli.session import PersonAtTable
+        from rich.console import Console
+
+        async def person(seat: Any, a: pb.Assignment) -> object:
+            return await PersonAtTable(seat, Console()).play()
+
+        return person
+    if bot:
+        from kafana_bots.remote import load_factory, play_seat
+        from kafana_client.convert import rules_of
+
+        factory = load_factory(bot)
+
+        async def remote(seat: Any, a: pb.Assignment) -> object:
+            rules = rules_of(await client.get_table(a.table_id))
+            rng = random.Random(a.game_id)
+            return await play_seat(seat, lambda at, r: factory(at, r, rng), rules)
+
+        return remote
+    return None
+
+
+@click.command()
+@click.argument("event")
+@SERVER
+@click.option("--token", default="", help="Your entry token: follow your games.")
+@click.option("--bot", default="", help="With --token: play every game with this bot.")
+@click.option("--play", is_flag=True, help="With --token: play every game in the terminal.")
+def watch(event: str, server: str, token: str, bot: str, play: bool) -> None:
+    """Follow EVENT until it is over.
+
+    With --token, your games: each table and seat token as it is created (play it with
+    `kafana bot run SPEC --table T --token SEAT_TOKEN`), or played here with --bot or --play.
+    Without, the games and standings as they come.
+    """
+    if (bot or play) and not token:
+        raise click.UsageError("--bot and --play need your entry --token")
+
+    async def entrant(client: Any, events: Any) -> None:
+        from kafana_client.tournaments import play_entry
+
+        player = _player(client, bot, play)
+
+        def told(update: pb.EntryUpdate) -> None:
+            a = update.assignment
+            if a.table_id:
+                click.echo(
+                    f"{a.game_id}: {' - '.join(a.seats)}: table {a.table_id} seat {a.seat} "
+                    f"token {a.seat_token}  (kafana bot run SPEC --server {server} "
+                    f"--table {a.table_id} --token {a.seat_token})"
+                )
+            elif update.event_over:
+                click.echo("the event is over")
+                for s in update.standings:
+                    click.echo(f"{s.rank:>3}. {s.entrant:<20} {s.points:>5.1f}")
+            else:
+                click.echo(f"event {update.phase}, {update.status} {update.note}".rstrip())
+
+        async def nothing(seat: Any, a: pb.Assignment) -> None:
+            return None
+
+        await play_entry(client, event, token, player or nothing, on_update=told)
+
+    async def spectator(client: Any, events: Any) -> None:
+        seen: set[str] = set()
+        while True:
+            info = await events.get(event)
+            for r in info.rounds:
+                for g in r.games:
+                    if g.state == "done" and g.game_id not in seen:
+                        seen.add(g.game_id)
+                        score = " : ".join(map(str, g.scores))
+                        click.echo(f"{g.game_id}: {' - '.join(g.seats)}  {score} ({g.ending})")
+            if info.phase == "finished":
+                show_event(info)
+                return
+            await asyncio.sleep(1.0)
+
+    with_events(server, entrant if token else spectator)
