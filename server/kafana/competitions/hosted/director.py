@@ -112,6 +112,7 @@ class Director:
             if meta.get("phase") != "started":
                 continue
             if await self.store.lease(event_id, self.owner, self.lease_ms):
+                log.info("director %s: directing event %s", self.owner[:8], event_id)
                 task = asyncio.create_task(self._direct(event_id), name=f"kafana-event-{event_id}")
                 self.running[event_id] = task
 
@@ -177,6 +178,7 @@ class EventRun:
             with contextlib.suppress(asyncio.CancelledError):
                 await keeper
         await self.store.finish(self.event_id)
+        log.info("director: event %s finished", self.event_id)
 
     async def _keep_lease(self, main: asyncio.Task[None]) -> None:
         while True:

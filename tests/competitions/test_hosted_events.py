@@ -1,0 +1,208 @@
+"""Hosted events: duplicate boards, bad input, organiser controls, the fault policy."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+import pytest
+from client.kafana_client_live import LiveServer
+from kafana.competitions.envelope import FairRecord
+from kafana.competitions.fairness import commitment
+from kafana.competitions.verify import verify
+from kafana.games.tablic import MatchRecord, shuffled_deck
+from kafana.v1 import competitions_pb2 as pb
+from kafana_client import (
+    AsyncClient,
+    FailedPreconditionError,
+    InvalidArgumentError,
+    NotFoundRpcError,
+    UnauthenticatedError,
+)
+from kafana_client.tournaments import Tournaments
+
+
+async def until(
+    get: Callable[[], Awaitable[pb.EventInfo]],
+    check: Callable[[pb.EventInfo], bool],
+    timeout: float = 90.0,
+) -> pb.EventInfo:
+    """Poll the event until `check` holds."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        info = await get()
+        if check(info):
+            return info
+        assert asyncio.get_running_loop().time() < deadline, f"timed out: {info}"
+        await asyncio.sleep(0.1)
+
+
+def games(info: pb.EventInfo) -> list[pb.GameInfo]:
+    """Every game of every round."""
+    return [g for r in info.rounds for g in r.games]
+
+
+async def test_hosted_duplicate_plays_identical_decks_in_both_seatings(
+    server: LiveServer,
+) -> None:
+    async with AsyncClient.connect(server.target) as client:
+        events = Tournaments(client)
+        made = await events.create(
+            "dup", "duplicate", boards=2, hands_per_board=3, target=31, seed=4
+        )
+        await events.enter(made.event_id, "ana", bot="greedy")
+        await events.enter(made.event_id, "bob", bot="heuristic")
+        await events.start(made.event_id, made.organiser_token)
+
+        async def get() -> pb.EventInfo:
+            return await events.get(made.event_id, records=True)
+
+        info = await until(get, lambda i: i.phase == "finished")
+    played = games(info)
+    assert len(info.rounds) == 1 and len(played) == 4  # 2 boards x 2 seatings
+    by_board: dict[int, list[pb.GameInfo]] = {}
+    for g in played:
+        assert g.ending == "score" and g.HasField("seed") and commitment(g.seed) == g.commitment
+        assert verify(FairRecord.from_text(g.record)).finished
+        by_board.setdefault(g.board, []).append(g)
+    decks = {}
+    for board, (one, two) in sorted(by_board.items()):
+        assert list(two.seats) == list(one.seats)[::-1] and one.seed == two.seed
+        a, b = (MatchRecord.from_text(FairRecord.from_text(g.record).record) for g in (one, two))
+        assert a.decks == b.decks  # the same cards, as the server dealt them
+        assert a.decks == tuple(shuffled_deck(one.seed, k) for k in range(3))
+        decks[board] = a.decks
+    assert decks[1] != decks[2]
+    assert sum(s.points for s in info.standings) == 2  # one point per board
+
+
+async def test_bad_input_is_refused_and_changes_nothing(server: LiveServer) -> None:
+    async with AsyncClient.connect(server.target) as client:
+        events = Tournaments(client)
+        with pytest.raises(InvalidArgumentError, match="unknown format 'knockout'"):
+            await events.create("x", "knockout")
+        with pytest.raises(InvalidArgumentError, match="two-player"):
+            await events.create("x", "swiss", seats_per_game=4)
+        with pytest.raises(InvalidArgumentError, match="timeout action"):
+            await events.create("x", "swiss", on_timeout="shrug")
+        with pytest.raises(InvalidArgumentError, match="unknown preset"):
+            await events.create("x", "swiss", preset="nope")
+        assert await events.list() == []  # nothing was created
+        made = await events.create("open", "round_robin", target=11)
+        event_id, token = made.event_id, made.organiser_token
+
+        with pytest.raises(InvalidArgumentError, match="unknown bot 'deep-blue'"):
+            await events.enter(event_id, "x", bot="deep-blue")
+        with pytest.raises(InvalidArgumentError, match="no spaces"):
+            await events.enter(event_id, "two words")
+        with pytest.raises(NotFoundRpcError, match="no event"):
+            await events.enter("ev-missing", "x")
+        await events.enter(event_id, "ana", bot="greedy")
+        with pytest.raises(FailedPreconditionError, match="already has an entrant named 'ana'"):
+            await events.enter(event_id, "ana")
+        with pytest.raises(FailedPreconditionError, match="two entrants"):
+            await events.start(event_id, token)
+        assert [e.name for e in (await events.get(event_id)).entrants] == ["ana"]
+
+        await events.enter(event_id, "bob", bot="random")
+        with pytest.raises(UnauthenticatedError, match="organiser"):
+            await events.start(event_id, "not-the-token")
+        with pytest.raises(UnauthenticatedError):
+            await events.pause(event_id, "")
+        assert (await events.get(event_id)).phase == "open"
+        with pytest.raises(FailedPreconditionError, match="not running"):
+            await events.pause(event_id, token)
+        await events.start(event_id, token)
+        with pytest.raises(FailedPreconditionError, match="has started: entries are closed"):
+            await events.enter(event_id, "cid", bot="greedy")
+        with pytest.raises(FailedPreconditionError, match="already started"):
+            await events.start(event_id, token)
+        info = await events.get(event_id)
+        assert [e.name for e in info.entrants] == ["ana", "bob"]
+        with pytest.raises(UnauthenticatedError, match="entry token"):
+            async for _ in events.watch_entry(event_id, "nope"):
+                pass
+
+
+async def test_organiser_pauses_adjudicates_and_ends(server: LiveServer) -> None:
+    async with AsyncClient.connect(server.target) as client:
+        events = Tournaments(client)
+        made = await events.create("ctl", "round_robin", target=11)
+        event_id, token = made.event_id, made.organiser_token
+        idle = [await events.enter(event_id, n) for n in ("ann", "ben")]  # enter, never play
+        for name in ("cat", "dan"):
+            await events.enter(event_id, name, bot="greedy")
+        assert all(e.token for e in idle)
+        await events.start(event_id, token)
+
+        async def get() -> pb.EventInfo:
+            return await events.get(event_id)
+
+        info = await until(get, lambda i: len(i.rounds) == 1 and all(g.table_id for g in games(i)))
+        stuck = [g for g in games(info) if {"ann", "ben"} & set(g.seats)]
+        assert stuck and all(g.state == "playing" for g in stuck)
+        paused = await events.pause(event_id, token, note="lunch")
+        assert paused.note == "lunch"
+        info = await until(get, lambda i: i.status == "paused")
+        with pytest.raises(UnauthenticatedError):
+            await events.resume(event_id, "x")
+        await events.adjudicate(event_id, token, stuck[0].game_id, 1, note="no show")
+        with pytest.raises(NotFoundRpcError, match="no game 'r9-g9'"):
+            await events.adjudicate(event_id, token, "r9-g9", 0)
+        info = await until(get, lambda i: games(i)[0].state != "waiting" and _done(i, stuck[0]))
+        decided = next(g for g in games(info) if g.game_id == stuck[0].game_id)
+        assert decided.ending == "adjudicated" and decided.winner == 1
+        assert decided.faults == ["seat0:adjudicated->forfeit_match@0"]
+        table = await client.get_table(decided.table_id)
+        assert table.status == 3  # TABLE_STATUS_FINISHED: the organiser's decision closed it
+        await events.resume(event_id, token)
+        with pytest.raises(FailedPreconditionError, match="running"):
+            await events.resume(event_id, token)
+        await events.end(event_id, token, note="venue closes")
+        info = await until(get, lambda i: i.phase == "finished")
+    assert info.status == "ended" and len(info.rounds) == 1
+    for g in games(info):
+        if g.game_id != decided.game_id and {"ann", "ben"} & set(g.seats):
+            assert g.ending == "not_played" and "event_ended" in g.faults[0]
+    assert "ctl" in info.report
+
+
+def _done(info: pb.EventInfo, game: pb.GameInfo) -> bool:
+    return any(g.game_id == game.game_id and g.state == "done" for g in games(info))
+
+
+POLICIES = [("forfeit_hand", "score"), ("forfeit_match", "forfeit")]
+
+
+@pytest.mark.parametrize(("policy", "ending"), POLICIES)
+async def test_a_timing_out_entrant_gets_the_events_policy(
+    server: LiveServer, policy: str, ending: str
+) -> None:
+    async with AsyncClient.connect(server.target) as client:
+        events = Tournaments(client)
+        made = await events.create(
+            f"slow-{policy}", "round_robin", target=21, seed=3, move_ms=400, on_timeout=policy
+        )
+        await events.enter(made.event_id, "fast", bot="greedy")
+        await events.enter(made.event_id, "sleeper")  # a person who never moves
+        await events.start(made.event_id, made.organiser_token)
+
+        async def get() -> pb.EventInfo:
+            return await events.get(made.event_id, records=True)
+
+        info = await until(get, lambda i: i.phase == "finished")
+    (game,) = games(info)
+    sleeper = list(game.seats).index("sleeper")
+    assert game.ending == ending and game.faults
+    assert all(f.startswith(f"seat{sleeper}:timeout->{policy}@") for f in game.faults)
+    fair = FairRecord.from_text(game.record)
+    assert [v for k, v in fair.meta if k == "fault"] == list(game.faults)
+    checked = verify(fair)
+    if policy == "forfeit_hand":
+        # one timeout per hand at most: the referee played the rest of each hand
+        assert checked.finished and len(game.faults) <= checked.hands
+        assert game.winner == 1 - sleeper
+        moves = MatchRecord.from_text(fair.record).moves
+        assert len(moves) > 20 * len(game.faults)  # not a timeout on every move of the sleeper
+    else:
+        assert len(game.faults) == 1 and game.winner == 1 - sleeper

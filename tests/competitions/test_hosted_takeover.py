@@ -1,0 +1,71 @@
+"""A hosted event outlives the process directing it: another server on the Redis takes over."""
+
+from __future__ import annotations
+
+import asyncio
+
+from client.kafana_client_live import LiveServer
+from kafana.competitions.hosted.redis_store import RedisEvents
+from kafana.competitions.league.connection import connect
+from kafana.v1 import competitions_pb2 as pb
+from kafana_client import AsyncClient
+from kafana_client.tournaments import Tournaments
+
+from .test_hosted_events import games, until
+
+
+async def test_the_lease_expires_and_fences_the_old_director(redis_url: str) -> None:
+    redis = connect(redis_url, max_connections=2)
+    try:
+        store = RedisEvents(redis)
+        assert await store.create("e1", {"config": "{}"})
+        assert not await store.create("e1", {"config": "{}"})
+        assert await store.lease("e1", "one", 300)
+        assert not await store.lease("e1", "two", 300)  # held
+        assert await store.save("e1", "one", "state-1")
+        await asyncio.sleep(0.4)  # "one" stopped renewing: its lease expired
+        assert await store.lease("e1", "two", 300)
+        assert not await store.save("e1", "one", "stale")  # the old director is fenced off
+        assert await store.state("e1") == "state-1"
+        await store.release("e1", "one")  # not the holder: no effect
+        assert not await store.lease("e1", "one", 300)
+    finally:
+        await redis.aclose()
+
+
+async def test_a_second_server_takes_over_a_running_event(
+    server: LiveServer, redis_url: str
+) -> None:
+    async with AsyncClient.connect(server.target) as client:
+        events = Tournaments(client)
+        made = await events.create("relay", "round_robin", target=41, seed=9, parallel=1)
+        for name, bot in (("a", "greedy"), ("b", "random"), ("c", "heuristic"), ("d", "random")):
+            await events.enter(made.event_id, name, bot=bot)
+        await events.start(made.event_id, made.organiser_token)
+
+        async def on_first() -> pb.EventInfo:
+            return await events.get(made.event_id)
+
+        before = await until(on_first, lambda i: any(g.state == "done" for g in games(i)))
+    assert before.phase == "started"
+    second = LiveServer(redis_url)  # joins only now: the first server directs the event
+    try:
+        server.stop()  # the first process stops: its director gives up the event
+        async with AsyncClient.connect(second.target) as client:
+            events = Tournaments(client)
+
+            async def on_second() -> pb.EventInfo:
+                return await events.get(made.event_id)
+
+            after = await until(on_second, lambda i: i.phase == "finished")
+    finally:
+        second.close()
+    assert len(after.rounds) == 3 and len(games(after)) == 6
+    assert all(g.state == "done" and g.ending == "score" for g in games(after))
+    assert len({g.table_id for g in games(after)}) == 6  # every game played on one table
+    done_before = {g.game_id: g for g in games(before) if g.state == "done"}
+    for g in games(after):
+        if g.game_id in done_before:  # kept as it was, not played again
+            assert g.table_id == done_before[g.game_id].table_id
+            assert list(g.scores) == list(done_before[g.game_id].scores)
+    assert sum(s.points for s in after.standings) == 6
