@@ -77,7 +77,7 @@ class _Follower:
                 return  # an older event of the feed: the table has moved on
             move = self.bot.choose(view_of(state), legal.parsed())
             try:
-                await self.seat.play(move, last_seq=legal.seq)
+                await self.seat.play(move, last_seq=legal.seq, with_state=False)
             except (StaleStateError, NotYourTurnRpcError):
                 return  # a clock timeout or a forfeit got there first
             self.acted = int(state.seq)

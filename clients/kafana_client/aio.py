@@ -234,13 +234,16 @@ class AsyncClient:
         last_seq: int,
         *,
         client_move_id: str | None = None,
+        with_state: bool = True,
         timeout: float | None = None,
     ) -> service_pb2.PlayMoveResponse:
         """Play `move` decided at sequence number `last_seq`.
 
         A client move id is generated unless given; on UNAVAILABLE the call is retried with
         the same id, so the move is applied at most once (`duplicate` is set on the answer
-        when an earlier attempt had already gone through).
+        when an earlier attempt had already gone through). The answer has the move's event,
+        the scores and, once over, the result; `with_state=False` leaves out the mover's table
+        (`answer.state`), which a client following the event feed does not need.
         """
         request = service_pb2.PlayMoveRequest(
             table_id=table_id,
@@ -248,6 +251,7 @@ class AsyncClient:
             move=str(move),
             client_move_id=client_move_id or uuid.uuid4().hex,
             last_seq=last_seq,
+            with_state=with_state,
         )
         answer: service_pb2.PlayMoveResponse = await self._call(
             "PlayMove", request, timeout, retry=True
@@ -382,6 +386,7 @@ class AsyncSeat:
         *,
         last_seq: int | None = None,
         client_move_id: str | None = None,
+        with_state: bool = True,
         timeout: float | None = None,
     ) -> service_pb2.PlayMoveResponse:
         """Play `move` at the last sequence number seen (or `last_seq`); see `AsyncClient.play`."""
@@ -391,9 +396,13 @@ class AsyncSeat:
             move,
             self.last_seq if last_seq is None else last_seq,
             client_move_id=client_move_id,
+            with_state=with_state,
             timeout=timeout,
         )
-        self._seen(answer.state)
+        if with_state:
+            self._seen(answer.state)
+        else:
+            self.last_seq = max(self.last_seq, int(answer.event.seq))
         return answer
 
     async def events(self, *, after_seq: int = 0) -> AsyncIterator[events_pb2.Event]:

@@ -179,6 +179,7 @@ class Client:
         last_seq: int,
         *,
         client_move_id: str | None = None,
+        with_state: bool = True,
         timeout: float | None = None,
     ) -> service_pb2.PlayMoveResponse:
         """Play a move (retried safely on UNAVAILABLE with the same client move id)."""
@@ -189,6 +190,7 @@ class Client:
                 move,
                 last_seq,
                 client_move_id=client_move_id,
+                with_state=with_state,
                 timeout=timeout,
             )
         )
@@ -269,11 +271,18 @@ class Seat:
         *,
         last_seq: int | None = None,
         client_move_id: str | None = None,
+        with_state: bool = True,
         timeout: float | None = None,
     ) -> service_pb2.PlayMoveResponse:
-        """Play at the last sequence number seen (or `last_seq`)."""
+        """Play at the last sequence number seen (or `last_seq`); see `AsyncClient.play`."""
         return self.client._loop.run(
-            self.held.play(move, last_seq=last_seq, client_move_id=client_move_id, timeout=timeout)
+            self.held.play(
+                move,
+                last_seq=last_seq,
+                client_move_id=client_move_id,
+                with_state=with_state,
+                timeout=timeout,
+            )
         )
 
     def events(self, *, after_seq: int = 0) -> Iterator[events_pb2.Event]:

@@ -50,7 +50,7 @@ async def _act(seat: AsyncSeat, bot: Bot, state: state_pb2.TableState, delay: fl
             return  # something happened meanwhile; the next event brings the new state
         moves: list[tablic.Move] = legal.parsed()
         move = bot.choose(view_of(state), moves)
-        await seat.play(move, last_seq=legal.seq)
+        await seat.play(move, last_seq=legal.seq, with_state=False)
     except (StaleStateError, NotYourTurnRpcError):
         return  # the table moved on (a clock timeout, a forfeit): wait for the next event
 

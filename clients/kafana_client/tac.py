@@ -127,7 +127,7 @@ async def _act(seat: AsyncSeat, bot: TacBot, state: state_pb2.TableState, delay:
             if not calls or not bot.wants_call(view):
                 return
             move = calls[0]
-        await seat.play(str(move), last_seq=legal.seq)
+        await seat.play(str(move), last_seq=legal.seq, with_state=False)
     except (StaleStateError, NotYourTurnRpcError, RefusedMoveError):
         return  # another seat moved or called first: wait for the next event
 

@@ -72,7 +72,7 @@ async def open_table(stub: Stub, cfg: rules_pb2.TableConfig) -> Table:
 async def play_one(
     stub: Stub, table: Table, rng: random.Random
 ) -> service_pb2.PlayMoveResponse | None:
-    """The seat to move plays a random legal move; None once the match is over."""
+    """The seat to move plays a random legal move (the answer with its table); None once over."""
     state = await stub.GetState(service_pb2.GetStateRequest(table_id=table.table_id))
     table.responses.append(state)
     if state.info.status == state_pb2.TABLE_STATUS_FINISHED:
@@ -91,6 +91,7 @@ async def play_one(
             move=move.text,
             client_move_id=uuid.uuid4().hex,
             last_seq=legal.seq,
+            with_state=True,
         )
     )
     table.responses.append(played)

@@ -64,6 +64,7 @@ async def play(
             move=move,
             client_move_id=uuid.uuid4().hex,
             last_seq=seq,
+            with_state=True,
         )
     )
     table.seq = played.event.seq
@@ -205,7 +206,7 @@ async def test_tac_call_penalises_an_out_of_order_move(service: Service) -> None
     before = await spectate(stub, table)
     offended = await play(stub, table, seat, wrong, seq)
     assert offended.state.tac.pending_offender == seat
-    assert offended.event.state.tac.last_step.offence
+    assert offended.state.tac.last_step.offence
     # The offender may not call on themselves; a seat may not call for another.
     caller = (seat + 1) % 3
     other = (seat + 2) % 3

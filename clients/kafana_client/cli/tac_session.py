@@ -80,7 +80,7 @@ class TacPersonAtTable:
                 self.console.print(Text(choice.problem, style="bold red"))
                 continue
             try:
-                await self.seat.play(choice.move, last_seq=legal.seq)
+                await self.seat.play(choice.move, last_seq=legal.seq, with_state=False)
                 return
             except RefusedMoveError as error:
                 self.console.print(Text(f"Refused: {error.message}.", style="bold red"))

@@ -94,15 +94,11 @@ def table_state(session: Session, seat: int | None) -> state_pb2.TableState:
 
 
 def event(
-    before: Session,
-    after: Session,
-    seat: int | None,
-    *,
-    state: state_pb2.TableState | None = None,
+    before: Session, after: Session, seat: int | None, *, with_state: bool = True
 ) -> events_pb2.Event:
     """The public event that took `before` to `after`, with the table as `seat` sees it.
 
-    `state`, when given, is `table_state(after, seat)` already built by the caller.
+    `with_state=False` leaves the table out (a PlayMove answer: its `state` is opt-in).
     """
     entry = after.log[-1]
     stored = storage_pb2.StoredEvent.FromString(entry.data)
@@ -115,8 +111,9 @@ def event(
         reason=stored.reason or ("played" if stored.kind == events_pb2.EVENT_KIND_MOVE else ""),
         match_started=not before.started and after.started,
         match_over=before.status != FINISHED and after.status == FINISHED,
-        state=table_state(after, seat) if state is None else state,
     )
+    if with_state:
+        out.state.CopyFrom(table_state(after, seat))
     if stored.kind == events_pb2.EVENT_KIND_MOVE:
         out.move.CopyFrom(after.game.played_message(after.match, stored.move))
     return out

@@ -73,6 +73,8 @@ class Guard(grpc.aio.ServerInterceptor):  # type: ignore[misc, unused-ignore]
     def __init__(self, limit: RateLimit) -> None:
         self.limiter = RateLimiter(limit)
         self.streams: dict[str, int] = {}  # open event streams by client key
+        # method -> (its handler, the guarded handler): wrapped once, not on every call
+        self._guarded: dict[str, tuple[Any, grpc.RpcMethodHandler[Any, Any]]] = {}
 
     async def intercept_service(
         self,
@@ -86,7 +88,18 @@ class Guard(grpc.aio.ServerInterceptor):  # type: ignore[misc, unused-ignore]
         method: str = handler_call_details.method
         if handler is None or not method.startswith(PREFIX):
             return handler
-        decode = _safe(handler.request_deserializer, method[len(PREFIX) :])
+        known = self._guarded.get(method)
+        if known is not None and known[0] is handler:
+            return known[1]
+        guarded = self._guard(handler, method[len(PREFIX) :])
+        self._guarded[method] = (handler, guarded)
+        return guarded
+
+    def _guard(
+        self, handler: grpc.RpcMethodHandler[Any, Any], name: str
+    ) -> grpc.RpcMethodHandler[Any, Any]:
+        """The handler with safe decoding and the rate limit in front."""
+        decode = _safe(handler.request_deserializer, name)
         if handler.unary_unary is not None:
             return grpc.unary_unary_rpc_method_handler(
                 self._wrap(handler.unary_unary),
@@ -102,6 +115,8 @@ class Guard(grpc.aio.ServerInterceptor):  # type: ignore[misc, unused-ignore]
         return handler
 
     def _wrap(self, behavior: Behavior, streaming: bool = False) -> Behavior:
+        limited = self.limiter.limit.enabled
+
         async def guarded(request: Any, context: Context) -> Any:
             if isinstance(request, Undecodable):
                 await refuse(
@@ -110,6 +125,8 @@ class Guard(grpc.aio.ServerInterceptor):  # type: ignore[misc, unused-ignore]
                     request.message,
                     InvalidInputError.__name__,
                 )
+            if not (limited or streaming):  # no limit to keep: no client key to work out
+                return await behavior(request, context)
             key = client_key(request, context)
             address = address_key(context)
             wait = 0.0

@@ -113,7 +113,10 @@ class KafanaServicer(service_pb2_grpc.KafanaServicer):  # type: ignore[misc, unu
     async def PlayMove(
         self, request: service_pb2.PlayMoveRequest, context: Context
     ) -> service_pb2.PlayMoveResponse:
-        """Play a move; stale requests get the current state in trailing metadata."""
+        """Play a move: its event and scores, the mover's table only when asked for.
+
+        Stale requests get the current state in trailing metadata.
+        """
         try:
             played = await self.tables.play(
                 request.table_id,
@@ -130,15 +133,22 @@ class KafanaServicer(service_pb2_grpc.KafanaServicer):  # type: ignore[misc, unu
                 context.set_trailing_metadata(((STATE_METADATA, state),))
             raise
         session = played.session
-        now = convert.table_state(session, played.seat)
         if played.before is not None:
-            # The event's state is the table after this move: the same message, built once.
-            event = convert.event(played.before, session, played.seat, state=now)
-        else:
+            before, after = played.before, session
+        else:  # a retry: the tables around the move it already applied
             replays = session.replays()
             before = replays[played.seq - 2] if played.seq > 1 else _initial(session)
-            event = convert.event(before, replays[played.seq - 1], played.seat)
-        return service_pb2.PlayMoveResponse(event=event, state=now, duplicate=played.duplicate)
+            after = replays[played.seq - 1]
+        answer = service_pb2.PlayMoveResponse(
+            event=convert.event(before, after, played.seat, with_state=False),
+            duplicate=played.duplicate,
+            scores=after.game.scores(after.match),
+        )
+        if after.status == FINISHED:
+            answer.result.CopyFrom(convert.result(after))
+        if request.with_state:
+            answer.state.CopyFrom(convert.table_state(session, played.seat))
+        return answer
 
     @unary
     async def WatchEvents(  # type: ignore[override]  # streams with context.write

@@ -3,21 +3,25 @@
 isort:skip_file
 The Kafana game service: tables, seats, moves, the event feed, and the capture core."""
 
-from collections import abc as _abc
-from google.protobuf import descriptor as _descriptor
-from google.protobuf import message as _message
-from google.protobuf.internal import containers as _containers
-from kafana.v1 import events_pb2 as _events_pb2
-from kafana.v1 import rules_pb2 as _rules_pb2
-from kafana.v1 import state_pb2 as _state_pb2
 import builtins as _builtins
 import sys
 import typing as _typing
+from collections import abc as _abc
+
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from google.protobuf.internal import containers as _containers
+
+from kafana.v1 import events_pb2 as _events_pb2
+from kafana.v1 import rules_pb2 as _rules_pb2
+from kafana.v1 import state_pb2 as _state_pb2
 
 if sys.version_info >= (3, 11):
-    from typing import TypeAlias as _TypeAlias, Never as _Never
+    from typing import Never as _Never
+    from typing import TypeAlias as _TypeAlias
 else:
-    from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
+    from typing import Never as _Never
+    from typing import TypeAlias as _TypeAlias
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
@@ -33,13 +37,13 @@ class CreateTableRequest(_message.Message):
         *,
         config: _rules_pb2.TableConfig | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["config", b"config"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["config", b"config"]
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["config", b"config"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["config", b"config"]
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___CreateTableRequest: _TypeAlias = CreateTableRequest  # noqa: Y015
+Global___CreateTableRequest: _TypeAlias = CreateTableRequest
 
 @_typing.final
 class CreateTableResponse(_message.Message):
@@ -60,13 +64,15 @@ class CreateTableResponse(_message.Message):
         admin_token: _builtins.str = ...,
         info: _state_pb2.TableInfo | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["info", b"info"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["info", b"info"]
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["admin_token", b"admin_token", "info", b"info", "table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal[
+        "admin_token", b"admin_token", "info", b"info", "table_id", b"table_id"
+    ]
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___CreateTableResponse: _TypeAlias = CreateTableResponse  # noqa: Y015
+Global___CreateTableResponse: _TypeAlias = CreateTableResponse
 
 @_typing.final
 class JoinTableRequest(_message.Message):
@@ -86,15 +92,19 @@ class JoinTableRequest(_message.Message):
         seat: _builtins.int | None = ...,
         name: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "name", b"name", "seat", b"seat", "table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal[
+        "_seat", b"_seat", "name", b"name", "seat", b"seat", "table_id", b"table_id"
+    ]
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
-    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
-    def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
+    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]
+    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]
+    def WhichOneof(
+        self, oneof_group: _WhichOneofArgType__seat
+    ) -> _WhichOneofReturnType__seat | None: ...
 
-Global___JoinTableRequest: _TypeAlias = JoinTableRequest  # noqa: Y015
+Global___JoinTableRequest: _TypeAlias = JoinTableRequest
 
 @_typing.final
 class JoinTableResponse(_message.Message):
@@ -115,13 +125,15 @@ class JoinTableResponse(_message.Message):
         seat_token: _builtins.str = ...,
         state: _state_pb2.TableState | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["state", b"state"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["state", b"state"]
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat", "seat_token", b"seat_token", "state", b"state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal[
+        "seat", b"seat", "seat_token", b"seat_token", "state", b"state"
+    ]
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___JoinTableResponse: _TypeAlias = JoinTableResponse  # noqa: Y015
+Global___JoinTableResponse: _TypeAlias = JoinTableResponse
 
 @_typing.final
 class LeaveTableRequest(_message.Message):
@@ -137,13 +149,15 @@ class LeaveTableRequest(_message.Message):
         table_id: _builtins.str = ...,
         seat_token: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _Never
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat_token", b"seat_token", "table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal[
+        "seat_token", b"seat_token", "table_id", b"table_id"
+    ]
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___LeaveTableRequest: _TypeAlias = LeaveTableRequest  # noqa: Y015
+Global___LeaveTableRequest: _TypeAlias = LeaveTableRequest
 
 @_typing.final
 class LeaveTableResponse(_message.Message):
@@ -156,13 +170,13 @@ class LeaveTableResponse(_message.Message):
         *,
         seq: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _Never
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["seq", b"seq"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seq", b"seq"]
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___LeaveTableResponse: _TypeAlias = LeaveTableResponse  # noqa: Y015
+Global___LeaveTableResponse: _TypeAlias = LeaveTableResponse
 
 @_typing.final
 class CloseTableRequest(_message.Message):
@@ -178,13 +192,15 @@ class CloseTableRequest(_message.Message):
         table_id: _builtins.str = ...,
         admin_token: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _Never
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["admin_token", b"admin_token", "table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal[
+        "admin_token", b"admin_token", "table_id", b"table_id"
+    ]
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___CloseTableRequest: _TypeAlias = CloseTableRequest  # noqa: Y015
+Global___CloseTableRequest: _TypeAlias = CloseTableRequest
 
 @_typing.final
 class CloseTableResponse(_message.Message):
@@ -197,13 +213,13 @@ class CloseTableResponse(_message.Message):
         *,
         seq: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _Never
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["seq", b"seq"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seq", b"seq"]
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___CloseTableResponse: _TypeAlias = CloseTableResponse  # noqa: Y015
+Global___CloseTableResponse: _TypeAlias = CloseTableResponse
 
 @_typing.final
 class ListTablesRequest(_message.Message):
@@ -225,13 +241,15 @@ class ListTablesRequest(_message.Message):
         status: _state_pb2.TableStatus.ValueType = ...,
         limit: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _Never
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "limit", b"limit", "status", b"status"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal[
+        "game", b"game", "limit", b"limit", "status", b"status"
+    ]
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___ListTablesRequest: _TypeAlias = ListTablesRequest  # noqa: Y015
+Global___ListTablesRequest: _TypeAlias = ListTablesRequest
 
 @_typing.final
 class ListTablesResponse(_message.Message):
@@ -245,13 +263,13 @@ class ListTablesResponse(_message.Message):
         *,
         tables: _abc.Iterable[_state_pb2.TableInfo] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _Never
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["tables", b"tables"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["tables", b"tables"]
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___ListTablesResponse: _TypeAlias = ListTablesResponse  # noqa: Y015
+Global___ListTablesResponse: _TypeAlias = ListTablesResponse
 
 @_typing.final
 class GetTableRequest(_message.Message):
@@ -264,13 +282,13 @@ class GetTableRequest(_message.Message):
         *,
         table_id: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _Never
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["table_id", b"table_id"]
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___GetTableRequest: _TypeAlias = GetTableRequest  # noqa: Y015
+Global___GetTableRequest: _TypeAlias = GetTableRequest
 
 @_typing.final
 class GetStateRequest(_message.Message):
@@ -287,13 +305,15 @@ class GetStateRequest(_message.Message):
         table_id: _builtins.str = ...,
         seat_token: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _Never
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat_token", b"seat_token", "table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal[
+        "seat_token", b"seat_token", "table_id", b"table_id"
+    ]
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___GetStateRequest: _TypeAlias = GetStateRequest  # noqa: Y015
+Global___GetStateRequest: _TypeAlias = GetStateRequest
 
 @_typing.final
 class GetLegalMovesRequest(_message.Message):
@@ -309,13 +329,15 @@ class GetLegalMovesRequest(_message.Message):
         table_id: _builtins.str = ...,
         seat_token: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _Never
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat_token", b"seat_token", "table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal[
+        "seat_token", b"seat_token", "table_id", b"table_id"
+    ]
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___GetLegalMovesRequest: _TypeAlias = GetLegalMovesRequest  # noqa: Y015
+Global___GetLegalMovesRequest: _TypeAlias = GetLegalMovesRequest
 
 @_typing.final
 class GetLegalMovesResponse(_message.Message):
@@ -332,13 +354,13 @@ class GetLegalMovesResponse(_message.Message):
         seq: _builtins.int = ...,
         moves: _abc.Iterable[_state_pb2.Move] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _Never
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["moves", b"moves", "seq", b"seq"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["moves", b"moves", "seq", b"seq"]
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___GetLegalMovesResponse: _TypeAlias = GetLegalMovesResponse  # noqa: Y015
+Global___GetLegalMovesResponse: _TypeAlias = GetLegalMovesResponse
 
 @_typing.final
 class PlayMoveRequest(_message.Message):
@@ -349,6 +371,7 @@ class PlayMoveRequest(_message.Message):
     MOVE_FIELD_NUMBER: _builtins.int
     CLIENT_MOVE_ID_FIELD_NUMBER: _builtins.int
     LAST_SEQ_FIELD_NUMBER: _builtins.int
+    WITH_STATE_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     seat_token: _builtins.str
     move: _builtins.str
@@ -361,6 +384,12 @@ class PlayMoveRequest(_message.Message):
     """The sequence number of the state the client decided on; a stale one is refused
     (FAILED_PRECONDITION, the current state in trailing metadata `kafana-state-bin`).
     """
+    with_state: _builtins.bool
+    """Also answer with the table as the mover now sees it (`PlayMoveResponse.state`). Without
+    it the answer is the event, the scores and (once over) the result: all a client needs that
+    follows the match with its own engine, the event feed or GetState, and a tenth of the
+    bytes, which the server spends about as long building as it spends on the move itself.
+    """
     def __init__(
         self,
         *,
@@ -369,14 +398,28 @@ class PlayMoveRequest(_message.Message):
         move: _builtins.str = ...,
         client_move_id: _builtins.str = ...,
         last_seq: _builtins.int = ...,
+        with_state: _builtins.bool = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _Never
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["client_move_id", b"client_move_id", "last_seq", b"last_seq", "move", b"move", "seat_token", b"seat_token", "table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal[
+        "client_move_id",
+        b"client_move_id",
+        "last_seq",
+        b"last_seq",
+        "move",
+        b"move",
+        "seat_token",
+        b"seat_token",
+        "table_id",
+        b"table_id",
+        "with_state",
+        b"with_state",
+    ]
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___PlayMoveRequest: _TypeAlias = PlayMoveRequest  # noqa: Y015
+Global___PlayMoveRequest: _TypeAlias = PlayMoveRequest
 
 @_typing.final
 class PlayMoveResponse(_message.Message):
@@ -385,15 +428,27 @@ class PlayMoveResponse(_message.Message):
     EVENT_FIELD_NUMBER: _builtins.int
     STATE_FIELD_NUMBER: _builtins.int
     DUPLICATE_FIELD_NUMBER: _builtins.int
+    SCORES_FIELD_NUMBER: _builtins.int
+    RESULT_FIELD_NUMBER: _builtins.int
     duplicate: _builtins.bool
     """True when this answer is for a retry of a move already applied."""
     @_builtins.property
     def event(self) -> _events_pb2.Event:
-        """The event of this move (also on a retry)."""
+        """The event of this move (also on a retry). Its `state` is left empty here: the mover's
+        table is `state` below, when asked for.
+        """
 
     @_builtins.property
     def state(self) -> _state_pb2.TableState:
-        """The table as the mover now sees it."""
+        """The table as the mover now sees it: only with `PlayMoveRequest.with_state` (else empty)."""
+
+    @_builtins.property
+    def scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Points per side after this move (Tablić; empty for Tač, which ranks seats instead)."""
+
+    @_builtins.property
+    def result(self) -> _state_pb2.Result:
+        """How the match ended, when it is over after this move; empty while it runs."""
 
     def __init__(
         self,
@@ -401,14 +456,29 @@ class PlayMoveResponse(_message.Message):
         event: _events_pb2.Event | None = ...,
         state: _state_pb2.TableState | None = ...,
         duplicate: _builtins.bool = ...,
+        scores: _abc.Iterable[_builtins.int] | None = ...,
+        result: _state_pb2.Result | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "state", b"state"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal[
+        "event", b"event", "result", b"result", "state", b"state"
+    ]
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["duplicate", b"duplicate", "event", b"event", "state", b"state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal[
+        "duplicate",
+        b"duplicate",
+        "event",
+        b"event",
+        "result",
+        b"result",
+        "scores",
+        b"scores",
+        "state",
+        b"state",
+    ]
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___PlayMoveResponse: _TypeAlias = PlayMoveResponse  # noqa: Y015
+Global___PlayMoveResponse: _TypeAlias = PlayMoveResponse
 
 @_typing.final
 class WatchEventsRequest(_message.Message):
@@ -429,13 +499,15 @@ class WatchEventsRequest(_message.Message):
         after_seq: _builtins.int = ...,
         seat_token: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _Never
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["after_seq", b"after_seq", "seat_token", b"seat_token", "table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal[
+        "after_seq", b"after_seq", "seat_token", b"seat_token", "table_id", b"table_id"
+    ]
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___WatchEventsRequest: _TypeAlias = WatchEventsRequest  # noqa: Y015
+Global___WatchEventsRequest: _TypeAlias = WatchEventsRequest
 
 @_typing.final
 class GetRecordRequest(_message.Message):
@@ -448,13 +520,13 @@ class GetRecordRequest(_message.Message):
         *,
         table_id: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _Never
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["table_id", b"table_id"]
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___GetRecordRequest: _TypeAlias = GetRecordRequest  # noqa: Y015
+Global___GetRecordRequest: _TypeAlias = GetRecordRequest
 
 @_typing.final
 class GetRecordResponse(_message.Message):
@@ -476,13 +548,15 @@ class GetRecordResponse(_message.Message):
         record: _builtins.str = ...,
         events: _abc.Iterable[_events_pb2.Event] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["result", b"result"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["result", b"result"]
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "record", b"record", "result", b"result"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal[
+        "events", b"events", "record", b"record", "result", b"result"
+    ]
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___GetRecordResponse: _TypeAlias = GetRecordResponse  # noqa: Y015
+Global___GetRecordResponse: _TypeAlias = GetRecordResponse
 
 @_typing.final
 class CapturesRequest(_message.Message):
@@ -503,13 +577,15 @@ class CapturesRequest(_message.Message):
         table: _abc.Iterable[_builtins.str] | None = ...,
         rules: _rules_pb2.RulesSpec | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["rules", b"rules"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["rules", b"rules"]
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "rules", b"rules", "table", b"table"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal[
+        "card", b"card", "rules", b"rules", "table", b"table"
+    ]
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___CapturesRequest: _TypeAlias = CapturesRequest  # noqa: Y015
+Global___CapturesRequest: _TypeAlias = CapturesRequest
 
 @_typing.final
 class CapturesResponse(_message.Message):
@@ -525,10 +601,10 @@ class CapturesResponse(_message.Message):
         *,
         captures: _abc.Iterable[_state_pb2.Cards] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _Never
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["captures", b"captures"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["captures", b"captures"]
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___CapturesResponse: _TypeAlias = CapturesResponse  # noqa: Y015
+Global___CapturesResponse: _TypeAlias = CapturesResponse

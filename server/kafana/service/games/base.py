@@ -106,6 +106,10 @@ class Game(ABC):
         """Set the game's view in `out`: what `seat` (None: a spectator) may know."""
 
     @abstractmethod
+    def scores(self, state: Any) -> list[int]:
+        """Points per side now ([] for a game that ranks seats instead)."""
+
+    @abstractmethod
     def fill_result(self, out: state_pb2.Result, state: Any) -> str:
         """Scores, places and winner of a game played to its end; returns the reason."""
 

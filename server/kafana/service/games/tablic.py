@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from typing import Any
 
@@ -19,6 +20,12 @@ def cards(items: Iterable[tablic.Card]) -> list[str]:
 def move_message(value: tablic.Move) -> state_pb2.Move:
     """A move as text and cards."""
     return state_pb2.Move(text=str(value), card=value.card.text, captured=cards(value.captured))
+
+
+@functools.lru_cache(maxsize=8192)
+def _played(text: str) -> bytes:
+    """A logged move's message, serialized: parsed once per text (every PlayMove answers one)."""
+    return move_message(tablic.Move.parse(text)).SerializeToString()
 
 
 def build_rules(spec: rules_pb2.RulesSpec, switches: dict[str, Any] | None = None) -> tablic.Rules:
@@ -152,7 +159,7 @@ class TablicGame(Game):
 
     def played_message(self, after: tablic.MatchState, text: str) -> state_pb2.Move:
         """The move is all in its text."""
-        return move_message(tablic.Move.parse(text))
+        return state_pb2.Move.FromString(_played(text))
 
     def fill_view(
         self, out: state_pb2.TableState, state: tablic.MatchState, seat: int | None
@@ -160,6 +167,10 @@ class TablicGame(Game):
         """Own hand only."""
         view = state.public_view() if seat is None else state.view(seat)
         out.tablic.CopyFrom(tablic_view(view))
+
+    def scores(self, state: tablic.MatchState) -> list[int]:
+        """Points per side, finished hands only."""
+        return list(state.scores)
 
     def fill_result(self, out: state_pb2.Result, state: tablic.MatchState) -> str:
         """Scores per side."""

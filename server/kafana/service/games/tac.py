@@ -157,6 +157,10 @@ class TacGame(Game):
         view = state.public_view() if seat is None else state.view(seat)
         out.tac.CopyFrom(tac_view(view))
 
+    def scores(self, state: tac.GameState) -> list[int]:
+        """None: Tač ranks seats (the result's places)."""
+        return []
+
     def fill_result(self, out: state_pb2.Result, state: tac.GameState) -> str:
         """Places; "out" when a player went out, "stalled" for a draw."""
         out.places.extend(state.places() or ())
