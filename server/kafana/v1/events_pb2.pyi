@@ -3,32 +3,26 @@
 isort:skip_file
 The event feed of a table: every change, numbered 1, 2, 3... by `seq`."""
 
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from kafana.v1 import state_pb2 as _state_pb2
 import builtins as _builtins
 import sys
 import typing as _typing
 
-from google.protobuf import descriptor as _descriptor
-from google.protobuf import message as _message
-from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
-
-from kafana.v1 import state_pb2 as _state_pb2
-
 if sys.version_info >= (3, 11):
-    from typing import Never as _Never
-    from typing import TypeAlias as _TypeAlias
+    from typing import TypeAlias as _TypeAlias, Never as _Never
 else:
-    from typing import Never as _Never
-    from typing import TypeAlias as _TypeAlias
+    from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class _EventKind:
     ValueType = _typing.NewType("ValueType", _builtins.int)
-    V: _TypeAlias = ValueType
+    V: _TypeAlias = ValueType  # noqa: Y015
 
-class _EventKindEnumTypeWrapper(
-    _enum_type_wrapper._EnumTypeWrapper[_EventKind.ValueType], _builtins.type
-):
+class _EventKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_EventKind.ValueType], _builtins.type):
     DESCRIPTOR: _descriptor.EnumDescriptor
     EVENT_KIND_UNSPECIFIED: _EventKind.ValueType  # 0
     EVENT_KIND_SEAT_TAKEN: _EventKind.ValueType  # 1
@@ -45,7 +39,7 @@ EVENT_KIND_SEAT_LEFT: EventKind.ValueType  # 2
 EVENT_KIND_MOVE: EventKind.ValueType  # 3
 EVENT_KIND_FORFEIT: EventKind.ValueType  # 4
 EVENT_KIND_CLOSED: EventKind.ValueType  # 5
-Global___EventKind: _TypeAlias = EventKind
+Global___EventKind: _TypeAlias = EventKind  # noqa: Y015
 
 @_typing.final
 class Event(_message.Message):
@@ -97,31 +91,10 @@ class Event(_message.Message):
         match_over: _builtins.bool = ...,
         state: _state_pb2.TableState | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["move", b"move", "state", b"state"]
+    _HasFieldArgType: _TypeAlias = _typing.Literal["move", b"move", "state", b"state"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal[
-        "kind",
-        b"kind",
-        "match_over",
-        b"match_over",
-        "match_started",
-        b"match_started",
-        "move",
-        b"move",
-        "name",
-        b"name",
-        "reason",
-        b"reason",
-        "seat",
-        b"seat",
-        "seq",
-        b"seq",
-        "state",
-        b"state",
-        "time_ms",
-        b"time_ms",
-    ]
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "match_over", b"match_over", "match_started", b"match_started", "move", b"move", "name", b"name", "reason", b"reason", "seat", b"seat", "seq", b"seq", "state", b"state", "time_ms", b"time_ms"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___Event: _TypeAlias = Event
+Global___Event: _TypeAlias = Event  # noqa: Y015

@@ -3,25 +3,21 @@
 isort:skip_file
 The Kafana game service: tables, seats, moves, the event feed, and the capture core."""
 
-import builtins as _builtins
-import sys
-import typing as _typing
 from collections import abc as _abc
-
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
-
 from kafana.v1 import events_pb2 as _events_pb2
 from kafana.v1 import rules_pb2 as _rules_pb2
 from kafana.v1 import state_pb2 as _state_pb2
+import builtins as _builtins
+import sys
+import typing as _typing
 
 if sys.version_info >= (3, 11):
-    from typing import Never as _Never
-    from typing import TypeAlias as _TypeAlias
+    from typing import TypeAlias as _TypeAlias, Never as _Never
 else:
-    from typing import Never as _Never
-    from typing import TypeAlias as _TypeAlias
+    from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
@@ -37,13 +33,13 @@ class CreateTableRequest(_message.Message):
         *,
         config: _rules_pb2.TableConfig | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["config", b"config"]
+    _HasFieldArgType: _TypeAlias = _typing.Literal["config", b"config"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["config", b"config"]
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["config", b"config"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___CreateTableRequest: _TypeAlias = CreateTableRequest
+Global___CreateTableRequest: _TypeAlias = CreateTableRequest  # noqa: Y015
 
 @_typing.final
 class CreateTableResponse(_message.Message):
@@ -64,15 +60,13 @@ class CreateTableResponse(_message.Message):
         admin_token: _builtins.str = ...,
         info: _state_pb2.TableInfo | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["info", b"info"]
+    _HasFieldArgType: _TypeAlias = _typing.Literal["info", b"info"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal[
-        "admin_token", b"admin_token", "info", b"info", "table_id", b"table_id"
-    ]
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["admin_token", b"admin_token", "info", b"info", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___CreateTableResponse: _TypeAlias = CreateTableResponse
+Global___CreateTableResponse: _TypeAlias = CreateTableResponse  # noqa: Y015
 
 @_typing.final
 class JoinTableRequest(_message.Message):
@@ -92,19 +86,15 @@ class JoinTableRequest(_message.Message):
         seat: _builtins.int | None = ...,
         name: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal[
-        "_seat", b"_seat", "name", b"name", "seat", b"seat", "table_id", b"table_id"
-    ]
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "name", b"name", "seat", b"seat", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]
-    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]
-    def WhichOneof(
-        self, oneof_group: _WhichOneofArgType__seat
-    ) -> _WhichOneofReturnType__seat | None: ...
+    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
+    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
 
-Global___JoinTableRequest: _TypeAlias = JoinTableRequest
+Global___JoinTableRequest: _TypeAlias = JoinTableRequest  # noqa: Y015
 
 @_typing.final
 class JoinTableResponse(_message.Message):
@@ -125,15 +115,13 @@ class JoinTableResponse(_message.Message):
         seat_token: _builtins.str = ...,
         state: _state_pb2.TableState | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["state", b"state"]
+    _HasFieldArgType: _TypeAlias = _typing.Literal["state", b"state"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal[
-        "seat", b"seat", "seat_token", b"seat_token", "state", b"state"
-    ]
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat", "seat_token", b"seat_token", "state", b"state"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___JoinTableResponse: _TypeAlias = JoinTableResponse
+Global___JoinTableResponse: _TypeAlias = JoinTableResponse  # noqa: Y015
 
 @_typing.final
 class LeaveTableRequest(_message.Message):
@@ -149,15 +137,13 @@ class LeaveTableRequest(_message.Message):
         table_id: _builtins.str = ...,
         seat_token: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal[
-        "seat_token", b"seat_token", "table_id", b"table_id"
-    ]
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat_token", b"seat_token", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___LeaveTableRequest: _TypeAlias = LeaveTableRequest
+Global___LeaveTableRequest: _TypeAlias = LeaveTableRequest  # noqa: Y015
 
 @_typing.final
 class LeaveTableResponse(_message.Message):
@@ -170,13 +156,13 @@ class LeaveTableResponse(_message.Message):
         *,
         seq: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["seq", b"seq"]
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seq", b"seq"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___LeaveTableResponse: _TypeAlias = LeaveTableResponse
+Global___LeaveTableResponse: _TypeAlias = LeaveTableResponse  # noqa: Y015
 
 @_typing.final
 class CloseTableRequest(_message.Message):
@@ -192,15 +178,13 @@ class CloseTableRequest(_message.Message):
         table_id: _builtins.str = ...,
         admin_token: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal[
-        "admin_token", b"admin_token", "table_id", b"table_id"
-    ]
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["admin_token", b"admin_token", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___CloseTableRequest: _TypeAlias = CloseTableRequest
+Global___CloseTableRequest: _TypeAlias = CloseTableRequest  # noqa: Y015
 
 @_typing.final
 class CloseTableResponse(_message.Message):
@@ -213,13 +197,13 @@ class CloseTableResponse(_message.Message):
         *,
         seq: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["seq", b"seq"]
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seq", b"seq"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___CloseTableResponse: _TypeAlias = CloseTableResponse
+Global___CloseTableResponse: _TypeAlias = CloseTableResponse  # noqa: Y015
 
 @_typing.final
 class ListTablesRequest(_message.Message):
@@ -241,15 +225,13 @@ class ListTablesRequest(_message.Message):
         status: _state_pb2.TableStatus.ValueType = ...,
         limit: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal[
-        "game", b"game", "limit", b"limit", "status", b"status"
-    ]
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "limit", b"limit", "status", b"status"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___ListTablesRequest: _TypeAlias = ListTablesRequest
+Global___ListTablesRequest: _TypeAlias = ListTablesRequest  # noqa: Y015
 
 @_typing.final
 class ListTablesResponse(_message.Message):
@@ -263,13 +245,13 @@ class ListTablesResponse(_message.Message):
         *,
         tables: _abc.Iterable[_state_pb2.TableInfo] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["tables", b"tables"]
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["tables", b"tables"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___ListTablesResponse: _TypeAlias = ListTablesResponse
+Global___ListTablesResponse: _TypeAlias = ListTablesResponse  # noqa: Y015
 
 @_typing.final
 class GetTableRequest(_message.Message):
@@ -282,13 +264,13 @@ class GetTableRequest(_message.Message):
         *,
         table_id: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["table_id", b"table_id"]
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___GetTableRequest: _TypeAlias = GetTableRequest
+Global___GetTableRequest: _TypeAlias = GetTableRequest  # noqa: Y015
 
 @_typing.final
 class GetStateRequest(_message.Message):
@@ -305,15 +287,13 @@ class GetStateRequest(_message.Message):
         table_id: _builtins.str = ...,
         seat_token: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal[
-        "seat_token", b"seat_token", "table_id", b"table_id"
-    ]
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat_token", b"seat_token", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___GetStateRequest: _TypeAlias = GetStateRequest
+Global___GetStateRequest: _TypeAlias = GetStateRequest  # noqa: Y015
 
 @_typing.final
 class GetLegalMovesRequest(_message.Message):
@@ -329,15 +309,13 @@ class GetLegalMovesRequest(_message.Message):
         table_id: _builtins.str = ...,
         seat_token: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal[
-        "seat_token", b"seat_token", "table_id", b"table_id"
-    ]
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat_token", b"seat_token", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___GetLegalMovesRequest: _TypeAlias = GetLegalMovesRequest
+Global___GetLegalMovesRequest: _TypeAlias = GetLegalMovesRequest  # noqa: Y015
 
 @_typing.final
 class GetLegalMovesResponse(_message.Message):
@@ -354,13 +332,13 @@ class GetLegalMovesResponse(_message.Message):
         seq: _builtins.int = ...,
         moves: _abc.Iterable[_state_pb2.Move] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["moves", b"moves", "seq", b"seq"]
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["moves", b"moves", "seq", b"seq"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___GetLegalMovesResponse: _TypeAlias = GetLegalMovesResponse
+Global___GetLegalMovesResponse: _TypeAlias = GetLegalMovesResponse  # noqa: Y015
 
 @_typing.final
 class PlayMoveRequest(_message.Message):
@@ -400,26 +378,13 @@ class PlayMoveRequest(_message.Message):
         last_seq: _builtins.int = ...,
         with_state: _builtins.bool = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal[
-        "client_move_id",
-        b"client_move_id",
-        "last_seq",
-        b"last_seq",
-        "move",
-        b"move",
-        "seat_token",
-        b"seat_token",
-        "table_id",
-        b"table_id",
-        "with_state",
-        b"with_state",
-    ]
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["client_move_id", b"client_move_id", "last_seq", b"last_seq", "move", b"move", "seat_token", b"seat_token", "table_id", b"table_id", "with_state", b"with_state"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___PlayMoveRequest: _TypeAlias = PlayMoveRequest
+Global___PlayMoveRequest: _TypeAlias = PlayMoveRequest  # noqa: Y015
 
 @_typing.final
 class PlayMoveResponse(_message.Message):
@@ -459,26 +424,13 @@ class PlayMoveResponse(_message.Message):
         scores: _abc.Iterable[_builtins.int] | None = ...,
         result: _state_pb2.Result | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal[
-        "event", b"event", "result", b"result", "state", b"state"
-    ]
+    _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "result", b"result", "state", b"state"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal[
-        "duplicate",
-        b"duplicate",
-        "event",
-        b"event",
-        "result",
-        b"result",
-        "scores",
-        b"scores",
-        "state",
-        b"state",
-    ]
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["duplicate", b"duplicate", "event", b"event", "result", b"result", "scores", b"scores", "state", b"state"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___PlayMoveResponse: _TypeAlias = PlayMoveResponse
+Global___PlayMoveResponse: _TypeAlias = PlayMoveResponse  # noqa: Y015
 
 @_typing.final
 class WatchEventsRequest(_message.Message):
@@ -499,15 +451,13 @@ class WatchEventsRequest(_message.Message):
         after_seq: _builtins.int = ...,
         seat_token: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal[
-        "after_seq", b"after_seq", "seat_token", b"seat_token", "table_id", b"table_id"
-    ]
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["after_seq", b"after_seq", "seat_token", b"seat_token", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___WatchEventsRequest: _TypeAlias = WatchEventsRequest
+Global___WatchEventsRequest: _TypeAlias = WatchEventsRequest  # noqa: Y015
 
 @_typing.final
 class GetRecordRequest(_message.Message):
@@ -520,13 +470,13 @@ class GetRecordRequest(_message.Message):
         *,
         table_id: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["table_id", b"table_id"]
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___GetRecordRequest: _TypeAlias = GetRecordRequest
+Global___GetRecordRequest: _TypeAlias = GetRecordRequest  # noqa: Y015
 
 @_typing.final
 class GetRecordResponse(_message.Message):
@@ -548,15 +498,13 @@ class GetRecordResponse(_message.Message):
         record: _builtins.str = ...,
         events: _abc.Iterable[_events_pb2.Event] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["result", b"result"]
+    _HasFieldArgType: _TypeAlias = _typing.Literal["result", b"result"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal[
-        "events", b"events", "record", b"record", "result", b"result"
-    ]
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "record", b"record", "result", b"result"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___GetRecordResponse: _TypeAlias = GetRecordResponse
+Global___GetRecordResponse: _TypeAlias = GetRecordResponse  # noqa: Y015
 
 @_typing.final
 class CapturesRequest(_message.Message):
@@ -577,15 +525,13 @@ class CapturesRequest(_message.Message):
         table: _abc.Iterable[_builtins.str] | None = ...,
         rules: _rules_pb2.RulesSpec | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["rules", b"rules"]
+    _HasFieldArgType: _TypeAlias = _typing.Literal["rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal[
-        "card", b"card", "rules", b"rules", "table", b"table"
-    ]
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "rules", b"rules", "table", b"table"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___CapturesRequest: _TypeAlias = CapturesRequest
+Global___CapturesRequest: _TypeAlias = CapturesRequest  # noqa: Y015
 
 @_typing.final
 class CapturesResponse(_message.Message):
@@ -601,10 +547,10 @@ class CapturesResponse(_message.Message):
         *,
         captures: _abc.Iterable[_state_pb2.Cards] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["captures", b"captures"]
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["captures", b"captures"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___CapturesResponse: _TypeAlias = CapturesResponse
+Global___CapturesResponse: _TypeAlias = CapturesResponse  # noqa: Y015
