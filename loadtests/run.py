@@ -65,12 +65,38 @@ SCENARIOS = {
 
 # Added to the niceness of every process a run starts (--nice; negative needs root).
 NICE = [0]
+# The CPUs each kind of process may run on (--cpus-server, --cpus-driver, --cpus-redis).
+CPUS: dict[str, set[int]] = {}
 
 
 def _renice() -> None:
     """In the child before exec: the run's niceness (a shared machine is noisy)."""
     if NICE[0]:
         os.nice(NICE[0])
+
+
+def _start_as(role: str) -> Any:
+    """A preexec function: the run's niceness, and the CPUs of `role` if pinned (taskset)."""
+
+    def start() -> None:
+        _renice()
+        if CPUS.get(role):
+            os.sched_setaffinity(0, CPUS[role])
+
+    return start
+
+
+def cpu_list(text: str) -> set[int]:
+    """CPUs written like taskset's list: "0", "1,3", "0-2".
+
+    >>> sorted(cpu_list("0,2-3"))
+    [0, 2, 3]
+    """
+    out: set[int] = set()
+    for part in text.split(","):
+        low, _, high = part.partition("-")
+        out.update(range(int(low), int(high or low) + 1))
+    return out
 
 
 def free_port() -> int:
@@ -114,7 +140,10 @@ def redis_server(directory: Path) -> Iterator[tuple[subprocess.Popen[bytes], int
     command = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", ""]
     command += ["--appendonly", "no", "--dir", str(directory)]
     process = subprocess.Popen(
-        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_renice
+        command,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        preexec_fn=_start_as("redis"),
     )
     try:
         wait_port(port, process)
@@ -160,7 +189,9 @@ def servers(
             for _ in range(count):
                 port = free_port()
                 command = server_command(template, redis_url, port, cache)
-                process = subprocess.Popen(command, stdout=out, stderr=out, preexec_fn=_renice)
+                process = subprocess.Popen(
+                    command, stdout=out, stderr=out, preexec_fn=_start_as("server")
+                )
                 started.append((process, port))
         for process, port in started:
             wait_port(port, process)
@@ -267,6 +298,7 @@ class Phase:
 
     kind: str
     servers: int
+    offered: float = 0.0  # moves/s offered (0: as fast as the servers answer)
     results: dict[str, Any] = field(default_factory=dict)
     cpu: dict[str, float] = field(default_factory=dict)
     memory: dict[str, Any] = field(default_factory=dict)
@@ -290,6 +322,7 @@ class Phase:
         return {
             "kind": self.kind,
             "servers": self.servers,
+            "offered": self.offered,
             "results": results,
             "cpu_s": self.cpu,
             "memory": self.memory,
@@ -300,17 +333,25 @@ class Phase:
 
 
 def run_locust(
-    scenario: Scenario, args: argparse.Namespace, targets: list[str], kind: str, out: Path
+    scenario: Scenario,
+    args: argparse.Namespace,
+    targets: list[str],
+    kind: str,
+    out: Path,
+    rate: float = 0.0,
 ) -> subprocess.Popen[bytes]:
-    """Start locust headless (it stops by itself after warm-up + duration)."""
+    """Start locust headless (it stops by itself after warm-up + duration).
+
+    `rate` (moves/s of all tables together, else `--rate`) paces the tables.
+    """
     users = args.users or scenario.users
     spawn = args.spawn_rate or scenario.spawn_rate or users
     warmup = args.warmup if args.warmup is not None else scenario.warmup
     if scenario.spawn_rate and args.warmup is None:
         warmup += users / spawn + (args.pace or scenario.pace)
     pace = args.pace if args.pace is not None else scenario.pace
-    if args.rate:
-        pace = users / args.rate
+    if rate or args.rate:
+        pace = users / (rate or args.rate)
     think = args.think if args.think is not None else scenario.think
     command = [
         str(BIN / "locust"),
@@ -323,7 +364,7 @@ def run_locust(
     ]
     log = open(out.with_suffix(".log"), "wb")  # noqa: SIM115 (closed when the process ends)
     return subprocess.Popen(
-        command, stdout=log, stderr=subprocess.STDOUT, cwd=HERE, preexec_fn=_renice
+        command, stdout=log, stderr=subprocess.STDOUT, cwd=HERE, preexec_fn=_start_as("driver")
     )
 
 
@@ -346,9 +387,13 @@ def run_phase(
     redis_port: int,
     work: Path,
     number: int,
+    rate: float = 0.0,
 ) -> Phase:
-    """Servers of `kind`, one locust run against them, CPU, checks and memory."""
-    phase = Phase(kind, args.servers)
+    """Servers of `kind`, one locust run against them, CPU, checks and memory.
+
+    `rate`: the moves/s offered (0: `--rate`, or as fast as the servers answer).
+    """
+    phase = Phase(kind, args.servers, offered=rate or args.rate)
     redis_url = f"redis://127.0.0.1:{redis_port}/0"
     out = work / f"phase{number}-{kind}.json"
     template = args.baseline_command if kind == "baseline" else args.kafana_command
@@ -359,7 +404,7 @@ def run_phase(
         targets = [f"127.0.0.1:{port}" for _process, port in up]
         sampler = CpuSampler({"servers": [p.pid for p, _port in up], "redis": [redis_process.pid]})
         sampler.start()
-        locust = run_locust(scenario, args, targets, kind, out)
+        locust = run_locust(scenario, args, targets, kind, out, rate)
         sampler.add("locust", locust.pid)
         spy = None
         if args.profile and kind == "kafana":
@@ -404,9 +449,10 @@ def fmt_phase(phase: Phase) -> list[str]:
     rate = phase.rate(name)
     server_cpu = phase.cpu.get("servers", 0.0)
     per_call = server_cpu / (rate * window) * 1e6 if rate else 0.0
+    offered = f", {phase.offered:,.0f}/s offered" if phase.offered else ""
     lines = [
         f"{phase.kind} x{phase.servers}: {rate:,.1f} {name}/s "
-        f"({rate / phase.servers:,.1f} per server process) over {window:.1f} s",
+        f"({rate / phase.servers:,.1f} per server process{offered}) over {window:.1f} s",
         f"  {name} latency ms: p50 {stats.get('p50_ms', 0):.2f}  p90 {stats.get('p90_ms', 0):.2f}"
         f"  p99 {stats.get('p99_ms', 0):.2f}  max {stats.get('max_ms', 0):.1f}",
         f"  errors: {phase.errors()} (gRPC/driver {res.get('error_count', 0)}, "
@@ -454,6 +500,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--think", type=float, default=None, help="seconds after each move")
     parser.add_argument("--pace", type=float, default=None, help="seconds between table moves")
     parser.add_argument("--rate", type=float, default=0.0, help="target total moves/s")
+    parser.add_argument(
+        "--load",
+        type=float,
+        default=0.0,
+        help="each round, measure each kind's maximum first, then offer it this fraction of "
+        "its own maximum (e.g. 0.7) and report that phase's latency",
+    )
+    for role in ("server", "driver", "redis"):
+        parser.add_argument(
+            f"--cpus-{role}",
+            type=cpu_list,
+            default=None,
+            help=f"pin the {role} processes to these CPUs (taskset list, e.g. 0 or 1,2)",
+        )
     parser.add_argument("--spawn-rate", type=float, default=0.0, help="users started per second")
     parser.add_argument("--warmup", type=float, default=None, help="seconds before measuring")
     parser.add_argument("--channels", type=int, default=2, help="connections per server")
@@ -480,6 +540,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     scenario = SCENARIOS[args.scenario]
     NICE[0] = args.nice
+    for role in ("server", "driver", "redis"):
+        chosen = getattr(args, f"cpus_{role}")
+        if chosen:
+            CPUS[role] = chosen
     kinds = (["baseline"] if args.baseline else []) + ["kafana"]
     work = Path(tempfile.mkdtemp(prefix="kafana-load-"))
     phases: list[Phase] = []
@@ -492,6 +556,14 @@ def main(argv: list[str] | None = None) -> int:
                     phase = run_phase(kind, scenario, args, redis_process, redis_port, work, number)
                     phases.append(phase)
                     print("\n".join(fmt_phase(phase)), flush=True)
+                    if args.load:  # that was the maximum; now the fraction of it
+                        number += 1
+                        rate = args.load * phase.rate(name_of(args))
+                        phase = run_phase(
+                            kind, scenario, args, redis_process, redis_port, work, number, rate
+                        )
+                        phases.append(phase)
+                        print("\n".join(fmt_phase(phase)), flush=True)
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
@@ -502,6 +574,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(summary, indent=1))
     return 0 if summary["ok"] else 1
+
+
+def name_of(args: argparse.Namespace) -> str:
+    """The call a scenario measures."""
+    return "Captures" if args.scenario == "captures" else "PlayMove"
 
 
 def source_version() -> str:
@@ -529,9 +606,18 @@ def summarize(phases: list[Phase], args: argparse.Namespace) -> dict[str, Any]:
         if checkable and not phase.results.get("finished"):
             lines.append("! no match finished: nothing was checked")
             ok = False
-    name = "Captures" if args.scenario == "captures" else "PlayMove"
-    base = [p for p in phases if p.kind == "baseline"]
-    ours = [p for p in phases if p.kind == "kafana"]
+    name = name_of(args)
+    for phase in phases:
+        if phase.offered:
+            stats = phase.results.get("requests", {}).get(name, {})
+            p50, p99 = stats.get("p50_ms", 0.0), stats.get("p99_ms", 0.0)
+            lines.append(
+                f"{phase.kind} at {phase.offered:,.0f} {name}/s offered: "
+                f"{phase.rate(name):,.0f}/s achieved, p50 {p50:.1f} ms, p99 {p99:.1f} ms"
+            )
+    flat_out = [p for p in phases if not p.offered]  # the maxima, when --load paces the rest
+    base = [p for p in flat_out if p.kind == "baseline"]
+    ours = [p for p in flat_out if p.kind == "kafana"]
     ratio = None
     cpu_ratio = None
     if base and ours:
