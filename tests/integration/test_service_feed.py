@@ -7,6 +7,7 @@ import random
 
 import grpc
 from conftest import Service, running
+from kafana.store.keys import live_channel
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import events_pb2, service_pb2
 from kafana.v1.service_pb2_grpc import KafanaStub
@@ -101,14 +102,15 @@ async def test_many_watchers_share_one_reader(service: Service) -> None:
 
     watchers = [asyncio.create_task(watch(out)) for out in got]
     assert isinstance(service.store, RedisStore)
-    readers: list[dict[str, str]] = []
+    channel = live_channel(table.table_id)
+    subscribers = 0
     for _ in range(50):  # until the watchers are all waiting (a busy machine may take a while)
         await asyncio.sleep(0.1)
-        clients = await service.store.client.client_list()
-        readers = [c for c in clients if c.get("cmd") == "xread" and "b" in c.get("flags", "")]
-        if readers and service.server.servicer.feed.watchers(table.table_id) == len(got):
+        answer = await service.store.client.execute_command("PUBSUB", "SHARDNUMSUB", channel)
+        subscribers = int(answer[1])
+        if subscribers and service.server.servicer.feed.watchers(table.table_id) == len(got):
             break
-    assert len(readers) == 1, f"{len(readers)} blocking readers for 40 watchers of one table"
+    assert subscribers == 1, f"{subscribers} subscriptions for 40 watchers of one table"
     rng = random.Random(22)
     await play_one(stub, table, rng)
     await play_one(stub, table, rng)

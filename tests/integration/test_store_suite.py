@@ -152,3 +152,46 @@ async def test_closing_releases_connections(redis_url: str) -> None:
     await probe.close()
     assert after < before
     assert after == 1  # only the probe itself
+
+
+async def test_a_retry_is_found_while_it_is_its_seats_last_move(store: TableStore) -> None:
+    await make(store)
+    mine = Append(b"m1", TTL, expected_seq=0, dedupe="a", dedupe_slot=0)
+    assert (await store.append("t1", mine)).outcome is Outcome.APPLIED
+    theirs = Append(b"m2", TTL, expected_seq=1, dedupe="b", dedupe_slot=1)
+    assert (await store.append("t1", theirs)).outcome is Outcome.APPLIED
+    # The other seat moved since: the retry of seat 0's move is still recognised.
+    assert (await store.append("t1", mine)).outcome is Outcome.DUPLICATE
+    snap = await store.load("t1")
+    assert snap is not None and snap.marks == {0: (1, "a"), 1: (2, "b")}
+    again = Append(b"m3", TTL, expected_seq=2, dedupe="c", dedupe_slot=0)
+    assert (await store.append("t1", again)).outcome is Outcome.APPLIED
+    # Seat 0 moved again: its first move is no longer the one a retry can be of.
+    assert (await store.append("t1", mine)).outcome is Outcome.STALE
+    assert [e.data for e in (await store.load("t1")).events] == [b"m1", b"m2", b"m3"]  # type: ignore[union-attr]
+
+
+async def test_load_from_an_offset_sends_only_the_rest(store: TableStore) -> None:
+    await make(store)
+    for data in (b"one", b"two", b"three"):
+        await store.append("t1", Append(data, TTL))
+    whole = await store.load("t1")
+    assert whole is not None
+    offset = len(whole.tail) - len(b"\x05three")
+    rest = await store.load("t1", after_seq=2, offset=offset)
+    assert rest is not None and [(e.seq, e.data) for e in rest.events] == [(3, b"three")]
+    assert (await store.load("t1", after_seq=2)).tail == rest.tail  # type: ignore[union-attr]
+
+
+async def test_wait_returns_at_once_when_ahead_and_minus_one_when_missing(
+    store: TableStore,
+) -> None:
+    await make(store)
+    await store.append("t1", Append(b"x", TTL))
+    assert await store.wait("t1", 0, 5000) == 1
+    assert await store.wait("nope", 0, 5000) == -1
+    waiter = asyncio.create_task(store.wait("t1", 1, 5000))
+    await asyncio.sleep(0.2)
+    assert not waiter.done()
+    await store.append("t1", Append(b"y", TTL))
+    assert await asyncio.wait_for(waiter, 3) == 2

@@ -87,7 +87,7 @@ class World:
                 self.redis.get(keys.table),
                 self.redis.hgetall(keys.state),
                 self.redis.hgetall(keys.seats),
-                self.redis.xlen(keys.events),
+                self.redis.get(keys.log),
             ]
             for token in ["", *ref.tokens]:
                 request = service_pb2.GetStateRequest(table_id=ref.table_id, seat_token=token)

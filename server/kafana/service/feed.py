@@ -1,8 +1,9 @@
 """Event feed fan-out: one blocking reader per watched table per process, however many watch.
 
-A watcher waits for "something after seq n" here instead of holding its own Redis connection
-in a blocking read; the reader wakes every watcher of its table when events arrive (from any
-process), and stops when nobody watches any more.
+A watcher waits for "something after seq n" here instead of asking the store itself; the reader
+waits on the store's live notification for the table (Redis: the append's SPUBLISH, re-checked
+every `block_ms` in case one is lost), wakes every watcher of its table when the table moves
+on (in any process), and stops when nobody watches any more.
 """
 
 from __future__ import annotations
@@ -82,9 +83,9 @@ class Feed:
         idle = 0
         try:
             while not self.stopping and idle < 2:
-                entries = await self.store.events(table_id, table.seq, self.block_ms)
-                if entries:
-                    self.notify(table_id, entries[-1].seq)
+                seq = await self.store.wait(table_id, table.seq, self.block_ms)
+                if seq > table.seq:
+                    self.notify(table_id, seq)
                 idle = idle + 1 if table.watchers == 0 else 0
         except Exception:  # the watchers poll again; a reader is restarted on demand
             log.exception("event reader of table %s failed", table_id)

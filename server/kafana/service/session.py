@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import functools
+import hashlib
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from kafana.service.games import Game, game_of
+from kafana.service.games import Game, build_rules, game_of
 from kafana.store.base import FINISHED, OPEN, PLAYING, Entry, Snapshot
-from kafana.v1 import events_pb2, storage_pb2
+from kafana.store.records import FORMAT, EventLog, decode
+from kafana.v1 import events_pb2, rules_pb2, storage_pb2
 
 Kind = events_pb2.EventKind
 
@@ -34,18 +37,21 @@ class Session:
     names: dict[int, str] = field(default_factory=dict)
     token_hashes: dict[int, bytes] = field(default_factory=dict)
     ending: Ending | None = None
-    log: tuple[Entry, ...] = ()  # raw entries: parsed again when needed, light to cache
+    # The log as the store keeps it (one bytes object, entries decoded on demand), so a cached
+    # table gives the garbage collector a handful of objects to track, not two per event.
+    log: EventLog = field(default_factory=EventLog)
+    marks: dict[int, tuple[int, str]] = field(default_factory=dict)  # seat -> last tagged move
 
     @staticmethod
     def start(table_id: str, stored: storage_pb2.StoredTable) -> Session:
         """The table as created: no seats taken, move 0."""
-        return Session(table_id, stored, game_of(stored.spec).start(stored))
+        match = game_of(stored.spec).start(stored)
+        return Session(table_id, stored, match, log=EventLog.empty(stored.created_ms))
 
     @staticmethod
     def from_snapshot(table_id: str, snapshot: Snapshot) -> Session:
         """Replay a whole snapshot (loaded with after_seq=0)."""
-        stored = storage_pb2.StoredTable.FromString(snapshot.table)
-        return Session.start(table_id, stored).update(snapshot)
+        return Session.start(table_id, load_table(snapshot.table)).update(snapshot)
 
     @property
     def game(self) -> Game:
@@ -63,22 +69,62 @@ class Session:
         return self.status != OPEN or self.ending is not None
 
     def update(self, snapshot: Snapshot) -> Session:
-        """Apply a snapshot's new events and take its seats and deadline."""
+        """Apply a snapshot's log (from this session's seq on) and take its seats and deadline.
+
+        Raises ValueError when the snapshot's log does not continue this session's.
+        """
+        records = snapshot.records
+        if snapshot.seq != self.seq + len(records):
+            raise ValueError(
+                f"the log has {len(records)} events after {self.seq}, the table is at "
+                f"{snapshot.seq}"
+            )
         session = self
-        for entry in snapshot.events:
-            if entry.seq == session.seq + 1:
-                session = session.apply(entry)
+        for record in records:
+            event = decode(record, session.log.last_ms)
+            session = session._step(session.seq + 1, event, record)
         hashes = {
             seat: storage_pb2.StoredSeat.FromString(data).token_hash
             for seat, data in snapshot.seats.items()
         }
-        return replace(session, token_hashes=hashes, deadline_ms=snapshot.deadline_ms)
+        return replace(
+            session,
+            token_hashes=hashes,
+            deadline_ms=snapshot.deadline_ms,
+            marks=dict(snapshot.marks),
+        )
 
-    def apply(self, entry: Entry, match: Any = None, deadline_ms: int | None = None) -> Session:
-        """The session after one logged event (`match`: the result when already computed)."""
+    def apply(
+        self,
+        entry: Entry,
+        match: Any = None,
+        deadline_ms: int | None = None,
+        *,
+        record: bytes | None = None,
+    ) -> Session:
+        """The session after one event (`entry.data`: a StoredEvent protobuf).
+
+        `match`: the game after it when already computed; `record`: its packed form when
+        already made (`self.log.pack(entry.data)`); `entry.dedupe`: the client move's tag.
+        """
         if entry.seq != self.seq + 1:
             raise ValueError(f"event {entry.seq} does not follow {self.seq}")
         event = storage_pb2.StoredEvent.FromString(entry.data)
+        if record is None:
+            record = self.log.pack(entry.data)
+        after = self._step(entry.seq, event, record, match, deadline_ms)
+        if entry.dedupe:
+            after.marks[event.seat] = (entry.seq, entry.dedupe)
+        return after
+
+    def _step(
+        self,
+        seq: int,
+        event: storage_pb2.StoredEvent,
+        record: bytes,
+        match: Any = None,
+        deadline_ms: int | None = None,
+    ) -> Session:
         names = dict(self.names)
         status = self.status
         ending = self.ending
@@ -105,20 +151,25 @@ class Session:
         return replace(
             self,
             match=new_match,
-            seq=entry.seq,
+            seq=seq,
             status=status,
             names=names,
             ending=ending,
             deadline_ms=self.deadline_ms if deadline_ms is None else deadline_ms,
-            log=(*self.log, entry),
+            log=self.log.appended(record, event.time_ms),
+            marks=dict(self.marks),
         )
+
+    def retry_of(self, seat: int, tag: str, last_seq: int) -> bool:
+        """Whether a move tagged `tag` made at `last_seq` is `seat`'s last move, applied."""
+        return bool(tag) and self.marks.get(seat) == (last_seq + 1, tag)
 
     def replays(self) -> list[Session]:
         """The session after each event, oldest first (for the event feed)."""
         out: list[Session] = []
         session = Session.start(self.table_id, self.stored)
-        for entry in self.log:
-            session = session.apply(entry)
+        for seq, record, event in self.log.events():
+            session = session._step(seq, event, record)
             out.append(replace(session, token_hashes=self.token_hashes))
         return out
 
@@ -133,14 +184,48 @@ class Session:
     def record_text(self) -> str:
         """The replayable record; how an early end came about is noted in comments."""
         text = self.game.record_text(self.match)
-        for entry in self.log:
-            event = storage_pb2.StoredEvent.FromString(entry.data)
+        for seq, _record, event in self.log.events():
             if event.kind == Kind.EVENT_KIND_MOVE and event.reason == "timeout":
-                text += (
-                    f"# event {entry.seq}: seat {event.seat} ran out of time, played {event.move}\n"
-                )
+                text += f"# event {seq}: seat {event.seat} ran out of time, played {event.move}\n"
         if self.ending is not None:
             who = "" if self.ending.seat is None else f" by seat {self.ending.seat}"
             why = f" ({self.ending.why})" if self.ending.why else ""
             text += f"# ended: {self.ending.reason}{who}{why}\n"
         return text
+
+
+def rules_digest(rules_json: str) -> bytes:
+    """The short digest of a table's rules kept instead of their JSON."""
+    return hashlib.blake2b(rules_json.encode(), digest_size=8).digest()
+
+
+def load_table(data: bytes) -> storage_pb2.StoredTable:
+    """A stored table record, with the `rules_json` the store leaves out made again.
+
+    Raises RuntimeError when the spec now makes other rules than the table was created with
+    (a server version that changed a preset must not change the rules of a running table).
+    """
+    stored = storage_pb2.StoredTable.FromString(data)
+    if not stored.rules_json:
+        stored.rules_json = _rules_json(stored.spec.SerializeToString(deterministic=True))
+        if rules_digest(stored.rules_json) != stored.rules_digest:
+            raise RuntimeError(
+                "this server makes other rules of the table's spec than it was created with"
+            )
+    return stored
+
+
+@functools.lru_cache(maxsize=256)
+def _rules_json(spec: bytes) -> str:
+    """The rules JSON of a serialized spec (tables repeat a few specs: cached)."""
+    return build_rules(rules_pb2.RulesSpec.FromString(spec)).to_json()
+
+
+def table_record(stored: storage_pb2.StoredTable) -> bytes:
+    """What the store keeps of a table: its rules as a digest of their JSON, not the JSON."""
+    kept = storage_pb2.StoredTable()
+    kept.CopyFrom(stored)
+    kept.ClearField("rules_json")
+    kept.format = FORMAT
+    kept.rules_digest = rules_digest(stored.rules_json)
+    return kept.SerializeToString()

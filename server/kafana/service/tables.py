@@ -29,7 +29,7 @@ from kafana.errors import (
 )
 from kafana.service import convert, tokens
 from kafana.service.games import build_rules, game_name, game_of
-from kafana.service.session import Session
+from kafana.service.session import Session, table_record
 from kafana.store.base import FINISHED, OPEN, PLAYING, Append, Entry, Outcome, TableStore
 from kafana.v1 import events_pb2, rules_pb2, storage_pb2
 
@@ -97,17 +97,21 @@ class Tables:
         """The table, brought up to date with the store (one round trip)."""
         cached = self._cache.get(table_id)
         after = cached.seq if cached is not None else 0
-        snapshot = await self.store.load(table_id, after_seq=after)
+        offset = len(cached.log.data) if cached is not None else None
+        snapshot = await self.store.load(table_id, after_seq=after, offset=offset)
         if snapshot is None:
             self._cache.pop(table_id, None)
             raise NotFoundError(f"no table {table_id!r} (it may have ended and expired)")
-        if cached is None or snapshot.seq < cached.seq:
-            if after:
-                snapshot = await self.store.load(table_id)
-                if snapshot is None:
-                    raise NotFoundError(f"no table {table_id!r}")
-            return self._remember(Session.from_snapshot(table_id, snapshot))
-        return self._remember(cached.update(snapshot))
+        if cached is not None and snapshot.seq >= cached.seq:
+            try:
+                return self._remember(cached.update(snapshot))
+            except ValueError:  # not the log the cache holds (a table expired and made again)
+                log.warning("table %s: cached log does not match the store; reloading", table_id)
+        if after:
+            snapshot = await self.store.load(table_id)
+            if snapshot is None:
+                raise NotFoundError(f"no table {table_id!r}")
+        return self._remember(Session.from_snapshot(table_id, snapshot))
 
     async def _current(self, table_id: str, at_least: int) -> Session:
         cached = self._cache.get(table_id)
@@ -168,7 +172,7 @@ class Tables:
         elif not config.decks:
             stored.seed = secrets.randbits(63)
         game.start(stored)  # validates the decks and the seed
-        data = stored.SerializeToString()
+        data = table_record(stored)
         for _attempt in range(5):
             table_id = secrets.token_hex(8)
             if await self.store.create(table_id, data, self.idle_ttl_ms, now):
@@ -203,8 +207,9 @@ class Tables:
             result = await self.store.append(
                 table_id,
                 Append(
-                    event=event,
+                    event=session.log.pack(event),
                     ttl_ms=self.idle_ttl_ms,
+                    expected_seq=session.seq,  # the record's time counts from the last event
                     require_status=OPEN,
                     take_seat=wanted,
                     seat_data=data.SerializeToString(),
@@ -231,7 +236,7 @@ class Tables:
             if session.status == OPEN:
                 kind = Kind.EVENT_KIND_SEAT_LEFT
                 append = Append(
-                    event=convert.stored_event(kind, seat, now),
+                    event=session.log.pack(convert.stored_event(kind, seat, now)),
                     ttl_ms=self.idle_ttl_ms,
                     expected_seq=session.seq,
                     free_seat=seat,
@@ -239,7 +244,7 @@ class Tables:
             else:
                 kind = Kind.EVENT_KIND_FORFEIT
                 append = Append(
-                    event=convert.stored_event(kind, seat, now, reason="left"),
+                    event=session.log.pack(convert.stored_event(kind, seat, now, reason="left")),
                     ttl_ms=self.finished_ttl_ms,
                     expected_seq=session.seq,
                     new_status=FINISHED,
@@ -264,7 +269,7 @@ class Tables:
                 raise MatchOverError(f"the match at table {table_id} is already over")
             event = convert.stored_event(Kind.EVENT_KIND_CLOSED, 0, self.now(), reason="admin")
             append = Append(
-                event=event,
+                event=session.log.pack(event),
                 ttl_ms=self.finished_ttl_ms,
                 expected_seq=session.seq,
                 new_status=FINISHED,
@@ -310,18 +315,20 @@ class Tables:
         event = convert.stored_event(
             Kind.EVENT_KIND_MOVE, seat, now, move_text=move
         )  # no reason stored for a normal move: "played" (bytes add up over a match)
+        record = session.log.pack(event)
         append = Append(
-            event=event,
+            event=record,
             ttl_ms=self._ttl(FINISHED if over else PLAYING),
             expected_seq=last_seq,
             dedupe=tag,
+            dedupe_slot=seat,
             new_status=FINISHED if over else "",
             deadline_ms=deadline if self._move_millis(session) else None,
         )
         result = await self.store.append(table_id, append)
         if result.outcome is Outcome.APPLIED:
             entry = Entry(result.seq, event, tag)
-            new = self._remember(session.apply(entry, after, deadline))
+            new = self._remember(session.apply(entry, after, deadline, record=record))
             return Played(new, result.seq, seat, before=session)
         if result.outcome is Outcome.MISSING:
             raise NotFoundError(f"no table {table_id!r}")
@@ -330,13 +337,12 @@ class Tables:
 
     async def _not_current(self, session: Session, seat: int, tag: str, last_seq: int) -> Played:
         """A request made at an older (or unknown) seq: a retry, or stale."""
-        if tag and last_seq < session.seq:
-            entry = session.log[last_seq]
-            event = storage_pb2.StoredEvent.FromString(entry.data)
-            if entry.dedupe == tag and event.seat == seat:
-                return Played(session, entry.seq, seat, duplicate=True)
+        if session.retry_of(seat, tag, last_seq):
+            return Played(session, last_seq + 1, seat, duplicate=True)
         if last_seq < session.seq:
             session = await self.session(session.table_id)
+            if session.retry_of(seat, tag, last_seq):
+                return Played(session, last_seq + 1, seat, duplicate=True)
         raise StaleSequenceError(
             f"stale sequence number {last_seq}: table {session.table_id} is at {session.seq}"
         )
@@ -372,7 +378,7 @@ class Tables:
         if move is None:
             event = convert.stored_event(Kind.EVENT_KIND_FORFEIT, seat, now, reason="timeout")
             append = Append(
-                event=event,
+                event=session.log.pack(event),
                 ttl_ms=self.finished_ttl_ms,
                 expected_seq=session.seq,
                 new_status=FINISHED,
@@ -386,7 +392,7 @@ class Tables:
             )
             deadline = self._next_deadline(session, over, now)
             append = Append(
-                event=event,
+                event=session.log.pack(event),
                 ttl_ms=self._ttl(FINISHED if over else PLAYING),
                 expected_seq=session.seq,
                 new_status=FINISHED if over else "",

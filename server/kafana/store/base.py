@@ -1,15 +1,19 @@
 """The store interface every implementation passes the same tests against.
 
 A table is a fixed record (bytes), a seat map (seat -> bytes), a control state
-(sequence number, status, clock deadline) and an append-only event log numbered 1, 2, 3...
-The store knows nothing of games: the service decides, the store appends atomically.
+(sequence number, status, clock deadline, the last client move of each dedupe slot) and an
+append-only event log numbered 1, 2, 3... kept as one byte string of framed records
+(`kafana.store.records.frame`). The store knows nothing of games: the service decides, the
+store appends atomically.
 """
 
 from __future__ import annotations
 
 import enum
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from kafana.store.framing import split
 
 OPEN = "open"
 PLAYING = "playing"
@@ -38,24 +42,42 @@ class Entry:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """A table read atomically: its record, seats, control state and events after some seq."""
+    """A table read atomically: its record, seats, control state and its log after some seq.
+
+    `tail` is the log's framed records after the seq asked for (all of them up to `seq`);
+    `marks` holds, per dedupe slot, the seq and tag of that slot's last tagged event.
+    """
 
     table: bytes
     seq: int
     status: str
     deadline_ms: int
     seats: dict[int, bytes]
-    events: list[Entry]
+    tail: bytes = b""
+    marks: dict[int, tuple[int, str]] = field(default_factory=dict)
+
+    @property
+    def records(self) -> list[bytes]:
+        """The records of `tail`, oldest first."""
+        return split(self.tail)
+
+    @property
+    def events(self) -> list[Entry]:
+        """The records of `tail` numbered up to `seq`."""
+        records = self.records
+        first = self.seq - len(records) + 1
+        return [Entry(first + i, record) for i, record in enumerate(records)]
 
 
 @dataclass(frozen=True)
 class Append:
     """One event to append and the conditions it needs, checked and applied atomically."""
 
-    event: bytes
+    event: bytes  # one record (unframed): the store frames it
     ttl_ms: int
     expected_seq: int | None = None  # None: whatever the current one is
-    dedupe: str = ""  # tag of the client move; a retry finds it at expected_seq + 1
+    dedupe: str = ""  # tag of the client move; a retry finds it at expected_seq + 1 ...
+    dedupe_slot: int = 0  # ... while it is still the last tagged event of this slot (seat)
     require_status: str = ""  # "": any status
     new_status: str = ""  # "": unchanged
     deadline_ms: int | None = None  # None: unchanged; 0: no deadline
@@ -87,8 +109,14 @@ class TableStore(ABC):
         """Create a table at seq 0, status open; False when the id is taken."""
 
     @abstractmethod
-    async def load(self, table_id: str, after_seq: int = 0) -> Snapshot | None:
-        """The table with its events after `after_seq`; None when it does not exist."""
+    async def load(
+        self, table_id: str, after_seq: int = 0, *, offset: int | None = None
+    ) -> Snapshot | None:
+        """The table with its log after `after_seq`; None when it does not exist.
+
+        `offset`: the byte length of the log up to `after_seq` when the caller knows it (it
+        holds that much of the log), so the store sends only what follows.
+        """
 
     @abstractmethod
     async def append(self, table_id: str, append: Append) -> AppendResult:
@@ -97,6 +125,13 @@ class TableStore(ABC):
     @abstractmethod
     async def events(self, table_id: str, after_seq: int, block_ms: int) -> list[Entry]:
         """Events after `after_seq`; waits up to `block_ms` for one when there are none."""
+
+    @abstractmethod
+    async def wait(self, table_id: str, after_seq: int, block_ms: int) -> int:
+        """The table's seq once it passes `after_seq`, or after `block_ms` (-1: no table).
+
+        A notification may be lost (a reconnect): callers re-check every `block_ms`.
+        """
 
     @abstractmethod
     async def list_tables(self, limit: int) -> list[str]:

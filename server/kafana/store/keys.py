@@ -1,7 +1,8 @@
 """Every Redis key name Kafana uses, in one place.
 
 A table's keys share the hash tag `{t:<id>}` so they live in one Redis Cluster slot and one
-Lua script may touch them all. The two global keys are single keys, fine on a cluster too.
+Lua script may touch them all; its live channel carries the same tag, so `SPUBLISH` from that
+script stays on the table's shard. The two global keys are single keys, fine on a cluster too.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ class TableKeys(NamedTuple):
     """The keys of one table."""
 
     table: str  # string: StoredTable protobuf, written once
-    state: str  # hash: seq, status, deadline (plain integers and words for Lua)
+    state: str  # hash: seq, status, deadline, d<slot> = "<seq>:<tag>" (last client move)
     seats: str  # hash: seat number -> StoredSeat protobuf
-    events: str  # stream: entry id "<seq>-0", fields e (StoredEvent protobuf), d (dedupe tag)
+    log: str  # string: the event log, framed records (`kafana.store.records`)
 
 
 def table_keys(table_id: str) -> TableKeys:
@@ -25,7 +26,16 @@ def table_keys(table_id: str) -> TableKeys:
     '{t:ab12}:state'
     """
     tag = "{t:" + table_id + "}"
-    return TableKeys(f"{tag}:table", f"{tag}:state", f"{tag}:seats", f"{tag}:events")
+    return TableKeys(f"{tag}:table", f"{tag}:state", f"{tag}:seats", f"{tag}:log")
+
+
+def live_channel(table_id: str) -> str:
+    """The sharded pub/sub channel on which each append publishes the table's new seq.
+
+    >>> live_channel("ab12")
+    '{t:ab12}:live'
+    """
+    return "{t:" + table_id + "}:live"
 
 
 def tables_index(namespace: str) -> str:

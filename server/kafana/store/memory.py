@@ -17,6 +17,7 @@ from kafana.store.base import (
     Snapshot,
     TableStore,
 )
+from kafana.store.framing import frame, skip
 
 
 def _now_ms() -> int:
@@ -31,7 +32,8 @@ class _Table:
     status: str = OPEN
     deadline_ms: int = 0
     seats: dict[int, bytes] = field(default_factory=dict)
-    events: list[Entry] = field(default_factory=list)
+    log: bytes = b""  # framed records, as Redis keeps them
+    marks: dict[int, tuple[int, str]] = field(default_factory=dict)  # dedupe slot -> seq, tag
 
 
 class MemoryStore(TableStore):
@@ -62,18 +64,22 @@ class MemoryStore(TableStore):
         self._created[table_id] = now_ms
         return True
 
-    async def load(self, table_id: str, after_seq: int = 0) -> Snapshot | None:
-        """A copy of the table with events after `after_seq`."""
+    async def load(
+        self, table_id: str, after_seq: int = 0, *, offset: int | None = None
+    ) -> Snapshot | None:
+        """A copy of the table with its log after `after_seq`."""
         table = self._get(table_id)
         if table is None:
             return None
+        start = offset if offset is not None else skip(table.log, after_seq)
         return Snapshot(
             table=table.record,
             seq=table.seq,
             status=table.status,
             deadline_ms=table.deadline_ms,
             seats=dict(table.seats),
-            events=table.events[after_seq:],
+            tail=table.log[start:],
+            marks=dict(table.marks),
         )
 
     async def append(self, table_id: str, append: Append) -> AppendResult:
@@ -83,11 +89,8 @@ class MemoryStore(TableStore):
             return AppendResult(Outcome.MISSING)
         expected = append.expected_seq
         if expected is not None and expected != table.seq:
-            if (
-                append.dedupe
-                and expected < table.seq
-                and table.events[expected].dedupe == append.dedupe
-            ):
+            mark = (expected + 1, append.dedupe)
+            if append.dedupe and table.marks.get(append.dedupe_slot) == mark:
                 return AppendResult(Outcome.DUPLICATE, expected + 1, table.status)
             return AppendResult(Outcome.STALE, table.seq, table.status)
         if append.require_status and table.status != append.require_status:
@@ -99,7 +102,9 @@ class MemoryStore(TableStore):
         if append.free_seat is not None:
             table.seats.pop(append.free_seat, None)
         table.seq += 1
-        table.events.append(Entry(table.seq, append.event, append.dedupe))
+        table.log += frame(append.event)
+        if append.dedupe:
+            table.marks[append.dedupe_slot] = (table.seq, append.dedupe)
         if append.new_status:
             table.status = append.new_status
         if append.deadline_ms is not None:
@@ -128,13 +133,19 @@ class MemoryStore(TableStore):
 
     async def events(self, table_id: str, after_seq: int, block_ms: int) -> list[Entry]:
         """Events after `after_seq`, waiting for one up to `block_ms`."""
+        await self.wait(table_id, after_seq, block_ms)
+        snapshot = await self.load(table_id, after_seq)
+        return [] if snapshot is None else snapshot.events
+
+    async def wait(self, table_id: str, after_seq: int, block_ms: int) -> int:
+        """The seq once past `after_seq` or after `block_ms` (-1: no table)."""
         deadline = time.monotonic() + block_ms / 1000
         while True:
             table = self._get(table_id)
-            found = [] if table is None else table.events[after_seq:]
+            seq = -1 if table is None else table.seq
             remaining = deadline - time.monotonic()
-            if found or remaining <= 0:
-                return found
+            if seq > after_seq or seq < 0 or remaining <= 0:
+                return seq
             async with self._changed:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._changed.wait(), remaining)

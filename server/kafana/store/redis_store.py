@@ -16,7 +16,9 @@ from redis.commands.core import AsyncScript
 from redis.exceptions import NoScriptError
 
 from kafana.store.base import Append, AppendResult, Entry, Outcome, Snapshot, TableStore
-from kafana.store.keys import deadlines_index, table_keys, tables_index
+from kafana.store.framing import frame, skip
+from kafana.store.keys import deadlines_index, live_channel, table_keys, tables_index
+from kafana.store.notify import Notifier
 
 CLUSTER_SCHEME = "redis+cluster"
 
@@ -35,14 +37,19 @@ def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-def _entries(raw: Any) -> list[Entry]:
-    out = []
-    for entry_id, fields in raw:
-        if isinstance(fields, list):
-            fields = dict(zip(fields[::2], fields[1::2], strict=True))
-        values = fields
-        seq = int(_text(entry_id).split("-", 1)[0])
-        out.append(Entry(seq, bytes(values[b"e"]), _text(values.get(b"d", b""))))
+def _pairs(flat: Any) -> dict[str, bytes]:
+    if isinstance(flat, dict):
+        return {_text(k): bytes(v) for k, v in flat.items()}
+    return {_text(k): bytes(v) for k, v in zip(flat[::2], flat[1::2], strict=True)}
+
+
+def _marks(state: dict[str, bytes]) -> dict[int, tuple[int, str]]:
+    """The `d<slot>` fields of a state hash: slot -> (seq, tag)."""
+    out = {}
+    for name, value in state.items():
+        if name.startswith("d") and name[1:].isdigit():
+            seq, _, tag = value.decode().partition(":")
+            out[int(name[1:])] = (int(seq), tag)
     return out
 
 
@@ -57,6 +64,7 @@ class RedisStore(TableStore):
         self._load = client.register_script(_script("load"))
         self._append = client.register_script(_script("append"))
         self._claim = client.register_script(_script("claim"))
+        self._notifier = Notifier(client)
         self._where = ""
 
     @classmethod
@@ -97,20 +105,27 @@ class RedisStore(TableStore):
             await self._client.zadd(tables_index(self._namespace), {table_id: now_ms})
         return bool(created)
 
-    async def load(self, table_id: str, after_seq: int = 0) -> Snapshot | None:
-        """One script call: record, control state, seats, events."""
-        raw = await self._run(self._load, list(table_keys(table_id)), [after_seq])
+    async def load(
+        self, table_id: str, after_seq: int = 0, *, offset: int | None = None
+    ) -> Snapshot | None:
+        """One script call: record, control state, seats, the log from `offset` on."""
+        start = offset if offset is not None else 0
+        raw = await self._run(self._load, list(table_keys(table_id)), [start])
         if not raw:
             return None
-        record, seq, status, deadline, seats, events = raw
-        seat_map = {int(_text(k)): bytes(v) for k, v in zip(seats[::2], seats[1::2], strict=True)}
+        record, state_flat, seats, tail = raw
+        state = _pairs(state_flat)
+        tail = bytes(tail)
+        if offset is None and after_seq:
+            tail = tail[skip(tail, after_seq) :]
         return Snapshot(
             table=bytes(record),
-            seq=_int(seq),
-            status=_text(status),
-            deadline_ms=_int(deadline),
-            seats=seat_map,
-            events=_entries(events),
+            seq=_int(state.get("seq")),
+            status=_text(state.get("status", b"")),
+            deadline_ms=_int(state.get("deadline")),
+            seats={int(k): v for k, v in _pairs(seats).items()},
+            tail=tail,
+            marks=_marks(state),
         )
 
     def _append_args(self, append: Append) -> list[Any]:
@@ -120,7 +135,7 @@ class RedisStore(TableStore):
         return [
             opt(append.expected_seq),
             append.dedupe,
-            append.event,
+            frame(append.event),
             append.require_status,
             append.new_status,
             opt(append.deadline_ms),
@@ -130,13 +145,14 @@ class RedisStore(TableStore):
             append.start_at_seats,
             append.start_deadline_ms,
             append.ttl_ms,
+            append.dedupe_slot,
         ]
 
     async def append(self, table_id: str, append: Append) -> AppendResult:
         """The append script; a new clock deadline is indexed in the same round trip."""
         keys = table_keys(table_id)
-        script_keys = [keys.state, keys.seats, keys.events, keys.table]
-        args = self._append_args(append)
+        script_keys = [keys.state, keys.seats, keys.log, keys.table]
+        args = [*self._append_args(append), live_channel(table_id)]
         if append.deadline_ms and not self._cluster:
             raw = await self._append_and_index(table_id, script_keys, args, append.deadline_ms)
         else:
@@ -175,17 +191,21 @@ class RedisStore(TableStore):
         await self._client.zadd(deadlines_index(self._namespace), {table_id: deadline_ms}, lt=True)
 
     async def events(self, table_id: str, after_seq: int, block_ms: int) -> list[Entry]:
-        """XRANGE, or XREAD BLOCK when there is nothing new yet."""
-        key = table_keys(table_id).events
-        raw = await self._client.xrange(key, min=f"({after_seq}-0", max="+")
-        if raw or block_ms <= 0:
-            return _entries(raw)
-        streams: Any = await self._client.xread({key: f"{after_seq}-0"}, block=block_ms)
-        if not streams:
-            return []
-        if isinstance(streams, dict):
-            return _entries(next(iter(streams.values())))
-        return _entries(streams[0][1])
+        """The log after `after_seq`, waiting for a live notification when there is none."""
+        if block_ms > 0:
+            await self.wait(table_id, after_seq, block_ms)
+        snapshot = await self.load(table_id, after_seq)
+        return [] if snapshot is None else snapshot.events
+
+    async def _seq(self, table_id: str) -> int:
+        value = await self._client.hget(table_keys(table_id).state, "seq")
+        return -1 if value is None else _int(value)
+
+    async def wait(self, table_id: str, after_seq: int, block_ms: int) -> int:
+        """The seq, once past `after_seq` (woken by the append's SPUBLISH) or after `block_ms`."""
+        return await self._notifier.wait(
+            live_channel(table_id), lambda: self._seq(table_id), after_seq, block_ms
+        )
 
     async def list_tables(self, limit: int) -> list[str]:
         """Newest first from the creation index."""
@@ -220,5 +240,6 @@ class RedisStore(TableStore):
             await self._client.zrem(key, table_id)
 
     async def close(self) -> None:
-        """Close the client and its pool."""
+        """Close the subscriber, the client and its pool."""
+        await self._notifier.close()
         await self._client.aclose()

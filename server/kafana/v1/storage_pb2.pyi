@@ -34,11 +34,20 @@ class StoredTable(_message.Message):
     CLOCK_FIELD_NUMBER: _builtins.int
     ADMIN_TOKEN_HASH_FIELD_NUMBER: _builtins.int
     CREATED_MS_FIELD_NUMBER: _builtins.int
+    FORMAT_FIELD_NUMBER: _builtins.int
+    RULES_DIGEST_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     rules_json: _builtins.str
+    """Not stored since format 2 (the spec regenerates it on load); filled in memory."""
     seed: _builtins.int
     admin_token_hash: _builtins.bytes
     created_ms: _builtins.int
+    format: _builtins.int
+    """Storage format: 2 = the event log as one string of compact records (kafana.store.records)."""
+    rules_digest: _builtins.bytes
+    """Since format 2: the first 8 bytes of blake2b(rules_json) at creation; a load that
+    regenerates other rules from the spec refuses the table instead of changing its rules.
+    """
     @_builtins.property
     def spec(self) -> _rules_pb2.RulesSpec: ...
     @_builtins.property
@@ -56,10 +65,12 @@ class StoredTable(_message.Message):
         clock: _rules_pb2.ClockSpec | None = ...,
         admin_token_hash: _builtins.bytes = ...,
         created_ms: _builtins.int = ...,
+        format: _builtins.int = ...,
+        rules_digest: _builtins.bytes = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "seed", b"seed", "spec", b"spec"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "admin_token_hash", b"admin_token_hash", "clock", b"clock", "created_ms", b"created_ms", "decks", b"decks", "name", b"name", "rules_json", b"rules_json", "seed", b"seed", "spec", b"spec"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "admin_token_hash", b"admin_token_hash", "clock", b"clock", "created_ms", b"created_ms", "decks", b"decks", "format", b"format", "name", b"name", "rules_digest", b"rules_digest", "rules_json", b"rules_json", "seed", b"seed", "spec", b"spec"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
@@ -93,7 +104,10 @@ Global___StoredSeat: _TypeAlias = StoredSeat  # noqa: Y015
 
 @_typing.final
 class StoredEvent(_message.Message):
-    """One entry of a table's event log: the input, from which everything else is replayed."""
+    """One event of a table's log: the input, from which everything else is replayed. The log
+    keeps it packed (kafana.store.records); this full form is what the service reads, and what
+    a record falls back to when the packed form cannot say it.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 

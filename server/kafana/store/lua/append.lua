@@ -1,8 +1,9 @@
 -- Append one event if its conditions hold: the whole move in one round trip.
--- KEYS: state, seats, events, table.
--- ARGV: 1 expected seq ('' any), 2 dedupe tag, 3 event (protobuf), 4 required status,
+-- KEYS: state, seats, log, table.
+-- ARGV: 1 expected seq ('' any), 2 dedupe tag, 3 framed record, 4 required status,
 --       5 new status, 6 deadline ms ('' unchanged), 7 seat to take, 8 seat data,
---       9 seat to free, 10 seats that start the match, 11 deadline at the start, 12 ttl ms.
+--       9 seat to free, 10 seats that start the match, 11 deadline at the start, 12 ttl ms,
+--       13 dedupe slot, 14 live channel (SPUBLISH of the new seq).
 -- Returns {outcome, seq, status}.
 local state = redis.call('HMGET', KEYS[1], 'seq', 'status')
 if not state[1] then
@@ -12,15 +13,10 @@ local seq = tonumber(state[1])
 local status = state[2]
 if ARGV[1] ~= '' and tonumber(ARGV[1]) ~= seq then
   if ARGV[2] ~= '' and tonumber(ARGV[1]) < seq then
-    local id = (tonumber(ARGV[1]) + 1) .. '-0'
-    local found = redis.call('XRANGE', KEYS[3], id, id)
-    if found[1] then
-      local fields = found[1][2]
-      for i = 1, #fields, 2 do
-        if fields[i] == 'd' and fields[i + 1] == ARGV[2] then
-          return {'duplicate', tonumber(ARGV[1]) + 1, status}
-        end
-      end
+    -- A retry: its tag is the last tagged event of its slot, at the seq it made.
+    local mark = redis.call('HGET', KEYS[1], 'd' .. ARGV[13])
+    if mark == (tonumber(ARGV[1]) + 1) .. ':' .. ARGV[2] then
+      return {'duplicate', tonumber(ARGV[1]) + 1, status}
     end
   end
   return {'stale', seq, status}
@@ -37,7 +33,9 @@ if ARGV[9] ~= '' then
   redis.call('HDEL', KEYS[2], ARGV[9])
 end
 seq = seq + 1
-redis.call('XADD', KEYS[3], seq .. '-0', 'e', ARGV[3], 'd', ARGV[2])
+-- GET + SET, not APPEND: APPEND grows the string's allocation greedily (up to twice its size).
+local log = redis.call('GET', KEYS[3]) or ''
+redis.call('SET', KEYS[3], log .. ARGV[3])
 if ARGV[5] ~= '' then
   status = ARGV[5]
 end
@@ -51,7 +49,11 @@ redis.call('HSET', KEYS[1], 'seq', seq, 'status', status)
 if deadline ~= '' then
   redis.call('HSET', KEYS[1], 'deadline', deadline)
 end
+if ARGV[2] ~= '' then
+  redis.call('HSET', KEYS[1], 'd' .. ARGV[13], seq .. ':' .. ARGV[2])
+end
 for i = 1, 4 do
   redis.call('PEXPIRE', KEYS[i], ARGV[12])
 end
+redis.call('SPUBLISH', ARGV[14], seq)
 return {'applied', seq, status}
