@@ -11,7 +11,7 @@ from typing import Any
 
 from kafana.service.games.tablic import cards
 from kafana.service.session import Session
-from kafana.store.base import FINISHED, OPEN, PLAYING
+from kafana.store.base import FINISHED, OPEN, PLAYING, Entry
 from kafana.v1 import events_pb2, state_pb2, storage_pb2
 
 STATUS = {
@@ -94,13 +94,19 @@ def table_state(session: Session, seat: int | None) -> state_pb2.TableState:
 
 
 def event(
-    before: Session, after: Session, seat: int | None, *, with_state: bool = True
+    before: Session,
+    after: Session,
+    seat: int | None,
+    *,
+    with_state: bool = True,
+    entry: Entry | None = None,
 ) -> events_pb2.Event:
     """The public event that took `before` to `after`, with the table as `seat` sees it.
 
-    `with_state=False` leaves the table out (a PlayMove answer: its `state` is opt-in).
+    `with_state=False` leaves the table out (a PlayMove answer: its `state` is opt-in);
+    `entry` is the event's log entry when the caller has it (else it is read from the log).
     """
-    entry = after.log[-1]
+    entry = after.log[-1] if entry is None else entry
     stored = storage_pb2.StoredEvent.FromString(entry.data)
     out = events_pb2.Event(
         seq=entry.seq,

@@ -54,6 +54,7 @@ class Played:
     seat: int
     duplicate: bool = False
     before: Session | None = None  # the session just before a freshly applied move
+    entry: Entry | None = None  # and that move's log entry (the log need not be read back)
 
 
 class Tables:
@@ -329,7 +330,7 @@ class Tables:
         if result.outcome is Outcome.APPLIED:
             entry = Entry(result.seq, event, tag)
             new = self._remember(session.apply(entry, after, deadline, record=record))
-            return Played(new, result.seq, seat, before=session)
+            return Played(new, result.seq, seat, before=session, entry=entry)
         if result.outcome is Outcome.MISSING:
             raise NotFoundError(f"no table {table_id!r}")
         fresh = await self.session(table_id)
