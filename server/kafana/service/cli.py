@@ -7,6 +7,7 @@ import logging
 
 import click
 
+from kafana.service.collector import calm_full_collections
 from kafana.service.embedded import choose_store
 from kafana.service.ratelimit import RateLimit
 from kafana.service.server import create_server, serve_until_signal
@@ -130,6 +131,7 @@ def serve(
         finally:
             await choice.store.close()
 
+    calm_full_collections()  # thousands of cached tables: keep full collections short
     try:
         asyncio.run(main())
     finally:
