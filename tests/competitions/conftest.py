@@ -9,6 +9,8 @@ from collections.abc import Iterator
 import pytest
 from client.kafana_client_live import LiveServer, PrivateRedis
 
+from .hosted_helpers import Served, served
+
 
 @pytest.fixture(scope="session")
 def private_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrivateRedis]:
@@ -38,3 +40,10 @@ def server(redis_url: str) -> Iterator[LiveServer]:
         yield live
     finally:
         live.close()
+
+
+@pytest.fixture
+def hosted(redis_url: str) -> Iterator[Served]:
+    """`kafana serve` as a process over the private Redis: it hosts and directs events."""
+    with served(redis_url) as process:
+        yield process

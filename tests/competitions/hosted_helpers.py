@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import io
+import os
 import random
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
 
 from kafana.v1 import competitions_pb2 as pb
 from kafana_bots import registry
@@ -42,3 +53,62 @@ async def entry_task(
 ) -> asyncio.Task[pb.EntryUpdate]:
     """Play an entry in the background until the event is over."""
     return asyncio.create_task(play_entry(client, event_id, token, play))
+
+
+KAFANA = str(Path(sys.executable).parent / "kafana")
+
+
+@dataclass
+class Served:
+    """A `kafana serve` process (it hosts and directs the events) on a free loopback port."""
+
+    process: subprocess.Popen[bytes]
+    port: int
+    log: Path
+
+    @property
+    def target(self) -> str:
+        """host:port to connect to."""
+        return f"127.0.0.1:{self.port}"
+
+    def stop(self, sig: int = signal.SIGTERM) -> None:
+        """SIGTERM (graceful: leases released) or SIGKILL (a crash: leases expire)."""
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+            self.process.wait(timeout=30)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def served(redis_url: str) -> Iterator[Served]:
+    """Run `kafana serve --redis URL` (one event loop, as in production) until the block ends.
+
+    The hosted tests use a real process rather than a server on a thread of the test process:
+    grpc.aio servers and clients on two event loops of one process lost wakeups under load.
+    """
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KAFANA_")}
+    log = Path(tempfile.mkstemp(prefix="kafana-serve-", suffix=".log")[1])
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [KAFANA, "serve", "--redis", redis_url, "--port", str(port)],
+            stdout=out, stderr=subprocess.STDOUT, env=env,
+        )  # fmt: skip
+    running = Served(process, port, log)
+    try:
+        deadline = time.monotonic() + 30
+        while b"serving on port" not in log.read_bytes():
+            assert process.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, "kafana serve did not start"
+            time.sleep(0.05)
+        yield running
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        log.unlink(missing_ok=True)

@@ -13,6 +13,8 @@ from client.kafana_client_live import LiveServer
 from kafana.cli import main
 from redis import Redis
 
+from .hosted_helpers import Served
+
 
 def kafana(*args: str) -> tuple[int, str]:
     """Run the command line; (exit code, output)."""
@@ -20,8 +22,8 @@ def kafana(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-def test_a_hosted_event_from_the_command_line(server: LiveServer, tmp_path: Path) -> None:
-    at = ("--server", server.target)
+def test_a_hosted_event_from_the_command_line(hosted: Served, tmp_path: Path) -> None:
+    at = ("--server", hosted.target)
     code, out = kafana("tournament", "create", "cli-ev", *at, "--format", "round_robin",
                        "--target", "21", "--seed", "2")  # fmt: skip
     assert code == 0, out

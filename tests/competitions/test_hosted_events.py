@@ -6,7 +6,6 @@ import asyncio
 from collections.abc import Awaitable, Callable
 
 import pytest
-from client.kafana_client_live import LiveServer
 from kafana.competitions.envelope import FairRecord
 from kafana.competitions.fairness import commitment
 from kafana.competitions.verify import verify
@@ -20,6 +19,8 @@ from kafana_client import (
     UnauthenticatedError,
 )
 from kafana_client.tournaments import Tournaments
+
+from .hosted_helpers import Served
 
 
 async def until(
@@ -43,9 +44,9 @@ def games(info: pb.EventInfo) -> list[pb.GameInfo]:
 
 
 async def test_hosted_duplicate_plays_identical_decks_in_both_seatings(
-    server: LiveServer,
+    hosted: Served,
 ) -> None:
-    async with AsyncClient.connect(server.target) as client:
+    async with AsyncClient.connect(hosted.target) as client:
         events = Tournaments(client)
         made = await events.create(
             "dup", "duplicate", boards=2, hands_per_board=3, target=31, seed=4
@@ -76,8 +77,8 @@ async def test_hosted_duplicate_plays_identical_decks_in_both_seatings(
     assert sum(s.points for s in info.standings) == 2  # one point per board
 
 
-async def test_bad_input_is_refused_and_changes_nothing(server: LiveServer) -> None:
-    async with AsyncClient.connect(server.target) as client:
+async def test_bad_input_is_refused_and_changes_nothing(hosted: Served) -> None:
+    async with AsyncClient.connect(hosted.target) as client:
         events = Tournaments(client)
         with pytest.raises(InvalidArgumentError, match="unknown format 'knockout'"):
             await events.create("x", "knockout")
@@ -124,8 +125,8 @@ async def test_bad_input_is_refused_and_changes_nothing(server: LiveServer) -> N
                 pass
 
 
-async def test_organiser_pauses_adjudicates_and_ends(server: LiveServer) -> None:
-    async with AsyncClient.connect(server.target) as client:
+async def test_organiser_pauses_adjudicates_and_ends(hosted: Served) -> None:
+    async with AsyncClient.connect(hosted.target) as client:
         events = Tournaments(client)
         made = await events.create("ctl", "round_robin", target=11)
         event_id, token = made.event_id, made.organiser_token
@@ -176,9 +177,9 @@ POLICIES = [("forfeit_hand", "score"), ("forfeit_match", "forfeit")]
 
 @pytest.mark.parametrize(("policy", "ending"), POLICIES)
 async def test_a_timing_out_entrant_gets_the_events_policy(
-    server: LiveServer, policy: str, ending: str
+    hosted: Served, policy: str, ending: str
 ) -> None:
-    async with AsyncClient.connect(server.target) as client:
+    async with AsyncClient.connect(hosted.target) as client:
         events = Tournaments(client)
         made = await events.create(
             f"slow-{policy}", "round_robin", target=21, seed=3, move_ms=400, on_timeout=policy

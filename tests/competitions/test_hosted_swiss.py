@@ -6,20 +6,19 @@ import asyncio
 import io
 import itertools
 
-from client.kafana_client_live import LiveServer
 from kafana.competitions.envelope import FairRecord
 from kafana.competitions.fairness import commitment
 from kafana.competitions.verify import verify
 from kafana_client import AsyncClient
 from kafana_client.tournaments import Tournaments
 
-from .hosted_helpers import bot_player, entry_task, person_player
+from .hosted_helpers import Served, bot_player, entry_task, person_player
 
 BUILT_IN = {f"bot{i}": ("greedy", "random", "heuristic")[i % 3] for i in range(6)}
 
 
-async def test_hosted_swiss_of_eight(server: LiveServer) -> None:
-    async with AsyncClient.connect(server.target) as client:
+async def test_hosted_swiss_of_eight(hosted: Served) -> None:
+    async with AsyncClient.connect(hosted.target) as client:
         events = Tournaments(client)
         made = await events.create("swiss8", "swiss", target=31, seed=5, move_ms=10_000)
         assert made.info.phase == "open" and made.organiser_token

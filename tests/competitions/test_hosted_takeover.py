@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import signal
 
-from client.kafana_client_live import LiveServer
 from kafana.competitions.hosted.redis_store import RedisEvents
 from kafana.competitions.league.connection import connect
 from kafana.v1 import competitions_pb2 as pb
 from kafana_client import AsyncClient
 from kafana_client.tournaments import Tournaments
 
+from .hosted_helpers import Served, served
 from .test_hosted_events import games, until
 
 
@@ -33,10 +34,10 @@ async def test_the_lease_expires_and_fences_the_old_director(redis_url: str) -> 
         await redis.aclose()
 
 
-async def test_a_second_server_takes_over_a_running_event(
-    server: LiveServer, redis_url: str
+async def test_a_second_server_takes_over_when_the_director_crashes(
+    hosted: Served, redis_url: str
 ) -> None:
-    async with AsyncClient.connect(server.target) as client:
+    async with AsyncClient.connect(hosted.target) as client:
         events = Tournaments(client)
         made = await events.create("relay", "round_robin", target=41, seed=9, parallel=1)
         for name, bot in (("a", "greedy"), ("b", "random"), ("c", "heuristic"), ("d", "random")):
@@ -48,9 +49,8 @@ async def test_a_second_server_takes_over_a_running_event(
 
         before = await until(on_first, lambda i: any(g.state == "done" for g in games(i)))
     assert before.phase == "started"
-    second = LiveServer(redis_url)  # joins only now: the first server directs the event
-    try:
-        server.stop()  # the first process stops: its director gives up the event
+    with served(redis_url) as second:  # started only now: the first process directs the event
+        hosted.stop(signal.SIGKILL)  # a crash: no lease released, it expires after 5 s
         async with AsyncClient.connect(second.target) as client:
             events = Tournaments(client)
 
@@ -58,8 +58,7 @@ async def test_a_second_server_takes_over_a_running_event(
                 return await events.get(made.event_id)
 
             after = await until(on_second, lambda i: i.phase == "finished")
-    finally:
-        second.close()
+        assert "directing event " + made.event_id in second.log.read_text()
     assert len(after.rounds) == 3 and len(games(after)) == 6
     assert all(g.state == "done" and g.ending == "score" for g in games(after))
     assert len({g.table_id for g in games(after)}) == 6  # every game played on one table

@@ -6,7 +6,7 @@ after its holder stops renewing it, so a stopped or crashed process's events are
 Directing an event: hand out rounds (`Tournament`), create one table per game through the
 service's own port with the SDK (the game's seed, decks and the policy's clock), take every
 seat (the seat tokens are kept in the snapshot and told to remote entrants by `WatchEntry`),
-play the built-in bots' seats in threads of their own, referee the table, and record the
+play the built-in bots' seats (their decisions in worker threads), referee the table, and record the
 result. After every change the snapshot is written (only while the lease is held), so a
 director that takes over resumes: finished games stay, running tables are followed again.
 """
@@ -26,13 +26,13 @@ from kafana_client.errors import RpcError
 
 from kafana.competitions.control import apply_controls
 from kafana.competitions.envelope import FairRecord
+from kafana.competitions.hosted.bot_seat import bot_seat
 from kafana.competitions.hosted.event import Hosted, TableSeats, entrants_of
 from kafana.competitions.hosted.referee import referee
 from kafana.competitions.hosted.store import EventStore
 from kafana.competitions.model import GameResult, GameSpec
 from kafana.competitions.policy import Action, Fault
-from kafana.competitions.seat_loops import SeatLoops
-from kafana.competitions.server_runner import game_result, game_table_config, isolated_seat
+from kafana.competitions.server_runner import game_result, game_table_config
 from kafana.competitions.tournament import Status
 
 log = logging.getLogger(__name__)
@@ -53,7 +53,6 @@ class Director:
         lease_ms: int = 5_000,
         scan: float = 1.0,
         poll: float = 0.2,
-        seat_threads: int = 4,
     ) -> None:
         self.store = store
         self.target = target
@@ -61,10 +60,8 @@ class Director:
         self.lease_ms = lease_ms
         self.scan = scan
         self.poll = poll
-        self.seat_threads = seat_threads
         self.running: dict[str, asyncio.Task[None]] = {}
         self.client: AsyncClient | None = None
-        self.loops: SeatLoops | None = None
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
 
@@ -90,8 +87,6 @@ class Director:
         self.running.clear()
         if self.client is not None:
             await self.client.close()
-        if self.loops is not None:
-            self.loops.close()
 
     async def _scan_forever(self) -> None:
         while True:
@@ -119,9 +114,7 @@ class Director:
     async def _direct(self, event_id: str) -> None:
         if self.client is None:
             self.client = AsyncClient.connect(self.target)
-        if self.loops is None:
-            self.loops = SeatLoops(self.seat_threads)
-        run = EventRun(self, event_id, self.client, self.loops)
+        run = EventRun(self, event_id, self.client)
         try:
             await run.run()
         except LostLease:
@@ -141,14 +134,11 @@ class Director:
 class EventRun:
     """Directing one event while this process holds its lease."""
 
-    def __init__(
-        self, director: Director, event_id: str, client: AsyncClient, loops: SeatLoops
-    ) -> None:
+    def __init__(self, director: Director, event_id: str, client: AsyncClient) -> None:
         self.d = director
         self.store = director.store
         self.event_id = event_id
         self.client = client
-        self.loops = loops
         self.lost = False
         self.hosted: Hosted
         self.bots: dict[str, str] = {}
@@ -278,8 +268,7 @@ class EventRun:
             rng = random.Random(f"{seed}:{spec.game_id}:{index}")
             bot = registry.create(bot_name, seat=index, rules=rules, rng=rng)
             seat = AsyncSeat(self.client, seats.table_id, index, seats.tokens[index], name)
-            job = isolated_seat(self.client.options, seat, bot, config.policy, rules, notes)
-            tasks.append(self.loops.run(job))
+            tasks.append(bot_seat(seat, bot, config.policy, rules, notes))
         tasks.append(referee(self.client, seats.table_id, seats.tokens, config.policy))
         await asyncio.gather(*tasks)
         answer = await self.client.record(seats.table_id)
