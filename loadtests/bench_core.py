@@ -16,25 +16,57 @@ import time
 
 from kafana.errors import TooManyMovesError
 from kafana.games import tablic
-from kafana.games.tablic.capture import _ENGINES
+from kafana.games.tablic import Card
+from kafana.games.tablic.capture import reset_engines
 
 
-def captures_rate(size: int, calls: int, rng: random.Random, rules: tablic.Rules) -> float:
-    """captures() calls per second on `calls` fresh random (card, table) pairs.
-
-    A call refused with TooManyMovesError (more than CAPTURE_LIMIT captures) counts as a call.
-    """
+def random_inputs(size: int, calls: int, rng: random.Random) -> list[tuple[Card, list[Card]]]:
+    """`calls` fresh random (played card, table of `size` cards) pairs."""
     deck = list(tablic.CARDS)
     inputs = []
     for _ in range(calls):
         cards = rng.sample(deck, size + 1)
         inputs.append((cards[0], cards[1:]))
+    return inputs
+
+
+def captures_rate(inputs: list[tuple[Card, list[Card]]], rules: tablic.Rules) -> float:
+    """captures() calls per second on these inputs.
+
+    A call refused with TooManyMovesError (more than CAPTURE_LIMIT captures) counts as a call.
+    """
     captures = tablic.captures
     start = time.perf_counter()
     for card, table in inputs:
         with contextlib.suppress(TooManyMovesError):
             captures(card, table, rules)
-    return calls / (time.perf_counter() - start)
+    return len(inputs) / (time.perf_counter() - start)
+
+
+def answer_shapes(
+    inputs: list[tuple[Card, list[Card]]], rules: tablic.Rules
+) -> list[list[tuple[Card, ...]]]:
+    """Each input's answer as plain tuples of cards (refused calls: no captures)."""
+    shapes = []
+    for card, table in inputs:
+        try:
+            found = tablic.captures(card, table, rules)
+        except TooManyMovesError:
+            found = set()
+        shapes.append([tuple(capture) for capture in found])
+    return shapes
+
+
+def floor_rate(shapes: list[list[tuple[Card, ...]]]) -> float:
+    """Calls per second of only building answers of the same shape from ready tuples.
+
+    `set(map(frozenset, tuples))`: one frozenset per capture and the set holding them, what
+    any pure-Python `captures()` must at least do; the rest is finding the captures.
+    """
+    start = time.perf_counter()
+    for tuples in shapes:
+        set(map(frozenset, tuples))
+    return len(shapes) / (time.perf_counter() - start)
 
 
 def playout_rate(hands: int, seed: int, rules: tablic.Rules) -> float:
@@ -95,14 +127,26 @@ def main() -> None:
     args = parser.parse_args()
     rules = tablic.Rules.preset("serbian", players=2)
     rng = random.Random(1)
-    print(f"captures() calls/s, serbian, median of {args.rounds} rounds of {args.calls} calls")
+    print(
+        f"captures() calls/s, serbian, median of {args.rounds} rounds of {args.calls} calls; "
+        "floor: building answers of the same shape from ready tuples, same inputs"
+    )
     for size in (4, 8, 12, 16):
-        rates = []
+        rates, floors, counts = [], [], []
         for _ in range(args.rounds):
             if args.cold:
-                _ENGINES.clear()
-            rates.append(captures_rate(size, args.calls, rng, rules))
-        print(f"  {size:>2}-card tables: {statistics.median(rates):>10,.0f} calls/s")
+                reset_engines()
+            inputs = random_inputs(size, args.calls, rng)
+            rates.append(captures_rate(inputs, rules))
+            shapes = answer_shapes(inputs, rules)
+            floors.append(floor_rate(shapes))
+            counts += [len(tuples) for tuples in shapes]
+        rate, floor = statistics.median(rates), statistics.median(floors)
+        print(
+            f"  {size:>2}-card tables: {rate:>10,.0f} calls/s   floor {floor:>10,.0f} calls/s "
+            f"({rate / floor:.0%} of it)   captures per call: mean "
+            f"{statistics.mean(counts):.1f}, median {statistics.median(counts):g}"
+        )
     rates = [playout_rate(args.hands, 1000 * r, rules) for r in range(args.rounds)]
     print(
         f"random playout, serbian 2 players: {statistics.median(rates):,.0f} hands/s "

@@ -8,8 +8,9 @@ set of capture switches. `kafana.games.tablic.oracle` checks this against brute 
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Iterable
-from operator import attrgetter, itemgetter
+from collections.abc import Callable, Iterable, Sequence
+from itertools import repeat
+from operator import attrgetter, call, itemgetter
 
 from kafana.errors import InvalidInputError, TooManyMovesError
 from kafana.games.tablic.cards import Card, check_distinct
@@ -22,6 +23,33 @@ CAPTURE_LIMIT = 10_000
 _OVERFLOW: tuple[int, ...] = (-1,)
 # Count vectors: 4 bits per rank (rank r at bit 4 * (r - 1)); bit 3 of each field is a guard.
 _GUARD = sum(8 << 4 * r for r in range(13))
+_UNIT = tuple(1 << 4 * (rank - 1) if rank else 0 for rank in range(14))  # one card of a rank
+_SMALL_TABLE = CAPTURE_LIMIT.bit_length() - 1  # 2**13 - 1 subsets at most: never too many
+
+
+def _choose_table() -> tuple[tuple[tuple[tuple[int, ...], ...], ...], ...]:
+    """_CHOOSE[n][offset][k]: every mask taking k of the n positions from `offset` on."""
+    table = []
+    for n in range(5):
+        by_offset = []
+        for offset in range(53):
+            by_count: list[list[int]] = [[] for _ in range(16)]
+            for subset in range(1 << n):
+                by_count[subset.bit_count()].append(subset << offset)
+            by_offset.append(tuple(tuple(masks) for masks in by_count))
+        table.append(tuple(by_offset))
+    return tuple(table)
+
+
+_CHOOSE = _choose_table()
+_NONE: tuple[tuple[int, ...], ...] = ()
+_RANK_BIT = tuple(1 << rank for rank in range(14))
+_ALL_RANKS = sum(_RANK_BIT)
+
+
+def _support(vector: int) -> int:
+    """The ranks a count vector uses, a bit per rank (as in `_RANK_BIT`)."""
+    return sum(1 << rank for rank in range(1, 14) if vector >> 4 * (rank - 1) & 15)
 
 
 class _Overflow(Exception):
@@ -36,12 +64,17 @@ class CaptureEngine:
 
     __slots__ = (
         "_cache",
+        "_candidate_lists",
+        "_group_lists",
         "_groups",
+        "_listings",
+        "_tables",
         "multi_group",
         "played_values",
         "rank_only",
         "reach",
         "table_values",
+        "value_choices",
         "wild",
     )
 
@@ -72,8 +105,18 @@ class CaptureEngine:
                 if options and min(options) <= top and played not in self.rank_only
             ]
             self.reach[played] = 13 if self.wild and played == JACK else max([played, *usable])
+        # The values a played card may declare (0: it takes by rank only).
+        self.value_choices = [
+            (0,) if rank in self.rank_only else values.get(rank, ()) for rank in range(14)
+        ]
         self._cache: dict[tuple[int, tuple[int, ...]], tuple[int, ...]] = {}
         self._groups: dict[tuple[int, int], dict[int, list[int]]] = {}
+        self._tables: dict[tuple[tuple[int, ...], bool], list[Listing | None]] = {}
+        self._listings: dict[
+            tuple[int, tuple[int, ...], bool], tuple[tuple[int, ...], tuple[Picker, ...]]
+        ] = {}
+        self._group_lists: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}
+        self._candidate_lists: dict[tuple[int, int, int], tuple[int, ...]] = {}
 
     def masks(self, played_rank: int, table_ranks: tuple[int, ...]) -> tuple[int, ...]:
         """Sorted bit masks (over table positions) of every legal capture.
@@ -95,6 +138,43 @@ class CaptureEngine:
                 f"a card of rank {played_rank} has more than {CAPTURE_LIMIT} captures on this "
                 f"{len(table_ranks)}-card table; play a capture directly (it is checked)"
             )
+        return found
+
+    def listing(
+        self, played_rank: int, table_ranks: tuple[int, ...], rank_priority: bool = False
+    ) -> Listing:
+        """`masks` (filtered by rank priority if asked) with a picker for each, cached.
+
+        What `captures()` and `MatchState.legal_moves()` use to build their answers.
+        """
+        key = (
+            played_rank,
+            table_ranks[: bisect_right(table_ranks, self.reach[played_rank])],
+            rank_priority,
+        )
+        found = self._listings.get(key)
+        if found is None:
+            masks = self.masks(played_rank, table_ranks)
+            if rank_priority:
+                masks = with_rank_priority(masks, played_rank, key[1])
+            if len(self._listings) >= _CACHE_LIMIT:
+                self._listings.clear()
+            found = self._listings[key] = (masks, tuple(map(picker, masks)))
+        return found
+
+    def table_listings(
+        self, table_ranks: tuple[int, ...], rank_priority: bool = False
+    ) -> list[Listing | None]:
+        """A list by played rank of `listing` results for this table, filled in by the caller.
+
+        One lookup per position instead of one per card in hand (`MatchState.legal_moves`).
+        """
+        key = (table_ranks, rank_priority)
+        found = self._tables.get(key)
+        if found is None:
+            if len(self._tables) >= _CACHE_LIMIT:
+                self._tables.clear()
+            found = self._tables[key] = [None] * 14
         return found
 
     def is_capture(
@@ -154,28 +234,77 @@ class CaptureEngine:
             self._groups[key] = found
         return found
 
+    def _group_list(self, played_rank: int, value: int) -> tuple[tuple[int, int], ...]:
+        """Every group (a count vector) for this card and declared value, with its ranks."""
+        key = (played_rank, value)
+        found = self._group_lists.get(key)
+        if found is None:
+            by_low = self._groups_by_low(played_rank, value)
+            vectors = sorted(g for gs in by_low.values() for g in gs)
+            found = self._group_lists[key] = tuple((g, _support(g)) for g in vectors)
+        return found
+
+    def _candidates(self, played_rank: int, value: int, present: int) -> tuple[int, ...]:
+        """The groups of `_group_list` using only ranks in `present` (a bit per rank)."""
+        key = (played_rank, value, present)
+        found = self._candidate_lists.get(key)
+        if found is None:
+            if len(self._candidate_lists) >= _CACHE_LIMIT:
+                self._candidate_lists.clear()
+            missing = _ALL_RANKS & ~present
+            found = tuple(
+                g for g, support in self._group_list(played_rank, value) if not support & missing
+            )
+            self._candidate_lists[key] = found
+        return found
+
     def _compute(self, played_rank: int, table_ranks: tuple[int, ...]) -> tuple[int, ...]:
+        """Captures worked out on rank counts, then spread over the table's positions.
+
+        Cards of one rank are interchangeable, so a set of positions is a capture exactly
+        when its count vector splits into groups: find those vectors (few), then list the
+        ways to pick each rank's count among that rank's positions.
+        """
         n = len(table_ranks)
         if n == 0:
             return ()
         if self.wild and played_rank == JACK:
             return ((1 << n) - 1,)
-        same_rank = [1 << i for i, rank in enumerate(table_ranks) if rank == played_rank]
+        total = sum(map(_UNIT.__getitem__, table_ranks))
+        fit = total | _GUARD
+        present = sum(map(_RANK_BIT.__getitem__, set(table_ranks)))
+        runs: dict[int, tuple[tuple[int, ...], ...]] = {}  # by field shift: masks by count
         results: set[int] = set()
-        if played_rank in self.rank_only:
-            value_choices: tuple[int, ...] = (0,)  # rank groups only
-        else:
-            value_choices = self.played_values[played_rank]
-        items = [
-            (1 << i, min(self.table_values[rank]), self.table_values[rank])
-            for i, rank in enumerate(table_ranks)
-            if self.table_values[rank]
-        ]
-        items.sort(key=lambda item: item[1])
-        for value in value_choices:
-            groups = set(same_rank)
-            if value:
-                _sum_groups(items, 0, value, 0, groups)
+        for value in self.value_choices[played_rank]:
+            groups: list[int] = []
+            for vector in self._candidates(played_rank, value, present):
+                if (fit - vector) & _GUARD != _GUARD:
+                    continue
+                # Spread the group's rank counts over the positions of those ranks.
+                fixed = 0
+                spread: list[int] | None = None
+                while vector:
+                    shift = ((vector & -vector).bit_length() - 1) & ~3
+                    count = vector >> shift & 15
+                    vector ^= count << shift
+                    by_count = runs.get(shift)
+                    if by_count is None:
+                        rank = (shift >> 2) + 1
+                        first = table_ranks.index(rank)
+                        by_count = runs[shift] = _CHOOSE[table_ranks.count(rank)][first]
+                    options = by_count[count]
+                    if len(options) == 1:
+                        fixed |= options[0]
+                    elif spread is None:
+                        spread = list(options)
+                    else:
+                        spread = [a | b for a in spread for b in options]
+                if spread is None:
+                    groups.append(fixed)
+                else:
+                    groups += [a | fixed for a in spread]
+                if len(groups) > CAPTURE_LIMIT:
+                    raise _Overflow
             if self.multi_group and len(groups) > 1:
                 reach = {0}
                 for group in sorted(groups):
@@ -185,32 +314,8 @@ class CaptureEngine:
                 reach.discard(0)
                 results |= reach
             else:
-                results |= groups
+                results.update(groups)
         return tuple(sorted(results))
-
-
-def _sum_groups(
-    items: list[tuple[int, int, tuple[int, ...]]],
-    start: int,
-    remaining: int,
-    mask: int,
-    out: set[int],
-) -> None:
-    """Add to `out` every subset of items[start:] (joined to `mask`) summing to `remaining`.
-
-    Items are sorted by their smallest value, so the loop stops at the first that is too big.
-    """
-    for i in range(start, len(items)):
-        bit, smallest, values = items[i]
-        if smallest > remaining:
-            return
-        for value in values:
-            if value == remaining:
-                out.add(mask | bit)
-                if len(out) > CAPTURE_LIMIT:
-                    raise _Overflow
-            elif value < remaining:
-                _sum_groups(items, i + 1, remaining - value, mask | bit, out)
 
 
 def _vector_groups(
@@ -257,10 +362,22 @@ def _can_partition(vector: int, by_low: dict[int, list[int]], memo: dict[int, bo
 
 
 _ENGINES: dict[tuple[object, ...], CaptureEngine] = {}
+_BY_RULES: dict[int, tuple[Rules, CaptureEngine]] = {}  # id(rules) -> (rules kept alive, engine)
+_BY_RULES_LIMIT = 4096
 
 
 def engine_for(rules: Rules) -> CaptureEngine:
-    """The shared engine of these rules' capture switches."""
+    """The shared engine of these rules' capture switches.
+
+    Rules objects with the same capture switches share one engine; the answer is also
+    remembered per Rules object (by identity, the object kept alive) so repeated calls skip
+    building the switch key.
+    """
+    found = _BY_RULES.get(id(rules))
+    if found is not None and found[0] is rules:
+        return found[1]
+    if not isinstance(rules, Rules):
+        raise InvalidInputError(f"expected Rules, got {rules!r}")
     key = (
         rules.ace_high,
         rules.wild_jack,
@@ -273,13 +390,26 @@ def engine_for(rules: Rules) -> CaptureEngine:
     engine = _ENGINES.get(key)
     if engine is None:
         engine = _ENGINES[key] = CaptureEngine(rules)
+    if len(_BY_RULES) >= _BY_RULES_LIMIT:
+        _BY_RULES.clear()
+    _BY_RULES[id(rules)] = (rules, engine)
     return engine
 
 
-_PICKERS: dict[int, Callable[[tuple[Card, ...]], tuple[Card, ...]]] = {}
+def reset_engines() -> None:
+    """Forget every engine and its caches (benchmarks of a cold start)."""
+    _ENGINES.clear()
+    _BY_RULES.clear()
+    _PICKERS.clear()
 
 
-def picker(mask: int) -> Callable[[tuple[Card, ...]], tuple[Card, ...]]:
+Picker = Callable[[Sequence[Card]], Sequence[Card]]
+Listing = tuple[tuple[int, ...], tuple[Picker, ...]]
+"""Capture masks (sorted) and a picker of the captured cards for each."""
+_PICKERS: dict[int, Picker] = {}
+
+
+def picker(mask: int) -> Picker:
     """A fast function taking the cards at the set positions of `mask` from a table."""
     found = _PICKERS.get(mask)
     if found is None:
@@ -304,6 +434,10 @@ def with_rank_priority(
     return tuple(m for m in masks if m & rank_bits)
 
 
+_CARD_TYPE = frozenset((Card,))
+_RANK = attrgetter("rank")
+
+
 def captures(card: Card, table: Iterable[Card], rules: Rules) -> set[frozenset[Card]]:
     """Every legal non-empty capture `card` can make on `table` (empty set: none).
 
@@ -312,17 +446,20 @@ def captures(card: Card, table: Iterable[Card], rules: Rules) -> set[frozenset[C
     >>> sorted(sorted(map(str, c)) for c in captures(Card.parse("KC"), table, Rules()))
     [['KD'], ['KD', 'KH'], ['KH']]
     """
+    found = _BY_RULES.get(id(rules))
+    engine = found[1] if found is not None and found[0] is rules else engine_for(rules)
     if not isinstance(card, Card):
         raise InvalidInputError(f"expected a Card, got {card!r}")
-    cards = tuple(sorted(table, key=_BY_INDEX))
-    for item in cards:
-        if not isinstance(item, Card):
-            raise InvalidInputError(f"expected table Cards, got {item!r}")
-    check_distinct(cards, "the table")
-    if card in cards:
+    cards = table if type(table) is tuple else tuple(table)
+    if not _CARD_TYPE.issuperset(map(type, cards)):
+        for item in cards:
+            if not isinstance(item, Card):
+                raise InvalidInputError(f"expected table Cards, got {item!r}")
+    distinct = set(cards)
+    if len(distinct) != len(cards):
+        check_distinct(cards, "the table")
+    if card in distinct:
         raise InvalidInputError(f"{card} cannot be both played and on the table")
-    ranks = tuple(c.rank for c in cards)
-    masks = engine_for(rules).masks(card.rank, ranks)
-    if rules.rank_priority:
-        masks = with_rank_priority(masks, card.rank, ranks)
-    return {frozenset(picker(mask)(cards)) for mask in masks}
+    ordered = sorted(cards, key=_BY_INDEX)
+    getters = engine.listing(card.rank, tuple(map(_RANK, ordered)), rules.rank_priority)[1]
+    return set(map(frozenset, map(call, getters, repeat(ordered))))

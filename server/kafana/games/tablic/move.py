@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from kafana.errors import InvalidInputError
-from kafana.games.tablic.cards import Card, check_distinct
+from kafana.games.tablic.cards import CARDS, Card, check_distinct
 
 EMPTY: frozenset[Card] = frozenset()
 
@@ -68,3 +68,7 @@ class Move(tuple[Card, frozenset[Card]]):
 
     def __repr__(self) -> str:
         return f"Move.parse({str(self)!r})"
+
+
+TRAILS: tuple[Move, ...] = tuple(tuple.__new__(Move, (card, EMPTY)) for card in CARDS)
+"""The trail of each card, by `Card.index` (moves are immutable: one object serves all)."""

@@ -6,20 +6,17 @@ hands, the deck order, the seed) stays inside; `view(seat)` is what a seat may k
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import filterfalse
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from kafana.errors import IllegalMoveError, InvalidInputError, MatchOverError
-from kafana.games.tablic.capture import (
-    CaptureEngine,
-    engine_for,
-    picker,
-    with_rank_priority,
-)
+from kafana.games.tablic.capture import CaptureEngine, engine_for
 from kafana.games.tablic.cards import Card, check_distinct, parse_cards
-from kafana.games.tablic.move import EMPTY, Move
+from kafana.games.tablic.move import TRAILS, Move
 from kafana.games.tablic.rules import Rules
 from kafana.games.tablic.shuffle import check_seed, shuffled_deck
 
@@ -183,25 +180,29 @@ class MatchState:
             legal = self._legal = self._generate()
         return list(legal)
 
-    def _capture_masks(self, card: Card, ranks: tuple[int, ...]) -> tuple[int, ...]:
-        masks = self._engine.masks(card.rank, ranks)
-        if self._setup.rules.rank_priority:
-            return with_rank_priority(masks, card.rank, ranks)
-        return masks
-
     def _generate(self) -> dict[Move, int]:
         seat = self._current
         if seat is None:
             return {}
         table = self._table
-        ranks = tuple(c.rank for c in table)
+        rules = self._setup.rules
+        ranks = tuple(map(_RANK, table))
+        by_rank = self._engine.table_listings(ranks, rules.rank_priority)
         new = tuple.__new__
         moves: dict[Move, int] = {}
+        captures = False
         for card in self._hands[seat]:
-            moves[new(Move, (card, EMPTY))] = 0
-            for mask in self._capture_masks(card, ranks):
-                moves[new(Move, (card, frozenset(picker(mask)(table))))] = mask
-        if self._setup.rules.must_capture and any(moves.values()):
+            moves[TRAILS[card.index]] = 0
+            rank = card.rank
+            found = by_rank[rank]
+            if found is None:
+                found = by_rank[rank] = self._engine.listing(rank, ranks, rules.rank_priority)
+            masks, getters = found
+            if masks:
+                captures = True
+                for mask, get in zip(masks, getters, strict=True):
+                    moves[new(Move, (card, frozenset(get(table))))] = mask
+        if captures and rules.must_capture:
             return {move: mask for move, mask in moves.items() if mask}
         return moves
 
@@ -253,10 +254,11 @@ class MatchState:
 
     def apply(self, move: Move | str) -> MatchState:
         """The state after `move` (a Move or its text); raises IllegalMoveError and the like."""
-        if isinstance(move, str):
-            move = Move.parse(move)
-        elif not isinstance(move, Move):
-            raise InvalidInputError(f"expected a Move or its text, got {move!r}")
+        if type(move) is not Move:  # a Move itself (no subclass) takes the fast path
+            if isinstance(move, str):
+                move = Move.parse(move)
+            elif not isinstance(move, Move):
+                raise InvalidInputError(f"expected a Move or its text, got {move!r}")
         legal = self._legal
         mask = legal.get(move) if legal is not None else None
         if mask is None:
@@ -267,46 +269,52 @@ class MatchState:
         seat = self._current
         assert seat is not None
         rules = self._setup.rules
-        nxt = self._copy()
-        nxt._legal = None
+        nxt = object.__new__(MatchState)
+        nxt._setup = self._setup
+        nxt._engine = self._engine
+        nxt.hand_no = self.hand_no
         nxt.move_count = self.move_count + 1
+        nxt._deck = deck = self._deck
+        nxt._scores = self._scores
+        nxt._results = self._results
         nxt._log = (seat, move, self._log)
-        card = move[0]
+        nxt._legal = None
+        card, taken = move
         hands = list(self._hands)
         hand = list(hands[seat])
         hand.remove(card)
         hands[seat] = tuple(hand)
         nxt._hands = tuple(hands)
         table = self._table
-        last_of_hand = not self._deck and not any(hands)
+        last_of_hand = not deck and not any(hands)
         if mask:
             side = seat % 2 if rules.partnerships else seat
             piles = list(self._piles)
-            pile = piles[side] | 1 << card.index
-            for c in move[1]:
-                pile |= 1 << c.index
-            piles[side] = pile
+            piles[side] |= sum(map(_BIT.__getitem__, map(_INDEX, taken)), 1 << card.index)
             nxt._piles = tuple(piles)
-            remaining = (
-                picker(~mask & ((1 << len(table)) - 1))(table)
-                if mask.bit_count() < len(table)
-                else ()
-            )
+            remaining = tuple(filterfalse(taken.__contains__, table))
             nxt._table = remaining
             nxt._last_capturer = side
             if not remaining and (rules.last_card_tabla or not last_of_hand):
                 tablas = list(self._tablas)
                 tablas[side] += 1
                 nxt._tablas = tuple(tablas)
+            else:
+                nxt._tablas = self._tablas
         else:
-            nxt._table = tuple(sorted((*table, card), key=_BY_INDEX))
-        n = rules.players
+            nxt._piles = self._piles
+            nxt._tablas = self._tablas
+            nxt._last_capturer = self._last_capturer
+            at = bisect_right(table, card.index, key=_INDEX)
+            nxt._table = (*table[:at], card, *table[at:])
         if not last_of_hand:
             if any(hands):
-                nxt._current = (seat + 1) % n
+                nxt._current = (seat + 1) % rules.players
             else:
+                nxt._current = self._current
                 nxt._deal_round()
             return nxt
+        nxt._current = self._current
         nxt._finish_hand()
         return nxt
 
@@ -462,6 +470,9 @@ class MatchState:
 
 
 _BY_INDEX = attrgetter("index")
+_RANK = attrgetter("rank")
+_INDEX = attrgetter("index")
+_BIT = tuple(1 << i for i in range(52))
 
 
 def _explain(move: Move, rules: Rules) -> str:
