@@ -17,12 +17,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from kafana.competitions.hosted.bot_seat import follow
 from kafana.v1 import competitions_pb2 as pb
 from kafana_bots import registry
 from kafana_client import AsyncClient, AsyncSeat
 from kafana_client.bots import run_bot
 from kafana_client.cli.session import PersonAtTable
 from kafana_client.convert import rules_of
+from kafana_client.errors import ResourceExhaustedError
 from kafana_client.tournaments import SeatPlayer, play_entry
 from rich.console import Console
 
@@ -33,7 +35,11 @@ def bot_player(client: AsyncClient, bot: str = "greedy") -> SeatPlayer:
     async def play(seat: AsyncSeat, a: pb.Assignment) -> object:
         rules = rules_of(await client.get_table(a.table_id))
         made = registry.create(bot, seat=a.seat, rules=rules, rng=random.Random(a.game_id))
-        return await run_bot(seat, made)
+        try:
+            return await run_bot(seat, made)
+        except ResourceExhaustedError:  # too many captures to list: trail from here on
+            await follow(seat, None)
+            return None
 
     return play
 
@@ -43,7 +49,11 @@ def person_player(screen: io.StringIO) -> SeatPlayer:
 
     async def play(seat: AsyncSeat, a: pb.Assignment) -> object:
         console = Console(file=screen, width=100)
-        return await PersonAtTable(seat, console, ask=lambda prompt: "1").play()
+        try:
+            return await PersonAtTable(seat, console, ask=lambda prompt: "1").play()
+        except ResourceExhaustedError:  # too many captures to list: trail from here on
+            await follow(seat, None)
+            return None
 
     return play
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import random
 import uuid
@@ -117,13 +118,14 @@ class Director:
         run = EventRun(self, event_id, self.client)
         try:
             await run.run()
-        except LostLease:
-            log.warning("director: lost the lease of event %s", event_id)
         except asyncio.CancelledError:
             raise
         except Exception:
-            log.exception("director: event %s failed (it will be taken up again)", event_id)
-            await asyncio.sleep(self.scan)
+            if run.lost:
+                log.warning("director: lost the lease of event %s", event_id)
+            else:
+                log.exception("director: event %s failed (it will be taken up again)", event_id)
+                await asyncio.sleep(self.scan)
         finally:
             self.running.pop(event_id, None)
             if not run.lost:
@@ -160,19 +162,22 @@ class EventRun:
         await self.save()
         main = asyncio.current_task()
         assert main is not None
-        keeper = asyncio.create_task(self._keep_lease(main))
+        done = asyncio.Event()
+        keeper = asyncio.create_task(self._keep_lease(main, done))
         try:
             await self._play(parallel)
         finally:
-            keeper.cancel()
+            done.set()  # the keeper stops between two renewals (no Redis call is cut off)
             with contextlib.suppress(asyncio.CancelledError):
                 await keeper
         await self.store.finish(self.event_id)
         log.info("director: event %s finished", self.event_id)
 
-    async def _keep_lease(self, main: asyncio.Task[None]) -> None:
+    async def _keep_lease(self, main: asyncio.Task[None], done: asyncio.Event) -> None:
         while True:
-            await asyncio.sleep(self.d.lease_ms / 3000)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(done.wait(), self.d.lease_ms / 3000)
+                return
             try:
                 held = await self.store.lease(self.event_id, self.d.owner, self.d.lease_ms)
             except Exception:
@@ -212,17 +217,21 @@ class EventRun:
                 games = t.next_round()
                 await self.save()
             limit = asyncio.Semaphore(parallel or len(games))
-            watcher = asyncio.create_task(self._watch_controls())
-            try:
-                await asyncio.gather(*(self._game(spec, limit) for spec in games))
-            finally:
-                watcher.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await watcher
+            stop = asyncio.Event()
+            async with asyncio.TaskGroup() as group:  # a failing game cancels the others
+                group.create_task(self._watch_controls(stop))
+                played = [group.create_task(self._game(spec, limit)) for spec in games]
+                try:
+                    while not all(task.done() for task in played):
+                        await asyncio.wait(played, timeout=1.0)
+                finally:
+                    stop.set()
 
-    async def _watch_controls(self) -> None:
-        while True:
-            await asyncio.sleep(self.d.poll)
+    async def _watch_controls(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), self.d.poll)
+                return
             with contextlib.suppress(RpcError, ConnectionError, OSError):
                 await self.apply_controls()
 
@@ -236,7 +245,20 @@ class EventRun:
             seats = self.hosted.tables.get(spec.game_id)
             if seats is None:
                 seats = await self._table(spec)
-            result = await self._play_table(spec, seats)
+            for attempt in itertools.count(1):
+                if spec.game_id in t.results:
+                    return  # adjudicated or ended meanwhile
+                try:
+                    result = await self._play_table(spec, seats)
+                    break
+                except (LostLease, asyncio.CancelledError):
+                    raise
+                except Exception:  # the table stays: follow it again (bots replay its events)
+                    log.warning(
+                        "director: game %s of %s failed (attempt %d); following it again",
+                        spec.game_id, self.event_id, attempt, exc_info=True,
+                    )  # fmt: skip
+                    await asyncio.sleep(min(5.0, 0.5 * attempt))
             if spec.game_id not in t.results:
                 t.record(result)
                 await self.save()
@@ -260,17 +282,16 @@ class EventRun:
         rules = config.rules
         seed = t.seed_of(spec.game_id)
         notes: list[Fault] = []
-        tasks = []
-        for index, name in enumerate(spec.seats):
-            bot_name = self.bots.get(name)
-            if not bot_name:
-                continue  # a person or remote bot plays this seat itself
-            rng = random.Random(f"{seed}:{spec.game_id}:{index}")
-            bot = registry.create(bot_name, seat=index, rules=rules, rng=rng)
-            seat = AsyncSeat(self.client, seats.table_id, index, seats.tokens[index], name)
-            tasks.append(bot_seat(seat, bot, config.policy, rules, notes))
-        tasks.append(referee(self.client, seats.table_id, seats.tokens, config.policy))
-        await asyncio.gather(*tasks)
+        async with asyncio.TaskGroup() as group:
+            for index, name in enumerate(spec.seats):
+                bot_name = self.bots.get(name)
+                if not bot_name:
+                    continue  # a person or remote bot plays this seat itself
+                rng = random.Random(f"{seed}:{spec.game_id}:{index}")
+                bot = registry.create(bot_name, seat=index, rules=rules, rng=rng)
+                seat = AsyncSeat(self.client, seats.table_id, index, seats.tokens[index], name)
+                group.create_task(bot_seat(seat, bot, config.policy, notes))
+            group.create_task(referee(self.client, seats.table_id, seats.tokens, config.policy))
         answer = await self.client.record(seats.table_id)
         result = game_result(spec, seed, seats.table_id, answer, t, notes)
         if config.policy.on_timeout is Action.FORFEIT_HAND:

@@ -13,7 +13,7 @@ import contextlib
 
 from kafana_client.aio import AsyncClient, AsyncSeat
 from kafana_client.convert import current_seat
-from kafana_client.errors import NotYourTurnRpcError, RpcError, StaleStateError
+from kafana_client.errors import ResourceExhaustedError, RpcError
 
 from kafana.competitions.policy import Action, FaultPolicy
 from kafana.v1 import events_pb2
@@ -38,15 +38,27 @@ async def referee(
             return
         seat = current_seat(event.state)
         if seat is not None and forfeiting.get(seat) == hand:
-            await _default_move(client, table_id, seat, tokens[seat], event.state.seq)
+            held = AsyncSeat(client, table_id, seat, tokens[seat])
+            await default_move(held, event.state.seq)
 
 
-async def _default_move(
-    client: AsyncClient, table_id: str, seat: int, token: str, seq: int
-) -> None:
-    held = AsyncSeat(client, table_id, seat, token)
-    with contextlib.suppress(StaleStateError, NotYourTurnRpcError):
-        legal = await held.legal_moves()
+async def default_move(seat: AsyncSeat, seq: int) -> None:
+    """Play the seat's default move at `seq` (nothing if the table has moved on or is over).
+
+    The first legal move (a trail when it has one); on a table whose captures are too many to
+    list, a trail of the first card of the hand that the server accepts.
+    """
+    with contextlib.suppress(RpcError):
+        try:
+            legal = await seat.legal_moves()
+        except ResourceExhaustedError:
+            state = await seat.state()
+            if state.seq != seq:
+                return
+            for card in state.tablic.hand:
+                with contextlib.suppress(RpcError):
+                    await seat.play(card, last_seq=seq)
+                    return
+            return
         if legal.seq == seq and legal.moves:  # not an old event replayed after a restart
-            with contextlib.suppress(RpcError):
-                await held.play(legal.moves[0].text, last_seq=legal.seq)
+            await seat.play(legal.moves[0].text, last_seq=legal.seq)
