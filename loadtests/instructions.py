@@ -1,0 +1,148 @@
+"""Instructions per move of a server process: a figure other jobs on the machine cannot move.
+
+    .venv/bin/python loadtests/instructions.py --moves 300 900
+
+Runs each server (the baseline servicer, then `kafana serve`) under valgrind's callgrind on a
+private redis-server, plays `--moves` PlayMove calls against it from one client (whole matches
+followed with the local engine, as the load test's `TableUser`), stops it and reads the
+instructions it executed. Two move counts are run for each; the difference divided by the
+difference in moves is the cost of one move, start-up and shutdown cancelled out. User-space
+instructions only: the kernel's share of socket calls is not in it, and instructions are not
+time (a cache miss costs more than an add), so it complements the load test's CPU per move on
+a machine whose other jobs swing those by ±30%.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import grpc  # type: ignore[import-untyped, unused-ignore]
+from kafana.games import tablic
+from kafana.v1 import rules_pb2, service_pb2, service_pb2_grpc
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from run import BASELINE_COMMAND, free_port, redis_server, server_command  # noqa: E402
+
+KAFANA = f"{Path(sys.executable).parent / 'kafana'} serve --redis {{redis}} --port {{port}}"
+KAFANA += " --grace 1 --rate-limit 0"
+RULES_SPEC = rules_pb2.RulesSpec(game="tablic", preset="serbian", players=2)
+RULES = tablic.Rules.preset("serbian", players=2)
+TOTALS = re.compile(r"^(?:summary|totals): (\d+)", re.MULTILINE)
+
+
+def play(target: str, moves: int, seed: int) -> None:
+    """`moves` PlayMove calls, whole matches one after another, as `TableUser` plays them."""
+    rng = random.Random(seed)
+    with grpc.insecure_channel(target) as channel:
+        stub = service_pb2_grpc.KafanaStub(channel)
+        done = 0
+        while done < moves:
+            match_seed = rng.getrandbits(63)
+            config = rules_pb2.TableConfig(rules=RULES_SPEC, seed=match_seed)
+            table_id = stub.CreateTable(service_pb2.CreateTableRequest(config=config)).table_id
+            joined = [
+                stub.JoinTable(service_pb2.JoinTableRequest(table_id=table_id, seat=s))
+                for s in range(2)
+            ]
+            seq = max(j.state.seq for j in joined)
+            state = tablic.new_match(RULES, seed=match_seed)
+            while not state.is_over and done < moves:
+                seat = state.current_seat
+                assert seat is not None
+                move = rng.choice(state.legal_moves())
+                answer = stub.PlayMove(
+                    service_pb2.PlayMoveRequest(
+                        table_id=table_id,
+                        seat_token=joined[seat].seat_token,
+                        move=str(move),
+                        client_move_id=str(seq + 1),
+                        last_seq=seq,
+                    ),
+                    timeout=60,
+                )
+                if answer.event.seq != seq + 1:
+                    raise RuntimeError(f"move at {seq} answered seq {answer.event.seq}")
+                seq += 1
+                done += 1
+                state = state.apply(move)
+
+
+def wait_serving(port: int, process: subprocess.Popen[bytes], timeout: float = 180.0) -> None:
+    """Until a gRPC channel to the port is ready (valgrind starts Python slowly)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the server exited with {process.returncode}")
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            try:
+                grpc.channel_ready_future(channel).result(timeout=2)
+                return
+            except grpc.FutureTimeoutError:
+                continue
+    raise RuntimeError(f"no server on port {port} after {timeout} s")
+
+
+def instructions(template: str, redis_url: str, moves: int, work: Path, seed: int) -> int:
+    """Instructions a server executed, from start to exit, serving `moves` moves."""
+    port = free_port()
+    out = work / f"callgrind.{port}"
+    command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
+    command += server_command(template, redis_url, port)
+    with open(work / f"server.{port}.log", "wb") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=log)
+    try:
+        wait_serving(port, process)
+        play(f"127.0.0.1:{port}", moves, seed)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=300)
+    found = TOTALS.search(out.read_text(errors="replace"))
+    if found is None:
+        raise RuntimeError(f"no instruction count in {out}")
+    return int(found.group(1))
+
+
+def main() -> int:
+    """Measure both servers at both move counts; print instructions per move and the ratio."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--moves", type=int, nargs=2, default=[300, 900], metavar=("FEW", "MANY"))
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--kafana-command", default=KAFANA, help="{redis} and {port} filled in")
+    args = parser.parse_args()
+    if shutil.which("valgrind") is None:
+        raise SystemExit("valgrind is not installed (apt-get install valgrind)")
+    few, many = args.moves
+    work = Path(tempfile.mkdtemp(prefix="kafana-instructions-"))
+    per_move: dict[str, float] = {}
+    try:
+        with redis_server(work) as (_process, redis_port):
+            redis_url = f"redis://127.0.0.1:{redis_port}/0"
+            for kind, template in (("baseline", BASELINE_COMMAND), ("kafana", args.kafana_command)):
+                counts = [instructions(template, redis_url, n, work, args.seed) for n in args.moves]
+                per_move[kind] = (counts[1] - counts[0]) / (many - few)
+                print(
+                    f"{kind}: {counts[0]:,} instructions for {few} moves, {counts[1]:,} for "
+                    f"{many}: {per_move[kind]:,.0f} per move",
+                    flush=True,
+                )
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"baseline/kafana instructions per move: {per_move['baseline'] / per_move['kafana']:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    sys.exit(main())
