@@ -19,7 +19,6 @@ import os
 import random
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -33,7 +32,7 @@ from kafana.v1 import rules_pb2, service_pb2, service_pb2_grpc
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from run import BASELINE_COMMAND, free_port, redis_server, server_command  # noqa: E402
+from run import BASELINE_COMMAND, free_port, redis_server, server_command, stop  # noqa: E402
 
 KAFANA = f"{Path(sys.executable).parent / 'kafana'} serve --redis {{redis}} --port {{port}}"
 KAFANA += " --grace 1 --rate-limit 0"
@@ -106,8 +105,7 @@ def instructions(template: str, redis_url: str, moves: int, work: Path, seed: in
         wait_serving(port, process)
         play(f"127.0.0.1:{port}", moves, seed)
     finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=300)
+        stop(process, timeout=300)  # SIGTERM: callgrind writes its counts as the server exits
     found = TOTALS.search(out.read_text(errors="replace"))
     if found is None:
         raise RuntimeError(f"no instruction count in {out}")
