@@ -182,7 +182,7 @@ async def test_a_timing_out_entrant_gets_the_events_policy(
     async with AsyncClient.connect(hosted.target) as client:
         events = Tournaments(client)
         made = await events.create(
-            f"slow-{policy}", "round_robin", target=21, seed=3, move_ms=400, on_timeout=policy
+            f"slow-{policy}", "round_robin", target=21, seed=3, move_ms=1500, on_timeout=policy
         )
         await events.enter(made.event_id, "fast", bot="greedy")
         await events.enter(made.event_id, "sleeper")  # a person who never moves
@@ -194,16 +194,18 @@ async def test_a_timing_out_entrant_gets_the_events_policy(
         info = await until(get, lambda i: i.phase == "finished")
     (game,) = games(info)
     sleeper = list(game.seats).index("sleeper")
-    assert game.ending == ending and game.faults
-    assert all(f.startswith(f"seat{sleeper}:timeout->{policy}@") for f in game.faults)
+    # (a busy machine may make the bot time out too: only the sleeper's faults are counted)
+    faults = [f for f in game.faults if f.startswith(f"seat{sleeper}:")]
+    assert game.ending == ending and faults
+    assert all(f.startswith(f"seat{sleeper}:timeout->{policy}@") for f in faults)
     fair = FairRecord.from_text(game.record)
     assert [v for k, v in fair.meta if k == "fault"] == list(game.faults)
     checked = verify(fair)
     if policy == "forfeit_hand":
         # one timeout per hand at most: the referee played the rest of each hand
-        assert checked.finished and len(game.faults) <= checked.hands
+        assert checked.finished and len(faults) <= checked.hands
         assert game.winner == 1 - sleeper
         moves = MatchRecord.from_text(fair.record).moves
-        assert len(moves) > 20 * len(game.faults)  # not a timeout on every move of the sleeper
+        assert len(moves) > 20 * len(faults)  # not a timeout on every move of the sleeper
     else:
-        assert len(game.faults) == 1 and game.winner == 1 - sleeper
+        assert len(faults) == 1 and game.winner == 1 - sleeper

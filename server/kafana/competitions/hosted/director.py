@@ -93,8 +93,8 @@ class Director:
         while True:
             try:
                 await self.scan_once()
-            except Exception:  # the store is down for now: try again at the next scan
-                log.warning("director: scan failed", exc_info=True)
+            except Exception as exc:  # the store is down for now: try again at the next scan
+                log.warning("director: scan failed (%s: %s)", type(exc).__name__, exc)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), self.scan)
             self._wake.clear()
