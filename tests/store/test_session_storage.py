@@ -1,0 +1,56 @@
+"""What the service stores of a table: no rules JSON, a digest of it, and per-seat retries."""
+
+from __future__ import annotations
+
+import pytest
+from kafana.service.games import build_rules
+from kafana.service.session import load_table, rules_digest, table_record
+from kafana.service.tables import Tables
+from kafana.store.memory import MemoryStore
+from kafana.store.records import FORMAT
+from kafana.v1 import rules_pb2, storage_pb2
+
+
+def stored_table() -> storage_pb2.StoredTable:
+    spec = rules_pb2.RulesSpec(preset="serbian", players=2)
+    return storage_pb2.StoredTable(
+        name="t", spec=spec, rules_json=build_rules(spec).to_json(), seed=3, created_ms=1
+    )
+
+
+def test_the_record_leaves_the_rules_json_out_and_loading_makes_it_again() -> None:
+    stored = stored_table()
+    data = table_record(stored)
+    kept = storage_pb2.StoredTable.FromString(data)
+    assert kept.rules_json == "" and kept.format == FORMAT
+    assert len(data) < len(stored.SerializeToString()) - 300
+    assert load_table(data).rules_json == stored.rules_json
+
+
+def test_a_spec_that_now_makes_other_rules_is_refused() -> None:
+    kept = storage_pb2.StoredTable.FromString(table_record(stored_table()))
+    kept.rules_digest = rules_digest("{}")
+    with pytest.raises(RuntimeError, match="other rules"):
+        load_table(kept.SerializeToString())
+
+
+async def test_a_retry_is_answered_after_the_other_seat_moved() -> None:
+    tables = Tables(MemoryStore())
+    spec = rules_pb2.RulesSpec(preset="serbian", players=2)
+    table_id, _admin, _ = await tables.create(rules_pb2.TableConfig(rules=spec, seed=4))
+    tokens = {}
+    for seat in range(2):
+        _, tokens[seat], _ = await tables.join(table_id, seat, f"p{seat}")
+    other = Tables(tables.store)  # a second process: nothing cached
+    session = await tables.session(table_id)
+    first_seat = session.game.current_seat(session.match)
+    move = str(tables.legal(session, first_seat)[0])
+    played = await tables.play(table_id, tokens[first_seat], move, "mine", session.seq)
+    after = played.session
+    second_seat = after.game.current_seat(after.match)
+    reply = str(tables.legal(after, second_seat)[0])
+    await tables.play(table_id, tokens[second_seat], reply, "theirs", after.seq)
+    for process in (tables, other):
+        again = await process.play(table_id, tokens[first_seat], move, "mine", session.seq)
+        assert again.duplicate and again.seq == played.seq
+    assert (await tables.session(table_id)).seq == played.seq + 1  # nothing appended
