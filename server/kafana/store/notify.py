@@ -43,6 +43,8 @@ class Notifier:
             return
         async with self._lock:
             if self._pubsub is None:
+                if isinstance(self._client, RedisCluster):
+                    await self._client.initialize()  # the slot map routes each channel
                 self._pubsub = self._client.pubsub()
             await self._pubsub.ssubscribe(channel)
             self._subscribed.add(channel)
@@ -80,8 +82,10 @@ class Notifier:
 
     async def _next(self) -> Any:
         if self._cluster:
+            # redis-py reads the shards' connections in turn, each up to `timeout`: keep it
+            # short, or a message on one shard waits for the reads of the others.
             return await self._pubsub.get_sharded_message(
-                ignore_subscribe_messages=True, timeout=1.0
+                ignore_subscribe_messages=True, timeout=0.05
             )
         return await self._pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
 
