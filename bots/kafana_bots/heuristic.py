@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kafana.games.tablic import Move, View
-from kafana.games.tablic.capture import engine_for
+from kafana.games.tablic import Move, View, engine_for
 
 from kafana_bots.base import Bot
 from kafana_bots.greedy import best_moves, greedy_value

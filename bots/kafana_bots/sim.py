@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from kafana.games.tablic import CARDS, Card, Move, Rules
-from kafana.games.tablic.capture import CaptureEngine, engine_for
+from kafana.games.tablic import CARDS, CaptureEngine, Card, Move, Rules, engine_for
 
 HAND_SIZE = 6
 

@@ -12,7 +12,7 @@ from kafana.errors import (
     KafanaError,
     MatchOverError,
 )
-from kafana.games.tablic.capture import captures
+from kafana.games.tablic.capture import CaptureEngine, captures, engine_for
 from kafana.games.tablic.cards import CANONICAL_DECK, CARDS, Card, format_cards, parse_cards
 from kafana.games.tablic.move import Move
 from kafana.games.tablic.record import MatchRecord
@@ -25,6 +25,7 @@ __all__ = [
     "CANONICAL_DECK",
     "CARDS",
     "PRESETS",
+    "CaptureEngine",
     "Card",
     "HandResult",
     "IllegalMoveError",
@@ -38,6 +39,7 @@ __all__ = [
     "Rules",
     "View",
     "captures",
+    "engine_for",
     "format_cards",
     "new_match",
     "parse_cards",

@@ -43,13 +43,13 @@ def _choose_table() -> tuple[tuple[tuple[tuple[int, ...], ...], ...], ...]:
 
 _CHOOSE = _choose_table()
 _NONE: tuple[tuple[int, ...], ...] = ()
-_RANK_BIT = tuple(1 << rank for rank in range(14))
-_ALL_RANKS = sum(_RANK_BIT)
+_UNIT_OF = _UNIT.__getitem__
+_LOW = sum(1 << 4 * r for r in range(13))  # bit 0 of every rank's field
 
 
 def _support(vector: int) -> int:
-    """The ranks a count vector uses, a bit per rank (as in `_RANK_BIT`)."""
-    return sum(1 << rank for rank in range(1, 14) if vector >> 4 * (rank - 1) & 15)
+    """The ranks a count vector uses: bit 0 of each used rank's field (counts are below 8)."""
+    return (vector | vector >> 1 | vector >> 2) & _LOW
 
 
 class _Overflow(Exception):
@@ -112,9 +112,7 @@ class CaptureEngine:
         self._cache: dict[tuple[int, tuple[int, ...]], tuple[int, ...]] = {}
         self._groups: dict[tuple[int, int], dict[int, list[int]]] = {}
         self._tables: dict[tuple[tuple[int, ...], bool], list[Listing | None]] = {}
-        self._listings: dict[
-            tuple[int, tuple[int, ...], bool], tuple[tuple[int, ...], tuple[Picker, ...]]
-        ] = {}
+        self._listings: dict[tuple[int, tuple[int, ...], bool], Listing] = {}
         self._group_lists: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}
         self._candidate_lists: dict[tuple[int, int, int], tuple[int, ...]] = {}
 
@@ -159,7 +157,9 @@ class CaptureEngine:
                 masks = with_rank_priority(masks, played_rank, key[1])
             if len(self._listings) >= _CACHE_LIMIT:
                 self._listings.clear()
-            found = self._listings[key] = (masks, tuple(map(picker, masks)))
+            getters = tuple(map(picker, masks))
+            found = (masks, getters, tuple(zip(masks, getters, strict=True)))
+            self._listings[key] = found
         return found
 
     def table_listings(
@@ -245,15 +245,14 @@ class CaptureEngine:
         return found
 
     def _candidates(self, played_rank: int, value: int, present: int) -> tuple[int, ...]:
-        """The groups of `_group_list` using only ranks in `present` (a bit per rank)."""
+        """The groups of `_group_list` using only the ranks of `present` (as `_support`)."""
         key = (played_rank, value, present)
         found = self._candidate_lists.get(key)
         if found is None:
             if len(self._candidate_lists) >= _CACHE_LIMIT:
                 self._candidate_lists.clear()
-            missing = _ALL_RANKS & ~present
             found = tuple(
-                g for g, support in self._group_list(played_rank, value) if not support & missing
+                g for g, support in self._group_list(played_rank, value) if not support & ~present
             )
             self._candidate_lists[key] = found
         return found
@@ -270,9 +269,9 @@ class CaptureEngine:
             return ()
         if self.wild and played_rank == JACK:
             return ((1 << n) - 1,)
-        total = sum(map(_UNIT.__getitem__, table_ranks))
+        total = sum(map(_UNIT_OF, table_ranks))
         fit = total | _GUARD
-        present = sum(map(_RANK_BIT.__getitem__, set(table_ranks)))
+        present = (total | total >> 1 | total >> 2) & _LOW  # bit 0 of each rank's field
         runs: dict[int, tuple[tuple[int, ...], ...]] = {}  # by field shift: masks by count
         results: set[int] = set()
         for value in self.value_choices[played_rank]:
@@ -404,8 +403,8 @@ def reset_engines() -> None:
 
 
 Picker = Callable[[Sequence[Card]], Sequence[Card]]
-Listing = tuple[tuple[int, ...], tuple[Picker, ...]]
-"""Capture masks (sorted) and a picker of the captured cards for each."""
+Listing = tuple[tuple[int, ...], tuple[Picker, ...], tuple[tuple[int, Picker], ...]]
+"""Capture masks (sorted), a picker of the captured cards for each, and both paired."""
 _PICKERS: dict[int, Picker] = {}
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import filterfalse
+from itertools import compress, filterfalse
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
@@ -187,7 +187,9 @@ class MatchState:
         table = self._table
         rules = self._setup.rules
         ranks = tuple(map(_RANK, table))
-        by_rank = self._engine.table_listings(ranks, rules.rank_priority)
+        by_rank = self._engine._tables.get((ranks, rules.rank_priority))
+        if by_rank is None:
+            by_rank = self._engine.table_listings(ranks, rules.rank_priority)
         new = tuple.__new__
         moves: dict[Move, int] = {}
         captures = False
@@ -197,10 +199,9 @@ class MatchState:
             found = by_rank[rank]
             if found is None:
                 found = by_rank[rank] = self._engine.listing(rank, ranks, rules.rank_priority)
-            masks, getters = found
-            if masks:
+            if found[0]:
                 captures = True
-                for mask, get in zip(masks, getters, strict=True):
+                for mask, get in found[2]:
                     moves[new(Move, (card, frozenset(get(table))))] = mask
         if captures and rules.must_capture:
             return {move: mask for move, mask in moves.items() if mask}
@@ -360,7 +361,7 @@ class MatchState:
         self._table = ()
         points_of = rules.points_by_index
         counts = tuple(p.bit_count() for p in piles)
-        card_points = tuple(sum(points_of[i] for i in range(52) if pile >> i & 1) for pile in piles)
+        card_points = tuple(sum(compress(points_of, _bits(pile))) for pile in piles)
         best = max(counts)
         leaders = [s for s in range(sides) if counts[s] == best]
         most = [0] * sides
@@ -473,6 +474,12 @@ _BY_INDEX = attrgetter("index")
 _RANK = attrgetter("rank")
 _INDEX = attrgetter("index")
 _BIT = tuple(1 << i for i in range(52))
+_BINARY_DIGITS = bytes.maketrans(b"01", b"\x00\x01")
+
+
+def _bits(pile: int) -> bytes:
+    """The 52 bits of a pile, card index 0 first, as bytes 0 or 1."""
+    return format(pile, "052b")[::-1].encode().translate(_BINARY_DIGITS)
 
 
 def _explain(move: Move, rules: Rules) -> str:
