@@ -117,6 +117,9 @@ def served(redis_url: str) -> Iterator[Served]:
             assert time.monotonic() < deadline, "kafana serve did not start"
             time.sleep(0.05)
         yield running
+    except BaseException:  # show what the server logged (the director's warnings) on failure
+        print(log.read_text(errors="replace")[-20_000:], file=sys.stderr)
+        raise
     finally:
         if process.poll() is None:
             process.kill()
