@@ -4,7 +4,8 @@
         --redis {redis} --port {port} --grace 1 --rate-limit 0 --cache-tables {cache}'
 
 Each full collection appends one line to the log: wall time, duration in ms, objects frozen
-(`kafana.service.collector`; `KAFANA_GC_FREEZE=0` measures without it). `gc_serve.py --summary LOG...` adds them up.
+(`kafana.service.collector`; `KAFANA_GC_FREEZE=0` measures without it).
+`gc_serve.py --summary LOG...` adds them up.
 """
 
 from __future__ import annotations
