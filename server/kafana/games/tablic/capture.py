@@ -10,7 +10,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from itertools import repeat
-from operator import attrgetter, call, itemgetter
+from operator import attrgetter, itemgetter
 
 from kafana.errors import InvalidInputError, TooManyMovesError
 from kafana.games.tablic.cards import Card, check_distinct
@@ -63,12 +63,12 @@ class CaptureEngine:
     """Capture masks for one combination of capture switches."""
 
     __slots__ = (
+        "_by_table",
         "_cache",
         "_candidate_lists",
         "_group_lists",
         "_groups",
         "_listings",
-        "_tables",
         "multi_group",
         "played_values",
         "rank_only",
@@ -111,7 +111,7 @@ class CaptureEngine:
         ]
         self._cache: dict[tuple[int, tuple[int, ...]], tuple[int, ...]] = {}
         self._groups: dict[tuple[int, int], dict[int, list[int]]] = {}
-        self._tables: dict[tuple[tuple[int, ...], bool], list[Listing | None]] = {}
+        self._by_table: dict[tuple[int, tuple[int, ...], bool], Listing] = {}
         self._listings: dict[tuple[int, tuple[int, ...], bool], Listing] = {}
         self._group_lists: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}
         self._candidate_lists: dict[tuple[int, int, int], tuple[int, ...]] = {}
@@ -157,24 +157,23 @@ class CaptureEngine:
                 masks = with_rank_priority(masks, played_rank, key[1])
             if len(self._listings) >= _CACHE_LIMIT:
                 self._listings.clear()
-            getters = tuple(map(picker, masks))
-            found = (masks, getters, tuple(zip(masks, getters, strict=True)))
-            self._listings[key] = found
+            found = self._listings[key] = (masks, tuple(map(_positions, masks)))
         return found
 
-    def table_listings(
-        self, table_ranks: tuple[int, ...], rank_priority: bool = False
-    ) -> list[Listing | None]:
-        """A list by played rank of `listing` results for this table, filled in by the caller.
+    def table_listing(
+        self, played_rank: int, table_ranks: tuple[int, ...], rank_priority: bool = False
+    ) -> Listing:
+        """`listing` cached by the whole table's ranks: no slicing on a hit.
 
-        One lookup per position instead of one per card in hand (`MatchState.legal_moves`).
+        `MatchState.legal_moves` asks for every card in hand on one table; on a hit this is
+        one dict lookup (`_by_table`, which callers may read directly).
         """
-        key = (table_ranks, rank_priority)
-        found = self._tables.get(key)
+        key = (played_rank, table_ranks, rank_priority)
+        found = self._by_table.get(key)
         if found is None:
-            if len(self._tables) >= _CACHE_LIMIT:
-                self._tables.clear()
-            found = self._tables[key] = [None] * 14
+            if len(self._by_table) >= _CACHE_LIMIT:
+                self._by_table.clear()
+            found = self._by_table[key] = self.listing(played_rank, table_ranks, rank_priority)
         return found
 
     def is_capture(
@@ -403,8 +402,19 @@ def reset_engines() -> None:
 
 
 Picker = Callable[[Sequence[Card]], Sequence[Card]]
-Listing = tuple[tuple[int, ...], tuple[Picker, ...], tuple[tuple[int, Picker], ...]]
-"""Capture masks (sorted), a picker of the captured cards for each, and both paired."""
+Listing = tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]
+"""Capture masks (sorted) and the table positions each takes.
+
+Only ints inside: cached listings are tuples the garbage collector stops tracking, so a big
+cache costs no collection time.
+"""
+
+
+def _positions(mask: int) -> tuple[int, ...]:
+    """The set bits of a mask, lowest first."""
+    return tuple(i for i in range(mask.bit_length()) if mask >> i & 1)
+
+
 _PICKERS: dict[int, Picker] = {}
 
 
@@ -460,5 +470,5 @@ def captures(card: Card, table: Iterable[Card], rules: Rules) -> set[frozenset[C
     if card in distinct:
         raise InvalidInputError(f"{card} cannot be both played and on the table")
     ordered = sorted(cards, key=_BY_INDEX)
-    getters = engine.listing(card.rank, tuple(map(_RANK, ordered)), rules.rank_priority)[1]
-    return set(map(frozenset, map(call, getters, repeat(ordered))))
+    positions = engine.listing(card.rank, tuple(map(_RANK, ordered)), rules.rank_priority)[1]
+    return set(map(frozenset, map(map, repeat(ordered.__getitem__), positions)))

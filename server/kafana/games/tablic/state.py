@@ -187,22 +187,24 @@ class MatchState:
         table = self._table
         rules = self._setup.rules
         ranks = tuple(map(_RANK, table))
-        by_rank = self._engine._tables.get((ranks, rules.rank_priority))
-        if by_rank is None:
-            by_rank = self._engine.table_listings(ranks, rules.rank_priority)
+        priority = rules.rank_priority
+        engine = self._engine
+        cached = engine._by_table.get
+        take = table.__getitem__
         new = tuple.__new__
         moves: dict[Move, int] = {}
         captures = False
         for card in self._hands[seat]:
             moves[TRAILS[card.index]] = 0
             rank = card.rank
-            found = by_rank[rank]
+            found = cached((rank, ranks, priority))
             if found is None:
-                found = by_rank[rank] = self._engine.listing(rank, ranks, rules.rank_priority)
-            if found[0]:
+                found = engine.table_listing(rank, ranks, priority)
+            masks, positions = found
+            if masks:
                 captures = True
-                for mask, get in found[2]:
-                    moves[new(Move, (card, frozenset(get(table))))] = mask
+                for mask, taken in zip(masks, positions, strict=True):
+                    moves[new(Move, (card, frozenset(map(take, taken))))] = mask
         if captures and rules.must_capture:
             return {move: mask for move, mask in moves.items() if mask}
         return moves
