@@ -399,6 +399,7 @@ def reset_engines() -> None:
     _ENGINES.clear()
     _BY_RULES.clear()
     _PICKERS.clear()
+    _POSITIONS.clear()
 
 
 Picker = Callable[[Sequence[Card]], Sequence[Card]]
@@ -410,9 +411,17 @@ cache costs no collection time.
 """
 
 
+_POSITIONS: dict[int, tuple[int, ...]] = {}
+
+
 def _positions(mask: int) -> tuple[int, ...]:
-    """The set bits of a mask, lowest first."""
-    return tuple(i for i in range(mask.bit_length()) if mask >> i & 1)
+    """The set bits of a mask, lowest first (remembered: few masks recur a lot)."""
+    found = _POSITIONS.get(mask)
+    if found is None:
+        if len(_POSITIONS) >= _CACHE_LIMIT:
+            _POSITIONS.clear()
+        found = _POSITIONS[mask] = tuple(i for i in range(mask.bit_length()) if mask >> i & 1)
+    return found
 
 
 _PICKERS: dict[int, Picker] = {}
