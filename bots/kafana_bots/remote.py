@@ -19,12 +19,13 @@ import click
 from kafana.games.tablic import Rules
 from kafana.v1 import state_pb2
 from kafana_client.aio import AsyncClient, AsyncSeat
-from kafana_client.bots import bot_events
+from kafana_client.bots import bot_events, playable_moves
 from kafana_client.connection import Retry, Tls
 from kafana_client.convert import current_seat, rules_of, view_of
 from kafana_client.errors import (
     DeadlineExceededError,
     NotYourTurnRpcError,
+    RefusedMoveError,
     RpcError,
     StaleStateError,
     UnavailableError,
@@ -72,14 +73,15 @@ class _Follower:
                 return
             if self.delay:
                 await asyncio.sleep(self.delay)
-            legal = await self.seat.legal_moves()
-            if legal.seq != state.seq:
+            seq, moves = await playable_moves(self.seat, state)
+            if seq != state.seq:
                 return  # an older event of the feed: the table has moved on
-            move = self.bot.choose(view_of(state), legal.parsed())
+            move = self.bot.choose(view_of(state), moves)
             try:
-                await self.seat.play(move, last_seq=legal.seq, with_state=False)
-            except (StaleStateError, NotYourTurnRpcError):
-                return  # a clock timeout or a forfeit got there first
+                await self.seat.play(move, last_seq=seq, with_state=False)
+            except (StaleStateError, NotYourTurnRpcError, RefusedMoveError):
+                return  # a clock timeout or a forfeit got there first, or a fallback trail
+                # was refused (must capture): the clock decides
             self.acted = int(state.seq)
 
     async def watchdog(self) -> None:

@@ -19,7 +19,12 @@ from kafana_bots.events import Event
 
 from kafana_client.aio import AsyncSeat
 from kafana_client.convert import cards_of, current_seat, hand_result_of, move_of, view_of
-from kafana_client.errors import NotYourTurnRpcError, StaleStateError
+from kafana_client.errors import (
+    NotYourTurnRpcError,
+    RefusedMoveError,
+    ResourceExhaustedError,
+    StaleStateError,
+)
 
 
 def bot_events(event: events_pb2.Event, before: state_pb2.TableState | None) -> list[Event]:
@@ -41,18 +46,35 @@ def bot_events(event: events_pb2.Event, before: state_pb2.TableState | None) -> 
     return out
 
 
+async def playable_moves(
+    seat: AsyncSeat, state: state_pb2.TableState
+) -> tuple[int, list[tablic.Move]]:
+    """The moves a bot may choose from at its turn, and the seq they are for.
+
+    The server's legal moves; on a table whose captures are too many for the server to list
+    (RESOURCE_EXHAUSTED, after a long run of trails), the trails of the hand in `state`: they
+    need no listing and the server still checks them (under the must-capture switch it refuses
+    them, and the table's clock plays the seat's default move).
+    """
+    try:
+        legal = await seat.legal_moves()
+    except ResourceExhaustedError:
+        return int(state.seq), [tablic.Move(card) for card in cards_of(state.tablic.hand)]
+    return legal.seq, legal.parsed()
+
+
 async def _act(seat: AsyncSeat, bot: Bot, state: state_pb2.TableState, delay: float) -> None:
     if delay:
         await asyncio.sleep(delay)
     try:
-        legal = await seat.legal_moves()
-        if legal.seq != state.seq:
+        seq, moves = await playable_moves(seat, state)
+        if seq != state.seq:
             return  # something happened meanwhile; the next event brings the new state
-        moves: list[tablic.Move] = legal.parsed()
         move = bot.choose(view_of(state), moves)
-        await seat.play(move, last_seq=legal.seq, with_state=False)
-    except (StaleStateError, NotYourTurnRpcError):
-        return  # the table moved on (a clock timeout, a forfeit): wait for the next event
+        await seat.play(move, last_seq=seq, with_state=False)
+    except (StaleStateError, NotYourTurnRpcError, RefusedMoveError):
+        return  # the table moved on (a clock timeout, a forfeit), or a fallback trail was
+        # refused: wait for the next event
 
 
 async def run_bot(seat: AsyncSeat, bot: Bot, *, delay: float = 0.0) -> state_pb2.TableState:
