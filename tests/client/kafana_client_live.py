@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import socket
 import subprocess
 import threading
@@ -11,11 +10,6 @@ import time
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
-
-# The terminal tests fork (a pseudo-terminal) from this process, which also runs gRPC servers
-# and clients; gRPC's fork handlers then sometimes break the child before it execs.
-# Read when gRPC initialises, so set before anything here imports it.
-os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
 
 from kafana.service.server import KafanaServer, create_server
 from kafana.store.base import TableStore
