@@ -6,14 +6,27 @@
 Each full collection appends one line to the log: wall time, duration in ms, objects frozen
 (`kafana.service.collector`; `KAFANA_GC_FREEZE=0` measures without it).
 `gc_serve.py --summary LOG...` adds them up.
+
+Once a second the server also appends one JSON line to `LOG.stats`: the handlers' own time
+per RPC (count, total and longest ms, from the servicer method's start to its answer: what
+the server spends, against what the client observes), the event loop's longest lag (a timer
+due every 50 ms, how late it ran), collections and their time per generation, the process's
+CPU seconds, the tables cached and the live channels subscribed.
+`gc_serve.py --stats LOG.stats...` prints them per 10 s.
 """
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import json
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
+
+RPCS = ("PlayMove", "CreateTable", "JoinTable")
+TICK_S = 0.05
 
 
 def log_full_collections(path: str) -> None:
@@ -33,6 +46,92 @@ def log_full_collections(path: str) -> None:
     gc.callbacks.append(callback)
 
 
+class Stats:
+    """Per-second counters of one server process, written as JSON lines."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.calls: dict[str, list[float]] = {}  # name -> [count, total ms, max ms]
+        self.gc: dict[int, list[float]] = {}  # generation -> [count, total ms, max ms]
+        self.lag_ms = 0.0
+        self._gc_started = 0.0
+        gc.callbacks.append(self._collection)
+
+    def _collection(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._gc_started = time.perf_counter()
+            return
+        millis = (time.perf_counter() - self._gc_started) * 1000
+        self._add(self.gc.setdefault(int(info.get("generation", 0)), [0, 0.0, 0.0]), millis)
+
+    @staticmethod
+    def _add(counter: list[float], millis: float) -> None:
+        counter[0] += 1
+        counter[1] += millis
+        counter[2] = max(counter[2], millis)
+
+    def timed(self, name: str, handler: Callable[..., Any]) -> Callable[..., Any]:
+        """`handler` (an async servicer method) with its own time counted under `name`."""
+
+        async def run(servicer: Any, request: Any, context: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return await handler(servicer, request, context)
+            finally:
+                millis = (time.perf_counter() - start) * 1000
+                self._add(self.calls.setdefault(name, [0, 0.0, 0.0]), millis)
+
+        run.__name__ = name
+        return run
+
+    async def sample(self, server: Any) -> None:
+        """Measure the loop's lag every `TICK_S`; write a line every second."""
+        last_write = time.time()
+        cpu = time.process_time()
+        while True:
+            due = time.perf_counter() + TICK_S
+            await asyncio.sleep(TICK_S)
+            self.lag_ms = max(self.lag_ms, (time.perf_counter() - due) * 1000)
+            now = time.time()
+            if now - last_write < 1.0:
+                continue
+            spent = time.process_time()
+            notifier = getattr(server.tables.store, "_notifier", None)
+            line = {
+                "t": round(now, 3),
+                "cpu_s": round(spent - cpu, 4),
+                "lag_ms": round(self.lag_ms, 1),
+                "calls": {k: [v[0], round(v[1], 2), round(v[2], 2)] for k, v in self.calls.items()},
+                "gc": {k: [v[0], round(v[1], 2), round(v[2], 2)] for k, v in self.gc.items()},
+                "cached": len(server.tables._cache),
+                "subscribed": len(getattr(notifier, "_subscribed", ())),
+            }
+            with open(self.path, "a") as out:
+                out.write(json.dumps(line) + "\n")
+            self.calls.clear()
+            self.gc.clear()
+            self.lag_ms = 0.0
+            last_write, cpu = now, spent
+
+
+def instrument(path: str) -> None:
+    """Time the servicer's handlers and start the sampler when the server starts."""
+    from kafana.service.server import KafanaServer
+    from kafana.service.servicer import KafanaServicer
+
+    stats = Stats(path)
+    for name in RPCS:
+        setattr(KafanaServicer, name, stats.timed(name, getattr(KafanaServicer, name)))
+    start = KafanaServer.start
+    tasks: list[asyncio.Task[None]] = []
+
+    async def start_and_sample(self: KafanaServer) -> None:
+        await start(self)
+        tasks.append(asyncio.create_task(stats.sample(self)))
+
+    KafanaServer.start = start_and_sample  # type: ignore[method-assign]
+
+
 def summary(paths: list[str]) -> str:
     """Count, total, median and longest full collection over the logs."""
     times = []
@@ -48,12 +147,54 @@ def summary(paths: list[str]) -> str:
     )
 
 
+def stats_table(paths: list[str], since: float = 0.0) -> str:
+    """The servers' stats lines added up per 10 s (from the earliest line, or `since`)."""
+    rows: dict[int, dict[str, float]] = {}
+    lines = []
+    for path in paths:
+        with open(path) as text:
+            lines += [json.loads(line) for line in text if line.strip()]
+    if not lines:
+        return "no stats"
+    origin = since or min(line["t"] for line in lines)
+    for line in lines:
+        row = rows.setdefault(int((line["t"] - origin) // 10), {})
+        row["cpu"] = row.get("cpu", 0.0) + line["cpu_s"]
+        row["lag"] = max(row.get("lag", 0.0), line["lag_ms"])
+        moves = line["calls"].get("PlayMove", [0, 0.0, 0.0])
+        row["moves"] = row.get("moves", 0.0) + moves[0]
+        row["move_ms"] = row.get("move_ms", 0.0) + moves[1]
+        row["move_max"] = max(row.get("move_max", 0.0), moves[2])
+        joins = [line["calls"].get(n, [0, 0.0, 0.0]) for n in ("CreateTable", "JoinTable")]
+        row["joins"] = row.get("joins", 0.0) + sum(j[0] for j in joins)
+        for gen, (count, total, longest) in line["gc"].items():
+            row[f"gc{gen}"] = row.get(f"gc{gen}", 0.0) + count
+            row[f"gc{gen}_ms"] = row.get(f"gc{gen}_ms", 0.0) + total
+            row[f"gc{gen}_max"] = max(row.get(f"gc{gen}_max", 0.0), longest)
+        row["cached"] = row.get("cached", 0.0) + line["cached"] / 10
+    out = ["t_s  cpu%  moves joins move_ms(mean/max) lag_max  gc0 ms  gc1 ms  gc2 ms(max)  cached"]
+    for key in sorted(rows):
+        r = rows[key]
+        moves = r.get("moves", 0.0)
+        out.append(
+            f"{key * 10:4d} {r['cpu'] * 10:5.0f} {moves:6.0f} {r.get('joins', 0):5.0f} "
+            f"{r.get('move_ms', 0) / max(moves, 1):6.2f}/{r.get('move_max', 0):7.1f} "
+            f"{r['lag']:7.0f} {r.get('gc0_ms', 0):7.0f} {r.get('gc1_ms', 0):7.0f} "
+            f"{r.get('gc2_ms', 0):7.0f}({r.get('gc2_max', 0):4.0f}) {r['cached']:7.0f}"
+        )
+    return "\n".join(out)
+
+
 def main() -> int:
-    """`gc_serve.py LOG kafana-args...` or `gc_serve.py --summary LOG...`."""
+    """`gc_serve.py LOG kafana-args...`, `gc_serve.py --summary LOG...`, `--stats LOG...`."""
     if sys.argv[1] == "--summary":
         print(summary(sys.argv[2:]))
         return 0
+    if sys.argv[1] == "--stats":
+        print(stats_table(sys.argv[2:]))
+        return 0
     log_full_collections(sys.argv[1])
+    instrument(sys.argv[1] + ".stats")
     from kafana.cli import main as kafana
 
     sys.argv = ["kafana", *sys.argv[2:]]

@@ -15,6 +15,7 @@ per time slice) are written as JSON to `--results` when the test stops.
 
 from __future__ import annotations
 
+import gc
 import json
 import random
 import time
@@ -36,6 +37,7 @@ RULES_SPEC = rules_pb2.RulesSpec(game="tablic", preset="serbian", players=2)
 RULES = tablic.Rules.preset("serbian", players=2)
 SLICE_SECONDS = 10.0
 ACTIVE_SAMPLE = 200
+TICK_S = 0.05  # the driver's own health: how late a timer due every 50 ms runs
 
 
 def percentile(ordered: list[float], fraction: float) -> float:
@@ -87,6 +89,25 @@ class Results:
     stopping: bool = False
     first_in_window: float = 0.0
     last_in_window: float = 0.0
+    # Per slice: the driver's longest hub lag and its collections (count, total and longest ms).
+    lag: dict[int, float] = field(default_factory=dict)
+    collections: dict[int, list[float]] = field(default_factory=dict)
+
+    def slice_of(self, now: float) -> int:
+        """The 10-s slice of a wall time."""
+        return int((now - self.started) // SLICE_SECONDS)
+
+    def lagged(self, now: float, millis: float) -> None:
+        """The driver's hub ran a timer `millis` late."""
+        key = self.slice_of(now)
+        self.lag[key] = max(self.lag.get(key, 0.0), millis)
+
+    def collected(self, now: float, millis: float) -> None:
+        """The driver spent `millis` in one garbage collection."""
+        counter = self.collections.setdefault(self.slice_of(now), [0, 0.0, 0.0])
+        counter[0] += 1
+        counter[1] += millis
+        counter[2] = max(counter[2], millis)
 
     def record(self, name: str, response_time: float, exception: BaseException | None) -> None:
         """One request, counted only after the warm-up (errors are always counted)."""
@@ -98,8 +119,7 @@ class Results:
             if len(self.errors) < 20:
                 self.errors.append(f"{name}: {exception!r}"[:400])
         if name == "PlayMove" or name == "Captures":
-            key = int((now - self.started) // SLICE_SECONDS)
-            self.slices.setdefault(key, []).append(response_time)
+            self.slices.setdefault(self.slice_of(now), []).append(response_time)
         if now - self.started < self.warmup:
             return
         if not self.first_in_window:
@@ -122,6 +142,7 @@ class Results:
         return {
             "kind": options.kind,
             "targets": options.targets,
+            "started": self.started,
             "window_s": window,
             "window": [self.first_in_window, self.last_in_window],
             "requests": {n: summarize(t) for n, t in sorted(self.times.items())},
@@ -129,7 +150,13 @@ class Results:
             "error_count": self.error_count,
             "errors": self.errors,
             "slices": [
-                {"t": k * SLICE_SECONDS, **summarize(v)} for k, v in sorted(self.slices.items())
+                {
+                    "t": k * SLICE_SECONDS,
+                    **summarize(v),
+                    "driver_lag_ms": self.lag.get(k, 0.0),
+                    "driver_gc": self.collections.get(k, [0, 0.0, 0.0]),
+                }
+                for k, v in sorted(self.slices.items())
             ],
             "finished": self.finished,
             "active_sample": list(self.at_stop)[:ACTIVE_SAMPLE],
@@ -166,6 +193,29 @@ def _init(environment: Environment, **_kwargs: Any) -> None:
 
 def _start(environment: Environment, **_kwargs: Any) -> None:
     RESULTS.started = time.time()
+    gevent.spawn(_watch_hub)
+
+
+def _watch_hub() -> None:
+    """Record how late the driver's hub runs a timer (its own lag, not the servers')."""
+    while not RESULTS.stopping:
+        due = time.perf_counter() + TICK_S
+        gevent.sleep(TICK_S)
+        RESULTS.lagged(time.time(), max(0.0, (time.perf_counter() - due) * 1000))
+
+
+_collecting: list[float] = []
+
+
+def _collection(phase: str, info: dict[str, Any]) -> None:
+    """Time each of the driver's garbage collections."""
+    if phase == "start":
+        _collecting[:] = [time.perf_counter()]
+    elif _collecting:
+        RESULTS.collected(time.time(), (time.perf_counter() - _collecting[0]) * 1000)
+
+
+gc.callbacks.append(_collection)
 
 
 def _request(

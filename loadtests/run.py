@@ -209,6 +209,7 @@ class CpuSampler:
             name: [psutil.Process(pid) for pid in pids] for name, pids in groups.items()
         }
         self.samples: list[tuple[float, dict[str, float]]] = []
+        self.load: list[tuple[float, float]] = []  # (time, 1-minute load average)
         self._last: dict[int, float] = {}  # a process that has exited keeps its last reading
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -227,7 +228,10 @@ class CpuSampler:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            self.samples.append((time.time(), self._read()))
+            now = time.time()
+            self.samples.append((now, self._read()))
+            if not self.load or now - self.load[-1][0] >= 5.0:
+                self.load.append((now, os.getloadavg()[0]))
             self._stop.wait(0.5)
 
     def add(self, name: str, pid: int) -> None:
@@ -243,6 +247,24 @@ class CpuSampler:
         self._stop.set()
         self._thread.join()
         self.samples.append((time.time(), self._read()))
+
+    def per_slice(self, origin: float, seconds: float = 10.0) -> list[dict[str, float]]:
+        """Each group's share of a core (1.0 = one core) per `seconds` from `origin`, and the
+        highest 1-minute load average seen in each slice."""
+        out: list[dict[str, float]] = []
+        if len(self.samples) < 2:
+            return out
+        end = self.samples[-1][0]
+        start = origin
+        while start < end:
+            used = self.used(start, min(start + seconds, end))
+            span = min(seconds, end - start)
+            row = {name: value / span for name, value in used.items()} if span > 0 else {}
+            loads = [v for t, v in self.load if start <= t < start + seconds]
+            row["load"] = max(loads, default=0.0)
+            out.append(row)
+            start += seconds
+        return out
 
     def used(self, start: float, end: float) -> dict[str, float]:
         """CPU seconds per name between the samples nearest to `start` and `end`."""
@@ -301,6 +323,7 @@ class Phase:
     offered: float = 0.0  # moves/s offered (0: as fast as the servers answer)
     results: dict[str, Any] = field(default_factory=dict)
     cpu: dict[str, float] = field(default_factory=dict)
+    cpu_slices: list[dict[str, float]] = field(default_factory=list)  # per 10-s slice
     memory: dict[str, Any] = field(default_factory=dict)
     checked: int = 0
     problems: list[str] = field(default_factory=list)
@@ -325,6 +348,7 @@ class Phase:
             "offered": self.offered,
             "results": results,
             "cpu_s": self.cpu,
+            "cpu_slices": self.cpu_slices,
             "memory": self.memory,
             "checked": self.checked,
             "problems": self.problems[:50],
@@ -425,6 +449,9 @@ def run_phase(
         phase.results = json.loads(out.read_text())
         start, end = phase.results["window"]
         phase.cpu = sampler.used(start, end)
+        origin = float(phase.results.get("started", 0.0))
+        if origin:
+            phase.cpu_slices = sampler.per_slice(origin)
         if kind == "kafana":
             report = check_finished(targets[0], phase.results["finished"])
             phase.checked, phase.problems = report
@@ -485,6 +512,34 @@ def fmt_phase(phase: Phase) -> list[str]:
     if len(slices) > 1:
         text = ", ".join(f"{s['p50_ms']:.1f}/{s['p99_ms']:.1f}" for s in slices)
         lines.append(f"  {name} p50/p99 ms per 10 s: {text}")
+        lines.extend(slice_table(phase))
+    return lines
+
+
+def slice_table(phase: Phase) -> list[str]:
+    """One line per 10-s slice: calls, p50/p99/max, each group's CPU, the load average.
+
+    A slice starting before the measured window is marked `ramp`.
+    """
+    res = phase.results
+    origin = float(res.get("started", 0.0))
+    first = float(res.get("window", [0.0, 0.0])[0])
+    lines = [
+        "  t_s    calls    p50 ms    p99 ms    max ms  servers% redis% locust%  load"
+        "  driver: lag ms, GCs, longest GC ms"
+    ]
+    for row in res.get("slices", []):
+        index = int(row["t"] // 10)
+        cpu = phase.cpu_slices[index] if index < len(phase.cpu_slices) else {}
+        mark = " ramp" if origin and origin + row["t"] + 10 <= first else ""
+        gcs = row.get("driver_gc", [0, 0.0, 0.0])
+        lines.append(
+            f"  {row['t']:4.0f} {row['count']:8d} {row['p50_ms']:9.1f} {row['p99_ms']:9.1f}"
+            f" {row['max_ms']:9.1f} {cpu.get('servers', 0) * 100:8.0f} "
+            f"{cpu.get('redis', 0) * 100:6.0f} {cpu.get('locust', 0) * 100:7.0f}"
+            f" {cpu.get('load', 0):5.1f}"
+            f"  {row.get('driver_lag_ms', 0):6.0f} {gcs[0]:4.0f} {gcs[2]:6.0f}{mark}"
+        )
     return lines
 
 
