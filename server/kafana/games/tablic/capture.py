@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
-from itertools import repeat
 from operator import attrgetter, itemgetter
+from typing import TypeVar
 
 from kafana.errors import InvalidInputError, TooManyMovesError
 from kafana.games.tablic.cards import Card, check_distinct
 from kafana.games.tablic.rules import Rules
 
+_T = TypeVar("_T")
 JACK, QUEEN, KING = 11, 12, 13
 _CACHE_LIMIT = 500_000
 CAPTURE_LIMIT = 10_000
@@ -63,16 +64,16 @@ class CaptureEngine:
     """Capture masks for one combination of capture switches."""
 
     __slots__ = (
-        "_by_table",
+        "_by_vector",
         "_cache",
         "_candidate_lists",
         "_group_lists",
         "_groups",
-        "_listings",
         "multi_group",
         "played_values",
         "rank_only",
         "reach",
+        "reach_vectors",
         "table_values",
         "value_choices",
         "wild",
@@ -105,14 +106,16 @@ class CaptureEngine:
                 if options and min(options) <= top and played not in self.rank_only
             ]
             self.reach[played] = 13 if self.wild and played == JACK else max([played, *usable])
+        # The same prefix as a mask over count vectors; `listing` keys on the table's vector
+        # under it, tagged with the played rank (bits 52..55) and rank priority (bit 56).
+        self.reach_vectors = tuple((1 << 4 * self.reach[r]) - 1 for r in range(14))
         # The values a played card may declare (0: it takes by rank only).
         self.value_choices = [
             (0,) if rank in self.rank_only else values.get(rank, ()) for rank in range(14)
         ]
         self._cache: dict[tuple[int, tuple[int, ...]], tuple[int, ...]] = {}
         self._groups: dict[tuple[int, int], dict[int, list[int]]] = {}
-        self._by_table: dict[tuple[int, tuple[int, ...], bool], Listing] = {}
-        self._listings: dict[tuple[int, tuple[int, ...], bool], Listing] = {}
+        self._by_vector: dict[int, Listing] = {}
         self._group_lists: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}
         self._candidate_lists: dict[tuple[int, int, int], tuple[int, ...]] = {}
 
@@ -138,42 +141,25 @@ class CaptureEngine:
             )
         return found
 
-    def listing(
-        self, played_rank: int, table_ranks: tuple[int, ...], rank_priority: bool = False
-    ) -> Listing:
-        """`masks` (filtered by rank priority if asked) with a picker for each, cached.
+    def listing(self, played_rank: int, vector: int, rank_priority: bool = False) -> Listing:
+        """Every capture's mask (sorted) and table positions, cached by the table's counts.
 
-        What `captures()` and `MatchState.legal_moves()` use to build their answers.
+        `vector` is the table's `count_vector`; positions index the table in rank order.
+        Rank priority filters the captures when asked. What `captures()` and
+        `MatchState.legal_moves()` build answers from; on a hit it is one dict lookup, and
+        callers may read `_by_vector` directly (key: the vector under `reach_vectors` of the
+        played rank, with its `listing_tag`).
         """
-        key = (
-            played_rank,
-            table_ranks[: bisect_right(table_ranks, self.reach[played_rank])],
-            rank_priority,
-        )
-        found = self._listings.get(key)
+        key = vector & self.reach_vectors[played_rank] | listing_tag(played_rank, rank_priority)
+        found = self._by_vector.get(key)
         if found is None:
-            masks = self.masks(played_rank, table_ranks)
+            ranks = _RANKS_OF[vector & self.reach_vectors[played_rank]]
+            masks = self.masks(played_rank, ranks)
             if rank_priority:
-                masks = with_rank_priority(masks, played_rank, key[1])
-            if len(self._listings) >= _CACHE_LIMIT:
-                self._listings.clear()
-            found = self._listings[key] = (masks, tuple(map(_positions, masks)))
-        return found
-
-    def table_listing(
-        self, played_rank: int, table_ranks: tuple[int, ...], rank_priority: bool = False
-    ) -> Listing:
-        """`listing` cached by the whole table's ranks: no slicing on a hit.
-
-        `MatchState.legal_moves` asks for every card in hand on one table; on a hit this is
-        one dict lookup (`_by_table`, which callers may read directly).
-        """
-        key = (played_rank, table_ranks, rank_priority)
-        found = self._by_table.get(key)
-        if found is None:
-            if len(self._by_table) >= _CACHE_LIMIT:
-                self._by_table.clear()
-            found = self._by_table[key] = self.listing(played_rank, table_ranks, rank_priority)
+                masks = with_rank_priority(masks, played_rank, ranks)
+            if len(self._by_vector) >= _CACHE_LIMIT:
+                self._by_vector.clear()
+            found = self._by_vector[key] = (masks, tuple(map(_POSITIONS.__getitem__, masks)))
         return found
 
     def is_capture(
@@ -305,7 +291,7 @@ class CaptureEngine:
                     raise _Overflow
             if self.multi_group and len(groups) > 1:
                 reach = {0}
-                for group in sorted(groups):
+                for group in groups:
                     reach |= {m | group for m in reach if not m & group}
                     if len(reach) > CAPTURE_LIMIT:
                         raise _Overflow
@@ -398,11 +384,11 @@ def reset_engines() -> None:
     """Forget every engine and its caches (benchmarks of a cold start)."""
     _ENGINES.clear()
     _BY_RULES.clear()
-    _PICKERS.clear()
     _POSITIONS.clear()
+    _RANKS_OF.clear()
+    _PICKERS.clear()
 
 
-Picker = Callable[[Sequence[Card]], Sequence[Card]]
 Listing = tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]
 """Capture masks (sorted) and the table positions each takes.
 
@@ -411,35 +397,54 @@ cache costs no collection time.
 """
 
 
-_POSITIONS: dict[int, tuple[int, ...]] = {}
+def count_vector(ranks: Iterable[int]) -> int:
+    """The rank counts of some cards: 4 bits per rank, rank r at bit 4 * (r - 1)."""
+    return sum(map(_UNIT_OF, ranks))
+
+
+def listing_tag(played_rank: int, rank_priority: bool) -> int:
+    """What `CaptureEngine.listing` adds to a masked count vector to make its cache key."""
+    return played_rank << 52 | rank_priority << 56
+
+
+class _Memo(dict[int, _T]):
+    """A bounded memo of a function of an int; a hit (`memo[key]`) never leaves C."""
+
+    __slots__ = ("function", "limit")
+
+    def __init__(self, function: Callable[[int], _T], limit: int = _CACHE_LIMIT) -> None:
+        super().__init__()
+        self.function = function
+        self.limit = limit
+
+    def __missing__(self, key: int) -> _T:
+        if len(self) >= self.limit:
+            self.clear()
+        value = self[key] = self.function(key)
+        return value
+
+
+def _ranks_of(vector: int) -> tuple[int, ...]:
+    """The sorted ranks of a count vector."""
+    return tuple(rank for rank in range(1, 14) for _ in range(vector >> 4 * (rank - 1) & 15))
 
 
 def _positions(mask: int) -> tuple[int, ...]:
-    """The set bits of a mask, lowest first (remembered: few masks recur a lot)."""
-    found = _POSITIONS.get(mask)
-    if found is None:
-        if len(_POSITIONS) >= _CACHE_LIMIT:
-            _POSITIONS.clear()
-        found = _POSITIONS[mask] = tuple(i for i in range(mask.bit_length()) if mask >> i & 1)
-    return found
+    """The set bits of a mask, lowest first."""
+    return tuple(i for i in range(mask.bit_length()) if mask >> i & 1)
 
 
-_PICKERS: dict[int, Picker] = {}
+def _picker(mask: int) -> Callable[[Sequence[Card]], Sequence[Card]]:
+    """A C-speed function taking the cards at the set positions of `mask` from a table."""
+    positions = _POSITIONS[mask]
+    if len(positions) == 1:
+        return itemgetter(slice(positions[0], positions[0] + 1))
+    return itemgetter(*positions)
 
 
-def picker(mask: int) -> Picker:
-    """A fast function taking the cards at the set positions of `mask` from a table."""
-    found = _PICKERS.get(mask)
-    if found is None:
-        if len(_PICKERS) > 100_000:
-            _PICKERS.clear()
-        positions = [i for i in range(mask.bit_length()) if mask >> i & 1]
-        if len(positions) == 1:
-            found = itemgetter(slice(positions[0], positions[0] + 1))
-        else:
-            found = itemgetter(*positions)
-        _PICKERS[mask] = found
-    return found
+_RANKS_OF = _Memo(_ranks_of)
+_POSITIONS = _Memo(_positions)
+_PICKERS = _Memo(_picker, limit=1 << 16)  # functions: kept few, the collector tracks them
 
 
 def with_rank_priority(
@@ -479,5 +484,9 @@ def captures(card: Card, table: Iterable[Card], rules: Rules) -> set[frozenset[C
     if card in distinct:
         raise InvalidInputError(f"{card} cannot be both played and on the table")
     ordered = sorted(cards, key=_BY_INDEX)
-    positions = engine.listing(card.rank, tuple(map(_RANK, ordered)), rules.rank_priority)[1]
-    return set(map(frozenset, map(map, repeat(ordered.__getitem__), positions)))
+    vector = sum(map(_UNIT_OF, map(_RANK, ordered)))
+    pickers = _PICKERS
+    return {
+        frozenset(pickers[mask](ordered))
+        for mask in engine.listing(card.rank, vector, rules.rank_priority)[0]
+    }

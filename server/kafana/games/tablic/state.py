@@ -14,7 +14,12 @@ from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from kafana.errors import IllegalMoveError, InvalidInputError, MatchOverError
-from kafana.games.tablic.capture import CaptureEngine, engine_for
+from kafana.games.tablic.capture import (
+    CaptureEngine,
+    count_vector,
+    engine_for,
+    listing_tag,
+)
 from kafana.games.tablic.cards import Card, check_distinct, parse_cards
 from kafana.games.tablic.move import TRAILS, Move
 from kafana.games.tablic.rules import Rules
@@ -76,6 +81,7 @@ class MatchState:
         "_setup",
         "_tablas",
         "_table",
+        "_vector",
         "hand_no",
         "move_count",
     )
@@ -87,6 +93,7 @@ class MatchState:
     _deck: tuple[Card, ...]
     _hands: tuple[tuple[Card, ...], ...]
     _table: tuple[Card, ...]
+    _vector: int  # the table's rank counts (`count_vector`), kept up to date move by move
     _piles: tuple[int, ...]
     _tablas: tuple[int, ...]
     _last_capturer: int | None
@@ -184,22 +191,23 @@ class MatchState:
         seat = self._current
         if seat is None:
             return {}
-        table = self._table
         rules = self._setup.rules
-        ranks = tuple(map(_RANK, table))
         priority = rules.rank_priority
         engine = self._engine
-        cached = engine._by_table.get
-        take = table.__getitem__
+        cached = engine._by_vector.get
+        reach = engine.reach_vectors
+        tags = _TAGS[priority]
+        vector = self._vector
+        take = self._table.__getitem__
         new = tuple.__new__
         moves: dict[Move, int] = {}
         captures = False
         for card in self._hands[seat]:
             moves[TRAILS[card.index]] = 0
             rank = card.rank
-            found = cached((rank, ranks, priority))
+            found = cached(vector & reach[rank] | tags[rank])
             if found is None:
-                found = engine.table_listing(rank, ranks, priority)
+                found = engine.listing(rank, vector, priority)
             masks, positions = found
             if masks:
                 captures = True
@@ -297,6 +305,7 @@ class MatchState:
             nxt._piles = tuple(piles)
             remaining = tuple(filterfalse(taken.__contains__, table))
             nxt._table = remaining
+            nxt._vector = self._vector - sum(map(_UNIT.__getitem__, map(_RANK, taken)))
             nxt._last_capturer = side
             if not remaining and (rules.last_card_tabla or not last_of_hand):
                 tablas = list(self._tablas)
@@ -310,6 +319,7 @@ class MatchState:
             nxt._last_capturer = self._last_capturer
             at = bisect_right(table, card.index, key=_INDEX)
             nxt._table = (*table[:at], card, *table[at:])
+            nxt._vector = self._vector + _UNIT[card.rank]
         if not last_of_hand:
             if any(hands):
                 nxt._current = (seat + 1) % rules.players
@@ -330,6 +340,7 @@ class MatchState:
         nxt._deck = self._deck
         nxt._hands = self._hands
         nxt._table = self._table
+        nxt._vector = self._vector
         nxt._piles = self._piles
         nxt._tablas = self._tablas
         nxt._last_capturer = self._last_capturer
@@ -361,6 +372,7 @@ class MatchState:
             for c in self._table:
                 piles[self._last_capturer] |= 1 << c.index
         self._table = ()
+        self._vector = 0
         points_of = rules.points_by_index
         counts = tuple(p.bit_count() for p in piles)
         card_points = tuple(sum(compress(points_of, _bits(pile))) for pile in piles)
@@ -404,6 +416,7 @@ class MatchState:
                 table.append(card)
         self.hand_no = hand_no
         self._table = tuple(sorted(table))
+        self._vector = count_vector(c.rank for c in table)
         self._deck = tuple(deck)
         self._piles = (0,) * rules.sides
         self._tablas = (0,) * rules.sides
@@ -476,6 +489,10 @@ _BY_INDEX = attrgetter("index")
 _RANK = attrgetter("rank")
 _INDEX = attrgetter("index")
 _BIT = tuple(1 << i for i in range(52))
+_UNIT = tuple(count_vector((rank,)) if rank else 0 for rank in range(14))
+_TAGS = {
+    priority: tuple(listing_tag(rank, priority) for rank in range(14)) for priority in (False, True)
+}
 _BINARY_DIGITS = bytes.maketrans(b"01", b"\x00\x01")
 
 
