@@ -31,6 +31,7 @@ from grpc_locust import ChannelPool  # isort: skip  (switches grpc to gevent fir
 import grpc  # type: ignore[import-untyped, unused-ignore]  # isort: skip
 from kafana.errors import TooManyMovesError
 from kafana.games import tablic
+from kafana.service.collector import PERIOD_S, calm_full_collections, collect_young
 from kafana.v1 import rules_pb2, service_pb2, service_pb2_grpc
 
 RULES_SPEC = rules_pb2.RulesSpec(game="tablic", preset="serbian", players=2)
@@ -194,6 +195,19 @@ def _init(environment: Environment, **_kwargs: Any) -> None:
 def _start(environment: Environment, **_kwargs: Any) -> None:
     RESULTS.started = time.time()
     gevent.spawn(_watch_hub)
+    # 10,000 users each hold a match state that lives until their next move: left to itself
+    # the driver's collector walks all of them in each full collection (1-2 s pauses, every
+    # in-flight call's time stretched by them). The server's policy instead: survivors frozen,
+    # a small full collection every second.
+    calm_full_collections()
+    gevent.spawn(_collect_often)
+
+
+def _collect_often() -> None:
+    """A small full collection every second, its survivors frozen (see kafana's collector)."""
+    while not RESULTS.stopping:
+        gevent.sleep(PERIOD_S)
+        collect_young()
 
 
 def _watch_hub() -> None:

@@ -7,7 +7,7 @@ import logging
 
 import click
 
-from kafana.service.collector import calm_full_collections
+from kafana.service.collector import calm_full_collections, collect_every
 from kafana.service.embedded import choose_store
 from kafana.service.ratelimit import RateLimit
 from kafana.service.server import create_server, serve_until_signal
@@ -126,9 +126,11 @@ def serve(
             credentials=credentials,
             rate_limit=RateLimit(rate=rate_limit, burst=rate_burst, max_streams=max_streams),
         )
+        collecting = asyncio.create_task(collect_every())  # a short full collection a second
         try:
             await serve_until_signal(kafana, lambda line: click.echo(line), grace)
         finally:
+            collecting.cancel()
             await choice.store.close()
 
     calm_full_collections()  # thousands of cached tables: keep full collections short
