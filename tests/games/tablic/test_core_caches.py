@@ -14,6 +14,7 @@ import pytest
 from kafana.errors import IllegalMoveError, InvalidInputError
 from kafana.games import tablic
 from kafana.games.tablic import CaptureEngine, Move, Rules, engine_for
+from kafana.games.tablic.capture import count_vector
 from kafana.games.tablic.move import TRAILS
 
 from .helpers import c, capture_texts, cs, fs
@@ -111,6 +112,23 @@ def test_the_same_table_in_two_matches_lists_the_same_moves_as_the_oracle() -> N
             expected = oracle_legal_moves(state.hand(seat), state.table, rules)
             assert {(m.card, m.captured) for m in moves} == expected
             state = state.apply(rng.choice(moves))
+
+
+def test_the_table_counts_kept_move_by_move_match_the_table() -> None:
+    # legal_moves() looks listings up by the table's rank counts, updated move by move
+    # (trails, captures, deals, a new hand, determinize); they must always be the table's.
+    rng = random.Random(3)
+    for rules in (Rules.preset("serbian"), Rules.preset("wild_jack", players=4)):
+        state = tablic.new_match(rules, seed=11)
+        while not state.is_over:
+            assert state._vector == count_vector(card.rank for card in state.table)
+            if state.move_count % 17 == 5:
+                hidden = [list(state.hand(s)) for s in range(rules.players)]
+                deck = list(state._deck)
+                rng.shuffle(deck)
+                state = state.determinize(hidden, deck)
+            state = state.apply(rng.choice(state.legal_moves()))
+        assert state._vector == 0 and state.table == ()
 
 
 def test_a_listed_move_of_another_position_is_checked_and_refused() -> None:
