@@ -54,3 +54,28 @@ async def test_a_retry_is_answered_after_the_other_seat_moved() -> None:
         again = await process.play(table_id, tokens[first_seat], move, "mine", session.seq)
         assert again.duplicate and again.seq == played.seq
     assert (await tables.session(table_id)).seq == played.seq + 1  # nothing appended
+
+
+async def test_the_session_a_move_leaves_in_the_cache_is_the_one_the_log_replays() -> None:
+    tables = Tables(MemoryStore())
+    spec = rules_pb2.RulesSpec(preset="serbian", players=2)
+    table_id, _admin, _ = await tables.create(rules_pb2.TableConfig(rules=spec, seed=9))
+    tokens = {}
+    for seat in range(2):
+        _, tokens[seat], _ = await tables.join(table_id, seat, f"p{seat}")
+    session = await tables.session(table_id)
+    before = session
+    for number in range(60):
+        seat = session.game.current_seat(session.match)
+        move = str(tables.legal(session, seat)[-1])
+        client_move_id = f"m{number}" if number % 3 else ""  # some moves carry no id
+        session = (
+            await tables.play(table_id, tokens[seat], move, client_move_id, session.seq)
+        ).session
+    replayed = await Tables(tables.store).session(table_id)  # another process: from the log
+    for name in ("seq", "status", "deadline_ms", "names", "token_hashes", "ending", "marks"):
+        assert getattr(session, name) == getattr(replayed, name), name
+    assert session.log == replayed.log
+    assert session.match.record().to_text() == replayed.match.record().to_text()
+    assert before.seq == session.seq - 60 and before.names == {0: "p0", 1: "p1"}  # unchanged
+    assert before.log.count == before.seq and len(before.marks) == 0

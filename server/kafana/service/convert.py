@@ -14,6 +14,7 @@ from kafana.service.session import Session
 from kafana.store.base import FINISHED, OPEN, PLAYING, Entry
 from kafana.v1 import events_pb2, state_pb2, storage_pb2
 
+MOVE = events_pb2.EVENT_KIND_MOVE
 STATUS = {
     OPEN: state_pb2.TABLE_STATUS_OPEN,
     PLAYING: state_pb2.TABLE_STATUS_PLAYING,
@@ -100,27 +101,33 @@ def event(
     *,
     with_state: bool = True,
     entry: Entry | None = None,
+    stored: storage_pb2.StoredEvent | None = None,
 ) -> events_pb2.Event:
     """The public event that took `before` to `after`, with the table as `seat` sees it.
 
     `with_state=False` leaves the table out (a PlayMove answer: its `state` is opt-in);
-    `entry` is the event's log entry when the caller has it (else it is read from the log).
+    `entry` is the event's log entry when the caller has it (else it is read from the log);
+    `stored`, the event itself when the caller has it (it is `after`'s last, at `after.seq`).
     """
-    entry = after.log[-1] if entry is None else entry
-    stored = storage_pb2.StoredEvent.FromString(entry.data)
+    if stored is None:
+        entry = after.log[-1] if entry is None else entry
+        stored = storage_pb2.StoredEvent.FromString(entry.data)
+        seq = entry.seq
+    else:
+        seq = after.seq
     out = events_pb2.Event(
-        seq=entry.seq,
+        seq=seq,
         time_ms=stored.time_ms,
         kind=stored.kind,
         seat=stored.seat,
         name=stored.name,
-        reason=stored.reason or ("played" if stored.kind == events_pb2.EVENT_KIND_MOVE else ""),
+        reason=stored.reason or ("played" if stored.kind == MOVE else ""),
         match_started=not before.started and after.started,
         match_over=before.status != FINISHED and after.status == FINISHED,
     )
     if with_state:
         out.state.CopyFrom(table_state(after, seat))
-    if stored.kind == events_pb2.EVENT_KIND_MOVE:
+    if stored.kind == MOVE:
         out.move.CopyFrom(after.game.played_message(after.match, stored.move))
     return out
 

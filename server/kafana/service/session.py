@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from kafana.service.games import Game, build_rules, game_of
@@ -13,6 +13,12 @@ from kafana.store.records import FORMAT, EventLog, decode
 from kafana.v1 import events_pb2, rules_pb2, storage_pb2
 
 Kind = events_pb2.EventKind
+# Plain ints: an attribute of the EnumTypeWrapper `Kind` is a Python-level __getattr__ call.
+SEAT_TAKEN = events_pb2.EVENT_KIND_SEAT_TAKEN
+SEAT_LEFT = events_pb2.EVENT_KIND_SEAT_LEFT
+MOVE = events_pb2.EVENT_KIND_MOVE
+FORFEIT = events_pb2.EVENT_KIND_FORFEIT
+CLOSED = events_pb2.EVENT_KIND_CLOSED
 
 
 @dataclass(frozen=True)
@@ -53,10 +59,20 @@ class Session:
         """Replay a whole snapshot (loaded with after_seq=0)."""
         return Session.start(table_id, load_table(snapshot.table)).update(snapshot)
 
-    @property
+    @functools.cached_property
     def game(self) -> Game:
         """The game the table runs: everything game-specific goes through it."""
         return game_of(self.stored.spec)
+
+    def _evolve(self, **changes: Any) -> Session:
+        """A copy with some fields changed: `dataclasses.replace` without its per-field cost.
+
+        The instance dict is copied at C speed (the frozen dataclass's `__init__` would set
+        each of the fields through `object.__setattr__`); the cached `game` comes along.
+        """
+        new = object.__new__(Session)
+        new.__dict__.update(self.__dict__, **changes)
+        return new
 
     @property
     def players(self) -> int:
@@ -87,11 +103,8 @@ class Session:
             seat: storage_pb2.StoredSeat.FromString(data).token_hash
             for seat, data in snapshot.seats.items()
         }
-        return replace(
-            session,
-            token_hashes=hashes,
-            deadline_ms=snapshot.deadline_ms,
-            marks=dict(snapshot.marks),
+        return session._evolve(
+            token_hashes=hashes, deadline_ms=snapshot.deadline_ms, marks=dict(snapshot.marks)
         )
 
     def apply(
@@ -117,6 +130,31 @@ class Session:
             after.marks[event.seat] = (entry.seq, entry.dedupe)
         return after
 
+    def moved(
+        self,
+        seq: int,
+        event: storage_pb2.StoredEvent,
+        record: bytes,
+        match: Any,
+        deadline_ms: int,
+        tag: str = "",
+    ) -> Session:
+        """The session after a move this process has just appended: the move path's `apply`.
+
+        `event` is the move (not re-read from bytes), `record` its packed form, `match` the
+        game after it, `tag` the client move's dedupe tag.
+        """
+        if seq != self.seq + 1:
+            raise ValueError(f"event {seq} does not follow {self.seq}")
+        return self._evolve(
+            match=match,
+            seq=seq,
+            status=FINISHED if self.game.is_over(match) else self.status,
+            deadline_ms=deadline_ms,
+            log=self.log.appended(record, event.time_ms),
+            marks={**self.marks, event.seat: (seq, tag)} if tag else dict(self.marks),
+        )
+
     def _step(
         self,
         seq: int,
@@ -125,31 +163,31 @@ class Session:
         match: Any = None,
         deadline_ms: int | None = None,
     ) -> Session:
-        names = dict(self.names)
+        names = self.names  # shared with the session before unless this event changes it
         status = self.status
         ending = self.ending
         new_match = self.match
-        if event.kind == Kind.EVENT_KIND_SEAT_TAKEN:
-            names[event.seat] = event.name
-            if status == OPEN and len(names) >= self.players:
-                status = PLAYING
-        elif event.kind == Kind.EVENT_KIND_SEAT_LEFT:
-            names.pop(event.seat, None)
-        elif event.kind == Kind.EVENT_KIND_MOVE:
+        kind = event.kind
+        if kind == MOVE:
             game = self.game
             new_match = (
                 match if match is not None else game.replay(self.match, event.move, event.seat)
             )
             if game.is_over(new_match):
                 status = FINISHED
-        elif event.kind == Kind.EVENT_KIND_FORFEIT:
+        elif kind == SEAT_TAKEN:
+            names = {**names, event.seat: event.name}
+            if status == OPEN and len(names) >= self.players:
+                status = PLAYING
+        elif kind == SEAT_LEFT:
+            names = {seat: name for seat, name in names.items() if seat != event.seat}
+        elif kind == FORFEIT:
             ending = Ending("forfeit", event.seat, event.reason)
             status = FINISHED
-        elif event.kind == Kind.EVENT_KIND_CLOSED:
+        elif kind == CLOSED:
             ending = Ending("closed")
             status = FINISHED
-        return replace(
-            self,
+        return self._evolve(
             match=new_match,
             seq=seq,
             status=status,
@@ -170,7 +208,7 @@ class Session:
         session = Session.start(self.table_id, self.stored)
         for seq, record, event in self.log.events():
             session = session._step(seq, event, record)
-            out.append(replace(session, token_hashes=self.token_hashes))
+            out.append(session._evolve(token_hashes=self.token_hashes))
         return out
 
     def winner_side(self) -> int | None:
@@ -185,7 +223,7 @@ class Session:
         """The replayable record; how an early end came about is noted in comments."""
         text = self.game.record_text(self.match)
         for seq, _record, event in self.log.events():
-            if event.kind == Kind.EVENT_KIND_MOVE and event.reason == "timeout":
+            if event.kind == MOVE and event.reason == "timeout":
                 text += f"# event {seq}: seat {event.seat} ran out of time, played {event.move}\n"
         if self.ending is not None:
             who = "" if self.ending.seat is None else f" by seat {self.ending.seat}"

@@ -8,6 +8,7 @@ round trip.
 
 from __future__ import annotations
 
+import hmac
 import logging
 import secrets
 import time
@@ -30,10 +31,12 @@ from kafana.errors import (
 from kafana.service import convert, tokens
 from kafana.service.games import build_rules, game_name, game_of
 from kafana.service.session import Session, table_record
-from kafana.store.base import FINISHED, OPEN, PLAYING, Append, Entry, Outcome, TableStore
+from kafana.store.base import FINISHED, OPEN, PLAYING, Append, Outcome, TableStore
+from kafana.store.records import encode
 from kafana.v1 import events_pb2, rules_pb2, storage_pb2
 
 Kind = events_pb2.EventKind
+MOVE = events_pb2.EVENT_KIND_MOVE
 log = logging.getLogger(__name__)
 HOUR_MS = 3_600_000
 MAX_NAME = 40
@@ -54,7 +57,7 @@ class Played:
     seat: int
     duplicate: bool = False
     before: Session | None = None  # the session just before a freshly applied move
-    entry: Entry | None = None  # and that move's log entry (the log need not be read back)
+    event: storage_pb2.StoredEvent | None = None  # and that move (the log need not be read)
 
 
 class Tables:
@@ -136,10 +139,11 @@ class Tables:
         """The seat whose token this is; errors say what is wrong."""
         if not token:
             raise AuthenticationError("a seat token is required for this call")
+        digest = tokens.token_hash(token)  # once, compared with each seat's in constant time
         for seat, stored_hash in session.token_hashes.items():
-            if tokens.matches(token, stored_hash):
+            if hmac.compare_digest(digest, stored_hash):
                 return seat
-        if tokens.matches(token, session.stored.admin_token_hash):
+        if hmac.compare_digest(digest, session.stored.admin_token_hash):
             raise PermissionDeniedError("the admin token cannot act for a seat: join a seat")
         raise AuthenticationError(f"the token is not a seat token of table {session.table_id}")
 
@@ -312,25 +316,24 @@ class Tables:
         after, move = game.apply(session.match, move_text, seat)
         over = game.is_over(after)
         now = self.now()
-        deadline = self._next_deadline(session, over, now)
-        event = convert.stored_event(
-            Kind.EVENT_KIND_MOVE, seat, now, move_text=move
-        )  # no reason stored for a normal move: "played" (bytes add up over a match)
-        record = session.log.pack(event)
+        millis = session.stored.clock.move_millis
+        deadline = 0 if over or not millis else now + millis
+        # No reason stored for a normal move: "played" (bytes add up over a match).
+        event = storage_pb2.StoredEvent(kind=MOVE, seat=seat, move=move, time_ms=now)
+        record = encode(event, session.log.last_ms)
         append = Append(
             event=record,
-            ttl_ms=self._ttl(FINISHED if over else PLAYING),
+            ttl_ms=self.finished_ttl_ms if over else self.idle_ttl_ms,
             expected_seq=last_seq,
             dedupe=tag,
             dedupe_slot=seat,
             new_status=FINISHED if over else "",
-            deadline_ms=deadline if self._move_millis(session) else None,
+            deadline_ms=deadline if millis else None,
         )
         result = await self.store.append(table_id, append)
         if result.outcome is Outcome.APPLIED:
-            entry = Entry(result.seq, event, tag)
-            new = self._remember(session.apply(entry, after, deadline, record=record))
-            return Played(new, result.seq, seat, before=session, entry=entry)
+            new = self._remember(session.moved(result.seq, event, record, after, deadline, tag))
+            return Played(new, result.seq, seat, before=session, event=event)
         if result.outcome is Outcome.MISSING:
             raise NotFoundError(f"no table {table_id!r}")
         fresh = await self.session(table_id)

@@ -20,6 +20,7 @@ cached table holds one bytes object instead of an object per event.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import overload
@@ -45,8 +46,12 @@ def _unzigzag(value: int) -> int:
     return value >> 1 if not value & 1 else -((value + 1) >> 1)
 
 
+@functools.lru_cache(maxsize=16384)
 def pack_move(text: str) -> bytes | None:
-    """The move's text with cards as bytes; None when that would not read back the same."""
+    """The move's text with cards as bytes; None when that would not read back the same.
+
+    Cached: a match repeats a few hundred texts, and every move of every table packs one.
+    """
     out = bytearray()
     i = 0
     previous_card = False

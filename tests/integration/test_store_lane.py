@@ -1,0 +1,144 @@
+"""The move lane: one pipelined Redis connection whose replies go to the calls in order."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from kafana.store.base import OPEN, Append, Outcome
+from kafana.store.lane import Lane, _Protocol, pack, parse
+from kafana.store.redis_store import RedisStore
+from redis.asyncio import Redis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import NoScriptError, ResponseError
+
+TTL = 60_000
+
+
+def test_pack_is_resp_arrays_of_bulk_strings() -> None:
+    assert pack("SET", "k", 12, b"\x00\xff") == (
+        b"*4\r\n$3\r\nSET\r\n$1\r\nk\r\n$2\r\n12\r\n$2\r\n\x00\xff\r\n"
+    )
+
+
+def test_parse_waits_for_a_whole_reply() -> None:
+    reply = b"*3\r\n$7\r\napplied\r\n:12\r\n$-1\r\n"
+    assert parse(reply, 0) == ([b"applied", 12, None], len(reply))
+    for cut in range(len(reply)):
+        assert parse(reply[:cut], 0) is None, cut
+    assert parse(b"+OK\r\n:5\r\n", 5) == (5, 9)
+
+
+def test_error_replies_are_redis_py_errors() -> None:
+    found = parse(b"-NOSCRIPT No matching script.\r\n", 0)
+    assert found is not None and isinstance(found[0], NoScriptError)
+    found = parse(b"-ERR wrong number of arguments\r\n", 0)
+    assert found is not None and type(found[0]) is ResponseError
+    assert "wrong number" in str(found[0])
+
+
+async def test_replies_split_and_joined_anyhow_reach_their_calls_in_order() -> None:
+    protocol = _Protocol()
+    loop = asyncio.get_running_loop()
+    futures = [loop.create_future() for _ in range(4)]
+    protocol.pending.extend(futures)
+    stream = b":1\r\n$5\r\nhello\r\n*2\r\n:3\r\n$0\r\n\r\n-ERR no\r\n"
+    for i in range(len(stream)):  # a byte at a time
+        protocol.data_received(stream[i : i + 1])
+    assert [f.result() for f in futures[:3]] == [1, b"hello", [3, b""]]
+    assert isinstance(futures[3].result(), ResponseError)
+    assert not protocol.pending and not protocol.buffer
+
+
+async def test_many_concurrent_calls_each_get_their_own_reply(redis_url: str) -> None:
+    store = RedisStore.from_url(redis_url)
+    lane = Lane.for_client(store.client)
+    assert lane is not None
+    try:
+        replies = await asyncio.gather(*(lane.call(pack("ECHO", f"m{i}")) for i in range(300)))
+        assert replies == [f"m{i}".encode() for i in range(300)]
+    finally:
+        lane.close()
+        await store.close()
+
+
+async def test_a_lost_connection_fails_waiting_calls_and_the_next_call_reconnects(
+    redis_url: str,
+) -> None:
+    lane = Lane.for_client(Redis.from_url(redis_url))
+    assert lane is not None
+    admin = Redis.from_url(redis_url)
+    try:
+        key = f"lane-nothing-{id(lane)}"
+        waiting = asyncio.create_task(lane.call(pack("BLPOP", key, 10)))
+        await asyncio.sleep(0.2)
+        assert not waiting.done()
+        await admin.client_kill_filter(_type="normal", skipme=True)
+        with pytest.raises(RedisConnectionError):
+            await asyncio.wait_for(waiting, 5)
+        assert await lane.call(pack("PING")) == b"PONG"
+    finally:
+        lane.close()
+        await admin.aclose()
+
+
+async def test_a_lane_selects_the_database_of_the_url(redis_url: str) -> None:
+    url = redis_url.rsplit("/", 1)[0] + "/3"
+    store = RedisStore.from_url(url)
+    other = Redis.from_url(url)
+    try:
+        assert await store.create("lane-db", b"table", TTL, 1)
+        assert await other.exists("{t:lane-db}:state") == 1
+        assert await Redis.from_url(redis_url).exists("{t:lane-db}:state") == 0
+    finally:
+        await other.aclose()
+        await store.close()
+
+
+async def test_scripts_flushed_from_redis_are_loaded_again(redis_url: str) -> None:
+    store = RedisStore.from_url(redis_url)
+    try:
+        assert await store.create("lane-flush", b"table", TTL, 1)
+        await store.client.script_flush()
+        result = await store.append("lane-flush", Append(b"e1", TTL, expected_seq=0))
+        assert result.outcome is Outcome.APPLIED and result.seq == 1
+        await store.client.script_flush()
+        indexed = Append(b"e2", TTL, expected_seq=1, deadline_ms=5_000)
+        assert (await store.append("lane-flush", indexed)).seq == 2
+        assert await store.due(5_000, 10) == ["lane-flush"]
+        await store.client.script_flush()
+        snapshot = await store.load("lane-flush")
+        assert snapshot is not None and [e.data for e in snapshot.events] == [b"e1", b"e2"]
+    finally:
+        await store.close()
+
+
+@pytest.mark.parametrize("lane", [True, False])
+async def test_the_store_answers_the_same_with_or_without_the_lane(
+    redis_url: str, lane: bool
+) -> None:
+    store = RedisStore.from_url(redis_url)
+    if not lane:
+        store._lane = None  # redis-py all the way, as on a cluster
+    table = f"lane-same-{lane}"
+    try:
+        assert await store.create(table, b"table", TTL, 1)
+        assert not await store.create(table, b"table", TTL, 1)
+        take = Append(b"j0", TTL, require_status=OPEN, take_seat=0, seat_data=b"s0")
+        assert (await store.append(table, take)).outcome is Outcome.APPLIED
+        assert (await store.append(table, take)).outcome is Outcome.SEAT_TAKEN
+        move = Append(b"m1", TTL, expected_seq=1, dedupe="abc", dedupe_slot=0)
+        applied = await store.append(table, move)
+        assert (applied.outcome, applied.seq, applied.status) == (Outcome.APPLIED, 2, OPEN)
+        retry = await store.append(table, move)
+        assert (retry.outcome, retry.seq) == (Outcome.DUPLICATE, 2)
+        stale = await store.append(table, Append(b"m2", TTL, expected_seq=0))
+        assert (stale.outcome, stale.seq) == (Outcome.STALE, 2)
+        missing = await store.append("lane-no-such-table", Append(b"x", TTL))
+        assert missing.outcome is Outcome.MISSING
+        snapshot = await store.load(table, 1)
+        assert snapshot is not None and [e.data for e in snapshot.events] == [b"m1"]
+        assert snapshot.marks == {0: (2, "abc")} and snapshot.seats == {0: b"s0"}
+        assert await store.load("lane-no-such-table") is None
+    finally:
+        await store.close()
