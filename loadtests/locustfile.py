@@ -78,6 +78,13 @@ class Results:
 
     started: float = field(default_factory=time.time)
     warmup: float = 0.0
+    # With `--seated N`, the window opens only once N tables are in play and one `pace` more
+    # has passed (every table has moved since), however long the ramp took; `--measure S`
+    # then closes it S seconds later and stops the run.
+    seated: int = 0
+    pace: float = 0.0
+    measure: float = 0.0
+    seated_at: float = 0.0
     times: dict[str, list[float]] = field(default_factory=dict)
     failures: dict[str, int] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
@@ -93,6 +100,26 @@ class Results:
     # Per slice: the driver's longest hub lag and its collections (count, total and longest ms).
     lag: dict[int, float] = field(default_factory=dict)
     collections: dict[int, list[float]] = field(default_factory=dict)
+
+    def opens(self) -> float:
+        """When the measured window opens (infinity while tables are still being seated)."""
+        start = self.started + self.warmup
+        if self.seated:
+            if not self.seated_at:
+                return float("inf")
+            start = max(start, self.seated_at + self.pace)
+        return start
+
+    def closes(self) -> float:
+        """When the measured window closes (infinity without `--measure`)."""
+        return self.opens() + self.measure if self.measure else float("inf")
+
+    def table_in_play(self, table_id: str, seq: int) -> None:
+        """A table has both seats taken; the moment the last of `seated` is, is kept."""
+        self.active[table_id] = seq
+        self.peak_active = max(self.peak_active, len(self.active))
+        if self.seated and not self.seated_at and len(self.active) >= self.seated:
+            self.seated_at = time.time()
 
     def slice_of(self, now: float) -> int:
         """The 10-s slice of a wall time."""
@@ -121,7 +148,7 @@ class Results:
                 self.errors.append(f"{name}: {exception!r}"[:400])
         if name == "PlayMove" or name == "Captures":
             self.slices.setdefault(self.slice_of(now), []).append(response_time)
-        if now - self.started < self.warmup:
+        if not self.opens() <= now <= self.closes():
             return
         if not self.first_in_window:
             self.first_in_window = now
@@ -146,6 +173,7 @@ class Results:
             "started": self.started,
             "window_s": window,
             "window": [self.first_in_window, self.last_in_window],
+            "seated_at": self.seated_at,
             "requests": {n: summarize(t) for n, t in sorted(self.times.items())},
             "failures": self.failures,
             "error_count": self.error_count,
@@ -178,6 +206,12 @@ def _options(parser: Any) -> None:
     group.add_argument("--think", type=float, default=0.0, help="seconds after each move")
     group.add_argument("--pace", type=float, default=0.0, help="seconds between a table's moves")
     group.add_argument("--warmup", type=float, default=0.0, help="seconds not measured")
+    group.add_argument(
+        "--seated", type=int, default=0, help="measure only once this many tables are in play"
+    )
+    group.add_argument(
+        "--measure", type=float, default=0.0, help="seconds measured, then stop (0: until -t)"
+    )
     group.add_argument("--results", default="", help="write results JSON here at the end")
     group.add_argument("--kind", default="kafana", help="kafana or baseline (for the report)")
     group.add_argument("--seed", type=int, default=1, help="base seed of users' choices")
@@ -188,6 +222,9 @@ def _init(environment: Environment, **_kwargs: Any) -> None:
     if options is None:
         return
     RESULTS.warmup = options.warmup
+    RESULTS.seated = options.seated
+    RESULTS.pace = options.pace
+    RESULTS.measure = options.measure
     targets = [t for t in options.targets.split(",") if t]
     POOL.append(ChannelPool(targets, options.channels, environment.events.request.fire))
 
@@ -201,6 +238,16 @@ def _start(environment: Environment, **_kwargs: Any) -> None:
     # a small full collection every second.
     calm_full_collections()
     gevent.spawn(_collect_often)
+    if RESULTS.measure:
+        gevent.spawn(_stop_after_window, environment)
+
+
+def _stop_after_window(environment: Environment) -> None:
+    """Stop the run once the measured window has closed."""
+    while time.time() < RESULTS.closes():
+        gevent.sleep(0.5)
+    if environment.runner is not None:
+        environment.runner.quit()
 
 
 def _collect_often() -> None:
@@ -303,8 +350,7 @@ class TableUser(KafanaUser):
         tokens = [joined.seat_token for joined in seats]
         state = tablic.new_match(RULES, seed=seed)
         seq = max(joined.state.seq for joined in seats)
-        RESULTS.active[table_id] = seq
-        RESULTS.peak_active = max(RESULTS.peak_active, len(RESULTS.active))
+        RESULTS.table_in_play(table_id, seq)
         think = self.options.think if self.options else 0.0
         pace = self.options.pace if self.options else 0.0
         due = time.monotonic() + (self.rng.uniform(0, pace) if pace else 0.0)

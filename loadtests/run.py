@@ -377,10 +377,18 @@ def run_locust(
     if rate or args.rate:
         pace = users / (rate or args.rate)
     think = args.think if args.think is not None else scenario.think
+    run_time = warmup + args.duration
+    waiting: list[str] = []
+    if pace and scenario.user == "TableUser":
+        # Paced tables: measure `duration` seconds from when every table is in play and has
+        # moved once, however long the ramp took (a loaded machine stretches it); the run
+        # stops then, or at the cap of one more ramp and a minute.
+        waiting = ["--seated", str(users), "--measure", str(args.duration)]
+        run_time += users / spawn + 60
     command = [
         str(BIN / "locust"),
         *("-f", str(LOCUSTFILE), "--headless", "--only-summary", "--loglevel", "WARNING"),
-        *("-u", str(users), "-r", str(spawn), "-t", f"{int(warmup + args.duration)}s"),
+        *("-u", str(users), "-r", str(spawn), "-t", f"{int(run_time)}s", *waiting),
         *("--stop-timeout", "0", "--targets", ",".join(targets), "--channels", str(args.channels)),
         *("--think", str(think), "--pace", str(pace), "--warmup", str(warmup)),
         *("--results", str(out), "--kind", kind, "--seed", str(args.seed)),
@@ -447,6 +455,10 @@ def run_phase(
         if not out.exists():
             raise RuntimeError(f"locust wrote no results; see {out.with_suffix('.log')}")
         phase.results = json.loads(out.read_text())
+        measured = float(phase.results.get("window_s", 0.0))
+        if measured < 0.9 * args.duration:
+            # E.g. the ramp never got every table into play: no figure of a full window.
+            phase.problems.append(f"measured {measured:.0f} s, not {args.duration:.0f} s")
         start, end = phase.results["window"]
         phase.cpu = sampler.used(start, end)
         origin = float(phase.results.get("started", 0.0))
