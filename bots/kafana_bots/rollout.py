@@ -33,23 +33,17 @@ def greedy_move(sim: HandSim) -> SimMove:
     rules = sim.rules
     taken_value, played_value = _tables(rules)
     table = sim.table
-    ranks = tuple(i // 4 + 1 for i in table)
     full = (1 << len(table)) - 1
     last = not sim.deck and sum(len(h) for h in sim.hands) == 1
     tabla = rules.tabla_points if (rules.last_card_tabla or not last) else 0
-    masks_of = sim.engine.masks
-    priority = rules.rank_priority
+    listing = sim.engine.listing
+    vector, priority = sim.vector, rules.rank_priority
     best: SimMove | None = None
     best_value = -1e9
     best_trail: SimMove | None = None
     best_trail_value = -1e9
     for card in sim.hands[seat]:
-        rank = card // 4 + 1
-        masks = masks_of(rank, ranks)
-        if priority and masks and rank in ranks:
-            bits = sum(1 << k for k, r in enumerate(ranks) if r == rank)
-            masks = tuple(m for m in masks if m & bits)
-        for mask in masks:
+        for mask in listing(card // 4 + 1, vector, priority)[0]:
             v = played_value[card]
             for k, c in enumerate(table):
                 if mask >> k & 1:

@@ -2,7 +2,8 @@
 
 `MatchState` is the rules' reference and is immutable; search needs thousands of playouts per
 decision, so a `HandSim` keeps one hand as small lists of card indices and plays it to its end.
-It asks the core for captures (`engine_for(rules).masks`) and follows the same switches;
+It asks the core for captures (`engine_for(rules).listing`, by the table's rank counts, which it
+keeps move by move) and follows the same switches;
 `tests/bots/test_sim.py` checks it against `MatchState` move by move.
 """
 
@@ -11,8 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from kafana.games.tablic import CARDS, CaptureEngine, Card, Move, Rules, engine_for
+from kafana.games.tablic.capture import count_vector
 
 HAND_SIZE = 6
+
+_UNIT = tuple(count_vector((i // 4 + 1,)) for i in range(52))  # by card index
 
 SimMove = tuple[int, int]
 """(card index played, bit mask of captured table positions; 0 is a trail)."""
@@ -35,6 +39,7 @@ class HandSim:
         "side_of",
         "tablas",
         "table",
+        "vector",
     )
 
     rules: Rules
@@ -44,6 +49,7 @@ class HandSim:
     first: int
     hands: list[list[int]]
     table: list[int]
+    vector: int  # the table's rank counts (`count_vector`)
     deck: list[int]
     cards: list[int]
     points: list[int]
@@ -73,6 +79,7 @@ class HandSim:
         sim.first = hand_no % rules.players
         sim.hands = [sorted(c.index for c in h) for h in hands]
         sim.table = sorted(c.index for c in table)
+        sim.vector = count_vector(i // 4 + 1 for i in sim.table)
         sim.deck = [c.index for c in deck]
         value = rules.points_by_index
         piles = [[c.index for c in side] for side in captured]
@@ -93,6 +100,7 @@ class HandSim:
         sim.first = self.first
         sim.hands = [list(h) for h in self.hands]
         sim.table = list(self.table)
+        sim.vector = self.vector
         sim.deck = list(self.deck)
         sim.cards = list(self.cards)
         sim.points = list(self.points)
@@ -108,14 +116,7 @@ class HandSim:
 
     def capture_masks(self, card: int) -> tuple[int, ...]:
         """Every capture `card` can make on the current table, as position masks."""
-        table = self.table
-        ranks = tuple(i // 4 + 1 for i in table)
-        rank = card // 4 + 1
-        masks = self.engine.masks(rank, ranks)
-        if masks and self.rules.rank_priority and rank in ranks:
-            bits = sum(1 << k for k, r in enumerate(ranks) if r == rank)
-            masks = tuple(m for m in masks if m & bits)
-        return masks
+        return self.engine.listing(card // 4 + 1, self.vector, self.rules.rank_priority)[0]
 
     def legal(self) -> list[SimMove]:
         """Every legal move of the seat to move (trail first, then captures, per card)."""
@@ -123,9 +124,11 @@ class HandSim:
             return []
         moves: list[SimMove] = []
         captures = False
+        listing = self.engine.listing
+        vector, priority = self.vector, self.rules.rank_priority
         for card in self.hands[self.current]:
             moves.append((card, 0))
-            for mask in self.capture_masks(card):
+            for mask in listing(card // 4 + 1, vector, priority)[0]:
                 moves.append((card, mask))
                 captures = True
         if captures and self.rules.must_capture:
@@ -146,13 +149,16 @@ class HandSim:
             pts = value[card]
             kept: list[int] = []
             taken = 1
+            units = 0
             for k, c in enumerate(table):
                 if mask >> k & 1:
                     pts += value[c]
                     taken += 1
+                    units += _UNIT[c]
                 else:
                     kept.append(c)
             self.table = kept
+            self.vector -= units
             self.cards[side] += taken
             self.points[side] += pts
             self.last_capturer = side
@@ -161,6 +167,7 @@ class HandSim:
         else:
             table.append(card)
             table.sort()
+            self.vector += _UNIT[card]
         if not last_of_hand:
             if any(hands):
                 self.current = (seat + 1) % self.n
@@ -172,6 +179,7 @@ class HandSim:
             self.cards[self.last_capturer] += len(self.table)
             self.points[self.last_capturer] += sum(value[c] for c in self.table)
         self.table = []
+        self.vector = 0
         self.current = None
 
     def _deal(self) -> None:
