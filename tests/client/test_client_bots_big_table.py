@@ -5,12 +5,11 @@ from __future__ import annotations
 import asyncio
 import random
 
-import pytest
 from kafana_bots import registry
 from kafana_client import AsyncClient, rules_of, table_config
 from kafana_client.bots import run_bot
-from kafana_client.errors import ResourceExhaustedError
 
+from .big_table import grow_until_unlistable
 from .kafana_client_live import LiveServer
 
 
@@ -19,19 +18,7 @@ async def test_run_bot_plays_on_when_the_moves_are_too_many_to_list(server: Live
         table = await client.create_table(table_config(seed=5, target=1))
         rules = rules_of(table.info)
         seats = [await client.join(table.table_id, name=n) for n in ("ana", "ben")]
-        # Both seats trail every card until the table is too big to list a card's captures.
-        state = await seats[0].state()
-        for _ in range(60):
-            mover = seats[state.tablic.current_seat]
-            try:
-                await mover.legal_moves()
-            except ResourceExhaustedError:
-                break
-            mover_state = await mover.state()
-            await mover.play(mover_state.tablic.hand[0], last_seq=mover_state.seq)
-            state = await seats[0].state()
-        else:
-            pytest.fail("the table never grew past what the server can list")
+        state = await grow_until_unlistable(seats)
         stuck_at = state.seq
         bots = [
             registry.create("random", seat=s.seat, rules=rules, rng=random.Random(s.seat))

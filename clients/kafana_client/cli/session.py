@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from kafana.v1 import state_pb2
@@ -14,10 +14,19 @@ from kafana_client.aio import AsyncSeat, LegalMoves
 from kafana_client.cli import render
 from kafana_client.cli.choice import read_choice
 from kafana_client.convert import current_seat, rules_of
-from kafana_client.errors import NotYourTurnRpcError, RefusedMoveError, StaleStateError
+from kafana_client.errors import (
+    NotYourTurnRpcError,
+    RefusedMoveError,
+    ResourceExhaustedError,
+    StaleStateError,
+)
 
 Ask = Callable[[str], str]
 PROMPT = "Your move (number, or e.g. KC:KD; q to quit): "
+UNLISTED = (
+    "This table allows too many captures for the server to list them: your trails are "
+    "numbered below, and you may type any capture as text (e.g. KC:KD+KH); the server checks it."
+)
 
 
 class Quit(Exception):
@@ -65,12 +74,21 @@ class PersonAtTable:
     async def turn(self) -> None:
         """Show the table and the numbered legal moves; play the one chosen."""
         state = await self.seat.state()
+        unlisted = False
         try:
             legal = await self.seat.legal_moves()
+            seq, offered = legal.seq, legal.moves
         except NotYourTurnRpcError:
             return  # an old event of the feed: the table has moved on since
-        moves = render.order_moves(legal.moves)
+        except ResourceExhaustedError:
+            # Too many captures for the server to list: offer the trails, which need no
+            # listing; a capture typed as text is still sent, and the server checks it.
+            unlisted = True
+            seq, offered = state.seq, trails(state.tablic.hand)
+        moves = render.order_moves(offered)
         self.console.print(render.table_panel(state, "Your turn"))
+        if unlisted:
+            self.console.print(Text(UNLISTED, style="yellow"))
         self.console.print(render.moves_list(moves))
         while True:
             choice = read_choice(await self._line(PROMPT), moves)
@@ -80,7 +98,7 @@ class PersonAtTable:
                 self.console.print(Text(choice.problem, style="bold red"))
                 continue
             try:
-                await self.seat.play(choice.move, last_seq=legal.seq, with_state=False)
+                await self.seat.play(choice.move, last_seq=seq, with_state=False)
                 return
             except RefusedMoveError as error:
                 self.console.print(Text(f"Illegal move: {error.message}.", style="bold red"))
@@ -95,6 +113,11 @@ class PersonAtTable:
         if state is None:
             return None
         return rules_of(state.info).side_of(self.seat.seat)
+
+
+def trails(hand: Iterable[str]) -> list[state_pb2.Move]:
+    """The trail of each card in a hand, as the server lists moves."""
+    return [state_pb2.Move(text=card, card=card) for card in hand]
 
 
 def numbered(legal: LegalMoves) -> list[str]:
