@@ -120,6 +120,19 @@ def simulator_rate(hands: int, seed: int, rules: tablic.Rules) -> float:
     return hands / (time.perf_counter() - start)
 
 
+def reference_rate(iterations: int = 2_000_000) -> float:
+    """Millions of iterations per second of a plain Python loop: this machine's speed now.
+
+    Rates of this script move with the machine (its clock, other jobs on the core); printed
+    beside them, this says how fast the interpreter ran in the same minutes.
+    """
+    start = time.perf_counter()
+    total = 0
+    for i in range(iterations):
+        total += i & 7
+    return iterations / (time.perf_counter() - start) / 1e6
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=5)
@@ -129,6 +142,7 @@ def main() -> None:
     args = parser.parse_args()
     rules = tablic.Rules.preset("serbian", players=2)
     rng = random.Random(1)
+    references = [reference_rate()]
     print(
         f"captures() calls/s, serbian, median of {args.rounds} rounds of {args.calls} calls; "
         "floor: building answers of the same shape from ready tuples, same inputs"
@@ -158,6 +172,12 @@ def main() -> None:
     print(
         f"random playout in the search simulator (kafana_bots.sim.HandSim): "
         f"{statistics.median(rates):,.0f} hands/s"
+    )
+    references.append(reference_rate())
+    print(
+        "machine speed: a plain Python loop ran at "
+        + " and ".join(f"{rate:.1f}" for rate in references)
+        + " M iterations/s (at the start and at the end)"
     )
 
 
