@@ -20,6 +20,7 @@ from kafana_bots.events import Event
 from kafana_client.aio import AsyncSeat
 from kafana_client.convert import cards_of, current_seat, hand_result_of, move_of, view_of
 from kafana_client.errors import (
+    MatchOverRpcError,
     NotYourTurnRpcError,
     RefusedMoveError,
     ResourceExhaustedError,
@@ -63,26 +64,34 @@ async def playable_moves(
     return legal.seq, legal.parsed()
 
 
-async def _act(seat: AsyncSeat, bot: Bot, state: state_pb2.TableState, delay: float) -> None:
+async def _act(
+    seat: AsyncSeat, bot: Bot, state: state_pb2.TableState, delay: float, threaded: bool
+) -> None:
     if delay:
         await asyncio.sleep(delay)
     try:
         seq, moves = await playable_moves(seat, state)
         if seq != state.seq:
             return  # something happened meanwhile; the next event brings the new state
-        move = bot.choose(view_of(state), moves)
+        if threaded:
+            move = await asyncio.to_thread(bot.choose, view_of(state), moves)
+        else:
+            move = bot.choose(view_of(state), moves)
         await seat.play(move, last_seq=seq, with_state=False)
-    except (StaleStateError, NotYourTurnRpcError, RefusedMoveError):
-        return  # the table moved on (a clock timeout, a forfeit), or a fallback trail was
-        # refused: wait for the next event
+    except (StaleStateError, NotYourTurnRpcError, RefusedMoveError, MatchOverRpcError):
+        return  # the table moved on (a clock timeout, a forfeit, the end), or a fallback
+        # trail was refused: wait for the next event
 
 
-async def run_bot(seat: AsyncSeat, bot: Bot, *, delay: float = 0.0) -> state_pb2.TableState:
+async def run_bot(
+    seat: AsyncSeat, bot: Bot, *, delay: float = 0.0, threaded: bool = False
+) -> state_pb2.TableState:
     """Play for `seat` with `bot` until the match ends; returns the last state seen.
 
     The bot is told every public event from the start of the table (its `observe` hook),
     and chooses from the server's legal moves whenever the seat is to move. `delay` seconds
-    pass before each move (so people can follow).
+    pass before each move (so people can follow). `threaded` runs each decision in a worker
+    thread, so a slow bot never holds up the event loop (a server hosting bots uses it).
     """
     before: state_pb2.TableState | None = None
     async for event in seat.events():
@@ -92,5 +101,5 @@ async def run_bot(seat: AsyncSeat, bot: Bot, *, delay: float = 0.0) -> state_pb2
         if event.match_over:
             break
         if current_seat(event.state) == seat.seat:
-            await _act(seat, bot, event.state, delay)
+            await _act(seat, bot, event.state, delay, threaded)
     return before if before is not None else await seat.state()

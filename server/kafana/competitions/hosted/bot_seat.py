@@ -1,9 +1,8 @@
 """A built-in bot playing its seat inside the server process.
 
-All gRPC stays on the server's event loop; only the bot's decision, which may take a while,
-runs in a worker thread so it never stalls the service. If the bot fails, the seat gets the
-event's disconnect policy after the grace period. On a position whose captures are too many
-for the server to list, the seat plays its default move (a trail).
+The SDK's `run_bot` plays it, with each decision (which may take a while) in a worker thread
+so it never stalls the service; all gRPC stays on the server's event loop. If the bot fails,
+the seat gets the event's disconnect policy after the grace period.
 """
 
 from __future__ import annotations
@@ -13,47 +12,25 @@ import contextlib
 
 from kafana_bots import Bot
 from kafana_client.aio import AsyncSeat
-from kafana_client.bots import bot_events
-from kafana_client.convert import current_seat, view_of
-from kafana_client.errors import (
-    MatchOverRpcError,
-    NotYourTurnRpcError,
-    ResourceExhaustedError,
-    RpcError,
-    StaleStateError,
-)
+from kafana_client.bots import run_bot
+from kafana_client.convert import current_seat
+from kafana_client.errors import RpcError
 
 from kafana.competitions.hosted.referee import default_move
 from kafana.competitions.policy import Action, Fault, FaultPolicy, Reason
 from kafana.competitions.seats import table_over
-from kafana.v1 import state_pb2
 
 
 async def follow(seat: AsyncSeat, bot: Bot | None) -> None:
     """Play `seat` with `bot` (None: default moves) until the match is over."""
-    before: state_pb2.TableState | None = None
+    if bot is not None:
+        await run_bot(seat, bot, threaded=True)
+        return
     async for event in seat.events():
-        if bot is not None:
-            for item in bot_events(event, before):
-                bot.observe(item)
-        before = event.state
         if event.match_over:
             return
-        if current_seat(event.state) != seat.seat:
-            continue
-        if bot is None:
+        if current_seat(event.state) == seat.seat:
             await default_move(seat, event.state.seq)
-            continue
-        with contextlib.suppress(StaleStateError, NotYourTurnRpcError, MatchOverRpcError):
-            try:
-                legal = await seat.legal_moves()
-            except ResourceExhaustedError:
-                await default_move(seat, event.state.seq)
-                continue
-            if legal.seq != event.state.seq:
-                continue  # an older event (replayed after a restart): the table moved on
-            move = await asyncio.to_thread(bot.choose, view_of(event.state), legal.parsed())
-            await seat.play(move, last_seq=legal.seq)
 
 
 async def bot_seat(seat: AsyncSeat, bot: Bot, policy: FaultPolicy, notes: list[Fault]) -> None:
