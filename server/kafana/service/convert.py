@@ -102,12 +102,14 @@ def event(
     with_state: bool = True,
     entry: Entry | None = None,
     stored: storage_pb2.StoredEvent | None = None,
+    out: events_pb2.Event | None = None,
 ) -> events_pb2.Event:
     """The public event that took `before` to `after`, with the table as `seat` sees it.
 
     `with_state=False` leaves the table out (a PlayMove answer: its `state` is opt-in);
     `entry` is the event's log entry when the caller has it (else it is read from the log);
-    `stored`, the event itself when the caller has it (it is `after`'s last, at `after.seq`).
+    `stored`, the event itself when the caller has it (it is `after`'s last, at `after.seq`);
+    `out`, an empty Event to fill (the answer's own field: no copy) instead of a new one.
     """
     if stored is None:
         entry = after.log[-1] if entry is None else entry
@@ -115,20 +117,20 @@ def event(
         seq = entry.seq
     else:
         seq = after.seq
-    out = events_pb2.Event(
-        seq=seq,
-        time_ms=stored.time_ms,
-        kind=stored.kind,
-        seat=stored.seat,
-        name=stored.name,
-        reason=stored.reason or ("played" if stored.kind == MOVE else ""),
-        match_started=not before.started and after.started,
-        match_over=before.status != FINISHED and after.status == FINISHED,
-    )
+    if out is None:
+        out = events_pb2.Event()
+    out.seq = seq
+    out.time_ms = stored.time_ms
+    out.kind = stored.kind
+    out.seat = stored.seat
+    out.name = stored.name
+    out.reason = stored.reason or ("played" if stored.kind == MOVE else "")
+    out.match_started = not before.started and after.started
+    out.match_over = before.status != FINISHED and after.status == FINISHED
     if with_state:
         out.state.CopyFrom(table_state(after, seat))
     if stored.kind == MOVE:
-        out.move.CopyFrom(after.game.played_message(after.match, stored.move))
+        out.move.MergeFromString(after.game.played_bytes(after.match, stored.move))
     return out
 
 

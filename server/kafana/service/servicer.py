@@ -139,11 +139,11 @@ class KafanaServicer(service_pb2_grpc.KafanaServicer):  # type: ignore[misc, unu
             replays = session.replays()
             before = replays[played.seq - 2] if played.seq > 1 else _initial(session)
             after = replays[played.seq - 1]
-        event = convert.event(before, after, played.seat, with_state=False, stored=played.event)
         answer = service_pb2.PlayMoveResponse(
-            event=event,
-            duplicate=played.duplicate,
-            scores=after.game.scores(after.match),
+            duplicate=played.duplicate, scores=after.game.scores(after.match)
+        )
+        convert.event(
+            before, after, played.seat, with_state=False, stored=played.event, out=answer.event
         )
         if after.status == FINISHED:
             answer.result.CopyFrom(convert.result(after))

@@ -101,6 +101,10 @@ class Game(ABC):
     def played_message(self, after: Any, text: str) -> state_pb2.Move:
         """The move just played that led to `after`, on the wire."""
 
+    def played_bytes(self, after: Any, text: str) -> bytes:
+        """`played_message`, serialized (a game may cache it per move text)."""
+        return self.played_message(after, text).SerializeToString()
+
     @abstractmethod
     def fill_view(self, out: state_pb2.TableState, state: Any, seat: int | None) -> None:
         """Set the game's view in `out`: what `seat` (None: a spectator) may know."""

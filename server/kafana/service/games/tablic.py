@@ -161,6 +161,10 @@ class TablicGame(Game):
         """The move is all in its text."""
         return state_pb2.Move.FromString(_played(text))
 
+    def played_bytes(self, after: tablic.MatchState, text: str) -> bytes:
+        """Cached per move text."""
+        return _played(text)
+
     def fill_view(
         self, out: state_pb2.TableState, state: tablic.MatchState, seat: int | None
     ) -> None:
