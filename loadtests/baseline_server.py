@@ -20,6 +20,7 @@ import signal
 from typing import Any
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
+from kafana.store.lane import Lane, pack
 from kafana.v1 import events_pb2, service_pb2, service_pb2_grpc, state_pb2
 from redis.asyncio import BlockingConnectionPool, Redis
 
@@ -41,9 +42,13 @@ Context = grpc.aio.ServicerContext[Any, Any]
 class BaselineServicer(service_pb2_grpc.KafanaServicer):  # type: ignore[misc, unused-ignore]
     """CreateTable, JoinTable, PlayMove and Captures at their barest."""
 
-    def __init__(self, redis: Redis) -> None:
+    def __init__(self, redis: Redis, lane: bool = False) -> None:
         self._redis = redis
         self._move = redis.register_script(MOVE_LUA)
+        # --lane: the script down Kafana's pipelined connection (kafana.store.lane) instead of
+        # redis-py's call, to compare Kafana with a baseline that uses the same Redis client.
+        self._lane = Lane.for_client(redis) if lane else None
+        self._sha = self._move.sha
 
     async def CreateTable(
         self, request: service_pb2.CreateTableRequest, context: Context
@@ -68,11 +73,16 @@ class BaselineServicer(service_pb2_grpc.KafanaServicer):  # type: ignore[misc, u
     ) -> service_pb2.PlayMoveResponse:
         """One Lua compare-and-set of the sequence number plus a stream append."""
         tag = "{b:" + request.table_id + "}"
-        seq = int(
-            await self._move(
-                keys=[tag + ":seq", tag + ":events"], args=[request.last_seq, request.move]
-            )
-        )
+        keys = [tag + ":seq", tag + ":events"]
+        if self._lane is not None:
+            command = pack("EVALSHA", self._sha, 2, *keys, request.last_seq, request.move)
+            reply = await self._lane.call(command)
+            if isinstance(reply, Exception):  # NOSCRIPT: load it, then once more
+                await self._redis.script_load(MOVE_LUA)
+                reply = await self._lane.call(command)
+            seq = int(reply)  # type: ignore[arg-type]
+        else:
+            seq = int(await self._move(keys=keys, args=[request.last_seq, request.move]))
         if seq < 0:
             await context.abort(
                 grpc.StatusCode.FAILED_PRECONDITION,
@@ -87,13 +97,13 @@ class BaselineServicer(service_pb2_grpc.KafanaServicer):  # type: ignore[misc, u
         return service_pb2.CapturesResponse()
 
 
-async def serve(redis_url: str, host: str, port: int) -> None:
+async def serve(redis_url: str, host: str, port: int, lane: bool = False) -> None:
     """Serve until SIGTERM or SIGINT."""
     pool = BlockingConnectionPool.from_url(redis_url, max_connections=256, timeout=20)
     redis = Redis(connection_pool=pool)
     server = grpc.aio.server()
     service_pb2_grpc.add_KafanaServicer_to_server(
-        BaselineServicer(redis),  # type: ignore[abstract, unused-ignore]
+        BaselineServicer(redis, lane),  # type: ignore[abstract, unused-ignore]
         server,
     )
     bound = server.add_insecure_port(f"{host}:{port}")
@@ -115,8 +125,11 @@ def main() -> None:
     parser.add_argument("--redis", required=True, help="redis://host:port/db")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=50061)
+    parser.add_argument(
+        "--lane", action="store_true", help="the script down kafana.store.lane, not redis-py"
+    )
     args = parser.parse_args()
-    asyncio.run(serve(args.redis, args.host, args.port))
+    asyncio.run(serve(args.redis, args.host, args.port, args.lane))
 
 
 if __name__ == "__main__":

@@ -10,6 +10,12 @@ difference in moves is the cost of one move, start-up and shutdown cancelled out
 instructions only: the kernel's share of socket calls is not in it, and instructions are not
 time (a cache miss costs more than an add), so it complements the load test's CPU per move on
 a machine whose other jobs swing those by ±30%.
+
+Kafana runs as `kafana serve` with its clock sweeper ticking once a minute and no
+once-a-second collection (see `KAFANA`): under valgrind those per-second timers were charged
+to a few dozen moves each, more the busier the machine. `--kafana-command` measures any other
+command (`kafana serve` itself, the baseline with `--lane`); `--only` measures one server,
+`--keep DIR` keeps the callgrind files for `callgrind_annotate`.
 """
 
 from __future__ import annotations
@@ -34,8 +40,13 @@ sys.path.insert(0, str(HERE))
 
 from run import BASELINE_COMMAND, free_port, redis_server, server_command, stop  # noqa: E402
 
-KAFANA = f"{Path(sys.executable).parent / 'kafana'} serve --redis {{redis}} --port {{port}}"
-KAFANA += " --grace 1 --rate-limit 0"
+# `kafana serve` as the load runs start it, but with the clock sweeper ticking every 60 s and
+# no once-a-second collection: under valgrind a move takes ~50 times its wall time, so timers
+# that cost per second would be charged to few moves, more of them the busier the machine.
+KAFANA = f"{sys.executable} {Path(__file__).resolve()} --serve {{redis}} {{port}}"
+SERVE = f"{Path(sys.executable).parent / 'kafana'} serve --redis {{redis}} --port {{port}}"
+SERVE += " --grace 1 --rate-limit 0"
+QUIET_TICK_S = 60.0
 RULES_SPEC = rules_pb2.RulesSpec(game="tablic", preset="serbian", players=2)
 RULES = tablic.Rules.preset("serbian", players=2)
 TOTALS = re.compile(r"^(?:summary|totals): (\d+)", re.MULTILINE)
@@ -78,7 +89,7 @@ def play(target: str, moves: int, seed: int) -> None:
                 state = state.apply(move)
 
 
-def wait_serving(port: int, process: subprocess.Popen[bytes], timeout: float = 180.0) -> None:
+def wait_serving(port: int, process: subprocess.Popen[bytes], timeout: float = 900.0) -> None:
     """Until a gRPC channel to the port is ready (valgrind starts Python slowly)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -96,7 +107,7 @@ def wait_serving(port: int, process: subprocess.Popen[bytes], timeout: float = 1
 def instructions(template: str, redis_url: str, moves: int, work: Path, seed: int) -> int:
     """Instructions a server executed, from start to exit, serving `moves` moves."""
     port = free_port()
-    out = work / f"callgrind.{port}"
+    out = work / f"callgrind.{moves}.{port}"
     command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
     command += server_command(template, redis_url, port)
     with open(work / f"server.{port}.log", "wb") as log:
@@ -112,22 +123,61 @@ def instructions(template: str, redis_url: str, moves: int, work: Path, seed: in
     return int(found.group(1))
 
 
+def serve_quietly(redis_url: str, port: int) -> None:
+    """`kafana serve` without per-second timers (see KAFANA), until SIGTERM."""
+    import asyncio
+
+    from kafana.service.collector import calm_full_collections
+    from kafana.service.ratelimit import RateLimit
+    from kafana.service.server import create_server, serve_until_signal
+    from kafana.store.redis_store import RedisStore
+
+    async def serve() -> None:
+        store = RedisStore.from_url(redis_url)
+        kafana = create_server(
+            store, port=port, clock_tick=QUIET_TICK_S, rate_limit=RateLimit(rate=0)
+        )
+        try:
+            await serve_until_signal(kafana, lambda line: print(line, flush=True), grace=1.0)
+        finally:
+            await store.close()
+
+    calm_full_collections()
+    asyncio.run(serve())
+
+
 def main() -> int:
     """Measure both servers at both move counts; print instructions per move and the ratio."""
+    if sys.argv[1:2] == ["--serve"]:
+        serve_quietly(sys.argv[2], int(sys.argv[3]))
+        return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--moves", type=int, nargs=2, default=[300, 900], metavar=("FEW", "MANY"))
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--kafana-command", default=KAFANA, help="{redis} and {port} filled in")
+    parser.add_argument(
+        "--kafana-command",
+        default=KAFANA,
+        help=f"{{redis}} and {{port}} filled in; `kafana serve` with its timers: '{SERVE}'",
+    )
+    parser.add_argument(
+        "--only", choices=("baseline", "kafana"), help="measure one server (no ratio)"
+    )
+    parser.add_argument(
+        "--keep", type=Path, help="keep the callgrind files here (for callgrind_annotate)"
+    )
     args = parser.parse_args()
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not installed (apt-get install valgrind)")
     few, many = args.moves
-    work = Path(tempfile.mkdtemp(prefix="kafana-instructions-"))
+    work = args.keep or Path(tempfile.mkdtemp(prefix="kafana-instructions-"))
+    work.mkdir(parents=True, exist_ok=True)
     per_move: dict[str, float] = {}
     try:
         with redis_server(work) as (_process, redis_port):
             redis_url = f"redis://127.0.0.1:{redis_port}/0"
             for kind, template in (("baseline", BASELINE_COMMAND), ("kafana", args.kafana_command)):
+                if args.only not in (None, kind):
+                    continue
                 counts = [instructions(template, redis_url, n, work, args.seed) for n in args.moves]
                 per_move[kind] = (counts[1] - counts[0]) / (many - few)
                 print(
@@ -136,7 +186,10 @@ def main() -> int:
                     flush=True,
                 )
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        if args.keep is None:
+            shutil.rmtree(work, ignore_errors=True)
+    if args.only:
+        return 0
     print(f"baseline/kafana instructions per move: {per_move['baseline'] / per_move['kafana']:.2f}")
     return 0
 
