@@ -28,6 +28,7 @@ from locust import User, events, task
 from locust.env import Environment
 
 from grpc_locust import ChannelPool  # isort: skip  (switches grpc to gevent first)
+from stats import summarize  # isort: skip
 import grpc  # type: ignore[import-untyped, unused-ignore]  # isort: skip
 from kafana.errors import TooManyMovesError
 from kafana.games import tablic
@@ -41,35 +42,10 @@ ACTIVE_SAMPLE = 200
 TICK_S = 0.05  # the driver's own health: how late a timer due every 50 ms runs
 
 
-def percentile(ordered: list[float], fraction: float) -> float:
-    """The nearest-rank percentile of sorted values (0.0 for none).
-
-    >>> percentile([1.0, 2.0, 3.0, 4.0], 0.5)
-    2.0
-    """
-    if not ordered:
-        return 0.0
-    rank = max(1, round(fraction * len(ordered) + 0.5) - 1)
-    return ordered[min(rank, len(ordered)) - 1]
-
-
 def cancelled(exception: BaseException | None) -> bool:
     """Whether a call ended as CANCELLED on the client side."""
     code = getattr(exception, "code", None)
     return callable(code) and code() == grpc.StatusCode.CANCELLED
-
-
-def summarize(times: list[float]) -> dict[str, float]:
-    """Count, mean, p50, p90, p99 and max of response times in ms."""
-    ordered = sorted(times)
-    return {
-        "count": len(ordered),
-        "mean_ms": sum(ordered) / len(ordered) if ordered else 0.0,
-        "p50_ms": percentile(ordered, 0.50),
-        "p90_ms": percentile(ordered, 0.90),
-        "p99_ms": percentile(ordered, 0.99),
-        "max_ms": ordered[-1] if ordered else 0.0,
-    }
 
 
 @dataclass
@@ -77,6 +53,7 @@ class Results:
     """What the listeners gather; written as JSON when the test stops."""
 
     started: float = field(default_factory=time.time)
+    origin: float = 0.0  # slices count from here (several drivers share it); 0: `started`
     warmup: float = 0.0
     # With `--seated N`, the window opens only once N tables are in play and one `pace` more
     # has passed (every table has moved since), however long the ramp took; `--measure S`
@@ -86,6 +63,9 @@ class Results:
     measure: float = 0.0
     seated_at: float = 0.0
     times: dict[str, list[float]] = field(default_factory=dict)
+    # With `--raw` (several drivers, merged by run.py): when each timed request ended.
+    raw: bool = False
+    stamps: dict[str, list[float]] = field(default_factory=dict)
     failures: dict[str, int] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     error_count: int = 0
@@ -123,7 +103,7 @@ class Results:
 
     def slice_of(self, now: float) -> int:
         """The 10-s slice of a wall time."""
-        return int((now - self.started) // SLICE_SECONDS)
+        return int((now - (self.origin or self.started)) // SLICE_SECONDS)
 
     def lagged(self, now: float, millis: float) -> None:
         """The driver's hub ran a timer `millis` late."""
@@ -157,6 +137,8 @@ class Results:
             self.failures[name] = self.failures.get(name, 0) + 1
         else:
             self.times.setdefault(name, []).append(response_time)
+            if self.raw:
+                self.stamps.setdefault(name, []).append(now)
 
     def error(self, text: str) -> None:
         """A check of the driver failed (not a gRPC error)."""
@@ -165,12 +147,23 @@ class Results:
             self.errors.append(text[:400])
 
     def as_json(self, options: Any) -> dict[str, Any]:
-        """Everything a run needs to report and check."""
+        """Everything a run needs to report and check (with `--raw`, the samples too)."""
         window = max(self.last_in_window - self.first_in_window, 1e-9)
+        raw: dict[str, Any] = {}
+        if self.raw:
+            raw["raw"] = {
+                "times": self.times,
+                "stamps": self.stamps,
+                "slices": {str(k): v for k, v in self.slices.items()},
+                "lag": {str(k): v for k, v in self.lag.items()},
+                "collections": {str(k): v for k, v in self.collections.items()},
+                "at_stop": self.at_stop,
+            }
         return {
+            **raw,
             "kind": options.kind,
             "targets": options.targets,
-            "started": self.started,
+            "started": self.origin or self.started,
             "window_s": window,
             "window": [self.first_in_window, self.last_in_window],
             "seated_at": self.seated_at,
@@ -215,6 +208,10 @@ def _options(parser: Any) -> None:
     group.add_argument("--results", default="", help="write results JSON here at the end")
     group.add_argument("--kind", default="kafana", help="kafana or baseline (for the report)")
     group.add_argument("--seed", type=int, default=1, help="base seed of users' choices")
+    group.add_argument(
+        "--origin", type=float, default=0.0, help="start time (epoch s) shared by several drivers"
+    )
+    group.add_argument("--raw", action="store_true", help="also write every sample (run.py)")
 
 
 def _init(environment: Environment, **_kwargs: Any) -> None:
@@ -225,12 +222,15 @@ def _init(environment: Environment, **_kwargs: Any) -> None:
     RESULTS.seated = options.seated
     RESULTS.pace = options.pace
     RESULTS.measure = options.measure
+    RESULTS.raw = options.raw
     targets = [t for t in options.targets.split(",") if t]
     POOL.append(ChannelPool(targets, options.channels, environment.events.request.fire))
 
 
 def _start(environment: Environment, **_kwargs: Any) -> None:
     RESULTS.started = time.time()
+    options = environment.parsed_options
+    RESULTS.origin = options.origin if options is not None else 0.0
     gevent.spawn(_watch_hub)
     # 10,000 users each hold a match state that lives until their next move: left to itself
     # the driver's collector walks all of them in each full collection (1-2 s pauses, every

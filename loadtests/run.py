@@ -34,6 +34,7 @@ from typing import Any
 import psutil  # type: ignore[import-untyped, unused-ignore]
 import redis
 from kafana.store.keys import table_keys, tables_index
+from merge import merge_results
 
 HERE = Path(__file__).resolve().parent
 BIN = Path(sys.executable).parent
@@ -363,27 +364,36 @@ def run_locust(
     kind: str,
     out: Path,
     rate: float = 0.0,
+    driver: int = 0,
+    origin: float = 0.0,
 ) -> subprocess.Popen[bytes]:
     """Start locust headless (it stops by itself after warm-up + duration).
 
-    `rate` (moves/s of all tables together, else `--rate`) paces the tables.
+    `rate` (moves/s of all tables together, else `--rate`) paces the tables. With `--drivers
+    N`, this is driver number `driver` of N: its share of the users and of the spawn rate, its
+    own seed, the run's common `origin` and every sample written for the merge.
     """
-    users = args.users or scenario.users
-    spawn = args.spawn_rate or scenario.spawn_rate or users
+    drivers = args.drivers
+    all_users = args.users or scenario.users
+    users = all_users // drivers + (1 if driver < all_users % drivers else 0)
+    spawn = (args.spawn_rate or scenario.spawn_rate or all_users) / drivers
     warmup = args.warmup if args.warmup is not None else scenario.warmup
     if scenario.spawn_rate and args.warmup is None:
         warmup += users / spawn + (args.pace or scenario.pace)
     pace = args.pace if args.pace is not None else scenario.pace
     if rate or args.rate:
-        pace = users / (rate or args.rate)
+        pace = all_users / (rate or args.rate)
     think = args.think if args.think is not None else scenario.think
-    run_time = warmup + args.duration
+    # Several drivers start seconds apart on a busy machine: each measures longer, and the
+    # merge takes `duration` seconds where all of them were measuring.
+    measured = args.duration + (args.driver_slack if drivers > 1 else 0.0)
+    run_time = warmup + measured
     waiting: list[str] = []
     if pace and scenario.user == "TableUser":
         # Paced tables: measure `duration` seconds from when every table is in play and has
         # moved once, however long the ramp took (a loaded machine stretches it); the run
         # stops then, or at the cap of one more ramp and a minute.
-        waiting = ["--seated", str(users), "--measure", str(args.duration)]
+        waiting = ["--seated", str(users), "--measure", str(measured)]
         run_time += users / spawn + 60
     command = [
         str(BIN / "locust"),
@@ -391,7 +401,8 @@ def run_locust(
         *("-u", str(users), "-r", str(spawn), "-t", f"{int(run_time)}s", *waiting),
         *("--stop-timeout", "0", "--targets", ",".join(targets), "--channels", str(args.channels)),
         *("--think", str(think), "--pace", str(pace), "--warmup", str(warmup)),
-        *("--results", str(out), "--kind", kind, "--seed", str(args.seed)),
+        *("--results", str(out), "--kind", kind, "--seed", str(args.seed + 7919 * driver)),
+        *(("--origin", repr(origin), "--raw") if drivers > 1 else ()),
         scenario.user,
     ]
     log = open(out.with_suffix(".log"), "wb")  # noqa: SIM115 (closed when the process ends)
@@ -436,25 +447,42 @@ def run_phase(
         targets = [f"127.0.0.1:{port}" for _process, port in up]
         sampler = CpuSampler({"servers": [p.pid for p, _port in up], "redis": [redis_process.pid]})
         sampler.start()
-        locust = run_locust(scenario, args, targets, kind, out, rate)
-        sampler.add("locust", locust.pid)
+        origin = time.time()
+        parts = (
+            [out]
+            if args.drivers == 1
+            else [out.with_name(f"{out.stem}-d{k}.json") for k in range(args.drivers)]
+        )
+        drivers = [
+            run_locust(scenario, args, targets, kind, part, rate, k, origin)
+            for k, part in enumerate(parts)
+        ]
+        for locust in drivers:
+            sampler.add("locust", locust.pid)
         spy = None
         if args.profile and kind == "kafana":
             time.sleep(args.warmup if args.warmup is not None else scenario.warmup)
             spy = profile(up[0][0].pid, args.duration * 0.8, Path(args.profile))
-        limit = (args.warmup or 0) + args.duration + 600
+        limit = time.monotonic() + (args.warmup or 0) + args.duration + 600
         try:
-            phase.locust_rc = locust.wait(timeout=limit)
+            codes = [d.wait(timeout=max(limit - time.monotonic(), 1)) for d in drivers]
+            phase.locust_rc = max(codes)  # 1: locust saw failures (counted by the checks)
         except subprocess.TimeoutExpired:
             phase.locust_rc = -1
         finally:
-            stop(locust)
+            for locust in drivers:
+                stop(locust)
             sampler.finish()
             if spy is not None:
                 stop(spy, timeout=60)
-        if not out.exists():
-            raise RuntimeError(f"locust wrote no results; see {out.with_suffix('.log')}")
-        phase.results = json.loads(out.read_text())
+        for part in parts:
+            if not part.exists():
+                raise RuntimeError(f"locust wrote no results; see {part.with_suffix('.log')}")
+        if args.drivers == 1:
+            phase.results = json.loads(out.read_text())
+        else:
+            loaded = [json.loads(part.read_text()) for part in parts]
+            phase.results = merge_results(loaded, args.duration)
         measured = float(phase.results.get("window_s", 0.0))
         if measured < 0.9 * args.duration:
             # E.g. the ramp never got every table into play: no figure of a full window.
@@ -584,6 +612,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--spawn-rate", type=float, default=0.0, help="users started per second")
     parser.add_argument("--warmup", type=float, default=None, help="seconds before measuring")
     parser.add_argument("--channels", type=int, default=2, help="connections per server")
+    parser.add_argument(
+        "--drivers", type=int, default=1, help="locust processes sharing the users (merged)"
+    )
+    parser.add_argument(
+        "--driver-slack",
+        type=float,
+        default=30.0,
+        help="seconds more each of several drivers measures (they start apart)",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", default="", help="write the measurements here")
     parser.add_argument("--profile", default="", help="py-spy collapsed stacks of server 0")

@@ -57,6 +57,40 @@ def test_fast_scenario_runs_clean_against_kafana_and_baseline(tmp_path: Path) ->
     assert summary["ratio"] is not None and summary["ratio"] > 0
 
 
+def test_two_drivers_are_merged_into_one_result(tmp_path: Path) -> None:
+    """`--drivers 2`: two locust processes share the users; one result over their overlap."""
+    out = tmp_path / "summary.json"
+    command = [
+        sys.executable,
+        str(LOADTESTS / "run.py"),
+        *("--scenario", "fast", "--users", "4", "--duration", "4", "--warmup", "1"),
+        *("--drivers", "2", "--driver-slack", "12", "--keep", "--json", str(out)),
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (phase,) = json.loads(out.read_text())["phases"]
+    results = phase["results"]
+    assert results["drivers"] == 2 and results["error_count"] == 0
+    work = Path(summary_dir(done.stdout))
+    parts = sorted(work.glob("phase*-kafana-d*.json"))
+    assert len(parts) == 2
+    each = [json.loads(part.read_text()) for part in parts]
+    shutil.rmtree(work)
+    counted = sum(len(p["raw"]["times"]["PlayMove"]) for p in each)
+    assert 0 < results["requests"]["PlayMove"]["count"] <= counted
+    first, last = results["window"]
+    assert all(p["window"][0] <= first and last <= p["window"][1] for p in each)
+    assert results["peak_active"] == sum(p["peak_active"] for p in each) == 4
+
+
+def summary_dir(output: str) -> str:
+    """The work directory a `--keep` run names in its output."""
+    for line in output.splitlines():
+        if "kept" in line and "/" in line:
+            return line[line.index("/") :].strip()
+    raise AssertionError(f"no kept work directory in: {output}")
+
+
 def test_the_checker_finds_points_that_do_not_add_up() -> None:
     """The consistency check is an oracle, not an echo: a hand with a point too many fails."""
     state = tablic.new_match(tablic.Rules.preset("serbian", players=2), seed=11)
@@ -71,7 +105,7 @@ def test_the_checker_finds_points_that_do_not_add_up() -> None:
     assert any("hands sum to" in p for p in problems)
 
 
-@pytest.mark.parametrize("name", ["check", "profile_top", "run"])
+@pytest.mark.parametrize("name", ["check", "merge", "profile_top", "run", "stats"])
 def test_doctests_of_the_load_test_scripts(name: str) -> None:
     """The examples in the scripts' docstrings hold (locustfile is left out: it patches gevent)."""
     import doctest
