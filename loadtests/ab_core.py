@@ -1,0 +1,114 @@
+"""The rules core against an older commit, side by side: alternating processes, CPU time.
+
+    .venv/bin/python loadtests/ab_core.py 888c093 --rounds 6
+
+Extracts `server/` of the commit into a temporary folder, then runs short measurements in
+separate processes, alternating the older code and this checkout's, so both meet the same
+moments of a noisy machine: random playout hands per second (after a warm-up that fills the
+caches) and `captures()` calls per second on fresh random 12-card tables. Each figure is
+process CPU time, not wall time; the medians and the ratio are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+from io import BytesIO
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+MEASURE = r"""
+import random, sys, time
+from kafana.errors import TooManyMovesError
+from kafana.games import tablic
+what, amount = sys.argv[1], int(sys.argv[2])
+rules = tablic.Rules.preset("serbian", players=2)
+
+def playout(hands, seed, rng):
+    played = 0
+    while played < hands:
+        state = tablic.new_match(rules, seed=seed)
+        seed += 1
+        while not state.is_over and played < hands:
+            before = state.hand_no
+            state = state.apply(rng.choice(state.legal_moves()))
+            if state.hand_no != before or state.is_over:
+                played += 1
+
+if what == "playout":
+    playout(amount, 10**6, random.Random(9))
+    start = time.process_time()
+    playout(amount, 0, random.Random(5))
+else:
+    rng = random.Random(1)
+    calls = []
+    for _ in range(amount):
+        cards = rng.sample(tablic.CARDS, 13)
+        calls.append((cards[0], cards[1:]))
+    start = time.process_time()
+    for card, table in calls:
+        try:
+            tablic.captures(card, table, rules)
+        except TooManyMovesError:
+            pass
+print(amount / (time.process_time() - start))
+"""
+
+
+def extract(commit: str, into: Path) -> Path:
+    """`server/` of `commit` under `into`; returns the folder to put on PYTHONPATH."""
+    archive = subprocess.run(
+        ["git", "archive", commit, "server"], cwd=ROOT, capture_output=True, check=True
+    ).stdout
+    with tarfile.open(fileobj=BytesIO(archive)) as tar:
+        tar.extractall(into, filter="data")
+    return into / "server"
+
+
+def rate(source: Path, what: str, amount: int) -> float:
+    """One measurement in a fresh process with `source` first on the import path."""
+    env = {**os.environ, "PYTHONPATH": str(source)}
+    done = subprocess.run(
+        [sys.executable, "-c", MEASURE, what, str(amount)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return float(done.stdout)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("commit", help="the older code (any git revision)")
+    parser.add_argument("--rounds", type=int, default=6)
+    parser.add_argument("--hands", type=int, default=2_000)
+    parser.add_argument("--calls", type=int, default=5_000)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="kafana-ab-") as folder:
+        sources = {args.commit: extract(args.commit, Path(folder)), "this": ROOT / "server"}
+        for what, amount, unit in (
+            ("playout", args.hands, "hands/s"),
+            ("captures", args.calls, "12-card captures() calls/s"),
+        ):
+            rates: dict[str, list[float]] = {name: [] for name in sources}
+            for _ in range(args.rounds):
+                for name, source in sources.items():
+                    rates[name].append(rate(source, what, amount))
+            old, new = (statistics.median(rates[name]) for name in sources)
+            for name in sources:
+                middle = statistics.median(rates[name])
+                shown = ", ".join(f"{r:,.0f}" for r in sorted(rates[name]))
+                print(f"{what} {name}: median {middle:,.0f} {unit} ({shown})")
+            print(f"{what}: this checkout / {args.commit} = {new / old:.2f}")
+
+
+if __name__ == "__main__":
+    main()
