@@ -8,8 +8,9 @@ set of capture switches. `kafana.games.tablic.oracle` checks this against brute 
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Sequence
-from operator import attrgetter, itemgetter
+from collections.abc import Callable, Iterable
+from itertools import repeat
+from operator import attrgetter
 from typing import TypeVar
 
 from kafana.errors import InvalidInputError, TooManyMovesError
@@ -291,7 +292,7 @@ class CaptureEngine:
                     raise _Overflow
             if self.multi_group and len(groups) > 1:
                 reach = {0}
-                for group in groups:
+                for group in sorted(groups):
                     reach |= {m | group for m in reach if not m & group}
                     if len(reach) > CAPTURE_LIMIT:
                         raise _Overflow
@@ -386,7 +387,6 @@ def reset_engines() -> None:
     _BY_RULES.clear()
     _POSITIONS.clear()
     _RANKS_OF.clear()
-    _PICKERS.clear()
 
 
 Listing = tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]
@@ -434,17 +434,8 @@ def _positions(mask: int) -> tuple[int, ...]:
     return tuple(i for i in range(mask.bit_length()) if mask >> i & 1)
 
 
-def _picker(mask: int) -> Callable[[Sequence[Card]], Sequence[Card]]:
-    """A C-speed function taking the cards at the set positions of `mask` from a table."""
-    positions = _POSITIONS[mask]
-    if len(positions) == 1:
-        return itemgetter(slice(positions[0], positions[0] + 1))
-    return itemgetter(*positions)
-
-
 _RANKS_OF = _Memo(_ranks_of)
 _POSITIONS = _Memo(_positions)
-_PICKERS = _Memo(_picker, limit=1 << 16)  # functions: kept few, the collector tracks them
 
 
 def with_rank_priority(
@@ -485,8 +476,5 @@ def captures(card: Card, table: Iterable[Card], rules: Rules) -> set[frozenset[C
         raise InvalidInputError(f"{card} cannot be both played and on the table")
     ordered = sorted(cards, key=_BY_INDEX)
     vector = sum(map(_UNIT_OF, map(_RANK, ordered)))
-    pickers = _PICKERS
-    return {
-        frozenset(pickers[mask](ordered))
-        for mask in engine.listing(card.rank, vector, rules.rank_priority)[0]
-    }
+    positions = engine.listing(card.rank, vector, rules.rank_priority)[1]
+    return set(map(frozenset, map(map, repeat(ordered.__getitem__), positions)))
