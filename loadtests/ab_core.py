@@ -26,26 +26,15 @@ ROOT = HERE.parent
 
 MEASURE = r"""
 import random, sys, time
+sys.path.insert(0, sys.argv[3])
+from bench_core import playout_rate
 from kafana.errors import TooManyMovesError
 from kafana.games import tablic
 what, amount = sys.argv[1], int(sys.argv[2])
 rules = tablic.Rules.preset("serbian", players=2)
-
-def playout(hands, seed, rng):
-    played = 0
-    while played < hands:
-        state = tablic.new_match(rules, seed=seed)
-        seed += 1
-        while not state.is_over and played < hands:
-            before = state.hand_no
-            state = state.apply(rng.choice(state.legal_moves()))
-            if state.hand_no != before or state.is_over:
-                played += 1
-
 if what == "playout":
-    playout(amount, 10**6, random.Random(9))
-    start = time.process_time()
-    playout(amount, 0, random.Random(5))
+    playout_rate(amount, 10**6, rules)  # fills the caches
+    print(playout_rate(amount, 0, rules, timer=time.process_time))
 else:
     rng = random.Random(1)
     calls = []
@@ -58,7 +47,7 @@ else:
             tablic.captures(card, table, rules)
         except TooManyMovesError:
             pass
-print(amount / (time.process_time() - start))
+    print(amount / (time.process_time() - start))
 """
 
 
@@ -76,7 +65,7 @@ def rate(source: Path, what: str, amount: int) -> float:
     """One measurement in a fresh process with `source` first on the import path."""
     env = {**os.environ, "PYTHONPATH": str(source)}
     done = subprocess.run(
-        [sys.executable, "-c", MEASURE, what, str(amount)],
+        [sys.executable, "-c", MEASURE, what, str(amount), str(HERE)],
         env=env,
         capture_output=True,
         text=True,
