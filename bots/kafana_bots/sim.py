@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from kafana.games.tablic import CARDS, CaptureEngine, Card, Move, Rules, engine_for
-from kafana.games.tablic.capture import count_vector
+from kafana.games.tablic.capture import UNITS, count_vector
 
 HAND_SIZE = 6
 
-_UNIT = tuple(count_vector((i // 4 + 1,)) for i in range(52))  # by card index
+_UNIT = tuple(UNITS[i // 4 + 1] for i in range(52))  # by card index
 
 SimMove = tuple[int, int]
 """(card index played, bit mask of captured table positions; 0 is a trail)."""
@@ -113,10 +113,6 @@ class HandSim:
     def is_over(self) -> bool:
         """True once the hand has been scored."""
         return self.current is None
-
-    def capture_masks(self, card: int) -> tuple[int, ...]:
-        """Every capture `card` can make on the current table, as position masks."""
-        return self.engine.listing(card // 4 + 1, self.vector, self.rules.rank_priority)[0]
 
     def legal(self) -> list[SimMove]:
         """Every legal move of the seat to move (trail first, then captures, per card)."""

@@ -25,7 +25,13 @@ CAPTURE_LIMIT = 10_000
 _OVERFLOW: tuple[int, ...] = (-1,)
 # Count vectors: 4 bits per rank (rank r at bit 4 * (r - 1)); bit 3 of each field is a guard.
 _GUARD = sum(8 << 4 * r for r in range(13))
-_UNIT = tuple(1 << 4 * (rank - 1) if rank else 0 for rank in range(14))  # one card of a rank
+UNITS = tuple(1 << 4 * (rank - 1) if rank else 0 for rank in range(14))
+"""The count vector of one card of each rank (index: rank; 0 for index 0)."""
+LISTING_TAGS = tuple(
+    tuple(rank << 52 | priority << 56 for rank in range(14)) for priority in (0, 1)
+)
+"""LISTING_TAGS[rank_priority][played_rank]: what `CaptureEngine.listing` adds to the table's
+count vector under `reach_vectors[played_rank]` to make its cache key (`_by_vector`)."""
 _SMALL_TABLE = CAPTURE_LIMIT.bit_length() - 1  # 2**13 - 1 subsets at most: never too many
 
 
@@ -45,7 +51,7 @@ def _choose_table() -> tuple[tuple[tuple[tuple[int, ...], ...], ...], ...]:
 
 _CHOOSE = _choose_table()
 _NONE: tuple[tuple[int, ...], ...] = ()
-_UNIT_OF = _UNIT.__getitem__
+_UNIT_OF = UNITS.__getitem__
 _LOW = sum(1 << 4 * r for r in range(13))  # bit 0 of every rank's field
 
 
@@ -108,7 +114,7 @@ class CaptureEngine:
             ]
             self.reach[played] = 13 if self.wild and played == JACK else max([played, *usable])
         # The same prefix as a mask over count vectors; `listing` keys on the table's vector
-        # under it, tagged with the played rank (bits 52..55) and rank priority (bit 56).
+        # under it, tagged (`LISTING_TAGS`) with the played rank and rank priority.
         self.reach_vectors = tuple((1 << 4 * self.reach[r]) - 1 for r in range(14))
         # The values a played card may declare (0: it takes by rank only).
         self.value_choices = [
@@ -149,12 +155,13 @@ class CaptureEngine:
         Rank priority filters the captures when asked. What `captures()` and
         `MatchState.legal_moves()` build answers from; on a hit it is one dict lookup, and
         callers may read `_by_vector` directly (key: the vector under `reach_vectors` of the
-        played rank, with its `listing_tag`).
+        played rank, with its `LISTING_TAGS`).
         """
-        key = vector & self.reach_vectors[played_rank] | listing_tag(played_rank, rank_priority)
+        relevant = vector & self.reach_vectors[played_rank]
+        key = relevant | LISTING_TAGS[rank_priority][played_rank]
         found = self._by_vector.get(key)
         if found is None:
-            ranks = _RANKS_OF[vector & self.reach_vectors[played_rank]]
+            ranks = _RANKS_OF[relevant]
             masks = self.masks(played_rank, ranks)
             if rank_priority:
                 masks = with_rank_priority(masks, played_rank, ranks)
@@ -402,23 +409,17 @@ def count_vector(ranks: Iterable[int]) -> int:
     return sum(map(_UNIT_OF, ranks))
 
 
-def listing_tag(played_rank: int, rank_priority: bool) -> int:
-    """What `CaptureEngine.listing` adds to a masked count vector to make its cache key."""
-    return played_rank << 52 | rank_priority << 56
-
-
 class _Memo(dict[int, _T]):
     """A bounded memo of a function of an int; a hit (`memo[key]`) never leaves C."""
 
-    __slots__ = ("function", "limit")
+    __slots__ = ("function",)
 
-    def __init__(self, function: Callable[[int], _T], limit: int = _CACHE_LIMIT) -> None:
+    def __init__(self, function: Callable[[int], _T]) -> None:
         super().__init__()
         self.function = function
-        self.limit = limit
 
     def __missing__(self, key: int) -> _T:
-        if len(self) >= self.limit:
+        if len(self) >= _CACHE_LIMIT:
             self.clear()
         value = self[key] = self.function(key)
         return value
@@ -475,6 +476,5 @@ def captures(card: Card, table: Iterable[Card], rules: Rules) -> set[frozenset[C
     if card in distinct:
         raise InvalidInputError(f"{card} cannot be both played and on the table")
     ordered = sorted(cards, key=_BY_INDEX)
-    vector = sum(map(_UNIT_OF, map(_RANK, ordered)))
-    positions = engine.listing(card.rank, vector, rules.rank_priority)[1]
+    positions = engine.listing(card.rank, count_vector(map(_RANK, ordered)), rules.rank_priority)[1]
     return set(map(frozenset, map(map, repeat(ordered.__getitem__), positions)))

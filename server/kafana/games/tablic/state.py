@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING
 
 from kafana.errors import IllegalMoveError, InvalidInputError, MatchOverError
 from kafana.games.tablic.capture import (
+    LISTING_TAGS,
+    UNITS,
     CaptureEngine,
     count_vector,
     engine_for,
-    listing_tag,
 )
 from kafana.games.tablic.cards import Card, check_distinct, parse_cards
 from kafana.games.tablic.move import TRAILS, Move
@@ -196,7 +197,7 @@ class MatchState:
         engine = self._engine
         cached = engine._by_vector.get
         reach = engine.reach_vectors
-        tags = _TAGS[priority]
+        tags = LISTING_TAGS[priority]
         vector = self._vector
         take = self._table.__getitem__
         new = tuple.__new__
@@ -305,7 +306,7 @@ class MatchState:
             nxt._piles = tuple(piles)
             remaining = tuple(filterfalse(taken.__contains__, table))
             nxt._table = remaining
-            nxt._vector = self._vector - sum(map(_UNIT.__getitem__, map(_RANK, taken)))
+            nxt._vector = self._vector - count_vector(map(_RANK, taken))
             nxt._last_capturer = side
             if not remaining and (rules.last_card_tabla or not last_of_hand):
                 tablas = list(self._tablas)
@@ -319,7 +320,7 @@ class MatchState:
             nxt._last_capturer = self._last_capturer
             at = bisect_right(table, card.index, key=_INDEX)
             nxt._table = (*table[:at], card, *table[at:])
-            nxt._vector = self._vector + _UNIT[card.rank]
+            nxt._vector = self._vector + UNITS[card.rank]
         if not last_of_hand:
             if any(hands):
                 nxt._current = (seat + 1) % rules.players
@@ -489,10 +490,6 @@ _BY_INDEX = attrgetter("index")
 _RANK = attrgetter("rank")
 _INDEX = attrgetter("index")
 _BIT = tuple(1 << i for i in range(52))
-_UNIT = tuple(count_vector((rank,)) if rank else 0 for rank in range(14))
-_TAGS = {
-    priority: tuple(listing_tag(rank, priority) for rank in range(14)) for priority in (False, True)
-}
 _BINARY_DIGITS = bytes.maketrans(b"01", b"\x00\x01")
 
 
