@@ -13,6 +13,7 @@ import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from kafana.games import tablic
@@ -28,22 +29,26 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+def run_load(tmp_path: Path, *options: str) -> tuple[subprocess.CompletedProcess[str], Any]:
+    """`run.py` on the fast scenario with a second of warm-up and `options`; it must pass."""
+    out = tmp_path / "summary.json"
+    command = [
+        sys.executable,
+        str(LOADTESTS / "run.py"),
+        *("--scenario", "fast", "--warmup", "1", *options, "--json", str(out)),
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done, json.loads(out.read_text())
+
+
 def test_fast_scenario_runs_clean_against_kafana_and_baseline(tmp_path: Path) -> None:
     """~2 × 9 s of a few users: no error, matches finished and replayed, a ratio reported.
 
     Few users, so each table gets a large share of a slow (loaded) machine: a match is ~386
     moves, and with 6 tables at ~220 moves/s none finished within the run.
     """
-    out = tmp_path / "summary.json"
-    command = [
-        sys.executable,
-        str(LOADTESTS / "run.py"),
-        *("--scenario", "fast", "--users", "3", "--duration", "8", "--warmup", "1"),
-        *("--baseline", "--json", str(out)),
-    ]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=ROOT)
-    assert done.returncode == 0, done.stdout + done.stderr
-    summary = json.loads(out.read_text())
+    _done, summary = run_load(tmp_path, "--users", "3", "--duration", "8", "--baseline")
     assert summary["ok"]
     kafana = next(p for p in summary["phases"] if p["kind"] == "kafana")
     baseline = next(p for p in summary["phases"] if p["kind"] == "baseline")
@@ -59,16 +64,12 @@ def test_fast_scenario_runs_clean_against_kafana_and_baseline(tmp_path: Path) ->
 
 def test_two_drivers_are_merged_into_one_result(tmp_path: Path) -> None:
     """`--drivers 2`: two locust processes share the users; one result over their overlap."""
-    out = tmp_path / "summary.json"
-    command = [
-        sys.executable,
-        str(LOADTESTS / "run.py"),
-        *("--scenario", "fast", "--users", "4", "--duration", "4", "--warmup", "1"),
-        *("--drivers", "2", "--driver-slack", "12", "--keep", "--json", str(out)),
-    ]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=ROOT)
-    assert done.returncode == 0, done.stdout + done.stderr
-    (phase,) = json.loads(out.read_text())["phases"]
+    done, summary = run_load(
+        tmp_path,
+        *("--users", "4", "--duration", "4", "--drivers", "2", "--driver-slack", "12"),
+        "--keep",
+    )
+    (phase,) = summary["phases"]
     results = phase["results"]
     assert results["drivers"] == 2 and results["error_count"] == 0
     work = Path(summary_dir(done.stdout))

@@ -34,13 +34,19 @@ def test_a_spec_that_now_makes_other_rules_is_refused() -> None:
         load_table(kept.SerializeToString())
 
 
-async def test_a_retry_is_answered_after_the_other_seat_moved() -> None:
+async def seated_table(seed: int) -> tuple[Tables, str, dict[int, str]]:
+    """A serbian 2-player table on a memory store with both seats taken: tables, id, tokens."""
     tables = Tables(MemoryStore())
     spec = rules_pb2.RulesSpec(preset="serbian", players=2)
-    table_id, _admin, _ = await tables.create(rules_pb2.TableConfig(rules=spec, seed=4))
+    table_id, _admin, _ = await tables.create(rules_pb2.TableConfig(rules=spec, seed=seed))
     tokens = {}
     for seat in range(2):
         _, tokens[seat], _ = await tables.join(table_id, seat, f"p{seat}")
+    return tables, table_id, tokens
+
+
+async def test_a_retry_is_answered_after_the_other_seat_moved() -> None:
+    tables, table_id, tokens = await seated_table(seed=4)
     other = Tables(tables.store)  # a second process: nothing cached
     session = await tables.session(table_id)
     first_seat = session.game.current_seat(session.match)
@@ -57,12 +63,7 @@ async def test_a_retry_is_answered_after_the_other_seat_moved() -> None:
 
 
 async def test_the_session_a_move_leaves_in_the_cache_is_the_one_the_log_replays() -> None:
-    tables = Tables(MemoryStore())
-    spec = rules_pb2.RulesSpec(preset="serbian", players=2)
-    table_id, _admin, _ = await tables.create(rules_pb2.TableConfig(rules=spec, seed=9))
-    tokens = {}
-    for seat in range(2):
-        _, tokens[seat], _ = await tables.join(table_id, seat, f"p{seat}")
+    tables, table_id, tokens = await seated_table(seed=9)
     session = await tables.session(table_id)
     before = session
     for number in range(60):
