@@ -58,7 +58,7 @@ async def test_many_concurrent_calls_each_get_their_own_reply(redis_url: str) ->
         replies = await asyncio.gather(*(lane.call(pack("ECHO", f"m{i}")) for i in range(300)))
         assert replies == [f"m{i}".encode() for i in range(300)]
     finally:
-        lane.close()
+        await lane.close()
         await store.close()
 
 
@@ -78,7 +78,7 @@ async def test_a_lost_connection_fails_waiting_calls_and_the_next_call_reconnect
             await asyncio.wait_for(waiting, 5)
         assert await lane.call(pack("PING")) == b"PONG"
     finally:
-        lane.close()
+        await lane.close()
         await admin.aclose()
 
 

@@ -100,6 +100,7 @@ class _Protocol(asyncio.Protocol):
         self.lost: Exception | None = None
         self.writable = asyncio.Event()
         self.writable.set()
+        self.closed = asyncio.Event()
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
@@ -132,6 +133,7 @@ class _Protocol(asyncio.Protocol):
         self.writable.set()
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self.closed.set()
         self.fail(RedisConnectionError(f"the Redis connection was lost: {exc or 'closed'}"))
 
     def fail(self, error: Exception) -> None:
@@ -238,8 +240,9 @@ class Lane:
             protocol = await self._connect()
         return await self._send(protocol, commands)
 
-    def close(self) -> None:
-        """Close the connection (waiting calls fail with ConnectionError)."""
-        if self._protocol is not None and self._protocol.transport is not None:
-            self._protocol.transport.close()
-        self._protocol = None
+    async def close(self) -> None:
+        """Close the connection and wait until its socket is closed (waiting calls fail)."""
+        protocol, self._protocol = self._protocol, None
+        if protocol is not None and protocol.transport is not None:
+            protocol.transport.close()
+            await protocol.closed.wait()

@@ -318,6 +318,6 @@ class RedisStore(TableStore):
     async def close(self) -> None:
         """Close the subscriber, the lane, the client and its pool."""
         if self._lane is not None:
-            self._lane.close()
+            await self._lane.close()
         await self._notifier.close()
         await self._client.aclose()
