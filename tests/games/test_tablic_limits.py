@@ -8,6 +8,7 @@ from kafana.games import tablic
 from kafana.games.tablic.capture import CAPTURE_LIMIT, engine_for
 
 PRESETS = [tablic.Rules.preset(name) for name in tablic.PRESETS]
+KING = 13
 
 
 def trail_everything(rules: tablic.Rules, seed: int, moves: int) -> tablic.MatchState:
@@ -80,3 +81,28 @@ def test_must_capture_on_a_huge_table_uses_the_direct_test() -> None:
     else:
         strict.apply(trail)
     assert len(state.table) == 44
+
+
+def test_a_big_table_from_play_whose_captures_split_many_ways_is_listed() -> None:
+    # 19 cards met in a random playout: many unions of disjoint groups come from several
+    # splits. Listing each union once keeps it far under the limit (an early version of the
+    # faster listing kept the repeats and refused this table).
+    rules = tablic.Rules.preset("serbian")
+    engine = engine_for(rules)
+    table = sorted(
+        tablic.parse_cards("AD 2S 4D 5C 5H 6C 6H 7D 7H 8D 9H 9S 10C 10H 10S QH KC KD KS"),
+        key=lambda c: c.index,
+    )
+    ranks = tuple(c.rank for c in table)
+    listed = engine.masks(KING, ranks)
+    assert len(set(listed)) == len(listed) < CAPTURE_LIMIT
+    for mask in listed:
+        taken = tuple(r for i, r in enumerate(ranks) if mask >> i & 1)
+        assert engine.is_capture(KING, ranks, taken)
+    rng = random.Random(19)
+    found = set(listed)
+    for mask in rng.sample(range(1, 1 << len(table)), 20_000):
+        taken = tuple(r for i, r in enumerate(ranks) if mask >> i & 1)
+        assert engine.is_capture(KING, ranks, taken) == (mask in found), mask
+    played = tablic.Card.parse("KH")
+    assert len(tablic.captures(played, table, rules)) == len(listed)

@@ -7,8 +7,7 @@ set of capture switches. `kafana.games.tablic.oracle` checks this against brute 
 
 from __future__ import annotations
 
-from bisect import bisect_right
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from itertools import repeat
 from operator import attrgetter
 from typing import TypeVar
@@ -22,7 +21,6 @@ JACK, QUEEN, KING = 11, 12, 13
 _CACHE_LIMIT = 500_000
 CAPTURE_LIMIT = 10_000
 """Most captures one card may list; past it `TooManyMovesError` (moves are still checked)."""
-_OVERFLOW: tuple[int, ...] = (-1,)
 # Count vectors: 4 bits per rank (rank r at bit 4 * (r - 1)); bit 3 of each field is a guard.
 _GUARD = sum(8 << 4 * r for r in range(13))
 UNITS = tuple(1 << 4 * (rank - 1) if rank else 0 for rank in range(14))
@@ -32,7 +30,6 @@ LISTING_TAGS = tuple(
 )
 """LISTING_TAGS[rank_priority][played_rank]: what `CaptureEngine.listing` adds to the table's
 count vector under `reach_vectors[played_rank]` to make its cache key (`_by_vector`)."""
-_SMALL_TABLE = CAPTURE_LIMIT.bit_length() - 1  # 2**13 - 1 subsets at most: never too many
 
 
 def _choose_table() -> tuple[tuple[tuple[tuple[int, ...], ...], ...], ...]:
@@ -72,10 +69,11 @@ class CaptureEngine:
 
     __slots__ = (
         "_by_vector",
-        "_cache",
         "_candidate_lists",
         "_group_lists",
         "_groups",
+        "_overflowing",
+        "_shared",
         "multi_group",
         "played_values",
         "rank_only",
@@ -120,33 +118,19 @@ class CaptureEngine:
         self.value_choices = [
             (0,) if rank in self.rank_only else values.get(rank, ()) for rank in range(14)
         ]
-        self._cache: dict[tuple[int, tuple[int, ...]], tuple[int, ...]] = {}
+        self._overflowing: set[int] = set()  # listing keys with too many captures
+        self._shared: dict[tuple[int, ...], Listing] = {}  # one object per distinct listing
         self._groups: dict[tuple[int, int], dict[int, list[int]]] = {}
         self._by_vector: dict[int, Listing] = {}
-        self._group_lists: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}
-        self._candidate_lists: dict[tuple[int, int, int], tuple[int, ...]] = {}
+        self._group_lists: dict[tuple[int, int], GroupList] = {}
+        self._candidate_lists: dict[int, Candidates] = {}
 
     def masks(self, played_rank: int, table_ranks: tuple[int, ...]) -> tuple[int, ...]:
         """Sorted bit masks (over table positions) of every legal capture.
 
         `table_ranks` must be sorted (the table is kept in rank order).
         """
-        key = (played_rank, table_ranks[: bisect_right(table_ranks, self.reach[played_rank])])
-        found = self._cache.get(key)
-        if found is None:
-            if len(self._cache) >= _CACHE_LIMIT:
-                self._cache.clear()
-            try:
-                found = self._compute(played_rank, key[1])
-            except _Overflow:
-                found = _OVERFLOW
-            self._cache[key] = found
-        if found is _OVERFLOW:
-            raise TooManyMovesError(
-                f"a card of rank {played_rank} has more than {CAPTURE_LIMIT} captures on this "
-                f"{len(table_ranks)}-card table; play a capture directly (it is checked)"
-            )
-        return found
+        return self.listing(played_rank, count_vector(table_ranks))[0]
 
     def listing(self, played_rank: int, vector: int, rank_priority: bool = False) -> Listing:
         """Every capture's mask (sorted) and table positions, cached by the table's counts.
@@ -161,14 +145,38 @@ class CaptureEngine:
         key = relevant | LISTING_TAGS[rank_priority][played_rank]
         found = self._by_vector.get(key)
         if found is None:
-            ranks = _RANKS_OF[relevant]
-            masks = self.masks(played_rank, ranks)
-            if rank_priority:
-                masks = with_rank_priority(masks, played_rank, ranks)
-            if len(self._by_vector) >= _CACHE_LIMIT:
-                self._by_vector.clear()
-            found = self._by_vector[key] = (masks, tuple(map(_POSITIONS.__getitem__, masks)))
+            found = self._list(played_rank, relevant, key, rank_priority)
         return found
+
+    def _list(self, played_rank: int, relevant: int, key: int, rank_priority: bool) -> Listing:
+        """Work a listing out and remember it (equal listings share one object)."""
+        if key in self._overflowing:
+            raise self._too_many(played_rank)
+        ranks = _RANKS_OF[relevant]
+        try:
+            masks = self._compute(played_rank, relevant, ranks)
+        except _Overflow:
+            if len(self._overflowing) >= _CACHE_LIMIT:
+                self._overflowing.clear()
+            self._overflowing.add(key)
+            raise self._too_many(played_rank) from None
+        if rank_priority:
+            masks = with_rank_priority(masks, played_rank, ranks)
+        if len(self._by_vector) >= _CACHE_LIMIT:
+            self._by_vector.clear()
+            self._shared.clear()
+        found = self._shared.get(masks)
+        if found is None:
+            found = self._shared[masks] = (masks, tuple(map(_POSITIONS.__getitem__, masks)))
+        self._by_vector[key] = found
+        return found
+
+    @staticmethod
+    def _too_many(played_rank: int) -> TooManyMovesError:
+        return TooManyMovesError(
+            f"a card of rank {played_rank} has more than {CAPTURE_LIMIT} captures on this "
+            "table; play a capture directly (it is checked)"
+        )
 
     def is_capture(
         self, played_rank: int, table_ranks: tuple[int, ...], taken: tuple[int, ...]
@@ -227,87 +235,103 @@ class CaptureEngine:
             self._groups[key] = found
         return found
 
-    def _group_list(self, played_rank: int, value: int) -> tuple[tuple[int, int], ...]:
-        """Every group (a count vector) for this card and declared value, with its ranks."""
+    def _group_list(self, played_rank: int, value: int) -> GroupList:
+        """Every group (a count vector) for this card and declared value, with its (rank
+        index, count) parts, after the ranks it uses (as `_support`)."""
         key = (played_rank, value)
         found = self._group_lists.get(key)
         if found is None:
             by_low = self._groups_by_low(played_rank, value)
             vectors = sorted(g for gs in by_low.values() for g in gs)
-            found = self._group_lists[key] = tuple((g, _support(g)) for g in vectors)
+            found = self._group_lists[key] = tuple((_support(g), (g, _parts(g))) for g in vectors)
         return found
 
-    def _candidates(self, played_rank: int, value: int, present: int) -> tuple[int, ...]:
-        """The groups of `_group_list` using only the ranks of `present` (as `_support`)."""
-        key = (played_rank, value, present)
+    def _candidates(self, played_rank: int, value: int, present: int) -> Candidates:
+        """The groups of `_group_list` using only the ranks of `present` (as `_support`),
+        each with its (rank index, count) parts."""
+        key = present | value << 52 | played_rank << 57
         found = self._candidate_lists.get(key)
         if found is None:
             if len(self._candidate_lists) >= _CACHE_LIMIT:
                 self._candidate_lists.clear()
+            absent = ~present
             found = tuple(
-                g for g, support in self._group_list(played_rank, value) if not support & ~present
+                group
+                for support, group in self._group_list(played_rank, value)
+                if not support & absent
             )
             self._candidate_lists[key] = found
         return found
 
-    def _compute(self, played_rank: int, table_ranks: tuple[int, ...]) -> tuple[int, ...]:
+    def _compute(
+        self, played_rank: int, vector: int, table_ranks: tuple[int, ...]
+    ) -> tuple[int, ...]:
         """Captures worked out on rank counts, then spread over the table's positions.
 
         Cards of one rank are interchangeable, so a set of positions is a capture exactly
         when its count vector splits into groups: find those vectors (few), then list the
-        ways to pick each rank's count among that rank's positions.
+        ways to pick each rank's count among that rank's positions. `vector` is the count
+        vector of `table_ranks`.
         """
         n = len(table_ranks)
         if n == 0:
             return ()
         if self.wild and played_rank == JACK:
             return ((1 << n) - 1,)
-        total = sum(map(_UNIT_OF, table_ranks))
-        fit = total | _GUARD
-        present = (total | total >> 1 | total >> 2) & _LOW  # bit 0 of each rank's field
-        runs: dict[int, tuple[tuple[int, ...], ...]] = {}  # by field shift: masks by count
-        results: set[int] = set()
-        for value in self.value_choices[played_rank]:
+        fit = vector | _GUARD
+        present = (vector | vector >> 1 | vector >> 2) & _LOW  # bit 0 of each rank's field
+        runs: dict[int, tuple[tuple[int, ...], ...]] = {}  # by rank index: masks by count
+        values = self.value_choices[played_rank]
+        results: list[int] = []
+        for value in values:
             groups: list[int] = []
-            for vector in self._candidates(played_rank, value, present):
-                if (fit - vector) & _GUARD != _GUARD:
+            for group, parts in self._candidates(played_rank, value, present):
+                if (fit - group) & _GUARD != _GUARD:
                     continue
                 # Spread the group's rank counts over the positions of those ranks.
                 fixed = 0
-                spread: list[int] | None = None
-                while vector:
-                    shift = ((vector & -vector).bit_length() - 1) & ~3
-                    count = vector >> shift & 15
-                    vector ^= count << shift
-                    by_count = runs.get(shift)
+                spread: Sequence[int] | None = None
+                for rank, count in parts:
+                    by_count = runs.get(rank)
                     if by_count is None:
-                        rank = (shift >> 2) + 1
-                        first = table_ranks.index(rank)
-                        by_count = runs[shift] = _CHOOSE[table_ranks.count(rank)][first]
+                        first = table_ranks.index(rank + 1)
+                        by_count = runs[rank] = _CHOOSE[vector >> 4 * rank & 15][first]
                     options = by_count[count]
                     if len(options) == 1:
                         fixed |= options[0]
                     elif spread is None:
-                        spread = list(options)
+                        spread = options
                     else:
                         spread = [a | b for a in spread for b in options]
                 if spread is None:
                     groups.append(fixed)
                 else:
                     groups += [a | fixed for a in spread]
-                if len(groups) > CAPTURE_LIMIT:
-                    raise _Overflow
-            if self.multi_group and len(groups) > 1:
-                reach = {0}
-                for group in sorted(groups):
-                    reach |= {m | group for m in reach if not m & group}
-                    if len(reach) > CAPTURE_LIMIT:
+                    if len(groups) > CAPTURE_LIMIT:
                         raise _Overflow
-                reach.discard(0)
-                results |= reach
+            if self.multi_group and len(groups) > 1:
+                unions = {0}
+                for group in sorted(groups):
+                    unions |= {m | group for m in unions if not m & group}
+                    if len(unions) > CAPTURE_LIMIT:
+                        raise _Overflow
+                unions.discard(0)
+                results += unions
             else:
-                results.update(groups)
+                results += groups
+        if self.multi_group or len(values) > 1:
+            return tuple(sorted(set(results)))
         return tuple(sorted(results))
+
+
+Candidates = tuple[tuple[int, tuple[tuple[int, int], ...]], ...]
+GroupList = tuple[tuple[int, tuple[int, tuple[tuple[int, int], ...]]], ...]
+"""Groups (count vectors) that fit a set of ranks, each with its (rank index, count) parts."""
+
+
+def _parts(vector: int) -> tuple[tuple[int, int], ...]:
+    """The (rank index, count) of each rank a count vector uses, lowest rank first."""
+    return tuple((r, vector >> 4 * r & 15) for r in range(13) if vector >> 4 * r & 15)
 
 
 def _vector_groups(

@@ -102,7 +102,7 @@ class MatchState:
     _scores: tuple[int, ...]
     _results: tuple[HandResult, ...]
     _log: tuple[int, Move, object] | None
-    _legal: dict[Move, int] | None  # legal move -> mask of captured table positions
+    _legal: dict[Move, int] | None  # legal move -> 1 if it captures, else 0
 
     # -- public read-only properties ---------------------------------------------------
 
@@ -209,13 +209,13 @@ class MatchState:
             found = cached(vector & reach[rank] | tags[rank])
             if found is None:
                 found = engine.listing(rank, vector, priority)
-            masks, positions = found
-            if masks:
+            positions = found[1]
+            if positions:
                 captures = True
-                for mask, taken in zip(masks, positions, strict=True):
-                    moves[new(Move, (card, frozenset(map(take, taken))))] = mask
+                for taken in positions:
+                    moves[new(Move, (card, frozenset(map(take, taken))))] = 1
         if captures and rules.must_capture:
-            return {move: mask for move, mask in moves.items() if mask}
+            return {move: 1 for move, captures in moves.items() if captures}
         return moves
 
     def is_legal(self, move: Move) -> bool:
@@ -278,11 +278,13 @@ class MatchState:
         return self._advance(move, mask)
 
     def _advance(self, move: Move, mask: int) -> MatchState:
+        """The next state; `mask` is non-zero when the move captures."""
         seat = self._current
         assert seat is not None
-        rules = self._setup.rules
+        setup = self._setup
+        rules = setup.rules
         nxt = object.__new__(MatchState)
-        nxt._setup = self._setup
+        nxt._setup = setup
         nxt._engine = self._engine
         nxt.hand_no = self.hand_no
         nxt.move_count = self.move_count + 1
@@ -293,12 +295,11 @@ class MatchState:
         nxt._legal = None
         card, taken = move
         hands = list(self._hands)
-        hand = list(hands[seat])
-        hand.remove(card)
-        hands[seat] = tuple(hand)
-        nxt._hands = tuple(hands)
+        hand = hands[seat]
+        at = hand.index(card)
+        hands[seat] = hand[:at] + hand[at + 1 :]
+        nxt._hands = now = tuple(hands)
         table = self._table
-        last_of_hand = not deck and not any(hands)
         if mask:
             side = seat % 2 if rules.partnerships else seat
             piles = list(self._piles)
@@ -308,7 +309,7 @@ class MatchState:
             nxt._table = remaining
             nxt._vector = self._vector - count_vector(map(_RANK, taken))
             nxt._last_capturer = side
-            if not remaining and (rules.last_card_tabla or not last_of_hand):
+            if not remaining and (rules.last_card_tabla or deck or any(now)):
                 tablas = list(self._tablas)
                 tablas[side] += 1
                 nxt._tablas = tuple(tablas)
@@ -321,15 +322,14 @@ class MatchState:
             at = bisect_right(table, card.index, key=_INDEX)
             nxt._table = (*table[:at], card, *table[at:])
             nxt._vector = self._vector + UNITS[card.rank]
-        if not last_of_hand:
-            if any(hands):
-                nxt._current = (seat + 1) % rules.players
-            else:
-                nxt._current = self._current
-                nxt._deal_round()
+        if any(now):
+            nxt._current = (seat + 1) % rules.players
             return nxt
-        nxt._current = self._current
-        nxt._finish_hand()
+        nxt._current = seat
+        if deck:
+            nxt._deal_round()
+        else:
+            nxt._finish_hand()
         return nxt
 
     def _copy(self) -> MatchState:
