@@ -8,6 +8,7 @@ set of capture switches. `kafana.games.tablic.oracle` checks this against brute 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from itertools import repeat
 from operator import attrgetter
 from typing import TypeVar
@@ -152,7 +153,7 @@ class CaptureEngine:
         """Work a listing out and remember it (equal listings share one object)."""
         if key in self._overflowing:
             raise self._too_many(played_rank)
-        ranks = _RANKS_OF[relevant]
+        ranks = ranks_of(relevant)
         try:
             masks = self._compute(played_rank, relevant, ranks)
         except _Overflow:
@@ -417,7 +418,8 @@ def reset_engines() -> None:
     _ENGINES.clear()
     _BY_RULES.clear()
     _POSITIONS.clear()
-    _RANKS_OF.clear()
+    _LOW_RANKS.clear()
+    _HIGH_RANKS.clear()
 
 
 Listing = tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]
@@ -449,9 +451,16 @@ class _Memo(dict[int, _T]):
         return value
 
 
-def _ranks_of(vector: int) -> tuple[int, ...]:
-    """The sorted ranks of a count vector."""
-    return tuple(rank for rank in range(1, 14) for _ in range(vector >> 4 * (rank - 1) & 15))
+def _spell(vector: int, first: int) -> tuple[int, ...]:
+    """The sorted ranks of a count vector whose lowest field is rank `first`."""
+    return tuple(
+        rank for rank in range(first, 14) for _ in range(vector >> 4 * (rank - first) & 15)
+    )
+
+
+def ranks_of(vector: int) -> tuple[int, ...]:
+    """The sorted ranks of a count vector (two memo hits: ranks A-6 and 7-K)."""
+    return _LOW_RANKS[vector & 0xFFFFFF] + _HIGH_RANKS[vector >> 24]
 
 
 def _positions(mask: int) -> tuple[int, ...]:
@@ -459,7 +468,8 @@ def _positions(mask: int) -> tuple[int, ...]:
     return tuple(i for i in range(mask.bit_length()) if mask >> i & 1)
 
 
-_RANKS_OF = _Memo(_ranks_of)
+_LOW_RANKS = _Memo(partial(_spell, first=1))
+_HIGH_RANKS = _Memo(partial(_spell, first=7))
 _POSITIONS = _Memo(_positions)
 
 
