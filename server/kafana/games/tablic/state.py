@@ -416,8 +416,8 @@ class MatchState:
             else:
                 table.append(card)
         self.hand_no = hand_no
-        self._table = tuple(sorted(table))
-        self._vector = count_vector(c.rank for c in table)
+        self._table = tuple(sorted(table, key=_BY_INDEX))
+        self._vector = count_vector(map(_RANK, table))
         self._deck = tuple(deck)
         self._piles = (0,) * rules.sides
         self._tablas = (0,) * rules.sides
