@@ -123,10 +123,21 @@ def create_server(
     return kafana
 
 
+STOP_MARGIN_S = 10.0
+"""How much longer than its grace a shutdown may take before the process stops anyway."""
+
+
 async def serve_until_signal(
-    kafana: KafanaServer, announce: Callable[[str], None], grace: float = 5.0
+    kafana: KafanaServer,
+    announce: Callable[[str], None],
+    grace: float = 5.0,
+    stop_limit: float | None = None,
 ) -> None:
-    """Run until SIGTERM or SIGINT, then shut down gracefully."""
+    """Run until SIGTERM or SIGINT, then shut down gracefully.
+
+    The shutdown is bounded (`stop_limit`, by default the grace plus `STOP_MARGIN_S`): a
+    stop that hangs is announced and given up, so the process still ends.
+    """
     loop = asyncio.get_running_loop()
     stopping = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -138,6 +149,13 @@ async def serve_until_signal(
     stopper = asyncio.create_task(stopping.wait())
     await asyncio.wait({waiter, stopper}, return_when=asyncio.FIRST_COMPLETED)
     announce("kafana: shutting down")
-    await kafana.stop(grace)
+    limit = grace + STOP_MARGIN_S if stop_limit is None else stop_limit
+    try:
+        await asyncio.wait_for(kafana.stop(grace), limit)
+    except TimeoutError:
+        announce(f"kafana: the shutdown took over {limit:g} s; stopping anyway")
     for task in (waiter, stopper):
         task.cancel()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError):
+            loop.remove_signal_handler(sig)
