@@ -1,8 +1,9 @@
 """The capture generator: every legal capture of a played card, fast and cached.
 
-Captures depend only on the ranks involved, so results are computed once per
-(played rank, sorted table ranks) as bit masks over table positions and cached per
-set of capture switches. `kafana.games.tablic.oracle` checks this against brute force.
+Captures depend only on the ranks involved, so results are computed once per played rank
+and table rank counts (`count_vector`, only the ranks the played card can reach) as bit
+masks over table positions, and cached per set of capture switches. The brute-force oracle
+in `tests/games/tablic/oracle.py` checks this.
 """
 
 from __future__ import annotations
