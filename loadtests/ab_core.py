@@ -7,12 +7,18 @@ separate processes, alternating the older code and this checkout's, so both meet
 moments of a noisy machine: random playout hands per second (after a warm-up that fills the
 caches) and `captures()` calls per second on fresh random 12-card tables. Each figure is
 process CPU time, not wall time; the medians and the ratio are printed.
+
+With `--instructions`, also the instructions a playout hand costs under valgrind's callgrind,
+a figure the machine's other jobs cannot move: each source plays `--warm-up` hands, then 50 or
+250 more, and the difference over 200 hands is the cost of one (start-up cancelled out). Slow:
+about a minute per source and count.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -35,6 +41,9 @@ rules = tablic.Rules.preset("serbian", players=2)
 if what == "playout":
     playout_rate(amount, 10**6, rules)  # fills the caches
     print(playout_rate(amount, 0, rules, timer=time.process_time))
+elif what == "hands":  # under callgrind: a warm-up, then `amount` hands
+    playout_rate(int(sys.argv[4]), 10**6, rules)
+    playout_rate(amount, 0, rules)
 else:
     rng = random.Random(1)
     calls = []
@@ -74,12 +83,26 @@ def rate(source: Path, what: str, amount: int) -> float:
     return float(done.stdout)
 
 
+def instructions(source: Path, hands: int, warm_up: int) -> int:
+    """Instructions callgrind counts for `warm_up` + `hands` playout hands from `source`."""
+    env = {**os.environ, "PYTHONPATH": str(source)}
+    command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+    command += [sys.executable, "-c", MEASURE, "hands", str(hands), str(HERE), str(warm_up)]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    if found is None:
+        raise RuntimeError(f"no instruction count from callgrind: {done.stderr[-500:]}")
+    return int(found.group(1))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("commit", help="the older code (any git revision)")
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--hands", type=int, default=2_000)
     parser.add_argument("--calls", type=int, default=5_000)
+    parser.add_argument("--instructions", action="store_true", help="also count instructions")
+    parser.add_argument("--warm-up", type=int, default=1_000)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="kafana-ab-") as folder:
         sources = {args.commit: extract(args.commit, Path(folder)), "this": ROOT / "server"}
@@ -97,6 +120,18 @@ def main() -> None:
                 shown = ", ".join(f"{r:,.0f}" for r in sorted(rates[name]))
                 print(f"{what} {name}: median {middle:,.0f} {unit} ({shown})")
             print(f"{what}: this checkout / {args.commit} = {new / old:.2f}")
+        if args.instructions:
+            per_hand = {
+                name: (
+                    instructions(source, 250, args.warm_up) - instructions(source, 50, args.warm_up)
+                )
+                / 200
+                for name, source in sources.items()
+            }
+            for name, count in per_hand.items():
+                print(f"instructions {name}: {count / 1e6:.3f} M a playout hand")
+            old, new = per_hand.values()
+            print(f"instructions: this checkout / {args.commit} = {new / old:.2f}")
 
 
 if __name__ == "__main__":
