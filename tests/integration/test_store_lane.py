@@ -86,11 +86,13 @@ async def test_a_lane_selects_the_database_of_the_url(redis_url: str) -> None:
     url = redis_url.rsplit("/", 1)[0] + "/3"
     store = RedisStore.from_url(url)
     other = Redis.from_url(url)
+    first = Redis.from_url(redis_url)
     try:
         assert await store.create("lane-db", b"table", TTL, 1)
         assert await other.exists("{t:lane-db}:state") == 1
-        assert await Redis.from_url(redis_url).exists("{t:lane-db}:state") == 0
+        assert await first.exists("{t:lane-db}:state") == 0
     finally:
+        await first.aclose()
         await other.aclose()
         await store.close()
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import time
+from pathlib import Path
 
 from kafana.store.base import FINISHED, OPEN, PLAYING, Append, Outcome, TableStore
 from kafana.store.redis_store import RedisStore
+from kafana_it import redis_server
 
 TTL = 60_000
 
@@ -142,21 +144,24 @@ async def test_deadlines_claim_once(store: TableStore) -> None:
     assert await store.due(10**13, 10) == []
 
 
-async def test_closing_releases_connections(redis_url: str) -> None:
-    probe = RedisStore.from_url(redis_url)
-    store = RedisStore.from_url(redis_url)
-    await asyncio.gather(*(store.load(f"t{i}") for i in range(5)))
-    before = len(await probe.client.client_list())
-    await store.close()
-    # Redis notices a closed socket on its own time: wait (bounded) until it has.
-    for _ in range(100):
-        after = len(await probe.client.client_list())
-        if after == 1:
-            break
-        await asyncio.sleep(0.02)
-    await probe.close()
-    assert before > 1
-    assert after == 1  # only the probe itself
+async def test_closing_releases_connections(tmp_path: Path) -> None:
+    # A redis-server of this test alone: the session's shared one may hold other tests' clients.
+    with redis_server(tmp_path) as port:
+        url = f"redis://127.0.0.1:{port}/0"
+        probe = RedisStore.from_url(url)
+        store = RedisStore.from_url(url)
+        await asyncio.gather(*(store.load(f"t{i}") for i in range(5)))
+        before = await probe.client.client_list()
+        await store.close()
+        # Redis notices a closed socket on its own time: wait (bounded) until it has.
+        for _ in range(100):
+            after = await probe.client.client_list()
+            if len(after) == 1:
+                break
+            await asyncio.sleep(0.02)
+        await probe.close()
+    assert len(before) > 1
+    assert len(after) == 1, f"left open: {after}"  # only the probe itself
 
 
 async def test_a_retry_is_found_while_it_is_its_seats_last_move(store: TableStore) -> None:
