@@ -215,7 +215,7 @@ class MatchState:
                 for taken in positions:
                     moves[new(Move, (card, frozenset(map(take, taken))))] = 1
         if captures and rules.must_capture:
-            return {move: 1 for move, captures in moves.items() if captures}
+            return {move: 1 for move, takes in moves.items() if takes}
         return moves
 
     def is_legal(self, move: Move) -> bool:
