@@ -106,3 +106,17 @@ def test_a_big_table_from_play_whose_captures_split_many_ways_is_listed() -> Non
         assert engine.is_capture(KING, ranks, taken) == (mask in found), mask
     played = tablic.Card.parse("KH")
     assert len(tablic.captures(played, table, rules)) == len(listed)
+
+
+def test_the_limit_holds_when_it_is_passed_by_groups_that_take_whole_ranks() -> None:
+    # One group only, and the 10,001st capture comes from a group that takes every card of
+    # its ranks (no choice of positions): the limit must hold there too.
+    rules = tablic.Rules.preset(
+        "serbian", multi_group=False, ace_high=False, jack_value=19, queen_value=19, king_value=19
+    )
+    table = tablic.parse_cards("AC AD AH AS 2C 2D 3C 3D 3H 3S 4C 4D 4H 4S 5C 5D 5H 5S 7C 9C")
+    table += tablic.parse_cards("9D 10C JC QC")
+    with pytest.raises(TooManyMovesError, match=str(CAPTURE_LIMIT)):
+        tablic.captures(tablic.Card.parse("KS"), table, rules)
+    with pytest.raises(TooManyMovesError, match=str(CAPTURE_LIMIT)):
+        engine_for(rules).masks(KING, tuple(c.rank for c in table))

@@ -309,8 +309,8 @@ class CaptureEngine:
                     groups.append(fixed)
                 else:
                     groups += [a | fixed for a in spread]
-                    if len(groups) > CAPTURE_LIMIT:
-                        raise _Overflow
+                if len(groups) > CAPTURE_LIMIT:
+                    raise _Overflow
             if self.multi_group and len(groups) > 1:
                 unions = {0}
                 for group in sorted(groups):
