@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import socket
+import time
 
 import pytest
 from kafana.store.base import OPEN, Append, Outcome
-from kafana.store.lane import Lane, _Protocol, pack, parse
+from kafana.store.lane import CLOSE_WAIT_S, Lane, _Protocol, pack, parse
 from kafana.store.redis_store import RedisStore
 from redis.asyncio import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -144,3 +146,22 @@ async def test_the_store_answers_the_same_with_or_without_the_lane(
         assert await store.load("lane-no-such-table") is None
     finally:
         await store.close()
+
+
+async def test_closing_a_lane_to_a_server_that_stopped_reading_ends_in_time() -> None:
+    # A peer that accepts and never reads: the lane's write buffer never drains, so a polite
+    # close would wait forever; it gives up after CLOSE_WAIT_S and fails the waiting call.
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        lane = Lane("127.0.0.1", listener.getsockname()[1])
+        flood = pack("PING") * 2_000_000  # 28 MB: more than the socket buffers hold
+        waiting = asyncio.create_task(lane.calls([flood]))
+        await asyncio.sleep(0.3)
+        peer, _ = listener.accept()
+        with peer:
+            start = time.monotonic()
+            await asyncio.wait_for(lane.close(), CLOSE_WAIT_S + 5)
+            assert time.monotonic() - start < CLOSE_WAIT_S + 1
+            with pytest.raises(RedisConnectionError):
+                await asyncio.wait_for(waiting, 5)

@@ -28,6 +28,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
 Reply = bytes | int | list[Any] | ResponseError | None
+CLOSE_WAIT_S = 2.0
+"""How long `Lane.close` lets unsent commands drain before it aborts the connection."""
 
 
 def pack(*args: bytes | str | int) -> bytes:
@@ -241,8 +243,17 @@ class Lane:
         return await self._send(protocol, commands)
 
     async def close(self) -> None:
-        """Close the connection and wait until its socket is closed (waiting calls fail)."""
+        """Close the connection and wait until its socket is closed (waiting calls fail).
+
+        Unsent commands are flushed first, for at most `CLOSE_WAIT_S`; a server that stopped
+        reading gets the connection aborted then.
+        """
         protocol, self._protocol = self._protocol, None
-        if protocol is not None and protocol.transport is not None:
-            protocol.transport.close()
+        if protocol is None or protocol.transport is None:
+            return
+        protocol.transport.close()
+        try:
+            await asyncio.wait_for(protocol.closed.wait(), CLOSE_WAIT_S)
+        except TimeoutError:
+            protocol.transport.abort()
             await protocol.closed.wait()
