@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from typing import Any, cast
 
@@ -48,3 +49,26 @@ async def test_a_normal_shutdown_says_nothing_more() -> None:
     await serve_until_signal(cast(Any, server), said.append, 0.1, stop_limit=0.3)
     assert server.stop_called
     assert said[-1] == "kafana: shutting down"
+
+
+class SwallowingStop(HangingStop):
+    """A stop that swallows one cancellation (awaiting a task under suppress), then hangs."""
+
+    async def stop(self, grace: float | None = None) -> None:
+        self.stop_called = True
+        task = asyncio.create_task(asyncio.sleep(1))
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        await asyncio.Event().wait()
+
+
+async def test_the_bound_holds_when_the_stop_swallows_its_cancellation() -> None:
+    server = SwallowingStop()
+    said: list[str] = []
+    serving = asyncio.create_task(
+        serve_until_signal(cast(KafanaServer, server), said.append, 0.1, stop_limit=0.3)
+    )
+    done, _ = await asyncio.wait({serving}, timeout=5)  # never waits on a cancelled task
+    assert serving in done, "serve_until_signal waited past its bound"
+    assert serving.result() is False
+    assert said[-1] == "kafana: the shutdown took over 0.3 s; stopping anyway"

@@ -32,6 +32,7 @@ from kafana.competitions.seat_loops import SeatLoops
 from kafana.competitions.seats import Fallback, table_over
 from kafana.competitions.tournament import Status, Tournament
 from kafana.games.tablic import Rules
+from kafana.tasks import cancel_and_wait
 from kafana.v1 import events_pb2, rules_pb2, service_pb2
 
 
@@ -252,10 +253,7 @@ async def run_on_server(
             games = tournament.pending() or tournament.next_round()
             await asyncio.gather(*(one(spec) for spec in games))
     finally:
-        if watcher is not None:
-            watcher.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await watcher
+        await cancel_and_wait([watcher])
         if loops is not None:
             loops.close()
     return tournament

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import sys
 
 import click
 
@@ -128,10 +130,20 @@ def serve(
         )
         collecting = asyncio.create_task(collect_every())  # a short full collection a second
         try:
-            await serve_until_signal(kafana, lambda line: click.echo(line), grace)
-        finally:
+            clean = await serve_until_signal(kafana, lambda line: click.echo(line), grace)
+        except BaseException:
             collecting.cancel()
             await choice.store.close()
+            raise
+        collecting.cancel()
+        if not clean:
+            # The stop hung: its tasks may ignore cancellation, and asyncio.run would wait
+            # for them. Stop the private Redis, if any, and end the process here.
+            choice.cleanup()
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(1)
+        await choice.store.close()
 
     calm_full_collections()  # thousands of cached tables: keep full collections short
     try:

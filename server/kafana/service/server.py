@@ -132,30 +132,40 @@ async def serve_until_signal(
     announce: Callable[[str], None],
     grace: float = 5.0,
     stop_limit: float | None = None,
-) -> None:
-    """Run until SIGTERM or SIGINT, then shut down gracefully.
+) -> bool:
+    """Run until SIGTERM or SIGINT, then shut down gracefully; False if the stop hung.
 
     The shutdown is bounded (`stop_limit`, by default the grace plus `STOP_MARGIN_S`): a
-    stop that hangs is announced and given up, so the process still ends.
+    stop that hangs is announced, cancelled and not waited for (a task that swallows its
+    cancellation could hang again), so the caller can end the process.
     """
     loop = asyncio.get_running_loop()
     stopping = asyncio.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
+    signals = (signal.SIGTERM, signal.SIGINT)
+    for sig in signals:
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stopping.set)
-    await kafana.start()
-    announce(f"kafana: serving on port {kafana.port}")
-    waiter = asyncio.create_task(kafana.wait())
-    stopper = asyncio.create_task(stopping.wait())
-    await asyncio.wait({waiter, stopper}, return_when=asyncio.FIRST_COMPLETED)
-    announce("kafana: shutting down")
-    limit = grace + STOP_MARGIN_S if stop_limit is None else stop_limit
     try:
-        await asyncio.wait_for(kafana.stop(grace), limit)
-    except TimeoutError:
+        await kafana.start()
+        announce(f"kafana: serving on port {kafana.port}")
+        waiter = asyncio.create_task(kafana.wait())
+        stopper = asyncio.create_task(stopping.wait())
+        await asyncio.wait({waiter, stopper}, return_when=asyncio.FIRST_COMPLETED)
+        announce("kafana: shutting down")
+        limit = grace + STOP_MARGIN_S if stop_limit is None else stop_limit
+        stop = asyncio.create_task(kafana.stop(grace))
+        done, _ = await asyncio.wait({stop}, timeout=limit)
+        # Only now: cancelling gRPC's wait for termination first cancels the shutdown's own
+        # future, and the stop fails with CancelledError.
+        for task in (waiter, stopper):
+            task.cancel()
+        if stop in done:
+            stop.result()  # a failed stop raises here
+            return True
         announce(f"kafana: the shutdown took over {limit:g} s; stopping anyway")
-    for task in (waiter, stopper):
-        task.cancel()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        with contextlib.suppress(NotImplementedError):
-            loop.remove_signal_handler(sig)
+        stop.cancel()
+        return False
+    finally:
+        for sig in signals:
+            with contextlib.suppress(NotImplementedError):
+                loop.remove_signal_handler(sig)

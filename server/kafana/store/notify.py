@@ -19,6 +19,8 @@ from typing import Any
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
+from kafana.tasks import cancel_and_wait
+
 log = logging.getLogger(__name__)
 IDLE_S = 10.0  # a channel without waiters for this long is unsubscribed
 
@@ -131,10 +133,7 @@ class Notifier:
     async def close(self) -> None:
         """Stop listening and close the subscriber connection(s); waits re-check only."""
         self._closed = True
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await asyncio.wait_for(self._task, 2)
+        await cancel_and_wait([self._task], timeout=2)
         if self._pubsub is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._pubsub.aclose(), 2)

@@ -35,6 +35,7 @@ from kafana.competitions.model import GameResult, GameSpec
 from kafana.competitions.policy import Action, Fault
 from kafana.competitions.server_runner import game_result, game_table_config
 from kafana.competitions.tournament import Status
+from kafana.tasks import cancel_and_wait
 
 log = logging.getLogger(__name__)
 
@@ -76,12 +77,7 @@ class Director:
 
     async def stop(self) -> None:
         """Stop directing: tasks cancelled, leases released (another process may take over)."""
-        tasks = [t for t in (self._task, *self.running.values()) if t is not None]
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await cancel_and_wait([self._task, *self.running.values()])
         for event_id in list(self.running):
             with contextlib.suppress(Exception):
                 await self.store.release(event_id, self.owner)
