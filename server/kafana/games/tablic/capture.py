@@ -79,7 +79,6 @@ class CaptureEngine:
         "multi_group",
         "played_values",
         "rank_only",
-        "reach",
         "reach_vectors",
         "table_values",
         "value_choices",
@@ -104,7 +103,7 @@ class CaptureEngine:
         self.table_values = summable
         # reach[p]: the highest table rank that can take part in a capture by rank p. The
         # table is sorted by rank, so only that prefix of it matters (and keys the cache).
-        self.reach = [0] * 14
+        reach = [0] * 14
         for played in range(1, 14):
             top = max(self.played_values[played])
             usable = [
@@ -112,10 +111,10 @@ class CaptureEngine:
                 for rank, options in summable.items()
                 if options and min(options) <= top and played not in self.rank_only
             ]
-            self.reach[played] = 13 if self.wild and played == JACK else max([played, *usable])
+            reach[played] = 13 if self.wild and played == JACK else max([played, *usable])
         # The same prefix as a mask over count vectors; `listing` keys on the table's vector
         # under it, tagged (`LISTING_TAGS`) with the played rank and rank priority.
-        self.reach_vectors = tuple((1 << 4 * self.reach[r]) - 1 for r in range(14))
+        self.reach_vectors = tuple((1 << 4 * reach[r]) - 1 for r in range(14))
         # The values a played card may declare (0: it takes by rank only).
         self.value_choices = [
             (0,) if rank in self.rank_only else values.get(rank, ()) for rank in range(14)
