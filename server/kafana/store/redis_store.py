@@ -108,13 +108,20 @@ class RedisStore(TableStore):
         if self._lane is None:
             return await script(keys=keys, args=args)
         command = pack("EVALSHA", script.sha, len(keys), *keys, *args)
-        reply = await self._lane.call(command)
-        if isinstance(reply, NoScriptError):
+        return (await self._lane_calls(script, [command]))[0]
+
+    async def _lane_calls(self, script: AsyncScript, commands: list[bytes]) -> list[Any]:
+        """Commands down the lane, the first one running `script`: loaded again once if
+        Redis forgot it (NOSCRIPT); an error reply is raised."""
+        assert self._lane is not None
+        replies = await self._lane.calls(commands)
+        if isinstance(replies[0], NoScriptError):
             await self._client.script_load(script.script)
-            reply = await self._lane.call(command)
-        if isinstance(reply, ResponseError):
-            raise reply
-        return reply
+            replies = await self._lane.calls(commands)
+        for reply in replies:
+            if isinstance(reply, ResponseError):
+                raise reply
+        return replies
 
     async def create(self, table_id: str, table: bytes, ttl_ms: int, now_ms: int) -> bool:
         """Create the table, then index it for listing."""
@@ -172,7 +179,7 @@ class RedisStore(TableStore):
 
         The move path: `pack` would convert its 18 arguments one call at a time.
         """
-        tag = b"{t:" + table_id.encode() + b"}"
+        keys = table_keys(table_id)
         seq, deadline = append.expected_seq, append.deadline_ms
         take, free = append.take_seat, append.free_seat
         return pack_bytes(
@@ -180,10 +187,10 @@ class RedisStore(TableStore):
                 b"EVALSHA",
                 self._append_sha,
                 b"4",
-                tag + b":state",
-                tag + b":seats",
-                tag + b":log",
-                tag + b":table",
+                keys.state.encode(),
+                keys.seats.encode(),
+                keys.log.encode(),
+                keys.table.encode(),
                 b"" if seq is None else b"%d" % seq,
                 append.dedupe.encode(),
                 frame(append.event),
@@ -197,7 +204,7 @@ class RedisStore(TableStore):
                 b"%d" % append.start_deadline_ms,
                 b"%d" % append.ttl_ms,
                 b"%d" % append.dedupe_slot,
-                tag + b":live",
+                live_channel(table_id).encode(),
             ]
         )
 
@@ -228,22 +235,12 @@ class RedisStore(TableStore):
 
     async def _lane_append(self, table_id: str, append: Append) -> Any:
         """The append down the lane; with a new deadline, its index entry in the same write."""
-        assert self._lane is not None
         commands = [self._append_command(table_id, append)]
         if append.deadline_ms:
             # LT: the index may be early, never late; the clock sweeper repairs early ones.
             key = deadlines_index(self._namespace)
             commands.append(pack("ZADD", key, "LT", append.deadline_ms, table_id))
-        for attempt in range(2):
-            replies = await self._lane.calls(commands)
-            if isinstance(replies[0], NoScriptError) and not attempt:
-                await self._client.script_load(self._append.script)
-                continue
-            for reply in replies:
-                if isinstance(reply, ResponseError):
-                    raise reply
-            return replies[0]
-        raise AssertionError("unreachable")
+        return (await self._lane_calls(self._append, commands))[0]
 
     async def _append_and_index(
         self, table_id: str, keys: list[str], args: list[Any], deadline_ms: int
