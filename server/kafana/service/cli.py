@@ -129,13 +129,13 @@ def serve(
             rate_limit=RateLimit(rate=rate_limit, burst=rate_burst, max_streams=max_streams),
         )
         collecting = asyncio.create_task(collect_every())  # a short full collection a second
+        clean = True  # also when serving fails: the store is closed, the error goes on
         try:
             clean = await serve_until_signal(kafana, lambda line: click.echo(line), grace)
-        except BaseException:
+        finally:
             collecting.cancel()
-            await choice.store.close()
-            raise
-        collecting.cancel()
+            if clean:
+                await choice.store.close()
         if not clean:
             # The stop hung: its tasks may ignore cancellation, and asyncio.run would wait
             # for them. Stop the private Redis, if any, and end the process here.
@@ -143,7 +143,6 @@ def serve(
             sys.stdout.flush()
             sys.stderr.flush()
             os._exit(1)
-        await choice.store.close()
 
     calm_full_collections()  # thousands of cached tables: keep full collections short
     try:
