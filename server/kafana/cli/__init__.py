@@ -2,7 +2,7 @@
 
 import click
 
-from kafana.demo import demo
+from kafana.cli.demo import demo
 from kafana.service.cli import serve
 
 
