@@ -13,7 +13,7 @@ from kafana_bots.values import CARD_WEIGHT, keep_cost
 _TABLES: dict[int, tuple[Rules, tuple[float, ...], tuple[float, ...]]] = {}
 
 
-def _tables(rules: Rules) -> tuple[tuple[float, ...], tuple[float, ...]]:
+def value_tables(rules: Rules) -> tuple[tuple[float, ...], tuple[float, ...]]:
     """Per card index: the value of capturing it, and the value of playing it to capture."""
     found = _TABLES.get(id(rules))  # by identity: hashing a Rules reads every switch
     if found is None or found[0] is not rules:
@@ -31,7 +31,7 @@ def greedy_move(sim: HandSim) -> SimMove:
     seat = sim.current
     assert seat is not None
     rules = sim.rules
-    taken_value, played_value = _tables(rules)
+    taken_value, played_value = value_tables(rules)
     table = sim.table
     full = (1 << len(table)) - 1
     last = not sim.deck and sum(len(h) for h in sim.hands) == 1
