@@ -15,7 +15,7 @@ def main() -> None:
 main.add_command(demo)
 # Commands of other areas are registered below this line, one import and one line each.
 main.add_command(serve)
-from kafana_bots.cli import arena  # noqa: E402
+from kafana.cli.arena import arena  # noqa: E402
 
 main.add_command(arena)
 from kafana_client.cli.play import play  # noqa: E402

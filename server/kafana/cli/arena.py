@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import click
-from kafana.games.tablic import PRESETS
+from kafana_bots import registry
+from kafana_bots.arena import ArenaConfig, DealResult, Summary, run, summarize
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from kafana_bots import registry
-from kafana_bots.arena import ArenaConfig, DealResult, Summary, run, summarize
+from kafana.games.tablic import PRESETS
 
 
 @click.command()
