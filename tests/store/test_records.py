@@ -6,8 +6,8 @@ import random
 
 import pytest
 from kafana.games import tablic
+from kafana.service.records import EventLog, decode, encode, pack_move, unpack_move
 from kafana.store.framing import frame, skip, split
-from kafana.store.records import EventLog, decode, encode, pack_move, unpack_move
 from kafana.v1 import events_pb2, storage_pb2
 
 Kind = events_pb2.EventKind

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 from kafana.service.games import build_rules
+from kafana.service.records import FORMAT
 from kafana.service.session import load_table, rules_digest, table_record
 from kafana.service.tables import Tables
 from kafana.store.memory import MemoryStore
-from kafana.store.records import FORMAT
 from kafana.v1 import rules_pb2, storage_pb2
 
 

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kafana.service.games import Game, build_rules, game_of
+from kafana.service.records import FORMAT, EventLog, decode
 from kafana.store.base import FINISHED, OPEN, PLAYING, Entry, Snapshot
-from kafana.store.records import FORMAT, EventLog, decode
 from kafana.v1 import events_pb2, rules_pb2, storage_pb2
 
 Kind = events_pb2.EventKind

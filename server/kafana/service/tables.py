@@ -30,9 +30,9 @@ from kafana.errors import (
 )
 from kafana.service import convert, tokens
 from kafana.service.games import build_rules, game_name, game_of
+from kafana.service.records import encode
 from kafana.service.session import Session, table_record
 from kafana.store.base import FINISHED, OPEN, PLAYING, Append, Outcome, TableStore
-from kafana.store.records import encode
 from kafana.v1 import events_pb2, rules_pb2, storage_pb2
 
 Kind = events_pb2.EventKind

@@ -3,7 +3,7 @@
 A table is a fixed record (bytes), a seat map (seat -> bytes), a control state
 (sequence number, status, clock deadline, the last client move of each dedupe slot) and an
 append-only event log numbered 1, 2, 3... kept as one byte string of framed records
-(`kafana.store.records.frame`). The store knows nothing of games: the service decides, the
+(`kafana.store.framing.frame`). The store knows nothing of games: the service decides, the
 store appends atomically.
 """
 

@@ -16,7 +16,7 @@ class TableKeys(NamedTuple):
     table: str  # string: StoredTable protobuf, written once
     state: str  # hash: seq, status, deadline, d<slot> = "<seq>:<tag>" (last client move)
     seats: str  # hash: seat number -> StoredSeat protobuf
-    log: str  # string: the event log, framed records (`kafana.store.records`)
+    log: str  # string: the event log, framed records (`kafana.store.framing`)
 
 
 def table_keys(table_id: str) -> TableKeys:

@@ -1,7 +1,8 @@
 """The compact event log: a table's events as one byte string, ~5-8 bytes a move.
 
-The store keeps a table's log as the concatenation of framed records (`frame`: a varint
-length, then the record), appended atomically with the rest of a move. A record is one
+The service's codec of its events (the store only frames and appends bytes): the store keeps a
+table's log as the concatenation of framed records (`frame`: a varint length, then the record),
+appended atomically with the rest of a move. A record is one
 `StoredEvent` packed small:
 
 - byte 0: bits 0-2 the event kind, bits 3-5 the seat, bit 6 "a reason follows", bit 7
@@ -25,6 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import overload
 
+from kafana.games.cards import CARDS
 from kafana.store.base import Entry
 from kafana.store.framing import frame, read_varint, split, varint
 from kafana.v1 import events_pb2, storage_pb2
@@ -33,8 +35,8 @@ FORMAT = 2  # StoredTable.format of tables whose log is in this form
 MOVE = events_pb2.EVENT_KIND_MOVE
 _ESCAPED = 0x80
 _REASON = 0x40
-_RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-_CARDS = [rank + suit for rank in _RANKS for suit in "CDHS"]
+# The games' part of the codec: card `index` (A C, A D, ..., K S) is the byte 0x80 + index.
+_CARDS = [card.text for card in CARDS]
 _CARD_BYTE = {text: 0x80 + i for i, text in enumerate(_CARDS)}
 
 
