@@ -1,4 +1,9 @@
-"""Running bots in-process: each seat's bot gets its view and legal moves, and every event."""
+"""The in-process match runner: each seat's bot gets its view and legal moves, and every event.
+
+Every in-process match (the arena, local tournaments, `kafana demo`) is played by `play`. A
+referee that enforces more than legality (time limits, faults, forfeits) passes `decide`,
+which obtains the seat's move in its own way or stops the match.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +11,16 @@ import time
 from collections.abc import Callable, Sequence
 
 from kafana.errors import IllegalMoveError
-from kafana.games.tablic import MatchState
+from kafana.games.tablic import MatchState, Move, View
 
 from kafana_bots.base import Bot
 from kafana_bots.events import Event, HandEnded, HandStarted, MatchEnded, MovePlayed
 
 DecisionHook = Callable[[int, float], None]
-"""Called after each decision with (seat, seconds the bot took)."""
+"""Called after each decision with (seat, seconds the decision took)."""
+
+Decide = Callable[[int, View, list[Move]], Move | None]
+"""(seat, its view, its legal moves) -> the move that seat plays, or None to stop the match."""
 
 
 def _tell(bots: Sequence[Bot], event: Event) -> None:
@@ -26,14 +34,21 @@ def play(
     *,
     hands: int | None = None,
     on_decision: DecisionHook | None = None,
+    decide: Decide | None = None,
 ) -> MatchState:
     """Play from `state` until the match ends (or `hands` more hands are scored).
 
-    Bots are indexed by seat. A bot that returns a move outside its legal moves raises
-    IllegalMoveError naming it.
+    Bots are indexed by seat. By default each seat's bot chooses; `decide` replaces that step
+    (returning None ends play there, the match unfinished). A move outside the legal moves
+    raises IllegalMoveError naming the seat's bot.
     """
     if len(bots) != state.rules.players:
         raise ValueError(f"{len(bots)} bots for a {state.rules.players}-player table")
+
+    def ask(seat: int, view: View, legal: list[Move]) -> Move:
+        return bots[seat].choose(view, legal)
+
+    choose: Decide = ask if decide is None else decide
     done = 0
     started = len(state.hand_results)
     if state.move_count == 0 or _hand_fresh(state):
@@ -44,10 +59,12 @@ def play(
         legal = state.legal_moves()
         view = state.view(seat)
         start = time.perf_counter()
-        move = bots[seat].choose(view, legal)
+        move = choose(seat, view, legal)
         elapsed = time.perf_counter() - start
         if on_decision is not None:
             on_decision(seat, elapsed)
+        if move is None:
+            break
         if move not in legal:
             raise IllegalMoveError(f"{bots[seat]!r} chose {move!r}, which is not legal here")
         state = state.apply(move)

@@ -5,17 +5,18 @@ from __future__ import annotations
 import random
 
 import click
+from kafana_bots.play import play
+from kafana_bots.random_bot import RandomBot
 
 from kafana.games import tablic
 
 
 def play_random_match(rules: tablic.Rules, seed: int) -> tablic.MatchState:
-    """Play a whole match with uniformly random legal moves (seeded)."""
+    """Play a whole match with uniformly random legal moves (seeded; the players share one
+    generator, so the match is the same as drawing every move from `random.Random(seed)`)."""
     rng = random.Random(seed)
-    state = tablic.new_match(rules, seed=seed)
-    while not state.is_over:
-        state = state.apply(rng.choice(state.legal_moves()))
-    return state
+    bots = [RandomBot(seat, rules, rng) for seat in range(rules.players)]
+    return play(tablic.new_match(rules, seed=seed), bots)
 
 
 @click.command()

@@ -12,8 +12,8 @@ import random
 import time
 from collections.abc import Callable, Mapping
 
-from kafana_bots import Bot, HandEnded, HandStarted, MatchEnded, MovePlayed, registry
-from kafana_bots.events import Event
+from kafana_bots import Bot, registry
+from kafana_bots.play import play
 
 from kafana.competitions.envelope import FairRecord
 from kafana.competitions.fairness import commitment
@@ -69,51 +69,31 @@ def play_game(
     event: str = "",
 ) -> GameResult:
     """Play one game in-process under `policy`; the result carries its fair record."""
-    state = new_match(rules, seed=seed, decks=spec.decks or None)
     bots = [
         factory(name, seat, rules, random.Random(f"{seed}:{spec.game_id}:{seat}"))
         for seat, name in enumerate(spec.seats)
     ]
-
-    def tell(item: Event) -> None:
-        for bot in bots:
-            bot.observe(item)
-
     faults: list[Fault] = []
     autopilot: dict[int, int] = {}  # seat -> hand number it plays default moves in
     forfeit: int | None = None
-    tell(HandStarted(state.hand_no, state.table))
-    while not state.is_over:
-        seat = state.current_seat
-        assert seat is not None
-        legal = state.legal_moves()
-        if autopilot.get(seat) == state.hand_no:
-            move = legal[0]
-        else:
-            decision = _decide(bots[seat], state.view(seat), legal, policy)
-            if decision.fault is None:
-                assert decision.move is not None
-                move = decision.move
-            else:
-                action = policy.action(decision.fault)
-                faults.append(
-                    Fault(seat, decision.fault, action, state.move_count, decision.detail)
-                )
-                if action is Action.FORFEIT_MATCH:
-                    forfeit = seat
-                    break
-                if action is Action.FORFEIT_HAND:
-                    autopilot[seat] = state.hand_no
-                move = legal[0]
-        hands = len(state.hand_results)
-        state = state.apply(move)
-        tell(MovePlayed(seat, move))
-        if len(state.hand_results) > hands:
-            tell(HandEnded(state.hand_results[-1]))
-            if not state.is_over:
-                tell(HandStarted(state.hand_no, state.table))
-    if state.is_over:
-        tell(MatchEnded(state.scores))
+
+    def decide(seat: int, view: View, legal: list[Move]) -> Move | None:
+        nonlocal forfeit
+        if autopilot.get(seat) == view.hand_no:
+            return legal[0]
+        decision = _decide(bots[seat], view, legal, policy)
+        if decision.fault is None:
+            return decision.move
+        action = policy.action(decision.fault)
+        faults.append(Fault(seat, decision.fault, action, view.move_count, decision.detail))
+        if action is Action.FORFEIT_MATCH:
+            forfeit = seat
+            return None
+        if action is Action.FORFEIT_HAND:
+            autopilot[seat] = view.hand_no
+        return legal[0]
+
+    state = play(new_match(rules, seed=seed, decks=spec.decks or None), bots, decide=decide)
     ending = Ending.SCORE if forfeit is None else Ending.FORFEIT
     winner = state.winner if forfeit is None else 1 - forfeit
     if forfeit is None and len(set(state.scores)) == 1:
