@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 from client.kafana_client_live import LiveServer, PrivateRedis
+from kafana.service.feed import Feed
+from kafana.service.tables import Tables
+from kafana.store.redis_store import RedisStore
 
 from .hosted_helpers import Served, served
 
@@ -47,3 +50,16 @@ def hosted(redis_url: str) -> Iterator[Served]:
     """`kafana serve` as a process over the private Redis: it hosts and directs events."""
     with served(redis_url) as process:
         yield process
+
+
+@pytest.fixture
+async def tables(redis_url: str) -> AsyncIterator[tuple[Tables, Feed]]:
+    """The service's domain layer on the private Redis (the `server` fixture's store), with a
+    feed: what an in-process competition makes and follows tables with."""
+    store = RedisStore.from_url(redis_url)
+    feed = Feed(store)
+    try:
+        yield Tables(store), feed
+    finally:
+        await feed.close()
+        await store.close()

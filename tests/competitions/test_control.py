@@ -9,12 +9,12 @@ import pytest
 from click.testing import CliRunner
 from client.kafana_client_live import LiveServer
 from kafana.cli import main
+from kafana.cli.runner.server_runner import run_on_server
 from kafana.competitions.control import EventControl
 from kafana.competitions.league.connection import connect
 from kafana.competitions.local_runner import registry_bots
 from kafana.competitions.model import Ending
 from kafana.competitions.policy import Reason
-from kafana.competitions.server_runner import run_on_server
 from kafana.competitions.tournament import EventConfig, Kind, Status, Tournament
 from kafana_client import AsyncClient
 from redis.asyncio import Redis

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from client.kafana_client_live import LiveServer
+from kafana.cli.runner.server_runner import run_on_server
 from kafana.competitions.envelope import FairRecord
 from kafana.competitions.fairness import commitment
 from kafana.competitions.local_runner import registry_bots, run_local
-from kafana.competitions.server_runner import run_on_server
 from kafana.competitions.tournament import EventConfig, Kind, Tournament
 from kafana.competitions.verify import verify
 from kafana.games.tablic import MatchRecord, shuffled_deck

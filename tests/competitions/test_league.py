@@ -10,14 +10,16 @@ import pytest
 from client.kafana_client_live import LiveServer
 from kafana.competitions.envelope import FairRecord
 from kafana.competitions.fairness import check_commitment
-from kafana.competitions.keys import LeagueKeys
 from kafana.competitions.league.connection import connect
+from kafana.competitions.league.keys import LeagueKeys
 from kafana.competitions.league.leaderboard import Leaderboard
 from kafana.competitions.league.matchmaking import Matchmaker, Window, no_table
 from kafana.competitions.league.referee import referee
-from kafana.competitions.league.tables import sdk_tables
+from kafana.competitions.league.tables import store_tables
 from kafana.competitions.ratings import Rating
 from kafana.competitions.verify import verify
+from kafana.service.feed import Feed
+from kafana.service.tables import Tables
 from kafana_bots import registry
 from kafana_client import AsyncClient, rules_of
 from kafana_client.bots import run_bot
@@ -43,10 +45,12 @@ class Clock:
         return self.now
 
 
-async def test_queue_pairs_by_rating_and_creates_tables(server: LiveServer, redis: Redis) -> None:
+async def test_queue_pairs_by_rating_and_creates_tables(
+    server: LiveServer, redis: Redis, tables: tuple[Tables, Feed]
+) -> None:
     clock = Clock()
     async with AsyncClient.connect(server.target) as client:
-        maker = sdk_tables(client, league="spring", target=31)
+        maker = store_tables(tables[0], league="spring", target=31)
         queue = Matchmaker(redis, "spring", maker, window=Window(2.0, 1.0, 50.0), clock=clock)
         for player, rating in {"a": 10.0, "b": 30.0, "c": 11.0, "d": 31.5, "e": 45.0}.items():
             await queue.join(player, rating)
@@ -149,13 +153,16 @@ async def test_pairs_nearest_ratings_even_with_a_wide_window(redis: Redis) -> No
     assert len(made) == 20 and await queue.waiting() == 0
 
 
-async def test_a_league_season_with_the_referee(server: LiveServer, redis: Redis) -> None:
+async def test_a_league_season_with_the_referee(
+    server: LiveServer, redis: Redis, tables: tuple[Tables, Feed]
+) -> None:
     ratings = {"ana": 24.0, "bob": 26.0, "cid": 10.0, "dan": 11.0}
+    domain, feed = tables
     async with AsyncClient.connect(server.target) as client:
         board = Leaderboard(redis, "summer")
-        queue = Matchmaker(redis, "summer", sdk_tables(client, league="summer", target=31))
+        queue = Matchmaker(redis, "summer", store_tables(domain, league="summer", target=31))
         stop = asyncio.Event()
-        ref = asyncio.create_task(referee(client, board, queue, interval=0.05, stop=stop))
+        ref = asyncio.create_task(referee(domain, feed, board, queue, interval=0.05, stop=stop))
 
         async def player(name: str) -> None:
             await queue.join(name, ratings[name])

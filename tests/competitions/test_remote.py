@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from client.kafana_client_live import LiveServer
+from kafana.cli.runner.server_runner import run_on_server
 from kafana.competitions.envelope import FairRecord
 from kafana.competitions.local_runner import registry_bots
 from kafana.competitions.model import Ending
 from kafana.competitions.policy import FaultPolicy, Reason
-from kafana.competitions.server_runner import run_on_server
 from kafana.competitions.tournament import EventConfig, Kind, Tournament
 from kafana.competitions.verify import verify
 from kafana_client import AsyncClient

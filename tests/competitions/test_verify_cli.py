@@ -9,10 +9,10 @@ import pytest
 from click.testing import CliRunner
 from client.kafana_client_live import LiveServer
 from kafana.cli import main
+from kafana.cli.runner.server_runner import run_on_server
 from kafana.competitions.envelope import FairRecord
 from kafana.competitions.fairness import commitment, seed_bytes
 from kafana.competitions.local_runner import registry_bots
-from kafana.competitions.server_runner import run_on_server
 from kafana.competitions.tournament import EventConfig, Kind, Tournament
 from kafana.games.tablic import MatchRecord, new_match
 from kafana_client import AsyncClient

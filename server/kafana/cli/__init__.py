@@ -25,11 +25,12 @@ from kafana_client.cli.watch import watch  # noqa: E402
 main.add_command(play)
 main.add_command(watch)
 main.add_command(replay)
-from kafana.competitions.cli import tournament, verify  # noqa: E402
+from kafana.cli.tournament import tournament  # noqa: E402
+from kafana.cli.verify import verify  # noqa: E402
 
 main.add_command(verify)
 main.add_command(tournament)
-from kafana.competitions.league.cli import league  # noqa: E402
+from kafana.cli.league import league  # noqa: E402
 
 main.add_command(league)
 from kafana_bots.remote import bot  # noqa: E402

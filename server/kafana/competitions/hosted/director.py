@@ -33,7 +33,7 @@ from kafana.competitions.hosted.referee import referee
 from kafana.competitions.hosted.store import EventStore
 from kafana.competitions.model import GameResult, GameSpec
 from kafana.competitions.policy import Action, Fault
-from kafana.competitions.server_runner import game_result, game_table_config
+from kafana.competitions.table_results import game_result, game_table_config
 from kafana.competitions.tournament import Status
 from kafana.tasks import cancel_and_wait
 

@@ -14,40 +14,9 @@ from redis.asyncio.cluster import RedisCluster
 
 from kafana.competitions.hosted.store import MAX_ENTRANTS, EventStore, now_ms
 from kafana.competitions.keys import EVENT_INDEX, EventKeys
+from kafana.competitions.lua import script
 
-_ENTER = """
-local phase = redis.call('HGET', KEYS[1], 'phase')
-if not phase then return 'missing' end
-if phase ~= 'open' then return 'closed' end
-if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return 'taken' end
-local n = redis.call('HLEN', KEYS[2])
-if n >= tonumber(ARGV[3]) then return 'full' end
-redis.call('HSET', KEYS[2], ARGV[1], n .. ' ' .. ARGV[2])
-return 'ok'
-"""
-_START = """
-local phase = redis.call('HGET', KEYS[1], 'phase')
-if not phase then return 'missing' end
-if phase ~= 'open' then return 'closed' end
-if redis.call('HLEN', KEYS[2]) < 2 then return 'few' end
-redis.call('HSET', KEYS[1], 'phase', 'started')
-return 'ok'
-"""
-_LEASE = """
-local holder = redis.call('GET', KEYS[1])
-if holder and holder ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return 1
-"""
-_SAVE = """
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[2], ARGV[2])
-return 1
-"""
-_RELEASE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
-return 1
-"""
+_HERE = "kafana.competitions.hosted"
 
 
 def _text(value: Any) -> str:
@@ -65,11 +34,11 @@ class RedisEvents(EventStore):
 
     def __init__(self, client: Redis | RedisCluster) -> None:
         self.redis = client
-        self._enter = client.register_script(_ENTER)
-        self._start = client.register_script(_START)
-        self._lease = client.register_script(_LEASE)
-        self._save = client.register_script(_SAVE)
-        self._release = client.register_script(_RELEASE)
+        self._enter = client.register_script(script(_HERE, "enter"))
+        self._start = client.register_script(script(_HERE, "start"))
+        self._lease = client.register_script(script(_HERE, "lease"))
+        self._save = client.register_script(script(_HERE, "save"))
+        self._release = client.register_script(script(_HERE, "release"))
 
     async def create(self, event_id: str, meta: dict[str, str]) -> bool:
         keys = EventKeys(event_id)

@@ -15,7 +15,7 @@ from typing import Any
 from redis.asyncio import Redis
 from redis.exceptions import WatchError
 
-from kafana.competitions.keys import LeagueKeys
+from kafana.competitions.league.keys import LeagueKeys
 from kafana.competitions.ratings import HistoryPoint, Rating, RatingPolicy, rate_teams
 
 

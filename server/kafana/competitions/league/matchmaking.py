@@ -19,19 +19,8 @@ from typing import Any
 from redis.asyncio import Redis
 
 from kafana.competitions.fairness import commitment, new_seed
-from kafana.competitions.keys import LeagueKeys
-
-CLAIM = """
--- KEYS: since, rating, match counter, assigned; ARGV: player a, player b, now ms
-if redis.call('ZSCORE', KEYS[1], ARGV[1]) and redis.call('ZSCORE', KEYS[1], ARGV[2]) then
-  redis.call('ZREM', KEYS[1], ARGV[1], ARGV[2])
-  redis.call('ZREM', KEYS[2], ARGV[1], ARGV[2])
-  local id = redis.call('INCR', KEYS[3])
-  redis.call('HSET', KEYS[4], ARGV[1], 'pending:' .. id, ARGV[2], 'pending:' .. id)
-  return id
-end
-return 0
-"""
+from kafana.competitions.league.keys import LeagueKeys
+from kafana.competitions.lua import script
 
 
 @dataclass(frozen=True)
@@ -95,7 +84,7 @@ class Matchmaker:
         self.batch = batch
         self.neighbours = neighbours
         self.clock = clock
-        self._claim = redis.register_script(CLAIM)
+        self._claim = redis.register_script(script("kafana.competitions.league", "claim"))
 
     async def join(self, player: str, rating: float) -> None:
         """Wait for a game (a player already waiting keeps their place)."""

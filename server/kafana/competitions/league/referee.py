@@ -1,7 +1,9 @@
 """The league's referee: run the matchmaker, and settle each match when its table ends.
 
-Settling waits for the table's end, rates the result on the season's board, reveals the seed
-and stores the match's fair record with the match (`{lg:<league>}:match:<n>`, field `record`).
+Tables are followed on the service's domain layer (`Tables` over the store every server of the
+league's tables serves), never through a server. Settling waits for the table's end, rates the
+result on the season's board, reveals the seed and stores the match's fair record with the match
+(`{lg:<league>}:match:<n>`, field `record`).
 """
 
 from __future__ import annotations
@@ -9,22 +11,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-from kafana_client import AsyncClient
-
 from kafana.competitions.envelope import FairRecord
 from kafana.competitions.league.leaderboard import Leaderboard
 from kafana.competitions.league.matchmaking import Matchmaker, Pairing
+from kafana.service import convert
+from kafana.service.feed import Feed
+from kafana.service.follow import until_over
+from kafana.service.tables import Tables
 
 
 async def settle(
-    client: AsyncClient, board: Leaderboard, queue: Matchmaker, pairing: Pairing
+    tables: Tables, feed: Feed, board: Leaderboard, queue: Matchmaker, pairing: Pairing
 ) -> FairRecord:
     """Wait for the match's end, rate it, and publish its fair record (the seed revealed)."""
-    async for event in client.watch(pairing.table_id):
-        if event.match_over:
-            break
-    answer = await client.record(pairing.table_id)
-    result = answer.result
+    session = await until_over(tables, feed, pairing.table_id)
+    result = convert.result(session)
     if result.reason == "score":
         scores: list[float] = [float(s) for s in result.scores]
     elif result.HasField("winner_side"):  # a forfeit: the winner ranks first
@@ -39,7 +40,7 @@ async def settle(
     fair = FairRecord(
         pairing.commitment,
         seed,
-        answer.record,
+        session.record_text(),
         (
             ("league", queue.keys.league),
             ("match", str(pairing.match)),
@@ -56,7 +57,8 @@ async def settle(
 
 
 async def referee(
-    client: AsyncClient,
+    tables: Tables,
+    feed: Feed,
     board: Leaderboard,
     queue: Matchmaker,
     *,
@@ -71,7 +73,7 @@ async def referee(
     settling: set[asyncio.Task[FairRecord]] = set()
     while not stop.is_set():
         for pairing in await queue.tick():
-            task = asyncio.create_task(settle(client, board, queue, pairing))
+            task = asyncio.create_task(settle(tables, feed, board, queue, pairing))
             settling.add(task)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), interval)

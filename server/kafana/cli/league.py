@@ -1,6 +1,6 @@
 """`kafana league ...`: the referee loop of a league, and its queue and leaderboard.
 
-kafana league run spring --server HOST:PORT --redis redis://HOST:6379/0 --target 51
+kafana league run spring --redis redis://HOST:6379/0 --target 51   # --tables: the servers' store
 kafana league join spring ana --redis redis://HOST:6379/0     # then: kafana league ticket
 kafana league ticket spring ana --redis redis://HOST:6379/0   # table and seat, once paired
 kafana league board spring --redis redis://HOST:6379/0
@@ -48,8 +48,13 @@ def league() -> None:
 
 @league.command()
 @click.argument("name")
-@click.option("--server", required=True, help="HOST:PORT of the server that hosts the tables.")
 @REDIS
+@click.option(
+    "--tables", "tables_url", envvar="KAFANA_TABLES", default="",
+    help="redis://... (or redis+cluster://...) of the servers' table store, where the "
+    "league's tables are made (default: the league's --redis).",
+)  # fmt: skip
+@click.option("--server", default="", hidden=True, help="Not needed any more (tables: --tables).")
 @click.option("--interval", default=1.0, show_default=True, help="Seconds between queue ticks.")
 @click.option("--preset", default="serbian", show_default=True)
 @click.option("--target", default=0, help="Points to win (0: the preset's).")
@@ -59,8 +64,9 @@ def league() -> None:
 @click.option("--for-seconds", type=float, default=0.0, help="Stop after this long (0: never).")
 def run(
     name: str,
-    server: str,
     redis_url: str,
+    tables_url: str,
+    server: str,
     interval: float,
     preset: str,
     target: int,
@@ -68,14 +74,15 @@ def run(
     window: tuple[float, float, float],
     for_seconds: float,
 ) -> None:
-    """Referee league NAME: pair the queue every --interval, create the tables on --server,
-    rate each match when it ends and publish its fair record. Stops on SIGINT / SIGTERM (the
-    matches in play are settled first)."""
-    from kafana_client import AsyncClient
-
+    """Referee league NAME: pair the queue every --interval, create the tables in the servers'
+    table store, rate each match when it ends and publish its fair record. Stops on SIGINT /
+    SIGTERM (the matches in play are settled first)."""
     from kafana.competitions.league.matchmaking import Matchmaker, Window
     from kafana.competitions.league.referee import referee
-    from kafana.competitions.league.tables import sdk_tables
+    from kafana.competitions.league.tables import store_tables
+    from kafana.service.feed import Feed
+    from kafana.service.tables import Tables
+    from kafana.store.redis_store import RedisStore
 
     async def job(redis: Redis) -> int:
         stop = asyncio.Event()
@@ -85,13 +92,18 @@ def run(
                 loop.add_signal_handler(sig, stop.set)
         if for_seconds:
             loop.call_later(for_seconds, stop.set)
-        async with AsyncClient.connect(server) as client:
-            await client.wait_ready()
-            tables = sdk_tables(client, league=name, preset=preset, target=target, move_ms=move_ms)
-            queue = Matchmaker(redis, name, tables, window=Window(*window))
+        store = RedisStore.from_url(tables_url or redis_url)
+        feed = Feed(store)
+        try:
+            tables = Tables(store)
+            maker = store_tables(tables, league=name, preset=preset, target=target, move_ms=move_ms)
+            queue = Matchmaker(redis, name, maker, window=Window(*window))
             board = Leaderboard(redis, name)
             click.echo(f"league {name}: refereeing (season {await board.season()})")
-            return await referee(client, board, queue, interval=interval, stop=stop)
+            return await referee(tables, feed, board, queue, interval=interval, stop=stop)
+        finally:
+            await feed.close()
+            await store.close()
 
     settled = _with_redis(redis_url, job)
     click.echo(f"league {name}: stopped, {settled} matches settled")

@@ -1,4 +1,4 @@
-"""A remote entrant: its bot runs as a separate process, `python -m kafana_bots.remote run`.
+"""A remote entrant: its bot runs as a separate process, `python -m kafana.cli bot run`.
 
 The process joins its seat itself, plays, and exits when the match is over. If it exits
 with an error before that, the seat is disconnected: after the policy's grace period the
@@ -13,13 +13,12 @@ import random
 import re
 import sys
 
-from kafana_client.aio import AsyncClient, AsyncSeat
-from kafana_client.bots import run_bot
-from kafana_client.errors import RpcError
-
 from kafana.competitions.policy import Action, Fault, FaultPolicy, Reason
 from kafana.competitions.seats import Fallback, table_over
 from kafana.games.tablic import Rules
+from kafana_client.aio import AsyncClient, AsyncSeat
+from kafana_client.bots import run_bot
+from kafana_client.errors import RpcError
 
 TOKEN = re.compile(r"seat (\d+) token (\S+)")
 
@@ -27,7 +26,7 @@ TOKEN = re.compile(r"seat (\d+) token (\S+)")
 def command(spec: str, target: str, table_id: str, seat: int, name: str, seed: int) -> list[str]:
     """The remote bot runner's command line for one seat."""
     return [
-        *(sys.executable, "-m", "kafana_bots.remote", "run", spec),
+        *(sys.executable, "-m", "kafana.cli", "bot", "run", spec),
         *("--server", target, "--table", table_id, "--seat", str(seat)),
         *("--name", name, "--seed", str(seed)),
     ]

@@ -200,7 +200,9 @@ def _chosen(client: Any, bot: str, play: bool) -> Callable[[Any, pb.Assignment],
 
         return person
     if bot:
-        from kafana_bots.remote import load_factory, play_seat
+        from kafana_client.remote import play_seat
+
+        from kafana.cli.bot import load_factory
         from kafana_client.convert import rules_of
 
         factory = load_factory(bot)

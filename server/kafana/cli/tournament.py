@@ -1,62 +1,18 @@
-"""`kafana verify RECORD` and `kafana tournament run`: the command line of competitions."""
+"""`kafana tournament run` and the organiser's pause, resume, end and adjudicate."""
 
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import click
 
 from kafana.competitions import exports
-from kafana.competitions.envelope import FairRecord
 from kafana.competitions.local_runner import registry_bots, run_local
 from kafana.competitions.model import GameResult
 from kafana.competitions.policy import Action, FaultPolicy
 from kafana.competitions.tournament import EventConfig, Kind, Tournament
-from kafana.competitions.verify import VerificationError
-from kafana.competitions.verify import verify as check
-from kafana.errors import KafanaError
-
-
-@click.command()
-@click.argument("records", nargs=-1, required=True, type=click.Path(dir_okay=False))
-def verify(records: tuple[str, ...]) -> None:
-    """Check fair records: the seed against its commitment, every deal, every move.
-
-    RECORDS are fair-record files (or `-` for standard input), or the JSON-lines export of
-    `kafana tournament run` (every game in it is checked). Exits 1 if any check fails.
-    """
-    failed = 0
-    for path in records:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-        try:
-            fairs = (
-                exports.verify_jsonl(text)
-                if text.lstrip().startswith("{")
-                else [FairRecord.from_text(text)]
-            )
-        except (KafanaError, ValueError) as exc:
-            click.echo(f"{path}: REJECTED: {exc}")
-            failed += 1
-            continue
-        for fair in fairs:
-            label = f"{path} {fair.get('game')}".rstrip()
-            try:
-                done = check(fair)
-            except (VerificationError, KafanaError) as exc:
-                click.echo(f"{label}: REJECTED: {exc}")
-                failed += 1
-                continue
-            state = "final scores" if done.finished else "unfinished, scores so far"
-            click.echo(
-                f"{label}: OK: seed {done.seed} matches its commitment; {done.hands} deals "
-                f"recomputed, {done.moves} moves replayed, {state} "
-                + " : ".join(map(str, done.scores))
-            )
-    if failed:
-        raise SystemExit(1)
 
 
 @click.group()
@@ -115,7 +71,7 @@ def run(
     """Play an event between ENTRANTS (`NAME=BOT` or a registered bot name) and report.
 
     With --server, `NAME=remote:SPEC` enters a bot that plays as its own process through the
-    remote bot runner (`python -m kafana_bots.remote run SPEC ...`).
+    remote bot runner (`python -m kafana.cli bot run SPEC ...`).
 
     \b
     kafana tournament run greedy heuristic random ismcts --kind swiss --target 51
@@ -164,9 +120,9 @@ async def _on_server(
 ) -> None:
     from kafana_client import AsyncClient
 
+    from kafana.cli.runner.server_runner import run_on_server
     from kafana.competitions.control import EventControl
     from kafana.competitions.league.connection import connect
-    from kafana.competitions.server_runner import run_on_server
 
     redis = connect(control_redis, max_connections=2) if control_redis else None
     control = EventControl(redis, event.config.name) if redis is not None else None
@@ -188,9 +144,10 @@ async def _on_server(
 
 
 def _organiser(
-    action: str, event: str, redis_url: str, game: str, winner: str, note: str, server: str = "",
-    token: str = "",
+    action: str, event: str, redis_url: str, game: str, winner: str, note: str, server: str,
+    token: str,
 ) -> None:  # fmt: skip
+    """An organiser's action: on a `tournament run` event (its control Redis) or a hosted one."""
     if server:
         _hosted_organiser(action, event, server, token, game, winner, note)
         return
@@ -222,7 +179,7 @@ def _hosted_organiser(
     """An organiser's action on an event hosted by `server` (the organiser token)."""
     from typing import Any
 
-    from kafana.competitions.hosted.cli import show_event, with_events
+    from kafana.cli.tournament_hosted import show_event, with_events
 
     if not token:
         raise click.UsageError("--server needs the organiser --token")
@@ -236,55 +193,46 @@ def _hosted_organiser(
     show_event(with_events(server, job))
 
 
-_REDIS = click.option(
-    "--redis", "redis_url", default="", help="The control Redis of a `tournament run` event."
+_ORGANISER_OPTIONS = (
+    click.option(
+        "--redis", "redis_url", default="", help="The control Redis of a `tournament run` event."
+    ),
+    click.option("--note", default="", help="Why (kept with the event)."),
+    click.option("--server", default="", help="HOST:PORT: an event hosted by this server."),
+    click.option("--token", default="", help="The organiser token (with --server)."),
 )
-_NOTE = click.option("--note", default="", help="Why (kept with the event).")
-_SERVER = click.option("--server", default="", help="HOST:PORT: an event hosted by this server.")
-_TOKEN = click.option("--token", default="", help="The organiser token (with --server).")
 
 
-@tournament.command()
-@click.argument("event")
-@_REDIS
-@_NOTE
-@_SERVER
-@_TOKEN
-def pause(event: str, redis_url: str, note: str, server: str, token: str) -> None:
-    """Pause EVENT: no new game starts (running games finish)."""
-    _organiser("pause", event, redis_url, "", "", note, server, token)
+def _organiser_options(command: Callable[..., None]) -> Callable[..., None]:
+    """The options every organiser command takes."""
+    for option in reversed(_ORGANISER_OPTIONS):
+        command = option(command)
+    return command
 
 
-@tournament.command()
-@click.argument("event")
-@_REDIS
-@_NOTE
-@_SERVER
-@_TOKEN
-def resume(event: str, redis_url: str, note: str, server: str, token: str) -> None:
-    """Resume a paused EVENT."""
-    _organiser("resume", event, redis_url, "", "", note, server, token)
+def _status_command(action: str, help: str) -> click.Command:
+    """`kafana tournament ACTION EVENT`: pause, resume or end an event."""
+
+    def command(event: str, redis_url: str, note: str, server: str, token: str) -> None:
+        _organiser(action, event, redis_url, "", "", note, server, token)
+
+    command.__doc__ = help
+    return click.command(action)(click.argument("event")(_organiser_options(command)))
 
 
-@tournament.command()
-@click.argument("event")
-@_REDIS
-@_NOTE
-@_SERVER
-@_TOKEN
-def end(event: str, redis_url: str, note: str, server: str, token: str) -> None:
-    """End EVENT now: running games stop, undecided ones are recorded as not played."""
-    _organiser("end", event, redis_url, "", "", note, server, token)
+for _action, _help in (
+    ("pause", "Pause EVENT: no new game starts (running games finish)."),
+    ("resume", "Resume a paused EVENT."),
+    ("end", "End EVENT now: running games stop, undecided ones are recorded as not played."),
+):
+    tournament.add_command(_status_command(_action, _help))
 
 
 @tournament.command()
 @click.argument("event")
 @click.argument("game")
 @click.argument("winner", type=click.Choice(["0", "1", "draw"]))
-@_REDIS
-@_NOTE
-@_SERVER
-@_TOKEN
+@_organiser_options
 def adjudicate(
     event: str, game: str, winner: str, redis_url: str, note: str, server: str, token: str
 ) -> None:
@@ -293,7 +241,7 @@ def adjudicate(
 
 
 def _add_hosted() -> None:
-    from kafana.competitions.hosted import cli as hosted
+    from kafana.cli import tournament_hosted as hosted
 
     for command in (hosted.create, hosted.enter, hosted.start, hosted.status, hosted.watch):
         tournament.add_command(command)

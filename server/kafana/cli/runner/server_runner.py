@@ -14,26 +14,23 @@ import contextlib
 import random
 from collections.abc import Awaitable, Callable, Mapping
 
+from kafana.cli.runner.remote_seat import remote_seat
+from kafana.cli.runner.seat_loops import SeatLoops
+from kafana.competitions.control import EventControl
+from kafana.competitions.local_runner import BotFactory
+from kafana.competitions.model import GameResult, GameSpec
+from kafana.competitions.policy import Action, Fault, FaultPolicy, Reason
+from kafana.competitions.seats import Fallback, table_over
+from kafana.competitions.table_results import game_result, game_table_config
+from kafana.competitions.tournament import Status, Tournament
+from kafana.games.tablic import Rules
+from kafana.tasks import cancel_and_wait
+from kafana.v1 import service_pb2
 from kafana_bots import Bot
 from kafana_client.aio import AsyncClient, AsyncSeat
 from kafana_client.bots import run_bot
 from kafana_client.connection import ConnectOptions
-from kafana_client.convert import table_config
 from kafana_client.errors import RpcError
-
-from kafana.competitions.control import EventControl
-from kafana.competitions.envelope import FairRecord
-from kafana.competitions.fairness import commitment
-from kafana.competitions.local_runner import BotFactory
-from kafana.competitions.model import Ending, GameResult, GameSpec
-from kafana.competitions.policy import Action, Fault, FaultPolicy, Reason
-from kafana.competitions.remote_seat import remote_seat
-from kafana.competitions.seat_loops import SeatLoops
-from kafana.competitions.seats import Fallback, table_over
-from kafana.competitions.tournament import Status, Tournament
-from kafana.games.tablic import Rules
-from kafana.tasks import cancel_and_wait
-from kafana.v1 import events_pb2, rules_pb2, service_pb2
 
 
 async def seat_task(
@@ -55,41 +52,6 @@ async def seat_task(
             await seat.leave()
         else:  # default moves from here on (the server has no per-hand forfeit)
             await run_bot(seat, Fallback(seat.seat, rules, random.Random(0)))
-
-
-def table_faults(events: list[events_pb2.Event], notes: list[Fault]) -> list[Fault]:
-    """Faults from the table's events (timeouts, forfeits) plus the runner's own notes."""
-    out: list[Fault] = []
-    moves = 0
-    left: dict[int, int] = {}  # seat -> moves played when it left (a forfeit)
-    for event in events:
-        if event.kind == events_pb2.EVENT_KIND_MOVE:
-            if event.reason == "timeout":
-                out.append(Fault(event.seat, Reason.TIMEOUT, Action.DEFAULT_MOVE, moves))
-            moves += 1
-        elif event.kind == events_pb2.EVENT_KIND_FORFEIT and event.reason == "timeout":
-            out.append(Fault(event.seat, Reason.TIMEOUT, Action.FORFEIT_MATCH, moves))
-        elif event.kind == events_pb2.EVENT_KIND_FORFEIT:
-            left.setdefault(event.seat, moves)
-    for note in notes:  # a disconnect: when it left, else the moves played by the end
-        at = left.get(note.seat, moves)
-        out.append(Fault(note.seat, note.reason, note.action, at, note.detail))
-    return out
-
-
-def game_table_config(spec: GameSpec, seed: int, tournament: Tournament) -> rules_pb2.TableConfig:
-    """The table of one game: the event's rules and clock, the game's seed and decks."""
-    config = tournament.config
-    policy = config.policy
-    return table_config(
-        preset=config.preset,
-        target=config.rules.target,
-        seed=seed,
-        decks=[[card.text for card in deck] for deck in spec.decks],
-        move_millis=policy.move_ms,
-        forfeit_on_timeout=policy.on_timeout is Action.FORFEIT_MATCH,
-        name=f"{config.name}/{spec.game_id}",
-    )
 
 
 async def isolated_seat(
@@ -159,38 +121,6 @@ async def play_game(
     await asyncio.gather(*tasks)
     answer: service_pb2.GetRecordResponse = await client.record(table_id)
     return game_result(spec, seed, table_id, answer, tournament, notes)
-
-
-def game_result(
-    spec: GameSpec,
-    seed: int,
-    table_id: str,
-    answer: service_pb2.GetRecordResponse,
-    tournament: Tournament,
-    notes: list[Fault],
-) -> GameResult:
-    """The game's result from the table's record: scores, ending, faults, fair record."""
-    result = answer.result
-    faults = table_faults(list(answer.events), notes)
-    ending = {"score": Ending.SCORE, "closed": Ending.NOT_PLAYED}.get(result.reason, Ending.FORFEIT)
-    winner = result.winner_side if result.HasField("winner_side") else None
-    scores = tuple(int(s) for s in result.scores)
-    if ending is Ending.SCORE and len(set(scores)) == 1:
-        winner = None
-    fair = FairRecord(
-        commitment(seed),
-        seed,
-        answer.record,
-        (
-            ("event", tournament.config.name),
-            ("game", spec.game_id),
-            ("table", table_id),
-            ("seats", " ".join(spec.seats)),
-            ("ending", f"{ending.value} {result.detail}".strip()),
-            *(("fault", f.code()) for f in faults),
-        ),
-    )
-    return GameResult(spec.game_id, scores, winner, ending, tuple(faults), fair.to_text(), table_id)
 
 
 async def run_on_server(

@@ -1,0 +1,3 @@
+-- Give the lease up if owner holds it. KEYS: lease; ARGV: owner.
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1

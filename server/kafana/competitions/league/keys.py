@@ -1,0 +1,76 @@
+"""Every Redis key of a league, in one place, under the league's hash tag ``{lg:<league>}``.
+
+>>> LeagueKeys("spring").board(3)
+'{lg:spring}:s:3:board'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class LeagueKeys:
+    """Key names of league `league` (a name without braces or spaces)."""
+
+    league: str
+
+    def __post_init__(self) -> None:
+        if not self.league or any(c in self.league for c in "{} \n"):
+            raise ValueError(f"a league name has no braces or spaces: {self.league!r}")
+
+    @property
+    def tag(self) -> str:
+        """The hash tag: ``{lg:<league>}``."""
+        return f"{{lg:{self.league}}}"
+
+    @property
+    def season(self) -> str:
+        """String: the current season number."""
+        return f"{self.tag}:season"
+
+    @property
+    def queue_since(self) -> str:
+        """Sorted set: waiting player -> the time they joined (ms)."""
+        return f"{self.tag}:queue:since"
+
+    @property
+    def queue_rating(self) -> str:
+        """Sorted set: waiting player -> the rating used for pairing (mu)."""
+        return f"{self.tag}:queue:rating"
+
+    @property
+    def match_counter(self) -> str:
+        """String: the last match number handed out."""
+        return f"{self.tag}:match:n"
+
+    @property
+    def assigned(self) -> str:
+        """Hash: player -> the match (and table) they were paired into."""
+        return f"{self.tag}:assigned"
+
+    def match(self, number: int) -> str:
+        """Hash: one match's players, table, commitment, created time."""
+        return f"{self.tag}:match:{number}"
+
+    @property
+    def seeds(self) -> str:
+        """Hash: match number -> its seed, kept by the organiser until the match is over."""
+        return f"{self.tag}:seeds"
+
+    def ratings(self, season: int) -> str:
+        """Hash: player -> JSON {mu, sigma, games} for the season."""
+        return f"{self.tag}:s:{season}:ratings"
+
+    def board(self, season: int) -> str:
+        """Sorted set: player -> displayed rating (mu - 3 sigma) for the season."""
+        return f"{self.tag}:s:{season}:board"
+
+    def history(self, season: int, player: str) -> str:
+        """List: JSON {game, mu, sigma} after each rated game of the player, oldest first."""
+        return f"{self.tag}:s:{season}:hist:{player}"
+
+    @property
+    def games(self) -> str:
+        """String: rated games in the league so far (numbers history points)."""
+        return f"{self.tag}:games"
