@@ -2,9 +2,11 @@
 
 `MatchState` is the rules' reference and is immutable; search needs thousands of playouts per
 decision, so a `HandSim` keeps one hand as small lists of card indices and plays it to its end.
-It asks the core for captures (`engine_for(rules).listing`, by the table's rank counts, which it
-keeps move by move) and follows the same switches;
-`tests/bots/test_sim.py` checks it against `MatchState` move by move.
+It is about three times as fast on the search bots' work as `MatchState` (figures and command
+in docs/bots.md, "Why two rules engines"). What both need comes from the core: the captures
+(`engine_for(rules).listing`, by the table's rank counts `count_vector`, kept move by move), the
+most-cards bonus (`scoring.most_cards`), the hand size; `tests/bots/test_bots_sim.py` checks the
+simulator against `MatchState` move by move.
 """
 
 from __future__ import annotations
@@ -13,8 +15,8 @@ from collections.abc import Iterable, Sequence
 
 from kafana.games.tablic import CARDS, CaptureEngine, Card, Move, Rules, engine_for
 from kafana.games.tablic.capture import UNITS, count_vector
-
-HAND_SIZE = 6
+from kafana.games.tablic.scoring import most_cards
+from kafana.games.tablic.state import HAND_SIZE
 
 _UNIT = tuple(UNITS[i // 4 + 1] for i in range(52))  # by card index
 
@@ -190,15 +192,11 @@ class HandSim:
     def final_points(self) -> list[int]:
         """Points per side for the whole hand (call once `is_over`)."""
         rules = self.rules
-        counts = self.cards
-        best = max(counts)
-        leaders = [s for s, c in enumerate(counts) if c == best]
-        out = [p + t * rules.tabla_points for p, t in zip(self.points, self.tablas, strict=True)]
-        if len(leaders) == 1:
-            out[leaders[0]] += rules.most_cards_points
-        elif rules.most_cards_tie_to_last and self.last_capturer in leaders:
-            out[self.last_capturer] += rules.most_cards_points
-        return out
+        most = most_cards(rules, self.cards, self.last_capturer)
+        return [
+            p + t * rules.tabla_points + m
+            for p, t, m in zip(self.points, self.tablas, most, strict=True)
+        ]
 
     def to_sim(self, move: Move) -> SimMove:
         """The simulator form of a `Move` in this position."""

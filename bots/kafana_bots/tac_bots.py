@@ -17,33 +17,22 @@ True
 from __future__ import annotations
 
 import random
-from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 
 from kafana.errors import InvalidInputError
 from kafana.games.tac import GameState, Move, Rules, View, new_game
 
+from kafana_bots.base import Player
 
-class TacBot(ABC):
-    """A Tač player for one seat, built with its seat, the rules and a random generator."""
+
+class TacBot(Player[Rules, View, Move]):
+    """A Tač player for one seat: chooses its seat's actions, and may call others' offences."""
 
     name: str = "tac-bot"
-
-    def __init__(self, seat: int, rules: Rules, rng: random.Random) -> None:
-        self.seat = seat
-        self.rules = rules
-        self.rng = rng
-
-    @abstractmethod
-    def choose(self, view: View, legal_moves: Sequence[Move]) -> Move:
-        """Return one of `legal_moves` (this seat's actions) for the position `view` shows."""
 
     def wants_call(self, view: View) -> bool:
         """Whether to call "Tač!" on the open offence while another seat is to move."""
         return False
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.name!r} seat={self.seat}>"
 
 
 class RandomTacBot(TacBot):
