@@ -147,3 +147,20 @@ def test_sampled_worlds_fit_the_view(players: int, partnerships: bool) -> None:
         seen = set(view.table) | set(view.hand or ()) | set().union(*view.captured)
         assert hidden == set(tablic.CARDS) - seen
         assert truth <= hidden
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_search_benchmark_plays_the_same_games_in_both_engines(players: int) -> None:
+    """loadtests/bench_search.py compares HandSim with MatchState on the same work: both
+    engines must reach the same results (random playouts, greedy playouts and estimates)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "loadtests"))
+    import bench_search
+
+    rules = tablic.Rules.preset("serbian", players=players)
+    items = bench_search.worlds(bench_search.positions(rules, 6, seed=players), 3, seed=5)
+    assert bench_search.playout_sim(items, 9) == bench_search.playout_state(items, 9)
+    assert bench_search.search_sim(items, 10) == bench_search.search_state(items, 10)
+    assert bench_search.search_sim(items, 52) == bench_search.search_state(items, 52)  # to the end
