@@ -45,10 +45,15 @@ class CreatedTable:
 
 @dataclass(frozen=True)
 class LegalMoves:
-    """The legal moves of the seat to move, at sequence number `seq`."""
+    """The legal moves of the seat to move, at sequence number `seq`.
+
+    `listed` is False when the server could not list them (too many captures) and these are
+    only the hand's trails (see `kafana_client.seat_loop.playable_moves`).
+    """
 
     seq: int
     moves: list[state_pb2.Move]
+    listed: bool = True
 
     def parsed(self) -> list[tablic.Move]:
         """The moves as rules-core `Move`s."""

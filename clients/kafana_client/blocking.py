@@ -16,18 +16,18 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator, Coroutine, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Iterator
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from kafana.games import tablic
-from kafana.v1 import events_pb2, rules_pb2, service_pb2, state_pb2
+from kafana.v1 import events_pb2, rules_pb2
 
-from kafana_client.aio import AsyncClient, AsyncSeat, CreatedTable, LegalMoves
+from kafana_client.aio import AsyncClient, AsyncSeat
 from kafana_client.connection import ConnectOptions, Deadlines, Retry, Tls
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 class _Loop:
@@ -65,7 +65,29 @@ class _Loop:
         self.loop.close()
 
 
-class Client:
+class _Blocking:
+    """A blocking face of an async object (`_async`), whose calls run on `_loop`."""
+
+    _async: Any
+    _loop: _Loop
+
+
+def mirror(
+    method: Callable[Concatenate[Any, P], Coroutine[Any, Any, T]],
+) -> Callable[Concatenate[_Blocking, P], T]:
+    """The blocking twin of an async method: same arguments, same answer, same docstring."""
+
+    def call(self: _Blocking, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        result: T = self._loop.run(method(self._async, *args, **kwargs))
+        return result
+
+    call.__name__ = method.__name__
+    call.__qualname__ = method.__qualname__
+    call.__doc__ = method.__doc__
+    return call
+
+
+class Client(_Blocking):
     """A blocking connection to a Kafana server; the methods mirror `AsyncClient`."""
 
     def __init__(self, options: ConnectOptions) -> None:
@@ -75,6 +97,7 @@ class Client:
             return AsyncClient(options)
 
         self.aio = self._loop.run(make())
+        self._async = self.aio
         self.options = options
 
     @classmethod
@@ -112,15 +135,16 @@ class Client:
         self._loop.run(self.aio.close())
         self._loop.stop()
 
-    def wait_ready(self, timeout: float = 10.0) -> None:
-        """Wait until connected (DeadlineExceededError after `timeout`)."""
-        self._loop.run(self.aio.wait_ready(timeout))
-
-    def create_table(
-        self, config: rules_pb2.TableConfig | None = None, *, timeout: float | None = None
-    ) -> CreatedTable:
-        """Create a table."""
-        return self._loop.run(self.aio.create_table(config, timeout=timeout))
+    wait_ready = mirror(AsyncClient.wait_ready)
+    create_table = mirror(AsyncClient.create_table)
+    leave = mirror(AsyncClient.leave)
+    close_table = mirror(AsyncClient.close_table)
+    list_tables = mirror(AsyncClient.list_tables)
+    get_table = mirror(AsyncClient.get_table)
+    get_state = mirror(AsyncClient.get_state)
+    legal_moves = mirror(AsyncClient.legal_moves)
+    play = mirror(AsyncClient.play)
+    record = mirror(AsyncClient.record)
 
     def join(
         self,
@@ -133,67 +157,6 @@ class Client:
         """Take a seat; the `Seat` keeps the token."""
         held = self._loop.run(self.aio.join(table_id, seat=seat, name=name, timeout=timeout))
         return Seat(self, held)
-
-    def leave(self, table_id: str, seat_token: str, *, timeout: float | None = None) -> int:
-        """Leave (or forfeit); returns the new seq."""
-        return self._loop.run(self.aio.leave(table_id, seat_token, timeout=timeout))
-
-    def close_table(self, table_id: str, admin_token: str, *, timeout: float | None = None) -> int:
-        """End a table (admin token); returns the new seq."""
-        return self._loop.run(self.aio.close_table(table_id, admin_token, timeout=timeout))
-
-    def list_tables(
-        self,
-        *,
-        game: str = "",
-        status: state_pb2.TableStatus.ValueType = state_pb2.TABLE_STATUS_UNSPECIFIED,
-        limit: int = 50,
-        timeout: float | None = None,
-    ) -> list[state_pb2.TableInfo]:
-        """Recent tables, newest first."""
-        return self._loop.run(
-            self.aio.list_tables(game=game, status=status, limit=limit, timeout=timeout)
-        )
-
-    def get_table(self, table_id: str, *, timeout: float | None = None) -> state_pb2.TableInfo:
-        """One table's summary."""
-        return self._loop.run(self.aio.get_table(table_id, timeout=timeout))
-
-    def get_state(
-        self, table_id: str, seat_token: str = "", *, timeout: float | None = None
-    ) -> state_pb2.TableState:
-        """A seat's view (with its token) or a spectator's."""
-        return self._loop.run(self.aio.get_state(table_id, seat_token, timeout=timeout))
-
-    def legal_moves(
-        self, table_id: str, seat_token: str, *, timeout: float | None = None
-    ) -> LegalMoves:
-        """The legal moves of the seat to move."""
-        return self._loop.run(self.aio.legal_moves(table_id, seat_token, timeout=timeout))
-
-    def play(
-        self,
-        table_id: str,
-        seat_token: str,
-        move: str | tablic.Move,
-        last_seq: int,
-        *,
-        client_move_id: str | None = None,
-        with_state: bool = True,
-        timeout: float | None = None,
-    ) -> service_pb2.PlayMoveResponse:
-        """Play a move (retried safely on UNAVAILABLE with the same client move id)."""
-        return self._loop.run(
-            self.aio.play(
-                table_id,
-                seat_token,
-                move,
-                last_seq,
-                client_move_id=client_move_id,
-                with_state=with_state,
-                timeout=timeout,
-            )
-        )
 
     def events(
         self,
@@ -212,12 +175,6 @@ class Client:
         """The spectator's event feed."""
         return self._loop.iterate(self.aio.watch(table_id, after_seq=after_seq))
 
-    def record(
-        self, table_id: str, *, timeout: float | None = None
-    ) -> service_pb2.GetRecordResponse:
-        """Result, record text and events of a finished match."""
-        return self._loop.run(self.aio.record(table_id, timeout=timeout))
-
     def captures(
         self,
         card: str,
@@ -231,11 +188,15 @@ class Client:
 
 
 @dataclass
-class Seat:
+class Seat(_Blocking):
     """A blocking seat handle: keeps the token and last sequence number (see `AsyncSeat`)."""
 
     client: Client
     held: AsyncSeat = field(repr=False)
+
+    def __post_init__(self) -> None:
+        self._async = self.held
+        self._loop = self.client._loop
 
     @property
     def table_id(self) -> str:
@@ -257,38 +218,11 @@ class Seat:
         """The last sequence number this seat has seen."""
         return self.held.last_seq
 
-    def state(self, *, timeout: float | None = None) -> state_pb2.TableState:
-        """The table as this seat sees it."""
-        return self.client._loop.run(self.held.state(timeout=timeout))
-
-    def legal_moves(self, *, timeout: float | None = None) -> LegalMoves:
-        """This seat's legal moves."""
-        return self.client._loop.run(self.held.legal_moves(timeout=timeout))
-
-    def play(
-        self,
-        move: str | tablic.Move,
-        *,
-        last_seq: int | None = None,
-        client_move_id: str | None = None,
-        with_state: bool = True,
-        timeout: float | None = None,
-    ) -> service_pb2.PlayMoveResponse:
-        """Play at the last sequence number seen (or `last_seq`); see `AsyncClient.play`."""
-        return self.client._loop.run(
-            self.held.play(
-                move,
-                last_seq=last_seq,
-                client_move_id=client_move_id,
-                with_state=with_state,
-                timeout=timeout,
-            )
-        )
+    state = mirror(AsyncSeat.state)
+    legal_moves = mirror(AsyncSeat.legal_moves)
+    play = mirror(AsyncSeat.play)
+    leave = mirror(AsyncSeat.leave)
 
     def events(self, *, after_seq: int = 0) -> Iterator[events_pb2.Event]:
         """The event feed with this seat's view."""
-        return self.client._loop.iterate(self.held.events(after_seq=after_seq))
-
-    def leave(self, *, timeout: float | None = None) -> int:
-        """Leave or forfeit."""
-        return self.client._loop.run(self.held.leave(timeout=timeout))
+        return self._loop.iterate(self.held.events(after_seq=after_seq))

@@ -6,26 +6,25 @@ Example (inside an `async def`)::
     rules = rules_of((await client.get_table(table_id)))
     bot = registry.create("greedy", seat=seat.seat, rules=rules, rng=random.Random(1))
     final = await run_bot(seat, bot)        # returns when the match is over
+
+A Tač bot (`kafana_bots.tac_bots.TacBot`) plays the same way: `run_bot` (or `run_tac_bot`)
+moves on its turns and asks it whether to call "Tač!" while another seat's offence is open.
+Both are the seat loop of `kafana_client.seat_loop` with the bot's hooks.
 """
 
 from __future__ import annotations
 
 import asyncio
 
-from kafana.games import tablic
 from kafana.v1 import events_pb2, state_pb2
 from kafana_bots import Bot, HandEnded, HandStarted, MatchEnded, MovePlayed
 from kafana_bots.events import Event
+from kafana_bots.tac_bots import TacBot
 
-from kafana_client.aio import AsyncSeat
-from kafana_client.convert import cards_of, current_seat, hand_result_of, move_of, view_of
-from kafana_client.errors import (
-    MatchOverRpcError,
-    NotYourTurnRpcError,
-    RefusedMoveError,
-    ResourceExhaustedError,
-    StaleStateError,
-)
+from kafana_client.aio import AsyncSeat, LegalMoves
+from kafana_client.convert import cards_of, hand_result_of, move_of, view_of
+from kafana_client.seat_loop import Decision, Hooks, follow_seat
+from kafana_client.tac import TacBotHooks
 
 
 def bot_events(event: events_pb2.Event, before: state_pb2.TableState | None) -> list[Event]:
@@ -47,59 +46,50 @@ def bot_events(event: events_pb2.Event, before: state_pb2.TableState | None) -> 
     return out
 
 
-async def playable_moves(
-    seat: AsyncSeat, state: state_pb2.TableState
-) -> tuple[int, list[tablic.Move]]:
-    """The moves a bot may choose from at its turn, and the seq they are for.
+class BotHooks(Hooks):
+    """A Tablić bot at a seat: told every public event, chooses from the legal moves.
 
-    The server's legal moves; on a table whose captures are too many for the server to list
-    (RESOURCE_EXHAUSTED, after a long run of trails), the trails of the hand in `state`: they
-    need no listing and the server still checks them (under the must-capture switch it refuses
-    them, and the table's clock plays the seat's default move).
+    `threaded` runs each decision in a worker thread, so a slow bot never holds up the event
+    loop (a server hosting bots uses it).
     """
-    try:
-        legal = await seat.legal_moves()
-    except ResourceExhaustedError:
-        return int(state.seq), [tablic.Move(card) for card in cards_of(state.tablic.hand)]
-    return legal.seq, legal.parsed()
+
+    def __init__(self, bot: Bot, *, threaded: bool = False) -> None:
+        self.bot = bot
+        self.threaded = threaded
+
+    def observe(self, event: events_pb2.Event, before: state_pb2.TableState | None) -> None:
+        for item in bot_events(event, before):
+            self.bot.observe(item)
+
+    async def decide(self, state: state_pb2.TableState, legal: LegalMoves) -> Decision:
+        moves = legal.parsed()
+        if self.threaded:
+            return await asyncio.to_thread(self.bot.choose, view_of(state), moves)
+        return self.bot.choose(view_of(state), moves)
 
 
-async def _act(
-    seat: AsyncSeat, bot: Bot, state: state_pb2.TableState, delay: float, threaded: bool
-) -> None:
-    if delay:
-        await asyncio.sleep(delay)
-    try:
-        seq, moves = await playable_moves(seat, state)
-        if seq != state.seq:
-            return  # something happened meanwhile; the next event brings the new state
-        if threaded:
-            move = await asyncio.to_thread(bot.choose, view_of(state), moves)
-        else:
-            move = bot.choose(view_of(state), moves)
-        await seat.play(move, last_seq=seq, with_state=False)
-    except (StaleStateError, NotYourTurnRpcError, RefusedMoveError, MatchOverRpcError):
-        return  # the table moved on (a clock timeout, a forfeit, the end), or a fallback
-        # trail was refused: wait for the next event
+def bot_hooks(bot: Bot | TacBot, *, threaded: bool = False) -> Hooks:
+    """The seat-loop hooks of a bot of either game."""
+    if isinstance(bot, TacBot):
+        return TacBotHooks(bot, threaded=threaded)
+    return BotHooks(bot, threaded=threaded)
 
 
 async def run_bot(
-    seat: AsyncSeat, bot: Bot, *, delay: float = 0.0, threaded: bool = False
+    seat: AsyncSeat,
+    bot: Bot | TacBot,
+    *,
+    delay: float = 0.0,
+    threaded: bool = False,
+    poll: float | None = None,
+    reconnects: int = 0,
 ) -> state_pb2.TableState:
-    """Play for `seat` with `bot` until the match ends; returns the last state seen.
+    """Play for `seat` with `bot` (Tablić or Tač) until the match ends; the last state seen.
 
     The bot is told every public event from the start of the table (its `observe` hook),
     and chooses from the server's legal moves whenever the seat is to move. `delay` seconds
     pass before each move (so people can follow). `threaded` runs each decision in a worker
-    thread, so a slow bot never holds up the event loop (a server hosting bots uses it).
+    thread. `poll` and `reconnects`: see `kafana_client.seat_loop.SeatLoop`.
     """
-    before: state_pb2.TableState | None = None
-    async for event in seat.events():
-        for item in bot_events(event, before):
-            bot.observe(item)
-        before = event.state
-        if event.match_over:
-            break
-        if current_seat(event.state) == seat.seat:
-            await _act(seat, bot, event.state, delay, threaded)
-    return before if before is not None else await seat.state()
+    hooks = bot_hooks(bot, threaded=threaded)
+    return await follow_seat(seat, hooks, delay=delay, poll=poll, reconnects=reconnects)

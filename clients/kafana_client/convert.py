@@ -35,6 +35,19 @@ def table_config(
         partnerships=partnerships,
         target=target,
     )
+    return config_of(rules, decks, switches, move_millis, forfeit_on_timeout, name, seed)
+
+
+def config_of(
+    rules: rules_pb2.RulesSpec,
+    decks: Sequence[Iterable[str]],
+    switches: dict[str, Any],
+    move_millis: int,
+    forfeit_on_timeout: bool,
+    name: str,
+    seed: int | None,
+) -> rules_pb2.TableConfig:
+    """A `TableConfig` of either game: `rules` with `switches` set, decks, clock, name, seed."""
     if switches:
         rules.switches.update(switches)
     policy = (

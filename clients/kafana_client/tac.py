@@ -22,8 +22,9 @@ from kafana.games import tac
 from kafana.v1 import rules_pb2, state_pb2
 from kafana_bots.tac_bots import TacBot
 
-from kafana_client.aio import AsyncSeat
-from kafana_client.errors import NotYourTurnRpcError, RefusedMoveError, StaleStateError
+from kafana_client.aio import AsyncSeat, LegalMoves
+from kafana_client.convert import config_of
+from kafana_client.seat_loop import Decision, Hooks, follow_seat
 
 
 def tac_table_config(
@@ -38,23 +39,9 @@ def tac_table_config(
 ) -> rules_pb2.TableConfig:
     """A Tač `TableConfig`; keywords such as `decks=2`, `tac_calls=True` are rule switches."""
     rules = rules_pb2.RulesSpec(game="tac", players=players)
-    if switches:
-        rules.switches.update(switches)
-    policy = (
-        rules_pb2.TIMEOUT_POLICY_FORFEIT
-        if forfeit_on_timeout
-        else rules_pb2.TIMEOUT_POLICY_DEFAULT_MOVE
-    )
     cards = list(deck)
-    config = rules_pb2.TableConfig(
-        rules=rules,
-        decks=[rules_pb2.Deck(cards=cards)] if cards else [],
-        clock=rules_pb2.ClockSpec(move_millis=move_millis, policy=policy),
-        name=name,
-    )
-    if seed is not None:
-        config.seed = seed
-    return config
+    decks = [cards] if cards else []
+    return config_of(rules, decks, switches, move_millis, forfeit_on_timeout, name, seed)
 
 
 def tac_rules_of(info: state_pb2.TableInfo) -> tac.Rules:
@@ -111,25 +98,28 @@ def may_act(state: state_pb2.TableState, seat: int) -> bool:
     return tv.HasField("pending_offender") and tv.pending_offender != seat
 
 
-async def _act(seat: AsyncSeat, bot: TacBot, state: state_pb2.TableState, delay: float) -> None:
-    if delay:
-        await asyncio.sleep(delay)
-    try:
-        legal = await seat.legal_moves()
-        if legal.seq != state.seq or not legal.moves:
-            return  # something happened meanwhile; the next event brings the new state
+class TacBotHooks(Hooks):
+    """A Tač bot at a seat: moves on its turns, and may call "Tač!" on another seat's offence.
+
+    `threaded` runs each decision in a worker thread (see `kafana_client.bots.BotHooks`).
+    """
+
+    def __init__(self, bot: TacBot, *, threaded: bool = False) -> None:
+        self.bot = bot
+        self.threaded = threaded
+
+    def may_act(self, state: state_pb2.TableState, seat: int) -> bool:
+        return may_act(state, seat)
+
+    async def decide(self, state: state_pb2.TableState, legal: LegalMoves) -> Decision:
         moves = [tac.Move.parse(m.text) for m in legal.moves]
         view = tac_view_of(state)
-        if view.current_seat == seat.seat:
-            move = bot.choose(view, moves)
-        else:
+        if view.current_seat != view.seat:
             calls = [m for m in moves if m.kind == "call"]
-            if not calls or not bot.wants_call(view):
-                return
-            move = calls[0]
-        await seat.play(str(move), last_seq=legal.seq, with_state=False)
-    except (StaleStateError, NotYourTurnRpcError, RefusedMoveError):
-        return  # another seat moved or called first: wait for the next event
+            return str(calls[0]) if calls and self.bot.wants_call(view) else None
+        if self.threaded:
+            return str(await asyncio.to_thread(self.bot.choose, view, moves))
+        return str(self.bot.choose(view, moves))
 
 
 async def run_tac_bot(seat: AsyncSeat, bot: TacBot, *, delay: float = 0.0) -> state_pb2.TableState:
@@ -139,11 +129,4 @@ async def run_tac_bot(seat: AsyncSeat, bot: TacBot, *, delay: float = 0.0) -> st
     out-of-order move is open to a call, it is asked whether to call "Tač!". `delay` seconds
     pass before each action (so people can follow, and call first).
     """
-    last: state_pb2.TableState | None = None
-    async for event in seat.events():
-        last = event.state
-        if event.match_over:
-            break
-        if may_act(event.state, seat.seat):
-            await _act(seat, bot, event.state, delay)
-    return last if last is not None else await seat.state()
+    return await follow_seat(seat, TacBotHooks(bot), delay=delay)

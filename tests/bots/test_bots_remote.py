@@ -15,10 +15,10 @@ from kafana.games import tablic
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
 
+from kafana.cli.bot import load_factory
 from kafana.service.server import create_server
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import state_pb2
-from kafana_bots.remote import load_factory
 from kafana_client.aio import AsyncClient
 from kafana_client.convert import table_config
 from kafana_it import start_redis, stop
@@ -46,7 +46,7 @@ async def _wait_seq(
 
 
 def _bot_process(target: str, table_id: str, seat: int, spec: str) -> subprocess.Popen[str]:
-    command = [sys.executable, "-m", "kafana_bots.remote", "run", spec, "--server", target]
+    command = [sys.executable, "-m", "kafana.cli", "bot", "run", spec, "--server", target]
     command += ["--table", table_id, "--seat", str(seat), "--poll", "0.3", "--delay", "0.01"]
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 

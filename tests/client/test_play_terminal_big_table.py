@@ -6,7 +6,8 @@ import io
 
 from kafana_client import AsyncClient, table_config
 from kafana_client.cli import render
-from kafana_client.cli.session import PersonAtTable, trails
+from kafana_client.cli.session import PersonAtTable
+from kafana_client.seat_loop import trails
 from rich.console import Console
 
 from .big_table import grow_until_unlistable

@@ -76,7 +76,7 @@ def test_league_run_referees_the_queue(server: LiveServer, redis_url: str) -> No
         bots = []
         for player in ("ana", "bob"):
             table, seat = (sync.hget("{lg:cup}:assigned", player) or b"").decode().split()
-            argv = [sys.executable, "-m", "kafana_bots.remote", "run", "greedy", "--server",
+            argv = [sys.executable, "-m", "kafana.cli", "bot", "run", "greedy", "--server",
                     server.target, "--table", table, "--seat", seat, "--name", player]  # fmt: skip
             quiet = subprocess.DEVNULL
             bots.append(subprocess.Popen(argv, stdout=quiet, stderr=quiet))

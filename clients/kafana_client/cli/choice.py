@@ -1,4 +1,4 @@
-"""Reading a person's move: a number from the list, or a move typed as text.
+"""Reading a person's input: a move (a number from the list, or typed as text), or Enter/q.
 
 >>> from kafana.v1 import state_pb2
 >>> moves = [state_pb2.Move(text="7S", card="7S"), state_pb2.Move(text="KC:KD", card="KC")]
@@ -10,14 +10,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from kafana.errors import InvalidInputError
 from kafana.games import tablic
 from kafana.v1 import state_pb2
+from rich.console import Console
 
 QUIT = frozenset({"q", "quit", "exit"})
+M = TypeVar("M")
 
 
 @dataclass(frozen=True)
@@ -62,3 +65,26 @@ def read_choice(
             f"nor a move like {like} ({error})."
         )
     return Choice(move=str(move))
+
+
+class Paced(Generic[M]):
+    """A record's moves with their numbers, one per Enter, until the end or `q` (`stopped`)."""
+
+    def __init__(self, moves: Sequence[M], console: Console, ask: Callable[[str], str]) -> None:
+        self.moves = moves
+        self.console = console
+        self.ask = ask
+        self.stopped = False
+
+    def __iter__(self) -> Iterator[tuple[int, M]]:
+        total = len(self.moves)
+        for number, move in enumerate(self.moves, start=1):
+            try:
+                answer = self.ask(f"[{number}/{total}] Enter: next move, q: quit ").strip().lower()
+            except EOFError:
+                answer = "q"
+            if answer in {"q", "quit"}:
+                self.console.print("Stopped.")
+                self.stopped = True
+                return
+            yield number, move

@@ -127,6 +127,20 @@ def hand_score_table(info: state_pb2.TableInfo, score: state_pb2.HandScore) -> R
     return table
 
 
+def seat_line(event: events_pb2.Event, names: Sequence[str], who: str) -> Text | None:
+    """The line of an event of either game that is not a move: a seat taken or left, a
+    forfeit (`who`: "You" or the seat's name), the table closed; None for a move."""
+    if event.kind == events_pb2.EVENT_KIND_SEAT_TAKEN:
+        return Text(f"{event.name or names[event.seat]} sat down at seat {event.seat}.")
+    if event.kind == events_pb2.EVENT_KIND_SEAT_LEFT:
+        return Text(f"Seat {event.seat} left the table.")
+    if event.kind == events_pb2.EVENT_KIND_FORFEIT:
+        return Text(f"{who} forfeited ({event.reason}).", style="bold red")
+    if event.kind == events_pb2.EVENT_KIND_CLOSED:
+        return Text("The table was closed.", style="bold red")
+    return None
+
+
 def event_lines(
     event: events_pb2.Event, before: state_pb2.TableState | None, viewer: int | None
 ) -> list[RenderableType]:
@@ -134,16 +148,9 @@ def event_lines(
     state = event.state
     names = seat_names(state.info)
     who = "You" if viewer is not None and event.seat == viewer else names[event.seat]
-    out: list[RenderableType] = []
-    if event.kind == events_pb2.EVENT_KIND_SEAT_TAKEN:
-        out.append(Text(f"{event.name or names[event.seat]} sat down at seat {event.seat}."))
-    elif event.kind == events_pb2.EVENT_KIND_SEAT_LEFT:
-        out.append(Text(f"Seat {event.seat} left the table."))
-    elif event.kind == events_pb2.EVENT_KIND_FORFEIT:
-        out.append(Text(f"{who} forfeited ({event.reason}).", style="bold red"))
-    elif event.kind == events_pb2.EVENT_KIND_CLOSED:
-        out.append(Text("The table was closed.", style="bold red"))
-    elif event.kind == events_pb2.EVENT_KIND_MOVE:
+    seated = seat_line(event, names, who)
+    out: list[RenderableType] = [seated] if seated is not None else []
+    if event.kind == events_pb2.EVENT_KIND_MOVE:
         verb = " played " if event.reason != "timeout" else " ran out of time; played "
         line = Text(who, style="bold") + Text(verb) + move_text(event.move)
         out.append(line)

@@ -14,6 +14,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from kafana_client.cli import render, tac_replay
+from kafana_client.cli.choice import Paced
 
 
 def _cards(cards: Iterable[tablic.Card]) -> Text:
@@ -53,14 +54,8 @@ def step_through(
     state = tablic.new_match(record.rules, seed=record.seed, decks=record.decks or None)
     total = len(record.moves)
     console.print(position(state, f"Start · {total} moves"))
-    for number, move in enumerate(record.moves, start=1):
-        try:
-            answer = ask(f"[{number}/{total}] Enter: next move, q: quit ").strip().lower()
-        except EOFError:
-            answer = "q"
-        if answer in {"q", "quit"}:
-            console.print("Stopped.")
-            return state
+    paced = Paced(record.moves, console, ask)
+    for number, move in paced:
         seat = state.current_seat
         done = len(state.hand_results)
         tablas = [state.tablas(side) for side in range(state.rules.sides)]
@@ -79,6 +74,8 @@ def step_through(
                 )
             )
         console.print(position(state, f"After move {number}"))
+    if paced.stopped:
+        return state
     scores = " – ".join(map(str, state.scores))
     winner = state.winner
     console.print(

@@ -1,32 +1,38 @@
-"""One person at a table: draw what happens, ask for a move when it is their turn."""
+"""One person at a table of either game: draw what happens, ask for a move at their turn.
+
+It is the seat loop (`kafana_client.seat_loop`) whose `decide` hook asks the person: the
+table and the numbered moves are shown, a number or a move typed as text is read, and a
+move the server refuses is explained and asked for again.
+"""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from kafana.v1 import state_pb2
-from rich.console import Console
+from kafana.errors import InvalidInputError
+from kafana.games import tablic, tac
+from kafana.v1 import events_pb2, state_pb2
+from rich.console import Console, RenderableType
 from rich.text import Text
 
 from kafana_client.aio import AsyncSeat, LegalMoves
-from kafana_client.cli import render
+from kafana_client.cli import render, tac_render
 from kafana_client.cli.choice import read_choice
-from kafana_client.convert import current_seat, rules_of
-from kafana_client.errors import (
-    NotYourTurnRpcError,
-    RefusedMoveError,
-    ResourceExhaustedError,
-    StaleStateError,
-)
+from kafana_client.convert import rules_of
+from kafana_client.errors import RefusedMoveError
+from kafana_client.seat_loop import Decision, Hooks, SeatLoop
 
 Ask = Callable[[str], str]
-PROMPT = "Your move (number, or e.g. KC:KD; q to quit): "
+Offered = tuple[list[state_pb2.Move], list[RenderableType]]
+"""The moves as numbered for the person, and what to show them."""
+Offer = Callable[[state_pb2.TableState, LegalMoves], Offered]
 UNLISTED = (
     "This table allows too many captures for the server to list them: your trails are "
     "numbered below, and you may type any capture as text (e.g. KC:KD+KH); the server checks it."
 )
+CALLS = frozenset({"call", "tac", "tač", "tač!", "tac!"})
 
 
 class Quit(Exception):
@@ -41,13 +47,128 @@ class Outcome:
     over: bool
 
 
-class PersonAtTable:
+def parse_tac(text: str) -> str:
+    """A typed Tač move in canonical form; a bare `call` stays `call` (the server names you)."""
+    if text.strip().lower() in CALLS:
+        return "call"
+    try:
+        return str(tac.Move.parse(text))
+    except InvalidInputError:
+        raise InvalidInputError("expected flip, play D->C, play X->P1, play X->D or call") from None
+
+
+@dataclass(frozen=True)
+class Speech:
+    """What a person is told and how their moves are read, in one game."""
+
+    prompt: str
+    parse: Callable[[str], object]
+    example: str
+    refused: str
+    stale: str
+    offer: Offer
+
+
+def _tablic_offer(state: state_pb2.TableState, legal: LegalMoves) -> Offered:
+    moves = render.order_moves(legal.moves)
+    shown: list[RenderableType] = [render.table_panel(state, "Your turn")]
+    if not legal.listed:
+        shown.append(Text(UNLISTED, style="yellow"))
+    return moves, [*shown, render.moves_list(moves)]
+
+
+def _tac_offer(state: state_pb2.TableState, legal: LegalMoves) -> Offered:
+    moves = list(legal.moves)
+    seat = state.tac.seat
+    return moves, [
+        tac_render.table_panel(state, "Your turn"),
+        tac_render.moves_list(moves, state, seat),
+    ]
+
+
+SPEECH = {
+    "tablic": Speech(
+        prompt="Your move (number, or e.g. KC:KD; q to quit): ",
+        parse=tablic.Move.parse,
+        example="KC:KD+KH",
+        refused="Illegal move",
+        stale="The table changed meanwhile.",
+        offer=_tablic_offer,
+    ),
+    "tac": Speech(
+        prompt="Your move (number, or e.g. play X->C; q to quit): ",
+        parse=parse_tac,
+        example="play X->C",
+        refused="Refused",
+        stale="The table changed meanwhile (a call?).",
+        offer=_tac_offer,
+    ),
+}
+
+
+def _game(state: state_pb2.TableState) -> str:
+    return "tac" if state.WhichOneof("game") == "tac" else "tablic"
+
+
+class PersonAtTable(Hooks):
     """Plays `seat` for a person at a terminal: events drawn, moves asked for by number."""
 
     def __init__(self, seat: AsyncSeat, console: Console, ask: Ask | None = None) -> None:
         self.seat = seat
         self.console = console
         self.ask: Ask = ask or (lambda prompt: console.input(prompt))
+        self.hands: int | None = None
+        self._offered: tuple[int, list[state_pb2.Move]] | None = None
+        self._game = "tablic"
+
+    async def play(self, hands: int | None = None) -> Outcome:
+        """Until the match ends (or, in Tablić, `hands` hands are scored); Quit on `q`."""
+        self.hands = hands
+        loop = SeatLoop(self.seat, self)
+        state = await loop.run()
+        return Outcome(state, loop.over)
+
+    async def turn(self) -> None:
+        """One turn at the table as it is now (nothing if it is not the person's turn)."""
+        await SeatLoop(self.seat, self).turn(await self.seat.state())
+
+    # -- the seat loop's hooks --------------------------------------------------------------
+
+    def observe(self, event: events_pb2.Event, before: state_pb2.TableState | None) -> None:
+        draw = tac_render if _game(event.state) == "tac" else render
+        for line in draw.event_lines(event, before, self.seat.seat):
+            self.console.print(line)
+
+    def stop(self, event: events_pb2.Event) -> bool:
+        return self.hands is not None and len(event.state.tablic.hand_results) >= self.hands
+
+    async def decide(self, state: state_pb2.TableState, legal: LegalMoves) -> Decision:
+        self._game = _game(state)
+        speech = SPEECH[self._game]
+        if self._offered is None or self._offered[0] != legal.seq:
+            moves, shown = speech.offer(state, legal)
+            for item in shown:
+                self.console.print(item)
+            self._offered = (legal.seq, moves)
+        moves = self._offered[1]
+        while True:
+            choice = read_choice(
+                await self._line(speech.prompt), moves, speech.parse, speech.example
+            )
+            if choice.quit:
+                raise Quit
+            if not choice.problem:
+                return choice.move
+            self.console.print(Text(choice.problem, style="bold red"))
+
+    def refused(self, error: RefusedMoveError) -> bool:
+        label = SPEECH[self._game].refused
+        self.console.print(Text(f"{label}: {error.message}.", style="bold red"))
+        self.console.print(Text("Choose one of the moves listed above.", style="dim"))
+        return True
+
+    def stale(self) -> None:
+        self.console.print(Text(SPEECH[self._game].stale, style="dim"))
 
     async def _line(self, prompt: str) -> str:
         try:
@@ -55,71 +176,9 @@ class PersonAtTable:
         except EOFError:
             raise Quit from None
 
-    async def play(self, hands: int | None = None) -> Outcome:
-        """Until the match ends (or `hands` hands have been scored); raises Quit on `q`."""
-        before: state_pb2.TableState | None = None
-        async for event in self.seat.events():
-            for line in render.event_lines(event, before, self.seat.seat):
-                self.console.print(line)
-            before = event.state
-            tv = event.state.tablic
-            if event.match_over or event.state.info.status == state_pb2.TABLE_STATUS_FINISHED:
-                return Outcome(event.state, True)
-            if hands is not None and len(tv.hand_results) >= hands:
-                return Outcome(event.state, False)
-            if current_seat(event.state) == self.seat.seat:
-                await self.turn()
-        return Outcome(before if before is not None else await self.seat.state(), True)
-
-    async def turn(self) -> None:
-        """Show the table and the numbered legal moves; play the one chosen."""
-        state = await self.seat.state()
-        unlisted = False
-        try:
-            legal = await self.seat.legal_moves()
-            seq, offered = legal.seq, legal.moves
-        except NotYourTurnRpcError:
-            return  # an old event of the feed: the table has moved on since
-        except ResourceExhaustedError:
-            # Too many captures for the server to list: offer the trails, which need no
-            # listing; a capture typed as text is still sent, and the server checks it.
-            unlisted = True
-            seq, offered = state.seq, trails(state.tablic.hand)
-        moves = render.order_moves(offered)
-        self.console.print(render.table_panel(state, "Your turn"))
-        if unlisted:
-            self.console.print(Text(UNLISTED, style="yellow"))
-        self.console.print(render.moves_list(moves))
-        while True:
-            choice = read_choice(await self._line(PROMPT), moves)
-            if choice.quit:
-                raise Quit
-            if choice.problem:
-                self.console.print(Text(choice.problem, style="bold red"))
-                continue
-            try:
-                await self.seat.play(choice.move, last_seq=seq, with_state=False)
-                return
-            except RefusedMoveError as error:
-                self.console.print(Text(f"Illegal move: {error.message}.", style="bold red"))
-                self.console.print(Text("Choose one of the moves listed above.", style="dim"))
-            except StaleStateError:
-                self.console.print(Text("The table changed meanwhile; here it is again."))
-                return await self.turn()
-
     def side(self) -> int | None:
         """The person's side (None before the rules are known)."""
         state = self.seat.last_state
         if state is None:
             return None
         return rules_of(state.info).side_of(self.seat.seat)
-
-
-def trails(hand: Iterable[str]) -> list[state_pb2.Move]:
-    """The trail of each card in a hand, as the server lists moves."""
-    return [state_pb2.Move(text=card, card=card) for card in hand]
-
-
-def numbered(legal: LegalMoves) -> list[str]:
-    """The legal moves in the order offered to a person (for scripts and tests)."""
-    return [m.text for m in render.order_moves(legal.moves)]

@@ -18,7 +18,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from kafana_client.cli.render import card_text, seat_names
+from kafana_client.cli.render import card_text, seat_line, seat_names
 
 
 def _count(n: int) -> str:
@@ -143,16 +143,9 @@ def event_lines(
     def who(seat: int) -> str:
         return "You" if viewer is not None and seat == viewer else names[seat]
 
-    out: list[RenderableType] = []
-    if event.kind == events_pb2.EVENT_KIND_SEAT_TAKEN:
-        out.append(Text(f"{event.name or names[event.seat]} sat down at seat {event.seat}."))
-    elif event.kind == events_pb2.EVENT_KIND_SEAT_LEFT:
-        out.append(Text(f"Seat {event.seat} left the table."))
-    elif event.kind == events_pb2.EVENT_KIND_FORFEIT:
-        out.append(Text(f"{who(event.seat)} forfeited ({event.reason}).", style="bold red"))
-    elif event.kind == events_pb2.EVENT_KIND_CLOSED:
-        out.append(Text("The table was closed.", style="bold red"))
-    elif event.kind == events_pb2.EVENT_KIND_MOVE:
+    seated = seat_line(event, names, who(event.seat))
+    out: list[RenderableType] = [seated] if seated is not None else []
+    if event.kind == events_pb2.EVENT_KIND_MOVE:
         step = state.tac.last_step
         verb = " " if event.reason != "timeout" else " ran out of time; "
         if event.move.text.startswith("call P"):

@@ -9,6 +9,7 @@ from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
 from rich.text import Text
 
+from kafana_client.cli.choice import Paced
 from kafana_client.cli.render import card_text, cards_text
 
 
@@ -58,14 +59,8 @@ def step_through(
         state = tac.new_game(record.rules, seed=record.seed, deck=record.deck)
     total = len(record.moves)
     console.print(position(state, f"Tač · start · {total} moves"))
-    for number, move in enumerate(record.moves, start=1):
-        try:
-            answer = ask(f"[{number}/{total}] Enter: next move, q: quit ").strip().lower()
-        except EOFError:
-            answer = "q"
-        if answer in {"q", "quit"}:
-            console.print("Stopped.")
-            return state
+    paced = Paced(record.moves, console, ask)
+    for number, move in paced:
         before = state.current_seat
         state = state.apply(move)
         step = state.last_step
@@ -73,6 +68,8 @@ def step_through(
         console.print(_step_line(step))
         if state.current_seat != before or move.kind == "call" or state.is_over:
             console.print(position(state, f"After move {number}"))
+    if paced.stopped:
+        return state
     places = state.places()
     console.print(
         Text(

@@ -10,8 +10,7 @@ from kafana.v1 import events_pb2, state_pb2
 from rich.console import Console
 
 from kafana_client.aio import AsyncClient
-from kafana_client.cli import render, tac_render
-from kafana_client.cli.embedded import quiet_grpc
+from kafana_client.cli import quiet_grpc, render, tac_render
 from kafana_client.connection import Tls
 from kafana_client.errors import RpcError
 

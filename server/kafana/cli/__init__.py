@@ -18,7 +18,7 @@ main.add_command(serve)
 from kafana.cli.arena import arena  # noqa: E402
 
 main.add_command(arena)
-from kafana_client.cli.play import play  # noqa: E402
+from kafana.cli.play import play  # noqa: E402
 from kafana_client.cli.replay import replay  # noqa: E402
 from kafana_client.cli.watch import watch  # noqa: E402
 
@@ -33,6 +33,6 @@ main.add_command(tournament)
 from kafana.cli.league import league  # noqa: E402
 
 main.add_command(league)
-from kafana_bots.remote import bot  # noqa: E402
+from kafana.cli.bot import bot  # noqa: E402
 
 main.add_command(bot)

@@ -3,17 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from kafana.service.server import create_server
 from kafana.store.memory import MemoryStore
-
-
-def quiet_grpc() -> None:
-    """Keep grpc's own log lines (connection notices) off a person's terminal."""
-    os.environ.setdefault("GRPC_VERBOSITY", "NONE")
 
 
 @asynccontextmanager

@@ -1,0 +1,217 @@
+"""The one seat loop: follow a seat's event feed and act at its turns, for bots and people.
+
+Every client-side follower (SDK bots of both games, remote bots, terminal sessions, tournament
+entries) is this loop with its own `Hooks`: `observe` is told each event once, in order;
+`decide` picks the move when the seat may act. The loop resumes after a disconnect or a server
+restart (`reconnects`), reopening the feed after the last event seen, so nothing is told twice
+and a turn whose event came before the break is still played.
+
+Example (inside an `async def`)::
+
+    class FirstMove(Hooks):
+        async def decide(self, state, legal):
+            return legal.moves[0].text
+
+    final = await SeatLoop(seat, FirstMove()).run()     # returns when the match is over
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+from kafana.games import tablic
+from kafana.tasks import cancel_and_wait
+from kafana.v1 import events_pb2, state_pb2
+
+from kafana_client.aio import AsyncSeat, LegalMoves
+from kafana_client.convert import current_seat
+from kafana_client.errors import (
+    DeadlineExceededError,
+    MatchOverRpcError,
+    NotYourTurnRpcError,
+    RefusedMoveError,
+    ResourceExhaustedError,
+    RpcError,
+    StaleStateError,
+    UnavailableError,
+)
+
+Decision = str | tablic.Move | None
+DISCONNECTS = (UnavailableError, DeadlineExceededError)
+
+
+class Hooks:
+    """What a follower does at its seat; every hook but `decide` has a default."""
+
+    who = "kafana"
+    """How the follower names itself in what it writes on stderr."""
+
+    def observe(self, event: events_pb2.Event, before: state_pb2.TableState | None) -> None:
+        """Told every event of the feed once, in order (`before`: the previous event's state)."""
+
+    def may_act(self, state: state_pb2.TableState, seat: int) -> bool:
+        """Whether `seat` has something to do at `state` (default: it is the seat to move)."""
+        return current_seat(state) == seat
+
+    async def decide(self, state: state_pb2.TableState, legal: LegalMoves) -> Decision:
+        """The move to send at `state`, one of `legal` (or typed); None sends nothing."""
+        raise NotImplementedError
+
+    def refused(self, error: RefusedMoveError) -> bool:
+        """The server refused the move: True asks `decide` again, False waits for an event."""
+        return False
+
+    def stale(self) -> None:
+        """The table moved on before the move arrived (a clock, a call): the feed brings it."""
+
+    def stop(self, event: events_pb2.Event) -> bool:
+        """Whether to stop following after `event` (before the match is over)."""
+        return False
+
+    def reconnecting(self, error: RpcError, failures: int) -> None:
+        """The connection failed (`failures` times in a row); the loop tries again."""
+        print(f"{self.who}: {error}; reconnecting ({failures})", file=sys.stderr, flush=True)
+
+
+def trails(hand: list[str] | tuple[str, ...]) -> list[state_pb2.Move]:
+    """The trail of each card in a Tablić hand, as the server lists moves."""
+    return [state_pb2.Move(text=card, card=card) for card in hand]
+
+
+async def playable_moves(seat: AsyncSeat, state: state_pb2.TableState) -> LegalMoves | None:
+    """The seat's legal moves at its turn; None when it is not its turn (an old event).
+
+    On a Tablić table whose captures are too many for the server to list (RESOURCE_EXHAUSTED,
+    after a long run of trails) they are the trails of the hand in `state`, marked unlisted:
+    trails need no listing and the server still checks them (a capture sent as text too).
+    """
+    try:
+        return await seat.legal_moves()
+    except NotYourTurnRpcError:
+        return None
+    except ResourceExhaustedError:
+        if state.WhichOneof("game") != "tablic":
+            raise
+        return LegalMoves(int(state.seq), trails(tuple(state.tablic.hand)), listed=False)
+
+
+class SeatLoop:
+    """Follows one seat with `hooks` until the match is over (or `hooks.stop`).
+
+    `delay` seconds pass before each action (so people can follow). `poll` seconds (None: never)
+    between checks for a turn the feed did not announce. `reconnects`: failed connections in a
+    row (UNAVAILABLE, deadline) that are waited out before the error is raised (0: none).
+    """
+
+    def __init__(
+        self,
+        seat: AsyncSeat,
+        hooks: Hooks,
+        *,
+        delay: float = 0.0,
+        poll: float | None = None,
+        reconnects: int = 0,
+    ) -> None:
+        self.seat = seat
+        self.hooks = hooks
+        self.delay = delay
+        self.poll = poll
+        self.reconnects = reconnects
+        self.last: state_pb2.TableState | None = None
+        """The state of the last event told."""
+        self.over = False
+        """Whether the match is over (False after `hooks.stop`)."""
+        self._acted = -1
+        self._lock = asyncio.Lock()
+
+    async def run(self) -> state_pb2.TableState:
+        """Follow and act until the end; returns the last state seen."""
+        watchdog = asyncio.create_task(self._watch()) if self.poll else None
+        failures = 0
+        try:
+            while True:
+                seen = self.last.seq if self.last is not None else -1
+                try:
+                    return await self._follow()
+                except DISCONNECTS as error:
+                    if self.last is not None and self.last.seq > seen:
+                        failures = 0  # it got somewhere since the last failure
+                    failures += 1
+                    if failures > self.reconnects:
+                        raise
+                    self.hooks.reconnecting(error, failures)
+                    await asyncio.sleep(min(2.0, 0.1 * 2**failures))
+        finally:
+            await cancel_and_wait([watchdog])
+
+    async def _follow(self) -> state_pb2.TableState:
+        if self.last is not None:  # resumed: the turn of the last event may still be open
+            await self._unannounced()
+        after = int(self.last.seq) if self.last is not None else 0
+        async for event in self.seat.events(after_seq=after):
+            self.hooks.observe(event, self.last)
+            self.last = event.state
+            if event.match_over or event.state.info.status == state_pb2.TABLE_STATUS_FINISHED:
+                self.over = True
+                return event.state
+            if self.hooks.stop(event):
+                return event.state
+            await self.turn(event.state)
+        self.over = True  # the feed ends only when the match is over
+        return self.last if self.last is not None else await self.seat.state()
+
+    async def _unannounced(self) -> None:
+        """Act on the current state if no event came after the last one told."""
+        state = await self.seat.state()
+        if self.last is not None and state.seq == self.last.seq:
+            await self.turn(state)
+
+    async def _watch(self) -> None:
+        assert self.poll is not None
+        while True:
+            await asyncio.sleep(self.poll)
+            try:
+                await self._unannounced()
+            except RpcError:
+                continue
+
+    async def turn(self, state: state_pb2.TableState) -> None:
+        """Act at `state` if the seat may and has not acted there yet."""
+        async with self._lock:
+            if state.seq <= self._acted or not self.hooks.may_act(state, self.seat.seat):
+                return
+            if self.delay:
+                await asyncio.sleep(self.delay)
+            legal = await playable_moves(self.seat, state)
+            if legal is None or legal.seq != state.seq or not legal.moves:
+                return  # the table has moved on: the next event brings the new state
+            await self._send(state, legal)
+            self._acted = int(state.seq)
+
+    async def _send(self, state: state_pb2.TableState, legal: LegalMoves) -> None:
+        while True:
+            move = await self.hooks.decide(state, legal)
+            if move is None:
+                return
+            try:
+                await self.seat.play(move, last_seq=legal.seq, with_state=False)
+                return
+            except RefusedMoveError as error:
+                if not self.hooks.refused(error):
+                    return
+            except (StaleStateError, NotYourTurnRpcError, MatchOverRpcError):
+                self.hooks.stale()
+                return
+
+
+async def follow_seat(
+    seat: AsyncSeat,
+    hooks: Hooks,
+    *,
+    delay: float = 0.0,
+    poll: float | None = None,
+    reconnects: int = 0,
+) -> state_pb2.TableState:
+    """`SeatLoop(seat, hooks, ...).run()`: play the seat to the end; the last state seen."""
+    return await SeatLoop(seat, hooks, delay=delay, poll=poll, reconnects=reconnects).run()

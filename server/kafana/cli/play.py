@@ -1,0 +1,158 @@
+"""`kafana play`: the command of the terminal client (`kafana_client.cli.play`).
+
+Without --server it first starts a server in-process (memory store) and plays there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from pathlib import Path
+
+import click
+from kafana_bots import registry
+from kafana_client.cli import quiet_grpc
+from kafana_client.cli.play import DEFAULT_BOT, OPEN, PLAYERS, PlayOptions, default_name, run
+from kafana_client.cli.session import Outcome
+from kafana_client.errors import RpcError
+from rich.console import Console
+
+from kafana.cli.embedded import embedded_server
+from kafana.games.tablic import PRESETS
+
+
+async def _run(options: PlayOptions, console: Console) -> Outcome | None:
+    """Play on the server given, or on one started here for the match."""
+    if options.server:
+        return await run(options, console)
+    async with embedded_server() as target:
+        return await run(replace(options, server=target), console)
+
+
+@click.command()
+@click.option(
+    "--server", default=None, help="HOST:PORT of a Kafana server; none: run one in-process."
+)
+@click.option(
+    "--tls-ca",
+    type=click.Path(exists=True, path_type=Path),
+    default=None,
+    help="Use TLS with this root certificate (PEM).",
+)
+@click.option("--table", "table_id", default=None, help="Join this table instead of creating one.")
+@click.option(
+    "--seat",
+    type=click.IntRange(0, 7),
+    default=None,
+    help="The seat wanted (default: the first free one).",
+)
+@click.option("--name", default=None, help="Your name at the table.")
+@click.option(
+    "--game",
+    type=click.Choice(["tablic", "tac"]),
+    default="tablic",
+    show_default=True,
+    help="The game: Tablić or Tač.",
+)
+@click.option(
+    "--bots",
+    default=None,
+    help=f"Comma-separated bots for the other seats (Tablić: {', '.join(registry.names())}, "
+    f"default heuristic; Tač: {', '.join(registry.names('tac'))}, default loader); "
+    f"'{OPEN}' leaves a seat for a person.",
+)
+@click.option(
+    "--players",
+    type=click.IntRange(2, 8),
+    default=2,
+    show_default=True,
+    help="Seats: 2-4 (Tač: 2, 3, 4 on one deck; 2, 4, 8 on two).",
+)
+@click.option("--decks", type=click.IntRange(1, 2), default=1, show_default=True, help="Tač decks.")
+@click.option("--tac-calls", is_flag=True, help="Tač: accept out-of-order moves, to be called.")
+@click.option("--play-on", is_flag=True, help="Tač: play on for every place.")
+@click.option("--partnerships", is_flag=True, help="Four players in two partnerships.")
+@click.option("--preset", type=click.Choice(PRESETS), default="serbian", show_default=True)
+@click.option(
+    "--target", type=click.IntRange(0), default=0, help="Points to win (0: the preset's)."
+)
+@click.option(
+    "--seed", type=click.IntRange(0, 2**63 - 1), default=None, help="Deal seed (replayable match)."
+)
+@click.option("--hands", type=click.IntRange(1), default=None, help="Stop after this many hands.")
+@click.option(
+    "--delay",
+    type=click.FloatRange(0),
+    default=0.7,
+    show_default=True,
+    help="Seconds before each bot move.",
+)
+@click.option(
+    "--save",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the match record here at the end.",
+)
+def play(
+    server: str | None,
+    tls_ca: Path | None,
+    table_id: str | None,
+    seat: int | None,
+    name: str | None,
+    game: str,
+    bots: str | None,
+    players: int,
+    decks: int,
+    tac_calls: bool,
+    play_on: bool,
+    partnerships: bool,
+    preset: str,
+    target: int,
+    seed: int | None,
+    hands: int | None,
+    delay: float,
+    save: Path | None,
+) -> None:
+    """Play Tablić (or Tač, --game tac) in the terminal against bots, or people via a server."""
+    quiet_grpc()
+    names = tuple(b.strip() for b in (bots or DEFAULT_BOT[game]).split(",") if b.strip())
+    for bot in names:
+        if bot != OPEN and bot not in registry.names(game):
+            raise click.BadParameter(
+                f"unknown {game} bot {bot!r}: choose from {', '.join(registry.names(game))}",
+                param_hint="--bots",
+            )
+    if players not in PLAYERS[game]:
+        raise click.BadParameter(
+            f"{game} is played by {', '.join(map(str, PLAYERS[game]))} players",
+            param_hint="--players",
+        )
+    options = PlayOptions(
+        server=server,
+        table_id=table_id,
+        seat=seat,
+        name=name or default_name(),
+        bots=names,
+        players=players,
+        partnerships=partnerships,
+        preset=preset,
+        target=target,
+        seed=seed,
+        hands=hands,
+        delay=delay,
+        save=save,
+        tls_ca=tls_ca,
+        game=game,
+        decks=decks,
+        tac_calls=tac_calls,
+        play_on=play_on,
+    )
+    console = Console(highlight=False)
+    try:
+        asyncio.run(_run(options, console))
+    except RpcError as error:
+        raise click.ClickException(
+            f"the server refused: {error.message} ({error.code.name})"
+        ) from None
+    except KeyboardInterrupt:
+        console.print("\nBye.")
