@@ -95,7 +95,7 @@ def simulator_rate(hands: int, seed: int, rules: tablic.Rules) -> float:
     """Hands per second of uniformly random play in the search simulator of `kafana_bots`.
 
     `HandSim` is the mutable, index-based copy of the rules that search bots use for
-    playouts (checked move by move against `MatchState` in tests/bots/test_sim.py).
+    playouts (checked move by move against `MatchState` in tests/bots/test_bots_sim.py).
     """
     from kafana_bots.sim import HandSim
 

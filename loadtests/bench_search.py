@@ -124,7 +124,7 @@ def greedy_state(state: MatchState) -> Move:
     seat = state.current_seat
     assert seat is not None
     rules = state.rules
-    taken_value, played_value = value_tables(rules)
+    taken_value, played_value, trailed_value = value_tables(rules)
     table = state.table
     last = not state.deck_remaining and sum(len(state.hand(s)) for s in range(rules.players)) == 1
     tabla = rules.tabla_points if (rules.last_card_tabla or not last) else 0
@@ -145,7 +145,7 @@ def greedy_state(state: MatchState) -> Move:
             if v > best_value:
                 best, best_value = move, v
         else:
-            trail = -taken_value[card] - 0.5 * (taken_value[card] - played_value[card])
+            trail = trailed_value[card]
             if trail > best_trail_value:
                 best_trail, best_trail_value = move, trail
     if best is not None and (best_value >= best_trail_value or rules.must_capture):

@@ -10,11 +10,14 @@ from kafana.games.tablic import Rules
 from kafana_bots.sim import HandSim, SimMove
 from kafana_bots.values import CARD_WEIGHT, keep_cost
 
-_TABLES: dict[int, tuple[Rules, tuple[float, ...], tuple[float, ...]]] = {}
+Values = tuple[float, ...]
+"""A value per card index."""
+
+_TABLES: dict[int, tuple[Rules, tuple[Values, Values, Values]]] = {}
 
 
-def value_tables(rules: Rules) -> tuple[tuple[float, ...], tuple[float, ...]]:
-    """Per card index: the value of capturing it, and the value of playing it to capture."""
+def value_tables(rules: Rules) -> tuple[Values, Values, Values]:
+    """Per card index: the value of capturing it, of playing it to capture, of trailing it."""
     found = _TABLES.get(id(rules))  # by identity: hashing a Rules reads every switch
     if found is None or found[0] is not rules:
         if len(_TABLES) > 64:
@@ -22,8 +25,9 @@ def value_tables(rules: Rules) -> tuple[tuple[float, ...], tuple[float, ...]]:
         value = rules.points_by_index
         taken = tuple(value[i] + CARD_WEIGHT for i in range(52))
         played = tuple(value[i] + CARD_WEIGHT - keep_cost(rules, i) for i in range(52))
-        found = _TABLES[id(rules)] = (rules, taken, played)
-    return found[1], found[2]
+        trailed = tuple(-taken[i] - 0.5 * (taken[i] - played[i]) for i in range(52))
+        found = _TABLES[id(rules)] = (rules, (taken, played, trailed))
+    return found[1]
 
 
 def greedy_move(sim: HandSim) -> SimMove:
@@ -31,7 +35,7 @@ def greedy_move(sim: HandSim) -> SimMove:
     seat = sim.current
     assert seat is not None
     rules = sim.rules
-    taken_value, played_value = value_tables(rules)
+    taken_value, played_value, trailed_value = value_tables(rules)
     table = sim.table
     full = (1 << len(table)) - 1
     last = not sim.deck and sum(len(h) for h in sim.hands) == 1
@@ -52,7 +56,7 @@ def greedy_move(sim: HandSim) -> SimMove:
                 v += tabla
             if v > best_value:
                 best, best_value = (card, mask), v
-        trail = -taken_value[card] - 0.5 * (taken_value[card] - played_value[card])
+        trail = trailed_value[card]
         if trail > best_trail_value:
             best_trail, best_trail_value = (card, 0), trail
     if best is not None and (best_value >= best_trail_value or rules.must_capture):

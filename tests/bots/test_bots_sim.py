@@ -11,6 +11,7 @@ from kafana.games.tablic import Card, MatchState, Move
 from kafana_bots.exact import solve
 from kafana_bots.rollout import utility
 from kafana_bots.sim import HandSim
+from kafana_bots.worlds import sim_from_view
 
 
 def sim_of(state: MatchState, rng: random.Random) -> tuple[MatchState, HandSim]:
@@ -25,20 +26,7 @@ def sim_of(state: MatchState, rng: random.Random) -> tuple[MatchState, HandSim]:
     rng.shuffle(deck)
     hands = [state.hand(s) for s in range(rules.players)]
     state = state.determinize(hands, deck)
-    view = state.public_view()
-    assert state.current_seat is not None
-    sim = HandSim.build(
-        rules,
-        hands=hands,
-        table=state.table,
-        deck=deck,
-        captured=view.captured,
-        tablas=view.tablas,
-        last_capturer=view.last_capturer,
-        current=state.current_seat,
-        hand_no=state.hand_no,
-    )
-    return state, sim
+    return state, sim_from_view(state.public_view(), [list(h) for h in hands], deck)
 
 
 @pytest.mark.parametrize("preset", tablic.PRESETS)

@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from kafana.errors import InvalidInputError
 from kafana.games.tablic import PRESETS
 
 
@@ -60,11 +61,10 @@ def arena(
     if len(names) < 2:
         raise click.BadParameter("name at least two bots", param_hint="--bots")
     for name in names:
-        if name not in registry.names():
-            raise click.BadParameter(
-                f"unknown bot {name!r}: choose from {', '.join(registry.names())}",
-                param_hint="--bots",
-            )
+        try:
+            registry.entry(name)
+        except InvalidInputError as exc:
+            raise click.BadParameter(str(exc), param_hint="--bots") from None
     config = ArenaConfig(
         bots=names,
         hands=hands,
