@@ -132,14 +132,21 @@ class AsyncClient:
     # -- the one place calls are made ----------------------------------------------------
 
     async def _call(
-        self, method: str, request: Any, timeout: float | None, *, retry: bool = False
+        self,
+        method: str,
+        request: Any,
+        timeout: float | None,
+        *,
+        retry: bool = False,
+        stub: Any = None,
     ) -> Any:
+        """Call `method` of the Kafana service (or of `stub`, another service on the channel)."""
         deadline = _timeout(self.options.deadline(method) if timeout is None else timeout)
         policy = self.options.retry
         attempt = 0
         while True:
             try:
-                return await getattr(self._stub, method)(request, timeout=deadline)
+                return await getattr(stub or self._stub, method)(request, timeout=deadline)
             except grpc.aio.AioRpcError as error:
                 attempt += 1
                 if (

@@ -16,12 +16,10 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Concatenate, ParamSpec, TypeVar
-
-from kafana.v1 import events_pb2, rules_pb2
 
 from kafana_client.aio import AsyncClient, AsyncSeat
 from kafana_client.connection import ConnectOptions, Deadlines, Retry, Tls
@@ -81,10 +79,28 @@ def mirror(
         result: T = self._loop.run(method(self._async, *args, **kwargs))
         return result
 
-    call.__name__ = method.__name__
-    call.__qualname__ = method.__qualname__
-    call.__doc__ = method.__doc__
-    return call
+    return _named(call, method)
+
+
+def stream(
+    method: Callable[Concatenate[Any, P], AsyncIterator[T]],
+) -> Callable[Concatenate[_Blocking, P], Iterator[T]]:
+    """The blocking twin of an async stream: an iterator over the same items."""
+
+    def call(self: _Blocking, /, *args: P.args, **kwargs: P.kwargs) -> Iterator[T]:
+        return self._loop.iterate(method(self._async, *args, **kwargs))
+
+    return _named(call, method)
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _named(twin: F, method: Callable[..., Any]) -> F:
+    twin.__name__ = method.__name__
+    twin.__qualname__ = method.__qualname__
+    twin.__doc__ = method.__doc__
+    return twin
 
 
 class Client(_Blocking):
@@ -145,6 +161,9 @@ class Client(_Blocking):
     legal_moves = mirror(AsyncClient.legal_moves)
     play = mirror(AsyncClient.play)
     record = mirror(AsyncClient.record)
+    captures = mirror(AsyncClient.captures)
+    events = stream(AsyncClient.events)
+    watch = stream(AsyncClient.watch)
 
     def join(
         self,
@@ -157,34 +176,6 @@ class Client(_Blocking):
         """Take a seat; the `Seat` keeps the token."""
         held = self._loop.run(self.aio.join(table_id, seat=seat, name=name, timeout=timeout))
         return Seat(self, held)
-
-    def events(
-        self,
-        table_id: str,
-        *,
-        after_seq: int = 0,
-        seat_token: str = "",
-        timeout: float | None = None,
-    ) -> Iterator[events_pb2.Event]:
-        """The event feed, resuming after a dropped stream; ends when the match is over."""
-        return self._loop.iterate(
-            self.aio.events(table_id, after_seq=after_seq, seat_token=seat_token, timeout=timeout)
-        )
-
-    def watch(self, table_id: str, *, after_seq: int = 0) -> Iterator[events_pb2.Event]:
-        """The spectator's event feed."""
-        return self._loop.iterate(self.aio.watch(table_id, after_seq=after_seq))
-
-    def captures(
-        self,
-        card: str,
-        table: Iterable[str],
-        rules: rules_pb2.RulesSpec | None = None,
-        *,
-        timeout: float | None = None,
-    ) -> list[list[str]]:
-        """Every legal capture of `card` from `table`."""
-        return self._loop.run(self.aio.captures(card, list(table), rules, timeout=timeout))
 
 
 @dataclass
@@ -223,6 +214,4 @@ class Seat(_Blocking):
     play = mirror(AsyncSeat.play)
     leave = mirror(AsyncSeat.leave)
 
-    def events(self, *, after_seq: int = 0) -> Iterator[events_pb2.Event]:
-        """The event feed with this seat's view."""
-        return self._loop.iterate(self.held.events(after_seq=after_seq))
+    events = stream(AsyncSeat.events)

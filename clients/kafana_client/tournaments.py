@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import math
 from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
@@ -57,13 +56,7 @@ class Tournaments:
         self._stub: Any = competitions_pb2_grpc.CompetitionsStub(client.channel)
 
     async def _call(self, method: str, request: Any, timeout: float | None = None) -> Any:
-        deadline = self.client.options.deadline(method) if timeout is None else timeout
-        if deadline is not None and math.isinf(deadline):
-            deadline = None
-        try:
-            return await getattr(self._stub, method)(request, timeout=deadline)
-        except grpc.aio.AioRpcError as error:
-            raise from_grpc(error, method) from None
+        return await self.client._call(method, request, timeout, stub=self._stub)
 
     async def create(
         self,
