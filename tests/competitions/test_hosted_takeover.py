@@ -6,7 +6,7 @@ import asyncio
 import signal
 
 from kafana.competitions.hosted.redis_store import RedisEvents
-from kafana.competitions.league.connection import connect
+from kafana.store.client import RedisClient
 from kafana.v1 import competitions_pb2 as pb
 from kafana_client import AsyncClient
 from kafana_client.tournaments import Tournaments
@@ -16,7 +16,7 @@ from .test_hosted_events import games, until
 
 
 async def test_the_lease_expires_and_fences_the_old_director(redis_url: str) -> None:
-    redis = connect(redis_url, max_connections=2)
+    redis = RedisClient.from_url(redis_url)  # the table store's client, as a server has it
     try:
         store = RedisEvents(redis)
         assert await store.create("e1", {"config": "{}"})
@@ -31,7 +31,7 @@ async def test_the_lease_expires_and_fences_the_old_director(redis_url: str) -> 
         await store.release("e1", "one")  # not the holder: no effect
         assert not await store.lease("e1", "one", 300)
     finally:
-        await redis.aclose()
+        await redis.close()
 
 
 async def test_a_second_server_takes_over_when_the_director_crashes(

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import click
 
+from kafana.cli import tournament_hosted as hosted
+from kafana.cli.tournament_hosted import rules_options, show_event, with_events
 from kafana.competitions import exports
 from kafana.competitions.local_runner import registry_bots, run_local
 from kafana.competitions.model import GameResult
@@ -39,11 +41,7 @@ def _entrants(specs: tuple[str, ...]) -> dict[str, str]:
 @click.option("--name", default="event", help="The event's name.")
 @click.option("--rounds", default=0, help="Swiss rounds (0: ceil(log2(entrants))).")
 @click.option("--boards", default=2, help="Duplicate: boards per pairing.")
-@click.option("--preset", default="serbian")
-@click.option("--target", default=0, help="Points to win (0: the preset's).")
-@click.option("--seed", type=int, default=None, help="Event seed (default: fresh seeds).")
-@click.option("--move-ms", default=0, help="Time per move (0: no clock).")
-@click.option("--on-timeout", type=click.Choice([a.value for a in Action]), default="default_move")
+@rules_options
 @click.option("--server", default="", help="HOST:PORT: play every game on that server.")
 @click.option("--parallel", default=4, help="Games at once on a server.")
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="Export directory.")
@@ -179,8 +177,6 @@ def _hosted_organiser(
     """An organiser's action on an event hosted by `server` (the organiser token)."""
     from typing import Any
 
-    from kafana.cli.tournament_hosted import show_event, with_events
-
     if not token:
         raise click.UsageError("--server needs the organiser --token")
 
@@ -240,11 +236,5 @@ def adjudicate(
     _organiser("adjudicate", event, redis_url, game, winner, note, server, token)
 
 
-def _add_hosted() -> None:
-    from kafana.cli import tournament_hosted as hosted
-
-    for command in (hosted.create, hosted.enter, hosted.start, hosted.status, hosted.watch):
-        tournament.add_command(command)
-
-
-_add_hosted()
+for _command in (hosted.create, hosted.enter, hosted.start, hosted.status, hosted.watch):
+    tournament.add_command(_command)

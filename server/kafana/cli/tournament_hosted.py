@@ -31,6 +31,24 @@ SERVER = click.option(
 )  # fmt: skip
 
 
+_RULES_OPTIONS = (
+    click.option("--preset", default="serbian"),
+    click.option("--target", default=0, help="Points to win (0: the preset's)."),
+    click.option("--seed", type=int, default=None, help="Event seed (default: fresh seeds)."),
+    click.option("--move-ms", default=0, help="Time per move (0: no clock)."),
+    click.option(
+        "--on-timeout", type=click.Choice([a.value for a in Action]), default="default_move"
+    ),
+)
+
+
+def rules_options(command: Callable[..., None]) -> Callable[..., None]:
+    """The rules and clock options of an event (`tournament create` and `tournament run`)."""
+    for option in reversed(_RULES_OPTIONS):
+        command = option(command)
+    return command
+
+
 def with_events(target: str, job: Callable[[Any, Any], Awaitable[T]]) -> T:
     """Run `job(client, tournaments)` against `target`; RPC refusals become a clean exit."""
     from kafana_client import AsyncClient
@@ -77,11 +95,7 @@ def show_event(info: pb.EventInfo) -> None:
 @click.option("--rounds", default=0, help="Swiss rounds (0: ceil(log2(entrants))).")
 @click.option("--boards", default=0, help="Duplicate: boards per pairing (0: 2).")
 @click.option("--hands-per-board", default=0, help="Duplicate: explicit decks per board (0: 8).")
-@click.option("--preset", default="serbian")
-@click.option("--target", default=0, help="Points to win (0: the preset's).")
-@click.option("--seed", type=int, default=None, help="Event seed (default: fresh seeds).")
-@click.option("--move-ms", default=0, help="Time per move (0: no clock).")
-@click.option("--on-timeout", type=click.Choice([a.value for a in Action]), default="default_move")
+@rules_options
 @click.option("--parallel", default=0, help="Games at once (0: a whole round).")
 def create(
     name: str,
@@ -200,10 +214,10 @@ def _chosen(client: Any, bot: str, play: bool) -> Callable[[Any, pb.Assignment],
 
         return person
     if bot:
+        from kafana_client.convert import rules_of
         from kafana_client.remote import play_seat
 
         from kafana.cli.bot import load_factory
-        from kafana_client.convert import rules_of
 
         factory = load_factory(bot)
 

@@ -8,7 +8,9 @@ Each event's keys carry its hash tag (a league's keys are in `league.keys`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from kafana.competitions.hash_tag import hash_tag
 
 EVENT_INDEX = "{ev}:index"
 """Sorted set: hosted event id -> the time it was created (ms)."""
@@ -21,13 +23,10 @@ class EventKeys:
     event: str
 
     def __post_init__(self) -> None:
-        if not self.event or any(c in self.event for c in "{} \n"):
-            raise ValueError(f"an event name has no braces or spaces: {self.event!r}")
+        object.__setattr__(self, "tag", hash_tag("ev", self.event, "event"))
 
-    @property
-    def tag(self) -> str:
-        """The hash tag: ``{ev:<event>}``."""
-        return f"{{ev:{self.event}}}"
+    tag: str = field(init=False, repr=False, compare=False)
+    """The hash tag: ``{ev:<event>}``."""
 
     @property
     def control(self) -> str:

@@ -15,6 +15,7 @@ from kafana.competitions.hosted.redis_store import RedisEvents
 from kafana.competitions.hosted.servicer import CompetitionsServicer
 from kafana.competitions.hosted.store import EventStore, MemoryEvents
 from kafana.store.base import TableStore
+from kafana.store.client import RedisClient
 from kafana.v1 import competitions_pb2, competitions_pb2_grpc
 
 SERVICE_NAME = competitions_pb2.DESCRIPTOR.services_by_name["Competitions"].full_name
@@ -22,9 +23,10 @@ log = logging.getLogger(__name__)
 
 
 def events_for(store: TableStore) -> EventStore:
-    """The event store that goes with a table store: its Redis, else this process's memory."""
-    client = getattr(store, "client", None) or getattr(store, "_client", None)
-    return RedisEvents(client) if client is not None else MemoryEvents()
+    """The event store that goes with a table store: its Redis (through the table store's own
+    client), else this process's memory."""
+    client = getattr(store, "client", None)
+    return RedisEvents(client) if isinstance(client, RedisClient) else MemoryEvents()
 
 
 def loopback(host: str, port: int) -> str:

@@ -7,94 +7,104 @@ its lease (a pause longer than the lease) cannot overwrite the one that took ove
 
 from __future__ import annotations
 
-from typing import Any
-
-from redis.asyncio import Redis
-from redis.asyncio.cluster import RedisCluster
-
 from kafana.competitions.hosted.store import MAX_ENTRANTS, EventStore, now_ms
 from kafana.competitions.keys import EVENT_INDEX, EventKeys
-from kafana.competitions.lua import script
+from kafana.competitions.lua import store_script
+from kafana.store.client import RedisClient, Script
+from kafana.store.resp import Reply
 
 _HERE = "kafana.competitions.hosted"
 
 
-def _text(value: Any) -> str:
+def _text(value: Reply) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-def _texts(raw: dict[Any, Any]) -> dict[str, str]:
-    return {_text(k): _text(v) for k, v in raw.items()}
+def _texts(reply: Reply) -> dict[str, str]:
+    """A hash's fields from HGETALL's flat reply."""
+    items = reply if isinstance(reply, list) else []
+    return {_text(items[i]): _text(items[i + 1]) for i in range(0, len(items) - 1, 2)}
 
 
 class RedisEvents(EventStore):
-    """Events in Redis (standalone or cluster); the client is shared, not closed here."""
+    """Events in Redis (standalone or cluster), through the table store's client (shared, not
+    closed here)."""
 
     kind = "redis"
 
-    def __init__(self, client: Redis | RedisCluster) -> None:
+    def __init__(self, client: RedisClient) -> None:
         self.redis = client
-        self._enter = client.register_script(script(_HERE, "enter"))
-        self._start = client.register_script(script(_HERE, "start"))
-        self._lease = client.register_script(script(_HERE, "lease"))
-        self._save = client.register_script(script(_HERE, "save"))
-        self._release = client.register_script(script(_HERE, "release"))
+        self._enter = store_script(_HERE, "enter")
+        self._start = store_script(_HERE, "start")
+        self._lease = store_script(_HERE, "lease")
+        self._save = store_script(_HERE, "save")
+        self._release = store_script(_HERE, "release")
+
+    async def _run(self, script: Script, keys: list[str], *args: str | int) -> Reply:
+        values = [a.encode() if isinstance(a, str) else b"%d" % a for a in args]
+        return (await self.redis.run(script, keys, values))[0]
 
     async def create(self, event_id: str, meta: dict[str, str]) -> bool:
         keys = EventKeys(event_id)
-        created = await self.redis.hsetnx(keys.meta, "phase", "open")
-        if not created:
+        if not await self.redis.call(keys.meta, "HSETNX", keys.meta, "phase", "open"):
             return False
-        fields: dict[Any, Any] = dict(meta)
-        await self.redis.hset(keys.meta, mapping=fields)
-        await self.redis.zadd(EVENT_INDEX, {event_id: now_ms()})
+        fields = [part for item in meta.items() for part in item]
+        await self.redis.call(keys.meta, "HSET", keys.meta, *fields)
+        await self.redis.call(EVENT_INDEX, "ZADD", EVENT_INDEX, now_ms(), event_id)
         return True
 
+    async def _hash(self, key: str) -> dict[str, str]:
+        return _texts(await self.redis.call(key, "HGETALL", key))
+
     async def meta(self, event_id: str) -> dict[str, str]:
-        return _texts(await self.redis.hgetall(EventKeys(event_id).meta))
+        return await self._hash(EventKeys(event_id).meta)
 
     async def enter(self, event_id: str, name: str, value: str) -> str:
         keys = EventKeys(event_id)
-        args: list[str | int] = [name, value, MAX_ENTRANTS]
-        return _text(await self._enter(keys=[keys.meta, keys.entrants], args=args))
+        return _text(await self._run(self._enter, [keys.meta, keys.entrants], name, value,
+                                     MAX_ENTRANTS))  # fmt: skip
 
     async def entrants(self, event_id: str) -> dict[str, str]:
-        return _texts(await self.redis.hgetall(EventKeys(event_id).entrants))
+        return await self._hash(EventKeys(event_id).entrants)
 
     async def start(self, event_id: str) -> str:
         keys = EventKeys(event_id)
-        return _text(await self._start(keys=[keys.meta, keys.entrants]))
+        return _text(await self._run(self._start, [keys.meta, keys.entrants]))
 
     async def finish(self, event_id: str) -> None:
-        await self.redis.hset(EventKeys(event_id).meta, "phase", "finished")
+        key = EventKeys(event_id).meta
+        await self.redis.call(key, "HSET", key, "phase", "finished")
 
     async def event_ids(self, limit: int) -> list[str]:
-        return [_text(e) for e in await self.redis.zrevrange(EVENT_INDEX, 0, limit - 1)]
+        reply = await self.redis.call(EVENT_INDEX, "ZREVRANGE", EVENT_INDEX, 0, limit - 1)
+        return [_text(e) for e in reply] if isinstance(reply, list) else []
 
     async def state(self, event_id: str) -> str | None:
-        raw = await self.redis.get(EventKeys(event_id).state)
+        key = EventKeys(event_id).state
+        raw = await self.redis.call(key, "GET", key)
         return None if raw is None else _text(raw)
 
     async def save(self, event_id: str, owner: str, text: str) -> bool:
         keys = EventKeys(event_id)
-        return bool(await self._save(keys=[keys.lease, keys.state], args=[owner, text]))
+        return bool(await self._run(self._save, [keys.lease, keys.state], owner, text))
 
     async def lease(self, event_id: str, owner: str, ttl_ms: int) -> bool:
-        return bool(await self._lease(keys=[EventKeys(event_id).lease], args=[owner, ttl_ms]))
+        return bool(await self._run(self._lease, [EventKeys(event_id).lease], owner, ttl_ms))
 
     async def release(self, event_id: str, owner: str) -> None:
-        await self._release(keys=[EventKeys(event_id).lease], args=[owner])
+        await self._run(self._release, [EventKeys(event_id).lease], owner)
 
     async def set_control(self, event_id: str, status: str, note: str) -> None:
         key = EventKeys(event_id).control
-        await self.redis.hset(key, mapping={"status": status, "note": note})
+        await self.redis.call(key, "HSET", key, "status", status, "note", note)
 
     async def control(self, event_id: str) -> tuple[str, str]:
-        data = _texts(await self.redis.hgetall(EventKeys(event_id).control))
+        data = await self._hash(EventKeys(event_id).control)
         return data.get("status", ""), data.get("note", "")
 
     async def adjudicate(self, event_id: str, game_id: str, value: str) -> None:
-        await self.redis.hset(EventKeys(event_id).adjudications, game_id, value)
+        key = EventKeys(event_id).adjudications
+        await self.redis.call(key, "HSET", key, game_id, value)
 
     async def adjudications(self, event_id: str) -> dict[str, str]:
-        return _texts(await self.redis.hgetall(EventKeys(event_id).adjudications))
+        return await self._hash(EventKeys(event_id).adjudications)

@@ -6,7 +6,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from kafana.competitions.hash_tag import hash_tag
 
 
 @dataclass(frozen=True)
@@ -16,13 +18,10 @@ class LeagueKeys:
     league: str
 
     def __post_init__(self) -> None:
-        if not self.league or any(c in self.league for c in "{} \n"):
-            raise ValueError(f"a league name has no braces or spaces: {self.league!r}")
+        object.__setattr__(self, "tag", hash_tag("lg", self.league, "league"))
 
-    @property
-    def tag(self) -> str:
-        """The hash tag: ``{lg:<league>}``."""
-        return f"{{lg:{self.league}}}"
+    tag: str = field(init=False, repr=False, compare=False)
+    """The hash tag: ``{lg:<league>}``."""
 
     @property
     def season(self) -> str:

@@ -20,7 +20,7 @@ from redis.asyncio import Redis
 
 from kafana.competitions.fairness import commitment, new_seed
 from kafana.competitions.league.keys import LeagueKeys
-from kafana.competitions.lua import script
+from kafana.competitions.lua import lua_text
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,7 @@ class Matchmaker:
         self.batch = batch
         self.neighbours = neighbours
         self.clock = clock
-        self._claim = redis.register_script(script("kafana.competitions.league", "claim"))
+        self._claim = redis.register_script(lua_text("kafana.competitions.league", "claim"))
 
     async def join(self, player: str, rating: float) -> None:
         """Wait for a game (a player already waiting keeps their place)."""
