@@ -16,7 +16,7 @@ from kafana_client.tac import run_tac_bot, tac_rules_of, tac_table_config, tac_v
 from rich.console import Console
 
 from .kafana_client_live import LiveServer
-from .test_play_terminal import plain, spawn
+from .test_play_terminal import ben_leaves, plain, spawn, two_people
 
 PROMPT = r"Your move \(number, or e\.g\. play X->C; q to quit\): "
 
@@ -146,13 +146,7 @@ async def test_watch_draws_a_tac_game(server: LiveServer) -> None:
 
 
 def test_two_people_at_a_tac_table(server: LiveServer) -> None:
-    ana = spawn(
-        "play", "--server", server.target, "--game", "tac", "--bots", "open", "--name", "ana",
-        "--seed", "3",
-    )  # fmt: skip
-    ana.expect(r"--table (\w+)")
-    table = ana.match.group(1)
-    ben = spawn("play", "--server", server.target, "--table", table, "--name", "ben")
+    ana, ben = two_people(server, "--game", "tac", "--seed", "3")
     try:
         ben.expect("You are ben, seat 1.")
         ana.expect(PROMPT)
@@ -163,12 +157,7 @@ def test_two_people_at_a_tac_table(server: LiveServer) -> None:
         ben.expect(PROMPT)
         seen = plain(ben.before)
         assert "ana turned up " in seen and "ben (you)" in seen and "Central pile" in seen
-        ben.sendline("q")
-        ben.expect("You left the table.")
-        ben.expect(pexpect.EOF)
-        ana.expect(r"ben forfeited \(left\)\.")
-        ana.expect("You win!")
-        ana.expect(pexpect.EOF)
+        ben_leaves(ana, ben)
     finally:
         ana.close()
         ben.close()

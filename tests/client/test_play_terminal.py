@@ -139,11 +139,28 @@ def test_quit_and_replay(tmp_path: Path) -> None:
     assert person.exitstatus == 0
 
 
-def test_two_people_through_a_server(server: LiveServer) -> None:
-    ana = spawn("play", "--server", server.target, "--bots", "open", "--name", "ana", "--seed", "7")
+def two_people(server: LiveServer, *args: str) -> tuple[Any, Any]:
+    """ana opens a table on `server` with a seat left open (`args`: the game's options), and
+    ben takes it: their two terminals."""
+    ana = spawn("play", "--server", server.target, *args, "--bots", "open", "--name", "ana")
     ana.expect(r"--table (\w+)")
     table = ana.match.group(1)
     ben = spawn("play", "--server", server.target, "--table", table, "--name", "ben")
+    return ana, ben
+
+
+def ben_leaves(ana: Any, ben: Any) -> None:
+    """ben quits: he forfeits and ana wins; both terminals end."""
+    ben.sendline("q")
+    ben.expect("You left the table.")
+    ben.expect(pexpect.EOF)
+    ana.expect(r"ben forfeited \(left\)\.")
+    ana.expect("You win!")
+    ana.expect(pexpect.EOF)
+
+
+def test_two_people_through_a_server(server: LiveServer) -> None:
+    ana, ben = two_people(server, "--seed", "7")
     try:
         ben.expect("You are ben, seat 1.")
         ana.expect(PROMPT)
@@ -152,12 +169,7 @@ def test_two_people_through_a_server(server: LiveServer) -> None:
         ben.expect(PROMPT)
         seen = plain(ben.before)
         assert "ana played " in seen and "Your hand: 2♦ 6♣ 6♠ 7♥ 7♠ 8♣" in seen
-        ben.sendline("q")
-        ben.expect("You left the table.")
-        ben.expect(pexpect.EOF)
-        ana.expect(r"ben forfeited \(left\)\.")
-        ana.expect("You win!")
-        ana.expect(pexpect.EOF)
+        ben_leaves(ana, ben)
     finally:
         ana.close()
         ben.close()
