@@ -185,26 +185,10 @@ def status(event: str, server: str, out: str | None) -> None:
 
 
 def _player(client: Any, bot: str, play: bool) -> Callable[[Any, pb.Assignment], Any] | None:
-    player = _chosen(client, bot, play)
-    if player is None:
-        return None
+    """Who plays each of the entrant's games: a person here, a bot, or nobody (None).
 
-    async def guarded(seat: Any, a: pb.Assignment) -> object:
-        from kafana_client.errors import ResourceExhaustedError
-
-        from kafana.competitions.hosted.bot_seat import follow
-
-        try:
-            return await player(seat, a)
-        except ResourceExhaustedError:
-            click.echo(f"{a.game_id}: too many captures to list; trailing to the end", err=True)
-            await follow(seat, None)
-            return None
-
-    return guarded
-
-
-def _chosen(client: Any, bot: str, play: bool) -> Callable[[Any, pb.Assignment], Any] | None:
+    Both are the SDK's seat loop, which trails when a table has too many captures to list.
+    """
     if play:
         from kafana_client.cli.session import PersonAtTable
         from rich.console import Console

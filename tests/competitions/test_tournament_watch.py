@@ -1,0 +1,40 @@
+"""`kafana tournament watch EVENT --token T --bot SPEC`: an entrant's games played from here."""
+
+from __future__ import annotations
+
+import re
+
+from click.testing import CliRunner
+from kafana.cli import main
+
+from .hosted_helpers import Served
+
+
+def kafana(*args: str) -> tuple[int, str]:
+    """Run the command line; (exit code, output)."""
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.output
+
+
+def test_an_entrant_plays_its_games_with_a_bot_from_the_command_line(hosted: Served) -> None:
+    at = ("--server", hosted.target)
+    code, out = kafana("tournament", "create", "watch-ev", *at, "--format", "round_robin",
+                       "--target", "11", "--seed", "5")  # fmt: skip
+    assert code == 0, out
+    event = re.search(r"event (ev-\w+)", out)
+    organiser = re.search(r"organiser token (\S+)", out)
+    assert event and organiser
+    ev = event.group(1)
+    assert kafana("tournament", "enter", ev, "house", "--bot", "greedy", *at)[0] == 0
+    code, out = kafana("tournament", "enter", ev, "mine", *at)
+    entry = re.search(r"entry token (\S+)", out)
+    assert code == 0 and entry, out
+    code, out = kafana("tournament", "start", ev, *at, "--token", organiser.group(1))
+    assert code == 0, out
+    code, out = kafana("tournament", "watch", ev, *at, "--token", entry.group(1), "--bot", "random")
+    assert code == 0, out
+    assert "r1-g1: " in out and " token " in out  # told its table and seat token
+    assert "the event is over" in out and "mine" in out.split("the event is over")[1]
+    code, out = kafana("tournament", "status", ev, *at)
+    assert code == 0 and "finished" in out and "(score)" not in out, out
+    assert re.search(r"r1-g1: \S+ - \S+  \d+ : \d+ score", out), out
