@@ -28,7 +28,7 @@ import grpc  # type: ignore[import-untyped, unused-ignore]
 from kafana.games import tablic
 from kafana.v1 import events_pb2, rules_pb2, service_pb2, service_pb2_grpc, state_pb2
 
-from kafana_client.connection import ConnectOptions, Deadlines, Retry, Tls
+from kafana_client.connection import ConnectOptions, Connects
 from kafana_client.errors import RpcError, from_grpc
 
 RESUMABLE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED})
@@ -68,7 +68,7 @@ def _timeout(value: float | None) -> float | None:
     return None if value is None or math.isinf(value) else value
 
 
-class AsyncClient:
+class AsyncClient(Connects):
     """A connection to a Kafana server. Create with `connect`; close with `close` or `async with`.
 
     Every method takes `timeout` (seconds) to override the connection's default deadline for
@@ -80,32 +80,6 @@ class AsyncClient:
         self.options = options
         self.channel = channel if channel is not None else options.aio_channel()
         self._stub: Any = service_pb2_grpc.KafanaStub(self.channel)
-
-    @classmethod
-    def connect(
-        cls,
-        target: str,
-        *,
-        tls: Tls | None = None,
-        deadlines: Deadlines | None = None,
-        retry: Retry | None = None,
-    ) -> AsyncClient:
-        """A client for `target` ("host:port"); insecure unless `tls` is given.
-
-        Inside a coroutine (grpc.aio channels belong to the running event loop)::
-
-            client = AsyncClient.connect("localhost:50051", deadlines=Deadlines(default=1.0))
-            tls = Tls(root_certificates="ca.pem", client_certificate="me.pem", client_key="me.key")
-            secure = AsyncClient.connect("kafana.example:443", tls=tls)
-        """
-        return cls(
-            ConnectOptions(
-                target,
-                tls=tls,
-                deadlines=deadlines if deadlines is not None else Deadlines(),
-                retry=retry if retry is not None else Retry(),
-            )
-        )
 
     async def __aenter__(self) -> AsyncClient:
         return self

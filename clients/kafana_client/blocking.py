@@ -22,7 +22,7 @@ from types import TracebackType
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from kafana_client.aio import AsyncClient, AsyncSeat
-from kafana_client.connection import ConnectOptions, Deadlines, Retry, Tls
+from kafana_client.connection import ConnectOptions, Connects
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -103,7 +103,7 @@ def _named(twin: F, method: Callable[..., Any]) -> F:
     return twin
 
 
-class Client(_Blocking):
+class Client(_Blocking, Connects):
     """A blocking connection to a Kafana server; the methods mirror `AsyncClient`."""
 
     def __init__(self, options: ConnectOptions) -> None:
@@ -115,25 +115,6 @@ class Client(_Blocking):
         self.aio = self._loop.run(make())
         self._async = self.aio
         self.options = options
-
-    @classmethod
-    def connect(
-        cls,
-        target: str,
-        *,
-        tls: Tls | None = None,
-        deadlines: Deadlines | None = None,
-        retry: Retry | None = None,
-    ) -> Client:
-        """A blocking client for `target` ("host:port"); insecure unless `tls` is given."""
-        return cls(
-            ConnectOptions(
-                target,
-                tls=tls,
-                deadlines=deadlines if deadlines is not None else Deadlines(),
-                retry=retry if retry is not None else Retry(),
-            )
-        )
 
     def __enter__(self) -> Client:
         return self

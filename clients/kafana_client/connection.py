@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Self
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
 
@@ -116,3 +117,32 @@ class ConnectOptions:
         return grpc.aio.secure_channel(
             self.target, self.tls.credentials(), options=self._grpc_options()
         )
+
+
+class Connects:
+    """`connect(target, ...)` for a client class built from `ConnectOptions`."""
+
+    def __init__(self, options: ConnectOptions) -> None:
+        self.options = options
+
+    @classmethod
+    def connect(
+        cls,
+        target: str,
+        *,
+        tls: Tls | None = None,
+        deadlines: Deadlines | None = None,
+        retry: Retry | None = None,
+    ) -> Self:
+        """A client for `target` ("host:port"); insecure unless `tls` is given.
+
+        An `AsyncClient` is made inside a coroutine (grpc.aio channels belong to the running
+        event loop)::
+
+            client = AsyncClient.connect("localhost:50051", deadlines=Deadlines(default=1.0))
+            tls = Tls(root_certificates="ca.pem", client_certificate="me.pem", client_key="me.key")
+            secure = AsyncClient.connect("kafana.example:443", tls=tls)
+        """
+        deadlines = deadlines if deadlines is not None else Deadlines()
+        retry = retry if retry is not None else Retry()
+        return cls(ConnectOptions(target, tls=tls, deadlines=deadlines, retry=retry))
