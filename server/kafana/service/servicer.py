@@ -8,7 +8,7 @@ from typing import Any
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
 
-from kafana.errors import InvalidInputError, MatchOverError, NotFoundError, StaleSequenceError
+from kafana.errors import InvalidInputError, NotFoundError, StaleSequenceError
 from kafana.games import tablic
 from kafana.service import convert
 from kafana.service.errors import unary
@@ -194,20 +194,7 @@ class KafanaServicer(service_pb2_grpc.KafanaServicer):  # type: ignore[misc, unu
         self, request: service_pb2.GetRecordRequest, context: Context
     ) -> service_pb2.GetRecordResponse:
         """Result, record and events of a finished match."""
-        session = await self.tables.session(request.table_id)
-        if session.status != FINISHED:
-            raise MatchOverError(
-                f"the match at table {request.table_id} is not over: the record (with the "
-                "seed and the decks) is published when it ends"
-            )
-        replays = session.replays()
-        events = [
-            convert.event(replays[i - 1] if i else _initial(session), replays[i], None)
-            for i in range(len(replays))
-        ]
-        return service_pb2.GetRecordResponse(
-            result=convert.result(session), record=session.record_text(), events=events
-        )
+        return await self.tables.record(request.table_id)
 
     @unary
     async def Captures(

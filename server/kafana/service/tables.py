@@ -15,6 +15,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 from kafana.errors import (
@@ -33,7 +34,7 @@ from kafana.service.games import build_rules, game_name, game_of
 from kafana.service.records import encode
 from kafana.service.session import Session, table_record
 from kafana.store.base import FINISHED, OPEN, PLAYING, Append, Outcome, TableStore
-from kafana.v1 import events_pb2, rules_pb2, storage_pb2
+from kafana.v1 import events_pb2, rules_pb2, service_pb2, storage_pb2
 
 Kind = events_pb2.EventKind
 MOVE = events_pb2.EVENT_KIND_MOVE
@@ -407,6 +408,22 @@ class Tables:
             await self.session(table_id)
             return True
         return False
+
+    # -- the record ---------------------------------------------------------------------
+
+    async def record(self, table_id: str) -> service_pb2.GetRecordResponse:
+        """Result, record and events of a finished match (MatchOverError while it runs)."""
+        session = await self.session(table_id)
+        if session.status != FINISHED:
+            raise MatchOverError(
+                f"the match at table {table_id} is not over: the record (with the "
+                "seed and the decks) is published when it ends"
+            )
+        replays = [Session.start(session.table_id, session.stored), *session.replays()]
+        events = [convert.event(before, after, None) for before, after in pairwise(replays)]
+        return service_pb2.GetRecordResponse(
+            result=convert.result(session), record=session.record_text(), events=events
+        )
 
     # -- listing ------------------------------------------------------------------------
 
