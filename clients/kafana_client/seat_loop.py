@@ -80,7 +80,8 @@ def trails(hand: list[str] | tuple[str, ...]) -> list[state_pb2.Move]:
 
 
 async def playable_moves(seat: AsyncSeat, state: state_pb2.TableState) -> LegalMoves | None:
-    """The seat's legal moves at its turn; None when it is not its turn (an old event).
+    """The seat's legal moves at its turn; None when it is not its turn (an old event) or the
+    match has ended meanwhile (the feed brings its end).
 
     On a Tablić table whose captures are too many for the server to list (RESOURCE_EXHAUSTED,
     after a long run of trails) they are the trails of the hand in `state`, marked unlisted:
@@ -88,7 +89,7 @@ async def playable_moves(seat: AsyncSeat, state: state_pb2.TableState) -> LegalM
     """
     try:
         return await seat.legal_moves()
-    except NotYourTurnRpcError:
+    except (NotYourTurnRpcError, MatchOverRpcError):
         return None
     except ResourceExhaustedError:
         if state.WhichOneof("game") != "tablic":

@@ -93,3 +93,17 @@ async def test_a_turn_announced_before_the_break_is_still_played(server: LiveSer
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
     assert hooks.seqs[0] == state.seq + 1  # nothing told twice
+
+
+async def test_a_turn_the_match_ended_under_is_let_go(server: LiveServer) -> None:
+    async with AsyncClient.connect(server.target) as client:
+        table = await client.create_table(table_config(seed=3, target=1))
+        me = await client.join(table.table_id, name="me")
+        other = await client.join(table.table_id, name="other")
+        turn = await me.state()  # seat 0 to move
+        await other.leave()  # a forfeit: the match is over before seat 0 asks for its moves
+        hooks = Counting()
+        await SeatLoop(me, hooks).turn(turn)  # no MatchOverRpcError: the feed tells the end
+        final = await SeatLoop(me, hooks).run()
+    assert final.info.status == state_pb2.TABLE_STATUS_FINISHED
+    assert hooks.seqs[-1] == final.seq
