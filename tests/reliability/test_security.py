@@ -127,7 +127,7 @@ async def test_kafana_serve_with_mutual_tls(certs: Path, tmp_path: Path) -> None
 
 def test_tls_flags_go_together(tmp_path: Path) -> None:
     from click.testing import CliRunner
-    from kafana.service.cli import serve
+    from kafana.cli.serve import serve
 
     pem = tmp_path / "x.pem"
     pem.write_text("x")

@@ -3,7 +3,7 @@
 import click
 
 from kafana.cli.demo import demo
-from kafana.service.cli import serve
+from kafana.cli.serve import serve
 
 
 @click.group()

@@ -1,11 +1,17 @@
-"""The grpc.aio server: the Kafana service, health checking, reflection, the clock."""
+"""The grpc.aio server: the Kafana service, health checking, reflection, the clock.
+
+Services of higher layers are plugged in (`Plugin`): they are registered on the same server
+and started on its tables and feed, so they act through the domain layer in this process.
+`kafana.competitions.server.create_server` is the full server with Competitions.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
 from grpc_health.v1 import (  # type: ignore[import-untyped, unused-ignore]
@@ -15,9 +21,8 @@ from grpc_health.v1 import (  # type: ignore[import-untyped, unused-ignore]
 )
 from grpc_reflection.v1alpha import reflection  # type: ignore[import-untyped, unused-ignore]
 
-from kafana.competitions.hosted.host import SERVICE_NAME as COMPETITIONS
-from kafana.competitions.hosted.host import CompetitionsHost, events_for, loopback
 from kafana.service.clock import ClockSweeper
+from kafana.service.feed import Feed
 from kafana.service.guard import Guard
 from kafana.service.ratelimit import RateLimit
 from kafana.service.servicer import KafanaServicer
@@ -26,6 +31,21 @@ from kafana.store.base import TableStore
 from kafana.v1 import service_pb2, service_pb2_grpc
 
 SERVICE_NAME = service_pb2.DESCRIPTOR.services_by_name["Kafana"].full_name
+
+
+class Plugin(Protocol):
+    """A service served beside Kafana's by the same server, on its tables (e.g. Competitions)."""
+
+    service_name: str  # its full gRPC name, listed by reflection
+
+    def add_to(self, server: Any) -> None:
+        """Register the service on the grpc.aio server."""
+
+    def start(self, tables: Tables, feed: Feed) -> None:
+        """Start background work on the server's event loop (after the server started)."""
+
+    async def stop(self) -> None:
+        """Stop it (before the clock and the feed stop)."""
 
 
 class KafanaServer:
@@ -37,6 +57,7 @@ class KafanaServer:
         servicer: KafanaServicer,
         tables: Tables,
         clock: ClockSweeper,
+        plugins: Sequence[Plugin] = (),
     ) -> None:
         self.server = server
         self.servicer = servicer
@@ -44,15 +65,14 @@ class KafanaServer:
         self.tables = tables
         self.clock = clock
         self.health = health.aio.HealthServicer()
-        self.competitions: CompetitionsHost | None = None
-        self.director_target: str | None = None  # where the events' director reaches us
+        self.plugins = list(plugins)
 
     async def start(self) -> None:
         """Serve, and mark the service healthy."""
         await self.server.start()
         self.clock.start()
-        if self.competitions is not None:
-            self.competitions.start(self.director_target)
+        for plugin in self.plugins:
+            plugin.start(self.tables, self.servicer.feed)
         for name in ("", SERVICE_NAME):
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
 
@@ -60,8 +80,8 @@ class KafanaServer:
         """Refuse new calls, let running ones finish for `grace` seconds, stop the clock."""
         await self.health.enter_graceful_shutdown()
         self.servicer.stopping.set()
-        if self.competitions is not None:
-            await self.competitions.stop()
+        for plugin in self.plugins:
+            await plugin.stop()
         await self.clock.stop()
         await self.servicer.feed.close()
         await self.server.stop(grace)
@@ -82,7 +102,7 @@ def create_server(
     cache_size: int = 1024,
     credentials: grpc.ServerCredentials | None = None,
     rate_limit: RateLimit | None = None,
-    competitions: CompetitionsHost | None = None,
+    plugins: Sequence[Plugin] = (),
 ) -> KafanaServer:
     """A server over `store`, bound to host:port (port 0: any free one).
 
@@ -90,8 +110,7 @@ def create_server(
         credentials: TLS (see `kafana.service.tls.server_credentials`); None serves plaintext.
         rate_limit: calls per second per client; None is the generous default, and
             `RateLimit(rate=0)` turns limits off.
-        competitions: hosted tournaments (`kafana.competitions.hosted`); None: events kept in
-            the store's Redis (in memory on the memory store), directed through this server.
+        plugins: services of higher layers served beside Kafana's (see `Plugin`).
     """
     tables = Tables(store, cache_size=cache_size)
     if idle_ttl_ms is not None:
@@ -101,15 +120,14 @@ def create_server(
     server = grpc.aio.server(interceptors=[Guard(rate_limit or RateLimit())])
     servicer = KafanaServicer(tables)
     service_pb2_grpc.add_KafanaServicer_to_server(servicer, server)
-    kafana = KafanaServer(server, servicer, tables, ClockSweeper(tables, tick=clock_tick))
+    clock = ClockSweeper(tables, tick=clock_tick)
+    kafana = KafanaServer(server, servicer, tables, clock, plugins)
     health_pb2_grpc.add_HealthServicer_to_server(kafana.health, server)
-    tls_only = "hosted events need a plaintext loopback port: this server uses TLS"
-    kafana.competitions = competitions or CompetitionsHost(
-        events_for(store), refuse_create=tls_only if credentials is not None else ""
-    )
-    kafana.competitions.add_to(server)
+    for plugin in kafana.plugins:
+        plugin.add_to(server)
+    names = [SERVICE_NAME, *(p.service_name for p in kafana.plugins)]
     reflection.enable_server_reflection(
-        (SERVICE_NAME, COMPETITIONS, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+        (*names, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
     address = f"{host}:{port}"
     if credentials is None:
@@ -118,8 +136,6 @@ def create_server(
         kafana.port = server.add_secure_port(address, credentials)
     if kafana.port == 0:
         raise OSError(f"could not bind {host}:{port}")
-    if credentials is None:
-        kafana.director_target = loopback(host, kafana.port)
     return kafana
 
 

@@ -1,8 +1,8 @@
-"""A built-in bot playing its seat inside the server process.
+"""A built-in entrant's seat, played in the server process, and the policy when its bot fails.
 
-The SDK's `run_bot` plays it, with each decision (which may take a while) in a worker thread
-so it never stalls the service; all gRPC stays on the server's event loop. If the bot fails,
-the seat gets the event's disconnect policy after the grace period.
+The service's seat runner (`kafana.service.bot_seats.play_seat`) plays it: decisions in worker
+threads, moves through `Tables.play`. If the bot fails, the seat gets the event's disconnect
+policy after the grace period: a forfeit of the match, or default moves to its end.
 """
 
 from __future__ import annotations
@@ -11,42 +11,39 @@ import asyncio
 import contextlib
 
 from kafana_bots import Bot
-from kafana_client.aio import AsyncSeat
-from kafana_client.bots import run_bot
-from kafana_client.convert import current_seat
-from kafana_client.errors import RpcError
 
-from kafana.competitions.hosted.referee import default_move
 from kafana.competitions.policy import Action, Fault, FaultPolicy, Reason
-from kafana.competitions.seats import table_over
+from kafana.errors import KafanaError
+from kafana.service.bot_seats import play_seat
+from kafana.service.feed import Feed
+from kafana.service.tables import Tables
+from kafana.store.base import FINISHED
 
 
-async def follow(seat: AsyncSeat, bot: Bot | None) -> None:
-    """Play `seat` with `bot` (None: default moves) until the match is over."""
-    if bot is not None:
-        await run_bot(seat, bot, threaded=True)
-        return
-    async for event in seat.events():
-        if event.match_over:
-            return
-        if current_seat(event.state) == seat.seat:
-            await default_move(seat, event.state.seq)
-
-
-async def bot_seat(seat: AsyncSeat, bot: Bot, policy: FaultPolicy, notes: list[Fault]) -> None:
-    """`follow`; if the bot fails, note a disconnect and apply the policy to the seat."""
+async def bot_seat(
+    tables: Tables,
+    feed: Feed,
+    table_id: str,
+    seat: int,
+    token: str,
+    bot: Bot,
+    policy: FaultPolicy,
+    notes: list[Fault],
+) -> None:
+    """Play the seat with `bot`; if it fails, note a disconnect and apply the policy."""
     try:
-        await follow(seat, bot)
+        await play_seat(tables, feed, table_id, seat, token, bot)
         return
-    except Exception as exc:  # the bot or its connection failed
+    except Exception as exc:  # the bot (or the store, for now) failed
         detail = f"{type(exc).__name__}: {exc}"
-    if await table_over(seat.client, seat.table_id):
-        return
+    with contextlib.suppress(Exception):  # cannot tell: the seat is at fault
+        if (await tables.session(table_id)).status == FINISHED:
+            return
     await asyncio.sleep(policy.disconnect_grace_ms / 1000)
     action = policy.action(Reason.DISCONNECT)
-    notes.append(Fault(seat.seat, Reason.DISCONNECT, action, -1, detail))
-    with contextlib.suppress(RpcError):
+    notes.append(Fault(seat, Reason.DISCONNECT, action, -1, detail))
+    with contextlib.suppress(KafanaError):
         if action is Action.FORFEIT_MATCH:
-            await seat.leave()
+            await tables.leave(table_id, token)
         else:
-            await follow(seat, None)
+            await play_seat(tables, feed, table_id, seat, token, None)

@@ -3,12 +3,14 @@
 Each server process runs one `Director`. It scans the event store every `scan` seconds and
 takes the lease of any started, unfinished event nobody directs (a lease expires `lease_ms`
 after its holder stops renewing it, so a stopped or crashed process's events are taken over).
-Directing an event: hand out rounds (`Tournament`), create one table per game through the
-service's own port with the SDK (the game's seed, decks and the policy's clock), take every
-seat (the seat tokens are kept in the snapshot and told to remote entrants by `WatchEntry`),
-play the built-in bots' seats (their decisions in worker threads), referee the table, and record the
-result. After every change the snapshot is written (only while the lease is held), so a
-director that takes over resumes: finished games stay, running tables are followed again.
+Directing an event: hand out rounds (`Tournament`), create one table per game with the
+service's own table operations (`Tables`, as the RPCs do: the game's seed, decks and the
+policy's clock), take every seat (the seat tokens are kept in the snapshot and told to remote
+entrants by `WatchEntry`), play the built-in bots' seats in this process (their decisions in
+worker threads), referee the table, and record the result. No call goes through the network,
+so a server with TLS hosts events as one without. After every change the snapshot is written
+(only while the lease is held), so a director that takes over resumes: finished games stay,
+running tables are followed again.
 """
 
 from __future__ import annotations
@@ -22,8 +24,6 @@ import uuid
 from dataclasses import replace
 
 from kafana_bots import registry
-from kafana_client.aio import AsyncClient, AsyncSeat
-from kafana_client.errors import RpcError
 
 from kafana.competitions.control import apply_controls
 from kafana.competitions.envelope import FairRecord
@@ -35,6 +35,9 @@ from kafana.competitions.model import GameResult, GameSpec
 from kafana.competitions.policy import Action, Fault
 from kafana.competitions.table_results import game_result, game_table_config
 from kafana.competitions.tournament import Status
+from kafana.errors import KafanaError
+from kafana.service.feed import Feed
+from kafana.service.tables import Tables
 from kafana.tasks import cancel_and_wait
 
 log = logging.getLogger(__name__)
@@ -45,25 +48,26 @@ class LostLease(Exception):
 
 
 class Director:
-    """Directs the started events of `store` through the service at `target`."""
+    """Directs the started events of `store` on the tables of this server process."""
 
     def __init__(
         self,
         store: EventStore,
-        target: str,
+        tables: Tables,
+        feed: Feed,
         *,
         lease_ms: int = 5_000,
         scan: float = 1.0,
         poll: float = 0.2,
     ) -> None:
         self.store = store
-        self.target = target
+        self.tables = tables
+        self.feed = feed
         self.owner = uuid.uuid4().hex
         self.lease_ms = lease_ms
         self.scan = scan
         self.poll = poll
         self.running: dict[str, asyncio.Task[None]] = {}
-        self.client: AsyncClient | None = None
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
 
@@ -82,8 +86,6 @@ class Director:
             with contextlib.suppress(Exception):
                 await self.store.release(event_id, self.owner)
         self.running.clear()
-        if self.client is not None:
-            await self.client.close()
 
     async def _scan_forever(self) -> None:
         while True:
@@ -109,9 +111,7 @@ class Director:
                 self.running[event_id] = task
 
     async def _direct(self, event_id: str) -> None:
-        if self.client is None:
-            self.client = AsyncClient.connect(self.target)
-        run = EventRun(self, event_id, self.client)
+        run = EventRun(self, event_id)
         try:
             await run.run()
         except asyncio.CancelledError:
@@ -132,11 +132,11 @@ class Director:
 class EventRun:
     """Directing one event while this process holds its lease."""
 
-    def __init__(self, director: Director, event_id: str, client: AsyncClient) -> None:
+    def __init__(self, director: Director, event_id: str) -> None:
         self.d = director
         self.store = director.store
+        self.tables = director.tables
         self.event_id = event_id
-        self.client = client
         self.lost = False
         self.hosted: Hosted
         self.bots: dict[str, str] = {}
@@ -193,8 +193,8 @@ class EventRun:
         for result in decided:
             seats = self.hosted.tables.get(result.game_id)
             if seats is not None:
-                with contextlib.suppress(RpcError):
-                    await self.client.close_table(seats.table_id, seats.admin_token)
+                with contextlib.suppress(KafanaError):
+                    await self.tables.close(seats.table_id, seats.admin_token)
         if decided or t.status is not before:
             await self.save()
         return decided
@@ -228,7 +228,7 @@ class EventRun:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), self.d.poll)
                 return
-            with contextlib.suppress(RpcError, ConnectionError, OSError):
+            with contextlib.suppress(KafanaError, ConnectionError, OSError):
                 await self.apply_controls()
 
     async def _game(self, spec: GameSpec, limit: asyncio.Semaphore) -> None:
@@ -249,7 +249,7 @@ class EventRun:
                     break
                 except (LostLease, asyncio.CancelledError):
                     raise
-                except Exception:  # the table stays: follow it again (bots replay its events)
+                except Exception:  # the table stays: follow it again (bots are told its events)
                     log.warning(
                         "director: game %s of %s failed (attempt %d); following it again",
                         spec.game_id, self.event_id, attempt, exc_info=True,
@@ -262,12 +262,12 @@ class EventRun:
     async def _table(self, spec: GameSpec) -> TableSeats:
         t = self.hosted.tournament
         config = game_table_config(spec, t.seed_of(spec.game_id), t)
-        created = await self.client.create_table(config)
+        table_id, admin_token, _session = await self.tables.create(config)
         tokens = []
         for index, name in enumerate(spec.seats):
-            seat = await self.client.join(created.table_id, seat=index, name=name)
-            tokens.append(seat.token)
-        seats = TableSeats(created.table_id, created.admin_token, tokens)
+            _seat, token, _session = await self.tables.join(table_id, index, name)
+            tokens.append(token)
+        seats = TableSeats(table_id, admin_token, tokens)
         self.hosted.tables[spec.game_id] = seats
         await self.save()  # from now on remote entrants learn their seat (WatchEntry)
         return seats
@@ -278,6 +278,7 @@ class EventRun:
         rules = config.rules
         seed = t.seed_of(spec.game_id)
         notes: list[Fault] = []
+        tables, feed, table_id = self.tables, self.d.feed, seats.table_id
         async with asyncio.TaskGroup() as group:
             for index, name in enumerate(spec.seats):
                 bot_name = self.bots.get(name)
@@ -285,10 +286,12 @@ class EventRun:
                     continue  # a person or remote bot plays this seat itself
                 rng = random.Random(f"{seed}:{spec.game_id}:{index}")
                 bot = registry.create(bot_name, seat=index, rules=rules, rng=rng)
-                seat = AsyncSeat(self.client, seats.table_id, index, seats.tokens[index], name)
-                group.create_task(bot_seat(seat, bot, config.policy, notes))
-            group.create_task(referee(self.client, seats.table_id, seats.tokens, config.policy))
-        answer = await self.client.record(seats.table_id)
+                token = seats.tokens[index]
+                group.create_task(
+                    bot_seat(tables, feed, table_id, index, token, bot, config.policy, notes)
+                )
+            group.create_task(referee(tables, feed, table_id, seats.tokens, config.policy))
+        answer = await tables.record(table_id)
         result = game_result(spec, seed, seats.table_id, answer, t, notes)
         if config.policy.on_timeout is Action.FORFEIT_HAND:
             faults = tuple(_hand_forfeit(f) for f in result.faults)

@@ -1,8 +1,9 @@
-"""Hosting competitions in a `kafana serve` process: the service, its store, the director.
+"""Hosting competitions in a server process: the Competitions service and the director.
 
-`create_server` builds one `CompetitionsHost`; on a Redis table store the events live in the
-same Redis (keys `{ev:<event>}:*`), so any server process on it can take over directing an
-event; on the in-memory store they live in this process only (and die with it).
+`kafana.competitions.server.create_server` plugs one `CompetitionsHost` into the service's
+server; on a Redis table store the events live in the same Redis (keys `{ev:<event>}:*`), so
+any server process on it can take over directing an event; on the in-memory store they live
+in this process only (and die with it). The director plays on the server's own `Tables`.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from kafana.competitions.hosted.director import Director
 from kafana.competitions.hosted.redis_store import RedisEvents
 from kafana.competitions.hosted.servicer import CompetitionsServicer
 from kafana.competitions.hosted.store import EventStore, MemoryEvents
+from kafana.service.feed import Feed
+from kafana.service.tables import Tables
 from kafana.store.base import TableStore
-from kafana.store.client import RedisClient
 from kafana.v1 import competitions_pb2, competitions_pb2_grpc
 
 SERVICE_NAME = competitions_pb2.DESCRIPTOR.services_by_name["Competitions"].full_name
@@ -23,35 +25,22 @@ log = logging.getLogger(__name__)
 
 
 def events_for(store: TableStore) -> EventStore:
-    """The event store that goes with a table store: its Redis (through the table store's own
-    client), else this process's memory."""
-    client = getattr(store, "client", None)
-    return RedisEvents(client) if isinstance(client, RedisClient) else MemoryEvents()
-
-
-def loopback(host: str, port: int) -> str:
-    """Where this process reaches its own server."""
-    if host in ("", "0.0.0.0", "::", "[::]"):
-        host = "127.0.0.1"
-    return f"{host}:{port}"
+    """The event store that goes with a table store: its Redis, else this process's memory."""
+    client = getattr(store, "client", None) or getattr(store, "_client", None)
+    return RedisEvents(client) if client is not None else MemoryEvents()
 
 
 class CompetitionsHost:
-    """The Competitions service and the director of one server process."""
+    """The Competitions service and the director of one server process (a server plug-in)."""
 
-    def __init__(
-        self,
-        events: EventStore,
-        *,
-        lease_ms: int = 5_000,
-        scan: float = 1.0,
-        refuse_create: str = "",
-    ) -> None:
+    service_name = SERVICE_NAME
+
+    def __init__(self, events: EventStore, *, lease_ms: int = 5_000, scan: float = 1.0) -> None:
         self.events = events
         self.lease_ms = lease_ms
         self.scan = scan
         self.director: Director | None = None
-        self.servicer = CompetitionsServicer(events, self.wake, refuse_create)
+        self.servicer = CompetitionsServicer(events, self.wake)
 
     def add_to(self, server: Any) -> None:
         """Register the service on a grpc.aio server."""
@@ -62,11 +51,9 @@ class CompetitionsHost:
         if self.director is not None:
             self.director.wake()
 
-    def start(self, target: str | None) -> None:
-        """Start directing through the server at `target` (None: this process directs nothing)."""
-        if target is None:
-            return
-        self.director = Director(self.events, target, lease_ms=self.lease_ms, scan=self.scan)
+    def start(self, tables: Tables, feed: Feed) -> None:
+        """Start directing events on the server's tables (from its event loop)."""
+        self.director = Director(self.events, tables, feed, lease_ms=self.lease_ms, scan=self.scan)
         self.director.start()
 
     async def stop(self) -> None:

@@ -1,64 +1,43 @@
-"""Watching one hosted table to its end, and enforcing "forfeit the hand" on a timeout.
+"""Following one hosted table to its end, and enforcing "forfeit the hand" on a timeout.
 
 The server's clock knows two answers to a timeout: its default move, or a forfeit of the
 match. For an event whose policy is `forfeit_hand`, the table's clock plays the default move
 and the referee, which holds every seat's token, then plays default moves for that seat (the
-first legal move, a trail when it has one) until the hand is over. The hand is scored as its
-cards fall; the fault is recorded as `seatN:timeout->forfeit_hand@M`.
+move the clock would play: the first legal move, a trail when it has one) until the hand is
+over. The hand is scored as its cards fall; the fault is recorded as
+`seatN:timeout->forfeit_hand@M`. The referee follows the table in the server process
+(`kafana.service.follow`), never through the SDK.
 """
 
 from __future__ import annotations
 
 import contextlib
 
-from kafana_client.aio import AsyncClient, AsyncSeat
-from kafana_client.convert import current_seat
-from kafana_client.errors import ResourceExhaustedError, RpcError
-
 from kafana.competitions.policy import Action, FaultPolicy
+from kafana.service.bot_seats import hand_no, play_default, to_move
+from kafana.service.feed import Feed
+from kafana.service.follow import follow, steps
+from kafana.service.session import Session
+from kafana.service.tables import Tables
 from kafana.v1 import events_pb2
 
 
 async def referee(
-    client: AsyncClient, table_id: str, tokens: list[str], policy: FaultPolicy
-) -> None:
-    """Follow the table until the match is over (or the table is closed)."""
+    tables: Tables, feed: Feed, table_id: str, tokens: list[str], policy: FaultPolicy
+) -> Session:
+    """Follow the table until the match is over (or the table is closed); the last session."""
     forfeiting: dict[int, int] = {}  # seat -> the hand it forfeited
-    hand = 0
-    async for event in client.watch(table_id):
-        after = event.state.tablic
-        if (
-            policy.on_timeout is Action.FORFEIT_HAND
-            and event.kind == events_pb2.EVENT_KIND_MOVE
-            and event.reason == "timeout"
-        ):
-            forfeiting[event.seat] = hand
-        hand = after.hand_no
-        if event.match_over:
-            return
-        seat = current_seat(event.state)
-        if seat is not None and forfeiting.get(seat) == hand:
-            held = AsyncSeat(client, table_id, seat, tokens[seat])
-            await default_move(held, event.state.seq)
-
-
-async def default_move(seat: AsyncSeat, seq: int) -> None:
-    """Play the seat's default move at `seq` (nothing if the table has moved on or is over).
-
-    The first legal move (a trail when it has one); on a table whose captures are too many to
-    list, a trail of the first card of the hand that the server accepts.
-    """
-    with contextlib.suppress(RpcError):
-        try:
-            legal = await seat.legal_moves()
-        except ResourceExhaustedError:
-            state = await seat.state()
-            if state.seq != seq:
-                return
-            for card in state.tablic.hand:
-                with contextlib.suppress(RpcError):
-                    await seat.play(card, last_seq=seq)
-                    return
-            return
-        if legal.seq == seq and legal.moves:  # not an old event replayed after a restart
-            await seat.play(legal.moves[0].text, last_seq=legal.seq)
+    last: Session | None = None
+    async with contextlib.aclosing(follow(tables, feed, table_id)) as changes:
+        async for session in changes:
+            if policy.on_timeout is Action.FORFEIT_HAND:
+                before = last or Session.start(table_id, session.stored)
+                for event, after in steps(before, session):
+                    if event.kind == events_pb2.EVENT_KIND_MOVE and event.reason == "timeout":
+                        forfeiting[event.seat] = hand_no(before)
+                    before = after
+                seat = to_move(session)
+                if seat is not None and forfeiting.get(seat) == hand_no(session):
+                    await play_default(tables, session, tokens[seat])
+            last = session
+    return last if last is not None else await tables.session(table_id)

@@ -36,12 +36,9 @@ _ENTER_REFUSALS = {
 class CompetitionsServicer(competitions_pb2_grpc.CompetitionsServicer):
     """Create, enter, start, follow and control hosted events."""
 
-    def __init__(
-        self, store: EventStore, wake: Callable[[], None], refuse_create: str = ""
-    ) -> None:
+    def __init__(self, store: EventStore, wake: Callable[[], None]) -> None:
         self.store = store
         self.wake = wake
-        self.refuse_create = refuse_create  # why events cannot be hosted here ("" if they can)
         self.stopping = asyncio.Event()
 
     async def _meta(self, event_id: str) -> dict[str, str]:
@@ -73,8 +70,6 @@ class CompetitionsServicer(competitions_pb2_grpc.CompetitionsServicer):
         self, request: pb.CreateEventRequest, context: Context
     ) -> pb.CreateEventResponse:
         """A new event, open for entries; the organiser token is in this answer only."""
-        if self.refuse_create:
-            raise EventError(self.refuse_create)
         p = request.policy
         config = ev.event_config(
             request.name,

@@ -1,4 +1,4 @@
-"""`kafana serve`: run the gRPC service."""
+"""`kafana serve`: run the gRPC service, with Competitions (`kafana.competitions.server`)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,11 @@ import sys
 
 import click
 
+from kafana.competitions.server import create_server
 from kafana.service.collector import calm_full_collections, collect_every
 from kafana.service.embedded import choose_store
 from kafana.service.ratelimit import RateLimit
-from kafana.service.server import create_server, serve_until_signal
+from kafana.service.server import serve_until_signal
 from kafana.service.tls import server_credentials
 
 PEM = click.Path(exists=True, dir_okay=False)

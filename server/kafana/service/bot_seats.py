@@ -1,0 +1,128 @@
+"""Built-in bots playing seats in the server process, on the domain layer (never the SDK).
+
+`play_seat` follows the table (`follow`), tells the bot every public event, and at the seat's
+turn lets it choose in a worker thread (a bot may think for a while: the event loop serving
+every other table never waits for it), then plays the move with `Tables.play` under the seat's
+token, as the `PlayMove` RPC does. Without a bot the seat plays the table's default moves.
+Tablić only: the bot interface (`kafana_bots.Bot`) is Tablić's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+from kafana_bots import Bot, HandEnded, HandStarted, MatchEnded, MovePlayed
+from kafana_bots.events import Event
+
+from kafana.errors import (
+    IllegalMoveError,
+    MatchOverError,
+    NotYourTurnError,
+    StaleSequenceError,
+    TooManyMovesError,
+)
+from kafana.games import tablic
+from kafana.service.feed import Feed
+from kafana.service.follow import follow, steps
+from kafana.service.session import Session
+from kafana.service.tables import Tables
+from kafana.store.base import OPEN, PLAYING
+from kafana.v1 import events_pb2, storage_pb2
+
+MOVE = events_pb2.EVENT_KIND_MOVE
+MOVED_ON = (StaleSequenceError, NotYourTurnError, MatchOverError, IllegalMoveError)
+"""A move refused because the table moved on (a clock timeout, a forfeit, the end), or a
+fallback trail refused: the seat waits for the next change."""
+
+
+def to_move(session: Session) -> int | None:
+    """The seat to move (None: nobody, or the match is not running)."""
+    if session.status != PLAYING:
+        return None
+    seat: int | None = session.game.current_seat(session.match)
+    return seat
+
+
+def hand_no(session: Session) -> int:
+    """The number of the hand being played."""
+    match: tablic.MatchState = session.match
+    return match.hand_no
+
+
+def bot_events(event: storage_pb2.StoredEvent, before: Session, after: Session) -> list[Event]:
+    """The public events a bot is told of for one event of the table."""
+    out: list[Event] = []
+    match: tablic.MatchState = after.match
+    if before.status == OPEN and after.status == PLAYING:
+        out.append(HandStarted(match.hand_no, match.table))
+    if event.kind != MOVE:
+        return out
+    out.append(MovePlayed(event.seat, tablic.Move.parse(event.move)))
+    done = len(before.match.hand_results)
+    for result in match.hand_results[done:]:
+        out.append(HandEnded(result))
+    if len(match.hand_results) > done and not match.is_over:
+        out.append(HandStarted(match.hand_no, match.table))
+    if match.is_over:
+        out.append(MatchEnded(match.scores))
+    return out
+
+
+def playable(tables: Tables, session: Session, seat: int) -> list[tablic.Move]:
+    """The legal moves of `seat`; on a table whose captures are too many to list, the trails
+    of its hand (the table still checks them, and refuses them under must-capture)."""
+    try:
+        return list(tables.legal(session, seat))
+    except TooManyMovesError:
+        match: tablic.MatchState = session.match
+        return [tablic.Move(card) for card in match.hand(seat)]
+
+
+async def play_move(tables: Tables, session: Session, token: str, move: str) -> None:
+    """Play `move` at the session's seq (nothing if the table moved on meanwhile)."""
+    with contextlib.suppress(*MOVED_ON):
+        await tables.play(session.table_id, token, move, f"bot-{session.seq}", session.seq)
+
+
+async def play_default(tables: Tables, session: Session, token: str) -> None:
+    """Play the table's default move for the seat to move (the move its clock would play)."""
+    await play_move(tables, session, token, session.game.default_move(session.match))
+
+
+async def decide(tables: Tables, session: Session, seat: int, bot: Bot) -> str:
+    """The bot's move at `session`, chosen in a worker thread."""
+    match: tablic.MatchState = session.match
+    moves = playable(tables, session, seat)
+    move = await asyncio.to_thread(bot.choose, match.view(seat), moves)
+    return str(move)
+
+
+async def play_seat(
+    tables: Tables, feed: Feed, table_id: str, seat: int, token: str, bot: Bot | None
+) -> Session:
+    """Play `seat` with `bot` (None: default moves) until the match is over; the last session.
+
+    The bot is told every event from the table's start (also when a seat is taken over
+    mid-match). An error of the bot (or of the store) is raised to the caller.
+    """
+    before: Session | None = None
+    async with contextlib.aclosing(follow(tables, feed, table_id)) as changes:
+        async for session in changes:
+            if before is None:
+                before = Session.start(table_id, session.stored)
+            if bot is not None:
+                for event, after in steps(before, session):
+                    for item in bot_events(event, before, after):
+                        bot.observe(item)
+                    before = after
+            before = session
+            if to_move(session) != seat:
+                continue
+            if bot is None:
+                await play_default(tables, session, token)
+            else:
+                await play_move(tables, session, token, await decide(tables, session, seat, bot))
+    if before is None:  # over before it was followed
+        return await tables.session(table_id)
+    return before
