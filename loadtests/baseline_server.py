@@ -20,7 +20,7 @@ import signal
 from typing import Any
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
-from kafana.store.lane import Lane, pack
+from kafana.store.client import RedisClient, Script
 from kafana.v1 import events_pb2, service_pb2, service_pb2_grpc, state_pb2
 from redis.asyncio import BlockingConnectionPool, Redis
 
@@ -42,13 +42,13 @@ Context = grpc.aio.ServicerContext[Any, Any]
 class BaselineServicer(service_pb2_grpc.KafanaServicer):  # type: ignore[misc, unused-ignore]
     """CreateTable, JoinTable, PlayMove and Captures at their barest."""
 
-    def __init__(self, redis: Redis, lane: bool = False) -> None:
+    def __init__(self, redis: Redis, lane: RedisClient | None = None) -> None:
         self._redis = redis
         self._move = redis.register_script(MOVE_LUA)
-        # --lane: the script down Kafana's pipelined connection (kafana.store.lane) instead of
-        # redis-py's call, to compare Kafana with a baseline that uses the same Redis client.
-        self._lane = Lane.for_client(redis) if lane else None
-        self._sha = self._move.sha
+        # --lane: the script through Kafana's store client (kafana.store.client, pipelined
+        # lanes) instead of redis-py's call, to compare Kafana with a baseline on the same client.
+        self._lane = lane
+        self._script = Script.of("move", MOVE_LUA)
 
     async def CreateTable(
         self, request: service_pb2.CreateTableRequest, context: Context
@@ -75,12 +75,8 @@ class BaselineServicer(service_pb2_grpc.KafanaServicer):  # type: ignore[misc, u
         tag = "{b:" + request.table_id + "}"
         keys = [tag + ":seq", tag + ":events"]
         if self._lane is not None:
-            command = pack("EVALSHA", self._sha, 2, *keys, request.last_seq, request.move)
-            reply = await self._lane.call(command)
-            if isinstance(reply, Exception):  # NOSCRIPT: load it, then once more
-                await self._redis.script_load(MOVE_LUA)
-                reply = await self._lane.call(command)
-            seq = int(reply)  # type: ignore[arg-type]
+            args = [b"%d" % request.last_seq, request.move.encode()]
+            seq = int((await self._lane.run(self._script, keys, args))[0])  # type: ignore[arg-type]
         else:
             seq = int(await self._move(keys=keys, args=[request.last_seq, request.move]))
         if seq < 0:
@@ -102,8 +98,9 @@ async def serve(redis_url: str, host: str, port: int, lane: bool = False) -> Non
     pool = BlockingConnectionPool.from_url(redis_url, max_connections=256, timeout=20)
     redis = Redis(connection_pool=pool)
     server = grpc.aio.server()
+    client = RedisClient.from_url(redis_url) if lane else None
     service_pb2_grpc.add_KafanaServicer_to_server(
-        BaselineServicer(redis, lane),  # type: ignore[abstract, unused-ignore]
+        BaselineServicer(redis, client),  # type: ignore[abstract, unused-ignore]
         server,
     )
     bound = server.add_insecure_port(f"{host}:{port}")
@@ -117,6 +114,8 @@ async def serve(redis_url: str, host: str, port: int, lane: bool = False) -> Non
     await stopping.wait()
     await server.stop(1.0)
     await redis.aclose()
+    if client is not None:
+        await client.close()
 
 
 def main() -> None:
@@ -126,7 +125,7 @@ def main() -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=50061)
     parser.add_argument(
-        "--lane", action="store_true", help="the script down kafana.store.lane, not redis-py"
+        "--lane", action="store_true", help="the script through kafana.store.client, not redis-py"
     )
     args = parser.parse_args()
     asyncio.run(serve(args.redis, args.host, args.port, args.lane))

@@ -17,11 +17,8 @@ import asyncio
 import random
 import shutil
 import signal
-import socket
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -33,6 +30,7 @@ from kafana.competitions.league.connection import connect  # noqa: E402
 from kafana.competitions.league.leaderboard import Leaderboard  # noqa: E402
 from kafana.competitions.league.matchmaking import Matchmaker, Window, no_table  # noqa: E402
 from kafana.competitions.ratings import Rating  # noqa: E402
+from kafana.store.redis_server import redis_server  # noqa: E402
 
 
 @contextmanager
@@ -40,29 +38,8 @@ def private_redis() -> Iterator[int]:
     """Our own redis-server on a free port, no persistence; yields the port."""
     if shutil.which("redis-server") is None:
         raise SystemExit("redis-server is not on the PATH")
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = int(sock.getsockname()[1])
-    with tempfile.TemporaryDirectory() as directory:
-        process = subprocess.Popen(
-            [
-                *("redis-server", "--port", str(port), "--bind", "127.0.0.1"),
-                *("--save", "", "--appendonly", "no", "--dir", directory),
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        try:
-            deadline = time.monotonic() + 10
-            while time.monotonic() < deadline:
-                with socket.socket() as sock:
-                    if sock.connect_ex(("127.0.0.1", port)) == 0:
-                        break
-                time.sleep(0.05)
-            yield port
-        finally:
-            process.terminate()
-            process.wait(timeout=10)
+    with redis_server() as redis:
+        yield redis.port
 
 
 async def timed(label: str, count: int, call: Callable[[int], Awaitable[object]]) -> None:

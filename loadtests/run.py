@@ -34,6 +34,7 @@ from typing import Any
 import psutil  # type: ignore[import-untyped, unused-ignore]
 import redis
 from kafana.store.keys import table_keys, tables_index
+from kafana.store.redis_server import RedisServer, free_port
 from merge import merge_results
 
 HERE = Path(__file__).resolve().parent
@@ -100,13 +101,6 @@ def cpu_list(text: str) -> set[int]:
     return out
 
 
-def free_port() -> int:
-    """A TCP port free on 127.0.0.1 right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def wait_port(port: int, process: subprocess.Popen[bytes], timeout: float = 20.0) -> None:
     """Wait until something accepts connections on 127.0.0.1:port."""
     deadline = time.monotonic() + timeout
@@ -133,30 +127,15 @@ def stop(process: subprocess.Popen[bytes], timeout: float = 10.0) -> None:
 
 @contextlib.contextmanager
 def redis_server(directory: Path) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
-    """A private redis-server (no persistence) on a free loopback port."""
-    binary = shutil.which("redis-server")
-    if binary is None:
+    """A private redis-server (no persistence) on a free loopback port: its process and port."""
+    if shutil.which("redis-server") is None:
         raise RuntimeError("redis-server is not on the PATH (scripts/ensure-redis installs it)")
-    port = free_port()
-    command = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", ""]
-    command += ["--appendonly", "no", "--dir", str(directory)]
-    process = subprocess.Popen(
-        command,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        preexec_fn=_start_as("redis"),
-    )
+    server = RedisServer(directory, preexec=_start_as("redis")).start()
     try:
-        wait_port(port, process)
-        client = redis.Redis(port=port)
-        for _ in range(100):
-            with contextlib.suppress(redis.exceptions.BusyLoadingError):
-                client.ping()
-                break
-            time.sleep(0.05)
-        yield process, port
+        assert server.process is not None
+        yield server.process, server.port
     finally:
-        stop(process)
+        server.stop()
 
 
 # One load driver is one network address: the per-client rate limit is off. Each process caches

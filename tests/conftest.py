@@ -1,4 +1,5 @@
-"""Settings for the whole test run, read before any test module imports gRPC."""
+"""Settings for the whole test run, read before any test module imports gRPC; the test kit's
+fixtures (`tests/kit.py`: private redis-servers) for every folder."""
 
 from __future__ import annotations
 
@@ -10,3 +11,5 @@ import sys
 # (SIGSEGV) before it could exec `kafana play`. Without them, fork + exec is plain POSIX.
 os.environ["GRPC_ENABLE_FORK_SUPPORT"] = "false"
 assert "grpc" not in sys.modules, "gRPC was imported before tests/conftest.py could configure it"
+
+from kit import private_redis, redis_url  # noqa: E402, F401 (fixtures for every folder)

@@ -11,27 +11,21 @@ from pathlib import Path
 
 import click
 import pytest
-from kafana.games import tablic
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
-
 from kafana.cli.bot import load_factory
+from kafana.games import tablic
 from kafana.service.server import create_server
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import state_pb2
 from kafana_client.aio import AsyncClient
 from kafana_client.convert import table_config
-from kafana_it import start_redis, stop
+from kit import redis_server
 
 
 @pytest.fixture
 def redis_url(tmp_path: Path) -> Iterator[str]:
     """A private redis-server for this test (never the shared one)."""
-    process, port = start_redis(tmp_path / "redis")
-    try:
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        stop(process)
+    with redis_server(tmp_path / "redis") as redis:
+        yield redis.url
 
 
 async def _wait_seq(

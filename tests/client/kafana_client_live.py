@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import subprocess
 import threading
-import time
 from collections.abc import Coroutine
-from pathlib import Path
 from typing import Any, TypeVar
 
 from kafana.service.server import KafanaServer, create_server
@@ -114,46 +111,3 @@ class BlackHole:
         for conn in self.held:
             conn.close()
         self.sock.close()
-
-
-class PrivateRedis:
-    """Our own redis-server on a free loopback port, nothing persisted (never the shared 6379)."""
-
-    def __init__(self, directory: Path) -> None:
-        self.port = _free_port()
-        self.process = subprocess.Popen(
-            [
-                *("redis-server", "--port", str(self.port), "--bind", "127.0.0.1"),
-                *("--save", "", "--appendonly", "no", "--dir", str(directory)),
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            with socket.socket() as sock:
-                if sock.connect_ex(("127.0.0.1", self.port)) == 0:
-                    return
-            time.sleep(0.05)
-        self.close()
-        raise RuntimeError("redis-server did not start")
-
-    @property
-    def url(self) -> str:
-        """The redis:// URL of database 0."""
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def close(self) -> None:
-        """Stop the server."""
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])

@@ -1,14 +1,13 @@
-"""Fixtures: a private redis-server per session (flushed per test), stores of both kinds."""
+"""Fixtures: stores of both kinds and the service over them (the private redis-server per
+session, flushed per test, is the test kit's `redis_url`)."""
 
 from __future__ import annotations
 
 import asyncio
-import subprocess
 import warnings
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import grpc
@@ -18,24 +17,8 @@ from kafana.store.base import TableStore
 from kafana.store.memory import MemoryStore
 from kafana.store.redis_store import RedisStore
 from kafana.v1.service_pb2_grpc import KafanaStub
-from kafana_it import redis_server
 
 STOP_LIMIT_S = 20.0
-
-
-@pytest.fixture(scope="session")
-def redis_port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
-    """Our own redis-server on a free port (never the shared one on 6379)."""
-    with redis_server(Path(tmp_path_factory.mktemp("redis"))) as port:
-        yield port
-
-
-@pytest.fixture
-def redis_url(redis_port: int) -> str:
-    """The private server's URL, emptied first (it is ours alone)."""
-    command = ["redis-cli", "-p", str(redis_port), "flushall"]
-    subprocess.run(command, check=True, capture_output=True)
-    return f"redis://127.0.0.1:{redis_port}/0"
 
 
 @pytest.fixture(params=["memory", "redis"])

@@ -17,8 +17,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from kafana.games import tablic
 from kafana.v1 import service_pb2
 from kafana.v1.service_pb2_grpc import KafanaStub
-from kafana_it import free_port
 from kafana_play import Table, config, open_table, play_one, play_to_end, take_events
+from kit import free_port
 
 KAFANA = str(Path(sys.executable).parent / "kafana")
 

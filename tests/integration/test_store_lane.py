@@ -1,4 +1,4 @@
-"""The move lane: one pipelined Redis connection whose replies go to the calls in order."""
+"""The store's Redis client: pipelined lanes whose replies go to the calls in order."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import time
 
 import pytest
 from kafana.store.base import OPEN, Append, Outcome
-from kafana.store.lane import CLOSE_WAIT_S, Lane, _Protocol, pack, parse
+from kafana.store.client import RedisClient, parse_url
+from kafana.store.errors import NoScriptError, StoreError, StoreUnavailable
+from kafana.store.lane import CLOSE_WAIT_S, Address, Lane, _Protocol
 from kafana.store.redis_store import RedisStore
-from redis.asyncio import Redis
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError, ResponseError
+from kafana.store.resp import pack, parse
 
 TTL = 60_000
 
@@ -31,11 +31,13 @@ def test_parse_waits_for_a_whole_reply() -> None:
     assert parse(b"+OK\r\n:5\r\n", 5) == (5, 9)
 
 
-def test_error_replies_are_redis_py_errors() -> None:
+def test_error_replies_are_the_stores_errors() -> None:
     found = parse(b"-NOSCRIPT No matching script.\r\n", 0)
     assert found is not None and isinstance(found[0], NoScriptError)
+    found = parse(b"-LOADING Redis is loading the dataset in memory\r\n", 0)
+    assert found is not None and isinstance(found[0], StoreUnavailable)
     found = parse(b"-ERR wrong number of arguments\r\n", 0)
-    assert found is not None and type(found[0]) is ResponseError
+    assert found is not None and type(found[0]) is StoreError
     assert "wrong number" in str(found[0])
 
 
@@ -48,54 +50,50 @@ async def test_replies_split_and_joined_anyhow_reach_their_calls_in_order() -> N
     for i in range(len(stream)):  # a byte at a time
         protocol.data_received(stream[i : i + 1])
     assert [f.result() for f in futures[:3]] == [1, b"hello", [3, b""]]
-    assert isinstance(futures[3].result(), ResponseError)
+    assert isinstance(futures[3].result(), StoreError)
     assert not protocol.pending and not protocol.buffer
 
 
 async def test_many_concurrent_calls_each_get_their_own_reply(redis_url: str) -> None:
-    store = RedisStore.from_url(redis_url)
-    lane = Lane.for_client(store.client)
-    assert lane is not None
+    lane = Lane(parse_url(redis_url)[1])
     try:
         replies = await asyncio.gather(*(lane.call(pack("ECHO", f"m{i}")) for i in range(300)))
         assert replies == [f"m{i}".encode() for i in range(300)]
     finally:
         await lane.close()
-        await store.close()
 
 
 async def test_a_lost_connection_fails_waiting_calls_and_the_next_call_reconnects(
     redis_url: str,
 ) -> None:
-    lane = Lane.for_client(Redis.from_url(redis_url))
-    assert lane is not None
-    admin = Redis.from_url(redis_url)
+    lane = Lane(parse_url(redis_url)[1])
+    admin = RedisClient.from_url(redis_url)
     try:
         key = f"lane-nothing-{id(lane)}"
         waiting = asyncio.create_task(lane.call(pack("BLPOP", key, 10)))
         await asyncio.sleep(0.2)
         assert not waiting.done()
-        await admin.client_kill_filter(_type="normal", skipme=True)
-        with pytest.raises(RedisConnectionError):
+        await admin.call("", "CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes")
+        with pytest.raises(StoreUnavailable):
             await asyncio.wait_for(waiting, 5)
         assert await lane.call(pack("PING")) == b"PONG"
     finally:
         await lane.close()
-        await admin.aclose()
+        await admin.close()
 
 
 async def test_a_lane_selects_the_database_of_the_url(redis_url: str) -> None:
     url = redis_url.rsplit("/", 1)[0] + "/3"
     store = RedisStore.from_url(url)
-    other = Redis.from_url(url)
-    first = Redis.from_url(redis_url)
+    other = RedisClient.from_url(url)
+    first = RedisClient.from_url(redis_url)
     try:
         assert await store.create("lane-db", b"table", TTL, 1)
-        assert await other.exists("{t:lane-db}:state") == 1
-        assert await first.exists("{t:lane-db}:state") == 0
+        assert await other.call("", "EXISTS", "{t:lane-db}:state") == 1
+        assert await first.call("", "EXISTS", "{t:lane-db}:state") == 0
     finally:
-        await first.aclose()
-        await other.aclose()
+        await first.close()
+        await other.close()
         await store.close()
 
 
@@ -103,28 +101,23 @@ async def test_scripts_flushed_from_redis_are_loaded_again(redis_url: str) -> No
     store = RedisStore.from_url(redis_url)
     try:
         assert await store.create("lane-flush", b"table", TTL, 1)
-        await store.client.script_flush()
+        await store.client.call("", "SCRIPT", "FLUSH")
         result = await store.append("lane-flush", Append(b"e1", TTL, expected_seq=0))
         assert result.outcome is Outcome.APPLIED and result.seq == 1
-        await store.client.script_flush()
+        await store.client.call("", "SCRIPT", "FLUSH")
         indexed = Append(b"e2", TTL, expected_seq=1, deadline_ms=5_000)
         assert (await store.append("lane-flush", indexed)).seq == 2
         assert await store.due(5_000, 10) == ["lane-flush"]
-        await store.client.script_flush()
+        await store.client.call("", "SCRIPT", "FLUSH")
         snapshot = await store.load("lane-flush")
         assert snapshot is not None and [e.data for e in snapshot.events] == [b"e1", b"e2"]
     finally:
         await store.close()
 
 
-@pytest.mark.parametrize("lane", [True, False])
-async def test_the_store_answers_the_same_with_or_without_the_lane(
-    redis_url: str, lane: bool
-) -> None:
+async def test_every_outcome_of_the_append_through_the_client(redis_url: str) -> None:
     store = RedisStore.from_url(redis_url)
-    if not lane:
-        store._lane = None  # redis-py all the way, as on a cluster
-    table = f"lane-same-{lane}"
+    table = "lane-same"
     try:
         assert await store.create(table, b"table", TTL, 1)
         assert not await store.create(table, b"table", TTL, 1)
@@ -154,7 +147,7 @@ async def test_closing_a_lane_to_a_server_that_stopped_reading_ends_in_time() ->
     with socket.socket() as listener:
         listener.bind(("127.0.0.1", 0))
         listener.listen(1)
-        lane = Lane("127.0.0.1", listener.getsockname()[1])
+        lane = Lane(Address("127.0.0.1", listener.getsockname()[1]))
         flood = pack("PING") * 2_000_000  # 28 MB: more than the socket buffers hold
         waiting = asyncio.create_task(lane.calls([flood]))
         await asyncio.sleep(0.3)
@@ -163,5 +156,5 @@ async def test_closing_a_lane_to_a_server_that_stopped_reading_ends_in_time() ->
             start = time.monotonic()
             await asyncio.wait_for(lane.close(), CLOSE_WAIT_S + 5)
             assert time.monotonic() - start < CLOSE_WAIT_S + 1
-            with pytest.raises(RedisConnectionError):
+            with pytest.raises(StoreUnavailable):
                 await asyncio.wait_for(waiting, 5)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from kafana.store.base import FINISHED, OPEN, PLAYING, Append, Outcome, TableStore
 from kafana.store.redis_store import RedisStore
-from kafana_it import redis_server
+from kit import redis_server
 
 TTL = 60_000
 
@@ -144,18 +144,25 @@ async def test_deadlines_claim_once(store: TableStore) -> None:
     assert await store.due(10**13, 10) == []
 
 
+async def clients(store: RedisStore) -> list[bytes]:
+    """The lines of `CLIENT LIST`: one per connection to the server."""
+    listed = await store.client.call("", "CLIENT", "LIST")
+    assert isinstance(listed, bytes)
+    return listed.splitlines()
+
+
 async def test_closing_releases_connections(tmp_path: Path) -> None:
     # A redis-server of this test alone: the session's shared one may hold other tests' clients.
-    with redis_server(tmp_path) as port:
-        url = f"redis://127.0.0.1:{port}/0"
+    with redis_server(tmp_path) as redis:
+        url = redis.url
         probe = RedisStore.from_url(url)
         store = RedisStore.from_url(url)
         await asyncio.gather(*(store.load(f"t{i}") for i in range(5)))
-        before = await probe.client.client_list()
+        before = await clients(probe)
         await store.close()
         # Redis notices a closed socket on its own time: wait (bounded) until it has.
         for _ in range(100):
-            after = await probe.client.client_list()
+            after = await clients(probe)
             if len(after) == 1:
                 break
             await asyncio.sleep(0.02)

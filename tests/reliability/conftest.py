@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from kit import require_redis
 
 from .reliability_support import Redis
 
@@ -14,8 +14,7 @@ from .reliability_support import Redis
 @pytest.fixture
 def redis(tmp_path: Path) -> Iterator[Redis]:
     """Our own redis-server (never the shared one on 6379), started with deploy/redis.conf."""
-    if shutil.which("redis-server") is None:
-        pytest.fail("redis-server is not on PATH (make test installs it: scripts/ensure-redis)")
+    require_redis()
     server = Redis(tmp_path / "redis")
     try:
         yield server

@@ -26,8 +26,8 @@ from kafana.v1.service_pb2_grpc import KafanaStub
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "integration"))
 
-from kafana_it import free_port, wait_ping  # noqa: E402
 from kafana_play import Table, config, open_table  # noqa: E402
+from kit import RedisServer, free_port, redis_cli  # noqa: E402
 
 REDIS_CONF = HERE.parent.parent / "deploy" / "redis.conf"
 KAFANA = str(Path(sys.executable).parent / "kafana")
@@ -41,62 +41,30 @@ T = TypeVar("T")
 __all__ = ["Table", "config", "free_port", "open_table"]
 
 
-class Redis:
-    """A private redis-server started with deploy/redis.conf (AOF, fsync always)."""
+class Redis(RedisServer):
+    """A private redis-server started with deploy/redis.conf (AOF, fsync always), started at
+    once; `start` again (same port and directory) after `kill` loads what was fsynced."""
 
     def __init__(self, directory: Path, *extra: str) -> None:
-        self.directory = directory
-        self.directory.mkdir(parents=True, exist_ok=True)
-        self.extra = extra
-        self.port = free_port()
-        self.process: subprocess.Popen[bytes] | None = None
+        super().__init__(directory, *extra, config=REDIS_CONF)
         self.start()
 
-    @property
-    def url(self) -> str:
-        """redis://127.0.0.1:port/0"""
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        """Start (again) on the same port and directory: an AOF there is loaded."""
-        self.process = subprocess.Popen(
-            [
-                "redis-server",
-                str(REDIS_CONF),
-                "--port",
-                str(self.port),
-                "--dir",
-                str(self.directory),
-                *self.extra,
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        wait_ping(self.port, timeout=20)
+    def start(self, timeout: float = 20.0) -> Redis:
+        """Start (again) on the same port and directory, and wait until the AOF is loaded."""
+        super().start(timeout)
         deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:  # PONG comes before the AOF is loaded
-            info = self.cli("info", "persistence")
-            if "loading:0" in info:
-                return
+        while time.monotonic() < deadline:  # PONG may come before the AOF is loaded
+            if "loading:0" in self.cli("info", "persistence"):
+                return self
             time.sleep(0.05)
         raise RuntimeError("redis-server did not finish loading")
 
     def cli(self, *args: str) -> str:
         """redis-cli against this server."""
-        out = subprocess.run(
-            ["redis-cli", "-p", str(self.port), *args], capture_output=True, text=True, check=True
-        )
-        return out.stdout
-
-    def kill(self) -> None:
-        """SIGKILL: no shutdown, no last write; only what was fsynced survives."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
-        self.process = None
+        return redis_cli(self.port, *args)
 
     def close(self) -> None:
-        """Stop for good."""
+        """Stop for good (SIGKILL, as the fault tests leave it)."""
         self.kill()
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import random
-import shutil
 import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from kafana.service.games.tac import parse_move
 from kafana.store.keys import table_keys
 from kafana.v1 import rules_pb2, service_pb2, state_pb2
 from kafana.v1.service_pb2_grpc import KafanaStub
+from kit import require_redis
 
 from .reliability_support import Redis
 
@@ -113,8 +113,7 @@ def _open(stub: KafanaStub, spec: rules_pb2.RulesSpec, seats: int) -> Ref:
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     """A server over a private Redis, with reference tables mid-match, finished and Tač."""
-    if shutil.which("redis-server") is None:
-        pytest.fail("redis-server is not on PATH (make test installs it: scripts/ensure-redis)")
+    require_redis()
     redis = Redis(Path(tmp_path_factory.mktemp("fuzz-redis")))
     server = LiveServer(redis.url)
     channel = grpc.insecure_channel(server.target)

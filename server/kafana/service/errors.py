@@ -15,9 +15,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
-from redis.exceptions import BusyLoadingError, ReadOnlyError, TryAgainError
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from kafana.errors import (
     AuthenticationError,
@@ -32,6 +29,7 @@ from kafana.errors import (
     StaleSequenceError,
     TooManyMovesError,
 )
+from kafana.store.errors import StoreUnavailable
 
 STATUS_CODES: dict[type[KafanaError], grpc.StatusCode] = {
     InvalidInputError: grpc.StatusCode.INVALID_ARGUMENT,
@@ -53,14 +51,7 @@ MAX_MESSAGE_BYTES = 1000
 STORE_UNAVAILABLE = "StoreUnavailable"
 INTERNAL = "InternalError"
 # The store is down, loading its data, failing over or read-only for now: retry later.
-UNAVAILABLE_ERRORS = (
-    RedisConnectionError,
-    RedisTimeoutError,
-    BusyLoadingError,
-    ReadOnlyError,
-    TryAgainError,
-    ConnectionError,
-)
+UNAVAILABLE_ERRORS = (StoreUnavailable, ConnectionError)
 log = logging.getLogger(__name__)
 
 Request = TypeVar("Request")

@@ -1,10 +1,12 @@
-"""Live notifications: one sharded pub/sub connection per process wakes a table's waiters.
+"""Live notifications: one subscriber lane per Redis server wakes a process's waiters.
 
 `append.lua` publishes the new seq on the table's channel (`SPUBLISH {t:<id>}:live`, the
 table's hash tag, so on a cluster it stays on the table's shard). A process subscribes to the
-channels of the tables it waits on, lazily, and drops a channel a while after its last waiter
-left. A message can be lost (a reconnect, a subscription still in flight): waiters re-check
-the store at least every `block_ms`, so a lost message costs latency, never an event.
+channels of the tables it waits on, lazily, on a subscriber lane to the channel's server, and
+drops a channel a while after its last waiter left. A message can be lost (a reconnect, a
+subscription still in flight): waiters re-check the store at least every `block_ms`, so a lost
+message costs latency, never an event. A lost subscriber lane subscribes again to all its
+channels on the next wait.
 """
 
 from __future__ import annotations
@@ -14,44 +16,59 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
 
-from redis.asyncio import Redis
-from redis.asyncio.cluster import RedisCluster
-
-from kafana.tasks import cancel_and_wait
+from kafana.store.client import RedisClient
+from kafana.store.lane import Address, Lane
+from kafana.store.resp import Reply, pack
 
 log = logging.getLogger(__name__)
 IDLE_S = 10.0  # a channel without waiters for this long is unsubscribed
 
 
 class Notifier:
-    """Waiters per channel, one subscriber connection (per shard on a cluster)."""
+    """Waiters per channel, one subscriber lane per server."""
 
-    def __init__(self, client: Redis | RedisCluster) -> None:
+    def __init__(self, client: RedisClient) -> None:
         self._client = client
-        self._cluster = isinstance(client, RedisCluster)
-        self._pubsub: Any = None
-        self._task: asyncio.Task[None] | None = None
+        self._lanes: dict[Address, Lane] = {}
+        self._channels: dict[Address, set[str]] = {}  # subscribed channels per server
+        self._server: dict[str, Address] = {}  # channel -> its server
         self._waiters: dict[str, set[asyncio.Event]] = {}
         self._used: dict[str, float] = {}  # subscribed channel -> when last waited on
-        self._subscribed: set[str] = set()
+        self._swept = time.monotonic()
         self._closed = False
-        self._lock = asyncio.Lock()
+
+    def _push(self, reply: Reply) -> None:
+        """A reply on a subscriber lane: wake the waiters of an `smessage`'s channel."""
+        if isinstance(reply, list) and len(reply) == 3 and reply[0] == b"smessage":
+            channel = reply[1]
+            for woken in self._waiters.get(channel.decode(), ()):
+                woken.set()
+
+    def _lane(self, server: Address) -> Lane:
+        lane = self._lanes.get(server)
+        if lane is None:
+            channels = self._channels.setdefault(server, set())
+            lane = self._lanes[server] = Lane(
+                server,
+                on_push=self._push,
+                on_connect=lambda: [pack("SSUBSCRIBE", c) for c in sorted(channels)],
+            )
+        return lane
 
     async def _subscribe(self, channel: str) -> None:
         self._used[channel] = time.monotonic()
-        if channel in self._subscribed or self._closed:
+        if self._closed:
             return
-        async with self._lock:
-            if self._pubsub is None:
-                if isinstance(self._client, RedisCluster):
-                    await self._client.initialize()  # the slot map routes each channel
-                self._pubsub = self._client.pubsub()
-            await self._pubsub.ssubscribe(channel)
-            self._subscribed.add(channel)
-            if self._task is None or self._task.done():
-                self._task = asyncio.create_task(self._listen())
+        server = self._server.get(channel)
+        if server is None:
+            server = self._server[channel] = await self._client.node_of(channel)
+        lane = self._lane(server)
+        channels = self._channels[server]
+        if channel in channels and lane.connected:
+            return
+        channels.add(channel)
+        await lane.send([pack("SSUBSCRIBE", channel)])  # on a new connection: every channel
 
     async def wait(
         self, channel: str, current: Callable[[], Awaitable[int]], after_seq: int, block_ms: int
@@ -61,6 +78,7 @@ class Notifier:
             await self._subscribe(channel)
         except Exception:  # no live channel: the caller's periodic re-check still works
             log.warning("could not subscribe to %s", channel, exc_info=True)
+            self._server.pop(channel, None)  # a cluster may have moved it
         woken = asyncio.Event()
         self._waiters.setdefault(channel, set()).add(woken)
         try:
@@ -76,66 +94,29 @@ class Notifier:
                 waiters.discard(woken)
                 if not waiters:
                     del self._waiters[channel]
-            self._used[channel] = time.monotonic()
+            now = self._used[channel] = time.monotonic()
+            if now - self._swept >= IDLE_S / 2:
+                self._swept = now
+                self._sweep(now)
 
-    def _wake(self, channel: str) -> None:
-        for woken in self._waiters.get(channel, ()):
-            woken.set()
+    def _idle(self, channel: str, now: float) -> bool:
+        return now - self._used.get(channel, 0.0) >= IDLE_S
 
-    async def _next(self) -> Any:
-        if self._cluster:
-            # redis-py reads the shards' connections in turn, each up to `timeout`: keep it
-            # short, or a message on one shard waits for the reads of the others.
-            return await self._pubsub.get_sharded_message(
-                ignore_subscribe_messages=True, timeout=0.05
-            )
-        return await self._pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
-
-    async def _listen(self) -> None:
-        swept = time.monotonic()
-        while self._subscribed:
-            try:
-                message = await self._next()
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # a reconnect: redis-py subscribes again; waiters re-check
-                log.warning("live notifications interrupted", exc_info=True)
-                await asyncio.sleep(0.5)
+    def _sweep(self, now: float) -> None:
+        """Unsubscribe the channels nobody waited on for `IDLE_S`."""
+        for server, channels in self._channels.items():
+            idle = [c for c in channels if c not in self._waiters and self._idle(c, now)]
+            if not idle:
                 continue
-            if message and message.get("type") in ("smessage", b"smessage"):
-                channel = message["channel"]
-                self._wake(channel.decode() if isinstance(channel, bytes) else str(channel))
-            now = time.monotonic()
-            if now - swept >= IDLE_S / 2:
-                swept = now
-                await self._sweep(now)
-            if message is None and not self._cluster:
-                await asyncio.sleep(0)  # get_message may return at once when idle
-
-    async def _sweep(self, now: float) -> None:
-        idle = [
-            c
-            for c in self._subscribed
-            if c not in self._waiters and now - self._used.get(c, 0.0) >= IDLE_S
-        ]
-        if not idle:
-            return
-        async with self._lock:
-            try:
-                await self._pubsub.sunsubscribe(*idle)
-            except Exception:
-                log.warning("could not unsubscribe idle channels", exc_info=True)
-                return
+            self._lanes[server].post([pack("SUNSUBSCRIBE", c) for c in idle])
             for channel in idle:
-                self._subscribed.discard(channel)
+                channels.discard(channel)
                 self._used.pop(channel, None)
+                self._server.pop(channel, None)
 
     async def close(self) -> None:
-        """Stop listening and close the subscriber connection(s); waits re-check only."""
+        """Close the subscriber lanes; waits re-check only from now on."""
         self._closed = True
-        await cancel_and_wait([self._task], timeout=2)
-        if self._pubsub is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._pubsub.aclose(), 2)
-        self._pubsub = None
-        self._subscribed.clear()
+        lanes, self._lanes = list(self._lanes.values()), {}
+        await asyncio.gather(*(lane.close() for lane in lanes))
+        self._channels.clear()

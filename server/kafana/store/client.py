@@ -1,0 +1,229 @@
+"""The store's one Redis client, for every deployment: one server or a Redis Cluster.
+
+`redis://host:port/db` (`rediss://` for TLS, `unix:///path.sock?db=N`) is one lane to one
+server; `redis+cluster://host:port` (any node) is a lane per primary, each command sent to the
+node of its key's slot (a table's keys share the hash tag `{t:<id>}`, so they share a slot), the
+slot map read with `CLUSTER SLOTS` and read again after a `MOVED` or a lost node. Error replies
+and lost connections are the store's own errors (`kafana.store.errors`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from dataclasses import dataclass
+from importlib import resources
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from kafana.store.errors import NoScriptError, RedirectError, StoreError, StoreUnavailable
+from kafana.store.lane import Address, Lane
+from kafana.store.resp import Reply, pack, pack_bytes
+
+CLUSTER_SCHEME = "redis+cluster"
+SLOTS = 16384
+Command = tuple[str, bytes]
+"""A packed command and the key that routes it (any key of its slot; "" for any node)."""
+
+
+def _crc16(data: bytes) -> int:
+    """CRC16-CCITT (XModem), the Redis Cluster key hash."""
+    crc = 0
+    for byte in data:
+        crc ^= byte << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else crc << 1
+        crc &= 0xFFFF
+    return crc
+
+
+def key_slot(key: str) -> int:
+    """The cluster slot of `key`: of its `{hash tag}` when it has a non-empty one.
+
+    >>> key_slot("{t:ab12}:state") == key_slot("{t:ab12}:log")
+    True
+    >>> key_slot("123456789") == 0x31C3 % 16384
+    True
+    """
+    start = key.find("{")
+    if start >= 0:
+        end = key.find("}", start + 1)
+        if end > start + 1:
+            key = key[start + 1 : end]
+    return _crc16(key.encode()) % SLOTS
+
+
+@dataclass(frozen=True)
+class Script:
+    """A Lua script of `kafana/store/lua/`, run by its SHA1 (loaded again on `NOSCRIPT`)."""
+
+    name: str
+    text: str
+    sha: bytes
+
+    @staticmethod
+    def of(name: str, text: str) -> Script:
+        """The script `text`, called `name` in messages."""
+        return Script(name, text, hashlib.sha1(text.encode()).hexdigest().encode())
+
+    @staticmethod
+    def named(name: str, package: str = "kafana.store") -> Script:
+        """The script `<package>/lua/<name>.lua`."""
+        return Script.of(name, (resources.files(package) / "lua" / f"{name}.lua").read_text())
+
+    def command(self, keys: list[bytes], args: list[bytes]) -> bytes:
+        """Its `EVALSHA` in RESP."""
+        return pack_bytes([b"EVALSHA", self.sha, b"%d" % len(keys), *keys, *args])
+
+
+def parse_url(url: str) -> tuple[bool, Address]:
+    """Whether `url` names a cluster, and the address it names (a cluster's: any node).
+
+    >>> cluster, address = parse_url("redis://:pw@10.0.0.5:6380/2")
+    >>> cluster, address.host, address.port, address.db, address.password
+    (False, '10.0.0.5', 6380, 2, 'pw')
+    """
+    parts = urlsplit(url)
+    query = parse_qs(parts.query)
+    if parts.scheme not in ("redis", "rediss", "unix", CLUSTER_SCHEME):
+        raise ValueError(
+            f"not a Redis URL: {url!r} (redis://, rediss://, unix://, {CLUSTER_SCHEME}://)"
+        )
+    path = parts.path.strip("/")
+    db = int(query["db"][0]) if "db" in query else int(path) if path.isdigit() else 0
+    address = Address(
+        host=parts.hostname or "127.0.0.1",
+        port=parts.port or 6379,
+        db=0 if parts.scheme == "unix" and "db" not in query else db,
+        username=unquote(parts.username or ""),
+        password=unquote(parts.password or ""),
+        tls=parts.scheme == "rediss",
+        path=parts.path if parts.scheme == "unix" else "",
+    )
+    return parts.scheme == CLUSTER_SCHEME, address
+
+
+class RedisClient:
+    """Pipelined lanes to one Redis server or to every primary of a cluster."""
+
+    def __init__(self, address: Address, *, cluster: bool = False, url: str = "") -> None:
+        self.address = address
+        self.cluster = cluster
+        self.url = url  # the URL it was made from ("" when made from an address)
+        self._lanes: dict[Address, Lane] = {}
+        self._slots: list[Address] = []  # a cluster's slot -> primary; [] until read
+        self._refreshing: asyncio.Lock | None = None
+        self._main = self._lane(address)
+
+    @staticmethod
+    def from_url(url: str) -> RedisClient:
+        """The client of a `redis://`, `rediss://`, `unix://` or `redis+cluster://` URL."""
+        cluster, address = parse_url(url)
+        return RedisClient(address, cluster=cluster, url=url)
+
+    def describe(self) -> str:
+        """What and where, for logs."""
+        where = self.address.path or f"{self.address.host}:{self.address.port}"
+        return f"{'Redis Cluster' if self.cluster else 'Redis'} at {where}"
+
+    def _lane(self, address: Address) -> Lane:
+        lane = self._lanes.get(address)
+        if lane is None:
+            lane = self._lanes[address] = Lane(address)
+        return lane
+
+    async def node_of(self, key: str) -> Address:
+        """The address of the server that holds `key`."""
+        if not self.cluster:
+            return self.address
+        if not self._slots:
+            await self._read_slots()
+        return self._slots[key_slot(key)] if key else self.address
+
+    async def _read_slots(self) -> None:
+        """Read the slot map (`CLUSTER SLOTS`) from the first node that answers."""
+        if self._refreshing is None:
+            self._refreshing = asyncio.Lock()
+        async with self._refreshing:
+            error: Exception = StoreUnavailable("no cluster node answered")
+            for address in [self.address, *dict.fromkeys(self._slots)]:
+                try:
+                    reply = await self._lane(address).call(pack("CLUSTER", "SLOTS"))
+                except StoreUnavailable as lost:
+                    error = lost
+                    continue
+                if isinstance(reply, Exception) or not isinstance(reply, list):
+                    error = reply if isinstance(reply, Exception) else error
+                    continue
+                slots = [self.address] * SLOTS
+                for start, end, primary, *_replicas in reply:
+                    node = self.address.node(primary[0].decode() or address.host, primary[1])
+                    slots[start : end + 1] = [node] * (end - start + 1)
+                self._slots = slots
+                return
+            raise error
+
+    async def calls(self, commands: list[Command]) -> list[Reply]:
+        """Send commands, each to its key's server (one write per server); replies in order.
+
+        Error replies are returned as exceptions; a lost connection raises StoreUnavailable.
+        """
+        if not self.cluster:
+            return await self._main.calls([command for _key, command in commands])
+        try:
+            groups: dict[Address, list[int]] = {}
+            for i, (key, _command) in enumerate(commands):
+                groups.setdefault(await self.node_of(key), []).append(i)
+            replies: list[Reply] = [None] * len(commands)
+
+            async def send(address: Address, indexes: list[int]) -> None:
+                got = await self._lane(address).calls([commands[i][1] for i in indexes])
+                for i, reply in zip(indexes, got, strict=True):
+                    replies[i] = reply
+
+            await asyncio.gather(*(send(a, i) for a, i in groups.items()))
+            for i, reply in enumerate(replies):
+                if isinstance(reply, RedirectError):
+                    replies[i] = await self._redirected(reply, commands[i][1])
+            return replies
+        except StoreUnavailable:
+            self._slots = []  # a node is gone: read the map again next time
+            raise
+
+    async def _redirected(self, redirect: RedirectError, command: bytes) -> Reply:
+        """Send `command` again where the cluster said its slot is now (once)."""
+        node = self.address.node(redirect.host, redirect.port)
+        if redirect.ask:
+            return (await self._lane(node).calls([pack("ASKING"), command]))[1]
+        await self._read_slots()
+        return await self._lane(node).call(command)
+
+    async def call(self, key: str, *args: bytes | str | int) -> Reply:
+        """One command routed by `key`; an error reply is raised."""
+        reply = (await self.calls([(key, pack(*args))]))[0]
+        if isinstance(reply, Exception):
+            raise reply
+        return reply
+
+    async def run(
+        self, script: Script, keys: list[str], args: list[bytes], *also: Command
+    ) -> list[Reply]:
+        """`script` on `keys` and `args`, with `also` in the same write: the replies, raised
+        if any is an error. A server that forgot the script gets it loaded again, once."""
+        command = script.command([key.encode() for key in keys], args)
+        batch = [(keys[0] if keys else "", command), *also]
+        replies = await self.calls(batch)
+        if isinstance(replies[0], NoScriptError):
+            await self.call(keys[0] if keys else "", "SCRIPT", "LOAD", script.text)
+            replies = await self.calls(batch)
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
+        return replies
+
+    async def close(self) -> None:
+        """Close every lane."""
+        lanes, self._lanes = list(self._lanes.values()), {}
+        await asyncio.gather(*(lane.close() for lane in lanes))
+
+
+__all__ = ["Command", "RedisClient", "Script", "StoreError", "key_slot", "parse_url"]
