@@ -7,7 +7,6 @@ import io
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -26,6 +25,7 @@ from kafana_client.cli.session import PersonAtTable
 from kafana_client.convert import rules_of
 from kafana_client.errors import ResourceExhaustedError
 from kafana_client.tournaments import SeatPlayer, play_entry
+from kit import free_port
 from rich.console import Console
 
 
@@ -88,12 +88,6 @@ class Served:
             self.process.wait(timeout=30)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @contextmanager
 def served(redis_url: str) -> Iterator[Served]:
     """Run `kafana serve --redis URL` (one event loop, as in production) until the block ends.
@@ -101,7 +95,7 @@ def served(redis_url: str) -> Iterator[Served]:
     The hosted tests use a real process rather than a server on a thread of the test process:
     grpc.aio servers and clients on two event loops of one process lost wakeups under load.
     """
-    port = _free_port()
+    port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("KAFANA_")}
     log = Path(tempfile.mkstemp(prefix="kafana-serve-", suffix=".log")[1])
     with log.open("wb") as out:
