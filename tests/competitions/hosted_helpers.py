@@ -16,17 +16,32 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from kafana.competitions.hosted.bot_seat import follow
 from kafana.v1 import competitions_pb2 as pb
+from kafana.v1 import state_pb2
 from kafana_bots import registry
 from kafana_client import AsyncClient, AsyncSeat
+from kafana_client.aio import LegalMoves
 from kafana_client.bots import run_bot
 from kafana_client.cli.session import PersonAtTable
 from kafana_client.convert import rules_of
 from kafana_client.errors import ResourceExhaustedError
+from kafana_client.seat_loop import Decision, Hooks, follow_seat
 from kafana_client.tournaments import SeatPlayer, play_entry
 from kit import free_port
 from rich.console import Console
+
+
+class FirstMove(Hooks):
+    """Default moves: the first legal move (a trail when it has one)."""
+
+    async def decide(self, state: state_pb2.TableState, legal: LegalMoves) -> Decision:
+        """The first of the legal moves."""
+        return legal.moves[0].text
+
+
+async def follow(seat: AsyncSeat) -> None:
+    """Play the seat's default moves to the end of the match."""
+    await follow_seat(seat, FirstMove())
 
 
 def bot_player(client: AsyncClient, bot: str = "greedy") -> SeatPlayer:
@@ -38,7 +53,7 @@ def bot_player(client: AsyncClient, bot: str = "greedy") -> SeatPlayer:
         try:
             return await run_bot(seat, made)
         except ResourceExhaustedError:  # too many captures to list: trail from here on
-            await follow(seat, None)
+            await follow(seat)
             return None
 
     return play
@@ -52,7 +67,7 @@ def person_player(screen: io.StringIO) -> SeatPlayer:
         try:
             return await PersonAtTable(seat, console, ask=lambda prompt: "1").play()
         except ResourceExhaustedError:  # too many captures to list: trail from here on
-            await follow(seat, None)
+            await follow(seat)
             return None
 
     return play
@@ -89,8 +104,9 @@ class Served:
 
 
 @contextmanager
-def served(redis_url: str) -> Iterator[Served]:
-    """Run `kafana serve --redis URL` (one event loop, as in production) until the block ends.
+def served(redis_url: str, *options: str) -> Iterator[Served]:
+    """Run `kafana serve --redis URL [options]` (one event loop, as in production) until the
+    block ends.
 
     The hosted tests use a real process rather than a server on a thread of the test process:
     grpc.aio servers and clients on two event loops of one process lost wakeups under load.
@@ -100,7 +116,7 @@ def served(redis_url: str) -> Iterator[Served]:
     log = Path(tempfile.mkstemp(prefix="kafana-serve-", suffix=".log")[1])
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [KAFANA, "serve", "--redis", redis_url, "--port", str(port)],
+            [KAFANA, "serve", "--redis", redis_url, "--port", str(port), *options],
             stdout=out, stderr=subprocess.STDOUT, env=env,
         )  # fmt: skip
     running = Served(process, port, log)
