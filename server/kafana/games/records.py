@@ -1,10 +1,11 @@
-"""The line format both games' records share: a header line, then `key value` items."""
+"""What both games' records share: the line format (a header, then `key value` items), replay."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any, Protocol, Self, TypeVar
 
-from kafana.errors import InvalidInputError
+from kafana.errors import InvalidInputError, KafanaError
 
 
 def record_items(text: str, header: str, what: str) -> Iterator[tuple[int, str, str]]:
@@ -20,3 +21,30 @@ def record_items(text: str, header: str, what: str) -> Iterator[tuple[int, str, 
     for number, line in lines[1:]:
         key, _, rest = line.partition(" ")
         yield number, key, rest
+
+
+class Replayable(Protocol):
+    """A state that a record's moves are applied to."""
+
+    def apply(self, move: Any) -> Self:
+        """The state after `move`."""
+        ...
+
+
+S = TypeVar("S", bound=Replayable)
+
+
+def replay_moves(state: S, moves: Iterable[object]) -> S:
+    """Apply a record's moves in order; a refused one is bad input naming its number and text."""
+    for number, move in enumerate(moves, start=1):
+        try:
+            state = state.apply(move)
+        except KafanaError as exc:
+            raise InvalidInputError(f"record move {number} ({move}): {exc}") from None
+    return state
+
+
+def check_result(what: str, said: object, got: object) -> None:
+    """Raise InvalidInputError when a record's stated result is not what its moves give."""
+    if said is not None and said != got:
+        raise InvalidInputError(f"record says {what} {said} but the moves give {got}")

@@ -12,13 +12,13 @@ from kafana.errors import (
     KafanaError,
     MatchOverError,
 )
+from kafana.games.cards import CANONICAL_DECK, CARDS, Card, format_cards, parse_cards
 from kafana.games.tablic.capture import CaptureEngine, captures, engine_for
-from kafana.games.tablic.cards import CANONICAL_DECK, CARDS, Card, format_cards, parse_cards
 from kafana.games.tablic.move import Move
-from kafana.games.tablic.record import MatchRecord
+from kafana.games.tablic.result import HandResult
 from kafana.games.tablic.rules import PRESETS, Rules
 from kafana.games.tablic.shuffle import shuffled_deck
-from kafana.games.tablic.state import HandResult, MatchSetup, MatchState, new_match
+from kafana.games.tablic.state import MatchRecord, MatchSetup, MatchState, new_match
 from kafana.games.tablic.view import View
 
 __all__ = [

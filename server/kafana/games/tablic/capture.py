@@ -15,7 +15,7 @@ from operator import attrgetter
 from typing import TypeVar
 
 from kafana.errors import InvalidInputError, TooManyMovesError
-from kafana.games.tablic.cards import Card, check_distinct
+from kafana.games.cards import Card, check_distinct
 from kafana.games.tablic.rules import Rules
 
 _T = TypeVar("_T")

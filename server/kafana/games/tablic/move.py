@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from kafana.errors import InvalidInputError
-from kafana.games.tablic.cards import CARDS, Card, check_distinct
+from kafana.games.cards import CARDS, Card, check_distinct
 
 EMPTY: frozenset[Card] = frozenset()
 

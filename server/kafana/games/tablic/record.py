@@ -8,24 +8,27 @@ Format (UTF-8 text, one item per line, `#` lines are comments)::
     deck AC 2C ... (52 cards)
     move KC:KD+KH                      one line per move, in order
     scores 104 87                      only once the match is over; checked on replay
+
+`MatchRecordText` is the record's fields and this form; `MatchRecord` (in `state.py`, beside
+the state it replays into) adds `replay`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Self
 
-from kafana.errors import InvalidInputError, KafanaError
+from kafana.errors import InvalidInputError
+from kafana.games.cards import Card, parse_cards
 from kafana.games.records import record_items
-from kafana.games.tablic.cards import Card, parse_cards
 from kafana.games.tablic.move import Move
 from kafana.games.tablic.rules import Rules
-from kafana.games.tablic.state import MatchState, new_match
 
 HEADER = "kafana-tablic-record 1"
 
 
 @dataclass(frozen=True)
-class MatchRecord:
+class MatchRecordText:
     """Rules, the source of the decks, and the moves: everything a replay needs."""
 
     rules: Rules
@@ -45,8 +48,8 @@ class MatchRecord:
             lines.append("scores " + " ".join(map(str, self.scores)))
         return "\n".join(lines) + "\n"
 
-    @staticmethod
-    def from_text(text: str) -> MatchRecord:
+    @classmethod
+    def from_text(cls, text: str) -> Self:
         """Parse `to_text` output; errors name the line."""
         rules: Rules | None = None
         seed: int | None = None
@@ -71,18 +74,4 @@ class MatchRecord:
                 raise InvalidInputError(f"record line {number}: {exc}") from None
         if rules is None:
             raise InvalidInputError("the record has no rules line")
-        return MatchRecord(rules, seed, tuple(decks), tuple(moves), scores)
-
-    def replay(self) -> MatchState:
-        """Play every move from the start; raises if a move is illegal or scores differ."""
-        state = new_match(self.rules, seed=self.seed, decks=self.decks or None)
-        for number, move in enumerate(self.moves, start=1):
-            try:
-                state = state.apply(move)
-            except KafanaError as exc:
-                raise type(exc)(f"record move {number} ({move}): {exc}") from None
-        if self.scores is not None and state.scores != self.scores:
-            raise InvalidInputError(
-                f"record says scores {self.scores} but the moves give {state.scores}"
-            )
-        return state
+        return cls(rules, seed, tuple(decks), tuple(moves), scores)

@@ -15,8 +15,8 @@ Specification (see docs/shuffle.md for test vectors):
 from __future__ import annotations
 
 from kafana.errors import InvalidInputError
+from kafana.games.cards import CANONICAL_DECK, Card
 from kafana.games.shuffle import MAX_SEED, check_seed, permute
-from kafana.games.tablic.cards import CANONICAL_DECK, Card
 
 __all__ = ["MAX_SEED", "check_seed", "shuffled_deck"]
 

@@ -11,41 +11,31 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import compress, filterfalse
 from operator import attrgetter
-from typing import TYPE_CHECKING
 
-from kafana.errors import IllegalMoveError, InvalidInputError, MatchOverError
+from kafana.errors import IllegalMoveError, InvalidInputError, MatchOverError, TooManyMovesError
+from kafana.games.cards import CARDS, Card, check_distinct, parse_cards
+from kafana.games.protocol import FORFEIT, SCORE, Outcome, places_by_score
+from kafana.games.records import check_result, replay_moves
+from kafana.games.seats import SeatedState
 from kafana.games.tablic.capture import (
     LISTING_TAGS,
     UNITS,
     CaptureEngine,
+    captures,
     count_vector,
     engine_for,
 )
-from kafana.games.tablic.cards import Card, check_distinct, parse_cards
 from kafana.games.tablic.move import TRAILS, Move
+from kafana.games.tablic.record import MatchRecordText
+from kafana.games.tablic.result import HandResult
 from kafana.games.tablic.rules import Rules
+from kafana.games.tablic.scoring import most_cards
 from kafana.games.tablic.shuffle import check_seed, shuffled_deck
-
-if TYPE_CHECKING:
-    from kafana.games.tablic.record import MatchRecord
-    from kafana.games.tablic.view import View
+from kafana.games.tablic.view import View
 
 HAND_SIZE = 6
 TABLE_SIZE = 4
 JACK = 11
-
-
-@dataclass(frozen=True)
-class HandResult:
-    """The score of one finished hand, per side."""
-
-    hand: int
-    cards: tuple[int, ...]  # cards captured, leftovers included
-    card_points: tuple[int, ...]
-    most_cards: tuple[int, ...]  # the most-cards bonus (0 or the rule's points)
-    tablas: tuple[int, ...]  # number of tablas
-    points: tuple[int, ...]  # everything together
-    last_capturer: int | None  # side that took the leftovers
 
 
 @dataclass(frozen=True)
@@ -65,8 +55,11 @@ class MatchSetup:
         return self.decks[hand % len(self.decks)]
 
 
-class MatchState:
-    """One position of a Tablić match. Immutable: `apply` returns a new state."""
+class MatchState(SeatedState[Rules]):
+    """One position of a Tablić match. Immutable: `apply` returns a new state.
+
+    It implements `kafana.games.protocol.GameState`: only the seat to move acts.
+    """
 
     __slots__ = (
         "_current",
@@ -105,21 +98,6 @@ class MatchState:
     _legal: dict[Move, int] | None  # legal move -> 1 if it captures, else 0
 
     # -- public read-only properties ---------------------------------------------------
-
-    @property
-    def rules(self) -> Rules:
-        """The rules of this match."""
-        return self._setup.rules
-
-    @property
-    def current_seat(self) -> int | None:
-        """The seat to move, or None once the match is over."""
-        return self._current
-
-    @property
-    def is_over(self) -> bool:
-        """True once a side has won."""
-        return self._current is None
 
     @property
     def scores(self) -> tuple[int, ...]:
@@ -161,8 +139,6 @@ class MatchState:
     def captured(self, side: int) -> frozenset[Card]:
         """The cards a side has captured in this hand (public: captures are made face up)."""
         pile = self._piles[side]
-        from kafana.games.tablic.cards import CARDS
-
         return frozenset(c for c in CARDS if pile >> c.index & 1)
 
     def tablas(self, side: int) -> int:
@@ -187,6 +163,27 @@ class MatchState:
         if legal is None:
             legal = self._legal = self._generate()
         return list(legal)
+
+    def legal_moves_for(self, seat: int) -> list[Move]:
+        """The legal moves of `seat`: NotYourTurnError unless it is the seat to move."""
+        if seat != self._current:
+            self._check_turn(seat)
+        return self.legal_moves()
+
+    def default_move(self) -> Move:
+        """The clock's move: the first legal one (a trail of the first card when legal)."""
+        seat = self._current
+        if seat is None:
+            raise MatchOverError("the match is over: no more moves")
+        try:
+            return self.legal_moves()[0]
+        except TooManyMovesError:  # a table too big to list: trail if allowed, else any capture
+            card = self._hands[seat][0]
+            trail = TRAILS[card.index]
+            if self.is_legal(trail):
+                return trail
+            taken = next(iter(captures(card, self._table, self._setup.rules)))
+            return Move(card, taken)
 
     def _generate(self) -> dict[Move, int]:
         seat = self._current
@@ -264,8 +261,13 @@ class MatchState:
             )
         return mask
 
-    def apply(self, move: Move | str) -> MatchState:
-        """The state after `move` (a Move or its text); raises IllegalMoveError and the like."""
+    def apply(self, move: Move | str, seat: int | None = None) -> MatchState:
+        """The state after `move` (a Move or its text), made by `seat` if given.
+
+        Raises IllegalMoveError and the like; NotYourTurnError when `seat` is not to move.
+        """
+        if seat is not None and seat != self._current:
+            self._check_turn(seat)
         if type(move) is not Move:  # a Move itself (no subclass) takes the fast path
             if isinstance(move, str):
                 move = Move.parse(move)
@@ -377,13 +379,7 @@ class MatchState:
         points_of = rules.points_by_index
         counts = tuple(p.bit_count() for p in piles)
         card_points = tuple(sum(compress(points_of, _bits(pile))) for pile in piles)
-        best = max(counts)
-        leaders = [s for s in range(sides) if counts[s] == best]
-        most = [0] * sides
-        if len(leaders) == 1:
-            most[leaders[0]] = rules.most_cards_points
-        elif rules.most_cards_tie_to_last and self._last_capturer in leaders:
-            most[self._last_capturer] = rules.most_cards_points
+        most = most_cards(rules, counts, self._last_capturer)
         tabla_points = tuple(t * rules.tabla_points for t in self._tablas)
         points = tuple(card_points[s] + most[s] + tabla_points[s] for s in range(sides))
         result = HandResult(
@@ -450,26 +446,50 @@ class MatchState:
         nxt._legal = None
         return nxt
 
-    # -- views and records -------------------------------------------------------------
+    # -- outcome, views and records ----------------------------------------------------
+
+    def outcome(self, forfeit: int | None = None) -> Outcome | None:
+        """Scores and places per side once over; with `forfeit`, the best other side wins."""
+        scores = self._scores
+        if forfeit is not None:
+            loser = self.side_of(forfeit)
+            others = [side for side in range(len(scores)) if side != loser]
+            return Outcome(FORFEIT, max(others, key=scores.__getitem__), scores)
+        if self._current is not None:
+            return None
+        return Outcome(SCORE, self.winner, scores, places_by_score(scores))
 
     def view(self, seat: int) -> View:
         """What `seat` may know: its own hand and everything public, nothing else."""
-        from kafana.games.tablic.view import make_view
-
-        if not isinstance(seat, int) or not 0 <= seat < self._setup.rules.players:
-            raise InvalidInputError(f"no seat {seat!r} at a {self.rules.players}-player table")
-        return make_view(self, seat)
+        return self._view(self._seat(seat))
 
     def public_view(self) -> View:
         """What a spectator may know: no hand at all."""
-        from kafana.games.tablic.view import make_view
+        return self._view(None)
 
-        return make_view(self, None)
+    def _view(self, seat: int | None) -> View:
+        rules = self._setup.rules
+        return View(
+            rules=rules,
+            seat=seat,
+            hand=None if seat is None else self._hands[seat],
+            table=self._table,
+            current_seat=self._current,
+            hand_no=self.hand_no,
+            dealer=self.dealer,
+            move_count=self.move_count,
+            hand_sizes=tuple(map(len, self._hands)),
+            deck_remaining=len(self._deck),
+            captured=tuple(self.captured(side) for side in range(rules.sides)),
+            tablas=self._tablas,
+            last_capturer=self._last_capturer,
+            scores=self._scores,
+            hand_results=self._results,
+            is_over=self._current is None,
+        )
 
     def record(self) -> MatchRecord:
         """The replayable record of the match so far."""
-        from kafana.games.tablic.record import MatchRecord
-
         setup = self._setup
         return MatchRecord(
             rules=setup.rules,
@@ -496,6 +516,17 @@ _BINARY_DIGITS = bytes.maketrans(b"01", b"\x00\x01")
 def _bits(pile: int) -> bytes:
     """The 52 bits of a pile, card index 0 first, as bytes 0 or 1."""
     return format(pile, "052b")[::-1].encode().translate(_BINARY_DIGITS)
+
+
+class MatchRecord(MatchRecordText):
+    """A match record (`MatchRecordText`) that replays into the state it records."""
+
+    def replay(self) -> MatchState:
+        """Play every move from the start; raises if a move is illegal or scores differ."""
+        start = new_match(self.rules, seed=self.seed, decks=self.decks or None)
+        state = replay_moves(start, self.moves)
+        check_result("scores", self.scores, state.scores)
+        return state
 
 
 def _explain(move: Move, rules: Rules) -> str:

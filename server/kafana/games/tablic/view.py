@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from kafana.games.tablic.cards import Card
+from kafana.games.cards import Card
+from kafana.games.tablic.result import HandResult
 from kafana.games.tablic.rules import Rules
-
-if TYPE_CHECKING:
-    from kafana.games.tablic.state import HandResult, MatchState
 
 
 @dataclass(frozen=True)
@@ -64,26 +62,3 @@ class View:
             "scores": list(self.scores),
             "is_over": self.is_over,
         }
-
-
-def make_view(state: MatchState, seat: int | None) -> View:
-    """Build the view of `seat` (None: a spectator)."""
-    rules = state.rules
-    return View(
-        rules=rules,
-        seat=seat,
-        hand=None if seat is None else state.hand(seat),
-        table=state.table,
-        current_seat=state.current_seat,
-        hand_no=state.hand_no,
-        dealer=state.dealer,
-        move_count=state.move_count,
-        hand_sizes=tuple(len(state.hand(s)) for s in range(rules.players)),
-        deck_remaining=state.deck_remaining,
-        captured=tuple(state.captured(side) for side in range(rules.sides)),
-        tablas=tuple(state.tablas(side) for side in range(rules.sides)),
-        last_capturer=state._last_capturer,
-        scores=state.scores,
-        hand_results=state.hand_results,
-        is_over=state.is_over,
-    )

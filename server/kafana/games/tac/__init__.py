@@ -15,21 +15,21 @@ from kafana.errors import (
     MatchOverError,
     NotYourTurnError,
 )
-from kafana.games.tablic.cards import Card, parse_cards
+from kafana.games.cards import Card, parse_cards
 from kafana.games.tac.move import Move
 from kafana.games.tac.position import Position
-from kafana.games.tac.record import GameRecord
 from kafana.games.tac.rules import PLAYERS_FOR_DECKS, Rules
 from kafana.games.tac.sequence import fits_centre, follows
 from kafana.games.tac.shuffle import canonical_deck, shuffled_deck
 from kafana.games.tac.state import (
+    GameRecord,
     GameSetup,
     GameState,
-    Step,
     check_deck,
     new_game,
     start_position,
 )
+from kafana.games.tac.step import Step
 from kafana.games.tac.view import View
 
 __all__ = [

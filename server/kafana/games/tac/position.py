@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kafana.errors import InvalidInputError
-from kafana.games.tablic.cards import Card, parse_cards
+from kafana.games.cards import Card, parse_cards
 from kafana.games.tac.rules import Rules
 
 

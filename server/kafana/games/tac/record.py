@@ -11,25 +11,28 @@ Format (UTF-8 text, one item per line, `#` lines are comments)::
     move play X->P1
     move call P2
     places 1 2                         only once the game is over; checked on replay
+
+`GameRecordText` is the record's fields and this form; `GameRecord` (in `state.py`, beside
+the state it replays into) adds `replay`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Self
 
-from kafana.errors import IllegalMoveError, InvalidInputError, MatchOverError
+from kafana.errors import InvalidInputError
+from kafana.games.cards import Card, parse_cards
 from kafana.games.records import record_items
-from kafana.games.tablic.cards import Card, parse_cards
 from kafana.games.tac.move import Move
 from kafana.games.tac.position import Position
 from kafana.games.tac.rules import Rules
-from kafana.games.tac.state import GameState, new_game, start_position
 
 HEADER = "kafana-tac-record 1"
 
 
 @dataclass(frozen=True)
-class GameRecord:
+class GameRecordText:
     """Rules, the source of the deck, and the moves: everything a replay needs."""
 
     rules: Rules
@@ -53,8 +56,8 @@ class GameRecord:
             lines.append("places " + " ".join(map(str, self.places)))
         return "\n".join(lines) + "\n"
 
-    @staticmethod
-    def from_text(text: str) -> GameRecord:
+    @classmethod
+    def from_text(cls, text: str) -> Self:
         """Parse `to_text` output; errors name the line."""
         rules: Rules | None = None
         seed: int | None = None
@@ -82,21 +85,4 @@ class GameRecord:
                 raise InvalidInputError(f"record line {number}: {exc}") from None
         if rules is None:
             raise InvalidInputError("the record has no rules line")
-        return GameRecord(rules, seed, deck, tuple(moves), places, position)
-
-    def replay(self) -> GameState:
-        """Play every move from the start; raises if a move is refused or the places differ."""
-        if self.position is not None:
-            state = start_position(self.rules, self.position)
-        else:
-            state = new_game(self.rules, seed=self.seed, deck=self.deck)
-        for number, move in enumerate(self.moves, start=1):
-            try:
-                state = state.apply(move)
-            except (InvalidInputError, IllegalMoveError, MatchOverError) as exc:
-                raise InvalidInputError(f"record move {number} ({move}): {exc}") from None
-        if self.places is not None and state.places() != self.places:
-            raise InvalidInputError(
-                f"record says places {self.places} but the moves give {state.places()}"
-            )
-        return state
+        return cls(rules, seed, deck, tuple(moves), places, position)

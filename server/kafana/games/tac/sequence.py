@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kafana.games.tablic.cards import Card
+from kafana.games.cards import Card
 
 ACE = 1
 

@@ -23,19 +23,20 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from kafana.errors import IllegalMoveError, InvalidInputError, MatchOverError, NotYourTurnError
-from kafana.games.tablic.cards import Card, parse_cards
+from kafana.games.cards import Card, parse_cards
+from kafana.games.protocol import FORFEIT, OUT, STALLED, Outcome
+from kafana.games.records import check_result, replay_moves
+from kafana.games.seats import SeatedState
 from kafana.games.tac.move import Move
 from kafana.games.tac.position import Position
+from kafana.games.tac.record import GameRecordText
 from kafana.games.tac.rules import Rules
 from kafana.games.tac.sequence import ACE, fits_centre, follows
 from kafana.games.tac.shuffle import canonical_deck, check_seed, shuffled_deck
-
-if TYPE_CHECKING:
-    from kafana.games.tac.record import GameRecord
-    from kafana.games.tac.view import View
+from kafana.games.tac.step import Step
+from kafana.games.tac.view import View
 
 FLIP = Move.flip()
 
@@ -51,25 +52,11 @@ class GameSetup:
     position: Position | None = None  # set up from a position instead of a deal
 
 
-@dataclass(frozen=True)
-class Step:
-    """One applied move with what it showed everyone.
+class GameState(SeatedState[Rules]):
+    """One position of a game of Tač. Immutable: `apply` returns a new state.
 
-    `card` is the card turned up (flip) or moved (play); `turned_over` is True when a flip
-    first turned the discard pile over; `penalty` is how many cards a call gave the offender
-    (their faces stay hidden); `offence` is True when the move broke the order.
+    It implements `kafana.games.protocol.GameState`: any seat may act (a call).
     """
-
-    seat: int
-    move: Move
-    card: Card | None = None
-    turned_over: bool = False
-    penalty: int = 0
-    offence: bool = False
-
-
-class GameState:
-    """One position of a game of Tač. Immutable: `apply` returns a new state."""
 
     __slots__ = (
         "_central",
@@ -104,24 +91,9 @@ class GameState:
     # -- read-only properties -----------------------------------------------------------
 
     @property
-    def rules(self) -> Rules:
-        """The rules of this game."""
-        return self._setup.rules
-
-    @property
     def setup(self) -> GameSetup:
         """Rules, seed and deck (the deck is hidden information)."""
         return self._setup
-
-    @property
-    def current_seat(self) -> int | None:
-        """The seat to move, or None once the game is over."""
-        return self._current
-
-    @property
-    def is_over(self) -> bool:
-        """True once the game has ended (a player out, every place decided, or stalled)."""
-        return self._current is None
 
     @property
     def central(self) -> tuple[Card, ...]:
@@ -238,12 +210,6 @@ class GameState:
         """Every move applied so far, oldest first."""
         return [step.move for step in self.steps()]
 
-    def _seat(self, seat: int) -> int:
-        n = self._setup.rules.players
-        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < n:
-            raise InvalidInputError(f"no seat {seat!r} at a {n}-player table")
-        return seat
-
     # -- move generation ----------------------------------------------------------------
 
     def targets(self, card: Card) -> list[str]:
@@ -298,6 +264,12 @@ class GameState:
     def in_order_moves(self) -> list[Move]:
         """The seat to move's moves that keep the mandatory order (all of them when strict)."""
         return self._own_moves(True)
+
+    def default_move(self) -> Move:
+        """The clock's move: the first that keeps the order (a clock commits no offence)."""
+        if self._current is None:
+            raise MatchOverError("the game is over: no more moves")
+        return self._own_moves(True)[0]
 
     def actor(self, move: Move) -> int | None:
         """The seat making `move`: the caller of a call, else the seat to move."""
@@ -546,22 +518,50 @@ class GameState:
             count[self._turned] += 1
         return count
 
+    def outcome(self, forfeit: int | None = None) -> Outcome | None:
+        """Places per seat once over; with `forfeit`, the first out or the fewest held wins."""
+        if forfeit is not None:
+            self._seat(forfeit)
+            if self._out:
+                return Outcome(FORFEIT, self._out[0], (), self.places() or ())
+            others = [s for s in range(self._setup.rules.players) if s != forfeit]
+            return Outcome(FORFEIT, min(others, key=lambda s: (self.held(s), s)))
+        places = self.places()
+        if places is None:
+            return None
+        return Outcome(STALLED if self._stalled else OUT, self.winner, (), places)
+
     def view(self, seat: int) -> View:
         """What `seat` may know: every face-up card and the sizes of the closed piles."""
-        from kafana.games.tac.view import make_view
-
-        return make_view(self, self._seat(seat))
+        return self._view(self._seat(seat))
 
     def public_view(self) -> View:
         """What a spectator may know: the same as a seat (nobody sees a closed pile)."""
-        from kafana.games.tac.view import make_view
+        return self._view(None)
 
-        return make_view(self, None)
+    def _view(self, seat: int | None) -> View:
+        return View(
+            rules=self._setup.rules,
+            seat=seat,
+            current_seat=self._current,
+            phase=self.phase,
+            central=self._central,
+            discards=self._discard,
+            closed_sizes=tuple(map(len, self._closed)),
+            turned=self._turned,
+            pending_offender=self._pending,
+            out_order=self._out,
+            places=self.places(),
+            stalled=self._stalled,
+            move_count=self.move_count,
+            turn=self.turn,
+            stall_turns=self._stall,
+            last_step=self.last_step,
+            is_over=self._current is None,
+        )
 
     def record(self) -> GameRecord:
         """The replayable record of the game so far."""
-        from kafana.games.tac.record import GameRecord
-
         setup = self._setup
         return GameRecord(
             rules=setup.rules,
@@ -577,6 +577,20 @@ class GameState:
             f"<tac.GameState move={self.move_count} turn={self.turn} seat={self._current} "
             f"phase={self.phase} held={[self.held(s) for s in range(self.rules.players)]}>"
         )
+
+
+class GameRecord(GameRecordText):
+    """A Tač record (`GameRecordText`) that replays into the state it records."""
+
+    def replay(self) -> GameState:
+        """Play every move from the start; raises if a move is refused or the places differ."""
+        if self.position is not None:
+            start = start_position(self.rules, self.position)
+        else:
+            start = new_game(self.rules, seed=self.seed, deck=self.deck)
+        state = replay_moves(start, self.moves)
+        check_result("places", self.places, state.places())
+        return state
 
 
 def check_deck(cards: tuple[Card, ...], decks: int) -> None:

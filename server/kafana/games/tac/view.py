@@ -8,13 +8,11 @@ included: a view shows only their sizes.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from kafana.games.tablic.cards import Card
+from kafana.games.cards import Card
 from kafana.games.tac.rules import Rules
-
-if TYPE_CHECKING:
-    from kafana.games.tac.state import GameState, Step
+from kafana.games.tac.step import Step
 
 
 @dataclass(frozen=True)
@@ -78,27 +76,3 @@ class View:
             },
             "is_over": self.is_over,
         }
-
-
-def make_view(state: GameState, seat: int | None) -> View:
-    """Build the view of `seat` (None: a spectator)."""
-    n = state.rules.players
-    return View(
-        rules=state.rules,
-        seat=seat,
-        current_seat=state.current_seat,
-        phase=state.phase,
-        central=state.central,
-        discards=tuple(state.discard(s) for s in range(n)),
-        closed_sizes=tuple(state.closed_size(s) for s in range(n)),
-        turned=state.turned,
-        pending_offender=state.pending_offender,
-        out_order=state.out_order,
-        places=state.places(),
-        stalled=state.stalled,
-        move_count=state.move_count,
-        turn=state.turn,
-        stall_turns=state.stall_turns,
-        last_step=state.last_step,
-        is_over=state.is_over,
-    )
