@@ -15,6 +15,10 @@ MODULES = [
     "kafana_client.connection",
     "kafana_client.convert",
     "kafana_client.errors",
+    "kafana_client.remote",
+    "kafana_client.seat_loop",
+    "kafana_client.tac",
+    "kafana_client.tournaments",
     "kafana_client.cli.choice",
     "kafana_client.cli.render",
 ]
