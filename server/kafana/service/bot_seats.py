@@ -27,7 +27,7 @@ from kafana.service.feed import Feed
 from kafana.service.follow import follow, steps
 from kafana.service.session import Session
 from kafana.service.tables import Tables
-from kafana.store.base import OPEN, PLAYING
+from kafana.store.base import PLAYING
 from kafana.v1 import events_pb2, storage_pb2
 
 MOVE = events_pb2.EVENT_KIND_MOVE
@@ -54,7 +54,7 @@ def bot_events(event: storage_pb2.StoredEvent, before: Session, after: Session) 
     """The public events a bot is told of for one event of the table."""
     out: list[Event] = []
     match: tablic.MatchState = after.match
-    if before.status == OPEN and after.status == PLAYING:
+    if not before.started and after.started:  # the last seat was taken
         out.append(HandStarted(match.hand_no, match.table))
     if event.kind != MOVE:
         return out
