@@ -5,12 +5,18 @@ from __future__ import annotations
 import asyncio
 import io
 import random
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pexpect
+import pytest
 from kafana.games import tac
+from kafana.v1 import state_pb2
 from kafana_bots import registry
+from kafana_bots.tac_bots import TacBot
 from kafana_client import AsyncClient
+from kafana_client.aio import AsyncSeat
+from kafana_client.bots import run_bot
 from kafana_client.cli.watch import follow
 from kafana_client.tac import run_tac_bot, tac_rules_of, tac_table_config, tac_view_of
 from rich.console import Console
@@ -18,10 +24,12 @@ from rich.console import Console
 from .kafana_client_live import LiveServer
 from .test_play_terminal import ben_leaves, plain, spawn, two_people
 
+Runner = Callable[[AsyncSeat, TacBot], Awaitable[state_pb2.TableState]]
 PROMPT = r"Your move \(number, or e\.g\. play X->C; q to quit\): "
 
 
-async def test_tac_bots_play_a_whole_game_with_calls(server: LiveServer) -> None:
+@pytest.mark.parametrize("runner", [run_tac_bot, run_bot])
+async def test_tac_bots_play_a_whole_game_with_calls(server: LiveServer, runner: Runner) -> None:
     names = ("random", "loader", "loader")
     async with AsyncClient.connect(server.target) as client:
         table = await client.create_table(tac_table_config(players=3, seed=4, tac_calls=True))
@@ -33,7 +41,7 @@ async def test_tac_bots_play_a_whole_game_with_calls(server: LiveServer) -> None
             for name, s in zip(names, seats, strict=True)
         ]
         finals = await asyncio.wait_for(
-            asyncio.gather(*(run_tac_bot(s, b) for s, b in zip(seats, bots, strict=True))), 120
+            asyncio.gather(*(runner(s, b) for s, b in zip(seats, bots, strict=True))), 120
         )
         answer = await client.record(table.table_id)
     record = tac.GameRecord.from_text(answer.record)
