@@ -47,16 +47,31 @@ async def follow(
             return
         if await feed.wait(table_id, seen, WAIT_S):
             quiet = 0
-            session = await tables.session(table_id)
+            session = await _fresh(tables, feed, table_id)
         else:
             quiet += 1
             if quiet % RELOAD_EVERY == 0:
                 session = await tables.session(table_id)
 
 
+async def _fresh(tables: Tables, feed: Feed, table_id: str) -> Session:
+    """The table as the feed knows it: this process's cached session when it is as new (a
+    change made here or already loaded), else loaded from the store."""
+    cached = tables.cached(table_id)
+    if cached is not None and cached.seq >= feed.latest(table_id):
+        return cached
+    return await tables.session(table_id)
+
+
 def steps(before: Session, after: Session) -> Iterator[tuple[storage_pb2.StoredEvent, Session]]:
     """Each event after `before` up to `after` (two sessions of one table), with the table
-    after it, oldest first. `Session.start(table_id, stored)` is the table before any event."""
+    after it, oldest first. `Session.start(table_id, stored)` is the table before any event.
+
+    One event (the usual case) costs no replay: the table after it is `after`.
+    """
+    if after.seq == before.seq + 1:
+        yield storage_pb2.StoredEvent.FromString(after.log.last().data), after
+        return
     session = before
     for entry in after.log[before.seq : after.seq]:
         session = session.apply(entry)
