@@ -13,12 +13,13 @@ import random
 import re
 import sys
 
-from kafana.competitions.policy import Action, Fault, FaultPolicy, Reason
-from kafana.competitions.seats import Fallback, table_over
-from kafana.games.tablic import Rules
 from kafana_client.aio import AsyncClient, AsyncSeat
 from kafana_client.bots import run_bot
 from kafana_client.errors import RpcError
+
+from kafana.cli.runner.seats import Fallback, table_over
+from kafana.competitions.policy import Action, Fault, FaultPolicy, Reason
+from kafana.games.tablic import Rules
 
 TOKEN = re.compile(r"seat (\d+) token (\S+)")
 

@@ -14,23 +14,24 @@ import contextlib
 import random
 from collections.abc import Awaitable, Callable, Mapping
 
-from kafana.cli.runner.remote_seat import remote_seat
-from kafana.cli.runner.seat_loops import SeatLoops
-from kafana.competitions.control import EventControl
-from kafana.competitions.local_runner import BotFactory
-from kafana.competitions.model import GameResult, GameSpec
-from kafana.competitions.policy import Action, Fault, FaultPolicy, Reason
-from kafana.competitions.seats import Fallback, table_over
-from kafana.competitions.table_results import game_result, game_table_config
-from kafana.competitions.tournament import Status, Tournament
-from kafana.games.tablic import Rules
-from kafana.tasks import cancel_and_wait
-from kafana.v1 import service_pb2
 from kafana_bots import Bot
 from kafana_client.aio import AsyncClient, AsyncSeat
 from kafana_client.bots import run_bot
 from kafana_client.connection import ConnectOptions
 from kafana_client.errors import RpcError
+
+from kafana.cli.runner.remote_seat import remote_seat
+from kafana.cli.runner.seat_loops import SeatLoops
+from kafana.cli.runner.seats import Fallback, table_over
+from kafana.competitions.control import EventControl
+from kafana.competitions.local_runner import BotFactory
+from kafana.competitions.model import GameResult, GameSpec
+from kafana.competitions.policy import Action, Fault, FaultPolicy, Reason
+from kafana.competitions.table_results import game_result, game_table_config
+from kafana.competitions.tournament import Status, Tournament
+from kafana.games.tablic import Rules
+from kafana.tasks import cancel_and_wait
+from kafana.v1 import service_pb2
 
 
 async def seat_task(
