@@ -40,9 +40,9 @@ async def test_follow_sees_moves_of_another_process_until_the_end(store: TableSt
     watcher = asyncio.create_task(watch())
     moves = 0
     while (session := await there.session(table_id)).status != FINISHED:
-        seat = session.game.current_seat(session.match)
+        seat = session.match.current_seat
         assert seat is not None
-        move = str(session.game.legal(session.match, seat)[-1])  # a capture when it has one
+        move = str(there.legal(session, seat)[-1])  # a capture when it has one
         await there.play(table_id, tokens[seat], move, f"m{moves}", session.seq)
         moves += 1
         if moves % 10 == 0:

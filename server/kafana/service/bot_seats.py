@@ -40,26 +40,32 @@ def to_move(session: Session) -> int | None:
     """The seat to move (None: nobody, or the match is not running)."""
     if session.status != PLAYING:
         return None
-    seat: int | None = session.game.current_seat(session.match)
+    seat: int | None = session.match.current_seat
     return seat
+
+
+def tablic_match(session: Session) -> tablic.MatchState:
+    """The session's match: a Tablić table's (the bot interface is Tablić's)."""
+    match = session.match
+    assert isinstance(match, tablic.MatchState)
+    return match
 
 
 def hand_no(session: Session) -> int:
     """The number of the hand being played."""
-    match: tablic.MatchState = session.match
-    return match.hand_no
+    return tablic_match(session).hand_no
 
 
 def bot_events(event: storage_pb2.StoredEvent, before: Session, after: Session) -> list[Event]:
     """The public events a bot is told of for one event of the table."""
     out: list[Event] = []
-    match: tablic.MatchState = after.match
+    match = tablic_match(after)
     if not before.started and after.started:  # the last seat was taken
         out.append(HandStarted(match.hand_no, match.table))
     if event.kind != MOVE:
         return out
     out.append(MovePlayed(event.seat, tablic.Move.parse(event.move)))
-    done = len(before.match.hand_results)
+    done = len(tablic_match(before).hand_results)
     for result in match.hand_results[done:]:
         out.append(HandEnded(result))
     if len(match.hand_results) > done and not match.is_over:
@@ -73,10 +79,9 @@ def playable(tables: Tables, session: Session, seat: int) -> list[tablic.Move]:
     """The legal moves of `seat`; on a table whose captures are too many to list, the trails
     of its hand (the table still checks them, and refuses them under must-capture)."""
     try:
-        return list(tables.legal(session, seat))
+        return [move for move in tables.legal(session, seat) if isinstance(move, tablic.Move)]
     except TooManyMovesError:
-        match: tablic.MatchState = session.match
-        return [tablic.Move(card) for card in match.hand(seat)]
+        return [tablic.Move(card) for card in tablic_match(session).hand(seat)]
 
 
 async def play_move(tables: Tables, session: Session, token: str, move: str) -> None:
@@ -87,12 +92,12 @@ async def play_move(tables: Tables, session: Session, token: str, move: str) -> 
 
 async def play_default(tables: Tables, session: Session, token: str) -> None:
     """Play the table's default move for the seat to move (the move its clock would play)."""
-    await play_move(tables, session, token, session.game.default_move(session.match))
+    await play_move(tables, session, token, str(session.match.default_move()))
 
 
 async def decide(tables: Tables, session: Session, seat: int, bot: Bot) -> str:
     """The bot's move at `session`, chosen in a worker thread."""
-    match: tablic.MatchState = session.match
+    match = tablic_match(session)
     moves = playable(tables, session, seat)
     move = await asyncio.to_thread(bot.choose, match.view(seat), moves)
     return str(move)
