@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import secrets
 import signal
+from pathlib import Path
 from typing import Any
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
@@ -24,17 +25,8 @@ from kafana.store.client import RedisClient, Script
 from kafana.v1 import events_pb2, service_pb2, service_pb2_grpc, state_pb2
 from redis.asyncio import BlockingConnectionPool, Redis
 
-# KEYS: seq, events. ARGV: expected seq, move. Returns the new seq, or -(current seq) - 1.
-MOVE_LUA = """
-local seq = tonumber(redis.call('GET', KEYS[1]) or '0')
-if seq ~= tonumber(ARGV[1]) then
-  return -seq - 1
-end
-seq = seq + 1
-redis.call('SET', KEYS[1], seq)
-redis.call('XADD', KEYS[2], seq .. '-0', 'm', ARGV[2])
-return seq
-"""
+MOVE_LUA = (Path(__file__).resolve().parent / "baseline_move.lua").read_text()
+"""KEYS: seq, events. ARGV: expected seq, move. The new seq, or -(current seq) - 1."""
 
 Context = grpc.aio.ServicerContext[Any, Any]
 

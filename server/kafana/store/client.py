@@ -111,6 +111,7 @@ class RedisClient:
         self.url = url  # the URL it was made from ("" when made from an address)
         self._lanes: dict[Address, Lane] = {}
         self._slots: list[Address] = []  # a cluster's slot -> primary; [] until read
+        self._nodes: list[Address] = []  # the primaries last read (kept when a node is lost)
         self._refreshing: asyncio.Lock | None = None
         self._main = self._lane(address)
 
@@ -145,7 +146,7 @@ class RedisClient:
             self._refreshing = asyncio.Lock()
         async with self._refreshing:
             error: Exception = StoreUnavailable("no cluster node answered")
-            for address in [self.address, *dict.fromkeys(self._slots)]:
+            for address in dict.fromkeys([self.address, *self._nodes]):
                 try:
                     reply = await self._lane(address).call(pack("CLUSTER", "SLOTS"))
                 except StoreUnavailable as lost:
@@ -158,7 +159,7 @@ class RedisClient:
                 for start, end, primary, *_replicas in reply:
                     node = self.address.node(primary[0].decode() or address.host, primary[1])
                     slots[start : end + 1] = [node] * (end - start + 1)
-                self._slots = slots
+                self._slots, self._nodes = slots, list(dict.fromkeys(slots))
                 return
             raise error
 
@@ -221,9 +222,8 @@ class RedisClient:
         return replies
 
     async def close(self) -> None:
-        """Close every lane."""
-        lanes, self._lanes = list(self._lanes.values()), {}
-        await asyncio.gather(*(lane.close() for lane in lanes))
+        """Close every lane (a later call connects again)."""
+        await asyncio.gather(*(lane.close() for lane in self._lanes.values()))
 
 
 __all__ = ["Command", "RedisClient", "Script", "StoreError", "key_slot", "parse_url"]
