@@ -6,9 +6,11 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 from client.kafana_client_live import LiveServer
+from kafana.competitions.league.connection import connect
 from kafana.service.feed import Feed
 from kafana.service.tables import Tables
 from kafana.store.redis_store import RedisStore
+from redis.asyncio import Redis
 
 from .hosted_helpers import Served, served
 
@@ -41,3 +43,13 @@ async def tables(redis_url: str) -> AsyncIterator[tuple[Tables, Feed]]:
     finally:
         await feed.close()
         await store.close()
+
+
+@pytest.fixture
+async def redis(redis_url: str) -> AsyncIterator[Redis]:
+    """A redis-py client of the private server (the league's and the controls' kind)."""
+    client = connect(redis_url, max_connections=4)
+    try:
+        yield client
+    finally:
+        await client.aclose()

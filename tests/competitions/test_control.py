@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
-import pytest
 from click.testing import CliRunner
 from client.kafana_client_live import LiveServer
 from kafana.cli import main
 from kafana.cli.runner.server_runner import run_on_server
 from kafana.competitions.control import EventControl
-from kafana.competitions.league.connection import connect
 from kafana.competitions.local_runner import registry_bots
 from kafana.competitions.model import Ending
 from kafana.competitions.policy import Reason
@@ -20,15 +17,6 @@ from kafana_client import AsyncClient
 from redis.asyncio import Redis
 
 NAMES = ("a", "b", "c", "d")
-
-
-@pytest.fixture
-async def redis(redis_url: str) -> AsyncIterator[Redis]:
-    client = connect(redis_url, max_connections=4)
-    try:
-        yield client
-    finally:
-        await client.aclose()
 
 
 async def _until(condition: object, timeout: float = 60.0) -> None:

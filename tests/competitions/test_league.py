@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator
 
 import pytest
 from client.kafana_client_live import LiveServer
 from kafana.competitions.envelope import FairRecord
 from kafana.competitions.fairness import check_commitment
-from kafana.competitions.league.connection import connect
 from kafana.competitions.league.keys import LeagueKeys
 from kafana.competitions.league.leaderboard import Leaderboard
 from kafana.competitions.league.matchmaking import Matchmaker, Window, no_table
@@ -24,15 +22,6 @@ from kafana_bots import registry
 from kafana_client import AsyncClient, rules_of
 from kafana_client.bots import run_bot
 from redis.asyncio import Redis
-
-
-@pytest.fixture
-async def redis(redis_url: str) -> AsyncIterator[Redis]:
-    client = connect(redis_url, max_connections=4)
-    try:
-        yield client
-    finally:
-        await client.aclose()
 
 
 class Clock:

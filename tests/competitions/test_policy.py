@@ -6,7 +6,7 @@ import pytest
 from client.kafana_client_live import LiveServer
 from kafana.cli.runner.server_runner import run_on_server
 from kafana.competitions.envelope import FairRecord
-from kafana.competitions.local_runner import registry_bots, run_local
+from kafana.competitions.local_runner import BotFactory, registry_bots, run_local
 from kafana.competitions.model import Ending
 from kafana.competitions.policy import Action, FaultPolicy, Reason
 from kafana.competitions.tournament import EventConfig, EventError, Kind, Status, Tournament
@@ -18,15 +18,23 @@ from .helpers import CrashingBot, IllegalBot, SlowBot, with_special
 BOTS = {"fast": "greedy", "slow": "greedy"}
 
 
-async def _one_game(
-    server: LiveServer, policy: FaultPolicy, slow_moves: int, seconds: float = 2.5
+async def _on_server(
+    server: LiveServer, policy: FaultPolicy, factory: BotFactory, name: str = "p", seed: int = 5
 ) -> Tournament:
-    config = EventConfig("p", Kind.ROUND_ROBIN, ("fast", "slow"), seed=5, target=31, policy=policy)
+    """One game between "fast" and "slow" (as `factory` makes them) on the server."""
+    config = EventConfig(name, Kind.ROUND_ROBIN, ("fast", "slow"), seed=seed, target=31,
+                         policy=policy)  # fmt: skip
     event = Tournament(config)
-    factory = with_special(BOTS, {"slow": SlowBot}, seconds=seconds, slow_moves=slow_moves)
     async with AsyncClient.connect(server.target) as client:
         await run_on_server(client, event, factory)
     return event
+
+
+async def _one_game(
+    server: LiveServer, policy: FaultPolicy, slow_moves: int, seconds: float = 2.5
+) -> Tournament:
+    factory = with_special(BOTS, {"slow": SlowBot}, seconds=seconds, slow_moves=slow_moves)
+    return await _on_server(server, policy, factory)
 
 
 async def test_server_timeout_forfeits_the_match_with_its_reason(server: LiveServer) -> None:
@@ -133,10 +141,7 @@ def test_organiser_pause_adjudicate_end() -> None:
 
 async def test_server_disconnect_past_grace_forfeits(server: LiveServer) -> None:
     policy = FaultPolicy(disconnect_grace_ms=300, on_disconnect=Action.FORFEIT_MATCH)
-    config = EventConfig("d", Kind.ROUND_ROBIN, ("fast", "slow"), seed=7, target=31, policy=policy)
-    event = Tournament(config)
-    async with AsyncClient.connect(server.target) as client:
-        await run_on_server(client, event, with_special(BOTS, {"slow": CrashingBot}))
+    event = await _on_server(server, policy, with_special(BOTS, {"slow": CrashingBot}), "d", 7)
     (result,) = event.results.values()
     crashed = event.rounds[0][0].seats.index("slow")
     assert result.ending is Ending.FORFEIT and result.winner == 1 - crashed

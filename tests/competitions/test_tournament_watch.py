@@ -4,16 +4,8 @@ from __future__ import annotations
 
 import re
 
-from click.testing import CliRunner
-from kafana.cli import main
-
 from .hosted_helpers import Served
-
-
-def kafana(*args: str) -> tuple[int, str]:
-    """Run the command line; (exit code, output)."""
-    result = CliRunner().invoke(main, list(args))
-    return result.exit_code, result.output
+from .test_hosted_cli import kafana
 
 
 def test_an_entrant_plays_its_games_with_a_bot_from_the_command_line(hosted: Served) -> None:
