@@ -33,7 +33,7 @@ class RedisEvents(EventStore):
     kind = "redis"
 
     def __init__(self, client: RedisClient) -> None:
-        self.redis = client
+        self.client = client
         self._enter = store_script(_HERE, "enter")
         self._start = store_script(_HERE, "start")
         self._lease = store_script(_HERE, "lease")
@@ -42,19 +42,19 @@ class RedisEvents(EventStore):
 
     async def _run(self, script: Script, keys: list[str], *args: str | int) -> Reply:
         values = [a.encode() if isinstance(a, str) else b"%d" % a for a in args]
-        return (await self.redis.run(script, keys, values))[0]
+        return (await self.client.run(script, keys, values))[0]
 
     async def create(self, event_id: str, meta: dict[str, str]) -> bool:
         keys = EventKeys(event_id)
-        if not await self.redis.call(keys.meta, "HSETNX", keys.meta, "phase", "open"):
+        if not await self.client.call(keys.meta, "HSETNX", keys.meta, "phase", "open"):
             return False
         fields = [part for item in meta.items() for part in item]
-        await self.redis.call(keys.meta, "HSET", keys.meta, *fields)
-        await self.redis.call(EVENT_INDEX, "ZADD", EVENT_INDEX, now_ms(), event_id)
+        await self.client.call(keys.meta, "HSET", keys.meta, *fields)
+        await self.client.call(EVENT_INDEX, "ZADD", EVENT_INDEX, now_ms(), event_id)
         return True
 
     async def _hash(self, key: str) -> dict[str, str]:
-        return _texts(await self.redis.call(key, "HGETALL", key))
+        return _texts(await self.client.call(key, "HGETALL", key))
 
     async def meta(self, event_id: str) -> dict[str, str]:
         return await self._hash(EventKeys(event_id).meta)
@@ -73,15 +73,15 @@ class RedisEvents(EventStore):
 
     async def finish(self, event_id: str) -> None:
         key = EventKeys(event_id).meta
-        await self.redis.call(key, "HSET", key, "phase", "finished")
+        await self.client.call(key, "HSET", key, "phase", "finished")
 
     async def event_ids(self, limit: int) -> list[str]:
-        reply = await self.redis.call(EVENT_INDEX, "ZREVRANGE", EVENT_INDEX, 0, limit - 1)
+        reply = await self.client.call(EVENT_INDEX, "ZREVRANGE", EVENT_INDEX, 0, limit - 1)
         return [_text(e) for e in reply] if isinstance(reply, list) else []
 
     async def state(self, event_id: str) -> str | None:
         key = EventKeys(event_id).state
-        raw = await self.redis.call(key, "GET", key)
+        raw = await self.client.call(key, "GET", key)
         return None if raw is None else _text(raw)
 
     async def save(self, event_id: str, owner: str, text: str) -> bool:
@@ -96,7 +96,7 @@ class RedisEvents(EventStore):
 
     async def set_control(self, event_id: str, status: str, note: str) -> None:
         key = EventKeys(event_id).control
-        await self.redis.call(key, "HSET", key, "status", status, "note", note)
+        await self.client.call(key, "HSET", key, "status", status, "note", note)
 
     async def control(self, event_id: str) -> tuple[str, str]:
         data = await self._hash(EventKeys(event_id).control)
@@ -104,7 +104,7 @@ class RedisEvents(EventStore):
 
     async def adjudicate(self, event_id: str, game_id: str, value: str) -> None:
         key = EventKeys(event_id).adjudications
-        await self.redis.call(key, "HSET", key, game_id, value)
+        await self.client.call(key, "HSET", key, game_id, value)
 
     async def adjudications(self, event_id: str) -> dict[str, str]:
         return await self._hash(EventKeys(event_id).adjudications)
