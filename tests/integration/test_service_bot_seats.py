@@ -7,6 +7,7 @@ import asyncio
 import random
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from kafana.games import tablic
 from kafana.service.bot_seats import play_seat
@@ -37,19 +38,36 @@ class Watched(Bot):
         self.inner.observe(event)
 
 
-async def test_two_bots_play_a_match_in_process(store: TableStore) -> None:
+@dataclass
+class Seated:
+    """A two-seat table with both seats taken, on the domain layer."""
+
+    tables: Tables
+    feed: Feed
+    table_id: str
+    tokens: list[str]
+    rules: tablic.Rules
+
+
+async def seated(store: TableStore, target: int, seed: int) -> Seated:
+    """A new table on `store` (a feed told of this process's changes), both seats taken."""
     tables = Tables(store)
     feed = Feed(store, block_ms=200)
     tables.listeners.append(feed.notify)
-    rules = rules_pb2.RulesSpec(game="tablic", preset="serbian", players=2, target=21)
-    table_id, _admin, session = await tables.create(rules_pb2.TableConfig(rules=rules, seed=3))
-    full = tablic.Rules.from_json(session.stored.rules_json)
-    bots = [Watched(seat, full) for seat in (0, 1)]
-    tokens = [(await tables.join(table_id, seat, f"bot{seat}"))[1] for seat in (0, 1)]
-    seats = [play_seat(tables, feed, table_id, seat, tokens[seat], bots[seat]) for seat in (0, 1)]
+    spec = rules_pb2.RulesSpec(game="tablic", preset="serbian", players=2, target=target)
+    table_id, _admin, session = await tables.create(rules_pb2.TableConfig(rules=spec, seed=seed))
+    tokens = [(await tables.join(table_id, seat, f"p{seat}"))[1] for seat in (0, 1)]
+    rules = tablic.Rules.from_json(session.stored.rules_json)
+    return Seated(tables, feed, table_id, tokens, rules)
+
+
+async def test_two_bots_play_a_match_in_process(store: TableStore) -> None:
+    t = await seated(store, target=21, seed=3)
+    bots = [Watched(seat, t.rules) for seat in (0, 1)]
+    seats = [play_seat(t.tables, t.feed, t.table_id, s, t.tokens[s], bots[s]) for s in (0, 1)]
     finals = await asyncio.wait_for(asyncio.gather(*seats), 60)
     assert all(f.status == FINISHED for f in finals)
-    final = await tables.session(table_id)
+    final = await t.tables.session(t.table_id)
     assert max(final.match.scores) >= 21
     for seat, bot in enumerate(bots):
         assert threading.main_thread().name not in bot.threads  # decided in worker threads
@@ -60,25 +78,19 @@ async def test_two_bots_play_a_match_in_process(store: TableStore) -> None:
         ended = [e.result for e in bot.told if isinstance(e, HandEnded)]
         assert ended == list(final.match.hand_results)
         assert sum(isinstance(e, HandStarted) for e in bot.told) == len(ended)
-    await feed.close()
+    await t.feed.close()
 
 
 async def test_a_seat_without_a_bot_plays_default_moves(store: TableStore) -> None:
-    tables = Tables(store)
-    feed = Feed(store, block_ms=200)
-    tables.listeners.append(feed.notify)
-    rules = rules_pb2.RulesSpec(game="tablic", preset="serbian", players=2, target=11)
-    table_id, _admin, session = await tables.create(rules_pb2.TableConfig(rules=rules, seed=5))
-    full = tablic.Rules.from_json(session.stored.rules_json)
-    tokens = [(await tables.join(table_id, seat, f"p{seat}"))[1] for seat in (0, 1)]
-    bot = registry.create("greedy", seat=0, rules=full, rng=random.Random(0))
+    t = await seated(store, target=11, seed=5)
+    bot = registry.create("greedy", seat=0, rules=t.rules, rng=random.Random(0))
     await asyncio.wait_for(
         asyncio.gather(
-            play_seat(tables, feed, table_id, 0, tokens[0], bot),
-            play_seat(tables, feed, table_id, 1, tokens[1], None),
+            play_seat(t.tables, t.feed, t.table_id, 0, t.tokens[0], bot),
+            play_seat(t.tables, t.feed, t.table_id, 1, t.tokens[1], None),
         ),
         60,
     )
-    final = await tables.session(table_id)
+    final = await t.tables.session(t.table_id)
     assert final.status == FINISHED and final.ending is None
-    await feed.close()
+    await t.feed.close()
