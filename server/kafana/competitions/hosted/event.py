@@ -21,6 +21,7 @@ from kafana.competitions.policy import Action, FaultPolicy
 from kafana.competitions.tournament import EventConfig, Kind, Tournament
 from kafana.errors import AuthenticationError, InvalidInputError, NotFoundError
 from kafana.games.tablic import Rules
+from kafana.v1 import competitions_pb2 as pb
 
 MAX_ROUNDS = 64
 MAX_BOARDS = 64
@@ -62,23 +63,11 @@ def _action(value: str, default: Action, what: str) -> Action:
         raise InvalidInputError(f"unknown {what} action {value!r}: choose {choices}") from None
 
 
-def event_config(
-    name: str,
-    format: str,
-    *,
-    rounds: int = 0,
-    boards: int = 0,
-    hands_per_board: int = 0,
-    preset: str = "",
-    target: int = 0,
-    seats_per_game: int = 0,
-    seed: int | None = None,
-    move_ms: int = 0,
-    on_timeout: str = "",
-    disconnect_grace_ms: int = 0,
-    on_disconnect: str = "",
-) -> EventConfig:
+def event_config(request: pb.CreateEventRequest) -> EventConfig:
     """An event's configuration (no entrants yet) from a request; InvalidInputError if bad."""
+    name, format, preset, target = request.name, request.format, request.preset, request.target
+    rounds, boards, hands_per_board = request.rounds, request.boards, request.hands_per_board
+    seats_per_game, p = request.seats_per_game, request.policy
     check_name(name, "event name")
     kinds = [k.value for k in Kind]
     if format not in kinds:
@@ -94,10 +83,10 @@ def event_config(
         raise InvalidInputError(f"target {target}: at most 10000")
     base = FaultPolicy()
     policy = FaultPolicy(
-        move_ms=move_ms,
-        on_timeout=_action(on_timeout, base.on_timeout, "timeout"),
-        disconnect_grace_ms=disconnect_grace_ms or base.disconnect_grace_ms,
-        on_disconnect=_action(on_disconnect, base.on_disconnect, "disconnect"),
+        move_ms=p.move_ms,
+        on_timeout=_action(p.on_timeout, base.on_timeout, "timeout"),
+        disconnect_grace_ms=p.disconnect_grace_ms or base.disconnect_grace_ms,
+        on_disconnect=_action(p.on_disconnect, base.on_disconnect, "disconnect"),
     )
     return EventConfig(
         name,
@@ -108,7 +97,7 @@ def event_config(
         hands_per_board or 8,
         preset=preset or "serbian",
         target=target,
-        seed=seed,
+        seed=request.seed if request.HasField("seed") else None,
         policy=policy,
     )
 

@@ -70,22 +70,7 @@ class CompetitionsServicer(competitions_pb2_grpc.CompetitionsServicer):
         self, request: pb.CreateEventRequest, context: Context
     ) -> pb.CreateEventResponse:
         """A new event, open for entries; the organiser token is in this answer only."""
-        p = request.policy
-        config = ev.event_config(
-            request.name,
-            request.format,
-            rounds=request.rounds,
-            boards=request.boards,
-            hands_per_board=request.hands_per_board,
-            preset=request.preset,
-            target=request.target,
-            seats_per_game=request.seats_per_game,
-            seed=request.seed if request.HasField("seed") else None,
-            move_ms=p.move_ms,
-            on_timeout=p.on_timeout,
-            disconnect_grace_ms=p.disconnect_grace_ms,
-            on_disconnect=p.on_disconnect,
-        )
+        config = ev.event_config(request)
         token = ev.new_token()
         event_id = "ev-" + secrets.token_hex(6)
         meta = ev.meta_fields(config, token, request.parallel, now_ms())
