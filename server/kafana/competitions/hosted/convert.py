@@ -3,6 +3,8 @@ no tokens)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from kafana.competitions import exports
 from kafana.competitions.hosted.event import Entrant, Hosted, config_from_meta
 from kafana.competitions.policy import FaultPolicy
@@ -22,21 +24,8 @@ def policy_spec(policy: FaultPolicy) -> pb.FaultPolicySpec:
 
 
 def standing_info(row: Standing, rating: float) -> pb.StandingInfo:
-    """One row of the standings."""
-    return pb.StandingInfo(
-        rank=row.rank,
-        entrant=row.entrant,
-        points=row.points,
-        played=row.played,
-        wins=row.wins,
-        draws=row.draws,
-        losses=row.losses,
-        byes=row.byes,
-        buchholz=row.buchholz,
-        sonneborn_berger=row.sonneborn_berger,
-        diff=row.diff,
-        rating=rating,
-    )
+    """One row of the standings (the message has the row's fields, and the rating)."""
+    return pb.StandingInfo(**dataclasses.asdict(row), rating=rating)
 
 
 def standings_of(t: Tournament) -> list[pb.StandingInfo]:
