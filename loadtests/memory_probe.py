@@ -52,7 +52,7 @@ async def play(port: int, gap_ms: int, seed: int) -> list[tuple[int, dict[str, i
             out.append((session.seq, parts))
         if session.status == "finished":
             break
-        seat = session.game.current_seat(session.match)
+        seat = session.match.current_seat
         move = str(rng.choice(tables.legal(session, seat)))
         await tables.play(table_id, tokens[seat], move, f"m{session.seq}", session.seq)
     await store.close()

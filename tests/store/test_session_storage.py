@@ -49,11 +49,11 @@ async def test_a_retry_is_answered_after_the_other_seat_moved() -> None:
     tables, table_id, tokens = await seated_table(seed=4)
     other = Tables(tables.store)  # a second process: nothing cached
     session = await tables.session(table_id)
-    first_seat = session.game.current_seat(session.match)
+    first_seat = session.match.current_seat
     move = str(tables.legal(session, first_seat)[0])
     played = await tables.play(table_id, tokens[first_seat], move, "mine", session.seq)
     after = played.session
-    second_seat = after.game.current_seat(after.match)
+    second_seat = after.match.current_seat
     reply = str(tables.legal(after, second_seat)[0])
     await tables.play(table_id, tokens[second_seat], reply, "theirs", after.seq)
     for process in (tables, other):
@@ -67,7 +67,7 @@ async def test_the_session_a_move_leaves_in_the_cache_is_the_one_the_log_replays
     session = await tables.session(table_id)
     before = session
     for number in range(60):
-        seat = session.game.current_seat(session.match)
+        seat = session.match.current_seat
         move = str(tables.legal(session, seat)[-1])
         client_move_id = f"m{number}" if number % 3 else ""  # some moves carry no id
         session = (

@@ -1,15 +1,14 @@
 """Domain objects to protobuf messages (the RPCs stay thin).
 
-Tables, seats, results and events are converted here; each game's own values (moves, views)
-by its `Game` in `kafana.service.games`.
+Tables, seats, results and events are converted here, for every game alike; each game's own
+values (moves, views, its figures in a result) by its `TableGame` in `kafana.service.games`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
-from kafana.service.games.tablic import cards
+from kafana.games.protocol import SCORE, STALLED
 from kafana.service.session import Session
 from kafana.store.base import FINISHED, OPEN, PLAYING, Entry
 from kafana.v1 import events_pb2, state_pb2, storage_pb2
@@ -22,7 +21,7 @@ STATUS = {
 }
 
 
-def moves(session: Session, items: Iterable[Any]) -> list[state_pb2.Move]:
+def moves(session: Session, items: Iterable[object]) -> list[state_pb2.Move]:
     """A seat's legal moves on the wire (the table's game says what each shows)."""
     game = session.game
     return [game.move_message(session.match, m) for m in items]
@@ -31,11 +30,11 @@ def moves(session: Session, items: Iterable[Any]) -> list[state_pb2.Move]:
 def info(session: Session) -> state_pb2.TableInfo:
     """The public summary: never the seed, the decks or a hand."""
     stored = session.stored
-    game = session.game
+    match = session.match
     seats = [
         state_pb2.Seat(
             seat=seat,
-            side=game.side_of(session.match, seat),
+            side=match.side_of(seat),
             taken=seat in session.names,
             name=session.names.get(seat, ""),
         )
@@ -59,16 +58,18 @@ def result(session: Session) -> state_pb2.Result:
     if session.status != FINISHED:
         return state_pb2.Result()
     out = state_pb2.Result()
-    reason = session.game.fill_result(out, session.match)
+    session.game.fill_result(out, session.match)
     winner = session.winner_side()
     if winner is not None:
         out.winner_side = winner
     ending = session.ending
     if ending is None:
+        outcome = session.match.outcome()
+        reason = "" if outcome is None else outcome.reason
         out.reason = reason
-        if reason == "score":
+        if reason == SCORE:
             out.detail = f"side {winner} won " + "-".join(map(str, out.scores))
-        elif reason == "stalled":
+        elif reason == STALLED:
             out.detail = "drawn: no card reached the central pile for too long"
         else:
             out.detail = f"seat {winner} went out first"
@@ -149,4 +150,4 @@ def stored_event(
     ).SerializeToString()
 
 
-__all__ = ["STATUS", "cards", "event", "info", "moves", "result", "stored_event", "table_state"]
+__all__ = ["STATUS", "event", "info", "moves", "result", "stored_event", "table_state"]

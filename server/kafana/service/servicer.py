@@ -3,21 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-import functools
 from typing import Any
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
 
 from kafana.errors import InvalidInputError, NotFoundError, StaleSequenceError
-from kafana.games import tablic
 from kafana.service import convert
 from kafana.service.errors import unary
 from kafana.service.feed import Feed
-from kafana.service.games.tablic import build_rules
+from kafana.service.games import captures
 from kafana.service.session import Session
 from kafana.service.tables import Tables
 from kafana.store.base import FINISHED
-from kafana.v1 import rules_pb2, service_pb2, service_pb2_grpc, state_pb2
+from kafana.v1 import service_pb2, service_pb2_grpc, state_pb2
 
 Context = grpc.aio.ServicerContext[Any, Any]
 STATE_METADATA = "kafana-state-bin"
@@ -200,19 +198,8 @@ class KafanaServicer(service_pb2_grpc.KafanaServicer):  # type: ignore[misc, unu
     async def Captures(
         self, request: service_pb2.CapturesRequest, context: Context
     ) -> service_pb2.CapturesResponse:
-        """Every legal capture of a card from a table, under the given rules."""
-        rules = _capture_rules(request.rules.SerializeToString(deterministic=True))
-        card = tablic.Card.parse(request.card)
-        table = tablic.parse_cards(list(request.table))
-        found = tablic.captures(card, table, rules)
-        ordered = sorted((convert.cards(c) for c in found), key=lambda cs: (len(cs), cs))
-        return service_pb2.CapturesResponse(captures=[state_pb2.Cards(cards=c) for c in ordered])
-
-
-@functools.lru_cache(maxsize=256)
-def _capture_rules(spec: bytes) -> tablic.Rules:
-    """Rules of a serialized RulesSpec, cached: Captures callers repeat the same few rules."""
-    return build_rules(rules_pb2.RulesSpec.FromString(spec))
+        """Every legal capture of a card from a table, under the given rules (Tablić)."""
+        return captures(request)
 
 
 def _initial(session: Session) -> Session:

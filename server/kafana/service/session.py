@@ -7,7 +7,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from kafana.service.games import Game, build_rules, game_of
+from kafana.service.games import AnyState, Game, build_rules, game_of
 from kafana.service.records import FORMAT, EventLog, decode
 from kafana.store.base import FINISHED, OPEN, PLAYING, Entry, Snapshot
 from kafana.v1 import events_pb2, rules_pb2, storage_pb2
@@ -36,7 +36,7 @@ class Session:
 
     table_id: str
     stored: storage_pb2.StoredTable
-    match: Any  # the game's own state (`tablic.MatchState`, `tac.GameState`): see `game`
+    match: AnyState  # the game's own state (`tablic.MatchState`, `tac.GameState`)
     seq: int = 0
     status: str = OPEN
     deadline_ms: int = 0
@@ -61,7 +61,7 @@ class Session:
 
     @functools.cached_property
     def game(self) -> Game:
-        """The game the table runs: everything game-specific goes through it."""
+        """The game the table runs: its conversions to and from the wire."""
         return game_of(self.stored.spec)
 
     def _evolve(self, **changes: Any) -> Session:
@@ -77,7 +77,7 @@ class Session:
     @property
     def players(self) -> int:
         """Number of seats."""
-        return self.game.players(self.match)
+        return self.match.seats
 
     @property
     def started(self) -> bool:
@@ -110,7 +110,7 @@ class Session:
     def apply(
         self,
         entry: Entry,
-        match: Any = None,
+        match: AnyState | None = None,
         deadline_ms: int | None = None,
         *,
         record: bytes | None = None,
@@ -135,7 +135,7 @@ class Session:
         seq: int,
         event: storage_pb2.StoredEvent,
         record: bytes,
-        match: Any,
+        match: AnyState,
         deadline_ms: int,
         tag: str = "",
     ) -> Session:
@@ -149,7 +149,7 @@ class Session:
         return self._evolve(
             match=match,
             seq=seq,
-            status=FINISHED if self.game.is_over(match) else self.status,
+            status=FINISHED if match.is_over else self.status,
             deadline_ms=deadline_ms,
             log=self.log.appended(record, event.time_ms),
             marks={**self.marks, event.seat: (seq, tag)} if tag else dict(self.marks),
@@ -160,7 +160,7 @@ class Session:
         seq: int,
         event: storage_pb2.StoredEvent,
         record: bytes,
-        match: Any = None,
+        match: AnyState | None = None,
         deadline_ms: int | None = None,
     ) -> Session:
         names = self.names  # shared with the session before unless this event changes it
@@ -169,11 +169,8 @@ class Session:
         new_match = self.match
         kind = event.kind
         if kind == MOVE:
-            game = self.game
-            new_match = (
-                match if match is not None else game.replay(self.match, event.move, event.seat)
-            )
-            if game.is_over(new_match):
+            new_match = match if match is not None else self.match.apply(event.move, event.seat)
+            if new_match.is_over:
                 status = FINISHED
         elif kind == SEAT_TAKEN:
             names = {**names, event.seat: event.name}
@@ -214,14 +211,16 @@ class Session:
     def winner_side(self) -> int | None:
         """The winning side once over; after a forfeit the best other side; None if closed."""
         if self.ending is None:
-            return self.game.winner(self.match)
-        if self.ending.reason != "forfeit" or self.ending.seat is None:
+            outcome = self.match.outcome()
+        elif self.ending.reason != "forfeit" or self.ending.seat is None:
             return None
-        return self.game.forfeit_winner(self.match, self.ending.seat)
+        else:
+            outcome = self.match.outcome(forfeit=self.ending.seat)
+        return None if outcome is None else outcome.winner
 
     def record_text(self) -> str:
         """The replayable record; how an early end came about is noted in comments."""
-        text = self.game.record_text(self.match)
+        text = self.match.record().to_text()
         for seq, _record, event in self.log.events():
             if event.kind == MOVE and event.reason == "timeout":
                 text += f"# event {seq}: seat {event.seat} ran out of time, played {event.move}\n"

@@ -16,7 +16,6 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any
 
 from kafana.errors import (
     AuthenticationError,
@@ -288,10 +287,10 @@ class Tables:
 
     # -- moves --------------------------------------------------------------------------
 
-    def legal(self, session: Session, seat: int) -> list[Any]:
+    def legal(self, session: Session, seat: int) -> list[object]:
         """The legal moves of `seat` (in Tablić it must be the one to move)."""
         self._check_playing(session)
-        return session.game.legal(session.match, seat)
+        return session.match.legal_moves_for(seat)
 
     def _check_playing(self, session: Session) -> None:
         if session.status == OPEN:
@@ -313,9 +312,10 @@ class Tables:
         if session.seq != last_seq:
             return await self._not_current(session, seat, tag, last_seq)
         self._check_playing(session)
-        game = session.game
-        after, move = game.apply(session.match, move_text, seat)
-        over = game.is_over(after)
+        chosen = session.game.parse_move(move_text, seat)
+        after = session.match.apply(chosen, seat)
+        move = str(chosen)
+        over = after.is_over
         now = self.now()
         millis = session.stored.clock.move_millis
         deadline = 0 if over or not millis else now + millis
@@ -369,15 +369,15 @@ class Tables:
         if session.deadline_ms > now:
             await self.store.schedule(table_id, session.deadline_ms)
             return False
-        game = session.game
-        seat = game.current_seat(session.match)
+        match = session.match
+        seat = match.current_seat
         if seat is None:
             return False
         policy = session.stored.clock.policy
-        move: str | None = None
+        move: object | None = None
         if policy != rules_pb2.TIMEOUT_POLICY_FORFEIT:
             try:
-                move = game.default_move(session.match)
+                move = match.default_move()
             except KafanaError:  # no default move can be found: the seat forfeits instead
                 log.exception("no default move at table %s; forfeiting", table_id)
         if move is None:
@@ -390,10 +390,9 @@ class Tables:
                 deadline_ms=0,
             )
         else:
-            after, move = game.apply(session.match, move, seat)
-            over = game.is_over(after)
+            over = match.apply(move, seat).is_over
             event = convert.stored_event(
-                Kind.EVENT_KIND_MOVE, seat, now, move_text=move, reason="timeout"
+                Kind.EVENT_KIND_MOVE, seat, now, move_text=str(move), reason="timeout"
             )
             deadline = self._next_deadline(session, over, now)
             append = Append(

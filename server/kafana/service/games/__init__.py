@@ -1,17 +1,32 @@
-"""The games a table can run, by name: each behind the `Game` interface of `base.py`."""
+"""The games a table can run, by name: each behind a `TableGame` of conversions (`base.py`)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from kafana.errors import InvalidInputError
-from kafana.service.games.base import Game, GameRules, switches_of
-from kafana.service.games.tablic import TablicGame
+from kafana.service.games.base import AnyState, GameRules, TableGame, switches_of
+from kafana.service.games.tablic import TablicGame, captures
 from kafana.service.games.tac import TacGame
 from kafana.v1 import rules_pb2
+
+Game = TableGame[Any, Any]
+"""Some game's `TableGame`, as the service holds it: which game is known at run time only
+(its state is an `AnyState`; moves pass from that state to the same game's `TableGame`)."""
 
 GAMES: dict[str, Game] = {"tablic": TablicGame(), "tac": TacGame()}
 """Every game this server runs, by its RulesSpec name."""
 
-__all__ = ["GAMES", "Game", "GameRules", "build_rules", "game_name", "game_of"]
+__all__ = [
+    "GAMES",
+    "AnyState",
+    "Game",
+    "GameRules",
+    "build_rules",
+    "captures",
+    "game_name",
+    "game_of",
+]
 
 
 def game_name(spec: rules_pb2.RulesSpec) -> str:
@@ -23,7 +38,7 @@ def game_name(spec: rules_pb2.RulesSpec) -> str:
 
 
 def game_of(spec: rules_pb2.RulesSpec) -> Game:
-    """The `Game` a spec names."""
+    """The `TableGame` a spec names."""
     return GAMES[game_name(spec)]
 
 

@@ -1,19 +1,28 @@
-"""What the service needs from a game: one small interface, one implementation per game.
+"""What the service needs from a game beyond its rules core: conversions, one class a game.
 
-The table logic (`tables.py`, `session.py`) and the wire conversion (`convert.py`) never ask
-which game a table runs; they call its `Game`. States and moves are the game's own values,
-opaque to the service.
+The table logic (`tables.py`, `session.py`) plays every game through its state's protocol
+(`kafana.games.protocol.GameState`: seat to move, legal moves, apply, over, outcome, record).
+A `TableGame` only converts: a `RulesSpec` to the game's Rules, a stored table to its start,
+move text to the game's move, and the game's values to wire messages.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from google.protobuf.json_format import MessageToDict
 
 from kafana.errors import InvalidInputError
+from kafana.games.protocol import GameState, Record
 from kafana.v1 import rules_pb2, state_pb2, storage_pb2
+
+AnyState = GameState[Any, object, Record]
+"""A table's game state as the service holds it: its moves are the game's own (only the
+game's `TableGame`, typed with them, reads one); views and records through the protocol."""
+
+S = TypeVar("S", bound=AnyState)
+M = TypeVar("M")
 
 
 def _plain(value: Any) -> Any:
@@ -43,13 +52,15 @@ class GameRules(Protocol):
     @property
     def players(self) -> int:
         """Number of seats."""
+        ...
 
     def to_json(self) -> str:
         """Canonical JSON of every switch."""
+        ...
 
 
-class Game(ABC):
-    """One game the service can run at a table."""
+class TableGame(ABC, Generic[S, M]):
+    """One game at a table: the conversions between the wire and the game's state `S`."""
 
     name: str = ""
 
@@ -58,73 +69,33 @@ class Game(ABC):
         """The Rules of a `RulesSpec` (`switches`: `switches_of(spec)`); errors name the switch."""
 
     @abstractmethod
-    def start(self, stored: storage_pb2.StoredTable) -> Any:
+    def start(self, stored: storage_pb2.StoredTable) -> S:
         """The game at move 0 from the stored rules and seed or decks (validates them)."""
 
     @abstractmethod
-    def players(self, state: Any) -> int:
-        """Number of seats."""
+    def parse_move(self, text: str, seat: int) -> M:
+        """The move `seat` wrote as `text`."""
 
     @abstractmethod
-    def side_of(self, state: Any, seat: int) -> int:
-        """The side a seat plays for."""
+    def move_message(self, state: S, move: M) -> state_pb2.Move:
+        """One of `state.legal_moves_for(seat)` on the wire (hidden cards never shown)."""
 
     @abstractmethod
-    def current_seat(self, state: Any) -> int | None:
-        """The seat to move (None once over)."""
-
-    @abstractmethod
-    def is_over(self, state: Any) -> bool:
-        """Whether the game has ended."""
-
-    @abstractmethod
-    def legal(self, state: Any, seat: int) -> list[Any]:
-        """The moves `seat` may make now (raises NotYourTurnError where the game says so)."""
-
-    @abstractmethod
-    def apply(self, state: Any, text: str, seat: int) -> tuple[Any, str]:
-        """`seat` plays the move written `text`: (the new state, the canonical move text)."""
-
-    @abstractmethod
-    def replay(self, state: Any, text: str, seat: int) -> Any:
-        """Apply a logged (already accepted) move."""
-
-    @abstractmethod
-    def default_move(self, state: Any) -> str:
-        """The clock's move for the seat to move (raises KafanaError when there is none)."""
-
-    @abstractmethod
-    def move_message(self, state: Any, move: Any) -> state_pb2.Move:
-        """One of `legal(state, seat)` on the wire (hidden cards never shown)."""
-
-    @abstractmethod
-    def played_message(self, after: Any, text: str) -> state_pb2.Move:
+    def played_message(self, after: S, text: str) -> state_pb2.Move:
         """The move just played that led to `after`, on the wire."""
 
-    def played_bytes(self, after: Any, text: str) -> bytes:
+    def played_bytes(self, after: S, text: str) -> bytes:
         """`played_message`, serialized (a game may cache it per move text)."""
         return self.played_message(after, text).SerializeToString()
 
     @abstractmethod
-    def fill_view(self, out: state_pb2.TableState, state: Any, seat: int | None) -> None:
+    def fill_view(self, out: state_pb2.TableState, state: S, seat: int | None) -> None:
         """Set the game's view in `out`: what `seat` (None: a spectator) may know."""
 
     @abstractmethod
-    def scores(self, state: Any) -> list[int]:
-        """Points per side now ([] for a game that ranks seats instead)."""
+    def scores(self, state: S) -> list[int]:
+        """Points per side now, on the wire ([] for a game that ranks seats instead)."""
 
     @abstractmethod
-    def fill_result(self, out: state_pb2.Result, state: Any) -> str:
-        """Scores, places and winner of a game played to its end; returns the reason."""
-
-    @abstractmethod
-    def winner(self, state: Any) -> int | None:
-        """The winning side of a game played to its end (None: a draw or not over)."""
-
-    @abstractmethod
-    def forfeit_winner(self, state: Any, seat: int) -> int | None:
-        """The side that wins when `seat` forfeits now."""
-
-    @abstractmethod
-    def record_text(self, state: Any) -> str:
-        """The game's canonical, replayable record text."""
+    def fill_result(self, out: state_pb2.Result, state: S) -> None:
+        """The game's figures of a finished table on the wire: scores, or places."""

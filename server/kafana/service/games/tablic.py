@@ -1,4 +1,4 @@
-"""Tablić at a table: rules from a RulesSpec, the match, its moves and views on the wire."""
+"""Tablić at a table: rules from a RulesSpec, its moves, views and captures on the wire."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import functools
 from collections.abc import Iterable
 from typing import Any
 
-from kafana.errors import InvalidInputError, NotYourTurnError, TooManyMovesError
+from kafana.errors import InvalidInputError
 from kafana.games import tablic
-from kafana.service.games.base import Game, switches_of
-from kafana.v1 import rules_pb2, state_pb2, storage_pb2
+from kafana.service.games.base import TableGame, switches_of
+from kafana.v1 import rules_pb2, service_pb2, state_pb2, storage_pb2
 
 
 def cards(items: Iterable[tablic.Card]) -> list[str]:
@@ -88,7 +88,23 @@ def tablic_view(view: tablic.View) -> state_pb2.TablicView:
     return out
 
 
-class TablicGame(Game):
+@functools.lru_cache(maxsize=256)
+def _capture_rules(spec: bytes) -> tablic.Rules:
+    """Rules of a serialized RulesSpec, cached: Captures callers repeat the same few rules."""
+    return build_rules(rules_pb2.RulesSpec.FromString(spec))
+
+
+def captures(request: service_pb2.CapturesRequest) -> service_pb2.CapturesResponse:
+    """The Captures RPC: every legal capture of a card from a table, under the given rules."""
+    rules = _capture_rules(request.rules.SerializeToString(deterministic=True))
+    card = tablic.Card.parse(request.card)
+    table = tablic.parse_cards(list(request.table))
+    found = tablic.captures(card, table, rules)
+    ordered = sorted((cards(c) for c in found), key=lambda cs: (len(cs), cs))
+    return service_pb2.CapturesResponse(captures=[state_pb2.Cards(cards=c) for c in ordered])
+
+
+class TablicGame(TableGame[tablic.MatchState, tablic.Move]):
     """Tablić: one seat moves at a time; sides score points over hands."""
 
     name = "tablic"
@@ -104,54 +120,9 @@ class TablicGame(Game):
         decks = [list(deck.cards) for deck in stored.decks] or None
         return tablic.new_match(rules, seed=seed, decks=decks)
 
-    def players(self, state: tablic.MatchState) -> int:
-        """Seats."""
-        return state.rules.players
-
-    def side_of(self, state: tablic.MatchState, seat: int) -> int:
-        """Partnerships share a side."""
-        return state.rules.side_of(seat)
-
-    def current_seat(self, state: tablic.MatchState) -> int | None:
-        """The seat to move."""
-        return state.current_seat
-
-    def is_over(self, state: tablic.MatchState) -> bool:
-        """A side has won."""
-        return state.is_over
-
-    def _check_turn(self, state: tablic.MatchState, seat: int) -> None:
-        if state.current_seat != seat:
-            raise NotYourTurnError(f"it is seat {state.current_seat}'s turn, not seat {seat}'s")
-
-    def legal(self, state: tablic.MatchState, seat: int) -> list[tablic.Move]:
-        """Only the seat to move has moves."""
-        self._check_turn(state, seat)
-        return state.legal_moves()
-
-    def apply(self, state: tablic.MatchState, text: str, seat: int) -> tuple[Any, str]:
-        """Parse and play."""
-        self._check_turn(state, seat)
-        move = tablic.Move.parse(text)
-        return state.apply(move), str(move)
-
-    def replay(self, state: tablic.MatchState, text: str, seat: int) -> tablic.MatchState:
-        """Play a logged move."""
-        return state.apply(text)
-
-    def default_move(self, state: tablic.MatchState) -> str:
-        """The first legal move (a trail of the first card when trails are legal)."""
-        try:
-            return str(state.legal_moves()[0])
-        except TooManyMovesError:  # a table too big to list: trail if allowed, else any capture
-            seat = state.current_seat
-            assert seat is not None
-            card = state.hand(seat)[0]
-            trail = tablic.Move(card)
-            if state.is_legal(trail):
-                return str(trail)
-            taken = next(iter(tablic.captures(card, state.table, state.rules)))
-            return str(tablic.Move(card, taken))
+    def parse_move(self, text: str, seat: int) -> tablic.Move:
+        """`KC:KD+KH` or `7S`."""
+        return tablic.Move.parse(text)
 
     def move_message(self, state: tablic.MatchState, move: tablic.Move) -> state_pb2.Move:
         """Text, card and captured cards."""
@@ -176,22 +147,6 @@ class TablicGame(Game):
         """Points per side, finished hands only."""
         return list(state.scores)
 
-    def fill_result(self, out: state_pb2.Result, state: tablic.MatchState) -> str:
+    def fill_result(self, out: state_pb2.Result, state: tablic.MatchState) -> None:
         """Scores per side."""
         out.scores.extend(state.scores)
-        return "score"
-
-    def winner(self, state: tablic.MatchState) -> int | None:
-        """The side with the most points at the end."""
-        return state.winner
-
-    def forfeit_winner(self, state: tablic.MatchState, seat: int) -> int | None:
-        """The best other side."""
-        rules = state.rules
-        loser = rules.side_of(seat)
-        others = [side for side in range(rules.sides) if side != loser]
-        return max(others, key=lambda side: state.scores[side])
-
-    def record_text(self, state: tablic.MatchState) -> str:
-        """`MatchRecord` text."""
-        return state.record().to_text()

@@ -1,9 +1,9 @@
 """Tač at a table: rules from a RulesSpec, the game, its moves and views on the wire.
 
 Any seat may act in Tač: the seat to move plays, and with `tac_calls` another seat may call
-"Tač!" on an out-of-order move. So a seat's legal moves can be calls, and `apply` checks the
-actor with the rules core (`GameState.apply(move, seat=...)`), not by the seat to move.
-Closed piles never leave this module: a view carries their sizes only.
+"Tač!" on an out-of-order move; the rules core checks the actor (`GameState.apply(move, seat)`).
+A bare `call` is the writing seat's own call. Closed piles never leave this module: a view
+carries their sizes only.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 from kafana.errors import InvalidInputError
 from kafana.games import tac
-from kafana.service.games.base import Game
+from kafana.service.games.base import TableGame
 from kafana.v1 import rules_pb2, state_pb2, storage_pb2
 
 CALL_WORDS = frozenset({"call", "tač", "tac", "tač!", "tac!"})
@@ -81,7 +81,7 @@ def tac_view(view: tac.View) -> state_pb2.TacView:
     return out
 
 
-class TacGame(Game):
+class TacGame(TableGame[tac.GameState, tac.Move]):
     """Tač: seats are sides; the first player out wins."""
 
     name = "tac"
@@ -102,38 +102,9 @@ class TacGame(Game):
         deck = list(stored.decks[0].cards) if stored.decks else None
         return tac.new_game(rules, seed=seed, deck=deck)
 
-    def players(self, state: tac.GameState) -> int:
-        """Seats."""
-        return state.rules.players
-
-    def side_of(self, state: tac.GameState, seat: int) -> int:
-        """Everyone plays for themselves."""
-        return seat
-
-    def current_seat(self, state: tac.GameState) -> int | None:
-        """The seat to move."""
-        return state.current_seat
-
-    def is_over(self, state: tac.GameState) -> bool:
-        """Someone is out (or everyone is placed, or the game stalled)."""
-        return state.is_over
-
-    def legal(self, state: tac.GameState, seat: int) -> list[tac.Move]:
-        """The seat's own moves if it is to move, and a call if one is open to it."""
-        return state.legal_moves_for(seat)
-
-    def apply(self, state: tac.GameState, text: str, seat: int) -> tuple[Any, str]:
-        """The rules core checks that `seat` may make the move."""
-        move = parse_move(text, seat)
-        return state.apply(move, seat=seat), str(move)
-
-    def replay(self, state: tac.GameState, text: str, seat: int) -> tac.GameState:
-        """Play a logged move."""
-        return state.apply(text, seat=seat)
-
-    def default_move(self, state: tac.GameState) -> str:
-        """The first move that keeps the order (the clock never commits an offence)."""
-        return str(state.in_order_moves()[0])
+    def parse_move(self, text: str, seat: int) -> tac.Move:
+        """See `parse_move`."""
+        return parse_move(text, seat)
 
     def move_message(self, state: tac.GameState, move: tac.Move) -> state_pb2.Move:
         """The text, and the card moved when it is face up (a flip's card is unknown)."""
@@ -161,22 +132,6 @@ class TacGame(Game):
         """None: Tač ranks seats (the result's places)."""
         return []
 
-    def fill_result(self, out: state_pb2.Result, state: tac.GameState) -> str:
-        """Places; "out" when a player went out, "stalled" for a draw."""
+    def fill_result(self, out: state_pb2.Result, state: tac.GameState) -> None:
+        """Places, once the game is over."""
         out.places.extend(state.places() or ())
-        return "stalled" if state.stalled else "out"
-
-    def winner(self, state: tac.GameState) -> int | None:
-        """The first player out (None for a stalled game nobody left)."""
-        return state.winner
-
-    def forfeit_winner(self, state: tac.GameState, seat: int) -> int | None:
-        """The first player out if any, else the other player holding the fewest cards."""
-        if state.out_order:
-            return state.out_order[0]
-        others = [s for s in range(state.rules.players) if s != seat]
-        return min(others, key=lambda s: (state.held(s), s))
-
-    def record_text(self, state: tac.GameState) -> str:
-        """`GameRecord` text."""
-        return state.record().to_text()
