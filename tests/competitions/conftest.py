@@ -6,9 +6,11 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 from client.kafana_client_live import LiveServer
+from kafana.competitions.hosted.redis_store import RedisEvents
 from kafana.competitions.league.connection import connect
 from kafana.service.feed import Feed
 from kafana.service.tables import Tables
+from kafana.store.client import RedisClient
 from kafana.store.redis_store import RedisStore
 from redis.asyncio import Redis
 
@@ -53,3 +55,13 @@ async def redis(redis_url: str) -> AsyncIterator[Redis]:
         yield client
     finally:
         await client.aclose()
+
+
+@pytest.fixture
+async def events(redis_url: str) -> AsyncIterator[RedisEvents]:
+    """The event store on the private Redis, through the table store's client (as a server)."""
+    client = RedisClient.from_url(redis_url)
+    try:
+        yield RedisEvents(client)
+    finally:
+        await client.close()

@@ -1,4 +1,4 @@
-"""Organiser controls from another process's point of view: Redis keys the runner reads."""
+"""Organiser controls from another process's point of view: the event store the runner reads."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from client.kafana_client_live import LiveServer
 from kafana.cli import main
 from kafana.cli.runner.server_runner import run_on_server
 from kafana.competitions.control import EventControl
+from kafana.competitions.hosted.redis_store import RedisEvents
 from kafana.competitions.local_runner import registry_bots
 from kafana.competitions.model import Ending
 from kafana.competitions.policy import Reason
 from kafana.competitions.tournament import EventConfig, Kind, Status, Tournament
 from kafana_client import AsyncClient
-from redis.asyncio import Redis
 
 NAMES = ("a", "b", "c", "d")
 
@@ -27,10 +27,10 @@ async def _until(condition: object, timeout: float = 60.0) -> None:
 
 
 async def test_pause_adjudicate_and_end_a_running_event(
-    server: LiveServer, redis: Redis, redis_url: str
+    server: LiveServer, events: RedisEvents, redis_url: str
 ) -> None:
     event = Tournament(EventConfig("ctl", Kind.SWISS, NAMES, rounds=3, seed=2, target=101))
-    control = EventControl(redis, "ctl")
+    control = EventControl(events, "ctl")
     bots = registry_bots(dict.fromkeys(NAMES, "greedy"))
     async with AsyncClient.connect(server.target) as client:
         runner = asyncio.create_task(

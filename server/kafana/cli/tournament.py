@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import contextlib
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import click
@@ -11,10 +12,13 @@ import click
 from kafana.cli import tournament_hosted as hosted
 from kafana.cli.tournament_hosted import rules_options, show_event, with_events
 from kafana.competitions import exports
+from kafana.competitions.control import EventControl
+from kafana.competitions.hosted.redis_store import RedisEvents
 from kafana.competitions.local_runner import registry_bots, run_local
 from kafana.competitions.model import GameResult
 from kafana.competitions.policy import Action, FaultPolicy
 from kafana.competitions.tournament import EventConfig, Kind, Tournament
+from kafana.store.client import RedisClient
 
 
 @click.group()
@@ -107,6 +111,16 @@ def run(
         click.echo(f"exports in {folder}/: records.jsonl standings.csv report.html ratings.json")
 
 
+@contextlib.asynccontextmanager
+async def _control(url: str, event: str) -> AsyncIterator[EventControl]:
+    """The controls of `event` in the event store at `url` (the store's own Redis client)."""
+    client = RedisClient.from_url(url)
+    try:
+        yield EventControl(RedisEvents(client), event)
+    finally:
+        await client.close()
+
+
 async def _on_server(
     target: str,
     event: Tournament,
@@ -119,26 +133,22 @@ async def _on_server(
     from kafana_client import AsyncClient
 
     from kafana.cli.runner.server_runner import run_on_server
-    from kafana.competitions.control import EventControl
-    from kafana.competitions.league.connection import connect
 
-    redis = connect(control_redis, max_connections=2) if control_redis else None
-    control = EventControl(redis, event.config.name) if redis is not None else None
-    try:
-        async with AsyncClient.connect(target) as client:
-            await client.wait_ready()
-            await run_on_server(
-                client,
-                event,
-                registry_bots(bots),
-                parallel=parallel,
-                on_result=progress,
-                remote=remote,
-                control=control,
-            )
-    finally:
-        if redis is not None:
-            await redis.aclose()
+    async with contextlib.AsyncExitStack() as stack:
+        control = None
+        if control_redis:
+            control = await stack.enter_async_context(_control(control_redis, event.config.name))
+        client = await stack.enter_async_context(AsyncClient.connect(target))
+        await client.wait_ready()
+        await run_on_server(
+            client,
+            event,
+            registry_bots(bots),
+            parallel=parallel,
+            on_result=progress,
+            remote=remote,
+            control=control,
+        )
 
 
 def _organiser(
@@ -153,19 +163,13 @@ def _organiser(
         raise click.UsageError(
             "give --redis URL (a `tournament run` event) or --server and --token"
         )
-    from kafana.competitions.control import EventControl
-    from kafana.competitions.league.connection import connect
 
     async def act() -> None:
-        redis = connect(redis_url, max_connections=1)
-        try:
-            control = EventControl(redis, event)
+        async with _control(redis_url, event) as control:
             if action == "adjudicate":
                 await control.adjudicate(game, None if winner == "draw" else int(winner), note)
             else:
                 await getattr(control, action)(note)
-        finally:
-            await redis.aclose()
 
     asyncio.run(act())
     click.echo(f"{event}: {action} {game} {winner}".rstrip())

@@ -1,33 +1,49 @@
-"""Organiser controls across processes: pause, resume, end and adjudicate an event via Redis.
+"""Organiser controls across processes: pause, resume, end and adjudicate an event.
 
-An organiser writes (`kafana tournament pause EVENT --redis URL`, or these methods); the
-runner of the event reads them between games and while a round is running (`apply`).
+An organiser writes them into the event store (`kafana tournament pause EVENT --redis URL`, or
+these methods); whoever runs the event reads them between games and while a round is running
+(`apply`). The keys are the event store's (`{ev:<event>}:control`, `:adjudications`), the same for
+an event run by `kafana tournament run` and one hosted by the service.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Protocol
 
-from redis.asyncio import Redis
-
-from kafana.competitions.keys import EventKeys
 from kafana.competitions.model import GameResult
 from kafana.competitions.tournament import Status, Tournament
 
 
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
+class ControlStore(Protocol):
+    """Where an event's controls are kept: `hosted.store.EventStore` (in Redis or memory)."""
+
+    async def set_control(self, event_id: str, status: str, note: str) -> None:
+        """Set the event's status and the organiser's note."""
+
+    async def control(self, event_id: str) -> tuple[str, str]:
+        """The status ("" when none was set) and note."""
+
+    async def adjudicate(self, event_id: str, game_id: str, value: str) -> None:
+        """Record an organiser's decision of a game (`adjudication`)."""
+
+    async def adjudications(self, event_id: str) -> dict[str, str]:
+        """Game id -> decision."""
+
+
+def adjudication(winner: int | None, note: str = "") -> str:
+    """A decision as kept in the store: "<winner seat or draw> <note>"."""
+    return f"{'draw' if winner is None else winner} {note}".rstrip()
 
 
 class EventControl:
-    """The control keys of one event (status, adjudications)."""
+    """The controls of one event (status, adjudications) in an event store."""
 
-    def __init__(self, redis: Redis, event: str) -> None:
-        self.redis = redis
-        self.keys = EventKeys(event)
+    def __init__(self, store: ControlStore, event: str) -> None:
+        self.store = store
+        self.event = event
 
     async def _status(self, status: Status, note: str) -> None:
-        await self.redis.hset(self.keys.control, mapping={"status": status.value, "note": note})
+        await self.store.set_control(self.event, status.value, note)
 
     async def pause(self, note: str = "") -> None:
         """No new game starts until `resume`."""
@@ -43,22 +59,18 @@ class EventControl:
 
     async def adjudicate(self, game_id: str, winner: int | None, note: str = "") -> None:
         """Decide a game (winner seat, None for a draw); a running game is stopped."""
-        value = f"{'draw' if winner is None else winner} {note}".rstrip()
-        await self.redis.hset(self.keys.adjudications, game_id, value)
+        await self.store.adjudicate(self.event, game_id, adjudication(winner, note))
 
     async def status(self) -> tuple[Status, str]:
         """The status an organiser set (running when none) and its note."""
-        raw: dict[Any, Any] = await self.redis.hgetall(self.keys.control)
-        data = {_text(k): _text(v) for k, v in raw.items()}
-        return Status(data.get("status", Status.RUNNING.value)), data.get("note", "")
+        status, note = await self.store.control(self.event)
+        return Status(status or Status.RUNNING.value), note
 
     async def apply(self, tournament: Tournament) -> list[GameResult]:
         """Bring `tournament` in line with the controls; returns the results decided here."""
-        raw: dict[Any, Any] = await self.redis.hgetall(self.keys.adjudications)
         status, note = await self.status()
-        return apply_controls(
-            tournament, status, note, {_text(k): _text(v) for k, v in raw.items()}
-        )
+        decisions = await self.store.adjudications(self.event)
+        return apply_controls(tournament, status, note, decisions)
 
 
 def apply_controls(

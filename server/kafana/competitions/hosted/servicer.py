@@ -14,6 +14,7 @@ from typing import Any
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
 
+from kafana.competitions.control import adjudication
 from kafana.competitions.hosted import event as ev
 from kafana.competitions.hosted.convert import assignments, event_info, standings_of
 from kafana.competitions.hosted.event import Hosted, check_token, entrants_of, missing
@@ -180,7 +181,7 @@ class CompetitionsServicer(competitions_pb2_grpc.CompetitionsServicer):
         winner = request.winner if request.HasField("winner") else None
         if winner is not None and winner > 1:
             raise InvalidInputError(f"winner seat {winner}: 0 or 1 (or none for a draw)")
-        value = f"{'draw' if winner is None else winner} {request.note}".rstrip()
+        value = adjudication(winner, request.note)
         await self.store.adjudicate(request.event_id, request.game_id, value)
         return await self._info(request.event_id)
 
