@@ -6,6 +6,8 @@ import asyncio
 import logging
 import os
 import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
 
@@ -16,7 +18,18 @@ from kafana.service.ratelimit import RateLimit
 from kafana.service.server import serve_until_signal
 from kafana.service.tls import server_credentials
 
+F = TypeVar("F", bound=Callable[..., Any])
 PEM = click.Path(exists=True, dir_okay=False)
+
+
+def setting(name: str, default: int | float, help: str) -> Callable[[F], F]:
+    """A number option (of its default's type) the environment may set too: `--idle-ttl`
+    reads KAFANA_IDLE_TTL."""
+    envvar = "KAFANA_" + name.removeprefix("--").replace("-", "_").upper()
+    kind = type(default)
+    return click.option(
+        name, envvar=envvar, default=default, show_default=True, type=kind, help=help
+    )
 
 
 @click.command()
@@ -32,29 +45,10 @@ PEM = click.Path(exists=True, dir_okay=False)
 @click.option("--port", envvar="KAFANA_PORT", default=50051, show_default=True, type=int)
 @click.option("--grace", default=5.0, show_default=True, help="Seconds to finish calls on stop.")
 @click.option("--memory", is_flag=True, help="Use the in-process store even if Redis is around.")
-@click.option(
-    "--idle-ttl",
-    envvar="KAFANA_IDLE_TTL",
-    default=86400,
-    show_default=True,
-    type=int,
-    help="Seconds an untouched table lives (abandoned tables expire).",
-)
-@click.option(
-    "--finished-ttl",
-    envvar="KAFANA_FINISHED_TTL",
-    default=86400,
-    show_default=True,
-    type=int,
-    help="Seconds a finished table (and its record) is kept.",
-)
-@click.option(
-    "--cache-tables",
-    envvar="KAFANA_CACHE_TABLES",
-    default=1024,
-    show_default=True,
-    type=int,
-    help="Tables whose replay each process keeps in memory (up to ~200 KB each).",
+@setting("--idle-ttl", 86400, "Seconds an untouched table lives (abandoned tables expire).")
+@setting("--finished-ttl", 86400, "Seconds a finished table (and its record) is kept.")
+@setting(
+    "--cache-tables", 1024, "Tables whose replay each process keeps in memory (up to ~200 KB each)."
 )
 @click.option("--tls-cert", envvar="KAFANA_TLS_CERT", type=PEM, help="Server certificate (PEM).")
 @click.option("--tls-key", envvar="KAFANA_TLS_KEY", type=PEM, help="Its private key (PEM).")
@@ -64,29 +58,18 @@ PEM = click.Path(exists=True, dir_okay=False)
     type=PEM,
     help="Mutual TLS: admit only clients with a certificate signed by this CA (PEM).",
 )
-@click.option(
+@setting(
     "--rate-limit",
-    envvar="KAFANA_RATE_LIMIT",
-    default=RateLimit().rate,
-    show_default=True,
-    type=float,
-    help="Calls per second per client (seat token, else address); 0: no limit.",
+    RateLimit().rate,
+    "Calls per second per client (seat token, else address); 0: no limit.",
 )
-@click.option(
-    "--rate-burst",
-    envvar="KAFANA_RATE_BURST",
-    default=RateLimit().burst,
-    show_default=True,
-    type=float,
-    help="Calls a client may make at once before the rate applies.",
+@setting(
+    "--rate-burst", RateLimit().burst, "Calls a client may make at once before the rate applies."
 )
-@click.option(
+@setting(
     "--max-streams",
-    envvar="KAFANA_MAX_STREAMS",
-    default=RateLimit().max_streams,
-    show_default=True,
-    type=int,
-    help="Event streams one client may hold open at once; 0: no cap.",
+    RateLimit().max_streams,
+    "Event streams one client may hold open at once; 0: no cap.",
 )
 def serve(
     redis_url: str | None,
