@@ -16,7 +16,7 @@ import contextlib
 from kafana.competitions.policy import Action, FaultPolicy
 from kafana.service.bot_seats import hand_no, play_default, to_move
 from kafana.service.feed import Feed
-from kafana.service.follow import follow, steps
+from kafana.service.follow import follow, steps, until_over
 from kafana.service.session import Session
 from kafana.service.tables import Tables
 from kafana.v1 import events_pb2
@@ -26,18 +26,19 @@ async def referee(
     tables: Tables, feed: Feed, table_id: str, tokens: list[str], policy: FaultPolicy
 ) -> Session:
     """Follow the table until the match is over (or the table is closed); the last session."""
+    if policy.on_timeout is not Action.FORFEIT_HAND:
+        return await until_over(tables, feed, table_id)
     forfeiting: dict[int, int] = {}  # seat -> the hand it forfeited
     last: Session | None = None
     async with contextlib.aclosing(follow(tables, feed, table_id)) as changes:
         async for session in changes:
-            if policy.on_timeout is Action.FORFEIT_HAND:
-                before = last or Session.start(table_id, session.stored)
-                for event, after in steps(before, session):
-                    if event.kind == events_pb2.EVENT_KIND_MOVE and event.reason == "timeout":
-                        forfeiting[event.seat] = hand_no(before)
-                    before = after
-                seat = to_move(session)
-                if seat is not None and forfeiting.get(seat) == hand_no(session):
-                    await play_default(tables, session, tokens[seat])
+            before = last or Session.start(table_id, session.stored)
+            for event, after in steps(before, session):
+                if event.kind == events_pb2.EVENT_KIND_MOVE and event.reason == "timeout":
+                    forfeiting[event.seat] = hand_no(before)
+                before = after
             last = session
+            seat = to_move(session)
+            if seat is not None and forfeiting.get(seat) == hand_no(session):
+                await play_default(tables, session, tokens[seat])
     return last if last is not None else await tables.session(table_id)
