@@ -8,17 +8,13 @@ runner (which learnt the seat's token from the process) forfeits or plays defaul
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import random
 import re
 import sys
 
 from kafana_client.aio import AsyncClient, AsyncSeat
-from kafana_client.bots import run_bot
-from kafana_client.errors import RpcError
 
-from kafana.cli.runner.seats import Fallback, table_over
-from kafana.competitions.policy import Action, Fault, FaultPolicy, Reason
+from kafana.cli.runner.seats import disconnected
+from kafana.competitions.policy import Fault, FaultPolicy
 from kafana.games.tablic import Rules
 
 TOKEN = re.compile(r"seat (\d+) token (\S+)")
@@ -55,19 +51,10 @@ async def remote_seat(
         return
     text = err.decode(errors="replace")
     found = TOKEN.search(text)
-    if await table_over(client, table_id):
-        return  # the table ended first (the other seat, the organiser): not this bot's fault
     detail = f"remote bot exited with {process.returncode}: {text.strip().splitlines()[-1:]}"
-    await asyncio.sleep(policy.disconnect_grace_ms / 1000)
-    action = policy.action(Reason.DISCONNECT)
-    notes.append(Fault(seat, Reason.DISCONNECT, action, -1, detail))
-    if found is None:  # it never held the seat: end the table, nobody can play it
-        with contextlib.suppress(RpcError):
-            await client.close_table(table_id, admin_token)
-        return
-    held = AsyncSeat(client, table_id, int(found.group(1)), found.group(2), name)
-    with contextlib.suppress(RpcError):
-        if action is Action.FORFEIT_MATCH:
-            await held.leave()
-        else:
-            await run_bot(held, Fallback(seat, rules, random.Random(0)))
+    held = None
+    if found is not None:
+        held = AsyncSeat(client, table_id, int(found.group(1)), found.group(2), name)
+    await disconnected(
+        client, table_id, seat, held, detail, policy, rules, notes, admin_token=admin_token
+    )

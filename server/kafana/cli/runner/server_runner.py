@@ -22,11 +22,11 @@ from kafana_client.errors import RpcError
 
 from kafana.cli.runner.remote_seat import remote_seat
 from kafana.cli.runner.seat_loops import SeatLoops
-from kafana.cli.runner.seats import Fallback, table_over
+from kafana.cli.runner.seats import disconnected
 from kafana.competitions.control import EventControl
 from kafana.competitions.local_runner import BotFactory
 from kafana.competitions.model import GameResult, GameSpec
-from kafana.competitions.policy import Action, Fault, FaultPolicy, Reason
+from kafana.competitions.policy import Fault, FaultPolicy
 from kafana.competitions.table_results import game_result, game_table_config
 from kafana.competitions.tournament import Status, Tournament
 from kafana.games.tablic import Rules
@@ -43,16 +43,7 @@ async def seat_task(
         return
     except Exception as exc:  # the bot or its connection failed
         detail = f"{type(exc).__name__}: {exc}"
-    if await table_over(seat.client, seat.table_id):
-        return  # the table ended (closed, or the match is over): no seat is at fault
-    await asyncio.sleep(policy.disconnect_grace_ms / 1000)
-    action = policy.action(Reason.DISCONNECT)
-    notes.append(Fault(seat.seat, Reason.DISCONNECT, action, -1, detail))
-    with contextlib.suppress(RpcError):
-        if action is Action.FORFEIT_MATCH:
-            await seat.leave()
-        else:  # default moves from here on (the server has no per-hand forfeit)
-            await run_bot(seat, Fallback(seat.seat, rules, random.Random(0)))
+    await disconnected(seat.client, seat.table_id, seat.seat, seat, detail, policy, rules, notes)
 
 
 async def isolated_seat(
