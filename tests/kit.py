@@ -1,5 +1,6 @@
 """The test kit every test folder shares: private redis-servers on free loopback ports (never
-the shared Redis on 6379), a real Redis Cluster, and the fixtures over them.
+the shared Redis on 6379), a real Redis Cluster, a Kafana server in the test's event loop, and
+the fixtures over them.
 
 The servers themselves are the product's (`kafana.store.redis_server`, which `kafana serve`
 uses for its private Redis); `tests/conftest.py` makes the fixtures here visible everywhere.
@@ -7,18 +8,29 @@ uses for its private Redis); `tests/conftest.py` makes the fixtures here visible
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import subprocess
 import time
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+import warnings
+from collections.abc import AsyncIterator, Iterator
+from contextlib import ExitStack, asynccontextmanager, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from kafana.store.redis_server import RedisServer, free_port, redis_server
 
+if TYPE_CHECKING:  # the service is imported when a test serves, not by every test folder
+    import grpc
+    from kafana.service.server import KafanaServer
+    from kafana.store.base import TableStore
+    from kafana.v1.service_pb2_grpc import KafanaStub
+
 __all__ = [
     "RedisServer",
+    "Service",
     "flush",
     "free_port",
     "private_redis",
@@ -27,7 +39,10 @@ __all__ = [
     "redis_server",
     "redis_url",
     "require_redis",
+    "running",
+    "service",
 ]
+STOP_LIMIT_S = 20.0
 
 
 def require_redis() -> None:
@@ -98,3 +113,55 @@ def redis_cluster(directory: Path, masters: int = 3) -> Iterator[list[int]]:
                 raise RuntimeError("the Redis Cluster did not become ready")
             time.sleep(0.1)
         yield ports
+
+
+@dataclass
+class Service:
+    """A running server on loopback and a client stub (a plaintext channel to it)."""
+
+    stub: KafanaStub
+    server: KafanaServer
+    store: TableStore
+    channel: grpc.aio.Channel
+    target: str
+
+    @property
+    def port(self) -> int:
+        """The server's port on 127.0.0.1."""
+        return self.server.port
+
+
+@asynccontextmanager
+async def running(store: TableStore, **options: Any) -> AsyncIterator[Service]:
+    """Serve `store` (`create_server` options) on a free loopback port until the block ends."""
+    import grpc
+    from kafana.service.server import create_server
+    from kafana.v1.service_pb2_grpc import KafanaStub
+
+    server = create_server(store, host="127.0.0.1", port=0, clock_tick=0.05, **options)
+    await server.start()
+    target = f"127.0.0.1:{server.port}"
+    channel = grpc.aio.insecure_channel(target)
+    try:
+        yield Service(KafanaStub(channel), server, store, channel, target)
+    finally:
+        await channel.close()
+        try:
+            # gRPC's aio shutdown has hung, rarely, in long test runs (never in a test on its
+            # own); bounded, so that shows as a warning instead of stalling the run.
+            await asyncio.wait_for(server.stop(0.5), STOP_LIMIT_S)
+        except TimeoutError:
+            warnings.warn(f"the test server took over {STOP_LIMIT_S} s to stop", stacklevel=1)
+
+
+@pytest.fixture
+async def service(redis_url: str) -> AsyncIterator[Service]:
+    """The service on the session's private redis-server (emptied first)."""
+    from kafana.store.redis_store import RedisStore
+
+    store = RedisStore.from_url(redis_url)
+    try:
+        async with running(store) as svc:
+            yield svc
+    finally:
+        await store.close()

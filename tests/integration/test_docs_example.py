@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from conftest import Service
+from kit import Service
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "service.md"
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 import itertools
 
-from conftest import Service, running
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import events_pb2, rules_pb2, service_pb2, state_pb2
 from kafana_play import config, open_table, take_events
+from kit import Service, running
 
 
 async def wait_for_seq(svc: Service, table_id: str, seq: int, timeout: float = 10) -> None:

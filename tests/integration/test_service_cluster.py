@@ -7,13 +7,12 @@ import random
 import time
 from pathlib import Path
 
-from conftest import running
 from kafana.games import tablic
 from kafana.store.base import Append
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import service_pb2
 from kafana_play import config, open_table, play_one, play_to_end, take_events
-from kit import redis_cluster
+from kit import redis_cluster, running
 
 
 async def test_whole_match_on_a_redis_cluster(tmp_path: Path) -> None:

@@ -6,12 +6,12 @@ import asyncio
 import random
 
 import grpc
-from conftest import Service, running
 from kafana.store.keys import live_channel
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import events_pb2, service_pb2
 from kafana.v1.service_pb2_grpc import KafanaStub
 from kafana_play import config, open_table, play_one, play_to_end
+from kit import Service, running
 
 
 async def collect(

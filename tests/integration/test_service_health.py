@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from conftest import Service
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+from kit import Service
 
 
 async def test_health_and_reflection(service: Service) -> None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import random
 
-from conftest import Service
 from kafana.games import tablic
 from kafana.v1 import service_pb2, state_pb2
 from kafana_play import config, open_table, play_to_end
+from kit import Service
 
 
 async def whole_match(svc: Service, players: int, partnerships: bool, seed: int) -> None:

@@ -7,10 +7,10 @@ import uuid
 
 import grpc
 import pytest
-from conftest import Service
 from kafana.games import tablic
 from kafana.v1 import rules_pb2, service_pb2
 from kafana_play import Stub, Table, config, open_table
+from kit import Service
 
 
 async def play_match(

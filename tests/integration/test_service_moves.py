@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 
 import grpc
-from conftest import Service
 from kafana.v1 import service_pb2, state_pb2
 from kafana_play import config, open_table, status_of
+from kit import Service
 
 
 async def legal(svc: Service, table_id: str, token: str) -> service_pb2.GetLegalMovesResponse:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import random
 
 import grpc
-from conftest import Service
 from google.protobuf.internal.encoder import _VarintBytes
 from google.protobuf.message import Message
 from kafana.games import tablic
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import events_pb2, service_pb2, state_pb2
 from kafana_play import card_tokens, config, open_table, play_one, play_to_end, status_of
+from kit import Service
 from redis.asyncio import Redis
 
 SEED = 0x5EED_1234_5678_9ABC

@@ -9,11 +9,11 @@ from typing import Any
 
 import grpc
 import pytest
-from conftest import Service
 from google.protobuf.message import Message
 from kafana.games import tac
 from kafana.v1 import rules_pb2, service_pb2, state_pb2
 from kafana_play import Stub, Table, card_tokens, open_table, status_of
+from kit import Service
 
 
 def tac_config(

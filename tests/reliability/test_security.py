@@ -9,8 +9,6 @@ import re
 import shutil
 import signal
 import string
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -20,14 +18,13 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from kafana.games import tablic
 from kafana.service import tokens
 from kafana.service.ratelimit import RateLimit
-from kafana.service.server import KafanaServer, create_server
 from kafana.service.tables import Tables
 from kafana.service.tls import server_credentials
-from kafana.store.base import TableStore
 from kafana.store.memory import MemoryStore
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import service_pb2, state_pb2
 from kafana.v1.service_pb2_grpc import KafanaStub
+from kit import running
 
 from .reliability_support import (
     Redis,
@@ -55,17 +52,6 @@ def certs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_certs(tmp_path_factory.mktemp("certs"))
 
 
-@asynccontextmanager
-async def in_process(store: TableStore, **options: Any) -> AsyncIterator[KafanaServer]:
-    """`create_server` on a free loopback port, stopped at the end."""
-    server = create_server(store, port=0, clock_tick=0.05, **options)
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.stop(0.2)
-
-
 async def refusal(call: Any) -> grpc.aio.AioRpcError:
     """The error a call fails with (the test fails if it succeeds)."""
     try:
@@ -81,7 +67,7 @@ async def refusal(call: Any) -> grpc.aio.AioRpcError:
 @needs_openssl
 async def test_tls_serves_encrypted_and_refuses_plaintext(certs: Path) -> None:
     credentials = server_credentials(certs / "server.pem", certs / "server.key")
-    async with in_process(MemoryStore(), credentials=credentials) as server:
+    async with running(MemoryStore(), credentials=credentials) as server:
         target = f"127.0.0.1:{server.port}"
         secure = grpc.aio.secure_channel(target, channel_credentials(certs, None))
         async with secure:
@@ -99,7 +85,7 @@ async def test_tls_serves_encrypted_and_refuses_plaintext(certs: Path) -> None:
 @needs_openssl
 async def test_mutual_tls_refuses_clients_without_a_trusted_certificate(certs: Path) -> None:
     credentials = server_credentials(certs / "server.pem", certs / "server.key", certs / "ca.pem")
-    async with in_process(MemoryStore(), credentials=credentials) as server:
+    async with running(MemoryStore(), credentials=credentials) as server:
         target = f"127.0.0.1:{server.port}"
         for client, admitted in (("client", True), (None, False), ("rogue", False)):
             channel = grpc.aio.secure_channel(target, channel_credentials(certs, client))
@@ -144,7 +130,7 @@ async def test_rate_limit_is_resource_exhausted_with_retry_information() -> None
     # comes back, even on a loaded machine (at 20/s, 11 calls over 50 ms got a fresh token).
     limit = RateLimit(rate=2, burst=10)
     async with (
-        in_process(MemoryStore(), rate_limit=limit) as server,
+        running(MemoryStore(), rate_limit=limit) as server,
         grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel,
     ):
         stub = KafanaStub(channel)
@@ -170,7 +156,7 @@ async def test_rate_limit_is_resource_exhausted_with_retry_information() -> None
 
 async def test_made_up_tokens_buy_no_fresh_budget() -> None:
     async with (
-        in_process(MemoryStore(), rate_limit=RateLimit(rate=1, burst=10)) as server,
+        running(MemoryStore(), rate_limit=RateLimit(rate=1, burst=10)) as server,
         grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel,
     ):
         stub = KafanaStub(channel)
@@ -186,7 +172,7 @@ async def test_made_up_tokens_buy_no_fresh_budget() -> None:
 
 async def test_a_hammering_seat_is_limited_and_the_others_play_on() -> None:
     async with (
-        in_process(MemoryStore(), rate_limit=RateLimit(rate=50, burst=20)) as server,
+        running(MemoryStore(), rate_limit=RateLimit(rate=50, burst=20)) as server,
         grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel,
     ):
         stub = KafanaStub(channel)
@@ -207,7 +193,7 @@ async def test_a_hammering_seat_is_limited_and_the_others_play_on() -> None:
 
 async def test_open_event_streams_per_client_are_capped() -> None:
     async with (
-        in_process(MemoryStore(), rate_limit=RateLimit(max_streams=2)) as server,
+        running(MemoryStore(), rate_limit=RateLimit(max_streams=2)) as server,
         grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel,
     ):
         stub = KafanaStub(channel)
@@ -243,7 +229,7 @@ async def test_open_event_streams_per_client_are_capped() -> None:
 
 async def test_every_refusal_names_its_reason() -> None:
     async with (
-        in_process(MemoryStore()) as server,
+        running(MemoryStore()) as server,
         grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel,
     ):
         stub = KafanaStub(channel)
@@ -304,7 +290,7 @@ async def test_a_store_that_is_down_is_unavailable_with_a_reason() -> None:
     store = RedisStore.from_url(f"redis://127.0.0.1:{free_port()}/0")  # nothing listens there
     try:
         async with (
-            in_process(store) as server,
+            running(store) as server,
             grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel,
         ):
             error = await refusal(
@@ -319,7 +305,7 @@ async def test_a_store_that_is_down_is_unavailable_with_a_reason() -> None:
 
 async def test_admin_operations_need_the_admin_token() -> None:
     async with (
-        in_process(MemoryStore()) as server,
+        running(MemoryStore()) as server,
         grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel,
     ):
         stub = KafanaStub(channel)
