@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import Any, Protocol, Self, TypeVar
 
 from kafana.errors import InvalidInputError, KafanaError
@@ -21,6 +21,59 @@ def record_items(text: str, header: str, what: str) -> Iterator[tuple[int, str, 
     for number, line in lines[1:]:
         key, _, rest = line.partition(" ")
         yield number, key, rest
+
+
+T = TypeVar("T")
+
+
+class RecordItems:
+    """A record's items by key, each parsed when asked for (an error names its line)."""
+
+    def __init__(self, text: str, header: str, what: str, keys: Collection[str]) -> None:
+        self._items: dict[str, list[tuple[int, str]]] = {}
+        for number, key, rest in record_items(text, header, what):
+            if key not in keys:
+                raise InvalidInputError(f"record line {number}: unknown item {key!r}")
+            self._items.setdefault(key, []).append((number, rest))
+
+    def every(self, key: str, parse: Callable[[str], T]) -> tuple[T, ...]:
+        """Every item of `key`, in order, parsed."""
+        out = []
+        for number, rest in self._items.get(key, ()):
+            try:
+                out.append(parse(rest))
+            except (InvalidInputError, ValueError) as exc:
+                raise InvalidInputError(f"record line {number}: {exc}") from None
+        return tuple(out)
+
+    def last(self, key: str, parse: Callable[[str], T]) -> T | None:
+        """The last item of `key`, parsed (None: there is none)."""
+        found = self.every(key, parse)
+        return found[-1] if found else None
+
+    def required(self, key: str, parse: Callable[[str], T]) -> T:
+        """The last item of `key`, parsed; InvalidInputError when there is none."""
+        found = self.last(key, parse)
+        if found is None:
+            raise InvalidInputError(f"the record has no {key} line")
+        return found
+
+
+def numbers(text: str) -> tuple[int, ...]:
+    """Whole numbers separated by spaces (a `scores` or `places` item)."""
+    return tuple(int(x) for x in text.split())
+
+
+def numbers_text(values: tuple[int, ...] | None) -> str | None:
+    """The text of a `scores` or `places` item (None: no item)."""
+    return None if values is None else " ".join(map(str, values))
+
+
+def record_text(header: str, items: Iterable[tuple[str, object]]) -> str:
+    """The text of a record: `header`, then one `key value` line per item whose value is not
+    None; ends with a newline."""
+    lines = [header, *(f"{key} {value}" for key, value in items if value is not None)]
+    return "\n".join(lines) + "\n"
 
 
 class Replayable(Protocol):

@@ -22,6 +22,7 @@ class SeatRules(Protocol):
 
 RulesT = TypeVar("RulesT", bound=SeatRules)
 RulesT_co = TypeVar("RulesT_co", bound=SeatRules, covariant=True)
+ViewT = TypeVar("ViewT")
 
 
 class Setup(Protocol[RulesT_co]):
@@ -33,8 +34,9 @@ class Setup(Protocol[RulesT_co]):
         ...
 
 
-class SeatedState(Generic[RulesT]):
-    """Base of a game's state: `_setup.rules` and `_current` (the seat to move, None: over)."""
+class SeatedState(Generic[RulesT, ViewT]):
+    """Base of a game's state: `_setup.rules`, `_current` (the seat to move, None: over) and
+    `_view(seat)`, the game's view of a seat (None: a spectator)."""
 
     __slots__ = ()
 
@@ -64,6 +66,17 @@ class SeatedState(Generic[RulesT]):
     def side_of(self, seat: int) -> int:
         """The side a seat plays for."""
         return self._setup.rules.side_of(self._seat(seat))
+
+    def view(self, seat: int) -> ViewT:
+        """What `seat` may know."""
+        return self._view(self._seat(seat))
+
+    def public_view(self) -> ViewT:
+        """What a spectator may know."""
+        return self._view(None)
+
+    def _view(self, seat: int | None) -> ViewT:
+        raise NotImplementedError
 
     def _seat(self, seat: int) -> int:
         """`seat`, checked to be one of this table's."""

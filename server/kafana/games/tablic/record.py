@@ -18,13 +18,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Self
 
-from kafana.errors import InvalidInputError
 from kafana.games.cards import Card, parse_cards
-from kafana.games.records import record_items
+from kafana.games.records import RecordItems, numbers, numbers_text, record_text
 from kafana.games.tablic.move import Move
 from kafana.games.tablic.rules import Rules
 
 HEADER = "kafana-tablic-record 1"
+KEYS = ("rules", "seed", "deck", "move", "scores")
 
 
 @dataclass(frozen=True)
@@ -39,39 +39,25 @@ class MatchRecordText:
 
     def to_text(self) -> str:
         """The canonical text form (ends with a newline)."""
-        lines = [HEADER, "rules " + self.rules.to_json()]
-        if self.seed is not None:
-            lines.append(f"seed {self.seed}")
-        lines += ["deck " + " ".join(c.text for c in deck) for deck in self.decks]
-        lines += [f"move {move}" for move in self.moves]
-        if self.scores is not None:
-            lines.append("scores " + " ".join(map(str, self.scores)))
-        return "\n".join(lines) + "\n"
+        return record_text(
+            HEADER,
+            [
+                ("rules", self.rules.to_json()),
+                ("seed", self.seed),
+                *(("deck", " ".join(c.text for c in deck)) for deck in self.decks),
+                *(("move", move) for move in self.moves),
+                ("scores", numbers_text(self.scores)),
+            ],
+        )
 
     @classmethod
     def from_text(cls, text: str) -> Self:
         """Parse `to_text` output; errors name the line."""
-        rules: Rules | None = None
-        seed: int | None = None
-        decks: list[tuple[Card, ...]] = []
-        moves: list[Move] = []
-        scores: tuple[int, ...] | None = None
-        for number, key, rest in record_items(text, HEADER, "a match record"):
-            try:
-                if key == "rules":
-                    rules = Rules.from_json(rest)
-                elif key == "seed":
-                    seed = int(rest)
-                elif key == "deck":
-                    decks.append(parse_cards(rest))
-                elif key == "move":
-                    moves.append(Move.parse(rest))
-                elif key == "scores":
-                    scores = tuple(int(x) for x in rest.split())
-                else:
-                    raise InvalidInputError(f"unknown item {key!r}")
-            except (InvalidInputError, ValueError) as exc:
-                raise InvalidInputError(f"record line {number}: {exc}") from None
-        if rules is None:
-            raise InvalidInputError("the record has no rules line")
-        return cls(rules, seed, tuple(decks), tuple(moves), scores)
+        items = RecordItems(text, HEADER, "a match record", KEYS)
+        return cls(
+            items.required("rules", Rules.from_json),
+            items.last("seed", int),
+            items.every("deck", parse_cards),
+            items.every("move", Move.parse),
+            items.last("scores", numbers),
+        )

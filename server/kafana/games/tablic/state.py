@@ -55,7 +55,7 @@ class MatchSetup:
         return self.decks[hand % len(self.decks)]
 
 
-class MatchState(SeatedState[Rules]):
+class MatchState(SeatedState[Rules, View]):
     """One position of a Tablić match. Immutable: `apply` returns a new state.
 
     It implements `kafana.games.protocol.GameState`: only the seat to move acts.
@@ -459,15 +459,8 @@ class MatchState(SeatedState[Rules]):
             return None
         return Outcome(SCORE, self.winner, scores, places_by_score(scores))
 
-    def view(self, seat: int) -> View:
-        """What `seat` may know: its own hand and everything public, nothing else."""
-        return self._view(self._seat(seat))
-
-    def public_view(self) -> View:
-        """What a spectator may know: no hand at all."""
-        return self._view(None)
-
     def _view(self, seat: int | None) -> View:
+        """What `seat` may know: its own hand and everything public; a spectator no hand."""
         rules = self._setup.rules
         return View(
             rules=rules,

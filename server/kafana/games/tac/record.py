@@ -21,14 +21,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Self
 
-from kafana.errors import InvalidInputError
 from kafana.games.cards import Card, parse_cards
-from kafana.games.records import record_items
+from kafana.games.records import RecordItems, numbers, numbers_text, record_text
 from kafana.games.tac.move import Move
 from kafana.games.tac.position import Position
 from kafana.games.tac.rules import Rules
 
 HEADER = "kafana-tac-record 1"
+KEYS = ("rules", "seed", "deck", "position", "move", "places")
 
 
 @dataclass(frozen=True)
@@ -44,45 +44,29 @@ class GameRecordText:
 
     def to_text(self) -> str:
         """The canonical text form (ends with a newline)."""
-        lines = [HEADER, "rules " + self.rules.to_json()]
-        if self.seed is not None:
-            lines.append(f"seed {self.seed}")
-        if self.deck is not None:
-            lines.append("deck " + " ".join(c.text for c in self.deck))
-        if self.position is not None:
-            lines.append("position " + self.position.to_json())
-        lines += [f"move {move}" for move in self.moves]
-        if self.places is not None:
-            lines.append("places " + " ".join(map(str, self.places)))
-        return "\n".join(lines) + "\n"
+        deck = None if self.deck is None else " ".join(c.text for c in self.deck)
+        position = None if self.position is None else self.position.to_json()
+        return record_text(
+            HEADER,
+            [
+                ("rules", self.rules.to_json()),
+                ("seed", self.seed),
+                ("deck", deck),
+                ("position", position),
+                *(("move", move) for move in self.moves),
+                ("places", numbers_text(self.places)),
+            ],
+        )
 
     @classmethod
     def from_text(cls, text: str) -> Self:
         """Parse `to_text` output; errors name the line."""
-        rules: Rules | None = None
-        seed: int | None = None
-        deck: tuple[Card, ...] | None = None
-        moves: list[Move] = []
-        places: tuple[int, ...] | None = None
-        position: Position | None = None
-        for number, key, rest in record_items(text, HEADER, "a Tač record"):
-            try:
-                if key == "rules":
-                    rules = Rules.from_json(rest)
-                elif key == "seed":
-                    seed = int(rest)
-                elif key == "deck":
-                    deck = parse_cards(rest)
-                elif key == "position":
-                    position = Position.from_json(rest)
-                elif key == "move":
-                    moves.append(Move.parse(rest))
-                elif key == "places":
-                    places = tuple(int(x) for x in rest.split())
-                else:
-                    raise InvalidInputError(f"unknown item {key!r}")
-            except (InvalidInputError, ValueError) as exc:
-                raise InvalidInputError(f"record line {number}: {exc}") from None
-        if rules is None:
-            raise InvalidInputError("the record has no rules line")
-        return cls(rules, seed, deck, tuple(moves), places, position)
+        items = RecordItems(text, HEADER, "a Tač record", KEYS)
+        return cls(
+            items.required("rules", Rules.from_json),
+            items.last("seed", int),
+            items.last("deck", parse_cards),
+            items.every("move", Move.parse),
+            items.last("places", numbers),
+            items.last("position", Position.from_json),
+        )

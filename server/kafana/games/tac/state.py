@@ -52,7 +52,7 @@ class GameSetup:
     position: Position | None = None  # set up from a position instead of a deal
 
 
-class GameState(SeatedState[Rules]):
+class GameState(SeatedState[Rules, View]):
     """One position of a game of Tač. Immutable: `apply` returns a new state.
 
     It implements `kafana.games.protocol.GameState`: any seat may act (a call).
@@ -531,15 +531,9 @@ class GameState(SeatedState[Rules]):
             return None
         return Outcome(STALLED if self._stalled else OUT, self.winner, (), places)
 
-    def view(self, seat: int) -> View:
-        """What `seat` may know: every face-up card and the sizes of the closed piles."""
-        return self._view(self._seat(seat))
-
-    def public_view(self) -> View:
-        """What a spectator may know: the same as a seat (nobody sees a closed pile)."""
-        return self._view(None)
-
     def _view(self, seat: int | None) -> View:
+        """Every face-up card and the sizes of the closed piles: the same for a seat and a
+        spectator (nobody sees a closed pile)."""
         return View(
             rules=self._setup.rules,
             seat=seat,
