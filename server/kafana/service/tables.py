@@ -288,7 +288,7 @@ class Tables:
     # -- moves --------------------------------------------------------------------------
 
     def legal(self, session: Session, seat: int) -> list[object]:
-        """The legal moves of `seat` (in Tablić it must be the one to move)."""
+        """The legal moves of `seat` (NotYourTurnError where only the seat to move acts)."""
         self._check_playing(session)
         return session.match.legal_moves_for(seat)
 
