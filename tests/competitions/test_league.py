@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import random
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from client.kafana_client_live import LiveServer
+from kafana.cli import main
 from kafana.competitions.envelope import FairRecord
 from kafana.competitions.fairness import check_commitment
 from kafana.competitions.league.keys import LeagueKeys
@@ -18,9 +25,11 @@ from kafana.competitions.ratings import Rating
 from kafana.competitions.verify import verify
 from kafana.service.feed import Feed
 from kafana.service.tables import Tables
+from kafana.store.redis_server import redis_server
 from kafana_bots import registry
 from kafana_client import AsyncClient, rules_of
 from kafana_client.bots import run_bot
+from redis import Redis as SyncRedis
 from redis.asyncio import Redis
 
 
@@ -186,3 +195,37 @@ async def test_a_league_season_with_the_referee(
         assert record.scores is not None
         winners.add(players[record.scores.index(max(record.scores))])
     assert {row.player for row in await board.page(1, 2)} == winners
+
+
+def test_league_run_makes_its_tables_in_the_servers_store(
+    server: LiveServer, redis_url: str, tmp_path: Path
+) -> None:
+    """The league's Redis and the servers' table store are two servers: `--tables` says where."""
+    with redis_server(tmp_path / "league") as league_redis:
+        league = ("--redis", league_redis.url)
+        cli = CliRunner()
+        for player in ("ana", "bob"):
+            assert cli.invoke(main, ["league", "join", "two", player, *league]).exit_code == 0
+        args = ["league", "run", "two", *league, "--tables", redis_url, "--interval", "0.1",
+                "--target", "11", "--for-seconds", "4"]  # fmt: skip
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            referee_run = pool.submit(cli.invoke, main, args)
+            sync = SyncRedis.from_url(league_redis.url)
+            deadline = time.monotonic() + 30
+            while any(b"pending" in (sync.hget("{lg:two}:assigned", p) or b"pending")
+                      for p in ("ana", "bob")):  # fmt: skip
+                assert time.monotonic() < deadline, "the league never paired the queue"
+                time.sleep(0.1)
+            bots = []
+            for player in ("ana", "bob"):
+                table, seat = (sync.hget("{lg:two}:assigned", player) or b"").decode().split()
+                argv = [sys.executable, "-m", "kafana.cli", "bot", "run", "greedy",
+                        "--server", server.target, "--table", table, "--seat", seat]  # fmt: skip
+                bots.append(subprocess.Popen(argv, stdout=subprocess.DEVNULL))
+            for bot in bots:
+                assert bot.wait(timeout=60) == 0  # the server found the table in its store
+            outcome = referee_run.result(timeout=60)
+        assert outcome.exit_code == 0 and "1 matches settled" in outcome.output, outcome.output
+        record = FairRecord.from_text((sync.hget("{lg:two}:match:1", "record") or b"").decode())
+        assert verify(record).finished
+        assert not [k for k in sync.keys("*") if not k.startswith(b"{lg:two}")]  # no table here
