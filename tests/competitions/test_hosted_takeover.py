@@ -47,18 +47,26 @@ async def test_a_second_server_takes_over_when_the_director_crashes(
         async def on_first() -> pb.EventInfo:
             return await events.get(made.event_id)
 
-        before = await until(on_first, lambda i: any(g.state == "done" for g in games(i)))
-    assert before.phase == "started"
-    with served(redis_url) as second:  # started only now: the first process directs the event
-        hosted.stop(signal.SIGKILL)  # a crash: no lease released, it expires after 5 s
-        async with AsyncClient.connect(second.target) as client:
-            events = Tournaments(client)
+        await until(on_first, lambda i: any(g.table_id for g in games(i)))  # the first directs
+        # The second server starts only now, and the crash comes as soon as a game is done: the
+        # director plays in its process, fast enough to finish the event while one starts.
+        with served(redis_url) as second:
+            before = await until(on_first, lambda i: any(g.state == "done" for g in games(i)))
+            hosted.stop(signal.SIGKILL)  # a crash: no lease released, it expires after 5 s
+            assert before.phase == "started"
+            await _on_second(second, made.event_id, before)
 
-            async def on_second() -> pb.EventInfo:
-                return await events.get(made.event_id)
 
-            after = await until(on_second, lambda i: i.phase == "finished")
-        assert "directing event " + made.event_id in second.log.read_text()
+async def _on_second(second: Served, event_id: str, before: pb.EventInfo) -> None:
+    """The second server takes the event over and finishes it; what was done stays."""
+    async with AsyncClient.connect(second.target) as client:
+        events = Tournaments(client)
+
+        async def on_second() -> pb.EventInfo:
+            return await events.get(event_id)
+
+        after = await until(on_second, lambda i: i.phase == "finished")
+    assert "directing event " + event_id in second.log.read_text()
     assert len(after.rounds) == 3 and len(games(after)) == 6
     assert all(g.state == "done" and g.ending == "score" for g in games(after))
     assert len({g.table_id for g in games(after)}) == 6  # every game played on one table
