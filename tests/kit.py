@@ -1,6 +1,6 @@
 """The test kit every test folder shares: private redis-servers on free loopback ports (never
-the shared Redis on 6379), a real Redis Cluster, a Kafana server in the test's event loop, and
-the fixtures over them.
+the shared Redis on 6379), a real Redis Cluster, a Kafana server in the test's event loop,
+`kafana serve` processes, and the fixtures over them.
 
 The servers themselves are the product's (`kafana.store.redis_server`, which `kafana serve`
 uses for its private Redis); `tests/conftest.py` makes the fixtures here visible everywhere.
@@ -9,14 +9,17 @@ uses for its private Redis); `tests/conftest.py` makes the fixtures here visible
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import subprocess
+import sys
 import time
 import warnings
 from collections.abc import AsyncIterator, Iterator
-from contextlib import ExitStack, asynccontextmanager, contextmanager
+from contextlib import ExitStack, asynccontextmanager, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
+from signal import SIGCONT, SIGTERM
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -29,10 +32,13 @@ if TYPE_CHECKING:  # the service is imported when a test serves, not by every te
     from kafana.v1.service_pb2_grpc import KafanaStub
 
 __all__ = [
+    "KAFANA",
     "RedisServer",
+    "Served",
     "Service",
     "flush",
     "free_port",
+    "healthy",
     "private_redis",
     "redis_cli",
     "redis_cluster",
@@ -40,8 +46,11 @@ __all__ = [
     "redis_url",
     "require_redis",
     "running",
+    "serve",
     "service",
+    "serving",
 ]
+KAFANA = str(Path(sys.executable).parent / "kafana")
 STOP_LIMIT_S = 20.0
 
 
@@ -165,3 +174,107 @@ async def service(redis_url: str) -> AsyncIterator[Service]:
             yield svc
     finally:
         await store.close()
+
+
+@dataclass
+class Served:
+    """One `kafana serve` process of a test, on a free loopback port; its output goes to `log`."""
+
+    process: subprocess.Popen[bytes]
+    port: int
+    log: Path
+
+    @property
+    def target(self) -> str:
+        """127.0.0.1:port"""
+        return f"127.0.0.1:{self.port}"
+
+    def signal(self, sig: int) -> None:
+        """Send `sig` to this process (ours)."""
+        os.kill(self.process.pid, sig)
+
+    def output(self) -> str:
+        """Everything it printed and logged so far."""
+        return self.log.read_text(errors="replace")
+
+    def wait_started(self, timeout: float = 30.0) -> None:
+        """Until it says it serves (it fails the test if it exits or takes too long)."""
+        deadline = time.monotonic() + timeout
+        while b"serving on port" not in self.log.read_bytes():
+            assert self.process.poll() is None, self.output()
+            assert time.monotonic() < deadline, "kafana serve did not start"
+            time.sleep(0.05)
+
+    def stop(self, sig: int = SIGTERM) -> None:
+        """SIGTERM (graceful) or SIGKILL (a crash), then wait for it to exit."""
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+            self.process.wait(timeout=30)
+
+    def end(self) -> None:
+        """Kill it if it still runs (a stopped process is continued first: else it cannot die)."""
+        if self.process.poll() is None:
+            with suppress(ProcessLookupError):
+                self.signal(SIGCONT)
+            self.process.kill()
+        self.process.wait()
+
+
+def serve(directory: Path, *args: str, env: dict[str, str] | None = None) -> Served:
+    """Start `kafana serve --port <free port> ARGS` (no KAFANA_* variables but those of `env`),
+    its output in `directory/kafana-<port>.log`. The caller ends it (`Served.end`)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    log = directory / f"kafana-{port}.log"
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("KAFANA_")}
+    environment.update(env or {})
+    with open(log, "wb") as out:
+        process = subprocess.Popen(
+            [KAFANA, "serve", "--port", str(port), *args],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=environment,
+        )
+    return Served(process, port, log)
+
+
+@contextmanager
+def serving(
+    directory: Path, *args: str, count: int = 1, env: dict[str, str] | None = None
+) -> Iterator[list[Served]]:
+    """`count` `kafana serve` processes (`serve`), each on its own free port; ended at the end."""
+    servers: list[Served] = []
+    try:
+        for _ in range(count):
+            servers.append(serve(directory, *args, env=env))
+        yield servers
+    finally:
+        for server in servers:
+            server.end()
+
+
+async def healthy(target: str, timeout: float = 30, credentials: Any = None) -> None:
+    """Wait until the health service at `target` says SERVING (`credentials`: TLS)."""
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    channel = (
+        grpc.aio.insecure_channel(target)
+        if credentials is None
+        else grpc.aio.secure_channel(target, credentials)
+    )
+    async with channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        while loop.time() < deadline:
+            try:
+                answer = await stub.Check(
+                    health_pb2.HealthCheckRequest(service="kafana.v1.Kafana"), timeout=1
+                )
+                if answer.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.aio.AioRpcError:
+                pass
+            await asyncio.sleep(0.1)
+    raise AssertionError(f"no healthy server at {target}")

@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import io
-import os
 import random
-import signal
-import subprocess
+import shutil
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 from kafana.v1 import competitions_pb2 as pb
@@ -27,7 +23,7 @@ from kafana_client.convert import rules_of
 from kafana_client.errors import ResourceExhaustedError
 from kafana_client.seat_loop import Decision, Hooks, follow_seat
 from kafana_client.tournaments import SeatPlayer, play_entry
-from kit import free_port
+from kit import Served, serve
 from rich.console import Console
 
 
@@ -80,29 +76,6 @@ async def entry_task(
     return asyncio.create_task(play_entry(client, event_id, token, play))
 
 
-KAFANA = str(Path(sys.executable).parent / "kafana")
-
-
-@dataclass
-class Served:
-    """A `kafana serve` process (it hosts and directs the events) on a free loopback port."""
-
-    process: subprocess.Popen[bytes]
-    port: int
-    log: Path
-
-    @property
-    def target(self) -> str:
-        """host:port to connect to."""
-        return f"127.0.0.1:{self.port}"
-
-    def stop(self, sig: int = signal.SIGTERM) -> None:
-        """SIGTERM (graceful: leases released) or SIGKILL (a crash: leases expire)."""
-        if self.process.poll() is None:
-            self.process.send_signal(sig)
-            self.process.wait(timeout=30)
-
-
 @contextmanager
 def served(redis_url: str, *options: str) -> Iterator[Served]:
     """Run `kafana serve --redis URL [options]` (one event loop, as in production) until the
@@ -111,27 +84,14 @@ def served(redis_url: str, *options: str) -> Iterator[Served]:
     The hosted tests use a real process rather than a server on a thread of the test process:
     grpc.aio servers and clients on two event loops of one process lost wakeups under load.
     """
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KAFANA_")}
-    log = Path(tempfile.mkstemp(prefix="kafana-serve-", suffix=".log")[1])
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [KAFANA, "serve", "--redis", redis_url, "--port", str(port), *options],
-            stdout=out, stderr=subprocess.STDOUT, env=env,
-        )  # fmt: skip
-    running = Served(process, port, log)
+    directory = Path(tempfile.mkdtemp(prefix="kafana-serve-"))
+    running = serve(directory, "--redis", redis_url, *options)
     try:
-        deadline = time.monotonic() + 30
-        while b"serving on port" not in log.read_bytes():
-            assert process.poll() is None, log.read_text()
-            assert time.monotonic() < deadline, "kafana serve did not start"
-            time.sleep(0.05)
+        running.wait_started()
         yield running
     except BaseException:  # show what the server logged (the director's warnings) on failure
-        print(log.read_text(errors="replace")[-20_000:], file=sys.stderr)
+        print(running.output()[-20_000:], file=sys.stderr)
         raise
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-        log.unlink(missing_ok=True)
+        running.end()
+        shutil.rmtree(directory, ignore_errors=True)

@@ -4,21 +4,18 @@ match drivers that remember every acknowledged move and check the records afterw
 from __future__ import annotations
 
 import asyncio
-import os
 import random
-import signal
 import subprocess
 import sys
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 import grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 from kafana.games import tablic
 from kafana.v1 import events_pb2, service_pb2, state_pb2
 from kafana.v1.service_pb2_grpc import KafanaStub
@@ -27,10 +24,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "integration"))
 
 from kafana_play import Table, config, open_table  # noqa: E402
-from kit import RedisServer, free_port, redis_cli  # noqa: E402
+from kit import RedisServer, Served, free_port, healthy, redis_cli  # noqa: E402
+from kit import serving as kit_serving  # noqa: E402
 
 REDIS_CONF = HERE.parent.parent / "deploy" / "redis.conf"
-KAFANA = str(Path(sys.executable).parent / "kafana")
 RETRYABLE = {
     grpc.StatusCode.UNAVAILABLE,
     grpc.StatusCode.DEADLINE_EXCEEDED,
@@ -38,7 +35,7 @@ RETRYABLE = {
 }
 T = TypeVar("T")
 
-__all__ = ["Table", "config", "free_port", "open_table"]
+__all__ = ["Table", "config", "free_port", "healthy", "open_table"]
 
 
 class Redis(RedisServer):
@@ -68,78 +65,11 @@ class Redis(RedisServer):
         self.kill()
 
 
-@dataclass
-class Server:
-    """One `kafana serve` process; its output goes to `log`."""
-
-    process: subprocess.Popen[bytes]
-    port: int
-    log: Path
-
-    @property
-    def target(self) -> str:
-        """127.0.0.1:port"""
-        return f"127.0.0.1:{self.port}"
-
-    def signal(self, sig: signal.Signals) -> None:
-        """Send `sig` to this process (ours)."""
-        os.kill(self.process.pid, sig)
-
-    def output(self) -> str:
-        """Everything it printed and logged so far."""
-        return self.log.read_text(errors="replace")
-
-
 @contextmanager
-def serving(directory: Path, *args: str, count: int = 1) -> Iterator[list[Server]]:
-    """`count` `kafana serve` processes (each on a free port); killed at the end."""
-    directory.mkdir(parents=True, exist_ok=True)
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("KAFANA_")}
-    servers: list[Server] = []
-    try:
-        for _ in range(count):
-            port = free_port()
-            log = directory / f"kafana-{port}.log"
-            with open(log, "wb") as out:
-                process = subprocess.Popen(
-                    [KAFANA, "serve", "--port", str(port), "--grace", "1", *args],
-                    stdout=out,
-                    stderr=subprocess.STDOUT,
-                    env=environment,
-                )
-            servers.append(Server(process, port, log))
+def serving(directory: Path, *args: str, count: int = 1) -> Iterator[list[Served]]:
+    """`count` `kafana serve` processes (each on a free port, `--grace 1`); killed at the end."""
+    with kit_serving(directory, "--grace", "1", *args, count=count) as servers:
         yield servers
-    finally:
-        for server in servers:
-            if server.process.poll() is None:
-                with suppress(ProcessLookupError):
-                    server.signal(signal.SIGCONT)  # a stopped process cannot die otherwise
-                server.process.kill()
-                server.process.wait()
-
-
-async def healthy(target: str, timeout: float = 30, credentials: Any = None) -> None:
-    """Wait until the health service at `target` says SERVING."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    channel = (
-        grpc.aio.insecure_channel(target)
-        if credentials is None
-        else grpc.aio.secure_channel(target, credentials)
-    )
-    async with channel:
-        stub = health_pb2_grpc.HealthStub(channel)
-        while loop.time() < deadline:
-            try:
-                answer = await stub.Check(
-                    health_pb2.HealthCheckRequest(service="kafana.v1.Kafana"), timeout=1
-                )
-                if answer.status == health_pb2.HealthCheckResponse.SERVING:
-                    return
-            except grpc.aio.AioRpcError:
-                pass
-            await asyncio.sleep(0.1)
-    raise AssertionError(f"no healthy server at {target}")
 
 
 @dataclass
