@@ -38,7 +38,8 @@ from kafana.v1 import rules_pb2, service_pb2, service_pb2_grpc
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from run import BASELINE_COMMAND, free_port, redis_server, server_command, stop  # noqa: E402
+from kafana.store.redis_server import free_port  # noqa: E402
+from run import BASELINE_COMMAND, redis_server, server_command, stop  # noqa: E402
 
 # `kafana serve` as the load runs start it, but with the clock sweeper ticking every 60 s and
 # no once-a-second collection: under valgrind a move takes ~50 times its wall time, so timers
