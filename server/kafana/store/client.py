@@ -169,6 +169,8 @@ class RedisClient:
         Error replies are returned as exceptions; a lost connection raises StoreUnavailable.
         """
         if not self.cluster:
+            if len(commands) == 1:  # the common case: no list of futures to build
+                return [await self._main.call(commands[0][1])]
             return await self._main.calls([command for _key, command in commands])
         try:
             groups: dict[Address, list[int]] = {}
