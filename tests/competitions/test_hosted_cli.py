@@ -22,15 +22,20 @@ def kafana(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-def test_a_hosted_event_from_the_command_line(hosted: Served, tmp_path: Path) -> None:
-    at = ("--server", hosted.target)
-    code, out = kafana("tournament", "create", "cli-ev", *at, "--format", "round_robin",
-                       "--target", "21", "--seed", "2")  # fmt: skip
+def create_event(server: str, name: str, target: int, seed: int) -> tuple[str, str]:
+    """`kafana tournament create` a round robin; (event id, organiser token)."""
+    code, out = kafana("tournament", "create", name, "--server", server, "--format",
+                       "round_robin", "--target", str(target), "--seed", str(seed))  # fmt: skip
     assert code == 0, out
     event = re.search(r"event (ev-\w+)", out)
     token = re.search(r"organiser token (\S+)", out)
     assert event and token
-    ev, org = event.group(1), token.group(1)
+    return event.group(1), token.group(1)
+
+
+def test_a_hosted_event_from_the_command_line(hosted: Served, tmp_path: Path) -> None:
+    at = ("--server", hosted.target)
+    ev, org = create_event(hosted.target, "cli-ev", target=21, seed=2)
     code, out = kafana("tournament", "enter", ev, "nemo", "--bot", "deep-blue", *at)
     assert code == 1 and "unknown bot 'deep-blue'" in out
     for name, bot in (("ana", "greedy"), ("bob", "random"), ("cid", "heuristic")):

@@ -5,23 +5,17 @@ from __future__ import annotations
 import re
 
 from .hosted_helpers import Served
-from .test_hosted_cli import kafana
+from .test_hosted_cli import create_event, kafana
 
 
 def test_an_entrant_plays_its_games_with_a_bot_from_the_command_line(hosted: Served) -> None:
     at = ("--server", hosted.target)
-    code, out = kafana("tournament", "create", "watch-ev", *at, "--format", "round_robin",
-                       "--target", "11", "--seed", "5")  # fmt: skip
-    assert code == 0, out
-    event = re.search(r"event (ev-\w+)", out)
-    organiser = re.search(r"organiser token (\S+)", out)
-    assert event and organiser
-    ev = event.group(1)
+    ev, organiser = create_event(hosted.target, "watch-ev", target=11, seed=5)
     assert kafana("tournament", "enter", ev, "house", "--bot", "greedy", *at)[0] == 0
     code, out = kafana("tournament", "enter", ev, "mine", *at)
     entry = re.search(r"entry token (\S+)", out)
     assert code == 0 and entry, out
-    code, out = kafana("tournament", "start", ev, *at, "--token", organiser.group(1))
+    code, out = kafana("tournament", "start", ev, *at, "--token", organiser)
     assert code == 0, out
     code, out = kafana("tournament", "watch", ev, *at, "--token", entry.group(1), "--bot", "random")
     assert code == 0, out
