@@ -37,24 +37,29 @@ async def test_the_lease_expires_and_fences_the_old_director(redis_url: str) -> 
 async def test_a_second_server_takes_over_when_the_director_crashes(
     hosted: Served, redis_url: str
 ) -> None:
-    async with AsyncClient.connect(hosted.target) as client:
-        events = Tournaments(client)
-        made = await events.create("relay", "round_robin", target=41, seed=9, parallel=1)
-        for name, bot in (("a", "greedy"), ("b", "random"), ("c", "heuristic"), ("d", "random")):
-            await events.enter(made.event_id, name, bot=bot)
-        await events.start(made.event_id, made.organiser_token)
+    # Both servers run before the event starts, so the crash can come as soon as a game is
+    # done: the director plays in its process, fast enough to finish the event while a second
+    # server starts. Either may take the lease; the one directing is crashed.
+    with served(redis_url) as second:
+        async with AsyncClient.connect(hosted.target) as client:
+            events = Tournaments(client)
+            made = await events.create("relay", "round_robin", target=61, seed=9, parallel=1)
+            entrants = (("a", "greedy"), ("b", "random"), ("c", "heuristic"), ("d", "random"))
+            for name, bot in entrants:
+                await events.enter(made.event_id, name, bot=bot)
+            await events.start(made.event_id, made.organiser_token)
 
-        async def on_first() -> pb.EventInfo:
-            return await events.get(made.event_id)
+            async def on_first() -> pb.EventInfo:
+                return await events.get(made.event_id)
 
-        await until(on_first, lambda i: any(g.table_id for g in games(i)))  # the first directs
-        # The second server starts only now, and the crash comes as soon as a game is done: the
-        # director plays in its process, fast enough to finish the event while one starts.
-        with served(redis_url) as second:
             before = await until(on_first, lambda i: any(g.state == "done" for g in games(i)))
-            hosted.stop(signal.SIGKILL)  # a crash: no lease released, it expires after 5 s
-            assert before.phase == "started"
-            await _on_second(second, made.event_id, before)
+        directing = "directing event " + made.event_id
+        first = directing in hosted.log.read_text()
+        crashed, other = (hosted, second) if first else (second, hosted)
+        crashed.stop(signal.SIGKILL)  # a crash: no lease released, it expires after 5 s
+        assert before.phase == "started"
+        assert directing not in other.log.read_text()
+        await _on_second(other, made.event_id, before)
 
 
 async def _on_second(second: Served, event_id: str, before: pb.EventInfo) -> None:
