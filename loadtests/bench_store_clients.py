@@ -14,6 +14,12 @@ per append (every thread of it: valkey-glide works in its own Rust threads).
 Clients: `redis-py` (pure-Python parser, hiredis hidden), `redis-py+hiredis`, `coredis`,
 `valkey-glide`, and `lane`: the store's own client as the store calls it
 (`kafana.store.client.RedisClient.run`, a pipelined connection per server, `kafana.store.lane`).
+
+`--against COMMIT` measures the whole `RedisStore.append` instead (the arguments packed, the
+append, the reply read; with a clock deadline indexed in the same write), of this checkout and of
+`server/` at COMMIT side by side:
+
+    .venv/bin/python loadtests/bench_store_clients.py --against 4e18c94 --rounds 5
 """
 
 from __future__ import annotations
@@ -31,11 +37,11 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "server")]
+SOURCE = sys.argv[sys.argv.index("--source") + 1] if "--source" in sys.argv else ROOT / "server"
+sys.path[:0] = [str(SOURCE), str(ROOT / "loadtests")]  # the store measured: this one or older
 
 from kafana.store.framing import frame  # noqa: E402
 from kafana.store.keys import live_channel, table_keys  # noqa: E402
-from kafana.store.redis_server import redis_server  # noqa: E402
 
 LUA = (ROOT / "server" / "kafana" / "store" / "lua" / "append.lua").read_text()
 CLIENTS = ["redis-py", "redis-py+hiredis", "coredis", "valkey-glide", "lane"]
@@ -46,12 +52,17 @@ NEEDS = {
     "valkey-glide": "glide",
     "lane": "kafana.store.client",
 }
-RECORD = frame(b"\x09\x14\x80\x91\xa2\xb3")  # a move's short record: head, time, three cards
+RECORD_BODY = b"\x09\x14\x80\x91\xa2\xb3"  # a move's short record: head, time, three cards
+RECORD = frame(RECORD_BODY)
 Call = Callable[[list[str], list[bytes]], Awaitable[Any]]
+Step = Callable[[str, int], Awaitable[bool]]
+"""One append on a table at its seq: whether it was applied."""
 
 
 def available(client: str) -> bool:
     """Whether `client` can run here."""
+    if client.startswith("store@"):
+        return True
     try:
         return importlib.util.find_spec(NEEDS[client]) is not None
     except ModuleNotFoundError:
@@ -137,20 +148,49 @@ async def connect(client: str, port: int) -> tuple[Call, Callable[[], Awaitable[
     raise SystemExit(f"unknown client {client}")
 
 
+async def stepper(client: str, port: int) -> tuple[Step, Callable[[], Awaitable[Any]]]:
+    """One append per call, by `client` (a Redis client, or `store@...`: the RedisStore)."""
+    if client.startswith("store@"):
+        from kafana.store.base import Append
+        from kafana.store.redis_store import RedisStore
+
+        store = RedisStore.from_url(f"redis://127.0.0.1:{port}/0")
+
+        async def store_step(table: str, seq: int) -> bool:
+            append = Append(
+                RECORD_BODY,
+                3_600_000,
+                expected_seq=seq,
+                dedupe=f"m{seq + 1}",
+                dedupe_slot=(seq + 1) % 2,
+                require_status="playing",
+                deadline_ms=10**12 + seq,  # a clock: its index entry goes in the same write
+            )
+            return (await store.append(table, append)).outcome.value == "applied"
+
+        return store_step, store.close
+    call, close, _sha = await connect(client, port)
+
+    async def step(table: str, seq: int) -> bool:
+        keys, args = append_call(table, seq, seq + 1)
+        reply = await call(keys, args)
+        return bool(reply[0] in (b"applied", "applied"))
+
+    return step, close
+
+
 async def one(client: str, port: int, ops: int, inflight: int, run: int) -> dict[str, float]:
     """Run `ops` appends with `inflight` tasks; the rate and CPU per append."""
     if client == "redis-py":
         sys.modules["hiredis"] = None  # type: ignore[assignment]  # redis-py's own parser
-    call, close, _sha = await connect(client, port)
+    step, close = await stepper(client, port)
     tables = [f"bench{run}-{i}" for i in range(inflight)]
     await _create(port, tables)  # each table at seq 0, playing (what create and joins leave)
 
     async def worker(table: str, count: int, start: int) -> None:
         for i in range(count):
-            keys, args = append_call(table, start + i, start + i + 1)
-            reply = await call(keys, args)
-            if reply[0] not in (b"applied", "applied"):
-                raise RuntimeError(f"{client}: append refused: {reply!r}")
+            if not await step(table, start + i):
+                raise RuntimeError(f"{client}: append refused")
 
     warm = max(1, 200 // inflight)
     await asyncio.gather(*(worker(t, warm, 0) for t in tables))
@@ -189,11 +229,24 @@ def main() -> None:
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--run", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--json", type=Path, help="write every round's figures here")
+    parser.add_argument("--against", help="RedisStore.append here and at this commit instead")
+    parser.add_argument("--source", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
         figures = asyncio.run(one(args.one, args.port, args.ops, args.inflight, args.run))
         print(json.dumps(figures))
         return
+    from tempfile import TemporaryDirectory
+
+    from ab_core import extract
+    from kafana.store.redis_server import redis_server
+
+    work = TemporaryDirectory()
+    sources = {c: str(ROOT / "server") for c in args.clients}
+    if args.against:
+        args.clients = [f"store@{args.against}", "store@here"]
+        sources = {args.clients[0]: str(extract(args.against, Path(work.name)))}
+        sources[args.clients[1]] = str(ROOT / "server")
     clients = [c for c in args.clients if available(c)]
     skipped = sorted(set(args.clients) - set(clients))
     if skipped:
@@ -207,7 +260,7 @@ def main() -> None:
                 run += 1
                 command = [sys.executable, __file__, "--one", client, "--port", str(redis.port)]
                 command += ["--ops", str(args.ops), "--inflight", str(args.inflight)]
-                command += ["--run", str(run)]
+                command += ["--run", str(run), "--source", sources[client]]
                 out = subprocess.run(command, capture_output=True, text=True, check=False)
                 if out.returncode:
                     raise SystemExit(f"{client} failed:\n{out.stderr[-2000:]}")
@@ -227,6 +280,7 @@ def main() -> None:
         print(f"| {client} | {rate:,.0f} | {cpu:.1f} µs |")
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
+    work.cleanup()
 
 
 if __name__ == "__main__":
