@@ -12,6 +12,7 @@ from abc import ABC, abstractmethod
 from typing import Any, Generic, Protocol, TypeVar
 
 from google.protobuf.json_format import MessageToDict
+from google.protobuf.message import Message
 
 from kafana.errors import InvalidInputError
 from kafana.games.protocol import GameState, Record
@@ -44,6 +45,18 @@ def switches_of(spec: rules_pb2.RulesSpec) -> dict[str, Any]:
         return dict(_plain(MessageToDict(spec.switches)))
     except ValueError as error:  # NaN or infinity: not JSON
         raise InvalidInputError(f"switches must be plain JSON values: {error}") from None
+
+
+def set_present(out: Message, **fields: int | None) -> None:
+    """Set the optional fields of `out` whose value is not None (None leaves one unset)."""
+    for name, value in fields.items():
+        if value is not None:
+            setattr(out, name, value)
+
+
+def seed_of(stored: storage_pb2.StoredTable) -> int | None:
+    """A stored table's seed (None: it plays given decks only)."""
+    return stored.seed if stored.HasField("seed") else None
 
 
 class GameRules(Protocol):

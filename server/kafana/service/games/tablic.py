@@ -8,7 +8,7 @@ from typing import Any
 
 from kafana.errors import InvalidInputError
 from kafana.games import tablic
-from kafana.service.games.base import TableGame, switches_of
+from kafana.service.games.base import TableGame, seed_of, set_present, switches_of
 from kafana.v1 import rules_pb2, service_pb2, state_pb2, storage_pb2
 
 
@@ -58,8 +58,7 @@ def _hand_score(result: tablic.HandResult) -> state_pb2.HandScore:
         tablas=result.tablas,
         points=result.points,
     )
-    if result.last_capturer is not None:
-        score.last_capturer = result.last_capturer
+    set_present(score, last_capturer=result.last_capturer)
     return score
 
 
@@ -79,12 +78,9 @@ def tablic_view(view: tablic.View) -> state_pb2.TablicView:
         hand_results=[_hand_score(r) for r in view.hand_results],
         is_over=view.is_over,
     )
-    if view.seat is not None:
-        out.seat = view.seat
-    if view.current_seat is not None:
-        out.current_seat = view.current_seat
-    if view.last_capturer is not None:
-        out.last_capturer = view.last_capturer
+    set_present(
+        out, seat=view.seat, current_seat=view.current_seat, last_capturer=view.last_capturer
+    )
     return out
 
 
@@ -115,10 +111,9 @@ class TablicGame(TableGame[tablic.MatchState, tablic.Move]):
 
     def start(self, stored: storage_pb2.StoredTable) -> tablic.MatchState:
         """The match at move 0."""
-        rules = tablic.Rules.from_json(stored.rules_json)
-        seed = stored.seed if stored.HasField("seed") else None
         decks = [list(deck.cards) for deck in stored.decks] or None
-        return tablic.new_match(rules, seed=seed, decks=decks)
+        rules = tablic.Rules.from_json(stored.rules_json)
+        return tablic.new_match(rules, seed=seed_of(stored), decks=decks)
 
     def parse_move(self, text: str, seat: int) -> tablic.Move:
         """`KC:KD+KH` or `7S`."""

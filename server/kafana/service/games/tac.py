@@ -12,7 +12,7 @@ from typing import Any
 
 from kafana.errors import InvalidInputError
 from kafana.games import tac
-from kafana.service.games.base import TableGame
+from kafana.service.games.base import TableGame, seed_of, set_present
 from kafana.v1 import rules_pb2, state_pb2, storage_pb2
 
 CALL_WORDS = frozenset({"call", "tač", "tac", "tač!", "tac!"})
@@ -70,12 +70,12 @@ def tac_view(view: tac.View) -> state_pb2.TacView:
         is_over=view.is_over,
         held=[view.held(seat) for seat in range(players)],
     )
-    if view.seat is not None:
-        out.seat = view.seat
-    if view.current_seat is not None:
-        out.current_seat = view.current_seat
-    if view.pending_offender is not None:
-        out.pending_offender = view.pending_offender
+    set_present(
+        out,
+        seat=view.seat,
+        current_seat=view.current_seat,
+        pending_offender=view.pending_offender,
+    )
     if view.last_step is not None:
         out.last_step.CopyFrom(step_message(view.last_step))
     return out
@@ -93,14 +93,13 @@ class TacGame(TableGame[tac.GameState, tac.Move]):
     def start(self, stored: storage_pb2.StoredTable) -> tac.GameState:
         """The deal, from the seed or one explicit deck."""
         rules = tac.Rules.from_json(stored.rules_json)
-        seed = stored.seed if stored.HasField("seed") else None
         if len(stored.decks) > 1:
             raise InvalidInputError(
                 f"a Tač table takes one deck order (of {rules.cards} cards), "
                 f"not {len(stored.decks)}"
             )
         deck = list(stored.decks[0].cards) if stored.decks else None
-        return tac.new_game(rules, seed=seed, deck=deck)
+        return tac.new_game(rules, seed=seed_of(stored), deck=deck)
 
     def parse_move(self, text: str, seat: int) -> tac.Move:
         """See `parse_move`."""
