@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -23,7 +24,7 @@ def play_out(state: GameState[Any, Any, Any], rng: random.Random) -> GameState[A
     return state
 
 
-STARTS = {
+STARTS: dict[str, Callable[[int], GameState[Any, Any, Any]]] = {
     "tablic": lambda seed: tablic.new_match(tablic.Rules.preset("serbian", target=21), seed=seed),
     "tablic-partners": lambda seed: tablic.new_match(
         tablic.Rules.preset("serbian", players=4, partnerships=True, target=21), seed=seed
