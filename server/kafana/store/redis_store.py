@@ -36,22 +36,27 @@ def _marks(state: dict[bytes, bytes]) -> dict[int, tuple[int, str]]:
     return out
 
 
-def _opt(value: int | None) -> bytes:
-    return b"" if value is None else b"%d" % value
-
-
 def append_args(table_id: str, append: Append) -> list[bytes]:
-    """The append script's 14 arguments (`lua/append.lua` names them), as bytes."""
+    """The append script's 14 arguments (`lua/append.lua` names them), as bytes ('' for None).
+
+    The move path: each made bytes inline, no helper called per argument.
+    """
+    seq, deadline, take, free = (
+        append.expected_seq,
+        append.deadline_ms,
+        append.take_seat,
+        append.free_seat,
+    )
     return [
-        _opt(append.expected_seq),
+        b"" if seq is None else b"%d" % seq,
         append.dedupe.encode(),
         frame(append.event),
         append.require_status.encode(),
         append.new_status.encode(),
-        _opt(append.deadline_ms),
-        _opt(append.take_seat),
+        b"" if deadline is None else b"%d" % deadline,
+        b"" if take is None else b"%d" % take,
         append.seat_data,
-        _opt(append.free_seat),
+        b"" if free is None else b"%d" % free,
         b"%d" % append.start_at_seats,
         b"%d" % append.start_deadline_ms,
         b"%d" % append.ttl_ms,
@@ -132,12 +137,14 @@ class RedisStore(TableStore):
             # LT: the index may be early, never late; the clock sweeper repairs early ones.
             key = deadlines_index(self._namespace)
             also.append((key, pack("ZADD", key, "LT", append.deadline_ms, table_id)))
-        raw, *_ = await self._client.run(
-            self._append,
-            [keys.state, keys.seats, keys.log, keys.table],
-            append_args(table_id, append),
-            *also,
-        )
+        raw = (
+            await self._client.run(
+                self._append,
+                [keys.state, keys.seats, keys.log, keys.table],
+                append_args(table_id, append),
+                *also,
+            )
+        )[0]
         assert isinstance(raw, list)
         outcome, seq, status = raw
         result = AppendResult(_OUTCOMES[outcome], _int(seq), status.decode())
