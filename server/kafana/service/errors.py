@@ -16,32 +16,20 @@ from typing import Any, TypeVar
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
 
-from kafana.errors import (
-    AuthenticationError,
-    IllegalMoveError,
-    InvalidInputError,
-    KafanaError,
-    MatchOverError,
-    NotFoundError,
-    NotYourTurnError,
-    PermissionDeniedError,
-    SeatTakenError,
-    StaleSequenceError,
-    TooManyMovesError,
-)
+from kafana import errors as domain
 from kafana.store.errors import StoreUnavailable
 
-STATUS_CODES: dict[type[KafanaError], grpc.StatusCode] = {
-    InvalidInputError: grpc.StatusCode.INVALID_ARGUMENT,
-    IllegalMoveError: grpc.StatusCode.INVALID_ARGUMENT,
-    NotYourTurnError: grpc.StatusCode.FAILED_PRECONDITION,
-    StaleSequenceError: grpc.StatusCode.FAILED_PRECONDITION,
-    MatchOverError: grpc.StatusCode.FAILED_PRECONDITION,
-    SeatTakenError: grpc.StatusCode.FAILED_PRECONDITION,
-    NotFoundError: grpc.StatusCode.NOT_FOUND,
-    AuthenticationError: grpc.StatusCode.UNAUTHENTICATED,
-    PermissionDeniedError: grpc.StatusCode.PERMISSION_DENIED,
-    TooManyMovesError: grpc.StatusCode.RESOURCE_EXHAUSTED,
+STATUS_CODES: dict[type[domain.KafanaError], grpc.StatusCode] = {
+    domain.InvalidInputError: grpc.StatusCode.INVALID_ARGUMENT,
+    domain.IllegalMoveError: grpc.StatusCode.INVALID_ARGUMENT,
+    domain.NotYourTurnError: grpc.StatusCode.FAILED_PRECONDITION,
+    domain.StaleSequenceError: grpc.StatusCode.FAILED_PRECONDITION,
+    domain.MatchOverError: grpc.StatusCode.FAILED_PRECONDITION,
+    domain.SeatTakenError: grpc.StatusCode.FAILED_PRECONDITION,
+    domain.NotFoundError: grpc.StatusCode.NOT_FOUND,
+    domain.AuthenticationError: grpc.StatusCode.UNAUTHENTICATED,
+    domain.PermissionDeniedError: grpc.StatusCode.PERMISSION_DENIED,
+    domain.TooManyMovesError: grpc.StatusCode.RESOURCE_EXHAUSTED,
 }
 
 REASON_METADATA = "kafana-error"
@@ -59,7 +47,7 @@ Response = TypeVar("Response")
 Self = TypeVar("Self")
 
 
-def status_code(error: KafanaError) -> grpc.StatusCode:
+def status_code(error: domain.KafanaError) -> grpc.StatusCode:
     """The code of the most specific mapped class of `error` (FAILED_PRECONDITION if none)."""
     for cls in type(error).__mro__:
         code = STATUS_CODES.get(cls)
@@ -68,10 +56,10 @@ def status_code(error: KafanaError) -> grpc.StatusCode:
     return grpc.StatusCode.FAILED_PRECONDITION
 
 
-def reason(error: KafanaError) -> str:
+def reason(error: domain.KafanaError) -> str:
     """The machine-readable reason sent as `kafana-error`: the error's class name.
 
-    >>> reason(NotYourTurnError("it is seat 1's turn"))
+    >>> reason(domain.NotYourTurnError("it is seat 1's turn"))
     'NotYourTurnError'
     """
     return type(error).__name__
@@ -117,7 +105,7 @@ def unary(
             return await method(self, request, context)
         except grpc.aio.AbortError:
             raise
-        except KafanaError as error:
+        except domain.KafanaError as error:
             await refuse(context, status_code(error), str(error), reason(error))
             raise  # unreachable: abort raises
         except UNAVAILABLE_ERRORS as error:
