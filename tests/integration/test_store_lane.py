@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import time
+from pathlib import Path
 
 import pytest
 from kafana.store.base import OPEN, Append, Outcome
@@ -13,6 +14,7 @@ from kafana.store.errors import NoScriptError, StoreError, StoreUnavailable
 from kafana.store.lane import CLOSE_WAIT_S, Address, Lane, _Protocol
 from kafana.store.redis_store import RedisStore
 from kafana.store.resp import pack, parse
+from kit import redis_server
 
 TTL = 60_000
 
@@ -158,3 +160,16 @@ async def test_closing_a_lane_to_a_server_that_stopped_reading_ends_in_time() ->
             assert time.monotonic() - start < CLOSE_WAIT_S + 1
             with pytest.raises(StoreUnavailable):
                 await asyncio.wait_for(waiting, 5)
+
+
+async def test_a_unix_socket_url_reaches_the_server(tmp_path: Path) -> None:
+    sock = tmp_path / "redis.sock"
+    with redis_server(tmp_path / "redis", "--unixsocket", str(sock)):
+        store = RedisStore.from_url(f"unix://{sock}?db=2")
+        try:
+            assert await store.create("over-unix", b"table", TTL, 1)
+            assert (await store.append("over-unix", Append(b"e1", TTL))).seq == 1
+            listed = await store.client.call("", "CLIENT", "INFO")
+            assert isinstance(listed, bytes) and b"db=2" in listed
+        finally:
+            await store.close()
