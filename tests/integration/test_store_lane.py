@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import shutil
 import socket
 import time
 from pathlib import Path
@@ -14,7 +15,8 @@ from kafana.store.errors import NoScriptError, StoreError, StoreUnavailable
 from kafana.store.lane import CLOSE_WAIT_S, Address, Lane, _Protocol
 from kafana.store.redis_store import RedisStore
 from kafana.store.resp import pack, parse
-from kit import redis_server
+from kit import free_port, redis_server
+from reliability.reliability_support import make_certs
 
 TTL = 60_000
 
@@ -173,3 +175,31 @@ async def test_a_unix_socket_url_reaches_the_server(tmp_path: Path) -> None:
             assert isinstance(listed, bytes) and b"db=2" in listed
         finally:
             await store.close()
+
+
+async def test_a_rediss_url_speaks_tls_and_checks_the_certificate(tmp_path: Path) -> None:
+    if shutil.which("openssl") is None:
+        pytest.skip("needs openssl")
+    (tmp_path / "certs").mkdir()
+    certs = make_certs(tmp_path / "certs")
+    tls_port = free_port()
+    tls = ["--tls-port", str(tls_port), "--tls-auth-clients", "no"]
+    tls += [
+        "--tls-cert-file",
+        str(certs / "server.pem"),
+        "--tls-key-file",
+        str(certs / "server.key"),
+    ]
+    tls += ["--tls-ca-cert-file", str(certs / "ca.pem")]
+    with redis_server(tmp_path / "redis", *tls):
+        url = f"rediss://127.0.0.1:{tls_port}/0"
+        store = RedisStore.from_url(f"{url}?ssl_ca_certs={certs / 'ca.pem'}")
+        untrusted = RedisStore.from_url(url)  # the test CA is not among the system's
+        try:
+            assert await store.create("over-tls", b"table", TTL, 1)
+            assert (await store.append("over-tls", Append(b"e1", TTL))).seq == 1
+            with pytest.raises(StoreUnavailable):
+                await untrusted.load("over-tls")
+        finally:
+            await store.close()
+            await untrusted.close()

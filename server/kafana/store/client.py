@@ -1,10 +1,11 @@
 """The store's one Redis client, for every deployment: one server or a Redis Cluster.
 
-`redis://host:port/db` (`rediss://` for TLS, `unix:///path.sock?db=N`) is one lane to one
-server; `redis+cluster://host:port` (any node) is a lane per primary, each command sent to the
-node of its key's slot (a table's keys share the hash tag `{t:<id>}`, so they share a slot), the
+`redis://host:port/db` (`unix:///path.sock?db=N`) is one lane to one server;
+`redis+cluster://host:port` (any node) is a lane per primary, each command sent to the node of its
+key's slot (a table's keys share the hash tag `{t:<id>}`, so they share a slot), the
 slot map read with `CLUSTER SLOTS` and read again after a `MOVED` or a lost node. Error replies
-and lost connections are the store's own errors (`kafana.store.errors`).
+and lost connections are the store's own errors (`kafana.store.errors`). TLS: `rediss://` and
+`rediss+cluster://`, with `?ssl_ca_certs=ca.pem` to trust a private CA.
 """
 
 from __future__ import annotations
@@ -84,7 +85,7 @@ def parse_url(url: str) -> tuple[bool, Address]:
     """
     parts = urlsplit(url)
     query = parse_qs(parts.query)
-    if parts.scheme not in ("redis", "rediss", "unix", CLUSTER_SCHEME):
+    if parts.scheme not in ("redis", "rediss", "unix", CLUSTER_SCHEME, "rediss+cluster"):
         raise ValueError(
             f"not a Redis URL: {url!r} (redis://, rediss://, unix://, {CLUSTER_SCHEME}://)"
         )
@@ -96,10 +97,11 @@ def parse_url(url: str) -> tuple[bool, Address]:
         db=0 if parts.scheme == "unix" and "db" not in query else db,
         username=unquote(parts.username or ""),
         password=unquote(parts.password or ""),
-        tls=parts.scheme == "rediss",
+        tls=parts.scheme.startswith("rediss"),
+        ca_file=query.get("ssl_ca_certs", [""])[0],
         path=parts.path if parts.scheme == "unix" else "",
     )
-    return parts.scheme == CLUSTER_SCHEME, address
+    return parts.scheme.endswith("+cluster"), address
 
 
 class RedisClient:

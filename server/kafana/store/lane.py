@@ -40,6 +40,7 @@ class Address:
     username: str = ""
     password: str = ""
     tls: bool = False
+    ca_file: str = ""  # TLS: the CA to trust ("": the system's)
     path: str = ""  # a Unix socket instead of host:port
 
     def node(self, host: str, port: int) -> Address:
@@ -146,7 +147,7 @@ class Lane:
     async def _open(self) -> _Protocol:
         loop = asyncio.get_running_loop()
         where = self.address
-        context = ssl.create_default_context() if where.tls else None
+        context = ssl.create_default_context(cafile=where.ca_file or None) if where.tls else None
         if where.path:
             opening = loop.create_unix_connection(_Protocol, where.path)
         else:
