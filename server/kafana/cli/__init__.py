@@ -1,9 +1,21 @@
-"""The `kafana` command line: one click group, each command in the module of its area."""
+"""The `kafana` command line, the top layer: one click group, one module per command.
+
+Every command may use any layer below (the SDK, the service, competitions); nothing below
+imports this package.
+"""
 
 import click
+from kafana_client.cli.replay import replay
+from kafana_client.cli.watch import watch
 
+from kafana.cli.arena import arena
+from kafana.cli.bot import bot
 from kafana.cli.demo import demo
+from kafana.cli.league import league
+from kafana.cli.play import play
 from kafana.cli.serve import serve
+from kafana.cli.tournament import tournament
+from kafana.cli.verify import verify
 
 
 @click.group()
@@ -12,27 +24,5 @@ def main() -> None:
     """Kafana: Tablić and Tač engine, service, bots and competitions."""
 
 
-main.add_command(demo)
-# Commands of other areas are registered below this line, one import and one line each.
-main.add_command(serve)
-from kafana.cli.arena import arena  # noqa: E402
-
-main.add_command(arena)
-from kafana.cli.play import play  # noqa: E402
-from kafana_client.cli.replay import replay  # noqa: E402
-from kafana_client.cli.watch import watch  # noqa: E402
-
-main.add_command(play)
-main.add_command(watch)
-main.add_command(replay)
-from kafana.cli.tournament import tournament  # noqa: E402
-from kafana.cli.verify import verify  # noqa: E402
-
-main.add_command(verify)
-main.add_command(tournament)
-from kafana.cli.league import league  # noqa: E402
-
-main.add_command(league)
-from kafana.cli.bot import bot  # noqa: E402
-
-main.add_command(bot)
+for command in (demo, serve, arena, play, watch, replay, verify, tournament, league, bot):
+    main.add_command(command)
