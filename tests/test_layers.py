@@ -178,3 +178,16 @@ def test_no_cycle_between_a_games_modules(game: str) -> None:
         if m.startswith(prefix)
     }
     graphlib.TopologicalSorter(graph).prepare()
+
+
+def test_the_architecture_doc_lists_every_layer_and_its_folder() -> None:
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    for layer in [*BELOW, TOP]:
+        if layer in FOUNDATION:
+            continue
+        assert f"`{layer}`" in text, f"docs/architecture.md does not name {layer}"
+    for folder in ("server/kafana/games/", "bots/kafana_bots/", "server/kafana/store/",
+                   "server/kafana/service/", "server/kafana/competitions/",
+                   "clients/kafana_client/", "server/kafana/cli/"):  # fmt: skip
+        assert (ROOT / folder).is_dir()
+        assert folder in text, f"docs/architecture.md does not name {folder}"
