@@ -1,4 +1,4 @@
-"""Bots for Tač: `random` and `loader`, and a small runner that plays a game with them.
+"""Bots for Tač: `random` and `loader` (`kafana_bots.play` plays a game with them).
 
 A Tač bot sees only its seat's `tac.View` (never a closed pile) and takes an injected
 `random.Random`, so a game replays exactly from its seeds. The seat to move is asked
@@ -7,10 +7,11 @@ other seat is asked `wants_call(view)` first, in seat order after the offender.
 
 >>> import random
 >>> from kafana.games import tac
+>>> from kafana_bots.play import play
 >>> rules = tac.Rules(players=3, tac_calls=True)
 >>> bots = [create_tac_bot(name, seat, rules, random.Random(seat))
 ...         for seat, name in enumerate(["loader", "random", "random"])]
->>> play_game(rules, bots, seed=5).is_over
+>>> play(tac.new_game(rules, seed=5), bots).is_over
 True
 """
 
@@ -20,7 +21,7 @@ import random
 from collections.abc import Callable, Sequence
 
 from kafana.errors import InvalidInputError
-from kafana.games.tac import GameState, Move, Rules, View, new_game
+from kafana.games.tac import Move, Rules, View
 
 from kafana_bots.base import Player
 
@@ -107,36 +108,3 @@ def create_tac_bot(name: str, seat: int, rules: Rules, rng: random.Random) -> Ta
         known = ", ".join(TAC_BOTS)
         raise InvalidInputError(f"unknown Tač bot {name!r}: choose one of {known}") from None
     return factory(seat, rules, rng)
-
-
-def play_game(
-    rules: Rules,
-    bots: Sequence[TacBot],
-    seed: int,
-    max_moves: int = 100_000,
-) -> GameState:
-    """Play a whole game from `seed` with one bot per seat; return the final state."""
-    if len(bots) != rules.players:
-        raise InvalidInputError(f"{rules.players} seats need {rules.players} bots")
-    state = new_game(rules, seed=seed)
-    n = rules.players
-    while not state.is_over and state.move_count < max_moves:
-        offender = state.pending_offender
-        if offender is not None:
-            callers = [(offender + k) % n for k in range(1, n)]
-            caller = next(
-                (
-                    s
-                    for s in callers
-                    if s != state.current_seat and bots[s].wants_call(state.view(s))
-                ),
-                None,
-            )
-            if caller is not None:
-                state = state.apply(Move.call(caller), seat=caller)
-                continue
-        seat = state.current_seat
-        assert seat is not None
-        move = bots[seat].choose(state.view(seat), state.legal_moves_for(seat))
-        state = state.apply(move, seat=seat)
-    return state

@@ -8,7 +8,8 @@ import pytest
 from kafana.games import tablic, tac
 from kafana_bots import registry
 from kafana_bots.base import Bot
-from kafana_bots.tac_bots import TAC_BOTS, TacBot, play_game
+from kafana_bots.play import play
+from kafana_bots.tac_bots import TAC_BOTS, TacBot
 
 
 def test_each_game_has_its_own_names() -> None:
@@ -35,4 +36,4 @@ def test_registered_tac_bots_play_a_game() -> None:
         registry.create(name, seat=s, rules=rules, rng=random.Random(s))
         for s, name in enumerate(["loader", "random", "loader"])
     ]
-    assert play_game(rules, bots, seed=4).is_over
+    assert play(tac.new_game(rules, seed=4), bots).is_over

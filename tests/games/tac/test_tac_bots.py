@@ -8,13 +8,13 @@ from collections.abc import Sequence
 import pytest
 from kafana.games import tac
 from kafana.games.tac import Move, Rules, View
+from kafana_bots.play import play as play_bots
 from kafana_bots.tac_bots import (
     TAC_BOTS,
     LoaderTacBot,
     TacBot,
     create_tac_bot,
     in_order,
-    play_game,
 )
 
 from .helpers import CONFIGS, play, position
@@ -43,6 +43,11 @@ def bots_for(rules: Rules, names: Sequence[str], seed: int) -> list[TacBot]:
         Checked(create_tac_bot(name, seat, rules, random.Random(seed * 100 + seat)))
         for seat, name in enumerate(names)
     ]
+
+
+def play_game(rules: Rules, bots: Sequence[TacBot], seed: int) -> tac.GameState:
+    """A whole game from `seed` on the one match runner, capped as a runaway guard."""
+    return play_bots(tac.new_game(rules, seed=seed), bots, max_moves=100_000)
 
 
 @pytest.mark.parametrize("calls", [False, True], ids=["strict", "tac_calls"])
