@@ -46,3 +46,23 @@ def tables_index(namespace: str) -> str:
 def deadlines_index(namespace: str) -> str:
     """Sorted set of table ids by clock deadline (ms); a score is never later than the truth."""
     return f"{namespace}:deadlines"
+
+
+class AccountKeys(NamedTuple):
+    """The keys of the account store (`kafana.store.accounts_redis`), all in one slot."""
+
+    names: str  # sorted set (all scores 0): account names, for paging by name
+    info: str  # hash: name -> JSON {role, created_ms}, written once
+    keyof: str  # hash: name -> hex SHA-256 of its key (absent once revoked)
+    bykey: str  # hash: hex SHA-256 of a key -> name
+    revoked: str  # hash: name -> revoked at (ms)
+
+
+def account_keys(namespace: str) -> AccountKeys:
+    """The account keys of `namespace`, sharing the hash tag `{<namespace>:accounts}`.
+
+    >>> account_keys("kafana").bykey
+    '{kafana:accounts}:bykey'
+    """
+    tag = "{" + namespace + ":accounts}"
+    return AccountKeys(*(f"{tag}:{part}" for part in AccountKeys._fields))

@@ -1,0 +1,318 @@
+"""Who calls: API keys in `authorization: Bearer <key>` metadata, resolved by an interceptor.
+
+Every call of the Kafana, Competitions and Accounts services (not health, not reflection) gets a
+`Caller`, which `caller_of(context)` returns inside the handler: the account and its role when
+the call carries a valid key, else anonymous, known by its network address. `Caller.key` is the
+key every limit is charged to: `a:<account>` or `p:<address>`.
+
+The server's mode is explicit (`AuthPolicy.mode`):
+
+- `open`: keys are optional; a key that is sent must be valid (a wrong key is not anonymous);
+- `required`: anonymous calls may use only `AuthPolicy.anonymous` (by RPC name; `GetState` and
+  `WatchEvents` as a spectator, without a seat token, unless `PlayMove` is allowed too); anything
+  else is UNAUTHENTICATED, naming what is missing.
+
+In both modes a role without the right to an RPC (`PERMISSIONS`) is PERMISSION_DENIED, and an
+unknown or revoked key UNAUTHENTICATED. Keys are looked up by their SHA-256 only; a lookup is
+cached for `cache_s` seconds (a revocation on another server takes effect within that time, on
+this one at once).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Iterable
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc  # type: ignore[import-untyped, unused-ignore]
+
+from kafana.errors import AuthenticationError, PermissionDeniedError
+from kafana.service.errors import STORE_UNAVAILABLE, UNAVAILABLE_ERRORS, refuse
+from kafana.store.accounts import Account, AccountStore, key_hash
+
+OPEN = "open"
+REQUIRED = "required"
+MODES = (OPEN, REQUIRED)
+ROLES = ("player", "bot", "organiser", "operator")
+DEFAULT_ANONYMOUS = ("Captures", "GetTable", "GetState", "WatchEvents", "ListTables", "GetRecord")
+SPECTATING = ("GetState", "WatchEvents")  # anonymous only without a seat token
+UNGUARDED = ("/grpc.health.", "/grpc.reflection.")
+
+ORGANISE = frozenset({"organiser", "operator"})
+OPERATE = frozenset({"operator"})
+PERMISSIONS: dict[str, frozenset[str]] = {
+    # Competitions: organisers run events; anyone with an account enters and watches them.
+    "CreateEvent": ORGANISE,
+    "StartEvent": ORGANISE,
+    "PauseEvent": ORGANISE,
+    "ResumeEvent": ORGANISE,
+    "EndEvent": ORGANISE,
+    "AdjudicateGame": ORGANISE,
+    # Accounts: operators only (Register is decided by the self-registration switch).
+    "CreateAccount": OPERATE,
+    "ListAccounts": OPERATE,
+    "RevokeAccount": OPERATE,
+    "RotateKey": OPERATE,
+}
+"""The roles allowed an RPC, by name; an RPC not named here is open to every role."""
+
+Context = grpc.aio.ServicerContext[Any, Any]
+Behavior = Callable[..., Any]
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who makes a call: `key` is what limits are charged to (`a:<account>` or `p:<address>`)."""
+
+    key: str
+    account: str | None
+    role: str | None
+    address: str
+
+    @staticmethod
+    def anonymous(address: str) -> Caller:
+        """An anonymous caller at `address`."""
+        return Caller("p:" + address, None, None, address)
+
+    @staticmethod
+    def of(account: Account, address: str) -> Caller:
+        """The holder of `account`'s key, calling from `address`."""
+        return Caller("a:" + account.name, account.name, account.role, address)
+
+
+_current: ContextVar[tuple[Context, Caller] | None] = ContextVar("kafana_caller", default=None)
+
+
+def peer_address(context: Context) -> str:
+    """The peer's address without its port (`ipv4:1.2.3.4:5678` -> `ipv4:1.2.3.4`)."""
+    peer = context.peer() or ""
+    return peer.rsplit(":", 1)[0] if peer.count(":") >= 2 else peer
+
+
+def caller_of(context: Context) -> Caller:
+    """The caller of the call being handled (set by `Authenticator`; anonymous without it)."""
+    current = _current.get()
+    if current is not None and current[0] is context:
+        return current[1]
+    return Caller.anonymous(peer_address(context))
+
+
+def bearer(metadata: Iterable[tuple[str, Any]] | None) -> str | None:
+    """The key of an `authorization: Bearer <key>` entry; None without one, "" if malformed.
+
+    >>> bearer([("authorization", "Bearer kfk_abc")]), bearer([]), bearer([("authorization", "x")])
+    ('kfk_abc', None, '')
+    """
+    for name, value in metadata or ():
+        if name == "authorization":
+            text = value.decode(errors="replace") if isinstance(value, bytes) else str(value)
+            scheme, _, key = text.strip().partition(" ")
+            return key.strip() if scheme.lower() == "bearer" else ""
+    return None
+
+
+@dataclass(frozen=True)
+class AuthPolicy:
+    """The server's mode, what anonymous callers may do, and whether strangers may register."""
+
+    mode: str = OPEN
+    anonymous: frozenset[str] = field(default_factory=lambda: frozenset(DEFAULT_ANONYMOUS))
+    self_register: bool = False
+    cache_s: float = 1.0  # how long a key lookup is trusted
+    cache_entries: int = 10_000
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"auth mode is one of {', '.join(MODES)}, not {self.mode!r}")
+
+    @staticmethod
+    def default_mode(shared_redis: bool) -> str:
+        """`required` when a shared Redis is configured, else `open` (the embedded run)."""
+        return REQUIRED if shared_redis else OPEN
+
+    def allows_anonymous(self, name: str, request: Any) -> bool:
+        """Whether an anonymous caller may make the call `name` with `request`."""
+        if name == "Register":
+            return self.self_register
+        if self.mode == OPEN:
+            return name not in PERMISSIONS
+        if name not in self.anonymous:
+            return False
+        seated = bool(getattr(request, "seat_token", None))
+        if name in SPECTATING and seated:
+            return "PlayMove" in self.anonymous
+        return True
+
+    def refusal(self, name: str, request: Any) -> str:
+        """Why an anonymous call `name` is refused."""
+        if name == "Register":
+            return "self-registration is off on this server: ask its operator for an account"
+        if name in SPECTATING and name in self.anonymous:
+            return (
+                f"{name} with a seat token needs an API key (authorization: Bearer <key>); "
+                "without a key only spectating is allowed"
+            )
+        allowed = ", ".join(sorted(self.anonymous)) or "nothing"
+        return (
+            f"{name} needs an API key (call metadata authorization: Bearer <key>); "
+            f"without one this server allows: {allowed}"
+        )
+
+
+def parse_anonymous(text: str) -> frozenset[str]:
+    """The RPC names of a comma list (`--anonymous`).
+
+    >>> sorted(parse_anonymous("Captures, GetTable,"))
+    ['Captures', 'GetTable']
+    """
+    return frozenset(part.strip() for part in text.split(",") if part.strip())
+
+
+class KeyCache:
+    """Accounts by key hash for a short while, in a bounded LRU."""
+
+    def __init__(self, ttl_s: float, entries: int, clock: Callable[[], float]) -> None:
+        self.ttl_s = ttl_s
+        self.entries = entries
+        self._clock = clock
+        self._items: OrderedDict[bytes, tuple[Account | None, float]] = OrderedDict()
+
+    def get(self, digest: bytes) -> tuple[bool, Account | None]:
+        """(found, account) — an unknown key is cached as None too."""
+        item = self._items.get(digest)
+        if item is None or item[1] <= self._clock():
+            return False, None
+        return True, item[0]
+
+    def put(self, digest: bytes, account: Account | None) -> None:
+        """Remember a lookup."""
+        self._items[digest] = (account, self._clock() + self.ttl_s)
+        self._items.move_to_end(digest)
+        while len(self._items) > self.entries:
+            self._items.popitem(last=False)
+
+    def forget(self, name: str) -> None:
+        """Drop every entry of account `name` (revoked or rotated here)."""
+        for digest in [d for d, (a, _) in self._items.items() if a and a.name == name]:
+            del self._items[digest]
+
+
+class Authenticator(grpc.aio.ServerInterceptor):  # type: ignore[misc, unused-ignore]
+    """Resolves the caller of every call and refuses what its mode and role do not allow.
+
+    Goes first among the interceptors, so the ones after it (limits) see `caller_of`.
+    """
+
+    def __init__(
+        self,
+        accounts: AccountStore,
+        policy: AuthPolicy | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.accounts = accounts
+        self.policy = policy or AuthPolicy()
+        self.cache = KeyCache(self.policy.cache_s, self.policy.cache_entries, clock)
+        self._wrapped: dict[str, tuple[Any, grpc.RpcMethodHandler[Any, Any]]] = {}
+
+    async def intercept_service(
+        self,
+        continuation: Callable[
+            [grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any] | None]
+        ],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler[Any, Any] | None:
+        """The method's handler, wrapped unless it is health checking or reflection."""
+        handler = await continuation(handler_call_details)
+        method: str = handler_call_details.method
+        if handler is None or method.startswith(UNGUARDED):
+            return handler
+        known = self._wrapped.get(method)
+        if known is not None and known[0] is handler:
+            return known[1]
+        wrapped = self._wrap_handler(handler, method.rsplit("/", 1)[-1])
+        self._wrapped[method] = (handler, wrapped)
+        return wrapped
+
+    def _wrap_handler(
+        self, handler: grpc.RpcMethodHandler[Any, Any], name: str
+    ) -> grpc.RpcMethodHandler[Any, Any]:
+        if handler.unary_unary is not None:
+            return grpc.unary_unary_rpc_method_handler(
+                self._wrap(handler.unary_unary, name),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        if handler.unary_stream is not None:
+            return grpc.unary_stream_rpc_method_handler(
+                self._wrap(handler.unary_stream, name),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        return handler
+
+    def _wrap(self, behavior: Behavior, name: str) -> Behavior:
+        async def authenticated(request: Any, context: Context) -> Any:
+            caller = await self.resolve(name, request, context)
+            reset = _current.set((context, caller))
+            try:
+                return await behavior(request, context)
+            finally:
+                _current.reset(reset)
+
+        return authenticated
+
+    async def resolve(self, name: str, request: Any, context: Context) -> Caller:
+        """The caller, or the call aborted: no key where one is needed, a bad key, no right."""
+        address = peer_address(context)
+        key = bearer(context.invocation_metadata())
+        if key is None:
+            if not self.policy.allows_anonymous(name, request):
+                await self._refuse(context, False, self.policy.refusal(name, request))
+            return Caller.anonymous(address)
+        account = await self._lookup(key, context) if key else None
+        if account is None:
+            await self._refuse(
+                context,
+                False,
+                "the API key is unknown or revoked"
+                if key
+                else "authorization metadata must be 'Bearer <key>'",
+            )
+            raise AssertionError  # unreachable: refusing aborts
+        allowed = PERMISSIONS.get(name)
+        if allowed is not None and account.role not in allowed:
+            await self._refuse(
+                context,
+                True,
+                f"{name} needs the role {' or '.join(sorted(allowed))}; "
+                f"account {account.name!r} is a {account.role}",
+            )
+        return Caller.of(account, address)
+
+    async def _lookup(self, key: str, context: Context) -> Account | None:
+        digest = key_hash(key)
+        found, account = self.cache.get(digest)
+        if found:
+            return account
+        try:
+            account = await self.accounts.by_key(digest)
+        except UNAVAILABLE_ERRORS:
+            await refuse(
+                context,
+                grpc.StatusCode.UNAVAILABLE,
+                "the account store is unavailable for now: retry",
+                STORE_UNAVAILABLE,
+            )
+        self.cache.put(digest, account)
+        return account
+
+    @staticmethod
+    async def _refuse(context: Context, denied: bool, message: str) -> None:
+        if denied:
+            code, why = grpc.StatusCode.PERMISSION_DENIED, PermissionDeniedError.__name__
+        else:
+            code, why = grpc.StatusCode.UNAUTHENTICATED, AuthenticationError.__name__
+        await refuse(context, code, message, why)

@@ -1,0 +1,131 @@
+"""Accounts and their API keys, behind one interface (Redis: `accounts_redis`; memory here).
+
+Game-agnostic: an account is a name, a role (a string the service gives meaning to), when it
+was made and when revoked. Its key is a 256-bit random secret shown once to its holder; the
+store keeps only the key's SHA-256 and finds accounts by it.
+
+>>> key = new_key()
+>>> key.startswith(KEY_PREFIX), len(key_hash(key))
+(True, 32)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+KEY_PREFIX = "kfk_"  # lets secret scanners and people recognise a Kafana key
+KEY_BYTES = 32  # 256 bits
+
+
+def new_key() -> str:
+    """A fresh API key: `kfk_` and 256 random bits, URL-safe base64."""
+    return KEY_PREFIX + secrets.token_urlsafe(KEY_BYTES)
+
+
+def key_hash(key: str) -> bytes:
+    """The SHA-256 of `key`: all the store ever keeps of it."""
+    return hashlib.sha256(key.encode()).digest()
+
+
+def now_ms() -> int:
+    """Wall-clock milliseconds."""
+    return int(time.time() * 1000)
+
+
+@dataclass(frozen=True)
+class Account:
+    """One account; `revoked_ms` is 0 while it is active."""
+
+    name: str
+    role: str
+    created_ms: int
+    revoked_ms: int = 0
+
+    @property
+    def active(self) -> bool:
+        """Whether its key is accepted."""
+        return not self.revoked_ms
+
+
+class AccountStore(ABC):
+    """Where accounts live. Every method is safe to call from many processes at once."""
+
+    @abstractmethod
+    async def create(self, account: Account, digest: bytes) -> bool:
+        """Add `account` with the key hash `digest`; False when the name is taken."""
+
+    @abstractmethod
+    async def by_key(self, digest: bytes) -> Account | None:
+        """The active account whose key hashes to `digest`, else None."""
+
+    @abstractmethod
+    async def get(self, name: str) -> Account | None:
+        """The account called `name` (active or revoked), else None."""
+
+    @abstractmethod
+    async def list(self, after: str, limit: int) -> list[Account]:
+        """Up to `limit` accounts by name, the first after `after` ("": from the start)."""
+
+    @abstractmethod
+    async def revoke(self, name: str, at_ms: int) -> bool:
+        """Refuse the account's key from now on; False when there is no such account."""
+
+    @abstractmethod
+    async def rotate(self, name: str, digest: bytes) -> bool:
+        """Replace the key of an active account by the one hashing to `digest`; False if none."""
+
+
+class MemoryAccounts(AccountStore):
+    """Accounts in this process's memory (the embedded run)."""
+
+    def __init__(self) -> None:
+        self._accounts: dict[str, Account] = {}
+        self._keys: dict[str, bytes] = {}  # name -> digest (active accounts)
+        self._names: dict[bytes, str] = {}  # digest -> name
+
+    async def create(self, account: Account, digest: bytes) -> bool:
+        """Add it unless the name is taken."""
+        if account.name in self._accounts:
+            return False
+        self._accounts[account.name] = account
+        self._keys[account.name], self._names[digest] = digest, account.name
+        return True
+
+    async def by_key(self, digest: bytes) -> Account | None:
+        """By key hash, compared in constant time once found."""
+        name = self._names.get(digest)
+        if name is None or not hmac.compare_digest(self._keys.get(name, b""), digest):
+            return None
+        return self._accounts[name]
+
+    async def get(self, name: str) -> Account | None:
+        """By name."""
+        return self._accounts.get(name)
+
+    async def list(self, after: str, limit: int) -> list[Account]:
+        """Sorted by name."""
+        names = sorted(n for n in self._accounts if n > after)[:limit]
+        return [self._accounts[n] for n in names]
+
+    async def revoke(self, name: str, at_ms: int) -> bool:
+        """Drop its key; keep the account, marked revoked."""
+        account = self._accounts.get(name)
+        if account is None:
+            return False
+        self._names.pop(self._keys.pop(name, b""), None)
+        if account.active:
+            self._accounts[name] = Account(name, account.role, account.created_ms, at_ms)
+        return True
+
+    async def rotate(self, name: str, digest: bytes) -> bool:
+        """A new key for an active account."""
+        if name not in self._keys:
+            return False
+        self._names.pop(self._keys[name], None)
+        self._keys[name], self._names[digest] = digest, name
+        return True
