@@ -147,6 +147,7 @@ class TableConfig(_message.Message):
     DECKS_FIELD_NUMBER: _builtins.int
     CLOCK_FIELD_NUMBER: _builtins.int
     NAME_FIELD_NUMBER: _builtins.int
+    SEAT_ACCOUNTS_FIELD_NUMBER: _builtins.int
     seed: _builtins.int
     """The match seed; a random one when absent. Never shown before the match ends."""
     name: _builtins.str
@@ -161,6 +162,12 @@ class TableConfig(_message.Message):
 
     @_builtins.property
     def clock(self) -> Global___ClockSpec: ...
+    @_builtins.property
+    def seat_accounts(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Seats bound to accounts: seat k only for the account seat_accounts[k] ("" or absent:
+        anyone). A JoinTable by another caller is PERMISSION_DENIED.
+        """
+
     def __init__(
         self,
         *,
@@ -169,10 +176,11 @@ class TableConfig(_message.Message):
         decks: _abc.Iterable[Global___Deck] | None = ...,
         clock: Global___ClockSpec | None = ...,
         name: _builtins.str = ...,
+        seat_accounts: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "rules", b"rules", "seed", b"seed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "decks", b"decks", "name", b"name", "rules", b"rules", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "decks", b"decks", "name", b"name", "rules", b"rules", "seat_accounts", b"seat_accounts", "seed", b"seed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015

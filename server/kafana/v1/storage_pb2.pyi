@@ -36,6 +36,8 @@ class StoredTable(_message.Message):
     CREATED_MS_FIELD_NUMBER: _builtins.int
     FORMAT_FIELD_NUMBER: _builtins.int
     RULES_DIGEST_FIELD_NUMBER: _builtins.int
+    SEAT_ACCOUNTS_FIELD_NUMBER: _builtins.int
+    CREATOR_ACCOUNT_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     rules_json: _builtins.str
     """Not stored since format 2 (the spec regenerates it on load); filled in memory."""
@@ -48,12 +50,18 @@ class StoredTable(_message.Message):
     """Since format 2: the first 8 bytes of blake2b(rules_json) at creation; a load that
     regenerates other rules from the spec refuses the table instead of changing its rules.
     """
+    creator_account: _builtins.str
+    """The account that created the table ("" when created anonymously)."""
     @_builtins.property
     def spec(self) -> _rules_pb2.RulesSpec: ...
     @_builtins.property
     def decks(self) -> _containers.RepeatedCompositeFieldContainer[_rules_pb2.Deck]: ...
     @_builtins.property
     def clock(self) -> _rules_pb2.ClockSpec: ...
+    @_builtins.property
+    def seat_accounts(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Seat k only for the account seat_accounts[k] ("": anyone); see TableConfig."""
+
     def __init__(
         self,
         *,
@@ -67,10 +75,12 @@ class StoredTable(_message.Message):
         created_ms: _builtins.int = ...,
         format: _builtins.int = ...,
         rules_digest: _builtins.bytes = ...,
+        seat_accounts: _abc.Iterable[_builtins.str] | None = ...,
+        creator_account: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "seed", b"seed", "spec", b"spec"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "admin_token_hash", b"admin_token_hash", "clock", b"clock", "created_ms", b"created_ms", "decks", b"decks", "format", b"format", "name", b"name", "rules_digest", b"rules_digest", "rules_json", b"rules_json", "seed", b"seed", "spec", b"spec"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "admin_token_hash", b"admin_token_hash", "clock", b"clock", "created_ms", b"created_ms", "creator_account", b"creator_account", "decks", b"decks", "format", b"format", "name", b"name", "rules_digest", b"rules_digest", "rules_json", b"rules_json", "seat_accounts", b"seat_accounts", "seed", b"seed", "spec", b"spec"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
