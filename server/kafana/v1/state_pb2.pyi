@@ -480,6 +480,7 @@ class TableInfo(_message.Message):
     SEATS_FIELD_NUMBER: _builtins.int
     SEQ_FIELD_NUMBER: _builtins.int
     CREATED_MS_FIELD_NUMBER: _builtins.int
+    DEAL_CHOSEN_BY_CREATOR_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     name: _builtins.str
     rules_json: _builtins.str
@@ -487,6 +488,10 @@ class TableInfo(_message.Message):
     status: Global___TableStatus.ValueType
     seq: _builtins.int
     created_ms: _builtins.int
+    deal_chosen_by_creator: _builtins.bool
+    """The table was created with a chosen seed or explicit decks: its creator knows every hand
+    of the match. Clients show it to whoever joins (fair play needs a server-drawn seed).
+    """
     @_builtins.property
     def rules(self) -> _rules_pb2.RulesSpec: ...
     @_builtins.property
@@ -505,10 +510,11 @@ class TableInfo(_message.Message):
         seats: _abc.Iterable[Global___Seat] | None = ...,
         seq: _builtins.int = ...,
         created_ms: _builtins.int = ...,
+        deal_chosen_by_creator: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "created_ms", b"created_ms", "name", b"name", "rules", b"rules", "rules_json", b"rules_json", "seats", b"seats", "seq", b"seq", "status", b"status", "table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "created_ms", b"created_ms", "deal_chosen_by_creator", b"deal_chosen_by_creator", "name", b"name", "rules", b"rules", "rules_json", b"rules_json", "seats", b"seats", "seq", b"seq", "status", b"status", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
