@@ -21,14 +21,19 @@ from grpc_health.v1 import (  # type: ignore[import-untyped, unused-ignore]
 )
 from grpc_reflection.v1alpha import reflection  # type: ignore[import-untyped, unused-ignore]
 
+from kafana.service.accounts import SERVICE_NAME as ACCOUNTS_SERVICE
+from kafana.service.accounts import AccountsServicer
+from kafana.service.auth import Authenticator, AuthPolicy
 from kafana.service.clock import ClockSweeper
 from kafana.service.feed import Feed
 from kafana.service.guard import Guard
 from kafana.service.ratelimit import RateLimit
 from kafana.service.servicer import KafanaServicer
 from kafana.service.tables import Tables
+from kafana.store.accounts import AccountStore
+from kafana.store.accounts_redis import accounts_for
 from kafana.store.base import TableStore
-from kafana.v1 import service_pb2, service_pb2_grpc
+from kafana.v1 import accounts_pb2_grpc, service_pb2, service_pb2_grpc
 
 SERVICE_NAME = service_pb2.DESCRIPTOR.services_by_name["Kafana"].full_name
 
@@ -103,6 +108,8 @@ def create_server(
     credentials: grpc.ServerCredentials | None = None,
     rate_limit: RateLimit | None = None,
     plugins: Sequence[Plugin] = (),
+    auth: AuthPolicy | None = None,
+    accounts: AccountStore | None = None,
 ) -> KafanaServer:
     """A server over `store`, bound to host:port (port 0: any free one).
 
@@ -111,21 +118,26 @@ def create_server(
         rate_limit: calls per second per client; None is the generous default, and
             `RateLimit(rate=0)` turns limits off.
         plugins: services of higher layers served beside Kafana's (see `Plugin`).
+        auth: who may call what (`kafana.service.auth`); None is `open` mode.
+        accounts: the account store; None: the one that goes with `store` (its Redis).
     """
     tables = Tables(store, cache_size=cache_size)
     if idle_ttl_ms is not None:
         tables.idle_ttl_ms = idle_ttl_ms
     if finished_ttl_ms is not None:
         tables.finished_ttl_ms = finished_ttl_ms
-    server = grpc.aio.server(interceptors=[Guard(rate_limit or RateLimit())])
+    authenticator = Authenticator(accounts or accounts_for(store), auth)
+    # The authenticator goes first: the limits after it charge `caller_of(context)`.
+    server = grpc.aio.server(interceptors=[authenticator, Guard(rate_limit or RateLimit())])
     servicer = KafanaServicer(tables)
     service_pb2_grpc.add_KafanaServicer_to_server(servicer, server)
+    accounts_pb2_grpc.add_AccountsServicer_to_server(AccountsServicer(authenticator), server)
     clock = ClockSweeper(tables, tick=clock_tick)
     kafana = KafanaServer(server, servicer, tables, clock, plugins)
     health_pb2_grpc.add_HealthServicer_to_server(kafana.health, server)
     for plugin in kafana.plugins:
         plugin.add_to(server)
-    names = [SERVICE_NAME, *(p.service_name for p in kafana.plugins)]
+    names = [SERVICE_NAME, ACCOUNTS_SERVICE, *(p.service_name for p in kafana.plugins)]
     reflection.enable_server_reflection(
         (*names, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )

@@ -9,6 +9,7 @@ import grpc  # type: ignore[import-untyped, unused-ignore]
 
 from kafana.errors import InvalidInputError, NotFoundError, StaleSequenceError
 from kafana.service import convert
+from kafana.service.auth import caller_of
 from kafana.service.errors import unary
 from kafana.service.feed import Feed
 from kafana.service.games import captures
@@ -37,7 +38,8 @@ class KafanaServicer(service_pb2_grpc.KafanaServicer):  # type: ignore[misc, unu
         self, request: service_pb2.CreateTableRequest, context: Context
     ) -> service_pb2.CreateTableResponse:
         """Create a table."""
-        table_id, admin_token, session = await self.tables.create(request.config)
+        creator = caller_of(context).account or ""
+        table_id, admin_token, session = await self.tables.create(request.config, creator)
         return service_pb2.CreateTableResponse(
             table_id=table_id, admin_token=admin_token, info=convert.info(session)
         )
@@ -48,7 +50,10 @@ class KafanaServicer(service_pb2_grpc.KafanaServicer):  # type: ignore[misc, unu
     ) -> service_pb2.JoinTableResponse:
         """Take a seat."""
         wanted = request.seat if request.HasField("seat") else None
-        seat, token, session = await self.tables.join(request.table_id, wanted, request.name)
+        account = caller_of(context).account
+        seat, token, session = await self.tables.join(
+            request.table_id, wanted, request.name, account
+        )
         return service_pb2.JoinTableResponse(
             seat=seat, seat_token=token, state=convert.table_state(session, seat)
         )

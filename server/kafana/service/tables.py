@@ -13,7 +13,7 @@ import logging
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -29,6 +29,7 @@ from kafana.errors import (
     StaleSequenceError,
 )
 from kafana.service import convert, tokens
+from kafana.service.accounts import account_name
 from kafana.service.games import build_rules, game_name, game_of
 from kafana.service.records import encode
 from kafana.service.session import Session, table_record
@@ -58,6 +59,25 @@ class Played:
     duplicate: bool = False
     before: Session | None = None  # the session just before a freshly applied move
     event: storage_pb2.StoredEvent | None = None  # and that move (the log need not be read)
+
+
+def bind_seats(stored: storage_pb2.StoredTable, accounts: Sequence[str], creator: str) -> None:
+    """Record who created the table and which seats are bound to which accounts."""
+    if any(accounts):
+        players = Session.start("", stored).players
+        if len(accounts) > players:
+            raise InvalidInputError(f"seat_accounts names {len(accounts)} seats of {players}")
+        for name in accounts:
+            if name:
+                account_name(name)
+        stored.seat_accounts.extend(accounts)
+    stored.creator_account = creator
+
+
+def seat_account(stored: storage_pb2.StoredTable, seat: int) -> str:
+    """The account seat `seat` is bound to ("": anyone may take it)."""
+    bound = stored.seat_accounts
+    return bound[seat] if 0 <= seat < len(bound) else ""
 
 
 class Tables:
@@ -153,8 +173,11 @@ class Tables:
 
     # -- creating and seats -----------------------------------------------------------------
 
-    async def create(self, config: rules_pb2.TableConfig) -> tuple[str, str, Session]:
-        """A new table; returns its id, the admin token and the session."""
+    async def create(
+        self, config: rules_pb2.TableConfig, creator: str = ""
+    ) -> tuple[str, str, Session]:
+        """A new table (`creator`: the caller's account, if any); returns its id, the admin
+        token and the session."""
         game = game_of(config.rules)
         rules = build_rules(config.rules)
         if config.clock.move_millis > MAX_MOVE_MILLIS:
@@ -177,6 +200,7 @@ class Tables:
         elif not config.decks:
             stored.seed = secrets.randbits(63)
         game.start(stored)  # validates the decks and the seed
+        bind_seats(stored, config.seat_accounts, creator)
         data = table_record(stored)
         for _attempt in range(5):
             table_id = secrets.token_hex(8)
@@ -185,8 +209,11 @@ class Tables:
                 return table_id, admin_token, session
         raise RuntimeError("could not find a free table id")
 
-    async def join(self, table_id: str, seat: int | None, name: str) -> tuple[int, str, Session]:
-        """Take `seat` (None: the first free one); returns the seat, its token and the session."""
+    async def join(
+        self, table_id: str, seat: int | None, name: str, account: str | None = None
+    ) -> tuple[int, str, Session]:
+        """Take `seat` (None: the first free one `account` may take); returns the seat, its
+        token and the session. A seat bound to another account is PermissionDeniedError."""
         if len(name) > MAX_NAME:
             raise InvalidInputError(f"a name has at most {MAX_NAME} characters")
         for _attempt in range(8):
@@ -194,6 +221,10 @@ class Tables:
             if session.status != OPEN:
                 raise SeatTakenError(f"table {table_id} is {session.status}: no seat is open")
             free = [s for s in range(session.players) if s not in session.names]
+            bound = seat_account(session.stored, seat) if seat is not None else ""
+            if bound and bound != account:
+                raise PermissionDeniedError(f"seat {seat} of table {table_id} is for {bound!r}")
+            free = [s for s in free if seat_account(session.stored, s) in ("", account)]
             if seat is not None and not 0 <= seat < session.players:
                 raise InvalidInputError(
                     f"seat {seat} does not exist: seats are 0..{session.players - 1}"
