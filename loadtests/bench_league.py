@@ -1,10 +1,10 @@
 """Benchmark a league with 100,000 rated players: leaderboard ranks and pages, the queue.
 
 Starts its own redis-server on a free loopback port (never the shared one), fills a league,
-then measures from one client (redis.asyncio over a BlockingConnectionPool):
+then measures from one client (the store's `RedisClient`, one pipelined connection):
 
 * rank look-ups (ZREVRANK) and leaderboard pages (ZREVRANGE, 50 rows) at random depths;
-* rated-game updates (WATCH/MULTI: two ratings, board, history);
+* rated-game updates (a checked script: two ratings, board, history);
 * queue joins, and matchmaking throughput (pairs made per second, no tables created).
 
     .venv/bin/python loadtests/bench_league.py --players 100000
@@ -26,10 +26,10 @@ from pathlib import Path
 
 sys.path[:0] = [str(Path(__file__).resolve().parents[1] / d) for d in ("server", "bots", "clients")]
 
-from kafana.competitions.league.connection import connect  # noqa: E402
 from kafana.competitions.league.leaderboard import Leaderboard  # noqa: E402
 from kafana.competitions.league.matchmaking import Matchmaker, Window, no_table  # noqa: E402
 from kafana.competitions.ratings import Rating  # noqa: E402
+from kafana.store.client import RedisClient  # noqa: E402
 from kafana.store.redis_server import redis_server  # noqa: E402
 
 
@@ -59,7 +59,7 @@ async def timed(label: str, count: int, call: Callable[[int], Awaitable[object]]
 
 async def bench(port: int, players: int, seed: int) -> None:
     rng = random.Random(seed)
-    redis = connect(f"redis://127.0.0.1:{port}/0", max_connections=8)
+    redis = RedisClient.from_url(f"redis://127.0.0.1:{port}/0")
     names = [f"player{i:06}" for i in range(players)]
     ratings = {
         n: Rating(rng.gauss(25, 5), rng.uniform(1.0, 8.3), rng.randint(0, 200)) for n in names
@@ -83,7 +83,7 @@ async def bench(port: int, players: int, seed: int) -> None:
     await timed("page of 50 (first page)", 500, lambda i: board.page(1, 50, season))
     await timed("page of 50 (last page)", 500, lambda i: board.page(pages, 50, season))
     await timed(
-        "rated game (WATCH/MULTI, 2 players)",
+        "rated game (checked script, 2 players)",
         1000,
         lambda i: board.record([[rng.choice(names)], [rng.choice(names)]], [1, 0]),
     )
@@ -123,7 +123,7 @@ async def bench(port: int, players: int, seed: int) -> None:
         f"{'matchmaking, until the queue is empty':<38} {players:>7}  {made} pairs in"
         f" {elapsed:.1f} s = {made / elapsed:.0f} pairs/s, {ticks} ticks, {left} left waiting"
     )
-    await redis.aclose()
+    await redis.close()
 
 
 def main() -> None:

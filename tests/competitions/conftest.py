@@ -7,7 +7,6 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 from client.kafana_client_live import LiveServer
 from kafana.competitions.hosted.redis_store import RedisEvents
-from kafana.competitions.league.connection import connect
 from kafana.service.feed import Feed
 from kafana.service.tables import Tables
 from kafana.store.client import RedisClient
@@ -49,12 +48,22 @@ async def tables(redis_url: str) -> AsyncIterator[tuple[Tables, Feed]]:
 
 @pytest.fixture
 async def redis(redis_url: str) -> AsyncIterator[Redis]:
-    """A redis-py client of the private server (the league's and the controls' kind)."""
-    client = connect(redis_url, max_connections=4)
+    """A redis-py client of the private server: an independent checker of what was stored."""
+    client = Redis.from_url(redis_url)
     try:
         yield client
     finally:
         await client.aclose()
+
+
+@pytest.fixture
+async def league(redis_url: str) -> AsyncIterator[RedisClient]:
+    """The store's client on the private server, as the league uses it."""
+    client = RedisClient.from_url(redis_url)
+    try:
+        yield client
+    finally:
+        await client.close()
 
 
 @pytest.fixture

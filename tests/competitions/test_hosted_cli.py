@@ -66,7 +66,7 @@ def test_league_run_referees_the_queue(server: LiveServer, redis_url: str) -> No
     assert code == 1 and "no table yet" in out
     league = subprocess.Popen(
         [sys.executable, "-c", "from kafana.cli import main; main()", "league", "run", "cup",
-         "--server", server.target, *redis, "--interval", "0.1", "--target", "11",
+         *redis, "--interval", "0.1", "--target", "11",
          "--for-seconds", "3"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip

@@ -25,6 +25,7 @@ from kafana.competitions.ratings import Rating
 from kafana.competitions.verify import verify
 from kafana.service.feed import Feed
 from kafana.service.tables import Tables
+from kafana.store.client import RedisClient
 from kafana.store.redis_server import redis_server
 from kafana_bots import registry
 from kafana_client import AsyncClient, rules_of
@@ -44,12 +45,12 @@ class Clock:
 
 
 async def test_queue_pairs_by_rating_and_creates_tables(
-    server: LiveServer, redis: Redis, tables: tuple[Tables, Feed]
+    server: LiveServer, league: RedisClient, tables: tuple[Tables, Feed]
 ) -> None:
     clock = Clock()
     async with AsyncClient.connect(server.target) as client:
         maker = store_tables(tables[0], league="spring", target=31)
-        queue = Matchmaker(redis, "spring", maker, window=Window(2.0, 1.0, 50.0), clock=clock)
+        queue = Matchmaker(league, "spring", maker, window=Window(2.0, 1.0, 50.0), clock=clock)
         for player, rating in {"a": 10.0, "b": 30.0, "c": 11.0, "d": 31.5, "e": 45.0}.items():
             await queue.join(player, rating)
             clock.now += 10
@@ -90,7 +91,7 @@ async def test_queue_pairs_by_rating_and_creates_tables(
             )
         )
         scores = list(finals[0].tablic.scores)
-        board = Leaderboard(redis, "spring")
+        board = Leaderboard(league, "spring")
         await board.record([[p] for p in pairing.players], scores)
         winner = pairing.players[scores.index(max(scores))]
         assert await board.rank(winner) == 1
@@ -98,8 +99,8 @@ async def test_queue_pairs_by_rating_and_creates_tables(
         assert len(await board.history(winner)) == 1
 
 
-async def test_leaderboard_pages_ranks_and_seasons(redis: Redis) -> None:
-    board = Leaderboard(redis, "autumn")
+async def test_leaderboard_pages_ranks_and_seasons(league: RedisClient, redis: Redis) -> None:
+    board = Leaderboard(league, "autumn")
     ratings = {f"p{i:03}": Rating(20 + i / 10, 2.0, 12) for i in range(250)}
     await board.seed_ratings(ratings)
     assert await board.size() == 250
@@ -122,11 +123,11 @@ async def test_leaderboard_pages_ranks_and_seasons(redis: Redis) -> None:
     assert await redis.exists(keys.board(1))
 
 
-async def test_two_matchmakers_never_pair_a_player_twice(redis: Redis) -> None:
+async def test_two_matchmakers_never_pair_a_player_twice(league: RedisClient) -> None:
     clock = Clock()
     ratings = {f"q{i}": float(i % 7) for i in range(60)}
-    one = Matchmaker(redis, "race", no_table, clock=clock)
-    two = Matchmaker(redis, "race", no_table, clock=clock)
+    one = Matchmaker(league, "race", no_table, clock=clock)
+    two = Matchmaker(league, "race", no_table, clock=clock)
     await one.join_many(ratings)
     a, b = await asyncio.gather(one.tick(), two.tick())
     players = [p for pairing in a + b for p in pairing.players]
@@ -134,9 +135,9 @@ async def test_two_matchmakers_never_pair_a_player_twice(redis: Redis) -> None:
     assert len(players) + await one.waiting() == 60
 
 
-async def test_pairs_nearest_ratings_even_with_a_wide_window(redis: Redis) -> None:
+async def test_pairs_nearest_ratings_even_with_a_wide_window(league: RedisClient) -> None:
     clock = Clock()
-    queue = Matchmaker(redis, "wide", no_table, window=Window(100.0, 0.0, 100.0), clock=clock)
+    queue = Matchmaker(league, "wide", no_table, window=Window(100.0, 0.0, 100.0), clock=clock)
     order = list(range(40))
     random.Random(3).shuffle(order)
     for i in order:  # joining order unrelated to rating
@@ -152,13 +153,13 @@ async def test_pairs_nearest_ratings_even_with_a_wide_window(redis: Redis) -> No
 
 
 async def test_a_league_season_with_the_referee(
-    server: LiveServer, redis: Redis, tables: tuple[Tables, Feed]
+    server: LiveServer, league: RedisClient, tables: tuple[Tables, Feed]
 ) -> None:
     ratings = {"ana": 24.0, "bob": 26.0, "cid": 10.0, "dan": 11.0}
     domain, feed = tables
     async with AsyncClient.connect(server.target) as client:
-        board = Leaderboard(redis, "summer")
-        queue = Matchmaker(redis, "summer", store_tables(domain, league="summer", target=31))
+        board = Leaderboard(league, "summer")
+        queue = Matchmaker(league, "summer", store_tables(domain, league="summer", target=31))
         stop = asyncio.Event()
         ref = asyncio.create_task(referee(domain, feed, board, queue, interval=0.05, stop=stop))
 
@@ -229,3 +230,11 @@ def test_league_run_makes_its_tables_in_the_servers_store(
         record = FairRecord.from_text((sync.hget("{lg:two}:match:1", "record") or b"").decode())
         assert verify(record).finished
         assert not [k for k in sync.keys("*") if not k.startswith(b"{lg:two}")]  # no table here
+
+
+async def test_two_reports_at_once_lose_no_update(league: RedisClient) -> None:
+    board = Leaderboard(league, "busy")
+    await asyncio.gather(*(board.record([["ana"], ["bob"]], [1, 0]) for _ in range(8)))
+    assert (await board.rating("ana")).games == 8 and (await board.rating("bob")).games == 8
+    points = await board.history("ana")
+    assert sorted(p.game for p in points) == list(range(1, 9))

@@ -15,10 +15,9 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 import click
-from redis.asyncio import Redis
 
-from kafana.competitions.league.connection import connect
 from kafana.competitions.league.leaderboard import Leaderboard
+from kafana.store.client import RedisClient
 
 T = TypeVar("T")
 REDIS = click.option(
@@ -30,13 +29,13 @@ REDIS = click.option(
 )
 
 
-def _with_redis(url: str, job: Callable[[Redis], Awaitable[T]]) -> T:
+def _with_redis(url: str, job: Callable[[RedisClient], Awaitable[T]]) -> T:
     async def run() -> T:
-        redis = connect(url, max_connections=8)
+        client = RedisClient.from_url(url)
         try:
-            return await job(redis)
+            return await job(client)
         finally:
-            await redis.aclose()
+            await client.close()
 
     return asyncio.run(run())
 
@@ -54,7 +53,6 @@ def league() -> None:
     help="redis://... (or redis+cluster://...) of the servers' table store, where the "
     "league's tables are made (default: the league's --redis).",
 )  # fmt: skip
-@click.option("--server", default="", hidden=True, help="Not needed any more (tables: --tables).")
 @click.option("--interval", default=1.0, show_default=True, help="Seconds between queue ticks.")
 @click.option("--preset", default="serbian", show_default=True)
 @click.option("--target", default=0, help="Points to win (0: the preset's).")
@@ -66,7 +64,6 @@ def run(
     name: str,
     redis_url: str,
     tables_url: str,
-    server: str,
     interval: float,
     preset: str,
     target: int,
@@ -84,7 +81,7 @@ def run(
     from kafana.service.tables import Tables
     from kafana.store.redis_store import RedisStore
 
-    async def job(redis: Redis) -> int:
+    async def job(redis: RedisClient) -> int:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
@@ -117,7 +114,7 @@ def join(name: str, player: str, redis_url: str) -> None:
     """PLAYER waits for a game in league NAME (paired by its current rating)."""
     from kafana.competitions.league.matchmaking import Matchmaker, no_table
 
-    async def job(redis: Redis) -> float:
+    async def job(redis: RedisClient) -> float:
         mu = (await Leaderboard(redis, name).rating(player)).mu
         await Matchmaker(redis, name, no_table).join(player, mu)
         return mu
@@ -134,7 +131,7 @@ def ticket(name: str, player: str, redis_url: str) -> None:
     """PLAYER's table and seat once paired (exit 1 while still waiting)."""
     from kafana.competitions.league.matchmaking import Matchmaker, no_table
 
-    async def job(redis: Redis) -> tuple[str, int] | None:
+    async def job(redis: RedisClient) -> tuple[str, int] | None:
         return await Matchmaker(redis, name, no_table).ticket(player)
 
     found = _with_redis(redis_url, job)
@@ -152,7 +149,7 @@ def ticket(name: str, player: str, redis_url: str) -> None:
 def board(name: str, redis_url: str, page: int, size: int) -> None:
     """A page of league NAME's leaderboard (rating = mu - 3 sigma)."""
 
-    async def job(redis: Redis) -> list[str]:
+    async def job(redis: RedisClient) -> list[str]:
         leaderboard = Leaderboard(redis, name)
         rows = await leaderboard.page(page, size)
         total = await leaderboard.size()
@@ -170,7 +167,7 @@ def board(name: str, redis_url: str, page: int, size: int) -> None:
 def new_season(name: str, redis_url: str) -> None:
     """Start a new season of league NAME (empty boards; old seasons are kept)."""
 
-    async def job(redis: Redis) -> int:
+    async def job(redis: RedisClient) -> int:
         return await Leaderboard(redis, name).new_season()
 
     click.echo(f"league {name}: season {_with_redis(redis_url, job)}")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from kafana.competitions.hosted.store import MAX_ENTRANTS, EventStore, now_ms
 from kafana.competitions.keys import EVENT_INDEX, EventKeys
-from kafana.competitions.lua import store_script
 from kafana.store.client import RedisClient, Script
 from kafana.store.resp import Reply
 
@@ -34,11 +33,11 @@ class RedisEvents(EventStore):
 
     def __init__(self, client: RedisClient) -> None:
         self.client = client
-        self._enter = store_script(_HERE, "enter")
-        self._start = store_script(_HERE, "start")
-        self._lease = store_script(_HERE, "lease")
-        self._save = store_script(_HERE, "save")
-        self._release = store_script(_HERE, "release")
+        self._enter = Script.named("enter", _HERE)
+        self._start = Script.named("start", _HERE)
+        self._lease = Script.named("lease", _HERE)
+        self._save = Script.named("save", _HERE)
+        self._release = Script.named("release", _HERE)
 
     async def _run(self, script: Script, keys: list[str], *args: str | int) -> Reply:
         values = [a.encode() if isinstance(a, str) else b"%d" % a for a in args]

@@ -14,13 +14,22 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-from redis.asyncio import Redis
 
 from kafana.competitions.fairness import commitment, new_seed
 from kafana.competitions.league.keys import LeagueKeys
-from kafana.competitions.lua import lua_text
+from kafana.competitions.league.replies import (
+    Args,
+    atomic,
+    batch,
+    fields,
+    items,
+    number,
+    text,
+    with_scores,
+)
+from kafana.store.client import RedisClient, Script
+
+_CLAIM = Script.named("claim", "kafana.competitions.league")
 
 
 @dataclass(frozen=True)
@@ -54,10 +63,6 @@ TableMaker = Callable[[int, tuple[str, str], int], Awaitable[str]]
 """(match number, players in seat order, seed) -> the id of a new table for them."""
 
 
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
-
-
 def now_ms() -> int:
     """Wall-clock milliseconds."""
     return int(time.time() * 1000)
@@ -68,7 +73,7 @@ class Matchmaker:
 
     def __init__(
         self,
-        redis: Redis,
+        client: RedisClient,
         league: str,
         make_table: TableMaker,
         *,
@@ -77,110 +82,132 @@ class Matchmaker:
         neighbours: int = 16,
         clock: Callable[[], int] = now_ms,
     ) -> None:
-        self.redis = redis
+        self.client = client
         self.keys = LeagueKeys(league)
         self.make_table = make_table
         self.window = window or Window()
         self.batch = batch
         self.neighbours = neighbours
         self.clock = clock
-        self._claim = redis.register_script(lua_text("kafana.competitions.league", "claim"))
 
     async def join(self, player: str, rating: float) -> None:
         """Wait for a game (a player already waiting keeps their place)."""
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.zadd(self.keys.queue_since, {player: self.clock()}, nx=True)
-            pipe.zadd(self.keys.queue_rating, {player: rating})
-            pipe.hdel(self.keys.assigned, player)
-            await pipe.execute()
+        keys = self.keys
+        await atomic(
+            self.client,
+            keys.tag,
+            [
+                ("ZADD", keys.queue_since, "NX", self.clock(), player),
+                ("ZADD", keys.queue_rating, number(rating), player),
+                ("HDEL", keys.assigned, player),
+            ],
+        )
 
     async def join_many(self, ratings: dict[str, float]) -> None:
         """Many players join at once (benchmarks, imports)."""
         now = self.clock()
-        items = list(ratings.items())
-        for start in range(0, len(items), 5000):
-            chunk = dict(items[start : start + 5000])
-            async with self.redis.pipeline(transaction=False) as pipe:
-                pipe.zadd(self.keys.queue_since, dict.fromkeys(chunk, now), nx=True)
-                pipe.zadd(self.keys.queue_rating, chunk)
-                await pipe.execute()
+        listed = list(ratings.items())
+        for start in range(0, len(listed), 5000):
+            chunk = listed[start : start + 5000]
+            since = [part for p, _ in chunk for part in (str(now), p)]
+            scored = [part for p, r in chunk for part in (number(r), p)]
+            await batch(
+                self.client,
+                self.keys.tag,
+                [
+                    ("ZADD", self.keys.queue_since, "NX", *since),
+                    ("ZADD", self.keys.queue_rating, *scored),
+                ],
+            )
 
     async def leave(self, player: str) -> bool:
         """Stop waiting; False if the player was not in the queue."""
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.zrem(self.keys.queue_since, player)
-            pipe.zrem(self.keys.queue_rating, player)
-            removed, _ = await pipe.execute()
+        removed, _ = await atomic(
+            self.client,
+            self.keys.tag,
+            [("ZREM", self.keys.queue_since, player), ("ZREM", self.keys.queue_rating, player)],
+        )
         return bool(removed)
 
     async def waiting(self) -> int:
         """Players in the queue."""
-        return int(await self.redis.zcard(self.keys.queue_since))
+        key = self.keys.queue_since
+        return int(text(await self.client.call(key, "ZCARD", key)))
 
     async def assignment(self, player: str) -> str | None:
         """The table a player was paired onto ("pending:<n>" while it is being created)."""
-        value = await self.redis.hget(self.keys.assigned, player)
-        return None if value is None else _text(value).split(" ")[0]
+        value = await self._assigned(player)
+        return None if value is None else value.split(" ")[0]
 
     async def ticket(self, player: str) -> tuple[str, int] | None:
         """(table id, seat) once the player's table exists; None before."""
-        value = await self.redis.hget(self.keys.assigned, player)
-        if value is None or _text(value).startswith("pending:"):
+        value = await self._assigned(player)
+        if value is None or value.startswith("pending:"):
             return None
-        table_id, seat = _text(value).split(" ")
+        table_id, seat = value.split(" ")
         return table_id, int(seat)
+
+    async def _assigned(self, player: str) -> str | None:
+        key = self.keys.assigned
+        value = await self.client.call(key, "HGET", key, player)
+        return None if value is None else text(value)
 
     async def match(self, number: int) -> dict[str, str]:
         """A match's public fields: players, table, commitment, created_ms."""
-        raw: dict[Any, Any] = await self.redis.hgetall(self.keys.match(number))
-        return {_text(k): _text(v) for k, v in raw.items()}
+        key = self.keys.match(number)
+        return fields(await self.client.call(key, "HGETALL", key))
 
     async def reveal(self, number: int) -> int:
         """The seed of a match, for publishing once it is over."""
-        value = await self.redis.hget(self.keys.seeds, str(number))
+        key = self.keys.seeds
+        value = await self.client.call(key, "HGET", key, number)
         if value is None:
             raise KeyError(f"no seed for match {number}")
-        return int(value)
+        return int(text(value))
 
     async def tick(self) -> list[Pairing]:
         """Pair whoever can be paired among the longest-waiting players; create their tables."""
         now = self.clock()
-        oldest: Any = await self.redis.zrange(
-            self.keys.queue_since, 0, self.batch - 1, withscores=True
+        keys = self.keys
+        oldest = with_scores(
+            await self.client.call(
+                keys.queue_since, "ZRANGE", keys.queue_since, 0, self.batch - 1, "WITHSCORES"
+            )
         )
         if len(oldest) < 2:
             return []
-        since = {_text(p): float(s) for p, s in oldest}
+        since = dict(oldest)
         players = list(since)
-        ratings: Any = await self.redis.zmscore(self.keys.queue_rating, players)
-        rating = {p: float(r) for p, r in zip(players, ratings, strict=True) if r is not None}
+        ratings = items(await self.client.call(keys.tag, "ZMSCORE", keys.queue_rating, *players))
+        rating = {p: float(text(r)) for p, r in zip(players, ratings, strict=True) if r is not None}
         taken: set[str] = set()
         pairs: list[tuple[str, str]] = []
         half = max(1, self.neighbours // 2)
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for p in players:  # the nearest ratings on each side, within p's window
-                r = rating.get(p, 0.0)
-                gap = self.window.gap(now - since[p])
-                queue = self.keys.queue_rating
-                pipe.zrangebyscore(queue, r, r + gap, start=0, num=half + 1, withscores=True)
-                pipe.zrevrangebyscore(queue, r, r - gap, start=0, num=half + 1, withscores=True)
-            sides: list[Any] = await pipe.execute()
+        queue = keys.queue_rating
+        looks: list[Args] = []
+        for p in players:  # the nearest ratings on each side, within p's window
+            r = rating.get(p, 0.0)
+            gap = self.window.gap(now - since[p])
+            low, mid, high = number(r - gap), number(r), number(r + gap)
+            limit = ("WITHSCORES", "LIMIT", 0, half + 1)
+            looks.append(("ZRANGEBYSCORE", queue, mid, high, *limit))
+            looks.append(("ZREVRANGEBYSCORE", queue, mid, low, *limit))
+        sides = [with_scores(side) for side in await batch(self.client, keys.tag, looks)]
         around = [sides[i] + sides[i + 1] for i in range(0, len(sides), 2)]
-        unknown = {_text(q) for found in around for q, _ in found} - set(since)
+        unknown = list({q for found in around for q, _ in found} - set(since))
         if unknown:
-            extra: Any = await self.redis.zmscore(self.keys.queue_since, list(unknown))
+            extra = items(await self.client.call(keys.tag, "ZMSCORE", keys.queue_since, *unknown))
             since.update(
-                {q: float(s) for q, s in zip(unknown, extra, strict=True) if s is not None}
+                {q: float(text(s)) for q, s in zip(unknown, extra, strict=True) if s is not None}
             )
         for p, found in zip(players, around, strict=True):
             if p in taken or p not in rating:
                 continue
             best: tuple[float, float, str] | None = None
-            for raw_q, raw_r in found:
-                q = _text(raw_q)
+            for q, r in found:
                 if q == p or q in taken or q not in since:
                     continue
-                diff = abs(float(raw_r) - rating[p])
+                diff = abs(r - rating[p])
                 if diff > self.window.gap(now - since[q]):
                     continue  # q would not accept p yet
                 key = (diff, since[q], q)
@@ -195,11 +222,13 @@ class Matchmaker:
         """Claim every pair (one pipeline of scripts), create the tables, publish the matches."""
         keys = self.keys
         claim_keys = [keys.queue_since, keys.queue_rating, keys.match_counter, keys.assigned]
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for a, b in pairs:
-                await self._claim(keys=claim_keys, args=[a, b, now], client=pipe)
-            numbers: list[Any] = await pipe.execute()
-        claimed = [(int(n), pair) for n, pair in zip(numbers, pairs, strict=True) if int(n)]
+        if not pairs:
+            return []
+        claims = [[a.encode(), b.encode(), b"%d" % now] for a, b in pairs]
+        also = [(keys.tag, _CLAIM.command([k.encode() for k in claim_keys], c)) for c in claims]
+        numbers = await self.client.run(_CLAIM, claim_keys, claims[0], *also[1:])
+        claimed = [(int(text(n)), pair) for n, pair in zip(numbers, pairs, strict=True)]
+        claimed = [(n, pair) for n, pair in claimed if n]
         # a pair claimed as 0 lost one player to another matchmaker: the other one waits on
         seeds = [new_seed() for _ in claimed]
         seated = [pair if n % 2 else (pair[1], pair[0]) for n, pair in claimed]  # alternate
@@ -210,25 +239,18 @@ class Matchmaker:
             )
         )
         made = []
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for (n, _), players, seed, table_id in zip(claimed, seated, seeds, tables, strict=True):
-                promise = commitment(seed)
-                pipe.hset(keys.seeds, str(n), str(seed))
-                pipe.hset(
-                    keys.match(n),
-                    mapping={
-                        "players": " ".join(players),
-                        "table": table_id,
-                        "commitment": promise,
-                        "created_ms": str(now),
-                    },
-                )
-                tickets: dict[Any, Any] = {
-                    p: f"{table_id} {seat}" for seat, p in enumerate(players)
-                }
-                pipe.hset(keys.assigned, mapping=tickets)
-                made.append(Pairing(n, players, table_id, promise))
-            await pipe.execute()
+        writes: list[Args] = []
+        for (n, _), players, seed, table_id in zip(claimed, seated, seeds, tables, strict=True):
+            promise = commitment(seed)
+            writes.append(("HSET", keys.seeds, n, seed))
+            match = {"players": " ".join(players), "table": table_id, "commitment": promise}
+            match["created_ms"] = str(now)
+            writes.append(("HSET", keys.match(n), *(part for kv in match.items() for part in kv)))
+            tickets = [part for seat, p in enumerate(players) for part in (p, f"{table_id} {seat}")]
+            writes.append(("HSET", keys.assigned, *tickets))
+            made.append(Pairing(n, players, table_id, promise))
+        if writes:
+            await batch(self.client, keys.tag, writes)
         return made
 
 

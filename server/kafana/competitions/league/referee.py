@@ -49,9 +49,9 @@ async def settle(
             ("ending", f"{result.reason} {result.detail}".strip()),
         ),
     )
-    await queue.redis.hset(
-        queue.keys.match(pairing.match),
-        mapping={"record": fair.to_text(), "result": result.reason, "seed": str(seed)},
+    key = queue.keys.match(pairing.match)
+    await queue.client.call(
+        key, "HSET", key, "record", fair.to_text(), "result", result.reason, "seed", seed
     )
     return fair
 
