@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kafana.competitions.hash_tag import hash_tag
+from kafana.competitions.hash_tag import TaggedKey, hash_tag
 
 EVENT_INDEX = "{ev}:index"
 """Sorted set: hosted event id -> the time it was created (ms)."""
@@ -28,32 +28,20 @@ class EventKeys:
     tag: str = field(init=False, repr=False, compare=False)
     """The hash tag: ``{ev:<event>}``."""
 
-    @property
-    def control(self) -> str:
-        """Hash: status (running, paused, ended) and the organiser's note."""
-        return f"{self.tag}:control"
+    control = TaggedKey("control")
+    """Hash: status (running, paused, ended) and the organiser's note."""
 
-    @property
-    def adjudications(self) -> str:
-        """Hash: game id -> "<winner seat or draw> <note>" decided by an organiser."""
-        return f"{self.tag}:adjudications"
+    adjudications = TaggedKey("adjudications")
+    """Hash: game id -> "<winner seat or draw> <note>" decided by an organiser."""
 
-    @property
-    def meta(self) -> str:
-        """Hash (hosted events): name, format, config JSON, organiser token digest, phase."""
-        return f"{self.tag}:meta"
+    meta = TaggedKey("meta")
+    """Hash (hosted events): name, format, config JSON, organiser token digest, phase."""
 
-    @property
-    def entrants(self) -> str:
-        """Hash (hosted events): entrant -> "<entry number> <JSON: bot, token digest>"."""
-        return f"{self.tag}:entrants"
+    entrants = TaggedKey("entrants")
+    """Hash (hosted events): entrant -> "<entry number> <JSON: bot, token digest>"."""
 
-    @property
-    def state(self) -> str:
-        """String (hosted events): the director's snapshot (tournament, tables, seat tokens)."""
-        return f"{self.tag}:state"
+    state = TaggedKey("state")
+    """String (hosted events): the director's snapshot (tournament, tables, seat tokens)."""
 
-    @property
-    def lease(self) -> str:
-        """String with expiry (hosted events): the id of the process directing the event."""
-        return f"{self.tag}:lease"
+    lease = TaggedKey("lease")
+    """String with expiry (hosted events): the id of the process directing the event."""

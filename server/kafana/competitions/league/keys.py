@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kafana.competitions.hash_tag import hash_tag
+from kafana.competitions.hash_tag import TaggedKey, hash_tag
 
 
 @dataclass(frozen=True)
@@ -23,39 +23,27 @@ class LeagueKeys:
     tag: str = field(init=False, repr=False, compare=False)
     """The hash tag: ``{lg:<league>}``."""
 
-    @property
-    def season(self) -> str:
-        """String: the current season number."""
-        return f"{self.tag}:season"
+    season = TaggedKey("season")
+    """String: the current season number."""
 
-    @property
-    def queue_since(self) -> str:
-        """Sorted set: waiting player -> the time they joined (ms)."""
-        return f"{self.tag}:queue:since"
+    queue_since = TaggedKey("queue:since")
+    """Sorted set: waiting player -> the time they joined (ms)."""
 
-    @property
-    def queue_rating(self) -> str:
-        """Sorted set: waiting player -> the rating used for pairing (mu)."""
-        return f"{self.tag}:queue:rating"
+    queue_rating = TaggedKey("queue:rating")
+    """Sorted set: waiting player -> the rating used for pairing (mu)."""
 
-    @property
-    def match_counter(self) -> str:
-        """String: the last match number handed out."""
-        return f"{self.tag}:match:n"
+    match_counter = TaggedKey("match:n")
+    """String: the last match number handed out."""
 
-    @property
-    def assigned(self) -> str:
-        """Hash: player -> the match (and table) they were paired into."""
-        return f"{self.tag}:assigned"
+    assigned = TaggedKey("assigned")
+    """Hash: player -> the match (and table) they were paired into."""
 
     def match(self, number: int) -> str:
         """Hash: one match's players, table, commitment, created time."""
         return f"{self.tag}:match:{number}"
 
-    @property
-    def seeds(self) -> str:
-        """Hash: match number -> its seed, kept by the organiser until the match is over."""
-        return f"{self.tag}:seeds"
+    seeds = TaggedKey("seeds")
+    """Hash: match number -> its seed, kept by the organiser until the match is over."""
 
     def ratings(self, season: int) -> str:
         """Hash: player -> JSON {mu, sigma, games} for the season."""
@@ -69,7 +57,5 @@ class LeagueKeys:
         """List: JSON {game, mu, sigma} after each rated game of the player, oldest first."""
         return f"{self.tag}:s:{season}:hist:{player}"
 
-    @property
-    def games(self) -> str:
-        """String: rated games in the league so far (numbers history points)."""
-        return f"{self.tag}:games"
+    games = TaggedKey("games")
+    """String: rated games in the league so far (numbers history points)."""
