@@ -14,18 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
-from kafana.errors import (
-    AuthenticationError,
-    IllegalMoveError,
-    InvalidInputError,
-    KafanaError,
-    MatchOverError,
-    NotFoundError,
-    NotYourTurnError,
-    PermissionDeniedError,
-    SeatTakenError,
-    StaleSequenceError,
-)
+from kafana import errors as domain
 from kafana.v1 import state_pb2
 
 STATE_METADATA = "kafana-state-bin"
@@ -33,7 +22,7 @@ REASON_METADATA = "kafana-error"
 RETRY_AFTER_METADATA = "retry-after-ms"
 
 
-class RpcError(KafanaError):
+class RpcError(domain.KafanaError):
     """A call the server refused or that did not complete: `code` and `message` say why."""
 
     def __init__(self, code: grpc.StatusCode, message: str, method: str = "") -> None:
@@ -44,11 +33,11 @@ class RpcError(KafanaError):
         super().__init__(f"{where}{code.name}: {message}")
 
 
-class InvalidArgumentError(RpcError, InvalidInputError):
+class InvalidArgumentError(RpcError, domain.InvalidInputError):
     """INVALID_ARGUMENT: malformed input, or a move the rules do not allow."""
 
 
-class RefusedMoveError(InvalidArgumentError, IllegalMoveError):
+class RefusedMoveError(InvalidArgumentError, domain.IllegalMoveError):
     """INVALID_ARGUMENT from PlayMove: the move is mistyped or illegal in this position."""
 
 
@@ -56,19 +45,19 @@ class FailedPreconditionError(RpcError):
     """FAILED_PRECONDITION: not your turn, the match is over or not started, seat taken."""
 
 
-class NotYourTurnRpcError(FailedPreconditionError, NotYourTurnError):
+class NotYourTurnRpcError(FailedPreconditionError, domain.NotYourTurnError):
     """Another seat is to move, or the match has not started."""
 
 
-class MatchOverRpcError(FailedPreconditionError, MatchOverError):
+class MatchOverRpcError(FailedPreconditionError, domain.MatchOverError):
     """The match is over (or, for GetRecord, not over yet)."""
 
 
-class SeatTakenRpcError(FailedPreconditionError, SeatTakenError):
+class SeatTakenRpcError(FailedPreconditionError, domain.SeatTakenError):
     """The seat is held by someone else, or no seat is open."""
 
 
-class StaleStateError(FailedPreconditionError, StaleSequenceError):
+class StaleStateError(FailedPreconditionError, domain.StaleSequenceError):
     """The move was decided on an older state; `state` is the current one (when sent)."""
 
     def __init__(
@@ -82,15 +71,15 @@ class StaleStateError(FailedPreconditionError, StaleSequenceError):
         self.state = state
 
 
-class NotFoundRpcError(RpcError, NotFoundError):
+class NotFoundRpcError(RpcError, domain.NotFoundError):
     """NOT_FOUND: no such table (it may have expired)."""
 
 
-class UnauthenticatedError(RpcError, AuthenticationError):
+class UnauthenticatedError(RpcError, domain.AuthenticationError):
     """UNAUTHENTICATED: a missing or wrong token."""
 
 
-class PermissionDeniedRpcError(RpcError, PermissionDeniedError):
+class PermissionDeniedRpcError(RpcError, domain.PermissionDeniedError):
     """PERMISSION_DENIED: the token is valid but may not do this."""
 
 
