@@ -25,6 +25,7 @@ from kafana_client.aio import AsyncClient, AsyncSeat
 from kafana_client.connection import ConnectOptions, Connects
 
 T = TypeVar("T")
+U = TypeVar("U")
 P = ParamSpec("P")
 
 
@@ -93,6 +94,18 @@ def stream(
     return _named(call, method)
 
 
+def mirror_into(
+    method: Callable[Concatenate[Any, P], Coroutine[Any, Any, T]],
+    then: Callable[[Any, T], U],
+) -> Callable[Concatenate[_Blocking, P], U]:
+    """`mirror`, its answer handed to `then(self, answer)` (an async handle made blocking)."""
+
+    def call(self: _Blocking, /, *args: P.args, **kwargs: P.kwargs) -> U:
+        return then(self, self._loop.run(method(self._async, *args, **kwargs)))
+
+    return _named(call, method)
+
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -146,17 +159,8 @@ class Client(_Blocking, Connects):
     events = stream(AsyncClient.events)
     watch = stream(AsyncClient.watch)
 
-    def join(
-        self,
-        table_id: str,
-        *,
-        seat: int | None = None,
-        name: str = "",
-        timeout: float | None = None,
-    ) -> Seat:
-        """Take a seat; the `Seat` keeps the token."""
-        held = self._loop.run(self.aio.join(table_id, seat=seat, name=name, timeout=timeout))
-        return Seat(self, held)
+    join = mirror_into(AsyncClient.join, lambda client, held: Seat(client, held))
+    """Take a seat; the blocking `Seat` keeps the token."""
 
 
 @dataclass
