@@ -74,7 +74,12 @@ async def test_moving_in_time_resets_the_clock(service: Service) -> None:
 async def test_many_processes_apply_each_timeout_once(redis_url: str) -> None:
     stores = [RedisStore.from_url(redis_url) for _ in range(3)]
     try:
-        async with running(stores[0]) as one, running(stores[1]) as two, running(stores[2]):
+        many = {"abandon_after": 4}  # 6 timeouts in a row, not yet abandoned (2 seats x 4)
+        async with (
+            running(stores[0], **many) as one,
+            running(stores[1], **many) as two,
+            running(stores[2], **many),
+        ):
             table = await open_table(one.stub, config(seed=34, move_millis=200))
             await wait_for_seq(two, table.table_id, table.seq + 6, timeout=15)
             await asyncio.sleep(0.3)

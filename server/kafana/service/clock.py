@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import logging
 
+from kafana.logs import Repeated
 from kafana.service.tables import Tables
 
 log = logging.getLogger(__name__)
@@ -26,6 +27,7 @@ class ClockSweeper:
         self.applied = 0
         self._task: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
+        self._errors = Repeated(log, "the clock sweep")  # a dead store: a line per interval
 
     def start(self) -> None:
         """Start the background task."""
@@ -64,7 +66,8 @@ class ClockSweeper:
         while not self._stopping.is_set():
             try:
                 await self.sweep()
-            except Exception:  # a bad table or a store hiccup must not stop the clock
-                log.exception("clock sweep failed")
+                self._errors.succeeded()
+            except Exception as error:  # a bad table or a store hiccup must not stop the clock
+                self._errors.failed(error)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stopping.wait(), self.tick)

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import grpc  # type: ignore[import-untyped, unused-ignore]
 
 from kafana import errors as domain
+from kafana.logs import Repeated
 from kafana.store.errors import StoreUnavailable
 
 STATUS_CODES: dict[type[domain.KafanaError], grpc.StatusCode] = {
@@ -41,6 +42,7 @@ INTERNAL = "InternalError"
 # The store is down, loading its data, failing over or read-only for now: retry later.
 UNAVAILABLE_ERRORS = (StoreUnavailable, ConnectionError)
 log = logging.getLogger(__name__)
+_unavailable = Repeated(log, "calls: the table store is unavailable")  # one line per interval
 
 Request = TypeVar("Request")
 Response = TypeVar("Response")
@@ -109,7 +111,7 @@ def unary(
             await refuse(context, status_code(error), str(error), reason(error))
             raise  # unreachable: abort raises
         except UNAVAILABLE_ERRORS as error:
-            log.warning("%s: table store unavailable (%s)", method.__name__, type(error).__name__)
+            _unavailable.failed(error)
             await refuse(
                 context,
                 grpc.StatusCode.UNAVAILABLE,

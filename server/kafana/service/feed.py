@@ -13,6 +13,7 @@ import contextlib
 import logging
 from dataclasses import dataclass, field
 
+from kafana.logs import Repeated
 from kafana.store.base import TableStore
 
 log = logging.getLogger(__name__)
@@ -34,6 +35,7 @@ class Feed:
         self.block_ms = block_ms
         self.stopping = False
         self._tables: dict[str, _Table] = {}
+        self._reader_errors = Repeated(log, "the event readers")
 
     async def close(self, timeout: float = 3.0) -> None:
         """Stop every reader (each ends after its current blocking read)."""
@@ -84,11 +86,12 @@ class Feed:
         try:
             while not self.stopping and idle < 2:
                 seq = await self.store.wait(table_id, table.seq, self.block_ms)
+                self._reader_errors.succeeded()
                 if seq > table.seq:
                     self.notify(table_id, seq)
                 idle = idle + 1 if table.watchers == 0 else 0
-        except Exception:  # the watchers poll again; a reader is restarted on demand
-            log.exception("event reader of table %s failed", table_id)
+        except Exception as error:  # the watchers poll again; a reader is restarted on demand
+            self._reader_errors.failed(error)
             await asyncio.sleep(0.5)
         finally:
             if self._tables.get(table_id) is table and table.watchers == 0:

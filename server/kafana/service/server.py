@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
+import logging
 import signal
+import socket
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -21,6 +24,7 @@ from grpc_health.v1 import (  # type: ignore[import-untyped, unused-ignore]
 )
 from grpc_reflection.v1alpha import reflection  # type: ignore[import-untyped, unused-ignore]
 
+from kafana.logs import Repeated
 from kafana.service.accounts import SERVICE_NAME as ACCOUNTS_SERVICE
 from kafana.service.accounts import AccountsServicer
 from kafana.service.auth import Authenticator, AuthPolicy
@@ -33,9 +37,54 @@ from kafana.service.tables import Tables
 from kafana.store.accounts import AccountStore
 from kafana.store.accounts_redis import accounts_for
 from kafana.store.base import TableStore
+from kafana.tasks import cancel_and_wait
 from kafana.v1 import accounts_pb2_grpc, service_pb2, service_pb2_grpc
 
 SERVICE_NAME = service_pb2.DESCRIPTOR.services_by_name["Kafana"].full_name
+PROBE_S = 1.0
+"""How often the health probe asks the store whether it answers."""
+SERVING = health_pb2.HealthCheckResponse.SERVING
+NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
+log = logging.getLogger(__name__)
+
+
+class AddressError(OSError):
+    """The server cannot listen where it was asked: `invalid` for a bad host or port value,
+    else the address is taken or not this machine's."""
+
+    def __init__(self, message: str, *, invalid: bool = False) -> None:
+        super().__init__(message)
+        self.invalid = invalid
+
+
+def check_address(host: str, port: int, *, reuse_port: bool = False) -> None:
+    """Raise AddressError unless `host:port` can be listened on now (no port sharing unless
+    `reuse_port`): a clear one-line reason before gRPC binds (and logs lines of its own)."""
+    if not 0 <= port <= 65535:
+        raise AddressError(f"--port {port} is not a port (0-65535)", invalid=True)
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError) as error:
+        raise AddressError(
+            f"--host {host!r} is not a known address ({error})", invalid=True
+        ) from None
+    errors: list[OSError] = []
+    for family, kind, proto, _name, where in found:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gRPC does
+            if reuse_port and hasattr(socket, "SO_REUSEPORT"):
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+            try:
+                probe.bind(where)
+            except OSError as error:
+                if error.errno == errno.EADDRINUSE:
+                    raise AddressError(
+                        f"port {port} on {host} is taken by another process "
+                        "(--reuse-port shares it on purpose)"
+                    ) from None
+                errors.append(error)
+    if errors and len(errors) == len(found):
+        raise AddressError(f"cannot listen on {host}:{port}: {errors[0].strerror}")
 
 
 class Plugin(Protocol):
@@ -71,18 +120,47 @@ class KafanaServer:
         self.clock = clock
         self.health = health.aio.HealthServicer()
         self.plugins = list(plugins)
+        self.probe_s = PROBE_S
+        self._probe: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
-        """Serve, and mark the service healthy."""
+        """Serve, mark the service healthy, and keep health in step with the store."""
         await self.server.start()
         self.clock.start()
         for plugin in self.plugins:
             plugin.start(self.tables, self.servicer.feed)
+        await self._set_health(SERVING)
+        self._probe = asyncio.create_task(self._watch_store(), name="kafana-health")
+
+    async def _set_health(self, status: int) -> None:
         for name in ("", SERVICE_NAME):
-            await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+            await self.health.set(name, status)
+
+    async def _watch_store(self) -> None:
+        """NOT_SERVING while the store does not answer (within its timeout), SERVING again
+        once it does: a balancer sends calls elsewhere meanwhile."""
+        errors = Repeated(log, "the table store health probe")
+        serving = True
+        while True:
+            try:
+                await self.tables.store.ping()
+            except Exception as error:  # unreachable, mute or refusing: not serving
+                errors.failed(error)
+                if serving:
+                    serving = False
+                    log.warning("the table store is unreachable: health says NOT_SERVING")
+                    await self._set_health(NOT_SERVING)
+            else:
+                errors.succeeded()
+                if not serving:
+                    serving = True
+                    log.warning("the table store answers again: health says SERVING")
+                    await self._set_health(SERVING)
+            await asyncio.sleep(self.probe_s)
 
     async def stop(self, grace: float | None = 5.0) -> None:
         """Refuse new calls, let running ones finish for `grace` seconds, stop the clock."""
+        await cancel_and_wait([self._probe])
         await self.health.enter_graceful_shutdown()
         self.servicer.stopping.set()
         for plugin in self.plugins:
@@ -104,6 +182,9 @@ def create_server(
     clock_tick: float = 0.1,
     idle_ttl_ms: int | None = None,
     finished_ttl_ms: int | None = None,
+    join_deadline_ms: int | None = None,
+    abandon_after: int | None = None,
+    reuse_port: bool = False,
     cache_size: int = 1024,
     credentials: grpc.ServerCredentials | None = None,
     rate_limit: RateLimit | None = None,
@@ -118,17 +199,32 @@ def create_server(
         rate_limit: calls per second per client; None is the generous default, and
             `RateLimit(rate=0)` turns limits off.
         plugins: services of higher layers served beside Kafana's (see `Plugin`).
+        join_deadline_ms: how long an open table waits for its seats (then it expires).
+        abandon_after: a match nobody plays ends, abandoned, after this many clock timeouts
+            of every seat in a row (see `kafana.service.tables.ABANDON_AFTER`).
+        reuse_port: share the port with other processes (SO_REUSEPORT); by default a port
+            in use is refused (AddressError), as is an invalid host or port.
         auth: who may call what (`kafana.service.auth`); None is `open` mode.
         accounts: the account store; None: the one that goes with `store` (its Redis).
     """
+    check_address(host, port, reuse_port=reuse_port)
     tables = Tables(store, cache_size=cache_size)
     if idle_ttl_ms is not None:
         tables.idle_ttl_ms = idle_ttl_ms
     if finished_ttl_ms is not None:
         tables.finished_ttl_ms = finished_ttl_ms
+    if join_deadline_ms is not None:
+        tables.join_deadline_ms = join_deadline_ms
+    if abandon_after is not None:
+        if abandon_after < 1:
+            raise ValueError("abandon_after is at least 1")
+        tables.abandon_after = abandon_after
     authenticator = Authenticator(accounts or accounts_for(store), auth)
     # The authenticator goes first: the limits after it charge `caller_of(context)`.
-    server = grpc.aio.server(interceptors=[authenticator, Guard(rate_limit or RateLimit())])
+    server = grpc.aio.server(
+        interceptors=[authenticator, Guard(rate_limit or RateLimit())],
+        options=[("grpc.so_reuseport", 1 if reuse_port else 0)],  # no silent port sharing
+    )
     servicer = KafanaServicer(tables)
     service_pb2_grpc.add_KafanaServicer_to_server(servicer, server)
     accounts_pb2_grpc.add_AccountsServicer_to_server(AccountsServicer(authenticator), server)
@@ -142,12 +238,15 @@ def create_server(
         (*names, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
     address = f"{host}:{port}"
-    if credentials is None:
-        kafana.port = server.add_insecure_port(address)
-    else:
-        kafana.port = server.add_secure_port(address, credentials)
+    try:
+        if credentials is None:
+            kafana.port = server.add_insecure_port(address)
+        else:
+            kafana.port = server.add_secure_port(address, credentials)
+    except RuntimeError:  # taken since `check_address` looked
+        kafana.port = 0
     if kafana.port == 0:
-        raise OSError(f"could not bind {host}:{port}")
+        raise AddressError(f"cannot listen on {host}:{port}")
     return kafana
 
 

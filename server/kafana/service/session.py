@@ -19,13 +19,16 @@ SEAT_LEFT = events_pb2.EVENT_KIND_SEAT_LEFT
 MOVE = events_pb2.EVENT_KIND_MOVE
 FORFEIT = events_pb2.EVENT_KIND_FORFEIT
 CLOSED = events_pb2.EVENT_KIND_CLOSED
+ABANDONED = "abandoned"
+"""The reason of a CLOSED event (and of the result) when every seat kept running out of time."""
 
 
 @dataclass(frozen=True)
 class Ending:
-    """A match that ended other than by score: a forfeit or the admin closing the table."""
+    """A match that ended other than by score: a forfeit, the admin closing the table, or
+    every seat running out of time turn after turn (abandoned)."""
 
-    reason: str  # "forfeit" or "closed"
+    reason: str  # "forfeit", "closed" or "abandoned"
     seat: int | None = None
     why: str = ""  # for a forfeit: "timeout" or "left"
 
@@ -47,6 +50,7 @@ class Session:
     # table gives the garbage collector a handful of objects to track, not two per event.
     log: EventLog = field(default_factory=EventLog)
     marks: dict[int, tuple[int, str]] = field(default_factory=dict)  # seat -> last tagged move
+    timeouts: int = 0  # the clock's default moves in a row, since the last move a seat played
 
     @staticmethod
     def start(table_id: str, stored: storage_pb2.StoredTable) -> Session:
@@ -153,6 +157,7 @@ class Session:
             deadline_ms=deadline_ms,
             log=self.log.appended(record, event.time_ms),
             marks={**self.marks, event.seat: (seq, tag)} if tag else dict(self.marks),
+            timeouts=0,
         )
 
     def _step(
@@ -167,9 +172,11 @@ class Session:
         status = self.status
         ending = self.ending
         new_match = self.match
+        timeouts = self.timeouts
         kind = event.kind
         if kind == MOVE:
             new_match = match if match is not None else self.match.apply(event.move, event.seat)
+            timeouts = timeouts + 1 if event.reason == "timeout" else 0
             if new_match.is_over:
                 status = FINISHED
         elif kind == SEAT_TAKEN:
@@ -182,7 +189,8 @@ class Session:
             ending = Ending("forfeit", event.seat, event.reason)
             status = FINISHED
         elif kind == CLOSED:
-            ending = Ending("closed")
+            abandoned = event.reason == ABANDONED
+            ending = Ending(ABANDONED, why="timeouts") if abandoned else Ending("closed")
             status = FINISHED
         return self._evolve(
             match=new_match,
@@ -193,6 +201,7 @@ class Session:
             deadline_ms=self.deadline_ms if deadline_ms is None else deadline_ms,
             log=self.log.appended(record, event.time_ms),
             marks=dict(self.marks),
+            timeouts=timeouts,
         )
 
     def retry_of(self, seat: int, tag: str, last_seq: int) -> bool:

@@ -32,8 +32,8 @@ from kafana.service import convert, tokens
 from kafana.service.accounts import account_name
 from kafana.service.games import build_rules, game_name, game_of
 from kafana.service.records import encode
-from kafana.service.session import Session, table_record
-from kafana.store.base import FINISHED, OPEN, PLAYING, Append, Outcome, TableStore
+from kafana.service.session import ABANDONED, Session, table_record
+from kafana.store.base import FINISHED, KEEP_TTL, OPEN, PLAYING, Append, Outcome, TableStore
 from kafana.v1 import events_pb2, rules_pb2, service_pb2, storage_pb2
 
 Kind = events_pb2.EventKind
@@ -42,6 +42,11 @@ log = logging.getLogger(__name__)
 HOUR_MS = 3_600_000
 MAX_NAME = 40
 MAX_MOVE_MILLIS = 24 * HOUR_MS
+JOIN_DEADLINE_MS = 600_000
+"""How long an open table waits for its seats to be taken before it expires (10 minutes)."""
+ABANDON_AFTER = 2
+"""A match ends as abandoned when the clock has played this many turns of every seat in a row
+(seats x this many timeouts with no move played by a seat): no server-played loop runs for ever."""
 
 
 def wall_ms() -> int:
@@ -89,12 +94,18 @@ class Tables:
         *,
         idle_ttl_ms: int = 24 * HOUR_MS,
         finished_ttl_ms: int = 24 * HOUR_MS,
+        join_deadline_ms: int = JOIN_DEADLINE_MS,
+        abandon_after: int = ABANDON_AFTER,
         cache_size: int = 1024,
         clock: Callable[[], int] = wall_ms,
     ) -> None:
+        if abandon_after < 1:
+            raise ValueError("abandon_after is at least 1")
         self.store = store
-        self.idle_ttl_ms = idle_ttl_ms
+        self.idle_ttl_ms = idle_ttl_ms  # counted from the last move a seat played
         self.finished_ttl_ms = finished_ttl_ms
+        self.join_deadline_ms = join_deadline_ms  # an open table's time to live, from creation
+        self.abandon_after = abandon_after
         self._cache: OrderedDict[str, Session] = OrderedDict()
         self._cache_size = cache_size
         self.now = clock
@@ -142,9 +153,6 @@ class Tables:
         if cached is not None and cached.seq >= at_least:
             return cached
         return await self.session(table_id)
-
-    def _ttl(self, status: str) -> int:
-        return self.finished_ttl_ms if status == FINISHED else self.idle_ttl_ms
 
     def _move_millis(self, session: Session) -> int:
         return int(session.stored.clock.move_millis)
@@ -204,7 +212,7 @@ class Tables:
         data = table_record(stored)
         for _attempt in range(5):
             table_id = secrets.token_hex(8)
-            if await self.store.create(table_id, data, self.idle_ttl_ms, now):
+            if await self.store.create(table_id, data, self.join_deadline_ms, now):
                 session = self._remember(Session.start(table_id, stored))
                 return table_id, admin_token, session
         raise RuntimeError("could not find a free table id")
@@ -240,11 +248,12 @@ class Tables:
             data = storage_pb2.StoredSeat(name=name, token_hash=tokens.token_hash(token))
             start_deadline = self._next_deadline(session, False, now)
             event = convert.stored_event(Kind.EVENT_KIND_SEAT_TAKEN, wanted, now, name=name)
+            fills = len(free) == 1  # the match starts: the idle time counts from now
             result = await self.store.append(
                 table_id,
                 Append(
                     event=session.log.pack(event),
-                    ttl_ms=self.idle_ttl_ms,
+                    ttl_ms=self.idle_ttl_ms if fills else KEEP_TTL,  # else the join deadline
                     expected_seq=session.seq,  # the record's time counts from the last event
                     require_status=OPEN,
                     take_seat=wanted,
@@ -273,7 +282,7 @@ class Tables:
                 kind = Kind.EVENT_KIND_SEAT_LEFT
                 append = Append(
                     event=session.log.pack(convert.stored_event(kind, seat, now)),
-                    ttl_ms=self.idle_ttl_ms,
+                    ttl_ms=KEEP_TTL,  # an open table still expires at its join deadline
                     expected_seq=session.seq,
                     free_seat=seat,
                 )
@@ -404,6 +413,8 @@ class Tables:
         seat = match.current_seat
         if seat is None:
             return False
+        if session.timeouts + 1 >= self.abandon_after * session.players:
+            return await self._abandon(session, now)
         policy = session.stored.clock.policy
         move: object | None = None
         if policy != rules_pb2.TIMEOUT_POLICY_FORFEIT:
@@ -428,7 +439,9 @@ class Tables:
             deadline = self._next_deadline(session, over, now)
             append = Append(
                 event=session.log.pack(event),
-                ttl_ms=self._ttl(FINISHED if over else PLAYING),
+                # A timeout does not keep the table alive: its time to live still counts
+                # from the last move a seat played.
+                ttl_ms=self.finished_ttl_ms if over else KEEP_TTL,
                 expected_seq=session.seq,
                 new_status=FINISHED if over else "",
                 deadline_ms=deadline,
@@ -438,6 +451,25 @@ class Tables:
             await self.session(table_id)
             return True
         return False
+
+    async def _abandon(self, session: Session, now: int) -> bool:
+        """End a match nobody plays: every seat ran out of time `abandon_after` turns in a row."""
+        event = convert.stored_event(Kind.EVENT_KIND_CLOSED, 0, now, reason=ABANDONED)
+        append = Append(
+            event=session.log.pack(event),
+            ttl_ms=self.finished_ttl_ms,
+            expected_seq=session.seq,
+            new_status=FINISHED,
+            deadline_ms=0,
+        )
+        result = await self.store.append(session.table_id, append)
+        if result.outcome is not Outcome.APPLIED:
+            return False
+        log.info(
+            "table %s abandoned after %d timeouts in a row", session.table_id, session.timeouts + 1
+        )
+        await self.session(session.table_id)
+        return True
 
     # -- the record ---------------------------------------------------------------------
 

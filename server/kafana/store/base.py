@@ -18,6 +18,8 @@ from kafana.store.framing import split
 OPEN = "open"
 PLAYING = "playing"
 FINISHED = "finished"
+KEEP_TTL = 0
+"""`Append.ttl_ms` that leaves the table's time to live as it is (a clock timeout's append)."""
 
 
 class Outcome(enum.Enum):
@@ -74,7 +76,7 @@ class Append:
     """One event to append and the conditions it needs, checked and applied atomically."""
 
     event: bytes  # one record (unframed): the store frames it
-    ttl_ms: int
+    ttl_ms: int  # the table's time to live from now on; KEEP_TTL (0): left as it is
     expected_seq: int | None = None  # None: whatever the current one is
     dedupe: str = ""  # tag of the client move; a retry finds it at expected_seq + 1 ...
     dedupe_slot: int = 0  # ... while it is still the last tagged event of this slot (seat)
@@ -152,6 +154,12 @@ class TableStore(ABC):
     @abstractmethod
     async def schedule(self, table_id: str, deadline_ms: int) -> None:
         """Set the deadline index entry (0: remove it)."""
+
+    async def ping(self) -> None:
+        """Return when the store answers; raise StoreUnavailable when it does not (health).
+
+        In-process stores always answer."""
+        return None
 
     @abstractmethod
     async def close(self) -> None:

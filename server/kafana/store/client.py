@@ -17,7 +17,7 @@ from importlib import resources
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from kafana.store.errors import NoScriptError, RedirectError, StoreError, StoreUnavailable
-from kafana.store.lane import Address, Lane
+from kafana.store.lane import TIMEOUT_S, Address, Lane
 from kafana.store.resp import Reply, pack, pack_bytes
 
 CLUSTER_SCHEME = "redis+cluster"
@@ -100,6 +100,7 @@ def parse_url(url: str) -> tuple[bool, Address]:
         tls=parts.scheme.startswith("rediss"),
         ca_file=query.get("ssl_ca_certs", [""])[0],
         path=parts.path if parts.scheme == "unix" else "",
+        timeout=float(query["timeout"][0]) if "timeout" in query else TIMEOUT_S,
     )
     return parts.scheme.endswith("+cluster"), address
 

@@ -9,7 +9,11 @@ valkey-glide on the store's append (`loadtests/bench_store_clients.py`), this co
 a sixth of their client CPU per call.
 
 A lost connection fails every waiting call with `StoreUnavailable` and the next call
-reconnects. A lane made with `on_push` is a subscriber: every reply (subscription confirmations,
+reconnects. So does a server that stops answering: when commands have waited `Address.timeout`
+seconds (2 by default; `?timeout=` in the URL, 0 for none) with no reply arriving, a watchdog
+treats the connection as lost. It costs a clock read per call, not a timer per call.
+
+A lane made with `on_push` is a subscriber: every reply (subscription confirmations,
 `smessage` pushes) goes to that callback, and `send` writes without waiting for any.
 """
 
@@ -26,8 +30,9 @@ from kafana.store.resp import Reply, pack, parse
 
 CLOSE_WAIT_S = 2.0
 """How long `Lane.close` lets unsent commands drain before it aborts the connection."""
-CONNECT_S = 5.0
-"""How long a connection attempt may take."""
+TIMEOUT_S = 2.0
+"""How long commands may wait for a reply before the connection is given up (and how long a
+connection attempt may take)."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +47,7 @@ class Address:
     tls: bool = False
     ca_file: str = ""  # TLS: the CA to trust ("": the system's)
     path: str = ""  # a Unix socket instead of host:port
+    timeout: float = TIMEOUT_S  # seconds without a reply before waiting calls fail (0: never)
 
     def node(self, host: str, port: int) -> Address:
         """Another server of the same cluster, logged in to the same way."""
@@ -62,8 +68,13 @@ class Address:
 class _Protocol(asyncio.Protocol):
     """The connection: writes commands, matches replies to waiting futures in order."""
 
-    def __init__(self, on_push: Callable[[Reply], None] | None = None) -> None:
+    def __init__(
+        self, on_push: Callable[[Reply], None] | None = None, timeout: float = TIMEOUT_S
+    ) -> None:
         self.transport: asyncio.Transport | None = None
+        self.timeout = timeout
+        self.since: float | None = None  # commands wait: since when no reply came
+        self._watchdog: asyncio.TimerHandle | None = None
         self.pending: deque[asyncio.Future[Reply]] = deque()
         self.buffer = bytearray()
         self.lost: Exception | None = None
@@ -75,6 +86,25 @@ class _Protocol(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
         self.transport = transport
+        if self.timeout > 0:
+            self._watch()
+
+    def _watch(self) -> None:
+        """Every quarter of the timeout: give up a connection whose calls wait in vain."""
+        if self.lost is not None or self.transport is None:
+            return
+        loop = asyncio.get_running_loop()
+        since = self.since
+        if since is not None and self.pending and loop.time() - since >= self.timeout:
+            self.fail(StoreUnavailable(f"Redis did not answer within {self.timeout:g} s"))
+            self.transport.abort()
+            return
+        self._watchdog = loop.call_later(self.timeout / 4, self._watch)
+
+    def waiting(self) -> None:
+        """A command is about to wait for its reply (call before queueing its future)."""
+        if not self.pending:
+            self.since = asyncio.get_running_loop().time()
 
     def data_received(self, data: bytes) -> None:
         buffer = self.buffer
@@ -92,6 +122,8 @@ class _Protocol(asyncio.Protocol):
                 future = self.pending.popleft()
                 if not future.done():
                     future.set_result(reply)
+            if self.pending:
+                self.since = asyncio.get_running_loop().time()  # replies came: not stuck
         except (StoreUnavailable, ValueError, IndexError) as error:
             self.fail(StoreUnavailable(f"the Redis connection is out of step: {error}"))
             if self.transport is not None:
@@ -107,6 +139,8 @@ class _Protocol(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed.set()
+        if self._watchdog is not None:
+            self._watchdog.cancel()
         self.fail(StoreUnavailable(f"the Redis connection was lost: {exc or 'closed'}"))
 
     def fail(self, error: Exception) -> None:
@@ -148,12 +182,16 @@ class Lane:
         loop = asyncio.get_running_loop()
         where = self.address
         context = ssl.create_default_context(cafile=where.ca_file or None) if where.tls else None
+
+        def made() -> _Protocol:
+            return _Protocol(timeout=where.timeout)
+
         if where.path:
-            opening = loop.create_unix_connection(_Protocol, where.path)
+            opening = loop.create_unix_connection(made, where.path)
         else:
-            opening = loop.create_connection(_Protocol, where.host, where.port, ssl=context)
+            opening = loop.create_connection(made, where.host, where.port, ssl=context)
         try:
-            _transport, protocol = await asyncio.wait_for(opening, CONNECT_S)
+            _transport, protocol = await asyncio.wait_for(opening, where.timeout or None)
         except (OSError, TimeoutError) as error:
             shown = where.path or f"{where.host}:{where.port}"
             raise StoreUnavailable(f"cannot reach Redis at {shown}: {error}") from None
@@ -192,6 +230,7 @@ class Lane:
         assert protocol.transport is not None
         loop = asyncio.get_running_loop()
         futures = [loop.create_future() for _ in commands]
+        protocol.waiting()
         protocol.pending.extend(futures)
         protocol.transport.write(commands[0] if len(commands) == 1 else b"".join(commands))
         if len(futures) == 1:
@@ -209,6 +248,7 @@ class Lane:
             raise protocol.lost
         assert protocol.transport is not None
         future: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
+        protocol.waiting()
         protocol.pending.append(future)
         protocol.transport.write(command)
         return await future

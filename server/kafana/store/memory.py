@@ -121,7 +121,8 @@ class MemoryStore(TableStore):
                 await self._index_early(table_id, append.start_deadline_ms)
         if append.deadline_ms:
             await self._index_early(table_id, append.deadline_ms)
-        table.expires_ms = _now_ms() + append.ttl_ms
+        if append.ttl_ms > 0:  # KEEP_TTL (0): the table expires when it would have
+            table.expires_ms = _now_ms() + append.ttl_ms
         async with self._changed:
             self._changed.notify_all()
         return AppendResult(Outcome.APPLIED, table.seq, table.status)

@@ -17,6 +17,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
+from kafana.logs import Repeated
 from kafana.store.client import RedisClient
 from kafana.store.lane import Address, Lane
 from kafana.store.resp import Reply, pack
@@ -37,6 +38,7 @@ class Notifier:
         self._used: dict[str, float] = {}  # subscribed channel -> when last waited on
         self._swept = time.monotonic()
         self._closed = False
+        self._errors = Repeated(log, "subscribing to table channels")
 
     def _push(self, reply: Reply) -> None:
         """A reply on a subscriber lane: wake the waiters of an `smessage`'s channel."""
@@ -76,8 +78,9 @@ class Notifier:
         """`current()` once it passes `after_seq` (or is -1: gone), else after `block_ms`."""
         try:
             await self._subscribe(channel)
-        except Exception:  # no live channel: the caller's periodic re-check still works
-            log.warning("could not subscribe to %s", channel, exc_info=True)
+            self._errors.succeeded()
+        except Exception as error:  # no live channel: the caller's periodic re-check still works
+            self._errors.failed(error)
             self._server.pop(channel, None)  # a cluster may have moved it
         woken = asyncio.Event()
         self._waiters.setdefault(channel, set()).add(woken)

@@ -218,6 +218,10 @@ class RedisStore(TableStore):
         else:
             await self._client.call(key, "ZREM", key, table_id)
 
+    async def ping(self) -> None:
+        """PING the server (a cluster: the node of the URL); StoreUnavailable when it is mute."""
+        await self._client.call("", "PING")
+
     async def close(self) -> None:
         """Close the subscriber lanes and the client's lanes."""
         await self._notifier.close()

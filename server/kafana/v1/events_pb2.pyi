@@ -64,7 +64,10 @@ class Event(_message.Message):
     name: _builtins.str
     """SEAT_TAKEN: the name the seat chose."""
     reason: _builtins.str
-    """MOVE: "played" or "timeout" (the clock's default move); FORFEIT: "timeout" or "left"."""
+    """MOVE: "played" or "timeout" (the clock's default move); FORFEIT: "timeout" or "left";
+    CLOSED: "admin" (the admin closed it) or "abandoned" (nobody played: the clock ran out
+    for every seat `--abandon-after` turns in a row, 2 by default).
+    """
     match_started: _builtins.bool
     match_over: _builtins.bool
     @_builtins.property

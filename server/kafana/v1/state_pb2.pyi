@@ -31,7 +31,7 @@ class _TableStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TableStat
     """waiting for seats"""
     TABLE_STATUS_PLAYING: _TableStatus.ValueType  # 2
     TABLE_STATUS_FINISHED: _TableStatus.ValueType  # 3
-    """over: by score, forfeit or closed by the admin"""
+    """over: by score, forfeit, closed by the admin or abandoned"""
 
 class TableStatus(_TableStatus, metaclass=_TableStatusEnumTypeWrapper): ...
 
@@ -40,7 +40,7 @@ TABLE_STATUS_OPEN: TableStatus.ValueType  # 1
 """waiting for seats"""
 TABLE_STATUS_PLAYING: TableStatus.ValueType  # 2
 TABLE_STATUS_FINISHED: TableStatus.ValueType  # 3
-"""over: by score, forfeit or closed by the admin"""
+"""over: by score, forfeit, closed by the admin or abandoned"""
 Global___TableStatus: _TypeAlias = TableStatus  # noqa: Y015
 
 @_typing.final
@@ -429,7 +429,8 @@ class Result(_message.Message):
     winner_side: _builtins.int
     reason: _builtins.str
     """"score" (Tablić played to the end), "out" (Tač: a player went out), "stalled" (Tač: drawn),
-    "forfeit" or "closed".
+    "forfeit", "closed" (by the admin) or "abandoned" (every seat ran out of time
+    `--abandon-after` turns in a row: nobody wins).
     """
     forfeit_seat: _builtins.int
     """For a forfeit: the seat that forfeited and why ("timeout", "left")."""

@@ -36,6 +36,7 @@ from kafana.competitions.policy import Action, Fault
 from kafana.competitions.table_results import game_result, game_table_config
 from kafana.competitions.tournament import Status
 from kafana.errors import KafanaError
+from kafana.logs import Repeated
 from kafana.service.feed import Feed
 from kafana.service.tables import Tables
 from kafana.tasks import cancel_and_wait
@@ -70,6 +71,7 @@ class Director:
         self.running: dict[str, asyncio.Task[None]] = {}
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
+        self._scan_errors = Repeated(log, "director: the scan")
 
     def start(self) -> None:
         """Start scanning (call from the server's event loop)."""
@@ -91,8 +93,9 @@ class Director:
         while True:
             try:
                 await self.scan_once()
+                self._scan_errors.succeeded()
             except Exception as exc:  # the store is down for now: try again at the next scan
-                log.warning("director: scan failed (%s: %s)", type(exc).__name__, exc)
+                self._scan_errors.failed(exc)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), self.scan)
             self._wake.clear()

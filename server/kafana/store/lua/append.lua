@@ -2,7 +2,8 @@
 -- KEYS: state, seats, log, table.
 -- ARGV: 1 expected seq ('' any), 2 dedupe tag, 3 framed record, 4 required status,
 --       5 new status, 6 deadline ms ('' unchanged), 7 seat to take, 8 seat data,
---       9 seat to free, 10 seats that start the match, 11 deadline at the start, 12 ttl ms,
+--       9 seat to free, 10 seats that start the match, 11 deadline at the start, 12 ttl ms
+--       (0: keep the table's time to live, e.g. a clock timeout: it does not keep a table alive),
 --       13 dedupe slot, 14 live channel (SPUBLISH of the new seq).
 -- Returns {outcome, seq, status}.
 local state = redis.call('HMGET', KEYS[1], 'seq', 'status')
@@ -52,8 +53,14 @@ end
 if ARGV[2] ~= '' then
   redis.call('HSET', KEYS[1], 'd' .. ARGV[13], seq .. ':' .. ARGV[2])
 end
-for i = 1, 4 do
-  redis.call('PEXPIRE', KEYS[i], ARGV[12])
+local ttl = tonumber(ARGV[12])
+if ttl <= 0 then
+  ttl = redis.call('PTTL', KEYS[1])  -- keys made now (the log, the seats) get it too
+end
+if ttl > 0 then
+  for i = 1, 4 do
+    redis.call('PEXPIRE', KEYS[i], ttl)
+  end
 end
 redis.call('SPUBLISH', ARGV[14], seq)
 return {'applied', seq, status}
