@@ -7,15 +7,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Self
+from typing import Any, Self
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
 
 STREAMING = frozenset({"WatchEvents"})
 # A table with many cards has very many captures; grpc's default limit (4 MB) is too small.
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+AUTHORIZATION = "authorization"
 
 
 def _read(value: bytes | str | Path | None) -> bytes | None:
@@ -86,9 +88,39 @@ class Retry:
         return float(min(self.max_backoff, self.backoff * 2 ** (attempt - 1)))
 
 
+class _WithKey(grpc.aio.UnaryUnaryClientInterceptor, grpc.aio.UnaryStreamClientInterceptor):  # type: ignore[misc, unused-ignore]
+    """Adds `authorization: Bearer <key>` to every call of a plaintext channel (grpc sends
+    call credentials only over TLS)."""
+
+    def __init__(self, key: str) -> None:
+        self._entry = (AUTHORIZATION, f"Bearer {key}")
+
+    def _details(self, details: Any) -> Any:
+        metadata = grpc.aio.Metadata(*(details.metadata or ()), self._entry)
+        return grpc.aio.ClientCallDetails(
+            details.method, details.timeout, metadata, details.credentials, details.wait_for_ready
+        )
+
+    async def intercept_unary_unary(
+        self, continuation: Callable[[Any, Any], Awaitable[Any]], details: Any, request: Any
+    ) -> Any:
+        """The call, with the key."""
+        return await continuation(self._details(details), request)
+
+    async def intercept_unary_stream(
+        self, continuation: Callable[[Any, Any], Awaitable[Any]], details: Any, request: Any
+    ) -> Any:
+        """The stream, with the key."""
+        return await continuation(self._details(details), request)
+
+
 @dataclass(frozen=True)
 class ConnectOptions:
-    """Everything about a connection. `target` is "host:port" (or any gRPC target)."""
+    """Everything about a connection. `target` is "host:port" (or any gRPC target).
+
+    `key`: an API key, sent as `authorization: Bearer <key>` with every call (call credentials
+    on a TLS channel, call metadata on a plaintext one); never shown in a repr.
+    """
 
     target: str
     tls: Tls | None = None
@@ -96,6 +128,7 @@ class ConnectOptions:
     retry: Retry = field(default_factory=Retry)
     channel_options: tuple[tuple[str, int | str], ...] = ()
     max_message_bytes: int = MAX_MESSAGE_BYTES
+    key: str | None = field(default=None, repr=False)
 
     def deadline(self, method: str) -> float | None:
         """The default deadline (seconds) of RPC `method`."""
@@ -111,12 +144,18 @@ class ConnectOptions:
         return options
 
     def aio_channel(self) -> grpc.aio.Channel:
-        """A new grpc.aio channel for these options."""
+        """A new grpc.aio channel for these options (with the key on every call, if any)."""
         if self.tls is None:
-            return grpc.aio.insecure_channel(self.target, options=self._grpc_options())
-        return grpc.aio.secure_channel(
-            self.target, self.tls.credentials(), options=self._grpc_options()
-        )
+            interceptors = [_WithKey(self.key)] if self.key else None
+            return grpc.aio.insecure_channel(
+                self.target, options=self._grpc_options(), interceptors=interceptors
+            )
+        credentials = self.tls.credentials()
+        if self.key:
+            credentials = grpc.composite_channel_credentials(
+                credentials, grpc.access_token_call_credentials(self.key)
+            )
+        return grpc.aio.secure_channel(self.target, credentials, options=self._grpc_options())
 
 
 class Connects:
@@ -133,8 +172,10 @@ class Connects:
         tls: Tls | None = None,
         deadlines: Deadlines | None = None,
         retry: Retry | None = None,
+        key: str | None = None,
     ) -> Self:
-        """A client for `target` ("host:port"); insecure unless `tls` is given.
+        """A client for `target` ("host:port"); insecure unless `tls` is given; `key`: the
+        API key sent with every call (`authorization: Bearer <key>`).
 
         An `AsyncClient` is made inside a coroutine (grpc.aio channels belong to the running
         event loop)::
@@ -142,7 +183,8 @@ class Connects:
             client = AsyncClient.connect("localhost:50051", deadlines=Deadlines(default=1.0))
             tls = Tls(root_certificates="ca.pem", client_certificate="me.pem", client_key="me.key")
             secure = AsyncClient.connect("kafana.example:443", tls=tls)
+            keyed = AsyncClient.connect("kafana.example:443", key=os.environ["KAFANA_KEY"])
         """
         deadlines = deadlines if deadlines is not None else Deadlines()
         retry = retry if retry is not None else Retry()
-        return cls(ConnectOptions(target, tls=tls, deadlines=deadlines, retry=retry))
+        return cls(ConnectOptions(target, tls=tls, deadlines=deadlines, retry=retry, key=key))

@@ -8,6 +8,7 @@ import click
 from kafana_client.cli.replay import replay
 from kafana_client.cli.watch import watch
 
+from kafana.cli.account import account
 from kafana.cli.arena import arena
 from kafana.cli.bot import bot
 from kafana.cli.demo import demo
@@ -24,5 +25,5 @@ def main() -> None:
     """Kafana: Tablić and Tač engine, service, bots and competitions."""
 
 
-for command in (demo, serve, arena, play, watch, replay, verify, tournament, league, bot):
+for command in (demo, serve, arena, play, watch, replay, verify, tournament, league, bot, account):
     main.add_command(command)

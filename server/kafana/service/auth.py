@@ -36,7 +36,6 @@ from kafana.store.accounts import Account, AccountStore, key_hash
 OPEN = "open"
 REQUIRED = "required"
 MODES = (OPEN, REQUIRED)
-ROLES = ("player", "bot", "organiser", "operator")
 DEFAULT_ANONYMOUS = ("Captures", "GetTable", "GetState", "WatchEvents", "ListTables", "GetRecord")
 SPECTATING = ("GetState", "WatchEvents")  # anonymous only without a seat token
 UNGUARDED = ("/grpc.health.", "/grpc.reflection.")
