@@ -17,7 +17,8 @@ from kafana.service.auth import AuthPolicy
 from kafana.service.collector import calm_full_collections, collect_every
 from kafana.service.embedded import choose_store
 from kafana.service.ratelimit import RateLimit
-from kafana.service.server import serve_until_signal
+from kafana.service.server import AddressError, check_address, serve_until_signal
+from kafana.service.tables import ABANDON_AFTER, JOIN_DEADLINE_MS
 from kafana.service.tls import server_credentials
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -45,11 +46,39 @@ def setting(name: str, default: int | float, help: str) -> Callable[[F], F]:
     "redis-server (or memory) is used. Env: KAFANA_REDIS.",
 )
 @click.option("--host", envvar="KAFANA_HOST", default="127.0.0.1", show_default=True)
-@click.option("--port", envvar="KAFANA_PORT", default=50051, show_default=True, type=int)
+@click.option(
+    "--port",
+    envvar="KAFANA_PORT",
+    default=50051,
+    show_default=True,
+    type=int,
+    help="0-65535 (0: any free one). A port in use is refused (exit status 3).",
+)
+@click.option(
+    "--reuse-port",
+    is_flag=True,
+    envvar="KAFANA_REUSE_PORT",
+    help="Share the port with other processes (SO_REUSEPORT); off: a port in use is refused.",
+)
 @click.option("--grace", default=5.0, show_default=True, help="Seconds to finish calls on stop.")
 @click.option("--memory", is_flag=True, help="Use the in-process store even if Redis is around.")
-@setting("--idle-ttl", 86400, "Seconds an untouched table lives (abandoned tables expire).")
+@setting(
+    "--idle-ttl",
+    86400,
+    "Seconds a table lives after the last move a seat played (clock timeouts do not count).",
+)
 @setting("--finished-ttl", 86400, "Seconds a finished table (and its record) is kept.")
+@setting(
+    "--join-deadline",
+    JOIN_DEADLINE_MS // 1000,
+    "Seconds an open table waits for its seats to be taken; then it expires.",
+)
+@setting(
+    "--abandon-after",
+    ABANDON_AFTER,
+    "A match nobody plays ends as abandoned after this many clock timeouts of every seat "
+    "in a row (>= 1).",
+)
 @setting(
     "--cache-tables", 1024, "Tables whose replay each process keeps in memory (up to ~200 KB each)."
 )
@@ -79,10 +108,13 @@ def serve(
     auth: AuthPolicy,
     host: str,
     port: int,
+    reuse_port: bool,
     grace: float,
     memory: bool,
     idle_ttl: int,
     finished_ttl: int,
+    join_deadline: int,
+    abandon_after: int,
     cache_tables: int,
     tls_cert: str | None,
     tls_key: str | None,
@@ -91,7 +123,18 @@ def serve(
     rate_burst: float,
     max_streams: int,
 ) -> None:
-    """Run the Kafana gRPC server until SIGTERM (graceful shutdown)."""
+    """Run the Kafana gRPC server until SIGTERM (graceful shutdown).
+
+    Exit status 2: an invalid option (a --port outside 0-65535, an unknown --host); 3: the
+    address cannot be listened on (the port is taken, the host is not this machine's).
+    """
+    if abandon_after < 1:
+        raise click.UsageError("--abandon-after is at least 1")
+    try:
+        check_address(host, port, reuse_port=reuse_port)
+    except AddressError as error:
+        click.echo(f"kafana serve: {error}", err=True)
+        sys.exit(2 if error.invalid else 3)
     if (tls_cert is None) != (tls_key is None):
         raise click.UsageError("--tls-cert and --tls-key go together")
     if tls_client_ca is not None and tls_cert is None:
@@ -106,17 +149,24 @@ def serve(
     click.echo(choice.description, err=False)
 
     async def main() -> None:
-        kafana = create_server(
-            choice.store,
-            host=host,
-            port=port,
-            idle_ttl_ms=idle_ttl * 1000,
-            finished_ttl_ms=finished_ttl * 1000,
-            cache_size=cache_tables,
-            credentials=credentials,
-            rate_limit=RateLimit(rate=rate_limit, burst=rate_burst, max_streams=max_streams),
-            auth=auth,
-        )
+        try:
+            kafana = create_server(
+                choice.store,
+                host=host,
+                port=port,
+                idle_ttl_ms=idle_ttl * 1000,
+                finished_ttl_ms=finished_ttl * 1000,
+                join_deadline_ms=join_deadline * 1000,
+                abandon_after=abandon_after,
+                reuse_port=reuse_port,
+                cache_size=cache_tables,
+                credentials=credentials,
+                rate_limit=RateLimit(rate=rate_limit, burst=rate_burst, max_streams=max_streams),
+                auth=auth,
+            )
+        except AddressError:  # taken since the check above
+            await choice.store.close()
+            raise
         collecting = asyncio.create_task(collect_every())  # a short full collection a second
         clean = True  # also when serving fails: the store is closed, the error goes on
         try:
@@ -136,5 +186,8 @@ def serve(
     calm_full_collections()  # thousands of cached tables: keep full collections short
     try:
         asyncio.run(main())
+    except AddressError as error:
+        click.echo(f"kafana serve: {error}", err=True)
+        sys.exit(3)
     finally:
         choice.cleanup()
