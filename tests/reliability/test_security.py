@@ -20,6 +20,7 @@ from kafana.service import tokens
 from kafana.service.ratelimit import RateLimit
 from kafana.service.tables import Tables
 from kafana.service.tls import server_credentials
+from kafana.store.accounts import Account, MemoryAccounts, key_hash, new_key, now_ms
 from kafana.store.memory import MemoryStore
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import service_pb2, state_pb2
@@ -170,23 +171,38 @@ async def test_made_up_tokens_buy_no_fresh_budget() -> None:
         assert codes[-1] == grpc.StatusCode.RESOURCE_EXHAUSTED
 
 
-async def test_a_hammering_seat_is_limited_and_the_others_play_on() -> None:
+async def test_a_hammering_caller_is_limited_and_the_others_play_on() -> None:
+    # Limits are charged to the caller: two accounts on one address have a budget each.
+    accounts = MemoryAccounts()
+    keys = {}
+    for name in ("ana", "bora"):
+        keys[name] = new_key()
+        assert await accounts.create(Account(name, "player", now_ms()), key_hash(keys[name]))
+    ana, bora = ((("authorization", f"Bearer {keys[n]}"),) for n in ("ana", "bora"))
     async with (
-        running(MemoryStore(), rate_limit=RateLimit(rate=50, burst=20)) as server,
+        running(
+            MemoryStore(), rate_limit=RateLimit(rate=50, burst=20), accounts=accounts
+        ) as server,
         grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel,
     ):
         stub = KafanaStub(channel)
-        table = await open_table(stub, config())
-        hammer = service_pb2.GetLegalMovesRequest(
-            table_id=table.table_id, seat_token=table.tokens[1]
+        created = await stub.CreateTable(
+            service_pb2.CreateTableRequest(config=config()), metadata=ana
         )
+        tid = created.table_id
+        joins = [
+            await stub.JoinTable(service_pb2.JoinTableRequest(table_id=tid, seat=s), metadata=who)
+            for s, who in ((0, bora), (1, ana))
+        ]
+        hammer = service_pb2.GetLegalMovesRequest(table_id=tid, seat_token=joins[1].seat_token)
         results = await asyncio.gather(
-            *(stub.GetLegalMoves(hammer) for _ in range(60)), return_exceptions=True
+            *(stub.GetLegalMoves(hammer, metadata=ana) for _ in range(60)), return_exceptions=True
         )
         codes = {r.code() for r in results if isinstance(r, grpc.aio.AioRpcError)}
         assert grpc.StatusCode.RESOURCE_EXHAUSTED in codes
         legal = await stub.GetLegalMoves(
-            service_pb2.GetLegalMovesRequest(table_id=table.table_id, seat_token=table.tokens[0])
+            service_pb2.GetLegalMovesRequest(table_id=tid, seat_token=joins[0].seat_token),
+            metadata=bora,
         )
         assert legal.moves
 
@@ -207,8 +223,8 @@ async def test_open_event_streams_per_client_are_capped() -> None:
         assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
         assert reason_of(error) == "TooManyStreams"
         seat = service_pb2.WatchEventsRequest(table_id=table.table_id, seat_token=table.tokens[0])
-        seat_call = stub.WatchEvents(seat)  # a seat has its own allowance
-        await seat_call.read()
+        seat_call = stub.WatchEvents(seat)  # a seat token buys no allowance of its own
+        assert reason_of(await refusal(seat_call.read())) == "TooManyStreams"
         open_calls[0].cancel()
         for _ in range(100):  # the server sees the hang-up soon
             again = stub.WatchEvents(watch)
@@ -220,7 +236,7 @@ async def test_open_event_streams_per_client_are_capped() -> None:
                 await asyncio.sleep(0.05)
         else:
             raise AssertionError("a closed stream never freed its place")
-        for call in (open_calls[1], seat_call, again):
+        for call in (open_calls[1], again):
             call.cancel()
 
 

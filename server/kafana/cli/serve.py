@@ -16,6 +16,7 @@ from kafana.competitions.server import create_server
 from kafana.service.auth import AuthPolicy
 from kafana.service.collector import calm_full_collections, collect_every
 from kafana.service.embedded import choose_store
+from kafana.service.limits import Limits
 from kafana.service.ratelimit import RateLimit
 from kafana.service.server import AddressError, check_address, serve_until_signal
 from kafana.service.tables import ABANDON_AFTER, JOIN_DEADLINE_MS
@@ -93,7 +94,7 @@ def setting(name: str, default: int | float, help: str) -> Callable[[F], F]:
 @setting(
     "--rate-limit",
     RateLimit().rate,
-    "Calls per second per client (seat token, else address); 0: no limit.",
+    "Calls per second per caller (its account, else its address); 0: no limit.",
 )
 @setting(
     "--rate-burst", RateLimit().burst, "Calls a client may make at once before the rate applies."
@@ -101,7 +102,27 @@ def setting(name: str, default: int | float, help: str) -> Callable[[F], F]:
 @setting(
     "--max-streams",
     RateLimit().max_streams,
-    "Event streams one client may hold open at once; 0: no cap.",
+    "Event streams one caller may hold open at once; 0: no cap.",
+)
+@setting(
+    "--tables-per-hour",
+    Limits().tables_per_hour,
+    "Tables one caller may create per hour (all processes on one Redis); 0: no limit.",
+)
+@setting(
+    "--open-tables",
+    Limits().open_tables,
+    "Tables one caller may have open (not finished) at once; 0: no limit.",
+)
+@setting(
+    "--max-config-bytes",
+    Limits().config_bytes,
+    "Bytes of one table config (its explicit decks, mostly); 0: no limit.",
+)
+@setting(
+    "--max-message-bytes",
+    Limits().message_bytes,
+    "Bytes of one request; 0: gRPC's own limit (4 MB).",
 )
 def serve(
     redis_url: str | None,
@@ -122,6 +143,10 @@ def serve(
     rate_limit: float,
     rate_burst: float,
     max_streams: int,
+    tables_per_hour: int,
+    open_tables: int,
+    max_config_bytes: int,
+    max_message_bytes: int,
 ) -> None:
     """Run the Kafana gRPC server until SIGTERM (graceful shutdown).
 
@@ -141,6 +166,9 @@ def serve(
         raise click.UsageError("--tls-client-ca needs --tls-cert and --tls-key")
     if rate_limit < 0 or (rate_limit > 0 and rate_burst < 1):
         raise click.UsageError("--rate-limit must be >= 0 and --rate-burst >= 1")
+    limits = Limits(tables_per_hour, open_tables, max_config_bytes, max_message_bytes)
+    if min(tables_per_hour, open_tables, max_config_bytes, max_message_bytes, max_streams) < 0:
+        raise click.UsageError("limits are >= 0 (0: no limit)")
     credentials = None
     if tls_cert is not None and tls_key is not None:
         credentials = server_credentials(tls_cert, tls_key, tls_client_ca)
@@ -162,6 +190,7 @@ def serve(
                 cache_size=cache_tables,
                 credentials=credentials,
                 rate_limit=RateLimit(rate=rate_limit, burst=rate_burst, max_streams=max_streams),
+                limits=limits,
                 auth=auth,
             )
         except AddressError:  # taken since the check above

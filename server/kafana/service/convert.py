@@ -50,6 +50,7 @@ def info(session: Session) -> state_pb2.TableInfo:
         seats=seats,
         seq=session.seq,
         created_ms=stored.created_ms,
+        deal_chosen_by_creator=stored.deal_chosen_by_creator,
     )
 
 

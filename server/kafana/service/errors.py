@@ -18,6 +18,7 @@ import grpc  # type: ignore[import-untyped, unused-ignore]
 
 from kafana import errors as domain
 from kafana.logs import Repeated
+from kafana.service.quotas import QuotaExceeded
 from kafana.store.errors import StoreUnavailable
 
 STATUS_CODES: dict[type[domain.KafanaError], grpc.StatusCode] = {
@@ -31,9 +32,12 @@ STATUS_CODES: dict[type[domain.KafanaError], grpc.StatusCode] = {
     domain.AuthenticationError: grpc.StatusCode.UNAUTHENTICATED,
     domain.PermissionDeniedError: grpc.StatusCode.PERMISSION_DENIED,
     domain.TooManyMovesError: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    QuotaExceeded: grpc.StatusCode.RESOURCE_EXHAUSTED,
 }
 
 REASON_METADATA = "kafana-error"
+RETRY_AFTER_METADATA = "retry-after-ms"
+"""Trailing metadata of a refusal that waiting fixes: the milliseconds to wait."""
 # Messages quote the input; a huge input must not make the status itself too big to send
 # (grpc drops a status over its metadata limit, 16 KB, and the client sees no reason at all).
 MAX_MESSAGE_BYTES = 1000
@@ -56,6 +60,17 @@ def status_code(error: domain.KafanaError) -> grpc.StatusCode:
         if code is not None:
             return code
     return grpc.StatusCode.FAILED_PRECONDITION
+
+
+def hints(error: domain.KafanaError) -> tuple[tuple[str, str], ...]:
+    """The retry hint of an error that waiting fixes (`QuotaExceeded`), else none.
+
+    >>> hints(QuotaExceeded("too many tables", 1500))
+    (('retry-after-ms', '1500'),)
+    """
+    if isinstance(error, QuotaExceeded):
+        return ((RETRY_AFTER_METADATA, str(error.retry_after_ms)),)
+    return ()
 
 
 def reason(error: domain.KafanaError) -> str:
@@ -108,7 +123,7 @@ def unary(
         except grpc.aio.AbortError:
             raise
         except domain.KafanaError as error:
-            await refuse(context, status_code(error), str(error), reason(error))
+            await refuse(context, status_code(error), str(error), reason(error), *hints(error))
             raise  # unreachable: abort raises
         except UNAVAILABLE_ERRORS as error:
             _unavailable.failed(error)

@@ -1,26 +1,27 @@
-"""A server interceptor in front of the Kafana service: undecodable requests and rate limits.
+"""A server interceptor in front of the Kafana service: what every request must pass.
 
-Both refusals use the same trailing metadata as the domain errors (`kafana-error`, see
+Refusals use the same trailing metadata as the domain errors (`kafana-error`, see
 `kafana.service.errors`):
 
+- a request over `message_bytes` serialized is `INVALID_ARGUMENT`, reason `MessageTooLarge`
+  (waiting does not help: send less); past twice that, gRPC itself refuses it unread
+  (`RESOURCE_EXHAUSTED`, "Received message larger than max");
 - a request that is not a valid protobuf message of the method's type (random bytes, a string
-  field that is not UTF-8) is `INVALID_ARGUMENT`, reason `InvalidInputError` (grpc alone would
-  answer `INTERNAL`);
-- a client over its rate limit is `RESOURCE_EXHAUSTED`, reason `RateLimited`, with the
+  field that is not UTF-8), or holds an enum value its enum does not define, is
+  `INVALID_ARGUMENT`, reason `InvalidInputError` (the message names the field);
+- a caller over its rate limit is `RESOURCE_EXHAUSTED`, reason `RateLimited`, with the
   milliseconds to wait in `retry-after-ms`;
-- a client with `max_streams` event streams open already is `RESOURCE_EXHAUSTED`, reason
+- a caller with `max_streams` event streams open already is `RESOURCE_EXHAUSTED`, reason
   `TooManyStreams` (close one first).
 
-A client is its seat or admin token when the request carries one (each seat has its own
-budget), else its network address. A call whose token turns out wrong (`UNAUTHENTICATED`,
-`PERMISSION_DENIED`) is charged to its address as well, and an address out of budget is refused
-whatever token it sends: made-up tokens buy no fresh budgets. Health checks and reflection are
-not limited.
+Every limit is charged to the caller (`kafana.service.auth.caller_of`): its account, else its
+network address. Seat and admin tokens buy nothing: a caller who mints seats at tables of its own
+shares one budget and one stream allowance across all of them. Health checks and reflection
+are not limited.
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -28,14 +29,17 @@ from typing import Any
 import grpc  # type: ignore[import-untyped, unused-ignore]
 
 from kafana.errors import InvalidInputError
-from kafana.service.errors import refuse
+from kafana.service.auth import caller_of, peer_address
+from kafana.service.errors import RETRY_AFTER_METADATA, refuse
+from kafana.service.inputs import bad_enum
+from kafana.service.limits import Limits
 from kafana.service.ratelimit import RateLimit, RateLimiter
 from kafana.v1 import service_pb2
 
-RETRY_AFTER_METADATA = "retry-after-ms"
+__all__ = ["RETRY_AFTER_METADATA", "Guard", "address_key", "caller_key", "message_options"]
 RATE_LIMITED = "RateLimited"
 TOO_MANY_STREAMS = "TooManyStreams"
-BAD_TOKEN = (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED)
+MESSAGE_TOO_LARGE = "MessageTooLarge"
 PREFIX = "/" + service_pb2.DESCRIPTOR.services_by_name["Kafana"].full_name + "/"
 
 Context = grpc.aio.ServicerContext[Any, Any]
@@ -43,36 +47,42 @@ Behavior = Callable[..., Any]  # grpc's stubs type handlers as sync ones
 
 
 class Undecodable:
-    """What the request deserializer returns instead of raising for bytes it cannot parse."""
+    """What the request deserializer returns instead of raising for bytes it cannot take."""
 
-    def __init__(self, type_name: str, error: Exception) -> None:
-        self.message = f"the request is not a valid {type_name} message ({type(error).__name__})"
+    def __init__(self, message: str, why: str = InvalidInputError.__name__) -> None:
+        self.message = message
+        self.why = why
 
 
 def address_key(context: Context) -> str:
-    """The rate-limit key of the peer's address (without its port)."""
-    peer = context.peer() or ""
-    host = peer.rsplit(":", 1)[0] if peer.count(":") >= 2 else peer  # ipv4:1.2.3.4:port
-    return "p:" + host
+    """The key of the peer's address (without its port): `p:ipv4:10.0.0.7`."""
+    return "p:" + peer_address(context)
 
 
-def client_key(request: Any, context: Context) -> str:
-    """The rate-limit key: a digest of the request's token, else the peer's address.
+def caller_key(context: Context) -> str:
+    """The key every limit of the call is charged to: `a:<account>`, else `p:<address>`."""
+    return caller_of(context).key
 
-    The token itself is never kept: only a short digest of it.
+
+def message_options(message_bytes: int) -> list[tuple[str, int]]:
+    """gRPC server options: requests up to twice `message_bytes` are read (so the guard can
+    refuse the too large ones with a reason); larger ones gRPC refuses unread.
+
+    >>> message_options(1000)
+    [('grpc.max_receive_message_length', 2000)]
     """
-    token = getattr(request, "seat_token", "") or getattr(request, "admin_token", "")
-    if isinstance(token, str) and token:
-        return "t:" + hashlib.blake2b(token.encode(), digest_size=12).hexdigest()
-    return address_key(context)
+    if not message_bytes:
+        return []
+    return [("grpc.max_receive_message_length", 2 * message_bytes)]
 
 
 class Guard(grpc.aio.ServerInterceptor):  # type: ignore[misc, unused-ignore]
     """Wraps every Kafana method handler: safe decoding, then the rate limit."""
 
-    def __init__(self, limit: RateLimit) -> None:
+    def __init__(self, limit: RateLimit, message_bytes: int = Limits().message_bytes) -> None:
         self.limiter = RateLimiter(limit)
-        self.streams: dict[str, int] = {}  # open event streams by client key
+        self.message_bytes = message_bytes  # 0: only gRPC's own limit
+        self.streams: dict[str, int] = {}  # open event streams by caller key
         # method -> (its handler, the guarded handler): wrapped once, not on every call
         self._guarded: dict[str, tuple[Any, grpc.RpcMethodHandler[Any, Any]]] = {}
 
@@ -99,7 +109,7 @@ class Guard(grpc.aio.ServerInterceptor):  # type: ignore[misc, unused-ignore]
         self, handler: grpc.RpcMethodHandler[Any, Any], name: str
     ) -> grpc.RpcMethodHandler[Any, Any]:
         """The handler with safe decoding and the rate limit in front."""
-        decode = _safe(handler.request_deserializer, name)
+        decode = _safe(handler.request_deserializer, name, self.message_bytes)
         if handler.unary_unary is not None:
             return grpc.unary_unary_rpc_method_handler(
                 self._wrap(handler.unary_unary),
@@ -120,42 +130,38 @@ class Guard(grpc.aio.ServerInterceptor):  # type: ignore[misc, unused-ignore]
         async def guarded(request: Any, context: Context) -> Any:
             if isinstance(request, Undecodable):
                 await refuse(
+                    context, grpc.StatusCode.INVALID_ARGUMENT, request.message, request.why
+                )
+            wrong = bad_enum(request)
+            if wrong is not None:
+                await refuse(
                     context,
                     grpc.StatusCode.INVALID_ARGUMENT,
-                    request.message,
+                    f"{wrong} is not a value of its enum",
                     InvalidInputError.__name__,
                 )
-            if not (limited or streaming):  # no limit to keep: no client key to work out
+            if not (limited or streaming):  # no limit to keep: no caller key to work out
                 return await behavior(request, context)
-            key = client_key(request, context)
-            address = address_key(context)
-            wait = 0.0
-            if key != address:  # an address out of budget gets nowhere with any token
-                wait = self.limiter.take(address, commit=False)
-            wait = wait or self.limiter.take(key)
+            key = caller_key(context)
+            wait = self.limiter.take(key)
             if wait > 0:
                 millis = max(1, math.ceil(wait * 1000))
                 await refuse(
                     context,
                     grpc.StatusCode.RESOURCE_EXHAUSTED,
                     f"rate limit: at most {self.limiter.limit.rate:g} calls per second per "
-                    f"client (bursts of {self.limiter.limit.burst:g}); retry in {millis} ms",
+                    f"caller (bursts of {self.limiter.limit.burst:g}); retry in {millis} ms",
                     RATE_LIMITED,
                     (RETRY_AFTER_METADATA, str(millis)),
                 )
-            try:
-                return await self._call(behavior, request, context, key, streaming)
-            except grpc.aio.AbortError:
-                if key != address and context.code() in BAD_TOKEN:
-                    self.limiter.take(address)  # a made-up token costs its address
-                raise
+            return await self._call(behavior, request, context, key, streaming)
 
         return guarded
 
     async def _call(
         self, behavior: Behavior, request: Any, context: Context, key: str, streaming: bool
     ) -> Any:
-        """The call itself; an event stream counts against its client's open streams."""
+        """The call itself; an event stream counts against its caller's open streams."""
         if not streaming:
             return await behavior(request, context)
         limit = self.limiter.limit.max_streams
@@ -163,7 +169,7 @@ class Guard(grpc.aio.ServerInterceptor):  # type: ignore[misc, unused-ignore]
             await refuse(
                 context,
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
-                f"at most {limit} event streams per client are open at once: close one",
+                f"at most {limit} event streams per caller are open at once: close one",
                 TOO_MANY_STREAMS,
             )
         self.streams[key] = self.streams.get(key, 0) + 1
@@ -175,15 +181,26 @@ class Guard(grpc.aio.ServerInterceptor):  # type: ignore[misc, unused-ignore]
                 del self.streams[key]
 
 
-def _safe(deserializer: Callable[[bytes], Any] | None, method: str) -> Callable[[bytes], Any]:
-    """A deserializer that returns `Undecodable` rather than raising."""
+def _safe(
+    deserializer: Callable[[bytes], Any] | None, method: str, max_bytes: int
+) -> Callable[[bytes], Any]:
+    """A deserializer that returns `Undecodable` rather than raising (or reading too much)."""
 
     def decode(data: bytes) -> Any:
+        if max_bytes and len(data) > max_bytes:
+            return Undecodable(
+                f"the {method} request is {len(data)} bytes: this server takes at most "
+                f"{max_bytes} (send less; waiting does not help)",
+                MESSAGE_TOO_LARGE,
+            )
         if deserializer is None:
             return data
         try:
             return deserializer(data)
         except Exception as error:
-            return Undecodable(f"{method} request", error)
+            message = (
+                f"the request is not a valid {method} request message ({type(error).__name__})"
+            )
+            return Undecodable(message)
 
     return decode

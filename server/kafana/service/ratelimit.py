@@ -1,4 +1,6 @@
-"""Per-client rate limits: one token bucket per client key, in memory, per server process.
+"""Per-caller rate limits: one token bucket per caller key, in memory, per server process.
+
+A caller is its account, else its address (`kafana.service.guard.caller_key`).
 
 A bucket holds up to `burst` tokens and refills at `rate` tokens per second; each call takes one.
 An empty bucket refuses the call and says how long until a token is back:
@@ -7,7 +9,7 @@ An empty bucket refuses the call and says how long until a token is back:
 >>> limiter = RateLimiter(RateLimit(rate=2, burst=2), clock=lambda: now[0])
 >>> limiter.take("ana"), limiter.take("ana"), limiter.take("ana")
 (0.0, 0.0, 0.5)
->>> limiter.take("bora")  # every client has its own bucket
+>>> limiter.take("bora")  # every caller has its own bucket
 0.0
 >>> now[0] = 0.5
 >>> limiter.take("ana")
@@ -24,7 +26,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class RateLimit:
-    """Calls per second each client may make (`rate`, 0: no limit) and the burst allowed.
+    """Calls per second each caller may make (`rate`, 0: no limit) and the burst allowed.
 
     The defaults are generous: a person or a bot playing at any human or engine pace, even many
     tables from one address, never meets them; a client hammering the service does.
@@ -33,7 +35,7 @@ class RateLimit:
     rate: float = 1000.0
     burst: float = 2000.0
     max_clients: int = 100_000  # buckets kept; the least recently seen are forgotten
-    max_streams: int = 500  # event streams one client may hold open at once (0: no cap)
+    max_streams: int = 500  # event streams one caller may hold open at once (0: no cap)
 
     @property
     def enabled(self) -> bool:
@@ -42,7 +44,7 @@ class RateLimit:
 
 
 class RateLimiter:
-    """Token buckets by client key; the least recently used are dropped beyond `max_clients`."""
+    """Token buckets by caller key; the least recently used are dropped beyond `max_clients`."""
 
     def __init__(self, limit: RateLimit, clock: Callable[[], float] = time.monotonic) -> None:
         if limit.enabled and limit.burst < 1:

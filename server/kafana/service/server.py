@@ -30,7 +30,9 @@ from kafana.service.accounts import AccountsServicer
 from kafana.service.auth import Authenticator, AuthPolicy
 from kafana.service.clock import ClockSweeper
 from kafana.service.feed import Feed
-from kafana.service.guard import Guard
+from kafana.service.guard import Guard, message_options
+from kafana.service.limits import Limits
+from kafana.service.quotas import TableQuotas
 from kafana.service.ratelimit import RateLimit
 from kafana.service.servicer import KafanaServicer
 from kafana.service.tables import Tables
@@ -188,6 +190,7 @@ def create_server(
     cache_size: int = 1024,
     credentials: grpc.ServerCredentials | None = None,
     rate_limit: RateLimit | None = None,
+    limits: Limits | None = None,
     plugins: Sequence[Plugin] = (),
     auth: AuthPolicy | None = None,
     accounts: AccountStore | None = None,
@@ -198,6 +201,8 @@ def create_server(
         credentials: TLS (see `kafana.service.tls.server_credentials`); None serves plaintext.
         rate_limit: calls per second per client; None is the generous default, and
             `RateLimit(rate=0)` turns limits off.
+        limits: table quotas and sizes per caller (`kafana.service.limits.Limits`); None:
+            the defaults.
         plugins: services of higher layers served beside Kafana's (see `Plugin`).
         join_deadline_ms: how long an open table waits for its seats (then it expires).
         abandon_after: a match nobody plays ends, abandoned, after this many clock timeouts
@@ -208,7 +213,9 @@ def create_server(
         accounts: the account store; None: the one that goes with `store` (its Redis).
     """
     check_address(host, port, reuse_port=reuse_port)
+    served = limits or Limits()
     tables = Tables(store, cache_size=cache_size)
+    tables.quotas = TableQuotas(store, served)
     if idle_ttl_ms is not None:
         tables.idle_ttl_ms = idle_ttl_ms
     if finished_ttl_ms is not None:
@@ -222,8 +229,11 @@ def create_server(
     authenticator = Authenticator(accounts or accounts_for(store), auth)
     # The authenticator goes first: the limits after it charge `caller_of(context)`.
     server = grpc.aio.server(
-        interceptors=[authenticator, Guard(rate_limit or RateLimit())],
-        options=[("grpc.so_reuseport", 1 if reuse_port else 0)],  # no silent port sharing
+        interceptors=[authenticator, Guard(rate_limit or RateLimit(), served.message_bytes)],
+        options=[
+            ("grpc.so_reuseport", 1 if reuse_port else 0),  # no silent port sharing
+            *message_options(served.message_bytes),
+        ],
     )
     servicer = KafanaServicer(tables)
     service_pb2_grpc.add_KafanaServicer_to_server(servicer, server)

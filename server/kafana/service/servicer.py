@@ -39,7 +39,9 @@ class KafanaServicer(service_pb2_grpc.KafanaServicer):  # type: ignore[misc, unu
     ) -> service_pb2.CreateTableResponse:
         """Create a table."""
         creator = caller_of(context).account or ""
-        table_id, admin_token, session = await self.tables.create(request.config, creator)
+        table_id, admin_token, session = await self.tables.create(
+            request.config, creator, owner=caller_of(context).key
+        )
         return service_pb2.CreateTableResponse(
             table_id=table_id, admin_token=admin_token, info=convert.info(session)
         )

@@ -31,6 +31,15 @@ from kafana.errors import (
 from kafana.service import convert, tokens
 from kafana.service.accounts import account_name
 from kafana.service.games import build_rules, game_name, game_of
+from kafana.service.inputs import check_name
+from kafana.service.limits import (
+    MAX_CLIENT_MOVE_ID,
+    MAX_DECKS,
+    MAX_SEAT_NAME,
+    MAX_TABLE_NAME,
+    Limits,
+)
+from kafana.service.quotas import TableQuotas
 from kafana.service.records import encode
 from kafana.service.session import ABANDONED, Session, table_record
 from kafana.store.base import FINISHED, KEEP_TTL, OPEN, PLAYING, Append, Outcome, TableStore
@@ -40,7 +49,6 @@ Kind = events_pb2.EventKind
 MOVE = events_pb2.EVENT_KIND_MOVE
 log = logging.getLogger(__name__)
 HOUR_MS = 3_600_000
-MAX_NAME = 40
 MAX_MOVE_MILLIS = 24 * HOUR_MS
 JOIN_DEADLINE_MS = 600_000
 """How long an open table waits for its seats to be taken before it expires (10 minutes)."""
@@ -102,6 +110,7 @@ class Tables:
         if abandon_after < 1:
             raise ValueError("abandon_after is at least 1")
         self.store = store
+        self.quotas = TableQuotas(store, Limits())  # a server sets the limits it serves
         self.idle_ttl_ms = idle_ttl_ms  # counted from the last move a seat played
         self.finished_ttl_ms = finished_ttl_ms
         self.join_deadline_ms = join_deadline_ms  # an open table's time to live, from creation
@@ -182,7 +191,7 @@ class Tables:
     # -- creating and seats -----------------------------------------------------------------
 
     async def create(
-        self, config: rules_pb2.TableConfig, creator: str = ""
+        self, config: rules_pb2.TableConfig, creator: str = "", *, owner: str = ""
     ) -> tuple[str, str, Session]:
         """A new table (`creator`: the caller's account, if any); returns its id, the admin
         token and the session."""
@@ -190,8 +199,8 @@ class Tables:
         rules = build_rules(config.rules)
         if config.clock.move_millis > MAX_MOVE_MILLIS:
             raise InvalidInputError(f"move_millis is at most {MAX_MOVE_MILLIS} (24 hours)")
-        if len(config.name) > 80:
-            raise InvalidInputError("a table name has at most 80 characters")
+        check_name(config.name, "a table name", MAX_TABLE_NAME)
+        self._check_size(config, game.max_decks(rules))
         admin_token = tokens.new_token()
         now = self.now()
         stored = storage_pb2.StoredTable(
@@ -207,23 +216,41 @@ class Tables:
             stored.seed = config.seed
         elif not config.decks:
             stored.seed = secrets.randbits(63)
+        stored.deal_chosen_by_creator = config.HasField("seed") or bool(config.decks)
         game.start(stored)  # validates the decks and the seed
         bind_seats(stored, config.seat_accounts, creator)
         data = table_record(stored)
+        table_id = secrets.token_hex(8)
+        if owner:  # a caller of the service (the domain layer's own tables are not charged)
+            await self.quotas.admit(owner, table_id, now + self.idle_ttl_ms, now)
         for _attempt in range(5):
-            table_id = secrets.token_hex(8)
             if await self.store.create(table_id, data, self.join_deadline_ms, now):
                 session = self._remember(Session.start(table_id, stored))
                 return table_id, admin_token, session
+            table_id = secrets.token_hex(8)  # taken: the quota's place for it is freed when full
         raise RuntimeError("could not find a free table id")
+
+    def _check_size(self, config: rules_pb2.TableConfig, most: int) -> None:
+        """Refuse a config too big to keep (no wait helps: INVALID_ARGUMENT)."""
+        limit = self.quotas.limits.config_bytes
+        size = config.ByteSize()
+        if limit and size > limit:
+            raise InvalidInputError(
+                f"a table config has at most {limit} bytes, not {size} (a limit of this server)"
+            )
+        most = min(most, MAX_DECKS) if most else MAX_DECKS
+        if len(config.decks) > most:
+            raise InvalidInputError(
+                f"at most {most} explicit decks: this match cannot last more hands, not "
+                f"{len(config.decks)}"
+            )
 
     async def join(
         self, table_id: str, seat: int | None, name: str, account: str | None = None
     ) -> tuple[int, str, Session]:
         """Take `seat` (None: the first free one `account` may take); returns the seat, its
         token and the session. A seat bound to another account is PermissionDeniedError."""
-        if len(name) > MAX_NAME:
-            raise InvalidInputError(f"a name has at most {MAX_NAME} characters")
+        check_name(name, "a seat name", MAX_SEAT_NAME)
         for _attempt in range(8):
             session = await self.session(table_id)
             if session.status != OPEN:
@@ -344,8 +371,8 @@ class Tables:
         self, table_id: str, token: str, move_text: str, client_move_id: str, last_seq: int
     ) -> Played:
         """Play one move decided at `last_seq`; a retry of an applied move answers the same."""
-        if len(client_move_id) > 128:
-            raise InvalidInputError("a client_move_id has at most 128 characters")
+        if len(client_move_id) > MAX_CLIENT_MOVE_ID:
+            raise InvalidInputError(f"a client_move_id has at most {MAX_CLIENT_MOVE_ID} characters")
         session = await self._current(table_id, last_seq)
         seat = self.seat_of(session, token)
         tag = tokens.dedupe_tag(seat, client_move_id)

@@ -13,11 +13,13 @@ import enum
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
+from kafana.store.counters import Counters
 from kafana.store.framing import split
 
 OPEN = "open"
 PLAYING = "playing"
 FINISHED = "finished"
+PAST_ANY_LOG = 1 << 40  # a log offset no log reaches: a load that reads no event
 KEEP_TTL = 0
 """`Append.ttl_ms` that leaves the table's time to live as it is (a clock timeout's append)."""
 
@@ -105,6 +107,16 @@ class TableStore(ABC):
     @abstractmethod
     def describe(self) -> str:
         """One line saying what this store is, for logs."""
+
+    @property
+    @abstractmethod
+    def counters(self) -> Counters:
+        """Counters shared by every process on this store (quotas)."""
+
+    async def status(self, table_id: str) -> str | None:
+        """The table's status, without its log; None when it does not exist."""
+        snapshot = await self.load(table_id, offset=PAST_ANY_LOG)
+        return None if snapshot is None else snapshot.status
 
     @abstractmethod
     async def create(self, table_id: str, table: bytes, ttl_ms: int, now_ms: int) -> bool:

@@ -66,3 +66,12 @@ def account_keys(namespace: str) -> AccountKeys:
     """
     tag = "{" + namespace + ":accounts}"
     return AccountKeys(*(f"{tag}:{part}" for part in AccountKeys._fields))
+
+
+def counter_key(namespace: str, key: str) -> str:
+    """A shared counter (`kafana.store.counters`): uses in a window, or places held.
+
+    >>> counter_key("kafana", "open:p:ipv4:10.0.0.7")
+    'kafana:n:open:p:ipv4:10.0.0.7'
+    """
+    return f"{namespace}:n:{key}"

@@ -17,6 +17,7 @@ from kafana.store.base import (
     Snapshot,
     TableStore,
 )
+from kafana.store.counters import Counters, MemoryCounters
 from kafana.store.framing import frame, skip
 
 
@@ -44,10 +45,16 @@ class MemoryStore(TableStore):
         self._created: dict[str, int] = {}
         self._deadlines: dict[str, int] = {}
         self._changed = asyncio.Condition()
+        self._counters = MemoryCounters()
 
     def describe(self) -> str:
         """What this is."""
         return "in-process memory store (one process only, nothing survives a restart)"
+
+    @property
+    def counters(self) -> Counters:
+        """Counters in this process."""
+        return self._counters
 
     def _get(self, table_id: str) -> _Table | None:
         table = self._tables.get(table_id)

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from kafana.store.base import Append, AppendResult, Entry, Outcome, Snapshot, TableStore
 from kafana.store.client import Command, RedisClient, Script
+from kafana.store.counters import Counters
 from kafana.store.framing import frame, skip
 from kafana.store.keys import deadlines_index, live_channel, table_keys, tables_index
 from kafana.store.notify import Notifier
+from kafana.store.redis_counters import RedisCounters
 from kafana.store.resp import Reply, pack
 
 _OUTCOMES = {o.value.encode(): o for o in Outcome}
@@ -76,6 +78,7 @@ class RedisStore(TableStore):
         self._append = Script.named("append")
         self._claim = Script.named("claim")
         self._notifier = Notifier(client)
+        self._counters = RedisCounters(client, namespace)
 
     @classmethod
     def from_url(cls, url: str, *, namespace: str = "kafana") -> RedisStore:
@@ -85,6 +88,11 @@ class RedisStore(TableStore):
     def describe(self) -> str:
         """What and where."""
         return self._client.describe()
+
+    @property
+    def counters(self) -> Counters:
+        """Counters in the same Redis, shared by every process on it."""
+        return self._counters
 
     @property
     def client(self) -> RedisClient:

@@ -85,6 +85,11 @@ class TableGame(ABC, Generic[S, M]):
     def start(self, stored: storage_pb2.StoredTable) -> S:
         """The game at move 0 from the stored rules and seed or decks (validates them)."""
 
+    def max_decks(self, rules: Any) -> int:
+        """The most explicit decks a table may be given: as many hands as its match can last
+        (a game of one deal: 1)."""
+        return 1
+
     @abstractmethod
     def parse_move(self, text: str, seat: int) -> M:
         """The move `seat` wrote as `text`."""

@@ -109,6 +109,13 @@ class TablicGame(TableGame[tablic.MatchState, tablic.Move]):
         """See `build_rules`."""
         return build_rules(spec, switches)
 
+    def max_decks(self, rules: tablic.Rules) -> int:
+        """The hands a match can last: every hand hands out all its card points, so after
+        `target * sides / points` hands a side has reached the target (plus one hand per side
+        for ties); a deck without points bounds nothing (0: only the byte bound applies)."""
+        points = sum(rules.points_by_index)
+        return -(-rules.target * rules.sides // points) + rules.sides if points else 0
+
     def start(self, stored: storage_pb2.StoredTable) -> tablic.MatchState:
         """The match at move 0."""
         decks = [list(deck.cards) for deck in stored.decks] or None

@@ -1,0 +1,78 @@
+"""The table quotas of one caller: tables created per hour and tables open at once.
+
+Both are counted in the store's shared counters (`kafana.store.counters`), keyed by the caller,
+so every server process on one Redis charges the same budget. A refusal is `QuotaExceeded`:
+RESOURCE_EXHAUSTED with `retry-after-ms`, since waiting (or finishing a table) helps.
+"""
+
+from __future__ import annotations
+
+from kafana.errors import KafanaError
+from kafana.service.limits import HOUR_MS, Limits
+from kafana.store.base import FINISHED, TableStore
+
+
+class QuotaExceeded(KafanaError):
+    """A caller over a quota that frees up with time: retry after `retry_after_ms`."""
+
+    def __init__(self, message: str, retry_after_ms: int) -> None:
+        super().__init__(message)
+        self.retry_after_ms = max(1, retry_after_ms)
+
+
+class TableQuotas:
+    """Charges each new table to its creator (a caller key, e.g. `p:ipv4:10.0.0.7`)."""
+
+    def __init__(self, store: TableStore, limits: Limits) -> None:
+        self.store = store
+        self.limits = limits
+
+    async def admit(self, owner: str, table_id: str, until_ms: int, now_ms: int) -> None:
+        """Count table `table_id` (open until `until_ms` at the latest) against `owner`'s
+        quotas, or raise `QuotaExceeded` (nothing counted)."""
+        counters = self.store.counters
+        limits = self.limits
+        held = "open:" + owner
+        if limits.open_tables:
+            wait = await counters.hold(held, table_id, limits.open_tables, until_ms, now_ms)
+            if wait and await self._drop_ended(held, now_ms):
+                wait = await counters.hold(held, table_id, limits.open_tables, until_ms, now_ms)
+            if wait:
+                raise QuotaExceeded(
+                    f"at most {limits.open_tables} tables per caller are open at once: finish "
+                    f"or close one, or retry in {_span(wait)} when the oldest expires",
+                    wait,
+                )
+        if limits.tables_per_hour:
+            wait = await counters.count("made:" + owner, limits.tables_per_hour, HOUR_MS, now_ms)
+            if wait:
+                if limits.open_tables:
+                    await counters.release(held, table_id)
+                raise QuotaExceeded(
+                    f"at most {limits.tables_per_hour} tables per caller are created per hour: "
+                    f"retry in {_span(wait)}",
+                    wait,
+                )
+
+    async def _drop_ended(self, held: str, now_ms: int) -> bool:
+        """Free the places of tables that finished or expired; whether any was freed."""
+        freed = False
+        for table_id in await self.store.counters.holders(held, now_ms):
+            if await self.store.status(table_id) in (None, FINISHED):
+                await self.store.counters.release(held, table_id)
+                freed = True
+        return freed
+
+
+def _span(millis: int) -> str:
+    """A wait in words.
+
+    >>> _span(1500), _span(125_000), _span(7_200_000)
+    ('2 s', '3 min', '2 h')
+    """
+    seconds = -(-millis // 1000)
+    if seconds < 120:
+        return f"{seconds} s"
+    if seconds < 7200:
+        return f"{-(-seconds // 60)} min"
+    return f"{-(-seconds // 3600)} h"
