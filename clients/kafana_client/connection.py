@@ -88,8 +88,8 @@ class Retry:
         return float(min(self.max_backoff, self.backoff * 2 ** (attempt - 1)))
 
 
-class _WithKey(grpc.aio.UnaryUnaryClientInterceptor, grpc.aio.UnaryStreamClientInterceptor):  # type: ignore[misc, unused-ignore]
-    """Adds `authorization: Bearer <key>` to every call of a plaintext channel (grpc sends
+class _Keyed:
+    """Adds `authorization: Bearer <key>` to the calls of a plaintext channel (grpc sends
     call credentials only over TLS)."""
 
     def __init__(self, key: str) -> None:
@@ -101,16 +101,20 @@ class _WithKey(grpc.aio.UnaryUnaryClientInterceptor, grpc.aio.UnaryStreamClientI
             details.method, details.timeout, metadata, details.credentials, details.wait_for_ready
         )
 
+
+class _KeyedUnary(_Keyed, grpc.aio.UnaryUnaryClientInterceptor):  # type: ignore[misc, unused-ignore]
     async def intercept_unary_unary(
         self, continuation: Callable[[Any, Any], Awaitable[Any]], details: Any, request: Any
     ) -> Any:
         """The call, with the key."""
         return await continuation(self._details(details), request)
 
+
+class _KeyedStream(_Keyed, grpc.aio.UnaryStreamClientInterceptor):  # type: ignore[misc, unused-ignore]
     async def intercept_unary_stream(
         self, continuation: Callable[[Any, Any], Awaitable[Any]], details: Any, request: Any
     ) -> Any:
-        """The stream, with the key."""
+        """The stream, with the key (grpc files each interceptor under one kind only)."""
         return await continuation(self._details(details), request)
 
 
@@ -146,7 +150,9 @@ class ConnectOptions:
     def aio_channel(self) -> grpc.aio.Channel:
         """A new grpc.aio channel for these options (with the key on every call, if any)."""
         if self.tls is None:
-            interceptors = [_WithKey(self.key)] if self.key else None
+            interceptors: list[grpc.aio.ClientInterceptor] | None = None
+            if self.key:
+                interceptors = [_KeyedUnary(self.key), _KeyedStream(self.key)]
             return grpc.aio.insecure_channel(
                 self.target, options=self._grpc_options(), interceptors=interceptors
             )

@@ -57,9 +57,12 @@ async def run_remote(
     delay: float = 0.0,
     tls: Tls | None = None,
     on_seat: Callable[[AsyncSeat], None] | None = None,
+    key: str | None = None,
 ) -> state_pb2.TableState:
-    """Join (or, with `token`, resume) a seat on `server` and play it to the end."""
-    client = AsyncClient.connect(server, tls=tls, retry=Retry(attempts=8, max_backoff=2.0))
+    """Join (or, with `token`, resume) a seat on `server` and play it to the end (`key`: the
+    API key sent with every call)."""
+    retry = Retry(attempts=8, max_backoff=2.0)
+    client = AsyncClient.connect(server, tls=tls, retry=retry, key=key)
     try:
         await client.wait_ready(30.0)
         if token:

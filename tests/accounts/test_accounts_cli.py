@@ -107,3 +107,35 @@ def service_pb2_grpc_stub(channel: grpc.aio.Channel) -> object:
     from kafana.v1 import service_pb2_grpc
 
     return service_pb2_grpc.KafanaStub(channel)
+
+
+async def test_client_commands_send_their_key(tmp_path: Path, redis_url: str) -> None:
+    """`kafana bot run --key` (and KAFANA_KEY) on a server that requires keys."""
+    with serving(tmp_path, "--redis", redis_url) as (server,):
+        server.wait_started()
+        await healthy(server.target)
+        root = made_key(account("create", "root", "--role", "operator", "--redis", redis_url))
+        remote = ("--server", server.target)
+        keys = [
+            made_key(account("create", f"b{i}", "--role", "bot", *remote, key=root)) for i in (0, 1)
+        ]
+        async with grpc.aio.insecure_channel(server.target) as channel:
+            create = service_pb2.CreateTableRequest(
+                config=rules_pb2.TableConfig(rules=TABLIC, seed=3, seat_accounts=["b0", "b1"])
+            )
+            made = await service_pb2_grpc_stub(channel).CreateTable(
+                create, metadata=bearer(keys[0])
+            )
+        env = {k: v for k, v in os.environ.items() if not k.startswith("KAFANA_")}
+        bot = [KAFANA, "bot", "run", "greedy", *remote, "--table", made.table_id]
+        anonymous = subprocess.run(bot, capture_output=True, text=True, env=env, timeout=60)
+        assert anonymous.returncode != 0 and "API key" in anonymous.stderr
+        seats = [
+            subprocess.Popen([*bot, "--key", keys[0]], env=env, stdout=subprocess.PIPE, text=True),
+            subprocess.Popen(
+                bot, env={**env, "KAFANA_KEY": keys[1]}, stdout=subprocess.PIPE, text=True
+            ),
+        ]
+        outputs = [seat.communicate(timeout=120)[0] for seat in seats]
+        assert all(seat.returncode == 0 for seat in seats), outputs
+        assert all("match over" in out for out in outputs)

@@ -25,6 +25,9 @@ async def test_the_async_client_sends_its_key(guarded: Guarded) -> None:
         table = await client.create_table(table_config(seed=5))
         seat = await client.join(table.table_id, name="ana")
         assert (await seat.state()).tablic.seat == 0
+        # The event stream carries the key too (a seat's stream needs it in required mode).
+        first = await anext(aiter(seat.events()))
+        assert first.seq == 1
         assert await client.captures("KC", ["KD"]) == [["KD"]]
     async with AsyncClient.connect(guarded.svc.target) as anonymous:
         assert await anonymous.captures("KC", ["KD"]) == [["KD"]]

@@ -11,6 +11,7 @@ from rich.console import Console
 
 from kafana_client.aio import AsyncClient
 from kafana_client.cli import quiet_grpc, render, tac_render
+from kafana_client.cli.key import cli_key, key_option
 from kafana_client.connection import Tls
 from kafana_client.errors import RpcError
 
@@ -52,6 +53,7 @@ def _turn_passed(before: state_pb2.TableState | None, after: state_pb2.TableStat
     default=None,
     help="Use TLS with this root certificate (PEM).",
 )
+@key_option
 @click.option("--from-seq", type=click.IntRange(0), default=0, help="Start after this event.")
 @click.option(
     "--save",
@@ -68,7 +70,7 @@ def watch(
 
     async def main() -> None:
         tls = Tls(root_certificates=tls_ca) if tls_ca else None
-        async with AsyncClient.connect(server, tls=tls) as client:
+        async with AsyncClient.connect(server, tls=tls, key=cli_key()) as client:
             info = await client.get_table(table_id)
             console.print(f"Watching table {info.table_id} {info.name!r}: Ctrl-C to stop.")
             await follow(client, table_id, console, from_seq)

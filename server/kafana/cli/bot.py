@@ -18,6 +18,7 @@ from typing import Any
 import click
 from kafana_bots import Bot, registry
 from kafana_client.aio import AsyncSeat
+from kafana_client.cli.key import cli_key, key_option
 from kafana_client.connection import Tls
 from kafana_client.remote import run_remote
 
@@ -81,6 +82,7 @@ def bot() -> None:
 )
 @click.option("--delay", type=click.FloatRange(0), default=0.0, help="Seconds before each move.")
 @click.option("--tls-ca", type=click.Path(exists=True, dir_okay=False), default=None)
+@key_option
 def run(
     spec: str,
     server: str,
@@ -116,6 +118,7 @@ def run(
             delay=delay,
             tls=Tls(root_certificates=tls_ca) if tls_ca else None,
             on_seat=announce,
+            key=cli_key(),
         )
     )
     click.echo(f"match over: scores {list(final.tablic.scores)}")

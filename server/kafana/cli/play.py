@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 from kafana_bots import registry
 from kafana_client.cli import quiet_grpc
+from kafana_client.cli.key import key_option
 from kafana_client.cli.play import DEFAULT_BOT, OPEN, PLAYERS, PlayOptions, default_name, run
 from kafana_client.cli.session import Outcome
 from kafana_client.errors import RpcError
@@ -39,6 +40,7 @@ async def _run(options: PlayOptions, console: Console) -> Outcome | None:
     default=None,
     help="Use TLS with this root certificate (PEM).",
 )
+@key_option
 @click.option("--table", "table_id", default=None, help="Join this table instead of creating one.")
 @click.option(
     "--seat",

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import click
+from kafana_client.cli.key import cli_key, key_option
 
 from kafana.cli import tournament_hosted as hosted
 from kafana.cli.tournament_hosted import rules_options, show_event, with_events
@@ -47,6 +48,7 @@ def _entrants(specs: tuple[str, ...]) -> dict[str, str]:
 @click.option("--boards", default=2, help="Duplicate: boards per pairing.")
 @rules_options
 @click.option("--server", default="", help="HOST:PORT: play every game on that server.")
+@key_option
 @click.option("--parallel", default=4, help="Games at once on a server.")
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="Export directory.")
 @click.option(
@@ -138,7 +140,7 @@ async def _on_server(
         control = None
         if control_redis:
             control = await stack.enter_async_context(_control(control_redis, event.config.name))
-        client = await stack.enter_async_context(AsyncClient.connect(target))
+        client = await stack.enter_async_context(AsyncClient.connect(target, key=cli_key()))
         await client.wait_ready()
         await run_on_server(
             client,
@@ -200,6 +202,7 @@ _ORGANISER_OPTIONS = (
     click.option("--note", default="", help="Why (kept with the event)."),
     click.option("--server", default="", help="HOST:PORT: an event hosted by this server."),
     click.option("--token", default="", help="The organiser token (with --server)."),
+    key_option,
 )
 
 

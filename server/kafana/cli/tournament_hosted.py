@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+from kafana_client.cli.key import cli_key, key_option
 
 from kafana.competitions.policy import Action
 from kafana.competitions.tournament import Kind
@@ -25,10 +26,15 @@ from kafana.errors import KafanaError
 from kafana.v1 import competitions_pb2 as pb
 
 T = TypeVar("T")
-SERVER = click.option(
+_SERVER = click.option(
     "--server", envvar="KAFANA_SERVER", default="localhost:50051", show_default=True,
     help="HOST:PORT of the Kafana server hosting the event.",
 )  # fmt: skip
+
+
+def SERVER(command: Callable[..., None]) -> Callable[..., None]:
+    """`--server` and `--key` (KAFANA_KEY, the API key sent with every call)."""
+    return _SERVER(key_option(command))
 
 
 _RULES_OPTIONS = (
@@ -55,7 +61,7 @@ def with_events(target: str, job: Callable[[Any, Any], Awaitable[T]]) -> T:
     from kafana_client.tournaments import Tournaments
 
     async def run() -> T:
-        async with AsyncClient.connect(target) as client:
+        async with AsyncClient.connect(target, key=cli_key()) as client:
             await client.wait_ready()
             return await job(client, Tournaments(client))
 

@@ -8,6 +8,7 @@ runner (which learnt the seat's token from the process) forfeits or plays defaul
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import sys
 
@@ -43,8 +44,11 @@ async def remote_seat(
 ) -> None:
     """Run the remote bot process for `seat` until it exits; apply the policy if it failed."""
     argv = command(spec, client.options.target, table_id, seat, name, seed)
+    env = None
+    if client.options.key:  # the runner's API key, in the environment (never on argv)
+        env = {**os.environ, "KAFANA_KEY": client.options.key}
     process = await asyncio.create_subprocess_exec(
-        *argv, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+        *argv, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env
     )
     _out, err = await process.communicate()
     if process.returncode == 0:
