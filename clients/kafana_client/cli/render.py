@@ -72,11 +72,22 @@ def scores_text(info: state_pb2.TableInfo, view: state_pb2.TablicView) -> Text:
     return Text(" · ").join(parts)
 
 
+def deal_notice(info: state_pb2.TableInfo) -> Text | None:
+    """A warning for a table whose creator chose the deal (a seed or decks), else None."""
+    if not info.deal_chosen_by_creator:
+        return None
+    return Text(
+        "The creator of this table chose its deal (a fixed seed or decks): they know every hand.",
+        style="bold yellow",
+    )
+
+
 def table_panel(state: state_pb2.TableState, title: str = "") -> RenderableType:
     """The table: face-up cards, the viewer's hand (if a seat), other hands' sizes, scores."""
     info, view = state.info, state.tablic
     names = seat_names(info)
-    lines: list[RenderableType] = []
+    notice = deal_notice(info)
+    lines: list[RenderableType] = [notice] if notice else []
     lines.append(Text("Table:     ", style="bold") + cards_text(view.table, "(empty)"))
     if view.HasField("seat"):
         lines.append(Text("Your hand: ", style="bold") + cards_text(view.hand, "(empty)"))

@@ -18,7 +18,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from kafana_client.cli.render import card_text, seat_line, seat_names
+from kafana_client.cli.render import card_text, deal_notice, seat_line, seat_names
 
 
 def _count(n: int) -> str:
@@ -89,7 +89,8 @@ def table_panel(state: state_pb2.TableState, title: str = "") -> RenderableType:
     names = seat_names(info)
     viewer = tv.seat if tv.HasField("seat") else None
     current = tv.current_seat if tv.HasField("current_seat") else None
-    lines: list[RenderableType] = []
+    notice = deal_notice(info)
+    lines: list[RenderableType] = [notice] if notice else []
     central = Text("Central pile: ", style="bold")
     if tv.central:
         central += card_text(tv.central[-1]) + Text(f"  ({_count(len(tv.central))})", style="dim")

@@ -73,6 +73,9 @@ def watch(
         async with AsyncClient.connect(server, tls=tls, key=cli_key()) as client:
             info = await client.get_table(table_id)
             console.print(f"Watching table {info.table_id} {info.name!r}: Ctrl-C to stop.")
+            notice = render.deal_notice(info)
+            if notice is not None:
+                console.print(notice)
             await follow(client, table_id, console, from_seq)
             if save is not None:
                 save.write_text((await client.record(table_id)).record)
