@@ -85,7 +85,7 @@ def served(redis_url: str, *options: str) -> Iterator[Served]:
     grpc.aio servers and clients on two event loops of one process lost wakeups under load.
     """
     directory = Path(tempfile.mkdtemp(prefix="kafana-serve-"))
-    running = serve(directory, "--redis", redis_url, *options)
+    running = serve(directory, "--redis", redis_url, "--auth", "open", *options)
     try:
         running.wait_started()
         yield running

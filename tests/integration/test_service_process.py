@@ -20,8 +20,8 @@ async def test_sigkill_mid_match_then_finish_on_another_process(
 ) -> None:
     rng = random.Random(41)
     with (
-        serving(tmp_path, "--redis", redis_url) as (first,),
-        serving(tmp_path, env={"KAFANA_REDIS": redis_url}) as (second,),
+        serving(tmp_path, "--redis", redis_url, "--auth", "open") as (first,),
+        serving(tmp_path, env={"KAFANA_REDIS": redis_url, "KAFANA_AUTH": "open"}) as (second,),
     ):
         await asyncio.gather(healthy(first.target), healthy(second.target))
         async with (

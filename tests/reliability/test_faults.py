@@ -54,7 +54,7 @@ async def test_redis_runs_with_the_project_settings(redis: Redis) -> None:
 
 @pytest.mark.slow
 async def test_sigkill_of_a_server_during_load(redis: Redis, tmp_path: Path) -> None:
-    with serving(tmp_path, "--redis", redis.url, count=2) as (first, second):
+    with serving(tmp_path, "--redis", redis.url, "--auth", "open", count=2) as (first, second):
         await asyncio.gather(healthy(first.target), healthy(second.target))
         async with (
             grpc.aio.insecure_channel(first.target) as channel_a,
@@ -85,7 +85,7 @@ async def test_sigkill_of_a_server_during_load(redis: Redis, tmp_path: Path) -> 
 
 @pytest.mark.slow
 async def test_redis_killed_and_restarted_mid_match(redis: Redis, tmp_path: Path) -> None:
-    with serving(tmp_path, "--redis", redis.url) as (server,):
+    with serving(tmp_path, "--redis", redis.url, "--auth", "open") as (server,):
         await healthy(server.target)
         async with grpc.aio.insecure_channel(server.target) as channel:
             stubs = [KafanaStub(channel)]
@@ -114,7 +114,7 @@ async def test_without_the_aof_a_redis_crash_loses_the_tables(tmp_path: Path) ->
     """The control of the test above: the same crash without persistence loses the match."""
     volatile = Redis(tmp_path / "volatile", "--appendonly", "no")
     try:
-        with serving(tmp_path, "--redis", volatile.url) as (server,):
+        with serving(tmp_path, "--redis", volatile.url, "--auth", "open") as (server,):
             await healthy(server.target)
             async with grpc.aio.insecure_channel(server.target) as channel:
                 stubs = [KafanaStub(channel)]
@@ -138,7 +138,7 @@ async def test_without_the_aof_a_redis_crash_loses_the_tables(tmp_path: Path) ->
 
 
 async def test_client_disconnects_mid_move_and_retries(redis: Redis, tmp_path: Path) -> None:
-    with serving(tmp_path, "--redis", redis.url) as (server,):
+    with serving(tmp_path, "--redis", redis.url, "--auth", "open") as (server,):
         await healthy(server.target)
         async with grpc.aio.insecure_channel(server.target) as channel:
             stub = KafanaStub(channel)
@@ -182,7 +182,7 @@ async def test_client_disconnects_mid_move_and_retries(redis: Redis, tmp_path: P
 
 @pytest.mark.slow
 async def test_stalled_server_past_the_client_deadline(redis: Redis, tmp_path: Path) -> None:
-    with serving(tmp_path, "--redis", redis.url, count=2) as (stalled, other):
+    with serving(tmp_path, "--redis", redis.url, "--auth", "open", count=2) as (stalled, other):
         await asyncio.gather(healthy(stalled.target), healthy(other.target))
         async with (
             grpc.aio.insecure_channel(stalled.target) as channel_a,

@@ -418,7 +418,7 @@ async def test_no_secret_in_errors_state_metadata_or_logs(redis: Redis, tmp_path
     rules = tablic.Rules.preset("serbian", players=2, target=1)
     position = tablic.new_match(rules, seed=SEED)
     checked = 0
-    with serving(tmp_path, "--redis", redis.url) as (server,):
+    with serving(tmp_path, "--redis", redis.url, "--auth", "open") as (server,):
         await healthy(server.target)
         async with grpc.aio.insecure_channel(server.target) as channel:
             stub = KafanaStub(channel)
