@@ -12,6 +12,7 @@ from rich.console import Console
 from kafana_client.aio import AsyncClient
 from kafana_client.cli import quiet_grpc, render, tac_render
 from kafana_client.cli.key import cli_key, key_option
+from kafana_client.cli.tls import tls_ca_option
 from kafana_client.connection import Tls
 from kafana_client.errors import RpcError
 
@@ -47,12 +48,7 @@ def _turn_passed(before: state_pb2.TableState | None, after: state_pb2.TableStat
 @click.command()
 @click.argument("table_id")
 @click.option("--server", required=True, help="HOST:PORT of the Kafana server.")
-@click.option(
-    "--tls-ca",
-    type=click.Path(exists=True, path_type=Path),
-    default=None,
-    help="Use TLS with this root certificate (PEM).",
-)
+@tls_ca_option
 @key_option
 @click.option("--from-seq", type=click.IntRange(0), default=0, help="Start after this event.")
 @click.option(

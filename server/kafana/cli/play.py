@@ -15,6 +15,7 @@ from kafana_client.cli import quiet_grpc
 from kafana_client.cli.key import key_option
 from kafana_client.cli.play import DEFAULT_BOT, OPEN, PLAYERS, PlayOptions, default_name, run
 from kafana_client.cli.session import Outcome
+from kafana_client.cli.tls import tls_ca_option
 from kafana_client.errors import RpcError
 from rich.console import Console
 
@@ -34,12 +35,7 @@ async def _run(options: PlayOptions, console: Console) -> Outcome | None:
 @click.option(
     "--server", default=None, help="HOST:PORT of a Kafana server; none: run one in-process."
 )
-@click.option(
-    "--tls-ca",
-    type=click.Path(exists=True, path_type=Path),
-    default=None,
-    help="Use TLS with this root certificate (PEM).",
-)
+@tls_ca_option
 @key_option
 @click.option("--table", "table_id", default=None, help="Join this table instead of creating one.")
 @click.option(
