@@ -46,15 +46,16 @@ from run import BASELINE_COMMAND, redis_server, server_command, stop  # noqa: E4
 # that cost per second would be charged to few moves, more of them the busier the machine.
 KAFANA = f"{sys.executable} {Path(__file__).resolve()} --serve {{redis}} {{port}}"
 SERVE = f"{Path(sys.executable).parent / 'kafana'} serve --redis {{redis}} --port {{port}}"
-SERVE += " --grace 1 --rate-limit 0"
+SERVE += " --grace 1 --rate-limit 0 --auth open"
 QUIET_TICK_S = 60.0
 RULES_SPEC = rules_pb2.RulesSpec(game="tablic", preset="serbian", players=2)
 RULES = tablic.Rules.preset("serbian", players=2)
 TOTALS = re.compile(r"^(?:summary|totals): (\d+)", re.MULTILINE)
 
 
-def play(target: str, moves: int, seed: int) -> None:
-    """`moves` PlayMove calls, whole matches one after another, as `TableUser` plays them."""
+def play(target: str, moves: int, seed: int, metadata: tuple[tuple[str, str], ...] = ()) -> None:
+    """`moves` PlayMove calls, whole matches one after another, as `TableUser` plays them
+    (`metadata`: sent with every call, e.g. an API key)."""
     rng = random.Random(seed)
     with grpc.insecure_channel(target) as channel:
         stub = service_pb2_grpc.KafanaStub(channel)
@@ -62,9 +63,14 @@ def play(target: str, moves: int, seed: int) -> None:
         while done < moves:
             match_seed = rng.getrandbits(63)
             config = rules_pb2.TableConfig(rules=RULES_SPEC, seed=match_seed)
-            table_id = stub.CreateTable(service_pb2.CreateTableRequest(config=config)).table_id
+            created = stub.CreateTable(
+                service_pb2.CreateTableRequest(config=config), metadata=metadata
+            )
+            table_id = created.table_id
             joined = [
-                stub.JoinTable(service_pb2.JoinTableRequest(table_id=table_id, seat=s))
+                stub.JoinTable(
+                    service_pb2.JoinTableRequest(table_id=table_id, seat=s), metadata=metadata
+                )
                 for s in range(2)
             ]
             seq = max(j.state.seq for j in joined)
@@ -82,6 +88,7 @@ def play(target: str, moves: int, seed: int) -> None:
                         last_seq=seq,
                     ),
                     timeout=60,
+                    metadata=metadata,
                 )
                 if answer.event.seq != seq + 1:
                     raise RuntimeError(f"move at {seq} answered seq {answer.event.seq}")

@@ -142,7 +142,7 @@ def redis_server(directory: Path) -> Iterator[tuple[subprocess.Popen[bytes], int
 # every table it serves (--cache-tables; past it every move reloads and replays the table).
 KAFANA_COMMAND = (
     f"{BIN / 'kafana'} serve --redis {{redis}} --port {{port}} --grace 1 --rate-limit 0"
-    " --cache-tables {cache}"
+    " --auth open --cache-tables {cache}"
 )
 BASELINE_COMMAND = (
     f"{sys.executable} {HERE / 'baseline_server.py'} --redis {{redis}} --port {{port}}"

@@ -12,10 +12,10 @@ The server's mode is explicit (`AuthPolicy.mode`):
   `WatchEvents` as a spectator, without a seat token, unless `PlayMove` is allowed too); anything
   else is UNAUTHENTICATED, naming what is missing.
 
-In both modes a role without the right to an RPC (`PERMISSIONS`) is PERMISSION_DENIED, and an
-unknown or revoked key UNAUTHENTICATED. Keys are looked up by their SHA-256 only; a lookup is
-cached for `cache_s` seconds (a revocation on another server takes effect within that time, on
-this one at once).
+A role without the right to an RPC (`PERMISSIONS`; in `open` mode only the operator's calls
+are kept to a role) is PERMISSION_DENIED, and an unknown or revoked key UNAUTHENTICATED. Keys
+are looked up by their SHA-256 only; a lookup is cached for `cache_s` seconds (a revocation on
+another server takes effect within that time, on this one at once).
 """
 
 from __future__ import annotations
@@ -132,12 +132,20 @@ class AuthPolicy:
         """`required` when a shared Redis is configured, else `open` (the embedded run)."""
         return REQUIRED if shared_redis else OPEN
 
+    def roles_for(self, name: str) -> frozenset[str] | None:
+        """The roles allowed the call `name`; None: any caller. In `open` mode only the
+        operator's calls are kept to a role (events are run with organiser tokens, as ever)."""
+        roles = PERMISSIONS.get(name)
+        if roles is ORGANISE and self.mode == OPEN:
+            return None
+        return roles
+
     def allows_anonymous(self, name: str, request: Any) -> bool:
         """Whether an anonymous caller may make the call `name` with `request`."""
         if name == "Register":
             return self.self_register
         if self.mode == OPEN:
-            return name not in PERMISSIONS
+            return self.roles_for(name) is None
         if name not in self.anonymous:
             return False
         seated = bool(getattr(request, "seat_token", None))
@@ -281,7 +289,7 @@ class Authenticator(grpc.aio.ServerInterceptor):  # type: ignore[misc, unused-ig
                 else "authorization metadata must be 'Bearer <key>'",
             )
             raise AssertionError  # unreachable: refusing aborts
-        allowed = PERMISSIONS.get(name)
+        allowed = self.policy.roles_for(name)
         if allowed is not None and account.role not in allowed:
             await self._refuse(
                 context,
