@@ -4,6 +4,7 @@ A background loop (the clock sweeper, a feed reader, the notifier, the director'
 meets a dead store fails every few milliseconds; logging each failure wrote 12,513 lines in
 25 s. `Repeated` logs the first failure at once (with its traceback), then at most one line per
 `interval` saying how many failures there were since, and one line when it works again.
+Expected failures (`quiet`: the store is unavailable) are logged without a traceback.
 """
 
 from __future__ import annotations
@@ -25,10 +26,12 @@ class Repeated:
         what: str,
         *,
         interval: float = INTERVAL_S,
+        quiet: tuple[type[BaseException], ...] = (),
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.logger = logger
         self.what = what
+        self.quiet = quiet
         self.interval = interval
         self.clock = clock
         self.failures = 0  # since the last success
@@ -41,7 +44,8 @@ class Repeated:
         self._unlogged += 1
         now = self.clock()
         if self._logged_at is None:
-            self.logger.error("%s failed: %s", self.what, _describe(error), exc_info=error)
+            trace = None if isinstance(error, self.quiet) else error
+            self.logger.error("%s failed: %s", self.what, _describe(error), exc_info=trace)
         elif now - self._logged_at >= self.interval:
             self.logger.error(
                 "%s failed %d times in the last %.0f s (latest: %s)",

@@ -59,6 +59,10 @@ def game_table_config(spec: GameSpec, seed: int, tournament: Tournament) -> rule
     )
 
 
+ENDINGS = {"score": Ending.SCORE, "closed": Ending.NOT_PLAYED, "abandoned": Ending.NOT_PLAYED}
+"""A table's result reason -> the game's ending (any other reason: a forfeit)."""
+
+
 def game_result(
     spec: GameSpec,
     seed: int,
@@ -70,7 +74,7 @@ def game_result(
     """The game's result from the table's record: scores, ending, faults, fair record."""
     result = answer.result
     faults = table_faults(list(answer.events), notes)
-    ending = {"score": Ending.SCORE, "closed": Ending.NOT_PLAYED}.get(result.reason, Ending.FORFEIT)
+    ending = ENDINGS.get(result.reason, Ending.FORFEIT)
     winner = result.winner_side if result.HasField("winner_side") else None
     scores = tuple(int(s) for s in result.scores)
     if ending is Ending.SCORE and len(set(scores)) == 1:

@@ -13,6 +13,7 @@ import logging
 
 from kafana.logs import Repeated
 from kafana.service.tables import Tables
+from kafana.store.errors import StoreUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +28,8 @@ class ClockSweeper:
         self.applied = 0
         self._task: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
-        self._errors = Repeated(log, "the clock sweep")  # a dead store: a line per interval
+        # A dead store: a line per interval, not a traceback per tick.
+        self._errors = Repeated(log, "the clock sweep", quiet=(StoreUnavailable,))
 
     def start(self) -> None:
         """Start the background task."""

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from kafana.logs import Repeated
 from kafana.store.base import TableStore
+from kafana.store.errors import StoreUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +36,7 @@ class Feed:
         self.block_ms = block_ms
         self.stopping = False
         self._tables: dict[str, _Table] = {}
-        self._reader_errors = Repeated(log, "the event readers")
+        self._reader_errors = Repeated(log, "the event readers", quiet=(StoreUnavailable,))
 
     async def close(self, timeout: float = 3.0) -> None:
         """Stop every reader (each ends after its current blocking read)."""

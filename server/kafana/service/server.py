@@ -39,6 +39,7 @@ from kafana.service.tables import Tables
 from kafana.store.accounts import AccountStore
 from kafana.store.accounts_redis import accounts_for
 from kafana.store.base import TableStore
+from kafana.store.errors import StoreUnavailable
 from kafana.tasks import cancel_and_wait
 from kafana.v1 import accounts_pb2_grpc, service_pb2, service_pb2_grpc
 
@@ -141,7 +142,7 @@ class KafanaServer:
     async def _watch_store(self) -> None:
         """NOT_SERVING while the store does not answer (within its timeout), SERVING again
         once it does: a balancer sends calls elsewhere meanwhile."""
-        errors = Repeated(log, "the table store health probe")
+        errors = Repeated(log, "the table store health probe", quiet=(StoreUnavailable,))
         serving = True
         while True:
             try:

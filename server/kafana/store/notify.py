@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable
 
 from kafana.logs import Repeated
 from kafana.store.client import RedisClient
+from kafana.store.errors import StoreUnavailable
 from kafana.store.lane import Address, Lane
 from kafana.store.resp import Reply, pack
 
@@ -38,7 +39,7 @@ class Notifier:
         self._used: dict[str, float] = {}  # subscribed channel -> when last waited on
         self._swept = time.monotonic()
         self._closed = False
-        self._errors = Repeated(log, "subscribing to table channels")
+        self._errors = Repeated(log, "subscribing to table channels", quiet=(StoreUnavailable,))
 
     def _push(self, reply: Reply) -> None:
         """A reply on a subscriber lane: wake the waiters of an `smessage`'s channel."""

@@ -39,6 +39,7 @@ from kafana.errors import KafanaError
 from kafana.logs import Repeated
 from kafana.service.feed import Feed
 from kafana.service.tables import Tables
+from kafana.store.errors import StoreUnavailable
 from kafana.tasks import cancel_and_wait
 
 log = logging.getLogger(__name__)
@@ -71,7 +72,7 @@ class Director:
         self.running: dict[str, asyncio.Task[None]] = {}
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
-        self._scan_errors = Repeated(log, "director: the scan")
+        self._scan_errors = Repeated(log, "director: the scan", quiet=(StoreUnavailable,))
 
     def start(self) -> None:
         """Start scanning (call from the server's event loop)."""
