@@ -5,7 +5,8 @@
 key's slot (a table's keys share the hash tag `{t:<id>}`, so they share a slot), the
 slot map read with `CLUSTER SLOTS` and read again after a `MOVED` or a lost node. Error replies
 and lost connections are the store's own errors (`kafana.store.errors`). TLS: `rediss://` and
-`rediss+cluster://`, with `?ssl_ca_certs=ca.pem` to trust a private CA.
+`rediss+cluster://`, with `?ssl_ca_certs=ca.pem` to trust a private CA. `?timeout=SECONDS`:
+how long calls wait on a server that stopped answering before they fail (2 s; 0: for ever).
 """
 
 from __future__ import annotations
