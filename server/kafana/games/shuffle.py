@@ -10,11 +10,14 @@ from __future__ import annotations
 import hashlib
 import struct
 from collections.abc import Iterator, Sequence
-from functools import cache
+from functools import lru_cache
 from operator import lt, mod
 from typing import TypeVar
 
 from kafana.errors import InvalidInputError
+
+BOUNDS_ENTRIES = 64
+"""List lengths whose draw bounds are kept (`_bounds`)."""
 
 T = TypeVar("T")
 MAX_SEED = 2**64 - 1
@@ -66,8 +69,9 @@ def permute(items: Sequence[T], domain: str) -> tuple[T, ...]:
     return tuple(out)
 
 
-@cache
+@lru_cache(maxsize=BOUNDS_ENTRIES)
 def _bounds(n: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """For a list of n: each draw's bound (n .. 2) and its rejection limit."""
+    """For a list of n: each draw's bound (n .. 2) and its rejection limit (cached for the
+    `BOUNDS_ENTRIES` list lengths used last: a deck of 52 or of a few decks)."""
     bounds = tuple(range(n, 1, -1))
     return bounds, tuple(2**32 - (2**32 % bound) for bound in bounds)

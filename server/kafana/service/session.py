@@ -263,7 +263,10 @@ def load_table(data: bytes) -> storage_pb2.StoredTable:
 
 @functools.lru_cache(maxsize=256)
 def _rules_json(spec: bytes) -> str:
-    """The rules JSON of a serialized spec (tables repeat a few specs: cached)."""
+    """The rules JSON of a serialized spec (tables repeat a few specs: cached).
+
+    Bounded: the 256 specs used last (spec and JSON, a few KB each: ~1 MB).
+    """
     return build_rules(rules_pb2.RulesSpec.FromString(spec)).to_json()
 
 

@@ -12,7 +12,6 @@ import hmac
 import logging
 import secrets
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -42,6 +41,7 @@ from kafana.service.limits import (
 from kafana.service.quotas import TableQuotas
 from kafana.service.records import encode
 from kafana.service.session import ABANDONED, Session, table_record
+from kafana.service.session_cache import CACHE_BYTES, CACHE_ENTRIES, SessionCache
 from kafana.store.base import FINISHED, KEEP_TTL, OPEN, PLAYING, Append, Outcome, TableStore
 from kafana.v1 import events_pb2, rules_pb2, service_pb2, storage_pb2
 
@@ -104,7 +104,8 @@ class Tables:
         finished_ttl_ms: int = 24 * HOUR_MS,
         join_deadline_ms: int = JOIN_DEADLINE_MS,
         abandon_after: int = ABANDON_AFTER,
-        cache_size: int = 1024,
+        cache_size: int = CACHE_ENTRIES,
+        cache_bytes: int = CACHE_BYTES,
         clock: Callable[[], int] = wall_ms,
     ) -> None:
         if abandon_after < 1:
@@ -115,8 +116,7 @@ class Tables:
         self.finished_ttl_ms = finished_ttl_ms
         self.join_deadline_ms = join_deadline_ms  # an open table's time to live, from creation
         self.abandon_after = abandon_after
-        self._cache: OrderedDict[str, Session] = OrderedDict()
-        self._cache_size = cache_size
+        self._cache = SessionCache(cache_size, cache_bytes)  # bounded: see session_cache
         self.now = clock
         self.listeners: list[Callable[[str, int], None]] = []  # told (table id, seq) news
 
@@ -131,10 +131,7 @@ class Tables:
         for listener in self.listeners:
             listener(session.table_id, session.seq)
         if old is None or old.seq <= session.seq:
-            self._cache[session.table_id] = session
-            self._cache.move_to_end(session.table_id)
-            while len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)
+            self._cache.put(session)
         return session
 
     async def session(self, table_id: str) -> Session:
@@ -144,7 +141,7 @@ class Tables:
         offset = len(cached.log.data) if cached is not None else None
         snapshot = await self.store.load(table_id, after_seq=after, offset=offset)
         if snapshot is None:
-            self._cache.pop(table_id, None)
+            self._cache.pop(table_id)
             raise NotFoundError(f"no table {table_id!r} (it may have ended and expired)")
         if cached is not None and snapshot.seq >= cached.seq:
             try:

@@ -4,10 +4,24 @@ Captures depend only on the ranks involved, so results are computed once per pla
 and table rank counts (`count_vector`, only the ranks the played card can reach) as bit
 masks over table positions, and cached per set of capture switches. The brute-force oracle
 in `tests/games/tablic/oracle.py` checks this.
+
+Every cache here is bounded (a caller choosing tables must not grow the process):
+
+- the listings and candidate lists of all engines together: `LISTING_BYTES` (estimated,
+  `listing_bytes`) in the young generation; past it every engine's young listings become its
+  old generation (the old one dropped) and a listing found there moves back, so the hot ones
+  stay and at most twice `LISTING_BYTES` is held;
+- listing keys that overflow `CAPTURE_LIMIT`: `OVERFLOW_ENTRIES` per engine, then cleared;
+- the memos of positions (`_POSITIONS`: `POSITION_ENTRIES`) and of ranks (`_LOW_RANKS`,
+  `_HIGH_RANKS`: `MEMO_ENTRIES` each): past it a memo is cleared;
+- engines per combination of capture switches: `ENGINE_ENTRIES`, then cleared (and their
+  caches emptied); engines per Rules object: `_BY_RULES_LIMIT`, then cleared;
+- groups per (played rank, declared value): at most 14 x 14 by construction.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from itertools import repeat
@@ -20,7 +34,17 @@ from kafana.games.tablic.rules import Rules
 
 _T = TypeVar("_T")
 JACK, QUEEN, KING = 11, 12, 13
-_CACHE_LIMIT = 500_000
+LISTING_BYTES = 32 * 2**20
+"""Most bytes (estimated by `listing_bytes`) all engines' young listings and candidate lists
+hold together; the old generation holds at most as much again."""
+OVERFLOW_ENTRIES = 16_384
+"""Most listing keys one engine remembers as overflowing `CAPTURE_LIMIT`."""
+POSITION_ENTRIES = 1 << 16
+"""Most entries of the memo of positions by mask (every mask of 16 cards; ~200 bytes each)."""
+MEMO_ENTRIES = 1 << 17
+"""Most entries of each memo of ranks by count vector (~150 bytes each; 5**7 are valid)."""
+ENGINE_ENTRIES = 64
+"""Most engines (combinations of capture switches) kept."""
 CAPTURE_LIMIT = 10_000
 """Most captures one card may list; past it `TooManyMovesError` (moves are still checked)."""
 # Count vectors: 4 bits per rank (rank r at bit 4 * (r - 1)); bit 3 of each field is a guard.
@@ -66,14 +90,45 @@ class _Overflow(Exception):
 _BY_INDEX = attrgetter("index")
 
 
+def listing_bytes(masks: int) -> int:
+    """About what a cached listing of `masks` captures costs: two tuples of `masks` items, the
+    mask ints (their position tuples are the `_POSITIONS` memo's, bounded there) and three
+    dict entries; tracemalloc agrees within 25% on playouts and on random 20-card tables."""
+    return 150 + 64 * masks
+
+
+class _Budget:
+    """The bytes the listing caches of every live engine hold together (`LISTING_BYTES`)."""
+
+    __slots__ = ("engines", "limit", "used")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.used = 0
+        self.engines: weakref.WeakSet[CaptureEngine] = weakref.WeakSet()
+
+    def charge(self, amount: int) -> None:
+        """Count `amount` more bytes; past the limit every engine starts a generation first."""
+        if self.used + amount > self.limit:
+            for engine in list(self.engines):
+                engine.age()
+            self.used = 0
+        self.used += amount
+
+
+_BUDGET = _Budget(LISTING_BYTES)
+
+
 class CaptureEngine:
     """Capture masks for one combination of capture switches."""
 
     __slots__ = (
+        "__weakref__",
         "_by_vector",
         "_candidate_lists",
         "_group_lists",
         "_groups",
+        "_old",
         "_overflowing",
         "_shared",
         "multi_group",
@@ -122,9 +177,24 @@ class CaptureEngine:
         self._overflowing: set[int] = set()  # listing keys with too many captures
         self._shared: dict[tuple[int, ...], Listing] = {}  # one object per distinct listing
         self._groups: dict[tuple[int, int], dict[int, list[int]]] = {}
-        self._by_vector: dict[int, Listing] = {}
+        self._by_vector: dict[int, Listing] = {}  # the young generation
+        self._old: dict[int, Listing] = {}  # the generation before it (see `age`)
         self._group_lists: dict[tuple[int, int], GroupList] = {}
         self._candidate_lists: dict[int, Candidates] = {}
+        _BUDGET.engines.add(self)
+
+    def age(self) -> None:
+        """Start a generation: the young listings become the old ones, the old are dropped."""
+        self._old = self._by_vector
+        self._by_vector = {}  # `MatchState` looks it up anew on every listing
+        self._shared = {}
+        self._candidate_lists.clear()
+        self._overflowing.clear()
+
+    def forget(self) -> None:
+        """Empty every listing cache."""
+        self.age()
+        self._old = {}
 
     def masks(self, played_rank: int, table_ranks: tuple[int, ...]) -> tuple[int, ...]:
         """Sorted bit masks (over table positions) of every legal capture.
@@ -151,26 +221,36 @@ class CaptureEngine:
 
     def _list(self, played_rank: int, relevant: int, key: int, rank_priority: bool) -> Listing:
         """Work a listing out and remember it (equal listings share one object)."""
+        old = self._old.get(key)
+        if old is not None:
+            return self._keep(key, old)
         if key in self._overflowing:
             raise self._too_many(played_rank)
         ranks = ranks_of(relevant)
         try:
             masks = self._compute(played_rank, relevant, ranks)
         except _Overflow:
-            if len(self._overflowing) >= _CACHE_LIMIT:
+            if len(self._overflowing) >= OVERFLOW_ENTRIES:
                 self._overflowing.clear()
             self._overflowing.add(key)
             raise self._too_many(played_rank) from None
         if rank_priority:
             masks = with_rank_priority(masks, played_rank, ranks)
-        if len(self._by_vector) >= _CACHE_LIMIT:
-            self._by_vector.clear()
-            self._shared.clear()
         found = self._shared.get(masks)
         if found is None:
-            found = self._shared[masks] = (masks, tuple(map(_POSITIONS.__getitem__, masks)))
-        self._by_vector[key] = found
-        return found
+            found = (masks, tuple(map(_POSITIONS.__getitem__, masks)))
+        return self._keep(key, found)
+
+    def _keep(self, key: int, found: Listing) -> Listing:
+        """Remember a listing in the young generation (equal listings share one object)."""
+        shared = self._shared.get(found[0])
+        if shared is None:
+            _BUDGET.charge(listing_bytes(len(found[0])))
+            shared = self._shared[found[0]] = found
+        else:
+            _BUDGET.charge(listing_bytes(0))
+        self._by_vector[key] = shared
+        return shared
 
     @staticmethod
     def _too_many(played_rank: int) -> TooManyMovesError:
@@ -253,14 +333,13 @@ class CaptureEngine:
         key = present | value << 52 | played_rank << 57
         found = self._candidate_lists.get(key)
         if found is None:
-            if len(self._candidate_lists) >= _CACHE_LIMIT:
-                self._candidate_lists.clear()
             absent = ~present
             found = tuple(
                 group
                 for support, group in self._group_list(played_rank, value)
                 if not support & absent
             )
+            _BUDGET.charge(200 + 8 * len(found))
             self._candidate_lists[key] = found
         return found
 
@@ -406,6 +485,8 @@ def engine_for(rules: Rules) -> CaptureEngine:
     )
     engine = _ENGINES.get(key)
     if engine is None:
+        if len(_ENGINES) >= ENGINE_ENTRIES:
+            _forget_engines()
         engine = _ENGINES[key] = CaptureEngine(rules)
     if len(_BY_RULES) >= _BY_RULES_LIMIT:
         _BY_RULES.clear()
@@ -413,10 +494,18 @@ def engine_for(rules: Rules) -> CaptureEngine:
     return engine
 
 
-def reset_engines() -> None:
-    """Forget every engine and its caches (benchmarks of a cold start)."""
+def _forget_engines() -> None:
+    """Drop every engine, its caches emptied first (a match may still hold its engine)."""
+    for engine in _ENGINES.values():
+        engine.forget()
     _ENGINES.clear()
     _BY_RULES.clear()
+
+
+def reset_engines() -> None:
+    """Forget every engine and its caches (benchmarks of a cold start)."""
+    _forget_engines()
+    _BUDGET.used = 0
     _POSITIONS.clear()
     _LOW_RANKS.clear()
     _HIGH_RANKS.clear()
@@ -438,14 +527,15 @@ def count_vector(ranks: Iterable[int]) -> int:
 class _Memo(dict[int, _T]):
     """A bounded memo of a function of an int; a hit (`memo[key]`) never leaves C."""
 
-    __slots__ = ("function",)
+    __slots__ = ("entries", "function")
 
-    def __init__(self, function: Callable[[int], _T]) -> None:
+    def __init__(self, function: Callable[[int], _T], entries: int = MEMO_ENTRIES) -> None:
         super().__init__()
         self.function = function
+        self.entries = entries
 
     def __missing__(self, key: int) -> _T:
-        if len(self) >= _CACHE_LIMIT:
+        if len(self) >= self.entries:
             self.clear()
         value = self[key] = self.function(key)
         return value
@@ -470,7 +560,7 @@ def _positions(mask: int) -> tuple[int, ...]:
 
 _LOW_RANKS = _Memo(partial(_spell, first=1))
 _HIGH_RANKS = _Memo(partial(_spell, first=7))
-_POSITIONS = _Memo(_positions)
+_POSITIONS = _Memo(_positions, POSITION_ENTRIES)
 
 
 def with_rank_priority(

@@ -24,7 +24,10 @@ def move_message(value: tablic.Move) -> state_pb2.Move:
 
 @functools.lru_cache(maxsize=8192)
 def _played(text: str) -> bytes:
-    """A logged move's message, serialized: parsed once per text (every PlayMove answers one)."""
+    """A logged move's message, serialized: parsed once per text (every PlayMove answers one).
+
+    Bounded: the 8,192 texts used last (logged moves are legal ones, short: ~2 MB).
+    """
     return move_message(tablic.Move.parse(text)).SerializeToString()
 
 
@@ -86,7 +89,10 @@ def tablic_view(view: tablic.View) -> state_pb2.TablicView:
 
 @functools.lru_cache(maxsize=256)
 def _capture_rules(spec: bytes) -> tablic.Rules:
-    """Rules of a serialized RulesSpec, cached: Captures callers repeat the same few rules."""
+    """Rules of a serialized RulesSpec, cached: Captures callers repeat the same few rules.
+
+    Bounded: the 256 specs used last (a spec is under the guard's message size; ~1 MB).
+    """
     return build_rules(rules_pb2.RulesSpec.FromString(spec))
 
 

@@ -1,0 +1,185 @@
+"""Every cache of the product has a bound: each test fills one past it and checks its size."""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import tracemalloc
+from collections.abc import Iterator
+
+import pytest
+from kafana.errors import TooManyMovesError
+from kafana.games import shuffle, tablic
+from kafana.games.tablic import capture
+from kafana.service import records, session, session_cache
+from kafana.service.games import tablic as tablic_game
+from kafana.service.session import Session
+from kafana.v1 import rules_pb2, service_pb2, storage_pb2
+
+RULES = tablic.Rules.preset("serbian", players=2)
+
+
+@pytest.fixture(autouse=True)
+def fresh_engines() -> Iterator[None]:
+    """Every test starts and ends with no engine cached (a small bound must not leak out)."""
+    capture.reset_engines()
+    yield
+    capture.reset_engines()
+
+
+def random_calls(count: int, seed: int = 1, largest: int = 20) -> None:
+    """`count` captures() calls on fresh random tables of up to `largest` cards."""
+    rng = random.Random(seed)
+    deck = list(tablic.CARDS)
+    for _ in range(count):
+        cards = rng.sample(deck, rng.randint(1, largest + 1))
+        with contextlib.suppress(TooManyMovesError):
+            tablic.captures(cards[0], cards[1:], RULES)
+
+
+def held(engine: capture.CaptureEngine, listings: dict[int, capture.Listing]) -> int:
+    """Estimated bytes of some listings, each distinct listing counted once."""
+    distinct = {id(found): found for found in listings.values()}
+    return sum(capture.listing_bytes(len(masks)) for masks, _ in distinct.values())
+
+
+def test_listing_budget_holds_and_keeps_answers_right(monkeypatch: pytest.MonkeyPatch) -> None:
+    limit = 400_000
+    monkeypatch.setattr(capture._BUDGET, "limit", limit)
+    ages = 0
+    age = capture.CaptureEngine.age
+
+    def counted(self: capture.CaptureEngine) -> None:
+        nonlocal ages
+        ages += 1
+        age(self)
+
+    monkeypatch.setattr(capture.CaptureEngine, "age", counted)
+    random_calls(600)
+    engine = capture.engine_for(RULES)
+    assert ages >= 3  # filled past the bound several times
+    assert capture._BUDGET.used <= limit
+    assert held(engine, engine._by_vector) <= limit
+    assert held(engine, engine._old) <= limit
+    # Answers after many generations are those of a fresh engine.
+    rng = random.Random(9)
+    for _ in range(50):
+        cards = rng.sample(list(tablic.CARDS), 11)
+        got = tablic.captures(cards[0], cards[1:], RULES)
+        fresh = capture.CaptureEngine(RULES)
+        ordered = sorted(cards[1:], key=lambda c: c.index)
+        masks = fresh.masks(cards[0].rank, tuple(c.rank for c in ordered))
+        assert len(got) == len(masks)
+
+
+def test_listing_estimate_is_near_the_measured_bytes() -> None:
+    capture.engine_for(RULES)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.take_snapshot()
+        random_calls(300, seed=4)
+        after = tracemalloc.take_snapshot()
+    finally:
+        tracemalloc.stop()
+    only = [tracemalloc.Filter(True, capture.__file__)]
+    measured = sum(
+        stat.size_diff
+        for stat in after.filter_traces(only).compare_to(before.filter_traces(only), "filename")
+    )
+    engine = capture.engine_for(RULES)
+    positions = 120 * len(capture._POSITIONS)  # the positions memo, bounded apart
+    estimated = capture._BUDGET.used
+    assert 0.5 * estimated <= measured - positions <= 1.5 * estimated, (measured, estimated)
+    assert engine._by_vector
+
+
+def test_overflowing_keys_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(capture, "CAPTURE_LIMIT", 1)
+    monkeypatch.setattr(capture, "OVERFLOW_ENTRIES", 5)
+    random_calls(300, largest=12)
+    assert 0 < len(capture.engine_for(RULES)._overflowing) <= 5
+
+
+def test_memos_are_bounded() -> None:
+    memo = capture._Memo(capture._positions, 10)
+    for mask in range(1, 100):
+        assert memo[mask] == capture._positions(mask)
+        assert len(memo) <= 10
+    assert capture._POSITIONS.entries == capture.POSITION_ENTRIES
+    assert capture._LOW_RANKS.entries == capture._HIGH_RANKS.entries == capture.MEMO_ENTRIES
+
+
+def test_engines_are_bounded_and_dropped_ones_emptied(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(capture, "ENGINE_ENTRIES", 3)
+    first = capture.engine_for(tablic.Rules.preset("serbian", players=2, king_value=2))
+    first.listing(13, capture.count_vector((1, 2, 13)))
+    for value in range(3, 12):
+        capture.engine_for(tablic.Rules.preset("serbian", players=2, king_value=value))
+        assert len(capture._ENGINES) <= 3
+    assert not first._by_vector and not first._old
+
+
+def test_engines_by_rules_object_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(capture, "_BY_RULES_LIMIT", 4)
+    for _ in range(20):
+        capture.engine_for(tablic.Rules.preset("serbian", players=2))
+        assert len(capture._BY_RULES) <= 4
+
+
+def test_service_lru_caches_are_bounded() -> None:
+    assert records.pack_move.cache_info().maxsize == 16_384
+    for i in range(16_500):
+        records.pack_move(f"x{i}")
+    assert records.pack_move.cache_info().currsize <= 16_384
+    assert tablic_game._played.cache_info().maxsize == 8192
+    for card in tablic.CARDS:
+        tablic_game._played(card.text)
+    assert tablic_game._capture_rules.cache_info().maxsize == 256
+    for target in range(1, 300):
+        tablic_game.captures(
+            service_pb2.CapturesRequest(
+                rules=rules_pb2.RulesSpec(preset="serbian", target=target), card="KC"
+            )
+        )
+        assert tablic_game._capture_rules.cache_info().currsize <= 256
+    assert session._rules_json.cache_info().maxsize == 256
+    for target in range(1, 300):
+        spec = rules_pb2.RulesSpec(preset="serbian", target=target)
+        session._rules_json(spec.SerializeToString(deterministic=True))
+        assert session._rules_json.cache_info().currsize <= 256
+    for n in range(2, 200):
+        shuffle._bounds(n)
+    assert shuffle._bounds.cache_info().currsize <= shuffle.BOUNDS_ENTRIES
+
+
+def sessions(count: int, seq: int = 0) -> Iterator[Session]:
+    """`count` sessions of distinct tables, each claiming `seq` events."""
+    stored = storage_pb2.StoredTable(spec=rules_pb2.RulesSpec(preset="serbian"), seed=1)
+    stored.rules_json = tablic_game.build_rules(stored.spec).to_json()
+    start = Session.start("t", stored)
+    for i in range(count):
+        yield start._evolve(table_id=f"t{i}", seq=seq)
+
+
+def test_session_cache_is_bounded_in_entries() -> None:
+    cache = session_cache.SessionCache(entries=10, max_bytes=10**12)
+    for item in sessions(25):
+        cache.put(item)
+        assert len(cache) <= 10
+    assert cache.get("t24") is not None and cache.get("t0") is None
+
+
+def test_session_cache_is_bounded_in_bytes() -> None:
+    one = session_cache.session_bytes(next(sessions(1, seq=300)))
+    cache = session_cache.SessionCache(entries=1000, max_bytes=5 * one)
+    for item in sessions(40, seq=300):
+        cache.put(item)
+        assert cache.bytes <= 5 * one
+    assert len(cache) == 5
+    assert cache.bytes == sum(
+        session_cache.session_bytes(s)
+        for s in map(cache.get, [f"t{i}" for i in range(35, 40)])
+        if s
+    )
+    cache.pop("t39")
+    assert len(cache) == 4 and cache.bytes == 4 * one
