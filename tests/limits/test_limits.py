@@ -222,10 +222,15 @@ async def test_more_decks_than_a_match_can_use_are_refused(redis_url: str) -> No
         error = await refusal(create(svc.stub, config(seed=None, decks=[deck()] * 2000)))
         assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
         assert "explicit decks: this match cannot last more hands" in (error.details() or "")
-        # serbian, 2 players: 22 points a deck, to 101: 10 hands, and one more a side for ties
-        await create(svc.stub, config(seed=None, decks=[deck(i) for i in range(12)]))
-        error = await refusal(create(svc.stub, config(seed=None, decks=[deck()] * 13)))
-        assert "at most 12 explicit decks" in (error.details() or "")
+        # serbian, 2 players: 22 points a deck, to 101: 10 hands; twice that and one a side
+        await create(svc.stub, config(seed=None, decks=[deck(i) for i in range(22)]))
+        error = await refusal(create(svc.stub, config(seed=None, decks=[deck()] * 23)))
+        assert "at most 22 explicit decks" in (error.details() or "")
+        short = config(seed=None, decks=[deck()] * 16)  # to 31: 3 hands, yet 16 may be given
+        short.rules.target = 31
+        await create(svc.stub, short)
+        short.decks.append(deck())
+        assert "at most 16 explicit" in ((await refusal(create(svc.stub, short))).details() or "")
 
 
 async def test_an_oversize_message_is_refused(redis_url: str) -> None:

@@ -106,6 +106,10 @@ def captures(request: service_pb2.CapturesRequest) -> service_pb2.CapturesRespon
     return service_pb2.CapturesResponse(captures=[state_pb2.Cards(cards=c) for c in ordered])
 
 
+MIN_DECKS = 16
+"""Explicit decks a Tablić table may always be given, whatever its target."""
+
+
 class TablicGame(TableGame[tablic.MatchState, tablic.Move]):
     """Tablić: one seat moves at a time; sides score points over hands."""
 
@@ -116,11 +120,14 @@ class TablicGame(TableGame[tablic.MatchState, tablic.Move]):
         return build_rules(spec, switches)
 
     def max_decks(self, rules: tablic.Rules) -> int:
-        """The hands a match can last: every hand hands out all its card points, so after
-        `target * sides / points` hands a side has reached the target (plus one hand per side
-        for ties); a deck without points bounds nothing (0: only the byte bound applies)."""
+        """The hands a match can use: every hand hands out all its card points, so after
+        `target * sides / points` hands some side has reached the target; twice that, plus a
+        hand per side, leaves room for ties, and never fewer than `MIN_DECKS` (a duplicate
+        board gives 8). A deck without points bounds nothing (0: only the byte bound)."""
         points = sum(rules.points_by_index)
-        return -(-rules.target * rules.sides // points) + rules.sides if points else 0
+        if not points:
+            return 0
+        return max(MIN_DECKS, 2 * -(-rules.target * rules.sides // points) + rules.sides)
 
     def start(self, stored: storage_pb2.StoredTable) -> tablic.MatchState:
         """The match at move 0."""
