@@ -46,7 +46,7 @@ INTERNAL = "InternalError"
 # The store is down, loading its data, failing over or read-only for now: retry later.
 UNAVAILABLE_ERRORS = (StoreUnavailable, ConnectionError)
 log = logging.getLogger(__name__)
-_unavailable = Repeated(log, "calls: the table store is unavailable", quiet=UNAVAILABLE_ERRORS)
+_unavailable = Repeated(log, "calls (table store unavailable)", quiet=UNAVAILABLE_ERRORS)
 
 Request = TypeVar("Request")
 Response = TypeVar("Response")
