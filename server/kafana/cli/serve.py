@@ -153,8 +153,8 @@ def serve(
     Exit status 2: an invalid option (a --port outside 0-65535, an unknown --host); 3: the
     address cannot be listened on (the port is taken, the host is not this machine's).
     """
-    if abandon_after < 1:
-        raise click.UsageError("--abandon-after is at least 1")
+    if abandon_after < 1 or join_deadline < 1:
+        raise click.UsageError("--abandon-after and --join-deadline are at least 1")
     try:
         check_address(host, port, reuse_port=reuse_port)
     except AddressError as error:
