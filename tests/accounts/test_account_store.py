@@ -1,0 +1,68 @@
+"""Both account stores, memory and Redis, behave alike; doctests of the account modules."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+from collections.abc import AsyncIterator
+
+import pytest
+from kafana.store.accounts import Account, AccountStore, MemoryAccounts, key_hash, new_key
+from kafana.store.accounts_redis import RedisAccounts, accounts_for
+from kafana.store.client import RedisClient
+from kafana.store.memory import MemoryStore
+from kafana.store.redis_store import RedisStore
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def accounts(request: pytest.FixtureRequest) -> AsyncIterator[AccountStore]:
+    if request.param == "memory":
+        yield MemoryAccounts()
+        return
+    client = RedisClient.from_url(request.getfixturevalue("redis_url"))
+    try:
+        yield RedisAccounts(client)
+    finally:
+        await client.close()
+
+
+async def test_create_find_list_revoke_rotate(accounts: AccountStore) -> None:
+    keys = {name: new_key() for name in ("cvijeta", "ana", "bora")}
+    for name, key in keys.items():
+        assert await accounts.create(Account(name, "player", 1000), key_hash(key))
+    assert not await accounts.create(Account("ana", "bot", 2000), key_hash(new_key()))
+    found = await accounts.by_key(key_hash(keys["ana"]))
+    assert found == Account("ana", "player", 1000)
+    assert await accounts.by_key(key_hash("kfk_nobody")) is None
+    assert [a.name for a in await accounts.list("", 2)] == ["ana", "bora"]
+    assert [a.name for a in await accounts.list("bora", 10)] == ["cvijeta"]
+    fresh = new_key()
+    assert await accounts.rotate("bora", key_hash(fresh))
+    assert await accounts.by_key(key_hash(keys["bora"])) is None
+    assert (await accounts.by_key(key_hash(fresh))) == Account("bora", "player", 1000)
+    assert await accounts.revoke("bora", 5000)
+    assert await accounts.by_key(key_hash(fresh)) is None
+    assert await accounts.get("bora") == Account("bora", "player", 1000, 5000)
+    assert not await accounts.rotate("bora", key_hash(new_key()))  # revoked: no new key
+    assert await accounts.revoke("bora", 6000)  # again: still revoked at 5000
+    assert (await accounts.get("bora")) == Account("bora", "player", 1000, 5000)
+    assert not await accounts.revoke("nobody", 1)
+    assert await accounts.get("nobody") is None
+
+
+async def test_the_accounts_go_with_the_table_store(redis_url: str) -> None:
+    assert isinstance(accounts_for(MemoryStore()), MemoryAccounts)
+    store = RedisStore.from_url(redis_url)
+    try:
+        assert isinstance(accounts_for(store), RedisAccounts)
+    finally:
+        await store.close()
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["kafana.service.auth", "kafana.service.accounts_book", "kafana.service.accounts"],
+)
+def test_doctests(name: str) -> None:
+    failures, _tried = doctest.testmod(importlib.import_module(name))
+    assert failures == 0
