@@ -101,6 +101,10 @@ def test_cli_usage_errors_and_failures(tmp_path: Path, redis_url: str) -> None:
     assert missing.returncode == 1 and "no account" in missing.stderr
     gone = account("list", "--redis", "redis://127.0.0.1:1/0")
     assert gone.returncode == 1 and len(gone.stderr.strip().splitlines()) == 1
+    typo = subprocess.run(
+        [KAFANA, "serve", "--memory", "--anonymous", "Capture"], capture_output=True, text=True
+    )
+    assert typo.returncode == 2 and "no RPC is called Capture" in typo.stderr
 
 
 def service_pb2_grpc_stub(channel: grpc.aio.Channel) -> object:

@@ -9,7 +9,7 @@ from kafana.store.redis_store import RedisStore
 from kafana.v1 import accounts_pb2, rules_pb2, service_pb2
 from kit import redis_cli, running
 
-from .accounts_support import Guarded, bearer, code_of
+from .accounts_support import Guarded, bearer, code_of, guarded_server
 
 TABLIC = rules_pb2.RulesSpec(game="tablic", preset="serbian", players=2)
 U = grpc.StatusCode.UNAUTHENTICATED
@@ -216,3 +216,27 @@ async def test_open_mode_needs_no_key_but_checks_one_sent(redis_url: str) -> Non
             assert await code_of(svc.stub.CreateTable(create_request(), metadata=bad)) == U
     finally:
         await store.close()
+
+
+async def test_made_up_keys_cost_their_address(redis_url: str) -> None:
+    """Each unknown key is a store lookup: an address that sends many must wait."""
+    async for guarded in guarded_server(redis_url, cache_s=60.0):
+        await made_up_keys_wait(guarded)
+
+
+async def made_up_keys_wait(guarded: Guarded) -> None:
+    stub = guarded.stub
+    assert (await stub.WhoAmI(accounts_pb2.WhoAmIRequest(), metadata=guarded.operator)).name
+    codes = []
+    for i in range(30):
+        made_up = bearer(f"kfk_made_up_{i}")
+        codes.append(await code_of(stub.WhoAmI(accounts_pb2.WhoAmIRequest(), metadata=made_up)))
+    assert codes[:20] == [U] * 20  # the burst
+    assert grpc.StatusCode.RESOURCE_EXHAUSTED in codes[20:]
+    with pytest.raises(grpc.aio.AioRpcError) as error:
+        await stub.WhoAmI(accounts_pb2.WhoAmIRequest(), metadata=bearer("kfk_one_more"))
+    assert error.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    trailing = dict(error.value.trailing_metadata() or ())
+    assert trailing.get("kafana-error") == "TooManyBadKeys" and int(trailing["retry-after-ms"]) > 0
+    # A key the server knows already (from its lookup cache) goes on working.
+    assert (await stub.WhoAmI(accounts_pb2.WhoAmIRequest(), metadata=guarded.operator)).name

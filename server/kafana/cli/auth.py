@@ -23,7 +23,10 @@ def auth_options(command: F) -> F:
     @functools.wraps(command)
     def wrapper(*args: Any, **options: Any) -> Any:
         mode = options.pop("auth_mode") or AuthPolicy.default_mode(bool(options["redis_url"]))
-        anonymous = parse_anonymous(options.pop("anonymous"))
+        try:
+            anonymous = parse_anonymous(options.pop("anonymous"))
+        except ValueError as error:
+            raise click.BadParameter(str(error), param_hint="--anonymous") from None
         policy = AuthPolicy(mode, anonymous, options.pop("self_register"))
         line = f"auth: {policy.mode}"
         if policy.mode != "open":

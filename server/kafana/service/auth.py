@@ -20,6 +20,7 @@ another server takes effect within that time, on this one at once).
 
 from __future__ import annotations
 
+import math
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable
@@ -30,8 +31,15 @@ from typing import Any
 import grpc  # type: ignore[import-untyped, unused-ignore]
 
 from kafana.errors import AuthenticationError, PermissionDeniedError
-from kafana.service.errors import STORE_UNAVAILABLE, UNAVAILABLE_ERRORS, refuse
+from kafana.service.errors import (
+    RETRY_AFTER_METADATA,
+    STORE_UNAVAILABLE,
+    UNAVAILABLE_ERRORS,
+    refuse,
+)
+from kafana.service.ratelimit import RateLimit, RateLimiter
 from kafana.store.accounts import Account, AccountStore, key_hash
+from kafana.v1 import accounts_pb2, competitions_pb2, service_pb2
 
 OPEN = "open"
 REQUIRED = "required"
@@ -39,6 +47,7 @@ MODES = (OPEN, REQUIRED)
 DEFAULT_ANONYMOUS = ("Captures", "GetTable", "GetState", "WatchEvents", "ListTables", "GetRecord")
 SPECTATING = ("GetState", "WatchEvents")  # anonymous only without a seat token
 UNGUARDED = ("/grpc.health.", "/grpc.reflection.")
+BAD_KEYS = "TooManyBadKeys"
 
 ORGANISE = frozenset({"organiser", "operator"})
 OPERATE = frozenset({"operator"})
@@ -122,6 +131,9 @@ class AuthPolicy:
     self_register: bool = False
     cache_s: float = 1.0  # how long a key lookup is trusted
     cache_entries: int = 10_000
+    # Unknown keys one address may send (each costs a store lookup) before it must wait: the
+    # authenticator runs before the call limits, so made-up keys cannot hammer the store.
+    bad_keys: RateLimit = field(default_factory=lambda: RateLimit(rate=5.0, burst=20.0))
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -169,13 +181,31 @@ class AuthPolicy:
         )
 
 
+def rpc_names() -> frozenset[str]:
+    """The names of every RPC of the services the authenticator guards."""
+    services = [
+        *service_pb2.DESCRIPTOR.services_by_name.values(),
+        *competitions_pb2.DESCRIPTOR.services_by_name.values(),
+        *accounts_pb2.DESCRIPTOR.services_by_name.values(),
+    ]
+    return frozenset(method.name for service in services for method in service.methods)
+
+
 def parse_anonymous(text: str) -> frozenset[str]:
-    """The RPC names of a comma list (`--anonymous`).
+    """The RPC names of a comma list (`--anonymous`); ValueError for a name no service has.
 
     >>> sorted(parse_anonymous("Captures, GetTable,"))
     ['Captures', 'GetTable']
+    >>> parse_anonymous("Capture")
+    Traceback (most recent call last):
+    ...
+    ValueError: no RPC is called Capture
     """
-    return frozenset(part.strip() for part in text.split(",") if part.strip())
+    names = frozenset(part.strip() for part in text.split(",") if part.strip())
+    unknown = sorted(names - rpc_names())
+    if unknown:
+        raise ValueError(f"no RPC is called {', '.join(unknown)}")
+    return names
 
 
 class KeyCache:
@@ -222,6 +252,7 @@ class Authenticator(grpc.aio.ServerInterceptor):  # type: ignore[misc, unused-ig
         self.accounts = accounts
         self.policy = policy or AuthPolicy()
         self.cache = KeyCache(self.policy.cache_s, self.policy.cache_entries, clock)
+        self.bad_keys = RateLimiter(self.policy.bad_keys, clock)
         self._wrapped: dict[str, tuple[Any, grpc.RpcMethodHandler[Any, Any]]] = {}
 
     async def intercept_service(
@@ -279,7 +310,7 @@ class Authenticator(grpc.aio.ServerInterceptor):  # type: ignore[misc, unused-ig
             if not self.policy.allows_anonymous(name, request):
                 await self._refuse(context, False, self.policy.refusal(name, request))
             return Caller.anonymous(address)
-        account = await self._lookup(key, context) if key else None
+        account = await self._lookup(key, address, context) if key else None
         if account is None:
             await self._refuse(
                 context,
@@ -299,11 +330,21 @@ class Authenticator(grpc.aio.ServerInterceptor):  # type: ignore[misc, unused-ig
             )
         return Caller.of(account, address)
 
-    async def _lookup(self, key: str, context: Context) -> Account | None:
+    async def _lookup(self, key: str, address: str, context: Context) -> Account | None:
         digest = key_hash(key)
         found, account = self.cache.get(digest)
         if found:
             return account
+        wait = self.bad_keys.take(address, commit=False)
+        if wait > 0:
+            millis = max(1, math.ceil(wait * 1000))
+            await refuse(
+                context,
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"too many unknown API keys from this address: retry in {millis} ms",
+                BAD_KEYS,
+                (RETRY_AFTER_METADATA, str(millis)),
+            )
         try:
             account = await self.accounts.by_key(digest)
         except UNAVAILABLE_ERRORS:
@@ -314,6 +355,8 @@ class Authenticator(grpc.aio.ServerInterceptor):  # type: ignore[misc, unused-ig
                 STORE_UNAVAILABLE,
             )
         self.cache.put(digest, account)
+        if account is None:
+            self.bad_keys.take(address)
         return account
 
     @staticmethod
