@@ -143,3 +143,17 @@ async def test_client_commands_send_their_key(tmp_path: Path, redis_url: str) ->
         outputs = [seat.communicate(timeout=120)[0] for seat in seats]
         assert all(seat.returncode == 0 for seat in seats), outputs
         assert all("match over" in out for out in outputs)
+
+
+def test_the_default_mode_follows_the_store(tmp_path: Path, redis_url: str) -> None:
+    """required on a shared Redis (flag or KAFANA_REDIS), open on this process's own store."""
+    cases = [
+        ((), {"KAFANA_REDIS": redis_url}, "auth: required"),
+        (("--memory",), {"KAFANA_REDIS": redis_url}, "auth: open"),
+        (("--memory",), {}, "auth: open"),
+        (("--redis", redis_url, "--auth", "open"), {}, "auth: open"),
+    ]
+    for args, env, line in cases:
+        with serving(tmp_path, *args, env=env) as (server,):
+            server.wait_started()
+            assert line in server.output()

@@ -17,12 +17,14 @@ def auth_options(command: F) -> F:
     """The auth options of `serve`; the command gets `auth: AuthPolicy` instead of them.
 
     The mode defaults to `required` when a shared Redis is configured (`redis_url`, which the
-    command must take) and to `open` otherwise (the embedded single-process run).
+    command must take, and no `memory`) and to `open` otherwise (the embedded single-process
+    run).
     """
 
     @functools.wraps(command)
     def wrapper(*args: Any, **options: Any) -> Any:
-        mode = options.pop("auth_mode") or AuthPolicy.default_mode(bool(options["redis_url"]))
+        shared = bool(options["redis_url"]) and not options.get("memory")
+        mode = options.pop("auth_mode") or AuthPolicy.default_mode(shared)
         try:
             anonymous = parse_anonymous(options.pop("anonymous"))
         except ValueError as error:
