@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable, Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,6 +37,7 @@ from kafana.service.errors import (
     UNAVAILABLE_ERRORS,
     refuse,
 )
+from kafana.service.intercept import Behavior, Context, WrappingInterceptor
 from kafana.service.ratelimit import RateLimit, RateLimiter
 from kafana.store.accounts import Account, AccountStore, key_hash
 from kafana.v1 import accounts_pb2, competitions_pb2, service_pb2
@@ -66,9 +67,6 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     "RotateKey": OPERATE,
 }
 """The roles allowed an RPC, by name; an RPC not named here is open to every role."""
-
-Context = grpc.aio.ServicerContext[Any, Any]
-Behavior = Callable[..., Any]
 
 
 @dataclass(frozen=True)
@@ -237,7 +235,7 @@ class KeyCache:
             del self._items[digest]
 
 
-class Authenticator(grpc.aio.ServerInterceptor):  # type: ignore[misc, unused-ignore]
+class Authenticator(WrappingInterceptor):
     """Resolves the caller of every call and refuses what its mode and role do not allow.
 
     Goes first among the interceptors, so the ones after it (limits) see `caller_of`.
@@ -249,49 +247,19 @@ class Authenticator(grpc.aio.ServerInterceptor):  # type: ignore[misc, unused-ig
         policy: AuthPolicy | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        super().__init__()
         self.accounts = accounts
         self.policy = policy or AuthPolicy()
         self.cache = KeyCache(self.policy.cache_s, self.policy.cache_entries, clock)
         self.bad_keys = RateLimiter(self.policy.bad_keys, clock)
-        self._wrapped: dict[str, tuple[Any, grpc.RpcMethodHandler[Any, Any]]] = {}
 
-    async def intercept_service(
-        self,
-        continuation: Callable[
-            [grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any] | None]
-        ],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler[Any, Any] | None:
-        """The method's handler, wrapped unless it is health checking or reflection."""
-        handler = await continuation(handler_call_details)
-        method: str = handler_call_details.method
-        if handler is None or method.startswith(UNGUARDED):
-            return handler
-        known = self._wrapped.get(method)
-        if known is not None and known[0] is handler:
-            return known[1]
-        wrapped = self._wrap_handler(handler, method.rsplit("/", 1)[-1])
-        self._wrapped[method] = (handler, wrapped)
-        return wrapped
+    def covers(self, method: str) -> bool:
+        """Every method but health checking and reflection."""
+        return not method.startswith(UNGUARDED)
 
-    def _wrap_handler(
-        self, handler: grpc.RpcMethodHandler[Any, Any], name: str
-    ) -> grpc.RpcMethodHandler[Any, Any]:
-        if handler.unary_unary is not None:
-            return grpc.unary_unary_rpc_method_handler(
-                self._wrap(handler.unary_unary, name),
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-        if handler.unary_stream is not None:
-            return grpc.unary_stream_rpc_method_handler(
-                self._wrap(handler.unary_stream, name),
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-        return handler
+    def wrap(self, behavior: Behavior, name: str, streaming: bool) -> Behavior:
+        """The behaviour with the caller resolved (and checked) first."""
 
-    def _wrap(self, behavior: Behavior, name: str) -> Behavior:
         async def authenticated(request: Any, context: Context) -> Any:
             caller = await self.resolve(name, request, context)
             reset = _current.set((context, caller))

@@ -23,7 +23,7 @@ are not limited.
 from __future__ import annotations
 
 import math
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
@@ -32,6 +32,7 @@ from kafana.errors import InvalidInputError
 from kafana.service.auth import caller_of, peer_address
 from kafana.service.errors import RETRY_AFTER_METADATA, refuse
 from kafana.service.inputs import bad_enum
+from kafana.service.intercept import Behavior, Context, Handler, WrappingInterceptor
 from kafana.service.limits import Limits
 from kafana.service.ratelimit import RateLimit, RateLimiter
 from kafana.v1 import service_pb2
@@ -41,9 +42,6 @@ RATE_LIMITED = "RateLimited"
 TOO_MANY_STREAMS = "TooManyStreams"
 MESSAGE_TOO_LARGE = "MessageTooLarge"
 PREFIX = "/" + service_pb2.DESCRIPTOR.services_by_name["Kafana"].full_name + "/"
-
-Context = grpc.aio.ServicerContext[Any, Any]
-Behavior = Callable[..., Any]  # grpc's stubs type handlers as sync ones
 
 
 class Undecodable:
@@ -76,55 +74,25 @@ def message_options(message_bytes: int) -> list[tuple[str, int]]:
     return [("grpc.max_receive_message_length", 2 * message_bytes)]
 
 
-class Guard(grpc.aio.ServerInterceptor):  # type: ignore[misc, unused-ignore]
+class Guard(WrappingInterceptor):
     """Wraps every Kafana method handler: safe decoding, then the rate limit."""
 
     def __init__(self, limit: RateLimit, message_bytes: int = Limits().message_bytes) -> None:
+        super().__init__()
         self.limiter = RateLimiter(limit)
         self.message_bytes = message_bytes  # 0: only gRPC's own limit
         self.streams: dict[str, int] = {}  # open event streams by caller key
-        # method -> (its handler, the guarded handler): wrapped once, not on every call
-        self._guarded: dict[str, tuple[Any, grpc.RpcMethodHandler[Any, Any]]] = {}
 
-    async def intercept_service(
-        self,
-        continuation: Callable[
-            [grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any] | None]
-        ],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler[Any, Any] | None:
-        """The method's handler, wrapped when it is one of the Kafana service's."""
-        handler = await continuation(handler_call_details)
-        method: str = handler_call_details.method
-        if handler is None or not method.startswith(PREFIX):
-            return handler
-        known = self._guarded.get(method)
-        if known is not None and known[0] is handler:
-            return known[1]
-        guarded = self._guard(handler, method[len(PREFIX) :])
-        self._guarded[method] = (handler, guarded)
-        return guarded
+    def covers(self, method: str) -> bool:
+        """The Kafana service's methods."""
+        return method.startswith(PREFIX)
 
-    def _guard(
-        self, handler: grpc.RpcMethodHandler[Any, Any], name: str
-    ) -> grpc.RpcMethodHandler[Any, Any]:
-        """The handler with safe decoding and the rate limit in front."""
-        decode = _safe(handler.request_deserializer, name, self.message_bytes)
-        if handler.unary_unary is not None:
-            return grpc.unary_unary_rpc_method_handler(
-                self._wrap(handler.unary_unary),
-                request_deserializer=decode,
-                response_serializer=handler.response_serializer,
-            )
-        if handler.unary_stream is not None:
-            return grpc.unary_stream_rpc_method_handler(
-                self._wrap(handler.unary_stream, streaming=True),
-                request_deserializer=decode,
-                response_serializer=handler.response_serializer,
-            )
-        return handler
+    def deserializer(self, handler: Handler, name: str) -> Callable[[bytes], Any]:
+        """Safe decoding: `Undecodable` instead of an error, sizes checked."""
+        return _safe(handler.request_deserializer, name, self.message_bytes)
 
-    def _wrap(self, behavior: Behavior, streaming: bool = False) -> Behavior:
+    def wrap(self, behavior: Behavior, name: str, streaming: bool) -> Behavior:
+        """The behaviour with decoding checks, enum checks and the caller's limits first."""
         limited = self.limiter.limit.enabled
 
         async def guarded(request: Any, context: Context) -> Any:

@@ -167,6 +167,16 @@ class Tables:
         millis = self._move_millis(session)
         return 0 if over or not millis else now + millis
 
+    def _ending(self, session: Session, event: bytes) -> Append:
+        """The append that ends the match at `session` with `event` (a forfeit, a close)."""
+        return Append(
+            event=session.log.pack(event),
+            ttl_ms=self.finished_ttl_ms,
+            expected_seq=session.seq,
+            new_status=FINISHED,
+            deadline_ms=0,
+        )
+
     # -- tokens -------------------------------------------------------------------------
 
     def seat_of(self, session: Session, token: str) -> int:
@@ -312,13 +322,7 @@ class Tables:
                 )
             else:
                 kind = Kind.EVENT_KIND_FORFEIT
-                append = Append(
-                    event=session.log.pack(convert.stored_event(kind, seat, now, reason="left")),
-                    ttl_ms=self.finished_ttl_ms,
-                    expected_seq=session.seq,
-                    new_status=FINISHED,
-                    deadline_ms=0,
-                )
+                append = self._ending(session, convert.stored_event(kind, seat, now, reason="left"))
             result = await self.store.append(table_id, append)
             if result.outcome is Outcome.APPLIED:
                 return await self.session(table_id)
@@ -337,14 +341,7 @@ class Tables:
             if session.status == FINISHED:
                 raise MatchOverError(f"the match at table {table_id} is already over")
             event = convert.stored_event(Kind.EVENT_KIND_CLOSED, 0, self.now(), reason="admin")
-            append = Append(
-                event=session.log.pack(event),
-                ttl_ms=self.finished_ttl_ms,
-                expected_seq=session.seq,
-                new_status=FINISHED,
-                deadline_ms=0,
-            )
-            result = await self.store.append(table_id, append)
+            result = await self.store.append(table_id, self._ending(session, event))
             if result.outcome is Outcome.APPLIED:
                 return await self.session(table_id)
         raise StaleSequenceError(f"table {table_id} is busy: try again")
@@ -448,13 +445,7 @@ class Tables:
                 log.exception("no default move at table %s; forfeiting", table_id)
         if move is None:
             event = convert.stored_event(Kind.EVENT_KIND_FORFEIT, seat, now, reason="timeout")
-            append = Append(
-                event=session.log.pack(event),
-                ttl_ms=self.finished_ttl_ms,
-                expected_seq=session.seq,
-                new_status=FINISHED,
-                deadline_ms=0,
-            )
+            append = self._ending(session, event)
         else:
             over = match.apply(move, seat).is_over
             event = convert.stored_event(
@@ -479,13 +470,7 @@ class Tables:
     async def _abandon(self, session: Session, now: int) -> bool:
         """End a match nobody plays: every seat ran out of time `abandon_after` turns in a row."""
         event = convert.stored_event(Kind.EVENT_KIND_CLOSED, 0, now, reason=ABANDONED)
-        append = Append(
-            event=session.log.pack(event),
-            ttl_ms=self.finished_ttl_ms,
-            expected_seq=session.seq,
-            new_status=FINISHED,
-            deadline_ms=0,
-        )
+        append = self._ending(session, event)
         result = await self.store.append(session.table_id, append)
         if result.outcome is not Outcome.APPLIED:
             return False
