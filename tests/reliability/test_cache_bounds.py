@@ -183,3 +183,14 @@ def test_session_cache_is_bounded_in_bytes() -> None:
     )
     cache.pop("t39")
     assert len(cache) == 4 and cache.bytes == 4 * one
+
+
+def test_a_state_keeps_only_short_legal_move_lists(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kafana.games.tablic import state
+
+    match = tablic.new_match(RULES, seed=3)
+    assert match.legal_moves() and match._legal is not None  # a short list is kept
+    monkeypatch.setattr(state, "LEGAL_KEPT", 0)
+    match = tablic.new_match(RULES, seed=3)
+    assert match.legal_moves() == tablic.new_match(RULES, seed=3).legal_moves()
+    assert match._legal is None

@@ -36,6 +36,8 @@ from kafana.games.tablic.view import View
 HAND_SIZE = 6
 TABLE_SIZE = 4
 JACK = 11
+LEGAL_KEPT = 256
+"""Most legal moves a state remembers once listed (a bound: a session cache holds states)."""
 
 
 @dataclass(frozen=True)
@@ -161,7 +163,9 @@ class MatchState(SeatedState[Rules, View]):
         """Every legal move of the seat to move (trail first, then captures, per card)."""
         legal = self._legal
         if legal is None:
-            legal = self._legal = self._generate()
+            legal = self._generate()
+            if len(legal) <= LEGAL_KEPT:  # a big list is not kept on a state a cache holds
+                self._legal = legal
         return list(legal)
 
     def legal_moves_for(self, seat: int) -> list[Move]:
