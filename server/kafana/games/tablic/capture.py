@@ -90,11 +90,11 @@ class _Overflow(Exception):
 _BY_INDEX = attrgetter("index")
 
 
-def listing_bytes(masks: int) -> int:
-    """About what a cached listing of `masks` captures costs: two tuples of `masks` items, the
-    mask ints (their position tuples are the `_POSITIONS` memo's, bounded there) and three
-    dict entries; tracemalloc agrees within 25% on playouts and on random 20-card tables."""
-    return 150 + 64 * masks
+def listing_bytes(masks: int, positions: int = 0) -> int:
+    """About what a cached listing of `masks` captures taking `positions` cards in all costs:
+    two tuples of `masks` items, the mask ints, three dict entries and the slots of position
+    tuples a listing keeps after the `_POSITIONS` memo drops them (big tables' masks are unique)."""
+    return 150 + 64 * masks + 8 * positions
 
 
 class _Budget:
@@ -245,7 +245,8 @@ class CaptureEngine:
         """Remember a listing in the young generation (equal listings share one object)."""
         shared = self._shared.get(found[0])
         if shared is None:
-            _BUDGET.charge(listing_bytes(len(found[0])))
+            masks = found[0]
+            _BUDGET.charge(listing_bytes(len(masks), sum(map(int.bit_count, masks))))
             shared = self._shared[found[0]] = found
         else:
             _BUDGET.charge(listing_bytes(0))
