@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import weakref
+from typing import Any, cast
+
 import grpc
+import pytest
 from kafana import errors
-from kafana.service.errors import STATUS_CODES, status_code
+from kafana.service import errors as service_errors
+from kafana.service.errors import STATUS_CODES, status_code, unary
+from kafana.store.errors import StoreUnavailable
 
 
-def all_subclasses(cls: type) -> set[type]:
-    found = set(cls.__subclasses__())
+def all_subclasses(cls: type[errors.KafanaError]) -> set[type[errors.KafanaError]]:
+    found: set[type[errors.KafanaError]] = set(cls.__subclasses__())
     for sub in list(found):
         found |= all_subclasses(sub)
     return found
@@ -36,8 +42,8 @@ def test_every_domain_error_has_its_code() -> None:
     }
     unmapped = module_classes - set(STATUS_CODES) - {errors.KafanaError}
     assert not unmapped, f"map these in kafana.service.errors: {unmapped}"
-    for cls in all_subclasses(errors.KafanaError):
-        assert status_code(cls.__new__(cls)) in set(STATUS_CODES.values())
+    for sub in all_subclasses(errors.KafanaError):
+        assert status_code(sub.__new__(sub)) in set(STATUS_CODES.values())
 
 
 def test_subclasses_inherit_the_code() -> None:
@@ -46,3 +52,61 @@ def test_subclasses_inherit_the_code() -> None:
 
     assert status_code(Special("x")) == grpc.StatusCode.INVALID_ARGUMENT
     assert status_code(errors.KafanaError("x")) == grpc.StatusCode.FAILED_PRECONDITION
+
+
+class AbortingContext:
+    """What `unary` needs of a grpc.aio context: `abort` raises AbortError and, like grpc's
+    call state, keeps it (in grpc that makes a reference cycle with the call's context)."""
+
+    def __init__(self) -> None:
+        self.aborted: list[tuple[grpc.StatusCode, str, BaseException]] = []
+
+    def trailing_metadata(self) -> tuple[()]:
+        return ()
+
+    def done(self) -> bool:
+        return False
+
+    async def abort(self, code: grpc.StatusCode, message: str, metadata: object) -> None:
+        error = grpc.aio.AbortError("Locally aborted.")
+        self.aborted.append((code, message, error))
+        raise error
+
+
+class Held:
+    """A stand-in for a big local (a half-built list of legal moves)."""
+
+
+@pytest.mark.parametrize(
+    ("raised", "code"),
+    [
+        (errors.TooManyMovesError("too many captures"), grpc.StatusCode.RESOURCE_EXHAUSTED),
+        (StoreUnavailable("redis restarting"), grpc.StatusCode.UNAVAILABLE),
+        (RuntimeError("a bug"), grpc.StatusCode.INTERNAL),
+    ],
+)
+async def test_a_refusal_keeps_nothing_of_the_failed_call(
+    raised: Exception, code: grpc.StatusCode, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The AbortError that grpc keeps does not chain the error, so the frames it went through
+    (and their locals) are freed with it: a server freezing the collector's survivors
+    (service/collector.py) held ~13 MB per trail table of GetLegalMoves past the capture limit.
+    """
+    kept: list[weakref.ref[Held]] = []
+
+    class Servicer:
+        @unary
+        async def Call(self, request: object, context: object) -> None:
+            big = Held()
+            kept.append(weakref.ref(big))
+            raise raised
+
+    monkeypatch.setattr(service_errors.log, "disabled", True)  # a captured record keeps it
+    context = AbortingContext()
+    with pytest.raises(grpc.aio.AbortError):
+        await Servicer().Call(None, cast(Any, context))
+    raised.__traceback__ = None  # the test's own reference to the error: not the server's
+    [(got, _, abort)] = context.aborted
+    assert got == code
+    assert abort.__context__ is None
+    assert kept[0]() is None, "the failed call's locals outlive it"

@@ -124,11 +124,6 @@ async def test_captures_on_random_tables_leave_rss_bounded(tmp_path: Path) -> No
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="open: RSS still grows ~13 MB a trail table (229 -> 445 MB over 16); the rules "
-    "core's caches are bounded (tracemalloc), the holder in the server is not found yet",
-)
 async def test_trail_tables_with_legal_moves_leave_rss_bounded(tmp_path: Path) -> None:
     settled, end, rate = await settled_growth(tmp_path, 8, 40, trail_table)
     print(f"trail tables: RSS {settled:.0f} -> {end:.0f} MB after 40 tables, {rate:.2f}/s")

@@ -118,30 +118,38 @@ def unary(
     async def wrapper(
         self: Self, request: Request, context: grpc.aio.ServicerContext[Any, Any]
     ) -> Response:
+        # The call is refused after the `except` block, never inside it: the AbortError that
+        # `context.abort` raises is in a reference cycle with the call's context (grpc keeps it
+        # on the call's state; its traceback holds our frames, which hold the context). Raised
+        # inside the block it would chain the error, whose traceback holds every frame the
+        # call went through with their locals (GetLegalMoves past the capture limit: thousands
+        # of half-listed moves). The server freezes the collector's survivors (collector.py),
+        # so such a cycle may wait for the hourly thaw: it must hold nothing big.
         try:
             return await method(self, request, context)
         except grpc.aio.AbortError:
             raise
         except domain.KafanaError as error:
-            await refuse(context, status_code(error), str(error), reason(error), *hints(error))
-            raise  # unreachable: abort raises
+            refusal: tuple[Any, ...] = (
+                status_code(error),
+                str(error),
+                reason(error),
+                *hints(error),
+            )
         except UNAVAILABLE_ERRORS as error:
             _unavailable.failed(error)
-            await refuse(
-                context,
+            refusal = (
                 grpc.StatusCode.UNAVAILABLE,
                 "the table store is unavailable for now: retry (a move is safe to resend with "
                 "the same client_move_id and last_seq)",
                 STORE_UNAVAILABLE,
             )
-            raise
         except Exception:
             if context.done():
                 raise
             log.exception("%s failed unexpectedly", method.__name__)
-            await refuse(
-                context, grpc.StatusCode.INTERNAL, "internal error (logged by the server)", INTERNAL
-            )
-            raise
+            refusal = (grpc.StatusCode.INTERNAL, "internal error (logged by the server)", INTERNAL)
+        await refuse(context, *refusal)
+        raise AssertionError("unreachable: abort raises")
 
     return wrapper
