@@ -117,6 +117,7 @@ async def settled_growth(
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # 110,000 calls at ~450 a second on this 2-core machine: ~4 minutes
 async def test_captures_on_random_tables_leave_rss_bounded(tmp_path: Path) -> None:
     settled, end, rate = await settled_growth(tmp_path, 10_000, 100_000, random_captures)
     print(f"Captures: RSS {settled:.0f} -> {end:.0f} MB after 100,000 calls, {rate:,.0f}/s")
