@@ -278,3 +278,14 @@ async def healthy(target: str, timeout: float = 30, credentials: Any = None) -> 
                 pass
             await asyncio.sleep(0.1)
     raise AssertionError(f"no healthy server at {target}")
+
+
+async def refusal(call: Any) -> grpc.aio.AioRpcError:
+    """The error a gRPC call fails with (the test fails if it succeeds)."""
+    import grpc
+
+    try:
+        await call
+    except grpc.aio.AioRpcError as error:
+        return error
+    raise AssertionError("the call succeeded")

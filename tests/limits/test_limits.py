@@ -21,7 +21,7 @@ from kafana.service.ratelimit import RateLimit
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import rules_pb2, service_pb2, state_pb2
 from kafana.v1.service_pb2_grpc import KafanaStub
-from kit import KAFANA, Service, healthy, running, serving
+from kit import KAFANA, Service, healthy, refusal, running, serving
 
 SEED = 11
 
@@ -40,15 +40,6 @@ def deck(shift: int = 0) -> rules_pb2.Deck:
     """A full deck of 52 cards."""
     cards = [r + s for s in "SHDC" for r in ("A", *map(str, range(2, 11)), "J", "Q", "K")]
     return rules_pb2.Deck(cards=cards[shift:] + cards[:shift])
-
-
-async def refusal(call: Any) -> grpc.aio.AioRpcError:
-    """The error a call ends with (the test fails if it succeeds)."""
-    try:
-        await call
-    except grpc.aio.AioRpcError as error:
-        return error
-    raise AssertionError("the call succeeded")
 
 
 def meta(error: grpc.aio.AioRpcError, key: str) -> str | None:

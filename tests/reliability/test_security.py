@@ -25,7 +25,7 @@ from kafana.store.memory import MemoryStore
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import service_pb2, state_pb2
 from kafana.v1.service_pb2_grpc import KafanaStub
-from kit import running
+from kit import refusal, running
 
 from .reliability_support import (
     Redis,
@@ -51,15 +51,6 @@ def certs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if shutil.which("openssl") is None:
         pytest.skip("needs openssl")
     return make_certs(tmp_path_factory.mktemp("certs"))
-
-
-async def refusal(call: Any) -> grpc.aio.AioRpcError:
-    """The error a call fails with (the test fails if it succeeds)."""
-    try:
-        await call
-    except grpc.aio.AioRpcError as error:
-        return error
-    raise AssertionError("the call succeeded")
 
 
 # -- TLS -------------------------------------------------------------------------------------
