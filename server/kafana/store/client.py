@@ -12,6 +12,7 @@ how long calls wait on a server that stopped answering before they fail (2 s; 0:
 from __future__ import annotations
 
 import asyncio
+import binascii
 import hashlib
 from dataclasses import dataclass
 from importlib import resources
@@ -27,17 +28,6 @@ Command = tuple[str, bytes]
 """A packed command and the key that routes it (any key of its slot; "" for any node)."""
 
 
-def _crc16(data: bytes) -> int:
-    """CRC16-CCITT (XModem), the Redis Cluster key hash."""
-    crc = 0
-    for byte in data:
-        crc ^= byte << 8
-        for _ in range(8):
-            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else crc << 1
-        crc &= 0xFFFF
-    return crc
-
-
 def key_slot(key: str) -> int:
     """The cluster slot of `key`: of its `{hash tag}` when it has a non-empty one.
 
@@ -51,7 +41,7 @@ def key_slot(key: str) -> int:
         end = key.find("}", start + 1)
         if end > start + 1:
             key = key[start + 1 : end]
-    return _crc16(key.encode()) % SLOTS
+    return binascii.crc_hqx(key.encode(), 0) % SLOTS  # CRC16-CCITT (XModem), as Redis
 
 
 @dataclass(frozen=True)
