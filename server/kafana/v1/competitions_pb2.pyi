@@ -70,6 +70,9 @@ class CreateEventRequest(_message.Message):
     POLICY_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
     PARALLEL_FIELD_NUMBER: _builtins.int
+    CHOSEN_SEED_FIELD_NUMBER: _builtins.int
+    PARTNERSHIPS_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     format: _builtins.str
     """"round_robin", "swiss" or "duplicate"."""
@@ -82,11 +85,20 @@ class CreateEventRequest(_message.Message):
     """Game rules: a preset ("serbian", ...) and the points to win (0: the preset's)."""
     target: _builtins.int
     seats_per_game: _builtins.int
-    """Seats per game (0 or 2; events are two-player for now)."""
+    """Seats per game: 0 or 2, 3, 4 (Tablić); 4 for Tač."""
     seed: _builtins.int
-    """An event seed makes every game's seed reproducible; absent: fresh seeds from the OS."""
+    """An organiser-chosen event seed: every game's secret follows from it, so anyone who knows
+    or guesses it predicts every deal. Refused unless `chosen_seed` is set too; every record
+    of such an event says so (`meta deal organiser-chosen`). Absent: fresh 256-bit secrets.
+    """
     parallel: _builtins.int
     """Games played at once (0: every game of a round)."""
+    chosen_seed: _builtins.bool
+    """Set to accept `seed` (the deals become predictable from it)."""
+    partnerships: _builtins.bool
+    """Four seats as two partnerships (2 against 2; Tač always is)."""
+    game: _builtins.str
+    """"tablic" (default) or "tac"."""
     @_builtins.property
     def policy(self) -> Global___FaultPolicySpec: ...
     def __init__(
@@ -103,10 +115,13 @@ class CreateEventRequest(_message.Message):
         policy: Global___FaultPolicySpec | None = ...,
         seed: _builtins.int | None = ...,
         parallel: _builtins.int = ...,
+        chosen_seed: _builtins.bool = ...,
+        partnerships: _builtins.bool = ...,
+        game: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "policy", b"policy", "seed", b"seed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "boards", b"boards", "format", b"format", "hands_per_board", b"hands_per_board", "name", b"name", "parallel", b"parallel", "policy", b"policy", "preset", b"preset", "rounds", b"rounds", "seats_per_game", b"seats_per_game", "seed", b"seed", "target", b"target"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "boards", b"boards", "chosen_seed", b"chosen_seed", "format", b"format", "game", b"game", "hands_per_board", b"hands_per_board", "name", b"name", "parallel", b"parallel", "partnerships", b"partnerships", "policy", b"policy", "preset", b"preset", "rounds", b"rounds", "seats_per_game", b"seats_per_game", "seed", b"seed", "target", b"target"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
@@ -355,12 +370,14 @@ class GameInfo(_message.Message):
     WINNER_FIELD_NUMBER: _builtins.int
     ENDING_FIELD_NUMBER: _builtins.int
     FAULTS_FIELD_NUMBER: _builtins.int
-    SEED_FIELD_NUMBER: _builtins.int
     RECORD_FIELD_NUMBER: _builtins.int
+    SECRET_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     round: _builtins.int
     commitment: _builtins.str
-    """SHA-256 commitment of the game's seed, published when the round is announced."""
+    """The commitment to the game's secret (64 hex: SHA-256 of "kafana-commit-v2:" + secret),
+    published when the round is announced.
+    """
     table_id: _builtins.str
     board: _builtins.int
     """Duplicate: the board number (0 otherwise)."""
@@ -369,10 +386,14 @@ class GameInfo(_message.Message):
     winner: _builtins.int
     ending: _builtins.str
     """"score", "forfeit", "adjudicated", "not_played" (when done)."""
-    seed: _builtins.int
-    """The seed, revealed once the game is done."""
     record: _builtins.str
-    """GetEvent with records: the fair record (`kafana verify` checks it)."""
+    """GetEvent with records: the fair record (`kafana verify` checks it); like the secret,
+    only once every game sharing this game's deals is done.
+    """
+    secret: _builtins.str
+    """The game's secret (64 hex), revealed once the game and every game sharing its deals
+    (a duplicate board) are done.
+    """
     @_builtins.property
     def seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
     @_builtins.property
@@ -395,20 +416,15 @@ class GameInfo(_message.Message):
         winner: _builtins.int | None = ...,
         ending: _builtins.str = ...,
         faults: _abc.Iterable[_builtins.str] | None = ...,
-        seed: _builtins.int | None = ...,
         record: _builtins.str = ...,
+        secret: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "_winner", b"_winner", "seed", b"seed", "winner", b"winner"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_winner", b"_winner", "winner", b"winner"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "_winner", b"_winner", "board", b"board", "commitment", b"commitment", "ending", b"ending", "faults", b"faults", "game_id", b"game_id", "record", b"record", "round", b"round", "scores", b"scores", "seats", b"seats", "seed", b"seed", "state", b"state", "table_id", b"table_id", "winner", b"winner"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_winner", b"_winner", "board", b"board", "commitment", b"commitment", "ending", b"ending", "faults", b"faults", "game_id", b"game_id", "record", b"record", "round", b"round", "scores", b"scores", "seats", b"seats", "secret", b"secret", "state", b"state", "table_id", b"table_id", "winner", b"winner"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
-    _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
     _WhichOneofReturnType__winner: _TypeAlias = _typing.Literal["winner"]  # noqa: Y015
     _WhichOneofArgType__winner: _TypeAlias = _typing.Literal["_winner", b"_winner"]  # noqa: Y015
-    @_typing.overload
-    def WhichOneof(self, oneof_group: _WhichOneofArgType__seed) -> _WhichOneofReturnType__seed | None: ...
-    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__winner) -> _WhichOneofReturnType__winner | None: ...
 
 Global___GameInfo: _TypeAlias = GameInfo  # noqa: Y015
@@ -497,6 +513,26 @@ Global___StandingInfo: _TypeAlias = StandingInfo  # noqa: Y015
 class EventInfo(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
+    @_typing.final
+    class ExportsEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.str
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.str = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
     EVENT_ID_FIELD_NUMBER: _builtins.int
     NAME_FIELD_NUMBER: _builtins.int
     FORMAT_FIELD_NUMBER: _builtins.int
@@ -512,6 +548,12 @@ class EventInfo(_message.Message):
     PRESET_FIELD_NUMBER: _builtins.int
     TARGET_FIELD_NUMBER: _builtins.int
     POLICY_FIELD_NUMBER: _builtins.int
+    EXPORTS_FIELD_NUMBER: _builtins.int
+    CHOSEN_SEED_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    SEATS_PER_GAME_FIELD_NUMBER: _builtins.int
+    PARTNERSHIPS_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
     event_id: _builtins.str
     name: _builtins.str
     format: _builtins.str
@@ -527,6 +569,15 @@ class EventInfo(_message.Message):
     """GetEvent with records: the JSON-lines export (`kafana verify` checks it)."""
     preset: _builtins.str
     target: _builtins.int
+    chosen_seed: _builtins.bool
+    """The organiser chose the event seed (`chosen_seed`): the deals were predictable."""
+    reason: _builtins.str
+    """Why the event ended early (e.g. no Swiss pairing without a repeat was left); "" if not."""
+    seats_per_game: _builtins.int
+    """Players per game (2, 3 or 4) and whether they play as two partnerships (2 against 2)."""
+    partnerships: _builtins.bool
+    game: _builtins.str
+    """The game ("tablic" or "tac")."""
     @_builtins.property
     def entrants(self) -> _containers.RepeatedCompositeFieldContainer[Global___EntrantInfo]: ...
     @_builtins.property
@@ -535,6 +586,12 @@ class EventInfo(_message.Message):
     def standings(self) -> _containers.RepeatedCompositeFieldContainer[Global___StandingInfo]: ...
     @_builtins.property
     def policy(self) -> Global___FaultPolicySpec: ...
+    @_builtins.property
+    def exports(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
+        """GetEvent with records, once finished: the local runner's export files by name
+        (records.jsonl, standings.csv, report.html with the rating curves, ratings.json).
+        """
+
     def __init__(
         self,
         *,
@@ -553,10 +610,16 @@ class EventInfo(_message.Message):
         preset: _builtins.str = ...,
         target: _builtins.int = ...,
         policy: Global___FaultPolicySpec | None = ...,
+        exports: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
+        chosen_seed: _builtins.bool = ...,
+        reason: _builtins.str = ...,
+        seats_per_game: _builtins.int = ...,
+        partnerships: _builtins.bool = ...,
+        game: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["policy", b"policy"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["entrants", b"entrants", "event_id", b"event_id", "format", b"format", "name", b"name", "note", b"note", "phase", b"phase", "policy", b"policy", "preset", b"preset", "records_jsonl", b"records_jsonl", "report", b"report", "rounds", b"rounds", "standings", b"standings", "status", b"status", "target", b"target", "total_rounds", b"total_rounds"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["chosen_seed", b"chosen_seed", "entrants", b"entrants", "event_id", b"event_id", "exports", b"exports", "format", b"format", "game", b"game", "name", b"name", "note", b"note", "partnerships", b"partnerships", "phase", b"phase", "policy", b"policy", "preset", b"preset", "reason", b"reason", "records_jsonl", b"records_jsonl", "report", b"report", "rounds", b"rounds", "seats_per_game", b"seats_per_game", "standings", b"standings", "status", b"status", "target", b"target", "total_rounds", b"total_rounds"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
