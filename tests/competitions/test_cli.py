@@ -13,14 +13,16 @@ from kafana.cli import main
 def test_tournament_run_exports_and_verify(tmp_path: Path) -> None:
     out = tmp_path / "event"
     args = ["tournament", "run", "greedy", "random", "heuristic", "random"]
-    args += ["--kind", "swiss", "--target", "31", "--seed", "4", "--out", str(out)]
+    args += ["--kind", "swiss", "--target", "31", "--chosen-seed", "4", "--out", str(out)]
     outcome = CliRunner().invoke(main, args)
     assert outcome.exit_code == 0, outcome.output
+    assert "warning: organiser-chosen seed 4: every deal is predictable" in outcome.stderr
     assert "Standings" in outcome.output and "random-2" in outcome.output
     lines = (out / "records.jsonl").read_text().splitlines()
     assert len(lines) == 4  # 2 Swiss rounds of 2 games
     games = [json.loads(line) for line in lines]
     assert all(g["ending"] == "score" and g["record"] for g in games)
+    assert all("\nmeta deal organiser-chosen\n" in g["record"] for g in games)
     rows = list(csv.DictReader((out / "standings.csv").open()))
     assert [int(r["rank"]) for r in rows] == [1, 2, 3, 4]
     assert sum(float(r["points"]) for r in rows) == 4
@@ -36,3 +38,14 @@ def test_tournament_run_exports_and_verify(tmp_path: Path) -> None:
     assert checked.exit_code == 1 and checked.output.count("REJECTED") == 1
     rejected = next(ln for ln in checked.output.splitlines() if "REJECTED" in ln)
     assert games[2]["game"] in rejected
+
+
+def test_plain_seed_is_refused_and_fresh_secrets_are_unmarked(tmp_path: Path) -> None:
+    args = ["tournament", "run", "greedy", "random", "--target", "11"]
+    refused = CliRunner().invoke(main, [*args, "--seed", "4"])
+    assert refused.exit_code == 2 and "--chosen-seed" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1 and "Standings" not in refused.output
+    fresh = CliRunner().invoke(main, [*args, "--out", str(tmp_path)])
+    assert fresh.exit_code == 0 and "warning" not in fresh.stderr, fresh.output
+    (game,) = [json.loads(line) for line in (tmp_path / "records.jsonl").read_text().splitlines()]
+    assert "organiser-chosen" not in game["record"] and "\nrevealed " in game["record"]

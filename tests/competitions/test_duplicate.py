@@ -5,7 +5,7 @@ from __future__ import annotations
 from client.kafana_client_live import LiveServer
 from kafana.cli.runner.server_runner import run_on_server
 from kafana.competitions.envelope import FairRecord
-from kafana.competitions.fairness import commitment
+from kafana.competitions.fairness import commitment, deal_seed
 from kafana.competitions.local_runner import registry_bots, run_local
 from kafana.competitions.tournament import EventConfig, Kind, Tournament
 from kafana.competitions.verify import verify
@@ -21,7 +21,7 @@ def _decks(result_record: str) -> tuple[tuple[str, ...], ...]:
 
 
 async def test_duplicate_games_on_a_server_use_identical_decks(server: LiveServer) -> None:
-    config = EventConfig("dup", Kind.DUPLICATE, ("ana", "bob"), boards=2, seed=4, target=31)
+    config = EventConfig("dup", Kind.DUPLICATE, ("ana", "bob"), boards=2, chosen_seed=4, target=31)
     event = Tournament(config)
     async with AsyncClient.connect(server.target) as client:
         await run_on_server(client, event, registry_bots(BOTS), parallel=4)
@@ -32,11 +32,13 @@ async def test_duplicate_games_on_a_server_use_identical_decks(server: LiveServe
         result = event.results[spec.game_id]
         assert result.table_id and verify(FairRecord.from_text(result.record)).finished
         decks = _decks(result.record)
-        seed = event.seed_of(spec.game_id)
+        secret = event.secret_of(spec.game_id)
+        assert secret == event.secret_of(f"board-{spec.board}")  # one secret per board
+        seed = deal_seed(secret)
         assert decks == tuple(
             tuple(c.text for c in shuffled_deck(seed, k)) for k in range(config.hands_per_board)
         )
-        assert spec.commitment == commitment(seed)
+        assert spec.commitment == commitment(secret)
         boards.setdefault(spec.board or 0, []).append(spec.seats)
         boards.setdefault(-(spec.board or 0), []).append(decks)  # type: ignore[arg-type]
     for board in (1, 2):
@@ -50,7 +52,7 @@ async def test_duplicate_games_on_a_server_use_identical_decks(server: LiveServe
 
 
 def test_every_pairing_plays_the_same_boards_in_process() -> None:
-    config = EventConfig("dup3", Kind.DUPLICATE, tuple(BOTS), boards=1, seed=8, target=31)
+    config = EventConfig("dup3", Kind.DUPLICATE, tuple(BOTS), boards=1, chosen_seed=8, target=31)
     event = run_local(Tournament(config), registry_bots(BOTS))
     assert event.finished and len(event.rounds) == 3  # round robin of 3: one bye a round
     decks = {_decks(r.record) for r in event.results.values()}
@@ -71,8 +73,8 @@ def test_every_pairing_plays_the_same_boards_in_process() -> None:
         assert o.diff_a == (one.scores[0] + two.scores[1]) - (one.scores[1] + two.scores[0])
 
 
-def test_fresh_seeds_still_give_every_pairing_the_same_boards() -> None:
-    config = EventConfig("dup4", Kind.DUPLICATE, ("a", "b", "c", "d"), boards=2, seed=None)
+def test_fresh_secrets_still_give_every_pairing_the_same_boards() -> None:
+    config = EventConfig("dup4", Kind.DUPLICATE, ("a", "b", "c", "d"), boards=2)
     event = Tournament(config)
     decks: dict[int, set[object]] = {}
     while len(event.rounds) < event.total_rounds:

@@ -47,6 +47,13 @@ def _entrants(specs: tuple[str, ...]) -> dict[str, str]:
 @click.option("--rounds", default=0, help="Swiss rounds (0: ceil(log2(entrants))).")
 @click.option("--boards", default=2, help="Duplicate: boards per pairing.")
 @rules_options
+@click.option(
+    "--chosen-seed",
+    type=int,
+    default=None,
+    help="Deal every game from this event seed (reproducible, and predictable by whoever knows "
+    "it; the records say so). Default: a fresh secret per game.",
+)
 @click.option("--server", default="", help="HOST:PORT: play every game on that server.")
 @key_option
 @click.option("--parallel", default=4, help="Games at once on a server.")
@@ -64,13 +71,14 @@ def run(
     boards: int,
     preset: str,
     target: int,
-    seed: int | None,
     move_ms: int,
     on_timeout: str,
+    chosen_seed: int | None,
     server: str,
     parallel: int,
     out: str | None,
     control_redis: str,
+    seed: int | None = None,
 ) -> None:
     """Play an event between ENTRANTS (`NAME=BOT` or a registered bot name) and report.
 
@@ -81,6 +89,19 @@ def run(
     kafana tournament run greedy heuristic random ismcts --kind swiss --target 51
     kafana tournament run a=greedy b=heuristic --kind duplicate --server localhost:50051
     """
+    if seed is not None:
+        click.echo(
+            "--seed is refused: fresh secrets deal every game; --chosen-seed N reproduces an "
+            "event, predictably for whoever knows N",
+            err=True,
+        )
+        raise SystemExit(2)
+    if chosen_seed is not None:
+        click.echo(
+            f"warning: organiser-chosen seed {chosen_seed}: every deal is predictable by whoever "
+            "knows it (records say `deal organiser-chosen`)",
+            err=True,
+        )
     bots = _entrants(entrants)
     remote = {n: b.removeprefix("remote:") for n, b in bots.items() if b.startswith("remote:")}
     if remote and not server:
@@ -88,7 +109,7 @@ def run(
     policy = FaultPolicy(move_ms=move_ms, on_timeout=Action(on_timeout))
     config = EventConfig(
         name, Kind(kind), tuple(bots), rounds, boards, preset=preset, target=target,
-        seed=seed, policy=policy,
+        chosen_seed=chosen_seed, policy=policy,
     )  # fmt: skip
     event = Tournament(config)
 

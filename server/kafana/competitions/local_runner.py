@@ -1,7 +1,7 @@
 """Play a tournament in-process: bots from `kafana_bots`, the fault policy enforced per move.
 
 A bot's decision is timed; past the policy's `move_ms` its move is discarded and the policy
-applies (the game is deterministic given the seeds, except for what the clock decides). A bot
+applies (the game is deterministic given the secrets, except for what the clock decides). A bot
 that raises counts as disconnected; one that returns a move that is not legal is asked again
 up to `illegal_limit` times.
 """
@@ -16,7 +16,7 @@ from kafana_bots import Bot, registry
 from kafana_bots.play import play
 
 from kafana.competitions.envelope import FairRecord
-from kafana.competitions.fairness import commitment
+from kafana.competitions.fairness import CHOSEN, commitment, deal_seed
 from kafana.competitions.model import Ending, GameResult, GameSpec
 from kafana.competitions.policy import Action, Fault, FaultPolicy, Reason
 from kafana.competitions.tournament import Status, Tournament
@@ -61,14 +61,20 @@ def _decide(bot: Bot, state_view: View, legal: list[Move], policy: FaultPolicy) 
 
 def play_game(
     spec: GameSpec,
-    seed: int,
+    secret: str,
     rules: Rules,
     factory: BotFactory,
     policy: FaultPolicy,
     *,
     event: str = "",
+    chosen: bool = False,
 ) -> GameResult:
-    """Play one game in-process under `policy`; the result carries its fair record."""
+    """Play one game in-process under `policy`; the result carries its fair record.
+
+    The table deals from `deal_seed(secret)`; `chosen` marks a secret made from an
+    organiser-chosen event seed (``meta deal organiser-chosen``).
+    """
+    seed = deal_seed(secret)
     bots = [
         factory(name, seat, rules, random.Random(f"{seed}:{spec.game_id}:{seat}"))
         for seat, name in enumerate(spec.seats)
@@ -99,11 +105,12 @@ def play_game(
     if forfeit is None and len(set(state.scores)) == 1:
         winner = None
     fair = FairRecord(
-        commitment(seed),
-        seed,
+        commitment(secret),
+        secret,
         state.record().to_text(),
         (
             ("event", event or "-"),
+            *((("deal", CHOSEN),) if chosen else ()),
             ("game", spec.game_id),
             ("seats", " ".join(spec.seats)),
             ("ending", ending.value),
@@ -126,11 +133,12 @@ def run_local(
                 continue
             result = play_game(
                 spec,
-                tournament.seed_of(spec.game_id),
+                tournament.secret_of(spec.game_id),
                 config.rules,
                 factory,
                 config.policy,
                 event=config.name,
+                chosen=config.chosen,
             )
             tournament.record(result)
             if on_result is not None:

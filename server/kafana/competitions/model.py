@@ -20,9 +20,10 @@ class Ending(StrEnum):
 
 @dataclass(frozen=True)
 class GameSpec:
-    """One game to play: who sits where, and the commitment to its seed (published now).
+    """One game to play: who sits where, and the commitment to its secret (published now).
 
-    The seed itself stays with the organiser (`Tournament.seed_of`) until the game is over.
+    The secret itself stays with the organiser (`Tournament.secret_of`) until every game
+    sharing its deals is over; the table deals from `fairness.deal_seed(secret)`.
     `decks` are explicit deal orders (duplicate events: the same decks for every pairing).
     """
 

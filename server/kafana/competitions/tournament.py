@@ -4,7 +4,7 @@ Runners (`local_runner`, `server_runner`) play the games; the tournament never d
 Round robin and Swiss pair entrants; a duplicate event plays every board (a fixed list of
 decks) once in each seating for every pairing, so the luck of the deal cancels out.
 
->>> config = EventConfig("demo", Kind.SWISS, ("a", "b", "c", "d"), seed=1)
+>>> config = EventConfig("demo", Kind.SWISS, ("a", "b", "c", "d"))
 >>> t = Tournament(config)
 >>> [g.seats for g in t.next_round()]
 [('a', 'b'), ('c', 'd')]
@@ -12,13 +12,12 @@ decks) once in each seating for every pairing, so the luck of the deal cancels o
 
 from __future__ import annotations
 
-import hashlib
 import math
 from dataclasses import dataclass, field
 from enum import StrEnum
 
 from kafana.competitions import pairing
-from kafana.competitions.fairness import commitment, new_seed
+from kafana.competitions.fairness import chosen_secret, commitment, deal_seed, new_secret
 from kafana.competitions.model import Bye, Ending, GameResult, GameSpec
 from kafana.competitions.policy import Action, Fault, FaultPolicy, Reason
 from kafana.competitions.ratings import RatingBook, variant_name
@@ -59,7 +58,7 @@ class EventConfig:
     hands_per_board: int = 8  # duplicate: explicit decks per board (then the board's seed)
     preset: str = "serbian"
     target: int = 0  # 0: the preset's target
-    seed: int | None = None  # None: every game's seed is fresh from the OS
+    chosen_seed: int | None = None  # None: every game's secret is fresh from the OS (see `chosen`)
     policy: FaultPolicy = field(default_factory=FaultPolicy)
 
     def __post_init__(self) -> None:
@@ -67,6 +66,11 @@ class EventConfig:
             raise InvalidInputError("an event needs two or more entrants with distinct names")
         if any(not e or " " in e for e in self.entrants):
             raise InvalidInputError("entrant names are non-empty and have no spaces")
+
+    @property
+    def chosen(self) -> bool:
+        """True when the organiser chose the event seed: deals predictable by whoever knows it."""
+        return self.chosen_seed is not None
 
     @property
     def rules(self) -> Rules:
@@ -80,16 +84,6 @@ class EventConfig:
         return "tablic/" + variant_name(self.preset, 2)
 
 
-def derive_seed(event_seed: int, label: str) -> int:
-    """A game's seed from the event seed (reproducible events, e.g. tests and replays).
-
-    >>> derive_seed(1, "r1-g1") == derive_seed(1, "r1-g1") != derive_seed(1, "r1-g2")
-    True
-    """
-    digest = hashlib.sha256(f"kafana-event-v1:{event_seed}:{label}".encode()).digest()
-    return int.from_bytes(digest[:8], "big")
-
-
 class Tournament:
     """Rounds, results, standings and ratings of one event; organiser controls."""
 
@@ -100,7 +94,7 @@ class Tournament:
         self.byes: list[Bye] = []
         self.results: dict[str, GameResult] = {}
         self.ratings = ratings if ratings is not None else RatingBook()
-        self._seeds: dict[str, int] = {}
+        self._secrets: dict[str, str] = {}
         self._schedule = (
             pairing.round_robin(config.entrants) if config.kind is not Kind.SWISS else []
         )
@@ -126,17 +120,21 @@ class Tournament:
         """Games handed out without a result yet."""
         return [g for r in self.rounds for g in r if g.game_id not in self.results]
 
+    def secret_of(self, game_id: str) -> str:
+        """A game's secret (revealed in its record once every game sharing its deals is over)."""
+        return self._secrets[game_id]
+
     def seed_of(self, game_id: str) -> int:
-        """The secret seed of a game (for the runner that creates its table)."""
-        return self._seeds[game_id]
+        """The seed a game's table deals from: `deal_seed(secret_of(game_id))`."""
+        return deal_seed(self._secrets[game_id])
 
-    def seeds(self) -> dict[str, int]:
-        """Every secret seed handed out so far (label -> seed), to keep the event elsewhere."""
-        return dict(self._seeds)
+    def secrets(self) -> dict[str, str]:
+        """Every secret handed out so far (label -> secret), to keep the event elsewhere."""
+        return dict(self._secrets)
 
-    def restore_seeds(self, seeds: dict[str, int]) -> None:
-        """Take back the seeds of `seeds()` (an event resumed from a snapshot)."""
-        self._seeds = dict(seeds)
+    def restore_secrets(self, secrets: dict[str, str]) -> None:
+        """Take back the secrets of `secrets()` (an event resumed from a snapshot)."""
+        self._secrets = dict(secrets)
 
     def game(self, game_id: str) -> GameSpec:
         """A game handed out earlier."""
@@ -185,29 +183,28 @@ class Tournament:
             self.byes.append(Bye(number, bye))
         return pairs
 
-    def _seed(self, label: str) -> int:
-        seed = self.config.seed
-        return derive_seed(seed, label) if seed is not None else new_seed()
+    def _secret(self, label: str) -> str:
+        seed = self.config.chosen_seed
+        return chosen_secret(seed, label) if seed is not None else new_secret()
 
     def _game(self, game_id: str, number: int, seats: tuple[str, ...]) -> GameSpec:
-        seed = self._seeds[game_id] = self._seed(game_id)
-        return GameSpec(game_id, number, seats, commitment(seed))
+        secret = self._secrets[game_id] = self._secret(game_id)
+        return GameSpec(game_id, number, seats, commitment(secret))
 
     def _duplicate_games(self, number: int, pairs: list[pairing.Pair]) -> list[GameSpec]:
         games = []
         for b in range(self.config.boards):
-            label = f"board-{b + 1}"  # one seed per board for the whole event
-            if label not in self._seeds:
-                self._seeds[label] = self._seed(label)
-            board_seed = self._seeds[label]
-            decks = tuple(shuffled_deck(board_seed, k) for k in range(self.config.hands_per_board))
+            label = f"board-{b + 1}"  # one secret per board for the whole event
+            if label not in self._secrets:
+                self._secrets[label] = self._secret(label)
+            secret = self._secrets[label]
+            seed = deal_seed(secret)
+            decks = tuple(shuffled_deck(seed, k) for k in range(self.config.hands_per_board))
             for i, (x, y) in enumerate(pairs):
                 for s, seats in enumerate(((x, y), (y, x))):
                     game_id = f"r{number}-g{i + 1}-b{b + 1}-s{s + 1}"
-                    self._seeds[game_id] = board_seed
-                    games.append(
-                        GameSpec(game_id, number, seats, commitment(board_seed), b + 1, decks)
-                    )
+                    self._secrets[game_id] = secret
+                    games.append(GameSpec(game_id, number, seats, commitment(secret), b + 1, decks))
         return games
 
     # -- results and organiser actions ------------------------------------------------------
