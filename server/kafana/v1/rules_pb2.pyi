@@ -114,23 +114,57 @@ Global___Deck: _TypeAlias = Deck  # noqa: Y015
 
 @_typing.final
 class ClockSpec(_message.Message):
-    """The table's clock; move_millis 0 means no clock."""
+    """The table's clock and fault policy; move_millis 0 means no clock. Every other field 0
+    turns its check off. Each ending it causes is a table event with its reason (see
+    docs/competitions.md, "Fault policy").
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
     MOVE_MILLIS_FIELD_NUMBER: _builtins.int
     POLICY_FIELD_NUMBER: _builtins.int
+    FORFEIT_AFTER_TIMEOUTS_FIELD_NUMBER: _builtins.int
+    DISCONNECT_GRACE_MILLIS_FIELD_NUMBER: _builtins.int
+    ON_DISCONNECT_FIELD_NUMBER: _builtins.int
+    NO_SHOW_MILLIS_FIELD_NUMBER: _builtins.int
+    ILLEGAL_LIMIT_FIELD_NUMBER: _builtins.int
     move_millis: _builtins.int
     policy: Global___TimeoutPolicy.ValueType
+    forfeit_after_timeouts: _builtins.int
+    """The seat's N-th timeout of the match forfeits it (reason "timeouts") instead of the
+    policy's answer (0: never).
+    """
+    disconnect_grace_millis: _builtins.int
+    """The seat to move is disconnected when no call or stream with its seat token was seen for
+    this long (streams count while open); then `on_disconnect` (0: not checked).
+    """
+    on_disconnect: Global___TimeoutPolicy.ValueType
+    """After the grace: DEFAULT_MOVE (unspecified: the same) plays the seat's turns by default
+    (reason "disconnect") until it is seen again; FORFEIT ends the match (reason "disconnect").
+    """
+    no_show_millis: _builtins.int
+    """A seat not seen this long after the table was created (never joined, or joined and never
+    called with its token) forfeits (reason "no_show"); when no seat was seen the match ends
+    without a result (CLOSED, reason "no_show"). 0: not checked.
+    """
+    illegal_limit: _builtins.int
+    """A seat's refused illegal PlayMove attempts: the N-th forfeits the match (reason
+    "illegal_move"); 0: never.
+    """
     def __init__(
         self,
         *,
         move_millis: _builtins.int = ...,
         policy: Global___TimeoutPolicy.ValueType = ...,
+        forfeit_after_timeouts: _builtins.int = ...,
+        disconnect_grace_millis: _builtins.int = ...,
+        on_disconnect: Global___TimeoutPolicy.ValueType = ...,
+        no_show_millis: _builtins.int = ...,
+        illegal_limit: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["move_millis", b"move_millis", "policy", b"policy"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["disconnect_grace_millis", b"disconnect_grace_millis", "forfeit_after_timeouts", b"forfeit_after_timeouts", "illegal_limit", b"illegal_limit", "move_millis", b"move_millis", "no_show_millis", b"no_show_millis", "on_disconnect", b"on_disconnect", "policy", b"policy"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
