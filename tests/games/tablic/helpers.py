@@ -22,7 +22,7 @@ PRESET_POINTS = {
     "serbian": SERBIAN_POINTS,
     "wild_jack": WILD_JACK_POINTS,
     "tabinet": WILD_JACK_POINTS,
-    "tablanette": SERBIAN_POINTS,
+    "tablanette": WILD_JACK_POINTS,
 }
 
 

@@ -20,7 +20,9 @@ SWITCH_COMBOS = {
     "serbian+royals_by_rank": Rules.preset("serbian", royals_by_rank_only=True),
     "serbian+wild_jack": Rules.preset("serbian", wild_jack=True),
     "wild_jack+ace_high+several_groups": Rules.preset("wild_jack", ace_high=True, multi_group=True),
-    "tablanette+one_group": Rules.preset("tablanette", multi_group=False),
+    "tablanette+several_groups+wild_jack": Rules.preset(
+        "tablanette", multi_group=True, wild_jack=True
+    ),
     "serbian+rank_priority": Rules.preset("serbian", rank_priority=True),
     "wild_jack+rank_priority": Rules.preset("wild_jack", rank_priority=True),
     "serbian+odd_values": Rules.preset("serbian", jack_value=5, queen_value=2, king_value=20),

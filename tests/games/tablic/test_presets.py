@@ -16,6 +16,8 @@ from .helpers import (
     cs,
     finish_hand,
     fs,
+    greedy_policy,
+    is_last_card_of_hand,
     play_until,
     random_policy,
     trail_policy,
@@ -68,12 +70,36 @@ def test_wild_jack_and_tabinet_take_one_group_only(rules: Rules) -> None:
 
 
 def test_tablanette_values() -> None:
-    assert takes("AD", "4C 7S", TABLANETTE) == [["4C", "7S"]]  # A = 1 or 11
+    # RULES.md: A 1 or 11 (the player's choice) / J 12 / Q 13 / K 14; Q, K by rank and by sum.
+    assert takes("AD", "4C 7S", TABLANETTE) == [["4C", "7S"]]  # a played A as 11
+    assert takes("AD", "AS 10C", TABLANETTE) == [["10C", "AS"], ["AS"]]  # as 11, or by rank
+    assert takes("8C", "AS 7D", TABLANETTE) == [["7D", "AS"]]  # a table A as 1
+    assert takes("KC", "AS 3C", TABLANETTE) == [["3C", "AS"]]  # a table A as 11
+    assert takes("JC", "5C 7D", TABLANETTE) == [["5C", "7D"]]  # J = 12 by sum
     assert takes("QH", "6C 7D", TABLANETTE) == [["6C", "7D"]]  # Q = 13 by sum
     assert takes("KH", "10C 4D", TABLANETTE) == [["10C", "4D"]]  # K = 14 by sum
-    assert takes("KH", "AS QS", TABLANETTE) == [["AS", "QS"]]  # a queen joins a sum
-    assert takes("KC", "KD KH", TABLANETTE) == [["KD"], ["KD", "KH"], ["KH"]]  # several groups
-    assert takes("7D", "7S 3H 4C", TABLANETTE) == [["3H", "4C"], ["3H", "4C", "7S"], ["7S"]]
+    assert takes("QD", "QS 5C", TABLANETTE) == [["QS"]]  # Q by rank
+    assert takes("KH", "AS QS", TABLANETTE) == [["AS", "QS"]]  # a table Q joins a sum
+    assert takes("KC", "JS 2C", TABLANETTE) == [["2C", "JS"]]  # and a table J: 12 + 2
+    assert takes("JC", "AC AD 9H", TABLANETTE) == [["AC", "AD"]]  # each table A on its own
+
+
+def test_tablanette_takes_one_group_only() -> None:
+    # The seed: "a 7 captures a 3 and a 4, or a lone 7" (one group per capture).
+    assert takes("7D", "7S 3H 4C", TABLANETTE) == [["3H", "4C"], ["7S"]]
+    assert takes("KC", "KD KH", TABLANETTE) == [["KD"], ["KH"]]
+    assert takes("QD", "QS 7H 6C", TABLANETTE) == [["6C", "7H"], ["QS"]]  # no tabla of three
+    assert takes("9D", "2C 7C 4D 5D", TABLANETTE) == [["2C", "7C"], ["4D", "5D"]]
+
+
+def test_tablanette_jack_is_not_wild() -> None:
+    # "the J not wild (12, as the seed's regional tables give it)": no sweep of the table.
+    assert takes("JC", "2C QS KD 10D", TABLANETTE) == [["10D", "2C"]]
+    assert takes("JC", "3C QS KD 5D", TABLANETTE) == []
+    assert takes("JC", "JS 8H 4D 2C", TABLANETTE) == [["4D", "8H"], ["JS"]]
+    # Nor does a J leave the opening table (that is the wild jack's rule).
+    deck = build_deck("JS 8H 4D 2C")
+    assert tablic.new_match(TABLANETTE, decks=[deck]).table == tuple(sorted(cs("2C 4D 8H JS")))
 
 
 def test_serbian_takes_several_groups() -> None:
@@ -159,7 +185,7 @@ def test_switch_target() -> None:
 
 @pytest.mark.parametrize(
     ("preset", "expected"),
-    [("serbian", (1, 24)), ("wild_jack", (2, 10)), ("tabinet", (2, 10)), ("tablanette", (1, 24))],
+    [("serbian", (1, 24)), ("wild_jack", (2, 10)), ("tabinet", (2, 10)), ("tablanette", (2, 10))],
 )
 def test_card_points_of_each_preset(preset: str, expected: tuple[int, int]) -> None:
     # Seat 0 takes the 2C with 2D, seat 1 the 10D with 10S and then, last, all the rest.
@@ -177,6 +203,7 @@ def test_card_points_of_each_preset(preset: str, expected: tuple[int, int]) -> N
 def test_card_points_totals() -> None:
     assert sum(PRESET_POINTS["serbian"].values()) == 22
     assert sum(PRESET_POINTS["wild_jack"].values()) == 9
+    assert PRESET_POINTS["tablanette"] == PRESET_POINTS["wild_jack"]  # "as `wild_jack`"
     for preset, points in PRESET_POINTS.items():
         by_rules = Rules.preset(preset).points_by_index
         assert [points[card] for card in tablic.CARDS] == list(by_rules)
@@ -211,12 +238,15 @@ def test_preset_switch_values() -> None:
         )
         assert (rules.wild_jack, rules.last_card_tabla) == (True, False)
         assert (rules.queen_value, rules.king_value) == (12, 13)
-    assert (TABLANETTE.ace_high, TABLANETTE.multi_group, TABLANETTE.wild_jack) == (True, True, True)
-    assert (TABLANETTE.queen_value, TABLANETTE.king_value, TABLANETTE.last_card_tabla) == (
-        13,
-        14,
+    assert (TABLANETTE.ace_high, TABLANETTE.multi_group, TABLANETTE.wild_jack) == (
         True,
+        False,
+        False,
     )
+    assert (TABLANETTE.jack_value, TABLANETTE.queen_value, TABLANETTE.king_value) == (12, 13, 14)
+    assert not TABLANETTE.royals_by_rank_only
+    assert (TABLANETTE.last_card_tabla, TABLANETTE.jack_off_opening_table) == (False, False)
+    assert TABLANETTE.card_points == WILD.card_points
     for rules in (SERBIAN, WILD, TABINET, TABLANETTE):
         assert (rules.most_cards_points, rules.tabla_points) == (3, 1)
         assert not (rules.must_capture or rules.rank_priority or rules.most_cards_tie_to_last)
@@ -231,7 +261,7 @@ def test_rules_round_trip_through_json() -> None:
 # -- the wild jack in play -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("preset", ["wild_jack", "tabinet", "tablanette"])
+@pytest.mark.parametrize("preset", ["wild_jack", "tabinet"])
 def test_wild_jack_takes_the_whole_table_as_a_tabla(preset: str) -> None:
     state = tablic.new_match(Rules.preset(preset), decks=[build_deck("2C QS KD 10D", "JC")])
     jack_moves = [m for m in state.legal_moves() if m.card == c("JC")]
@@ -242,7 +272,7 @@ def test_wild_jack_takes_the_whole_table_as_a_tabla(preset: str) -> None:
         state.apply("JC:10D+2C")
 
 
-@pytest.mark.parametrize("preset", ["wild_jack", "tabinet", "tablanette"])
+@pytest.mark.parametrize("preset", ["wild_jack", "tabinet"])
 def test_wild_jack_on_an_empty_table_stays_there(preset: str) -> None:
     # Seat 0 empties the table with a wild jack; seat 1 then has a jack for an empty table.
     deck = build_deck("5C 5D 8C 8D", "JD", "JS")
@@ -255,7 +285,7 @@ def test_wild_jack_on_an_empty_table_stays_there(preset: str) -> None:
     assert state.tablas(1) == 0
 
 
-@pytest.mark.parametrize("preset", ["wild_jack", "tabinet", "tablanette"])
+@pytest.mark.parametrize("preset", ["wild_jack", "tabinet"])
 def test_a_table_jack_is_only_taken_by_a_jack(preset: str) -> None:
     rules = Rules.preset(preset)
     # Seat 0 trails a jack; seat 1 can take it only with its own jack, not with KC as 12 + 2.
@@ -271,7 +301,7 @@ def test_a_table_jack_is_only_taken_by_a_jack(preset: str) -> None:
     assert Move(c("KC"), fs("JC 2C")) in plain.legal_moves()
 
 
-@pytest.mark.parametrize("preset", ["wild_jack", "tabinet", "tablanette"])
+@pytest.mark.parametrize("preset", ["wild_jack", "tabinet"])
 def test_a_jack_among_the_opening_cards_goes_under_the_deck(preset: str) -> None:
     rules = Rules.preset(preset)
     deck = tablic.shuffled_deck(5, 0)
@@ -318,11 +348,11 @@ def jacks_last(state: tablic.MatchState) -> Move:
     [
         (Rules.preset("wild_jack"), False),
         (Rules.preset("tabinet"), False),
-        (Rules.preset("tablanette"), True),
+        (Rules.preset("tablanette", wild_jack=True), False),
         (SERBIAN.with_switches(wild_jack=True), True),
         (SERBIAN.with_switches(wild_jack=True, last_card_tabla=False), False),
     ],
-    ids=["wild_jack", "tabinet", "tablanette", "serbian+wild", "serbian+wild-last_card"],
+    ids=["wild_jack", "tabinet", "tablanette+wild", "serbian+wild", "serbian+wild-last_card"],
 )
 def test_tabla_on_the_last_card_of_the_hand(rules: Rules, counts: bool) -> None:
     state = tablic.new_match(rules.with_switches(target=1000), decks=[last_card_jack_deck()])
@@ -336,6 +366,24 @@ def test_tabla_on_the_last_card_of_the_hand(rules: Rules, counts: bool) -> None:
     result = done.hand_results[0]
     assert result.cards == (0, 52)
     assert result.tablas == (0, 1 if counts else 0)
+
+
+@pytest.mark.parametrize(("last_card_tabla", "counts"), [(False, 0), (True, 1)])
+def test_tablanette_no_tabla_on_the_last_card(last_card_tabla: bool, counts: int) -> None:
+    # The seed: "capturing with the last card of the last trick does not count as a tabla".
+    rules = Rules.preset("tablanette", target=1000, last_card_tabla=last_card_tabla)
+    for seed in range(100):
+        state = play_until(tablic.new_match(rules, seed=seed), greedy_policy, is_last_card_of_hand)
+        sweep = [m for m in state.legal_moves() if state.table and m.captured == set(state.table)]
+        if sweep:
+            break
+    else:
+        raise AssertionError("no hand whose last card can take the whole table")
+    seat = state.current_seat
+    assert seat is not None
+    side = rules.side_of(seat)
+    done = state.apply(sweep[0])
+    assert done.hand_results[0].tablas[side] == state.tablas(side) + counts
 
 
 def test_a_tabla_before_the_last_card_counts_even_without_last_card_tabla() -> None:

@@ -22,7 +22,7 @@ SWITCHED = [
         "serbian+tie_to_last-2v2",
         Rules.preset("serbian", players=4, partnerships=True, most_cards_tie_to_last=True),
     ),
-    ("tablanette+one_group+must", Rules.preset("tablanette", multi_group=False, must_capture=True)),
+    ("tablanette+wild_jack+must", Rules.preset("tablanette", wild_jack=True, must_capture=True)),
 ]
 MAX_MOVES = 50_000
 

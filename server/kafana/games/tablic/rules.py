@@ -27,9 +27,18 @@ PRESET_SWITCHES: dict[str, dict[str, Any]] = {
     "serbian": {"target": 101},
     "wild_jack": _WILD_JACK | _BY_RANK | {"target": 101},
     "tabinet": _WILD_JACK | _BY_RANK | {"target": 151},
-    "tablanette": _WILD_JACK | {"target": 251},
+    "tablanette": {
+        "multi_group": False,
+        "card_points": _WILD_JACK_POINTS,
+        "last_card_tabla": False,
+        "target": 251,
+    },
 }
-"""Each preset's switches, over the defaults (serbian for four single players: target 51)."""
+"""Each preset's switches, over the defaults (serbian for four single players: target 51).
+
+`tablanette` is seed 001's "1939 rules": its base form (one group, its card points, no tabla
+on the last card) with A 1 or 11, J 12 (not wild), Q 13, K 14, target 251 (RULES.md).
+"""
 
 PRESETS = tuple(PRESET_SWITCHES)
 _CARD_TEXTS = frozenset(r + s for r in RANKS for s in SUITS)
