@@ -25,15 +25,15 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15kafana/v1/rules.proto\x12\tkafana.v1\x1a\x1cgoogle/protobuf/struct.proto\"\x8b\x01\n\tRulesSpec\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0e\n\x06preset\x18\x02 \x01(\t\x12\x0f\n\x07players\x18\x03 \x01(\r\x12\x14\n\x0cpartnerships\x18\x04 \x01(\x08\x12\x0e\n\x06target\x18\x05 \x01(\r\x12)\n\x08switches\x18\x06 \x01(\x0b\x32\x17.google.protobuf.Struct\"\x15\n\x04\x44\x65\x63k\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\t\"\xeb\x01\n\tClockSpec\x12\x13\n\x0bmove_millis\x18\x01 \x01(\r\x12(\n\x06policy\x18\x02 \x01(\x0e\x32\x18.kafana.v1.TimeoutPolicy\x12\x1e\n\x16\x66orfeit_after_timeouts\x18\x03 \x01(\r\x12\x1f\n\x17\x64isconnect_grace_millis\x18\x04 \x01(\r\x12/\n\ron_disconnect\x18\x05 \x01(\x0e\x32\x18.kafana.v1.TimeoutPolicy\x12\x16\n\x0eno_show_millis\x18\x06 \x01(\r\x12\x15\n\rillegal_limit\x18\x07 \x01(\r\"\xb8\x01\n\x0bTableConfig\x12#\n\x05rules\x18\x01 \x01(\x0b\x32\x14.kafana.v1.RulesSpec\x12\x11\n\x04seed\x18\x02 \x01(\x04H\x00\x88\x01\x01\x12\x1e\n\x05\x64\x65\x63ks\x18\x03 \x03(\x0b\x32\x0f.kafana.v1.Deck\x12#\n\x05\x63lock\x18\x04 \x01(\x0b\x32\x14.kafana.v1.ClockSpec\x12\x0c\n\x04name\x18\x05 \x01(\t\x12\x15\n\rseat_accounts\x18\x06 \x03(\tB\x07\n\x05_seed*l\n\rTimeoutPolicy\x12\x1e\n\x1aTIMEOUT_POLICY_UNSPECIFIED\x10\x00\x12\x1f\n\x1bTIMEOUT_POLICY_DEFAULT_MOVE\x10\x01\x12\x1a\n\x16TIMEOUT_POLICY_FORFEIT\x10\x02\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15kafana/v1/rules.proto\x12\tkafana.v1\x1a\x1cgoogle/protobuf/struct.proto\"\x8b\x01\n\tRulesSpec\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0e\n\x06preset\x18\x02 \x01(\t\x12\x0f\n\x07players\x18\x03 \x01(\r\x12\x14\n\x0cpartnerships\x18\x04 \x01(\x08\x12\x0e\n\x06target\x18\x05 \x01(\r\x12)\n\x08switches\x18\x06 \x01(\x0b\x32\x17.google.protobuf.Struct\"\x15\n\x04\x44\x65\x63k\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\t\"\xeb\x01\n\tClockSpec\x12\x13\n\x0bmove_millis\x18\x01 \x01(\r\x12(\n\x06policy\x18\x02 \x01(\x0e\x32\x18.kafana.v1.TimeoutPolicy\x12\x1e\n\x16\x66orfeit_after_timeouts\x18\x03 \x01(\r\x12\x1f\n\x17\x64isconnect_grace_millis\x18\x04 \x01(\r\x12/\n\ron_disconnect\x18\x05 \x01(\x0e\x32\x18.kafana.v1.TimeoutPolicy\x12\x16\n\x0eno_show_millis\x18\x06 \x01(\r\x12\x15\n\rillegal_limit\x18\x07 \x01(\r\"\xc9\x01\n\x0bTableConfig\x12#\n\x05rules\x18\x01 \x01(\x0b\x32\x14.kafana.v1.RulesSpec\x12\x11\n\x04seed\x18\x02 \x01(\x04H\x00\x88\x01\x01\x12\x1e\n\x05\x64\x65\x63ks\x18\x03 \x03(\x0b\x32\x0f.kafana.v1.Deck\x12#\n\x05\x63lock\x18\x04 \x01(\x0b\x32\x14.kafana.v1.ClockSpec\x12\x0c\n\x04name\x18\x05 \x01(\t\x12\x15\n\rseat_accounts\x18\x06 \x03(\t\x12\x0f\n\x07\x65mbargo\x18\x07 \x01(\tB\x07\n\x05_seed*l\n\rTimeoutPolicy\x12\x1e\n\x1aTIMEOUT_POLICY_UNSPECIFIED\x10\x00\x12\x1f\n\x1bTIMEOUT_POLICY_DEFAULT_MOVE\x10\x01\x12\x1a\n\x16TIMEOUT_POLICY_FORFEIT\x10\x02\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'kafana.v1.rules_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_TIMEOUTPOLICY']._serialized_start=656
-  _globals['_TIMEOUTPOLICY']._serialized_end=764
+  _globals['_TIMEOUTPOLICY']._serialized_start=673
+  _globals['_TIMEOUTPOLICY']._serialized_end=781
   _globals['_RULESSPEC']._serialized_start=67
   _globals['_RULESSPEC']._serialized_end=206
   _globals['_DECK']._serialized_start=208
@@ -41,5 +41,5 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_CLOCKSPEC']._serialized_start=232
   _globals['_CLOCKSPEC']._serialized_end=467
   _globals['_TABLECONFIG']._serialized_start=470
-  _globals['_TABLECONFIG']._serialized_end=654
+  _globals['_TABLECONFIG']._serialized_end=671
 # @@protoc_insertion_point(module_scope)

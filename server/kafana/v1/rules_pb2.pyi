@@ -182,10 +182,16 @@ class TableConfig(_message.Message):
     CLOCK_FIELD_NUMBER: _builtins.int
     NAME_FIELD_NUMBER: _builtins.int
     SEAT_ACCOUNTS_FIELD_NUMBER: _builtins.int
+    EMBARGO_FIELD_NUMBER: _builtins.int
     seed: _builtins.int
     """The match seed; a random one when absent. Never shown before the match ends."""
     name: _builtins.str
     """A label for lists."""
+    embargo: _builtins.str
+    """An embargo label ("": none). While the label is embargoed (by the organiser of an event
+    whose games share deals, e.g. a duplicate board), the table's seed, decks, record and
+    spectator views are refused with FAILED_PRECONDITION: other games are dealt the same cards.
+    """
     @_builtins.property
     def rules(self) -> Global___RulesSpec: ...
     @_builtins.property
@@ -211,10 +217,11 @@ class TableConfig(_message.Message):
         clock: Global___ClockSpec | None = ...,
         name: _builtins.str = ...,
         seat_accounts: _abc.Iterable[_builtins.str] | None = ...,
+        embargo: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "rules", b"rules", "seed", b"seed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "decks", b"decks", "name", b"name", "rules", b"rules", "seat_accounts", b"seat_accounts", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "decks", b"decks", "embargo", b"embargo", "name", b"name", "rules", b"rules", "seat_accounts", b"seat_accounts", "seed", b"seed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
