@@ -1,103 +1,197 @@
-"""`kafana verify` accepts a real record from a server and rejects a changed move or seed."""
+"""`kafana verify` on a real server's record and an event's export: every tampering refused.
+
+A game is played on a real server over the test kit's Redis, its record read with GetRecord and
+wrapped as the event runners wrap it; the export is `exports.records_jsonl` of the event.
+"""
 
 from __future__ import annotations
 
-import re
+import json
+import random
+import uuid
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from client.kafana_client_live import LiveServer
 from kafana.cli import main
-from kafana.cli.runner.server_runner import run_on_server
+from kafana.competitions import exports
 from kafana.competitions.envelope import FairRecord
-from kafana.competitions.fairness import commitment, seed_bytes
-from kafana.competitions.local_runner import registry_bots
+from kafana.competitions.fairness import commitment, deal_seed
+from kafana.competitions.model import Ending, GameResult
 from kafana.competitions.tournament import EventConfig, Kind, Tournament
-from kafana.games.tablic import MatchRecord, new_match
-from kafana_client import AsyncClient
+from kafana.v1 import rules_pb2, service_pb2, state_pb2
+from kit import Service
+
+
+@dataclass
+class Played:
+    """An event of one game played on the server, and the game's fair record."""
+
+    tournament: Tournament
+    fair: FairRecord
+
+
+async def play(service: Service, config: rules_pb2.TableConfig, names: tuple[str, ...]) -> str:
+    """Create a table, seat `names`, play random legal moves to the end; the table id."""
+    stub = service.stub
+    created = await stub.CreateTable(service_pb2.CreateTableRequest(config=config))
+    table_id = created.table_id
+    tokens = []
+    for seat, name in enumerate(names):
+        joined = await stub.JoinTable(
+            service_pb2.JoinTableRequest(table_id=table_id, seat=seat, name=name)
+        )
+        tokens.append(joined.seat_token)
+    rng = random.Random(1)
+    while True:
+        state = await stub.GetState(
+            service_pb2.GetStateRequest(table_id=table_id, seat_token=tokens[0])
+        )
+        if state.info.status == state_pb2.TABLE_STATUS_FINISHED:
+            return table_id
+        token = tokens[state.tablic.current_seat]
+        legal = await stub.GetLegalMoves(
+            service_pb2.GetLegalMovesRequest(table_id=table_id, seat_token=token)
+        )
+        move = rng.choice(list(legal.moves)).text
+        await stub.PlayMove(
+            service_pb2.PlayMoveRequest(
+                table_id=table_id,
+                seat_token=token,
+                move=move,
+                client_move_id=uuid.uuid4().hex,
+                last_seq=legal.seq,
+            )
+        )
 
 
 @pytest.fixture
-async def real_record(server: LiveServer) -> str:
-    """The fair record of one game played on the server."""
-    event = Tournament(EventConfig("v", Kind.ROUND_ROBIN, ("g", "h"), seed=99, target=31))
-    async with AsyncClient.connect(server.target) as client:
-        await run_on_server(client, event, registry_bots({"g": "greedy", "h": "heuristic"}))
-    (result,) = event.results.values()
-    return result.record
+async def played(service: Service) -> Played:
+    """A one-game event (to 11) played on the server; its result recorded with the record."""
+    event = Tournament(EventConfig("cup", Kind.ROUND_ROBIN, ("ana", "bo"), target=11))
+    (spec,) = event.next_round()
+    secret = event.secret_of(spec.game_id)
+    config = rules_pb2.TableConfig(
+        rules=rules_pb2.RulesSpec(game="tablic", preset="serbian", players=2, target=11),
+        seed=deal_seed(secret),
+        name=f"cup/{spec.game_id}",
+    )
+    table_id = await play(service, config, spec.seats)
+    answer = await service.stub.GetRecord(service_pb2.GetRecordRequest(table_id=table_id))
+    result = answer.result
+    winner = result.winner_side if len(set(result.scores)) > 1 else None
+    fair = FairRecord(
+        commitment(secret),
+        secret,
+        answer.record,
+        (
+            ("event", "cup"),
+            ("game", spec.game_id),
+            ("table", table_id),
+            ("seats", " ".join(spec.seats)),
+            ("ending", f"score {result.detail}"),
+        ),
+    )
+    scores = tuple(result.scores)
+    event.record(
+        GameResult(spec.game_id, scores, winner, Ending.SCORE, (), fair.to_text(), table_id)
+    )
+    return Played(event, fair)
 
 
-def _verify(tmp_path: Path, text: str) -> tuple[int, str]:
-    path = tmp_path / "game.fair"
+def run(tmp_path: Path, text: str, name: str = "game.fair") -> tuple[int, str]:
+    """`kafana verify` on a file holding `text`: exit code and output."""
+    path = tmp_path / name
     path.write_text(text, encoding="utf-8")
     outcome = CliRunner().invoke(main, ["verify", str(path)])
     return outcome.exit_code, outcome.output
 
 
-def test_commitment_is_sha256_of_the_documented_bytes() -> None:
-    import hashlib
-
-    assert seed_bytes(7) == b"kafana-seed-v1:7"
-    assert commitment(7) == hashlib.sha256(b"kafana-seed-v1:7").hexdigest()
-
-
-async def test_accepts_a_real_record(real_record: str, tmp_path: Path) -> None:
-    fair = FairRecord.from_text(real_record)
-    assert fair.get("table")  # it came from a server table
-    assert "\nseed 99" not in fair.record and fair.revealed is not None
-    assert f"seed {fair.revealed}" in fair.record  # the server's own record names the seed
-    code, output = _verify(tmp_path, real_record)
+def test_accepts_a_real_record(played: Played, tmp_path: Path) -> None:
+    code, output = run(tmp_path, played.fair.to_text())
     assert code == 0, output
-    assert "OK: seed" in output and "final scores" in output
+    assert "OK: tablic, " in output and "the secret matches its commitment" in output
+    assert f"deal seed {deal_seed(played.fair.revealed or '')}" in output
+    assert "final scores" in output
 
 
-async def test_rejects_a_changed_move(real_record: str, tmp_path: Path) -> None:
-    fair = FairRecord.from_text(real_record)
-    record = MatchRecord.from_text(fair.record)
-    # replace move 5 with another move that is legal at that point
-    state = new_match(record.rules, seed=record.seed, decks=record.decks or None)
-    for move in record.moves[:4]:
-        state = state.apply(move)
-    other = next(m for m in state.legal_moves() if m != record.moves[4])
-    lines = fair.record.splitlines()
-    index = [i for i, line in enumerate(lines) if line.startswith("move ")][4]
-    lines[index] = f"move {other}"
-    changed = FairRecord(fair.commitment, fair.revealed, "\n".join(lines) + "\n", fair.meta)
-    code, output = _verify(tmp_path, changed.to_text())
-    assert code == 1 and "REJECTED" in output
-    assert re.search(r"moves do not replay", output), output
-
-
-async def test_rejects_a_changed_seed(real_record: str, tmp_path: Path) -> None:
-    fair = FairRecord.from_text(real_record)
-    assert fair.revealed is not None
-    # a different revealed seed (record dealt from it too): the commitment gives it away
-    other = fair.revealed + 1
-    record = fair.record.replace(f"seed {fair.revealed}", f"seed {other}")
-    changed = FairRecord(fair.commitment, other, record, fair.meta)
-    code, output = _verify(tmp_path, changed.to_text())
-    assert code == 1 and "does not match the commitment" in output
-    # the right seed revealed, but the record dealt from another one
-    changed = FairRecord(fair.commitment, fair.revealed, record, fair.meta)
-    code, output = _verify(tmp_path, changed.to_text())
+def test_rejects_a_changed_seed_or_secret(played: Played, tmp_path: Path) -> None:
+    fair = played.fair
+    seed = deal_seed(fair.revealed or "")
+    other = FairRecord(fair.commitment, "ab" * 32, fair.record, fair.meta)
+    code, output = run(tmp_path, other.to_text())
+    assert code == 1 and "REJECTED: the revealed secret does not match the commitment" in output
+    moved = fair.record.replace(f"seed {seed}\n", f"seed {seed + 1}\n")
+    code, output = run(
+        tmp_path, FairRecord(fair.commitment, fair.revealed, moved, fair.meta).to_text()
+    )
     assert code == 1 and "was dealt from seed" in output
 
 
-def test_rejects_an_unrevealed_seed_and_a_changed_deck(tmp_path: Path) -> None:
-    from kafana.games.tablic import Rules, shuffled_deck
+def test_rejects_a_changed_meta_line(played: Played, tmp_path: Path) -> None:
+    text = played.fair.to_text()
+    for old, new, message in [
+        ("meta ending score side", "meta ending forfeit side", "forfeit"),
+        ("meta seats ana bo", "meta seats mallory bo", None),
+        ("meta ending score ", "meta ending score x", "the moves give"),
+        ("meta event cup", "meta prize cup", "unknown meta key 'prize'"),
+    ]:
+        old = old if old in text else old.replace("ana bo", "bo ana")
+        changed = text.replace(old, new, 1)
+        assert changed != text
+        code, output = run(tmp_path, changed)
+        if message is None:  # a seat line alone is only checked against the export
+            continue
+        assert code == 1 and message in output, (old, output)
 
-    state = new_match(Rules(target=11), seed=3, decks=[shuffled_deck(3, 0)])
-    while not state.is_over:
-        state = state.apply(state.legal_moves()[-1])
-    text = state.record().to_text()
-    assert _verify(tmp_path, FairRecord(commitment(3), 3, text).to_text())[0] == 0
-    assert (
-        "not been revealed" in _verify(tmp_path, FairRecord(commitment(3), None, text).to_text())[1]
-    )
-    deck = " ".join(c.text for c in shuffled_deck(3, 0))
-    swapped = deck.replace("AC", "@").replace("2C", "AC").replace("@", "2C")
-    code, output = _verify(
-        tmp_path, FairRecord(commitment(3), 3, text.replace(deck, swapped)).to_text()
-    )
-    assert code == 1 and "deck 0 of the record is not deal 0" in output
+
+def test_a_usage_error_exits_2_in_one_line(tmp_path: Path) -> None:
+    outcome = CliRunner().invoke(main, ["verify", str(tmp_path / "missing.fair")])
+    assert outcome.exit_code == 2
+    assert outcome.output.strip().count("\n") == 0 and "cannot read" in outcome.output
+    assert "Traceback" not in outcome.output
+    code, output = run(tmp_path, "kafana-fair-record 1\ncommitment 00\nrecord\n")
+    assert code == 1 and "version 1 fair record" in output
+
+
+def export(played: Played) -> dict[str, object]:
+    """The export's one line, as JSON."""
+    (line,) = exports.records_jsonl(played.tournament).splitlines()
+    item: dict[str, object] = json.loads(line)
+    return item
+
+
+def test_accepts_the_export_and_refuses_every_changed_field(played: Played, tmp_path: Path) -> None:
+    item = export(played)
+    code, output = run(tmp_path, json.dumps(item) + "\n", "records.jsonl")
+    assert code == 0, output
+    assert "r1-g1: OK: tablic" in output
+    fair = played.fair
+    seats = list(item["seats"])  # type: ignore[call-overload]
+    winner = item["winner"]
+    changes: list[tuple[str, object, str]] = [
+        ("scores", [99, 0], "field scores"),
+        ("seats", seats[::-1], "field seats"),
+        ("seats", ["mallory", seats[1]], "field seats"),
+        ("winner", None if winner is not None else 0, "field winner"),
+        ("commitment", commitment("cd" * 32), "field commitment"),
+        ("faults", ["seat0:timeout->default_move@0"], "field faults"),
+        ("event", "other-cup", "field event"),
+        ("game", "r1-g2", "field game"),
+        ("table", "0123456789abcdef", "field table"),
+        ("round", 2, "field round"),
+        ("prize", 100, "unknown field(s) 'prize'"),
+        ("ending", "forfeit", "field ending"),
+    ]
+    for name, value, message in changes:
+        changed = {**item, name: value}
+        code, output = run(tmp_path, json.dumps(changed) + "\n", "records.jsonl")
+        assert code == 1 and message in output, (name, output)
+    # the meta ending changed inside the record: refused by the record's own check
+    text = fair.to_text().replace("meta ending score", "meta ending not_played", 1)
+    code, output = run(tmp_path, json.dumps({**item, "record": text}) + "\n", "records.jsonl")
+    assert code == 1 and "line 1: field record: meta ending is not_played" in output
+    del item["note"]
+    code, output = run(tmp_path, json.dumps(item) + "\n", "records.jsonl")
+    assert code == 1 and "missing field(s) note" in output

@@ -1,12 +1,25 @@
-"""Fair deals: a seed is committed to (SHA-256) before a match and revealed after it.
+"""Fair deals: a 256-bit secret is committed to before a game and revealed after it.
 
-The commitment of seed *s* is ``SHA-256("kafana-seed-v1:" + s)`` with *s* in decimal ASCII,
-no leading zeros, written as 64 lowercase hex digits. Anyone holding the revealed seed can
-recompute the commitment and every deal (`kafana.games.tablic.shuffled_deck`).
+A game's **secret** is 32 bytes from the operating system's CSPRNG, written as 64 lowercase
+hex digits. Everything public comes from it by SHA-256 with a scheme prefix:
 
->>> commitment(7)
-'799e5f4b5647e2678ca2929d181cc7dc1ae5e57ecce3077c352e48e5ebc8ce3b'
->>> check_commitment(7, commitment(7)), check_commitment(8, commitment(7))
+- the **commitment**, published when the game is announced: ``SHA-256("kafana-commit-v2:" +
+  secret)`` in hex. It is a hash of the whole secret, so it tells nothing about the deal
+  (guessing it means guessing 256 bits);
+- the **deal seed** the table shuffles with (`kafana.games` deals are a pure function of a
+  64-bit seed): the first 8 bytes of ``SHA-256("kafana-deal-v2:" + secret)``, big-endian.
+
+Anyone holding the revealed secret recomputes both, then every deal and every move.
+
+An organiser who wants a reproducible event may choose an event seed instead
+(`chosen_secret`); such secrets are predictable by whoever knows or guesses that seed, so they
+are only made behind an explicit flag and every record made from one says so
+(``meta deal organiser-chosen``).
+
+>>> s = "00" * 32
+>>> commitment(s)[:16], deal_seed(s)
+('70f55c4f8fbfa398', 5488105151104160710)
+>>> check_commitment(s, commitment(s)), check_commitment("11" * 32, commitment(s))
 (True, False)
 """
 
@@ -18,31 +31,54 @@ import secrets
 
 from kafana.errors import InvalidInputError
 
-SCHEME = "kafana-seed-v1"
+SCHEME = "v2"
+SECRET_HEX = 64
 MAX_SEED = 2**64 - 1
+CHOSEN = "organiser-chosen"
+"""The value of the ``meta deal`` line of a record dealt from an organiser-chosen seed."""
 
 
-def seed_bytes(seed: int) -> bytes:
-    """The committed byte string: ``b"kafana-seed-v1:<seed>"``.
+def check_secret(secret: str) -> str:
+    """`secret` if it is 64 lowercase hex digits, else InvalidInputError."""
+    if len(secret) != SECRET_HEX or any(c not in "0123456789abcdef" for c in secret):
+        raise InvalidInputError(f"a secret is 64 lowercase hex digits, not {secret[:80]!r}")
+    return secret
 
-    >>> seed_bytes(42)
-    b'kafana-seed-v1:42'
+
+def new_secret() -> str:
+    """A fresh unpredictable secret: 256 bits from the OS (`secrets`)."""
+    return secrets.token_hex(32)
+
+
+def commitment(secret: str) -> str:
+    """The published commitment of `secret`: SHA-256 of ``kafana-commit-v2:<secret>``."""
+    return hashlib.sha256(f"kafana-commit-{SCHEME}:{check_secret(secret)}".encode()).hexdigest()
+
+
+def deal_seed(secret: str) -> int:
+    """The 64-bit seed the game's table deals from."""
+    digest = hashlib.sha256(f"kafana-deal-{SCHEME}:{check_secret(secret)}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def check_commitment(secret: str, published: str) -> bool:
+    """True when `published` is the commitment of `secret` (compared in constant time)."""
+    try:
+        expected = commitment(secret)
+    except InvalidInputError:
+        return False
+    return hmac.compare_digest(expected, published.strip().lower())
+
+
+def chosen_secret(event_seed: int, label: str) -> str:
+    """The secret of game `label` of an event whose organiser chose `event_seed`.
+
+    Predictable from the seed: use only behind an explicit flag, and mark the records
+    (``meta deal organiser-chosen``).
+
+    >>> chosen_secret(1, "r1-g1") == chosen_secret(1, "r1-g1") != chosen_secret(1, "r1-g2")
+    True
     """
-    if not 0 <= seed <= MAX_SEED:
-        raise InvalidInputError(f"a seed is a whole number from 0 to 2^64-1, not {seed}")
-    return f"{SCHEME}:{seed}".encode("ascii")
-
-
-def commitment(seed: int) -> str:
-    """The published commitment of `seed`: SHA-256 of `seed_bytes(seed)` in hex."""
-    return hashlib.sha256(seed_bytes(seed)).hexdigest()
-
-
-def check_commitment(seed: int, published: str) -> bool:
-    """True when `published` is the commitment of `seed` (compared in constant time)."""
-    return hmac.compare_digest(commitment(seed), published.strip().lower())
-
-
-def new_seed() -> int:
-    """A fresh unpredictable seed (64 bits from the OS)."""
-    return secrets.randbits(64)
+    if not 0 <= event_seed <= MAX_SEED:
+        raise InvalidInputError(f"an event seed is from 0 to 2^64-1, not {event_seed}")
+    return hashlib.sha256(f"kafana-chosen-{SCHEME}:{event_seed}:{label}".encode()).hexdigest()

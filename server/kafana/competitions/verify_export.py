@@ -1,0 +1,232 @@
+"""Check an event's JSON-lines export (`exports.records_jsonl`): every field of every line.
+
+Each line's fair record is checked (`verify.verify`), then every field against it and its
+replay: event, game, table, seats, commitment, ending and faults equal the record's meta lines;
+scores are the replay's (Tablić scores; Tač places, or none as a table gives); the winner is the
+side the record shows; round and board agree with the game id. A game without a record
+(pending, or decided off the board) must say so consistently. Across lines: one event, each
+game once, and every game of a duplicate board committed to the same secret.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from kafana.competitions.envelope import FairRecord, check_commitment_text
+from kafana.competitions.model import Ending
+from kafana.competitions.policy import Reason
+from kafana.competitions.verify import NAME, VerificationError, Verified, fail, verify
+from kafana.competitions.verify import FaultCode as Code
+from kafana.errors import KafanaError
+
+FIELDS = (
+    "event",
+    "game",
+    "round",
+    "board",
+    "seats",
+    "commitment",
+    "scores",
+    "winner",
+    "ending",
+    "faults",
+    "table",
+    "note",
+    "record",
+)
+OPTIONAL = ("sides",)
+PENDING = "pending"
+GAME_ID = re.compile(r"r(\d+)-g\d+(?:-b(\d+)-s\d+)?")
+MAX_NOTE = 1000
+
+
+@dataclass(frozen=True)
+class Checked:
+    """One line of an export, checked: its game, and the fair record's check (None: no record)."""
+
+    line: int
+    game: str
+    ending: str
+    verified: Verified | None
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _ints(value: object) -> bool:
+    return isinstance(value, list) and all(_is_int(v) for v in value)
+
+
+def _strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+TYPES: dict[str, tuple[str, Any]] = {
+    "event": ("a string", lambda v: isinstance(v, str)),
+    "game": ("a string", lambda v: isinstance(v, str)),
+    "round": ("a whole number >= 1", lambda v: _is_int(v) and v >= 1),
+    "board": ("null or a whole number >= 1", lambda v: v is None or (_is_int(v) and v >= 1)),
+    "seats": ("a list of names", _strings),
+    "commitment": ("a string", lambda v: isinstance(v, str)),
+    "scores": ("null or a list of whole numbers", lambda v: v is None or _ints(v)),
+    "winner": ("null or a whole number >= 0", lambda v: v is None or (_is_int(v) and v >= 0)),
+    "ending": ("a string", lambda v: isinstance(v, str)),
+    "faults": ("a list of fault codes", _strings),
+    "table": ("a string", lambda v: isinstance(v, str)),
+    "note": ("a string", lambda v: isinstance(v, str)),
+    "record": ("a string", lambda v: isinstance(v, str)),
+    "sides": ("a list of whole numbers", _ints),
+}
+
+
+def _fields(raw: str) -> dict[str, Any]:
+    try:
+        item = json.loads(raw)
+    except ValueError as exc:
+        raise fail(f"not a JSON object: {exc}") from None
+    if not isinstance(item, dict):
+        raise fail("not a JSON object")
+    unknown = sorted(set(item) - set(FIELDS) - set(OPTIONAL))
+    if unknown:
+        raise fail(f"unknown field(s) {', '.join(map(repr, unknown))}")
+    missing = [name for name in FIELDS if name not in item]
+    if missing:
+        raise fail(f"missing field(s) {', '.join(missing)}")
+    for name, value in item.items():
+        what, ok = TYPES[name]
+        if not ok(value):
+            raise fail(f"field {name} is {what}, not {json.dumps(value)[:60]}")
+    return item
+
+
+def _same(name: str, said: object, record: object) -> None:
+    if said != record:
+        raise fail(f"field {name} is {json.dumps(said)[:80]} but the fair record says "
+                   f"{json.dumps(record)[:80]}")  # fmt: skip
+
+
+def _ids(item: dict[str, Any]) -> None:
+    """The game id's round and board agree with the fields; names and the note are sane."""
+    for name in ("event", "game"):
+        if not NAME.fullmatch(item[name]):
+            raise fail(f"field {name} is not a name (1-200 printable characters)")
+    found = GAME_ID.fullmatch(item["game"])
+    if found is not None:
+        _same("round", item["round"], int(found[1]))
+        _same("board", item["board"], None if found[2] is None else int(found[2]))
+    if len(item["note"]) > MAX_NOTE or (item["note"] and not NAME.fullmatch(item["note"][:200])):
+        raise fail(f"field note is at most {MAX_NOTE} printable characters")
+    if any(not name or " " in name for name in item["seats"]) or not item["seats"]:
+        raise fail("field seats lists one name (without spaces) per seat")
+    check = item["commitment"]
+    try:
+        check_commitment_text(check)
+    except KafanaError as exc:
+        raise fail(f"field commitment: {exc}") from None
+
+
+def _without_record(item: dict[str, Any]) -> None:
+    """A game with no fair record: pending, or decided off the board (nothing to replay)."""
+    ending, seats = item["ending"], item["seats"]
+    if ending == PENDING:
+        for name, empty in (("scores", None), ("winner", None), ("faults", []), ("table", "")):
+            if item[name] != empty:
+                raise fail(f"a pending game has {name} {json.dumps(empty)}, not "
+                           f"{json.dumps(item[name])[:60]}")  # fmt: skip
+        return
+    if ending not in (Ending.NOT_PLAYED, Ending.ADJUDICATED):
+        raise fail(f"a game that ended by {ending[:40]!r} has its fair record (field record)")
+    if item["scores"] != [0] * len(seats):
+        raise fail(f"a game decided without a record scores 0 for each seat, not {item['scores']}")
+    codes = [Code.parse(text) for text in item["faults"]]
+    winner = item["winner"]
+    for code in codes:
+        if not code.seat < len(seats) or code.at != 0:
+            raise fail(f"fault {code.seat}@{code.at}: no seat of that game, or no move played")
+        if ending == Ending.NOT_PLAYED and code.reason is not Reason.EVENT_ENDED:
+            raise fail(f"a game not played has only event_ended faults, not {code.reason}")
+        if ending == Ending.ADJUDICATED and (code.reason is not Reason.ADJUDICATED):
+            raise fail(f"an adjudicated game has only adjudicated faults, not {code.reason}")
+        if code.seat == winner:
+            raise fail(f"the winner, seat {winner}, has a fault that lost it the game")
+    if ending == Ending.NOT_PLAYED and winner is not None:
+        raise fail("a game not played has no winner")
+    if winner is not None and not winner < len(seats):
+        raise fail(f"the winner is seat {winner}, but the game has {len(seats)} seats")
+
+
+def _with_record(item: dict[str, Any]) -> Verified:
+    """Every field against the fair record and its replay."""
+    try:
+        fair = FairRecord.from_text(item["record"])
+    except KafanaError as exc:
+        raise fail(f"field record: {exc}") from None
+    try:
+        done = verify(fair)
+    except VerificationError as exc:
+        raise fail(f"field record: {exc}") from None
+    _same("commitment", item["commitment"], fair.commitment)
+    _same("event", item["event"], fair.get("event") or None)
+    _same("game", item["game"], fair.get("game") or None)
+    _same("table", item["table"], fair.get("table"))
+    _same("seats", item["seats"], list(done.seats))
+    _same("ending", item["ending"], done.ending)
+    _same("faults", item["faults"], fair.every("fault"))
+    figures = list(done.figures)
+    if done.ending == Ending.ADJUDICATED:
+        if item["scores"] not in ([0] * len(figures), figures):
+            raise fail(f"field scores of an adjudicated game are 0s or the record's {figures}")
+    elif done.game == "tac":
+        if item["scores"] not in ([], figures):
+            raise fail(f"field scores of a Tač game are [] or its places {figures}")
+    else:
+        _same("scores", item["scores"], figures)
+    if done.ending == Ending.ADJUDICATED:
+        winner = item["winner"]
+        if winner is not None and not winner < len(done.seats):
+            raise fail(f"field winner is seat {winner}, but the game has {len(done.seats)} seats")
+    else:
+        _same("winner", item["winner"], done.winner)
+    return done
+
+
+def check_line(raw: str) -> tuple[dict[str, Any], Verified | None]:
+    """One line of an export, checked: its fields and the fair record's check (None: none)."""
+    item = _fields(raw)
+    _ids(item)
+    if not item["record"]:
+        _without_record(item)
+        return item, None
+    return item, _with_record(item)
+
+
+def verify_export(text: str) -> list[Checked | VerificationError]:
+    """Every line of an export, checked (a failure names its line); then the lines together."""
+    out: list[Checked | VerificationError] = []
+    event: tuple[str, int] | None = None
+    games: dict[str, int] = {}
+    boards: dict[int, tuple[str, int]] = {}
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            item, done = check_line(raw)
+            event = event or (item["event"], number)
+            if item["event"] != event[0]:
+                raise fail(f"event {item['event']!r}, but line {event[1]} is of {event[0]!r}")
+            if item["game"] in games:
+                raise fail(f"game {item['game']} is on line {games[item['game']]} already")
+            games[item["game"]] = number
+            board = item["board"]
+            if board is not None:
+                commit, where = boards.setdefault(board, (item["commitment"], number))
+                if commit != item["commitment"]:
+                    raise fail(f"board {board} has another commitment on line {where}")
+            out.append(Checked(number, item["game"], item["ending"], done))
+        except VerificationError as exc:
+            out.append(VerificationError(f"line {number}: {exc}"))
+    return out
