@@ -31,13 +31,15 @@ def test_tournament_run_exports_and_verify(tmp_path: Path) -> None:
     assert "polyline" in page and "http" not in page.replace("http://www.w3.org/2000/svg", "")
     checked = CliRunner().invoke(main, ["verify", str(out / "records.jsonl")])
     assert checked.exit_code == 0 and checked.output.count(": OK: ") == 4
-    # tamper with one game's revealed seed inside the export: verify says which game
-    games[2]["record"] = games[2]["record"].replace("\nrevealed ", "\nrevealed 1")
+    # tamper with one game's revealed secret inside the export: verify says which line
+    secret = games[2]["record"].split("\nrevealed ")[1][:64]
+    other = ("1" if secret[0] != "1" else "2") + secret[1:]
+    games[2]["record"] = games[2]["record"].replace(secret, other)
     (out / "bad.jsonl").write_text("".join(json.dumps(g) + "\n" for g in games))
     checked = CliRunner().invoke(main, ["verify", str(out / "bad.jsonl")])
     assert checked.exit_code == 1 and checked.output.count("REJECTED") == 1
     rejected = next(ln for ln in checked.output.splitlines() if "REJECTED" in ln)
-    assert games[2]["game"] in rejected
+    assert "line 3" in rejected and "commitment" in rejected
 
 
 def test_plain_seed_is_refused_and_fresh_secrets_are_unmarked(tmp_path: Path) -> None:

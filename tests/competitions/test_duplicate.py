@@ -47,8 +47,9 @@ async def test_duplicate_games_on_a_server_use_identical_decks(server: LiveServe
         deck_a, deck_b = boards[-board]
         assert deck_a == deck_b  # the same cards, as the server dealt them
     assert boards[-1][0] != boards[-2][0]  # boards differ from each other
-    (outcome,) = event.outcomes()[:1]
-    assert {outcome.a, outcome.b} == {"ana", "bob"}
+    first_board = event.placings()[:2]
+    assert {p.entrant for p in first_board} == {"ana", "bob"}
+    assert sum(p.points for p in first_board) == 1
 
 
 def test_every_pairing_plays_the_same_boards_in_process() -> None:
@@ -59,18 +60,23 @@ def test_every_pairing_plays_the_same_boards_in_process() -> None:
     assert len(decks) == 1  # one board, the same decks in every game of every pairing
     seatings = [spec.seats for games in event.rounds for spec in games]
     assert len(seatings) == 6 and len(set(seatings)) == 6  # each pairing in both seatings
-    # board outcomes add up: each pairing decided once, points sum to one per board
-    outcomes = event.outcomes()
-    assert len(outcomes) == 3
+    # board placings add up: each pairing decided once, points sum to one per board
+    placings = event.placings()
+    assert len(placings) == 6  # 3 pairings, one placing per entrant
     assert sum(row.points for row in event.standings()) == 3
-    for o in outcomes:
+    assert all(row.byes == 1 for row in event.standings())  # counted, not scored
+    for p in placings:
+        (opponent,) = p.opponents
         one, two = (
             event.results[s.game_id]
             for games in event.rounds
             for s in games
-            if set(s.seats) == {o.a, o.b}
+            if set(s.seats) == {p.entrant, opponent}
         )
-        assert o.diff_a == (one.scores[0] + two.scores[1]) - (one.scores[1] + two.scores[0])
+        first = 0 if event.game(one.game_id).seats[0] == p.entrant else 1
+        mine = one.scores[first] + two.scores[1 - first]
+        theirs = one.scores[1 - first] + two.scores[first]
+        assert p.diff == mine - theirs
 
 
 def test_fresh_secrets_still_give_every_pairing_the_same_boards() -> None:

@@ -18,7 +18,8 @@ from kafana.competitions.hosted.redis_store import RedisEvents
 from kafana.competitions.local_runner import registry_bots, run_local
 from kafana.competitions.model import GameResult
 from kafana.competitions.policy import Action, FaultPolicy
-from kafana.competitions.tournament import EventConfig, Kind, Tournament
+from kafana.competitions.tournament import GAMES, EventConfig, Kind, Tournament
+from kafana.errors import KafanaError
 from kafana.store.client import RedisClient
 
 
@@ -45,7 +46,10 @@ def _entrants(specs: tuple[str, ...]) -> dict[str, str]:
 @click.option("--kind", type=click.Choice([k.value for k in Kind]), default="swiss")
 @click.option("--name", default="event", help="The event's name.")
 @click.option("--rounds", default=0, help="Swiss rounds (0: ceil(log2(entrants))).")
-@click.option("--boards", default=2, help="Duplicate: boards per pairing.")
+@click.option("--boards", default=2, help="Duplicate: boards per table.")
+@click.option("--game", type=click.Choice(list(GAMES)), default="tablic", help="The game.")
+@click.option("--players", type=click.IntRange(2, 4), default=2, help="Players per game.")
+@click.option("--partnerships", is_flag=True, help="Four players as 2 against 2 (Tablić).")
 @rules_options
 @click.option(
     "--chosen-seed",
@@ -69,6 +73,9 @@ def run(
     name: str,
     rounds: int,
     boards: int,
+    game: str,
+    players: int,
+    partnerships: bool,
     preset: str,
     target: int,
     move_ms: int,
@@ -87,6 +94,8 @@ def run(
 
     \b
     kafana tournament run greedy heuristic random ismcts --kind swiss --target 51
+    kafana tournament run greedy heuristic random --players 3 --kind duplicate --boards 1
+    kafana tournament run random loader random-2 --game tac --players 3
     kafana tournament run a=greedy b=heuristic --kind duplicate --server localhost:50051
     """
     if seed is not None:
@@ -107,15 +116,19 @@ def run(
     if remote and not server:
         raise click.UsageError("remote entrants play through a server: give --server")
     policy = FaultPolicy(move_ms=move_ms, on_timeout=Action(on_timeout))
-    config = EventConfig(
-        name, Kind(kind), tuple(bots), rounds, boards, preset=preset, target=target,
-        chosen_seed=chosen_seed, policy=policy,
-    )  # fmt: skip
+    try:
+        config = EventConfig(
+            name, Kind(kind), tuple(bots), rounds, boards, preset=preset, target=target,
+            chosen_seed=chosen_seed, policy=policy, game=game, players=players,
+            partnerships=partnerships,
+        )  # fmt: skip
+    except KafanaError as error:
+        raise click.UsageError(str(error)) from None
     event = Tournament(config)
 
     def progress(result: GameResult) -> None:
         spec = event.game(result.game_id)
-        score = " : ".join(map(str, result.scores))
+        score = exports.score_text(result.scores, result.side_places(len(spec.sides)))
         click.echo(f"{result.game_id}: {' - '.join(spec.seats)}  {score} ({result.ending.value})")
 
     if server:
@@ -126,12 +139,10 @@ def run(
     if out is not None:
         folder = Path(out)
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / "records.jsonl").write_text(exports.records_jsonl(event), encoding="utf-8")
-        standings = exports.standings_csv(event.standings())
-        (folder / "standings.csv").write_text(standings, encoding="utf-8")
-        (folder / "report.html").write_text(exports.report_html(event), encoding="utf-8")
-        (folder / "ratings.json").write_text(event.ratings.to_json(), encoding="utf-8")
-        click.echo(f"exports in {folder}/: records.jsonl standings.csv report.html ratings.json")
+        files = exports.all_exports(event)
+        for filename, text in files.items():
+            (folder / filename).write_text(text, encoding="utf-8")
+        click.echo(f"exports in {folder}/: {' '.join(files)}")
 
 
 @contextlib.asynccontextmanager

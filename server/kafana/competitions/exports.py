@@ -1,7 +1,8 @@
 """Exports: match records (JSON lines), standings (CSV), a text report and an HTML page.
 
 The HTML page is self-contained (inline SVG, no scripts, no network): rating curves of
-every entrant and the standings table.
+every entrant and the standings table. `all_exports` gives every file an event exports, the
+same for the local runner and a hosted event.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from kafana.competitions.envelope import FairRecord
 from kafana.competitions.model import Ending
 from kafana.competitions.ratings import HistoryPoint
 from kafana.competitions.standings import Standing
-from kafana.competitions.tournament import Status, Tournament
+from kafana.competitions.tournament import EventConfig, Status, Tournament
+from kafana.games.tablic import Rules
 
 STANDING_FIELDS = (
     "rank",
@@ -33,10 +35,34 @@ STANDING_FIELDS = (
 )
 
 
+EXPORTS = ("records.jsonl", "standings.csv", "report.html", "ratings.json")
+"""The files every event exports, by name."""
+
+
+def all_exports(tournament: Tournament) -> dict[str, str]:
+    """Every export of an event by file name (`EXPORTS`): what both runners write."""
+    return {
+        "records.jsonl": records_jsonl(tournament),
+        "standings.csv": standings_csv(tournament.standings()),
+        "report.html": report_html(tournament),
+        "ratings.json": tournament.ratings.to_json(),
+    }
+
+
 def _state(tournament: Tournament) -> str:
+    if tournament.end_reason:
+        return f"ended: {tournament.end_reason}"
     if tournament.finished and tournament.status is Status.RUNNING:
         return "finished"
     return tournament.status.value
+
+
+def rules_line(config: EventConfig) -> str:
+    """The game and rules of an event in a few words."""
+    if config.game == "tac":
+        return f"Tač, {config.players} players"
+    target = config.rules.target if isinstance(config.rules, Rules) else 0
+    return f"Tablić {config.preset}, {config.table_name}, target {target}"
 
 
 def records_jsonl(tournament: Tournament) -> str:
@@ -51,6 +77,7 @@ def records_jsonl(tournament: Tournament) -> str:
                 "round": spec.round,
                 "board": spec.board,
                 "seats": list(spec.seats),
+                "sides": [spec.side_of(seat) for seat in range(len(spec.seats))],
                 "commitment": spec.commitment,
                 "scores": list(result.scores) if result else None,
                 "winner": result.winner if result else None,
@@ -62,6 +89,11 @@ def records_jsonl(tournament: Tournament) -> str:
             }
             lines.append(json.dumps(item, sort_keys=True))
     return "".join(line + "\n" for line in lines)
+
+
+def score_text(scores: Sequence[int], places: Sequence[int]) -> str:
+    """Points per side, or the places when the game scores nothing (Tač)."""
+    return " : ".join(map(str, scores)) if scores else "places " + " ".join(map(str, places))
 
 
 def standings_csv(rows: Sequence[Standing]) -> str:
@@ -80,7 +112,7 @@ def report_text(tournament: Tournament) -> str:
     lines = [
         f"Event {config.name}: {config.kind.value}, {len(config.entrants)} entrants, "
         f"{len(tournament.rounds)}/{tournament.total_rounds} rounds, {_state(tournament)}",
-        f"Rules: {config.preset}, target {config.rules.target}; ratings pool {config.pool}",
+        f"Rules: {rules_line(config)}; ratings pool {config.pool}",
     ]
     for number, games in enumerate(tournament.rounds, start=1):
         lines.append(f"Round {number}")
@@ -90,7 +122,7 @@ def report_text(tournament: Tournament) -> str:
             if result is None:
                 lines.append(f"  {spec.game_id}{board}: {' - '.join(spec.seats)} (pending)")
                 continue
-            score = " : ".join(map(str, result.scores))
+            score = score_text(result.scores, result.side_places(len(spec.sides)))
             why = "" if result.ending is Ending.SCORE else f" [{result.ending.value}]"
             faults = "".join(f" {f.code()}" for f in result.faults)
             lines.append(f"  {spec.game_id}{board}: {' - '.join(spec.seats)}  {score}{why}{faults}")
@@ -103,8 +135,8 @@ def report_text(tournament: Tournament) -> str:
         rating = tournament.ratings.get(config.pool, row.entrant)
         flag = "?" if tournament.ratings.policy.provisional(rating) else " "
         lines.append(
-            f"  {row.rank:<2} {row.entrant:<16} {row.points:>4} {row.wins:>2} {row.draws:>2}"
-            f" {row.losses:>2} {row.buchholz:>8} {row.sonneborn_berger:>4} {row.diff:>6}"
+            f"  {row.rank:<2} {row.entrant:<16} {row.points:>4.4g} {row.wins:>2} {row.draws:>2}"
+            f" {row.losses:>2} {row.buchholz:>8.4g} {row.sonneborn_berger:>4.4g} {row.diff:>6}"
             f"  {rating.conservative:6.2f}{flag}"
         )
     lines.append("(? = provisional rating; rating = mu - 3 sigma)")
@@ -171,7 +203,7 @@ def report_html(tournament: Tournament) -> str:
 td,th{{border:1px solid #ccc;padding:3px 8px;text-align:right}}</style></head>
 <body><h1>{title}</h1>
 <p>{len(tournament.rounds)} of {tournament.total_rounds} rounds, {_state(tournament)}.
-Rules {html.escape(config.preset)}, target {config.rules.target}.</p>
+{html.escape(rules_line(config))}.</p>
 <h2>Rating curves (mu - 3 sigma)</h2>
 {_curves_svg(history)}
 <h2>Standings</h2>

@@ -1,9 +1,10 @@
 """Play a tournament in-process: bots from `kafana_bots`, the fault policy enforced per move.
 
-A bot's decision is timed; past the policy's `move_ms` its move is discarded and the policy
-applies (the game is deterministic given the secrets, except for what the clock decides). A bot
-that raises counts as disconnected; one that returns a move that is not legal is asked again
-up to `illegal_limit` times.
+Both games (Tablić for 2, 3 or 4 players or 2 against 2, Tač) are played by the one
+in-process runner, `kafana_bots.play.play`. A bot's decision is timed; past the policy's
+`move_ms` its move is discarded and the policy applies (the game is deterministic given the
+secrets, except for what the clock decides). A bot that raises counts as disconnected; one
+that returns a move that is not legal is asked again up to `illegal_limit` times.
 """
 
 from __future__ import annotations
@@ -11,40 +12,54 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Mapping
+from typing import Any
 
-from kafana_bots import Bot, registry
+from kafana_bots import registry
+from kafana_bots.base import Player
 from kafana_bots.play import play
 
 from kafana.competitions.envelope import FairRecord
 from kafana.competitions.fairness import CHOSEN, commitment, deal_seed
-from kafana.competitions.model import Ending, GameResult, GameSpec
+from kafana.competitions.model import Ending, GameResult, GameSpec, forfeit_places
 from kafana.competitions.policy import Action, Fault, FaultPolicy, Reason
-from kafana.competitions.tournament import Status, Tournament
-from kafana.games.tablic import Move, Rules, View, new_match
+from kafana.competitions.tournament import GameRules, Status, Tournament
+from kafana.games import tablic, tac
+from kafana.games.protocol import GameState
 
-BotFactory = Callable[[str, int, Rules, random.Random], Bot]
-"""(entrant, seat, rules, rng) -> a bot for that seat."""
+BotFactory = Callable[[str, int, Any, random.Random], Any]
+"""(entrant, seat, the event's rules, rng) -> a bot of the event's game for that seat (a
+`kafana_bots.Bot` for Tablić, a `TacBot` for Tač)."""
 
 
 def registry_bots(bot_of: Mapping[str, str]) -> BotFactory:
-    """A factory that builds each entrant's registered bot (`bot_of[entrant]`, e.g. "greedy")."""
+    """A factory that builds each entrant's registered bot (`bot_of[entrant]`, e.g. "greedy")
+    for the game of the rules it is given."""
 
-    def factory(entrant: str, seat: int, rules: Rules, rng: random.Random) -> Bot:
+    def factory(entrant: str, seat: int, rules: Any, rng: random.Random) -> Any:
         return registry.create(bot_of[entrant], seat=seat, rules=rules, rng=rng)
 
     return factory
 
 
+def new_game(rules: GameRules, seed: int, spec: GameSpec) -> GameState[Any, Any, Any]:
+    """The game's first position: dealt from `seed`, or from the spec's decks (duplicate)."""
+    if isinstance(rules, tac.Rules):
+        return tac.new_game(rules, seed=seed, deck=spec.decks[0] if spec.decks else None)
+    return tablic.new_match(rules, seed=seed, decks=spec.decks or None)
+
+
 class _Decision:
     """One seat's decision under the policy: a move, or a fault and the action to take."""
 
-    def __init__(self, move: Move | None, fault: Reason | None = None, detail: str = "") -> None:
+    def __init__(self, move: Any, fault: Reason | None = None, detail: str = "") -> None:
         self.move = move
         self.fault = fault
         self.detail = detail
 
 
-def _decide(bot: Bot, state_view: View, legal: list[Move], policy: FaultPolicy) -> _Decision:
+def _decide(
+    bot: Player[Any, Any, Any], state_view: Any, legal: list[Any], policy: FaultPolicy
+) -> _Decision:
     for _attempt in range(max(1, policy.illegal_limit)):
         start = time.perf_counter()
         try:
@@ -62,7 +77,7 @@ def _decide(bot: Bot, state_view: View, legal: list[Move], policy: FaultPolicy) 
 def play_game(
     spec: GameSpec,
     secret: str,
-    rules: Rules,
+    rules: GameRules,
     factory: BotFactory,
     policy: FaultPolicy,
     *,
@@ -80,12 +95,12 @@ def play_game(
         for seat, name in enumerate(spec.seats)
     ]
     faults: list[Fault] = []
-    autopilot: dict[int, int] = {}  # seat -> hand number it plays default moves in
+    autopilot: dict[int, int] = {}  # seat -> hand number it plays default moves in (Tač: all)
     forfeit: int | None = None
 
-    def decide(seat: int, view: View, legal: list[Move]) -> Move | None:
+    def decide(seat: int, view: Any, legal: list[Any]) -> Any:
         nonlocal forfeit
-        if autopilot.get(seat) == view.hand_no:
+        if autopilot.get(seat) == getattr(view, "hand_no", 0):
             return legal[0]
         decision = _decide(bots[seat], view, legal, policy)
         if decision.fault is None:
@@ -96,14 +111,19 @@ def play_game(
             forfeit = seat
             return None
         if action is Action.FORFEIT_HAND:
-            autopilot[seat] = view.hand_no
+            autopilot[seat] = getattr(view, "hand_no", 0)
         return legal[0]
 
-    state = play(new_match(rules, seed=seed, decks=spec.decks or None), bots, decide=decide)
-    ending = Ending.SCORE if forfeit is None else Ending.FORFEIT
-    winner = state.winner if forfeit is None else 1 - forfeit
-    if forfeit is None and len(set(state.scores)) == 1:
-        winner = None
+    state = play(new_game(rules, seed, spec), bots, decide=decide)
+    outcome = state.outcome(forfeit)
+    assert outcome is not None  # play ends a game, or stops it for a forfeit
+    sides = len(spec.sides)
+    if forfeit is None:
+        ending, places = Ending.SCORE, outcome.places
+    else:
+        ending = Ending.FORFEIT
+        places = forfeit_places(sides, spec.side_of(forfeit), outcome.scores)
+    winner = places.index(1) if places.count(1) == 1 else None
     fair = FairRecord(
         commitment(secret),
         secret,
@@ -117,7 +137,15 @@ def play_game(
             *(("fault", f.code()) for f in faults),
         ),
     )
-    return GameResult(spec.game_id, state.scores, winner, ending, tuple(faults), fair.to_text())
+    return GameResult(
+        spec.game_id,
+        outcome.scores,
+        winner,
+        ending,
+        tuple(faults),
+        fair.to_text(),
+        places=places,
+    )
 
 
 def run_local(

@@ -1,7 +1,13 @@
 """Standings: match points, then Buchholz, Sonneborn-Berger, point difference, name.
 
->>> rows = standings(["a", "b", "c"], [Outcome("a", "b", 1.0, 30), Outcome("b", "c", 0.5, 0)],
-...                  byes={"c": 1})
+Every decided game (or duplicate board) gives each entrant one `Placing`: its match points
+(the share of the other sides it finished ahead of, a tie counting half: 1 / 0.5 / 0 with two
+sides; 1, 0.5, 0 for first, second and third of three), its opponents (the entrants of the
+other sides; a partner is not an opponent) and its side's point difference. A game counts as
+won with 1 point, lost with 0, drawn otherwise (a tie, or a middle place at a table of 3 or 4).
+
+>>> rows = standings(["a", "b", "c"], [*table_placings([("a",), ("b",)], [1, 0], [40, 10]),
+...                  *table_placings([("b",), ("c",)], [0, 0], [])], byes={"c": 1})
 >>> [(r.entrant, r.points, r.buchholz) for r in rows]
 [('c', 1.5, 0.5), ('a', 1.0, 0.5), ('b', 0.5, 2.5)]
 """
@@ -13,13 +19,38 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
-class Outcome:
-    """One decided pairing: `a`'s points (1 win, 0.5 draw, 0 loss) and card-point difference."""
+class Placing:
+    """One entrant's result in one decided game or duplicate board."""
 
-    a: str
-    b: str
-    points_a: float
-    diff_a: int
+    entrant: str
+    opponents: tuple[str, ...]  # the entrants of the other sides
+    points: float  # match points, 0 to 1
+    diff: int  # its side's points minus the best other side's
+
+
+def table_placings(
+    sides: Sequence[Sequence[str]], values: Sequence[float], scores: Sequence[int]
+) -> list[Placing]:
+    """The placings of one game: `values[i]` ranks side i (higher is better, equal ties).
+
+    `scores` (one per side, or empty when the game scores nothing) give the difference: a
+    side's points minus the best other side's.
+
+    >>> [(p.entrant, p.points, p.diff) for p in table_placings([("a",), ("b",), ("c",)],
+    ...     [3, 2, 2], [51, 20, 30])]
+    [('a', 1.0, 21), ('b', 0.25, -31), ('c', 0.25, -21)]
+    """
+    out = []
+    for i, side in enumerate(sides):
+        others = [j for j in range(len(sides)) if j != i]
+        beaten = sum(
+            1.0 if values[i] > values[j] else 0.5 if values[i] == values[j] else 0.0 for j in others
+        )
+        points = beaten / len(others) if others else 0.0
+        diff = scores[i] - max(scores[j] for j in others) if scores and others else 0
+        opponents = tuple(name for j in others for name in sides[j])
+        out += [Placing(entrant, opponents, points, diff) for entrant in side]
+    return out
 
 
 @dataclass(frozen=True)
@@ -34,41 +65,43 @@ class Standing:
     draws: int
     losses: int
     byes: int
-    buchholz: float  # sum of the opponents' points
-    sonneborn_berger: float  # sum of the points of opponents beaten, half of those drawn
-    diff: int  # game points scored minus conceded
+    buchholz: float  # per game, the opponents' mean points, summed
+    sonneborn_berger: float  # per game, the opponents' mean points times the points won
+    diff: int  # game points scored minus the best opponent's
 
 
 def standings(
-    entrants: Sequence[str], outcomes: Iterable[Outcome], byes: Mapping[str, int] | None = None
+    entrants: Sequence[str],
+    placings: Iterable[Placing],
+    byes: Mapping[str, int] | None = None,
+    bye_points: float = 1.0,
 ) -> list[Standing]:
-    """Rank `entrants` from decided outcomes and bye counts (a bye is worth one point)."""
+    """Rank `entrants` from their placings; each bye counted, and worth `bye_points`."""
     byes = byes or {}
-    points = {e: float(byes.get(e, 0)) for e in entrants}
-    record: dict[str, list[tuple[str, float]]] = {e: [] for e in entrants}
-    diff = dict.fromkeys(entrants, 0)
-    for o in outcomes:
-        points[o.a] += o.points_a
-        points[o.b] += 1.0 - o.points_a
-        record[o.a].append((o.b, o.points_a))
-        record[o.b].append((o.a, 1.0 - o.points_a))
-        diff[o.a] += o.diff_a
-        diff[o.b] -= o.diff_a
+    points = {e: bye_points * byes.get(e, 0) for e in entrants}
+    games: dict[str, list[Placing]] = {e: [] for e in entrants}
+    for p in placings:
+        points[p.entrant] += p.points
+        games[p.entrant].append(p)
+
+    def strength(p: Placing) -> float:
+        return sum(points[o] for o in p.opponents) / len(p.opponents) if p.opponents else 0.0
+
     rows = []
     for e in entrants:
-        games = record[e]
+        mine = games[e]
         rows.append(
             (
                 e,
                 points[e],
-                len(games),
-                sum(1 for _, p in games if p == 1.0),
-                sum(1 for _, p in games if p == 0.5),
-                sum(1 for _, p in games if p == 0.0),
+                len(mine),
+                sum(1 for p in mine if p.points == 1.0),
+                sum(1 for p in mine if 0.0 < p.points < 1.0),
+                sum(1 for p in mine if p.points == 0.0),
                 byes.get(e, 0),
-                sum(points[o] for o, _ in games),
-                sum(points[o] * p for o, p in games),
-                diff[e],
+                round(sum(strength(p) for p in mine), 6),
+                round(sum(strength(p) * p.points for p in mine), 6),
+                sum(p.diff for p in mine),
             )
         )
     rows.sort(key=lambda r: (-r[1], -r[7], -r[8], -r[9], r[0]))

@@ -1,18 +1,21 @@
 """A tournament as pure logic: it hands out rounds of games and takes back their results.
 
-Runners (`local_runner`, `server_runner`) play the games; the tournament never does I/O.
-Round robin and Swiss pair entrants; a duplicate event plays every board (a fixed list of
-decks) once in each seating for every pairing, so the luck of the deal cancels out.
+Runners (`local_runner`, `server_runner`, the hosted director) play the games; the tournament
+never does I/O. Round robin and Swiss seat entrants at tables of 2, 3 or 4 (or 2 against 2);
+a duplicate event plays every board (a fixed deal) at every table once in each rotation of
+its seats, so the luck of the deal cancels out. Standings are by placement
+(`kafana.competitions.standings`); ratings rate every side of a game (openskill).
 
 >>> config = EventConfig("demo", Kind.SWISS, ("a", "b", "c", "d"))
 >>> t = Tournament(config)
 >>> [g.seats for g in t.next_round()]
-[('a', 'b'), ('c', 'd')]
+[('a', 'c'), ('b', 'd')]
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -21,9 +24,12 @@ from kafana.competitions.fairness import chosen_secret, commitment, deal_seed, n
 from kafana.competitions.model import Bye, Ending, GameResult, GameSpec
 from kafana.competitions.policy import Action, Fault, FaultPolicy, Reason
 from kafana.competitions.ratings import RatingBook, variant_name
-from kafana.competitions.standings import Outcome, Standing, standings
+from kafana.competitions.standings import Placing, Standing, standings, table_placings
 from kafana.errors import InvalidInputError, KafanaError
-from kafana.games.tablic import Rules, shuffled_deck
+from kafana.games import tablic, tac
+
+GAMES = ("tablic", "tac")
+GameRules = tablic.Rules | tac.Rules
 
 
 class Kind(StrEnum):
@@ -48,24 +54,72 @@ class EventError(KafanaError):
 
 @dataclass(frozen=True)
 class EventConfig:
-    """Everything fixed when an event is announced. Entrants are unique names."""
+    """Everything fixed when an event is announced. Entrants are unique names.
+
+    `players` seats per game (2, 3 or 4; `partnerships`: four as 2 against 2, Tablić only);
+    `ratings` the entrants' ratings that seed round 1 of a Swiss (unrated: 0); `chosen_seed`
+    an organiser-chosen event seed (every deal predictable from it; records say so).
+    """
 
     name: str
     kind: Kind
     entrants: tuple[str, ...]
-    rounds: int = 0  # Swiss: 0 means ceil(log2(entrants)); round robin: always n-1 (or n)
-    boards: int = 2  # duplicate: boards per pairing
-    hands_per_board: int = 8  # duplicate: explicit decks per board (then the board's seed)
+    rounds: int = 0  # Swiss: 0 means ceil(log2(entrants)); round robin: the schedule's
+    boards: int = 2  # duplicate: boards per table
+    hands_per_board: int = 8  # duplicate Tablić: explicit decks per board (then its seed)
     preset: str = "serbian"
     target: int = 0  # 0: the preset's target
-    chosen_seed: int | None = None  # None: every game's secret is fresh from the OS (see `chosen`)
+    chosen_seed: int | None = None  # None: every game's secret is fresh from the OS
     policy: FaultPolicy = field(default_factory=FaultPolicy)
+    game: str = "tablic"
+    players: int = 2
+    partnerships: bool = False
+    ratings: Mapping[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if len(set(self.entrants)) != len(self.entrants) or len(self.entrants) < 2:
             raise InvalidInputError("an event needs two or more entrants with distinct names")
         if any(not e or " " in e for e in self.entrants):
             raise InvalidInputError("entrant names are non-empty and have no spaces")
+        if self.game not in GAMES:
+            raise InvalidInputError(f"an event's game is tablic or tac, not {self.game!r}")
+        if self.players not in (2, 3, 4):
+            raise InvalidInputError(f"a game has 2, 3 or 4 players, not {self.players}")
+        if self.partnerships and (self.players != 4 or self.game != "tablic"):
+            raise InvalidInputError("partnerships are four Tablić players, 2 against 2")
+        if len(self.entrants) < self.players:
+            raise InvalidInputError(
+                f"{self.players}-player games need {self.players} or more entrants,"
+                f" not {len(self.entrants)}"
+            )
+        unknown = sorted(set(self.ratings) - set(self.entrants))
+        if unknown:
+            raise InvalidInputError(f"ratings of names that are not entrants: {unknown}")
+        if self.kind is Kind.DUPLICATE and self.boards < 1:
+            raise InvalidInputError("a duplicate event has one or more boards")
+        most = pairing.max_rounds(
+            self.kind.value, len(self.entrants), self.players, self.partnerships
+        )
+        if self.kind is Kind.SWISS and self.rounds > most:
+            raise InvalidInputError(
+                f"a Swiss of {len(self.entrants)} entrants at {self.table_name} tables has at"
+                f" most {most} rounds without a repeat, not {self.rounds}"
+            )
+        self.rules  # noqa: B018  (the rules must exist: an unknown preset is refused now)
+
+    @property
+    def table_name(self) -> str:
+        """How a table is made up: ``2-player``, ``3-player``, ``2x2``."""
+        return "2x2" if self.partnerships else f"{self.players}-player"
+
+    @property
+    def swiss_rounds(self) -> int:
+        """The rounds of a Swiss: as configured, else ceil(log2(entrants)) within the most."""
+        if self.rounds:
+            return self.rounds
+        n = len(self.entrants)
+        most = pairing.max_rounds("swiss", n, self.players, self.partnerships)
+        return max(1, min(most, math.ceil(math.log2(n))))
 
     @property
     def chosen(self) -> bool:
@@ -73,30 +127,48 @@ class EventConfig:
         return self.chosen_seed is not None
 
     @property
-    def rules(self) -> Rules:
-        """The rules of every game (two players)."""
-        rules = Rules.preset(self.preset, players=2)
+    def rules(self) -> GameRules:
+        """The rules of every game."""
+        if self.game == "tac":
+            return tac.Rules(players=self.players)
+        rules = tablic.Rules.preset(
+            self.preset, players=self.players, partnerships=self.partnerships
+        )
         return rules.with_switches(target=self.target) if self.target else rules
+
+    @property
+    def sides(self) -> int:
+        """Sides per game: the players, or 2 with partnerships."""
+        return 2 if self.partnerships else self.players
 
     @property
     def pool(self) -> str:
         """The ratings pool of this event's games."""
-        return "tablic/" + variant_name(self.preset, 2)
+        if self.game == "tac":
+            return "tac/" + variant_name("standard", self.players)
+        return "tablic/" + variant_name(self.preset, self.players, self.partnerships)
 
 
 class Tournament:
-    """Rounds, results, standings and ratings of one event; organiser controls."""
+    """Rounds, results, standings and ratings of one event; organiser controls.
+
+    `end_reason` says why an event ended before its last round (a Swiss with no grouping
+    without a repeat left), "" otherwise.
+    """
 
     def __init__(self, config: EventConfig, ratings: RatingBook | None = None) -> None:
         self.config = config
         self.status = Status.RUNNING
+        self.end_reason = ""
         self.rounds: list[list[GameSpec]] = []
         self.byes: list[Bye] = []
         self.results: dict[str, GameResult] = {}
         self.ratings = ratings if ratings is not None else RatingBook()
         self._secrets: dict[str, str] = {}
         self._schedule = (
-            pairing.round_robin(config.entrants) if config.kind is not Kind.SWISS else []
+            pairing.round_robin_tables(config.entrants, config.players, config.partnerships)
+            if config.kind is not Kind.SWISS
+            else []
         )
 
     # -- the schedule ---------------------------------------------------------------------
@@ -105,8 +177,7 @@ class Tournament:
     def total_rounds(self) -> int:
         """How many rounds the event has."""
         if self.config.kind is Kind.SWISS:
-            n = len(self.config.entrants)
-            return self.config.rounds or max(1, math.ceil(math.log2(n)))
+            return self.config.swiss_rounds
         return len(self._schedule)
 
     @property
@@ -145,7 +216,11 @@ class Tournament:
         raise InvalidInputError(f"no game {game_id!r} in event {self.config.name!r}")
 
     def next_round(self) -> list[GameSpec]:
-        """The next round's games; refused while paused, ended, or a game is undecided."""
+        """The next round's games; refused while paused, ended, or a game is undecided.
+
+        A Swiss that finds no round without a repeat ends here: no games, the event ended
+        with `end_reason` and its standings as they are.
+        """
         if self.status is not Status.RUNNING:
             raise EventError(f"event {self.config.name!r} is {self.status.value}")
         if self.pending():
@@ -154,34 +229,47 @@ class Tournament:
             raise EventError("every round has been played")
         number = len(self.rounds) + 1
         if self.config.kind is Kind.SWISS:
-            pairs = self._swiss_pairs(number)
+            try:
+                tables, out = self._swiss_tables()
+            except ValueError:
+                self.end_reason = (
+                    f"no Swiss round {number} without a repeat is left: ended after"
+                    f" {number - 1} of {self.total_rounds} rounds"
+                )
+                self.status = Status.ENDED
+                return []
+            self.byes += [Bye(number, e) for e in out]
         else:
-            pairs = self._schedule[number - 1]
-            paired = {e for pair in pairs for e in pair}
-            self.byes += [Bye(number, e) for e in self.config.entrants if e not in paired]
+            tables = self._schedule[number - 1]
+            seated = {e for table in tables for e in table}
+            self.byes += [Bye(number, e, 0.0) for e in self.config.entrants if e not in seated]
         games = (
-            self._duplicate_games(number, pairs)
+            self._duplicate_games(number, tables)
             if self.config.kind is Kind.DUPLICATE
-            else [self._game(f"r{number}-g{i + 1}", number, pair) for i, pair in enumerate(pairs)]
+            else [self._game(f"r{number}-g{i + 1}", number, t) for i, t in enumerate(tables)]
         )
         self.rounds.append(games)
         return games
 
-    def _swiss_pairs(self, number: int) -> list[pairing.Pair]:
-        played = {frozenset(g.seats) for r in self.rounds for g in r}
-        balance: dict[str, int] = {}
-        for r in self.rounds:
-            for g in r:
-                balance[g.seats[0]] = balance.get(g.seats[0], 0) + 1
-                balance[g.seats[1]] = balance.get(g.seats[1], 0) - 1
-        ranked = [row.entrant for row in self.standings()] if self.rounds else None
-        order = ranked or list(self.config.entrants)
-        pairs, bye = pairing.swiss(
-            order, played=played, balance=balance, byes={b.entrant for b in self.byes}
+    def seeding(self) -> list[str]:
+        """The entrants by rating (`EventConfig.ratings`), best first; ties in entry order."""
+        rated = self.config.ratings
+        order = sorted(enumerate(self.config.entrants), key=lambda e: (-rated.get(e[1], 0), e[0]))
+        return [name for _, name in order]
+
+    def _swiss_tables(self) -> tuple[list[pairing.Table], list[str]]:
+        history = [g.seats for r in self.rounds for g in r]
+        ranked = [row.entrant for row in self.standings()] if self.rounds else self.seeding()
+        byes: dict[str, int] = {}
+        for bye in self.byes:
+            byes[bye.entrant] = byes.get(bye.entrant, 0) + 1
+        return pairing.swiss_tables(
+            ranked,
+            history=history,
+            byes=byes,
+            seats=self.config.players,
+            partnerships=self.config.partnerships,
         )
-        if bye is not None:
-            self.byes.append(Bye(number, bye))
-        return pairs
 
     def _secret(self, label: str) -> str:
         seed = self.config.chosen_seed
@@ -189,37 +277,54 @@ class Tournament:
 
     def _game(self, game_id: str, number: int, seats: tuple[str, ...]) -> GameSpec:
         secret = self._secrets[game_id] = self._secret(game_id)
-        return GameSpec(game_id, number, seats, commitment(secret))
+        return GameSpec(
+            game_id, number, seats, commitment(secret), partnerships=self.config.partnerships
+        )
 
-    def _duplicate_games(self, number: int, pairs: list[pairing.Pair]) -> list[GameSpec]:
+    def _board_decks(self, seed: int) -> tuple[tuple[tablic.Card, ...], ...]:
+        if self.config.game == "tac":
+            return (tac.shuffled_deck(seed, 1),)
+        return tuple(tablic.shuffled_deck(seed, k) for k in range(self.config.hands_per_board))
+
+    def _duplicate_games(self, number: int, tables: list[pairing.Table]) -> list[GameSpec]:
         games = []
         for b in range(self.config.boards):
             label = f"board-{b + 1}"  # one secret per board for the whole event
             if label not in self._secrets:
                 self._secrets[label] = self._secret(label)
             secret = self._secrets[label]
-            seed = deal_seed(secret)
-            decks = tuple(shuffled_deck(seed, k) for k in range(self.config.hands_per_board))
-            for i, (x, y) in enumerate(pairs):
-                for s, seats in enumerate(((x, y), (y, x))):
+            decks = self._board_decks(deal_seed(secret))
+            for i, table in enumerate(tables):
+                for s in range(len(table)):  # every rotation: each entrant holds each seat
                     game_id = f"r{number}-g{i + 1}-b{b + 1}-s{s + 1}"
                     self._secrets[game_id] = secret
-                    games.append(GameSpec(game_id, number, seats, commitment(secret), b + 1, decks))
+                    games.append(
+                        GameSpec(
+                            game_id,
+                            number,
+                            table[s:] + table[:s],
+                            commitment(secret),
+                            b + 1,
+                            decks,
+                            self.config.partnerships,
+                        )
+                    )
         return games
 
     # -- results and organiser actions ------------------------------------------------------
 
     def record(self, result: GameResult) -> None:
-        """Take a game's result (once) and rate it."""
+        """Take a game's result (once) and rate it: every side, by its match points."""
         spec = self.game(result.game_id)
         if result.game_id in self.results:
             raise EventError(f"game {result.game_id!r} already has a result")
         self.results[result.game_id] = result
         if result.ending is not Ending.NOT_PLAYED:
+            sides = spec.sides
             self.ratings.rate(
                 self.config.pool,
-                [[name] for name in spec.seats],
-                [result.match_points(seat) for seat in range(len(spec.seats))],
+                [list(side) for side in sides],
+                [result.match_points(i, len(sides)) for i in range(len(sides))],
             )
 
     def pause(self) -> None:
@@ -235,15 +340,19 @@ class Tournament:
         self.status = Status.RUNNING
 
     def adjudicate(self, game_id: str, winner: int | None, note: str = "") -> GameResult:
-        """Decide a game without playing it on (winner seat, None for a draw)."""
+        """Decide a game without playing it on (`winner` a side, None for a draw)."""
         spec = self.game(game_id)
+        sides = len(spec.sides)
+        if winner is not None and not 0 <= winner < sides:
+            raise InvalidInputError(f"game {game_id!r} has sides 0 to {sides - 1}, not {winner}")
         faults: tuple[Fault, ...] = ()
         if winner is not None:
-            loser = 1 - winner
-            faults = (Fault(loser, Reason.ADJUDICATED, Action.FORFEIT_MATCH, 0, note),)
-        result = GameResult(
-            game_id, (0,) * len(spec.seats), winner, Ending.ADJUDICATED, faults, note=note
-        )
+            faults = tuple(
+                Fault(seat, Reason.ADJUDICATED, Action.FORFEIT_MATCH, 0, note)
+                for seat in range(len(spec.seats))
+                if spec.side_of(seat) != winner
+            )
+        result = GameResult(game_id, (0,) * sides, winner, Ending.ADJUDICATED, faults, note=note)
         self.record(result)
         return result
 
@@ -253,7 +362,7 @@ class Tournament:
         for spec in self.pending():
             result = GameResult(
                 spec.game_id,
-                (0,) * len(spec.seats),
+                (0,) * len(spec.sides),
                 None,
                 Ending.NOT_PLAYED,
                 tuple(
@@ -269,43 +378,63 @@ class Tournament:
 
     # -- standings --------------------------------------------------------------------------
 
-    def outcomes(self) -> list[Outcome]:
-        """Every decided pairing (a duplicate board counts once, both seatings together)."""
+    def placings(self) -> list[Placing]:
+        """Every decided game's placings (a duplicate board counts once, all rotations)."""
         if self.config.kind is Kind.DUPLICATE:
-            return self._board_outcomes()
+            return self._board_placings()
         out = []
         for r in self.rounds:
             for g in r:
                 res = self.results.get(g.game_id)
                 if res is None or res.ending is Ending.NOT_PLAYED:
                     continue
-                out.append(
-                    Outcome(
-                        g.seats[0], g.seats[1], res.match_points(0), res.scores[0] - res.scores[1]
-                    )
-                )
+                sides = g.sides
+                places = res.side_places(len(sides))
+                scores = res.scores if len(res.scores) == len(sides) else ()
+                out += table_placings(sides, [-p for p in places], scores)
         return out
 
-    def _board_outcomes(self) -> list[Outcome]:
+    def _board_placings(self) -> list[Placing]:
+        """Every board at every table, once its games in every rotation are decided."""
         out = []
+        k = self.config.players
         for r in self.rounds:
-            for first, second in zip(r[::2], r[1::2], strict=True):
-                a, b = first.seats
-                one, two = self.results.get(first.game_id), self.results.get(second.game_id)
-                if one is None or two is None or Ending.NOT_PLAYED in (one.ending, two.ending):
-                    continue
-                diff = (one.scores[0] + two.scores[1]) - (one.scores[1] + two.scores[0])
-                if one.ending is Ending.SCORE and two.ending is Ending.SCORE:
-                    edge = diff
-                else:  # a forfeit or adjudication: count games won instead of points
-                    edge = round(2 * (one.match_points(0) + two.match_points(1))) - 2
-                points = 1.0 if edge > 0 else 0.0 if edge < 0 else 0.5
-                out.append(Outcome(a, b, points, diff))
+            for start in range(0, len(r), k):
+                specs = r[start : start + k]
+                results = [self.results.get(g.game_id) for g in specs]
+                decided = [
+                    x for x in results if x is not None and x.ending is not Ending.NOT_PLAYED
+                ]
+                if len(decided) == k:
+                    out += _board_placing(specs, decided)
         return out
 
     def standings(self) -> list[Standing]:
-        """The current table."""
+        """The current table: every bye counted; worth a point in a Swiss only."""
         byes: dict[str, int] = {}
-        for bye in self.byes if self.config.kind is Kind.SWISS else ():  # scored in Swiss only
+        for bye in self.byes:
             byes[bye.entrant] = byes.get(bye.entrant, 0) + 1
-        return standings(self.config.entrants, self.outcomes(), byes)
+        bye_points = 1.0 if self.config.kind is Kind.SWISS else 0.0
+        return standings(self.config.entrants, self.placings(), byes, bye_points)
+
+
+def _board_placing(specs: list[GameSpec], results: list[GameResult]) -> list[Placing]:
+    """A board at a table: each side's points over every rotation decide its place.
+
+    When a game of the board was forfeited or adjudicated (or the game scores nothing,
+    Tač), the match points over the rotations decide instead.
+    """
+    teams = specs[0].sides
+    team_of = {e: i for i, team in enumerate(teams) for e in team}
+    score = [0] * len(teams)
+    points = [0.0] * len(teams)
+    has_scores = all(len(res.scores) == len(teams) for res in results)
+    by_score = has_scores and all(res.ending is Ending.SCORE for res in results)
+    for spec, res in zip(specs, results, strict=True):
+        for i, side in enumerate(spec.sides):
+            team = team_of[side[0]]
+            points[team] += res.match_points(i, len(teams))
+            if has_scores:
+                score[team] += res.scores[i]
+    values = [float(v) for v in score] if by_score else points
+    return table_placings(teams, values, score if has_scores else [])
