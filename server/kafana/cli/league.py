@@ -1,173 +1,350 @@
-"""`kafana league ...`: the referee loop of a league, and its queue and leaderboard.
+"""`kafana league ...`: leagues hosted by a server, through its gRPC API (an API key, no Redis).
 
-kafana league run spring --redis redis://HOST:6379/0 --target 51   # --tables: the servers' store
-kafana league join spring ana --redis redis://HOST:6379/0     # then: kafana league ticket
-kafana league ticket spring ana --redis redis://HOST:6379/0   # table and seat, once paired
-kafana league board spring --redis redis://HOST:6379/0
+kafana league create spring --server HOST:PORT --key $ORGANISER --target 51 --move-ms 5000
+kafana league play spring greedy --server HOST:PORT --key $ANA --matches 10
+kafana league board spring --server HOST:PORT --key $ANA --page 2
+kafana league player spring bob --server HOST:PORT --key $ANA
+kafana league match spring 12 --record m12.txt --server HOST:PORT --key $ANA   # kafana verify
+kafana league season spring --server HOST:PORT --key $ORGANISER     # the next season
+
+The server pairs the queue, seats every match, referees and rates it (there is no referee
+process to run). Errors are one line; exit status 2 for a usage error, 1 for a refusal or an
+unreachable server.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import signal
+import itertools
+import random
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from pathlib import Path
+from typing import Any, TypeVar
 
 import click
+from kafana_client.cli.key import cli_key, key_option
 
-from kafana.competitions.league.leaderboard import Leaderboard
-from kafana.store.client import RedisClient
+from kafana.errors import KafanaError
+from kafana.v1 import leagues_pb2 as pb
 
 T = TypeVar("T")
-REDIS = click.option(
-    "--redis",
-    "redis_url",
-    envvar="KAFANA_REDIS",
-    required=True,
-    help="redis://host:port/db of the league (Env: KAFANA_REDIS).",
-)
+_SERVER = click.option(
+    "--server", envvar="KAFANA_SERVER", default="localhost:50051", show_default=True,
+    help="HOST:PORT of the Kafana server hosting the league (Env: KAFANA_SERVER).",
+)  # fmt: skip
+CONNECT_S = 10.0
 
 
-def _with_redis(url: str, job: Callable[[RedisClient], Awaitable[T]]) -> T:
+def SERVER(command: Callable[..., None]) -> Callable[..., None]:
+    """`--server` and `--key` (KAFANA_KEY: the account's API key, sent with every call)."""
+    return _SERVER(key_option(command))
+
+
+def with_leagues(target: str, job: Callable[[Any, Any], Awaitable[T]]) -> T:
+    """Run `job(client, leagues)` against `target`; a refusal or failure is one line, exit 1."""
+    from kafana_client import AsyncClient
+    from kafana_client.leagues import Leagues
+
     async def run() -> T:
-        client = RedisClient.from_url(url)
-        try:
-            return await job(client)
-        finally:
-            await client.close()
+        async with AsyncClient.connect(target, key=cli_key()) as client:
+            await client.wait_ready(CONNECT_S)
+            return await job(client, Leagues(client))
 
-    return asyncio.run(run())
+    try:
+        return asyncio.run(run())
+    except KafanaError as error:
+        raise click.ClickException(str(error)) from None
+
+
+def show_info(info: pb.LeagueInfo) -> None:
+    """The league's spec and counters, on one line each."""
+    s = info.spec
+    click.echo(
+        f"league {info.league} (organiser {info.organiser or '-'}): season {info.season}, "
+        f"{info.waiting} waiting, {info.matches_made} matches made, "
+        f"{info.matches_settled} settled"
+    )
+    click.echo(
+        f"  {s.game or 'tablic'} {s.preset or 'default preset'}, target {s.target or 'preset'}, "
+        f"{s.players or 2} players, {s.move_ms or 'default'} ms per move, forfeit after "
+        f"{s.timeouts_to_forfeit or 3} timeouts, join within {s.join_deadline_ms or 30000} ms, "
+        f"kept {s.retention_days or 30} days"
+    )
+
+
+def result_line(match: pb.MatchInfo) -> str:
+    """`ana 1-0 bob` (the players and scores of a settled match), with its ending and faults."""
+    scores = "-".join(f"{score:g}" for score in match.scores) or "?"
+    players = list(match.players)
+    line = (
+        f"{players[0]} {scores} {players[1]}"
+        if len(players) == 2
+        else f"{' - '.join(players)} {scores}"
+    )
+    if match.ending and match.ending != "score":
+        line += f" ({match.ending})"
+    if not match.rated:
+        line += ", not rated"
+    if match.faults:
+        line += f", faults {' '.join(match.faults)}"
+    return line
+
+
+def show_match(match: pb.MatchInfo) -> None:
+    """A match: players, table, commitment, and once settled its result and secret."""
+    click.echo(
+        f"match {match.match} (season {match.season}): {' - '.join(match.players)}, "
+        f"table {match.table_id}, {match.state}"
+    )
+    click.echo(f"  commitment {match.commitment}")
+    if match.state == "settled":
+        click.echo(f"  result {result_line(match)}")
+        click.echo(f"  secret {match.secret}")
 
 
 @click.group()
 def league() -> None:
-    """Leagues: a matchmaking queue, seasons and leaderboards in Redis."""
+    """Leagues hosted by a server: create, play, boards, players, matches, seasons."""
 
 
 @league.command()
 @click.argument("name")
-@REDIS
-@click.option(
-    "--tables", "tables_url", envvar="KAFANA_TABLES", default="",
-    help="redis://... (or redis+cluster://...) of the servers' table store, where the "
-    "league's tables are made (default: the league's --redis).",
-)  # fmt: skip
-@click.option("--interval", default=1.0, show_default=True, help="Seconds between queue ticks.")
-@click.option("--preset", default="serbian", show_default=True)
+@SERVER
+@click.option("--game", type=click.Choice(["tablic", "tac"]), default="tablic", show_default=True)
+@click.option("--preset", default="", help="Rules preset (default: the game's).")
 @click.option("--target", default=0, help="Points to win (0: the preset's).")
-@click.option("--move-ms", default=0, help="Time per move (0: no clock).")
-@click.option("--window", nargs=3, type=float, default=(1.0, 0.5, 25.0), show_default=True,
-              help="Rating gap accepted: BASE PER_SECOND MAX.")  # fmt: skip
-@click.option("--for-seconds", type=float, default=0.0, help="Stop after this long (0: never).")
-def run(
+@click.option("--players", default=0, help="Players per match (0: 2).")
+@click.option("--move-ms", default=0, help="Time per move in ms (0: the server's default).")
+@click.option("--timeouts-to-forfeit", default=0, help="Timeouts that forfeit a match (0: 3).")
+@click.option("--join-deadline-ms", default=0, help="Time to take a seat in ms (0: 30000).")
+@click.option("--retention-days", default=0, help="Days a match's data is kept (0: 30).")
+def create(
     name: str,
-    redis_url: str,
-    tables_url: str,
-    interval: float,
+    server: str,
+    game: str,
     preset: str,
     target: int,
+    players: int,
     move_ms: int,
-    window: tuple[float, float, float],
-    for_seconds: float,
+    timeouts_to_forfeit: int,
+    join_deadline_ms: int,
+    retention_days: int,
 ) -> None:
-    """Referee league NAME: pair the queue every --interval, create the tables in the servers'
-    table store, rate each match when it ends and publish its fair record. Stops on SIGINT /
-    SIGTERM (the matches in play are settled first)."""
-    from kafana.competitions.league.matchmaking import Matchmaker, Window
-    from kafana.competitions.league.referee import referee
-    from kafana.competitions.league.tables import store_tables
-    from kafana.service.feed import Feed
-    from kafana.service.tables import Tables
-    from kafana.store.redis_store import RedisStore
+    """Create league NAME (an organiser's key); its rules, clock and fault policy are fixed."""
 
-    async def job(redis: RedisClient) -> int:
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            with contextlib.suppress(NotImplementedError, RuntimeError):
-                loop.add_signal_handler(sig, stop.set)
-        if for_seconds:
-            loop.call_later(for_seconds, stop.set)
-        store = RedisStore.from_url(tables_url or redis_url)
-        feed = Feed(store)
+    async def job(client: Any, leagues: Any) -> pb.LeagueInfo:
+        info: pb.LeagueInfo = await leagues.create(
+            name, game=game, preset=preset, target=target, players=players, move_ms=move_ms,
+            timeouts_to_forfeit=timeouts_to_forfeit, join_deadline_ms=join_deadline_ms,
+            retention_days=retention_days,
+        )  # fmt: skip
+        return info
+
+    show_info(with_leagues(server, job))
+
+
+@league.command()
+@click.argument("name")
+@SERVER
+def info(name: str, server: str) -> None:
+    """League NAME: its spec, season, queue and matches."""
+
+    async def job(client: Any, leagues: Any) -> pb.LeagueInfo:
+        found: pb.LeagueInfo = await leagues.get(name)
+        return found
+
+    show_info(with_leagues(server, job))
+
+
+@league.command()
+@click.argument("name")
+@click.argument("bot")
+@SERVER
+@click.option("--matches", default=0, help="Stop after this many settled matches (0: never).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bot's moves.")
+@click.option("--option", "-o", "options", multiple=True, help="Bot option key=value, repeatable.")
+def play(
+    name: str, bot: str, server: str, matches: int, seed: int, options: tuple[str, ...]
+) -> None:
+    """Play league NAME with BOT (a bot name or module:Class) for the --key's account.
+
+    Joins the queue, plays each match the server pairs it into, joins again after each settled
+    match; one line per settled match. A bot's exception is printed with its traceback (the
+    league's fault policy then handles the seat). Ctrl-C leaves the queue.
+    """
+    from kafana.cli.bot import _parse_options, load_factory
+
+    if matches < 0:
+        raise click.BadParameter("is 0 (never stop) or more", param_hint="--matches")
+    factory = load_factory(bot)
+    extra = _parse_options(options)
+    made = itertools.count()
+
+    def make_bot(at: int, rules: Any) -> Any:
+        return factory(at, rules, random.Random(f"{seed}:{next(made)}"), **extra)
+
+    async def job(client: Any, leagues: Any) -> int:
+        from kafana_client.leagues import play_league
+
+        me = await leagues.player(name)
+        click.echo(f"league {name}: {me.player} plays {bot} (rating {me.rating:.1f})")
+        count = 0
+
+        def told(update: pb.TicketUpdate) -> None:
+            if update.WhichOneof("update") == "ticket":
+                t = update.ticket
+                click.echo(
+                    f"match {t.match}: {' - '.join(t.players)}, table {t.table_id} seat {t.seat}"
+                )
+            else:
+                nonlocal count
+                count += 1
+                pending.append(update.settled)
+
+        pending: list[pb.MatchInfo] = []
+
+        async def report() -> None:
+            while True:
+                while pending:
+                    done = pending.pop(0)
+                    now = await leagues.player(name)
+                    click.echo(
+                        f"match {done.match} settled: {result_line(done)}, rating {now.rating:.1f}"
+                    )
+                await asyncio.sleep(0.05)
+
+        reporter = asyncio.create_task(report())
         try:
-            tables = Tables(store)
-            maker = store_tables(tables, league=name, preset=preset, target=target, move_ms=move_ms)
-            queue = Matchmaker(redis, name, maker, window=Window(*window))
-            board = Leaderboard(redis, name)
-            click.echo(f"league {name}: refereeing (season {await board.season()})")
-            return await referee(tables, feed, board, queue, interval=interval, stop=stop)
+            await play_league(client, name, make_bot, matches=matches, on_update=told)
+            while pending:
+                await asyncio.sleep(0.05)
         finally:
-            await feed.close()
-            await store.close()
+            reporter.cancel()
+        return count
 
-    settled = _with_redis(redis_url, job)
-    click.echo(f"league {name}: stopped, {settled} matches settled")
-
-
-@league.command()
-@click.argument("name")
-@click.argument("player")
-@REDIS
-def join(name: str, player: str, redis_url: str) -> None:
-    """PLAYER waits for a game in league NAME (paired by its current rating)."""
-    from kafana.competitions.league.matchmaking import Matchmaker, no_table
-
-    async def job(redis: RedisClient) -> float:
-        mu = (await Leaderboard(redis, name).rating(player)).mu
-        await Matchmaker(redis, name, no_table).join(player, mu)
-        return mu
-
-    mu = _with_redis(redis_url, job)
-    click.echo(f"{player} is waiting in {name} (rating mu {mu:.2f})")
+    try:
+        settled = with_leagues(server, job)
+    except KeyboardInterrupt:
+        click.echo(f"league {name}: stopped (left the queue)", err=True)
+        raise SystemExit(130) from None
+    click.echo(f"league {name}: {settled} matches settled")
 
 
 @league.command()
 @click.argument("name")
-@click.argument("player")
-@REDIS
-def ticket(name: str, player: str, redis_url: str) -> None:
-    """PLAYER's table and seat once paired (exit 1 while still waiting)."""
-    from kafana.competitions.league.matchmaking import Matchmaker, no_table
+@SERVER
+@click.option("--season", default=0, help="Season (0: the current one).")
+@click.option("--page", default=1, show_default=True, type=click.IntRange(1))
+@click.option("--size", default=20, show_default=True, type=click.IntRange(1, 200))
+def board(name: str, server: str, season: int, page: int, size: int) -> None:
+    """A page of league NAME's leaderboard (rating = mu - 3 sigma), best first."""
 
-    async def job(redis: RedisClient) -> tuple[str, int] | None:
-        return await Matchmaker(redis, name, no_table).ticket(player)
+    async def job(client: Any, leagues: Any) -> pb.LeaderboardPage:
+        found: pb.LeaderboardPage = await leagues.board(
+            name, season=season, page=page, page_size=size
+        )
+        return found
 
-    found = _with_redis(redis_url, job)
-    if found is None:
-        click.echo(f"{player}: no table yet")
-        raise SystemExit(1)
-    click.echo(f"{player}: table {found[0]} seat {found[1]}")
+    found = with_leagues(server, job)
+    pages = max(1, -(-found.total // max(1, found.page_size)))
+    click.echo(
+        f"league {name}, season {found.season}: {found.total} players, page {found.page}/{pages}"
+    )
+    for row in found.rows:
+        click.echo(f"{row.rank:>6}. {row.player:<24} {row.rating:8.2f}")
 
 
 @league.command()
 @click.argument("name")
-@REDIS
-@click.option("--page", default=1, show_default=True)
-@click.option("--size", default=20, show_default=True)
-def board(name: str, redis_url: str, page: int, size: int) -> None:
-    """A page of league NAME's leaderboard (rating = mu - 3 sigma)."""
+@click.argument("player", default="")
+@SERVER
+@click.option("--season", default=0, help="Season (0: the current one).")
+@click.option("--matches", default=10, show_default=True, type=click.IntRange(1, 200))
+def player(name: str, player: str, server: str, season: int, matches: int) -> None:
+    """PLAYER's rating, rank, history and latest matches in league NAME (default: yours)."""
 
-    async def job(redis: RedisClient) -> list[str]:
-        leaderboard = Leaderboard(redis, name)
-        rows = await leaderboard.page(page, size)
-        total = await leaderboard.size()
-        lines = [f"league {name}, season {await leaderboard.season()}: {total} players"]
-        lines += [f"{r.rank:>6}. {r.player:<24} {r.rating:8.2f}" for r in rows]
-        return lines
+    async def job(client: Any, leagues: Any) -> pb.PlayerInfo:
+        found: pb.PlayerInfo = await leagues.player(name, player, season=season, matches=matches)
+        return found
 
-    for line in _with_redis(redis_url, job):
-        click.echo(line)
+    p = with_leagues(server, job)
+    rank = f"rank {p.rank}" if p.rank else "not on the board"
+    provisional = ", provisional" if p.provisional else ""
+    click.echo(
+        f"{p.player} in {p.league}, season {p.season}: rating {p.rating:.2f} "
+        f"(mu {p.mu:.2f}, sigma {p.sigma:.2f}), {p.games} games, {rank}{provisional}"
+    )
+    if p.history:
+        click.echo(
+            "  history " + " ".join(f"{h.game}:{h.mu - 3 * h.sigma:.1f}" for h in p.history[-10:])
+        )
+    for m in p.matches:
+        state = result_line(m) if m.state == "settled" else f"{' - '.join(m.players)} playing"
+        click.echo(f"  match {m.match}: {state}")
 
 
-@league.command("new-season")
+@league.command()
 @click.argument("name")
-@REDIS
-def new_season(name: str, redis_url: str) -> None:
-    """Start a new season of league NAME (empty boards; old seasons are kept)."""
+@click.argument("number", type=click.IntRange(1))
+@SERVER
+@click.option(
+    "--record", "record_path", type=click.Path(dir_okay=False), default=None,
+    help="Write the match's fair record here (check it with kafana verify FILE).",
+)  # fmt: skip
+def match(name: str, number: int, server: str, record_path: str | None) -> None:
+    """Match NUMBER of league NAME; with --record its fair record, once settled."""
 
-    async def job(redis: RedisClient) -> int:
-        return await Leaderboard(redis, name).new_season()
+    async def job(client: Any, leagues: Any) -> pb.MatchInfo:
+        found: pb.MatchInfo = await leagues.match(name, number, record=record_path is not None)
+        return found
 
-    click.echo(f"league {name}: season {_with_redis(redis_url, job)}")
+    found = with_leagues(server, job)
+    show_match(found)
+    if record_path is None:
+        return
+    if not found.record:
+        raise click.ClickException(
+            f"match {number} is {found.state}: its record is published once it is settled"
+        )
+    Path(record_path).write_text(found.record, encoding="utf-8")
+    click.echo(f"record in {record_path} (check it: kafana verify {record_path})")
+
+
+@league.command()
+@click.argument("name")
+@SERVER
+def season(name: str, server: str) -> None:
+    """Start the next season of league NAME (an organiser's key); old boards are kept."""
+
+    async def job(client: Any, leagues: Any) -> pb.LeagueInfo:
+        found: pb.LeagueInfo = await leagues.new_season(name)
+        return found
+
+    show_info(with_leagues(server, job))
+
+
+GONE = {
+    "run": "the server referees league matches: `kafana league create` makes a league on it",
+    "join": "`kafana league play NAME BOT --key KEY` joins the queue and plays (no Redis)",
+    "ticket": "tickets come to `kafana league play` on the server's stream (no Redis)",
+    "new-season": "`kafana league season NAME --key KEY` (an organiser's key)",
+}
+
+
+def _gone(command: str, pointer: str) -> click.Command:
+    @click.pass_context
+    def refuse(ctx: click.Context, args: tuple[str, ...]) -> None:
+        raise click.UsageError(f"`kafana league {command}` is gone: {pointer}", ctx)
+
+    return click.Command(
+        command,
+        callback=refuse,
+        params=[click.Argument(["args"], nargs=-1, type=click.UNPROCESSED)],
+        context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+        hidden=True,
+        help=f"Gone: {pointer}.",
+    )
+
+
+for _name, _pointer in GONE.items():
+    league.add_command(_gone(_name, _pointer))
