@@ -51,10 +51,13 @@ class RandomTacBot(TacBot):
         return self.rng.random() < 0.5
 
 
-def in_order(legal_moves: Sequence[Move]) -> list[Move]:
+def in_order(legal_moves: Sequence[Move], centre_first: bool = False) -> list[Move]:
     """The moves that keep the mandatory order: no flip while the discard top can be played,
-    no card onto the own discard pile while it fits elsewhere."""
+    no card onto the own discard pile while it fits elsewhere (nor, with `centre_first`,
+    onto another discard pile while it fits the central pile)."""
     moves = list(legal_moves)
+    if centre_first and any(m.kind == "play" and m.target == "C" for m in moves):
+        moves = [m for m in moves if m.target_seat is None]
     if any(m.kind == "play" and m.source == "D" for m in moves):
         moves = [m for m in moves if m.kind != "flip"]
     if any(m.kind == "play" and m.source == "X" and m.target != "D" for m in moves):
@@ -77,7 +80,7 @@ class LoaderTacBot(TacBot):
         calls = [m for m in legal_moves if m.kind == "call"]
         if calls:
             return calls[0]
-        moves = in_order(legal_moves)
+        moves = in_order(legal_moves, view.rules.centre_first)
         return min(moves, key=lambda m: self._cost(view, m))
 
     def _cost(self, view: View, move: Move) -> tuple[int, int]:

@@ -28,6 +28,14 @@ def places_for(view: View, card: Card) -> list[str]:
     return out
 
 
+def allowed(view: View, places: list[str]) -> list[str]:
+    """The places accepted: with `centre_first` only the centre when the card fits it (unless
+    `tac_calls` accepts the others as offences)."""
+    if view.rules.centre_first and not view.rules.tac_calls and "C" in places:
+        return ["C"]
+    return places
+
+
 def oracle_moves(view: View) -> set[str]:
     """Every accepted action, as text."""
     if view.is_over:
@@ -38,13 +46,13 @@ def oracle_moves(view: View) -> set[str]:
     found: set[str] = set()
     if view.turned is not None:
         places = places_for(view, view.turned)
-        found |= {f"play X->{p}" for p in places}
+        found |= {f"play X->{p}" for p in allowed(view, places)}
         if lax or not places:
             found.add("play X->D")
     else:
         own = view.discards[seat]
         places = places_for(view, own[-1]) if own else []
-        found |= {f"play D->{p}" for p in places}
+        found |= {f"play D->{p}" for p in allowed(view, places)}
         if lax or not places:
             found.add("flip")
     if lax and view.pending_offender is not None:

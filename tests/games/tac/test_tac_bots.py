@@ -94,6 +94,20 @@ def test_in_order_drops_the_out_of_order_moves() -> None:
     assert [str(m) for m in in_order(offered)] == ["play X->P2"]
 
 
+def test_in_order_with_centre_first_keeps_a_card_that_fits_the_centre_for_it() -> None:
+    offered = [Move.parse(t) for t in ("play X->C", "play X->P1", "play X->P2", "play X->D")]
+    assert [str(m) for m in in_order(offered, centre_first=True)] == ["play X->C"]
+    assert [str(m) for m in in_order(offered)] == ["play X->C", "play X->P1", "play X->P2"]
+    offered = [Move.parse(t) for t in ("play D->P1", "flip")]
+    assert [str(m) for m in in_order(offered, centre_first=True)] == ["play D->P1"]
+
+
+def test_the_loader_commits_no_offence_at_a_centre_first_table_with_calls() -> None:
+    rules = Rules(players=3, centre_first=True, tac_calls=True)
+    state = play_game(rules, bots_for(rules, ["loader"] * 3, seed=4), seed=4)
+    assert state.is_over and not any(step.offence for step in state.steps())
+
+
 def test_the_loader_beats_random_players_at_a_tac_calls_table() -> None:
     rules = Rules(players=2, tac_calls=True)
     wins = 0

@@ -17,6 +17,8 @@ VARIANTS: tuple[dict[str, bool], ...] = (
     {"tac_calls": True},
     {"play_on": True},
     {"play_on": True, "tac_calls": True},
+    {"centre_first": True},
+    {"centre_first": True, "tac_calls": True, "play_on": True},
 )
 
 
@@ -56,9 +58,14 @@ def test_random_games_conserve_cards_and_end(
             assert len(state.out_order) == players - 1
 
 
+@pytest.mark.parametrize("centre_first", [False, True], ids=["free", "centre_first"])
 @pytest.mark.parametrize(("players", "decks"), CONFIGS)
-def test_random_games_agree_with_the_oracle_at_every_step(players: int, decks: int) -> None:
-    rules = Rules(players=players, decks=decks, tac_calls=True, play_on=True)
+def test_random_games_agree_with_the_oracle_at_every_step(
+    players: int, decks: int, centre_first: bool
+) -> None:
+    # With centre_first strict (an offence is refused) and calls off; else calls and play on.
+    switches = {"centre_first": True} if centre_first else {"tac_calls": True}
+    rules = Rules(players=players, decks=decks, play_on=True, **switches)
     rng = random.Random(players * 7 + decks)
     state = tac.new_game(rules, seed=rng.randrange(2**64))
     everything = every_move_text(players)

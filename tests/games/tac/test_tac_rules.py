@@ -381,8 +381,94 @@ def test_the_stall_count_restarts_when_a_card_reaches_the_centre() -> None:
     assert state.stall_turns == 2 and not state.is_over
     state = play(state, "flip", "play X->C")
     assert state.stall_turns == 0
+    # The rest of that turn is part of a turn that fed the centre: it does not count.
     state = play(state, "flip", "play X->D")
-    assert state.stall_turns == 1 and state.current_seat == 1
+    assert state.stall_turns == 0 and state.current_seat == 1
+
+
+def test_the_draw_comes_after_whole_rounds_with_no_card_onto_the_centre() -> None:
+    # RULES.md: "a set number of rounds passes with no card going onto the central pile".
+    # 2 rounds of 2 players: the 4th whole turn after the one that fed the centre draws.
+    state = position(Rules(stall_rounds=2), ["2H KH", "9S 7S"], central="AC")
+    state = play(state, "flip", "play X->C", "flip", "play X->D")
+    assert state.stall_turns == 0 and state.current_seat == 1
+    turn = ("flip", "play X->D")
+    state = play(state, *turn * 3)
+    assert state.stall_turns == 3 and not state.is_over
+    state = play(state, *turn)
+    assert state.is_over and state.stalled and state.stall_turns == 4
+    assert state.places() == (1, 1) and state.winner is None
+
+
+def test_a_stall_with_play_on_keeps_the_places_of_players_out() -> None:
+    # P0 goes out; P1 and P2 then shuttle nothing onto the centre: drawn, sharing place 2.
+    rules = Rules(players=3, play_on=True, stall_rounds=1)
+    state = position(rules, ["2H", "KD 5H", "QS 8S"], central="AC")
+    state = play(state, "flip", "play X->C")
+    assert state.out_order == (0,) and state.current_seat == 1
+    state = play(state, "flip", "play X->D")
+    assert not state.is_over and state.stall_turns == 1
+    state = play(state, "flip", "play X->D")
+    assert state.is_over and state.stalled and state.winner == 0
+    assert state.places() == (1, 2, 2)
+
+
+# -- centre_first ----------------------------------------------------------------------------
+
+CENTRE3 = Rules(players=3, centre_first=True)
+
+
+def test_centre_first_is_off_by_default_and_round_trips() -> None:
+    assert not Rules().centre_first
+    assert Rules.from_json(CENTRE3.to_json()) == CENTRE3
+    assert '"centre_first":true' in CENTRE3.to_json()
+
+
+def test_centre_first_a_turned_card_that_fits_the_centre_must_go_there() -> None:
+    # RULES.md: "a card that can go onto the central pile must go there rather than onto
+    # another player's discard pile"; without the switch the player chooses (test_3_4_...).
+    state = play(position(CENTRE3, ["3H KD", "QS", "JS"], ["", "2D", "2S"], "AC 2C"), "flip")
+    assert moves(state) == ["play X->C"]
+    with pytest.raises(IllegalMoveError, match=r"out of order: 3H must go onto C.*centre_first"):
+        state.apply("play X->P1")
+    with pytest.raises(IllegalMoveError, match=r"out of order: 3H must go onto C$"):
+        state.apply("play X->D")
+    state = play(state, "play X->C")
+    assert texts(state.central) == "AC 2C 3H" and state.current_seat == 0
+
+
+def test_centre_first_the_own_discard_top_too() -> None:
+    state = position(CENTRE3, ["9H", "KS", "QS"], ["3D", "2D", ""], central="AC 2C")
+    assert moves(state) == ["play D->C"]
+    with pytest.raises(IllegalMoveError, match="centre_first"):
+        state.apply("play D->P1")
+    free = position(THREE, ["9H", "KS", "QS"], ["3D", "2D", ""], central="AC 2C")
+    assert moves(free) == ["play D->C", "play D->P1"]
+
+
+def test_centre_first_a_card_the_centre_does_not_take_goes_onto_a_discard_pile() -> None:
+    # Steps 2 and 4 still apply when 1 and 3 do not.
+    state = play(position(CENTRE3, ["5H KD", "QS", "JS"], ["", "4D", "2S"], "AC 2C"), "flip")
+    assert moves(state) == ["play X->P1"]
+    with pytest.raises(IllegalMoveError, match=r"out of order: 5H must go onto P1$"):
+        state.apply("play X->D")
+
+
+def test_centre_first_with_tac_calls_a_card_put_elsewhere_is_an_offence() -> None:
+    rules = Rules(players=3, centre_first=True, tac_calls=True)
+    state = play(position(rules, ["3H KD", "QS", "JS 10S"], ["", "2D", "2S"], "AC 2C"), "flip")
+    assert moves(state) == ["play X->C", "play X->P1", "play X->P2", "play X->D"]
+    assert [str(m) for m in state.in_order_moves()] == ["play X->C"]
+    state = play(state, "play X->P2")
+    assert state.pending_offender == 0
+    assert state.last_step is not None and state.last_step.offence
+    state = state.apply("call P1", seat=1)
+    assert state.last_step is not None and state.last_step.penalty == 2
+    assert state.current_seat == 1 and texts(state.closed(0)) == "KD QS 10S"
+    # Without centre_first the same choice keeps the order.
+    free = play(position(CALLS3, ["3H KD", "QS", "JS 10S"], ["", "2D", "2S"], "AC 2C"), "flip")
+    step = play(free, "play X->P2").last_step
+    assert step is not None and not step.offence
 
 
 def test_moves_have_a_canonical_text_form() -> None:

@@ -15,6 +15,10 @@ PLAYERS_FOR_DECKS: dict[int, tuple[int, ...]] = {1: (2, 3, 4), 2: (2, 4, 8)}
 class Rules(Switches):
     """Every switch of Tač. `Rules()` is two players, one deck, the order strictly enforced.
 
+    `centre_first` reads the seed's numbered order strictly: a card that can go onto the
+    central pile must go there, not onto another player's discard pile (off: the player
+    chooses among the places it fits).
+
     >>> Rules(players=3).extra_cards, Rules(players=8, decks=2).pile_size
     (1, 13)
     """
@@ -25,6 +29,7 @@ class Rules(Switches):
     decks: int = 1
     tac_calls: bool = False  # accept out-of-order moves; other players may call "Tač!"
     play_on: bool = False  # after the first player out, play on for every place
+    centre_first: bool = False  # a card that fits the central pile must go there
     stall_rounds: int = 104  # rounds without a card onto the central pile: the game is drawn
 
     def _check(self) -> None:

@@ -12,10 +12,16 @@ The turn, in moves (see docs/tac.md):
   pile is turned over first, unshuffled, when the closed pile is empty).
 * With a card turned up, the player places it: `play X->C` or `play X->P<k>` when it fits
   there, else `play X->D`, onto their own discard pile, which ends the turn.
-* The player chooses freely among the places a card fits. A player holding no card is out.
+* The player chooses freely among the places a card fits (with `centre_first`, a card that
+  fits the central pile must go there). A player holding no card is out.
 
-With `tac_calls` an out-of-order `flip` or `play X->D` is accepted and leaves an open
+With `tac_calls` an out-of-order `flip` or `play X->D` (and, with `centre_first`, a card
+that fits the central pile put onto another discard pile) is accepted and leaves an open
 *offence*: from then until the next player makes a move, any other seat may `call P<k>`.
+
+Stalls: a turn in which no card went onto the central pile counts; a turn in which one did
+sets the count to 0. When the count reaches `stall_rounds` x (players still in), the game is
+drawn (RULES.md: "a set number of rounds passes with no card going onto the central pile").
 """
 
 from __future__ import annotations
@@ -63,6 +69,7 @@ class GameState(SeatedState[Rules, View]):
         "_closed",
         "_current",
         "_discard",
+        "_fed",
         "_log",
         "_out",
         "_pending",
@@ -82,7 +89,8 @@ class GameState(SeatedState[Rules, View]):
     _current: int | None
     _out: tuple[int, ...]  # seats in the order they went out
     _pending: int | None  # the seat whose out-of-order move may still be called
-    _stall: int  # turns ended since a card last went onto the central pile
+    _stall: int  # whole turns in a row in which no card went onto the central pile
+    _fed: bool  # a card went onto the central pile in the turn being played
     _stalled: bool
     _log: tuple[Step, object] | None
     move_count: int
@@ -127,7 +135,8 @@ class GameState(SeatedState[Rules, View]):
 
     @property
     def stall_turns(self) -> int:
-        """Turns ended since a card last went onto the central pile."""
+        """Whole turns in a row, up to the last one ended, with no card onto the central pile
+        (0 after a turn in which one went there)."""
         return self._stall
 
     @property
@@ -213,7 +222,15 @@ class GameState(SeatedState[Rules, View]):
     # -- move generation ----------------------------------------------------------------
 
     def targets(self, card: Card) -> list[str]:
-        """Where `card` of the player to move may go: "C" and/or "P<k>", in seat order."""
+        """Where `card` of the player to move may go in order: "C" and/or "P<k>", in seat
+        order (only "C" when it fits there and `centre_first` is on)."""
+        places = self.places_for(card)
+        if self._setup.rules.centre_first and places[:1] == ["C"]:
+            return ["C"]
+        return places
+
+    def places_for(self, card: Card) -> list[str]:
+        """Every pile `card` of the player to move follows: "C" and/or "P<k>", in seat order."""
         seat = self._current
         if seat is None:
             return []
@@ -232,15 +249,16 @@ class GameState(SeatedState[Rules, View]):
         if seat is None:
             return []
         lax = self._setup.rules.tac_calls and not in_order_only
+        where = self.places_for if lax else self.targets
         turned = self._turned
         if turned is not None:
-            targets = self.targets(turned)
+            targets = where(turned)
             moves = [Move("play", "X", t) for t in targets]
             if lax or not targets:
                 moves.append(Move("play", "X", "D"))
             return moves
         own = self._discard[seat]
-        targets = self.targets(own[-1]) if own else []
+        targets = where(own[-1]) if own else []
         moves = [Move("play", "D", t) for t in targets]
         if lax or not targets:
             moves.append(FLIP)
@@ -290,10 +308,12 @@ class GameState(SeatedState[Rules, View]):
         if move.kind == "flip":
             own = self._discard[seat]
             return bool(own) and bool(self.targets(own[-1]))
-        if move.kind == "play" and move.target == "D":
-            assert self._turned is not None
-            return bool(self.targets(self._turned))
-        return False
+        card = self._turned if move.source == "X" else self._discard[seat][-1]
+        assert card is not None
+        if move.target == "D":
+            return bool(self.targets(card))
+        # onto another discard pile while the centre takes the card (`centre_first`)
+        return move.target != "C" and self.targets(card) == ["C"]
 
     def _refusal(self, move: Move) -> str | None:
         """Why `move` is refused now, or None when it is accepted."""
@@ -348,8 +368,9 @@ class GameState(SeatedState[Rules, View]):
         target = move.target
         if target == "D":
             if not rules.tac_calls and self._out_of_order(move):
-                where = " or ".join(self.targets(card))
-                return f"out of order: {card} must go onto {where} (you choose which)"
+                places = self.targets(card)
+                choose = " (you choose which)" if len(places) > 1 else ""
+                return f"out of order: {card} must go onto {' or '.join(places)}{choose}"
             return None
         if target == "C":
             if fits_centre(self._central, card):
@@ -367,6 +388,8 @@ class GameState(SeatedState[Rules, View]):
             return f"P{other}'s discard pile is empty"
         if not follows(pile[-1], card):
             return f"{card} does not follow {pile[-1]} on top of P{other}'s discard pile"
+        if not rules.tac_calls and self._out_of_order(move):
+            return f"out of order: {card} must go onto C, the central pile (centre_first)"
         return None
 
     # -- applying moves -----------------------------------------------------------------
@@ -437,6 +460,7 @@ class GameState(SeatedState[Rules, View]):
         if move.target == "C":
             self._central = (*self._central, card)
             self._stall = 0
+            self._fed = True
         else:
             dest = seat if move.target == "D" else move.target_seat
             assert dest is not None
@@ -484,13 +508,21 @@ class GameState(SeatedState[Rules, View]):
     def _end_turn(self) -> None:
         seat = self._current
         assert seat is not None
-        self._stall += 1
+        if not self._stalls():
+            self._current = self._next_seat(seat)
+            self.turn += 1
+
+    def _stalls(self) -> bool:
+        """Count the turn just ended; True (and the game over, drawn) at the stall limit."""
+        if self._fed:
+            self._fed = False
+        else:
+            self._stall += 1
         if self._stall >= self.stall_limit:
             self._stalled = True
             self._finish()
-            return
-        self._current = self._next_seat(seat)
-        self.turn += 1
+            return True
+        return False
 
     def _go_out(self, seat: int) -> None:
         self._out = (*self._out, seat)
@@ -499,8 +531,9 @@ class GameState(SeatedState[Rules, View]):
         if not self._setup.rules.play_on or self.players_in <= 1:
             self._finish()
             return
-        self._current = self._next_seat(seat)
-        self.turn += 1
+        if not self._stalls():
+            self._current = self._next_seat(seat)
+            self.turn += 1
 
     def _finish(self) -> None:
         self._current = None
@@ -659,6 +692,7 @@ def _start(
     state._out = ()
     state._pending = None
     state._stall = 0
+    state._fed = False
     state._stalled = False
     state._log = None
     state.move_count = 0
