@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from kafana.errors import InvalidInputError
@@ -173,7 +174,51 @@ def round_robin_tables(
                 rest.append(table)
         rounds.append(this)
         remaining = rest
-    return rounds
+    return _even_seats(rounds, counts)
+
+
+def _even_seats(
+    rounds: list[list[Table]], counts: dict[tuple[str, int], int], budget: int = 20_000
+) -> list[list[Table]]:
+    """The tables turned so nobody holds a seat more than its share (games / seats, rounded
+    up), when a short search finds such turns; else as `rotate` turned them."""
+    tables = [table for pairs in rounds for table in pairs]
+    if not tables:
+        return rounds
+    seats = len(tables[0])
+    games = Counter(e for table in tables for e in table)
+    cap = {e: -(-n // seats) for e, n in games.items()}
+    held: dict[tuple[str, int], int] = {}
+    chosen: list[Table] = []
+    left = [budget]
+
+    def search(i: int) -> bool:
+        if i == len(tables):
+            return True
+        table = tables[i]
+        for shift in range(seats):
+            left[0] -= 1
+            if left[0] < 0:
+                return False
+            turned = table[shift:] + table[:shift]
+            if any(held.get((e, s), 0) >= cap[e] for s, e in enumerate(turned)):
+                continue
+            for s, e in enumerate(turned):
+                held[(e, s)] = held.get((e, s), 0) + 1
+            chosen.append(turned)
+            if search(i + 1):
+                return True
+            chosen.pop()
+            for s, e in enumerate(turned):
+                held[(e, s)] -= 1
+        return False
+
+    if not search(0):
+        return rounds
+    counts.clear()
+    counts.update(held)
+    found = iter(chosen)
+    return [[next(found) for _ in pairs] for pairs in rounds]
 
 
 def rotate(table: Table, counts: dict[tuple[str, int], int]) -> Table:

@@ -1,0 +1,181 @@
+"""The tournament as pure logic: secrets, impossible Swiss events, seeding, byes, placements."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+
+import pytest
+from kafana.competitions import pairing
+from kafana.competitions.fairness import chosen_secret, commitment, deal_seed
+from kafana.competitions.model import GameResult
+from kafana.competitions.tournament import EventConfig, EventError, Kind, Status, Tournament
+from kafana.errors import InvalidInputError
+from kafana.games import tablic, tac
+
+FOUR = ("a", "b", "c", "d")
+
+
+def _play_out(t: Tournament, winner_side: int | None) -> None:
+    """Decide every game by adjudication: `winner_side`, or the last side when -1."""
+    while not t.finished:
+        for g in t.next_round():
+            side = len(g.sides) - 1 if winner_side == -1 else winner_side
+            t.adjudicate(g.game_id, side)
+
+
+def test_every_game_commits_to_its_own_fresh_secret() -> None:
+    t = Tournament(EventConfig("fresh", Kind.ROUND_ROBIN, FOUR))
+    games = []
+    while not t.finished:
+        for g in t.next_round():
+            games.append(g)
+            t.adjudicate(g.game_id, 0)
+    secrets = [t.secret_of(g.game_id) for g in games]
+    assert len(set(secrets)) == len(games) == 6 and all(len(s) == 64 for s in secrets)
+    for g, secret in zip(games, secrets, strict=True):
+        assert g.commitment == commitment(secret) and t.seed_of(g.game_id) == deal_seed(secret)
+        assert secret not in g.commitment
+    again = Tournament(EventConfig("fresh", Kind.ROUND_ROBIN, FOUR))
+    again.next_round()
+    assert again.secret_of("r1-g1") != t.secret_of("r1-g1")  # nothing follows from the config
+    back = Tournament(EventConfig("fresh", Kind.ROUND_ROBIN, FOUR))
+    back.restore_secrets(t.secrets())
+    assert back.secret_of("r3-g2") == t.secret_of("r3-g2") and back.secrets() == t.secrets()
+
+
+def test_a_chosen_seed_only_by_its_field_and_reproducible() -> None:
+    config = EventConfig("chosen", Kind.SWISS, FOUR, chosen_seed=7)
+    one, two = Tournament(config), Tournament(config)
+    assert config.chosen and not EventConfig("x", Kind.SWISS, FOUR).chosen
+    assert [g.commitment for g in one.next_round()] == [g.commitment for g in two.next_round()]
+    assert one.secret_of("r1-g1") == chosen_secret(7, "r1-g1")
+    with pytest.raises(InvalidInputError, match="2\\^64"):
+        Tournament(EventConfig("bad", Kind.SWISS, FOUR, chosen_seed=-1)).next_round()
+
+
+def test_a_duplicate_board_has_one_secret_and_its_decks_follow_from_it() -> None:
+    t = Tournament(EventConfig("dup", Kind.DUPLICATE, ("a", "b", "c"), boards=2, players=3))
+    games = t.next_round()
+    assert len(games) == 2 * 3  # one table of three, two boards, three rotations each
+    for g in games:
+        secret = t.secret_of(f"board-{g.board}")
+        assert t.secret_of(g.game_id) == secret and g.commitment == commitment(secret)
+        assert g.decks == tuple(tablic.shuffled_deck(deal_seed(secret), k) for k in range(8))
+    first = [g for g in games if g.board == 1]
+    for seat in range(3):
+        assert {g.seats[seat] for g in first} == {"a", "b", "c"}  # each holds each seat once
+    tacs = Tournament(EventConfig("dup-tac", Kind.DUPLICATE, ("a", "b"), game="tac", boards=1))
+    (one, two) = tacs.next_round()
+    assert one.decks == two.decks == (tac.shuffled_deck(tacs.seed_of(one.game_id), 1),)
+
+
+def test_more_swiss_rounds_than_repeat_free_pairings_are_refused_at_creation() -> None:
+    with pytest.raises(InvalidInputError, match="at most 3 rounds without a repeat, not 5"):
+        EventConfig("s", Kind.SWISS, FOUR, rounds=5)
+    with pytest.raises(InvalidInputError, match="at most 1 rounds without a repeat, not 3"):
+        EventConfig("s", Kind.SWISS, ("a", "b"), rounds=3)
+    with pytest.raises(InvalidInputError, match="2x2 tables has at most 3 rounds"):
+        EventConfig("s", Kind.SWISS, FOUR, rounds=4, players=4, partnerships=True)
+    assert [pairing.max_rounds("swiss", n) for n in (2, 3, 4, 5, 8)] == [1, 3, 3, 5, 7]
+    assert pairing.max_rounds("swiss", 4, seats=3) == 4 and pairing.max_rounds("swiss", 3, 3) == 1
+    assert pairing.max_rounds("swiss", 8, 4, partnerships=True) == 7
+    assert pairing.max_rounds("round_robin", 5) == 5 and pairing.max_rounds("duplicate", 4, 4) == 1
+    assert pairing.max_rounds("swiss", 2, seats=3) == 0  # too few for one table
+    for n in (2, 4, 5):  # as many rounds as the limit: every one is played, nobody meets twice
+        t = Tournament(EventConfig("s", Kind.SWISS, FOUR[:n] + ("e",) * (n == 5), rounds=n - 1))
+        _play_out(t, 0)
+        met = [frozenset(g.seats) for r in t.rounds for g in r]
+        assert len(t.rounds) == n - 1 and len(met) == len(set(met)) and not t.end_reason
+
+
+def test_a_swiss_that_runs_out_of_pairings_ends_with_a_reason_and_standings() -> None:
+    names = tuple("abcdefg")
+    t = Tournament(EventConfig("s7", Kind.SWISS, names, rounds=7))
+    _play_out(t, -1)  # seat 1 always wins: after 5 rounds no repeat-free round is left
+    assert len(t.rounds) == 5 and t.finished and t.status is Status.ENDED
+    assert t.end_reason == "no Swiss round 6 without a repeat is left: ended after 5 of 7 rounds"
+    rows = t.standings()
+    assert [r.entrant for r in rows] != [] and {r.entrant for r in rows} == set(names)
+    assert sum(r.points for r in rows) == 15 + 5  # 15 games and 5 byes, a point each
+    with pytest.raises(EventError, match="ended"):
+        t.next_round()
+
+
+def test_swiss_round_one_by_rating_top_half_against_bottom_half() -> None:
+    names = tuple("abcdefgh")
+    ratings = {name: float(i) for i, name in enumerate(names)}  # h best, a worst
+    t = Tournament(EventConfig("r", Kind.SWISS, names, ratings=ratings))
+    assert [g.seats for g in t.next_round()] == [("h", "d"), ("g", "c"), ("f", "b"), ("e", "a")]
+    four = Tournament(EventConfig("r4", Kind.SWISS, names, ratings=ratings, players=4))
+    assert [g.seats for g in four.next_round()] == [("h", "f", "d", "b"), ("g", "e", "c", "a")]
+    odd = Tournament(EventConfig("r5", Kind.SWISS, names[:5], ratings={"a": 9.0}))
+    assert [g.seats for g in odd.next_round()] == [("a", "c"), ("b", "d")]
+    assert [b.entrant for b in odd.byes] == ["e"]  # the lowest rated has the bye
+    with pytest.raises(InvalidInputError, match="not entrants"):
+        EventConfig("r", Kind.SWISS, FOUR, ratings={"zed": 1.0})
+
+
+def test_round_robin_byes_are_counted_and_not_scored() -> None:
+    t = Tournament(EventConfig("rr3", Kind.ROUND_ROBIN, ("a", "b", "c")))
+    _play_out(t, None)
+    rows = t.standings()
+    assert [(r.byes, r.played, r.points) for r in rows] == [(1, 2, 1.0)] * 3
+    swiss = Tournament(EventConfig("sw3", Kind.SWISS, ("a", "b", "c"), rounds=3))
+    _play_out(swiss, None)
+    assert [(r.byes, r.points) for r in swiss.standings()] == [(1, 2.0)] * 3  # a point each
+
+
+def test_placement_points_and_ratings_for_three_four_and_partnerships() -> None:
+    result = GameResult("g", (51, 30, 12), 0, places=(1, 2, 3))
+    assert [result.match_points(s, 3) for s in range(3)] == [1.0, 0.5, 0.0]
+    four = GameResult("g", (9, 9, 3, 1), None, places=(1, 1, 3, 4))
+    assert [four.match_points(s, 4) for s in range(4)] == [5 / 6, 5 / 6, 1 / 3, 0.0]
+    t = Tournament(EventConfig("p3", Kind.ROUND_ROBIN, ("a", "b", "c"), players=3))
+    (game,) = t.next_round()
+    t.record(GameResult(game.game_id, (12, 51, 30), 1, places=(3, 1, 2)))
+    rows = {r.entrant: r for r in t.standings()}
+    assert (rows["b"].points, rows["c"].points, rows["a"].points) == (1.0, 0.5, 0.0)
+    assert (rows["b"].wins, rows["c"].draws, rows["a"].losses) == (1, 1, 1)
+    assert rows["b"].diff == 21 and rows["c"].diff == -21 and rows["a"].diff == -39
+    pool = t.config.pool
+    assert pool == "tablic/serbian-3"
+    mus = [t.ratings.get(pool, n).mu for n in "bca"]
+    assert mus[0] > mus[1] > mus[2]  # openskill over three sides
+    pairs = Tournament(EventConfig("p", Kind.ROUND_ROBIN, FOUR, players=4, partnerships=True))
+    (g,) = pairs.next_round()
+    assert g.sides == (("a", "c"), ("b", "d")) and g.side_of(2) == 0
+    pairs.adjudicate(g.game_id, 1)
+    rows = {r.entrant: r for r in pairs.standings()}
+    assert [rows[n].points for n in FOUR] == [0.0, 1.0, 0.0, 1.0]
+    assert rows["b"].played == rows["a"].played == 1
+    rated = {n: pairs.ratings.get("tablic/serbian-2x2", n).mu for n in FOUR}
+    assert rated["b"] == rated["d"] > 25 > rated["a"] == rated["c"]  # partners move together
+    with pytest.raises(InvalidInputError, match="sides 0 to 1"):
+        pairs.adjudicate("r1-g1", 2)
+
+
+def test_tables_of_three_four_and_two_against_two() -> None:
+    rr = pairing.round_robin_tables(FOUR, seats=3)
+    played = Counter(frozenset(t) for r in rr for t in r)
+    assert len(rr) == 4 and played == Counter(map(frozenset, itertools.combinations(FOUR, 3)))
+    seats = Counter((e, s) for r in rr for t in r for s, e in enumerate(t))
+    assert set(seats.values()) == {1}  # each entrant holds each of the three seats once
+    pairs = pairing.round_robin_tables(FOUR, seats=4, partnerships=True)
+    partners = [frozenset(t[i::2]) for r in pairs for t in r for i in (0, 1)]
+    assert Counter(partners) == Counter(map(frozenset, itertools.combinations(FOUR, 2)))
+    eight = tuple("abcdefgh")
+    t = Tournament(EventConfig("s", Kind.SWISS, eight, rounds=7, players=4, partnerships=True))
+    _play_out(t, 0)
+    met = [frozenset(g.seats[i::2]) for r in t.rounds for g in r for i in (0, 1)]
+    assert len(t.rounds) == 7 and len(met) == len(set(met)) == 28  # every pair partners once
+    ffa = Tournament(EventConfig("f", Kind.SWISS, (*eight, "i"), rounds=3, players=3))
+    _play_out(ffa, 0)
+    groups = [frozenset(g.seats) for r in ffa.rounds for g in r]
+    assert len(groups) == 9 == len(set(groups)) and not ffa.byes
+    with pytest.raises(InvalidInputError, match="partnerships are four Tablić players"):
+        EventConfig("x", Kind.SWISS, FOUR, players=3, partnerships=True)
+    with pytest.raises(InvalidInputError, match="4-player games need 4 or more entrants, not 3"):
+        EventConfig("x", Kind.SWISS, FOUR[:3], players=4)
+    with pytest.raises(InvalidInputError, match="tablic or tac"):
+        EventConfig("x", Kind.SWISS, FOUR, game="chess")
