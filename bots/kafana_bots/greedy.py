@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 
-from kafana.games.tablic import Move, View
+from kafana.games.tablic import Move, Rules, View
 
 from kafana_bots.base import Bot
 from kafana_bots.values import capture_value, trail_value
@@ -27,10 +28,25 @@ def best_moves(scored: Sequence[tuple[float, Move]]) -> list[Move]:
     return [move for score, move in scored if score >= top - 1e-9]
 
 
+def trail_order(rules: Rules, move: Move) -> tuple[float, int]:
+    """How trails rank, cheapest first: the least `trail_value` cost, then the lowest rank
+    (A 2 3 ... 10 J Q K), then the suit (C D H S): the card's index."""
+    return (-trail_value(rules, move.card.index), move.card.index)
+
+
+def pick(rules: Rules, best: Sequence[Move], rng: random.Random) -> Move:
+    """One of equally good moves: the cheapest trail (`trail_order`) when they are all trails,
+    else one drawn with `rng`."""
+    if all(move.is_trail for move in best):
+        return min(best, key=lambda move: trail_order(rules, move))
+    return rng.choice(list(best))
+
+
 class GreedyBot(Bot):
     """Takes the most valuable capture now (tabla, points, cards), else trails the cheapest card.
 
-    Ties are broken with the injected generator.
+    Equally cheap trails go lowest rank first, then suit C D H S (`trail_order`); other ties
+    are broken with the injected generator.
     """
 
     name = "greedy"
@@ -38,4 +54,4 @@ class GreedyBot(Bot):
     def choose(self, view: View, legal_moves: Sequence[Move]) -> Move:
         """The move of highest immediate value."""
         scored = [(greedy_value(view, m), m) for m in legal_moves]
-        return self.rng.choice(best_moves(scored))
+        return pick(view.rules, best_moves(scored), self.rng)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from kafana.games.tablic import Move, View, engine_for
 
 from kafana_bots.base import Bot
-from kafana_bots.greedy import best_moves, greedy_value
+from kafana_bots.greedy import best_moves, greedy_value, pick
 from kafana_bots.knowledge import p_holds_any, unseen, unseen_by_rank
 from kafana_bots.values import CARD_WEIGHT
 
@@ -29,10 +29,11 @@ class HeuristicBot(Bot):
     name = "heuristic"
 
     def choose(self, view: View, legal_moves: Sequence[Move]) -> Move:
-        """The move of highest heuristic score (ties broken with the injected generator)."""
+        """The move of highest heuristic score; among equally good trails the cheapest, lowest
+        rank first (`greedy.trail_order`), other ties broken with the injected generator."""
         context = _Context(view)
         scored = [(context.score(m), m) for m in legal_moves]
-        return self.rng.choice(best_moves(scored))
+        return pick(view.rules, best_moves(scored), self.rng)
 
 
 class _Context:
