@@ -14,6 +14,7 @@ from kafana.competitions import exports
 from kafana.competitions.local_runner import BotFactory, registry_bots, run_local
 from kafana.competitions.tournament import EventConfig, Kind, Tournament
 from kafana.competitions.verify_export import Checked, verify_export
+from kafana_bots import Bot
 
 from .helpers import CrashingBot
 
@@ -82,7 +83,7 @@ def test_tac_for_three() -> None:
 
 
 def _seat_zero_crashes(base: BotFactory) -> BotFactory:
-    def factory(entrant: str, seat: int, rules: Any, rng: random.Random) -> Any:
+    def factory(entrant: str, seat: int, rules: Any, rng: random.Random) -> Bot:
         return CrashingBot(seat, rules, rng) if seat == 0 else base(entrant, seat, rules, rng)
 
     return factory

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from kafana_bots import registry
+from kafana_bots import Bot, registry
 from kafana_bots.base import Player
 from kafana_bots.play import play
 
@@ -26,17 +26,19 @@ from kafana.competitions.tournament import GameRules, Status, Tournament
 from kafana.games import tablic, tac
 from kafana.games.protocol import GameState
 
-BotFactory = Callable[[str, int, Any, random.Random], Any]
-"""(entrant, seat, the event's rules, rng) -> a bot of the event's game for that seat (a
-`kafana_bots.Bot` for Tablić, a `TacBot` for Tač)."""
+BotFactory = Callable[[str, int, Any, random.Random], Bot]
+"""(entrant, seat, the event's rules, rng) -> a bot of the event's game for that seat (typed
+as a Tablić `Bot`, which the runners of server tables need; for a Tač event's rules, the
+registry's `TacBot`)."""
 
 
 def registry_bots(bot_of: Mapping[str, str]) -> BotFactory:
     """A factory that builds each entrant's registered bot (`bot_of[entrant]`, e.g. "greedy")
     for the game of the rules it is given."""
 
-    def factory(entrant: str, seat: int, rules: Any, rng: random.Random) -> Any:
-        return registry.create(bot_of[entrant], seat=seat, rules=rules, rng=rng)
+    def factory(entrant: str, seat: int, rules: Any, rng: random.Random) -> Bot:
+        bot: Bot = registry.create(bot_of[entrant], seat=seat, rules=rules, rng=rng)
+        return bot
 
     return factory
 

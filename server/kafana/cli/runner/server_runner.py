@@ -29,6 +29,7 @@ from kafana.competitions.model import GameResult, GameSpec
 from kafana.competitions.policy import Fault, FaultPolicy
 from kafana.competitions.table_results import game_result, game_table_config
 from kafana.competitions.tournament import Status, Tournament
+from kafana.errors import InvalidInputError
 from kafana.games.tablic import Rules
 from kafana.tasks import cancel_and_wait
 from kafana.v1 import service_pb2
@@ -84,6 +85,8 @@ async def play_game(
     if on_table is not None:
         on_table(spec.game_id, (table_id, created.admin_token))
     rules = config.rules
+    if not isinstance(rules, Rules):
+        raise InvalidInputError("tournament run --server plays Tablić events (Tač: in-process)")
     notes: list[Fault] = []
     tasks: list[Awaitable[None]] = []
     for index, name in enumerate(spec.seats):
