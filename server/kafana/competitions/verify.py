@@ -127,7 +127,8 @@ def _tablic(text: str, seed: int) -> Replay:
     if record.scores is not None and (not final.is_over or record.scores != final.scores):
         said = " ".join(map(str, record.scores))
         raise fail(f"the record says scores {said} but the moves give {final.scores}")
-    deals = len(final.hand_results) if final.is_over else final.hand_no + 1
+    hands = len(final.hand_results) if final.is_over else final.hand_no + 1
+    deals = max(hands, len(record.decks))  # every explicit deck is checked, played or not
     return Replay("tablic", deals, tuple(map(str, record.moves)), tuple(movers), final)
 
 
