@@ -51,3 +51,22 @@ def test_plain_seed_is_refused_and_fresh_secrets_are_unmarked(tmp_path: Path) ->
     assert fresh.exit_code == 0 and "warning" not in fresh.stderr, fresh.output
     (game,) = [json.loads(line) for line in (tmp_path / "records.jsonl").read_text().splitlines()]
     assert "organiser-chosen" not in game["record"] and "\nrevealed " in game["record"]
+
+
+def test_ratings_of_an_earlier_event_pair_round_one(tmp_path: Path) -> None:
+    names = ["ana=heuristic", "bob=random", "cid=greedy", "dan=random"]
+    first = ["tournament", "run", *names, "--kind", "round_robin", "--target", "21"]
+    assert CliRunner().invoke(main, [*first, "--out", str(tmp_path / "one")]).exit_code == 0
+    ratings = tmp_path / "one" / "ratings.json"
+    book = json.loads(ratings.read_text())["ratings"]["tablic/serbian-2"]
+    order = [spec.split("=")[0] for spec in names]
+    ranked = sorted(order, key=lambda n: (-(book[n]["mu"] - 3 * book[n]["sigma"]), order.index(n)))
+    args = ["tournament", "run", *names, "--rounds", "1", "--target", "11", "--ratings"]
+    second = CliRunner().invoke(main, [*args, str(ratings), "--out", str(tmp_path / "two")])
+    assert second.exit_code == 0, second.output
+    games = [json.loads(line) for line in (tmp_path / "two" / "records.jsonl").open()]
+    assert [g["seats"] for g in games] == [[ranked[0], ranked[2]], [ranked[1], ranked[3]]]
+    after = json.loads((tmp_path / "two" / "ratings.json").read_text())
+    assert after["games"]["tablic/serbian-2"] == 6 + 2  # the ratings went on from the first
+    bad = CliRunner().invoke(main, [*args, str(tmp_path / "two" / "records.jsonl")])
+    assert bad.exit_code == 2 and "not a ratings.json" in bad.output

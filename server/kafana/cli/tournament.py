@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -18,6 +19,7 @@ from kafana.competitions.hosted.redis_store import RedisEvents
 from kafana.competitions.local_runner import registry_bots, run_local
 from kafana.competitions.model import GameResult
 from kafana.competitions.policy import Action, FaultPolicy
+from kafana.competitions.ratings import RatingBook
 from kafana.competitions.tournament import GAMES, EventConfig, Kind, Tournament
 from kafana.errors import KafanaError
 from kafana.store.client import RedisClient
@@ -58,6 +60,13 @@ def _entrants(specs: tuple[str, ...]) -> dict[str, str]:
     help="Deal every game from this event seed (reproducible, and predictable by whoever knows "
     "it; the records say so). Default: a fresh secret per game.",
 )
+@click.option(
+    "--ratings",
+    "ratings_file",
+    type=click.Path(dir_okay=False, exists=True),
+    default=None,
+    help="ratings.json of an earlier event: a Swiss pairs round 1 by it, and ratings go on.",
+)
 @click.option("--server", default="", help="HOST:PORT: play every game on that server.")
 @key_option
 @click.option("--parallel", default=4, help="Games at once on a server.")
@@ -81,6 +90,7 @@ def run(
     move_ms: int,
     on_timeout: str,
     chosen_seed: int | None,
+    ratings_file: str | None,
     server: str,
     parallel: int,
     out: str | None,
@@ -95,7 +105,7 @@ def run(
     \b
     kafana tournament run greedy heuristic random ismcts --kind swiss --target 51
     kafana tournament run greedy heuristic random --players 3 --kind duplicate --boards 1
-    kafana tournament run random loader random-2 --game tac --players 3
+    kafana tournament run loader random random --game tac --players 3
     kafana tournament run a=greedy b=heuristic --kind duplicate --server localhost:50051
     """
     if seed is not None:
@@ -122,9 +132,15 @@ def run(
             chosen_seed=chosen_seed, policy=policy, game=game, players=players,
             partnerships=partnerships,
         )  # fmt: skip
+        book = RatingBook()
+        if ratings_file is not None:
+            book = RatingBook.from_json(Path(ratings_file).read_text(encoding="utf-8"))
+            config = replace(config, ratings=book.seeding(config.pool, config.entrants))
     except KafanaError as error:
         raise click.UsageError(str(error)) from None
-    event = Tournament(config)
+    except (ValueError, KeyError, TypeError) as error:  # not what `ratings.json` holds
+        raise click.UsageError(f"--ratings {ratings_file}: not a ratings.json ({error})") from None
+    event = Tournament(config, book)
 
     def progress(result: GameResult) -> None:
         spec = event.game(result.game_id)

@@ -99,6 +99,18 @@ class RatingBook:
                 table[player] = rating
                 history.setdefault(player, []).append(HistoryPoint(number, rating.mu, rating.sigma))
 
+    def seeding(self, pool: str, players: Sequence[str]) -> dict[str, float]:
+        """The conservative ratings of those of `players` rated in `pool` (for
+        `EventConfig.ratings`: a Swiss pairs round 1 by them).
+
+        >>> book = RatingBook()
+        >>> book.rate("p", [["ana"], ["bob"]], [1, 0])
+        >>> sorted(book.seeding("p", ["bob", "ana", "cid"]).items(), key=lambda i: -i[1])[0][0]
+        'ana'
+        """
+        table = self.ratings.get(pool, {})
+        return {p: table[p].conservative for p in players if p in table}
+
     def leaderboard(self, pool: str) -> list[tuple[str, Rating]]:
         """Players of `pool`, best conservative rating first (ties by name)."""
         return sorted(
