@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from kafana.competitions.hosted.host import CompetitionsHost, events_for
+from kafana.competitions.league.host import LeaguesHost, leagues_for
 from kafana.service.server import KafanaServer
 from kafana.service.server import create_server as create_service
 from kafana.store.base import TableStore
@@ -19,4 +20,4 @@ def create_server(
     store), directed by this server on its own tables.
     """
     host = competitions or CompetitionsHost(events_for(store))
-    return create_service(store, plugins=[host], **options)
+    return create_service(store, plugins=[host, LeaguesHost(leagues_for(store))], **options)

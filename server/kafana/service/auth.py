@@ -60,6 +60,9 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     "ResumeEvent": ORGANISE,
     "EndEvent": ORGANISE,
     "AdjudicateGame": ORGANISE,
+    # Leagues: organisers create leagues and seasons; the queue needs an account (the servicer).
+    "CreateLeague": ORGANISE,
+    "NewSeason": ORGANISE,
     # Accounts: operators only (Register is decided by the self-registration switch).
     "CreateAccount": OPERATE,
     "ListAccounts": OPERATE,

@@ -10,6 +10,9 @@ from dataclasses import dataclass, field
 
 from kafana.competitions.hash_tag import TaggedKey, hash_tag
 
+LEAGUES = "kafana:leagues"
+"""Set: every league's name (its own key: on a cluster it lives on one node)."""
+
 
 @dataclass(frozen=True)
 class LeagueKeys:
@@ -23,6 +26,9 @@ class LeagueKeys:
     tag: str = field(init=False, repr=False, compare=False)
     """The hash tag: ``{lg:<league>}``."""
 
+    meta = TaggedKey("meta")
+    """Hash: spec (the LeagueSpec, hex of its bytes), organiser, created_ms, counters."""
+
     season = TaggedKey("season")
     """String: the current season number."""
 
@@ -35,15 +41,19 @@ class LeagueKeys:
     match_counter = TaggedKey("match:n")
     """String: the last match number handed out."""
 
-    assigned = TaggedKey("assigned")
-    """Hash: player -> the match (and table) they were paired into."""
+    active = TaggedKey("active")
+    """Hash: player -> the match they are in, until it is settled."""
+
+    due = TaggedKey("due")
+    """Sorted set: unsettled match -> when a referee looks at it next (ms); claiming one
+    moves it a lease ahead, so one referee at a time looks at a match."""
+
+    lease = TaggedKey("lease:pair")
+    """String: the referee process pairing the queue now (expires)."""
 
     def match(self, number: int) -> str:
-        """Hash: one match's players, table, commitment, created time."""
+        """Hash: one match's players, table, secret, commitment, state and result."""
         return f"{self.tag}:match:{number}"
-
-    seeds = TaggedKey("seeds")
-    """Hash: match number -> its seed, kept by the organiser until the match is over."""
 
     def ratings(self, season: int) -> str:
         """Hash: player -> JSON {mu, sigma, games} for the season."""
@@ -56,6 +66,10 @@ class LeagueKeys:
     def history(self, season: int, player: str) -> str:
         """List: JSON {game, mu, sigma} after each rated game of the player, oldest first."""
         return f"{self.tag}:s:{season}:hist:{player}"
+
+    def matches(self, season: int, player: str) -> str:
+        """List: the player's settled matches of the season, newest first."""
+        return f"{self.tag}:s:{season}:matches:{player}"
 
     games = TaggedKey("games")
     """String: rated games in the league so far (numbers history points)."""

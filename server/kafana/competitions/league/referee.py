@@ -1,81 +1,313 @@
-"""The league's referee: run the matchmaker, and settle each match when its table ends.
+"""The league referee of one server process: pairs the queue and settles every match.
 
-Tables are followed on the service's domain layer (`Tables` over the store every server of the
-league's tables serves), never through a server. Settling waits for the table's end, rates the
-result on the season's board, reveals the seed and stores the match's fair record with the match
-(`{lg:<league>}:match:<n>`, field `record`).
+Every server process runs one; on one Redis they share the work safely. Pairing a league's
+queue is leased to one process at a time; an unsettled match is in the league's `due` set and a
+referee claims a batch of due matches atomically (each for a lease), so one referee at a time
+looks at a match, and a match whose referee died is looked at again when its lease runs out.
+There is no stream per match: a claimed match is looked at once (its table made, its seats
+checked at the join deadline, its end settled) and put back with the time of its next look;
+a table that finishes in this process (the last move, a timeout) is settled at once. Settling
+is one atomic store step (marked settled and rated together), so a match is rated once
+whichever referees look at it and however many tables run.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import logging
+import secrets
+from collections.abc import Callable
 
-from kafana.competitions.envelope import FairRecord
-from kafana.competitions.league.leaderboard import Leaderboard
-from kafana.competitions.league.matchmaking import Matchmaker, Pairing
-from kafana.service import convert
-from kafana.service.feed import Feed
-from kafana.service.follow import until_over
+from kafana.competitions.fairness import commitment, new_secret
+from kafana.competitions.league.matchmaking import Window, groups
+from kafana.competitions.league.results import (
+    Outcome,
+    fair_record,
+    new_ratings,
+    no_show,
+    played,
+)
+from kafana.competitions.league.spec import DAY_MS, load
+from kafana.competitions.league.store import (
+    PLAYING,
+    SETTLED,
+    LeagueStore,
+    RatingWrite,
+    Settlement,
+    now_ms,
+)
+from kafana.competitions.league.tables import league_table, match_of
+from kafana.errors import KafanaError, MatchOverError, NotFoundError
+from kafana.logs import Repeated
 from kafana.service.tables import Tables
+from kafana.store.base import FINISHED, OPEN
+from kafana.store.errors import StoreUnavailable
+from kafana.v1 import leagues_pb2
+
+log = logging.getLogger(__name__)
+_random = secrets.SystemRandom()
 
 
-async def settle(
-    tables: Tables, feed: Feed, board: Leaderboard, queue: Matchmaker, pairing: Pairing
-) -> FairRecord:
-    """Wait for the match's end, rate it, and publish its fair record (the seed revealed)."""
-    session = await until_over(tables, feed, pairing.table_id)
-    result = convert.result(session)
-    if result.reason == "score":
-        scores: list[float] = [float(s) for s in result.scores]
-    elif result.HasField("winner_side"):  # a forfeit: the winner ranks first
-        scores = [
-            1.0 if side == result.winner_side else 0.0 for side in range(len(pairing.players))
-        ]
-    else:  # closed without a result: not rated
-        scores = []
-    if scores:
-        await board.record([[p] for p in pairing.players], scores)
-    seed = await queue.reveal(pairing.match)
-    fair = FairRecord(
-        pairing.commitment,
-        seed,
-        session.record_text(),
-        (
-            ("league", queue.keys.league),
-            ("match", str(pairing.match)),
-            ("table", pairing.table_id),
-            ("seats", " ".join(pairing.players)),
-            ("ending", f"{result.reason} {result.detail}".strip()),
-        ),
-    )
-    key = queue.keys.match(pairing.match)
-    await queue.client.call(
-        key, "HSET", key, "record", fair.to_text(), "result", result.reason, "seed", seed
-    )
-    return fair
+def table_of(match: dict[str, str]) -> tuple[str, str]:
+    """(table id, admin token) of a match ("" before its table is made)."""
+    table, _, admin = match.get("table", "").partition(" ")
+    return table, admin
 
 
-async def referee(
-    tables: Tables,
-    feed: Feed,
-    board: Leaderboard,
-    queue: Matchmaker,
-    *,
-    interval: float = 1.0,
-    stop: asyncio.Event | None = None,
-) -> int:
-    """Tick the matchmaker every `interval` seconds and settle every match it makes.
+class Referee:
+    """Pairs and settles the matches of every league of a store, on a server's `Tables`."""
 
-    Runs until `stop` is set, then waits for the matches in play; returns how many it settled.
-    """
-    stop = stop or asyncio.Event()
-    settling: set[asyncio.Task[FairRecord]] = set()
-    while not stop.is_set():
-        for pairing in await queue.tick():
-            task = asyncio.create_task(settle(tables, feed, board, queue, pairing))
-            settling.add(task)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), interval)
-    done = await asyncio.gather(*settling, return_exceptions=True)
-    return sum(1 for item in done if isinstance(item, FairRecord))
+    def __init__(
+        self,
+        store: LeagueStore,
+        tables: Tables,
+        *,
+        owner: str = "",
+        tick_s: float = 0.1,
+        batch: int = 500,
+        poll_ms: int = 2_000,
+        lease_ms: int = 10_000,
+        window: Window | None = None,
+        clock: Callable[[], int] = now_ms,
+        wake_players: Callable[[str, list[str]], None] = lambda league, players: None,
+    ) -> None:
+        self.store = store
+        self.tables = tables
+        self.owner = owner or secrets.token_hex(8)
+        self.tick_s = tick_s
+        self.batch = batch
+        self.poll_ms = poll_ms
+        self.lease_ms = lease_ms
+        self.window = window or Window()
+        self.clock = clock
+        self.wake_players = wake_players
+        self.settled = 0  # matches this referee settled
+        self._specs: dict[str, leagues_pb2.LeagueSpec] = {}
+        self._finished: set[tuple[str, int]] = set()
+        self._woken = asyncio.Event()
+        self._errors = Repeated(log, "the league referee", quiet=(StoreUnavailable,))
+        self._task: asyncio.Task[None] | None = None
+        self._stop = asyncio.Event()
+
+    # -- running ----------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Run in the background (from the server's event loop)."""
+        self.tables.listeners.append(self._told)
+        self._task = asyncio.create_task(self.run(), name="kafana-league-referee")
+
+    async def stop(self) -> None:
+        """Stop after the current round (matches it holds are looked at by another later)."""
+        self._stop.set()
+        self._woken.set()
+        if self._told in self.tables.listeners:
+            self.tables.listeners.remove(self._told)
+        if self._task is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait_for(self._task, 10.0)
+            self._task = None
+
+    def wake(self) -> None:
+        """Look at the queues now."""
+        self._woken.set()
+
+    def _told(self, table_id: str, seq: int) -> None:
+        """A table changed in this process: a league table that finished is settled now."""
+        session = self.tables.cached(table_id)
+        if session is None or session.status != FINISHED:
+            return
+        found = match_of(session.stored.name)
+        if found is not None:
+            self._finished.add(found)
+            self._woken.set()
+
+    async def run(self) -> None:
+        """Rounds until stopped."""
+        while not self._stop.is_set():
+            try:
+                for league in await self.store.leagues():
+                    await self.round(league)
+                self._errors.succeeded()
+            except Exception as error:  # the store is down, a bug: logged, the next round tries
+                self._errors.failed(error)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._woken.wait(), self.tick_s)
+            self._woken.clear()
+
+    async def round(self, league: str) -> int:
+        """Pair the league's queue (if leased to us), then look at finished and due matches;
+        how many matches were looked at."""
+        spec = await self.spec(league)
+        if spec is None:
+            return 0
+        await self.pair(league, spec)
+        finished = [n for name, n in self._finished if name == league]
+        self._finished -= {(league, n) for n in finished}
+        due = await self.store.due(league, self.clock(), self.batch, self.lease_ms)
+        numbers = list(dict.fromkeys(finished + due))
+        await asyncio.gather(*(self.look(league, spec, n) for n in numbers))
+        return len(numbers)
+
+    async def spec(self, league: str) -> leagues_pb2.LeagueSpec | None:
+        """The league's spec (it never changes: cached)."""
+        spec = self._specs.get(league)
+        if spec is None:
+            meta = await self.store.meta(league)
+            if not meta.get("spec"):
+                return None
+            spec = self._specs[league] = load(meta["spec"])
+        return spec
+
+    # -- pairing ----------------------------------------------------------------------
+
+    async def pair(self, league: str, spec: leagues_pb2.LeagueSpec) -> list[int]:
+        """Make matches of the longest-waiting players; their numbers."""
+        if not await self.store.pair_lease(league, self.owner, self.lease_ms):
+            return []
+        waiting = await self.store.oldest(league, self.batch)
+        if len(waiting) < spec.players:
+            return []
+        now = self.clock()
+        season = (await self.store.meta(league)).get("season", "1")
+        made: list[int] = []
+        for group in groups(waiting, spec.players, self.window, now):
+            _random.shuffle(group)  # seat order
+            secret = new_secret()
+            fields = {
+                "season": season,
+                "players": " ".join(group),
+                "secret": secret,
+                "commitment": commitment(secret),
+                "created_ms": str(now),
+                "join_by_ms": str(now + spec.join_deadline_ms),
+                "state": PLAYING,
+            }
+            number = await self.store.claim(league, group, fields, now + self.lease_ms)
+            if number:
+                made.append(number)
+        await asyncio.gather(*(self.look(league, spec, n) for n in made))
+        return made
+
+    # -- looking at a match -----------------------------------------------------------
+
+    async def look(self, league: str, spec: leagues_pb2.LeagueSpec, number: int) -> None:
+        """Do what the match needs now: make its table, settle it, or look again later."""
+        try:
+            await self._look(league, spec, number)
+        except Exception as error:  # left due: looked at again when its lease runs out
+            self._errors.failed(error)
+
+    async def _look(self, league: str, spec: leagues_pb2.LeagueSpec, number: int) -> None:
+        match = await self.store.match(league, number)
+        if not match or match.get("state") == SETTLED:
+            return
+        players = match["players"].split()
+        table_id, admin = table_of(match)
+        now = self.clock()
+        join_by = int(match["join_by_ms"])
+        if not table_id:
+            table_id = await self._make_table(league, spec, number, match)
+            self.wake_players(league, players)
+            await self.store.reschedule(league, number, join_by)
+            return
+        try:
+            session = await self.tables.session(table_id)
+        except NotFoundError:
+            await self.settle(
+                league, spec, number, match, Outcome("abandoned", (), "the table expired")
+            )
+            return
+        if session.status == FINISHED:
+            record = await self.tables.record(table_id)
+            await self.settle(league, spec, number, match, played(record, len(players)))
+        elif session.status == OPEN and now >= join_by:
+            try:
+                closed = await self.tables.close(table_id, admin)
+            except MatchOverError:  # it ended meanwhile: settled on the next look
+                await self.store.reschedule(league, number, now)
+                return
+            present = [seat in closed.names for seat in range(len(players))]
+            outcome = (
+                Outcome("closed", (), "closed at the join deadline")
+                if all(present)
+                else no_show(present)
+            )
+            await self.settle(league, spec, number, match, outcome)
+        else:
+            later = join_by if session.status == OPEN else now + self.poll_ms
+            await self.store.reschedule(league, number, later)
+
+    async def _make_table(
+        self, league: str, spec: leagues_pb2.LeagueSpec, number: int, match: dict[str, str]
+    ) -> str:
+        players = match["players"].split()
+        config = league_table(league, number, players, match["secret"], spec)
+        table_id, admin, _ = await self.tables.create(config)
+        kept = await self.store.set_once(league, number, "table", f"{table_id} {admin}")
+        mine = kept.split(" ")[0] == table_id
+        if not mine:  # another referee made one first: ours is closed, theirs is played
+            with contextlib.suppress(KafanaError):
+                await self.tables.close(table_id, admin)
+        return kept.split(" ")[0]
+
+    # -- settling ---------------------------------------------------------------------
+
+    async def settle(
+        self,
+        league: str,
+        spec: leagues_pb2.LeagueSpec,
+        number: int,
+        match: dict[str, str],
+        outcome: Outcome,
+    ) -> str:
+        """Mark the match settled and rate it, once (SETTLED, or "done" if it was)."""
+        players = match["players"].split()
+        season = int(match["season"])
+        table_id, _ = table_of(match)
+        fields = {
+            "ending": outcome.ending,
+            "detail": outcome.detail,
+            "scores": json.dumps(list(outcome.scores)),
+            "rated": "1" if outcome.scores else "0",
+            "faults": json.dumps(list(outcome.faults)),
+            "settled_ms": str(self.clock()),
+            **outcome.extra,
+        }
+        if outcome.record:
+            meta = (
+                ("league", league),
+                ("match", str(number)),
+                ("season", str(season)),
+                ("table", table_id),
+                ("seats", " ".join(players)),
+                ("ending", f"{outcome.ending} {outcome.detail}".strip()),
+            )
+            fair = fair_record(match["commitment"], match["secret"], outcome.record, meta)
+            fields["record"] = fair.to_text()
+        retention = spec.retention_days * DAY_MS
+        for _attempt in range(20):
+            writes: tuple[RatingWrite, ...] = ()
+            if outcome.scores:
+                read = await self.store.ratings(league, season, players)
+                rated = new_ratings(read, outcome.scores)
+                writes = tuple(
+                    RatingWrite(
+                        p,
+                        old,
+                        text,
+                        rating.conservative,
+                        json.dumps({"mu": rating.mu, "sigma": rating.sigma})[1:],
+                    )
+                    for p, old, (rating, text) in zip(players, read, rated, strict=True)
+                )
+            answer = await self.store.settle(
+                league, number, Settlement(season, tuple(players), fields, writes, retention)
+            )
+            if answer != "retry":
+                if answer == SETTLED:
+                    self.settled += 1
+                    self.wake_players(league, players)
+                return answer
+        raise RuntimeError(f"league {league} match {number}: ratings kept changing; retried")

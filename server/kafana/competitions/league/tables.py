@@ -1,35 +1,43 @@
-"""Table makers for the matchmaker: create a league match's table with the service's `Tables`."""
+"""The table of a league match: the league's rules and clock, seats bound to the players."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kafana.competitions.league.matchmaking import TableMaker
-from kafana.service.tables import Tables
-from kafana.v1 import rules_pb2
+from kafana.competitions.fairness import deal_seed
+from kafana.competitions.league.spec import rules_of
+from kafana.v1 import leagues_pb2, rules_pb2
+
+
+def table_name(league: str, number: int) -> str:
+    """The table's label: the league and the match number (nothing secret).
+
+    >>> table_name("spring", 7), match_of("league spring #7")
+    ('league spring #7', ('spring', 7))
+    """
+    return f"league {league} #{number}"
+
+
+def match_of(name: str) -> tuple[str, int] | None:
+    """(league, match) of a league table's name; None for another table."""
+    kind, _, rest = name.partition(" ")
+    league, _, number = rest.partition(" #")
+    if kind != "league" or not league or not number.isdigit():
+        return None
+    return league, int(number)
 
 
 def league_table(
-    league: str, number: int, players: Sequence[str], seed: int, *, preset: str = "serbian",
-    target: int = 0, move_ms: int = 0,
-) -> rules_pb2.TableConfig:  # fmt: skip
-    """The table of league match `number`: the league's rules and clock, the match's seed."""
-    rules = rules_pb2.RulesSpec(game="tablic", preset=preset, players=len(players), target=target)
-    clock = rules_pb2.ClockSpec(move_millis=move_ms, policy=rules_pb2.TIMEOUT_POLICY_DEFAULT_MOVE)
-    name = f"{league}/{number}: {' - '.join(players)}"
-    return rules_pb2.TableConfig(rules=rules, clock=clock, name=name, seed=seed)
-
-
-def store_tables(
-    tables: Tables, *, league: str, preset: str = "serbian", target: int = 0, move_ms: int = 0
-) -> TableMaker:
-    """A `TableMaker` that creates each match's table in the store the servers serve."""
-
-    async def make(number: int, players: Sequence[str], seed: int) -> str:
-        config = league_table(
-            league, number, players, seed, preset=preset, target=target, move_ms=move_ms
-        )
-        table_id, _admin_token, _session = await tables.create(config)
-        return table_id
-
-    return make
+    league: str, number: int, players: Sequence[str], secret: str, spec: leagues_pb2.LeagueSpec
+) -> rules_pb2.TableConfig:
+    """Match `number`'s table: dealt from the match's secret; seat k only for players[k]."""
+    clock = rules_pb2.ClockSpec(
+        move_millis=spec.move_ms, policy=rules_pb2.TIMEOUT_POLICY_DEFAULT_MOVE
+    )
+    return rules_pb2.TableConfig(
+        rules=rules_of(spec),
+        clock=clock,
+        name=table_name(league, number),
+        seed=deal_seed(secret),
+        seat_accounts=list(players),
+    )

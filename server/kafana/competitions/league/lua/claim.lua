@@ -1,9 +1,21 @@
--- KEYS: since, rating, match counter, assigned; ARGV: player a, player b, now ms
-if redis.call('ZSCORE', KEYS[1], ARGV[1]) and redis.call('ZSCORE', KEYS[1], ARGV[2]) then
-  redis.call('ZREM', KEYS[1], ARGV[1], ARGV[2])
-  redis.call('ZREM', KEYS[2], ARGV[1], ARGV[2])
-  local id = redis.call('INCR', KEYS[3])
-  redis.call('HSET', KEYS[4], ARGV[1], 'pending:' .. id, ARGV[2], 'pending:' .. id)
-  return id
+-- Take every player out of the queue into a new match, or nothing if one is not waiting.
+-- KEYS: queue since, queue rating, match counter, active, due
+-- ARGV: first look (ms), match key prefix, player count, players..., field/value pairs...
+local n = tonumber(ARGV[3])
+for i = 4, 3 + n do
+  if not redis.call('ZSCORE', KEYS[1], ARGV[i]) or redis.call('HEXISTS', KEYS[4], ARGV[i]) == 1 then
+    return 0
+  end
 end
-return 0
+local id = redis.call('INCR', KEYS[3])
+for i = 4, 3 + n do
+  redis.call('ZREM', KEYS[1], ARGV[i])
+  redis.call('ZREM', KEYS[2], ARGV[i])
+  redis.call('HSET', KEYS[4], ARGV[i], id)
+end
+local match = ARGV[2] .. id
+for i = 4 + n, #ARGV, 2 do
+  redis.call('HSET', match, ARGV[i], ARGV[i + 1])
+end
+redis.call('ZADD', KEYS[5], ARGV[1], id)
+return id

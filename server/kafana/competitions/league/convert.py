@@ -1,0 +1,50 @@
+"""League data as the Leagues service's messages (nothing secret before a match is settled)."""
+
+from __future__ import annotations
+
+import json
+
+from kafana.competitions.league.referee import table_of
+from kafana.competitions.league.spec import load
+from kafana.competitions.league.store import PLAYING, SETTLED
+from kafana.v1 import leagues_pb2 as pb
+
+
+def league_info(league: str, meta: dict[str, str], waiting: int) -> pb.LeagueInfo:
+    """A league as everyone may see it."""
+    return pb.LeagueInfo(
+        league=league,
+        spec=load(meta["spec"]),
+        season=int(meta.get("season", "1")),
+        waiting=waiting,
+        matches_made=int(meta.get("made", "0")),
+        matches_settled=int(meta.get("settled", "0")),
+        organiser=meta.get("organiser", ""),
+    )
+
+
+def match_info(
+    league: str, number: int, match: dict[str, str], *, record: bool = False
+) -> pb.MatchInfo:
+    """A match: its secret, result and (asked for) fair record only once it is settled."""
+    settled = match.get("state") == SETTLED
+    out = pb.MatchInfo(
+        league=league,
+        match=number,
+        season=int(match.get("season", "0")),
+        players=match.get("players", "").split(),
+        table_id=table_of(match)[0],
+        commitment=match.get("commitment", ""),
+        state=SETTLED if settled else PLAYING,
+        created_ms=int(match.get("created_ms", "0")),
+    )
+    if settled:
+        out.ending = match.get("ending", "")
+        out.scores.extend(json.loads(match.get("scores", "[]")))
+        out.rated = match.get("rated") == "1"
+        out.faults.extend(json.loads(match.get("faults", "[]")))
+        out.secret = match.get("secret", "")
+        out.settled_ms = int(match.get("settled_ms", "0"))
+        if record:
+            out.record = match.get("record", "")
+    return out

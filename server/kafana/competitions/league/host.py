@@ -1,0 +1,72 @@
+"""Hosting leagues in a server process: the Leagues service and the league referee.
+
+On a Redis table store the leagues live in the same Redis (keys `{lg:<league>}:*`) and every
+server process on it referees them together (`referee`); on the in-memory store they live in
+this process only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kafana.competitions.league.memory import MemoryLeagues
+from kafana.competitions.league.redis_store import RedisLeagues
+from kafana.competitions.league.referee import Referee
+from kafana.competitions.league.servicer import LeaguesServicer
+from kafana.competitions.league.store import LeagueStore
+from kafana.service.feed import Feed
+from kafana.service.tables import Tables
+from kafana.store.base import TableStore
+from kafana.v1 import leagues_pb2, leagues_pb2_grpc
+
+SERVICE_NAME = leagues_pb2.DESCRIPTOR.services_by_name["Leagues"].full_name
+
+
+def leagues_for(store: TableStore) -> LeagueStore:
+    """The league store that goes with a table store: its Redis, else this process's memory."""
+    client = getattr(store, "client", None) or getattr(store, "_client", None)
+    return RedisLeagues(client) if client is not None else MemoryLeagues()
+
+
+class LeaguesHost:
+    """The Leagues service and the league referee of one server process (a server plug-in)."""
+
+    service_name = SERVICE_NAME
+
+    def __init__(self, store: LeagueStore, **referee: Any) -> None:
+        self.store = store
+        self.options = referee
+        self.referee: Referee | None = None
+        self._tables: Tables | None = None
+        self.servicer = LeaguesServicer(store, self.tables, self.wake)
+
+    def tables(self) -> Tables:
+        """The server's tables (once started)."""
+        if self._tables is None:
+            raise RuntimeError("the leagues host has not started")
+        return self._tables
+
+    def add_to(self, server: Any) -> None:
+        """Register the service on a grpc.aio server."""
+        leagues_pb2_grpc.add_LeaguesServicer_to_server(self.servicer, server)
+
+    def wake(self) -> None:
+        """Have the referee look at the queues now."""
+        if self.referee is not None:
+            self.referee.wake()
+
+    def start(self, tables: Tables, feed: Feed) -> None:
+        """Start refereeing on the server's tables (from its event loop)."""
+        self._tables = tables
+        self.referee = Referee(
+            self.store, tables, wake_players=self.servicer.waiters.wake, **self.options
+        )
+        self.referee.start()
+
+    async def stop(self) -> None:
+        """End the ticket streams and stop refereeing (another process carries on)."""
+        self.servicer.stopping.set()
+        self.servicer.waiters.wake_all()
+        if self.referee is not None:
+            await self.referee.stop()
+            self.referee = None

@@ -1,0 +1,234 @@
+"""The `kafana.v1.Leagues` service over a `LeagueStore` and the server's `Tables`.
+
+Every refusal is a `KafanaError` mapped to its gRPC status and changes nothing: a bad name or
+page INVALID_ARGUMENT, an unknown league or match NOT_FOUND, joining with a match not settled
+FAILED_PRECONDITION, queue calls without an account UNAUTHENTICATED. Creating a league and
+starting a season need the organiser role (`kafana.service.auth.PERMISSIONS`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from typing import Any
+
+import grpc  # type: ignore[import-untyped, unused-ignore]
+
+from kafana.competitions.league import convert
+from kafana.competitions.league.results import load_rating
+from kafana.competitions.league.spec import dump, league_name, league_spec, load
+from kafana.competitions.league.store import PAIRED, LeagueStore, now_ms
+from kafana.competitions.league.tickets import Waiters, watch
+from kafana.competitions.ratings import RatingPolicy
+from kafana.errors import AuthenticationError, InvalidInputError, KafanaError, NotFoundError
+from kafana.service.auth import caller_of
+from kafana.service.errors import unary
+from kafana.service.tables import Tables
+from kafana.v1 import leagues_pb2 as pb
+from kafana.v1 import leagues_pb2_grpc
+
+Context = grpc.aio.ServicerContext[Any, Any]
+MAX_PAGE_SIZE = 200
+PAGE_SIZE = 50
+MAX_PAGE = 1_000_000
+MATCHES = 20
+MAX_MATCHES = 200
+MAX_HISTORY = 1000
+
+
+class LeagueError(KafanaError):
+    """What the league's state does not allow now (FAILED_PRECONDITION)."""
+
+
+def _account(context: Context, rpc: str) -> str:
+    """The caller's account; UNAUTHENTICATED for an anonymous caller."""
+    account = caller_of(context).account
+    if not account:
+        raise AuthenticationError(
+            f"{rpc} needs an account: send its API key (authorization: Bearer <key>)"
+        )
+    return account
+
+
+class LeaguesServicer(leagues_pb2_grpc.LeaguesServicer):
+    """Leagues: create, queue, tickets, boards, players and matches."""
+
+    def __init__(
+        self, store: LeagueStore, tables: Callable[[], Tables], wake: Callable[[], None]
+    ) -> None:
+        self.store = store
+        self.tables = tables  # the server's, once it started
+        self.wake = wake
+        self.waiters = Waiters()
+        self.stopping = asyncio.Event()
+        self.policy = RatingPolicy()
+
+    async def _meta(self, league: str) -> dict[str, str]:
+        meta = await self.store.meta(league_name(league))
+        if not meta.get("spec"):
+            raise NotFoundError(f"no league {league!r}")
+        return meta
+
+    async def _season(self, meta: dict[str, str], season: int, league: str) -> int:
+        current = int(meta.get("season", "1"))
+        if season > current:
+            raise NotFoundError(f"league {league!r} has seasons 1 to {current}, not {season}")
+        return season or current
+
+    @unary
+    async def CreateLeague(
+        self, request: pb.CreateLeagueRequest, context: Context
+    ) -> pb.LeagueInfo:
+        """A new league with its rules, clock and fault policy fixed."""
+        name = league_name(request.league)
+        spec = league_spec(request.spec)
+        organiser = caller_of(context).account or ""
+        fields = {"spec": dump(spec), "organiser": organiser, "created_ms": str(now_ms())}
+        if not await self.store.create(name, fields):
+            raise LeagueError(f"a league named {name!r} exists")
+        self.wake()
+        return convert.league_info(name, await self._meta(name), 0)
+
+    @unary
+    async def GetLeague(self, request: pb.GetLeagueRequest, context: Context) -> pb.LeagueInfo:
+        """The league's spec, season and counts."""
+        meta = await self._meta(request.league)
+        waiting = await self.store.waiting(request.league)
+        return convert.league_info(request.league, meta, waiting)
+
+    @unary
+    async def NewSeason(self, request: pb.NewSeasonRequest, context: Context) -> pb.LeagueInfo:
+        """The next season: ratings and board begin afresh."""
+        await self._meta(request.league)
+        await self.store.new_season(request.league)
+        meta = await self._meta(request.league)
+        return convert.league_info(request.league, meta, await self.store.waiting(request.league))
+
+    async def _queue_status(self, league: str, player: str, state: str) -> pb.QueueStatus:
+        meta = await self._meta(league)
+        season = int(meta.get("season", "1"))
+        (raw,) = await self.store.ratings(league, season, [player])
+        rating = load_rating(raw)
+        return pb.QueueStatus(
+            league=league,
+            player=player,
+            state=state,
+            waiting=await self.store.waiting(league),
+            mu=rating.mu,
+            rating=rating.conservative,
+        )
+
+    @unary
+    async def JoinQueue(self, request: pb.QueueRequest, context: Context) -> pb.QueueStatus:
+        """Wait for a match; refused while the caller has a match not settled."""
+        player = _account(context, "JoinQueue")
+        meta = await self._meta(request.league)
+        season = int(meta.get("season", "1"))
+        (raw,) = await self.store.ratings(request.league, season, [player])
+        state, match = await self.store.join(request.league, player, load_rating(raw).mu, now_ms())
+        if state == PAIRED:
+            raise LeagueError(
+                f"{player!r} is in match {match} of league {request.league!r}, not settled "
+                "yet: play it (WatchTickets) before queueing again"
+            )
+        self.wake()
+        return await self._queue_status(request.league, player, state)
+
+    @unary
+    async def LeaveQueue(self, request: pb.QueueRequest, context: Context) -> pb.QueueStatus:
+        """Stop waiting (a match already made is still to be played)."""
+        player = _account(context, "LeaveQueue")
+        await self._meta(request.league)
+        await self.store.leave(request.league, player)
+        state, _ = await self.store.status(request.league, player)
+        return await self._queue_status(request.league, player, state)
+
+    @unary
+    async def WatchTickets(  # type: ignore[override]  # streams with context.write
+        self, request: pb.WatchTicketsRequest, context: Context
+    ) -> None:
+        """The caller's tickets and settled matches, and a heartbeat, until it closes."""
+        player = _account(context, "WatchTickets")
+        meta = await self._meta(request.league)
+        spec = load(meta["spec"])
+
+        async def write(update: pb.TicketUpdate) -> None:
+            await context.write(update)
+
+        await watch(
+            self.store,
+            self.tables(),
+            self.waiters,
+            request.league,
+            player,
+            spec.move_ms,
+            write,
+            lambda: self.stopping.is_set() or context.done(),
+        )
+
+    @unary
+    async def GetLeaderboard(
+        self, request: pb.GetLeaderboardRequest, context: Context
+    ) -> pb.LeaderboardPage:
+        """A page of a season's board, best first."""
+        meta = await self._meta(request.league)
+        season = await self._season(meta, request.season, request.league)
+        page = request.page or 1
+        size = request.page_size or PAGE_SIZE
+        if size > MAX_PAGE_SIZE:
+            raise InvalidInputError(f"page_size is at most {MAX_PAGE_SIZE}, not {size}")
+        if page > MAX_PAGE:
+            raise InvalidInputError(f"page is at most {MAX_PAGE}, not {page}")
+        start = (page - 1) * size
+        rows = await self.store.page(request.league, season, start, size)
+        return pb.LeaderboardPage(
+            league=request.league,
+            season=season,
+            page=page,
+            page_size=size,
+            total=await self.store.board_size(request.league, season),
+            rows=[
+                pb.BoardRow(rank=start + i + 1, player=p, rating=r) for i, (p, r) in enumerate(rows)
+            ],
+        )
+
+    @unary
+    async def GetPlayer(self, request: pb.GetPlayerRequest, context: Context) -> pb.PlayerInfo:
+        """A player's rating, rank, history and recent matches in a season."""
+        league = request.league
+        meta = await self._meta(league)
+        season = await self._season(meta, request.season, league)
+        player = request.player or _account(context, "GetPlayer without a player")
+        count = request.matches or MATCHES
+        if count > MAX_MATCHES:
+            raise InvalidInputError(f"matches is at most {MAX_MATCHES}, not {count}")
+        (raw,) = await self.store.ratings(league, season, [player])
+        rating = load_rating(raw)
+        history = await self.store.history(league, season, player, MAX_HISTORY)
+        numbers = await self.store.recent(league, season, player, count)
+        matches = [(n, await self.store.match(league, n)) for n in numbers]
+        return pb.PlayerInfo(
+            league=league,
+            player=player,
+            season=season,
+            mu=rating.mu,
+            sigma=rating.sigma,
+            rating=rating.conservative,
+            games=rating.games,
+            provisional=self.policy.provisional(rating),
+            rank=await self.store.rank(league, season, player),
+            history=[pb.RatingPoint(**json.loads(point)) for point in history],
+            matches=[convert.match_info(league, n, m) for n, m in matches if m],
+        )
+
+    @unary
+    async def GetMatch(self, request: pb.GetMatchRequest, context: Context) -> pb.MatchInfo:
+        """One match; its secret, result and record once settled."""
+        await self._meta(request.league)
+        match = await self.store.match(request.league, request.match)
+        if not match:
+            raise NotFoundError(
+                f"no match {request.match} in league {request.league!r} (it may have expired)"
+            )
+        return convert.match_info(request.league, request.match, match, record=request.record)

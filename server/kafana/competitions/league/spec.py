@@ -1,0 +1,89 @@
+"""A league's name and spec, checked and completed with the defaults before it is stored.
+
+>>> spec = league_spec(leagues_pb2.LeagueSpec(target=11))
+>>> spec.game, spec.preset, spec.players, spec.move_ms, spec.join_deadline_ms, spec.retention_days
+('tablic', 'serbian', 2, 5000, 30000, 30)
+>>> league_name("spring-2027")
+'spring-2027'
+"""
+
+from __future__ import annotations
+
+import re
+
+from kafana.errors import InvalidInputError
+from kafana.service.games import build_rules
+from kafana.v1 import leagues_pb2, rules_pb2
+
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,47}")
+MOVE_MS = 5_000
+MAX_MOVE_MS = 600_000
+TIMEOUTS_TO_FORFEIT = 3
+JOIN_DEADLINE_MS = 30_000
+MIN_JOIN_DEADLINE_MS = 1_000
+MAX_JOIN_DEADLINE_MS = 600_000
+RETENTION_DAYS = 30
+MAX_RETENTION_DAYS = 3650
+DAY_MS = 86_400_000
+
+
+def league_name(name: str) -> str:
+    """`name` if it is a valid league name, else InvalidInputError naming the rule."""
+    if not NAME.fullmatch(name):
+        raise InvalidInputError(
+            f"a league name is 1 to 48 of A-Z a-z 0-9 . _ -, starting with a letter or digit, "
+            f"not {name[:64]!r}"
+        )
+    return name
+
+
+def _bounded(value: int, default: int, low: int, high: int, what: str) -> int:
+    chosen = value or default
+    if not low <= chosen <= high:
+        raise InvalidInputError(f"{what} is from {low} to {high}, not {chosen}")
+    return chosen
+
+
+def league_spec(spec: leagues_pb2.LeagueSpec) -> leagues_pb2.LeagueSpec:
+    """The spec with every default filled in; InvalidInputError for what cannot be played."""
+    game = spec.game or "tablic"
+    preset = spec.preset or ("serbian" if game == "tablic" else "")
+    out = leagues_pb2.LeagueSpec(
+        game=game,
+        preset=preset,
+        target=spec.target,
+        players=spec.players or 2,
+        move_ms=_bounded(spec.move_ms, MOVE_MS, 100, MAX_MOVE_MS, "move_ms"),
+        timeouts_to_forfeit=_bounded(
+            spec.timeouts_to_forfeit, TIMEOUTS_TO_FORFEIT, 1, 1000, "timeouts_to_forfeit"
+        ),
+        join_deadline_ms=_bounded(
+            spec.join_deadline_ms,
+            JOIN_DEADLINE_MS,
+            MIN_JOIN_DEADLINE_MS,
+            MAX_JOIN_DEADLINE_MS,
+            "join_deadline_ms",
+        ),
+        retention_days=_bounded(
+            spec.retention_days, RETENTION_DAYS, 1, MAX_RETENTION_DAYS, "retention_days"
+        ),
+    )
+    build_rules(rules_of(out))  # the game, preset, players and target can be played
+    return out
+
+
+def rules_of(spec: leagues_pb2.LeagueSpec) -> rules_pb2.RulesSpec:
+    """The rules of the league's tables."""
+    return rules_pb2.RulesSpec(
+        game=spec.game, preset=spec.preset, players=spec.players, target=spec.target
+    )
+
+
+def dump(spec: leagues_pb2.LeagueSpec) -> str:
+    """The spec as stored (hex of its bytes)."""
+    return bytes(spec.SerializeToString()).hex()
+
+
+def load(text: str) -> leagues_pb2.LeagueSpec:
+    """A stored spec."""
+    return leagues_pb2.LeagueSpec.FromString(bytes.fromhex(text))
