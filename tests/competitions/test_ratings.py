@@ -66,3 +66,15 @@ def test_a_strong_bot_ends_above_a_random_one() -> None:
     strong, weak = (event.ratings.get(config.pool, n) for n in ("strong", "weak"))
     assert strong.games == weak.games == 8
     assert strong.mu > weak.mu
+
+
+def test_more_than_two_sides_are_rated_by_place() -> None:
+    book = RatingBook()
+    pool = "tablic/serbian-4"
+    book.rate(pool, [["a"], ["b"], ["c"], ["d"]], [1.0, 2 / 3, 2 / 3, 0.0])  # b and c tie
+    mu = {p: book.get(pool, p).mu for p in "abcd"}
+    assert mu["a"] > mu["b"] and mu["c"] > mu["d"] and abs(mu["b"] - mu["c"]) < 1e-9
+    assert all(book.get(pool, p).games == 1 for p in "abcd")
+    tac = "tac/standard-3"
+    book.rate(tac, [["x"], ["y"], ["z"]], [0.0, 1.0, 0.5])
+    assert book.get(tac, "y").mu > book.get(tac, "z").mu > book.get(tac, "x").mu
