@@ -8,7 +8,7 @@ import random
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -22,7 +22,7 @@ from kafana_client.cli.session import PersonAtTable
 from kafana_client.convert import rules_of
 from kafana_client.errors import ResourceExhaustedError
 from kafana_client.seat_loop import Decision, Hooks, follow_seat
-from kafana_client.tournaments import SeatPlayer, play_entry
+from kafana_client.tournaments import SeatPlayer, Tournaments, play_entry
 from kit import Served, serve
 from rich.console import Console
 
@@ -95,3 +95,43 @@ def served(redis_url: str, *options: str) -> Iterator[Served]:
     finally:
         running.end()
         shutil.rmtree(directory, ignore_errors=True)
+
+
+async def until(
+    get: Callable[[], Awaitable[pb.EventInfo]],
+    check: Callable[[pb.EventInfo], bool],
+    timeout: float = 90.0,
+) -> pb.EventInfo:
+    """Poll the event until `check` holds."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        info = await get()
+        if check(info):
+            return info
+        assert asyncio.get_running_loop().time() < deadline, f"timed out: {info}"
+        await asyncio.sleep(0.1)
+
+
+def games(info: pb.EventInfo) -> list[pb.GameInfo]:
+    """Every game of every round."""
+    return [g for r in info.rounds for g in r.games]
+
+
+async def first_assignment(
+    client: AsyncClient, event_id: str, token: str
+) -> tuple[AsyncSeat, pb.Assignment]:
+    """A remote entrant's first game: its seat (the token from `WatchEntry`) and assignment."""
+    async for update in Tournaments(client).watch_entry(event_id, token):
+        a = update.assignment
+        if a.table_id:
+            return AsyncSeat(client, a.table_id, a.seat, a.seat_token, ""), a
+    raise AssertionError("the event ended before the entrant had a game")
+
+
+async def play_moves(seats: list[AsyncSeat], count: int) -> None:
+    """Play `count` first legal moves at one table, each by the seat to move."""
+    for _ in range(count):
+        view = (await seats[0].state()).tablic
+        seat = next(s for s in seats if s.seat == view.current_seat)
+        await seat.state()
+        await seat.play((await seat.legal_moves()).moves[0].text)

@@ -29,7 +29,7 @@ async def _until(condition: object, timeout: float = 60.0) -> None:
 async def test_pause_adjudicate_and_end_a_running_event(
     server: LiveServer, events: RedisEvents, redis_url: str
 ) -> None:
-    event = Tournament(EventConfig("ctl", Kind.SWISS, NAMES, rounds=3, seed=2, target=101))
+    event = Tournament(EventConfig("ctl", Kind.SWISS, NAMES, rounds=3, chosen_seed=2, target=101))
     control = EventControl(events, "ctl")
     bots = registry_bots(dict.fromkeys(NAMES, "greedy"))
     async with AsyncClient.connect(server.target) as client:

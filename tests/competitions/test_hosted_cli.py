@@ -24,8 +24,8 @@ def kafana(*args: str) -> tuple[int, str]:
 
 def create_event(server: str, name: str, target: int, seed: int) -> tuple[str, str]:
     """`kafana tournament create` a round robin; (event id, organiser token)."""
-    code, out = kafana("tournament", "create", name, "--server", server, "--format",
-                       "round_robin", "--target", str(target), "--seed", str(seed))  # fmt: skip
+    code, out = kafana("tournament", "create", name, "--server", server, "--format", "round_robin",
+                       "--target", str(target), "--chosen-seed", str(seed))  # fmt: skip
     assert code == 0, out
     event = re.search(r"event (ev-\w+)", out)
     token = re.search(r"organiser token (\S+)", out)

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable
-
 import pytest
 from kafana.competitions.envelope import FairRecord
-from kafana.competitions.fairness import commitment
+from kafana.competitions.fairness import check_commitment, deal_seed
 from kafana.competitions.verify import verify
 from kafana.games.tablic import MatchRecord, shuffled_deck
 from kafana.v1 import competitions_pb2 as pb
@@ -20,27 +17,7 @@ from kafana_client import (
 )
 from kafana_client.tournaments import Tournaments
 
-from .hosted_helpers import Served
-
-
-async def until(
-    get: Callable[[], Awaitable[pb.EventInfo]],
-    check: Callable[[pb.EventInfo], bool],
-    timeout: float = 90.0,
-) -> pb.EventInfo:
-    """Poll the event until `check` holds."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while True:
-        info = await get()
-        if check(info):
-            return info
-        assert asyncio.get_running_loop().time() < deadline, f"timed out: {info}"
-        await asyncio.sleep(0.1)
-
-
-def games(info: pb.EventInfo) -> list[pb.GameInfo]:
-    """Every game of every round."""
-    return [g for r in info.rounds for g in r.games]
+from .hosted_helpers import Served, games, until
 
 
 async def test_hosted_duplicate_plays_identical_decks_in_both_seatings(
@@ -48,9 +25,7 @@ async def test_hosted_duplicate_plays_identical_decks_in_both_seatings(
 ) -> None:
     async with AsyncClient.connect(hosted.target) as client:
         events = Tournaments(client)
-        made = await events.create(
-            "dup", "duplicate", boards=2, hands_per_board=3, target=31, seed=4
-        )
+        made = await events.create("dup", "duplicate", boards=2, hands_per_board=3, target=31)
         await events.enter(made.event_id, "ana", bot="greedy")
         await events.enter(made.event_id, "bob", bot="heuristic")
         await events.start(made.event_id, made.organiser_token)
@@ -63,15 +38,15 @@ async def test_hosted_duplicate_plays_identical_decks_in_both_seatings(
     assert len(info.rounds) == 1 and len(played) == 4  # 2 boards x 2 seatings
     by_board: dict[int, list[pb.GameInfo]] = {}
     for g in played:
-        assert g.ending == "score" and g.HasField("seed") and commitment(g.seed) == g.commitment
+        assert g.ending == "score" and check_commitment(g.secret, g.commitment)
         assert verify(FairRecord.from_text(g.record)).finished
         by_board.setdefault(g.board, []).append(g)
     decks = {}
     for board, (one, two) in sorted(by_board.items()):
-        assert list(two.seats) == list(one.seats)[::-1] and one.seed == two.seed
+        assert list(two.seats) == list(one.seats)[::-1] and one.secret == two.secret
         a, b = (MatchRecord.from_text(FairRecord.from_text(g.record).record) for g in (one, two))
         assert a.decks == b.decks  # the same cards, as the server dealt them
-        assert a.decks == tuple(shuffled_deck(one.seed, k) for k in range(3))
+        assert a.decks == tuple(shuffled_deck(deal_seed(one.secret), k) for k in range(3))
         decks[board] = a.decks
     assert decks[1] != decks[2]
     assert sum(s.points for s in info.standings) == 2  # one point per board
@@ -82,8 +57,10 @@ async def test_bad_input_is_refused_and_changes_nothing(hosted: Served) -> None:
         events = Tournaments(client)
         with pytest.raises(InvalidArgumentError, match="unknown format 'knockout'"):
             await events.create("x", "knockout")
-        with pytest.raises(InvalidArgumentError, match="two-player"):
-            await events.create("x", "swiss", seats_per_game=4)
+        with pytest.raises(InvalidArgumentError, match="2, 3 or 4"):
+            await events.create("x", "swiss", seats_per_game=5)
+        with pytest.raises(InvalidArgumentError, match="set chosen_seed"):
+            await events.create("x", "swiss", seed=7)
         with pytest.raises(InvalidArgumentError, match="timeout action"):
             await events.create("x", "swiss", on_timeout="shrug")
         with pytest.raises(InvalidArgumentError, match="unknown preset"):
@@ -182,7 +159,13 @@ async def test_a_timing_out_entrant_gets_the_events_policy(
     async with AsyncClient.connect(hosted.target) as client:
         events = Tournaments(client)
         made = await events.create(
-            f"slow-{policy}", "round_robin", target=21, seed=3, move_ms=1500, on_timeout=policy
+            f"slow-{policy}",
+            "round_robin",
+            target=21,
+            seed=3,
+            chosen_seed=True,
+            move_ms=1500,
+            on_timeout=policy,
         )
         await events.enter(made.event_id, "fast", bot="greedy")
         await events.enter(made.event_id, "sleeper")  # a person who never moves
@@ -203,7 +186,7 @@ async def test_a_timing_out_entrant_gets_the_events_policy(
     checked = verify(fair)
     if policy == "forfeit_hand":
         # one timeout per hand at most: the referee played the rest of each hand
-        assert checked.finished and len(faults) <= checked.hands
+        assert checked.finished and len(faults) <= checked.deals
         assert game.winner == 1 - sleeper
         moves = MatchRecord.from_text(fair.record).moves
         assert len(moves) > 20 * len(faults)  # not a timeout on every move of the sleeper

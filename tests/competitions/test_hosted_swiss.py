@@ -7,7 +7,7 @@ import io
 import itertools
 
 from kafana.competitions.envelope import FairRecord
-from kafana.competitions.fairness import commitment
+from kafana.competitions.fairness import check_commitment
 from kafana.competitions.verify import verify
 from kafana_client import AsyncClient
 from kafana_client.tournaments import Tournaments
@@ -20,7 +20,9 @@ BUILT_IN = {f"bot{i}": ("greedy", "random", "heuristic")[i % 3] for i in range(6
 async def test_hosted_swiss_of_eight(hosted: Served) -> None:
     async with AsyncClient.connect(hosted.target) as client:
         events = Tournaments(client)
-        made = await events.create("swiss8", "swiss", target=31, seed=5, move_ms=10_000)
+        made = await events.create(
+            "swiss8", "swiss", target=31, seed=5, chosen_seed=True, move_ms=10_000
+        )
         assert made.info.phase == "open" and made.organiser_token
         for name, bot in BUILT_IN.items():
             assert (await events.enter(made.event_id, name, bot=bot)).token == ""
@@ -51,7 +53,7 @@ async def test_hosted_swiss_of_eight(hosted: Served) -> None:
     for r in info.rounds:
         for g in r.games:
             assert g.state == "done" and g.ending == "score" and g.table_id
-            assert g.HasField("seed") and commitment(g.seed) == g.commitment
+            assert check_commitment(g.secret, g.commitment)
             checked = verify(FairRecord.from_text(g.record))
             assert checked.finished and list(checked.scores) == list(g.scores)
             assert max(g.scores) >= 31

@@ -43,7 +43,9 @@ async def test_a_second_server_takes_over_when_the_director_crashes(
     with served(redis_url) as second:
         async with AsyncClient.connect(hosted.target) as client:
             events = Tournaments(client)
-            made = await events.create("relay", "round_robin", target=61, seed=9, parallel=1)
+            made = await events.create(
+                "relay", "round_robin", target=61, seed=9, chosen_seed=True, parallel=1
+            )
             entrants = (("a", "greedy"), ("b", "random"), ("c", "heuristic"), ("d", "random"))
             for name, bot in entrants:
                 await events.enter(made.event_id, name, bot=bot)

@@ -44,7 +44,7 @@ async def test_a_tls_server_hosts_an_event_with_remote_bots(redis_url: str, cert
                 await Tournaments(plain).list()
         async with AsyncClient.connect(hosted.target, tls=tls) as client:
             events = Tournaments(client)
-            made = await events.create("secure", "round_robin", target=21, seed=8)
+            made = await events.create("secure", "round_robin", target=21, seed=8, chosen_seed=True)
             for name, bot in (("greedy", "greedy"), ("heuristic", "heuristic")):
                 await events.enter(made.event_id, name, bot=bot)
             remotes = [await events.enter(made.event_id, name) for name in ("far", "away")]

@@ -9,7 +9,7 @@ from kafana.cli.runner.server_runner import run_on_server
 from kafana.competitions.envelope import FairRecord
 from kafana.competitions.local_runner import registry_bots
 from kafana.competitions.model import Ending
-from kafana.competitions.standings import Outcome, standings
+from kafana.competitions.standings import standings, table_placings
 from kafana.competitions.tournament import EventConfig, Kind, Tournament
 from kafana.competitions.verify import verify
 from kafana.games.tablic import MatchRecord
@@ -20,7 +20,7 @@ BOTS = {name: ("greedy", "random", "heuristic", "random")[i % 4] for i, name in 
 
 
 async def test_swiss_of_eight_bots_through_server(server: LiveServer) -> None:
-    config = EventConfig("swiss8", Kind.SWISS, ENTRANTS, seed=11, target=31)
+    config = EventConfig("swiss8", Kind.SWISS, ENTRANTS, chosen_seed=11, target=31)
     tournament = Tournament(config)
     async with AsyncClient.connect(server.target) as client:
         await run_on_server(client, tournament, registry_bots(BOTS), parallel=4)
@@ -71,4 +71,5 @@ async def test_swiss_of_eight_bots_through_server(server: LiveServer) -> None:
     for above, below in itertools.pairwise(table):
         if above.points == below.points:
             assert above.buchholz >= below.buchholz
-    assert standings(ENTRANTS, [Outcome("bot0", "bot1", 1.0, 5)])[0].entrant == "bot0"
+    beat = table_placings([("bot0",), ("bot1",)], [1, 0], [5, 0])
+    assert standings(ENTRANTS, beat)[0].entrant == "bot0"

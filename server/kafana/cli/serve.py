@@ -69,6 +69,10 @@ def setting(name: str, default: int | float, help: str) -> Callable[[F], F]:
     "Seconds a table lives after the last move a seat played (clock timeouts do not count).",
 )
 @setting("--finished-ttl", 86400, "Seconds a finished table (and its record) is kept.")
+@click.option(
+    "--retention-days", type=click.FloatRange(min=0, min_open=True), default=30.0,
+    show_default=True, help="Days hosted events and their data are kept (then they expire).",
+)  # fmt: skip
 @setting(
     "--join-deadline",
     JOIN_DEADLINE_MS // 1000,
@@ -134,6 +138,7 @@ def serve(
     memory: bool,
     idle_ttl: int,
     finished_ttl: int,
+    retention_days: float,
     join_deadline: int,
     abandon_after: int,
     cache_tables: int,
@@ -184,6 +189,7 @@ def serve(
                 port=port,
                 idle_ttl_ms=idle_ttl * 1000,
                 finished_ttl_ms=finished_ttl * 1000,
+                retention_ms=round(retention_days * 86_400_000),
                 join_deadline_ms=join_deadline * 1000,
                 abandon_after=abandon_after,
                 reuse_port=reuse_port,

@@ -78,6 +78,10 @@ def show_event(info: pb.EventInfo) -> None:
         + (f" ({info.note})" if info.note else "")
         + f"; {len(info.entrants)} entrants"
     )
+    if info.reason:
+        click.echo(f"ended early: {info.reason}")
+    if info.chosen_seed:
+        click.echo("deals: organiser-chosen seed (predictable by whoever knows it)")
     for r in info.rounds:
         click.echo(f"round {r.number}" + (f"  bye: {', '.join(r.byes)}" if r.byes else ""))
         for g in r.games:
@@ -85,7 +89,7 @@ def show_event(info: pb.EventInfo) -> None:
             faults = f"  faults {' '.join(g.faults)}" if g.faults else ""
             click.echo(
                 f"  {g.game_id}: {' - '.join(g.seats)}  {score} {g.ending}  table {g.table_id}"
-                f"  commitment {g.commitment[:16]}...{faults}"
+                f"  commitment {g.commitment}{faults}"
             )
     if info.report:
         click.echo(info.report, nl=False)
@@ -102,6 +106,11 @@ def show_event(info: pb.EventInfo) -> None:
 @click.option("--boards", default=0, help="Duplicate: boards per pairing (0: 2).")
 @click.option("--hands-per-board", default=0, help="Duplicate: explicit decks per board (0: 8).")
 @rules_options
+@click.option(
+    "--chosen-seed", type=int, default=None,
+    help="Deal every game from this event seed (reproducible, and predictable by whoever knows "
+    "it; the records say so). Default: a fresh secret per game.",
+)  # fmt: skip
 @click.option("--parallel", default=0, help="Games at once (0: a whole round).")
 def create(
     name: str,
@@ -115,15 +124,27 @@ def create(
     seed: int | None,
     move_ms: int,
     on_timeout: str,
+    chosen_seed: int | None,
     parallel: int,
 ) -> None:
     """Create an event NAME hosted by the server; prints its id and the organiser token."""
+    if seed is not None:
+        raise click.UsageError(
+            "--seed is refused: fresh secrets deal every game; --chosen-seed N reproduces an "
+            "event, predictably for whoever knows N"
+        )
+    if chosen_seed is not None:
+        click.echo(
+            f"warning: organiser-chosen seed {chosen_seed}: every deal is predictable by whoever "
+            "knows it (records say `deal organiser-chosen`)",
+            err=True,
+        )
 
     async def job(client: Any, events: Any) -> Any:
         return await events.create(
             name, format_, rounds=rounds, boards=boards, hands_per_board=hands_per_board,
-            preset=preset, target=target, seed=seed, move_ms=move_ms, on_timeout=on_timeout,
-            parallel=parallel,
+            preset=preset, target=target, seed=chosen_seed, chosen_seed=chosen_seed is not None,
+            move_ms=move_ms, on_timeout=on_timeout, parallel=parallel,
         )  # fmt: skip
 
     made = with_events(server, job)
@@ -168,10 +189,11 @@ def start(event: str, server: str, token: str) -> None:
 @SERVER
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="Export directory.")
 def status(event: str, server: str, out: str | None) -> None:
-    """Show EVENT: rounds, games (tables, commitments), standings, the final report.
+    """Show EVENT: rounds, games (tables, full commitments), standings, the final report.
 
-    With --out, write records.jsonl (every revealed game, `kafana verify` checks them) and
-    report.txt.
+    With --out, once finished, write the local runner's exports: records.jsonl (every game's
+    fair record: `kafana verify` checks them), standings.csv, report.html (rating curves) and
+    ratings.json.
     """
 
     async def job(client: Any, events: Any) -> Any:
@@ -182,12 +204,12 @@ def status(event: str, server: str, out: str | None) -> None:
     if out is not None:
         folder = Path(out)
         folder.mkdir(parents=True, exist_ok=True)
-        if not info.records_jsonl:
-            click.echo("records are published (seeds revealed) once the event is finished")
+        if not info.exports:
+            click.echo("records are published (secrets revealed) once the event is finished")
             return
-        (folder / "records.jsonl").write_text(info.records_jsonl, encoding="utf-8")
-        (folder / "report.txt").write_text(info.report, encoding="utf-8")
-        click.echo(f"exports in {folder}/: records.jsonl report.txt")
+        for name, text in sorted(info.exports.items()):
+            (folder / Path(name).name).write_text(text, encoding="utf-8")
+        click.echo(f"exports in {folder}/: {' '.join(sorted(info.exports))}")
 
 
 def _player(client: Any, bot: str, play: bool) -> Callable[[Any, pb.Assignment], Any] | None:

@@ -16,6 +16,15 @@ EVENT_INDEX = "{ev}:index"
 """Sorted set: hosted event id -> the time it was created (ms)."""
 
 
+def rating_book(pool: str) -> str:
+    """Hash: the service-wide rating book of `pool` (entrant -> JSON of its `Rating`).
+
+    >>> rating_book("tablic/serbian-2")
+    '{ev}:ratings:tablic/serbian-2'
+    """
+    return "{ev}:ratings:" + pool
+
+
 @dataclass(frozen=True)
 class EventKeys:
     """Key names of event `event`: organiser controls, and a hosted event's state."""

@@ -10,6 +10,7 @@ from kafana.competitions.hosted.event import Entrant, Hosted, config_from_meta
 from kafana.competitions.policy import FaultPolicy
 from kafana.competitions.standings import Standing
 from kafana.competitions.tournament import Kind, Tournament
+from kafana.games import tablic
 from kafana.v1 import competitions_pb2 as pb
 
 
@@ -36,17 +37,29 @@ def standings_of(t: Tournament) -> list[pb.StandingInfo]:
     ]
 
 
-def revealable(t: Tournament, game_id: str) -> bool:
-    """Whether a game's seed may be shown: once it is decided (a duplicate board's seed, which
-    later rounds reuse, only when the whole event is over)."""
+def unfinished_deals(t: Tournament) -> set[str]:
+    """Commitments of deals that some game still has to play: a game handed out and not done,
+    or a duplicate board the rounds still to come deal again (while the event is not over)."""
+    games = [g for r in t.rounds for g in r]
+    out = {g.commitment for g in games if g.game_id not in t.results}
+    if t.config.kind is Kind.DUPLICATE and not t.finished and len(t.rounds) < t.total_rounds:
+        out |= {g.commitment for g in games}  # later rounds reuse every board
+    return out
+
+
+def revealable(t: Tournament, game_id: str, embargoed: set[str] | None = None) -> bool:
+    """Whether a game's secret and record may be shown: once it is done and every game
+    sharing its deals (same commitment: a duplicate board) is done too."""
     if game_id not in t.results:
         return False
-    return t.config.kind is not Kind.DUPLICATE or t.finished
+    held = unfinished_deals(t) if embargoed is None else embargoed
+    return t.game(game_id).commitment not in held
 
 
 def rounds_of(hosted: Hosted, records: bool) -> list[pb.RoundInfo]:
     """Rounds with their games (table ids, commitments, results) and byes."""
     t = hosted.tournament
+    held = unfinished_deals(t)
     out = []
     for number, games in enumerate(t.rounds, start=1):
         info = pb.RoundInfo(number=number, byes=[b.entrant for b in t.byes if b.round == number])
@@ -68,8 +81,8 @@ def rounds_of(hosted: Hosted, records: bool) -> list[pb.RoundInfo]:
                     game.winner = result.winner
                 game.ending = result.ending.value
                 game.faults.extend(f.code() for f in result.faults)
-                if revealable(t, g.game_id):
-                    game.seed = t.seed_of(g.game_id)
+                if revealable(t, g.game_id, held):
+                    game.secret = t.secret_of(g.game_id)
                     if records:
                         game.record = result.record
             info.games.append(game)
@@ -98,21 +111,39 @@ def event_info(
         note=note,
         entrants=[pb.EntrantInfo(name=e.name, kind=e.kind) for e in entrants],
         preset=config.preset,
-        target=config.rules.target,
+        target=config.rules.target if isinstance(config.rules, tablic.Rules) else 0,
         policy=policy_spec(config.policy),
+        chosen_seed=config.chosen,
+        seats_per_game=config.players,
+        partnerships=config.partnerships,
+        game=config.game,
+        reason=meta.get("reason", ""),
     )
     if hosted is None:
         return info
     t = hosted.tournament
     info.status = t.status.value
+    info.reason = t.end_reason or info.reason
     info.total_rounds = t.total_rounds
     info.rounds.extend(rounds_of(hosted, records))
     info.standings.extend(standings_of(t))
     if t.finished:
         info.report = exports.report_text(t)
         if records:
-            info.records_jsonl = exports.records_jsonl(t)
+            files = export_files(t)
+            info.records_jsonl = files["records.jsonl"]
+            info.exports.update(files)
     return info
+
+
+def export_files(t: Tournament) -> dict[str, str]:
+    """The local runner's export files of a finished event, by name."""
+    return {
+        "records.jsonl": exports.records_jsonl(t),
+        "standings.csv": exports.standings_csv(t.standings()),
+        "report.html": exports.report_html(t),
+        "ratings.json": t.ratings.to_json(),
+    }
 
 
 def assignments(hosted: Hosted, entrant: str) -> list[pb.Assignment]:

@@ -4,10 +4,15 @@ Each server process runs one `Director`. It scans the event store every `scan` s
 takes the lease of any started, unfinished event nobody directs (a lease expires `lease_ms`
 after its holder stops renewing it, so a stopped or crashed process's events are taken over).
 Directing an event: hand out rounds (`Tournament`), create one table per game with the
-service's own table operations (`Tables`, as the RPCs do: the game's seed, decks and the
-policy's clock), take every seat (the seat tokens are kept in the snapshot and told to remote
-entrants by `WatchEntry`), play the built-in bots' seats in this process (their decisions in
-worker threads), referee the table, and record the result. No call goes through the network,
+service's own table operations (`Tables`, as the RPCs do: the deal seed of the game's secret,
+decks and the policy's clock), its seats bound to an account nobody has and taken at once (the
+seat tokens are kept in the snapshot and told to remote entrants by `WatchEntry`), play the
+built-in bots' seats in this process (their decisions in worker threads), referee the table,
+and record the result. A duplicate board's tables carry the embargo label
+`<event>/board-<n>`, embargoed from the start until every game of the board is done: no
+table of it reveals its secret, decks or record before. A Swiss that runs out of pairings
+without a repeat ends there, with the reason. A finished event's ratings go to the service's
+rating book. No call goes through the network,
 so a server with TLS hosts events as one without. After every change the snapshot is written
 (only while the lease is held), so a director that takes over resumes: finished games stay,
 running tables are followed again.
@@ -18,24 +23,35 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import json
 import logging
 import random
+import secrets
 import uuid
-from dataclasses import replace
+from dataclasses import asdict, replace
 
 from kafana_bots import registry
 
 from kafana.competitions.control import apply_controls
 from kafana.competitions.envelope import FairRecord
 from kafana.competitions.hosted.bot_seat import bot_seat
-from kafana.competitions.hosted.event import Hosted, TableSeats, entrants_of
+from kafana.competitions.hosted.convert import unfinished_deals
+from kafana.competitions.hosted.event import (
+    Entrant,
+    Hosted,
+    TableSeats,
+    config_from_meta,
+    entrants_of,
+)
 from kafana.competitions.hosted.referee import referee
 from kafana.competitions.hosted.store import EventStore
 from kafana.competitions.model import GameResult, GameSpec
 from kafana.competitions.policy import Action, Fault
+from kafana.competitions.ratings import Rating, RatingBook
 from kafana.competitions.table_results import game_result, game_table_config
-from kafana.competitions.tournament import Status
+from kafana.competitions.tournament import EventError, Kind, Status
 from kafana.errors import KafanaError
+from kafana.games import tablic
 from kafana.logs import Repeated
 from kafana.service.feed import Feed
 from kafana.service.tables import Tables
@@ -107,6 +123,9 @@ class Director:
             if event_id in self.running:
                 continue
             meta = await self.store.meta(event_id)
+            if not meta:  # expired (its retention is over)
+                await self.store.forget(event_id)
+                continue
             if meta.get("phase") != "started":
                 continue
             if await self.store.lease(event_id, self.owner, self.lease_ms):
@@ -144,6 +163,7 @@ class EventRun:
         self.lost = False
         self.hosted: Hosted
         self.bots: dict[str, str] = {}
+        self.embargoed: set[int] = set()  # duplicate boards whose label is embargoed
 
     async def save(self) -> None:
         """Write the snapshot (LostLease if another process directs the event now)."""
@@ -157,9 +177,15 @@ class EventRun:
         entrants = entrants_of(await self.store.entrants(self.event_id))
         self.bots = {e.name: e.bot for e in entrants if e.bot}
         text = await self.store.state(self.event_id)
-        self.hosted = Hosted.loads(text) if text else Hosted.begin(meta, entrants)
+        try:
+            self.hosted = Hosted.loads(text) if text else await self._begin(meta, entrants)
+        except EventError as error:  # started without the start's check: it cannot be played
+            log.warning("director: event %s: %s", self.event_id, error)
+            await self.store.finish(self.event_id, str(error))
+            return
         parallel = int(meta.get("parallel", "0") or 0)
         await self.save()
+        await self._embargo()
         main = asyncio.current_task()
         assert main is not None
         done = asyncio.Event()
@@ -170,8 +196,52 @@ class EventRun:
             done.set()  # the keeper stops between two renewals (no Redis call is cut off)
             with contextlib.suppress(asyncio.CancelledError):
                 await keeper
+        await self._release(every=True)
+        await self._rate()
         await self.store.finish(self.event_id)
         log.info("director: event %s finished", self.event_id)
+
+    async def _begin(self, meta: dict[str, str], entrants: list[Entrant]) -> Hosted:
+        """A new tournament whose book starts from the entrants' ratings in the service's."""
+        book = RatingBook()
+        pool = config_from_meta(meta).pool
+        kept = await self.store.ratings(pool, [e.name for e in entrants])
+        book.ratings[pool] = {name: Rating(**json.loads(v)) for name, v in kept.items()}
+        return Hosted.begin(meta, entrants, book)
+
+    async def _rate(self) -> None:
+        """The entrants' ratings after the event, into the service's rating book."""
+        t = self.hosted.tournament
+        pool = t.config.pool
+        table = t.ratings.ratings.get(pool, {})
+        rated = {e: json.dumps(asdict(table[e])) for e in t.config.entrants if e in table}
+        await self.store.save_ratings(pool, rated)
+
+    def board_label(self, board: int) -> str:
+        """The embargo label of a duplicate board's tables."""
+        return f"{self.event_id}/board-{board}"
+
+    async def _embargo(self) -> None:
+        """Embargo every board of a duplicate event not done yet (for the retention at most)."""
+        t = self.hosted.tournament
+        if t.config.kind is not Kind.DUPLICATE or t.finished:
+            return
+        for board in range(1, t.config.boards + 1):
+            await self.tables.embargo(self.board_label(board), self.store.retention_ms)
+            self.embargoed.add(board)
+        await self._release()
+
+    async def _release(self, *, every: bool = False) -> None:
+        """Lift the embargo of every board whose games are all done (`every`: of all)."""
+        if not self.embargoed:
+            return
+        t = self.hosted.tournament
+        held = unfinished_deals(t)
+        boards = {g.board: g.commitment for r in t.rounds for g in r if g.board}
+        for board in sorted(self.embargoed):
+            if every or (board in boards and boards[board] not in held):
+                await self.tables.release(self.board_label(board))
+                self.embargoed.discard(board)
 
     async def _keep_lease(self, main: asyncio.Task[None], done: asyncio.Event) -> None:
         while True:
@@ -199,9 +269,25 @@ class EventRun:
             if seats is not None:
                 with contextlib.suppress(KafanaError):
                     await self.tables.close(seats.table_id, seats.admin_token)
+                with contextlib.suppress(KafanaError):
+                    await self._keep_record(result, seats)
         if decided or t.status is not before:
             await self.save()
+            await self._release()
         return decided
+
+    async def _keep_record(self, decided: GameResult, seats: TableSeats) -> None:
+        """A game decided off the board keeps the fair record of the moves played on it."""
+        t = self.hosted.tournament
+        spec = t.game(decided.game_id)
+        answer = await self.tables.record(seats.table_id, past_embargo=True)
+        played = game_result(spec, t.secret_of(spec.game_id), seats.table_id, answer, t, [])
+        fair = FairRecord.from_text(played.record)
+        ending = f"{decided.ending.value} {decided.note}".strip()
+        meta = [(k, ending if k == "ending" else v) for k, v in fair.meta if k != "fault"]
+        meta += [("fault", f.code()) for f in decided.faults]
+        record = replace(fair, meta=tuple(meta)).to_text()
+        t.results[spec.game_id] = replace(decided, record=record, table_id=seats.table_id)
 
     async def _play(self, parallel: int) -> None:
         t = self.hosted.tournament
@@ -214,8 +300,11 @@ class EventRun:
                 continue
             games = t.pending()
             if not games:
-                games = t.next_round()
+                games = t.next_round()  # none: a Swiss out of pairings ended (`end_reason`)
                 await self.save()
+                if not games:
+                    log.warning("director: event %s: %s", self.event_id, t.end_reason)
+                    return
             limit = asyncio.Semaphore(parallel or len(games))
             stop = asyncio.Event()
             async with asyncio.TaskGroup() as group:  # a failing game cancels the others
@@ -262,14 +351,21 @@ class EventRun:
             if spec.game_id not in t.results:
                 t.record(result)
                 await self.save()
+                await self._release()
 
     async def _table(self, spec: GameSpec) -> TableSeats:
         t = self.hosted.tournament
         config = game_table_config(spec, t.seed_of(spec.game_id), t)
+        if spec.board:
+            config.embargo = self.board_label(spec.board)
+        # every seat bound to an account nobody has: nobody but the director can take one, even
+        # before it does (the entrants play with the seat tokens it hands out)
+        holder = "event-seat." + secrets.token_hex(16)
+        config.seat_accounts[:] = [holder] * len(spec.seats)
         table_id, admin_token, _session = await self.tables.create(config)
         tokens = []
         for index, name in enumerate(spec.seats):
-            _seat, token, _session = await self.tables.join(table_id, index, name)
+            _seat, token, _session = await self.tables.join(table_id, index, name, holder)
             tokens.append(token)
         seats = TableSeats(table_id, admin_token, tokens)
         self.hosted.tables[spec.game_id] = seats
@@ -280,7 +376,9 @@ class EventRun:
         t = self.hosted.tournament
         config = t.config
         rules = config.rules
+        assert isinstance(rules, tablic.Rules)  # hosted Tač events are refused at creation
         seed = t.seed_of(spec.game_id)
+        secret = t.secret_of(spec.game_id)
         notes: list[Fault] = []
         tables, feed, table_id = self.tables, self.d.feed, seats.table_id
         async with asyncio.TaskGroup() as group:
@@ -295,8 +393,8 @@ class EventRun:
                     bot_seat(tables, feed, table_id, index, token, bot, config.policy, notes)
                 )
             group.create_task(referee(tables, feed, table_id, seats.tokens, config.policy))
-        answer = await tables.record(table_id)
-        result = game_result(spec, seed, seats.table_id, answer, t, notes)
+        answer = await tables.record(table_id, past_embargo=True)
+        result = game_result(spec, secret, seats.table_id, answer, t, notes)
         if config.policy.on_timeout is Action.FORFEIT_HAND:
             faults = tuple(_hand_forfeit(f) for f in result.faults)
             result = replace(result, faults=faults, record=_recoded(result.record, faults))

@@ -16,11 +16,13 @@ from typing import Any
 
 from kafana_bots import registry
 
+from kafana.competitions import pairing
 from kafana.competitions.hosted.snapshot import config_dict, config_of, dumps, loads
+from kafana.competitions.hosted.store import MAX_ENTRANTS
 from kafana.competitions.policy import Action, FaultPolicy
-from kafana.competitions.tournament import EventConfig, Kind, Tournament
+from kafana.competitions.ratings import RatingBook
+from kafana.competitions.tournament import EventConfig, EventError, Kind, Tournament
 from kafana.errors import AuthenticationError, InvalidInputError, NotFoundError
-from kafana.games.tablic import Rules
 from kafana.v1 import competitions_pb2 as pb
 
 MAX_ROUNDS = 64
@@ -64,21 +66,33 @@ def _action(value: str, default: Action, what: str) -> Action:
 
 
 def event_config(request: pb.CreateEventRequest) -> EventConfig:
-    """An event's configuration (no entrants yet) from a request; InvalidInputError if bad."""
+    """An event's configuration (placeholder entrants) from a request; InvalidInputError if
+    bad."""
     name, format, preset, target = request.name, request.format, request.preset, request.target
     rounds, boards, hands_per_board = request.rounds, request.boards, request.hands_per_board
-    seats_per_game, p = request.seats_per_game, request.policy
+    p = request.policy
+    game = request.game or "tablic"
+    players = request.seats_per_game or (4 if game == "tac" else 2)
     check_name(name, "event name")
     kinds = [k.value for k in Kind]
     if format not in kinds:
         raise InvalidInputError(f"unknown format {format!r}: choose {', '.join(kinds)}")
-    if seats_per_game not in (0, 2):
-        raise InvalidInputError(f"seats per game {seats_per_game}: events are two-player (2)")
+    if players not in (2, 3, 4):
+        raise InvalidInputError(f"seats per game {players}: 2, 3 or 4")
+    if game != "tablic":
+        raise InvalidInputError(
+            f"hosted events are Tablić games, not {game!r}: the server plays only Tablić "
+            "bots for now (`kafana tournament run` plays Tač events)"
+        )
     if rounds > MAX_ROUNDS:
         raise InvalidInputError(f"rounds {rounds}: at most {MAX_ROUNDS}")
     if boards > MAX_BOARDS or hands_per_board > MAX_BOARDS:
         raise InvalidInputError(f"boards and hands per board: at most {MAX_BOARDS}")
-    Rules.preset(preset or "serbian", players=2)  # InvalidInputError for an unknown preset
+    if request.HasField("seed") and not request.chosen_seed:
+        raise InvalidInputError(
+            "an event seed makes every deal predictable to whoever knows or guesses it: "
+            "set chosen_seed to use one (its records say so), or leave it out for fresh secrets"
+        )
     if target > 10_000:
         raise InvalidInputError(f"target {target}: at most 10000")
     base = FaultPolicy()
@@ -88,18 +102,41 @@ def event_config(request: pb.CreateEventRequest) -> EventConfig:
         disconnect_grace_ms=p.disconnect_grace_ms or base.disconnect_grace_ms,
         on_disconnect=_action(p.on_disconnect, base.on_disconnect, "disconnect"),
     )
-    return EventConfig(
+    kind, partnerships = Kind(format), request.partnerships
+    return EventConfig(  # InvalidInputError for an unknown preset or game, a bad table
         name,
-        Kind(format),
-        ("-", "--"),  # placeholder entrants: the real ones come at the start
+        kind,
+        placeholders(kind, rounds, players, partnerships),  # the real ones come at the start
         rounds,
         boards or 2,
         hands_per_board or 8,
         preset=preset or "serbian",
         target=target,
-        seed=request.seed if request.HasField("seed") else None,
+        chosen_seed=request.seed if request.HasField("seed") else None,
         policy=policy,
+        game=game,
+        players=players,
+        partnerships=partnerships,
     )
+
+
+def placeholders(kind: Kind, rounds: int, players: int, partnerships: bool) -> tuple[str, ...]:
+    """Stand-in entrants of a configuration before the start: the fewest for which it can be
+    played (a Swiss of `rounds` needs enough entrants for that many rounds without a repeat)."""
+    n = players
+    if kind is Kind.SWISS:
+        while n < MAX_ENTRANTS and pairing.max_rounds("swiss", n, players, partnerships) < rounds:
+            n += 1
+    return tuple(f"-{i}" for i in range(n))
+
+
+def with_entrants(config: EventConfig, entrants: list[str]) -> EventConfig:
+    """`config` for its real entrants; EventError (naming the most rounds of a Swiss, the
+    fewest entrants of a table) if they cannot play it."""
+    try:
+        return replace(config, entrants=tuple(entrants))
+    except InvalidInputError as error:
+        raise EventError(f"the event cannot start: {error}") from None
 
 
 def meta_fields(
@@ -170,7 +207,7 @@ class Hosted:
     tables: dict[str, TableSeats] = field(default_factory=dict)
 
     def dumps(self) -> str:
-        """JSON (seeds and seat tokens included: server-side only)."""
+        """JSON (secrets and seat tokens included: server-side only)."""
         tables = {g: [t.table_id, t.admin_token, t.tokens] for g, t in self.tables.items()}
         return json.dumps({"tournament": dumps(self.tournament), "tables": tables})
 
@@ -182,10 +219,13 @@ class Hosted:
         return Hosted(loads(data["tournament"]), tables)
 
     @staticmethod
-    def begin(meta: dict[str, str], entrants: list[Entrant]) -> Hosted:
-        """A new tournament for a started event."""
-        config = replace(config_from_meta(meta), entrants=tuple(e.name for e in entrants))
-        return Hosted(Tournament(config))
+    def begin(meta: dict[str, str], entrants: list[Entrant], book: RatingBook) -> Hosted:
+        """A new tournament for a started event; `book` holds the entrants' ratings so far
+        (the service's rating book), which seed Swiss round 1."""
+        config = with_entrants(config_from_meta(meta), [e.name for e in entrants])
+        pool = config.pool
+        rated = {n: r.conservative for n, r in book.ratings.get(pool, {}).items()}
+        return Hosted(Tournament(replace(config, ratings=rated), book))
 
 
 def missing(event_id: str) -> NotFoundError:

@@ -14,7 +14,7 @@ from typing import Any
 from kafana.competitions.hosted.director import Director
 from kafana.competitions.hosted.redis_store import RedisEvents
 from kafana.competitions.hosted.servicer import CompetitionsServicer
-from kafana.competitions.hosted.store import EventStore, MemoryEvents
+from kafana.competitions.hosted.store import RETENTION_MS, EventStore, MemoryEvents
 from kafana.service.feed import Feed
 from kafana.service.tables import Tables
 from kafana.store.base import TableStore
@@ -24,10 +24,13 @@ SERVICE_NAME = competitions_pb2.DESCRIPTOR.services_by_name["Competitions"].full
 log = logging.getLogger(__name__)
 
 
-def events_for(store: TableStore) -> EventStore:
-    """The event store that goes with a table store: its Redis, else this process's memory."""
+def events_for(store: TableStore, retention_ms: int = RETENTION_MS) -> EventStore:
+    """The event store that goes with a table store: its Redis, else this process's memory;
+    events and their data are kept `retention_ms`."""
     client = getattr(store, "client", None) or getattr(store, "_client", None)
-    return RedisEvents(client) if client is not None else MemoryEvents()
+    if client is not None:
+        return RedisEvents(client, retention_ms)
+    return MemoryEvents(retention_ms)
 
 
 class CompetitionsHost:

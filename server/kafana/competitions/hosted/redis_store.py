@@ -2,13 +2,15 @@
 
 Entering and starting are Lua scripts (an entrant cannot slip in after the start); the
 snapshot is written only by the holder of the lease (`SET ... PX`), so a director that lost
-its lease (a pause longer than the lease) cannot overwrite the one that took over.
+its lease (a pause longer than the lease) cannot overwrite the one that took over. Every key of
+an event gets the retention as its TTL when it is written (and again with each snapshot and
+when the event finishes). The rating book is a hash per pool, `{ev}:ratings:<pool>`.
 """
 
 from __future__ import annotations
 
-from kafana.competitions.hosted.store import MAX_ENTRANTS, EventStore, now_ms
-from kafana.competitions.keys import EVENT_INDEX, EventKeys
+from kafana.competitions.hosted.store import MAX_ENTRANTS, RETENTION_MS, EventStore, now_ms
+from kafana.competitions.keys import EVENT_INDEX, EventKeys, rating_book
 from kafana.store.client import RedisClient, Script
 from kafana.store.resp import Reply
 
@@ -31,8 +33,9 @@ class RedisEvents(EventStore):
 
     kind = "redis"
 
-    def __init__(self, client: RedisClient) -> None:
+    def __init__(self, client: RedisClient, retention_ms: int = RETENTION_MS) -> None:
         self.client = client
+        self.retention_ms = retention_ms
         self._enter = Script.named("enter", _HERE)
         self._start = Script.named("start", _HERE)
         self._lease = Script.named("lease", _HERE)
@@ -49,8 +52,20 @@ class RedisEvents(EventStore):
             return False
         fields = [part for item in meta.items() for part in item]
         await self.client.call(keys.meta, "HSET", keys.meta, *fields)
-        await self.client.call(EVENT_INDEX, "ZADD", EVENT_INDEX, now_ms(), event_id)
+        await self.client.call(keys.meta, "PEXPIRE", keys.meta, self.retention_ms)
+        now = now_ms()
+        await self.client.call(EVENT_INDEX, "ZADD", EVENT_INDEX, now, event_id)
+        # the index forgets events past their retention (their keys expired by then)
+        old = now - self.retention_ms
+        await self.client.call(EVENT_INDEX, "ZREMRANGEBYSCORE", EVENT_INDEX, "-inf", old)
         return True
+
+    def _all(self, event_id: str) -> list[str]:
+        keys = EventKeys(event_id)
+        return [keys.meta, keys.entrants, keys.control, keys.adjudications, keys.state]
+
+    async def _keep(self, key: str) -> None:
+        await self.client.call(key, "PEXPIRE", key, self.retention_ms)
 
     async def _hash(self, key: str) -> dict[str, str]:
         return _texts(await self.client.call(key, "HGETALL", key))
@@ -61,18 +76,20 @@ class RedisEvents(EventStore):
     async def enter(self, event_id: str, name: str, value: str) -> str:
         keys = EventKeys(event_id)
         return _text(await self._run(self._enter, [keys.meta, keys.entrants], name, value,
-                                     MAX_ENTRANTS))  # fmt: skip
+                                     MAX_ENTRANTS, self.retention_ms))  # fmt: skip
 
     async def entrants(self, event_id: str) -> dict[str, str]:
         return await self._hash(EventKeys(event_id).entrants)
 
     async def start(self, event_id: str) -> str:
         keys = EventKeys(event_id)
-        return _text(await self._run(self._start, [keys.meta, keys.entrants]))
+        return _text(await self._run(self._start, [keys.meta, keys.entrants], self.retention_ms))
 
-    async def finish(self, event_id: str) -> None:
+    async def finish(self, event_id: str, reason: str = "") -> None:
         key = EventKeys(event_id).meta
-        await self.client.call(key, "HSET", key, "phase", "finished")
+        await self.client.call(key, "HSET", key, "phase", "finished", "reason", reason)
+        for each in self._all(event_id):
+            await self._keep(each)
 
     async def event_ids(self, limit: int) -> list[str]:
         reply = await self.client.call(EVENT_INDEX, "ZREVRANGE", EVENT_INDEX, 0, limit - 1)
@@ -85,7 +102,12 @@ class RedisEvents(EventStore):
 
     async def save(self, event_id: str, owner: str, text: str) -> bool:
         keys = EventKeys(event_id)
-        return bool(await self._run(self._save, [keys.lease, keys.state], owner, text))
+        others = [keys.meta, keys.entrants, keys.control, keys.adjudications]
+        return bool(
+            await self._run(
+                self._save, [keys.lease, keys.state, *others], owner, text, self.retention_ms
+            )
+        )
 
     async def lease(self, event_id: str, owner: str, ttl_ms: int) -> bool:
         return bool(await self._run(self._lease, [EventKeys(event_id).lease], owner, ttl_ms))
@@ -96,6 +118,7 @@ class RedisEvents(EventStore):
     async def set_control(self, event_id: str, status: str, note: str) -> None:
         key = EventKeys(event_id).control
         await self.client.call(key, "HSET", key, "status", status, "note", note)
+        await self._keep(key)
 
     async def control(self, event_id: str) -> tuple[str, str]:
         data = await self._hash(EventKeys(event_id).control)
@@ -104,6 +127,23 @@ class RedisEvents(EventStore):
     async def adjudicate(self, event_id: str, game_id: str, value: str) -> None:
         key = EventKeys(event_id).adjudications
         await self.client.call(key, "HSET", key, game_id, value)
+        await self._keep(key)
 
     async def adjudications(self, event_id: str) -> dict[str, str]:
         return await self._hash(EventKeys(event_id).adjudications)
+
+    async def forget(self, event_id: str) -> None:
+        await self.client.call(EVENT_INDEX, "ZREM", EVENT_INDEX, event_id)
+
+    async def ratings(self, pool: str, players: list[str]) -> dict[str, str]:
+        if not players:
+            return {}
+        key = rating_book(pool)
+        reply = await self.client.call(key, "HMGET", key, *players)
+        values = reply if isinstance(reply, list) else []
+        return {p: _text(v) for p, v in zip(players, values, strict=False) if v is not None}
+
+    async def save_ratings(self, pool: str, ratings: dict[str, str]) -> None:
+        if ratings:
+            key = rating_book(pool)
+            await self.client.call(key, "HSET", key, *[x for item in ratings.items() for x in item])

@@ -98,8 +98,12 @@ class CompetitionsServicer(competitions_pb2_grpc.CompetitionsServicer):
 
     @unary
     async def StartEvent(self, request: pb.OrganiserRequest, context: Context) -> pb.EventInfo:
-        """Close entries; the service directs the event from now on."""
-        await self._organiser(request.event_id, request.organiser_token)
+        """Close entries; the service directs the event from now on. A Swiss with more rounds
+        than its entrants can play without a repeat is refused."""
+        meta = await self._organiser(request.event_id, request.organiser_token)
+        entrants = entrants_of(await self.store.entrants(request.event_id))
+        if meta.get("phase") == "open" and len(entrants) >= 2:  # else refused below
+            ev.with_entrants(ev.config_from_meta(meta), [e.name for e in entrants])
         answer = await self.store.start(request.event_id)
         if answer == "closed":
             raise EventError(f"event {request.event_id!r} has already started")

@@ -1,72 +1,67 @@
 """A tournament as JSON and back, so a director in another process can carry on with it.
 
+The snapshot keeps every game's secret (never sent to a client before its time).
+
 >>> from kafana.competitions.tournament import EventConfig, Kind, Tournament
->>> t = Tournament(EventConfig("demo", Kind.SWISS, ("a", "b", "c", "d"), seed=1))
+>>> t = Tournament(EventConfig("demo", Kind.SWISS, ("a", "b", "c", "d")))
 >>> games = t.next_round()
 >>> back = loads(dumps(t))
->>> [g.seats for g in back.rounds[0]], back.seed_of("r1-g1") == t.seed_of("r1-g1")
+>>> [g.seats for g in back.rounds[0]], back.secret_of("r1-g1") == t.secret_of("r1-g1")
 ([('a', 'b'), ('c', 'd')], True)
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import typing
+from enum import Enum
 from typing import Any
 
 from kafana.competitions.model import Bye, Ending, GameResult, GameSpec
 from kafana.competitions.policy import Action, Fault, FaultPolicy, Reason
 from kafana.competitions.ratings import RatingBook
-from kafana.competitions.tournament import EventConfig, Kind, Status, Tournament
+from kafana.competitions.tournament import EventConfig, Status, Tournament
 from kafana.games.tablic import Card
 
 
+def _plain(value: Any) -> Any:
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    return value
+
+
+def _typed(cls: type[Any], data: dict[str, Any]) -> dict[str, Any]:
+    """The fields of dataclass `cls` kept in `data`, back to their types (enums, tuples)."""
+    hints = typing.get_type_hints(cls)
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        if f.name not in data:
+            continue  # a field added since the snapshot was written: its default
+        value, hint = data[f.name], hints[f.name]
+        if isinstance(hint, type) and issubclass(hint, Enum):
+            value = hint(value)
+        elif hint is FaultPolicy:
+            value = FaultPolicy(**_typed(FaultPolicy, value))
+        elif isinstance(value, list):
+            value = tuple(value)
+        out[f.name] = value
+    return out
+
+
 def config_dict(config: EventConfig) -> dict[str, Any]:
-    """An event's configuration as plain data."""
-    policy = config.policy
-    return {
-        "name": config.name,
-        "kind": config.kind.value,
-        "entrants": list(config.entrants),
-        "rounds": config.rounds,
-        "boards": config.boards,
-        "hands_per_board": config.hands_per_board,
-        "preset": config.preset,
-        "target": config.target,
-        "seed": config.seed,
-        "policy": {
-            "move_ms": policy.move_ms,
-            "on_timeout": policy.on_timeout.value,
-            "disconnect_grace_ms": policy.disconnect_grace_ms,
-            "on_disconnect": policy.on_disconnect.value,
-            "illegal_limit": policy.illegal_limit,
-            "on_illegal": policy.on_illegal.value,
-        },
-    }
+    """An event's configuration as plain data (every field of `EventConfig`)."""
+    data: dict[str, Any] = _plain(config)
+    return data
 
 
 def config_of(data: dict[str, Any]) -> EventConfig:
     """Inverse of `config_dict`."""
-    p = data["policy"]
-    policy = FaultPolicy(
-        move_ms=p["move_ms"],
-        on_timeout=Action(p["on_timeout"]),
-        disconnect_grace_ms=p["disconnect_grace_ms"],
-        on_disconnect=Action(p["on_disconnect"]),
-        illegal_limit=p["illegal_limit"],
-        on_illegal=Action(p["on_illegal"]),
-    )
-    return EventConfig(
-        data["name"],
-        Kind(data["kind"]),
-        tuple(data["entrants"]),
-        data["rounds"],
-        data["boards"],
-        data["hands_per_board"],
-        preset=data["preset"],
-        target=data["target"],
-        seed=data["seed"],
-        policy=policy,
-    )
+    return EventConfig(**_typed(EventConfig, data))
 
 
 def _spec(g: GameSpec) -> dict[str, Any]:
@@ -117,15 +112,16 @@ def _result_of(d: dict[str, Any]) -> GameResult:
 
 
 def dumps(t: Tournament) -> str:
-    """The whole tournament (seeds included: keep it server-side) as JSON."""
+    """The whole tournament (secrets included: keep it server-side) as JSON."""
     data = {
         "config": config_dict(t.config),
         "status": t.status.value,
         "rounds": [[_spec(g) for g in r] for r in t.rounds],
         "byes": [[b.round, b.entrant, b.points] for b in t.byes],
         "results": [_result(r) for r in t.results.values()],
-        "seeds": t.seeds(),
+        "secrets": t.secrets(),
         "ratings": t.ratings.to_json(),
+        "end_reason": t.end_reason,
     }
     return json.dumps(data, sort_keys=True)
 
@@ -138,5 +134,6 @@ def loads(text: str) -> Tournament:
     t.rounds = [[_spec_of(g) for g in r] for r in data["rounds"]]
     t.byes = [Bye(r, e, p) for r, e, p in data["byes"]]
     t.results = {r["id"]: _result_of(r) for r in data["results"]}
-    t.restore_seeds({k: int(v) for k, v in data["seeds"].items()})
+    t.restore_secrets(dict(data["secrets"]))
+    t.end_reason = data.get("end_reason", "")
     return t

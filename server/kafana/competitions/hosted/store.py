@@ -4,14 +4,23 @@
 another process can take over directing them (the lease). Answers of `enter` and `start`:
 "ok", "missing" (no such event), "closed" (not open for entries), "taken" (name in use),
 "full" (too many entrants), "few" (fewer than two entrants).
+
+Every event expires `retention_ms` after it was created or last written (at the latest after it
+finished): its keys carry that TTL in Redis, and the memory store forgets it as late.
+The service-wide **rating book** (`ratings`, `save_ratings`) keeps each entrant's rating per
+pool across events (for seeding Swiss round 1); it is not an event's and does not expire.
 """
 
 from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
+from typing import Any
 
 MAX_ENTRANTS = 1024
+DAY_MS = 86_400_000
+RETENTION_MS = 30 * DAY_MS
+"""How long events and their data are kept by default (30 days)."""
 
 
 def now_ms() -> int:
@@ -23,6 +32,7 @@ class EventStore(ABC):
     """Events, entrants, the director's snapshot and lease, organiser controls."""
 
     kind = "memory"
+    retention_ms = RETENTION_MS
 
     @abstractmethod
     async def create(self, event_id: str, meta: dict[str, str]) -> bool:
@@ -45,8 +55,8 @@ class EventStore(ABC):
         """Close entries: phase "started" (atomically, with two entrants or more)."""
 
     @abstractmethod
-    async def finish(self, event_id: str) -> None:
-        """Phase "finished"."""
+    async def finish(self, event_id: str, reason: str = "") -> None:
+        """Phase "finished" (`reason`: why it ended before it began, if it did)."""
 
     @abstractmethod
     async def event_ids(self, limit: int) -> list[str]:
@@ -84,11 +94,24 @@ class EventStore(ABC):
     async def adjudications(self, event_id: str) -> dict[str, str]:
         """Game -> decision."""
 
+    @abstractmethod
+    async def forget(self, event_id: str) -> None:
+        """Drop an expired event from the index."""
+
+    @abstractmethod
+    async def ratings(self, pool: str, players: list[str]) -> dict[str, str]:
+        """The rating book's entries (JSON of a `Rating`) of `players` in `pool` (unrated: none)."""
+
+    @abstractmethod
+    async def save_ratings(self, pool: str, ratings: dict[str, str]) -> None:
+        """Write players' ratings (player -> JSON of a `Rating`) into the book's `pool`."""
+
 
 class MemoryEvents(EventStore):
     """Events in this process's memory: lost when it stops, never shared with another."""
 
-    def __init__(self) -> None:
+    def __init__(self, retention_ms: int = RETENTION_MS) -> None:
+        self.retention_ms = retention_ms
         self._meta: dict[str, dict[str, str]] = {}
         self._entrants: dict[str, dict[str, str]] = {}
         self._state: dict[str, str] = {}
@@ -96,16 +119,35 @@ class MemoryEvents(EventStore):
         self._control: dict[str, tuple[str, str]] = {}
         self._adjudications: dict[str, dict[str, str]] = {}
         self._created: dict[str, int] = {}
+        self._touched: dict[str, int] = {}
+        self._book: dict[str, dict[str, str]] = {}
+
+    def _expire(self) -> None:
+        """Forget every event not written for `retention_ms`."""
+        old = now_ms() - self.retention_ms
+        kept: list[dict[str, Any]] = [
+            self._meta, self._entrants, self._state, self._lease, self._control,
+            self._adjudications, self._created, self._touched,
+        ]  # fmt: skip
+        for event_id in [e for e, at in self._touched.items() if at < old]:
+            for table in kept:
+                table.pop(event_id, None)
+
+    def _touch(self, event_id: str) -> None:
+        self._touched[event_id] = now_ms()
 
     async def create(self, event_id: str, meta: dict[str, str]) -> bool:
         if event_id in self._meta:
             return False
+        self._expire()
         self._meta[event_id] = {**meta, "phase": "open"}
         self._entrants[event_id] = {}
         self._created[event_id] = now_ms()
+        self._touch(event_id)
         return True
 
     async def meta(self, event_id: str) -> dict[str, str]:
+        self._expire()
         return dict(self._meta.get(event_id, {}))
 
     async def enter(self, event_id: str, name: str, value: str) -> str:
@@ -136,10 +178,12 @@ class MemoryEvents(EventStore):
         meta["phase"] = "started"
         return "ok"
 
-    async def finish(self, event_id: str) -> None:
-        self._meta[event_id]["phase"] = "finished"
+    async def finish(self, event_id: str, reason: str = "") -> None:
+        self._meta[event_id].update(phase="finished", reason=reason)
+        self._touch(event_id)
 
     async def event_ids(self, limit: int) -> list[str]:
+        self._expire()
         newest = sorted(self._created, key=lambda e: -self._created[e])
         return newest[:limit]
 
@@ -156,6 +200,7 @@ class MemoryEvents(EventStore):
         if self._holder(event_id) != owner:
             return False
         self._state[event_id] = text
+        self._touch(event_id)
         return True
 
     async def lease(self, event_id: str, owner: str, ttl_ms: int) -> bool:
@@ -179,3 +224,13 @@ class MemoryEvents(EventStore):
 
     async def adjudications(self, event_id: str) -> dict[str, str]:
         return dict(self._adjudications.get(event_id, {}))
+
+    async def forget(self, event_id: str) -> None:
+        self._created.pop(event_id, None)
+
+    async def ratings(self, pool: str, players: list[str]) -> dict[str, str]:
+        book = self._book.get(pool, {})
+        return {p: book[p] for p in players if p in book}
+
+    async def save_ratings(self, pool: str, ratings: dict[str, str]) -> None:
+        self._book.setdefault(pool, {}).update(ratings)
