@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +29,8 @@ from kafana.v1 import competitions_pb2_grpc
 
 from kafana_client.aio import RESUMABLE, AsyncClient, AsyncSeat
 from kafana_client.errors import from_grpc
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -70,16 +73,13 @@ class Tournaments:
         target: int = 0,
         seats_per_game: int = 0,
         seed: int | None = None,
-        chosen_seed: bool = False,
         move_ms: int = 0,
         on_timeout: str = "",
         disconnect_grace_ms: int = 0,
         on_disconnect: str = "",
         parallel: int = 0,
     ) -> CreatedEvent:
-        """Create an event (open for entries). Keep the organiser token: it is shown once.
-
-        A `seed` (deals predictable from it) is refused unless `chosen_seed` is set."""
+        """Create an event (open for entries). Keep the organiser token: it is shown once."""
         policy = pb.FaultPolicySpec(
             move_ms=move_ms,
             on_timeout=on_timeout,
@@ -97,7 +97,6 @@ class Tournaments:
             seats_per_game=seats_per_game,
             policy=policy,
             seed=seed,
-            chosen_seed=chosen_seed,
             parallel=parallel,
         )
         answer = await self._call("CreateEvent", request)
@@ -192,6 +191,24 @@ class Tournaments:
 SeatPlayer = Callable[[AsyncSeat, pb.Assignment], Coroutine[Any, Any, object]]
 
 
+def _report(game_id: str) -> Callable[[asyncio.Task[object]], None]:
+    """A done-callback that logs a game task's error with its traceback (the bot's author
+    sees it; the seat is left to the server's fault policy)."""
+
+    def done(task: asyncio.Task[object]) -> None:
+        if task.cancelled():
+            return
+        error = task.exception()
+        if error is not None:
+            log.error(
+                "game %s: the bot failed; its seat is left to the event's fault policy",
+                game_id,
+                exc_info=error,
+            )
+
+    return done
+
+
 async def play_entry(
     client: AsyncClient,
     event_id: str,
@@ -201,7 +218,12 @@ async def play_entry(
     on_update: Callable[[pb.EntryUpdate], None] | None = None,
 ) -> pb.EntryUpdate:
     """Play every game of an entry with `play(seat, assignment)` (each game in its own task,
-    as they come) until the event is over; returns the last update (final standings)."""
+    as they come) until the event is over; returns the last update (final standings).
+
+    A game whose `play` raises is logged at once with its traceback (logger
+    `kafana_client.tournaments`; without logging configured it goes to stderr) and is not
+    retried: its seat stops calling, so the server sees a disconnect and applies the event's
+    fault policy. The other games go on."""
     tasks: dict[str, asyncio.Task[object]] = {}
     last = pb.EntryUpdate()
     try:
@@ -212,7 +234,8 @@ async def play_entry(
             a = update.assignment
             if a.table_id and a.game_id not in tasks:
                 seat = AsyncSeat(client, a.table_id, a.seat, a.seat_token, "")
-                tasks[a.game_id] = asyncio.create_task(play(seat, a))
+                tasks[a.game_id] = task = asyncio.create_task(play(seat, a))
+                task.add_done_callback(_report(a.game_id))
     finally:
         for task in tasks.values():
             if not task.done():

@@ -22,7 +22,7 @@ async def _on_server(
     server: LiveServer, policy: FaultPolicy, factory: BotFactory, name: str = "p", seed: int = 5
 ) -> Tournament:
     """One game between "fast" and "slow" (as `factory` makes them) on the server."""
-    config = EventConfig(name, Kind.ROUND_ROBIN, ("fast", "slow"), seed=seed, target=31,
+    config = EventConfig(name, Kind.ROUND_ROBIN, ("fast", "slow"), chosen_seed=seed, target=31,
                          policy=policy)  # fmt: skip
     event = Tournament(config)
     async with AsyncClient.connect(server.target) as client:
@@ -74,7 +74,8 @@ async def test_server_timeout_default_move_then_play_on(server: LiveServer) -> N
 
 
 def _local(special: dict[str, type], policy: FaultPolicy, **options: float) -> Tournament:
-    config = EventConfig("l", Kind.ROUND_ROBIN, ("fast", "slow"), seed=6, target=31, policy=policy)
+    config = EventConfig("l", Kind.ROUND_ROBIN, ("fast", "slow"), chosen_seed=6, target=31,
+                         policy=policy)  # fmt: skip
     return run_local(Tournament(config), with_special(BOTS, special, **options))
 
 
@@ -103,7 +104,7 @@ def test_illegal_moves_and_disconnects() -> None:
     illegal = _local({"slow": IllegalBot}, FaultPolicy(illegal_limit=3))
     (result,) = illegal.results.values()
     assert result.ending is Ending.FORFEIT
-    assert result.faults[0].reason is Reason.ILLEGAL_MOVES
+    assert result.faults[0].reason is Reason.ILLEGAL_MOVE
     crash = _local({"slow": CrashingBot}, FaultPolicy(on_disconnect=Action.DEFAULT_MOVE))
     (result,) = crash.results.values()
     assert result.ending is Ending.SCORE  # played on with default moves
@@ -113,7 +114,7 @@ def test_illegal_moves_and_disconnects() -> None:
 
 def test_organiser_pause_adjudicate_end() -> None:
     names = ("a", "b", "c", "d")
-    event = Tournament(EventConfig("o", Kind.ROUND_ROBIN, names, seed=1, target=31))
+    event = Tournament(EventConfig("o", Kind.ROUND_ROBIN, names, chosen_seed=1, target=31))
     first = event.next_round()
     event.pause()
     assert event.status is Status.PAUSED
@@ -127,7 +128,7 @@ def test_organiser_pause_adjudicate_end() -> None:
     assert event.finished
     table = {row.entrant: row for row in event.standings()}
     assert table[first[0].seats[1]].wins >= 1
-    ended = Tournament(EventConfig("e", Kind.SWISS, names, seed=1, target=31))
+    ended = Tournament(EventConfig("e", Kind.SWISS, names, chosen_seed=1, target=31))
     games = ended.next_round()
     ended.adjudicate(games[0].game_id, winner=None, note="draw agreed")
     results = ended.end(note="venue closed")

@@ -11,11 +11,15 @@ from enum import StrEnum
 
 
 class Reason(StrEnum):
-    """Why a seat was penalised (or a game decided off the board)."""
+    """Why a seat was penalised (or a game decided off the board): the reason codes of
+    docs/competitions.md ("Fault policy"); the table events' reasons where a table says it."""
 
-    TIMEOUT = "timeout"
-    DISCONNECT = "disconnect"
-    ILLEGAL_MOVES = "illegal_moves"
+    TIMEOUT = "timeout"  # out of time for one move
+    TIMEOUTS = "timeouts"  # out of time `timeouts_to_forfeit` times in the match
+    DISCONNECT = "disconnect"  # the seat to move not seen for the grace (its bot gone)
+    ILLEGAL_MOVE = "illegal_move"  # `illegal_limit` illegal moves refused
+    ILLEGAL_MOVES = "illegal_move"  # the old name (an alias: the same code)
+    NO_SHOW = "no_show"  # not seen within `no_show_ms` of the table's creation
     ADJUDICATED = "adjudicated"
     EVENT_ENDED = "event_ended"
 
@@ -30,7 +34,8 @@ class Action(StrEnum):
 
 @dataclass(frozen=True)
 class FaultPolicy:
-    """One event's policy. `move_ms` 0 means no clock."""
+    """One event's policy. `move_ms` 0 means no clock; `timeouts_to_forfeit` and `no_show_ms`
+    0 turn those checks off (a table enforces them: `table_results.game_table_config`)."""
 
     move_ms: int = 0
     on_timeout: Action = Action.DEFAULT_MOVE
@@ -38,6 +43,8 @@ class FaultPolicy:
     on_disconnect: Action = Action.FORFEIT_MATCH
     illegal_limit: int = 3
     on_illegal: Action = Action.FORFEIT_MATCH
+    timeouts_to_forfeit: int = 0
+    no_show_ms: int = 0
 
     def action(self, reason: Reason) -> Action:
         """The action this policy takes for `reason`."""
@@ -45,7 +52,7 @@ class FaultPolicy:
             return self.on_timeout
         if reason is Reason.DISCONNECT:
             return self.on_disconnect
-        if reason is Reason.ILLEGAL_MOVES:
+        if reason is Reason.ILLEGAL_MOVE:
             return self.on_illegal
         return Action.FORFEIT_MATCH
 

@@ -8,83 +8,145 @@ the game's seed and decks), `game_result` turns the table's record into the `Gam
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from kafana.competitions.envelope import FairRecord
-from kafana.competitions.fairness import commitment
+from kafana.competitions.fairness import CHOSEN, commitment
 from kafana.competitions.model import Ending, GameResult, GameSpec
-from kafana.competitions.policy import Action, Fault, Reason
+from kafana.competitions.policy import Action, Fault, FaultPolicy, Reason
 from kafana.competitions.tournament import Tournament
 from kafana.v1 import events_pb2, rules_pb2, service_pb2
 
+FORFEITS = {
+    "timeout": Reason.TIMEOUT,
+    "timeouts": Reason.TIMEOUTS,
+    "disconnect": Reason.DISCONNECT,
+    "illegal_move": Reason.ILLEGAL_MOVE,
+    "no_show": Reason.NO_SHOW,
+}
+"""A FORFEIT event's reason -> the fault (any other reason, e.g. "left": the runner's note)."""
 
-def table_faults(events: list[events_pb2.Event], notes: list[Fault]) -> list[Fault]:
-    """Faults from the table's events (timeouts, forfeits) plus the runner's own notes."""
+
+def table_faults(events: list[events_pb2.Event], notes: list[Fault], seats: int = 0) -> list[Fault]:
+    """Faults from the table's events (the fault policy's timeouts, disconnects, illegal moves,
+    no-shows, forfeits) plus the runner's own notes (a note for a fault the table recorded
+    gives it its detail). `seats`: the game's seats (a close for a no-show faults them all)."""
     out: list[Fault] = []
     moves = 0
     left: dict[int, int] = {}  # seat -> moves played when it left (a forfeit)
+    away: set[int] = set()  # seats whose turns the server plays while they are disconnected
     for event in events:
+        seat, reason = event.seat, event.reason
         if event.kind == events_pb2.EVENT_KIND_MOVE:
-            if event.reason == "timeout":
-                out.append(Fault(event.seat, Reason.TIMEOUT, Action.DEFAULT_MOVE, moves))
+            if reason == "timeout":
+                out.append(Fault(seat, Reason.TIMEOUT, Action.DEFAULT_MOVE, moves))
+            elif reason == "disconnect":
+                if seat not in away:  # one fault per absence, not one per move played for it
+                    out.append(Fault(seat, Reason.DISCONNECT, Action.DEFAULT_MOVE, moves))
+                away.add(seat)
+            else:
+                away.discard(seat)
             moves += 1
-        elif event.kind == events_pb2.EVENT_KIND_FORFEIT and event.reason == "timeout":
-            out.append(Fault(event.seat, Reason.TIMEOUT, Action.FORFEIT_MATCH, moves))
+        elif event.kind == events_pb2.EVENT_KIND_FORFEIT and reason in FORFEITS:
+            out.append(Fault(seat, FORFEITS[reason], Action.FORFEIT_MATCH, moves))
         elif event.kind == events_pb2.EVENT_KIND_FORFEIT:
-            left.setdefault(event.seat, moves)
+            left.setdefault(seat, moves)
+        elif event.kind == events_pb2.EVENT_KIND_CLOSED and reason == "no_show":
+            out += [Fault(s, Reason.NO_SHOW, Action.FORFEIT_MATCH, moves) for s in range(seats)]
     for note in notes:  # a disconnect: when it left, else the moves played by the end
+        same = [i for i, f in enumerate(out) if (f.seat, f.reason) == (note.seat, note.reason)]
+        if same:
+            out[same[-1]] = replace(out[same[-1]], detail=note.detail)
+            continue
         at = left.get(note.seat, moves)
         out.append(Fault(note.seat, note.reason, note.action, at, note.detail))
     return out
 
 
-def game_table_config(spec: GameSpec, seed: int, tournament: Tournament) -> rules_pb2.TableConfig:
-    """The table of one game: the event's rules and clock, the game's seed and decks."""
-    config = tournament.config
-    policy = config.policy
-    rules = rules_pb2.RulesSpec(
-        game="tablic", preset=config.preset, players=2, target=config.rules.target
+def _answer(action: Action) -> rules_pb2.TimeoutPolicy.ValueType:
+    return (
+        rules_pb2.TIMEOUT_POLICY_FORFEIT
+        if action is Action.FORFEIT_MATCH
+        else rules_pb2.TIMEOUT_POLICY_DEFAULT_MOVE
     )
-    forfeit = policy.on_timeout is Action.FORFEIT_MATCH
-    clock = rules_pb2.ClockSpec(
+
+
+def clock_spec(policy: FaultPolicy) -> rules_pb2.ClockSpec:
+    """The table clock that enforces `policy` (every table of an event gets it).
+
+    `forfeit_hand` answers are the referee's (the clock plays the default move); after a
+    disconnect they are default moves while the seat is away. Illegal moves forfeit at
+    `illegal_limit` when the policy says `forfeit_match` (else they are only refused).
+    """
+    return rules_pb2.ClockSpec(
         move_millis=policy.move_ms,
-        policy=rules_pb2.TIMEOUT_POLICY_FORFEIT
-        if forfeit
-        else rules_pb2.TIMEOUT_POLICY_DEFAULT_MOVE,
+        policy=_answer(policy.on_timeout),
+        forfeit_after_timeouts=policy.timeouts_to_forfeit,
+        disconnect_grace_millis=policy.disconnect_grace_ms,
+        on_disconnect=_answer(policy.on_disconnect),
+        no_show_millis=policy.no_show_ms,
+        illegal_limit=policy.illegal_limit if policy.on_illegal is Action.FORFEIT_MATCH else 0,
+    )
+
+
+def game_table_config(spec: GameSpec, seed: int, tournament: Tournament) -> rules_pb2.TableConfig:
+    """The table of one game: the event's game, seats and rules, the fault policy's clock, the
+    game's seed and decks."""
+    config = tournament.config
+    tablic = config.game == "tablic"
+    rules = rules_pb2.RulesSpec(
+        game=config.game,
+        preset=config.preset if tablic else "",
+        players=len(spec.seats) or config.players,
+        partnerships=config.partnerships,
+        target=config.target if tablic else 0,
     )
     return rules_pb2.TableConfig(
         rules=rules,
         decks=[rules_pb2.Deck(cards=[card.text for card in deck]) for deck in spec.decks],
-        clock=clock,
+        clock=clock_spec(config.policy),
         name=f"{config.name}/{spec.game_id}",
         seed=seed,
     )
 
 
-ENDINGS = {"score": Ending.SCORE, "closed": Ending.NOT_PLAYED, "abandoned": Ending.NOT_PLAYED}
+ENDINGS = {
+    "score": Ending.SCORE,
+    "closed": Ending.NOT_PLAYED,
+    "abandoned": Ending.NOT_PLAYED,
+    "no_show": Ending.NOT_PLAYED,
+}
 """A table's result reason -> the game's ending (any other reason: a forfeit)."""
 
 
 def game_result(
     spec: GameSpec,
-    seed: int,
+    deal: str | int,
     table_id: str,
     answer: service_pb2.GetRecordResponse,
     tournament: Tournament,
     notes: list[Fault],
 ) -> GameResult:
-    """The game's result from the table's record: scores, ending, faults, fair record."""
+    """The game's result from the table's record: scores, ending, faults, fair record.
+
+    `deal`: the game's secret or its deal seed (callers of either kind); the record reveals
+    the tournament's secret of the game, from which the seed follows."""
     result = answer.result
-    faults = table_faults(list(answer.events), notes)
+    faults = table_faults(list(answer.events), notes, len(spec.seats))
     ending = ENDINGS.get(result.reason, Ending.FORFEIT)
     winner = result.winner_side if result.HasField("winner_side") else None
     scores = tuple(int(s) for s in result.scores)
     if ending is Ending.SCORE and len(set(scores)) == 1:
         winner = None
+    secret = tournament.secret_of(spec.game_id)  # the table dealt from deal_seed(secret)
+    del deal
     fair = FairRecord(
-        commitment(seed),
-        seed,
+        commitment(secret),
+        secret,
         answer.record,
         (
             ("event", tournament.config.name),
+            *((("deal", CHOSEN),) if tournament.config.chosen else ()),
             ("game", spec.game_id),
             ("table", table_id),
             ("seats", " ".join(spec.seats)),

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from kafana.games.protocol import SCORE, STALLED
-from kafana.service.session import ABANDONED, Session
+from kafana.service.session import ABANDONED, NO_SHOW, Session
 from kafana.store.base import FINISHED, OPEN, PLAYING, Entry
 from kafana.v1 import events_pb2, state_pb2, storage_pb2
 
@@ -81,6 +81,8 @@ def result(session: Session) -> state_pb2.Result:
             out.detail = f"seat {ending.seat} forfeited ({ending.why})"
         elif ending.reason == ABANDONED:
             out.detail = "abandoned: every seat ran out of time turn after turn"
+        elif ending.reason == NO_SHOW:
+            out.detail = "no result: no seat showed up"
         else:
             out.detail = "the admin closed the table"
     return out

@@ -100,7 +100,7 @@ class KafanaServicer(service_pb2_grpc.KafanaServicer):  # type: ignore[misc, unu
         """The state as a seat or a spectator sees it."""
         session = await self.tables.session(request.table_id)
         seat = self.tables.viewer(session, request.seat_token)
-        await self.tables.check_view(session, seat)  # embargoed: no spectator
+        await self.tables.seen(session, seat)
         return convert.table_state(session, seat)
 
     @unary
@@ -110,6 +110,7 @@ class KafanaServicer(service_pb2_grpc.KafanaServicer):  # type: ignore[misc, unu
         """The legal moves of the seat (Tač: calls too, from any seat)."""
         session = await self.tables.session(request.table_id)
         seat = self.tables.seat_of(session, request.seat_token)
+        await self.tables.seen(session, seat)
         moves = self.tables.legal(session, seat)
         return service_pb2.GetLegalMovesResponse(
             seq=session.seq, moves=convert.moves(session, moves)
@@ -168,7 +169,6 @@ class KafanaServicer(service_pb2_grpc.KafanaServicer):  # type: ignore[misc, unu
         """
         session = await self.tables.session(request.table_id)
         seat = self.tables.viewer(session, request.seat_token)
-        await self.tables.check_view(session, seat)  # embargoed: no spectator
         if request.after_seq > session.seq:
             raise InvalidInputError(
                 f"after_seq {request.after_seq} is ahead of the table (at {session.seq})"
@@ -177,6 +177,7 @@ class KafanaServicer(service_pb2_grpc.KafanaServicer):  # type: ignore[misc, unu
         delivered = request.after_seq
         quiet = 0
         while True:
+            await self.tables.seen(session, seat)  # an open stream: its seat is present
             for entry in session.log[replayed.seq :]:
                 after = replayed.apply(entry)
                 if entry.seq > delivered:

@@ -21,6 +21,10 @@ FORFEIT = events_pb2.EVENT_KIND_FORFEIT
 CLOSED = events_pb2.EVENT_KIND_CLOSED
 ABANDONED = "abandoned"
 """The reason of a CLOSED event (and of the result) when every seat kept running out of time."""
+NO_SHOW = "no_show"
+"""The reason of a CLOSED event (and of the result) when no seat showed up (the fault policy)."""
+DEFAULTED = ("timeout", "disconnect")
+"""Reasons of a move the server played for a seat (out of time; disconnected)."""
 
 
 @dataclass(frozen=True)
@@ -28,9 +32,9 @@ class Ending:
     """A match that ended other than by score: a forfeit, the admin closing the table, or
     every seat running out of time turn after turn (abandoned)."""
 
-    reason: str  # "forfeit", "closed" or "abandoned"
+    reason: str  # "forfeit", "closed", "abandoned" or "no_show"
     seat: int | None = None
-    why: str = ""  # for a forfeit: "timeout" or "left"
+    why: str = ""  # for a forfeit: its reason ("timeout", "left", "illegal_move", ...)
 
 
 @dataclass(frozen=True)
@@ -176,7 +180,7 @@ class Session:
         kind = event.kind
         if kind == MOVE:
             new_match = match if match is not None else self.match.apply(event.move, event.seat)
-            timeouts = timeouts + 1 if event.reason == "timeout" else 0
+            timeouts = timeouts + 1 if event.reason in DEFAULTED else 0
             if new_match.is_over:
                 status = FINISHED
         elif kind == SEAT_TAKEN:
@@ -189,8 +193,10 @@ class Session:
             ending = Ending("forfeit", event.seat, event.reason)
             status = FINISHED
         elif kind == CLOSED:
-            abandoned = event.reason == ABANDONED
-            ending = Ending(ABANDONED, why="timeouts") if abandoned else Ending("closed")
+            if event.reason == ABANDONED:
+                ending = Ending(ABANDONED, why="timeouts")
+            else:
+                ending = Ending(NO_SHOW if event.reason == NO_SHOW else "closed")
             status = FINISHED
         return self._evolve(
             match=new_match,
@@ -231,8 +237,9 @@ class Session:
         """The replayable record; how an early end came about is noted in comments."""
         text = self.match.record().to_text()
         for seq, _record, event in self.log.events():
-            if event.kind == MOVE and event.reason == "timeout":
-                text += f"# event {seq}: seat {event.seat} ran out of time, played {event.move}\n"
+            if event.kind == MOVE and event.reason in DEFAULTED:
+                why = "ran out of time" if event.reason == "timeout" else "was disconnected"
+                text += f"# event {seq}: seat {event.seat} {why}, played {event.move}\n"
         if self.ending is not None:
             who = "" if self.ending.seat is None else f" by seat {self.ending.seat}"
             why = f" ({self.ending.why})" if self.ending.why else ""

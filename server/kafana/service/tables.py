@@ -18,6 +18,7 @@ from itertools import pairwise
 
 from kafana.errors import (
     AuthenticationError,
+    IllegalMoveError,
     InvalidInputError,
     KafanaError,
     MatchOverError,
@@ -27,9 +28,8 @@ from kafana.errors import (
     SeatTakenError,
     StaleSequenceError,
 )
-from kafana.service import convert, tokens
+from kafana.service import convert, faults, tokens
 from kafana.service.accounts import account_name
-from kafana.service.embargo import Embargoes, check_label
 from kafana.service.games import build_rules, game_name, game_of
 from kafana.service.inputs import check_name
 from kafana.service.limits import (
@@ -39,6 +39,7 @@ from kafana.service.limits import (
     MAX_TABLE_NAME,
     Limits,
 )
+from kafana.service.presence import Presence, checks_presence
 from kafana.service.quotas import TableQuotas
 from kafana.service.records import encode
 from kafana.service.session import ABANDONED, Session, table_record
@@ -88,6 +89,13 @@ def bind_seats(stored: storage_pb2.StoredTable, accounts: Sequence[str], creator
     stored.creator_account = creator
 
 
+def check_clock(clock: rules_pb2.ClockSpec) -> None:
+    """Refuse a clock whose times are over 24 hours."""
+    for name in ("move_millis", "disconnect_grace_millis", "no_show_millis"):
+        if getattr(clock, name) > MAX_MOVE_MILLIS:
+            raise InvalidInputError(f"{name} is at most {MAX_MOVE_MILLIS} (24 hours)")
+
+
 def seat_account(stored: storage_pb2.StoredTable, seat: int) -> str:
     """The account seat `seat` is bound to ("": anyone may take it)."""
     bound = stored.seat_accounts
@@ -119,8 +127,8 @@ class Tables:
         self.abandon_after = abandon_after
         self._cache = SessionCache(cache_size, cache_bytes)  # bounded: see session_cache
         self.now = clock
-        self.embargoes = Embargoes(store.counters, clock)  # shared by the store's processes
         self.listeners: list[Callable[[str, int], None]] = []  # told (table id, seq) news
+        self.presence = Presence(store.counters)  # seats seen, for the fault policy
 
     # -- sessions ---------------------------------------------------------------------
 
@@ -197,6 +205,13 @@ class Tables:
         """The seat of a token, or None (a spectator) for an empty one."""
         return None if not token else self.seat_of(session, token)
 
+    async def seen(self, session: Session, seat: int | None) -> None:
+        """A call or stream with `seat`'s token: the seat is present (the fault policy's
+        disconnect and no-show checks; throttled, and nothing on tables without them)."""
+        clock = session.stored.clock
+        if seat is not None and checks_presence(clock) and session.status != FINISHED:
+            await self.presence.mark(session.table_id, seat, session.players, clock, self.now())
+
     # -- creating and seats -----------------------------------------------------------------
 
     async def create(
@@ -206,8 +221,7 @@ class Tables:
         token and the session."""
         game = game_of(config.rules)
         rules = build_rules(config.rules)
-        if config.clock.move_millis > MAX_MOVE_MILLIS:
-            raise InvalidInputError(f"move_millis is at most {MAX_MOVE_MILLIS} (24 hours)")
+        check_clock(config.clock)
         check_name(config.name, "a table name", MAX_TABLE_NAME)
         self._check_size(config, game.max_decks(rules))
         admin_token = tokens.new_token()
@@ -221,8 +235,6 @@ class Tables:
             admin_token_hash=tokens.token_hash(admin_token),
             created_ms=now,
         )
-        if config.embargo:
-            stored.embargo = check_label(config.embargo)
         if config.HasField("seed"):
             stored.seed = config.seed
         elif not config.decks:
@@ -237,6 +249,8 @@ class Tables:
         for _attempt in range(5):
             if await self.store.create(table_id, data, self.join_deadline_ms, now):
                 session = self._remember(Session.start(table_id, stored))
+                if config.clock.no_show_millis:
+                    await self.store.schedule(table_id, now + config.clock.no_show_millis)
                 return table_id, admin_token, session
             table_id = secrets.token_hex(8)  # taken: the quota's place for it is freed when full
         raise RuntimeError("could not find a free table id")
@@ -301,7 +315,10 @@ class Tables:
                 ),
             )
             if result.outcome is Outcome.APPLIED:
-                return wanted, token, await self.session(table_id)
+                joined = await self.session(table_id)
+                if fills and joined.stored.clock.disconnect_grace_millis:
+                    await self._check_at(joined, now, start_deadline)
+                return wanted, token, joined
             if result.outcome is Outcome.MISSING:
                 raise NotFoundError(f"no table {table_id!r}")
             if seat is not None and result.outcome is Outcome.SEAT_TAKEN:
@@ -373,12 +390,18 @@ class Tables:
             raise InvalidInputError(f"a client_move_id has at most {MAX_CLIENT_MOVE_ID} characters")
         session = await self._current(table_id, last_seq)
         seat = self.seat_of(session, token)
+        await self.seen(session, seat)
         tag = tokens.dedupe_tag(seat, client_move_id)
         if session.seq != last_seq:
             return await self._not_current(session, seat, tag, last_seq)
         self._check_playing(session)
-        chosen = session.game.parse_move(move_text, seat)
-        after = session.match.apply(chosen, seat)
+        try:
+            chosen = session.game.parse_move(move_text, seat)
+            after = session.match.apply(chosen, seat)
+        except (IllegalMoveError, InvalidInputError) as error:
+            if session.stored.clock.illegal_limit and session.match.current_seat == seat:
+                await self._illegal(session, seat, error)
+            raise
         move = str(chosen)
         over = after.is_over
         now = self.now()
@@ -419,41 +442,103 @@ class Tables:
 
     # -- the clock ------------------------------------------------------------------------
 
+    async def _illegal(self, session: Session, seat: int, error: KafanaError) -> None:
+        """Count a refused illegal move of `seat` (in the store: every process counts); at the
+        clock's `illegal_limit` the seat forfeits (reason "illegal_move") and this raises."""
+        limit = session.stored.clock.illegal_limit
+        key = f"illegal:{session.table_id}:{seat}"
+        now = self.now()
+        if not await self.store.counters.count(key, limit - 1, self.idle_ttl_ms, now):
+            return
+        ending = faults.Fault(Kind.EVENT_KIND_FORFEIT, seat, faults.ILLEGAL_MOVE)
+        if await self._commit(session, ending, now):
+            raise IllegalMoveError(
+                f"{error}; seat {seat} forfeits the match after {limit} illegal moves"
+            ) from error
+
+    async def _check_at(self, session: Session, now: int, deadline: int) -> None:
+        """Index the table's next check: its move deadline or its next presence check."""
+        seen = await self.presence.seen(session.table_id, now)
+        check = faults.presence_fault(session, seen, now)
+        when = now if isinstance(check, faults.Fault) else check
+        moments = [m for m in (when, deadline) if m]
+        await self.store.schedule(session.table_id, min(moments) if moments else 0)
+
+    async def _commit(self, session: Session, fault: faults.Fault, now: int) -> bool:
+        """Append the policy's `fault` at `session`; True when applied."""
+        seat, reason = fault.seat, fault.reason
+        if fault.kind == Kind.EVENT_KIND_MOVE:
+            return await self._default_move(session, seat, now, reason)
+        event = convert.stored_event(fault.kind, seat, now, reason=reason)
+        result = await self.store.append(session.table_id, self._ending(session, event))
+        if result.outcome is not Outcome.APPLIED:
+            return False
+        how = "closed" if fault.kind == Kind.EVENT_KIND_CLOSED else f"seat {seat} forfeits"
+        log.info("table %s: %s (%s)", session.table_id, how, reason)
+        await self.session(session.table_id)
+        return True
+
     async def timeout(self, table_id: str) -> bool:
-        """Apply the clock policy if the seat to move is out of time; True when applied."""
+        """Apply the clock's fault policy if it is due (the seat to move out of time, an
+        absent seat); True when applied. Otherwise index the table's next check."""
         try:
             session = await self.session(table_id)
         except NotFoundError:
             await self.store.forget(table_id)
             return False
         now = self.now()
-        if session.status != PLAYING or not session.deadline_ms:
-            if session.status == FINISHED or not session.deadline_ms:
-                await self.store.schedule(table_id, 0)
+        if session.status == FINISHED:
+            await self.store.schedule(table_id, 0)
             return False
-        if session.deadline_ms > now:
-            await self.store.schedule(table_id, session.deadline_ms)
+        clock = session.stored.clock
+        check = 0
+        if checks_presence(clock):
+            found = faults.presence_fault(session, await self.presence.seen(table_id, now), now)
+            if isinstance(found, faults.Fault):
+                return await self._applied(session, await self._commit(session, found, now), now)
+            check = found
+        deadline = session.deadline_ms if session.status == PLAYING else 0
+        if not deadline or deadline > now:
+            moments = [m for m in (check, deadline) if m]
+            await self.store.schedule(table_id, min(moments) if moments else 0)
             return False
-        match = session.match
-        seat = match.current_seat
+        seat = session.match.current_seat
         if seat is None:
             return False
+        limit = clock.forfeit_after_timeouts
+        if limit and faults.timeouts_of(session, seat) + 1 >= limit:
+            fault = faults.Fault(Kind.EVENT_KIND_FORFEIT, seat, faults.TIMEOUTS)
+        elif clock.policy == rules_pb2.TIMEOUT_POLICY_FORFEIT:
+            fault = faults.Fault(Kind.EVENT_KIND_FORFEIT, seat, faults.TIMEOUT)
+        else:
+            fault = faults.Fault(Kind.EVENT_KIND_MOVE, seat, faults.TIMEOUT)
+        return await self._applied(session, await self._commit(session, fault, now), now)
+
+    async def _applied(self, session: Session, applied: bool, now: int) -> bool:
+        """After the policy acted on a table that checks presence: check it again soon."""
+        if applied and checks_presence(session.stored.clock):
+            await self.store.schedule(session.table_id, now + faults.MIN_CHECK_MS)
+        return applied
+
+    async def _default_move(self, session: Session, seat: int, now: int, reason: str) -> bool:
+        """Play the clock's move for `seat` (reason "timeout" or "disconnect"); the seat
+        forfeits when no default move can be found. True when applied."""
+        table_id = session.table_id
+        match = session.match
         if session.timeouts + 1 >= self.abandon_after * session.players:
             return await self._abandon(session, now)
-        policy = session.stored.clock.policy
         move: object | None = None
-        if policy != rules_pb2.TIMEOUT_POLICY_FORFEIT:
-            try:
-                move = match.default_move()
-            except KafanaError:  # no default move can be found: the seat forfeits instead
-                log.exception("no default move at table %s; forfeiting", table_id)
+        try:
+            move = match.default_move()
+        except KafanaError:  # no default move can be found: the seat forfeits instead
+            log.exception("no default move at table %s; forfeiting", table_id)
         if move is None:
-            event = convert.stored_event(Kind.EVENT_KIND_FORFEIT, seat, now, reason="timeout")
+            event = convert.stored_event(Kind.EVENT_KIND_FORFEIT, seat, now, reason=reason)
             append = self._ending(session, event)
         else:
             over = match.apply(move, seat).is_over
             event = convert.stored_event(
-                Kind.EVENT_KIND_MOVE, seat, now, move_text=str(move), reason="timeout"
+                Kind.EVENT_KIND_MOVE, seat, now, move_text=str(move), reason=reason
             )
             deadline = self._next_deadline(session, over, now)
             append = Append(
@@ -498,30 +583,11 @@ class Tables:
                 f"the match at table {table_id} is not over: the record (with the "
                 "seed and the decks) is published when it ends"
             )
-        if not past_embargo:
-            await self.embargoes.check(session.stored.embargo, table_id, "record (seed, decks)")
         replays = [Session.start(session.table_id, session.stored), *session.replays()]
         events = [convert.event(before, after, None) for before, after in pairwise(replays)]
         return service_pb2.GetRecordResponse(
             result=convert.result(session), record=session.record_text(), events=events
         )
-
-    # -- embargoes ---------------------------------------------------------------------
-
-    async def embargo(self, label: str, ttl_ms: int) -> None:
-        """Embargo the tables labelled `label` (`TableConfig.embargo`) for `ttl_ms`: their
-        records and spectator views are refused on every process of this store."""
-        await self.embargoes.embargo(label, ttl_ms)
-
-    async def release(self, label: str) -> None:
-        """Lift the embargo of `label`: its tables' records are served again."""
-        await self.embargoes.release(label)
-
-    async def check_view(self, session: Session, seat: int | None) -> None:
-        """Refuse a spectator (`seat` None) of an embargoed table: the cards it shows played
-        are the deals of the games still running (a seat sees its own game)."""
-        if seat is None:
-            await self.embargoes.check(session.stored.embargo, session.table_id, "play")
 
     # -- listing ------------------------------------------------------------------------
 

@@ -1,23 +1,40 @@
-"""A built-in entrant's seat, played in the server process, and the policy when its bot fails.
+"""A built-in entrant's seat, played in the server process, and what happens when its bot fails.
 
 The service's seat runner (`kafana.service.bot_seats.play_seat`) plays it: decisions in worker
-threads, moves through `Tables.play`. If the bot fails, the seat gets the event's disconnect
-policy after the grace period: a forfeit of the match, or default moves to its end.
+threads, moves through `Tables.play`. While it runs the seat is marked present (as an open
+stream marks a remote seat); if the bot raises, its traceback goes to the server's log, the
+seat stops being present, and the table's own fault policy takes over after the grace, as for
+a remote bot that died: a forfeit of the match, or default moves while the seat is away. The
+bot's error is noted, so the fault the table records carries it as its detail.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 
 from kafana_bots import Bot
 
-from kafana.competitions.policy import Action, Fault, FaultPolicy, Reason
+from kafana.competitions.policy import Fault, FaultPolicy, Reason
 from kafana.errors import KafanaError
 from kafana.service.bot_seats import play_seat
 from kafana.service.feed import Feed
 from kafana.service.tables import Tables
-from kafana.store.base import FINISHED
+from kafana.store.errors import StoreUnavailable
+
+log = logging.getLogger(__name__)
+BEAT_S = 0.5
+"""How often a live built-in seat is marked present (the presence throttle writes 1/s)."""
+
+
+async def present(tables: Tables, table_id: str, seat: int) -> None:
+    """Mark the seat present every `BEAT_S` until cancelled."""
+    while True:
+        with contextlib.suppress(KafanaError, StoreUnavailable):
+            session = tables.cached(table_id) or await tables.session(table_id)
+            await tables.seen(session, seat)
+        await asyncio.sleep(BEAT_S)
 
 
 async def bot_seat(
@@ -30,20 +47,21 @@ async def bot_seat(
     policy: FaultPolicy,
     notes: list[Fault],
 ) -> None:
-    """Play the seat with `bot`; if it fails, note a disconnect and apply the policy."""
+    """Play the seat with `bot`; if it fails, log it and note a disconnect (the table's policy
+    applies). `token` plays the seat; `policy` names the action the note records."""
+    beat = asyncio.create_task(present(tables, table_id, seat))
     try:
         await play_seat(tables, feed, table_id, seat, token, bot)
-        return
-    except Exception as exc:  # the bot (or the store, for now) failed
-        detail = f"{type(exc).__name__}: {exc}"
-    with contextlib.suppress(Exception):  # cannot tell: the seat is at fault
-        if (await tables.session(table_id)).status == FINISHED:
-            return
-    await asyncio.sleep(policy.disconnect_grace_ms / 1000)
-    action = policy.action(Reason.DISCONNECT)
-    notes.append(Fault(seat, Reason.DISCONNECT, action, -1, detail))
-    with contextlib.suppress(KafanaError):
-        if action is Action.FORFEIT_MATCH:
-            await tables.leave(table_id, token)
-        else:
+    except Exception as exc:  # the bot (or the store) failed: the seat is at fault
+        log.exception(
+            "table %s seat %d: the bot failed; the fault policy takes over", table_id, seat
+        )
+        action = policy.action(Reason.DISCONNECT)
+        notes.append(Fault(seat, Reason.DISCONNECT, action, -1, f"{type(exc).__name__}: {exc}"))
+    finally:
+        beat.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await beat
+    if not policy.disconnect_grace_ms:  # the table checks no presence: its default moves
+        with contextlib.suppress(KafanaError):
             await play_seat(tables, feed, table_id, seat, token, None)
