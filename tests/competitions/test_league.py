@@ -8,11 +8,12 @@ import asyncio
 import grpc
 from kafana.competitions.envelope import FairRecord
 from kafana.competitions.fairness import check_commitment
+from kafana.service.ratelimit import RateLimit
 from kafana.v1 import leagues_pb2 as pb
 from kafana.v1 import service_pb2
 from kit import refusal
 
-from .league_helpers import Tickets, create_league, play_out, site
+from .league_helpers import Site, Tickets, create_league, play_out, site
 
 
 async def test_two_accounts_queue_play_and_are_rated_once(redis_url: str) -> None:
@@ -96,3 +97,103 @@ async def test_two_accounts_queue_play_and_are_rated_once(redis_url: str) -> Non
         finally:
             for t in (*streams.values(), watcher):
                 t.close()
+
+
+async def play_matches(s: Site, league: str, names: list[str]) -> dict[str, pb.MatchInfo]:
+    """Every named player (new accounts) watches, queues and plays its ticket to the end,
+    spread over the site's servers; each player's settled match."""
+    keys = {name: await s.account(name) for name in names}
+    nodes = {name: s.nodes[i % len(s.nodes)] for i, name in enumerate(names)}
+    streams = {name: Tickets(nodes[name], league, keys[name]) for name in names}
+    try:
+        for name in names:
+            request = pb.QueueRequest(league=league)
+            await nodes[name].leagues.JoinQueue(request, metadata=keys[name])
+
+        async def play(name: str) -> pb.MatchInfo:
+            ticket = (await streams[name].next("ticket")).ticket
+            await play_out(nodes[name], ticket, keys[name])
+            return (await streams[name].next("settled", timeout=30)).settled
+
+        settled = await asyncio.gather(*(play(name) for name in names))
+        return dict(zip(names, settled, strict=True))
+    finally:
+        for stream in streams.values():
+            stream.close()
+
+
+async def test_results_are_not_lost_beyond_the_stream_cap(redis_url: str) -> None:
+    # 4 matches at once on a server allowing 3 streams per caller: the referee holds none
+    async with site(redis_url, rate_limit=RateLimit(max_streams=3)) as s:
+        org = await s.account("org", "organiser")
+        await create_league(s.nodes[0], org, "capped")
+        names = [f"p{i}" for i in range(8)]
+        settled = await play_matches(s, "capped", names)
+        matches = {m.match for m in settled.values()}
+        assert len(matches) == 4 and all(m.rated for m in settled.values())
+        info = await s.nodes[0].leagues.GetLeague(
+            pb.GetLeagueRequest(league="capped"), metadata=org
+        )
+        assert info.matches_made == 4 and info.matches_settled == 4
+        board = await s.nodes[0].leagues.GetLeaderboard(
+            pb.GetLeaderboardRequest(league="capped", page_size=3), metadata=org
+        )
+        assert board.total == 8 and [r.rank for r in board.rows] == [1, 2, 3]
+
+
+async def test_two_servers_on_one_redis_settle_every_match_once(redis_url: str) -> None:
+    async with site(redis_url, count=2) as s:
+        org = await s.account("org", "organiser")
+        await create_league(s.nodes[0], org, "shared")
+        names = [f"q{i}" for i in range(8)]
+        settled = await play_matches(s, "shared", names)
+        assert all(m.rated for m in settled.values())
+        info = await s.nodes[1].leagues.GetLeague(
+            pb.GetLeagueRequest(league="shared"), metadata=org
+        )
+        assert info.matches_made == 4 and info.matches_settled == 4
+        for name in names:  # rated once: one game, one history point, one match each
+            player = await s.nodes[1].leagues.GetPlayer(
+                pb.GetPlayerRequest(league="shared", player=name), metadata=org
+            )
+            assert player.games == 1 and len(player.history) == 1 and len(player.matches) == 1
+
+
+async def test_a_no_show_forfeits_and_nobody_showing_is_not_rated(redis_url: str) -> None:
+    async with site(redis_url) as s:
+        node = s.nodes[0]
+        org = await s.account("org", "organiser")
+        await create_league(node, org, "late", join_deadline_ms=1000)
+        ana, bob = await s.account("ana"), await s.account("bob")
+        stream = Tickets(node, "late", ana)  # ana shows up, bob never opens his stream
+        try:
+            for key in (ana, bob):
+                await node.leagues.JoinQueue(pb.QueueRequest(league="late"), metadata=key)
+            ticket = (await stream.next("ticket")).ticket
+            settled = (await stream.next("settled")).settled
+            assert settled.match == ticket.match and settled.ending == "no_show"
+            assert settled.rated and list(settled.scores) == [
+                1.0 if p == "ana" else 0.0 for p in settled.players
+            ]
+            assert any("no_show" in fault for fault in settled.faults)
+        finally:
+            stream.close()
+        # now nobody shows up: settled, not rated
+        for key in (ana, bob):
+            await node.leagues.JoinQueue(pb.QueueRequest(league="late"), metadata=key)
+        second = ticket.match + 1
+        async with asyncio.timeout(15):
+            while True:
+                try:
+                    match = await node.leagues.GetMatch(
+                        pb.GetMatchRequest(league="late", match=second), metadata=ana
+                    )
+                except grpc.aio.AioRpcError as error:  # not made yet
+                    assert error.code() == grpc.StatusCode.NOT_FOUND
+                else:
+                    if match.state == "settled":
+                        break
+                await asyncio.sleep(0.1)
+        assert match.ending == "no_show" and not match.rated and match.secret
+        player = await node.leagues.GetPlayer(pb.GetPlayerRequest(league="late"), metadata=bob)
+        assert player.games == 1  # the first match only
