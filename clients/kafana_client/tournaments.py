@@ -72,14 +72,18 @@ class Tournaments:
         preset: str = "",
         target: int = 0,
         seats_per_game: int = 0,
+        partnerships: bool = False,
         seed: int | None = None,
+        chosen_seed: bool = False,
         move_ms: int = 0,
         on_timeout: str = "",
         disconnect_grace_ms: int = 0,
         on_disconnect: str = "",
         parallel: int = 0,
     ) -> CreatedEvent:
-        """Create an event (open for entries). Keep the organiser token: it is shown once."""
+        """Create an event (open for entries). Keep the organiser token: it is shown once.
+
+        A `seed` (deals predictable from it) is refused unless `chosen_seed` is set."""
         policy = pb.FaultPolicySpec(
             move_ms=move_ms,
             on_timeout=on_timeout,
@@ -95,8 +99,10 @@ class Tournaments:
             preset=preset,
             target=target,
             seats_per_game=seats_per_game,
+            partnerships=partnerships,
             policy=policy,
             seed=seed,
+            chosen_seed=chosen_seed,
             parallel=parallel,
         )
         answer = await self._call("CreateEvent", request)
