@@ -71,6 +71,7 @@ class Verified:
     ending: str  # the `meta ending` line's word (`Ending`)
     seats: tuple[str, ...]
     winner: int | None  # the winning side the record shows (None: a draw or none)
+    sides: tuple[int, ...] = ()  # the side of each seat
     chosen: bool = False  # dealt from an organiser-chosen seed (`meta deal organiser-chosen`)
 
     @property
@@ -478,5 +479,6 @@ def verify(fair: FairRecord) -> Verified:
         ending=ending.partition(" ")[0],
         seats=seats,
         winner=winner,
+        sides=tuple(game.final.side_of(seat) for seat in range(len(seats))),
         chosen="deal" in meta,
     )

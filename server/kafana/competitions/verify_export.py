@@ -79,7 +79,7 @@ TYPES: dict[str, tuple[str, Any]] = {
     "table": ("a string", lambda v: isinstance(v, str)),
     "note": ("a string", lambda v: isinstance(v, str)),
     "record": ("a string", lambda v: isinstance(v, str)),
-    "sides": ("a list of whole numbers", _ints),
+    "sides": ("a list of whole numbers (a side per seat)", _ints),
 }
 
 
@@ -132,6 +132,9 @@ def _ids(item: dict[str, Any]) -> None:
 def _without_record(item: dict[str, Any]) -> None:
     """A game with no fair record: pending, or decided off the board (nothing to replay)."""
     ending, seats = item["ending"], item["seats"]
+    sides = item.get("sides", list(range(len(seats))))
+    if len(sides) != len(seats) or any(not 0 <= side < len(seats) for side in sides):
+        raise fail(f"field sides gives each of the {len(seats)} seats a side, not {sides}")
     if ending == PENDING:
         for name, empty in (("scores", None), ("winner", None), ("faults", []), ("table", "")):
             if item[name] != empty:
@@ -140,10 +143,13 @@ def _without_record(item: dict[str, Any]) -> None:
         return
     if ending not in (Ending.NOT_PLAYED, Ending.ADJUDICATED):
         raise fail(f"a game that ended by {ending[:40]!r} has its fair record (field record)")
-    if item["scores"] != [0] * len(seats):
-        raise fail(f"a game decided without a record scores 0 for each seat, not {item['scores']}")
+    count = max(sides) + 1  # sides
+    if item["scores"] not in ([0] * count, [0] * len(seats), []):
+        raise fail(f"a game decided without a record scores 0 for each side, not {item['scores']}")
     codes = [Code.parse(text) for text in item["faults"]]
     winner = item["winner"]
+    if ending == Ending.NOT_PLAYED and winner is not None:
+        raise fail("a game not played has no winner")
     for code in codes:
         if not code.seat < len(seats) or code.at != 0:
             raise fail(f"fault {code.seat}@{code.at}: no seat of that game, or no move played")
@@ -151,12 +157,10 @@ def _without_record(item: dict[str, Any]) -> None:
             raise fail(f"a game not played has only event_ended faults, not {code.reason}")
         if ending == Ending.ADJUDICATED and (code.reason is not Reason.ADJUDICATED):
             raise fail(f"an adjudicated game has only adjudicated faults, not {code.reason}")
-        if code.seat == winner:
-            raise fail(f"the winner, seat {winner}, has a fault that lost it the game")
-    if ending == Ending.NOT_PLAYED and winner is not None:
-        raise fail("a game not played has no winner")
-    if winner is not None and not winner < len(seats):
-        raise fail(f"the winner is seat {winner}, but the game has {len(seats)} seats")
+        if sides[code.seat] == winner:
+            raise fail(f"the winner, side {winner}, has a fault that lost it the game")
+    if winner is not None and not winner < count:
+        raise fail(f"the winner is side {winner}, but the game has {count} sides")
 
 
 def _with_record(item: dict[str, Any]) -> Verified:
@@ -176,6 +180,8 @@ def _with_record(item: dict[str, Any]) -> Verified:
     _same("seats", item["seats"], list(done.seats))
     _same("ending", item["ending"], done.ending)
     _same("faults", item["faults"], fair.every("fault"))
+    if "sides" in item:
+        _same("sides", item["sides"], list(done.sides))
     figures = list(done.figures)
     if done.ending == Ending.ADJUDICATED:
         if item["scores"] not in ([0] * len(figures), figures):
@@ -187,8 +193,9 @@ def _with_record(item: dict[str, Any]) -> Verified:
         _same("scores", item["scores"], figures)
     if done.ending == Ending.ADJUDICATED:
         winner = item["winner"]
-        if winner is not None and not winner < len(done.seats):
-            raise fail(f"field winner is seat {winner}, but the game has {len(done.seats)} seats")
+        count = max(done.sides) + 1
+        if winner is not None and not winner < count:
+            raise fail(f"field winner is side {winner}, but the game has {count} sides")
     else:
         _same("winner", item["winner"], done.winner)
     return done
