@@ -18,7 +18,9 @@ async def test_a_remote_bot_plays_its_games_and_a_broken_one_is_recorded(
 ) -> None:
     policy = FaultPolicy(disconnect_grace_ms=100)
     names = ("far", "near", "broken")
-    config = EventConfig("remote", Kind.ROUND_ROBIN, names, seed=12, target=31, policy=policy)
+    config = EventConfig(
+        "remote", Kind.ROUND_ROBIN, names, chosen_seed=12, target=31, policy=policy
+    )
     event = Tournament(config)
     remote = {"far": "greedy", "broken": "no_such_bot"}
     async with AsyncClient.connect(server.target) as client:
