@@ -1,0 +1,144 @@
+"""League stores, Redis and memory alike: a match is settled and rated once however many
+referees settle it at once; settled data expires after the league's retention; a league works
+in-process on the memory store."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+
+import grpc
+import pytest
+from kafana.competitions.league.memory import MemoryLeagues
+from kafana.competitions.league.redis_store import RedisLeagues
+from kafana.competitions.league.referee import Referee
+from kafana.competitions.league.results import Outcome
+from kafana.competitions.league.spec import dump, league_spec
+from kafana.competitions.league.store import SETTLED, LeagueStore
+from kafana.competitions.server import create_server
+from kafana.service.tables import Tables
+from kafana.store.accounts import Account, MemoryAccounts, key_hash, new_key, now_ms
+from kafana.store.client import RedisClient
+from kafana.store.memory import MemoryStore
+from kafana.v1 import leagues_pb2 as pb
+from kafana.v1 import leagues_pb2_grpc
+from redis.asyncio import Redis
+
+from .league_helpers import Node, Tickets, bearer, play_out
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def leagues(request: pytest.FixtureRequest) -> AsyncIterator[LeagueStore]:
+    """Both league stores (Redis on the private server)."""
+    if request.param == "memory":
+        yield MemoryLeagues()
+        return
+    client = RedisClient.from_url(request.getfixturevalue("redis_url"))
+    try:
+        yield RedisLeagues(client)
+    finally:
+        await client.close()
+
+
+async def test_a_match_is_settled_and_rated_once(leagues: LeagueStore) -> None:
+    spec = league_spec(pb.LeagueSpec(target=11, retention_days=2))
+    assert await leagues.create("once", {"spec": dump(spec), "organiser": "org"})
+    assert not await leagues.create("once", {"spec": dump(spec)})  # the name is taken
+    for player in ("ana", "bob"):
+        assert await leagues.join("once", player, 25.0, 1) == ("waiting", 0)
+    fields = {"season": "1", "players": "ana bob", "secret": "00" * 32, "commitment": "c"}
+    fields |= {"created_ms": "1", "join_by_ms": "2", "state": "playing"}
+    number = await leagues.claim("once", ["ana", "bob"], fields, 0)
+    assert number == 1 and await leagues.claim("once", ["ana", "bob"], fields, 0) == 0
+    assert await leagues.join("once", "ana", 25.0, 2) == ("paired", 1)  # refused: paired
+    referees = [Referee(leagues, Tables(MemoryStore())) for _ in range(4)]
+    match = await leagues.match("once", number)
+    outcome = Outcome("score", (11.0, 3.0), "side 0 won")
+    answers = await asyncio.gather(
+        *(r.settle("once", spec, number, match, outcome) for r in referees)
+    )
+    assert sorted(answers) == ["done", "done", "done", SETTLED]
+    assert (await leagues.meta("once"))["settled"] == "1"
+    assert [len(await leagues.history("once", 1, p, 10)) for p in ("ana", "bob")] == [1, 1]
+    assert await leagues.rank("once", 1, "ana") == 1 and await leagues.rank("once", 1, "bob") == 2
+    assert await leagues.status("once", "ana") == ("idle", 0)  # free to queue again
+    assert await leagues.due("once", 10**15, 10, 1000) == []
+
+
+async def test_settled_data_expires_after_the_retention(redis_url: str) -> None:
+    client = RedisClient.from_url(redis_url)
+    checker = Redis.from_url(redis_url)
+    try:
+        leagues = RedisLeagues(client)
+        spec = league_spec(pb.LeagueSpec(retention_days=2))
+        await leagues.create("kept", {"spec": dump(spec)})
+        for player in ("ana", "bob"):
+            await leagues.join("kept", player, 25.0, 1)
+        fields = {"season": "1", "players": "ana bob", "secret": "00" * 32, "commitment": "c"}
+        number = await leagues.claim("kept", ["ana", "bob"], fields | {"join_by_ms": "2"}, 0)
+        match = await leagues.match("kept", number)
+        referee = Referee(leagues, Tables(MemoryStore()))
+        await referee.settle("kept", spec, number, match, Outcome("score", (1.0, 0.0)))
+        two_days = 2 * 86_400_000
+        for key in (
+            "{lg:kept}:match:1",
+            "{lg:kept}:s:1:hist:ana",
+            "{lg:kept}:s:1:matches:bob",
+        ):
+            assert two_days - 60_000 < await checker.pttl(key) <= two_days, key
+    finally:
+        await checker.aclose()
+        await client.close()
+
+
+@contextlib.asynccontextmanager
+async def memory_node() -> AsyncIterator[tuple[Node, MemoryAccounts]]:
+    """`kafana serve --memory` in this process: open mode, accounts in memory."""
+    from kafana.v1 import service_pb2_grpc
+
+    accounts = MemoryAccounts()
+    server = create_server(
+        MemoryStore(), host="127.0.0.1", port=0, clock_tick=0.05, accounts=accounts
+    )
+    await server.start()
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")
+    try:
+        node = Node(
+            server,
+            channel,
+            leagues_pb2_grpc.LeaguesStub(channel),
+            service_pb2_grpc.KafanaStub(channel),
+        )
+        yield node, accounts
+    finally:
+        await channel.close()
+        await asyncio.wait_for(server.stop(0.5), 20)
+
+
+async def test_a_league_plays_in_process_on_the_memory_store() -> None:
+    async with memory_node() as (node, accounts):
+        keys = {}
+        for name in ("ana", "bob"):
+            key = new_key()
+            assert await accounts.create(Account(name, "player", now_ms()), key_hash(key))
+            keys[name] = bearer(key)
+        spec = pb.LeagueSpec(target=11, move_ms=2000)
+        await node.leagues.CreateLeague(pb.CreateLeagueRequest(league="local", spec=spec))
+        anonymous = await node.leagues.JoinQueue(pb.QueueRequest(league="local")).code()
+        assert anonymous == grpc.StatusCode.UNAUTHENTICATED  # open mode: still an account
+        streams = {n: Tickets(node, "local", k) for n, k in keys.items()}
+        try:
+            for key in keys.values():
+                await node.leagues.JoinQueue(pb.QueueRequest(league="local"), metadata=key)
+            tickets = {n: (await s.next("ticket")).ticket for n, s in streams.items()}
+            await asyncio.gather(*(play_out(node, tickets[n], keys[n]) for n in keys))
+            settled = [(await s.next("settled")).settled for s in streams.values()]
+            assert all(m.rated and m.secret for m in settled)
+            heartbeat = await streams["ana"].next("heartbeat_ms", timeout=10)
+            assert heartbeat.heartbeat_ms > 0
+        finally:
+            for stream in streams.values():
+                stream.close()
+        board = await node.leagues.GetLeaderboard(pb.GetLeaderboardRequest(league="local"))
+        assert board.total == 2
