@@ -1,17 +1,13 @@
-"""`kafana tournament create | enter | start | watch | status` and `kafana league` commands."""
+"""`kafana tournament create | enter | start | watch | status` (the league's commands:
+`tests/client/test_leagues_cli.py`)."""
 
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 from click.testing import CliRunner
-from client.kafana_client_live import LiveServer
 from kafana.cli import main
-from redis import Redis
 
 from .hosted_helpers import Served
 
@@ -47,49 +43,20 @@ def test_a_hosted_event_from_the_command_line(hosted: Served, tmp_path: Path) ->
     assert code == 0 and "started" in out, out
     code, out = kafana("tournament", "watch", ev, *at)  # a spectator, until the end
     assert code == 0 and "Standings" in out and out.count(" (score)") == 3, out
-    code, out = kafana("tournament", "status", ev, *at, "--out", str(tmp_path))
+    code, out = kafana("tournament", "status", ev, *at, "--out", str(tmp_path / "hosted"))
     assert code == 0 and "finished" in out, out
-    code, out = kafana("verify", str(tmp_path / "records.jsonl"))
+    assert len(re.findall(r"commitment [0-9a-f]{64}\b", out)) == 3  # in full
+    code, out = kafana("verify", str(tmp_path / "hosted" / "records.jsonl"))
     assert code == 0 and out.count(": OK: ") == 3, out
+    code, out = kafana("tournament", "run", "a=greedy", "b=random", "--kind", "round_robin",
+                       "--target", "11", "--out", str(tmp_path / "local"))  # fmt: skip
+    assert code == 0, out
+    hosted, local = (sorted((tmp_path / d).iterdir()) for d in ("hosted", "local"))
+    assert [f.name for f in hosted] == [f.name for f in local]  # the same exports
+    assert [f.read_text().splitlines()[0] for f in hosted if f.suffix == ".csv"] == [
+        f.read_text().splitlines()[0] for f in local if f.suffix == ".csv"
+    ]
     code, out = kafana("tournament", "pause", ev, *at, "--token", org)
     assert code == 1 and "finished, not running" in out
     code, out = kafana("tournament", "pause", ev)
     assert code == 2 and "--redis" in out  # neither a control Redis nor a server
-
-
-def test_league_run_referees_the_queue(server: LiveServer, redis_url: str) -> None:
-    redis = ("--redis", redis_url)
-    for player in ("ana", "bob"):
-        code, out = kafana("league", "join", "cup", player, *redis)
-        assert code == 0 and f"{player} is waiting in cup" in out, out
-    code, out = kafana("league", "ticket", "cup", "ana", *redis)
-    assert code == 1 and "no table yet" in out
-    league = subprocess.Popen(
-        [sys.executable, "-c", "from kafana.cli import main; main()", "league", "run", "cup",
-         *redis, "--interval", "0.1", "--target", "11",
-         "--for-seconds", "3"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )  # fmt: skip
-    try:
-        sync = Redis.from_url(redis_url)
-        deadline = time.monotonic() + 30
-        while not sync.hget("{lg:cup}:assigned", "bob") or b"pending" in (
-            sync.hget("{lg:cup}:assigned", "bob") or b""
-        ):
-            assert time.monotonic() < deadline, "the league never paired the queue"
-            time.sleep(0.1)
-        bots = []
-        for player in ("ana", "bob"):
-            table, seat = (sync.hget("{lg:cup}:assigned", player) or b"").decode().split()
-            argv = [sys.executable, "-m", "kafana.cli", "bot", "run", "greedy", "--server",
-                    server.target, "--table", table, "--seat", seat, "--name", player]  # fmt: skip
-            quiet = subprocess.DEVNULL
-            bots.append(subprocess.Popen(argv, stdout=quiet, stderr=quiet))
-        for bot in bots:
-            assert bot.wait(timeout=60) == 0
-        out, _ = league.communicate(timeout=60)
-    finally:
-        league.kill()
-    assert league.returncode == 0 and "1 matches settled" in out, out
-    code, out = kafana("league", "board", "cup", *redis)
-    assert code == 0 and "2 players" in out and "ana" in out and "bob" in out, out

@@ -53,6 +53,7 @@ from kafana.competitions.tournament import EventError, Kind, Status
 from kafana.errors import KafanaError
 from kafana.games import tablic
 from kafana.logs import Repeated
+from kafana.service.embargo import MAX_TTL_MS
 from kafana.service.feed import Feed
 from kafana.service.tables import Tables
 from kafana.store.errors import StoreUnavailable
@@ -222,24 +223,30 @@ class EventRun:
         return f"{self.event_id}/board-{board}"
 
     async def _embargo(self) -> None:
-        """Embargo every board of a duplicate event not done yet (for the retention at most)."""
+        """Embargo every board of a duplicate event not done yet, for the retention (at most
+        the longest embargo: renewed at every round)."""
         t = self.hosted.tournament
         if t.config.kind is not Kind.DUPLICATE or t.finished:
             return
+        ttl = min(self.store.retention_ms, MAX_TTL_MS)
         for board in range(1, t.config.boards + 1):
-            await self.tables.embargo(self.board_label(board), self.store.retention_ms)
-            self.embargoed.add(board)
+            if board in self.embargoed or not self._board_done(board):
+                await self.tables.embargo(self.board_label(board), ttl)
+                self.embargoed.add(board)
         await self._release()
+
+    def _board_done(self, board: int) -> bool:
+        t = self.hosted.tournament
+        held = unfinished_deals(t)
+        dealt = {g.commitment for r in t.rounds for g in r if g.board == board}
+        return bool(dealt) and not dealt & held
 
     async def _release(self, *, every: bool = False) -> None:
         """Lift the embargo of every board whose games are all done (`every`: of all)."""
         if not self.embargoed:
             return
-        t = self.hosted.tournament
-        held = unfinished_deals(t)
-        boards = {g.board: g.commitment for r in t.rounds for g in r if g.board}
         for board in sorted(self.embargoed):
-            if every or (board in boards and boards[board] not in held):
+            if every or self._board_done(board):
                 await self.tables.release(self.board_label(board))
                 self.embargoed.discard(board)
 
@@ -302,6 +309,7 @@ class EventRun:
             if not games:
                 games = t.next_round()  # none: a Swiss out of pairings ended (`end_reason`)
                 await self.save()
+                await self._embargo()  # renewed
                 if not games:
                     log.warning("director: event %s: %s", self.event_id, t.end_reason)
                     return
