@@ -79,6 +79,9 @@ class Tournaments:
         on_timeout: str = "",
         disconnect_grace_ms: int = 0,
         on_disconnect: str = "",
+        timeouts_to_forfeit: int = 0,
+        illegal_limit: int = 0,
+        no_show_ms: int = 0,
         parallel: int = 0,
     ) -> CreatedEvent:
         """Create an event (open for entries). Keep the organiser token: it is shown once.
@@ -89,6 +92,9 @@ class Tournaments:
             on_timeout=on_timeout,
             disconnect_grace_ms=disconnect_grace_ms,
             on_disconnect=on_disconnect,
+            timeouts_to_forfeit=timeouts_to_forfeit,
+            illegal_limit=illegal_limit,
+            no_show_ms=no_show_ms,
         )
         request = pb.CreateEventRequest(
             name=name,

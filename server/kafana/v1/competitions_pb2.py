@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ckafana/v1/competitions.proto\x12\tkafana.v1\"j\n\x0f\x46\x61ultPolicySpec\x12\x0f\n\x07move_ms\x18\x01 \x01(\r\x12\x12\n\non_timeout\x18\x02 \x01(\t\x12\x1b\n\x13\x64isconnect_grace_ms\x18\x03 \x01(\r\x12\x15\n\ron_disconnect\x18\x04 \x01(\t\"\xb6\x02\n\x12\x43reateEventRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06\x66ormat\x18\x02 \x01(\t\x12\x0e\n\x06rounds\x18\x03 \x01(\r\x12\x0e\n\x06\x62oards\x18\x04 \x01(\r\x12\x17\n\x0fhands_per_board\x18\x05 \x01(\r\x12\x0e\n\x06preset\x18\x06 \x01(\t\x12\x0e\n\x06target\x18\x07 \x01(\r\x12\x16\n\x0eseats_per_game\x18\x08 \x01(\r\x12*\n\x06policy\x18\t \x01(\x0b\x32\x1a.kafana.v1.FaultPolicySpec\x12\x11\n\x04seed\x18\n \x01(\x04H\x00\x88\x01\x01\x12\x10\n\x08parallel\x18\x0b \x01(\r\x12\x13\n\x0b\x63hosen_seed\x18\x0c \x01(\x08\x12\x14\n\x0cpartnerships\x18\r \x01(\x08\x12\x0c\n\x04game\x18\x0e \x01(\tB\x07\n\x05_seed\"e\n\x13\x43reateEventResponse\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x17\n\x0forganiser_token\x18\x02 \x01(\t\x12#\n\x05\x65vent\x18\x03 \x01(\x0b\x32\x14.kafana.v1.EventInfo\"@\n\x11\x45nterEventRequest\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0b\n\x03\x62ot\x18\x03 \x01(\t\"I\n\x12\x45nterEventResponse\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x13\n\x0b\x65ntry_token\x18\x03 \x01(\t\"K\n\x10OrganiserRequest\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x17\n\x0forganiser_token\x18\x02 \x01(\t\x12\x0c\n\x04note\x18\x03 \x01(\t\"\x81\x01\n\x15\x41\x64judicateGameRequest\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x17\n\x0forganiser_token\x18\x02 \x01(\t\x12\x0f\n\x07game_id\x18\x03 \x01(\t\x12\x13\n\x06winner\x18\x04 \x01(\rH\x00\x88\x01\x01\x12\x0c\n\x04note\x18\x05 \x01(\tB\t\n\x07_winner\"4\n\x0fGetEventRequest\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x0f\n\x07records\x18\x02 \x01(\x08\"\"\n\x11ListEventsRequest\x12\r\n\x05limit\x18\x01 \x01(\r\":\n\x12ListEventsResponse\x12$\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x14.kafana.v1.EventInfo\")\n\x0b\x45ntrantInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\"\xf9\x01\n\x08GameInfo\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\r\n\x05round\x18\x02 \x01(\r\x12\r\n\x05seats\x18\x03 \x03(\t\x12\x12\n\ncommitment\x18\x04 \x01(\t\x12\x10\n\x08table_id\x18\x05 \x01(\t\x12\r\n\x05\x62oard\x18\x06 \x01(\r\x12\r\n\x05state\x18\x07 \x01(\t\x12\x0e\n\x06scores\x18\x08 \x03(\x05\x12\x13\n\x06winner\x18\t \x01(\rH\x00\x88\x01\x01\x12\x0e\n\x06\x65nding\x18\n \x01(\t\x12\x0e\n\x06\x66\x61ults\x18\x0b \x03(\t\x12\x0e\n\x06record\x18\r \x01(\t\x12\x0e\n\x06secret\x18\x0e \x01(\tB\t\n\x07_winnerJ\x04\x08\x0c\x10\rR\x04seed\"M\n\tRoundInfo\x12\x0e\n\x06number\x18\x01 \x01(\r\x12\"\n\x05games\x18\x02 \x03(\x0b\x32\x13.kafana.v1.GameInfo\x12\x0c\n\x04\x62yes\x18\x03 \x03(\t\"\xd2\x01\n\x0cStandingInfo\x12\x0c\n\x04rank\x18\x01 \x01(\r\x12\x0f\n\x07\x65ntrant\x18\x02 \x01(\t\x12\x0e\n\x06points\x18\x03 \x01(\x01\x12\x0e\n\x06played\x18\x04 \x01(\r\x12\x0c\n\x04wins\x18\x05 \x01(\r\x12\r\n\x05\x64raws\x18\x06 \x01(\r\x12\x0e\n\x06losses\x18\x07 \x01(\r\x12\x0c\n\x04\x62yes\x18\x08 \x01(\r\x12\x10\n\x08\x62uchholz\x18\t \x01(\x01\x12\x18\n\x10sonneborn_berger\x18\n \x01(\x01\x12\x0c\n\x04\x64iff\x18\x0b \x01(\x05\x12\x0e\n\x06rating\x18\x0c \x01(\x01\"\xb2\x04\n\tEventInfo\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0e\n\x06\x66ormat\x18\x03 \x01(\t\x12\r\n\x05phase\x18\x04 \x01(\t\x12\x0e\n\x06status\x18\x05 \x01(\t\x12\x0c\n\x04note\x18\x06 \x01(\t\x12\x14\n\x0ctotal_rounds\x18\x07 \x01(\r\x12(\n\x08\x65ntrants\x18\x08 \x03(\x0b\x32\x16.kafana.v1.EntrantInfo\x12$\n\x06rounds\x18\t \x03(\x0b\x32\x14.kafana.v1.RoundInfo\x12*\n\tstandings\x18\n \x03(\x0b\x32\x17.kafana.v1.StandingInfo\x12\x0e\n\x06report\x18\x0b \x01(\t\x12\x15\n\rrecords_jsonl\x18\x0c \x01(\t\x12\x0e\n\x06preset\x18\r \x01(\t\x12\x0e\n\x06target\x18\x0e \x01(\r\x12*\n\x06policy\x18\x0f \x01(\x0b\x32\x1a.kafana.v1.FaultPolicySpec\x12\x32\n\x07\x65xports\x18\x10 \x03(\x0b\x32!.kafana.v1.EventInfo.ExportsEntry\x12\x13\n\x0b\x63hosen_seed\x18\x11 \x01(\x08\x12\x0e\n\x06reason\x18\x12 \x01(\t\x12\x16\n\x0eseats_per_game\x18\x13 \x01(\r\x12\x14\n\x0cpartnerships\x18\x14 \x01(\x08\x12\x0c\n\x04game\x18\x15 \x01(\t\x1a.\n\x0c\x45xportsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\":\n\x11WatchEntryRequest\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x13\n\x0b\x65ntry_token\x18\x02 \x01(\t\"\x83\x01\n\nAssignment\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\r\n\x05round\x18\x02 \x01(\r\x12\x10\n\x08table_id\x18\x03 \x01(\t\x12\x0c\n\x04seat\x18\x04 \x01(\r\x12\x12\n\nseat_token\x18\x05 \x01(\t\x12\r\n\x05seats\x18\x06 \x03(\t\x12\x12\n\ncommitment\x18\x07 \x01(\t\"\xa5\x01\n\x0b\x45ntryUpdate\x12)\n\nassignment\x18\x01 \x01(\x0b\x32\x15.kafana.v1.Assignment\x12\r\n\x05phase\x18\x02 \x01(\t\x12\x0e\n\x06status\x18\x03 \x01(\t\x12\x0c\n\x04note\x18\x04 \x01(\t\x12\x12\n\nevent_over\x18\x05 \x01(\x08\x12*\n\tstandings\x18\x06 \x03(\x0b\x32\x17.kafana.v1.StandingInfo2\xc3\x05\n\x0c\x43ompetitions\x12L\n\x0b\x43reateEvent\x12\x1d.kafana.v1.CreateEventRequest\x1a\x1e.kafana.v1.CreateEventResponse\x12I\n\nEnterEvent\x12\x1c.kafana.v1.EnterEventRequest\x1a\x1d.kafana.v1.EnterEventResponse\x12?\n\nStartEvent\x12\x1b.kafana.v1.OrganiserRequest\x1a\x14.kafana.v1.EventInfo\x12<\n\x08GetEvent\x12\x1a.kafana.v1.GetEventRequest\x1a\x14.kafana.v1.EventInfo\x12I\n\nListEvents\x12\x1c.kafana.v1.ListEventsRequest\x1a\x1d.kafana.v1.ListEventsResponse\x12\x44\n\nWatchEntry\x12\x1c.kafana.v1.WatchEntryRequest\x1a\x16.kafana.v1.EntryUpdate0\x01\x12?\n\nPauseEvent\x12\x1b.kafana.v1.OrganiserRequest\x1a\x14.kafana.v1.EventInfo\x12@\n\x0bResumeEvent\x12\x1b.kafana.v1.OrganiserRequest\x1a\x14.kafana.v1.EventInfo\x12=\n\x08\x45ndEvent\x12\x1b.kafana.v1.OrganiserRequest\x1a\x14.kafana.v1.EventInfo\x12H\n\x0e\x41\x64judicateGame\x12 .kafana.v1.AdjudicateGameRequest\x1a\x14.kafana.v1.EventInfob\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ckafana/v1/competitions.proto\x12\tkafana.v1\"\xb2\x01\n\x0f\x46\x61ultPolicySpec\x12\x0f\n\x07move_ms\x18\x01 \x01(\r\x12\x12\n\non_timeout\x18\x02 \x01(\t\x12\x1b\n\x13\x64isconnect_grace_ms\x18\x03 \x01(\r\x12\x15\n\ron_disconnect\x18\x04 \x01(\t\x12\x1b\n\x13timeouts_to_forfeit\x18\x05 \x01(\r\x12\x15\n\rillegal_limit\x18\x06 \x01(\r\x12\x12\n\nno_show_ms\x18\x07 \x01(\r\"\xb6\x02\n\x12\x43reateEventRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06\x66ormat\x18\x02 \x01(\t\x12\x0e\n\x06rounds\x18\x03 \x01(\r\x12\x0e\n\x06\x62oards\x18\x04 \x01(\r\x12\x17\n\x0fhands_per_board\x18\x05 \x01(\r\x12\x0e\n\x06preset\x18\x06 \x01(\t\x12\x0e\n\x06target\x18\x07 \x01(\r\x12\x16\n\x0eseats_per_game\x18\x08 \x01(\r\x12*\n\x06policy\x18\t \x01(\x0b\x32\x1a.kafana.v1.FaultPolicySpec\x12\x11\n\x04seed\x18\n \x01(\x04H\x00\x88\x01\x01\x12\x10\n\x08parallel\x18\x0b \x01(\r\x12\x13\n\x0b\x63hosen_seed\x18\x0c \x01(\x08\x12\x14\n\x0cpartnerships\x18\r \x01(\x08\x12\x0c\n\x04game\x18\x0e \x01(\tB\x07\n\x05_seed\"e\n\x13\x43reateEventResponse\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x17\n\x0forganiser_token\x18\x02 \x01(\t\x12#\n\x05\x65vent\x18\x03 \x01(\x0b\x32\x14.kafana.v1.EventInfo\"@\n\x11\x45nterEventRequest\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0b\n\x03\x62ot\x18\x03 \x01(\t\"I\n\x12\x45nterEventResponse\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x13\n\x0b\x65ntry_token\x18\x03 \x01(\t\"K\n\x10OrganiserRequest\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x17\n\x0forganiser_token\x18\x02 \x01(\t\x12\x0c\n\x04note\x18\x03 \x01(\t\"\x81\x01\n\x15\x41\x64judicateGameRequest\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x17\n\x0forganiser_token\x18\x02 \x01(\t\x12\x0f\n\x07game_id\x18\x03 \x01(\t\x12\x13\n\x06winner\x18\x04 \x01(\rH\x00\x88\x01\x01\x12\x0c\n\x04note\x18\x05 \x01(\tB\t\n\x07_winner\"4\n\x0fGetEventRequest\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x0f\n\x07records\x18\x02 \x01(\x08\"\"\n\x11ListEventsRequest\x12\r\n\x05limit\x18\x01 \x01(\r\":\n\x12ListEventsResponse\x12$\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x14.kafana.v1.EventInfo\")\n\x0b\x45ntrantInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\"\xf9\x01\n\x08GameInfo\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\r\n\x05round\x18\x02 \x01(\r\x12\r\n\x05seats\x18\x03 \x03(\t\x12\x12\n\ncommitment\x18\x04 \x01(\t\x12\x10\n\x08table_id\x18\x05 \x01(\t\x12\r\n\x05\x62oard\x18\x06 \x01(\r\x12\r\n\x05state\x18\x07 \x01(\t\x12\x0e\n\x06scores\x18\x08 \x03(\x05\x12\x13\n\x06winner\x18\t \x01(\rH\x00\x88\x01\x01\x12\x0e\n\x06\x65nding\x18\n \x01(\t\x12\x0e\n\x06\x66\x61ults\x18\x0b \x03(\t\x12\x0e\n\x06record\x18\r \x01(\t\x12\x0e\n\x06secret\x18\x0e \x01(\tB\t\n\x07_winnerJ\x04\x08\x0c\x10\rR\x04seed\"M\n\tRoundInfo\x12\x0e\n\x06number\x18\x01 \x01(\r\x12\"\n\x05games\x18\x02 \x03(\x0b\x32\x13.kafana.v1.GameInfo\x12\x0c\n\x04\x62yes\x18\x03 \x03(\t\"\xd2\x01\n\x0cStandingInfo\x12\x0c\n\x04rank\x18\x01 \x01(\r\x12\x0f\n\x07\x65ntrant\x18\x02 \x01(\t\x12\x0e\n\x06points\x18\x03 \x01(\x01\x12\x0e\n\x06played\x18\x04 \x01(\r\x12\x0c\n\x04wins\x18\x05 \x01(\r\x12\r\n\x05\x64raws\x18\x06 \x01(\r\x12\x0e\n\x06losses\x18\x07 \x01(\r\x12\x0c\n\x04\x62yes\x18\x08 \x01(\r\x12\x10\n\x08\x62uchholz\x18\t \x01(\x01\x12\x18\n\x10sonneborn_berger\x18\n \x01(\x01\x12\x0c\n\x04\x64iff\x18\x0b \x01(\x05\x12\x0e\n\x06rating\x18\x0c \x01(\x01\"\xb2\x04\n\tEventInfo\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0e\n\x06\x66ormat\x18\x03 \x01(\t\x12\r\n\x05phase\x18\x04 \x01(\t\x12\x0e\n\x06status\x18\x05 \x01(\t\x12\x0c\n\x04note\x18\x06 \x01(\t\x12\x14\n\x0ctotal_rounds\x18\x07 \x01(\r\x12(\n\x08\x65ntrants\x18\x08 \x03(\x0b\x32\x16.kafana.v1.EntrantInfo\x12$\n\x06rounds\x18\t \x03(\x0b\x32\x14.kafana.v1.RoundInfo\x12*\n\tstandings\x18\n \x03(\x0b\x32\x17.kafana.v1.StandingInfo\x12\x0e\n\x06report\x18\x0b \x01(\t\x12\x15\n\rrecords_jsonl\x18\x0c \x01(\t\x12\x0e\n\x06preset\x18\r \x01(\t\x12\x0e\n\x06target\x18\x0e \x01(\r\x12*\n\x06policy\x18\x0f \x01(\x0b\x32\x1a.kafana.v1.FaultPolicySpec\x12\x32\n\x07\x65xports\x18\x10 \x03(\x0b\x32!.kafana.v1.EventInfo.ExportsEntry\x12\x13\n\x0b\x63hosen_seed\x18\x11 \x01(\x08\x12\x0e\n\x06reason\x18\x12 \x01(\t\x12\x16\n\x0eseats_per_game\x18\x13 \x01(\r\x12\x14\n\x0cpartnerships\x18\x14 \x01(\x08\x12\x0c\n\x04game\x18\x15 \x01(\t\x1a.\n\x0c\x45xportsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\":\n\x11WatchEntryRequest\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x13\n\x0b\x65ntry_token\x18\x02 \x01(\t\"\x83\x01\n\nAssignment\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\r\n\x05round\x18\x02 \x01(\r\x12\x10\n\x08table_id\x18\x03 \x01(\t\x12\x0c\n\x04seat\x18\x04 \x01(\r\x12\x12\n\nseat_token\x18\x05 \x01(\t\x12\r\n\x05seats\x18\x06 \x03(\t\x12\x12\n\ncommitment\x18\x07 \x01(\t\"\xa5\x01\n\x0b\x45ntryUpdate\x12)\n\nassignment\x18\x01 \x01(\x0b\x32\x15.kafana.v1.Assignment\x12\r\n\x05phase\x18\x02 \x01(\t\x12\x0e\n\x06status\x18\x03 \x01(\t\x12\x0c\n\x04note\x18\x04 \x01(\t\x12\x12\n\nevent_over\x18\x05 \x01(\x08\x12*\n\tstandings\x18\x06 \x03(\x0b\x32\x17.kafana.v1.StandingInfo2\xc3\x05\n\x0c\x43ompetitions\x12L\n\x0b\x43reateEvent\x12\x1d.kafana.v1.CreateEventRequest\x1a\x1e.kafana.v1.CreateEventResponse\x12I\n\nEnterEvent\x12\x1c.kafana.v1.EnterEventRequest\x1a\x1d.kafana.v1.EnterEventResponse\x12?\n\nStartEvent\x12\x1b.kafana.v1.OrganiserRequest\x1a\x14.kafana.v1.EventInfo\x12<\n\x08GetEvent\x12\x1a.kafana.v1.GetEventRequest\x1a\x14.kafana.v1.EventInfo\x12I\n\nListEvents\x12\x1c.kafana.v1.ListEventsRequest\x1a\x1d.kafana.v1.ListEventsResponse\x12\x44\n\nWatchEntry\x12\x1c.kafana.v1.WatchEntryRequest\x1a\x16.kafana.v1.EntryUpdate0\x01\x12?\n\nPauseEvent\x12\x1b.kafana.v1.OrganiserRequest\x1a\x14.kafana.v1.EventInfo\x12@\n\x0bResumeEvent\x12\x1b.kafana.v1.OrganiserRequest\x1a\x14.kafana.v1.EventInfo\x12=\n\x08\x45ndEvent\x12\x1b.kafana.v1.OrganiserRequest\x1a\x14.kafana.v1.EventInfo\x12H\n\x0e\x41\x64judicateGame\x12 .kafana.v1.AdjudicateGameRequest\x1a\x14.kafana.v1.EventInfob\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,44 +33,44 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_EVENTINFO_EXPORTSENTRY']._loaded_options = None
   _globals['_EVENTINFO_EXPORTSENTRY']._serialized_options = b'8\001'
-  _globals['_FAULTPOLICYSPEC']._serialized_start=43
-  _globals['_FAULTPOLICYSPEC']._serialized_end=149
-  _globals['_CREATEEVENTREQUEST']._serialized_start=152
-  _globals['_CREATEEVENTREQUEST']._serialized_end=462
-  _globals['_CREATEEVENTRESPONSE']._serialized_start=464
-  _globals['_CREATEEVENTRESPONSE']._serialized_end=565
-  _globals['_ENTEREVENTREQUEST']._serialized_start=567
-  _globals['_ENTEREVENTREQUEST']._serialized_end=631
-  _globals['_ENTEREVENTRESPONSE']._serialized_start=633
-  _globals['_ENTEREVENTRESPONSE']._serialized_end=706
-  _globals['_ORGANISERREQUEST']._serialized_start=708
-  _globals['_ORGANISERREQUEST']._serialized_end=783
-  _globals['_ADJUDICATEGAMEREQUEST']._serialized_start=786
-  _globals['_ADJUDICATEGAMEREQUEST']._serialized_end=915
-  _globals['_GETEVENTREQUEST']._serialized_start=917
-  _globals['_GETEVENTREQUEST']._serialized_end=969
-  _globals['_LISTEVENTSREQUEST']._serialized_start=971
-  _globals['_LISTEVENTSREQUEST']._serialized_end=1005
-  _globals['_LISTEVENTSRESPONSE']._serialized_start=1007
-  _globals['_LISTEVENTSRESPONSE']._serialized_end=1065
-  _globals['_ENTRANTINFO']._serialized_start=1067
-  _globals['_ENTRANTINFO']._serialized_end=1108
-  _globals['_GAMEINFO']._serialized_start=1111
-  _globals['_GAMEINFO']._serialized_end=1360
-  _globals['_ROUNDINFO']._serialized_start=1362
-  _globals['_ROUNDINFO']._serialized_end=1439
-  _globals['_STANDINGINFO']._serialized_start=1442
-  _globals['_STANDINGINFO']._serialized_end=1652
-  _globals['_EVENTINFO']._serialized_start=1655
-  _globals['_EVENTINFO']._serialized_end=2217
-  _globals['_EVENTINFO_EXPORTSENTRY']._serialized_start=2171
-  _globals['_EVENTINFO_EXPORTSENTRY']._serialized_end=2217
-  _globals['_WATCHENTRYREQUEST']._serialized_start=2219
-  _globals['_WATCHENTRYREQUEST']._serialized_end=2277
-  _globals['_ASSIGNMENT']._serialized_start=2280
-  _globals['_ASSIGNMENT']._serialized_end=2411
-  _globals['_ENTRYUPDATE']._serialized_start=2414
-  _globals['_ENTRYUPDATE']._serialized_end=2579
-  _globals['_COMPETITIONS']._serialized_start=2582
-  _globals['_COMPETITIONS']._serialized_end=3289
+  _globals['_FAULTPOLICYSPEC']._serialized_start=44
+  _globals['_FAULTPOLICYSPEC']._serialized_end=222
+  _globals['_CREATEEVENTREQUEST']._serialized_start=225
+  _globals['_CREATEEVENTREQUEST']._serialized_end=535
+  _globals['_CREATEEVENTRESPONSE']._serialized_start=537
+  _globals['_CREATEEVENTRESPONSE']._serialized_end=638
+  _globals['_ENTEREVENTREQUEST']._serialized_start=640
+  _globals['_ENTEREVENTREQUEST']._serialized_end=704
+  _globals['_ENTEREVENTRESPONSE']._serialized_start=706
+  _globals['_ENTEREVENTRESPONSE']._serialized_end=779
+  _globals['_ORGANISERREQUEST']._serialized_start=781
+  _globals['_ORGANISERREQUEST']._serialized_end=856
+  _globals['_ADJUDICATEGAMEREQUEST']._serialized_start=859
+  _globals['_ADJUDICATEGAMEREQUEST']._serialized_end=988
+  _globals['_GETEVENTREQUEST']._serialized_start=990
+  _globals['_GETEVENTREQUEST']._serialized_end=1042
+  _globals['_LISTEVENTSREQUEST']._serialized_start=1044
+  _globals['_LISTEVENTSREQUEST']._serialized_end=1078
+  _globals['_LISTEVENTSRESPONSE']._serialized_start=1080
+  _globals['_LISTEVENTSRESPONSE']._serialized_end=1138
+  _globals['_ENTRANTINFO']._serialized_start=1140
+  _globals['_ENTRANTINFO']._serialized_end=1181
+  _globals['_GAMEINFO']._serialized_start=1184
+  _globals['_GAMEINFO']._serialized_end=1433
+  _globals['_ROUNDINFO']._serialized_start=1435
+  _globals['_ROUNDINFO']._serialized_end=1512
+  _globals['_STANDINGINFO']._serialized_start=1515
+  _globals['_STANDINGINFO']._serialized_end=1725
+  _globals['_EVENTINFO']._serialized_start=1728
+  _globals['_EVENTINFO']._serialized_end=2290
+  _globals['_EVENTINFO_EXPORTSENTRY']._serialized_start=2244
+  _globals['_EVENTINFO_EXPORTSENTRY']._serialized_end=2290
+  _globals['_WATCHENTRYREQUEST']._serialized_start=2292
+  _globals['_WATCHENTRYREQUEST']._serialized_end=2350
+  _globals['_ASSIGNMENT']._serialized_start=2353
+  _globals['_ASSIGNMENT']._serialized_end=2484
+  _globals['_ENTRYUPDATE']._serialized_start=2487
+  _globals['_ENTRYUPDATE']._serialized_end=2652
+  _globals['_COMPETITIONS']._serialized_start=2655
+  _globals['_COMPETITIONS']._serialized_end=3362
 # @@protoc_insertion_point(module_scope)

@@ -34,11 +34,22 @@ class FaultPolicySpec(_message.Message):
     ON_TIMEOUT_FIELD_NUMBER: _builtins.int
     DISCONNECT_GRACE_MS_FIELD_NUMBER: _builtins.int
     ON_DISCONNECT_FIELD_NUMBER: _builtins.int
+    TIMEOUTS_TO_FORFEIT_FIELD_NUMBER: _builtins.int
+    ILLEGAL_LIMIT_FIELD_NUMBER: _builtins.int
+    NO_SHOW_MS_FIELD_NUMBER: _builtins.int
     move_ms: _builtins.int
     """Time per move in milliseconds (0: no clock)."""
     on_timeout: _builtins.str
     disconnect_grace_ms: _builtins.int
     on_disconnect: _builtins.str
+    timeouts_to_forfeit: _builtins.int
+    """The table forfeits a seat at its N-th timeout of the game (reason "timeouts"; 0: never)."""
+    illegal_limit: _builtins.int
+    """Refused illegal moves at which a seat forfeits (reason "illegal_move"; 0: the default, 3)."""
+    no_show_ms: _builtins.int
+    """A seat not seen (no call or stream with its seat token) this long after its table was
+    made forfeits (reason "no_show"; nobody seen: the game is not played). 0: not checked.
+    """
     def __init__(
         self,
         *,
@@ -46,10 +57,13 @@ class FaultPolicySpec(_message.Message):
         on_timeout: _builtins.str = ...,
         disconnect_grace_ms: _builtins.int = ...,
         on_disconnect: _builtins.str = ...,
+        timeouts_to_forfeit: _builtins.int = ...,
+        illegal_limit: _builtins.int = ...,
+        no_show_ms: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["disconnect_grace_ms", b"disconnect_grace_ms", "move_ms", b"move_ms", "on_disconnect", b"on_disconnect", "on_timeout", b"on_timeout"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["disconnect_grace_ms", b"disconnect_grace_ms", "illegal_limit", b"illegal_limit", "move_ms", b"move_ms", "no_show_ms", b"no_show_ms", "on_disconnect", b"on_disconnect", "on_timeout", b"on_timeout", "timeouts_to_forfeit", b"timeouts_to_forfeit"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -21,6 +21,9 @@ def policy_spec(policy: FaultPolicy) -> pb.FaultPolicySpec:
         on_timeout=policy.on_timeout.value,
         disconnect_grace_ms=policy.disconnect_grace_ms,
         on_disconnect=policy.on_disconnect.value,
+        timeouts_to_forfeit=policy.timeouts_to_forfeit,
+        illegal_limit=policy.illegal_limit,
+        no_show_ms=policy.no_show_ms,
     )
 
 

@@ -21,8 +21,10 @@ from kafana.competitions.hosted.snapshot import config_dict, config_of, dumps, l
 from kafana.competitions.hosted.store import MAX_ENTRANTS
 from kafana.competitions.policy import Action, FaultPolicy
 from kafana.competitions.ratings import RatingBook
+from kafana.competitions.table_results import clock_spec
 from kafana.competitions.tournament import EventConfig, EventError, Kind, Tournament
 from kafana.errors import AuthenticationError, InvalidInputError, NotFoundError
+from kafana.service.tables import check_clock
 from kafana.v1 import competitions_pb2 as pb
 
 MAX_ROUNDS = 64
@@ -101,7 +103,11 @@ def event_config(request: pb.CreateEventRequest) -> EventConfig:
         on_timeout=_action(p.on_timeout, base.on_timeout, "timeout"),
         disconnect_grace_ms=p.disconnect_grace_ms or base.disconnect_grace_ms,
         on_disconnect=_action(p.on_disconnect, base.on_disconnect, "disconnect"),
+        illegal_limit=p.illegal_limit or base.illegal_limit,
+        timeouts_to_forfeit=p.timeouts_to_forfeit,
+        no_show_ms=p.no_show_ms,
     )
+    check_clock(clock_spec(policy))  # the tables' own limits (24 hours at most)
     kind, partnerships = Kind(format), request.partnerships
     return EventConfig(  # InvalidInputError for an unknown preset or game, a bad table
         name,
