@@ -210,6 +210,8 @@ def test_unknown_and_repeated_meta_keys_are_refused() -> None:
     assert "a second `meta seats` line" in refused(twice)
     assert "not a table id" in refused(fair(table="T1"))
     assert "not a match number" in refused(fair(match="first"))
+    assert "not a season number" in refused(fair(league="cup", season="0"))
+    assert verify(fair(league="cup", season="2", match="7")).finished
 
 
 # -- Tač --------------------------------------------------------------------------------------

@@ -216,7 +216,18 @@ def notes(text: str) -> Notes:
 
 # -- meta lines ------------------------------------------------------------------------------
 
-META_KEYS = ("event", "league", "match", "game", "table", "seats", "ending", "fault", "deal")
+META_KEYS = (
+    "event",
+    "league",
+    "season",
+    "match",
+    "game",
+    "table",
+    "seats",
+    "ending",
+    "fault",
+    "deal",
+)
 """Every meta key a fair record may carry; `fault` may repeat, the others appear once."""
 REQUIRED = ("seats", "ending")
 NAME = re.compile(r"[^\x00-\x1f\x7f]{1,200}")
@@ -272,9 +283,10 @@ def _meta(fair: FairRecord) -> dict[str, list[str]]:
         for value in found.get(key, ()):
             if not NAME.fullmatch(value):
                 raise fail(f"meta {key} {value[:60]!r} is not a name (1-200 printable characters)")
-    for value in found.get("match", ()):
-        if not value.isdigit() or int(value) < 1:
-            raise fail(f"meta match {value[:40]!r} is not a match number")
+    for key in ("season", "match"):
+        for value in found.get(key, ()):
+            if not value.isdigit() or int(value) < 1:
+                raise fail(f"meta {key} {value[:40]!r} is not a {key} number (1, 2, ...)")
     for value in found.get("table", ()):
         if not TABLE_ID.fullmatch(value):
             raise fail(f"meta table {value[:40]!r} is not a table id (16 hex digits)")
