@@ -51,9 +51,9 @@ def test_a_hosted_event_from_the_command_line(hosted: Served, tmp_path: Path) ->
     code, out = kafana("tournament", "run", "a=greedy", "b=random", "--kind", "round_robin",
                        "--target", "11", "--out", str(tmp_path / "local"))  # fmt: skip
     assert code == 0, out
-    hosted, local = (sorted((tmp_path / d).iterdir()) for d in ("hosted", "local"))
-    assert [f.name for f in hosted] == [f.name for f in local]  # the same exports
-    assert [f.read_text().splitlines()[0] for f in hosted if f.suffix == ".csv"] == [
+    mine, local = (sorted((tmp_path / d).iterdir()) for d in ("hosted", "local"))
+    assert [f.name for f in mine] == [f.name for f in local]  # the same exports
+    assert [f.read_text().splitlines()[0] for f in mine if f.suffix == ".csv"] == [
         f.read_text().splitlines()[0] for f in local if f.suffix == ".csv"
     ]
     code, out = kafana("tournament", "pause", ev, *at, "--token", org)

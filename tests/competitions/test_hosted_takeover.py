@@ -11,8 +11,7 @@ from kafana.v1 import competitions_pb2 as pb
 from kafana_client import AsyncClient
 from kafana_client.tournaments import Tournaments
 
-from .hosted_helpers import Served, served
-from .test_hosted_events import games, until
+from .hosted_helpers import Served, games, served, until
 
 
 async def test_the_lease_expires_and_fences_the_old_director(redis_url: str) -> None:

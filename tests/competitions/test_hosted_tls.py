@@ -17,8 +17,7 @@ from kafana_client import AsyncClient, RpcError, Tls
 from kafana_client.tournaments import Tournaments
 from reliability.reliability_support import make_certs
 
-from .hosted_helpers import bot_player, entry_task, served
-from .test_hosted_events import games
+from .hosted_helpers import bot_player, entry_task, games, served
 
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="needs openssl")
 
