@@ -59,6 +59,8 @@ async def test_a_duplicate_board_stays_sealed_while_any_game_of_it_plays(hosted:
             assert not g.secret and not g.record
             with pytest.raises(FailedPreconditionError):
                 await client.record(g.table_id)
+            with pytest.raises(FailedPreconditionError):  # nor a spectator's view of it
+                await client.get_state(g.table_id)
         assert not info.records_jsonl and not info.exports
 
         await events.end(event_id, made.organiser_token, note="seen enough")
