@@ -22,6 +22,7 @@ from kafana_client.cli.session import PersonAtTable
 from kafana_client.convert import rules_of
 from kafana_client.errors import ResourceExhaustedError
 from kafana_client.seat_loop import Decision, Hooks, follow_seat
+from kafana_client.tac import tac_rules_of
 from kafana_client.tournaments import SeatPlayer, Tournaments, play_entry
 from kit import Served, serve
 from rich.console import Console
@@ -41,11 +42,16 @@ async def follow(seat: AsyncSeat) -> None:
 
 
 def bot_player(client: AsyncClient, bot: str = "greedy") -> SeatPlayer:
-    """A remote bot: each assigned seat played by a registry bot through the SDK."""
+    """A remote bot: each assigned seat played by a registry bot through the SDK (a Tač bot of
+    that name at a Tač table)."""
 
     async def play(seat: AsyncSeat, a: pb.Assignment) -> object:
-        rules = rules_of(await client.get_table(a.table_id))
-        made = registry.create(bot, seat=a.seat, rules=rules, rng=random.Random(a.game_id))
+        info = await client.get_table(a.table_id)
+        rng = random.Random(a.game_id)
+        if info.rules.game == "tac":
+            tac_bot = registry.create(bot, seat=a.seat, rules=tac_rules_of(info), rng=rng)
+            return await run_bot(seat, tac_bot)
+        made = registry.create(bot, seat=a.seat, rules=rules_of(info), rng=rng)
         try:
             return await run_bot(seat, made)
         except ResourceExhaustedError:  # too many captures to list: trail from here on

@@ -1,15 +1,17 @@
-"""Hosted events at tables of 3 and 4 players and 2 against 2; round robin byes counted."""
+"""Hosted events at tables of 3 and 4 players, 2 against 2 and Tač; round robin byes counted."""
 
 from __future__ import annotations
+
+import asyncio
 
 import pytest
 from kafana.competitions.envelope import FairRecord
 from kafana.competitions.verify import verify
 from kafana.v1 import competitions_pb2 as pb
-from kafana_client import AsyncClient
+from kafana_client import AsyncClient, InvalidArgumentError
 from kafana_client.tournaments import Tournaments
 
-from .hosted_helpers import Served, games, until
+from .hosted_helpers import Served, bot_player, entry_task, games, until
 
 FOUR = ("ana", "bob", "cid", "dan")
 TABLES = [(3, False, FOUR[:3], 1), (4, False, FOUR, 1), (4, True, FOUR, 3)]
@@ -53,3 +55,30 @@ async def test_round_robin_byes_are_counted(hosted: Served) -> None:
     assert sorted(b for r in info.rounds for b in r.byes) == ["ana", "bob", "cid"]
     assert [s.byes for s in info.standings] == [1, 1, 1]
     assert all(s.played == 2 for s in info.standings)
+
+
+async def test_a_tac_event_of_remote_bots(hosted: Served) -> None:
+    async with AsyncClient.connect(hosted.target) as client:
+        events = Tournaments(client)
+        made = await events.create("tac", "round_robin", game="tac")
+        with pytest.raises(InvalidArgumentError, match="built-in bots play Tablić only"):
+            await events.enter(made.event_id, "x", bot="random")
+        names = ("ana", "bob", "cid", "dan")
+        entries = [await events.enter(made.event_id, n) for n in names]
+        await events.start(made.event_id, made.organiser_token)
+        players = [
+            await entry_task(client, made.event_id, e.token, bot_player(client, "loader"))
+            for e in entries
+        ]
+        for task in players:
+            assert (await asyncio.wait_for(task, 120)).event_over
+
+        async def get() -> pb.EventInfo:
+            return await events.get(made.event_id, records=True)
+
+        info = await until(get, lambda i: i.phase == "finished")
+    assert info.game == "tac" and info.seats_per_game == 4
+    (game,) = games(info)
+    assert game.ending == "score", (game.faults, FairRecord.from_text(game.record).get("ending"))
+    assert verify(FairRecord.from_text(game.record)).finished
+    assert sorted(s.entrant for s in info.standings) == sorted(names)

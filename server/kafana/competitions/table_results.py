@@ -112,6 +112,8 @@ def game_table_config(spec: GameSpec, seed: int, tournament: Tournament) -> rule
 
 ENDINGS = {
     "score": Ending.SCORE,
+    "out": Ending.SCORE,  # Tač: played out (places, no scores)
+    "stalled": Ending.SCORE,  # Tač: drawn, no card reached the centre for too long
     "closed": Ending.NOT_PLAYED,
     "abandoned": Ending.NOT_PLAYED,
     "no_show": Ending.NOT_PLAYED,
@@ -154,4 +156,7 @@ def game_result(
             *(("fault", f.code()) for f in faults),
         ),
     )
-    return GameResult(spec.game_id, scores, winner, ending, tuple(faults), fair.to_text(), table_id)
+    places = tuple(int(p) for p in result.places) if ending is Ending.SCORE else ()
+    return GameResult(
+        spec.game_id, scores, winner, ending, tuple(faults), fair.to_text(), table_id, "", places
+    )

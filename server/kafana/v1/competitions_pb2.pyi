@@ -110,9 +110,9 @@ class CreateEventRequest(_message.Message):
     chosen_seed: _builtins.bool
     """Set to accept `seed` (the deals become predictable from it)."""
     partnerships: _builtins.bool
-    """Four seats as two partnerships (2 against 2; Tač always is)."""
+    """Four seats as two partnerships (2 against 2; Tablić only)."""
     game: _builtins.str
-    """"tablic" (default) or "tac"."""
+    """"tablic" (default) or "tac" (remote entrants only: built-in bots play Tablić)."""
     @_builtins.property
     def policy(self) -> Global___FaultPolicySpec: ...
     def __init__(

@@ -384,7 +384,6 @@ class EventRun:
         t = self.hosted.tournament
         config = t.config
         rules = config.rules
-        assert isinstance(rules, tablic.Rules)  # hosted Tač events are refused at creation
         seed = t.seed_of(spec.game_id)
         secret = t.secret_of(spec.game_id)
         notes: list[Fault] = []
@@ -392,8 +391,8 @@ class EventRun:
         async with asyncio.TaskGroup() as group:
             for index, name in enumerate(spec.seats):
                 bot_name = self.bots.get(name)
-                if not bot_name:
-                    continue  # a person or remote bot plays this seat itself
+                if not bot_name or not isinstance(rules, tablic.Rules):
+                    continue  # a person or remote bot plays this seat itself (Tač: always)
                 rng = random.Random(f"{seed}:{spec.game_id}:{index}")
                 bot = registry.create(bot_name, seat=index, rules=rules, rng=rng)
                 token = seats.tokens[index]

@@ -81,11 +81,6 @@ def event_config(request: pb.CreateEventRequest) -> EventConfig:
         raise InvalidInputError(f"unknown format {format!r}: choose {', '.join(kinds)}")
     if players not in (2, 3, 4):
         raise InvalidInputError(f"seats per game {players}: 2, 3 or 4")
-    if game != "tablic":
-        raise InvalidInputError(
-            f"hosted events are Tablić games, not {game!r}: the server plays only Tablić "
-            "bots for now (`kafana tournament run` plays Tač events)"
-        )
     if rounds > MAX_ROUNDS:
         raise InvalidInputError(f"rounds {rounds}: at most {MAX_ROUNDS}")
     if boards > MAX_BOARDS or hands_per_board > MAX_BOARDS:
@@ -164,8 +159,13 @@ def config_from_meta(meta: dict[str, str]) -> EventConfig:
     return config_of(json.loads(meta["config"]))
 
 
-def entrant_value(bot: str, token: str) -> str:
+def entrant_value(bot: str, token: str, game: str = "tablic") -> str:
     """An entrant's stored value (bot name, or the entry token's digest)."""
+    if bot and game != "tablic":
+        raise InvalidInputError(
+            f"built-in bots play Tablić only: enter a {game} event as a remote bot or a person "
+            "(no bot name), then play its games with the entry token"
+        )
     if bot:
         registry.entry(bot)  # InvalidInputError naming the known bots
     return json.dumps({"bot": bot, "token": digest(token) if token else ""}, sort_keys=True)

@@ -85,10 +85,10 @@ class CompetitionsServicer(competitions_pb2_grpc.CompetitionsServicer):
         self, request: pb.EnterEventRequest, context: Context
     ) -> pb.EnterEventResponse:
         """Enter an open event: a built-in bot by name, or a person / remote bot (a token)."""
-        await self._meta(request.event_id)
+        meta = await self._meta(request.event_id)
         name = ev.check_name(request.name, "entrant name")
         token = "" if request.bot else ev.new_token()
-        value = ev.entrant_value(request.bot, token)
+        value = ev.entrant_value(request.bot, token, ev.config_from_meta(meta).game)
         answer = await self.store.enter(request.event_id, name, value)
         if answer == "missing":
             raise missing(request.event_id)
