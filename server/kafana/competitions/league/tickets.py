@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import Awaitable, Callable, Iterator
 
@@ -20,10 +21,13 @@ from kafana.competitions.league.convert import match_info
 from kafana.competitions.league.referee import table_of
 from kafana.competitions.league.store import PAIRED, SETTLED, LeagueStore, now_ms
 from kafana.errors import KafanaError
+from kafana.logs import Repeated
+from kafana.service.errors import UNAVAILABLE_ERRORS
 from kafana.service.limits import MAX_SEAT_NAME
 from kafana.service.tables import Tables
 from kafana.v1 import leagues_pb2 as pb
 
+log = logging.getLogger(__name__)
 HEARTBEAT_S = 3.0
 POLL_S = 0.25
 
@@ -117,23 +121,29 @@ async def watch(
     open_matches: set[int] = set()  # tickets sent, not yet reported settled
     told: set[int] = set()
     last = time.monotonic()
+    errors = Repeated(log, f"the ticket stream of {player}", quiet=UNAVAILABLE_ERRORS)
     with waiters.watching(league, player) as woken:
         while not ended():
-            state, number = await store.status(league, player)
-            if state == PAIRED and number not in open_matches and number not in told:
-                ticket = await show_up(store, tables, league, number, player, move_ms)
-                if ticket is not None:
-                    await write(pb.TicketUpdate(ticket=ticket))
-                    open_matches.add(number)
-                    last = time.monotonic()
-            for n in sorted(open_matches):
-                match = await store.match(league, n)
-                if not match or match.get("state") == SETTLED:
-                    open_matches.discard(n)
-                    told.add(n)
-                    if match:
-                        await write(pb.TicketUpdate(settled=match_info(league, n, match)))
+            try:
+                state, number = await store.status(league, player)
+                if state == PAIRED and number not in open_matches and number not in told:
+                    ticket = await show_up(store, tables, league, number, player, move_ms)
+                    if ticket is not None:
+                        await write(pb.TicketUpdate(ticket=ticket))
+                        open_matches.add(number)
                         last = time.monotonic()
+                for n in sorted(open_matches):
+                    match = await store.match(league, n)
+                    if not match or match.get("state") == SETTLED:
+                        open_matches.discard(n)
+                        told.add(n)
+                        if match:
+                            await write(pb.TicketUpdate(settled=match_info(league, n, match)))
+                            last = time.monotonic()
+            except UNAVAILABLE_ERRORS as error:  # the store is down a moment: look again
+                errors.failed(error)
+            else:
+                errors.succeeded()
             if time.monotonic() - last >= heartbeat_s:
                 await write(pb.TicketUpdate(heartbeat_ms=now_ms()))
                 last = time.monotonic()
