@@ -31,6 +31,8 @@ def create_event(server: str, name: str, target: int, seed: int) -> tuple[str, s
 
 def test_a_hosted_event_from_the_command_line(hosted: Served, tmp_path: Path) -> None:
     at = ("--server", hosted.target)
+    code, out = kafana("tournament", "create", "guessable", *at, "--seed", "2")
+    assert code == 2 and "--seed is refused" in out and "--chosen-seed" in out
     ev, org = create_event(hosted.target, "cli-ev", target=21, seed=2)
     code, out = kafana("tournament", "enter", ev, "nemo", "--bot", "deep-blue", *at)
     assert code == 1 and "unknown bot 'deep-blue'" in out
@@ -46,6 +48,7 @@ def test_a_hosted_event_from_the_command_line(hosted: Served, tmp_path: Path) ->
     code, out = kafana("tournament", "status", ev, *at, "--out", str(tmp_path / "hosted"))
     assert code == 0 and "finished" in out, out
     assert len(re.findall(r"commitment [0-9a-f]{64}\b", out)) == 3  # in full
+    assert "deals: organiser-chosen seed" in out
     code, out = kafana("verify", str(tmp_path / "hosted" / "records.jsonl"))
     assert code == 0 and out.count(": OK: ") == 3, out
     code, out = kafana("tournament", "run", "a=greedy", "b=random", "--kind", "round_robin",
