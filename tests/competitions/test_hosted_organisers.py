@@ -16,7 +16,7 @@ from kafana.competitions.model import GameResult, GameSpec
 from kafana.competitions.tournament import Tournament
 from kafana.games.tablic import MatchRecord
 from kafana.v1 import competitions_pb2 as pb
-from kafana_client import AsyncClient, FailedPreconditionError
+from kafana_client import AsyncClient, FailedPreconditionError, InvalidArgumentError
 from kafana_client.tournaments import Tournaments, play_entry
 from redis.asyncio import Redis
 
@@ -62,6 +62,8 @@ async def test_an_adjudicated_game_keeps_the_moves_played(hosted: Served) -> Non
         held = [await first_assignment(client, made.event_id, e.token) for e in entries]
         await play_moves([seat for seat, _ in held], 5)
         game_id = held[0][1].game_id
+        with pytest.raises(InvalidArgumentError, match="winner side 2: 0 to 1"):
+            await events.adjudicate(made.event_id, made.organiser_token, game_id, 2)
         await events.adjudicate(made.event_id, made.organiser_token, game_id, 0, note="rain")
 
         async def get() -> pb.EventInfo:

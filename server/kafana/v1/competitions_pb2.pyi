@@ -263,7 +263,7 @@ class AdjudicateGameRequest(_message.Message):
     organiser_token: _builtins.str
     game_id: _builtins.str
     winner: _builtins.int
-    """The winning seat; absent: a draw."""
+    """The winning side (a seat; with partnerships 0 or 1); absent: a draw."""
     note: _builtins.str
     def __init__(
         self,

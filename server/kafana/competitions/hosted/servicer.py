@@ -183,8 +183,9 @@ class CompetitionsServicer(competitions_pb2_grpc.CompetitionsServicer):
         if request.game_id in t.results:
             raise EventError(f"game {request.game_id!r} already has a result")
         winner = request.winner if request.HasField("winner") else None
-        if winner is not None and winner > 1:
-            raise InvalidInputError(f"winner seat {winner}: 0 or 1 (or none for a draw)")
+        sides = len(t.game(request.game_id).sides)
+        if winner is not None and winner >= sides:
+            raise InvalidInputError(f"winner side {winner}: 0 to {sides - 1} (or none for a draw)")
         value = adjudication(winner, request.note)
         await self.store.adjudicate(request.event_id, request.game_id, value)
         return await self._info(request.event_id)
