@@ -197,3 +197,31 @@ async def test_a_no_show_forfeits_and_nobody_showing_is_not_rated(redis_url: str
         assert match.ending == "no_show" and not match.rated and match.secret
         player = await node.leagues.GetPlayer(pb.GetPlayerRequest(league="late"), metadata=bob)
         assert player.games == 1  # the first match only
+
+
+async def test_a_seated_player_who_never_moves_forfeits_by_the_league_policy(
+    redis_url: str,
+) -> None:
+    async with site(redis_url) as s:
+        node = s.nodes[0]
+        org = await s.account("org", "organiser")
+        await create_league(node, org, "idle", move_ms=300, timeouts_to_forfeit=1)
+        ana, bob = await s.account("ana"), await s.account("bob")
+        streams = {"ana": Tickets(node, "idle", ana), "bob": Tickets(node, "idle", bob)}
+        try:
+            for key in (ana, bob):
+                await node.leagues.JoinQueue(pb.QueueRequest(league="idle"), metadata=key)
+            ticket = (await streams["ana"].next("ticket")).ticket
+            await streams["bob"].next("ticket")  # bob shows up and plays nothing
+            player = asyncio.create_task(play_out(node, ticket, ana))
+            settled = (await streams["bob"].next("settled", timeout=30)).settled
+            await player
+        finally:
+            for stream in streams.values():
+                stream.close()
+        assert settled.rated and settled.ending == "forfeit"
+        assert list(settled.scores) == [1.0 if p == "ana" else 0.0 for p in settled.players]
+        board = await node.leagues.GetLeaderboard(
+            pb.GetLeaderboardRequest(league="idle"), metadata=ana
+        )
+        assert [r.player for r in board.rows] == ["ana", "bob"]

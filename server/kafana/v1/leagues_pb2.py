@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17kafana/v1/leagues.proto\x12\tkafana.v1\"\xab\x01\n\nLeagueSpec\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0e\n\x06preset\x18\x02 \x01(\t\x12\x0e\n\x06target\x18\x03 \x01(\r\x12\x0f\n\x07players\x18\x04 \x01(\r\x12\x0f\n\x07move_ms\x18\x05 \x01(\r\x12\x1b\n\x13timeouts_to_forfeit\x18\x06 \x01(\r\x12\x18\n\x10join_deadline_ms\x18\x07 \x01(\r\x12\x16\n\x0eretention_days\x18\x08 \x01(\r\"J\n\x13\x43reateLeagueRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\x12#\n\x04spec\x18\x02 \x01(\x0b\x32\x15.kafana.v1.LeagueSpec\"\"\n\x10GetLeagueRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\"\"\n\x10NewSeasonRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\"\xa4\x01\n\nLeagueInfo\x12\x0e\n\x06league\x18\x01 \x01(\t\x12#\n\x04spec\x18\x02 \x01(\x0b\x32\x15.kafana.v1.LeagueSpec\x12\x0e\n\x06season\x18\x03 \x01(\r\x12\x0f\n\x07waiting\x18\x04 \x01(\r\x12\x14\n\x0cmatches_made\x18\x05 \x01(\x04\x12\x17\n\x0fmatches_settled\x18\x06 \x01(\x04\x12\x11\n\torganiser\x18\x07 \x01(\t\"\x1e\n\x0cQueueRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\"i\n\x0bQueueStatus\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\r\n\x05state\x18\x03 \x01(\t\x12\x0f\n\x07waiting\x18\x04 \x01(\r\x12\n\n\x02mu\x18\x05 \x01(\x01\x12\x0e\n\x06rating\x18\x06 \x01(\x01\"%\n\x13WatchTicketsRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\"\xc9\x01\n\x06Ticket\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\r\n\x05match\x18\x02 \x01(\x04\x12\x0e\n\x06season\x18\x03 \x01(\r\x12\x10\n\x08table_id\x18\x04 \x01(\t\x12\x0c\n\x04seat\x18\x05 \x01(\r\x12\x12\n\nseat_token\x18\x06 \x01(\t\x12\x0f\n\x07players\x18\x07 \x03(\t\x12\x12\n\ncommitment\x18\x08 \x01(\t\x12\x12\n\ncreated_ms\x18\t \x01(\x03\x12\x0f\n\x07move_ms\x18\n \x01(\r\x12\x12\n\njoin_by_ms\x18\x0b \x01(\x03\"~\n\x0cTicketUpdate\x12#\n\x06ticket\x18\x01 \x01(\x0b\x32\x11.kafana.v1.TicketH\x00\x12\'\n\x07settled\x18\x02 \x01(\x0b\x32\x14.kafana.v1.MatchInfoH\x00\x12\x16\n\x0cheartbeat_ms\x18\x03 \x01(\x03H\x00\x42\x08\n\x06update\"X\n\x15GetLeaderboardRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\x0e\n\x06season\x18\x02 \x01(\r\x12\x0c\n\x04page\x18\x03 \x01(\r\x12\x11\n\tpage_size\x18\x04 \x01(\r\"8\n\x08\x42oardRow\x12\x0c\n\x04rank\x18\x01 \x01(\r\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0e\n\x06rating\x18\x03 \x01(\x01\"\x84\x01\n\x0fLeaderboardPage\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\x0e\n\x06season\x18\x02 \x01(\r\x12\x0c\n\x04page\x18\x03 \x01(\r\x12\x11\n\tpage_size\x18\x04 \x01(\r\x12\r\n\x05total\x18\x05 \x01(\r\x12!\n\x04rows\x18\x06 \x03(\x0b\x32\x13.kafana.v1.BoardRow\"S\n\x10GetPlayerRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0e\n\x06season\x18\x03 \x01(\r\x12\x0f\n\x07matches\x18\x04 \x01(\r\"6\n\x0bRatingPoint\x12\x0c\n\x04game\x18\x01 \x01(\x04\x12\n\n\x02mu\x18\x02 \x01(\x01\x12\r\n\x05sigma\x18\x03 \x01(\x01\"\xe9\x01\n\nPlayerInfo\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0e\n\x06season\x18\x03 \x01(\r\x12\n\n\x02mu\x18\x04 \x01(\x01\x12\r\n\x05sigma\x18\x05 \x01(\x01\x12\x0e\n\x06rating\x18\x06 \x01(\x01\x12\r\n\x05games\x18\x07 \x01(\r\x12\x13\n\x0bprovisional\x18\x08 \x01(\x08\x12\x0c\n\x04rank\x18\t \x01(\r\x12\'\n\x07history\x18\n \x03(\x0b\x32\x16.kafana.v1.RatingPoint\x12%\n\x07matches\x18\x0b \x03(\x0b\x32\x14.kafana.v1.MatchInfo\"@\n\x0fGetMatchRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\r\n\x05match\x18\x02 \x01(\x04\x12\x0e\n\x06record\x18\x03 \x01(\x08\"\x87\x02\n\tMatchInfo\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\r\n\x05match\x18\x02 \x01(\x04\x12\x0e\n\x06season\x18\x03 \x01(\r\x12\x0f\n\x07players\x18\x04 \x03(\t\x12\x10\n\x08table_id\x18\x05 \x01(\t\x12\x12\n\ncommitment\x18\x06 \x01(\t\x12\r\n\x05state\x18\x07 \x01(\t\x12\x0e\n\x06\x65nding\x18\x08 \x01(\t\x12\x0e\n\x06scores\x18\t \x03(\x01\x12\r\n\x05rated\x18\n \x01(\x08\x12\x0e\n\x06\x66\x61ults\x18\x0b \x03(\t\x12\x0e\n\x06secret\x18\x0c \x01(\t\x12\x0e\n\x06record\x18\r \x01(\t\x12\x12\n\ncreated_ms\x18\x0e \x01(\x03\x12\x12\n\nsettled_ms\x18\x0f \x01(\x03\x32\xe9\x04\n\x07Leagues\x12\x45\n\x0c\x43reateLeague\x12\x1e.kafana.v1.CreateLeagueRequest\x1a\x15.kafana.v1.LeagueInfo\x12?\n\tGetLeague\x12\x1b.kafana.v1.GetLeagueRequest\x1a\x15.kafana.v1.LeagueInfo\x12?\n\tNewSeason\x12\x1b.kafana.v1.NewSeasonRequest\x1a\x15.kafana.v1.LeagueInfo\x12<\n\tJoinQueue\x12\x17.kafana.v1.QueueRequest\x1a\x16.kafana.v1.QueueStatus\x12=\n\nLeaveQueue\x12\x17.kafana.v1.QueueRequest\x1a\x16.kafana.v1.QueueStatus\x12I\n\x0cWatchTickets\x12\x1e.kafana.v1.WatchTicketsRequest\x1a\x17.kafana.v1.TicketUpdate0\x01\x12N\n\x0eGetLeaderboard\x12 .kafana.v1.GetLeaderboardRequest\x1a\x1a.kafana.v1.LeaderboardPage\x12?\n\tGetPlayer\x12\x1b.kafana.v1.GetPlayerRequest\x1a\x15.kafana.v1.PlayerInfo\x12<\n\x08GetMatch\x12\x1a.kafana.v1.GetMatchRequest\x1a\x14.kafana.v1.MatchInfob\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17kafana/v1/leagues.proto\x12\tkafana.v1\"\xdf\x01\n\nLeagueSpec\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0e\n\x06preset\x18\x02 \x01(\t\x12\x0e\n\x06target\x18\x03 \x01(\r\x12\x0f\n\x07players\x18\x04 \x01(\r\x12\x0f\n\x07move_ms\x18\x05 \x01(\r\x12\x1b\n\x13timeouts_to_forfeit\x18\x06 \x01(\r\x12\x18\n\x10join_deadline_ms\x18\x07 \x01(\r\x12\x16\n\x0eretention_days\x18\x08 \x01(\r\x12\x1b\n\x13\x64isconnect_grace_ms\x18\t \x01(\r\x12\x15\n\rillegal_limit\x18\n \x01(\r\"J\n\x13\x43reateLeagueRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\x12#\n\x04spec\x18\x02 \x01(\x0b\x32\x15.kafana.v1.LeagueSpec\"\"\n\x10GetLeagueRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\"\"\n\x10NewSeasonRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\"\xa4\x01\n\nLeagueInfo\x12\x0e\n\x06league\x18\x01 \x01(\t\x12#\n\x04spec\x18\x02 \x01(\x0b\x32\x15.kafana.v1.LeagueSpec\x12\x0e\n\x06season\x18\x03 \x01(\r\x12\x0f\n\x07waiting\x18\x04 \x01(\r\x12\x14\n\x0cmatches_made\x18\x05 \x01(\x04\x12\x17\n\x0fmatches_settled\x18\x06 \x01(\x04\x12\x11\n\torganiser\x18\x07 \x01(\t\"\x1e\n\x0cQueueRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\"i\n\x0bQueueStatus\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\r\n\x05state\x18\x03 \x01(\t\x12\x0f\n\x07waiting\x18\x04 \x01(\r\x12\n\n\x02mu\x18\x05 \x01(\x01\x12\x0e\n\x06rating\x18\x06 \x01(\x01\"%\n\x13WatchTicketsRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\"\xc9\x01\n\x06Ticket\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\r\n\x05match\x18\x02 \x01(\x04\x12\x0e\n\x06season\x18\x03 \x01(\r\x12\x10\n\x08table_id\x18\x04 \x01(\t\x12\x0c\n\x04seat\x18\x05 \x01(\r\x12\x12\n\nseat_token\x18\x06 \x01(\t\x12\x0f\n\x07players\x18\x07 \x03(\t\x12\x12\n\ncommitment\x18\x08 \x01(\t\x12\x12\n\ncreated_ms\x18\t \x01(\x03\x12\x0f\n\x07move_ms\x18\n \x01(\r\x12\x12\n\njoin_by_ms\x18\x0b \x01(\x03\"~\n\x0cTicketUpdate\x12#\n\x06ticket\x18\x01 \x01(\x0b\x32\x11.kafana.v1.TicketH\x00\x12\'\n\x07settled\x18\x02 \x01(\x0b\x32\x14.kafana.v1.MatchInfoH\x00\x12\x16\n\x0cheartbeat_ms\x18\x03 \x01(\x03H\x00\x42\x08\n\x06update\"X\n\x15GetLeaderboardRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\x0e\n\x06season\x18\x02 \x01(\r\x12\x0c\n\x04page\x18\x03 \x01(\r\x12\x11\n\tpage_size\x18\x04 \x01(\r\"8\n\x08\x42oardRow\x12\x0c\n\x04rank\x18\x01 \x01(\r\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0e\n\x06rating\x18\x03 \x01(\x01\"\x84\x01\n\x0fLeaderboardPage\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\x0e\n\x06season\x18\x02 \x01(\r\x12\x0c\n\x04page\x18\x03 \x01(\r\x12\x11\n\tpage_size\x18\x04 \x01(\r\x12\r\n\x05total\x18\x05 \x01(\r\x12!\n\x04rows\x18\x06 \x03(\x0b\x32\x13.kafana.v1.BoardRow\"S\n\x10GetPlayerRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0e\n\x06season\x18\x03 \x01(\r\x12\x0f\n\x07matches\x18\x04 \x01(\r\"6\n\x0bRatingPoint\x12\x0c\n\x04game\x18\x01 \x01(\x04\x12\n\n\x02mu\x18\x02 \x01(\x01\x12\r\n\x05sigma\x18\x03 \x01(\x01\"\xe9\x01\n\nPlayerInfo\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0e\n\x06season\x18\x03 \x01(\r\x12\n\n\x02mu\x18\x04 \x01(\x01\x12\r\n\x05sigma\x18\x05 \x01(\x01\x12\x0e\n\x06rating\x18\x06 \x01(\x01\x12\r\n\x05games\x18\x07 \x01(\r\x12\x13\n\x0bprovisional\x18\x08 \x01(\x08\x12\x0c\n\x04rank\x18\t \x01(\r\x12\'\n\x07history\x18\n \x03(\x0b\x32\x16.kafana.v1.RatingPoint\x12%\n\x07matches\x18\x0b \x03(\x0b\x32\x14.kafana.v1.MatchInfo\"@\n\x0fGetMatchRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\r\n\x05match\x18\x02 \x01(\x04\x12\x0e\n\x06record\x18\x03 \x01(\x08\"\x87\x02\n\tMatchInfo\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\r\n\x05match\x18\x02 \x01(\x04\x12\x0e\n\x06season\x18\x03 \x01(\r\x12\x0f\n\x07players\x18\x04 \x03(\t\x12\x10\n\x08table_id\x18\x05 \x01(\t\x12\x12\n\ncommitment\x18\x06 \x01(\t\x12\r\n\x05state\x18\x07 \x01(\t\x12\x0e\n\x06\x65nding\x18\x08 \x01(\t\x12\x0e\n\x06scores\x18\t \x03(\x01\x12\r\n\x05rated\x18\n \x01(\x08\x12\x0e\n\x06\x66\x61ults\x18\x0b \x03(\t\x12\x0e\n\x06secret\x18\x0c \x01(\t\x12\x0e\n\x06record\x18\r \x01(\t\x12\x12\n\ncreated_ms\x18\x0e \x01(\x03\x12\x12\n\nsettled_ms\x18\x0f \x01(\x03\x32\xe9\x04\n\x07Leagues\x12\x45\n\x0c\x43reateLeague\x12\x1e.kafana.v1.CreateLeagueRequest\x1a\x15.kafana.v1.LeagueInfo\x12?\n\tGetLeague\x12\x1b.kafana.v1.GetLeagueRequest\x1a\x15.kafana.v1.LeagueInfo\x12?\n\tNewSeason\x12\x1b.kafana.v1.NewSeasonRequest\x1a\x15.kafana.v1.LeagueInfo\x12<\n\tJoinQueue\x12\x17.kafana.v1.QueueRequest\x1a\x16.kafana.v1.QueueStatus\x12=\n\nLeaveQueue\x12\x17.kafana.v1.QueueRequest\x1a\x16.kafana.v1.QueueStatus\x12I\n\x0cWatchTickets\x12\x1e.kafana.v1.WatchTicketsRequest\x1a\x17.kafana.v1.TicketUpdate0\x01\x12N\n\x0eGetLeaderboard\x12 .kafana.v1.GetLeaderboardRequest\x1a\x1a.kafana.v1.LeaderboardPage\x12?\n\tGetPlayer\x12\x1b.kafana.v1.GetPlayerRequest\x1a\x15.kafana.v1.PlayerInfo\x12<\n\x08GetMatch\x12\x1a.kafana.v1.GetMatchRequest\x1a\x14.kafana.v1.MatchInfob\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -32,41 +32,41 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'kafana.v1.leagues_pb2', _gl
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_LEAGUESPEC']._serialized_start=39
-  _globals['_LEAGUESPEC']._serialized_end=210
-  _globals['_CREATELEAGUEREQUEST']._serialized_start=212
-  _globals['_CREATELEAGUEREQUEST']._serialized_end=286
-  _globals['_GETLEAGUEREQUEST']._serialized_start=288
-  _globals['_GETLEAGUEREQUEST']._serialized_end=322
-  _globals['_NEWSEASONREQUEST']._serialized_start=324
-  _globals['_NEWSEASONREQUEST']._serialized_end=358
-  _globals['_LEAGUEINFO']._serialized_start=361
-  _globals['_LEAGUEINFO']._serialized_end=525
-  _globals['_QUEUEREQUEST']._serialized_start=527
-  _globals['_QUEUEREQUEST']._serialized_end=557
-  _globals['_QUEUESTATUS']._serialized_start=559
-  _globals['_QUEUESTATUS']._serialized_end=664
-  _globals['_WATCHTICKETSREQUEST']._serialized_start=666
-  _globals['_WATCHTICKETSREQUEST']._serialized_end=703
-  _globals['_TICKET']._serialized_start=706
-  _globals['_TICKET']._serialized_end=907
-  _globals['_TICKETUPDATE']._serialized_start=909
-  _globals['_TICKETUPDATE']._serialized_end=1035
-  _globals['_GETLEADERBOARDREQUEST']._serialized_start=1037
-  _globals['_GETLEADERBOARDREQUEST']._serialized_end=1125
-  _globals['_BOARDROW']._serialized_start=1127
-  _globals['_BOARDROW']._serialized_end=1183
-  _globals['_LEADERBOARDPAGE']._serialized_start=1186
-  _globals['_LEADERBOARDPAGE']._serialized_end=1318
-  _globals['_GETPLAYERREQUEST']._serialized_start=1320
-  _globals['_GETPLAYERREQUEST']._serialized_end=1403
-  _globals['_RATINGPOINT']._serialized_start=1405
-  _globals['_RATINGPOINT']._serialized_end=1459
-  _globals['_PLAYERINFO']._serialized_start=1462
-  _globals['_PLAYERINFO']._serialized_end=1695
-  _globals['_GETMATCHREQUEST']._serialized_start=1697
-  _globals['_GETMATCHREQUEST']._serialized_end=1761
-  _globals['_MATCHINFO']._serialized_start=1764
-  _globals['_MATCHINFO']._serialized_end=2027
-  _globals['_LEAGUES']._serialized_start=2030
-  _globals['_LEAGUES']._serialized_end=2647
+  _globals['_LEAGUESPEC']._serialized_end=262
+  _globals['_CREATELEAGUEREQUEST']._serialized_start=264
+  _globals['_CREATELEAGUEREQUEST']._serialized_end=338
+  _globals['_GETLEAGUEREQUEST']._serialized_start=340
+  _globals['_GETLEAGUEREQUEST']._serialized_end=374
+  _globals['_NEWSEASONREQUEST']._serialized_start=376
+  _globals['_NEWSEASONREQUEST']._serialized_end=410
+  _globals['_LEAGUEINFO']._serialized_start=413
+  _globals['_LEAGUEINFO']._serialized_end=577
+  _globals['_QUEUEREQUEST']._serialized_start=579
+  _globals['_QUEUEREQUEST']._serialized_end=609
+  _globals['_QUEUESTATUS']._serialized_start=611
+  _globals['_QUEUESTATUS']._serialized_end=716
+  _globals['_WATCHTICKETSREQUEST']._serialized_start=718
+  _globals['_WATCHTICKETSREQUEST']._serialized_end=755
+  _globals['_TICKET']._serialized_start=758
+  _globals['_TICKET']._serialized_end=959
+  _globals['_TICKETUPDATE']._serialized_start=961
+  _globals['_TICKETUPDATE']._serialized_end=1087
+  _globals['_GETLEADERBOARDREQUEST']._serialized_start=1089
+  _globals['_GETLEADERBOARDREQUEST']._serialized_end=1177
+  _globals['_BOARDROW']._serialized_start=1179
+  _globals['_BOARDROW']._serialized_end=1235
+  _globals['_LEADERBOARDPAGE']._serialized_start=1238
+  _globals['_LEADERBOARDPAGE']._serialized_end=1370
+  _globals['_GETPLAYERREQUEST']._serialized_start=1372
+  _globals['_GETPLAYERREQUEST']._serialized_end=1455
+  _globals['_RATINGPOINT']._serialized_start=1457
+  _globals['_RATINGPOINT']._serialized_end=1511
+  _globals['_PLAYERINFO']._serialized_start=1514
+  _globals['_PLAYERINFO']._serialized_end=1747
+  _globals['_GETMATCHREQUEST']._serialized_start=1749
+  _globals['_GETMATCHREQUEST']._serialized_end=1813
+  _globals['_MATCHINFO']._serialized_start=1816
+  _globals['_MATCHINFO']._serialized_end=2079
+  _globals['_LEAGUES']._serialized_start=2082
+  _globals['_LEAGUES']._serialized_end=2699
 # @@protoc_insertion_point(module_scope)

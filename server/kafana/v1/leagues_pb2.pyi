@@ -33,6 +33,8 @@ class LeagueSpec(_message.Message):
     TIMEOUTS_TO_FORFEIT_FIELD_NUMBER: _builtins.int
     JOIN_DEADLINE_MS_FIELD_NUMBER: _builtins.int
     RETENTION_DAYS_FIELD_NUMBER: _builtins.int
+    DISCONNECT_GRACE_MS_FIELD_NUMBER: _builtins.int
+    ILLEGAL_LIMIT_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     """"tablic" (the default) or "tac"."""
     preset: _builtins.str
@@ -50,6 +52,12 @@ class LeagueSpec(_message.Message):
     """
     retention_days: _builtins.int
     """Days a match's data (tables, records, histories) is kept after it is settled (0: 30)."""
+    disconnect_grace_ms: _builtins.int
+    """A seated player not seen (no call, no stream with the seat token) this long while it is
+    their turn forfeits the match, reason "disconnect" (0: the default, 10 s).
+    """
+    illegal_limit: _builtins.int
+    """A player's refused illegal moves: the N-th forfeits the match (0: the default, 3)."""
     def __init__(
         self,
         *,
@@ -61,10 +69,12 @@ class LeagueSpec(_message.Message):
         timeouts_to_forfeit: _builtins.int = ...,
         join_deadline_ms: _builtins.int = ...,
         retention_days: _builtins.int = ...,
+        disconnect_grace_ms: _builtins.int = ...,
+        illegal_limit: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "join_deadline_ms", b"join_deadline_ms", "move_ms", b"move_ms", "players", b"players", "preset", b"preset", "retention_days", b"retention_days", "target", b"target", "timeouts_to_forfeit", b"timeouts_to_forfeit"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["disconnect_grace_ms", b"disconnect_grace_ms", "game", b"game", "illegal_limit", b"illegal_limit", "join_deadline_ms", b"join_deadline_ms", "move_ms", b"move_ms", "players", b"players", "preset", b"preset", "retention_days", b"retention_days", "target", b"target", "timeouts_to_forfeit", b"timeouts_to_forfeit"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

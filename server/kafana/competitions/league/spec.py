@@ -23,6 +23,8 @@ JOIN_DEADLINE_MS = 30_000
 MIN_JOIN_DEADLINE_MS = 1_000
 MAX_JOIN_DEADLINE_MS = 600_000
 RETENTION_DAYS = 30
+DISCONNECT_GRACE_MS = 10_000
+ILLEGAL_LIMIT = 3
 MAX_RETENTION_DAYS = 3650
 DAY_MS = 86_400_000
 
@@ -67,6 +69,10 @@ def league_spec(spec: leagues_pb2.LeagueSpec) -> leagues_pb2.LeagueSpec:
         retention_days=_bounded(
             spec.retention_days, RETENTION_DAYS, 1, MAX_RETENTION_DAYS, "retention_days"
         ),
+        disconnect_grace_ms=_bounded(
+            spec.disconnect_grace_ms, DISCONNECT_GRACE_MS, 500, MAX_MOVE_MS, "disconnect_grace_ms"
+        ),
+        illegal_limit=_bounded(spec.illegal_limit, ILLEGAL_LIMIT, 1, 1000, "illegal_limit"),
     )
     build_rules(rules_of(out))  # the game, preset, players and target can be played
     return out

@@ -30,9 +30,17 @@ def match_of(name: str) -> tuple[str, int] | None:
 def league_table(
     league: str, number: int, players: Sequence[str], secret: str, spec: leagues_pb2.LeagueSpec
 ) -> rules_pb2.TableConfig:
-    """Match `number`'s table: dealt from the match's secret; seat k only for players[k]."""
+    """Match `number`'s table: dealt from the match's secret; seat k only for players[k]; the
+    league's fault policy on its clock (the join deadline is the referee's: `referee`). A seat
+    taken for a player who then never uses it forfeits as a no-show at twice the deadline."""
     clock = rules_pb2.ClockSpec(
-        move_millis=spec.move_ms, policy=rules_pb2.TIMEOUT_POLICY_DEFAULT_MOVE
+        move_millis=spec.move_ms,
+        policy=rules_pb2.TIMEOUT_POLICY_DEFAULT_MOVE,
+        forfeit_after_timeouts=spec.timeouts_to_forfeit,
+        disconnect_grace_millis=spec.disconnect_grace_ms,
+        on_disconnect=rules_pb2.TIMEOUT_POLICY_FORFEIT,
+        no_show_millis=2 * spec.join_deadline_ms,
+        illegal_limit=spec.illegal_limit,
     )
     return rules_pb2.TableConfig(
         rules=rules_of(spec),
