@@ -164,6 +164,7 @@ class EventRun:
         self.lost = False
         self.hosted: Hosted
         self.bots: dict[str, str] = {}
+        self.rating_keys: dict[str, str] = {}  # entrant -> its key in the service's rating book
         self.embargoed: set[int] = set()  # duplicate boards whose label is embargoed
 
     async def save(self) -> None:
@@ -177,6 +178,7 @@ class EventRun:
         meta = await self.store.meta(self.event_id)
         entrants = entrants_of(await self.store.entrants(self.event_id))
         self.bots = {e.name: e.bot for e in entrants if e.bot}
+        self.rating_keys = {e.name: e.rating_key for e in entrants}
         text = await self.store.state(self.event_id)
         try:
             self.hosted = Hosted.loads(text) if text else await self._begin(meta, entrants)
@@ -206,8 +208,12 @@ class EventRun:
         """A new tournament whose book starts from the entrants' ratings in the service's."""
         book = RatingBook()
         pool = config_from_meta(meta).pool
-        kept = await self.store.ratings(pool, [e.name for e in entrants])
-        book.ratings[pool] = {name: Rating(**json.loads(v)) for name, v in kept.items()}
+        kept = await self.store.ratings(pool, [e.rating_key for e in entrants])
+        book.ratings[pool] = {
+            e.name: Rating(**json.loads(kept[e.rating_key]))
+            for e in entrants
+            if e.rating_key in kept
+        }
         return Hosted.begin(meta, entrants, book)
 
     async def _rate(self) -> None:
@@ -215,7 +221,7 @@ class EventRun:
         t = self.hosted.tournament
         pool = t.config.pool
         table = t.ratings.ratings.get(pool, {})
-        rated = {e: json.dumps(asdict(table[e])) for e in t.config.entrants if e in table}
+        rated = {k: json.dumps(asdict(table[n])) for n, k in self.rating_keys.items() if n in table}
         await self.store.save_ratings(pool, rated)
 
     def board_label(self, board: int) -> str:

@@ -159,8 +159,9 @@ def config_from_meta(meta: dict[str, str]) -> EventConfig:
     return config_of(json.loads(meta["config"]))
 
 
-def entrant_value(bot: str, token: str, game: str = "tablic") -> str:
-    """An entrant's stored value (bot name, or the entry token's digest)."""
+def entrant_value(bot: str, token: str, game: str = "tablic", account: str = "") -> str:
+    """An entrant's stored value (bot name, or the entry token's digest; the account that
+    entered it, if the call carried a key)."""
     if bot and game != "tablic":
         raise InvalidInputError(
             f"built-in bots play Tablić only: enter a {game} event as a remote bot or a person "
@@ -168,7 +169,8 @@ def entrant_value(bot: str, token: str, game: str = "tablic") -> str:
         )
     if bot:
         registry.entry(bot)  # InvalidInputError naming the known bots
-    return json.dumps({"bot": bot, "token": digest(token) if token else ""}, sort_keys=True)
+    value = {"bot": bot, "token": digest(token) if token else "", "account": account}
+    return json.dumps(value, sort_keys=True)
 
 
 @dataclass(frozen=True)
@@ -179,11 +181,18 @@ class Entrant:
     number: int
     bot: str
     token: str
+    account: str = ""  # who entered it, when the call carried an API key
 
     @property
     def kind(self) -> str:
         """ "bot:<name>" or "remote"."""
         return f"bot:{self.bot}" if self.bot else "remote"
+
+    @property
+    def rating_key(self) -> str:
+        """Its key in the service's rating book: "<account> <name>" when an account entered
+        it (no name has a space: nobody else writes that rating), else its name."""
+        return f"{self.account} {self.name}" if self.account else self.name
 
 
 def entrants_of(raw: dict[str, str]) -> list[Entrant]:
@@ -192,7 +201,7 @@ def entrants_of(raw: dict[str, str]) -> list[Entrant]:
     for name, value in raw.items():
         number, _, text = value.partition(" ")
         data = json.loads(text)
-        out.append(Entrant(name, int(number), data["bot"], data["token"]))
+        out.append(Entrant(name, int(number), data["bot"], data["token"], data.get("account", "")))
     return sorted(out, key=lambda e: e.number)
 
 

@@ -21,6 +21,7 @@ from kafana.competitions.hosted.event import Hosted, check_token, entrants_of, m
 from kafana.competitions.hosted.store import EventStore, now_ms
 from kafana.competitions.tournament import EventError, Status
 from kafana.errors import AuthenticationError, InvalidInputError, NotFoundError
+from kafana.service.auth import caller_of
 from kafana.service.errors import unary
 from kafana.v1 import competitions_pb2 as pb
 from kafana.v1 import competitions_pb2_grpc
@@ -88,7 +89,8 @@ class CompetitionsServicer(competitions_pb2_grpc.CompetitionsServicer):
         meta = await self._meta(request.event_id)
         name = ev.check_name(request.name, "entrant name")
         token = "" if request.bot else ev.new_token()
-        value = ev.entrant_value(request.bot, token, ev.config_from_meta(meta).game)
+        account = caller_of(context).account or ""
+        value = ev.entrant_value(request.bot, token, ev.config_from_meta(meta).game, account)
         answer = await self.store.enter(request.event_id, name, value)
         if answer == "missing":
             raise missing(request.event_id)
