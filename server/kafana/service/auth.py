@@ -40,7 +40,7 @@ from kafana.service.errors import (
 from kafana.service.intercept import Behavior, Context, WrappingInterceptor
 from kafana.service.ratelimit import RateLimit, RateLimiter
 from kafana.store.accounts import Account, AccountStore, key_hash
-from kafana.v1 import accounts_pb2, competitions_pb2, service_pb2
+from kafana.v1 import accounts_pb2, competitions_pb2, leagues_pb2, service_pb2
 
 OPEN = "open"
 REQUIRED = "required"
@@ -188,6 +188,7 @@ def rpc_names() -> frozenset[str]:
         *service_pb2.DESCRIPTOR.services_by_name.values(),
         *competitions_pb2.DESCRIPTOR.services_by_name.values(),
         *accounts_pb2.DESCRIPTOR.services_by_name.values(),
+        *leagues_pb2.DESCRIPTOR.services_by_name.values(),
     ]
     return frozenset(method.name for service in services for method in service.methods)
 
