@@ -94,6 +94,22 @@ async def test_two_accounts_queue_play_and_are_rated_once(redis_url: str) -> Non
             # queueing again now that it is settled is allowed
             status = await node.leagues.JoinQueue(pb.QueueRequest(league="spring"), metadata=ana)
             assert status.state == "waiting"
+            # a new season (organisers only) starts an empty board; the old one is kept
+            season = pb.NewSeasonRequest(league="spring")
+            denied = await refusal(node.leagues.NewSeason(season, metadata=ana))
+            assert denied.code() == grpc.StatusCode.PERMISSION_DENIED
+            assert (await node.leagues.NewSeason(season, metadata=org)).season == 2
+            for number, total in ((0, 0), (2, 0), (1, 2)):
+                page = await node.leagues.GetLeaderboard(
+                    pb.GetLeaderboardRequest(league="spring", season=number), metadata=ana
+                )
+                assert page.total == total
+            future = await refusal(
+                node.leagues.GetLeaderboard(
+                    pb.GetLeaderboardRequest(league="spring", season=3), metadata=ana
+                )
+            )
+            assert future.code() == grpc.StatusCode.NOT_FOUND
         finally:
             for t in (*streams.values(), watcher):
                 t.close()

@@ -66,6 +66,20 @@ async def test_a_match_is_settled_and_rated_once(leagues: LeagueStore) -> None:
     assert await leagues.due("once", 10**15, 10, 1000) == []
 
 
+async def test_a_claimed_match_comes_back_when_its_referee_dies(leagues: LeagueStore) -> None:
+    await leagues.create("lease", {"spec": dump(league_spec(pb.LeagueSpec()))})
+    for player in ("ana", "bob"):
+        await leagues.join("lease", player, 25.0, 1)
+    number = await leagues.claim("lease", ["ana", "bob"], {"season": "1"}, 100)
+    assert await leagues.due("lease", 99, 10, 1000) == []  # not due yet
+    assert await leagues.due("lease", 100, 10, 1000) == [number]  # claimed, then it dies
+    assert await leagues.due("lease", 500, 10, 1000) == []  # another referee: still leased
+    assert await leagues.due("lease", 1100, 10, 1000) == [number]  # the lease ran out
+    assert await leagues.pair_lease("lease", "one", 60_000)
+    assert not await leagues.pair_lease("lease", "two", 60_000)  # pairing: one at a time
+    assert await leagues.pair_lease("lease", "one", 60_000)  # renewed
+
+
 async def test_settled_data_expires_after_the_retention(redis_url: str) -> None:
     client = RedisClient.from_url(redis_url)
     checker = Redis.from_url(redis_url)
