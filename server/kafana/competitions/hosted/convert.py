@@ -133,20 +133,10 @@ def event_info(
     if t.finished:
         info.report = exports.report_text(t)
         if records:
-            files = export_files(t)
+            files = exports.all_exports(t)  # what `kafana tournament run --out` writes
             info.records_jsonl = files["records.jsonl"]
             info.exports.update(files)
     return info
-
-
-def export_files(t: Tournament) -> dict[str, str]:
-    """The local runner's export files of a finished event, by name."""
-    return {
-        "records.jsonl": exports.records_jsonl(t),
-        "standings.csv": exports.standings_csv(t.standings()),
-        "report.html": exports.report_html(t),
-        "ratings.json": t.ratings.to_json(),
-    }
 
 
 def assignments(hosted: Hosted, entrant: str) -> list[pb.Assignment]:
