@@ -171,7 +171,7 @@ class Referee:
             return []
         now = self.clock()
         season = (await self.store.meta(league)).get("season", "1")
-        made: list[int] = []
+        claims = []
         for group in groups(waiting, spec.players, self.window, now):
             _random.shuffle(group)  # seat order
             secret = new_secret()
@@ -184,9 +184,8 @@ class Referee:
                 "join_by_ms": str(now + spec.join_deadline_ms),
                 "state": PLAYING,
             }
-            number = await self.store.claim(league, group, fields, now + self.lease_ms)
-            if number:
-                made.append(number)
+            claims.append(self.store.claim(league, group, fields, now + self.lease_ms))
+        made = [number for number in await asyncio.gather(*claims) if number]
         await asyncio.gather(*(self.look(league, spec, n) for n in made))
         return made
 

@@ -22,6 +22,7 @@ from kafana.competitions.league.store import PAIRED, LeagueStore, now_ms
 from kafana.competitions.league.tickets import Waiters, watch
 from kafana.competitions.ratings import RatingPolicy
 from kafana.errors import AuthenticationError, InvalidInputError, KafanaError, NotFoundError
+from kafana.service.accounts_book import account_name
 from kafana.service.auth import caller_of
 from kafana.service.errors import unary
 from kafana.service.tables import Tables
@@ -133,6 +134,7 @@ class LeaguesServicer(leagues_pb2_grpc.LeaguesServicer):
                 "yet: play it (WatchTickets) before queueing again"
             )
         self.wake()
+        self.waiters.wake(request.league, [player])
         return await self._queue_status(request.league, player, state)
 
     @unary
@@ -199,7 +201,11 @@ class LeaguesServicer(leagues_pb2_grpc.LeaguesServicer):
         league = request.league
         meta = await self._meta(league)
         season = await self._season(meta, request.season, league)
-        player = request.player or _account(context, "GetPlayer without a player")
+        player = (
+            account_name(request.player)
+            if request.player
+            else _account(context, "GetPlayer without a player")
+        )
         count = request.matches or MATCHES
         if count > MAX_MATCHES:
             raise InvalidInputError(f"matches is at most {MAX_MATCHES}, not {count}")

@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable, Iterator
 
 from kafana.competitions.league.convert import match_info
 from kafana.competitions.league.referee import table_of
-from kafana.competitions.league.store import PAIRED, SETTLED, LeagueStore, now_ms
+from kafana.competitions.league.store import IDLE, PAIRED, SETTLED, LeagueStore, now_ms
 from kafana.errors import KafanaError
 from kafana.logs import Repeated
 from kafana.service.errors import UNAVAILABLE_ERRORS
@@ -30,6 +30,7 @@ from kafana.v1 import leagues_pb2 as pb
 log = logging.getLogger(__name__)
 HEARTBEAT_S = 3.0
 POLL_S = 0.25
+IDLE_S = 1.0
 
 
 class Waiters:
@@ -116,14 +117,18 @@ async def watch(
     *,
     heartbeat_s: float = HEARTBEAT_S,
     poll_s: float = POLL_S,
+    idle_s: float = IDLE_S,
 ) -> None:
-    """Send the player's tickets and settled matches until `ended()`."""
+    """Send the player's tickets and settled matches until `ended()`. The store is looked at
+    every `poll_s` while the player waits or plays, every `idle_s` otherwise, and at once when
+    this process pairs the player or settles their match (`Waiters.wake`)."""
     open_matches: set[int] = set()  # tickets sent, not yet reported settled
     told: set[int] = set()
     last = time.monotonic()
     errors = Repeated(log, f"the ticket stream of {player}", quiet=UNAVAILABLE_ERRORS)
     with waiters.watching(league, player) as woken:
         while not ended():
+            busy = True
             try:
                 state, number = await store.status(league, player)
                 if state == PAIRED and number not in open_matches and number not in told:
@@ -140,6 +145,7 @@ async def watch(
                         if match:
                             await write(pb.TicketUpdate(settled=match_info(league, n, match)))
                             last = time.monotonic()
+                busy = state != IDLE or bool(open_matches)
             except UNAVAILABLE_ERRORS as error:  # the store is down a moment: look again
                 errors.failed(error)
             else:
@@ -148,5 +154,5 @@ async def watch(
                 await write(pb.TicketUpdate(heartbeat_ms=now_ms()))
                 last = time.monotonic()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(woken.wait(), poll_s)
+                await asyncio.wait_for(woken.wait(), poll_s if busy else idle_s)
             woken.clear()
