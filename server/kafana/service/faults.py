@@ -70,7 +70,7 @@ def presence_fault(session: Session, seen: Seen, now_ms: int) -> Fault | int:
             checks.append(due)
     if grace and session.status == PLAYING:
         seat = session.match.current_seat
-        step = max(MIN_CHECK_MS, grace // 2)
+        step = max(MIN_CHECK_MS, grace)  # a present seat: checked again once a grace
         if seat is None or seat in seen.recent:
             checks.append(now_ms + step)
         elif no_show and seat not in seen.ever:
