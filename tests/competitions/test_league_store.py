@@ -70,6 +70,12 @@ async def test_a_claimed_match_comes_back_when_its_referee_dies(leagues: LeagueS
     await leagues.create("lease", {"spec": dump(league_spec(pb.LeagueSpec()))})
     for player in ("ana", "bob"):
         await leagues.join("lease", player, 25.0, 1)
+    await leagues.join("lease", "cid", 25.0, 1)
+    assert await leagues.status("lease", "cid") == ("waiting", 0)
+    assert await leagues.leave("lease", "cid") and not await leagues.leave("lease", "cid")
+    assert await leagues.status("lease", "cid") == ("idle", 0)
+    assert await leagues.claim("lease", ["ana", "cid"], {"season": "1"}, 100) == 0  # cid left
+    assert await leagues.waiting("lease") == 2
     number = await leagues.claim("lease", ["ana", "bob"], {"season": "1"}, 100)
     assert await leagues.due("lease", 99, 10, 1000) == []  # not due yet
     assert await leagues.due("lease", 100, 10, 1000) == [number]  # claimed, then it dies
