@@ -65,6 +65,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--active", type=int, default=1000, help="accounts playing at once")
     p.add_argument("--duration", type=float, default=300.0, help="seconds of play")
     p.add_argument("--warmup", type=float, default=10.0, help="seconds not measured")
+    p.add_argument("--watchers", type=int, default=0, help="accounts holding only a ticket stream")
     p.add_argument("--target", type=int, default=11, help="points to win a match")
     p.add_argument("--move-ms", type=int, default=10_000, help="the league's clock")
     p.add_argument("--join-deadline-ms", type=int, default=10_000)
@@ -160,6 +161,7 @@ def run_drivers(
             "--index", str(i), "--of", str(args.drivers), "--channels", str(args.channels),
             "--active", str(per_driver), "--duration", str(args.duration),
             "--bot", args.bot, "--out", str(out),
+            "--watchers", str(args.watchers // args.drivers),
         ]  # fmt: skip
         processes.append(
             (subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT), log, out)
@@ -234,6 +236,8 @@ async def check(
         "activations": sum(d["activations"] for d in drivers),
         "driver_errors": [e for d in drivers for e in d["errors"]][:20],
         "unfinished_slots": sum(d["unfinished"] for d in drivers),
+        "watchers": sum(d.get("watchers", 0) for d in drivers),
+        "heartbeats": sum(d.get("heartbeats", 0) for d in drivers),
         "checks": checks,
     }
 
@@ -246,6 +250,7 @@ def report(args: argparse.Namespace, figures: dict[str, Any]) -> bool:
         f"league of {args.accounts:,} accounts on {args.servers} servers, {args.drivers} drivers "
         f"x {args.channels} channels per server, {args.active} playing at once, "
         f"target {args.target}, {args.bot} bots, {args.duration:.0f} s"
+        + (f"; {figures['watchers']:,} more only watching their tickets" if args.watchers else "")
     )
     print(
         f"matches: {figures['matches_made']} made, {figures['matches_settled']} settled, "

@@ -5,8 +5,9 @@ Each account is an SDK client on a shared channel with its own API key
 `--active` slots each take the next idle account, play one league match with it
 (`kafana_client.leagues.play_league`, the SDK's seat loop and a fast bot) and put it back, until
 `--duration` is over; then the slots still waiting in the queue leave it and those in a match
-finish it (at most `--drain` seconds). Every ticket and settled update is written to `--out`
-(JSON), with the time it was received.
+finish it (at most `--drain` seconds). `--watchers` more accounts only hold their ticket stream
+open meanwhile (players connected but not queued: what an open stream costs the servers).
+Every ticket and settled update is written to `--out` (JSON), with the time it was received.
 
     .venv/bin/python loadtests/league_driver.py --keys keys.json --servers H:P,H:P \
         --league bench --index 0 --of 2 --active 300 --duration 120 --out d0.json
@@ -33,7 +34,7 @@ from kafana_client.aio import AsyncClient  # noqa: E402
 from kafana_client.connection import ConnectOptions, Deadlines  # noqa: E402
 from kafana_client.errors import RpcError  # noqa: E402
 from kafana_client.keyed import keyed_client  # noqa: E402
-from kafana_client.leagues import play_league, received_ms  # noqa: E402
+from kafana_client.leagues import Leagues, play_league, received_ms  # noqa: E402
 
 POLL_S = 10.0  # the seat loop's check for an unannounced turn (the feed announces them all)
 
@@ -50,6 +51,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--active", type=int, default=100, help="Accounts playing at once")
     p.add_argument("--duration", type=float, default=30.0)
     p.add_argument("--drain", type=float, default=90.0, help="Seconds to finish open matches")
+    p.add_argument("--watchers", type=int, default=0, help="Accounts only holding their stream")
     p.add_argument("--bot", default="random")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", required=True)
@@ -117,7 +119,9 @@ async def drive(args: argparse.Namespace) -> dict[str, Any]:
 
     rng = random.Random(args.seed * 1000 + args.index)
     rng.shuffle(names)
+    watchers, names = names[: args.watchers], names[args.watchers :]
     idle = deque(names)
+    heartbeats = 0
     recorder = Recorder()
     waiting: set[asyncio.Task[Any]] = set()  # activations with no ticket yet
     loop = asyncio.get_running_loop()
@@ -149,6 +153,12 @@ async def drive(args: argparse.Namespace) -> dict[str, Any]:
             finally:
                 idle.append(name)
 
+    async def watch(name: str) -> None:
+        nonlocal heartbeats
+        async for update in Leagues(clients[name]).tickets(args.league):
+            heartbeats += update.WhichOneof("update") == "heartbeat_ms"
+
+    watching = [asyncio.create_task(watch(name)) for name in watchers]
     slots = [asyncio.create_task(slot()) for _ in range(args.active)]
     started = time.time()
     await asyncio.sleep(args.duration)
@@ -159,9 +169,9 @@ async def drive(args: argparse.Namespace) -> dict[str, Any]:
             task.cancel()
         await asyncio.sleep(0.2)
     unfinished = sum(not s.done() for s in slots)
-    for s in slots:
+    for s in (*slots, *watching):
         s.cancel()
-    for s in slots:
+    for s in (*slots, *watching):
         with contextlib.suppress(asyncio.CancelledError):
             await s
     for row in channels:
@@ -175,6 +185,8 @@ async def drive(args: argparse.Namespace) -> dict[str, Any]:
         "drained": time.time(),
         "activations": recorder.activations,
         "unfinished": unfinished,
+        "watchers": len(watchers),
+        "heartbeats": heartbeats,
         "tickets": recorder.tickets,
         "settled": recorder.settled,
         "errors": recorder.errors,
