@@ -1,8 +1,10 @@
-"""The clock sweeper: any live process applies a table's timeout policy, exactly once.
+"""The clock sweeper: any live process applies a table's fault policy, exactly once.
 
-Deadlines sit in a sorted set that is never late (it may be early). A process claims a due
-entry for a lease; the timeout itself is appended at the sequence number it was decided on,
-so even two claimers could not apply it twice.
+The policy is the table's `ClockSpec`: timeouts (a default move, a forfeit, the N-th timeout's
+forfeit), disconnects and no-shows (`Tables.timeout`, deciding with `service.faults` on the
+seats' presence). Deadlines and the next presence checks sit in a sorted set that is never
+late (it may be early). A process claims a due entry for a lease; what it applies is appended
+at the sequence number it was decided on, so even two claimers could not apply it twice.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ class ClockSweeper:
             task.cancel()
 
     async def sweep(self) -> int:
-        """One pass; returns how many timeouts this process applied."""
+        """One pass; returns how many policy actions (timeouts, forfeits) this process applied."""
         store = self.tables.store
         now = self.tables.now()
         count = 0
