@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 import grpc
 from kafana.competitions.server import create_server
+from kafana.games import tablic, tac
 from kafana.service.auth import REQUIRED, AuthPolicy
 from kafana.service.server import KafanaServer
 from kafana.store.accounts import Account, key_hash, new_key, now_ms
@@ -18,7 +19,7 @@ from kafana.store.redis_store import RedisStore
 from kafana.v1 import leagues_pb2 as pb
 from kafana.v1 import leagues_pb2_grpc, service_pb2_grpc, state_pb2
 from kafana_bots import registry
-from kafana_client import AsyncClient, AsyncSeat, rules_of
+from kafana_client import AsyncClient, AsyncSeat
 from kafana_client.bots import run_bot
 
 Metadata = tuple[tuple[str, str], ...]
@@ -123,14 +124,16 @@ class Tickets:
         self.task.cancel()
 
 
-async def play_out(node: Node, ticket: pb.Ticket, key: Metadata) -> None:
-    """Play the ticket's seat with the greedy bot until the match is over (the SDK, with the
-    player's key)."""
+async def play_out(node: Node, ticket: pb.Ticket, key: Metadata, bot: str = "greedy") -> None:
+    """Play the ticket's seat with `bot` (from the registry) until the match is over (the
+    SDK, with the player's key)."""
     target = f"127.0.0.1:{node.server.port}"
     async with AsyncClient.connect(target, key=key[0][1].split(" ", 1)[1]) as client:
         seat = AsyncSeat(client, ticket.table_id, ticket.seat, ticket.seat_token)
-        rules = rules_of(await client.get_table(ticket.table_id))
-        bot = registry.create("greedy", seat=ticket.seat, rules=rules, rng=random.Random(1))
+        info = await client.get_table(ticket.table_id)
+        game = tac if info.rules.game == "tac" else tablic
+        rules = game.Rules.from_json(info.rules_json)
+        bot = registry.create(bot, seat=ticket.seat, rules=rules, rng=random.Random(1))
         await run_bot(seat, bot)
 
 

@@ -241,3 +241,29 @@ async def test_a_seated_player_who_never_moves_forfeits_by_the_league_policy(
             pb.GetLeaderboardRequest(league="idle"), metadata=ana
         )
         assert [r.player for r in board.rows] == ["ana", "bob"]
+
+
+async def test_a_tac_league_of_three_rates_every_player_by_place(redis_url: str) -> None:
+    async with site(redis_url) as s:
+        node = s.nodes[0]
+        org = await s.account("org", "organiser")
+        await create_league(node, org, "tac3", game="tac", players=3, target=0)
+        names = ["t0", "t1", "t2"]
+        keys = {name: await s.account(name) for name in names}
+        streams = {name: Tickets(node, "tac3", keys[name]) for name in names}
+        try:
+            for name in names:
+                await node.leagues.JoinQueue(pb.QueueRequest(league="tac3"), metadata=keys[name])
+            tickets = {n: (await streams[n].next("ticket")).ticket for n in names}
+            assert len({t.match for t in tickets.values()}) == 1
+            assert sorted(t.seat for t in tickets.values()) == [0, 1, 2]
+            await asyncio.gather(*(play_out(node, tickets[n], keys[n], "random") for n in names))
+            settled = [(await streams[n].next("settled", timeout=30)).settled for n in names]
+        finally:
+            for stream in streams.values():
+                stream.close()
+        assert all(m.rated for m in settled) and len(settled[0].scores) == 3
+        board = await node.leagues.GetLeaderboard(
+            pb.GetLeaderboardRequest(league="tac3"), metadata=org
+        )
+        assert board.total == 3
