@@ -15,7 +15,7 @@ from kafana.competitions.league.redis_store import RedisLeagues
 from kafana.competitions.league.referee import Referee
 from kafana.competitions.league.results import Outcome
 from kafana.competitions.league.spec import dump, league_spec
-from kafana.competitions.league.store import SETTLED, LeagueStore
+from kafana.competitions.league.store import SETTLED, LeagueStore, RatingWrite, Settlement
 from kafana.competitions.server import create_server
 from kafana.service.tables import Tables
 from kafana.store.accounts import Account, MemoryAccounts, key_hash, new_key, now_ms
@@ -84,6 +84,23 @@ async def test_a_claimed_match_comes_back_when_its_referee_dies(leagues: LeagueS
     assert await leagues.pair_lease("lease", "one", 60_000)
     assert not await leagues.pair_lease("lease", "two", 60_000)  # pairing: one at a time
     assert await leagues.pair_lease("lease", "one", 60_000)  # renewed
+
+
+async def test_a_settled_match_and_its_lists_expire(leagues: LeagueStore) -> None:
+    await leagues.create("short", {"spec": dump(league_spec(pb.LeagueSpec()))})
+    for player in ("ana", "bob"):
+        await leagues.join("short", player, 25.0, 1)
+    number = await leagues.claim("short", ["ana", "bob"], {"season": "1"}, 0)
+    write = RatingWrite("ana", None, '{"mu": 26, "sigma": 8, "games": 1}', 2.0, '"mu": 26}')
+    settlement = Settlement(1, ("ana", "bob"), {"ending": "score"}, (write,), retention_ms=200)
+    assert await leagues.settle("short", number, settlement) == SETTLED
+    assert await leagues.history("short", 1, "ana", 10) == ['{"game": 1, "mu": 26}']
+    assert await leagues.recent("short", 1, "bob", 10) == [number]
+    await asyncio.sleep(0.4)
+    assert await leagues.match("short", number) == {}
+    assert await leagues.history("short", 1, "ana", 10) == []
+    assert await leagues.recent("short", 1, "bob", 10) == []
+    assert await leagues.rank("short", 1, "ana") == 1  # the season's board is kept
 
 
 async def test_settled_data_expires_after_the_retention(redis_url: str) -> None:

@@ -1,7 +1,8 @@
 """Leagues in this process's memory (the in-memory table store's leagues): one process only.
 
 Each method runs without awaiting in between, so on the one event loop it is atomic, as the
-Redis scripts are. A settled match's data is dropped `retention_ms` after it was settled.
+Redis scripts are. A settled match, and the histories and match lists of its players, are
+dropped `retention_ms` after it was settled (the last one), as Redis expires them.
 """
 
 from __future__ import annotations
@@ -41,6 +42,16 @@ class _League:
     boards: dict[int, Board] = field(default_factory=lambda: defaultdict(dict))
     history: dict[tuple[int, str], list[str]] = field(default_factory=lambda: defaultdict(list))
     recent: dict[tuple[int, str], list[int]] = field(default_factory=lambda: defaultdict(list))
+    kept: dict[tuple[int, str], int] = field(default_factory=dict)  # history, recent: until
+
+    def lists(self, season: int, player: str) -> tuple[list[str], list[int]]:
+        """The player's history and match list, dropped once their retention passed."""
+        key = (season, player)
+        until = self.kept.get(key)
+        if until is not None and until <= now_ms():
+            for held in (self.history, self.recent, self.kept):
+                held.pop(key, None)
+        return self.history.get(key, []), self.recent.get(key, [])
 
 
 def _ranked(board: Board) -> list[tuple[str, float]]:
@@ -182,6 +193,7 @@ class MemoryLeagues(LeagueStore):
         match.update(settlement.fields)
         match["state"] = SETTLED
         for player in settlement.players:
+            found.kept[season, player] = now_ms() + settlement.retention_ms
             found.recent[season, player].insert(0, number)
             del found.recent[season, player][200:]
             if found.active.get(player) == number:
@@ -210,7 +222,7 @@ class MemoryLeagues(LeagueStore):
         return 1 + [p for p, _ in _ranked(board)].index(player)
 
     async def history(self, league: str, season: int, player: str, limit: int) -> list[str]:
-        return list(self._get(league).history.get((season, player), [])[-limit:])
+        return list(self._get(league).lists(season, player)[0][-limit:])
 
     async def recent(self, league: str, season: int, player: str, limit: int) -> list[int]:
-        return list(self._get(league).recent.get((season, player), [])[:limit])
+        return list(self._get(league).lists(season, player)[1][:limit])
