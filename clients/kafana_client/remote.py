@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kafana.games import tablic
+from kafana.errors import AuthenticationError, MatchOverError
+from kafana.games import tablic, tac
 from kafana.v1 import state_pb2
 from kafana_bots import Bot
 from kafana_bots.tac_bots import TacBot
@@ -25,22 +26,32 @@ from kafana_client.bots import bot_hooks
 from kafana_client.connection import Retry, Tls
 from kafana_client.convert import rules_of
 from kafana_client.seat_loop import follow_seat
+from kafana_client.tac import tac_rules_of
 
 BotMaker = Callable[[int, tablic.Rules], Bot | TacBot]
+AnyBotMaker = Callable[[int, tablic.Rules | tac.Rules], Bot | TacBot]
 RECONNECTS = 30
 """Consecutive failed reconnections before giving up (about a minute with the backoff)."""
+CONNECT_SECONDS = 5.0
+"""How long the first connection may take before the server is reported unreachable."""
+
+
+def table_rules(info: state_pb2.TableInfo) -> tablic.Rules | tac.Rules:
+    """The rules of a table of either game."""
+    return tac_rules_of(info) if info.rules.game == "tac" else rules_of(info)
 
 
 async def play_seat(
     seat: AsyncSeat,
     make_bot: BotMaker,
-    rules: tablic.Rules,
+    rules: tablic.Rules | tac.Rules,
     *,
     poll: float = 2.0,
     delay: float = 0.0,
 ) -> state_pb2.TableState:
     """Play `seat` until the match is over, reconnecting after failures; the last state."""
-    hooks = bot_hooks(make_bot(seat.seat, rules))
+    maker: AnyBotMaker = make_bot  # type: ignore[assignment]
+    hooks = bot_hooks(maker(seat.seat, rules))
     hooks.who = "kafana bot"
     return await follow_seat(seat, hooks, delay=delay, poll=poll, reconnects=RECONNECTS)
 
@@ -49,7 +60,7 @@ async def run_remote(
     *,
     server: str,
     table_id: str,
-    make_bot: BotMaker,
+    make_bot: BotMaker | AnyBotMaker,
     seat: int | None = None,
     token: str | None = None,
     name: str = "",
@@ -60,20 +71,33 @@ async def run_remote(
     key: str | None = None,
 ) -> state_pb2.TableState:
     """Join (or, with `token`, resume) a seat on `server` and play it to the end (`key`: the
-    API key sent with every call)."""
+    API key sent with every call).
+
+    Everything is checked before the seat is taken: the server answers (within
+    `CONNECT_SECONDS`), the table exists and is not over, and the bot can be built for it
+    (`make_bot` may refuse its options); a table of either game (`make_bot` gets its rules).
+    """
     retry = Retry(attempts=8, max_backoff=2.0)
     client = AsyncClient.connect(server, tls=tls, retry=retry, key=key)
+    maker: AnyBotMaker = make_bot  # type: ignore[assignment]
     try:
-        await client.wait_ready(30.0)
+        await client.wait_ready(CONNECT_SECONDS)
+        info = await client.get_table(table_id)
+        if info.status == state_pb2.TABLE_STATUS_FINISHED:
+            raise MatchOverError(f"the match at table {table_id} is over: nothing to play")
+        rules = table_rules(info)
+        maker(seat if seat is not None else 0, rules)  # a bot that cannot be built takes no seat
         if token:
             held = AsyncSeat(client, table_id, -1, token, name)
             state = await held.state()
-            held.seat = state.tablic.seat
+            view = state.tac if state.WhichOneof("game") == "tac" else state.tablic
+            if not view.HasField("seat"):
+                raise AuthenticationError(f"the --token holds no seat at table {table_id}")
+            held.seat = view.seat
         else:
             held = await client.join(table_id, seat=seat, name=name)
         if on_seat is not None:
             on_seat(held)
-        rules = rules_of(await client.get_table(table_id))
-        return await play_seat(held, make_bot, rules, poll=poll, delay=delay)
+        return await play_seat(held, maker, rules, poll=poll, delay=delay)
     finally:
         await client.close()

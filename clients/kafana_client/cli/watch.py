@@ -14,7 +14,6 @@ from kafana_client.cli import quiet_grpc, render, tac_render
 from kafana_client.cli.key import cli_key, key_option
 from kafana_client.cli.tls import tls_ca_option
 from kafana_client.connection import Tls
-from kafana_client.errors import RpcError
 
 
 async def follow(client: AsyncClient, table_id: str, console: Console, after_seq: int = 0) -> None:
@@ -79,7 +78,5 @@ def watch(
 
     try:
         asyncio.run(main())
-    except RpcError as error:
-        raise click.ClickException(f"{error.message} ({error.code.name})") from None
     except KeyboardInterrupt:
         console.print("\nBye.")

@@ -1,8 +1,15 @@
 """The `kafana` command line, the top layer: one click group, one module per command.
 
 Every command may use any layer below (the SDK, the service, competitions); nothing below
-imports this package.
+imports this package. Every command runs inside one error boundary (`kafana.cli.boundary`):
+a failure is one line on stderr, exit 2 for usage errors and 1 for failures.
 """
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import Any
 
 import click
 from kafana_client.cli.replay import replay
@@ -11,6 +18,7 @@ from kafana_client.cli.watch import watch
 from kafana.cli.account import account
 from kafana.cli.arena import arena
 from kafana.cli.bot import bot
+from kafana.cli.boundary import DEBUG_ENV, guarded
 from kafana.cli.demo import demo
 from kafana.cli.league import league
 from kafana.cli.play import play
@@ -19,9 +27,49 @@ from kafana.cli.tournament import tournament
 from kafana.cli.verify import verify
 
 
-@click.group()
+class Kafana(click.Group):
+    """The group whose `main` runs every command inside the error boundary."""
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        """Run the command line; exit with its status (return it if not `standalone_mode`)."""
+        given = list(sys.argv[1:] if args is None else args)
+
+        def run(clean: list[str]) -> object:
+            return super(Kafana, self).main(
+                clean, prog_name, complete_var, standalone_mode=False, **extra
+            )
+
+        status = guarded(run, given, lambda clean: self.path_of(clean, prog_name or "kafana"))
+        if not standalone_mode:
+            return status
+        sys.exit(status)
+
+    def path_of(self, args: Sequence[str], prog: str) -> str:
+        """`kafana bot run`: the command that `args` name (as far as they name one)."""
+        path = [prog]
+        command: click.Command = self
+        for arg in args:
+            if not isinstance(command, click.Group) or arg.startswith("-"):
+                continue
+            sub = command.commands.get(arg)
+            if sub is None:
+                break
+            path.append(arg)
+            command = sub
+        return " ".join(path)
+
+
+@click.group(cls=Kafana)
 @click.version_option(package_name="kafana")
-def main() -> None:
+@click.option("--debug", is_flag=True, help=f"Print the traceback of a failure (env {DEBUG_ENV}).")
+def main(debug: bool) -> None:
     """Kafana: Tablić and Tač engine, service, bots and competitions."""
 
 

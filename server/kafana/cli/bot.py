@@ -1,60 +1,30 @@
 """`kafana bot run`: any bot plays a seat at a table on a running server.
 
-The bot is a registry name (`greedy`) or `module:Class` (a `Bot` subclass, built with
-`(seat, rules, rng, **options)`). It plays through `kafana_client.remote.run_remote`: the
-seat loop follows the table's event feed, answers its turns and resumes after a lost
-connection or a server restart. Run as `kafana bot run ...` or `python -m kafana.cli bot run ...`.
+The bot is a registry name (`greedy`, Tač: `loader`), `module:Class` (found in the current
+folder first) or `./file.py:Class`: a `Bot` or `TacBot` subclass, built with
+`(seat, rules, rng, **options)`. Everything is checked before the seat is taken (the bot, its
+options, the table). It plays through `kafana_client.remote.run_remote`: the seat loop
+follows the table's event feed, answers its turns and resumes after a lost connection or a
+server restart. Run as `kafana bot run ...` or `python -m kafana.cli bot run ...`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib
 import random
 import sys
 from collections.abc import Callable
-from typing import Any
 
 import click
-from kafana_bots import Bot, registry
+from kafana_bots import Bot
+from kafana_bots.tac_bots import TacBot
 from kafana_client.aio import AsyncSeat
 from kafana_client.cli.key import cli_key, key_option
 from kafana_client.connection import Tls
 from kafana_client.remote import run_remote
 
-from kafana.games.tablic import Rules
-
-
-def load_factory(spec: str) -> Callable[..., Bot]:
-    """The factory of a registry name or of `module:Class`."""
-    if ":" not in spec:
-        return registry.entry(spec).factory
-    module_name, _, attr = spec.partition(":")
-    try:
-        found = getattr(importlib.import_module(module_name), attr)
-    except (ImportError, AttributeError) as exc:
-        raise click.BadParameter(f"cannot load {spec!r}: {exc}") from None
-    if not (isinstance(found, type) and issubclass(found, Bot)):
-        raise click.BadParameter(f"{spec!r} is not a kafana_bots.Bot subclass")
-    factory: Callable[..., Bot] = found
-    return factory
-
-
-def _parse_options(items: tuple[str, ...]) -> dict[str, Any]:
-    options: dict[str, Any] = {}
-    for item in items:
-        key, sep, text = item.partition("=")
-        if not sep:
-            raise click.BadParameter(f"expected key=value, not {item!r}", param_hint="--option")
-        value: Any = text
-        for kind in (int, float):
-            try:
-                value = kind(text)
-                break
-            except ValueError:
-                continue
-        options[key.replace("-", "_")] = value
-    return options
+from kafana.cli.bot_spec import load, parse_options
+from kafana.games import tablic, tac
 
 
 @click.group()
@@ -67,7 +37,7 @@ def bot() -> None:
 @click.option("--server", required=True, help="HOST:PORT of the Kafana server.")
 @click.option("--table", "table_id", required=True, help="The table to play at.")
 @click.option(
-    "--seat", type=click.IntRange(0, 3), default=None, help="Seat wanted (default: first free)."
+    "--seat", type=click.IntRange(0, 7), default=None, help="Seat wanted (default: first free)."
 )
 @click.option("--token", default=None, help="Resume a seat already held, by its token.")
 @click.option("--name", default="", help="Name shown at the table (default: the spec).")
@@ -96,12 +66,21 @@ def run(
     delay: float,
     tls_ca: str | None,
 ) -> None:
-    """Play SPEC (a bot name or module:Class) at a table until the match is over."""
-    factory = load_factory(spec)
-    extra = _parse_options(options)
+    """Play SPEC (a bot name, module:Class or ./file.py:Class) at a table until the match ends.
 
-    def make_bot(at: int, rules: Rules) -> Bot:
-        return factory(at, rules, random.Random(f"{seed}:{at}"), **extra)
+    \b
+    kafana bot run greedy --server localhost:50051 --table T
+    kafana bot run ./mybot.py:MyBot --server localhost:50051 --table T -o depth=2
+    """
+    found = load(spec)
+    extra = parse_options(options)
+    for game in found.factories:
+        found.check_options(game, extra)
+
+    def make_bot(at: int, rules: tablic.Rules | tac.Rules) -> Bot | TacBot:
+        game = "tac" if isinstance(rules, tac.Rules) else "tablic"
+        found.check_options(game, extra)
+        return found.factory(game)(at, rules, random.Random(f"{seed}:{at}"), **extra)
 
     def announce(held: AsyncSeat) -> None:
         click.echo(f"seat {held.seat} token {held.token}", err=True)
@@ -121,5 +100,18 @@ def run(
             key=cli_key(),
         )
     )
-    click.echo(f"match over: scores {list(final.tablic.scores)}")
+    if final.WhichOneof("game") == "tac":
+        click.echo(f"match over: places {list(final.result.places)}")
+    else:
+        click.echo(f"match over: scores {list(final.tablic.scores)}")
     sys.stdout.flush()
+
+
+def load_factory(spec: str, game: str = "tablic") -> Callable[..., Bot | TacBot]:
+    """The factory SPEC names for `game` (Tablić by default; a class plays its own game)."""
+    found = load(spec)
+    return found.factory(game if game in found.factories or ":" not in spec else found.game)
+
+
+_parse_options = parse_options
+"""The `-o key=value` parser (the name other commands import)."""

@@ -16,7 +16,6 @@ from kafana_client.cli.key import key_option
 from kafana_client.cli.play import DEFAULT_BOT, OPEN, PLAYERS, PlayOptions, default_name, run
 from kafana_client.cli.session import Outcome
 from kafana_client.cli.tls import tls_ca_option
-from kafana_client.errors import RpcError
 from rich.console import Console
 
 from kafana.cli.embedded import embedded_server
@@ -148,9 +147,5 @@ def play(
     console = Console(highlight=False)
     try:
         asyncio.run(_run(options, console))
-    except RpcError as error:
-        raise click.ClickException(
-            f"the server refused: {error.message} ({error.code.name})"
-        ) from None
     except KeyboardInterrupt:
         console.print("\nBye.")

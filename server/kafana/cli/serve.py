@@ -180,6 +180,7 @@ def serve(
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     choice = choose_store(None if memory else redis_url, allow_private=not memory)
     click.echo(choice.description, err=False)
+    click.echo(_tls_line(tls_cert, tls_client_ca))
 
     async def main() -> None:
         try:
@@ -226,3 +227,11 @@ def serve(
         sys.exit(3)
     finally:
         choice.cleanup()
+
+
+def _tls_line(cert: str | None, client_ca: str | None) -> str:
+    """What the server says of TLS: clients must use `--tls-ca`, or it is plaintext."""
+    if cert is None:
+        return "tls: off (plaintext; --tls-cert and --tls-key serve TLS)"
+    clients = f", clients must present a certificate signed by {client_ca}" if client_ca else ""
+    return f"tls: on, certificate {cert} (clients connect with --tls-ca){clients}"
