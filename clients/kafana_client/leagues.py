@@ -30,7 +30,7 @@ import grpc  # type: ignore[import-untyped, unused-ignore]
 from kafana.v1 import leagues_pb2 as pb
 from kafana.v1 import leagues_pb2_grpc
 
-from kafana_client.aio import RESUMABLE, AsyncClient, AsyncSeat
+from kafana_client.aio import RESUMABLE, AsyncClient, AsyncSeat, _Synthetic
 from kafana_client.blocking import Client, _Blocking, mirror, stream
 from kafana_client.convert import rules_of
 from kafana_client.errors import FailedPreconditionError, RpcError, from_grpc
@@ -93,13 +93,17 @@ class Leagues:
         return info
 
     async def join(self, league: str) -> pb.QueueStatus:
-        """The caller's account waits for a match (refused while one is not yet settled)."""
-        status: pb.QueueStatus = await self._call("JoinQueue", pb.QueueRequest(league=league))
+        """The caller's account waits for a match (refused while one is not yet settled).
+
+        Retried on UNAVAILABLE: joining twice leaves the account waiting once."""
+        request = pb.QueueRequest(league=league)
+        status: pb.QueueStatus = await self._call("JoinQueue", request, retry=True)
         return status
 
     async def leave(self, league: str) -> pb.QueueStatus:
-        """The caller's account stops waiting."""
-        status: pb.QueueStatus = await self._call("LeaveQueue", pb.QueueRequest(league=league))
+        """The caller's account stops waiting (retried on UNAVAILABLE, as leaving is)."""
+        request = pb.QueueRequest(league=league)
+        status: pb.QueueStatus = await self._call("LeaveQueue", request, retry=True)
         return status
 
     async def board(
@@ -127,9 +131,10 @@ class Leagues:
         return info
 
     async def tickets(self, league: str) -> AsyncIterator[pb.TicketUpdate]:
-        """The caller's tickets and settled matches (and heartbeats), until closed.
+        """The caller's tickets and settled matches (and heartbeats), until the caller stops.
 
-        A dropped stream is reopened (a ticket may then come again: key on `match`).
+        A dropped stream, or one the server ended (it stops: another process or its restart
+        carries on), is reopened; a ticket may then come again: key on `match`.
         """
         failures = 0
         policy = self.client.options.retry
@@ -139,14 +144,21 @@ class Leagues:
                 async for update in call:
                     failures = 0
                     yield update
-                return
+                failures += 1  # ended by the server
             except grpc.aio.AioRpcError as error:
                 failures += 1
                 if error.code() not in RESUMABLE or failures >= policy.stream_attempts:
                     raise from_grpc(error, "WatchTickets") from None
             finally:
                 call.cancel()
+            if failures >= policy.stream_attempts:
+                raise from_grpc(_Ended(), "WatchTickets")
             await asyncio.sleep(policy.delay(failures))
+
+
+class _Ended(_Synthetic):
+    status = grpc.StatusCode.UNAVAILABLE
+    text = "the ticket stream kept ending; retries used up"
 
 
 class BlockingLeagues(_Blocking):

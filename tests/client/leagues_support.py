@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from kafana.competitions.server import create_server
 from kafana.service.auth import REQUIRED, AuthPolicy
+from kafana.service.server import KafanaServer
 from kafana.store.accounts import Account, key_hash, new_key, now_ms
 from kafana.store.accounts_redis import RedisAccounts
 from kafana.store.redis_store import RedisStore
@@ -32,16 +33,42 @@ async def make_accounts(url: str, **roles: str) -> dict[str, str]:
         await store.close()
 
 
+def _server(store: RedisStore, port: int) -> KafanaServer:
+    return create_server(
+        store, host="127.0.0.1", port=port, clock_tick=0.05, auth=AuthPolicy(mode=REQUIRED)
+    )
+
+
+async def _stop(server: KafanaServer) -> None:
+    try:
+        await asyncio.wait_for(server.stop(0.5), STOP_LIMIT_S)
+    except TimeoutError:
+        warnings.warn(f"the test server took over {STOP_LIMIT_S} s to stop", stacklevel=1)
+
+
 @dataclass
 class LeagueServer:
     """A server with leagues (required mode) on loopback, and the keys of its accounts."""
 
-    target: str
+    store: RedisStore
+    server: KafanaServer
     keys: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def target(self) -> str:
+        """127.0.0.1:port"""
+        return f"127.0.0.1:{self.server.port}"
 
     def options(self) -> ConnectOptions:
         """Connect options for the server (no key: each client brings its own)."""
         return ConnectOptions(self.target)
+
+    async def restart(self) -> None:
+        """Stop the server and start a new one on the same port and Redis."""
+        port = self.server.port
+        await _stop(self.server)
+        self.server = _server(self.store, port)
+        await self.server.start()
 
 
 @asynccontextmanager
@@ -50,15 +77,10 @@ async def league_server(url: str, **roles: str) -> AsyncIterator[LeagueServer]:
     with the accounts of `roles` ({name: role})."""
     keys = await make_accounts(url, **roles)
     store = RedisStore.from_url(url)
-    server = create_server(
-        store, host="127.0.0.1", port=0, clock_tick=0.05, auth=AuthPolicy(mode=REQUIRED)
-    )
-    await server.start()
+    served = LeagueServer(store, _server(store, 0), keys)
+    await served.server.start()
     try:
-        yield LeagueServer(f"127.0.0.1:{server.port}", keys)
+        yield served
     finally:
-        try:
-            await asyncio.wait_for(server.stop(0.5), STOP_LIMIT_S)
-        except TimeoutError:
-            warnings.warn(f"the test server took over {STOP_LIMIT_S} s to stop", stacklevel=1)
+        await _stop(served.server)
         await store.close()

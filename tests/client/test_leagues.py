@@ -11,6 +11,7 @@ import pytest
 from kafana.competitions.envelope import FairRecord
 from kafana.competitions.verify import verify
 from kafana.games import tablic
+from kafana.v1 import leagues_pb2 as pb
 from kafana_bots import Bot, registry
 from kafana_client import Client
 from kafana_client.errors import FailedPreconditionError, PermissionDeniedRpcError
@@ -128,3 +129,30 @@ async def test_joining_with_a_match_not_settled_is_refused_and_blocking_calls(
                 return leagues.get("cup").matches_made, leagues.board("cup").total
 
         assert await asyncio.to_thread(blocking) == (1, 0)
+
+
+async def test_play_goes_on_across_a_server_restart(redis_url: str) -> None:
+    async with league_server(redis_url, **ROLES) as served:
+        channel = served.options().aio_channel()
+        try:
+            org, ana, bob = (keyed_client(channel, served.keys[n]) for n in ("org", "ana", "bob"))
+            await Leagues(org).create("cup", target=11, move_ms=3000)
+            restarted = asyncio.Event()
+
+            def told(update: pb.TicketUpdate) -> None:
+                if update.WhichOneof("update") == "ticket" and not restarted.is_set():
+                    restarted.set()
+                    asyncio.get_running_loop().create_task(served.restart())
+
+            games = await asyncio.wait_for(
+                asyncio.gather(
+                    play_league(ana, "cup", random_bot, matches=2, on_update=told),
+                    play_league(bob, "cup", random_bot, matches=2),
+                ),
+                90,
+            )
+        finally:
+            await channel.close()
+    assert restarted.is_set()
+    assert [m.match for m in games[0]] == [m.match for m in games[1]] == [1, 2]
+    assert all(m.rated for m in games[0])
