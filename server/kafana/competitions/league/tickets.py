@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 HEARTBEAT_S = 3.0
 POLL_S = 0.25
 IDLE_S = 1.0
+PAIRED_S = 0.05
 
 
 class Waiters:
@@ -118,17 +119,19 @@ async def watch(
     heartbeat_s: float = HEARTBEAT_S,
     poll_s: float = POLL_S,
     idle_s: float = IDLE_S,
+    paired_s: float = PAIRED_S,
 ) -> None:
     """Send the player's tickets and settled matches until `ended()`. The store is looked at
-    every `poll_s` while the player waits or plays, every `idle_s` otherwise, and at once when
-    this process pairs the player or settles their match (`Waiters.wake`)."""
+    every `poll_s` while the player waits or plays, every `idle_s` otherwise, every `paired_s` while
+    a match is made and its table not yet (made in another process), and at once when this
+    process pairs the player or settles their match (`Waiters.wake`)."""
     open_matches: set[int] = set()  # tickets sent, not yet reported settled
     told: set[int] = set()
     last = time.monotonic()
     errors = Repeated(log, f"the ticket stream of {player}", quiet=UNAVAILABLE_ERRORS)
     with waiters.watching(league, player) as woken:
         while not ended():
-            busy = True
+            wait = poll_s
             try:
                 state, number = await store.status(league, player)
                 if state == PAIRED and number not in open_matches and number not in told:
@@ -137,6 +140,8 @@ async def watch(
                         await write(pb.TicketUpdate(ticket=ticket))
                         open_matches.add(number)
                         last = time.monotonic()
+                    else:
+                        wait = paired_s
                 for n in sorted(open_matches):
                     match = await store.match(league, n)
                     if not match or match.get("state") == SETTLED:
@@ -145,7 +150,8 @@ async def watch(
                         if match:
                             await write(pb.TicketUpdate(settled=match_info(league, n, match)))
                             last = time.monotonic()
-                busy = state != IDLE or bool(open_matches)
+                if state == IDLE and not open_matches:
+                    wait = idle_s
             except UNAVAILABLE_ERRORS as error:  # the store is down a moment: look again
                 errors.failed(error)
             else:
@@ -154,5 +160,5 @@ async def watch(
                 await write(pb.TicketUpdate(heartbeat_ms=now_ms()))
                 last = time.monotonic()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(woken.wait(), poll_s if busy else idle_s)
+                await asyncio.wait_for(woken.wait(), wait)
             woken.clear()
