@@ -56,6 +56,7 @@ class PlayOptions:
     decks: int = 1
     tac_calls: bool = False
     play_on: bool = False
+    move_ms: int = 0
 
 
 async def _seat_bots(
@@ -103,6 +104,7 @@ async def _create(client: AsyncClient, options: PlayOptions) -> CreatedTable:
                 decks=options.decks,
                 tac_calls=options.tac_calls,
                 play_on=options.play_on,
+                move_millis=options.move_ms,
             )
         )
     config = table_config(
@@ -112,6 +114,7 @@ async def _create(client: AsyncClient, options: PlayOptions) -> CreatedTable:
         target=options.target,
         seed=options.seed,
         name=f"{options.name} in the terminal",
+        move_millis=options.move_ms,
     )
     return await client.create_table(config)
 
@@ -143,18 +146,29 @@ async def run(options: PlayOptions, console: Console) -> Outcome | None:
                     )
                 )
         console.print(Text(f"You are {options.name}, seat {me.seat}.", style="bold"))
+        leaving = _consequence(created, options)
         try:
-            outcome = await PersonAtTable(me, console).play(options.hands)
+            outcome = await PersonAtTable(me, console, leaving=leaving).play(options.hands)
         except Quit:
             console.print("You left the table.")
             await _leave(me, created, client)
             return None
+        except asyncio.CancelledError:  # Ctrl-C: leave as `q` would, then stop
+            await _leave(me, created, client)
+            raise
         finally:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
         await _finish(client, me, created, outcome, options, console)
         return outcome
+
+
+def _consequence(created: CreatedTable | None, options: PlayOptions) -> str:
+    """What leaving costs: a table of bots made here ends; a seat among people forfeits."""
+    if created is not None and OPEN not in options.bots:
+        return "the match ends here: the table is closed"
+    return "your seat forfeits the match (the other side wins)"
 
 
 async def _leave(me: AsyncSeat, created: CreatedTable | None, client: AsyncClient) -> None:

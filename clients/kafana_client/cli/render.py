@@ -8,8 +8,11 @@ Every function returns rich text or renderables; printing is the caller's busine
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Sequence
 
+from kafana.errors import InvalidInputError
+from kafana.games.cards import Card
 from kafana.v1 import events_pb2, state_pb2
 from rich.console import Group, RenderableType
 from rich.panel import Panel
@@ -101,6 +104,9 @@ def table_panel(state: state_pb2.TableState, title: str = "") -> RenderableType:
         Text(f"Hand {view.hand_no + 1} · deck {view.deck_remaining} left · ", style="dim")
         + scores_text(info, view)
     )
+    clock = clock_line(state, view.seat if view.HasField("seat") else None)
+    if clock is not None:
+        lines.append(clock)
     heading = title or f"Tablić · table {info.table_id} · move {view.move_count}"
     return Panel(Group(*lines), title=heading, title_align="left", border_style="blue")
 
@@ -115,9 +121,55 @@ def moves_list(moves: Sequence[state_pb2.Move]) -> RenderableType:
     return grid
 
 
+def _rank(card: str) -> int:
+    """A card's place in rank order (A 2 ... 10 J Q K, suits C D H S); unknown text last."""
+    try:
+        return Card.parse(card).index
+    except InvalidInputError:
+        return 52
+
+
 def order_moves(moves: Iterable[state_pb2.Move]) -> list[state_pb2.Move]:
-    """Captures first, most cards taken first; then trails; stable by text otherwise."""
-    return sorted(moves, key=lambda m: (not m.captured, -len(m.captured), m.card, m.text))
+    """Captures first, most cards taken first; then trails in rank order (A 2 ... K)."""
+    return sorted(moves, key=lambda m: (not m.captured, -len(m.captured), _rank(m.card), m.text))
+
+
+def clock_line(state: state_pb2.TableState, viewer: int | None) -> Text | None:
+    """`Clock 5 s a move: ▶ you 3 s left · greedy 5 s` (None on a table without a clock).
+
+    The seat to move has what is left of its move; every other seat has a whole move.
+    """
+    millis = state.info.clock.move_millis
+    if not millis:
+        return None
+    game = state.WhichOneof("game")
+    view = state.tac if game == "tac" else state.tablic
+    to_move = view.current_seat if view.HasField("current_seat") else None
+    names = seat_names(state.info)
+    parts = []
+    for seat, name in enumerate(names):
+        label = "you" if seat == viewer else name
+        if seat == to_move and state.deadline_ms:
+            left = max(0.0, state.deadline_ms / 1000 - time.time())
+            parts.append(Text(f"▶ {label} {left:.0f} s left", style="bold yellow"))
+        else:
+            parts.append(Text(f"{label} {_seconds(millis)}", style="dim"))
+    return Text(f"Clock {_seconds(millis)} a move: ", style="dim") + Text(" · ").join(parts)
+
+
+def _seconds(millis: int) -> str:
+    return f"{millis / 1000:g} s"
+
+
+def timeout_notice(event: events_pb2.Event, viewer: int | None) -> Text | None:
+    """When the server played a move for the person (the clock ran out, or they were away)."""
+    if event.kind != events_pb2.EVENT_KIND_MOVE or viewer is None or event.seat != viewer:
+        return None
+    if event.reason == "timeout":
+        return Text("Your time ran out: the server played for you.", style="bold red")
+    if event.reason == "disconnect":
+        return Text("You were away: the server played for you.", style="bold red")
+    return None
 
 
 def hand_score_table(info: state_pb2.TableInfo, score: state_pb2.HandScore) -> RenderableType:
@@ -162,6 +214,9 @@ def event_lines(
     seated = seat_line(event, names, who)
     out: list[RenderableType] = [seated] if seated is not None else []
     if event.kind == events_pb2.EVENT_KIND_MOVE:
+        notice = timeout_notice(event, viewer)
+        if notice is not None:
+            out.append(notice)
         verb = " played " if event.reason != "timeout" else " ran out of time; played "
         line = Text(who, style="bold") + Text(verb) + move_text(event.move)
         out.append(line)
@@ -181,6 +236,17 @@ def event_lines(
     return out
 
 
+def ending(state: state_pb2.TableState) -> str:
+    """How the match ended, in words: a scored match names the winner's score first."""
+    result = state.result
+    if result.reason == "score" and result.HasField("winner_side"):
+        names = side_names(state.info)
+        winner = result.winner_side
+        others = [s for i, s in enumerate(result.scores) if i != winner]
+        return f"{names[winner]} won {result.scores[winner]}-" + "-".join(map(str, others))
+    return result.detail
+
+
 def result_panel(state: state_pb2.TableState, viewer_side: int | None) -> RenderableType:
     """The end of the match: final scores and who won."""
     result = state.result
@@ -197,6 +263,6 @@ def result_panel(state: state_pb2.TableState, viewer_side: int | None) -> Render
     body = Group(
         Text(headline, style="bold green"),
         Text(f"Final score: {scores}"),
-        Text(result.detail, style="dim"),
+        Text(ending(state), style="dim"),
     )
     return Panel(body, title="Match over", title_align="left", border_style="green")

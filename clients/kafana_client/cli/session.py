@@ -20,6 +20,7 @@ from rich.text import Text
 from kafana_client.aio import AsyncSeat, LegalMoves
 from kafana_client.cli import render, tac_render
 from kafana_client.cli.choice import read_choice
+from kafana_client.cli.prompt import LineReader, TimedOut
 from kafana_client.convert import rules_of
 from kafana_client.errors import RefusedMoveError
 from kafana_client.seat_loop import Decision, Hooks, SeatLoop
@@ -36,7 +37,12 @@ CALLS = frozenset({"call", "tac", "tač", "tač!", "tac!"})
 
 
 class Quit(Exception):
-    """The person asked to leave."""
+    """The person asked to leave (and confirmed), or their input ended (Ctrl-D)."""
+
+
+LEAVE_FORFEITS = "your seat forfeits the match (the other side wins)"
+"""What leaving a live game costs, said before the person confirms."""
+YES = frozenset({"y", "yes"})
 
 
 @dataclass
@@ -113,10 +119,22 @@ def _game(state: state_pb2.TableState) -> str:
 class PersonAtTable(Hooks):
     """Plays `seat` for a person at a terminal: events drawn, moves asked for by number."""
 
-    def __init__(self, seat: AsyncSeat, console: Console, ask: Ask | None = None) -> None:
+    def __init__(
+        self,
+        seat: AsyncSeat,
+        console: Console,
+        ask: Ask | None = None,
+        *,
+        leaving: str = LEAVE_FORFEITS,
+        reader: LineReader | None = None,
+    ) -> None:
         self.seat = seat
         self.console = console
-        self.ask: Ask = ask or (lambda prompt: console.input(prompt))
+        self.ask = ask
+        """A blocking line reader (tests); None: standard input, with the clock shown."""
+        self.reader = reader or LineReader()
+        self.leaving = leaving
+        """What leaving costs here (asked before `q` leaves)."""
         self.hands: int | None = None
         self._offered: tuple[int, list[state_pb2.Move]] | None = None
         self._game = "tablic"
@@ -145,35 +163,60 @@ class PersonAtTable(Hooks):
     async def decide(self, state: state_pb2.TableState, legal: LegalMoves) -> Decision:
         self._game = _game(state)
         speech = SPEECH[self._game]
+        state = await self._clocked(state)
         if self._offered is None or self._offered[0] != legal.seq:
             moves, shown = speech.offer(state, legal)
             for item in shown:
                 self.console.print(item)
             self._offered = (legal.seq, moves)
         moves = self._offered[1]
-        while True:
-            choice = read_choice(
-                await self._line(speech.prompt), moves, speech.parse, speech.example
-            )
-            if choice.quit:
-                raise Quit
-            if not choice.problem:
-                return choice.move
-            self.console.print(Text(choice.problem, style="bold red"))
+        deadline = state.deadline_ms / 1000 if state.deadline_ms else None
+        try:
+            while True:
+                line = await self._line(speech.prompt, deadline)
+                choice = read_choice(line, moves, speech.parse, speech.example)
+                if choice.quit:
+                    if await self._confirm_leave(deadline):
+                        raise Quit
+                    continue
+                if not choice.problem:
+                    return choice.move
+                self.console.print(Text(choice.problem, style="bold red"))
+        except TimedOut:
+            self.console.print(Text("Time is up: the server plays for you.", style="bold red"))
+            return None
+
+    async def _clocked(self, state: state_pb2.TableState) -> state_pb2.TableState:
+        """`state` with its deadline (an event's state has none: the seat's own state has)."""
+        if state.deadline_ms or not state.info.clock.move_millis:
+            return state
+        fresh = await self.seat.state()
+        return fresh if fresh.seq == state.seq else state
+
+    async def _confirm_leave(self, deadline: float | None) -> bool:
+        """Ask before leaving a live game, naming what it costs."""
+        cost = self.leaving[:1].upper() + self.leaving[1:]
+        answer = await self._line(f"Leave the match? {cost}. [y/N] ", deadline)
+        return answer.strip().lower() in YES
 
     def refused(self, error: RefusedMoveError) -> bool:
         label = SPEECH[self._game].refused
-        self.console.print(Text(f"{label}: {error.message}.", style="bold red"))
+        message = error.message.replace(f"the hand of seat {self.seat.seat}", "your hand")
+        self.console.print(Text(f"{label}: {message}.", style="bold red"))
         self.console.print(Text("Choose one of the moves listed above.", style="dim"))
         return True
 
     def stale(self) -> None:
         self.console.print(Text(SPEECH[self._game].stale, style="dim"))
 
-    async def _line(self, prompt: str) -> str:
+    async def _line(self, prompt: str, deadline: float | None = None) -> str:
+        """A line typed by the person; Quit when their input ends (Ctrl-D)."""
         try:
-            return await asyncio.to_thread(self.ask, prompt)
+            if self.ask is not None:
+                return await asyncio.to_thread(self.ask, prompt)
+            return await self.reader.read(prompt, deadline)
         except EOFError:
+            self.console.print(Text(f"\nEnd of input: leaving ({self.leaving}).", style="bold"))
             raise Quit from None
 
     def side(self) -> int | None:

@@ -18,7 +18,14 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from kafana_client.cli.render import card_text, deal_notice, seat_line, seat_names
+from kafana_client.cli.render import (
+    card_text,
+    clock_line,
+    deal_notice,
+    seat_line,
+    seat_names,
+    timeout_notice,
+)
 
 
 def _count(n: int) -> str:
@@ -130,6 +137,9 @@ def table_panel(state: state_pb2.TableState, title: str = "") -> RenderableType:
         lines.append(
             Text(f"{names[offender]} broke the order: anyone else may call Tač!", style="yellow")
         )
+    clock = clock_line(state, viewer)
+    if clock is not None:
+        lines.append(clock)
     heading = title or f"Tač · table {info.table_id} · move {tv.move_count}"
     return Panel(Group(*lines), title=heading, title_align="left", border_style="magenta")
 
@@ -148,6 +158,9 @@ def event_lines(
     out: list[RenderableType] = [seated] if seated is not None else []
     if event.kind == events_pb2.EVENT_KIND_MOVE:
         step = state.tac.last_step
+        notice = timeout_notice(event, viewer)
+        if notice is not None:
+            out.append(notice)
         verb = " " if event.reason != "timeout" else " ran out of time; "
         if event.move.text.startswith("call P"):
             offender = _offender(before) if before is not None else None

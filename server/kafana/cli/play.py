@@ -18,6 +18,7 @@ from kafana_client.cli.session import Outcome
 from kafana_client.cli.tls import tls_ca_option
 from rich.console import Console
 
+from kafana.cli.boundary import INTERRUPTED
 from kafana.cli.embedded import embedded_server
 from kafana.games.tablic import PRESETS
 
@@ -74,9 +75,15 @@ async def _run(options: PlayOptions, console: Console) -> Outcome | None:
     "--target", type=click.IntRange(0), default=0, help="Points to win (0: the preset's)."
 )
 @click.option(
-    "--seed", type=click.IntRange(0, 2**63 - 1), default=None, help="Deal seed (replayable match)."
+    "--seed", type=click.IntRange(0, 2**64 - 1), default=None, help="Deal seed (replayable match)."
 )
 @click.option("--hands", type=click.IntRange(1), default=None, help="Stop after this many hands.")
+@click.option(
+    "--move-ms",
+    type=click.IntRange(0, 3_600_000),
+    default=0,
+    help="A clock: milliseconds per move, then the server plays for the seat (0: none).",
+)
 @click.option(
     "--delay",
     type=click.FloatRange(0),
@@ -107,6 +114,7 @@ def play(
     target: int,
     seed: int | None,
     hands: int | None,
+    move_ms: int,
     delay: float,
     save: Path | None,
 ) -> None:
@@ -119,6 +127,9 @@ def play(
                 f"unknown {game} bot {bot!r}: choose from {', '.join(registry.names(game))}",
                 param_hint="--bots",
             )
+    _refuse_other_game(game, tac_calls, play_on, decks, partnerships, target, preset)
+    if partnerships and players != 4:
+        raise click.BadParameter("partnerships need --players 4", param_hint="--partnerships")
     if players not in PLAYERS[game]:
         raise click.BadParameter(
             f"{game} is played by {', '.join(map(str, PLAYERS[game]))} players",
@@ -143,9 +154,36 @@ def play(
         decks=decks,
         tac_calls=tac_calls,
         play_on=play_on,
+        move_ms=move_ms,
     )
     console = Console(highlight=False)
     try:
         asyncio.run(_run(options, console))
     except KeyboardInterrupt:
-        console.print("\nBye.")
+        console.print("\nInterrupted: you left the table.")
+        raise SystemExit(INTERRUPTED) from None
+
+
+def _refuse_other_game(
+    game: str,
+    tac_calls: bool,
+    play_on: bool,
+    decks: int,
+    partnerships: bool,
+    target: int,
+    preset: str,
+) -> None:
+    """An option of the other game is refused, not ignored."""
+    if game == "tablic":
+        given = [("--tac-calls", tac_calls), ("--play-on", play_on), ("--decks", decks != 1)]
+        other = "tac"
+    else:
+        given = [
+            ("--partnerships", partnerships),
+            ("--target", target != 0),
+            ("--preset", preset != "serbian"),
+        ]
+        other = "tablic"
+    for name, used in given:
+        if used:
+            raise click.UsageError(f"{name} is an option of --game {other}, not of {game}")
