@@ -104,7 +104,7 @@ class Tickets:
                 self.updates.append(update)
                 self.changed.set()
 
-    async def next(self, kind: str, after: int = 0, timeout: float = 15.0) -> pb.TicketUpdate:
+    async def next(self, kind: str, after: int = 0, timeout: float = 30.0) -> pb.TicketUpdate:
         """The first update of `kind` ("ticket", "settled") at index `after` or later."""
         async with asyncio.timeout(timeout):
             while True:

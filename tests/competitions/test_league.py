@@ -129,7 +129,7 @@ async def play_matches(s: Site, league: str, names: list[str]) -> dict[str, pb.M
         async def play(name: str) -> pb.MatchInfo:
             ticket = (await streams[name].next("ticket")).ticket
             await play_out(nodes[name], ticket, keys[name])
-            return (await streams[name].next("settled", timeout=30)).settled
+            return (await streams[name].next("settled", timeout=60)).settled
 
         settled = await asyncio.gather(*(play(name) for name in names))
         return dict(zip(names, settled, strict=True))
@@ -198,7 +198,7 @@ async def test_a_no_show_forfeits_and_nobody_showing_is_not_rated(redis_url: str
         for key in (ana, bob):
             await node.leagues.JoinQueue(pb.QueueRequest(league="late"), metadata=key)
         second = ticket.match + 1
-        async with asyncio.timeout(15):
+        async with asyncio.timeout(30):
             while True:
                 try:
                     match = await node.leagues.GetMatch(
@@ -230,7 +230,7 @@ async def test_a_seated_player_who_never_moves_forfeits_by_the_league_policy(
             ticket = (await streams["ana"].next("ticket")).ticket
             await streams["bob"].next("ticket")  # bob shows up and plays nothing
             player = asyncio.create_task(play_out(node, ticket, ana))
-            settled = (await streams["bob"].next("settled", timeout=30)).settled
+            settled = (await streams["bob"].next("settled", timeout=60)).settled
             await player
         finally:
             for stream in streams.values():
@@ -258,7 +258,7 @@ async def test_a_tac_league_of_three_rates_every_player_by_place(redis_url: str)
             assert len({t.match for t in tickets.values()}) == 1
             assert sorted(t.seat for t in tickets.values()) == [0, 1, 2]
             await asyncio.gather(*(play_out(node, tickets[n], keys[n], "random") for n in names))
-            settled = [(await streams[n].next("settled", timeout=30)).settled for n in names]
+            settled = [(await streams[n].next("settled", timeout=60)).settled for n in names]
         finally:
             for stream in streams.values():
                 stream.close()

@@ -172,7 +172,7 @@ async def test_a_league_plays_in_process_on_the_memory_store() -> None:
             await asyncio.gather(*(play_out(node, tickets[n], keys[n]) for n in keys))
             settled = [(await s.next("settled")).settled for s in streams.values()]
             assert all(m.rated and m.secret for m in settled)
-            heartbeat = await streams["ana"].next("heartbeat_ms", timeout=10)
+            heartbeat = await streams["ana"].next("heartbeat_ms", timeout=20)
             assert heartbeat.heartbeat_ms > 0
         finally:
             for stream in streams.values():
