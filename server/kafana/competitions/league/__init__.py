@@ -1,5 +1,6 @@
-"""Leagues in Redis: a matchmaking queue, seasons, ratings and leaderboards (sorted sets).
-
-Every key of one league shares the hash tag ``{lg:<league>}`` (`keys`), so a league's
-scripts run on one node of a Redis Cluster; leagues spread over the nodes.
+"""Leagues hosted by the service: the `kafana.v1.Leagues` service (`servicer`), the referee
+every server process runs (`referee`), tickets for the player's eyes only (`tickets`), and the
+league store in Redis (`redis_store`, keys under ``{lg:<league>}``: `keys`) or in memory
+(`memory`). `host.LeaguesHost` plugs it all into a server (docs/competitions.md, "Leagues
+hosted by the service").
 """
