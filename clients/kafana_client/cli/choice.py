@@ -10,14 +10,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import TypeVar
 
 from kafana.errors import InvalidInputError
 from kafana.games import tablic
 from kafana.v1 import state_pb2
-from rich.console import Console
 
 QUIT = frozenset({"q", "quit", "exit"})
 M = TypeVar("M")
@@ -65,26 +64,3 @@ def read_choice(
             f"nor a move like {like} ({error})."
         )
     return Choice(move=str(move))
-
-
-class Paced(Generic[M]):
-    """A record's moves with their numbers, one per Enter, until the end or `q` (`stopped`)."""
-
-    def __init__(self, moves: Sequence[M], console: Console, ask: Callable[[str], str]) -> None:
-        self.moves = moves
-        self.console = console
-        self.ask = ask
-        self.stopped = False
-
-    def __iter__(self) -> Iterator[tuple[int, M]]:
-        total = len(self.moves)
-        for number, move in enumerate(self.moves, start=1):
-            try:
-                answer = self.ask(f"[{number}/{total}] Enter: next move, q: quit ").strip().lower()
-            except EOFError:
-                answer = "q"
-            if answer in {"q", "quit"}:
-                self.console.print("Stopped.")
-                self.stopped = True
-                return
-            yield number, move

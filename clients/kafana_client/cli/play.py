@@ -23,6 +23,7 @@ from kafana_client.aio import AsyncClient, AsyncSeat, CreatedTable
 from kafana_client.bots import run_bot
 from kafana_client.cli import render, tac_render
 from kafana_client.cli.key import cli_key
+from kafana_client.cli.replay import names_comment
 from kafana_client.cli.session import Outcome, PersonAtTable, Quit
 from kafana_client.connection import Tls
 from kafana_client.convert import rules_of, table_config
@@ -200,7 +201,8 @@ async def _finish(
         console.print(draw.result_panel(final, side))
     if options.save is not None:
         record = await client.record(me.table_id)
-        options.save.write_text(record.record)
+        names = render.seat_names(final.info)
+        options.save.write_text(record.record + names_comment(names))
         console.print(
             Text(f"Record saved to {options.save} (kafana replay {options.save}).", style="dim")
         )

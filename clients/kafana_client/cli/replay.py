@@ -1,8 +1,14 @@
-"""`kafana replay RECORD`: step through a match record move by move (Enter: next, q: quit)."""
+"""`kafana replay RECORD`: step through a match record back and forth, with the seats' names.
+
+The keys are `kafana_client.cli.navigate`'s: Enter next, b back, a number a move, h N a hand.
+Names come from `--names`, from `# seat N: name` comment lines (as `kafana play --save` and
+`kafana watch --save` write them); else `seat N`.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import re
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import click
@@ -14,21 +20,40 @@ from rich.panel import Panel
 from rich.text import Text
 
 from kafana_client.cli import render, tac_replay
-from kafana_client.cli.choice import Paced
+from kafana_client.cli.navigate import Frame, navigate
+
+SEAT_COMMENT = re.compile(r"^#\s*seat\s+(\d+):\s*(.*)$")
+
+
+def names_comment(names: Sequence[str]) -> str:
+    """`# seat 0: ana` lines, for a saved record (its parser skips comments)."""
+    return "".join(f"# seat {seat}: {name}\n" for seat, name in enumerate(names))
+
+
+def names_in(text: str, players: int) -> list[str]:
+    """The seat names a record's comments give (`seat N` for the others)."""
+    found: dict[int, str] = {}
+    for line in text.splitlines():
+        match = SEAT_COMMENT.match(line.strip())
+        if match and match.group(2).strip():
+            found[int(match.group(1))] = match.group(2).strip()
+    return [found.get(seat, f"seat {seat}") for seat in range(players)]
 
 
 def _cards(cards: Iterable[tablic.Card]) -> Text:
     return render.cards_text([c.text for c in sorted(cards)], "(empty)")
 
 
-def position(state: tablic.MatchState, title: str) -> RenderableType:
+def position(state: tablic.MatchState, title: str, names: Sequence[str] = ()) -> RenderableType:
     """The whole position: a record is public once the match is over, hands included."""
     rules = state.rules
+    names = list(names) or [f"seat {s}" for s in range(rules.players)]
     lines: list[RenderableType] = [Text("Table:  ", style="bold") + _cards(state.table)]
     for seat in range(rules.players):
         mark = "▶ " if seat == state.current_seat else "  "
-        lines.append(Text(f"{mark}seat {seat}: ", style="bold") + _cards(state.hand(seat)))
-    scores = " · ".join(f"side {side} {score}" for side, score in enumerate(state.scores))
+        lines.append(Text(f"{mark}{names[seat]}: ", style="bold") + _cards(state.hand(seat)))
+    sides = _sides(rules, names)
+    scores = " · ".join(f"{sides[side]} {score}" for side, score in enumerate(state.scores))
     tablas = " ".join(str(state.tablas(side)) for side in range(rules.sides))
     lines.append(
         Text(
@@ -40,69 +65,108 @@ def position(state: tablic.MatchState, title: str) -> RenderableType:
     return Panel(Group(*lines), title=title, title_align="left", border_style="blue")
 
 
-def _move_line(seat: int, move: tablic.Move) -> Text:
+def _sides(rules: tablic.Rules, names: Sequence[str]) -> list[str]:
+    by_side: dict[int, list[str]] = {}
+    for seat in range(rules.players):
+        by_side.setdefault(rules.side_of(seat), []).append(names[seat])
+    return [" & ".join(by_side[side]) for side in sorted(by_side)]
+
+
+def _move_line(name: str, move: tablic.Move) -> Text:
     wire = state_pb2.Move(
         text=str(move), card=move.card.text, captured=[c.text for c in sorted(move.captured)]
     )
-    return Text(f"seat {seat} played ", style="bold") + render.move_text(wire)
+    return Text(f"{name} played ", style="bold") + render.move_text(wire)
 
 
-def step_through(
-    record: tablic.MatchRecord, console: Console, ask: Callable[[str], str]
-) -> tablic.MatchState:
-    """Show the start, then one move per Enter until the end or `q`; returns the last state."""
+def frames(record: tablic.MatchRecord, names: Sequence[str]) -> list[Frame]:
+    """The start and the position after every move, with what each move did."""
     state = tablic.new_match(record.rules, seed=record.seed, decks=record.decks or None)
     total = len(record.moves)
-    console.print(position(state, f"Start · {total} moves"))
-    paced = Paced(record.moves, console, ask)
-    for number, move in paced:
-        seat = state.current_seat
+    out = [Frame(0, position(state, f"Start · {total} moves", names), hand=1)]
+    for number, move in enumerate(record.moves, start=1):
+        seat = state.current_seat if state.current_seat is not None else 0
         done = len(state.hand_results)
         tablas = [state.tablas(side) for side in range(state.rules.sides)]
         state = state.apply(move)
-        console.print(_move_line(seat if seat is not None else 0, move))
+        lines: list[RenderableType] = [_move_line(names[seat], move)]
         if len(state.hand_results) == done and any(
             state.tablas(side) > tablas[side] for side in range(state.rules.sides)
         ):
-            console.print(Text("  ★ TABLA! ★", style="bold yellow"))
+            lines.append(Text("  ★ TABLA! ★", style="bold yellow"))
         for result in state.hand_results[done:]:
-            console.print(
+            lines.append(
                 Text(
                     f"Hand {result.hand + 1} scored: points {list(result.points)}, "
                     f"cards {list(result.cards)}, tablas {list(result.tablas)}",
                     style="bold cyan",
                 )
             )
-        console.print(position(state, f"After move {number}"))
-    if paced.stopped:
-        return state
+        panel = position(state, f"After move {number}", names)
+        out.append(Frame(number, panel, lines, hand=state.hand_no + 1))
+    return out
+
+
+def final_line(state: tablic.MatchState, names: Sequence[str]) -> Text:
+    """`Final score 122 – 78: ana wins.`"""
     scores = " – ".join(map(str, state.scores))
     winner = state.winner
-    console.print(
-        Text(
-            f"Final score {scores}"
-            + (f": side {winner} wins." if winner is not None else " (not finished)."),
-            style="bold green",
-        )
+    sides = _sides(state.rules, names)
+    return Text(
+        f"Final score {scores}"
+        + (f": {sides[winner]} wins." if winner is not None else " (not finished)."),
+        style="bold green",
     )
+
+
+def step_through(
+    record: tablic.MatchRecord,
+    console: Console,
+    ask: Callable[[str], str],
+    names: Sequence[str] = (),
+) -> tablic.MatchState:
+    """Navigate the record (see `navigate`); returns the last state shown."""
+    names = list(names) or [f"seat {s}" for s in range(record.rules.players)]
+    shown = frames(record, names)
+    state = tablic.new_match(record.rules, seed=record.seed, decks=record.decks or None)
+    end = state
+    for move in record.moves:
+        end = end.apply(move)
+    at = navigate(shown, console, ask, final_line(end, names))
+    for move in record.moves[:at]:
+        state = state.apply(move)
     return state
 
 
 @click.command()
 @click.argument("record_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-def replay(record_file: Path) -> None:
-    """Step through the match in RECORD_FILE (as saved by `kafana play --save`): Tablić or Tač."""
+@click.option("--names", default=None, help="Comma-separated seat names, seat 0 first.")
+def replay(record_file: Path, names: str | None) -> None:
+    """Step through the match in RECORD_FILE (as saved by `kafana play --save`): Tablić or Tač.
+
+    Enter: next move, b: back, a number: that move, h N: hand N, s/e: start/end, q: quit.
+    """
     console = Console(highlight=False)
-    text = record_file.read_text()
-
-    def ask(prompt: str) -> str:
-        return console.input(prompt)
-
     try:
+        text = record_file.read_text()
+        given = [n.strip() for n in names.split(",")] if names else None
+
+        def ask(prompt: str) -> str:
+            return console.input(prompt)
+
         if text.lstrip().startswith(tac.record.HEADER):
-            tac_replay.step_through(tac.GameRecord.from_text(text), console, ask)
+            record = tac.GameRecord.from_text(text)
+            seat_names = given or names_in(text, record.rules.players)
+            tac_replay.step_through(record, console, ask, _fit(seat_names, record.rules.players))
             return
-        record = tablic.MatchRecord.from_text(text)
+        match = tablic.MatchRecord.from_text(text)
     except InvalidInputError as error:
         raise click.ClickException(f"{record_file}: {error}") from None
-    step_through(record, console, ask)
+    seat_names = given or names_in(text, match.rules.players)
+    step_through(match, console, ask, _fit(seat_names, match.rules.players))
+
+
+def _fit(names: Sequence[str], players: int) -> list[str]:
+    if len(names) != players:
+        raise click.BadParameter(f"{len(names)} names for {players} seats", param_hint="--names")
+    return list(names)

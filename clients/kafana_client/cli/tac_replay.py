@@ -1,20 +1,21 @@
-"""`kafana replay` of a Tač record: one move per Enter, the piles after each turn."""
+"""`kafana replay` of a Tač record: back and forth move by move, the piles after each one."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from kafana.games import tac
 from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
 from rich.text import Text
 
-from kafana_client.cli.choice import Paced
+from kafana_client.cli.navigate import Frame, navigate
 from kafana_client.cli.render import card_text, cards_text
 
 
-def position(state: tac.GameState, title: str) -> RenderableType:
+def position(state: tac.GameState, title: str, names: Sequence[str] = ()) -> RenderableType:
     """The central pile, each seat's discard pile (top last) and closed pile count."""
+    names = list(names) or [f"seat {s}" for s in range(state.rules.players)]
     central = state.central
     lines: list[RenderableType] = [
         Text("Central: ", style="bold")
@@ -27,7 +28,7 @@ def position(state: tac.GameState, title: str) -> RenderableType:
         mark = "▶ " if seat == state.current_seat else "  "
         out = " — out" if state.is_out(seat) else ""
         discard = state.discard(seat)
-        head = f"{mark}seat {seat}{out}: closed {state.closed_size(seat)}, discard "
+        head = f"{mark}{names[seat]}{out}: closed {state.closed_size(seat)}, discard "
         more = Text(f"… {len(discard) - 8} more, ", style="dim") if len(discard) > 8 else Text()
         lines.append(
             Text(head, style="bold") + more + cards_text([c.text for c in discard[-8:]], "(empty)")
@@ -35,8 +36,8 @@ def position(state: tac.GameState, title: str) -> RenderableType:
     return Panel(Group(*lines), title=title, title_align="left", border_style="magenta")
 
 
-def _step_line(step: tac.Step) -> Text:
-    line = Text(f"seat {step.seat} ", style="bold") + Text(str(step.move))
+def _step_line(step: tac.Step, names: Sequence[str]) -> Text:
+    line = Text(f"{names[step.seat]} ", style="bold") + Text(str(step.move))
     if step.card is not None:
         line += Text(": ") + card_text(step.card.text)
     if step.turned_over:
@@ -49,32 +50,45 @@ def _step_line(step: tac.Step) -> Text:
     return line
 
 
-def step_through(
-    record: tac.GameRecord, console: Console, ask: Callable[[str], str]
-) -> tac.GameState:
-    """Show the start, then one move per Enter until the end or `q`; returns the last state."""
+def _start(record: tac.GameRecord) -> tac.GameState:
     if record.position is not None:
-        state = tac.start_position(record.rules, record.position)
-    else:
-        state = tac.new_game(record.rules, seed=record.seed, deck=record.deck)
-    total = len(record.moves)
-    console.print(position(state, f"Tač · start · {total} moves"))
-    paced = Paced(record.moves, console, ask)
-    for number, move in paced:
-        before = state.current_seat
+        return tac.start_position(record.rules, record.position)
+    return tac.new_game(record.rules, seed=record.seed, deck=record.deck)
+
+
+def frames(record: tac.GameRecord, names: Sequence[str]) -> list[Frame]:
+    """The start and the piles after every move, with what each move did."""
+    state = _start(record)
+    out = [Frame(0, position(state, f"Tač · start · {len(record.moves)} moves", names))]
+    for number, move in enumerate(record.moves, start=1):
         state = state.apply(move)
         step = state.last_step
         assert step is not None
-        console.print(_step_line(step))
-        if state.current_seat != before or move.kind == "call" or state.is_over:
-            console.print(position(state, f"After move {number}"))
-    if paced.stopped:
-        return state
-    places = state.places()
-    console.print(
-        Text(
-            f"Places {' '.join(map(str, places))}" if places else "Not finished.",
-            style="bold green",
-        )
+        panel = position(state, f"After move {number}", names)
+        out.append(Frame(number, panel, [_step_line(step, names)]))
+    return out
+
+
+def step_through(
+    record: tac.GameRecord,
+    console: Console,
+    ask: Callable[[str], str],
+    names: Sequence[str] = (),
+) -> tac.GameState:
+    """Navigate the record (see `navigate`); returns the last state shown."""
+    names = list(names) or [f"seat {s}" for s in range(record.rules.players)]
+    end = _start(record)
+    for move in record.moves:
+        end = end.apply(move)
+    places = end.places()
+    ending = Text(
+        "Places " + " · ".join(f"{names[s]} {p}" for s, p in enumerate(places))
+        if places
+        else "Not finished.",
+        style="bold green",
     )
+    at = navigate(frames(record, names), console, ask, ending)
+    state = _start(record)
+    for move in record.moves[:at]:
+        state = state.apply(move)
     return state

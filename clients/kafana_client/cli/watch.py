@@ -12,6 +12,7 @@ from rich.console import Console
 from kafana_client.aio import AsyncClient
 from kafana_client.cli import quiet_grpc, render, tac_render
 from kafana_client.cli.key import cli_key, key_option
+from kafana_client.cli.replay import names_comment
 from kafana_client.cli.tls import tls_ca_option
 from kafana_client.connection import Tls
 
@@ -73,7 +74,8 @@ def watch(
                 console.print(notice)
             await follow(client, table_id, console, from_seq)
             if save is not None:
-                save.write_text((await client.record(table_id)).record)
+                names = render.seat_names(await client.get_table(table_id))
+                save.write_text((await client.record(table_id)).record + names_comment(names))
                 console.print(f"Record saved to {save}.")
 
     try:

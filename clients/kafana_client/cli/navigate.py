@@ -1,0 +1,135 @@
+"""Stepping through a replay back and forth: one frame per move, jumps to a move or a hand.
+
+Keys (one line each): Enter or `n` next move, `b` back one, a number goes to that move
+(`0`: the start), `h N` to the first move of hand N, `e` the end, `s` the start, `q` quit,
+`?` these keys.
+
+>>> parse_key("h 3"), parse_key("12"), parse_key(""), parse_key("b")
+(('hand', 3), ('move', 12), ('step', 1), ('step', -1))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from rich.console import Console, RenderableType
+from rich.text import Text
+
+KEYS = (
+    "Enter/n: next move · b: back · N: go to move N · h N: go to hand N · "
+    "s: start · e: end · q: quit"
+)
+
+
+@dataclass(frozen=True)
+class Frame:
+    """The position after `number` moves: what the last move did, and the position."""
+
+    number: int
+    panel: RenderableType
+    lines: list[RenderableType] = field(default_factory=list)
+    hand: int | None = None
+    """The hand (from 1) this position is in (None: a game without hands)."""
+
+
+def parse_key(text: str) -> tuple[str, int]:
+    """What a line asks for: ("step", ±1), ("move", N), ("hand", N), ("quit", 0), ("help", 0),
+    ("start", 0), ("end", 0), or ("unknown", 0)."""
+    cleaned = text.strip().lower()
+    simple = {
+        "": ("step", 1),
+        "n": ("step", 1),
+        "next": ("step", 1),
+        "b": ("step", -1),
+        "back": ("step", -1),
+        "p": ("step", -1),
+        "q": ("quit", 0),
+        "quit": ("quit", 0),
+        "s": ("start", 0),
+        "e": ("end", 0),
+        "?": ("help", 0),
+        "help": ("help", 0),
+    }
+    if cleaned in simple:
+        return simple[cleaned]
+    if cleaned.isdigit():
+        return ("move", int(cleaned))
+    if cleaned.startswith("h") and cleaned[1:].strip().isdigit():
+        return ("hand", int(cleaned[1:].strip()))
+    return ("unknown", 0)
+
+
+def _hand_start(frames: Sequence[Frame], hand: int) -> int | None:
+    for index, frame in enumerate(frames):
+        if frame.hand == hand and (index == 0 or frames[index - 1].hand != hand):
+            return index
+    return None
+
+
+def navigate(
+    frames: Sequence[Frame],
+    console: Console,
+    ask: Callable[[str], str],
+    ending: RenderableType | None = None,
+) -> int:
+    """Show frames as asked until `q` or the end of input; the index of the last one shown.
+
+    `ending` is shown on arriving at the last frame.
+    """
+    last = len(frames) - 1
+    at = 0
+    console.print(frames[0].panel)
+    console.print(Text(KEYS, style="dim"))
+    while True:
+        try:
+            answer = ask(f"move {at}/{last} (Enter: next, b: back, N, h N, q) > ")
+        except EOFError:
+            answer = "q"
+        kind, value = parse_key(answer)
+        target = at
+        if kind == "quit":
+            console.print("Stopped.")
+            return at
+        if kind == "help":
+            console.print(Text(KEYS, style="dim"))
+            continue
+        if kind == "step":
+            target = at + value
+        elif kind == "move":
+            target = value
+        elif kind == "start":
+            target = 0
+        elif kind == "end":
+            target = last
+        elif kind == "hand":
+            found = _hand_start(frames, value)
+            if found is None:
+                hands = sorted({f.hand for f in frames if f.hand is not None})
+                console.print(Text(_no_hand(value, hands), style="bold red"))
+                continue
+            target = found
+        else:
+            console.print(Text(f"Not a key: {answer.strip()!r}. {KEYS}", style="bold red"))
+            continue
+        if not 0 <= target <= last:
+            where = "the start" if target < 0 else "the end"
+            console.print(Text(f"That is past {where} (moves 0 to {last}).", style="yellow"))
+            continue
+        if target == at and kind == "step":
+            continue
+        at = target
+        frame = frames[at]
+        if kind != "step" or value != 1:
+            console.print(Text(f"— move {at} of {last} —", style="bold"))
+        for line in frame.lines:
+            console.print(line)
+        console.print(frame.panel)
+        if at == last and ending is not None:
+            console.print(ending)
+
+
+def _no_hand(hand: int, hands: list[int]) -> str:
+    if not hands:
+        return "This game has no hands: go to a move by its number."
+    return f"There is no hand {hand}: hands {hands[0]} to {hands[-1]}."
