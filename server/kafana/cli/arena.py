@@ -9,13 +9,23 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from kafana.errors import InvalidInputError
+from kafana.cli.bot_spec import keywords, load
 from kafana.games.tablic import PRESETS
 
 
 @click.command()
 @click.option(
-    "--bots", "bot_names", required=True, help="Comma-separated bot names, e.g. greedy,ismcts."
+    "--bots",
+    "bot_names",
+    required=True,
+    help="Comma-separated bots: registry names (greedy,ismcts), module:Class or ./file.py:Class.",
+)
+@click.option(
+    "--vs",
+    "baseline",
+    default=None,
+    help="Measure --bots against this bot (e.g. heuristic): it is listed first, the others' "
+    "rows show their difference to it with the 95% confidence interval.",
 )
 @click.option(
     "--hands", type=click.IntRange(1), default=400, show_default=True, help="Deals to play."
@@ -45,6 +55,7 @@ from kafana.games.tablic import PRESETS
 @click.option("--markdown", is_flag=True, help="Also print the result as a Markdown table row.")
 def arena(
     bot_names: str,
+    baseline: str | None,
     hands: int,
     duplicate: bool,
     preset: str,
@@ -58,13 +69,16 @@ def arena(
 ) -> None:
     """Play BOTS against each other on the same deals and report points per hand."""
     names = tuple(n.strip() for n in bot_names.split(",") if n.strip())
+    if baseline is not None:
+        names = (baseline.strip(), *names)
     if len(names) < 2:
-        raise click.BadParameter("name at least two bots", param_hint="--bots")
+        raise click.BadParameter(
+            "name at least two bots (or one with --vs BOT)", param_hint="--bots"
+        )
+    if partnerships and players != 4:
+        raise click.BadParameter("partnerships need --players 4", param_hint="--partnerships")
     for name in names:
-        try:
-            registry.entry(name)
-        except InvalidInputError as exc:
-            raise click.BadParameter(str(exc), param_hint="--bots") from None
+        _registered(name)
     config = ArenaConfig(
         bots=names,
         hands=hands,
@@ -94,6 +108,18 @@ def arena(
     Console().print(_table(config, summary))
     if markdown:
         click.echo(markdown_rows(config, summary))
+
+
+def _registered(spec: str) -> None:
+    """Make SPEC an arena bot: a registry name as it is, an author's class registered under
+    its spec (worker processes are forked, so they have it too)."""
+    found = load(spec)
+    if "tablic" not in found.factories:
+        raise click.BadParameter(f"{spec!r} is not a Tablić bot (the arena plays Tablić)")
+    if spec in registry.names():
+        return
+    options = frozenset({"budget_ms", "iterations"}) & set(keywords(found.factory("tablic")))
+    registry.register(spec, found.factory("tablic"), f"{spec} (from the command line)", options)
 
 
 def _table(config: ArenaConfig, summary: Summary) -> Table:

@@ -59,7 +59,7 @@ class BotSpec:
         """Refuse an option the bot does not take, or a value of the wrong type."""
         factory = self.factory(game)
         accepted = self.options[game]
-        params = _keywords(factory)
+        params = keywords(factory)
         names = set(params) if accepted is None else accepted
         unknown = sorted(set(options) - names)
         if unknown:
@@ -169,7 +169,7 @@ def _game_of(found: object) -> str | None:
     return None
 
 
-def _keywords(factory: Factory) -> dict[str, Any]:
+def keywords(factory: Factory) -> dict[str, Any]:
     """The keyword parameters after (seat, rules, rng), with their annotations (or None)."""
     try:
         signature = inspect.signature(factory)

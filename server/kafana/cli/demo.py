@@ -26,6 +26,8 @@ def play_random_match(rules: tablic.Rules, seed: int) -> tablic.MatchState:
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=7, show_default=True)
 def demo(preset: str, players: int, partnerships: bool, seed: int) -> None:
     """Play one match between random players and print every hand's score."""
+    if partnerships and players != 4:
+        raise click.BadParameter("partnerships need --players 4", param_hint="--partnerships")
     rules = tablic.Rules.preset(preset, players=players, partnerships=partnerships)
     state = play_random_match(rules, seed)
     for result in state.hand_results:

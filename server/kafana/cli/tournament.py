@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 from kafana_client.cli.key import cli_key, key_option
+from kafana_client.remote import CONNECT_SECONDS
 
 from kafana.cli import tournament_hosted as hosted
 from kafana.cli.tournament_hosted import rules_options, show_event, with_events
@@ -47,8 +48,10 @@ def _entrants(specs: tuple[str, ...]) -> dict[str, str]:
 @click.argument("entrants", nargs=-1, required=True)
 @click.option("--kind", type=click.Choice([k.value for k in Kind]), default="swiss")
 @click.option("--name", default="event", help="The event's name.")
-@click.option("--rounds", default=0, help="Swiss rounds (0: ceil(log2(entrants))).")
-@click.option("--boards", default=2, help="Duplicate: boards per table.")
+@click.option(
+    "--rounds", type=click.IntRange(0), default=0, help="Swiss rounds (0: ceil(log2(entrants)))."
+)
+@click.option("--boards", type=click.IntRange(1), default=2, help="Duplicate: boards per table.")
 @click.option("--game", type=click.Choice(list(GAMES)), default="tablic", help="The game.")
 @click.option("--players", type=click.IntRange(2, 4), default=2, help="Players per game.")
 @click.option("--partnerships", is_flag=True, help="Four players as 2 against 2 (Tablić).")
@@ -69,7 +72,7 @@ def _entrants(specs: tuple[str, ...]) -> dict[str, str]:
 )
 @click.option("--server", default="", help="HOST:PORT: play every game on that server.")
 @key_option
-@click.option("--parallel", default=4, help="Games at once on a server.")
+@click.option("--parallel", type=click.IntRange(1), default=4, help="Games at once on a server.")
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="Export directory.")
 @click.option(
     "--control-redis",
@@ -121,6 +124,9 @@ def run(
             "knows it (records say `deal organiser-chosen`)",
             err=True,
         )
+    for option, value in (("--target", target), ("--move-ms", move_ms)):
+        if value < 0:
+            raise click.BadParameter(f"{value} is negative", param_hint=option)
     bots = _entrants(entrants)
     remote = {n: b.removeprefix("remote:") for n, b in bots.items() if b.startswith("remote:")}
     if remote and not server:
@@ -189,7 +195,7 @@ async def _on_server(
         if control_redis:
             control = await stack.enter_async_context(_control(control_redis, event.config.name))
         client = await stack.enter_async_context(AsyncClient.connect(target, key=cli_key()))
-        await client.wait_ready()
+        await client.wait_ready(CONNECT_SECONDS)
         await run_on_server(
             client,
             event,
