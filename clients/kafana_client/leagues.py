@@ -285,6 +285,6 @@ async def _join(leagues: Leagues, league: str) -> None:
     coming on the stream."""
     try:
         await leagues.join(league)
-    except FailedPreconditionError as error:
-        if "not settled" not in str(error):
+    except FailedPreconditionError:
+        if (await leagues.leave(league)).state != "paired":  # refused for another reason
             raise

@@ -102,7 +102,7 @@ async def test_a_bots_exception_is_printed_with_its_traceback(
     assert ana_match.state == bob_match.state == "settled"
 
 
-async def test_joining_with_a_match_not_settled_is_refused_and_blocking_calls(
+async def test_a_match_not_settled_is_played_before_joining_again(
     redis_url: str,
 ) -> None:
     async with league_server(redis_url, **ROLES) as served:
@@ -120,6 +120,15 @@ async def test_joining_with_a_match_not_settled_is_refused_and_blocking_calls(
                 await asyncio.sleep(0.1)
             with pytest.raises(FailedPreconditionError, match="not settled"):
                 await Leagues(ana).join("cup")
+            # A player that comes back (a restart mid-match) plays the open match first.
+            games = await asyncio.wait_for(
+                asyncio.gather(
+                    play_league(ana, "cup", random_bot, matches=1),
+                    play_league(bob, "cup", random_bot, matches=1),
+                ),
+                60,
+            )
+            assert [m.match for g in games for m in g] == [1, 1]
         finally:
             await channel.close()
 
@@ -128,7 +137,7 @@ async def test_joining_with_a_match_not_settled_is_refused_and_blocking_calls(
                 leagues = BlockingLeagues(client)
                 return leagues.get("cup").matches_made, leagues.board("cup").total
 
-        assert await asyncio.to_thread(blocking) == (1, 0)
+        assert await asyncio.to_thread(blocking) == (1, 2)
 
 
 async def test_play_goes_on_across_a_server_restart(redis_url: str) -> None:
