@@ -62,7 +62,7 @@ def test_a_whole_hand_against_a_bot(tmp_path: Path) -> None:
         child.sendline(not_in_hand)
         child.expect(PROMPT)
         screen.append(child.before)
-        assert f"Illegal move: {not_in_hand} is not in the hand of seat 0." in plain(child.before)
+        assert f"Illegal move: {not_in_hand} is not in your hand." in plain(child.before)
         card = max(start.hand(0)).text  # the king: 14 cannot be made from one small table card
         small = min(start.table).text
         child.sendline(f"{card.lower()}:{small.lower()}")
@@ -111,7 +111,7 @@ def test_quit_and_replay(tmp_path: Path) -> None:
     record = tmp_path / "m.txt"
     child = spawn(
         "play", "--seed", "3", "--hands", "1", "--delay", "0", "--bots", "random",
-        "--save", str(record),
+        "--save", str(record), "--name", "ana",
     )  # fmt: skip
     while child.expect([PROMPT, pexpect.EOF]) == 0:
         child.sendline("1")
@@ -119,11 +119,11 @@ def test_quit_and_replay(tmp_path: Path) -> None:
     assert record.exists()
 
     viewer = spawn("replay", str(record))
-    viewer.expect(r"\[1/48\] Enter: next move, q: quit")
-    assert "seat 0:" in plain(viewer.before)
+    viewer.expect(r"move 0/48 \(Enter: next, b: back")
+    assert "▶ ana:" in plain(viewer.before) and "random:" in plain(viewer.before)  # names
     viewer.sendline("")
-    viewer.expect(r"\[2/48\]")
-    assert "seat 0 played" in plain(viewer.before) and "After move 1" in plain(viewer.before)
+    viewer.expect(r"move 1/48 ")
+    assert "ana played" in plain(viewer.before) and "After move 1" in plain(viewer.before)
     viewer.sendline("q")
     viewer.expect("Stopped.")
     viewer.expect(pexpect.EOF)
@@ -133,6 +133,8 @@ def test_quit_and_replay(tmp_path: Path) -> None:
     person = spawn("play", "--seed", "3", "--delay", "0", "--bots", "random")
     person.expect(PROMPT)
     person.sendline("q")
+    person.expect(r"Leave the match\? The match ends here: the table is closed\. \[y/N\] ")
+    person.sendline("y")
     person.expect("You left the table.")
     person.expect(pexpect.EOF)
     person.close()
@@ -152,6 +154,8 @@ def two_people(server: LiveServer, *args: str) -> tuple[Any, Any]:
 def ben_leaves(ana: Any, ben: Any) -> None:
     """ben quits: he forfeits and ana wins; both terminals end."""
     ben.sendline("q")
+    ben.expect(r"Leave the match\? Your seat forfeits the match \(the other side wins\)\.")
+    ben.sendline("yes")
     ben.expect("You left the table.")
     ben.expect(pexpect.EOF)
     ana.expect(r"ben forfeited \(left\)\.")

@@ -1,0 +1,130 @@
+"""The terminal client's clock and keys, in a pseudo-terminal: the clock shown and counting
+down, the notice after a move the server played, Ctrl-C, Ctrl-D, leaving with confirmation, and
+replay going back and forth."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pexpect
+from kafana.cli.demo import play_random_match
+from kafana.games import tablic
+
+from .test_play_terminal import PROMPT, plain, spawn
+
+INTERRUPTED = 130
+
+
+def test_the_clock_counts_down_then_the_server_plays_for_the_person() -> None:
+    child = spawn("play", "--move-ms", "2500", "--seed", "5", "--delay", "0", "--bots", "greedy")
+    try:
+        child.expect(r"\[  3s\] " + PROMPT)
+        shown = plain(child.before)
+        assert "Clock 2.5 s a move: ▶ you" in shown and "s left · greedy 2.5 s" in shown
+        child.expect(r"\x1b7\r\[  2s\]\x1b8")  # rewritten in place, the typed text untouched
+        child.expect(r"\x1b7\r\[  1s\]\x1b8")
+        child.expect("Time is up: the server plays for you.")
+        child.expect("Your time ran out: the server played for you.")
+        child.expect("You ran out of time; played ")
+        child.expect(PROMPT)  # the next turn, with a fresh clock
+        started = time.monotonic()
+        child.sendcontrol("c")
+        child.expect("Interrupted: you left the table.")
+        child.expect(pexpect.EOF)
+        assert time.monotonic() - started < 3  # at once, not after Enter
+        assert "Traceback" not in plain(child.before)
+    finally:
+        child.close()
+    assert child.exitstatus == INTERRUPTED
+
+
+def test_ctrl_d_leaves_saying_what_it_costs_and_no_traceback() -> None:
+    child = spawn("play", "--seed", "5", "--delay", "0", "--bots", "greedy")
+    try:
+        child.expect(PROMPT)
+        child.sendeof()
+        child.expect(r"End of input: leaving \(the match ends here: the table is closed\)\.")
+        child.expect("You left the table.")
+        child.expect(pexpect.EOF)
+        assert "Traceback" not in plain(child.before)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+
+
+def test_q_asks_first_and_no_keeps_playing() -> None:
+    child = spawn("play", "--seed", "5", "--delay", "0", "--bots", "greedy")
+    try:
+        child.expect(PROMPT)
+        child.sendline("q")
+        child.expect(r"Leave the match\? The match ends here: the table is closed\. \[y/N\] ")
+        child.sendline("n")
+        child.expect(PROMPT)
+        child.sendline("1")
+        child.expect("You played ")
+        child.expect(PROMPT)
+        child.sendline("quit")
+        child.expect(r"Leave the match\?")
+        child.sendline("y")
+        child.expect("You left the table.")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+
+
+def test_replay_steps_back_and_forth_and_jumps_to_a_hand_or_a_move(tmp_path: Path) -> None:
+    final = play_random_match(tablic.Rules.preset("serbian"), 3)
+    total = final.move_count
+    record = tmp_path / "m.txt"
+    record.write_text(final.record().to_text() + "# seat 0: ana\n# seat 1: bo\n")
+    second = _start_of_hand_2(final)
+    viewer = spawn("replay", str(record))
+    prompt = rf"move (\d+)/{total} \(Enter: next, b: back"
+    try:
+        viewer.expect(prompt)
+        assert "▶ ana:" in plain(viewer.before) and "bo:" in plain(viewer.before)
+        viewer.sendline("")
+        viewer.expect(prompt)
+        assert viewer.match.group(1) == "1" and "ana played " in plain(viewer.before)
+        viewer.sendline("n")
+        viewer.expect(prompt)
+        assert viewer.match.group(1) == "2" and "bo played " in plain(viewer.before)
+        viewer.sendline("b")
+        viewer.expect(prompt)
+        assert viewer.match.group(1) == "1" and "After move 1" in plain(viewer.before)
+        viewer.sendline("h 2")
+        viewer.expect(prompt)
+        assert viewer.match.group(1) == str(second)
+        assert f"— move {second} of {total} —" in plain(viewer.before)
+        assert "Hand 2 · deck" in plain(viewer.before)
+        viewer.sendline("h 99")
+        viewer.expect(prompt)
+        assert "There is no hand 99" in plain(viewer.before)
+        viewer.sendline("10")
+        viewer.expect(prompt)
+        assert viewer.match.group(1) == "10" and "After move 10" in plain(viewer.before)
+        viewer.sendline(str(total + 1))
+        viewer.expect(prompt)
+        assert "That is past the end" in plain(viewer.before)
+        viewer.sendline("e")
+        viewer.expect(prompt)
+        winner = "ana" if final.winner == 0 else "bo"
+        assert f": {winner} wins." in plain(viewer.before)
+        viewer.sendline("q")
+        viewer.expect("Stopped.")
+        viewer.expect(pexpect.EOF)
+    finally:
+        viewer.close()
+    assert viewer.exitstatus == 0
+
+
+def _start_of_hand_2(final: tablic.MatchState) -> int:
+    """How many moves of `final`'s match come before the second hand's position."""
+    state = tablic.new_match(final.rules, seed=final.record().seed)
+    for done, move in enumerate(final.record().moves):
+        if state.hand_no == 1:
+            return done
+        state = state.apply(move)
+    raise AssertionError("the match has one hand")
