@@ -103,6 +103,21 @@ async def test_a_settled_match_and_its_lists_expire(leagues: LeagueStore) -> Non
     assert await leagues.rank("short", 1, "ana") == 1  # the season's board is kept
 
 
+async def test_a_match_whose_table_is_gone_is_settled_as_a_no_show(leagues: LeagueStore) -> None:
+    spec = league_spec(pb.LeagueSpec())
+    await leagues.create("gone", {"spec": dump(spec)})
+    for player in ("ana", "bob"):
+        await leagues.join("gone", player, 25.0, 1)
+    fields = {"season": "1", "players": "ana bob", "secret": "00" * 32, "commitment": "c"}
+    fields |= {"created_ms": "1", "join_by_ms": str(10**15), "state": "playing"}
+    number = await leagues.claim("gone", ["ana", "bob"], fields, 0)
+    await leagues.set_fields("gone", number, {"table": "0123456789abcdef admin", "token0": "t"})
+    await Referee(leagues, Tables(MemoryStore())).look("gone", spec, number)  # no such table
+    match = await leagues.match("gone", number)
+    assert match["state"] == SETTLED and match["ending"] == "no_show"
+    assert match["scores"] == "[1.0, 0.0]" and match["rated"] == "1"
+
+
 async def test_settled_data_expires_after_the_retention(redis_url: str) -> None:
     client = RedisClient.from_url(redis_url)
     checker = Redis.from_url(redis_url)

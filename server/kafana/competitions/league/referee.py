@@ -209,14 +209,19 @@ class Referee:
         if not table_id:
             table_id = await self._make_table(league, spec, number, match)
             self.wake_players(league, players)
-            await self.store.reschedule(league, number, join_by)
+            expires = now + self.tables.join_deadline_ms + 50  # the open table's life at most
+            await self.store.reschedule(league, number, min(join_by, expires))
             return
         try:
             session = await self.tables.session(table_id)
-        except NotFoundError:
-            await self.settle(
-                league, spec, number, match, Outcome("abandoned", (), "the table expired")
+        except NotFoundError:  # expired: open past the server's --join-deadline, or lost
+            present = [f"token{seat}" in match for seat in range(len(players))]
+            outcome = (
+                no_show(present)
+                if not all(present)
+                else Outcome("abandoned", (), "the table expired")
             )
+            await self.settle(league, spec, number, match, outcome)
             return
         if session.status == FINISHED:
             record = await self.tables.record(table_id)
@@ -235,7 +240,10 @@ class Referee:
             )
             await self.settle(league, spec, number, match, outcome)
         else:
-            later = join_by if session.status == OPEN else now + self.poll_ms
+            # an open table may live the server's join deadline (--join-deadline) only
+            expires = session.stored.created_ms + self.tables.join_deadline_ms + 50
+            soonest = min(join_by, expires) if expires > now else join_by
+            later = soonest if session.status == OPEN else now + self.poll_ms
             await self.store.reschedule(league, number, later)
 
     async def _make_table(
