@@ -6,6 +6,7 @@ from typing import Any
 
 from kafana.competitions.hosted.host import CompetitionsHost, events_for
 from kafana.competitions.hosted.store import RETENTION_MS
+from kafana.competitions.league.host import LeaguesHost, leagues_for
 from kafana.service.server import KafanaServer
 from kafana.service.server import create_server as create_service
 from kafana.store.base import TableStore
@@ -24,4 +25,4 @@ def create_server(
     store), directed by this server on its own tables, for `retention_ms` (then they expire).
     """
     host = competitions or CompetitionsHost(events_for(store, retention_ms))
-    return create_service(store, plugins=[host], **options)
+    return create_service(store, plugins=[host, LeaguesHost(leagues_for(store))], **options)
