@@ -23,6 +23,7 @@ import click
 import grpc
 from kafana_client.cli.key import cli_key, key_option
 from kafana_client.connection import ConnectOptions, Tls
+from kafana_client.errors import RpcError
 
 from kafana.errors import KafanaError
 from kafana.service.accounts import ROLE_NAMES, ROLES
@@ -144,8 +145,8 @@ def _run(
 
     try:
         return asyncio.run(main())
-    except grpc.aio.AioRpcError as error:
-        raise click.ClickException(f"{error.details()} ({error.code().name})") from None
+    except (grpc.aio.AioRpcError, RpcError):
+        raise  # the error boundary names the server, the code and what to do
     except KafanaError as error:
         raise click.ClickException(str(error)) from None
     except (StoreUnavailable, StoreError, OSError) as error:

@@ -1,0 +1,193 @@
+"""The command line's contract: every bad input is one line on stderr, no traceback, the
+documented exit status (2 usage, 1 failure; `serve` 3 for an address it cannot listen on), and
+nothing changed on the server where the command refused. A real `kafana serve` on loopback."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from kafana.store.redis_server import free_port
+from kafana_client.blocking import Client
+from kafana_client.convert import table_config
+from kit import KAFANA, Served, serving
+
+
+@dataclass(frozen=True)
+class Ran:
+    """What one command line did."""
+
+    args: tuple[str, ...]
+    status: int
+    out: str
+    err: str
+    seconds: float
+
+
+def run(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> Ran:
+    """Run `kafana ARGS` with no input, no KAFANA_* settings but `env`."""
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("KAFANA_")}
+    environment.update(env or {}, GRPC_VERBOSITY="NONE")
+    started = time.monotonic()
+    done = subprocess.run(
+        [KAFANA, *args],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        env=environment,
+        cwd=cwd,
+        timeout=60,
+    )
+    return Ran(args, done.returncode, done.stdout, done.stderr, time.monotonic() - started)
+
+
+def one_line(ran: Ran, status: int) -> str:
+    """Assert the contract of a refusal; the line."""
+    lines = ran.err.strip().splitlines()
+    assert ran.status == status, ran
+    assert len(lines) == 1, ran
+    assert "Traceback" not in ran.err + ran.out, ran
+    assert lines[0].startswith("kafana"), ran
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    with serving(tmp_path_factory.mktemp("contract"), "--memory") as servers:
+        servers[0].wait_started()
+        yield servers[0]
+
+
+@dataclass(frozen=True)
+class Tables:
+    """An open table (no seat taken) and a closed one."""
+
+    open: str
+    closed: str
+
+
+@pytest.fixture(scope="module")
+def tables(server: Served) -> Tables:
+    with Client.connect(server.target) as client:
+        free = client.create_table(table_config(name="free"))
+        shut = client.create_table(table_config(name="shut"))
+        client.close_table(shut.table_id, shut.admin_token)
+    return Tables(free.table_id, shut.table_id)
+
+
+def _many(cases: list[tuple[int, tuple[str, ...]]], cwd: Path | None = None) -> list[str]:
+    """Run every case (6 at a time); the line each printed, after checking its contract."""
+    with ThreadPoolExecutor(6) as pool:
+        done = list(pool.map(lambda case: run(*case[1], cwd=cwd), cases))
+    return [one_line(ran, status) for (status, _), ran in zip(cases, done, strict=True)]
+
+
+def test_usage_errors_exit_2_in_one_line(tmp_path: Path) -> None:
+    cases: list[tuple[int, tuple[str, ...]]] = [
+        (2, ("frobnicate",)),
+        (2, ("demo", "--partnerships")),
+        (2, ("demo", "--players", "9")),
+        (2, ("arena", "--bots", "greedy,random", "--partnerships")),
+        (2, ("arena", "--bots", "nobot,random")),
+        (2, ("arena", "--bots", "greedy")),
+        (2, ("play", "--tac-calls")),
+        (2, ("play", "--game", "tac", "--partnerships")),
+        (2, ("play", "--partnerships")),
+        (2, ("play", "--seed", str(2**64))),
+        (2, ("play", "--bots", "nobot")),
+        (2, ("tournament", "run", "greedy")),
+        (2, ("tournament", "run", "greedy", "nobot")),
+        (2, ("tournament", "run", "greedy", "random", "--preset", "nope")),
+        (2, ("tournament", "run", "greedy", "random", "--rounds", "-1")),
+        (2, ("tournament", "run", "greedy", "random", "--target", "-5")),
+        (2, ("tournament", "run", "greedy", "random", "--move-ms", "-5")),
+        (2, ("tournament", "run", "greedy", "random", "--parallel", "0")),
+        (2, ("verify",)),
+        (2, ("verify", str(tmp_path / "missing.txt"))),
+        (2, ("replay", str(tmp_path / "missing.txt"))),
+        (2, ("account", "list", "--redis", "localhost:1")),
+    ]
+    lines = _many(cases)
+    assert "partnerships need --players 4" in lines[1]
+    assert "see `kafana demo --help`" in lines[2]
+    assert "--tac-calls is an option of --game tac" in lines[6]
+    assert "an event needs two or more entrants" in lines[11]
+    assert "unknown bot 'nobot'" in lines[12]
+
+
+def test_bot_run_refuses_before_it_takes_a_seat(
+    server: Served, tables: Tables, tmp_path: Path
+) -> None:
+    (tmp_path / "mybot.py").write_text("class NotABot:\n    pass\n")
+    at = ("--server", server.target, "--table", tables.open)
+    cases: list[tuple[int, tuple[str, ...]]] = [
+        (2, ("bot", "run", "greedy", *at, "-o", "foo=1")),
+        (2, ("bot", "run", "ismcts", *at, "-o", "budget_ms=abc")),
+        (2, ("bot", "run", "ismcts", *at, "-o", "noequals")),
+        (2, ("bot", "run", "nobot", *at)),
+        (2, ("bot", "run", "./missing.py:X", *at)),
+        (2, ("bot", "run", "mybot:NotABot", *at)),
+        (2, ("bot", "run", "nomodule:X", *at)),
+        (2, ("bot", "run", "loader", *at)),  # a Tač bot at a Tablić table
+        (1, ("bot", "run", "greedy", "--server", server.target, "--table", "nope")),
+        (1, ("bot", "run", "greedy", "--server", server.target, "--table", tables.closed)),
+        (1, ("bot", "run", "greedy", *at, "--token", "wrong")),
+    ]
+    lines = _many(cases, cwd=tmp_path)
+    assert "greedy takes no option foo" in lines[0]
+    assert "budget_ms='abc' is not a float" in lines[1]
+    assert "unknown bot 'nobot'" in lines[3]
+    assert "no file ./missing.py" in lines[4]
+    assert "'NotABot' in mybot is not a kafana_bots.Bot or TacBot subclass" in lines[5]
+    assert "no module 'nomodule'" in lines[6]
+    assert "plays tac, not tablic" in lines[7]
+    assert f"the server at {server.target} refused: no table 'nope'" in lines[8]
+    assert "is over: nothing to play" in lines[9]
+    with Client.connect(server.target) as client:
+        info = client.get_table(tables.open)
+    assert not any(seat.taken for seat in info.seats)  # nothing changed where it refused
+
+
+def test_an_unreachable_server_is_named_within_5_seconds() -> None:
+    dead = f"127.0.0.1:{free_port()}"
+    cases: list[tuple[int, tuple[str, ...]]] = [
+        (1, ("bot", "run", "greedy", "--server", dead, "--table", "t")),
+        (1, ("play", "--server", dead)),
+        (1, ("watch", "t", "--server", dead)),
+        (1, ("tournament", "run", "greedy", "random", "--server", dead)),
+        (1, ("account", "list", "--server", dead, "--key", "k")),
+    ]
+    started = time.monotonic()
+    lines = _many(cases)
+    for line in lines:
+        assert f"cannot reach a Kafana server at {dead}" in line
+        assert "kafana serve" in line  # what to do
+    assert time.monotonic() - started < 9  # all at once, each within 5 s (and its start-up)
+
+
+def test_serve_refuses_a_taken_port_or_a_foreign_host(server: Served) -> None:
+    taken = run("serve", "--port", str(server.port), "--memory")
+    assert "is taken by another process" in one_line(taken, 3)
+    foreign = run("serve", "--host", "192.0.2.1", "--port", str(free_port()), "--memory")
+    assert "cannot listen on 192.0.2.1" in one_line(foreign, 3)
+
+
+def test_a_record_that_does_not_parse_is_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.txt"
+    bad.write_text("not a record\n")
+    assert str(bad) in one_line(run("replay", str(bad)), 1)
+
+
+def test_debug_shows_the_traceback() -> None:
+    flag = run("--debug", "demo", "--partnerships")
+    env = run("demo", "--partnerships", env={"KAFANA_DEBUG": "1"})
+    anywhere = run("demo", "--partnerships", "--debug")
+    for ran in (flag, env, anywhere):
+        assert ran.status == 2 and "Traceback" in ran.err, ran
+        assert ran.err.strip().splitlines()[-1].startswith("kafana demo: "), ran
