@@ -100,6 +100,7 @@ class KafanaServicer(service_pb2_grpc.KafanaServicer):  # type: ignore[misc, unu
         """The state as a seat or a spectator sees it."""
         session = await self.tables.session(request.table_id)
         seat = self.tables.viewer(session, request.seat_token)
+        await self.tables.check_view(session, seat)  # embargoed: no spectator
         await self.tables.seen(session, seat)
         return convert.table_state(session, seat)
 
@@ -169,6 +170,7 @@ class KafanaServicer(service_pb2_grpc.KafanaServicer):  # type: ignore[misc, unu
         """
         session = await self.tables.session(request.table_id)
         seat = self.tables.viewer(session, request.seat_token)
+        await self.tables.check_view(session, seat)  # embargoed: no spectator
         if request.after_seq > session.seq:
             raise InvalidInputError(
                 f"after_seq {request.after_seq} is ahead of the table (at {session.seq})"

@@ -30,6 +30,7 @@ from kafana.errors import (
 )
 from kafana.service import convert, faults, tokens
 from kafana.service.accounts import account_name
+from kafana.service.embargo import Embargoes, check_label
 from kafana.service.games import build_rules, game_name, game_of
 from kafana.service.inputs import check_name
 from kafana.service.limits import (
@@ -127,6 +128,7 @@ class Tables:
         self.abandon_after = abandon_after
         self._cache = SessionCache(cache_size, cache_bytes)  # bounded: see session_cache
         self.now = clock
+        self.embargoes = Embargoes(store.counters, clock)  # shared by the store's processes
         self.listeners: list[Callable[[str, int], None]] = []  # told (table id, seq) news
         self.presence = Presence(store.counters)  # seats seen, for the fault policy
 
@@ -235,6 +237,8 @@ class Tables:
             admin_token_hash=tokens.token_hash(admin_token),
             created_ms=now,
         )
+        if config.embargo:
+            stored.embargo = check_label(config.embargo)
         if config.HasField("seed"):
             stored.seed = config.seed
         elif not config.decks:
@@ -583,11 +587,30 @@ class Tables:
                 f"the match at table {table_id} is not over: the record (with the "
                 "seed and the decks) is published when it ends"
             )
+        if not past_embargo:
+            await self.embargoes.check(session.stored.embargo, table_id, "record (seed, decks)")
         replays = [Session.start(session.table_id, session.stored), *session.replays()]
         events = [convert.event(before, after, None) for before, after in pairwise(replays)]
         return service_pb2.GetRecordResponse(
             result=convert.result(session), record=session.record_text(), events=events
         )
+
+    # -- embargoes ---------------------------------------------------------------------
+
+    async def embargo(self, label: str, ttl_ms: int) -> None:
+        """Embargo the tables labelled `label` (`TableConfig.embargo`) for `ttl_ms`: their
+        records and spectator views are refused on every process of this store."""
+        await self.embargoes.embargo(label, ttl_ms)
+
+    async def release(self, label: str) -> None:
+        """Lift the embargo of `label`: its tables' records are served again."""
+        await self.embargoes.release(label)
+
+    async def check_view(self, session: Session, seat: int | None) -> None:
+        """Refuse a spectator (`seat` None) of an embargoed table: the cards it shows played
+        are the deals of the games still running (a seat sees its own game)."""
+        if seat is None:
+            await self.embargoes.check(session.stored.embargo, session.table_id, "play")
 
     # -- listing ------------------------------------------------------------------------
 
