@@ -115,11 +115,17 @@ def test_play_tac_in_the_terminal(tmp_path: Path) -> None:
     assert sum(1 for step in final.steps() if step.seat == 0) == moves
 
     viewer = spawn("replay", str(record))
-    viewer.expect(r"\[1/\d+\] Enter: next move, q: quit")
-    assert "seat 0: closed 26" in plain(viewer.before)
+    viewer.expect(r"move 0/\d+ \(Enter: next, b: back")
+    assert "▶ ana: closed 26" in plain(viewer.before)  # the seat's name, from the saved record
     viewer.sendline("")
-    viewer.expect(r"\[2/\d+\]")
-    assert "seat 0 flip" in plain(viewer.before)
+    viewer.expect(r"move 1/\d+ ")
+    assert "ana flip" in plain(viewer.before)
+    viewer.sendline("b")
+    viewer.expect(r"move 0/\d+ ")
+    assert "— move 0 of" in plain(viewer.before) and "ana: closed 26" in plain(viewer.before)
+    viewer.sendline("h 1")
+    viewer.expect(r"move 0/\d+ ")
+    assert "This game has no hands" in plain(viewer.before)
     viewer.sendline("q")
     viewer.expect("Stopped.")
     viewer.expect(pexpect.EOF)
