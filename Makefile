@@ -6,26 +6,38 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test lint venv proto bench
 
-$(STAMP): pyproject.toml
+# The rules core compiled by setup.py (mypyc); rebuilt when one of its sources changes.
+NATIVE_SOURCES := server/kafana/games/tablic/capture.py server/kafana/games/tablic/state.py \
+	bots/kafana_bots/sim.py
+NATIVE := $(VENV)/.native
+# The differential tests, run again on the pure build (KAFANA_PURE=1): it stays the reference.
+PURE_TESTS := tests/games/tablic tests/bots/test_bots_sim.py tests/test_build.py
+
+$(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev]'
-	touch $(STAMP)
+	touch $(STAMP) $(NATIVE)
 
-venv: $(STAMP)
+$(NATIVE): $(STAMP) $(NATIVE_SOURCES)
+	$(BIN)/python -m pip install -q --no-deps --no-build-isolation -e .
+	touch $(NATIVE)
 
-run: $(STAMP)
+venv: $(NATIVE)
+
+run: $(NATIVE)
 	$(BIN)/kafana serve $(ARGS)
 
-test: $(STAMP)
+test: $(NATIVE)
 	scripts/ensure-redis
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
+	KAFANA_PURE=1 $(BIN)/python -m pytest -q $(PURE_TESTS)
 
-lint: $(STAMP)
+lint: $(NATIVE)
 	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy
 
-bench: $(STAMP)
+bench: $(NATIVE)
 	$(BIN)/python loadtests/bench_core.py

@@ -73,7 +73,7 @@ class HandSim:
         hand_no: int,
     ) -> HandSim:
         """A simulator for a position given every card's place (deck in deal order)."""
-        sim = object.__new__(HandSim)
+        sim = HandSim.__new__(HandSim)
         sim.rules = rules
         sim.engine = engine_for(rules)
         sim.n = rules.players
@@ -94,7 +94,7 @@ class HandSim:
 
     def copy(self) -> HandSim:
         """An independent copy (hands and piles copied, constants shared)."""
-        sim = object.__new__(HandSim)
+        sim = HandSim.__new__(HandSim)
         sim.rules = self.rules
         sim.engine = self.engine
         sim.n = self.n

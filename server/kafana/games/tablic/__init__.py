@@ -4,6 +4,9 @@
 >>> state = tablic.new_match(tablic.Rules.preset("serbian", players=2), seed=7)
 >>> state.current_seat, len(state.table), len(state.hand(0))
 (0, 4, 6)
+
+`BUILD` says which build of the core is loaded: "compiled" (mypyc, built by `make venv`) or
+"pure" (`KAFANA_PURE=1`, no compiler, or a source edited since the build); see `build`.
 """
 
 from kafana.errors import (
@@ -13,6 +16,7 @@ from kafana.errors import (
     MatchOverError,
 )
 from kafana.games.cards import CANONICAL_DECK, CARDS, Card, format_cards, parse_cards
+from kafana.games.tablic.build import BUILD  # first of the package: it picks the build
 from kafana.games.tablic.capture import CaptureEngine, captures, engine_for
 from kafana.games.tablic.move import Move
 from kafana.games.tablic.result import HandResult
@@ -22,6 +26,7 @@ from kafana.games.tablic.state import MatchRecord, MatchSetup, MatchState, new_m
 from kafana.games.tablic.view import View
 
 __all__ = [
+    "BUILD",
     "CANONICAL_DECK",
     "CARDS",
     "PRESETS",

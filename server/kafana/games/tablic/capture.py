@@ -28,6 +28,8 @@ from itertools import repeat
 from operator import attrgetter
 from typing import TypeVar
 
+from mypy_extensions import mypyc_attr
+
 from kafana.errors import InvalidInputError, TooManyMovesError
 from kafana.games.cards import Card, check_distinct
 from kafana.games.tablic.rules import Rules
@@ -97,21 +99,32 @@ def listing_bytes(masks: int, positions: int = 0) -> int:
     return 150 + 64 * masks + 8 * positions
 
 
+@mypyc_attr(native_class=False)
+class _Handle:
+    """What the budget holds of an engine: weakly, so a dropped engine goes (a compiled engine
+    takes no weak reference itself; engine and handle hold each other until both are unused)."""
+
+    __slots__ = ("__weakref__", "engine")
+
+    def __init__(self, engine: CaptureEngine) -> None:
+        self.engine = engine
+
+
 class _Budget:
     """The bytes the listing caches of every live engine hold together (`LISTING_BYTES`)."""
 
-    __slots__ = ("engines", "limit", "used")
+    __slots__ = ("handles", "limit", "used")
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.used = 0
-        self.engines: weakref.WeakSet[CaptureEngine] = weakref.WeakSet()
+        self.handles: weakref.WeakSet[_Handle] = weakref.WeakSet()
 
     def charge(self, amount: int) -> None:
         """Count `amount` more bytes; past the limit every engine starts a generation first."""
         if self.used + amount > self.limit:
-            for engine in list(self.engines):
-                engine.age()
+            for handle in list(self.handles):
+                handle.engine.age()
             self.used = 0
         self.used += amount
 
@@ -123,11 +136,11 @@ class CaptureEngine:
     """Capture masks for one combination of capture switches."""
 
     __slots__ = (
-        "__weakref__",
         "_by_vector",
         "_candidate_lists",
         "_group_lists",
         "_groups",
+        "_handle",
         "_old",
         "_overflowing",
         "_shared",
@@ -181,7 +194,8 @@ class CaptureEngine:
         self._old: dict[int, Listing] = {}  # the generation before it (see `age`)
         self._group_lists: dict[tuple[int, int], GroupList] = {}
         self._candidate_lists: dict[int, Candidates] = {}
-        _BUDGET.engines.add(self)
+        self._handle = _Handle(self)
+        _BUDGET.handles.add(self._handle)
 
     def age(self) -> None:
         """Start a generation: the young listings become the old ones, the old are dropped."""

@@ -265,23 +265,28 @@ class MatchState(SeatedState[Rules, View]):
             )
         return mask
 
-    def apply(self, move: Move | str, seat: int | None = None) -> MatchState:
+    def apply(self, move: object, seat: int | None = None) -> MatchState:
         """The state after `move` (a Move or its text), made by `seat` if given.
 
         Raises IllegalMoveError and the like; NotYourTurnError when `seat` is not to move.
+        `move` is typed `object`: anything else is refused here with InvalidInputError (the
+        compiled build would otherwise refuse it with a TypeError at the call).
         """
         if seat is not None and seat != self._current:
             self._check_turn(seat)
-        if type(move) is not Move:  # a Move itself (no subclass) takes the fast path
-            if isinstance(move, str):
-                move = Move.parse(move)
-            elif not isinstance(move, Move):
-                raise InvalidInputError(f"expected a Move or its text, got {move!r}")
+        if type(move) is Move:  # a Move itself (no subclass) takes the fast path
+            played = move
+        elif isinstance(move, str):
+            played = Move.parse(move)
+        elif isinstance(move, Move):
+            played = move
+        else:
+            raise InvalidInputError(f"expected a Move or its text, got {move!r}")
         legal = self._legal
-        mask = legal.get(move) if legal is not None else None
+        mask = legal.get(played) if legal is not None else None
         if mask is None:
-            mask = self._check(move)
-        return self._advance(move, mask)
+            mask = self._check(played)
+        return self._advance(played, mask)
 
     def _advance(self, move: Move, mask: int) -> MatchState:
         """The next state; `mask` is non-zero when the move captures."""
@@ -289,7 +294,7 @@ class MatchState(SeatedState[Rules, View]):
         assert seat is not None
         setup = self._setup
         rules = setup.rules
-        nxt = object.__new__(MatchState)
+        nxt = MatchState.__new__(MatchState)
         nxt._setup = setup
         nxt._engine = self._engine
         nxt.hand_no = self.hand_no
@@ -339,7 +344,7 @@ class MatchState(SeatedState[Rules, View]):
         return nxt
 
     def _copy(self) -> MatchState:
-        nxt = object.__new__(MatchState)
+        nxt = MatchState.__new__(MatchState)
         nxt._setup = self._setup
         nxt._engine = self._engine
         nxt.hand_no = self.hand_no
@@ -536,21 +541,26 @@ def _explain(move: Move, rules: Rules) -> str:
 
 
 def new_match(
-    rules: Rules,
-    seed: int | None = None,
+    rules: object,
+    seed: object = None,
     decks: Sequence[Iterable[Card | str]] | None = None,
 ) -> MatchState:
     """Start a match from a seed (hand k uses `shuffled_deck(seed, k)`) or explicit decks.
 
     With explicit decks, hand k uses decks[k]; past the last one, the seed's deck if a seed
-    is given too, else the decks again from the first.
+    is given too, else the decks again from the first. `rules` (a Rules) and `seed` (an int
+    or None) are typed `object`: they are checked here, with InvalidInputError.
     """
     if not isinstance(rules, Rules):
         raise InvalidInputError(f"expected Rules, got {rules!r}")
     if seed is None and not decks:
         raise InvalidInputError("a match needs a seed or at least one deck")
+    checked: int | None = None
     if seed is not None:
-        check_seed(seed)
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            message = f"seed must be a whole number from 0 to 2**64-1, not {seed!r}"
+            raise InvalidInputError(message)  # as check_seed says it, bools here too
+        checked = check_seed(int(seed))
     parsed: list[tuple[Card, ...]] = []
     for k, deck in enumerate(decks or ()):
         cards = parse_cards(deck)
@@ -558,8 +568,8 @@ def new_match(
             raise InvalidInputError(f"deck {k} has {len(cards)} cards, not 52")
         check_distinct(cards, f"deck {k}")
         parsed.append(cards)
-    setup = MatchSetup(rules=rules, seed=seed, decks=tuple(parsed))
-    state = object.__new__(MatchState)
+    setup = MatchSetup(rules=rules, seed=checked, decks=tuple(parsed))
+    state = MatchState.__new__(MatchState)
     state._setup = setup
     state._engine = engine_for(rules)
     state.move_count = 0

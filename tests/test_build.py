@@ -1,0 +1,90 @@
+"""The rules core's two builds: compiled (mypyc, by `make venv`) and pure Python (`KAFANA_PURE=1`).
+
+`make test` runs the whole suite on the compiled build and the differential tests again with
+`KAFANA_PURE=1`, so this file checks, in each run, that the build it expects is the one loaded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from importlib.machinery import EXTENSION_SUFFIXES
+from pathlib import Path
+
+import pytest
+from kafana.games import tablic
+from kafana.games.tablic import build, capture, state
+from kafana_bots import sim
+
+MODULES = (capture, state, sim)
+SHOW = """
+from kafana.games import tablic
+from kafana.games.tablic import build, capture, state
+from kafana_bots import sim
+print(tablic.BUILD, *(build.is_compiled(m) for m in (capture, state, sim)))
+"""
+
+
+def loaded(pure: bool) -> list[str]:
+    """What a fresh interpreter loads, with or without KAFANA_PURE=1."""
+    env = {k: v for k, v in os.environ.items() if k != build.PURE_VARIABLE}
+    if pure:
+        env[build.PURE_VARIABLE] = "1"
+    done = subprocess.run(
+        [sys.executable, "-c", SHOW], env=env, capture_output=True, text=True, check=True
+    )
+    return done.stdout.split()
+
+
+def test_this_run_has_the_build_it_asked_for() -> None:
+    """The compiled build unless KAFANA_PURE=1: a failed compile must not pass as compiled."""
+    expected = "pure" if os.environ.get(build.PURE_VARIABLE) == "1" else "compiled"
+    assert expected == tablic.BUILD, build.WHY
+    assert [build.is_compiled(m) for m in MODULES] == [expected == "compiled"] * 3
+
+
+def test_the_variable_picks_the_pure_sources() -> None:
+    assert loaded(pure=True) == ["pure", "False", "False", "False"]
+    assert loaded(pure=False) == ["compiled", "True", "True", "True"]
+
+
+def test_a_source_edited_since_the_build_loads_pure_with_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One stale source: all pure (compiled modules call each other directly)."""
+    for module in MODULES:
+        source = Path(str(module.__file__)).with_suffix("").with_suffix(".py")
+        (tmp_path / source.name).write_bytes(source.read_bytes())
+        (tmp_path / (source.stem + EXTENSION_SUFFIXES[0])).write_bytes(b"")
+    digests = {
+        name: hashlib.sha256((tmp_path / f"{name.rsplit('.', 1)[1]}.py").read_bytes()).hexdigest()
+        for name in ("kafana.games.tablic.capture", "kafana.games.tablic.state", "kafana_bots.sim")
+    }
+    manifest = tmp_path / "native.json"
+    modules = {
+        name: {"source": f"{name.rsplit('.', 1)[1]}.py", "sha256": digest}
+        for name, digest in digests.items()
+    }
+    manifest.write_text(json.dumps({"modules": modules}))
+    monkeypatch.setattr(build, "MANIFEST", manifest)
+    monkeypatch.delenv(build.PURE_VARIABLE, raising=False)
+    assert build._decide()[:2] == ("compiled", "mypyc build of " + ", ".join(digests))
+    (tmp_path / "state.py").write_text("# edited\n")
+    with pytest.warns(UserWarning, match="state.py changed since it was compiled"):
+        chosen, _why, sources = build._decide()
+    assert (chosen, sorted(sources)) == ("pure", sorted(digests))
+    monkeypatch.setattr(build, "MANIFEST", tmp_path / "missing.json")
+    assert build._decide()[0] == "pure"
+
+
+def test_the_pure_finder_serves_only_listed_modules(tmp_path: Path) -> None:
+    source = tmp_path / "listed.py"
+    source.write_text(textwrap.dedent("VALUE = 7\n"))
+    finder = build.PureFinder({"some.listed": source})
+    spec = finder.find_spec("some.listed", None)
+    assert spec is not None and spec.origin == str(source)
+    assert finder.find_spec("some.other", None) is None
