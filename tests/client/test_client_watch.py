@@ -48,7 +48,7 @@ def test_watch_follows_a_live_match_to_its_end(server: LiveServer, tmp_path: Pat
     assert out.count(" played ") == len(record.events) - 2
     assert "Your hand" not in out  # a spectator never sees a hand
     assert "Hand 1 scored" in out and "Match over" in out
-    assert saved.read_text() == record.record
+    assert saved.read_text() == record.record + "# seat 0: ana\n# seat 1: ben\n"  # for replay
 
 
 def test_watch_an_unknown_table(server: LiveServer) -> None:
