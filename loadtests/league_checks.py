@@ -1,9 +1,11 @@
 """The consistency checks of `bench_league_scale.py`, over what the server publishes and what the
 players were told.
 
-1. settled once, rated once: every match made is settled; each player was told of its end at
-   most once; each rated match is one rated game on each player's history, every player's game
-   count is the number of rated matches they played;
+1. settled once, rated once: every match made is settled and its fair record verifies
+   (`kafana.competitions.verify`: the secret, the deals, every move) with the match's players,
+   secret and scores; each player was told of its end at most once; each rated match is one
+   rated game on each player's history, every player's game count is the number of rated
+   matches they played;
 2. no seat taken by anyone else: every table's seats are taken by the match's players, in its
    order (the table's seats and its SEAT_TAKEN events), and every ticket went to the player of
    its seat;
@@ -23,7 +25,10 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from kafana.competitions.envelope import FairRecord
 from kafana.competitions.ratings import RatingBook
+from kafana.competitions.verify import VerificationError, verify
+from kafana.errors import KafanaError
 from kafana.v1 import events_pb2, service_pb2, state_pb2
 from kafana.v1 import leagues_pb2 as pb
 from kafana_client.aio import AsyncClient
@@ -68,7 +73,11 @@ async def published(clients: Sequence[AsyncClient], league: str) -> Published:
     info = await Leagues(clients[0]).get(league)
     found = Published(info)
     numbers = list(range(1, int(info.matches_made) + 1))
-    for m in await spread(clients, numbers, lambda c, n: Leagues(c).match(league, n)):
+
+    async def fetch(client: AsyncClient, number: int) -> pb.MatchInfo:
+        return await Leagues(client).match(league, number, record=True)
+
+    for m in await spread(clients, numbers, fetch):
         found.matches[m.match] = m
     settled = [m for m in found.matches.values() if m.table_id]
     tables = await spread(clients, settled, lambda c, m: c.get_table(m.table_id))
@@ -96,12 +105,33 @@ def _shown(problems: list[str]) -> list[str]:
     return problems[:SHOWN] + ([f"... and {more} more"] if more > 0 else [])
 
 
+def record_problem(m: pb.MatchInfo) -> str | None:
+    """What is wrong with a settled match's fair record (None: it verifies and agrees)."""
+    try:
+        done = verify(FairRecord.from_text(m.record))
+    except (VerificationError, KafanaError, ValueError) as error:
+        return f"match {m.match}: the fair record is rejected: {error}"
+    fair = FairRecord.from_text(m.record)
+    if fair.get("match") != str(m.match) or list(done.seats) != list(m.players):
+        return f"match {m.match}: the record is of match {fair.get('match')} {done.seats}"
+    if done.secret != m.secret:
+        return f"match {m.match}: the record's secret is not the match's"
+    if m.ending == "score" and [float(f) for f in done.figures] != list(m.scores):
+        return f"match {m.match}: record scores {done.figures}, match {list(m.scores)}"
+    return None
+
+
 def settled_once(data: Published, told: list[dict[str, Any]]) -> list[str]:
-    """Check 1: every match settled; told once per player; rated once on every history."""
+    """Check 1: every match settled, its record verified; told once per player; rated once on
+    every history."""
     problems = []
     for number, m in sorted(data.matches.items()):
         if m.state != "settled":
             problems.append(f"match {number} is {m.state or 'missing'}, not settled")
+        elif m.record and (problem := record_problem(m)) is not None:
+            problems.append(problem)
+        elif not m.record and m.table_id and m.ending != "no_show":
+            problems.append(f"match {number} ({m.ending}) has no fair record")
     for (number, account), count in Counter((t["match"], t["account"]) for t in told).items():
         if count > 1:
             problems.append(f"{account} was told {count} times that match {number} is settled")

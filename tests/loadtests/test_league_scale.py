@@ -5,12 +5,16 @@ a match rated twice, a seat taken by a stranger and a board that is not the resu
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+from kafana.competitions.envelope import FairRecord
+from kafana.competitions.fairness import commitment, deal_seed, new_secret
 from kafana.competitions.ratings import RatingBook
+from kafana.games import tablic
 from kafana.v1 import events_pb2, service_pb2, state_pb2
 from kafana.v1 import leagues_pb2 as pb
 
@@ -48,15 +52,37 @@ def test_the_quick_league_run_is_consistent(tmp_path: Path) -> None:
         assert f"check {check}: OK" in done.stdout
 
 
-def league(matches: list[tuple[str, str, float, float]]) -> league_checks.Published:
-    """A consistent league of settled 2-player matches (a, b, score a, score b)."""
+def played(number: int, players: tuple[str, str]) -> tuple[str, str, list[float]]:
+    """A match played out locally (the biggest capture, ties at random) from a fresh secret:
+    its secret, its fair record and its scores."""
+    secret = new_secret()
+    rules = tablic.Rules.preset("serbian", players=2, target=11)
+    state = tablic.new_match(rules, seed=deal_seed(secret))
+    rng = random.Random(number)
+    while not state.is_over:
+        moves = state.legal_moves()  # the biggest capture: the table stays small
+        state = state.apply(max(moves, key=lambda m: (len(m[1]), rng.random())))
+    meta = (
+        ("league", "t"),
+        ("match", str(number)),
+        ("seats", " ".join(players)),
+        ("ending", "score"),
+    )
+    fair = FairRecord(commitment(secret), secret, state.record().to_text(), meta)
+    return secret, fair.to_text(), [float(s) for s in state.scores]
+
+
+def league(matches: list[tuple[str, str]]) -> league_checks.Published:
+    """A consistent league of settled 2-player matches, each really played."""
     data = league_checks.Published(pb.LeagueInfo(league="t", season=1, matches_made=len(matches)))
     book = RatingBook()
-    for number, (a, b, sa, sb) in enumerate(matches, start=1):
+    for number, (a, b) in enumerate(matches, start=1):
         table = f"tb{number}"
+        secret, record, scores = played(number, (a, b))
         data.matches[number] = pb.MatchInfo(
             match=number, players=[a, b], table_id=table, state="settled", ending="score",
-            scores=[sa, sb], rated=True, created_ms=1000, settled_ms=2000,
+            scores=scores, rated=True, created_ms=1000, settled_ms=2000, secret=secret,
+            record=record,
         )  # fmt: skip
         seats = [state_pb2.Seat(seat=i, taken=True, name=p) for i, p in enumerate((a, b))]
         data.tables[number] = state_pb2.TableInfo(table_id=table, seats=seats)
@@ -66,7 +92,7 @@ def league(matches: list[tuple[str, str, float, float]]) -> league_checks.Publis
         ]
         move = events_pb2.Event(kind=events_pb2.EVENT_KIND_MOVE, seat=0, time_ms=1250)
         data.records[number] = service_pb2.GetRecordResponse(events=[*taken, move])
-        book.rate(league_checks.POOL, [[a], [b]], [sa, sb])
+        book.rate(league_checks.POOL, [[a], [b]], scores)
     for rank, (name, rating) in enumerate(book.leaderboard(league_checks.POOL), start=1):
         data.board.append(pb.BoardRow(rank=rank, player=name, rating=rating.conservative))
         points = [
@@ -79,12 +105,7 @@ def league(matches: list[tuple[str, str, float, float]]) -> league_checks.Publis
     return data
 
 
-GAMES = [
-    ("ana", "bob", 12, 9),
-    ("cid", "dan", 3, 14),
-    ("ana", "dan", 11, 11),
-    ("bob", "cid", 13, 2),
-]
+GAMES = [("ana", "bob"), ("cid", "dan"), ("ana", "dan"), ("bob", "cid")]
 
 
 def ticket(account: str, match: int, seat: int, players: list[str]) -> dict[str, Any]:
@@ -117,6 +138,22 @@ def test_a_match_told_twice_or_rated_twice_is_found() -> None:
     assert league_checks.settled_once(data, []) == ["match 3 is playing, not settled"]
 
 
+def test_a_fair_record_that_does_not_verify_or_agree_is_found() -> None:
+    data = league(GAMES)
+    other = FairRecord.from_text(data.matches[2].record)
+    changed = FairRecord(other.commitment, "ab" * 32, other.record, other.meta)
+    data.matches[2].record = changed.to_text()
+    (problem,) = league_checks.settled_once(data, [])
+    assert problem.startswith("match 2: the fair record is rejected"), problem
+    data = league(GAMES)
+    data.matches[3].scores[0] += 1
+    (problem,) = league_checks.settled_once(data, [])
+    assert problem.startswith("match 3: record scores"), problem
+    data = league(GAMES)
+    data.matches[4].record = ""
+    assert league_checks.settled_once(data, []) == ["match 4 (score) has no fair record"]
+
+
 def test_a_seat_taken_by_a_stranger_is_found() -> None:
     data = league(GAMES)
     data.tables[2].seats[1].name = "mallory"
@@ -138,7 +175,9 @@ def test_a_board_that_is_not_the_results_replayed_is_found() -> None:
     data.board[0].rating += 0.01
     assert "board" in league_checks.board_replayed(data)[0]
     data = league(GAMES)
-    data.matches[1].scores[:] = [9, 12]  # the result changed after it was rated
+    first = data.matches[1].scores
+    a, b = first  # the result changed after it was rated: the winner (ratings go by rank)
+    first[:] = [b, a] if a != b else [a + 1, b]
     assert league_checks.board_replayed(data) != []
     data = league(GAMES)
     data.board.pop()
