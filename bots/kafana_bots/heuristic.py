@@ -1,9 +1,11 @@
 """`heuristic`: greedy play plus card counting, tabla safety and a planned last capture.
 
-Each move is scored as its immediate value (`greedy_value`), minus what the next player can
-expect to take from the table it leaves (counting which cards can still be in their hand:
-every card not in this hand, on the table or in a pile), plus the leftovers it should win by
-being the last to capture once the deck is empty.
+In a small two-player last deal, where every card is known, the bot searches to the end of
+the hand when that fits a few thousand nodes (`exact.solve`). Otherwise each move is scored
+as its immediate value (`greedy_value`), minus what the next player can expect to take from
+the table it leaves (counting which cards can still be in their hand: every card not in this
+hand, on the table or in a pile), plus the leftovers it should win by being the last to
+capture once the deck is empty.
 """
 
 from __future__ import annotations
@@ -13,14 +15,20 @@ from collections.abc import Sequence
 from kafana.games.tablic import Move, View, engine_for
 
 from kafana_bots.base import Bot
+from kafana_bots.exact import plies_left, solve
 from kafana_bots.greedy import best_moves, greedy_value, pick
 from kafana_bots.knowledge import p_holds_any, unseen, unseen_by_rank
 from kafana_bots.values import CARD_WEIGHT
+from kafana_bots.worlds import hands_known, sample_hidden, sim_from_view
 
 RISK_WEIGHT = 0.9
 """How much of the next player's expected take counts against a move."""
 LAST_CAPTURE_SHARE = 0.35
 """Share of the leftovers credited to a capture in the last deal when others still play."""
+EXACT_PLIES = 10
+"""With two players, an empty deck and at most this many cards left, search exactly..."""
+EXACT_NODES = 4_000
+"""...if the search to the end of the hand fits this many nodes (a few ms; replayable)."""
 
 
 class HeuristicBot(Bot):
@@ -30,10 +38,35 @@ class HeuristicBot(Bot):
 
     def choose(self, view: View, legal_moves: Sequence[Move]) -> Move:
         """The move of highest heuristic score; among equally good trails the cheapest, lowest
-        rank first (`greedy.trail_order`), other ties broken with the injected generator."""
+        rank first (`greedy.trail_order`), other ties broken with the injected generator.
+        A small, fully known ending is solved exactly instead (`exact.solve`)."""
+        if len(legal_moves) > 1 and hands_known(view):
+            solved = _solved(view, legal_moves, self)
+            if solved is not None:
+                return solved
         context = _Context(view)
         scored = [(context.score(m), m) for m in legal_moves]
         return pick(view.rules, best_moves(scored), self.rng)
+
+
+def _solved(view: View, legal_moves: Sequence[Move], bot: Bot) -> Move | None:
+    """The best move by exact search if the ending is small enough, else None."""
+    hands, deck = sample_hidden(view, bot.rng)  # the only world there is
+    sim = sim_from_view(view, hands, deck)
+    if plies_left(sim) > EXACT_PLIES:
+        return None
+    moves = list(legal_moves)
+    found = solve(
+        sim,
+        [sim.to_sim(m) for m in moves],
+        bot.rules.side_of(bot.seat),
+        max_nodes=EXACT_NODES,
+        exact_only=True,
+    )
+    if found is None:
+        return None
+    values = found[0]
+    return moves[max(range(len(values)), key=values.__getitem__)]
 
 
 class _Context:

@@ -10,8 +10,9 @@ All candidates share the same worlds, so their differences are measured with lit
 after 8, 16, 32... worlds the worse half is dropped (successive halving). This is
 perfect-information Monte Carlo (PIMC), the flat form of information-set search.
 
-With two players and an empty deck nothing is hidden: the bot runs alpha-beta over the rest
-of the hand instead (`exact.solve`), exact when it fits the budget.
+With two players and an empty deck nothing is hidden: the bot runs iterative deepening
+alpha-beta over the rest of the hand instead (`exact.solve`), exact when it fits the budget
+(the clock, or with `iterations=N` a node budget of 16 N, at least 6,000).
 
 The budget is wall time (`budget_ms`, default 200) or, for replayable results, a number of
 sampled worlds (`iterations`).
@@ -34,9 +35,10 @@ from kafana_bots.worlds import hands_known, sample_hidden, sim_from_view
 
 DEFAULT_BUDGET_MS = 200.0
 EXACT_NODES = 6_000
-"""Node budget of the last-deal search when the budget is `iterations` (replayable)."""
-EXACT_SHARE = 0.6
-"""Share of the time the full last-deal search may use before a depth-limited one."""
+"""Least node budget of the last-deal search when the budget is `iterations` (replayable)."""
+EXACT_NODES_PER_WORLD = 16
+"""Last-deal search nodes per world of `iterations`: a node costs about a sixteenth of a
+sampled world, so the budget grows with N as the sampling's time does."""
 SAFETY = 0.85
 """Share of the time budget the search aims at; the rest absorbs scheduling delays."""
 MAX_CANDIDATES = 12
@@ -93,17 +95,11 @@ class SearchBot(Bot):
         sim = sim_from_view(view, hands, deck)
         sims = [sim.to_sim(m) for m in candidates]
         if deadline is None:
-            found = solve(sim, sims, side, max_nodes=EXACT_NODES)
+            assert self.iterations is not None
+            nodes = max(EXACT_NODES, EXACT_NODES_PER_WORLD * self.iterations)
+            found = solve(sim, sims, side, max_nodes=nodes)
         else:
-            exact_deadline = time.perf_counter() + EXACT_SHARE * self.budget_ms / 1000
-            found = solve(
-                sim,
-                sims,
-                side,
-                max_nodes=10**9,
-                deadline=deadline,
-                exact_deadline=min(deadline, exact_deadline),
-            )
+            found = solve(sim, sims, side, max_nodes=10**9, deadline=deadline)
         if found is None:
             return None
         values, exact = found
