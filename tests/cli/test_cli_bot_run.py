@@ -1,0 +1,76 @@
+"""`kafana bot run` for bot authors: a Tač bot by name, and a bot in a file of the current
+folder (by `module:Class` with no PYTHONPATH, and by path) play whole games on a real server."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from kafana.v1 import state_pb2
+from kafana_client.blocking import Client
+from kafana_client.convert import table_config
+from kafana_client.tac import tac_table_config
+from kit import KAFANA, Served, serving
+
+MYBOT = """
+from kafana_bots import Bot
+
+
+class MyBot(Bot):
+    def choose(self, view, legal_moves):
+        return max(legal_moves, key=lambda move: len(move.captured))
+"""
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    with serving(tmp_path_factory.mktemp("botrun"), "--memory") as servers:
+        servers[0].wait_started()
+        yield servers[0]
+
+
+def _play(server: Served, seats: list[tuple[str, str]], cwd: Path) -> list[str]:
+    """Run one `kafana bot run SPEC --table TABLE` per (table, spec) at once, to the end; their
+    outputs."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("KAFANA_", "PYTHONPATH"))}
+    base = [KAFANA, "bot", "run"]
+    processes = [
+        subprocess.Popen(
+            [*base, spec, "--server", server.target, "--table", table_id],
+            cwd=cwd,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for table_id, spec in seats
+    ]
+    outputs = []
+    for process in processes:
+        out, err = process.communicate(timeout=120)
+        assert process.returncode == 0, err
+        assert "Traceback" not in err
+        outputs.append(out)
+    return outputs
+
+
+def test_a_tac_bot_and_an_authors_file_bots_play_to_the_end(server: Served, tmp_path: Path) -> None:
+    (tmp_path / "mybot.py").write_text(MYBOT)
+    with Client.connect(server.target) as client:
+        tac_table = client.create_table(tac_table_config(players=2, seed=3)).table_id
+        tablic_table = client.create_table(table_config(target=11, seed=4)).table_id
+    seats = [(tac_table, "loader"), (tac_table, "random")]
+    seats += [(tablic_table, "mybot:MyBot"), (tablic_table, "./mybot.py:MyBot")]
+    outputs = _play(server, seats, tmp_path)
+    tac_out, tablic_out = outputs[:2], outputs[2:]
+    assert all("match over: places" in out for out in tac_out)
+    assert all("match over: scores" in out for out in tablic_out)
+    with Client.connect(server.target) as client:
+        for table_id in (tac_table, tablic_table):
+            info = client.get_table(table_id)
+            assert info.status == state_pb2.TABLE_STATUS_FINISHED
+        names = [seat.name for seat in client.get_table(tablic_table).seats]
+    assert sorted(names) == ["./mybot.py:MyBot", "mybot:MyBot"]
