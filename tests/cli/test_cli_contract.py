@@ -191,3 +191,16 @@ def test_debug_shows_the_traceback() -> None:
     for ran in (flag, env, anywhere):
         assert ran.status == 2 and "Traceback" in ran.err, ran
         assert ran.err.strip().splitlines()[-1].startswith("kafana demo: "), ran
+
+
+def test_serve_says_whether_it_serves_tls(server: Served, tmp_path: Path) -> None:
+    from reliability.reliability_support import make_certs
+
+    assert "tls: off (plaintext" in server.output()
+    (tmp_path / "certs").mkdir()
+    certs = make_certs(tmp_path / "certs")
+    args = ["--memory", "--tls-cert", str(certs / "server.pem")]
+    with serving(tmp_path, *args, "--tls-key", str(certs / "server.key")) as (secure,):
+        secure.wait_started()
+        said = secure.output()
+    assert f"tls: on, certificate {certs / 'server.pem'} (clients connect with --tls-ca)" in said
