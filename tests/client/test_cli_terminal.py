@@ -4,6 +4,7 @@ replay going back and forth."""
 
 from __future__ import annotations
 
+import subprocess
 import time
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pexpect
 from kafana.cli.demo import play_random_match
 from kafana.games import tablic
 
-from .test_play_terminal import PROMPT, plain, spawn
+from .test_play_terminal import PROMPT, kafana, plain, spawn
 
 INTERRUPTED = 130
 
@@ -128,3 +129,19 @@ def _start_of_hand_2(final: tablic.MatchState) -> int:
             return done
         state = state.apply(move)
     raise AssertionError("the match has one hand")
+
+
+def test_moves_from_a_file_or_a_pipe(tmp_path: Path) -> None:
+    moves = tmp_path / "moves.txt"
+    moves.write_text("1\n1\nq\ny\n")
+    command, argv = kafana("play", "--seed", "3", "--delay", "0", "--bots", "greedy")
+    with moves.open() as given:
+        done = subprocess.run(
+            [command, *argv], stdin=given, capture_output=True, text=True, timeout=60
+        )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("You played ") == 2 and "You left the table." in done.stdout
+    piped = subprocess.run(
+        [command, *argv], input="", capture_output=True, text=True, timeout=60
+    )  # end of input at once: leaves, as Ctrl-D does
+    assert piped.returncode == 0 and "End of input: leaving" in piped.stdout, piped.stderr

@@ -76,7 +76,11 @@ class LineReader:
             if not ready.done():
                 ready.set_result(None)
 
-        loop.add_reader(fd, readable)
+        try:
+            loop.add_reader(fd, readable)
+        except PermissionError:  # a regular file or /dev/null: always readable, never waits
+            self._take(os.read(fd, 4096))
+            return
         try:
             while not ready.done():
                 if deadline is None:
@@ -92,7 +96,9 @@ class LineReader:
                     self._tick(deadline)
         finally:
             loop.remove_reader(fd)
-        data = os.read(fd, 4096)
+        self._take(os.read(fd, 4096))
+
+    def _take(self, data: bytes) -> None:
         if not data:
             self._eof = True
         self._buffer += data
