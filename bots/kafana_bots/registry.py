@@ -6,7 +6,7 @@ Each game has its own names; the game follows from the rules passed (`tablic.Rul
 >>> import random
 >>> from kafana.games import tac
 >>> names("tac")
-['random', 'loader']
+['random', 'loader', 'search']
 >>> create("loader", seat=1, rules=tac.Rules(players=3), rng=random.Random(1))
 <LoaderTacBot 'loader' seat=1>
 """
@@ -119,6 +119,7 @@ def _register_builtins() -> None:
     from kafana_bots.ismcts import SearchBot
     from kafana_bots.random_bot import RandomBot
     from kafana_bots.tac_bots import TAC_BOTS
+    from kafana_bots.tac_search import TacSearchBot
 
     register("random", RandomBot, "a uniformly random legal move")
     register("greedy", GreedyBot, "best immediate gain: tabla, points, cards")
@@ -131,6 +132,13 @@ def _register_builtins() -> None:
     )
     for name, (factory, summary) in TAC_BOTS.items():
         register(name, factory, summary, game="tac")
+    register(
+        "search",
+        TacSearchBot,
+        "determinized playouts over the closed piles, loader play for every seat",
+        frozenset({"budget_ms", "iterations"}),
+        game="tac",
+    )
 
 
 _register_builtins()

@@ -1,0 +1,156 @@
+"""`search` for Tač: determinized rollouts over the closed piles, as `ismcts` does for Tablić.
+
+The only hidden cards in Tač are the closed piles (nobody sees them, their owner included).
+Each iteration deals the unseen cards (every card not on the central pile, a discard pile or
+turned up) at random into the closed piles, with the sizes the view shows, starts that world
+(`tac.start_position`; a turned-up card is put back on top of the closed pile and flipped
+again), plays every candidate move in it, and plays the game out with every seat keeping the
+order and loading the leader (`loader`'s policy). A result is the seat's place as a score
+(1 for first, 0 for last). All candidates share the same worlds (paired comparison). The
+candidates are the moves that keep the order; calls are always made, as `loader` does.
+
+The budget is wall time (`budget_ms`, default 200) or a number of worlds (`iterations`,
+replayable).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+from collections.abc import Sequence
+
+from kafana.games.tac import Card, GameState, Move, Position, Rules, View, start_position
+from kafana.games.tac.shuffle import canonical_deck
+
+from kafana_bots.tac_bots import LoaderTacBot, TacBot, in_order
+
+DEFAULT_BUDGET_MS = 200.0
+SAFETY = 0.85
+"""Share of the time budget the search aims at; the rest absorbs scheduling delays."""
+MAX_PLAYOUT = 5_000
+"""Moves a playout may take before it is scored by the cards each seat holds."""
+FLIP = Move.parse("flip")
+
+
+class TacSearchBot(TacBot):
+    """Determinized playouts with `loader` play for every seat."""
+
+    name = "search"
+
+    def __init__(
+        self,
+        seat: int,
+        rules: Rules,
+        rng: random.Random,
+        budget_ms: float | None = None,
+        iterations: int | None = None,
+    ) -> None:
+        super().__init__(seat, rules, rng)
+        if iterations is not None and iterations < 1:
+            raise ValueError("iterations must be at least 1")
+        self.iterations = iterations
+        self.budget_ms = DEFAULT_BUDGET_MS if budget_ms is None else float(budget_ms)
+        self.fallback = LoaderTacBot(seat, rules, rng)
+        self.stats: dict[str, int] = {"decisions": 0, "worlds": 0}
+
+    def wants_call(self, view: View) -> bool:
+        """Always, as `loader`: a right call costs the caller nothing."""
+        return True
+
+    def choose(self, view: View, legal_moves: Sequence[Move]) -> Move:
+        """A call if one is offered, else the in-order move of best mean place."""
+        calls = [m for m in legal_moves if m.kind == "call"]
+        if calls:
+            return calls[0]
+        candidates = in_order(legal_moves, view.rules.centre_first)
+        if len(candidates) == 1 or view.out_order:
+            return self.fallback.choose(view, legal_moves)
+        self.stats["decisions"] += 1
+        deadline = None
+        if self.iterations is None:
+            deadline = time.perf_counter() + SAFETY * self.budget_ms / 1000
+        totals = [0.0] * len(candidates)
+        worlds = 0
+        while True:
+            if self.iterations is not None and worlds >= self.iterations:
+                break
+            if deadline is not None and worlds and time.perf_counter() > deadline:
+                break
+            world = sample_world(view, self.rng)
+            for i, move in enumerate(candidates):
+                totals[i] += score(playout(world.apply(move)), self.seat, view.rules.players)
+            worlds += 1
+        self.stats["worlds"] += worlds
+        best = max(range(len(candidates)), key=totals.__getitem__)
+        return candidates[best]
+
+
+def unseen(view: View) -> list[Card]:
+    """The cards in closed piles: every card of the game not face up, in canonical order."""
+    shown = Counter(view.central)
+    for pile in view.discards:
+        shown.update(pile)
+    if view.turned is not None:
+        shown[view.turned] += 1
+    out: list[Card] = []
+    for card in canonical_deck(view.rules.decks):
+        if shown[card]:
+            shown[card] -= 1
+        else:
+            out.append(card)
+    return out
+
+
+def sample_world(view: View, rng: random.Random) -> GameState:
+    """A game state consistent with the view: the closed piles dealt at random."""
+    pool = unseen(view)
+    rng.shuffle(pool)
+    assert view.current_seat is not None, "the game is over"
+    closed: list[tuple[Card, ...]] = []
+    at = 0
+    for size in view.closed_sizes:
+        closed.append(tuple(pool[at : at + size]))
+        at += size
+    assert at == len(pool), "the view's closed piles do not match the unseen cards"
+    current = view.current_seat
+    if view.turned is not None:
+        closed[current] = (view.turned, *closed[current])  # top first: flipped again below
+    position = Position(tuple(closed), view.discards, view.central, current)
+    state = start_position(view.rules, position)
+    if view.turned is not None:
+        state = state.apply(FLIP)
+    return state
+
+
+def loader_move(state: GameState) -> Move:
+    """`loader`'s choice on a state: in order, onto the pile of the seat holding fewest."""
+    moves = state.in_order_moves()
+    best = moves[0]
+    best_cost = (2, 0)
+    for move in moves:
+        seat = move.target_seat
+        cost = (0, state.held(seat)) if seat is not None else (1, 0)
+        if cost < best_cost:
+            best, best_cost = move, cost
+    return best
+
+
+def playout(state: GameState) -> GameState:
+    """Play to the end (or `MAX_PLAYOUT` moves) with `loader`'s policy for every seat."""
+    for _ in range(MAX_PLAYOUT):
+        if state.is_over:
+            break
+        state = state.apply(loader_move(state))
+    return state
+
+
+def score(state: GameState, seat: int, players: int) -> float:
+    """The seat's result: 1 for first place, 0 for last (by cards held if not over)."""
+    places = state.places()
+    if places is None:
+        held = [state.held(s) for s in range(players)]
+        place = 1 + sum(h < held[seat] for h in held)
+    else:
+        place = places[seat]
+    return (players - place) / (players - 1)

@@ -1,0 +1,109 @@
+"""Tač ladder: one bot against `loader` at every other seat, duplicate over the seats.
+
+Deal k is `tac.new_game(rules, seed=k)`; it is played once per seat of the tested bot (the
+others are `loader`), so the luck of the deal cancels out. A seat's score is its place as
+1 for first and 0 for last; per deal, the difference is the bot's mean score minus the mean
+score of the loaders in the same games, with a 95% interval over the deals (mean ± 1.96 sd/√n).
+Tablić pairs go through `kafana arena` (the minimax baseline: `loadtests/minimax_bot.py`).
+
+    .venv/bin/python loadtests/ladder.py --players 2 --deals 100 --iterations 8 --jobs 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from math import sqrt
+from pathlib import Path
+
+sys.path[:0] = [str(Path(__file__).resolve().parents[1] / d) for d in ("server", "bots")]
+
+from kafana.games import tac  # noqa: E402
+from kafana_bots import registry  # noqa: E402
+from kafana_bots.play import play  # noqa: E402
+
+Deal = tuple[float, float, int, list[float]]
+"""(bot's mean score, loaders' mean score, games the bot won, the bot's decision times)."""
+
+
+def play_deal(bot: str, players: int, deal: int, options: dict[str, float]) -> Deal:
+    """Deal `deal` once per seat of `bot`, `loader` at the other seats."""
+    rules = tac.Rules(players=players)
+    mine: list[float] = []
+    theirs: list[float] = []
+    wins = 0
+    times: list[float] = []
+    for at in range(players):
+        bots = [
+            registry.create(
+                bot if seat == at else "loader",
+                seat=seat,
+                rules=rules,
+                rng=random.Random(f"{deal}:{at}:{seat}"),
+                **(options if seat == at else {}),
+            )
+            for seat in range(players)
+        ]
+
+        def timed(seat: int, seconds: float, at: int = at) -> None:
+            if seat == at:
+                times.append(seconds)
+
+        state = play(tac.new_game(rules, seed=deal), bots, on_decision=timed)
+        places = state.places()
+        assert places is not None
+        scores = [(players - p) / (players - 1) for p in places]
+        mine.append(scores[at])
+        theirs.append(statistics.fmean(s for seat, s in enumerate(scores) if seat != at))
+        wins += places[at] == 1 and state.winner == at
+    return statistics.fmean(mine), statistics.fmean(theirs), wins, times
+
+
+def main() -> None:
+    """Play the deals and print a Markdown row."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--bot", default="search")
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--deals", type=int, default=100)
+    parser.add_argument("--iterations", type=int)
+    parser.add_argument("--budget-ms", type=float)
+    parser.add_argument("--jobs", type=int, default=1)
+    args = parser.parse_args()
+    options: dict[str, float] = {}
+    if args.iterations is not None:
+        options["iterations"] = args.iterations
+    if args.budget_ms is not None:
+        options["budget_ms"] = args.budget_ms
+    start = time.perf_counter()
+    deals = range(args.deals)
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        n = len(deals)
+        results = list(
+            pool.map(play_deal, [args.bot] * n, [args.players] * n, deals, [options] * n)
+        )
+    diffs = [m - t for m, t, _, _ in results]
+    mean = statistics.fmean(diffs)
+    half = 1.96 * statistics.stdev(diffs) / sqrt(len(diffs)) if len(diffs) > 1 else 0.0
+    wins = sum(w for _, _, w, _ in results)
+    games = args.deals * args.players
+    times = sorted(t for *_, ts in results for t in ts)
+    median = 1000 * times[len(times) // 2] if times else 0.0
+    p99 = 1000 * times[min(len(times) - 1, int(0.99 * len(times)))] if times else 0.0
+    budget = f"{args.iterations} worlds" if args.iterations else f"{args.budget_ms or 200:g} ms"
+    print(
+        f"| {args.players} players | {args.bot} ({budget}) vs loader | {args.deals} "
+        f"| {statistics.fmean(m for m, *_ in results):.3f} / "
+        f"{statistics.fmean(t for _, t, *_ in results):.3f} "
+        f"| {mean:+.3f} [{mean - half:+.3f}, {mean + half:+.3f}] "
+        f"| {wins}/{games} ({100 * wins / games:.1f}%, fair share {100 / args.players:.1f}%) "
+        f"| {median:.3g} / {p99:.3g} |"
+    )
+    print(f"({time.perf_counter() - start:.0f} s)", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

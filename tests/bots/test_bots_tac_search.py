@@ -1,0 +1,65 @@
+"""Tač `search`: registered, plays legal games from its view only, replays from its seeds."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+from kafana.games import tac
+from kafana_bots import registry
+from kafana_bots.play import play
+from kafana_bots.tac_search import TacSearchBot, sample_world, unseen
+
+
+def game(players: int, seed: int) -> tac.GameState:
+    rules = tac.Rules(players=players)
+    bots = [
+        registry.create(
+            "search" if seat == 0 else "loader",
+            seat=seat,
+            rules=rules,
+            rng=random.Random(seed * 10 + seat),
+            **({"iterations": 2} if seat == 0 else {}),
+        )
+        for seat in range(players)
+    ]
+    return play(tac.new_game(rules, seed=seed), bots)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_search_plays_whole_games_and_replays(players: int) -> None:
+    state = game(players, 3)
+    assert state.is_over
+    assert game(players, 3).record().to_text() == state.record().to_text()
+
+
+def test_sampled_worlds_agree_with_the_view() -> None:
+    rules = tac.Rules(players=3)
+    state = tac.new_game(rules, seed=4)
+    rng = random.Random(0)
+    for _ in range(60):
+        if state.is_over:
+            break
+        seat = state.current_seat
+        assert seat is not None
+        view = state.view(seat)
+        world = sample_world(view, rng)
+        seen = world.view(seat)
+        assert (seen.central, seen.discards, seen.turned) == (
+            view.central,
+            view.discards,
+            view.turned,
+        )
+        assert seen.closed_sizes == view.closed_sizes
+        assert set(world.legal_moves()) == set(state.legal_moves())
+        hidden = Counter(c for s in range(3) for c in state.closed(s))
+        assert Counter(unseen(view)) == hidden
+        state = state.apply(state.in_order_moves()[-1])
+
+
+def test_options_are_checked() -> None:
+    with pytest.raises(ValueError, match="iterations"):
+        TacSearchBot(0, tac.Rules(), random.Random(0), iterations=0)
+    bot = registry.create("search", seat=1, rules=tac.Rules(), rng=random.Random(0), budget_ms=5)
+    assert isinstance(bot, TacSearchBot) and bot.budget_ms == 5
