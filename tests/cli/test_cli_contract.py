@@ -204,3 +204,18 @@ def test_serve_says_whether_it_serves_tls(server: Served, tmp_path: Path) -> Non
         secure.wait_started()
         said = secure.output()
     assert f"tls: on, certificate {certs / 'server.pem'} (clients connect with --tls-ca)" in said
+
+
+def test_organiser_commands_refuse_an_unknown_event(redis_url: str) -> None:
+    dead = f"redis://127.0.0.1:{free_port()}"
+    cases: list[tuple[int, tuple[str, ...]]] = [
+        (1, ("tournament", "pause", "nope", "--redis", redis_url)),
+        (1, ("tournament", "end", "nope", "--redis", redis_url)),
+        (1, ("tournament", "adjudicate", "nope", "g1", "0", "--redis", redis_url)),
+        (1, ("tournament", "pause", "nope", "--redis", dead)),
+        (2, ("tournament", "pause", "nope", "--redis", "localhost:1")),
+    ]
+    lines = _many(cases)
+    assert all(f"no event 'nope' at {redis_url}" in line for line in lines[:3])
+    assert f"the control Redis at {dead} failed" in lines[3]
+    assert "not a Redis URL" in lines[4]

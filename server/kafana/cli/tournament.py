@@ -24,6 +24,7 @@ from kafana.competitions.ratings import RatingBook
 from kafana.competitions.tournament import GAMES, EventConfig, Kind, Tournament
 from kafana.errors import KafanaError
 from kafana.store.client import RedisClient
+from kafana.store.errors import StoreError, StoreUnavailable
 
 
 @click.group()
@@ -222,12 +223,22 @@ def _organiser(
 
     async def act() -> None:
         async with _control(redis_url, event) as control:
+            if not (await control.store.control(event))[0]:
+                raise click.ClickException(
+                    f"no event {event!r} at {redis_url}: it is the --name of a `tournament run "
+                    "--control-redis` (or give --server and --token for a hosted event)"
+                )
             if action == "adjudicate":
                 await control.adjudicate(game, None if winner == "draw" else int(winner), note)
             else:
                 await getattr(control, action)(note)
 
-    asyncio.run(act())
+    try:
+        asyncio.run(act())
+    except (StoreUnavailable, StoreError, OSError) as error:
+        raise click.ClickException(f"the control Redis at {redis_url} failed: {error}") from None
+    except ValueError as error:  # not a Redis URL
+        raise click.UsageError(f"--redis {redis_url}: {error}") from None
     click.echo(f"{event}: {action} {game} {winner}".rstrip())
 
 

@@ -170,6 +170,8 @@ async def run_on_server(
     watcher = asyncio.create_task(organiser()) if control is not None else None
     try:
         if control is not None:
+            if not (await control.store.control(control.event))[0]:
+                await control.resume("started")  # organisers' commands can now find the event
             await control.apply(tournament)
         while not tournament.finished:
             if tournament.status is Status.PAUSED:
