@@ -142,7 +142,8 @@ async def run(options: PlayOptions, console: Console) -> Outcome | None:
                 console.print(
                     Text(
                         f"Waiting for people: kafana play --server {target} "
-                        f"--table {created.table_id}",
+                        f"--table {created.table_id}"
+                        + (f" --tls-ca {options.tls_ca}" if options.tls_ca else ""),
                         style="bold",
                     )
                 )
