@@ -11,7 +11,10 @@ from pathlib import Path
 import pexpect
 from kafana.cli.demo import play_random_match
 from kafana.games import tablic
+from kafana_client.blocking import Client
+from kafana_client.convert import table_config
 
+from .kafana_client_live import LiveServer
 from .test_play_terminal import PROMPT, kafana, plain, spawn
 
 INTERRUPTED = 130
@@ -145,3 +148,20 @@ def test_moves_from_a_file_or_a_pipe(tmp_path: Path) -> None:
         [command, *argv], input="", capture_output=True, text=True, timeout=60
     )  # end of input at once: leaves, as Ctrl-D does
     assert piped.returncode == 0 and "End of input: leaving" in piped.stdout, piped.stderr
+
+
+def test_the_table_moving_on_during_the_persons_turn_is_shown(server: LiveServer) -> None:
+    with Client.connect(server.target) as client:
+        created = client.create_table(table_config(seed=5, name="t"))
+        child = spawn("play", "--server", server.target, "--table", created.table_id)
+        try:
+            child.expect(r"seat 0\.")
+            client.join(created.table_id, name="bo")
+            child.expect(PROMPT)
+            client.close_table(created.table_id, created.admin_token)  # nothing typed
+            child.expect("The table moved on.")
+            child.expect("The table was closed.")
+            child.expect(pexpect.EOF)
+        finally:
+            child.close()
+    assert child.exitstatus == 0

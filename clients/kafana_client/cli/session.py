@@ -8,11 +8,13 @@ move the server refuses is explained and asked for again.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from kafana.errors import InvalidInputError
 from kafana.games import tablic, tac
+from kafana.tasks import cancel_and_wait
 from kafana.v1 import events_pb2, state_pb2
 from rich.console import Console, RenderableType
 from rich.text import Text
@@ -22,7 +24,7 @@ from kafana_client.cli import render, tac_render
 from kafana_client.cli.choice import read_choice
 from kafana_client.cli.prompt import LineReader, TimedOut
 from kafana_client.convert import rules_of
-from kafana_client.errors import RefusedMoveError
+from kafana_client.errors import RefusedMoveError, RpcError
 from kafana_client.seat_loop import Decision, Hooks, SeatLoop
 
 Ask = Callable[[str], str]
@@ -171,6 +173,31 @@ class PersonAtTable(Hooks):
             self._offered = (legal.seq, moves)
         moves = self._offered[1]
         deadline = state.deadline_ms / 1000 if state.deadline_ms else None
+        if self.ask is not None:  # a blocking reader (tests): nothing to race
+            return await self._choose(moves, speech, deadline)
+        choosing = asyncio.create_task(self._choose(moves, speech, deadline))
+        moved = asyncio.create_task(self._moved_on(int(legal.seq)))
+        try:
+            await asyncio.wait({choosing, moved}, return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:  # Ctrl-C: neither goes on
+            await cancel_and_wait([choosing, moved])
+            raise
+        await cancel_and_wait([moved])
+        if not choosing.done():  # the table moved on without the person: the feed says how
+            await cancel_and_wait([choosing])
+            self.reader.discard()
+            if deadline is not None and time.time() >= deadline - 0.1:
+                self.console.print(
+                    Text("\nTime is up: the server plays for you.", style="bold red")
+                )
+            else:
+                self.console.print(Text("\nThe table moved on meanwhile.", style="dim"))
+            return None
+        return choosing.result()
+
+    async def _choose(
+        self, moves: list[state_pb2.Move], speech: Speech, deadline: float | None
+    ) -> Decision:
         try:
             while True:
                 line = await self._line(speech.prompt, deadline)
@@ -185,6 +212,17 @@ class PersonAtTable(Hooks):
         except TimedOut:
             self.console.print(Text("Time is up: the server plays for you.", style="bold red"))
             return None
+
+    async def _moved_on(self, seq: int, every: float = 1.0) -> None:
+        """Return once the table is past `seq` (a close, a forfeit, a call, the clock)."""
+        while True:
+            await asyncio.sleep(every)
+            try:
+                state = await self.seat.state()
+            except RpcError:
+                continue
+            if state.seq != seq:
+                return
 
     async def _clocked(self, state: state_pb2.TableState) -> state_pb2.TableState:
         """`state` with its deadline (an event's state has none: the seat's own state has)."""
