@@ -219,3 +219,18 @@ def test_organiser_commands_refuse_an_unknown_event(redis_url: str) -> None:
     assert all(f"no event 'nope' at {redis_url}" in line for line in lines[:3])
     assert f"the control Redis at {dead} failed" in lines[3]
     assert "not a Redis URL" in lines[4]
+
+
+def test_play_refuses_before_it_creates_a_table(server: Served) -> None:
+    with Client.connect(server.target) as client:
+        before = len(client.list_tables())
+        cases: list[tuple[int, tuple[str, ...]]] = [
+            (2, ("play", "--server", server.target, "--seat", "5")),
+            (2, ("play", "--server", server.target, "--bots", "loader")),
+            (2, ("play", "--server", server.target, "--game", "tac", "--target", "11")),
+            (1, ("play", "--server", server.target, "--table", "nope")),
+        ]
+        lines = _many(cases)
+        assert len(client.list_tables()) == before  # no table left behind
+    assert "seat 5 does not exist at a table of 2" in lines[0]
+    assert "unknown tablic bot 'loader'" in lines[1]

@@ -130,6 +130,11 @@ def play(
     _refuse_other_game(game, tac_calls, play_on, decks, partnerships, target, preset)
     if partnerships and players != 4:
         raise click.BadParameter("partnerships need --players 4", param_hint="--partnerships")
+    if seat is not None and table_id is None and seat >= players:
+        raise click.BadParameter(
+            f"seat {seat} does not exist at a table of {players}: seats are 0..{players - 1}",
+            param_hint="--seat",
+        )
     if players not in PLAYERS[game]:
         raise click.BadParameter(
             f"{game} is played by {', '.join(map(str, PLAYERS[game]))} players",
