@@ -6,7 +6,9 @@ Extracts `server/` of the commit into a temporary folder, then runs short measur
 separate processes, alternating the older code and this checkout's, so both meet the same
 moments of a noisy machine: random playout hands per second (after a warm-up that fills the
 caches) and `captures()` calls per second on fresh random 12-card tables. Each figure is
-process CPU time, not wall time; the medians and the ratio are printed.
+process CPU time, not wall time; the medians and the ratio are printed. Both run the pure-Python
+core (`KAFANA_PURE=1`: an older commit has no compiled build); `--build compiled` runs this
+checkout's compiled build (`make venv`) against the older commit's pure one.
 
 With `--instructions`, also the instructions a playout hand costs under valgrind's callgrind,
 a figure the machine's other jobs cannot move: each source plays `--warm-up` hands, then 50 or
@@ -70,9 +72,13 @@ def extract(commit: str, into: Path) -> Path:
     return into / "server"
 
 
+PURE = {"KAFANA_PURE": "1"}
+"""The environment of a run of the pure core (`--build compiled` empties it)."""
+
+
 def rate(source: Path, what: str, amount: int) -> float:
     """One measurement in a fresh process with `source` first on the import path."""
-    env = {**os.environ, "PYTHONPATH": str(source)}
+    env = {**os.environ, "PYTHONPATH": str(source), **PURE}
     done = subprocess.run(
         [sys.executable, "-c", MEASURE, what, str(amount), str(HERE)],
         env=env,
@@ -85,7 +91,7 @@ def rate(source: Path, what: str, amount: int) -> float:
 
 def instructions(source: Path, hands: int, warm_up: int) -> int:
     """Instructions callgrind counts for `warm_up` + `hands` playout hands from `source`."""
-    env = {**os.environ, "PYTHONPATH": str(source)}
+    env = {**os.environ, "PYTHONPATH": str(source), **PURE}
     command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
     command += [sys.executable, "-c", MEASURE, "hands", str(hands), str(HERE), str(warm_up)]
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
@@ -103,7 +109,11 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=5_000)
     parser.add_argument("--instructions", action="store_true", help="also count instructions")
     parser.add_argument("--warm-up", type=int, default=1_000)
+    parser.add_argument("--build", choices=["pure", "compiled"], default="pure")
     args = parser.parse_args()
+    if args.build == "compiled":
+        PURE.clear()
+        os.environ.pop("KAFANA_PURE", None)
     with tempfile.TemporaryDirectory(prefix="kafana-ab-") as folder:
         sources = {args.commit: extract(args.commit, Path(folder)), "this": ROOT / "server"}
         for what, amount, unit in (

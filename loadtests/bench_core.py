@@ -1,26 +1,35 @@
-"""Benchmark of the Tablić rules core (a script, not a test).
+"""Benchmark of the Tablić rules core, compiled and pure side by side (a script, not a test).
 
-Prints `captures()` calls per second on random tables of 4, 8, 12 and 16 cards (a fresh
-random card and table every call, so nothing is served from a warm cache of the same
-inputs), side by side with the floor of pure Python on the same inputs (only building answers
-of the same shape, a set of frozensets, from ready tuples) and the mean and median number of
-captures per call; then random-playout hands per second for 2 players, each the median of
-several rounds on one core. Run: `.venv/bin/python loadtests/bench_core.py`.
+    .venv/bin/python loadtests/bench_core.py            # both builds, 5 alternating rounds
+    .venv/bin/python loadtests/bench_core.py --build pure --rounds 3
+
+Each round runs both builds in fresh processes one after the other (the compiled one, then
+`KAFANA_PURE=1`), so both meet the same moments of a noisy machine; the medians per build and
+their ratio are printed. Figures: `captures()` calls per second on random tables of 4, 8, 12
+and 16 cards (a fresh random card and table every call, so nothing is served from a warm cache
+of the same inputs; the answer is the contract's set of frozensets), beside the floor of pure
+Python on the same inputs (only building answers of the same shape from ready tuples); then
+random-playout hands per second for 2 players through the public API (`new_match`,
+`legal_moves`, `apply`) and in the search simulator (`kafana_bots.sim.HandSim`), each after
+an untimed warm-up on other deals (a server or a bot runs warm: its listing caches are full).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import json
+import os
 import random
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 
 from kafana.errors import TooManyMovesError
 from kafana.games import tablic
 from kafana.games.tablic import Card
-from kafana.games.tablic.capture import reset_engines
 
 
 def random_inputs(size: int, calls: int, rng: random.Random) -> list[tuple[Card, list[Card]]]:
@@ -136,47 +145,79 @@ def reference_rate(iterations: int = 2_000_000) -> float:
     return iterations / (time.perf_counter() - start) / 1e6
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--calls", type=int, default=20_000)
-    parser.add_argument("--hands", type=int, default=2_000)
-    parser.add_argument("--cold", action="store_true", help="clear the capture cache each round")
-    args = parser.parse_args()
+SIZES = (4, 8, 12, 16)
+BUILDS = ("compiled", "pure")
+
+
+def measure(calls: int, hands: int, seed: int) -> dict[str, float]:
+    """One round of every figure in this process (whichever build it loaded)."""
     rules = tablic.Rules.preset("serbian", players=2)
-    rng = random.Random(1)
+    rng = random.Random(seed)
+    out: dict[str, float] = {}
+    for size in SIZES:
+        inputs = random_inputs(size, calls if size < 16 else max(1, calls // 10), rng)
+        out[f"captures {size}"] = captures_rate(inputs, rules)
+        out[f"floor {size}"] = floor_rate(answer_shapes(inputs, rules))
+    playout_rate(hands, 10**6 + seed, rules)  # a warm-up: the listing caches of a long run
+    out["playout"] = playout_rate(hands, 1000 * seed, rules)
+    simulator_rate(hands // 2, 10**6 + seed, rules)
+    out["simulator"] = simulator_rate(hands, 1000 * seed, rules)
+    return out
+
+
+def child(build: str, calls: int, hands: int, seed: int) -> dict[str, float]:
+    """One round in a fresh process of `build`."""
+    env = {k: v for k, v in os.environ.items() if k != "KAFANA_PURE"}
+    if build == "pure":
+        env["KAFANA_PURE"] = "1"
+    command = [sys.executable, __file__, "--child", str(calls), str(hands), str(seed)]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+    loaded, figures = json.loads(done.stdout)
+    if loaded != build:
+        raise SystemExit(f"asked for the {build} build, the process loaded {loaded}: {done.stderr}")
+    return dict(figures)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--calls", type=int, default=10_000, help="per table size (16: a tenth)")
+    parser.add_argument("--hands", type=int, default=2_000)
+    parser.add_argument("--build", choices=[*BUILDS, "both"], default="both")
+    parser.add_argument("--child", nargs=3, type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps([tablic.BUILD, measure(*args.child)]))
+        return
+    builds = BUILDS if args.build == "both" else (args.build,)
+    load = os.getloadavg()[0]
     references = [reference_rate()]
-    print(
-        f"captures() calls/s, serbian, median of {args.rounds} rounds of {args.calls} calls; "
-        "floor: building answers of the same shape from ready tuples, same inputs"
-    )
-    for size in (4, 8, 12, 16):
-        rates, floors, counts = [], [], []
-        for _ in range(args.rounds):
-            if args.cold:
-                reset_engines()
-            inputs = random_inputs(size, args.calls, rng)
-            rates.append(captures_rate(inputs, rules))
-            shapes = answer_shapes(inputs, rules)
-            floors.append(floor_rate(shapes))
-            counts += [len(tuples) for tuples in shapes]
-        rate, floor = statistics.median(rates), statistics.median(floors)
-        print(
-            f"  {size:>2}-card tables: {rate:>10,.0f} calls/s   floor {floor:>10,.0f} calls/s "
-            f"({rate / floor:.0%} of it)   captures per call: mean "
-            f"{statistics.mean(counts):.1f}, median {statistics.median(counts):g}"
-        )
-    rates = [playout_rate(args.hands, 1000 * r, rules) for r in range(args.rounds)]
-    print(
-        f"random playout, serbian 2 players: {statistics.median(rates):,.0f} hands/s "
-        f"(median of {args.rounds} rounds of {args.hands} hands)"
-    )
-    rates = [simulator_rate(args.hands, 1000 * r, rules) for r in range(args.rounds)]
-    print(
-        f"random playout in the search simulator (kafana_bots.sim.HandSim): "
-        f"{statistics.median(rates):,.0f} hands/s"
-    )
+    rounds: dict[str, list[dict[str, float]]] = {build: [] for build in builds}
+    for r in range(args.rounds):
+        for build in builds:
+            rounds[build].append(child(build, args.calls, args.hands, r + 1))
     references.append(reference_rate())
+
+    def median(build: str, key: str) -> float:
+        return statistics.median(figures[key] for figures in rounds[build])
+
+    print(
+        f"medians of {args.rounds} rounds, serbian 2 players, {', '.join(builds)} alternating "
+        f"(fresh process each); load average {load:.1f} at the start, "
+        f"{os.getloadavg()[0]:.1f} at the end"
+    )
+    header = "".join(f"{build:>14}" for build in builds)
+    print(f"{'':36}{header}" + ("   compiled/pure" if len(builds) == 2 else ""))
+    rows = [(f"captures() {size}-card tables, calls/s", f"captures {size}") for size in SIZES]
+    rows += [("  pure-Python floor at 12 cards", "floor 12")]
+    rows += [("random playout (public API), hands/s", "playout")]
+    rows += [("search simulator (HandSim), hands/s", "simulator")]
+    for label, key in rows:
+        values = [median(build, key) for build in builds]
+        line = f"{label:36}" + "".join(f"{v:>14,.0f}" for v in values)
+        if len(builds) == 2:
+            line += f"   {values[0] / values[1]:>13.1f}x"
+        print(line)
     print(
         "machine speed: a plain Python loop ran at "
         + " and ".join(f"{rate:.1f}" for rate in references)

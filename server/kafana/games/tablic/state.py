@@ -200,7 +200,10 @@ class MatchState(SeatedState[Rules, View]):
         reach = engine.reach_vectors
         tags = LISTING_TAGS[priority]
         vector = self._vector
-        take = self._table.__getitem__
+        table = self._table
+        take = table.__getitem__
+        bits = [_MOVE_BIT[c.index] for c in table]
+        known = _MOVES
         new = tuple.__new__
         moves: dict[Move, int] = {}
         captures = False
@@ -214,7 +217,15 @@ class MatchState(SeatedState[Rules, View]):
             if positions:
                 captures = True
                 for taken in positions:
-                    moves[new(Move, (card, frozenset(map(take, taken))))] = 1
+                    key = card.index
+                    for at in taken:
+                        key |= bits[at]
+                    move = known.get(key)
+                    if move is None:
+                        if len(known) >= MOVE_ENTRIES:
+                            known.clear()
+                        move = known[key] = new(Move, (card, frozenset(map(take, taken))))
+                    moves[move] = 1
         if captures and rules.must_capture:
             return {move: 1 for move, takes in moves.items() if takes}
         return moves
@@ -508,6 +519,12 @@ class MatchState(SeatedState[Rules, View]):
         )
 
 
+_MOVES: dict[int, Move] = {}
+"""Capture moves once made, by card index | `_MOVE_BIT` of each captured card: a move is
+immutable, so states share one object (and listing them builds no frozenset)."""
+MOVE_ENTRIES = 1 << 16
+"""Most moves `_MOVES` keeps; past it, it starts again empty."""
+_MOVE_BIT = tuple(1 << 6 + i for i in range(52))
 _BY_INDEX = attrgetter("index")
 _RANK = attrgetter("rank")
 _INDEX = attrgetter("index")
