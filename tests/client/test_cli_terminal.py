@@ -36,7 +36,7 @@ def test_the_clock_counts_down_then_the_server_plays_for_the_person() -> None:
         child.sendcontrol("c")
         child.expect("Interrupted: you left the table.")
         child.expect(pexpect.EOF)
-        assert time.monotonic() - started < 3  # at once, not after Enter
+        assert time.monotonic() - started < 5  # at once, not after an Enter that never comes
         assert "Traceback" not in plain(child.before)
     finally:
         child.close()
