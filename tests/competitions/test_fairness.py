@@ -21,6 +21,7 @@ from kafana.competitions.fairness import (
 from kafana.competitions.verify import VerificationError, verify
 from kafana.errors import InvalidInputError
 from kafana.games import tablic, tac
+from kafana.service.convert import score_detail
 
 SECRET = "5e" * 32
 
@@ -150,8 +151,10 @@ def test_a_tampered_seat_line_is_refused() -> None:
 
 def test_a_tampered_ending_is_refused() -> None:
     done = verify(fair())
-    detail = f"side {done.winner} won " + "-".join(map(str, done.figures))
+    detail = score_detail(done.winner, [int(f) for f in done.figures])  # the winner's first
     assert verify(fair(ending=f"score {detail}")).winner == done.winner
+    legacy = f"side {done.winner} won " + "-".join(map(str, done.figures))  # side order
+    assert verify(fair(ending=f"score {legacy}")).winner == done.winner  # older records
     other = f"side {1 - done.winner} won " if done.winner is not None else "side 0 won "
     assert "the moves give" in refused(fair(ending="score " + other + "99-0"))
     assert "play the game to its end" in refused(fair(ending="forfeit seat 1 forfeited (left)"))

@@ -60,7 +60,7 @@ def test_the_verify_runs_shown_are_what_it_prints(tmp_path: Path) -> None:
     ending = re.search(r"^meta ending score side (\d) won (\d+)-(\d+)$", record, re.MULTILINE)
     assert ending is not None
     side, a, b = ending.groups()
-    claim = f"meta ending score side {1 - int(side)} won {b}-{a}"
+    claim = f"meta ending score side {1 - int(side)} won {a}-{b}"  # the winner's score first
     tampered = tmp_path / "tampered.fair"
     tampered.write_text(record.replace(ending[0], claim), encoding="utf-8")
     code, output = verify_output(str(tampered))

@@ -44,6 +44,7 @@ from kafana.games import tablic, tac
 from kafana.games.protocol import OUT, SCORE, STALLED
 from kafana.games.tablic.record import HEADER as TABLIC_HEADER
 from kafana.games.tac.record import HEADER as TAC_HEADER
+from kafana.service.convert import score_detail
 
 State = Any  # a `kafana.games.protocol.GameState` of either game
 
@@ -343,11 +344,17 @@ def _played_out_detail(game: Replay) -> str:
     """The table's result detail of a game played to its end (`kafana.service.convert`)."""
     outcome = game.final.outcome()
     if outcome.reason == SCORE:
-        return f"side {outcome.winner} won " + "-".join(map(str, outcome.scores))
+        return score_detail(outcome.winner, outcome.scores)
     if outcome.reason == STALLED:
         return "drawn: no card reached the central pile for too long"
     assert outcome.reason == OUT
     return f"seat {outcome.winner} went out first"
+
+
+def _legacy_detail(game: Replay) -> str:
+    """The score detail of records written before 2026-12 (`side 1 won 94-108`: side order)."""
+    outcome = game.final.outcome()
+    return f"side {outcome.winner} won " + "-".join(map(str, outcome.scores))
 
 
 def _ending(value: str, game: Replay, found: Notes, faults: list[FaultCode]) -> int | None:
@@ -365,7 +372,7 @@ def _ending(value: str, game: Replay, found: Notes, faults: list[FaultCode]) -> 
             raise fail("meta ending is score but the record's moves stop before the end")
         if ended is not None:
             raise fail(f"meta ending is score but the record ended: {ended[0]}")
-        if detail and detail != _played_out_detail(game):
+        if detail and detail not in (_played_out_detail(game), _legacy_detail(game)):
             raise fail(f"meta ending {value!r}: the moves give {_played_out_detail(game)!r}")
         figures = game.figures()
         if game.game == "tablic" and len(set(figures)) == 1:

@@ -54,6 +54,19 @@ def info(session: Session) -> state_pb2.TableInfo:
     )
 
 
+def score_detail(winner: int | None, scores: Iterable[int]) -> str:
+    """`side 1 won 108-94`: the winner's score first, then the other sides' in side order.
+
+    >>> score_detail(1, [94, 108]), score_detail(2, [5, 7, 11]), score_detail(None, [9, 9])
+    ('side 1 won 108-94', 'side 2 won 11-5-7', 'drawn 9-9')
+    """
+    figures = list(scores)
+    if winner is None or not 0 <= winner < len(figures):
+        return "drawn " + "-".join(map(str, figures))
+    rest = figures[:winner] + figures[winner + 1 :]
+    return f"side {winner} won " + "-".join(map(str, [figures[winner], *rest]))
+
+
 def result(session: Session) -> state_pb2.Result:
     """How the match ended (empty while it runs)."""
     if session.status != FINISHED:
@@ -69,7 +82,7 @@ def result(session: Session) -> state_pb2.Result:
         reason = "" if outcome is None else outcome.reason
         out.reason = reason
         if reason == SCORE:
-            out.detail = f"side {winner} won " + "-".join(map(str, out.scores))
+            out.detail = score_detail(winner, out.scores)
         elif reason == STALLED:
             out.detail = "drawn: no card reached the central pile for too long"
         else:
