@@ -72,8 +72,11 @@ def main() -> None:
     parser.add_argument("--iterations", type=int)
     parser.add_argument("--budget-ms", type=float)
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--horizon", type=int)
     args = parser.parse_args()
     options: dict[str, float] = {}
+    if args.horizon is not None:
+        options["horizon"] = args.horizon
     if args.iterations is not None:
         options["iterations"] = args.iterations
     if args.budget_ms is not None:
@@ -94,6 +97,8 @@ def main() -> None:
     median = 1000 * times[len(times) // 2] if times else 0.0
     p99 = 1000 * times[min(len(times) - 1, int(0.99 * len(times)))] if times else 0.0
     budget = f"{args.iterations} worlds" if args.iterations else f"{args.budget_ms or 200:g} ms"
+    if args.horizon is not None:
+        budget += f", horizon {args.horizon}"
     print(
         f"| {args.players} players | {args.bot} ({budget}) vs loader | {args.deals} "
         f"| {statistics.fmean(m for m, *_ in results):.3f} / "

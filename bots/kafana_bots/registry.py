@@ -136,7 +136,7 @@ def _register_builtins() -> None:
         "search",
         TacSearchBot,
         "determinized playouts over the closed piles, loader play for every seat",
-        frozenset({"budget_ms", "iterations"}),
+        frozenset({"budget_ms", "iterations", "horizon"}),
         game="tac",
     )
 

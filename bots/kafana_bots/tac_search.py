@@ -31,6 +31,10 @@ SAFETY = 0.85
 MAX_PLAYOUT = 5_000
 """Moves a playout may take before it is scored by the cards each seat holds."""
 FLIP = Move.parse("flip")
+HORIZON = 0
+"""Turns a playout runs before it is scored by the cards held (0: to the end of the game)."""
+WIN_CARDS = 60.0
+"""Cards of lead an unfinished playout would need to count as much as a win."""
 
 
 class TacSearchBot(TacBot):
@@ -45,8 +49,12 @@ class TacSearchBot(TacBot):
         rng: random.Random,
         budget_ms: float | None = None,
         iterations: int | None = None,
+        horizon: int | None = None,
     ) -> None:
         super().__init__(seat, rules, rng)
+        if horizon is not None and horizon < 0:
+            raise ValueError("horizon must be 0 (to the end of the game) or more turns")
+        self.horizon = HORIZON if horizon is None else horizon
         if iterations is not None and iterations < 1:
             raise ValueError("iterations must be at least 1")
         self.iterations = iterations
@@ -79,7 +87,8 @@ class TacSearchBot(TacBot):
                 break
             world = sample_world(view, self.rng)
             for i, move in enumerate(candidates):
-                totals[i] += score(playout(world.apply(move)), self.seat, view.rules.players)
+                end = playout(world.apply(move), self.horizon and world.turn + self.horizon)
+                totals[i] += score(end, self.seat, view.rules.players)
             worlds += 1
         self.stats["worlds"] += worlds
         best = max(range(len(candidates)), key=totals.__getitem__)
@@ -136,21 +145,22 @@ def loader_move(state: GameState) -> Move:
     return best
 
 
-def playout(state: GameState) -> GameState:
-    """Play to the end (or `MAX_PLAYOUT` moves) with `loader`'s policy for every seat."""
+def playout(state: GameState, until_turn: int = 0) -> GameState:
+    """Play with `loader`'s policy for every seat to the end, or until turn `until_turn`
+    starts (0: no limit), or `MAX_PLAYOUT` moves."""
     for _ in range(MAX_PLAYOUT):
-        if state.is_over:
+        if state.is_over or (until_turn and state.turn >= until_turn):
             break
         state = state.apply(loader_move(state))
     return state
 
 
 def score(state: GameState, seat: int, players: int) -> float:
-    """The seat's result: 1 for first place, 0 for last (by cards held if not over)."""
+    """The seat's result: its place as 1 for first and 0 for last, once the game is over;
+    before that, the cards the others hold on average minus its own, over `WIN_CARDS`."""
     places = state.places()
     if places is None:
         held = [state.held(s) for s in range(players)]
-        place = 1 + sum(h < held[seat] for h in held)
-    else:
-        place = places[seat]
-    return (players - place) / (players - 1)
+        others = (sum(held) - held[seat]) / (players - 1)
+        return 0.5 + (others - held[seat]) / WIN_CARDS
+    return (players - places[seat]) / (players - 1)
