@@ -35,7 +35,7 @@ def test_a_hosted_event_from_the_command_line(hosted: Served, tmp_path: Path) ->
     assert code == 2 and "--seed is refused" in out and "--chosen-seed" in out
     ev, org = create_event(hosted.target, "cli-ev", target=21, seed=2)
     code, out = kafana("tournament", "enter", ev, "nemo", "--bot", "deep-blue", *at)
-    assert code == 1 and "unknown bot 'deep-blue'" in out
+    assert code == 2 and "unknown bot 'deep-blue'" in out  # INVALID_ARGUMENT: bad input
     for name, bot in (("ana", "greedy"), ("bob", "random"), ("cid", "heuristic")):
         code, out = kafana("tournament", "enter", ev, name, "--bot", bot, *at)
         assert code == 0 and "the server plays" in out, out

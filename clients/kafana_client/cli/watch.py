@@ -60,7 +60,7 @@ def _turn_passed(before: state_pb2.TableState | None, after: state_pb2.TableStat
 def watch(
     table_id: str, server: str, tls_ca: Path | None, from_seq: int, save: Path | None
 ) -> None:
-    """Watch TABLE_ID live as a spectator until the match ends."""
+    """Watch TABLE_ID live as a spectator until the match ends (Ctrl-C stops: exit 130)."""
     quiet_grpc()
     console = Console(highlight=False)
 
@@ -78,7 +78,4 @@ def watch(
                 save.write_text((await client.record(table_id)).record + names_comment(names))
                 console.print(f"Record saved to {save}.")
 
-    try:
-        asyncio.run(main())
-    except KeyboardInterrupt:
-        console.print("\nBye.")
+    asyncio.run(main())  # Ctrl-C: the error boundary's `interrupted`, exit status 130

@@ -17,14 +17,17 @@ from __future__ import annotations
 import asyncio
 import itertools
 import random
+import shlex
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 from kafana_client.cli.key import cli_key, key_option
+from kafana_client.cli.words import plural
+from kafana_client.remote import CONNECT_SECONDS
 
-from kafana.errors import KafanaError
+from kafana.cli.tournament_hosted import COUNT
 from kafana.v1 import leagues_pb2 as pb
 
 T = TypeVar("T")
@@ -32,7 +35,6 @@ _SERVER = click.option(
     "--server", envvar="KAFANA_SERVER", default="localhost:50051", show_default=True,
     help="HOST:PORT of the Kafana server hosting the league (Env: KAFANA_SERVER).",
 )  # fmt: skip
-CONNECT_S = 10.0
 
 
 def SERVER(command: Callable[..., None]) -> Callable[..., None]:
@@ -41,19 +43,17 @@ def SERVER(command: Callable[..., None]) -> Callable[..., None]:
 
 
 def with_leagues(target: str, job: Callable[[Any, Any], Awaitable[T]]) -> T:
-    """Run `job(client, leagues)` against `target`; a refusal or failure is one line, exit 1."""
+    """Run `job(client, leagues)` against `target`, waiting at most `CONNECT_SECONDS` for it;
+    a refusal or an unreachable server goes to the error boundary (one line naming `target`)."""
     from kafana_client import AsyncClient
     from kafana_client.leagues import Leagues
 
     async def run() -> T:
         async with AsyncClient.connect(target, key=cli_key()) as client:
-            await client.wait_ready(CONNECT_S)
+            await client.wait_ready(CONNECT_SECONDS)
             return await job(client, Leagues(client))
 
-    try:
-        return asyncio.run(run())
-    except KafanaError as error:
-        raise click.ClickException(str(error)) from None
+    return asyncio.run(run())
 
 
 def show_info(info: pb.LeagueInfo) -> None:
@@ -61,14 +61,15 @@ def show_info(info: pb.LeagueInfo) -> None:
     s = info.spec
     click.echo(
         f"league {info.league} (organiser {info.organiser or '-'}): season {info.season}, "
-        f"{info.waiting} waiting, {info.matches_made} matches made, "
+        f"{info.waiting} waiting, {plural(info.matches_made, 'match')} made, "
         f"{info.matches_settled} settled"
     )
     click.echo(
         f"  {s.game or 'tablic'} {s.preset or 'default preset'}, target {s.target or 'preset'}, "
-        f"{s.players or 2} players, {s.move_ms or 'default'} ms per move, forfeit after "
-        f"{s.timeouts_to_forfeit or 3} timeouts, join within {s.join_deadline_ms or 30000} ms, "
-        f"kept {s.retention_days or 30} days"
+        f"{plural(s.players or 2, 'player')}, {s.move_ms or 'default'} ms per move, "
+        f"forfeit after {plural(s.timeouts_to_forfeit or 3, 'timeout')}, "
+        f"join within {s.join_deadline_ms or 30000} ms, "
+        f"kept {plural(s.retention_days or 30, 'day')}"
     )
 
 
@@ -112,12 +113,20 @@ def league() -> None:
 @SERVER
 @click.option("--game", type=click.Choice(["tablic", "tac"]), default="tablic", show_default=True)
 @click.option("--preset", default="", help="Rules preset (default: the game's).")
-@click.option("--target", default=0, help="Points to win (0: the preset's).")
-@click.option("--players", default=0, help="Players per match (0: 2).")
-@click.option("--move-ms", default=0, help="Time per move in ms (0: the server's default).")
-@click.option("--timeouts-to-forfeit", default=0, help="Timeouts that forfeit a match (0: 3).")
-@click.option("--join-deadline-ms", default=0, help="Time to take a seat in ms (0: 30000).")
-@click.option("--retention-days", default=0, help="Days a match's data is kept (0: 30).")
+@click.option("--target", type=COUNT, default=0, help="Points to win (0: the preset's).")
+@click.option("--players", type=COUNT, default=0, help="Players per match (0: 2).")
+@click.option(
+    "--move-ms", type=COUNT, default=0, help="Time per move in ms (0: the server's default)."
+)
+@click.option(
+    "--timeouts-to-forfeit", type=COUNT, default=0, help="Timeouts that forfeit a match (0: 3)."
+)
+@click.option(
+    "--join-deadline-ms", type=COUNT, default=0, help="Time to take a seat in ms (0: 30000)."
+)
+@click.option(
+    "--retention-days", type=COUNT, default=0, help="Days a match's data is kept (0: 30)."
+)
 def create(
     name: str,
     server: str,
@@ -160,28 +169,35 @@ def info(name: str, server: str) -> None:
 @click.argument("name")
 @click.argument("bot")
 @SERVER
-@click.option("--matches", default=0, help="Stop after this many settled matches (0: never).")
+@click.option(
+    "--matches", type=click.IntRange(0), default=0,
+    help="Stop after this many settled matches (0: never).",
+)  # fmt: skip
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bot's moves.")
 @click.option("--option", "-o", "options", multiple=True, help="Bot option key=value, repeatable.")
 def play(
     name: str, bot: str, server: str, matches: int, seed: int, options: tuple[str, ...]
 ) -> None:
-    """Play league NAME with BOT (a bot name or module:Class) for the --key's account.
+    """Play league NAME with BOT (a bot name, module:Class or ./file.py:Class) for the --key's
+    account.
 
     Joins the queue, plays each match the server pairs it into, joins again after each settled
     match; one line per settled match. A bot's exception is printed with its traceback (the
     league's fault policy then handles the seat). Ctrl-C leaves the queue.
     """
-    from kafana.cli.bot import _parse_options, load_factory
+    from kafana.cli.bot_spec import load, parse_options
+    from kafana.games import tac
 
-    if matches < 0:
-        raise click.BadParameter("is 0 (never stop) or more", param_hint="--matches")
-    factory = load_factory(bot)
-    extra = _parse_options(options)
+    found = load(bot)
+    extra = parse_options(options)
+    for game in found.factories:  # refused here, before the queue is joined
+        found.check_options(game, extra)
     made = itertools.count()
 
     def make_bot(at: int, rules: Any) -> Any:
-        return factory(at, rules, random.Random(f"{seed}:{next(made)}"), **extra)
+        game = "tac" if isinstance(rules, tac.Rules) else "tablic"
+        rng = random.Random(f"{seed}:{next(made)}")
+        return found.factory(game)(at, rules, rng, **extra)
 
     async def job(client: Any, leagues: Any) -> int:
         from kafana_client.leagues import play_league
@@ -189,6 +205,7 @@ def play(
         me = await leagues.player(name)
         click.echo(f"league {name}: {me.player} plays {bot} (rating {me.rating:.1f})")
         count = 0
+        settled: asyncio.Queue[pb.MatchInfo | None] = asyncio.Queue()
 
         def told(update: pb.TicketUpdate) -> None:
             if update.WhichOneof("update") == "ticket":
@@ -199,25 +216,20 @@ def play(
             else:
                 nonlocal count
                 count += 1
-                pending.append(update.settled)
+                settled.put_nowait(update.settled)
 
-        pending: list[pb.MatchInfo] = []
-
-        async def report() -> None:
-            while True:
-                while pending:
-                    done = pending.pop(0)
-                    now = await leagues.player(name)
-                    click.echo(
-                        f"match {done.match} settled: {result_line(done)}, rating {now.rating:.1f}"
-                    )
-                await asyncio.sleep(0.05)
+        async def report() -> None:  # one line per settled match, with the rating it left
+            while (done := await settled.get()) is not None:
+                now = await leagues.player(name)
+                click.echo(
+                    f"match {done.match} settled: {result_line(done)}, rating {now.rating:.1f}"
+                )
 
         reporter = asyncio.create_task(report())
         try:
             await play_league(client, name, make_bot, matches=matches, on_update=told)
-            while pending:
-                await asyncio.sleep(0.05)
+            settled.put_nowait(None)
+            await reporter  # every settled match is reported before the total
         finally:
             reporter.cancel()
         return count
@@ -227,13 +239,13 @@ def play(
     except KeyboardInterrupt:
         click.echo(f"league {name}: stopped (left the queue)", err=True)
         raise SystemExit(130) from None
-    click.echo(f"league {name}: {settled} matches settled")
+    click.echo(f"league {name}: {plural(settled, 'match')} settled")
 
 
 @league.command()
 @click.argument("name")
 @SERVER
-@click.option("--season", default=0, help="Season (0: the current one).")
+@click.option("--season", type=COUNT, default=0, help="Season (0: the current one).")
 @click.option("--page", default=1, show_default=True, type=click.IntRange(1))
 @click.option("--size", default=20, show_default=True, type=click.IntRange(1, 200))
 def board(name: str, server: str, season: int, page: int, size: int) -> None:
@@ -248,7 +260,8 @@ def board(name: str, server: str, season: int, page: int, size: int) -> None:
     found = with_leagues(server, job)
     pages = max(1, -(-found.total // max(1, found.page_size)))
     click.echo(
-        f"league {name}, season {found.season}: {found.total} players, page {found.page}/{pages}"
+        f"league {name}, season {found.season}: {plural(found.total, 'player')}, "
+        f"page {found.page}/{pages}"
     )
     for row in found.rows:
         click.echo(f"{row.rank:>6}. {row.player:<24} {row.rating:8.2f}")
@@ -258,7 +271,7 @@ def board(name: str, server: str, season: int, page: int, size: int) -> None:
 @click.argument("name")
 @click.argument("player", default="")
 @SERVER
-@click.option("--season", default=0, help="Season (0: the current one).")
+@click.option("--season", type=COUNT, default=0, help="Season (0: the current one).")
 @click.option("--matches", default=10, show_default=True, type=click.IntRange(1, 200))
 def player(name: str, player: str, server: str, season: int, matches: int) -> None:
     """PLAYER's rating, rank, history and latest matches in league NAME (default: yours)."""
@@ -272,7 +285,7 @@ def player(name: str, player: str, server: str, season: int, matches: int) -> No
     provisional = ", provisional" if p.provisional else ""
     click.echo(
         f"{p.player} in {p.league}, season {p.season}: rating {p.rating:.2f} "
-        f"(mu {p.mu:.2f}, sigma {p.sigma:.2f}), {p.games} games, {rank}{provisional}"
+        f"(mu {p.mu:.2f}, sigma {p.sigma:.2f}), {plural(p.games, 'game')}, {rank}{provisional}"
     )
     if p.history:
         click.echo(
@@ -307,7 +320,9 @@ def match(name: str, number: int, server: str, record_path: str | None) -> None:
             f"match {number} is {found.state}: its record is published once it is settled"
         )
     Path(record_path).write_text(found.record, encoding="utf-8")
-    click.echo(f"record in {record_path} (check it: kafana verify {record_path})")
+    click.echo(
+        f"record in {record_path} (check it: {shlex.join(['kafana', 'verify', record_path])})"
+    )
 
 
 @league.command()

@@ -13,19 +13,23 @@ from __future__ import annotations
 
 import asyncio
 import random
+import shlex
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
-from kafana_client.cli.key import cli_key, key_option
+from kafana_client.cli.key import KEY_META, cli_key, key_option
+from kafana_client.cli.words import plural
+from kafana_client.remote import CONNECT_SECONDS
 
 from kafana.competitions.policy import Action
 from kafana.competitions.tournament import Kind
-from kafana.errors import KafanaError
 from kafana.v1 import competitions_pb2 as pb
 
 T = TypeVar("T")
+COUNT = click.IntRange(0, 2**32 - 1)  # the proto's uint32 fields: refused here, before a call
+SEED = click.IntRange(0, 2**64 - 1)
 _SERVER = click.option(
     "--server", envvar="KAFANA_SERVER", default="localhost:50051", show_default=True,
     help="HOST:PORT of the Kafana server hosting the event.",
@@ -39,9 +43,9 @@ def SERVER(command: Callable[..., None]) -> Callable[..., None]:
 
 _RULES_OPTIONS = (
     click.option("--preset", default="serbian"),
-    click.option("--target", default=0, help="Points to win (0: the preset's)."),
+    click.option("--target", type=COUNT, default=0, help="Points to win (0: the preset's)."),
     click.option("--seed", type=int, default=None, help="Event seed (default: fresh seeds)."),
-    click.option("--move-ms", default=0, help="Time per move (0: no clock)."),
+    click.option("--move-ms", type=COUNT, default=0, help="Time per move in ms (0: no clock)."),
     click.option(
         "--on-timeout", type=click.Choice([a.value for a in Action]), default="default_move"
     ),
@@ -56,19 +60,27 @@ def rules_options(command: Callable[..., None]) -> Callable[..., None]:
 
 
 def with_events(target: str, job: Callable[[Any, Any], Awaitable[T]]) -> T:
-    """Run `job(client, tournaments)` against `target`; RPC refusals become a clean exit."""
+    """Run `job(client, tournaments)` against `target`, waiting at most `CONNECT_SECONDS` for
+    it; a refusal or an unreachable server goes to the error boundary, which names `target`."""
     from kafana_client import AsyncClient
     from kafana_client.tournaments import Tournaments
 
     async def run() -> T:
         async with AsyncClient.connect(target, key=cli_key()) as client:
-            await client.wait_ready()
+            await client.wait_ready(CONNECT_SECONDS)
             return await job(client, Tournaments(client))
 
-    try:
-        return asyncio.run(run())
-    except KafanaError as error:
-        raise click.ClickException(str(error)) from None
+    return asyncio.run(run())
+
+
+def pasteable(*words: str) -> str:
+    """A command line that works when pasted: `words`, then the running command's `--server`
+    and, when one was typed, its `--key` (a key from KAFANA_KEY is in the shell already)."""
+    ctx = click.get_current_context()
+    line = [*words, "--server", str(ctx.params.get("server") or "localhost:50051")]
+    if ctx.get_parameter_source("key") is click.core.ParameterSource.COMMANDLINE:
+        line += ["--key", str(ctx.meta.get(KEY_META))]
+    return shlex.join(line)
 
 
 def show_event(info: pb.EventInfo) -> None:
@@ -76,7 +88,7 @@ def show_event(info: pb.EventInfo) -> None:
     click.echo(
         f"event {info.event_id} {info.name!r}: {info.format}, {info.phase}, {info.status}"
         + (f" ({info.note})" if info.note else "")
-        + f"; {len(info.entrants)} entrants"
+        + f"; {plural(len(info.entrants), 'entrant')}"
     )
     if info.reason:
         click.echo(f"ended early: {info.reason}")
@@ -102,16 +114,18 @@ def show_event(info: pb.EventInfo) -> None:
 @click.argument("name")
 @SERVER
 @click.option("--format", "format_", type=click.Choice([k.value for k in Kind]), default="swiss")
-@click.option("--rounds", default=0, help="Swiss rounds (0: ceil(log2(entrants))).")
-@click.option("--boards", default=0, help="Duplicate: boards per pairing (0: 2).")
-@click.option("--hands-per-board", default=0, help="Duplicate: explicit decks per board (0: 8).")
+@click.option("--rounds", type=COUNT, default=0, help="Swiss rounds (0: ceil(log2(entrants))).")
+@click.option("--boards", type=COUNT, default=0, help="Duplicate: boards per pairing (0: 2).")
+@click.option(
+    "--hands-per-board", type=COUNT, default=0, help="Duplicate: explicit decks per board (0: 8)."
+)
 @rules_options
 @click.option(
-    "--chosen-seed", type=int, default=None,
+    "--chosen-seed", type=SEED, default=None,
     help="Deal every game from this event seed (reproducible, and predictable by whoever knows "
     "it; the records say so). Default: a fresh secret per game.",
 )  # fmt: skip
-@click.option("--parallel", default=0, help="Games at once (0: a whole round).")
+@click.option("--parallel", type=COUNT, default=0, help="Games at once (0: a whole round).")
 def create(
     name: str,
     server: str,
@@ -166,7 +180,8 @@ def enter(event: str, name: str, server: str, bot: str) -> None:
     entry = with_events(server, job)
     if entry.token:
         click.echo(f"entry token {entry.token}")
-        click.echo(f"play: kafana tournament watch {event} --token {entry.token} --play")
+        line = pasteable("kafana", "tournament", "watch", event, "--token", entry.token, "--play")
+        click.echo(f"play: {line}")
     else:
         click.echo(f"{name} entered: the server plays {bot}")
 
@@ -257,6 +272,10 @@ def watch(event: str, server: str, token: str, bot: str, play: bool) -> None:
     """
     if (bot or play) and not token:
         raise click.UsageError("--bot and --play need your entry --token")
+    if bot:
+        from kafana.cli.bot import load_factory
+
+        load_factory(bot)  # an unknown bot is refused before anything is asked of the server
 
     async def entrant(client: Any, events: Any) -> None:
         from kafana_client.tournaments import play_entry
@@ -266,10 +285,13 @@ def watch(event: str, server: str, token: str, bot: str, play: bool) -> None:
         def told(update: pb.EntryUpdate) -> None:
             a = update.assignment
             if a.table_id:
+                run = pasteable(
+                    "kafana", "bot", "run", "greedy", "--table", a.table_id, "--token",
+                    a.seat_token,
+                )  # fmt: skip
                 click.echo(
                     f"{a.game_id}: {' - '.join(a.seats)}: table {a.table_id} seat {a.seat} "
-                    f"token {a.seat_token}  (kafana bot run SPEC --server {server} "
-                    f"--table {a.table_id} --token {a.seat_token})"
+                    f"token {a.seat_token}  (a bot plays it: {run})"
                 )
             elif update.event_over:
                 click.echo("the event is over")
