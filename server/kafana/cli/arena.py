@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 from kafana_bots import registry
 from kafana_bots.arena import ArenaConfig, DealResult, Summary, run, summarize
+from kafana_client.cli.words import plural
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
@@ -124,7 +125,9 @@ def _registered(spec: str) -> None:
 
 def _table(config: ArenaConfig, summary: Summary) -> Table:
     seats = f"{config.players}p" + (" 2v2" if config.partnerships else "")
-    table = Table(title=f"{config.preset} {seats}, {summary.deals} deals, seed {config.seed}")
+    table = Table(
+        title=f"{config.preset} {seats}, {plural(summary.deals, 'deal')}, seed {config.seed}"
+    )
     for column in (
         "bot",
         "points/hand",
