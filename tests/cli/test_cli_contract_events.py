@@ -14,6 +14,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import click
+from click.testing import CliRunner
+from kafana.cli.tournament_hosted import SERVER, pasteable
 from kafana.store.redis_server import free_port
 from kafana_client import AsyncClient
 from kafana_client.blocking import Client
@@ -148,7 +151,11 @@ def test_hosted_commands_name_an_unreachable_server_within_5_seconds() -> None:
 
 def test_the_hints_work_when_pasted(server: Served) -> None:
     at = ("--server", server.target)
-    event = run("tournament", "create", "hinted", *at).out.split()[1]
+    created = run("tournament", "create", "hinted", *at)
+    event = created.out.split()[1]
+    start = created.out.splitlines()[-1].removeprefix("once entries are in: ")
+    assert shlex.split(start)[-2:] == list(at), created
+    assert run(*shlex.split(start)[1:], "--help").status == 0, start
     entered = run("tournament", "enter", event, "ana", *at)
     hint = next(line for line in entered.out.splitlines() if line.startswith("play: "))
     words = shlex.split(hint.removeprefix("play: "))
@@ -181,3 +188,15 @@ def test_watch_exits_130_on_ctrl_c(server: Served) -> None:
     assert "Bye" not in out and "Traceback" not in err, (out, err)
     assert err.strip().splitlines() == ["kafana watch: interrupted"], err
     assert time.monotonic() - started < 20
+
+
+def test_a_hint_carries_the_server_and_a_typed_key() -> None:
+    @click.command()
+    @SERVER
+    def probe(server: str) -> None:
+        click.echo(pasteable("kafana", "tournament", "watch", "ev 1"))
+
+    typed = CliRunner().invoke(probe, ["--server", "h:1", "--key", "k y"])
+    assert typed.output == "kafana tournament watch 'ev 1' --server h:1 --key 'k y'\n", typed
+    from_env = CliRunner().invoke(probe, [], env={"KAFANA_KEY": "k", "KAFANA_SERVER": "h:2"})
+    assert from_env.output == "kafana tournament watch 'ev 1' --server h:2\n", from_env

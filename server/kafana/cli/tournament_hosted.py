@@ -164,6 +164,10 @@ def create(
     made = with_events(server, job)
     click.echo(f"event {made.event_id}")
     click.echo(f"organiser token {made.organiser_token}  (keep it: it is shown only now)")
+    start = pasteable(
+        "kafana", "tournament", "start", made.event_id, "--token", made.organiser_token
+    )
+    click.echo(f"once entries are in: {start}")
 
 
 @click.command()
