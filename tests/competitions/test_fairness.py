@@ -21,7 +21,7 @@ from kafana.competitions.fairness import (
 from kafana.competitions.verify import VerificationError, verify
 from kafana.errors import InvalidInputError
 from kafana.games import tablic, tac
-from kafana.service.convert import score_detail
+from kafana.games.records import score_detail
 
 SECRET = "5e" * 32
 

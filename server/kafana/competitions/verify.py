@@ -42,9 +42,9 @@ from kafana.competitions.policy import Action, Reason
 from kafana.errors import KafanaError
 from kafana.games import tablic, tac
 from kafana.games.protocol import OUT, SCORE, STALLED
+from kafana.games.records import score_detail
 from kafana.games.tablic.record import HEADER as TABLIC_HEADER
 from kafana.games.tac.record import HEADER as TAC_HEADER
-from kafana.service.convert import score_detail
 
 State = Any  # a `kafana.games.protocol.GameState` of either game
 

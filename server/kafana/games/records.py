@@ -101,3 +101,16 @@ def check_result(what: str, said: object, got: object) -> None:
     """Raise InvalidInputError when a record's stated result is not what its moves give."""
     if said is not None and said != got:
         raise InvalidInputError(f"record says {what} {said} but the moves give {got}")
+
+
+def score_detail(winner: int | None, scores: Iterable[int]) -> str:
+    """`side 1 won 108-94`: the winner's score first, then the other sides' in side order.
+
+    >>> score_detail(1, [94, 108]), score_detail(2, [5, 7, 11]), score_detail(None, [9, 9])
+    ('side 1 won 108-94', 'side 2 won 11-5-7', 'drawn 9-9')
+    """
+    figures = list(scores)
+    if winner is None or not 0 <= winner < len(figures):
+        return "drawn " + "-".join(map(str, figures))
+    rest = figures[:winner] + figures[winner + 1 :]
+    return f"side {winner} won " + "-".join(map(str, [figures[winner], *rest]))

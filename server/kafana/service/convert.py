@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from kafana.games.protocol import SCORE, STALLED
+from kafana.games.records import score_detail
 from kafana.service.session import ABANDONED, NO_SHOW, Session
 from kafana.store.base import FINISHED, OPEN, PLAYING, Entry
 from kafana.v1 import events_pb2, state_pb2, storage_pb2
@@ -52,19 +53,6 @@ def info(session: Session) -> state_pb2.TableInfo:
         created_ms=stored.created_ms,
         deal_chosen_by_creator=stored.deal_chosen_by_creator,
     )
-
-
-def score_detail(winner: int | None, scores: Iterable[int]) -> str:
-    """`side 1 won 108-94`: the winner's score first, then the other sides' in side order.
-
-    >>> score_detail(1, [94, 108]), score_detail(2, [5, 7, 11]), score_detail(None, [9, 9])
-    ('side 1 won 108-94', 'side 2 won 11-5-7', 'drawn 9-9')
-    """
-    figures = list(scores)
-    if winner is None or not 0 <= winner < len(figures):
-        return "drawn " + "-".join(map(str, figures))
-    rest = figures[:winner] + figures[winner + 1 :]
-    return f"side {winner} won " + "-".join(map(str, [figures[winner], *rest]))
 
 
 def result(session: Session) -> state_pb2.Result:
