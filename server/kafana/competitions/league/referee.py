@@ -39,6 +39,8 @@ from kafana.competitions.league.store import (
     now_ms,
 )
 from kafana.competitions.league.tables import league_table, match_of
+from kafana.competitions.model import Ending
+from kafana.competitions.table_results import ENDINGS
 from kafana.errors import KafanaError, MatchOverError, NotFoundError
 from kafana.logs import Repeated
 from kafana.service.tables import Tables
@@ -289,7 +291,7 @@ class Referee:
                 ("season", str(season)),
                 ("table", table_id),
                 ("seats", " ".join(players)),
-                ("ending", f"{outcome.ending} {outcome.detail}".strip()),
+                ("ending", f"{_ending_word(outcome.ending)} {outcome.detail}".strip()),
             )
             fair = fair_record(match["commitment"], match["secret"], outcome.record, meta)
             fields["record"] = fair.to_text()
@@ -318,3 +320,9 @@ class Referee:
                     self.wake_players(league, players)
                 return answer
         raise RuntimeError(f"league {league} match {number}: ratings kept changing; retried")
+
+
+def _ending_word(reason: str) -> str:
+    """A table's result reason as a fair record's ending (`kafana verify` reads it): Tač's
+    `out` and `stalled` are a score, a table closed or left by everyone is not played."""
+    return ENDINGS.get(reason, Ending.FORFEIT).value
