@@ -11,7 +11,8 @@ NATIVE_SOURCES := server/kafana/games/tablic/capture.py server/kafana/games/tabl
 	bots/kafana_bots/sim.py
 NATIVE := $(VENV)/.native
 # The differential tests, run again on the pure build (KAFANA_PURE=1): it stays the reference.
-PURE_TESTS := tests/games/tablic tests/bots/test_bots_sim.py tests/test_build.py
+PURE_TESTS := tests/games/tablic tests/bots/test_bots_sim.py tests/test_build.py \
+	tests/reliability/test_cache_bounds_pure.py
 
 $(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)

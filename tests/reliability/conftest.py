@@ -6,9 +6,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from kafana.games import tablic
 from kit import require_redis
 
 from .reliability_support import Redis
+
+collect_ignore = [] if tablic.BUILD == "pure" else ["test_cache_bounds_pure.py"]
+"""The pure build's memory tests run in `make test`'s pure pass (KAFANA_PURE=1)."""
 
 
 @pytest.fixture
