@@ -21,6 +21,7 @@ from rich.text import Text
 
 from kafana_client.cli import render, tac_replay
 from kafana_client.cli.navigate import Frame, navigate
+from kafana_client.cli.words import plural
 
 SEAT_COMMENT = re.compile(r"^#\s*seat\s+(\d+):\s*(.*)$")
 
@@ -83,7 +84,7 @@ def frames(record: tablic.MatchRecord, names: Sequence[str]) -> list[Frame]:
     """The start and the position after every move, with what each move did."""
     state = tablic.new_match(record.rules, seed=record.seed, decks=record.decks or None)
     total = len(record.moves)
-    out = [Frame(0, position(state, f"Start · {total} moves", names), hand=1)]
+    out = [Frame(0, position(state, f"Start · {plural(total, 'move')}", names), hand=1)]
     for number, move in enumerate(record.moves, start=1):
         seat = state.current_seat if state.current_seat is not None else 0
         done = len(state.hand_results)

@@ -11,6 +11,7 @@ from rich.text import Text
 
 from kafana_client.cli.navigate import Frame, navigate
 from kafana_client.cli.render import card_text, cards_text
+from kafana_client.cli.words import plural
 
 
 def position(state: tac.GameState, title: str, names: Sequence[str] = ()) -> RenderableType:
@@ -59,7 +60,7 @@ def _start(record: tac.GameRecord) -> tac.GameState:
 def frames(record: tac.GameRecord, names: Sequence[str]) -> list[Frame]:
     """The start and the piles after every move, with what each move did."""
     state = _start(record)
-    out = [Frame(0, position(state, f"Tač · start · {len(record.moves)} moves", names))]
+    out = [Frame(0, position(state, f"Tač · start · {plural(len(record.moves), 'move')}", names))]
     for number, move in enumerate(record.moves, start=1):
         state = state.apply(move)
         step = state.last_step

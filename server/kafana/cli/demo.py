@@ -7,6 +7,7 @@ import random
 import click
 from kafana_bots.play import play
 from kafana_bots.random_bot import RandomBot
+from kafana_client.cli.words import plural
 
 from kafana.games import tablic
 
@@ -36,5 +37,6 @@ def demo(preset: str, players: int, partnerships: bool, seed: int) -> None:
             f"tablas {result.tablas}"
         )
     click.echo(
-        f"final scores {state.scores}: side {state.winner} wins after {state.move_count} moves"
+        f"final scores {state.scores}: side {state.winner} wins after "
+        f"{plural(state.move_count, 'move')}"
     )

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import click
+from kafana_client.cli.words import plural
 
 from kafana.competitions.envelope import FairRecord
 from kafana.competitions.verify import VerificationError, Verified
@@ -35,7 +36,8 @@ def _ok(done: Verified) -> str:
     chosen = "; DEAL ORGANISER-CHOSEN (predictable by whoever knows the event seed)"
     return (
         f"OK: {done.game}, {' - '.join(done.seats)}: the secret matches its commitment, deal "
-        f"seed {done.seed}; {done.deals} deal(s) recomputed, {done.moves} moves replayed, "
+        f"seed {done.seed}; {plural(done.deals, 'deal')} recomputed, "
+        f"{plural(done.moves, 'move')} replayed, "
         f"{state} {' : '.join(map(str, done.figures))}" + (chosen if done.chosen else "")
     )
 
