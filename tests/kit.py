@@ -30,12 +30,14 @@ if TYPE_CHECKING:  # the service is imported when a test serves, not by every te
     from kafana.service.server import KafanaServer
     from kafana.store.base import TableStore
     from kafana.v1.service_pb2_grpc import KafanaStub
+    from kafana.v1.state_pb2 import TableState
 
 __all__ = [
     "KAFANA",
     "RedisServer",
     "Served",
     "Service",
+    "finished",
     "flush",
     "free_port",
     "healthy",
@@ -138,6 +140,19 @@ class Service:
     def port(self) -> int:
         """The server's port on 127.0.0.1."""
         return self.server.port
+
+
+async def finished(svc: Service, table_id: str, within: float = 10.0) -> TableState:
+    """The table's state once its match is over (AssertionError after `within` seconds)."""
+    from kafana.v1 import service_pb2, state_pb2
+
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        state = await svc.stub.GetState(service_pb2.GetStateRequest(table_id=table_id))
+        if state.info.status == state_pb2.TABLE_STATUS_FINISHED:
+            return state
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"table {table_id} is still playing after {within} s")
 
 
 @asynccontextmanager

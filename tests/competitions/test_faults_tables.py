@@ -13,7 +13,7 @@ import grpc
 from kafana.competitions.policy import Reason
 from kafana.competitions.table_results import table_faults
 from kafana.v1 import events_pb2, rules_pb2, service_pb2, state_pb2
-from kit import Service, refusal, running
+from kit import Service, finished, refusal, running
 
 FORFEIT = events_pb2.EVENT_KIND_FORFEIT
 
@@ -38,17 +38,6 @@ async def opened(svc: Service, config: rules_pb2.TableConfig) -> tuple[str, list
         )
         tokens.append(joined.seat_token)
     return made.table_id, tokens
-
-
-async def finished(svc: Service, table_id: str, within: float = 10.0) -> state_pb2.TableState:
-    """The table's state once its match is over (fails after `within` seconds)."""
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        state = await svc.stub.GetState(service_pb2.GetStateRequest(table_id=table_id))
-        if state.info.status == state_pb2.TABLE_STATUS_FINISHED:
-            return state
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"table {table_id} is still playing after {within} s")
 
 
 async def record(svc: Service, table_id: str) -> service_pb2.GetRecordResponse:

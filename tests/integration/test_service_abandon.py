@@ -11,19 +11,7 @@ from kafana.store.memory import MemoryStore
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import events_pb2, service_pb2, state_pb2
 from kafana_play import config, open_table, take_events
-from kit import Service, running
-
-
-async def finished(svc: Service, table_id: str, timeout: float = 10) -> state_pb2.TableState:
-    """The table's state once its match is over."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while loop.time() < deadline:
-        state = await svc.stub.GetState(service_pb2.GetStateRequest(table_id=table_id))
-        if state.info.status == state_pb2.TABLE_STATUS_FINISHED:
-            return state
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"table {table_id} did not end")
+from kit import Service, finished, running
 
 
 async def pttl(store: RedisStore, table_id: str) -> int:
