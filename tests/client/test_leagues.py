@@ -145,7 +145,9 @@ async def test_play_goes_on_across_a_server_restart(redis_url: str) -> None:
         channel = served.options().aio_channel()
         try:
             org, ana, bob = (keyed_client(channel, served.keys[n]) for n in ("org", "ana", "bob"))
-            await Leagues(org).create("cup", target=11, move_ms=3000)
+            # A clock long enough that the restart (seconds on a loaded machine) cannot make
+            # both seats time out turn after turn: that abandons the match, unrated.
+            await Leagues(org).create("cup", target=11, move_ms=10_000)
             restarted = asyncio.Event()
 
             def told(update: pb.TicketUpdate) -> None:
