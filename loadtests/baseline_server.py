@@ -31,7 +31,7 @@ MOVE_LUA = (Path(__file__).resolve().parent / "baseline_move.lua").read_text()
 Context = grpc.aio.ServicerContext[Any, Any]
 
 
-class BaselineServicer(service_pb2_grpc.KafanaServicer):  # type: ignore[misc, unused-ignore]
+class BaselineServicer(service_pb2_grpc.KafanaServiceServicer):  # type: ignore[misc, unused-ignore]
     """CreateTable, JoinTable, PlayMove and Captures at their barest."""
 
     def __init__(self, redis: Redis, lane: RedisClient | None = None) -> None:
@@ -91,7 +91,7 @@ async def serve(redis_url: str, host: str, port: int, lane: bool = False) -> Non
     redis = Redis(connection_pool=pool)
     server = grpc.aio.server()
     client = RedisClient.from_url(redis_url) if lane else None
-    service_pb2_grpc.add_KafanaServicer_to_server(
+    service_pb2_grpc.add_KafanaServiceServicer_to_server(
         BaselineServicer(redis, client),  # type: ignore[abstract, unused-ignore]
         server,
     )

@@ -55,7 +55,7 @@ def captures(target: str, calls: int, seed: int, metadata: Metadata) -> None:
     rng = random.Random(seed)
     deck = [str(card) for card in CARDS]
     with grpc.insecure_channel(target) as channel:
-        stub = service_pb2_grpc.KafanaStub(channel)
+        stub = service_pb2_grpc.KafanaServiceStub(channel)
         for _ in range(calls):
             card, *table = rng.sample(deck, rng.randint(2, 9))
             request = service_pb2.CapturesRequest(card=card, table=table, rules=RULES_SPEC)

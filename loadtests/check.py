@@ -67,7 +67,7 @@ def hand_problems(state: tablic.MatchState) -> list[str]:
     return problems
 
 
-def check_match(stub: service_pb2_grpc.KafanaStub, finished: dict[str, Any]) -> list[str]:
+def check_match(stub: service_pb2_grpc.KafanaServiceStub, finished: dict[str, Any]) -> list[str]:
     """Problems with one finished table (`finished`: table_id, scores, moves from the user)."""
     table_id = finished["table_id"]
     try:
@@ -93,7 +93,7 @@ def check_matches(target: str, finished: Iterable[dict[str, Any]]) -> CheckRepor
     report = CheckReport()
     options = [("grpc.max_receive_message_length", 64 * 1024 * 1024)]
     with grpc.insecure_channel(target, options=options) as channel:
-        stub = service_pb2_grpc.KafanaStub(channel)
+        stub = service_pb2_grpc.KafanaServiceStub(channel)
         for item in finished:
             report.checked += 1
             report.problems += check_match(stub, item)

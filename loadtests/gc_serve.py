@@ -138,11 +138,11 @@ class Stats:
 def instrument(path: str) -> None:
     """Time the servicer's handlers and start the sampler when the server starts."""
     from kafana.service.server import KafanaServer
-    from kafana.service.servicer import KafanaServicer
+    from kafana.service.servicer import KafanaServiceServicer
 
     stats = Stats(path)
     for name in RPCS:
-        setattr(KafanaServicer, name, stats.timed(name, getattr(KafanaServicer, name)))
+        setattr(KafanaServiceServicer, name, stats.timed(name, getattr(KafanaServiceServicer, name)))
     start = KafanaServer.start
     tasks: list[asyncio.Task[None]] = []
 

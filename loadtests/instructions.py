@@ -58,7 +58,7 @@ def play(target: str, moves: int, seed: int, metadata: tuple[tuple[str, str], ..
     (`metadata`: sent with every call, e.g. an API key)."""
     rng = random.Random(seed)
     with grpc.insecure_channel(target) as channel:
-        stub = service_pb2_grpc.KafanaStub(channel)
+        stub = service_pb2_grpc.KafanaServiceStub(channel)
         done = 0
         while done < moves:
             match_seed = rng.getrandbits(63)

@@ -325,7 +325,7 @@ class KafanaUser(User):
         self.number = next(_numbers)
         options = environment.parsed_options
         self.rng = random.Random((options.seed if options else 1) * 1_000_003 + self.number)
-        self.stub = service_pb2_grpc.KafanaStub(POOL[0].pick(self.number))
+        self.stub = service_pb2_grpc.KafanaServiceStub(POOL[0].pick(self.number))
         self.options = options
 
 

@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # the service is imported when a test serves, not by every te
     import grpc
     from kafana.service.server import KafanaServer
     from kafana.store.base import TableStore
-    from kafana.v1.service_pb2_grpc import KafanaStub
+    from kafana.v1.service_pb2_grpc import KafanaServiceStub
     from kafana.v1.state_pb2 import TableState
 
 __all__ = [
@@ -130,7 +130,7 @@ def redis_cluster(directory: Path, masters: int = 3) -> Iterator[list[int]]:
 class Service:
     """A running server on loopback and a client stub (a plaintext channel to it)."""
 
-    stub: KafanaStub
+    stub: KafanaServiceStub
     server: KafanaServer
     store: TableStore
     channel: grpc.aio.Channel
@@ -160,14 +160,14 @@ async def running(store: TableStore, **options: Any) -> AsyncIterator[Service]:
     """Serve `store` (`create_server` options) on a free loopback port until the block ends."""
     import grpc
     from kafana.service.server import create_server
-    from kafana.v1.service_pb2_grpc import KafanaStub
+    from kafana.v1.service_pb2_grpc import KafanaServiceStub
 
     server = create_server(store, host="127.0.0.1", port=0, clock_tick=0.05, **options)
     await server.start()
     target = f"127.0.0.1:{server.port}"
     channel = grpc.aio.insecure_channel(target)
     try:
-        yield Service(KafanaStub(channel), server, store, channel, target)
+        yield Service(KafanaServiceStub(channel), server, store, channel, target)
     finally:
         await channel.close()
         try:
@@ -285,7 +285,7 @@ async def healthy(target: str, timeout: float = 30, credentials: Any = None) -> 
         while loop.time() < deadline:
             try:
                 answer = await stub.Check(
-                    health_pb2.HealthCheckRequest(service="kafana.v1.Kafana"), timeout=1
+                    health_pb2.HealthCheckRequest(service="kafana.v1.KafanaService"), timeout=1
                 )
                 if answer.status == health_pb2.HealthCheckResponse.SERVING:
                     return

@@ -79,7 +79,7 @@ class AsyncClient(Connects):
     def __init__(self, options: ConnectOptions, channel: grpc.aio.Channel | None = None) -> None:
         self.options = options
         self.channel = channel if channel is not None else options.aio_channel()
-        self._stub: Any = service_pb2_grpc.KafanaStub(self.channel)
+        self._stub: Any = service_pb2_grpc.KafanaServiceStub(self.channel)
 
     async def __aenter__(self) -> AsyncClient:
         return self

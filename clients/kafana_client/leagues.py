@@ -1,4 +1,4 @@
-"""Leagues hosted by the service (`kafana.v1.Leagues`), from the SDK: an API key is all a
+"""Leagues hosted by the service (`kafana.v1.LeaguesService`), from the SDK: an API key is all a
 player needs.
 
 Example (inside an `async def`)::
@@ -46,7 +46,7 @@ class Leagues:
 
     def __init__(self, client: AsyncClient) -> None:
         self.client = client
-        self._stub: Any = leagues_pb2_grpc.LeaguesStub(client.channel)
+        self._stub: Any = leagues_pb2_grpc.LeaguesServiceStub(client.channel)
 
     async def _call(self, method: str, request: Any, *, retry: bool = False) -> Any:
         return await self.client._call(method, request, None, retry=retry, stub=self._stub)

@@ -1,4 +1,4 @@
-"""Tournaments hosted by the service (`kafana.v1.Competitions`), from the SDK.
+"""Tournaments hosted by the service (`kafana.v1.CompetitionsService`), from the SDK.
 
 Example (inside an `async def`)::
 
@@ -56,7 +56,7 @@ class Tournaments:
 
     def __init__(self, client: AsyncClient) -> None:
         self.client = client
-        self._stub: Any = competitions_pb2_grpc.CompetitionsStub(client.channel)
+        self._stub: Any = competitions_pb2_grpc.CompetitionsServiceStub(client.channel)
 
     async def _call(self, method: str, request: Any, timeout: float | None = None) -> Any:
         return await self.client._call(method, request, timeout, stub=self._stub)

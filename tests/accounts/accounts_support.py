@@ -34,7 +34,7 @@ class Guarded:
 
     svc: Service
     accounts: RedisAccounts
-    stub: accounts_pb2_grpc.AccountsStub
+    stub: accounts_pb2_grpc.AccountsServiceStub
     operator: Metadata
 
 
@@ -45,7 +45,7 @@ async def guarded_server(redis_url: str, **policy: object) -> AsyncIterator[Guar
         auth = AuthPolicy(mode=REQUIRED, **policy)  # type: ignore[arg-type]
         async with running(store, auth=auth) as svc:
             key = await make_account(accounts, "root", "operator")
-            stub = accounts_pb2_grpc.AccountsStub(svc.channel)
+            stub = accounts_pb2_grpc.AccountsServiceStub(svc.channel)
             yield Guarded(svc, accounts, stub, bearer(key))
     finally:
         await store.close()

@@ -54,7 +54,7 @@ async def test_accounts_through_the_cli(tmp_path: Path, redis_url: str) -> None:
         assert "kfk_" not in listed.stdout
         async with grpc.aio.insecure_channel(server.target) as channel:
             kafana = service_pb2_grpc_stub(channel)
-            accounts = accounts_pb2_grpc.AccountsStub(channel)
+            accounts = accounts_pb2_grpc.AccountsServiceStub(channel)
             who = accounts_pb2.WhoAmIRequest()
             assert (await accounts.WhoAmI(who, metadata=bearer(ana))).name == "ana"
             create = service_pb2.CreateTableRequest(
@@ -110,7 +110,7 @@ def test_cli_usage_errors_and_failures(tmp_path: Path, redis_url: str) -> None:
 def service_pb2_grpc_stub(channel: grpc.aio.Channel) -> object:
     from kafana.v1 import service_pb2_grpc
 
-    return service_pb2_grpc.KafanaStub(channel)
+    return service_pb2_grpc.KafanaServiceStub(channel)
 
 
 async def test_client_commands_send_their_key(tmp_path: Path, redis_url: str) -> None:

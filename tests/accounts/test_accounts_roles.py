@@ -22,7 +22,7 @@ async def test_only_organisers_create_events_in_required_mode(redis_url: str) ->
         for mode in (REQUIRED, OPEN):
             host = CompetitionsHost(events_for(store))
             async with running(store, auth=AuthPolicy(mode=mode), plugins=[host]) as svc:
-                stub = competitions_pb2_grpc.CompetitionsStub(svc.channel)
+                stub = competitions_pb2_grpc.CompetitionsServiceStub(svc.channel)
                 player = bearer(await make_account(accounts, f"ana-{mode}", "player"))
                 organiser = bearer(await make_account(accounts, f"org-{mode}", "organiser"))
                 made = await stub.CreateEvent(EVENT, metadata=organiser)

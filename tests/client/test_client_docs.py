@@ -20,7 +20,7 @@ CALL = re.compile(
     r"(.*?)\nEOF",
     re.DOTALL,
 )
-METHODS = service_pb2.DESCRIPTOR.services_by_name["Kafana"].methods_by_name
+METHODS = service_pb2.DESCRIPTOR.services_by_name["KafanaService"].methods_by_name
 
 
 def test_the_worked_example_runs_as_written(server: LiveServer) -> None:
@@ -32,7 +32,7 @@ def test_the_worked_example_runs_as_written(server: LiveServer) -> None:
     names: dict[str, str] = {}
     answers: list[Any] = []
     with grpc.insecure_channel(server.target) as channel:
-        stub = service_pb2_grpc.KafanaStub(channel)
+        stub = service_pb2_grpc.KafanaServiceStub(channel)
         for max_time, method, body in calls:
             for name, value in names.items():
                 body = body.replace(f"${name}", value)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import grpc
 import pytest
-from kafana.service.servicer import KafanaServicer
+from kafana.service.servicer import KafanaServiceServicer
 from kafana.service.tables import Tables
 from kafana.store.memory import MemoryStore
 from kafana.v1 import service_pb2_grpc
@@ -50,7 +50,7 @@ def certs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 async def _tls_server(certs: Path, require_client: bool) -> tuple[grpc.aio.Server, int]:
     server = grpc.aio.server()
-    service_pb2_grpc.add_KafanaServicer_to_server(KafanaServicer(Tables(MemoryStore())), server)
+    service_pb2_grpc.add_KafanaServiceServicer_to_server(KafanaServiceServicer(Tables(MemoryStore())), server)
     credentials = grpc.ssl_server_credentials(
         [((certs / "server.key").read_bytes(), (certs / "server.pem").read_bytes())],
         root_certificates=(certs / "ca.pem").read_bytes(),

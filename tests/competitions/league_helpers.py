@@ -37,8 +37,8 @@ class Node:
 
     server: KafanaServer
     channel: grpc.aio.Channel
-    leagues: leagues_pb2_grpc.LeaguesStub
-    kafana: service_pb2_grpc.KafanaStub
+    leagues: leagues_pb2_grpc.LeaguesServiceStub
+    kafana: service_pb2_grpc.KafanaServiceStub
 
 
 @dataclass
@@ -76,8 +76,8 @@ async def site(redis_url: str, count: int = 1, **options: object) -> AsyncIterat
                 Node(
                     server,
                     channel,
-                    leagues_pb2_grpc.LeaguesStub(channel),
-                    service_pb2_grpc.KafanaStub(channel),
+                    leagues_pb2_grpc.LeaguesServiceStub(channel),
+                    service_pb2_grpc.KafanaServiceStub(channel),
                 )
             )
         yield Site(nodes, RedisAccounts(stores[0].client))

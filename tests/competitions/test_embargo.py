@@ -53,7 +53,7 @@ async def organiser(redis_url: str) -> AsyncIterator[Tables]:
         await store.close()
 
 
-async def seated(stub: service_pb2_grpc.KafanaStub, config: rules_pb2.TableConfig) -> list[str]:
+async def seated(stub: service_pb2_grpc.KafanaServiceStub, config: rules_pb2.TableConfig) -> list[str]:
     """Create a table and take both seats: [table id, seat 0's token, seat 1's token]."""
     created = await stub.CreateTable(service_pb2.CreateTableRequest(config=config))
     out = [created.table_id]
@@ -65,7 +65,7 @@ async def seated(stub: service_pb2_grpc.KafanaStub, config: rules_pb2.TableConfi
     return out
 
 
-async def finish(stub: service_pb2_grpc.KafanaStub, table: list[str]) -> None:
+async def finish(stub: service_pb2_grpc.KafanaServiceStub, table: list[str]) -> None:
     """Play the last legal move of the seat to move until the match is over (as the seats)."""
     table_id, *tokens = table
     while True:
@@ -122,14 +122,14 @@ async def test_an_embargoed_record_is_refused_until_released(
         other.wait_started()
         await healthy(other.target)
         async with grpc.aio.insecure_channel(other.target) as channel:
-            error = await refusal(service_pb2_grpc.KafanaStub(channel).GetRecord(record))
+            error = await refusal(service_pb2_grpc.KafanaServiceStub(channel).GetRecord(record))
             assert error.code() == PRECONDITION
             assert f"under embargo {LABEL!r}" in (error.details() or "")
 
             # the organiser reads it (to publish the result); then releases the label
             assert (await organiser.record(done[0], past_embargo=True)).record
             await organiser.release(LABEL)
-            answer = await service_pb2_grpc.KafanaStub(channel).GetRecord(record)
+            answer = await service_pb2_grpc.KafanaServiceStub(channel).GetRecord(record)
     assert f"seed {seed}" in answer.record
     assert answer.record.count("\ndeck ") == 8
     spectator = await stub.GetState(service_pb2.GetStateRequest(table_id=running[0]))

@@ -24,7 +24,7 @@ async def test_ratings_of_entrants_with_keys_are_kept_by_account(
     try:
         host = CompetitionsHost(events_for(store), scan=0.1)
         async with running(store, auth=AuthPolicy(mode=REQUIRED), plugins=[host]) as svc:
-            stub = competitions_pb2_grpc.CompetitionsStub(svc.channel)
+            stub = competitions_pb2_grpc.CompetitionsServiceStub(svc.channel)
             org = bearer(await make_account(accounts, "org", "organiser"))
             request = pb.CreateEventRequest(name="keyed", format="round_robin", target=11)
             made = await stub.CreateEvent(request, metadata=org)

@@ -27,8 +27,8 @@ async def test_competitions_are_a_plug_in_of_the_full_server() -> None:
     for server in (alone, full):
         await server.start()
     try:
-        assert "kafana.v1.Competitions" not in await services(alone)
-        assert {"kafana.v1.Kafana", "kafana.v1.Competitions"} <= await services(full)
+        assert "kafana.v1.CompetitionsService" not in await services(alone)
+        assert {"kafana.v1.KafanaService", "kafana.v1.CompetitionsService"} <= await services(full)
         async with AsyncClient.connect(f"127.0.0.1:{full.port}") as client:
             made = await Tournaments(client).create("plugged", "round_robin")
             assert made.event_id

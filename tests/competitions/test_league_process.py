@@ -35,7 +35,7 @@ async def test_a_stranger_cannot_play_a_league_seat_and_streams_end_on_sigterm(
         served.wait_started()
         await healthy(served.target)
         async with grpc.aio.insecure_channel(served.target) as channel:
-            stub = leagues_pb2_grpc.LeaguesStub(channel)
+            stub = leagues_pb2_grpc.LeaguesServiceStub(channel)
             spec = pb.LeagueSpec(target=11, move_ms=5000, join_deadline_ms=30000)
             await stub.CreateLeague(
                 pb.CreateLeagueRequest(league="door", spec=spec), metadata=bearer(keys["org"])

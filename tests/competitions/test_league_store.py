@@ -159,8 +159,8 @@ async def memory_node() -> AsyncIterator[tuple[Node, MemoryAccounts]]:
         node = Node(
             server,
             channel,
-            leagues_pb2_grpc.LeaguesStub(channel),
-            service_pb2_grpc.KafanaStub(channel),
+            leagues_pb2_grpc.LeaguesServiceStub(channel),
+            service_pb2_grpc.KafanaServiceStub(channel),
         )
         yield node, accounts
     finally:

@@ -13,7 +13,7 @@ from google.protobuf.message import Message
 from kafana.games import tablic
 from kafana.v1 import rules_pb2, service_pb2, service_pb2_grpc, state_pb2
 
-Stub = service_pb2_grpc.KafanaStub
+Stub = service_pb2_grpc.KafanaServiceStub
 
 
 @dataclass

@@ -9,13 +9,13 @@ import grpc
 from kafana.store.keys import live_channel
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import events_pb2, service_pb2
-from kafana.v1.service_pb2_grpc import KafanaStub
+from kafana.v1.service_pb2_grpc import KafanaServiceStub
 from kafana_play import config, open_table, play_one, play_to_end
 from kit import Service, running
 
 
 async def collect(
-    stub: KafanaStub, table_id: str, after: int, count: int
+    stub: KafanaServiceStub, table_id: str, after: int, count: int
 ) -> list[events_pb2.Event]:
     """Read `count` events after `after`, then hang up."""
     out: list[events_pb2.Event] = []

@@ -10,7 +10,7 @@ from pathlib import Path
 import grpc
 from kafana.games import tablic
 from kafana.v1 import service_pb2
-from kafana.v1.service_pb2_grpc import KafanaStub
+from kafana.v1.service_pb2_grpc import KafanaServiceStub
 from kafana_play import Table, config, open_table, play_one, play_to_end, take_events
 from kit import healthy, serving
 
@@ -28,7 +28,7 @@ async def test_sigkill_mid_match_then_finish_on_another_process(
             grpc.aio.insecure_channel(first.target) as channel_a,
             grpc.aio.insecure_channel(second.target) as channel_b,
         ):
-            stub_a, stub_b = KafanaStub(channel_a), KafanaStub(channel_b)
+            stub_a, stub_b = KafanaServiceStub(channel_a), KafanaServiceStub(channel_b)
             table: Table = await open_table(stub_a, config(seed=41))
             for i in range(40):  # both processes serve the same table at once
                 await play_one(stub_a if i % 2 else stub_b, table, rng)
@@ -51,7 +51,7 @@ async def test_embedded_default_store_is_announced(tmp_path: Path) -> None:
     with serving(tmp_path) as (served,):
         await healthy(served.target)
         async with grpc.aio.insecure_channel(served.target) as channel:
-            stub = KafanaStub(channel)
+            stub = KafanaServiceStub(channel)
             table = await open_table(stub, config(seed=42))
             await play_to_end(stub, table, random.Random(42))
         served.stop(signal.SIGTERM)

@@ -20,7 +20,7 @@ from kafana.service.limits import HOUR_MS, Limits
 from kafana.service.ratelimit import RateLimit
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import rules_pb2, service_pb2, state_pb2
-from kafana.v1.service_pb2_grpc import KafanaStub
+from kafana.v1.service_pb2_grpc import KafanaServiceStub
 from kit import KAFANA, Service, healthy, refusal, running, serving
 
 SEED = 11
@@ -50,12 +50,12 @@ def meta(error: grpc.aio.AioRpcError, key: str) -> str | None:
     return None
 
 
-async def create(stub: KafanaStub, cfg: rules_pb2.TableConfig | None = None) -> Any:
+async def create(stub: KafanaServiceStub, cfg: rules_pb2.TableConfig | None = None) -> Any:
     """CreateTable with `cfg` (a seeded table by default)."""
     return await stub.CreateTable(service_pb2.CreateTableRequest(config=cfg or config()))
 
 
-async def join(stub: KafanaStub, table_id: str, seat: int, name: str = "p") -> Any:
+async def join(stub: KafanaServiceStub, table_id: str, seat: int, name: str = "p") -> Any:
     """Take `seat`."""
     return await stub.JoinTable(
         service_pb2.JoinTableRequest(table_id=table_id, seat=seat, name=name)
@@ -147,7 +147,7 @@ async def test_tables_per_hour_hold_across_two_processes(redis_url: str, tmp_pat
         for server in servers:
             await healthy(server.target)
         channels = [grpc.aio.insecure_channel(s.target) for s in servers]
-        stubs = [KafanaStub(c) for c in channels]
+        stubs = [KafanaServiceStub(c) for c in channels]
         try:
             for i in range(5):
                 await create(stubs[i % 2])
@@ -168,7 +168,7 @@ async def test_open_tables_hold_across_two_processes(redis_url: str, tmp_path: P
         for server in servers:
             await healthy(server.target)
         channels = [grpc.aio.insecure_channel(s.target) for s in servers]
-        first, second = (KafanaStub(c) for c in channels)
+        first, second = (KafanaServiceStub(c) for c in channels)
         try:
             made = [await create(first), await create(second), await create(first)]
             error = await refusal(create(second))

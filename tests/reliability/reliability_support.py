@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 import grpc
 from kafana.games import tablic
 from kafana.v1 import events_pb2, service_pb2, state_pb2
-from kafana.v1.service_pb2_grpc import KafanaStub
+from kafana.v1.service_pb2_grpc import KafanaServiceStub
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "integration"))
@@ -84,8 +84,8 @@ class Match:
 
 
 async def call(
-    stubs: Sequence[KafanaStub],
-    make: Callable[[KafanaStub], Awaitable[T]],
+    stubs: Sequence[KafanaServiceStub],
+    make: Callable[[KafanaServiceStub], Awaitable[T]],
     match: Match,
     attempts: int = 400,
     pause: float = 0.05,
@@ -105,7 +105,7 @@ async def call(
 
 
 async def step(
-    stubs: Sequence[KafanaStub], match: Match, rng: random.Random, timeout: float = 3.0
+    stubs: Sequence[KafanaServiceStub], match: Match, rng: random.Random, timeout: float = 3.0
 ) -> bool:
     """The seat to move plays a random legal move, retried until acknowledged; False if over."""
     tid = match.table.table_id
@@ -147,7 +147,7 @@ def acknowledge(
     match.duplicates += played.duplicate
 
 
-async def finish(stubs: Sequence[KafanaStub], match: Match, rng: random.Random) -> None:
+async def finish(stubs: Sequence[KafanaServiceStub], match: Match, rng: random.Random) -> None:
     """Play the match to its end (through faults, with retries)."""
     for _ in range(10_000):
         if not await step(stubs, match, rng):
@@ -155,7 +155,7 @@ async def finish(stubs: Sequence[KafanaStub], match: Match, rng: random.Random) 
     raise AssertionError("the match did not end")
 
 
-async def check_records(stub: KafanaStub, matches: Sequence[Match]) -> None:
+async def check_records(stub: KafanaServiceStub, matches: Sequence[Match]) -> None:
     """After the faults: nothing acknowledged lost, nothing applied twice, seqs 1, 2, 3...,
     the event feed the same as the record, and the record replays."""
     for match in matches:

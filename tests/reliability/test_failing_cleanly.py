@@ -15,7 +15,7 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from kafana.v1 import rules_pb2, service_pb2
-from kafana.v1.service_pb2_grpc import KafanaStub
+from kafana.v1.service_pb2_grpc import KafanaServiceStub
 from kit import KAFANA
 
 from .reliability_support import Redis, config, healthy, open_table, serving
@@ -25,7 +25,7 @@ NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 
 async def health_of(channel: grpc.aio.Channel) -> int:
     stub = health_pb2_grpc.HealthStub(channel)
-    answer = await stub.Check(health_pb2.HealthCheckRequest(service="kafana.v1.Kafana"), timeout=2)
+    answer = await stub.Check(health_pb2.HealthCheckRequest(service="kafana.v1.KafanaService"), timeout=2)
     return int(answer.status)
 
 
@@ -51,7 +51,7 @@ async def test_a_mute_redis_fails_calls_within_seconds_and_health_says_so(
     with serving(tmp_path, "--redis", redis.url, "--auth", "open") as (served,):
         await healthy(served.target)
         async with grpc.aio.insecure_channel(served.target) as channel:
-            stub = KafanaStub(channel)
+            stub = KafanaServiceStub(channel)
             table = await open_table(stub, config(seed=61))
             request = service_pb2.GetStateRequest(table_id=table.table_id)
             os.kill(pid_of(redis), signal.SIGSTOP)
@@ -86,7 +86,7 @@ async def test_a_redis_outage_writes_a_bounded_number_of_log_lines(
     with serving(tmp_path, "--redis", redis.url, "--auth", "open") as (served,):
         await healthy(served.target)
         async with grpc.aio.insecure_channel(served.target) as channel:
-            stub = KafanaStub(channel)
+            stub = KafanaServiceStub(channel)
             for seed in (62, 63, 64):  # clocked tables: the sweeper has work every tick
                 await open_table(stub, config(seed=seed, move_millis=200))
             before = len(served.output().splitlines())

@@ -14,7 +14,7 @@ from pathlib import Path
 import grpc
 import pytest
 from kafana.v1 import rules_pb2, service_pb2, state_pb2
-from kafana.v1.service_pb2_grpc import KafanaStub
+from kafana.v1.service_pb2_grpc import KafanaServiceStub
 
 from .reliability_support import (
     Match,
@@ -60,7 +60,7 @@ async def test_sigkill_of_a_server_during_load(redis: Redis, tmp_path: Path) -> 
             grpc.aio.insecure_channel(first.target) as channel_a,
             grpc.aio.insecure_channel(second.target) as channel_b,
         ):
-            stubs = [KafanaStub(channel_a), KafanaStub(channel_b)]
+            stubs = [KafanaServiceStub(channel_a), KafanaServiceStub(channel_b)]
             matches = [
                 Match(await open_table(stubs[0], table_config(seed)), preferred=seed % 2)
                 for seed in range(4)
@@ -88,7 +88,7 @@ async def test_redis_killed_and_restarted_mid_match(redis: Redis, tmp_path: Path
     with serving(tmp_path, "--redis", redis.url, "--auth", "open") as (server,):
         await healthy(server.target)
         async with grpc.aio.insecure_channel(server.target) as channel:
-            stubs = [KafanaStub(channel)]
+            stubs = [KafanaServiceStub(channel)]
             matches = [Match(await open_table(stubs[0], table_config(seed))) for seed in (11, 12)]
             rngs = [random.Random(seed) for seed in (11, 12)]
 
@@ -117,7 +117,7 @@ async def test_without_the_aof_a_redis_crash_loses_the_tables(tmp_path: Path) ->
         with serving(tmp_path, "--redis", volatile.url, "--auth", "open") as (server,):
             await healthy(server.target)
             async with grpc.aio.insecure_channel(server.target) as channel:
-                stubs = [KafanaStub(channel)]
+                stubs = [KafanaServiceStub(channel)]
                 match = Match(await open_table(stubs[0], table_config(41)))
                 for _ in range(5):
                     assert await step(stubs, match, random.Random(41))
@@ -141,7 +141,7 @@ async def test_client_disconnects_mid_move_and_retries(redis: Redis, tmp_path: P
     with serving(tmp_path, "--redis", redis.url, "--auth", "open") as (server,):
         await healthy(server.target)
         async with grpc.aio.insecure_channel(server.target) as channel:
-            stub = KafanaStub(channel)
+            stub = KafanaServiceStub(channel)
             match = Match(await open_table(stub, table_config(21)))
             rng = random.Random(21)
             tid = match.table.table_id
@@ -165,7 +165,7 @@ async def test_client_disconnects_mid_move_and_retries(redis: Redis, tmp_path: P
                 # the server may or may not have applied it.
                 async with grpc.aio.insecure_channel(server.target) as doomed:
                     await doomed.channel_ready()
-                    attempt = KafanaStub(doomed).PlayMove(request)
+                    attempt = KafanaServiceStub(doomed).PlayMove(request)
                     await asyncio.sleep(rng.choice([0, 0.0005, 0.001, 0.002, 0.004]))
                     if attempt.cancel():
                         cut += 1
@@ -188,7 +188,7 @@ async def test_stalled_server_past_the_client_deadline(redis: Redis, tmp_path: P
             grpc.aio.insecure_channel(stalled.target) as channel_a,
             grpc.aio.insecure_channel(other.target) as channel_b,
         ):
-            stub_a, stub_b = KafanaStub(channel_a), KafanaStub(channel_b)
+            stub_a, stub_b = KafanaServiceStub(channel_a), KafanaServiceStub(channel_b)
             match = Match(await open_table(stub_a, table_config(31)))
             rng = random.Random(31)
             tid = match.table.table_id

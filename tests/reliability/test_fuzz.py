@@ -28,7 +28,7 @@ from kafana.games import tablic
 from kafana.service.games.tac import parse_move
 from kafana.store.keys import table_keys
 from kafana.v1 import rules_pb2, service_pb2, state_pb2
-from kafana.v1.service_pb2_grpc import KafanaStub
+from kafana.v1.service_pb2_grpc import KafanaServiceStub
 from kit import require_redis
 
 from .reliability_support import Redis
@@ -49,7 +49,7 @@ FUZZ = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 READS_AND_MOVES = {"GetState", "GetLegalMoves", "WatchEvents", "PlayMove", "GetRecord"}
-METHODS = [m.name for m in service_pb2.DESCRIPTOR.services_by_name["Kafana"].methods]
+METHODS = [m.name for m in service_pb2.DESCRIPTOR.services_by_name["KafanaService"].methods]
 
 
 @dataclass
@@ -65,7 +65,7 @@ class Ref:
 class World:
     """The server, a blocking stub, Redis and the reference tables."""
 
-    stub: KafanaStub
+    stub: KafanaServiceStub
     channel: grpc.Channel
     redis: redis_py.Redis
     live: Ref  # a Tablić match in progress
@@ -95,7 +95,7 @@ class World:
         return out
 
 
-def _open(stub: KafanaStub, spec: rules_pb2.RulesSpec, seats: int) -> Ref:
+def _open(stub: KafanaServiceStub, spec: rules_pb2.RulesSpec, seats: int) -> Ref:
     created = stub.CreateTable(
         service_pb2.CreateTableRequest(config=rules_pb2.TableConfig(rules=spec, seed=99)),
         timeout=10,
@@ -117,7 +117,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     redis = Redis(Path(tmp_path_factory.mktemp("fuzz-redis")))
     server = LiveServer(redis.url)
     channel = grpc.insecure_channel(server.target)
-    stub = KafanaStub(channel)
+    stub = KafanaServiceStub(channel)
     try:
         tablic_spec = rules_pb2.RulesSpec(game="tablic", preset="serbian", players=2)
         live = _open(stub, tablic_spec, 2)
@@ -486,9 +486,9 @@ def _varint(value: int) -> bytes:
 def test_fuzz_raw_bytes_and_overflowing_numbers(world: World) -> None:
     """Bytes no client library would send: random ones, bad UTF-8, numbers out of range."""
     stubs = {
-        name: world.channel.unary_unary(f"/kafana.v1.Kafana/{name}")
+        name: world.channel.unary_unary(f"/kafana.v1.KafanaService/{name}")
         if name != "WatchEvents"
-        else world.channel.unary_stream(f"/kafana.v1.Kafana/{name}")
+        else world.channel.unary_stream(f"/kafana.v1.KafanaService/{name}")
         for name in METHODS
     }
     live = world.live
@@ -537,7 +537,7 @@ def test_fuzz_raw_bytes_and_overflowing_numbers(world: World) -> None:
 
 
 def test_undecodable_request_is_invalid_argument(world: World) -> None:
-    call = world.channel.unary_unary("/kafana.v1.Kafana/PlayMove")
+    call = world.channel.unary_unary("/kafana.v1.KafanaService/PlayMove")
     with pytest.raises(grpc.RpcError) as caught:
         call(b"\x1a\x02\xff\xfe", timeout=10)  # field 3 (move), not UTF-8
     error: Any = caught.value

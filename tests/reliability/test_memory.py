@@ -18,7 +18,7 @@ import psutil
 import pytest
 from kafana.games import tablic
 from kafana.v1 import rules_pb2, service_pb2, state_pb2
-from kafana.v1.service_pb2_grpc import KafanaStub
+from kafana.v1.service_pb2_grpc import KafanaServiceStub
 from kit import Served, healthy, serving
 
 GROWTH_MB = 50
@@ -32,14 +32,14 @@ def rss_mb(server: Served) -> float:
 
 
 async def spread(
-    target: str, count: int, work: Callable[[KafanaStub, int], Awaitable[None]]
+    target: str, count: int, work: Callable[[KafanaServiceStub, int], Awaitable[None]]
 ) -> None:
     """`work(stub, i)` for i below `count`, on `CHANNELS` channels at once."""
     channels = [grpc.aio.insecure_channel(target) for _ in range(CHANNELS)]
     try:
 
         async def lane(k: int) -> None:
-            stub = KafanaStub(channels[k])
+            stub = KafanaServiceStub(channels[k])
             for i in range(k, count, CHANNELS):
                 await work(stub, i)
 
@@ -49,7 +49,7 @@ async def spread(
             await channel.close()
 
 
-async def random_captures(stub: KafanaStub, i: int) -> None:
+async def random_captures(stub: KafanaServiceStub, i: int) -> None:
     """One Captures call on a fresh random table of up to 20 cards (seeded by `i`)."""
     rng = random.Random(i)
     cards = rng.sample(tablic.CARDS, rng.randint(1, 21))
@@ -64,7 +64,7 @@ async def random_captures(stub: KafanaStub, i: int) -> None:
         assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, error
 
 
-async def trail_table(stub: KafanaStub, i: int, moves: int = 44) -> None:
+async def trail_table(stub: KafanaServiceStub, i: int, moves: int = 44) -> None:
     """A table where every seat trails for `moves` moves, GetLegalMoves after each; closed."""
     config = rules_pb2.TableConfig(rules=rules_pb2.RulesSpec(preset="serbian"), seed=i + 1)
     created = await stub.CreateTable(service_pb2.CreateTableRequest(config=config), timeout=30)
@@ -103,7 +103,7 @@ async def trail_table(stub: KafanaStub, i: int, moves: int = 44) -> None:
 
 
 async def settled_growth(
-    tmp_path: Path, warm_up: int, count: int, work: Callable[[KafanaStub, int], Awaitable[None]]
+    tmp_path: Path, warm_up: int, count: int, work: Callable[[KafanaServiceStub, int], Awaitable[None]]
 ) -> tuple[float, float, float]:
     """(RSS after the warm-up, RSS at the end, calls per second) of `work` on a real server."""
     with serving(tmp_path, *SERVE) as (server,):

@@ -24,7 +24,7 @@ from kafana.store.accounts import Account, MemoryAccounts, key_hash, new_key, no
 from kafana.store.memory import MemoryStore
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import service_pb2, state_pb2
-from kafana.v1.service_pb2_grpc import KafanaStub
+from kafana.v1.service_pb2_grpc import KafanaServiceStub
 from kit import refusal, running
 
 from .reliability_support import (
@@ -63,13 +63,13 @@ async def test_tls_serves_encrypted_and_refuses_plaintext(certs: Path) -> None:
         target = f"127.0.0.1:{server.port}"
         secure = grpc.aio.secure_channel(target, channel_credentials(certs, None))
         async with secure:
-            answer = await KafanaStub(secure).CreateTable(
+            answer = await KafanaServiceStub(secure).CreateTable(
                 service_pb2.CreateTableRequest(config=config()), timeout=10
             )
             assert answer.table_id
         async with grpc.aio.insecure_channel(target) as plain:
             error = await refusal(
-                KafanaStub(plain).ListTables(service_pb2.ListTablesRequest(), timeout=3)
+                KafanaServiceStub(plain).ListTables(service_pb2.ListTablesRequest(), timeout=3)
             )
             assert error.code() == grpc.StatusCode.UNAVAILABLE
 
@@ -82,7 +82,7 @@ async def test_mutual_tls_refuses_clients_without_a_trusted_certificate(certs: P
         for client, admitted in (("client", True), (None, False), ("rogue", False)):
             channel = grpc.aio.secure_channel(target, channel_credentials(certs, client))
             async with channel:
-                call = KafanaStub(channel).ListTables(service_pb2.ListTablesRequest(), timeout=3)
+                call = KafanaServiceStub(channel).ListTables(service_pb2.ListTablesRequest(), timeout=3)
                 if admitted:
                     await call
                 else:
@@ -125,7 +125,7 @@ async def test_rate_limit_is_resource_exhausted_with_retry_information() -> None
         running(MemoryStore(), rate_limit=limit) as server,
         grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel,
     ):
-        stub = KafanaStub(channel)
+        stub = KafanaServiceStub(channel)
         table = await open_table(stub, config())  # 3 calls from this address
         spectator = service_pb2.GetStateRequest(table_id=table.table_id)
         for _ in range(7):
@@ -151,7 +151,7 @@ async def test_made_up_tokens_buy_no_fresh_budget() -> None:
         running(MemoryStore(), rate_limit=RateLimit(rate=1, burst=10)) as server,
         grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel,
     ):
-        stub = KafanaStub(channel)
+        stub = KafanaServiceStub(channel)
         table = await open_table(stub, config())  # 3 calls from this address
         codes = []
         for i in range(30):
@@ -176,7 +176,7 @@ async def test_a_hammering_caller_is_limited_and_the_others_play_on() -> None:
         ) as server,
         grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel,
     ):
-        stub = KafanaStub(channel)
+        stub = KafanaServiceStub(channel)
         created = await stub.CreateTable(
             service_pb2.CreateTableRequest(config=config()), metadata=ana
         )
@@ -203,7 +203,7 @@ async def test_open_event_streams_per_client_are_capped() -> None:
         running(MemoryStore(), rate_limit=RateLimit(max_streams=2)) as server,
         grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel,
     ):
-        stub = KafanaStub(channel)
+        stub = KafanaServiceStub(channel)
         table = await open_table(stub, config())
         watch = service_pb2.WatchEventsRequest(table_id=table.table_id)
         open_calls = [stub.WatchEvents(watch) for _ in range(2)]
@@ -239,7 +239,7 @@ async def test_every_refusal_names_its_reason() -> None:
         running(MemoryStore()) as server,
         grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel,
     ):
-        stub = KafanaStub(channel)
+        stub = KafanaServiceStub(channel)
         table = await open_table(stub, config(seed=3))
         tid = table.table_id
         state = await stub.GetState(service_pb2.GetStateRequest(table_id=tid))
@@ -301,7 +301,7 @@ async def test_a_store_that_is_down_is_unavailable_with_a_reason() -> None:
             grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel,
         ):
             error = await refusal(
-                KafanaStub(channel).GetTable(service_pb2.GetTableRequest(table_id="t"))
+                KafanaServiceStub(channel).GetTable(service_pb2.GetTableRequest(table_id="t"))
             )
             assert error.code() == grpc.StatusCode.UNAVAILABLE
             assert reason_of(error) == "StoreUnavailable"
@@ -315,7 +315,7 @@ async def test_admin_operations_need_the_admin_token() -> None:
         running(MemoryStore()) as server,
         grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel,
     ):
-        stub = KafanaStub(channel)
+        stub = KafanaServiceStub(channel)
         table = await open_table(stub, config())
         other = await open_table(stub, config())
         tid = table.table_id
@@ -375,7 +375,7 @@ def hidden_from(state: tablic.MatchState, viewer: int | None) -> set[tablic.Card
     return hidden | set(deck[len(deck) - state.deck_remaining :])
 
 
-async def healthy_table(stub: KafanaStub, table_id: str) -> None:
+async def healthy_table(stub: KafanaServiceStub, table_id: str) -> None:
     """Wait until the table can be read again (Redis back)."""
     for _ in range(200):
         try:
@@ -412,7 +412,7 @@ async def test_no_secret_in_errors_state_metadata_or_logs(redis: Redis, tmp_path
     with serving(tmp_path, "--redis", redis.url, "--auth", "open") as (server,):
         await healthy(server.target)
         async with grpc.aio.insecure_channel(server.target) as channel:
-            stub = KafanaStub(channel)
+            stub = KafanaServiceStub(channel)
             table = await open_table(stub, config(seed=SEED, target=1))
             secrets = [table.admin_token, *table.tokens.values()]
             tid = table.table_id

@@ -59,7 +59,7 @@ class Remote:
 
     def __init__(self, options: ConnectOptions) -> None:
         self.channel = options.aio_channel()
-        self.stub = accounts_pb2_grpc.AccountsStub(self.channel)
+        self.stub = accounts_pb2_grpc.AccountsServiceStub(self.channel)
 
     async def create(self, name: str, role: str) -> tuple[Account, str]:
         request = accounts_pb2.CreateAccountRequest(name=name, role=ROLES[role])  # type: ignore[arg-type]

@@ -20,10 +20,10 @@ from kafana.service.errors import refuse, unary
 from kafana.store.accounts import Account
 from kafana.v1 import accounts_pb2, accounts_pb2_grpc
 
-__all__ = ["SERVICE_NAME", "AccountsServicer", "account_name", "message", "role_of"]
+__all__ = ["SERVICE_NAME", "AccountsServiceServicer", "account_name", "message", "role_of"]
 
 Context = grpc.aio.ServicerContext[Any, Any]
-SERVICE_NAME = accounts_pb2.DESCRIPTOR.services_by_name["Accounts"].full_name
+SERVICE_NAME = accounts_pb2.DESCRIPTOR.services_by_name["AccountsService"].full_name
 ROLE_NAMES: dict[int, str] = {
     accounts_pb2.ROLE_PLAYER: "player",
     accounts_pb2.ROLE_BOT: "bot",
@@ -51,7 +51,7 @@ def message(account: Account) -> accounts_pb2.Account:
     )
 
 
-class AccountsServicer(accounts_pb2_grpc.AccountsServicer):  # type: ignore[misc, unused-ignore]
+class AccountsServiceServicer(accounts_pb2_grpc.AccountsServiceServicer):  # type: ignore[misc, unused-ignore]
     """Accounts on the authenticator's store; revoking or re-keying here acts at once."""
 
     def __init__(self, auth: Authenticator) -> None:

@@ -41,7 +41,7 @@ __all__ = ["RETRY_AFTER_METADATA", "Guard", "address_key", "caller_key", "messag
 RATE_LIMITED = "RateLimited"
 TOO_MANY_STREAMS = "TooManyStreams"
 MESSAGE_TOO_LARGE = "MessageTooLarge"
-PREFIX = "/" + service_pb2.DESCRIPTOR.services_by_name["Kafana"].full_name + "/"
+PREFIX = "/" + service_pb2.DESCRIPTOR.services_by_name["KafanaService"].full_name + "/"
 
 
 class Undecodable:

@@ -26,7 +26,7 @@ from grpc_reflection.v1alpha import reflection  # type: ignore[import-untyped, u
 
 from kafana.logs import Repeated
 from kafana.service.accounts import SERVICE_NAME as ACCOUNTS_SERVICE
-from kafana.service.accounts import AccountsServicer
+from kafana.service.accounts import AccountsServiceServicer
 from kafana.service.auth import Authenticator, AuthPolicy
 from kafana.service.clock import ClockSweeper
 from kafana.service.feed import Feed
@@ -34,7 +34,7 @@ from kafana.service.guard import Guard, message_options
 from kafana.service.limits import Limits
 from kafana.service.quotas import TableQuotas
 from kafana.service.ratelimit import RateLimit
-from kafana.service.servicer import KafanaServicer
+from kafana.service.servicer import KafanaServiceServicer
 from kafana.service.tables import Tables
 from kafana.store.accounts import AccountStore
 from kafana.store.accounts_redis import accounts_for
@@ -43,7 +43,7 @@ from kafana.store.errors import StoreUnavailable
 from kafana.tasks import cancel_and_wait
 from kafana.v1 import accounts_pb2_grpc, service_pb2, service_pb2_grpc
 
-SERVICE_NAME = service_pb2.DESCRIPTOR.services_by_name["Kafana"].full_name
+SERVICE_NAME = service_pb2.DESCRIPTOR.services_by_name["KafanaService"].full_name
 PROBE_S = 1.0
 """How often the health probe asks the store whether it answers."""
 SERVING = health_pb2.HealthCheckResponse.SERVING
@@ -111,7 +111,7 @@ class KafanaServer:
     def __init__(
         self,
         server: grpc.aio.Server,
-        servicer: KafanaServicer,
+        servicer: KafanaServiceServicer,
         tables: Tables,
         clock: ClockSweeper,
         plugins: Sequence[Plugin] = (),
@@ -236,9 +236,9 @@ def create_server(
             *message_options(served.message_bytes),
         ],
     )
-    servicer = KafanaServicer(tables)
-    service_pb2_grpc.add_KafanaServicer_to_server(servicer, server)
-    accounts_pb2_grpc.add_AccountsServicer_to_server(AccountsServicer(authenticator), server)
+    servicer = KafanaServiceServicer(tables)
+    service_pb2_grpc.add_KafanaServiceServicer_to_server(servicer, server)
+    accounts_pb2_grpc.add_AccountsServiceServicer_to_server(AccountsServiceServicer(authenticator), server)
     clock = ClockSweeper(tables, tick=clock_tick)
     kafana = KafanaServer(server, servicer, tables, clock, plugins)
     health_pb2_grpc.add_HealthServicer_to_server(kafana.health, server)

@@ -24,7 +24,7 @@ WATCH_POLL_S = 1.0
 STATUS_NAMES = {v: k for k, v in convert.STATUS.items()}
 
 
-class KafanaServicer(service_pb2_grpc.KafanaServicer):  # type: ignore[misc, unused-ignore]
+class KafanaServiceServicer(service_pb2_grpc.KafanaServiceServicer):  # type: ignore[misc, unused-ignore]
     """The Kafana service over one `Tables`."""
 
     def __init__(self, tables: Tables) -> None:

@@ -25,7 +25,7 @@ if _version_not_supported:
     )
 
 
-class AccountsStub:
+class AccountsServiceStub:
     """Missing associated documentation comment in .proto file."""
 
     def __init__(self, channel):
@@ -35,38 +35,38 @@ class AccountsStub:
             channel: A grpc.Channel.
         """
         self.CreateAccount = channel.unary_unary(
-                '/kafana.v1.Accounts/CreateAccount',
+                '/kafana.v1.AccountsService/CreateAccount',
                 request_serializer=kafana_dot_v1_dot_accounts__pb2.CreateAccountRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_accounts__pb2.AccountKey.FromString,
                 _registered_method=True)
         self.ListAccounts = channel.unary_unary(
-                '/kafana.v1.Accounts/ListAccounts',
+                '/kafana.v1.AccountsService/ListAccounts',
                 request_serializer=kafana_dot_v1_dot_accounts__pb2.ListAccountsRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_accounts__pb2.ListAccountsResponse.FromString,
                 _registered_method=True)
         self.RevokeAccount = channel.unary_unary(
-                '/kafana.v1.Accounts/RevokeAccount',
+                '/kafana.v1.AccountsService/RevokeAccount',
                 request_serializer=kafana_dot_v1_dot_accounts__pb2.RevokeAccountRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_accounts__pb2.Account.FromString,
                 _registered_method=True)
         self.RotateKey = channel.unary_unary(
-                '/kafana.v1.Accounts/RotateKey',
+                '/kafana.v1.AccountsService/RotateKey',
                 request_serializer=kafana_dot_v1_dot_accounts__pb2.RotateKeyRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_accounts__pb2.AccountKey.FromString,
                 _registered_method=True)
         self.Register = channel.unary_unary(
-                '/kafana.v1.Accounts/Register',
+                '/kafana.v1.AccountsService/Register',
                 request_serializer=kafana_dot_v1_dot_accounts__pb2.RegisterRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_accounts__pb2.AccountKey.FromString,
                 _registered_method=True)
         self.WhoAmI = channel.unary_unary(
-                '/kafana.v1.Accounts/WhoAmI',
+                '/kafana.v1.AccountsService/WhoAmI',
                 request_serializer=kafana_dot_v1_dot_accounts__pb2.WhoAmIRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_accounts__pb2.Account.FromString,
                 _registered_method=True)
 
 
-class AccountsServicer:
+class AccountsServiceServicer:
     """Missing associated documentation comment in .proto file."""
 
     def CreateAccount(self, request, context):
@@ -113,7 +113,7 @@ class AccountsServicer:
         raise NotImplementedError('Method not implemented!')
 
 
-def add_AccountsServicer_to_server(servicer, server):
+def add_AccountsServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
             'CreateAccount': grpc.unary_unary_rpc_method_handler(
                     servicer.CreateAccount,
@@ -147,13 +147,13 @@ def add_AccountsServicer_to_server(servicer, server):
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
-            'kafana.v1.Accounts', rpc_method_handlers)
+            'kafana.v1.AccountsService', rpc_method_handlers)
     server.add_generic_rpc_handlers((generic_handler,))
-    server.add_registered_method_handlers('kafana.v1.Accounts', rpc_method_handlers)
+    server.add_registered_method_handlers('kafana.v1.AccountsService', rpc_method_handlers)
 
 
  # This class is part of an EXPERIMENTAL API.
-class Accounts:
+class AccountsService:
     """Missing associated documentation comment in .proto file."""
 
     @staticmethod
@@ -170,7 +170,7 @@ class Accounts:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/kafana.v1.Accounts/CreateAccount',
+            '/kafana.v1.AccountsService/CreateAccount',
             kafana_dot_v1_dot_accounts__pb2.CreateAccountRequest.SerializeToString,
             kafana_dot_v1_dot_accounts__pb2.AccountKey.FromString,
             options,
@@ -197,7 +197,7 @@ class Accounts:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/kafana.v1.Accounts/ListAccounts',
+            '/kafana.v1.AccountsService/ListAccounts',
             kafana_dot_v1_dot_accounts__pb2.ListAccountsRequest.SerializeToString,
             kafana_dot_v1_dot_accounts__pb2.ListAccountsResponse.FromString,
             options,
@@ -224,7 +224,7 @@ class Accounts:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/kafana.v1.Accounts/RevokeAccount',
+            '/kafana.v1.AccountsService/RevokeAccount',
             kafana_dot_v1_dot_accounts__pb2.RevokeAccountRequest.SerializeToString,
             kafana_dot_v1_dot_accounts__pb2.Account.FromString,
             options,
@@ -251,7 +251,7 @@ class Accounts:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/kafana.v1.Accounts/RotateKey',
+            '/kafana.v1.AccountsService/RotateKey',
             kafana_dot_v1_dot_accounts__pb2.RotateKeyRequest.SerializeToString,
             kafana_dot_v1_dot_accounts__pb2.AccountKey.FromString,
             options,
@@ -278,7 +278,7 @@ class Accounts:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/kafana.v1.Accounts/Register',
+            '/kafana.v1.AccountsService/Register',
             kafana_dot_v1_dot_accounts__pb2.RegisterRequest.SerializeToString,
             kafana_dot_v1_dot_accounts__pb2.AccountKey.FromString,
             options,
@@ -305,7 +305,7 @@ class Accounts:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/kafana.v1.Accounts/WhoAmI',
+            '/kafana.v1.AccountsService/WhoAmI',
             kafana_dot_v1_dot_accounts__pb2.WhoAmIRequest.SerializeToString,
             kafana_dot_v1_dot_accounts__pb2.Account.FromString,
             options,

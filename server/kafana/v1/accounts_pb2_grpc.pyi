@@ -28,11 +28,11 @@ class _ServicerContext(_grpc.ServicerContext, _aio.ServicerContext):  # type: ig
 GRPC_GENERATED_VERSION: str
 GRPC_VERSION: str
 
-class AccountsStub:
+class AccountsServiceStub:
     @_typing.overload
     def __new__(cls, channel: _grpc.Channel) -> _Self: ...
     @_typing.overload
-    def __new__(cls, channel: _aio.Channel) -> AccountsAsyncStub: ...
+    def __new__(cls, channel: _aio.Channel) -> AccountsServiceAsyncStub: ...
     CreateAccount: _grpc.UnaryUnaryMultiCallable[_accounts_pb2.CreateAccountRequest, _accounts_pb2.AccountKey]
     """Operator: a new account; the answer holds its key, shown this once."""
     ListAccounts: _grpc.UnaryUnaryMultiCallable[_accounts_pb2.ListAccountsRequest, _accounts_pb2.ListAccountsResponse]
@@ -49,7 +49,7 @@ class AccountsStub:
     """The account of the key sent with the call."""
 
 @_typing.type_check_only
-class AccountsAsyncStub(AccountsStub):
+class AccountsServiceAsyncStub(AccountsServiceStub):
     def __init__(self, channel: _aio.Channel) -> None: ...
     CreateAccount: _aio.UnaryUnaryMultiCallable[_accounts_pb2.CreateAccountRequest, _accounts_pb2.AccountKey]  # type: ignore[assignment]
     """Operator: a new account; the answer holds its key, shown this once."""
@@ -66,7 +66,7 @@ class AccountsAsyncStub(AccountsStub):
     WhoAmI: _aio.UnaryUnaryMultiCallable[_accounts_pb2.WhoAmIRequest, _accounts_pb2.Account]  # type: ignore[assignment]
     """The account of the key sent with the call."""
 
-class AccountsServicer(metaclass=_abc_1.ABCMeta):
+class AccountsServiceServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
     def CreateAccount(
         self,
@@ -117,4 +117,4 @@ class AccountsServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_accounts_pb2.Account, _abc.Awaitable[_accounts_pb2.Account]]:
         """The account of the key sent with the call."""
 
-def add_AccountsServicer_to_server(servicer: AccountsServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
+def add_AccountsServiceServicer_to_server(servicer: AccountsServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

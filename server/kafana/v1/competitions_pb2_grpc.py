@@ -25,7 +25,7 @@ if _version_not_supported:
     )
 
 
-class CompetitionsStub:
+class CompetitionsServiceStub:
     """Missing associated documentation comment in .proto file."""
 
     def __init__(self, channel):
@@ -35,58 +35,58 @@ class CompetitionsStub:
             channel: A grpc.Channel.
         """
         self.CreateEvent = channel.unary_unary(
-                '/kafana.v1.Competitions/CreateEvent',
+                '/kafana.v1.CompetitionsService/CreateEvent',
                 request_serializer=kafana_dot_v1_dot_competitions__pb2.CreateEventRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_competitions__pb2.CreateEventResponse.FromString,
                 _registered_method=True)
         self.EnterEvent = channel.unary_unary(
-                '/kafana.v1.Competitions/EnterEvent',
+                '/kafana.v1.CompetitionsService/EnterEvent',
                 request_serializer=kafana_dot_v1_dot_competitions__pb2.EnterEventRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_competitions__pb2.EnterEventResponse.FromString,
                 _registered_method=True)
         self.StartEvent = channel.unary_unary(
-                '/kafana.v1.Competitions/StartEvent',
+                '/kafana.v1.CompetitionsService/StartEvent',
                 request_serializer=kafana_dot_v1_dot_competitions__pb2.OrganiserRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_competitions__pb2.EventInfo.FromString,
                 _registered_method=True)
         self.GetEvent = channel.unary_unary(
-                '/kafana.v1.Competitions/GetEvent',
+                '/kafana.v1.CompetitionsService/GetEvent',
                 request_serializer=kafana_dot_v1_dot_competitions__pb2.GetEventRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_competitions__pb2.EventInfo.FromString,
                 _registered_method=True)
         self.ListEvents = channel.unary_unary(
-                '/kafana.v1.Competitions/ListEvents',
+                '/kafana.v1.CompetitionsService/ListEvents',
                 request_serializer=kafana_dot_v1_dot_competitions__pb2.ListEventsRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_competitions__pb2.ListEventsResponse.FromString,
                 _registered_method=True)
         self.WatchEntry = channel.unary_stream(
-                '/kafana.v1.Competitions/WatchEntry',
+                '/kafana.v1.CompetitionsService/WatchEntry',
                 request_serializer=kafana_dot_v1_dot_competitions__pb2.WatchEntryRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_competitions__pb2.EntryUpdate.FromString,
                 _registered_method=True)
         self.PauseEvent = channel.unary_unary(
-                '/kafana.v1.Competitions/PauseEvent',
+                '/kafana.v1.CompetitionsService/PauseEvent',
                 request_serializer=kafana_dot_v1_dot_competitions__pb2.OrganiserRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_competitions__pb2.EventInfo.FromString,
                 _registered_method=True)
         self.ResumeEvent = channel.unary_unary(
-                '/kafana.v1.Competitions/ResumeEvent',
+                '/kafana.v1.CompetitionsService/ResumeEvent',
                 request_serializer=kafana_dot_v1_dot_competitions__pb2.OrganiserRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_competitions__pb2.EventInfo.FromString,
                 _registered_method=True)
         self.EndEvent = channel.unary_unary(
-                '/kafana.v1.Competitions/EndEvent',
+                '/kafana.v1.CompetitionsService/EndEvent',
                 request_serializer=kafana_dot_v1_dot_competitions__pb2.OrganiserRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_competitions__pb2.EventInfo.FromString,
                 _registered_method=True)
         self.AdjudicateGame = channel.unary_unary(
-                '/kafana.v1.Competitions/AdjudicateGame',
+                '/kafana.v1.CompetitionsService/AdjudicateGame',
                 request_serializer=kafana_dot_v1_dot_competitions__pb2.AdjudicateGameRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_competitions__pb2.EventInfo.FromString,
                 _registered_method=True)
 
 
-class CompetitionsServicer:
+class CompetitionsServiceServicer:
     """Missing associated documentation comment in .proto file."""
 
     def CreateEvent(self, request, context):
@@ -159,7 +159,7 @@ class CompetitionsServicer:
         raise NotImplementedError('Method not implemented!')
 
 
-def add_CompetitionsServicer_to_server(servicer, server):
+def add_CompetitionsServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
             'CreateEvent': grpc.unary_unary_rpc_method_handler(
                     servicer.CreateEvent,
@@ -213,13 +213,13 @@ def add_CompetitionsServicer_to_server(servicer, server):
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
-            'kafana.v1.Competitions', rpc_method_handlers)
+            'kafana.v1.CompetitionsService', rpc_method_handlers)
     server.add_generic_rpc_handlers((generic_handler,))
-    server.add_registered_method_handlers('kafana.v1.Competitions', rpc_method_handlers)
+    server.add_registered_method_handlers('kafana.v1.CompetitionsService', rpc_method_handlers)
 
 
  # This class is part of an EXPERIMENTAL API.
-class Competitions:
+class CompetitionsService:
     """Missing associated documentation comment in .proto file."""
 
     @staticmethod
@@ -236,7 +236,7 @@ class Competitions:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/kafana.v1.Competitions/CreateEvent',
+            '/kafana.v1.CompetitionsService/CreateEvent',
             kafana_dot_v1_dot_competitions__pb2.CreateEventRequest.SerializeToString,
             kafana_dot_v1_dot_competitions__pb2.CreateEventResponse.FromString,
             options,
@@ -263,7 +263,7 @@ class Competitions:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/kafana.v1.Competitions/EnterEvent',
+            '/kafana.v1.CompetitionsService/EnterEvent',
             kafana_dot_v1_dot_competitions__pb2.EnterEventRequest.SerializeToString,
             kafana_dot_v1_dot_competitions__pb2.EnterEventResponse.FromString,
             options,
@@ -290,7 +290,7 @@ class Competitions:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/kafana.v1.Competitions/StartEvent',
+            '/kafana.v1.CompetitionsService/StartEvent',
             kafana_dot_v1_dot_competitions__pb2.OrganiserRequest.SerializeToString,
             kafana_dot_v1_dot_competitions__pb2.EventInfo.FromString,
             options,
@@ -317,7 +317,7 @@ class Competitions:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/kafana.v1.Competitions/GetEvent',
+            '/kafana.v1.CompetitionsService/GetEvent',
             kafana_dot_v1_dot_competitions__pb2.GetEventRequest.SerializeToString,
             kafana_dot_v1_dot_competitions__pb2.EventInfo.FromString,
             options,
@@ -344,7 +344,7 @@ class Competitions:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/kafana.v1.Competitions/ListEvents',
+            '/kafana.v1.CompetitionsService/ListEvents',
             kafana_dot_v1_dot_competitions__pb2.ListEventsRequest.SerializeToString,
             kafana_dot_v1_dot_competitions__pb2.ListEventsResponse.FromString,
             options,
@@ -371,7 +371,7 @@ class Competitions:
         return grpc.experimental.unary_stream(
             request,
             target,
-            '/kafana.v1.Competitions/WatchEntry',
+            '/kafana.v1.CompetitionsService/WatchEntry',
             kafana_dot_v1_dot_competitions__pb2.WatchEntryRequest.SerializeToString,
             kafana_dot_v1_dot_competitions__pb2.EntryUpdate.FromString,
             options,
@@ -398,7 +398,7 @@ class Competitions:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/kafana.v1.Competitions/PauseEvent',
+            '/kafana.v1.CompetitionsService/PauseEvent',
             kafana_dot_v1_dot_competitions__pb2.OrganiserRequest.SerializeToString,
             kafana_dot_v1_dot_competitions__pb2.EventInfo.FromString,
             options,
@@ -425,7 +425,7 @@ class Competitions:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/kafana.v1.Competitions/ResumeEvent',
+            '/kafana.v1.CompetitionsService/ResumeEvent',
             kafana_dot_v1_dot_competitions__pb2.OrganiserRequest.SerializeToString,
             kafana_dot_v1_dot_competitions__pb2.EventInfo.FromString,
             options,
@@ -452,7 +452,7 @@ class Competitions:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/kafana.v1.Competitions/EndEvent',
+            '/kafana.v1.CompetitionsService/EndEvent',
             kafana_dot_v1_dot_competitions__pb2.OrganiserRequest.SerializeToString,
             kafana_dot_v1_dot_competitions__pb2.EventInfo.FromString,
             options,
@@ -479,7 +479,7 @@ class Competitions:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/kafana.v1.Competitions/AdjudicateGame',
+            '/kafana.v1.CompetitionsService/AdjudicateGame',
             kafana_dot_v1_dot_competitions__pb2.AdjudicateGameRequest.SerializeToString,
             kafana_dot_v1_dot_competitions__pb2.EventInfo.FromString,
             options,

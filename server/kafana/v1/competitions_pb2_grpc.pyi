@@ -30,11 +30,11 @@ class _ServicerContext(_grpc.ServicerContext, _aio.ServicerContext):  # type: ig
 GRPC_GENERATED_VERSION: str
 GRPC_VERSION: str
 
-class CompetitionsStub:
+class CompetitionsServiceStub:
     @_typing.overload
     def __new__(cls, channel: _grpc.Channel) -> _Self: ...
     @_typing.overload
-    def __new__(cls, channel: _aio.Channel) -> CompetitionsAsyncStub: ...
+    def __new__(cls, channel: _aio.Channel) -> CompetitionsServiceAsyncStub: ...
     CreateEvent: _grpc.UnaryUnaryMultiCallable[_competitions_pb2.CreateEventRequest, _competitions_pb2.CreateEventResponse]
     """Create an event (open for entries); the answer carries the organiser token, once."""
     EnterEvent: _grpc.UnaryUnaryMultiCallable[_competitions_pb2.EnterEventRequest, _competitions_pb2.EnterEventResponse]
@@ -58,7 +58,7 @@ class CompetitionsStub:
     AdjudicateGame: _grpc.UnaryUnaryMultiCallable[_competitions_pb2.AdjudicateGameRequest, _competitions_pb2.EventInfo]
 
 @_typing.type_check_only
-class CompetitionsAsyncStub(CompetitionsStub):
+class CompetitionsServiceAsyncStub(CompetitionsServiceStub):
     def __init__(self, channel: _aio.Channel) -> None: ...
     CreateEvent: _aio.UnaryUnaryMultiCallable[_competitions_pb2.CreateEventRequest, _competitions_pb2.CreateEventResponse]  # type: ignore[assignment]
     """Create an event (open for entries); the answer carries the organiser token, once."""
@@ -82,7 +82,7 @@ class CompetitionsAsyncStub(CompetitionsStub):
     EndEvent: _aio.UnaryUnaryMultiCallable[_competitions_pb2.OrganiserRequest, _competitions_pb2.EventInfo]  # type: ignore[assignment]
     AdjudicateGame: _aio.UnaryUnaryMultiCallable[_competitions_pb2.AdjudicateGameRequest, _competitions_pb2.EventInfo]  # type: ignore[assignment]
 
-class CompetitionsServicer(metaclass=_abc_1.ABCMeta):
+class CompetitionsServiceServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
     def CreateEvent(
         self,
@@ -164,4 +164,4 @@ class CompetitionsServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_competitions_pb2.EventInfo, _abc.Awaitable[_competitions_pb2.EventInfo]]: ...
 
-def add_CompetitionsServicer_to_server(servicer: CompetitionsServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
+def add_CompetitionsServiceServicer_to_server(servicer: CompetitionsServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -25,15 +25,19 @@ _sym_db = _symbol_database.Default()
 from kafana.v1 import state_pb2 as kafana_dot_v1_dot_state__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16kafana/v1/events.proto\x12\tkafana.v1\x1a\x15kafana/v1/state.proto\"\xe5\x01\n\x05\x45vent\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12\x0f\n\x07time_ms\x18\x02 \x01(\x03\x12\"\n\x04kind\x18\x03 \x01(\x0e\x32\x14.kafana.v1.EventKind\x12\x0c\n\x04seat\x18\x04 \x01(\r\x12\x0c\n\x04name\x18\x05 \x01(\t\x12\x1d\n\x04move\x18\x06 \x01(\x0b\x32\x0f.kafana.v1.Move\x12\x0e\n\x06reason\x18\x07 \x01(\t\x12\x15\n\rmatch_started\x18\x08 \x01(\x08\x12\x12\n\nmatch_over\x18\t \x01(\x08\x12$\n\x05state\x18\n \x01(\x0b\x32\x15.kafana.v1.TableState*\xa0\x01\n\tEventKind\x12\x1a\n\x16\x45VENT_KIND_UNSPECIFIED\x10\x00\x12\x19\n\x15\x45VENT_KIND_SEAT_TAKEN\x10\x01\x12\x18\n\x14\x45VENT_KIND_SEAT_LEFT\x10\x02\x12\x13\n\x0f\x45VENT_KIND_MOVE\x10\x03\x12\x16\n\x12\x45VENT_KIND_FORFEIT\x10\x04\x12\x15\n\x11\x45VENT_KIND_CLOSED\x10\x05\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16kafana/v1/events.proto\x12\tkafana.v1\x1a\x15kafana/v1/state.proto\"`\n\x04\x44\x65\x61l\x12\x0f\n\x07hand_no\x18\x01 \x01(\r\x12\x0c\n\x04hand\x18\x02 \x03(\t\x12\r\n\x05table\x18\x03 \x03(\t\x12\x12\n\nhand_sizes\x18\x04 \x03(\r\x12\x16\n\x0e\x64\x65\x63k_remaining\x18\x05 \x01(\r\"\xb7\x03\n\x05\x45vent\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12\x0f\n\x07time_ms\x18\x02 \x01(\x03\x12\"\n\x04kind\x18\x03 \x01(\x0e\x32\x14.kafana.v1.EventKind\x12\x0c\n\x04seat\x18\x04 \x01(\r\x12\x0c\n\x04name\x18\x05 \x01(\t\x12\x1d\n\x04move\x18\x06 \x01(\x0b\x32\x0f.kafana.v1.Move\x12&\n\x06reason\x18\x07 \x01(\x0e\x32\x16.kafana.v1.EventReason\x12\x15\n\rmatch_started\x18\x08 \x01(\x08\x12\x12\n\nmatch_over\x18\t \x01(\x08\x12\x19\n\x0c\x63urrent_seat\x18\n \x01(\rH\x00\x88\x01\x01\x12\x1d\n\x04\x64\x65\x61l\x18\x0b \x01(\x0b\x32\x0f.kafana.v1.Deal\x12(\n\nhand_score\x18\x0c \x01(\x0b\x32\x14.kafana.v1.HandScore\x12 \n\x04step\x18\r \x01(\x0b\x32\x12.kafana.v1.TacStep\x12!\n\x06result\x18\x0e \x01(\x0b\x32\x11.kafana.v1.Result\x12$\n\x05state\x18\x0f \x01(\x0b\x32\x15.kafana.v1.TableStateB\x0f\n\r_current_seat\")\n\tHeartbeat\x12\x0f\n\x07time_ms\x18\x01 \x01(\x03\x12\x0b\n\x03seq\x18\x02 \x01(\x04*\xa0\x01\n\tEventKind\x12\x1a\n\x16\x45VENT_KIND_UNSPECIFIED\x10\x00\x12\x19\n\x15\x45VENT_KIND_SEAT_TAKEN\x10\x01\x12\x18\n\x14\x45VENT_KIND_SEAT_LEFT\x10\x02\x12\x13\n\x0f\x45VENT_KIND_MOVE\x10\x03\x12\x16\n\x12\x45VENT_KIND_FORFEIT\x10\x04\x12\x15\n\x11\x45VENT_KIND_CLOSED\x10\x05\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'kafana.v1.events_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_EVENTKIND']._serialized_start=293
-  _globals['_EVENTKIND']._serialized_end=453
-  _globals['_EVENT']._serialized_start=61
-  _globals['_EVENT']._serialized_end=290
+  _globals['_EVENTKIND']._serialized_start=644
+  _globals['_EVENTKIND']._serialized_end=804
+  _globals['_DEAL']._serialized_start=60
+  _globals['_DEAL']._serialized_end=156
+  _globals['_EVENT']._serialized_start=159
+  _globals['_EVENT']._serialized_end=598
+  _globals['_HEARTBEAT']._serialized_start=600
+  _globals['_HEARTBEAT']._serialized_end=641
 # @@protoc_insertion_point(module_scope)

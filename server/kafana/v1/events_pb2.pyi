@@ -3,8 +3,10 @@
 isort:skip_file
 The event feed of a table: every change, numbered 1, 2, 3... by `seq`."""
 
+from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from kafana.v1 import state_pb2 as _state_pb2
 import builtins as _builtins
@@ -25,25 +27,84 @@ class _EventKind:
 class _EventKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_EventKind.ValueType], _builtins.type):
     DESCRIPTOR: _descriptor.EnumDescriptor
     EVENT_KIND_UNSPECIFIED: _EventKind.ValueType  # 0
+    """Not set (never sent)."""
     EVENT_KIND_SEAT_TAKEN: _EventKind.ValueType  # 1
+    """A seat was taken (`seat`, `name`)."""
     EVENT_KIND_SEAT_LEFT: _EventKind.ValueType  # 2
+    """A seat was given up before the match started."""
     EVENT_KIND_MOVE: _EventKind.ValueType  # 3
+    """A move was played (`move`, `reason` PLAYED, TIMEOUT or DISCONNECT)."""
     EVENT_KIND_FORFEIT: _EventKind.ValueType  # 4
+    """A seat's side forfeited the match (`reason` says why)."""
     EVENT_KIND_CLOSED: _EventKind.ValueType  # 5
+    """The table was closed without a result (`reason` ADMIN, ABANDONED or NO_SHOW)."""
 
-class EventKind(_EventKind, metaclass=_EventKindEnumTypeWrapper): ...
+class EventKind(_EventKind, metaclass=_EventKindEnumTypeWrapper):
+    """What an event is."""
 
 EVENT_KIND_UNSPECIFIED: EventKind.ValueType  # 0
+"""Not set (never sent)."""
 EVENT_KIND_SEAT_TAKEN: EventKind.ValueType  # 1
+"""A seat was taken (`seat`, `name`)."""
 EVENT_KIND_SEAT_LEFT: EventKind.ValueType  # 2
+"""A seat was given up before the match started."""
 EVENT_KIND_MOVE: EventKind.ValueType  # 3
+"""A move was played (`move`, `reason` PLAYED, TIMEOUT or DISCONNECT)."""
 EVENT_KIND_FORFEIT: EventKind.ValueType  # 4
+"""A seat's side forfeited the match (`reason` says why)."""
 EVENT_KIND_CLOSED: EventKind.ValueType  # 5
+"""The table was closed without a result (`reason` ADMIN, ABANDONED or NO_SHOW)."""
 Global___EventKind: _TypeAlias = EventKind  # noqa: Y015
 
 @_typing.final
+class Deal(_message.Message):
+    """Cards dealt by an event: at the match's start and whenever the hands run out."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    HAND_NO_FIELD_NUMBER: _builtins.int
+    HAND_FIELD_NUMBER: _builtins.int
+    TABLE_FIELD_NUMBER: _builtins.int
+    HAND_SIZES_FIELD_NUMBER: _builtins.int
+    DECK_REMAINING_FIELD_NUMBER: _builtins.int
+    hand_no: _builtins.int
+    """The hand (deal round) that starts, 0-based."""
+    deck_remaining: _builtins.int
+    """Cards left in the deck (only a count)."""
+    @_builtins.property
+    def hand(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The watcher's own new cards (empty for a spectator, and for Tač, whose piles are closed)."""
+
+    @_builtins.property
+    def table(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Cards dealt face up onto the table (Tablić's opening table; Tač: none)."""
+
+    @_builtins.property
+    def hand_sizes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Cards each seat holds after the deal."""
+
+    def __init__(
+        self,
+        *,
+        hand_no: _builtins.int = ...,
+        hand: _abc.Iterable[_builtins.str] | None = ...,
+        table: _abc.Iterable[_builtins.str] | None = ...,
+        hand_sizes: _abc.Iterable[_builtins.int] | None = ...,
+        deck_remaining: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deck_remaining", b"deck_remaining", "hand", b"hand", "hand_no", b"hand_no", "hand_sizes", b"hand_sizes", "table", b"table"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Deal: _TypeAlias = Deal  # noqa: Y015
+
+@_typing.final
 class Event(_message.Message):
-    """One event, public: it never carries a hand other than the watcher's own, nor the deck."""
+    """One event, public: it never carries a hand other than the watcher's own, nor the deck. It
+    carries what changed; the whole table only when asked for (`WatchEventsRequest.with_state`).
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -56,28 +117,54 @@ class Event(_message.Message):
     REASON_FIELD_NUMBER: _builtins.int
     MATCH_STARTED_FIELD_NUMBER: _builtins.int
     MATCH_OVER_FIELD_NUMBER: _builtins.int
+    CURRENT_SEAT_FIELD_NUMBER: _builtins.int
+    DEAL_FIELD_NUMBER: _builtins.int
+    HAND_SCORE_FIELD_NUMBER: _builtins.int
+    STEP_FIELD_NUMBER: _builtins.int
+    RESULT_FIELD_NUMBER: _builtins.int
     STATE_FIELD_NUMBER: _builtins.int
     seq: _builtins.int
+    """1, 2, 3... per table; resume a feed after the last one seen."""
     time_ms: _builtins.int
+    """When it happened (Unix ms)."""
     kind: Global___EventKind.ValueType
+    """What happened."""
     seat: _builtins.int
+    """The seat it concerns (the mover, the seat taken or left, the forfeiting seat)."""
     name: _builtins.str
     """SEAT_TAKEN: the name the seat chose."""
-    reason: _builtins.str
-    """MOVE: "played" or "timeout" (the clock's default move); FORFEIT: "timeout" or "left";
-    CLOSED: "admin" (the admin closed it) or "abandoned" (nobody played: the clock ran out
-    for every seat `--abandon-after` turns in a row, 2 by default).
-    """
+    reason: _state_pb2.EventReason.ValueType
+    """Why: PLAYED, TIMEOUT or DISCONNECT for a move; the forfeit's or the closing's reason."""
     match_started: _builtins.bool
+    """This event started the match (the last seat was taken)."""
     match_over: _builtins.bool
+    """This event ended the match (`result` says how)."""
+    current_seat: _builtins.int
+    """The seat to move after this event; absent before the start and once over."""
     @_builtins.property
     def move(self) -> _state_pb2.Move:
         """MOVE: the move played."""
 
     @_builtins.property
+    def deal(self) -> Global___Deal:
+        """Cards this event dealt (the match's start, or a new hand), as the watcher may see them."""
+
+    @_builtins.property
+    def hand_score(self) -> _state_pb2.HandScore:
+        """Tablić: the score of the hand this move finished."""
+
+    @_builtins.property
+    def step(self) -> _state_pb2.TacStep:
+        """Tač: what the move showed everyone (the card turned up or moved, a penalty's count)."""
+
+    @_builtins.property
+    def result(self) -> _state_pb2.Result:
+        """Once over: how the match ended."""
+
+    @_builtins.property
     def state(self) -> _state_pb2.TableState:
-        """The table after this event, as the watcher may see it (empty in a PlayMove answer, which
-        has its own `state`).
+        """The whole table after this event, as the watcher may see it: only in a feed opened with
+        `with_state` (GetRecord and PlayMove leave it empty).
         """
 
     def __init__(
@@ -89,15 +176,50 @@ class Event(_message.Message):
         seat: _builtins.int = ...,
         name: _builtins.str = ...,
         move: _state_pb2.Move | None = ...,
-        reason: _builtins.str = ...,
+        reason: _state_pb2.EventReason.ValueType = ...,
         match_started: _builtins.bool = ...,
         match_over: _builtins.bool = ...,
+        current_seat: _builtins.int | None = ...,
+        deal: Global___Deal | None = ...,
+        hand_score: _state_pb2.HandScore | None = ...,
+        step: _state_pb2.TacStep | None = ...,
+        result: _state_pb2.Result | None = ...,
         state: _state_pb2.TableState | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["move", b"move", "state", b"state"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_current_seat", b"_current_seat", "current_seat", b"current_seat", "deal", b"deal", "hand_score", b"hand_score", "move", b"move", "result", b"result", "state", b"state", "step", b"step"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "match_over", b"match_over", "match_started", b"match_started", "move", b"move", "name", b"name", "reason", b"reason", "seat", b"seat", "seq", b"seq", "state", b"state", "time_ms", b"time_ms"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_current_seat", b"_current_seat", "current_seat", b"current_seat", "deal", b"deal", "hand_score", b"hand_score", "kind", b"kind", "match_over", b"match_over", "match_started", b"match_started", "move", b"move", "name", b"name", "reason", b"reason", "result", b"result", "seat", b"seat", "seq", b"seq", "state", b"state", "step", b"step", "time_ms", b"time_ms"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__current_seat: _TypeAlias = _typing.Literal["current_seat"]  # noqa: Y015
+    _WhichOneofArgType__current_seat: _TypeAlias = _typing.Literal["_current_seat", b"_current_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__current_seat) -> _WhichOneofReturnType__current_seat | None: ...
+
+Global___Event: _TypeAlias = Event  # noqa: Y015
+
+@_typing.final
+class Heartbeat(_message.Message):
+    """Sent on an idle stream every few seconds (ServerInfo.limits.heartbeat_millis): the stream
+    is alive. A client that sees neither events nor heartbeats for three periods reconnects.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TIME_MS_FIELD_NUMBER: _builtins.int
+    SEQ_FIELD_NUMBER: _builtins.int
+    time_ms: _builtins.int
+    """Server time (Unix ms)."""
+    seq: _builtins.int
+    """The last sequence number of the table (WatchEvents) or 0 (account and ticket streams)."""
+    def __init__(
+        self,
+        *,
+        time_ms: _builtins.int = ...,
+        seq: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seq", b"seq", "time_ms", b"time_ms"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___Event: _TypeAlias = Event  # noqa: Y015
+Global___Heartbeat: _TypeAlias = Heartbeat  # noqa: Y015

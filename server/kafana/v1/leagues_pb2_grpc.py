@@ -25,7 +25,7 @@ if _version_not_supported:
     )
 
 
-class LeaguesStub:
+class LeaguesServiceStub:
     """Missing associated documentation comment in .proto file."""
 
     def __init__(self, channel):
@@ -35,53 +35,53 @@ class LeaguesStub:
             channel: A grpc.Channel.
         """
         self.CreateLeague = channel.unary_unary(
-                '/kafana.v1.Leagues/CreateLeague',
+                '/kafana.v1.LeaguesService/CreateLeague',
                 request_serializer=kafana_dot_v1_dot_leagues__pb2.CreateLeagueRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_leagues__pb2.LeagueInfo.FromString,
                 _registered_method=True)
         self.GetLeague = channel.unary_unary(
-                '/kafana.v1.Leagues/GetLeague',
+                '/kafana.v1.LeaguesService/GetLeague',
                 request_serializer=kafana_dot_v1_dot_leagues__pb2.GetLeagueRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_leagues__pb2.LeagueInfo.FromString,
                 _registered_method=True)
         self.NewSeason = channel.unary_unary(
-                '/kafana.v1.Leagues/NewSeason',
+                '/kafana.v1.LeaguesService/NewSeason',
                 request_serializer=kafana_dot_v1_dot_leagues__pb2.NewSeasonRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_leagues__pb2.LeagueInfo.FromString,
                 _registered_method=True)
         self.JoinQueue = channel.unary_unary(
-                '/kafana.v1.Leagues/JoinQueue',
+                '/kafana.v1.LeaguesService/JoinQueue',
                 request_serializer=kafana_dot_v1_dot_leagues__pb2.QueueRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_leagues__pb2.QueueStatus.FromString,
                 _registered_method=True)
         self.LeaveQueue = channel.unary_unary(
-                '/kafana.v1.Leagues/LeaveQueue',
+                '/kafana.v1.LeaguesService/LeaveQueue',
                 request_serializer=kafana_dot_v1_dot_leagues__pb2.QueueRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_leagues__pb2.QueueStatus.FromString,
                 _registered_method=True)
         self.WatchTickets = channel.unary_stream(
-                '/kafana.v1.Leagues/WatchTickets',
+                '/kafana.v1.LeaguesService/WatchTickets',
                 request_serializer=kafana_dot_v1_dot_leagues__pb2.WatchTicketsRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_leagues__pb2.TicketUpdate.FromString,
                 _registered_method=True)
         self.GetLeaderboard = channel.unary_unary(
-                '/kafana.v1.Leagues/GetLeaderboard',
+                '/kafana.v1.LeaguesService/GetLeaderboard',
                 request_serializer=kafana_dot_v1_dot_leagues__pb2.GetLeaderboardRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_leagues__pb2.LeaderboardPage.FromString,
                 _registered_method=True)
         self.GetPlayer = channel.unary_unary(
-                '/kafana.v1.Leagues/GetPlayer',
+                '/kafana.v1.LeaguesService/GetPlayer',
                 request_serializer=kafana_dot_v1_dot_leagues__pb2.GetPlayerRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_leagues__pb2.PlayerInfo.FromString,
                 _registered_method=True)
         self.GetMatch = channel.unary_unary(
-                '/kafana.v1.Leagues/GetMatch',
+                '/kafana.v1.LeaguesService/GetMatch',
                 request_serializer=kafana_dot_v1_dot_leagues__pb2.GetMatchRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_leagues__pb2.MatchInfo.FromString,
                 _registered_method=True)
 
 
-class LeaguesServicer:
+class LeaguesServiceServicer:
     """Missing associated documentation comment in .proto file."""
 
     def CreateLeague(self, request, context):
@@ -151,7 +151,7 @@ class LeaguesServicer:
         raise NotImplementedError('Method not implemented!')
 
 
-def add_LeaguesServicer_to_server(servicer, server):
+def add_LeaguesServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
             'CreateLeague': grpc.unary_unary_rpc_method_handler(
                     servicer.CreateLeague,
@@ -200,13 +200,13 @@ def add_LeaguesServicer_to_server(servicer, server):
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
-            'kafana.v1.Leagues', rpc_method_handlers)
+            'kafana.v1.LeaguesService', rpc_method_handlers)
     server.add_generic_rpc_handlers((generic_handler,))
-    server.add_registered_method_handlers('kafana.v1.Leagues', rpc_method_handlers)
+    server.add_registered_method_handlers('kafana.v1.LeaguesService', rpc_method_handlers)
 
 
  # This class is part of an EXPERIMENTAL API.
-class Leagues:
+class LeaguesService:
     """Missing associated documentation comment in .proto file."""
 
     @staticmethod
@@ -223,7 +223,7 @@ class Leagues:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/kafana.v1.Leagues/CreateLeague',
+            '/kafana.v1.LeaguesService/CreateLeague',
             kafana_dot_v1_dot_leagues__pb2.CreateLeagueRequest.SerializeToString,
             kafana_dot_v1_dot_leagues__pb2.LeagueInfo.FromString,
             options,
@@ -250,7 +250,7 @@ class Leagues:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/kafana.v1.Leagues/GetLeague',
+            '/kafana.v1.LeaguesService/GetLeague',
             kafana_dot_v1_dot_leagues__pb2.GetLeagueRequest.SerializeToString,
             kafana_dot_v1_dot_leagues__pb2.LeagueInfo.FromString,
             options,
@@ -277,7 +277,7 @@ class Leagues:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/kafana.v1.Leagues/NewSeason',
+            '/kafana.v1.LeaguesService/NewSeason',
             kafana_dot_v1_dot_leagues__pb2.NewSeasonRequest.SerializeToString,
             kafana_dot_v1_dot_leagues__pb2.LeagueInfo.FromString,
             options,
@@ -304,7 +304,7 @@ class Leagues:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/kafana.v1.Leagues/JoinQueue',
+            '/kafana.v1.LeaguesService/JoinQueue',
             kafana_dot_v1_dot_leagues__pb2.QueueRequest.SerializeToString,
             kafana_dot_v1_dot_leagues__pb2.QueueStatus.FromString,
             options,
@@ -331,7 +331,7 @@ class Leagues:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/kafana.v1.Leagues/LeaveQueue',
+            '/kafana.v1.LeaguesService/LeaveQueue',
             kafana_dot_v1_dot_leagues__pb2.QueueRequest.SerializeToString,
             kafana_dot_v1_dot_leagues__pb2.QueueStatus.FromString,
             options,
@@ -358,7 +358,7 @@ class Leagues:
         return grpc.experimental.unary_stream(
             request,
             target,
-            '/kafana.v1.Leagues/WatchTickets',
+            '/kafana.v1.LeaguesService/WatchTickets',
             kafana_dot_v1_dot_leagues__pb2.WatchTicketsRequest.SerializeToString,
             kafana_dot_v1_dot_leagues__pb2.TicketUpdate.FromString,
             options,
@@ -385,7 +385,7 @@ class Leagues:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/kafana.v1.Leagues/GetLeaderboard',
+            '/kafana.v1.LeaguesService/GetLeaderboard',
             kafana_dot_v1_dot_leagues__pb2.GetLeaderboardRequest.SerializeToString,
             kafana_dot_v1_dot_leagues__pb2.LeaderboardPage.FromString,
             options,
@@ -412,7 +412,7 @@ class Leagues:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/kafana.v1.Leagues/GetPlayer',
+            '/kafana.v1.LeaguesService/GetPlayer',
             kafana_dot_v1_dot_leagues__pb2.GetPlayerRequest.SerializeToString,
             kafana_dot_v1_dot_leagues__pb2.PlayerInfo.FromString,
             options,
@@ -439,7 +439,7 @@ class Leagues:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/kafana.v1.Leagues/GetMatch',
+            '/kafana.v1.LeaguesService/GetMatch',
             kafana_dot_v1_dot_leagues__pb2.GetMatchRequest.SerializeToString,
             kafana_dot_v1_dot_leagues__pb2.MatchInfo.FromString,
             options,

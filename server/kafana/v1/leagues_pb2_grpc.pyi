@@ -29,11 +29,11 @@ class _ServicerContext(_grpc.ServicerContext, _aio.ServicerContext):  # type: ig
 GRPC_GENERATED_VERSION: str
 GRPC_VERSION: str
 
-class LeaguesStub:
+class LeaguesServiceStub:
     @_typing.overload
     def __new__(cls, channel: _grpc.Channel) -> _Self: ...
     @_typing.overload
-    def __new__(cls, channel: _aio.Channel) -> LeaguesAsyncStub: ...
+    def __new__(cls, channel: _aio.Channel) -> LeaguesServiceAsyncStub: ...
     CreateLeague: _grpc.UnaryUnaryMultiCallable[_leagues_pb2.CreateLeagueRequest, _leagues_pb2.LeagueInfo]
     """Create a league (organiser role). Its rules, clock and fault policy are fixed here."""
     GetLeague: _grpc.UnaryUnaryMultiCallable[_leagues_pb2.GetLeagueRequest, _leagues_pb2.LeagueInfo]
@@ -59,7 +59,7 @@ class LeaguesStub:
     """
 
 @_typing.type_check_only
-class LeaguesAsyncStub(LeaguesStub):
+class LeaguesServiceAsyncStub(LeaguesServiceStub):
     def __init__(self, channel: _aio.Channel) -> None: ...
     CreateLeague: _aio.UnaryUnaryMultiCallable[_leagues_pb2.CreateLeagueRequest, _leagues_pb2.LeagueInfo]  # type: ignore[assignment]
     """Create a league (organiser role). Its rules, clock and fault policy are fixed here."""
@@ -85,7 +85,7 @@ class LeaguesAsyncStub(LeaguesStub):
     (asked for) its fair record, which `kafana verify` checks.
     """
 
-class LeaguesServicer(metaclass=_abc_1.ABCMeta):
+class LeaguesServiceServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
     def CreateLeague(
         self,
@@ -163,4 +163,4 @@ class LeaguesServicer(metaclass=_abc_1.ABCMeta):
         (asked for) its fair record, which `kafana verify` checks.
         """
 
-def add_LeaguesServicer_to_server(servicer: LeaguesServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
+def add_LeaguesServiceServicer_to_server(servicer: LeaguesServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

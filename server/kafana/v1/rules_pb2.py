@@ -22,24 +22,35 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
-from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15kafana/v1/rules.proto\x12\tkafana.v1\x1a\x1cgoogle/protobuf/struct.proto\"\x8b\x01\n\tRulesSpec\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0e\n\x06preset\x18\x02 \x01(\t\x12\x0f\n\x07players\x18\x03 \x01(\r\x12\x14\n\x0cpartnerships\x18\x04 \x01(\x08\x12\x0e\n\x06target\x18\x05 \x01(\r\x12)\n\x08switches\x18\x06 \x01(\x0b\x32\x17.google.protobuf.Struct\"\x15\n\x04\x44\x65\x63k\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\t\"\xeb\x01\n\tClockSpec\x12\x13\n\x0bmove_millis\x18\x01 \x01(\r\x12(\n\x06policy\x18\x02 \x01(\x0e\x32\x18.kafana.v1.TimeoutPolicy\x12\x1e\n\x16\x66orfeit_after_timeouts\x18\x03 \x01(\r\x12\x1f\n\x17\x64isconnect_grace_millis\x18\x04 \x01(\r\x12/\n\ron_disconnect\x18\x05 \x01(\x0e\x32\x18.kafana.v1.TimeoutPolicy\x12\x16\n\x0eno_show_millis\x18\x06 \x01(\r\x12\x15\n\rillegal_limit\x18\x07 \x01(\r\"\xc9\x01\n\x0bTableConfig\x12#\n\x05rules\x18\x01 \x01(\x0b\x32\x14.kafana.v1.RulesSpec\x12\x11\n\x04seed\x18\x02 \x01(\x04H\x00\x88\x01\x01\x12\x1e\n\x05\x64\x65\x63ks\x18\x03 \x03(\x0b\x32\x0f.kafana.v1.Deck\x12#\n\x05\x63lock\x18\x04 \x01(\x0b\x32\x14.kafana.v1.ClockSpec\x12\x0c\n\x04name\x18\x05 \x01(\t\x12\x15\n\rseat_accounts\x18\x06 \x03(\t\x12\x0f\n\x07\x65mbargo\x18\x07 \x01(\tB\x07\n\x05_seed*l\n\rTimeoutPolicy\x12\x1e\n\x1aTIMEOUT_POLICY_UNSPECIFIED\x10\x00\x12\x1f\n\x1bTIMEOUT_POLICY_DEFAULT_MOVE\x10\x01\x12\x1a\n\x16TIMEOUT_POLICY_FORFEIT\x10\x02\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15kafana/v1/rules.proto\x12\tkafana.v1\"-\n\nCardPoints\x12\x0f\n\x07pattern\x18\x01 \x01(\t\x12\x0e\n\x06points\x18\x02 \x01(\r\"\xb1\x06\n\x0bTablicRules\x12\'\n\x06preset\x18\x01 \x01(\x0e\x32\x17.kafana.v1.TablicPreset\x12\x13\n\x06target\x18\x02 \x01(\rH\x00\x88\x01\x01\x12\x15\n\x08\x61\x63\x65_high\x18\x03 \x01(\x08H\x01\x88\x01\x01\x12\x16\n\twild_jack\x18\x04 \x01(\x08H\x02\x88\x01\x01\x12\x17\n\njack_value\x18\x05 \x01(\rH\x03\x88\x01\x01\x12\x18\n\x0bqueen_value\x18\x06 \x01(\rH\x04\x88\x01\x01\x12\x17\n\nking_value\x18\x07 \x01(\rH\x05\x88\x01\x01\x12 \n\x13royals_by_rank_only\x18\x08 \x01(\x08H\x06\x88\x01\x01\x12\x18\n\x0bmulti_group\x18\t \x01(\x08H\x07\x88\x01\x01\x12*\n\x0b\x63\x61rd_points\x18\n \x03(\x0b\x32\x15.kafana.v1.CardPoints\x12\x17\n\x0f\x63\x61rd_points_set\x18\x0b \x01(\x08\x12\x1e\n\x11most_cards_points\x18\x0c \x01(\rH\x08\x88\x01\x01\x12\x19\n\x0ctabla_points\x18\r \x01(\rH\t\x88\x01\x01\x12\x1c\n\x0flast_card_tabla\x18\x0e \x01(\x08H\n\x88\x01\x01\x12#\n\x16jack_off_opening_table\x18\x0f \x01(\x08H\x0b\x88\x01\x01\x12\x19\n\x0cmust_capture\x18\x10 \x01(\x08H\x0c\x88\x01\x01\x12\x1a\n\rrank_priority\x18\x11 \x01(\x08H\r\x88\x01\x01\x12#\n\x16most_cards_tie_to_last\x18\x12 \x01(\x08H\x0e\x88\x01\x01\x42\t\n\x07_targetB\x0b\n\t_ace_highB\x0c\n\n_wild_jackB\r\n\x0b_jack_valueB\x0e\n\x0c_queen_valueB\r\n\x0b_king_valueB\x16\n\x14_royals_by_rank_onlyB\x0e\n\x0c_multi_groupB\x14\n\x12_most_cards_pointsB\x0f\n\r_tabla_pointsB\x12\n\x10_last_card_tablaB\x19\n\x17_jack_off_opening_tableB\x0f\n\r_must_captureB\x10\n\x0e_rank_priorityB\x19\n\x17_most_cards_tie_to_last\"\xc8\x01\n\x08TacRules\x12\x12\n\x05\x64\x65\x63ks\x18\x01 \x01(\rH\x00\x88\x01\x01\x12\x16\n\ttac_calls\x18\x02 \x01(\x08H\x01\x88\x01\x01\x12\x14\n\x07play_on\x18\x03 \x01(\x08H\x02\x88\x01\x01\x12\x19\n\x0c\x63\x65ntre_first\x18\x04 \x01(\x08H\x03\x88\x01\x01\x12\x19\n\x0cstall_rounds\x18\x05 \x01(\rH\x04\x88\x01\x01\x42\x08\n\x06_decksB\x0c\n\n_tac_callsB\n\n\x08_play_onB\x0f\n\r_centre_firstB\x0f\n\r_stall_rounds\"\xaa\x01\n\tRulesSpec\x12\x1d\n\x04game\x18\x01 \x01(\x0e\x32\x0f.kafana.v1.Game\x12\x0f\n\x07players\x18\x02 \x01(\r\x12\x14\n\x0cpartnerships\x18\x03 \x01(\x08\x12(\n\x06tablic\x18\n \x01(\x0b\x32\x16.kafana.v1.TablicRulesH\x00\x12\"\n\x03tac\x18\x0b \x01(\x0b\x32\x13.kafana.v1.TacRulesH\x00\x42\t\n\x07variant\"\x15\n\x04\x44\x65\x63k\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\t\"\xeb\x01\n\tClockSpec\x12\x13\n\x0bmove_millis\x18\x01 \x01(\r\x12(\n\x06policy\x18\x02 \x01(\x0e\x32\x18.kafana.v1.TimeoutPolicy\x12\x1e\n\x16\x66orfeit_after_timeouts\x18\x03 \x01(\r\x12\x1f\n\x17\x64isconnect_grace_millis\x18\x04 \x01(\r\x12/\n\ron_disconnect\x18\x05 \x01(\x0e\x32\x18.kafana.v1.TimeoutPolicy\x12\x16\n\x0eno_show_millis\x18\x06 \x01(\r\x12\x15\n\rillegal_limit\x18\x07 \x01(\r\"\xcd\x01\n\x0bTableConfig\x12#\n\x05rules\x18\x01 \x01(\x0b\x32\x14.kafana.v1.RulesSpec\x12\x15\n\x04seed\x18\x02 \x01(\x04\x42\x02\x30\x01H\x00\x88\x01\x01\x12\x1e\n\x05\x64\x65\x63ks\x18\x03 \x03(\x0b\x32\x0f.kafana.v1.Deck\x12#\n\x05\x63lock\x18\x04 \x01(\x0b\x32\x14.kafana.v1.ClockSpec\x12\x0c\n\x04name\x18\x05 \x01(\t\x12\x15\n\rseat_accounts\x18\x06 \x03(\t\x12\x0f\n\x07\x65mbargo\x18\x07 \x01(\tB\x07\n\x05_seed*;\n\x04Game\x12\x14\n\x10GAME_UNSPECIFIED\x10\x00\x12\x0f\n\x0bGAME_TABLIC\x10\x01\x12\x0c\n\x08GAME_TAC\x10\x02*\x9e\x01\n\x0cTablicPreset\x12\x1d\n\x19TABLIC_PRESET_UNSPECIFIED\x10\x00\x12\x19\n\x15TABLIC_PRESET_SERBIAN\x10\x01\x12\x1b\n\x17TABLIC_PRESET_WILD_JACK\x10\x02\x12\x19\n\x15TABLIC_PRESET_TABINET\x10\x03\x12\x1c\n\x18TABLIC_PRESET_TABLANETTE\x10\x04*l\n\rTimeoutPolicy\x12\x1e\n\x1aTIMEOUT_POLICY_UNSPECIFIED\x10\x00\x12\x1f\n\x1bTIMEOUT_POLICY_DEFAULT_MOVE\x10\x01\x12\x1a\n\x16TIMEOUT_POLICY_FORFEIT\x10\x02\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'kafana.v1.rules_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_TIMEOUTPOLICY']._serialized_start=673
-  _globals['_TIMEOUTPOLICY']._serialized_end=781
-  _globals['_RULESSPEC']._serialized_start=67
-  _globals['_RULESSPEC']._serialized_end=206
-  _globals['_DECK']._serialized_start=208
-  _globals['_DECK']._serialized_end=229
-  _globals['_CLOCKSPEC']._serialized_start=232
-  _globals['_CLOCKSPEC']._serialized_end=467
-  _globals['_TABLECONFIG']._serialized_start=470
-  _globals['_TABLECONFIG']._serialized_end=671
+  _globals['_TABLECONFIG'].fields_by_name['seed']._loaded_options = None
+  _globals['_TABLECONFIG'].fields_by_name['seed']._serialized_options = b'0\001'
+  _globals['_GAME']._serialized_start=1748
+  _globals['_GAME']._serialized_end=1807
+  _globals['_TABLICPRESET']._serialized_start=1810
+  _globals['_TABLICPRESET']._serialized_end=1968
+  _globals['_TIMEOUTPOLICY']._serialized_start=1970
+  _globals['_TIMEOUTPOLICY']._serialized_end=2078
+  _globals['_CARDPOINTS']._serialized_start=36
+  _globals['_CARDPOINTS']._serialized_end=81
+  _globals['_TABLICRULES']._serialized_start=84
+  _globals['_TABLICRULES']._serialized_end=901
+  _globals['_TACRULES']._serialized_start=904
+  _globals['_TACRULES']._serialized_end=1104
+  _globals['_RULESSPEC']._serialized_start=1107
+  _globals['_RULESSPEC']._serialized_end=1277
+  _globals['_DECK']._serialized_start=1279
+  _globals['_DECK']._serialized_end=1300
+  _globals['_CLOCKSPEC']._serialized_start=1303
+  _globals['_CLOCKSPEC']._serialized_end=1538
+  _globals['_TABLECONFIG']._serialized_start=1541
+  _globals['_TABLECONFIG']._serialized_end=1746
 # @@protoc_insertion_point(module_scope)

@@ -6,7 +6,6 @@ Table configuration: which game, which rules, where the cards come from, the clo
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
-from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 import builtins as _builtins
@@ -20,6 +19,66 @@ else:
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class _Game:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _GameEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Game.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    GAME_UNSPECIFIED: _Game.ValueType  # 0
+    """Not set: Tablić, where a game is asked for; "any game" in a filter."""
+    GAME_TABLIC: _Game.ValueType  # 1
+    """Tablić (and its variants, chosen by preset and switches)."""
+    GAME_TAC: _Game.ValueType  # 2
+    """Tač, the shedding game."""
+
+class Game(_Game, metaclass=_GameEnumTypeWrapper):
+    """The games a server plays (GetServerInfo lists the ones this server has)."""
+
+GAME_UNSPECIFIED: Game.ValueType  # 0
+"""Not set: Tablić, where a game is asked for; "any game" in a filter."""
+GAME_TABLIC: Game.ValueType  # 1
+"""Tablić (and its variants, chosen by preset and switches)."""
+GAME_TAC: Game.ValueType  # 2
+"""Tač, the shedding game."""
+Global___Game: _TypeAlias = Game  # noqa: Y015
+
+class _TablicPreset:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _TablicPresetEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TablicPreset.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    TABLIC_PRESET_UNSPECIFIED: _TablicPreset.ValueType  # 0
+    """Not set: SERBIAN."""
+    TABLIC_PRESET_SERBIAN: _TablicPreset.ValueType  # 1
+    """Serbian Tablić: A 1 or 11, J 12, Q 13, K 14, several groups per capture, 101 to win
+    (51 for four single players).
+    """
+    TABLIC_PRESET_WILD_JACK: _TablicPreset.ValueType  # 2
+    """A played J takes the whole table; ranks only for Q and K; 101 to win."""
+    TABLIC_PRESET_TABINET: _TablicPreset.ValueType  # 3
+    """As WILD_JACK, 151 to win."""
+    TABLIC_PRESET_TABLANETTE: _TablicPreset.ValueType  # 4
+    """The 1939 rules: one group per capture, 10D 3, 2C 2, A 1; J not wild; 251 to win."""
+
+class TablicPreset(_TablicPreset, metaclass=_TablicPresetEnumTypeWrapper):
+    """A named combination of Tablić switches (docs/rules.md lists each preset's values)."""
+
+TABLIC_PRESET_UNSPECIFIED: TablicPreset.ValueType  # 0
+"""Not set: SERBIAN."""
+TABLIC_PRESET_SERBIAN: TablicPreset.ValueType  # 1
+"""Serbian Tablić: A 1 or 11, J 12, Q 13, K 14, several groups per capture, 101 to win
+(51 for four single players).
+"""
+TABLIC_PRESET_WILD_JACK: TablicPreset.ValueType  # 2
+"""A played J takes the whole table; ranks only for Q and K; 101 to win."""
+TABLIC_PRESET_TABINET: TablicPreset.ValueType  # 3
+"""As WILD_JACK, 151 to win."""
+TABLIC_PRESET_TABLANETTE: TablicPreset.ValueType  # 4
+"""The 1939 rules: one group per capture, 10D 3, 2C 2, A 1; J not wild; 251 to win."""
+Global___TablicPreset: _TypeAlias = TablicPreset  # noqa: Y015
+
 class _TimeoutPolicy:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -27,66 +86,304 @@ class _TimeoutPolicy:
 class _TimeoutPolicyEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TimeoutPolicy.ValueType], _builtins.type):
     DESCRIPTOR: _descriptor.EnumDescriptor
     TIMEOUT_POLICY_UNSPECIFIED: _TimeoutPolicy.ValueType  # 0
-    """same as DEFAULT_MOVE"""
+    """Not set: DEFAULT_MOVE."""
     TIMEOUT_POLICY_DEFAULT_MOVE: _TimeoutPolicy.ValueType  # 1
-    """the first legal move (Tablić: a trail; Tač: in order)"""
+    """The server plays the first legal move for the seat (Tablić: a trail; Tač: in order)."""
     TIMEOUT_POLICY_FORFEIT: _TimeoutPolicy.ValueType  # 2
-    """the seat's side forfeits the match"""
+    """The seat's side forfeits the match."""
 
 class TimeoutPolicy(_TimeoutPolicy, metaclass=_TimeoutPolicyEnumTypeWrapper):
     """What happens when a seat's time per move runs out."""
 
 TIMEOUT_POLICY_UNSPECIFIED: TimeoutPolicy.ValueType  # 0
-"""same as DEFAULT_MOVE"""
+"""Not set: DEFAULT_MOVE."""
 TIMEOUT_POLICY_DEFAULT_MOVE: TimeoutPolicy.ValueType  # 1
-"""the first legal move (Tablić: a trail; Tač: in order)"""
+"""The server plays the first legal move for the seat (Tablić: a trail; Tač: in order)."""
 TIMEOUT_POLICY_FORFEIT: TimeoutPolicy.ValueType  # 2
-"""the seat's side forfeits the match"""
+"""The seat's side forfeits the match."""
 Global___TimeoutPolicy: _TypeAlias = TimeoutPolicy  # noqa: Y015
 
 @_typing.final
-class RulesSpec(_message.Message):
-    """The rules of a table: a named preset, then switches that override it."""
+class CardPoints(_message.Message):
+    """Points for one card or one rank when the hand is scored."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
-    GAME_FIELD_NUMBER: _builtins.int
+    PATTERN_FIELD_NUMBER: _builtins.int
+    POINTS_FIELD_NUMBER: _builtins.int
+    pattern: _builtins.str
+    """A rank ("A", "2" ... "10", "J", "Q", "K") or one card ("10D", "2C")."""
+    points: _builtins.int
+    """Points each matching captured card scores (0..100)."""
+    def __init__(
+        self,
+        *,
+        pattern: _builtins.str = ...,
+        points: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["pattern", b"pattern", "points", b"points"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CardPoints: _TypeAlias = CardPoints  # noqa: Y015
+
+@_typing.final
+class TablicRules(_message.Message):
+    """Tablić: the preset, then switches over it. An unset switch keeps the preset's value; in
+    `TableInfo.rules` (the rules in force) every switch is set.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
     PRESET_FIELD_NUMBER: _builtins.int
-    PLAYERS_FIELD_NUMBER: _builtins.int
-    PARTNERSHIPS_FIELD_NUMBER: _builtins.int
     TARGET_FIELD_NUMBER: _builtins.int
-    SWITCHES_FIELD_NUMBER: _builtins.int
-    game: _builtins.str
-    """"tablic" (the default when empty) or "tac"."""
-    preset: _builtins.str
-    """Tablić presets: "serbian" (default), "wild_jack", "tabinet", "tablanette". Empty for Tač."""
-    players: _builtins.int
-    """Number of seats: 2 (default when 0), 3 or 4; Tač: 2, 3, 4 (one deck) or 2, 4, 8 (two)."""
-    partnerships: _builtins.bool
-    """Four players in two partnerships (seats 0 and 2 against 1 and 3)."""
+    ACE_HIGH_FIELD_NUMBER: _builtins.int
+    WILD_JACK_FIELD_NUMBER: _builtins.int
+    JACK_VALUE_FIELD_NUMBER: _builtins.int
+    QUEEN_VALUE_FIELD_NUMBER: _builtins.int
+    KING_VALUE_FIELD_NUMBER: _builtins.int
+    ROYALS_BY_RANK_ONLY_FIELD_NUMBER: _builtins.int
+    MULTI_GROUP_FIELD_NUMBER: _builtins.int
+    CARD_POINTS_FIELD_NUMBER: _builtins.int
+    CARD_POINTS_SET_FIELD_NUMBER: _builtins.int
+    MOST_CARDS_POINTS_FIELD_NUMBER: _builtins.int
+    TABLA_POINTS_FIELD_NUMBER: _builtins.int
+    LAST_CARD_TABLA_FIELD_NUMBER: _builtins.int
+    JACK_OFF_OPENING_TABLE_FIELD_NUMBER: _builtins.int
+    MUST_CAPTURE_FIELD_NUMBER: _builtins.int
+    RANK_PRIORITY_FIELD_NUMBER: _builtins.int
+    MOST_CARDS_TIE_TO_LAST_FIELD_NUMBER: _builtins.int
+    preset: Global___TablicPreset.ValueType
+    """The preset the switches start from."""
     target: _builtins.int
-    """Points to win; 0 keeps the preset's target."""
+    """Points to win the match (the first side to reach it after a hand, most points first)."""
+    ace_high: _builtins.bool
+    """An ace captures and is captured as 1 or 11 (else 1 only)."""
+    wild_jack: _builtins.bool
+    """A played J takes the whole table; a J on the table is taken only by a J."""
+    jack_value: _builtins.int
+    """Capture value of J (1..20)."""
+    queen_value: _builtins.int
+    """Capture value of Q (1..20)."""
+    king_value: _builtins.int
+    """Capture value of K (1..20)."""
+    royals_by_rank_only: _builtins.bool
+    """Q and K capture, and are captured, by rank only (never in a sum)."""
+    multi_group: _builtins.bool
+    """One capture may take several disjoint groups (else one group)."""
+    card_points_set: _builtins.bool
+    """`card_points` replaces the preset's table even when empty."""
+    most_cards_points: _builtins.int
+    """Points for the side with the most captured cards."""
+    tabla_points: _builtins.int
+    """Points for each tabla (a capture that clears the table)."""
+    last_card_tabla: _builtins.bool
+    """A tabla made by the last card of a hand counts."""
+    jack_off_opening_table: _builtins.bool
+    """A J among the four opening table cards goes under the deck and is replaced."""
+    must_capture: _builtins.bool
+    """A seat that can capture must capture (no trail while a capture exists)."""
+    rank_priority: _builtins.bool
+    """A card that can take a card of its own rank must take one."""
+    most_cards_tie_to_last: _builtins.bool
+    """A most-cards tie goes to the side that captured last (else nobody scores it)."""
     @_builtins.property
-    def switches(self) -> _struct_pb2.Struct:
-        """Any further switch by name, e.g. {"must_capture": true}; see the game's Rules.
-        Tač: {"decks": 2, "tac_calls": true, "play_on": true, "stall_rounds": 104}.
+    def card_points(self) -> _containers.RepeatedCompositeFieldContainer[Global___CardPoints]:
+        """Points per card or rank; empty keeps the preset's table (set `card_points_set` to give
+        an empty table: no card scores).
         """
 
     def __init__(
         self,
         *,
-        game: _builtins.str = ...,
-        preset: _builtins.str = ...,
+        preset: Global___TablicPreset.ValueType = ...,
+        target: _builtins.int | None = ...,
+        ace_high: _builtins.bool | None = ...,
+        wild_jack: _builtins.bool | None = ...,
+        jack_value: _builtins.int | None = ...,
+        queen_value: _builtins.int | None = ...,
+        king_value: _builtins.int | None = ...,
+        royals_by_rank_only: _builtins.bool | None = ...,
+        multi_group: _builtins.bool | None = ...,
+        card_points: _abc.Iterable[Global___CardPoints] | None = ...,
+        card_points_set: _builtins.bool = ...,
+        most_cards_points: _builtins.int | None = ...,
+        tabla_points: _builtins.int | None = ...,
+        last_card_tabla: _builtins.bool | None = ...,
+        jack_off_opening_table: _builtins.bool | None = ...,
+        must_capture: _builtins.bool | None = ...,
+        rank_priority: _builtins.bool | None = ...,
+        most_cards_tie_to_last: _builtins.bool | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_ace_high", b"_ace_high", "_jack_off_opening_table", b"_jack_off_opening_table", "_jack_value", b"_jack_value", "_king_value", b"_king_value", "_last_card_tabla", b"_last_card_tabla", "_most_cards_points", b"_most_cards_points", "_most_cards_tie_to_last", b"_most_cards_tie_to_last", "_multi_group", b"_multi_group", "_must_capture", b"_must_capture", "_queen_value", b"_queen_value", "_rank_priority", b"_rank_priority", "_royals_by_rank_only", b"_royals_by_rank_only", "_tabla_points", b"_tabla_points", "_target", b"_target", "_wild_jack", b"_wild_jack", "ace_high", b"ace_high", "jack_off_opening_table", b"jack_off_opening_table", "jack_value", b"jack_value", "king_value", b"king_value", "last_card_tabla", b"last_card_tabla", "most_cards_points", b"most_cards_points", "most_cards_tie_to_last", b"most_cards_tie_to_last", "multi_group", b"multi_group", "must_capture", b"must_capture", "queen_value", b"queen_value", "rank_priority", b"rank_priority", "royals_by_rank_only", b"royals_by_rank_only", "tabla_points", b"tabla_points", "target", b"target", "wild_jack", b"wild_jack"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_ace_high", b"_ace_high", "_jack_off_opening_table", b"_jack_off_opening_table", "_jack_value", b"_jack_value", "_king_value", b"_king_value", "_last_card_tabla", b"_last_card_tabla", "_most_cards_points", b"_most_cards_points", "_most_cards_tie_to_last", b"_most_cards_tie_to_last", "_multi_group", b"_multi_group", "_must_capture", b"_must_capture", "_queen_value", b"_queen_value", "_rank_priority", b"_rank_priority", "_royals_by_rank_only", b"_royals_by_rank_only", "_tabla_points", b"_tabla_points", "_target", b"_target", "_wild_jack", b"_wild_jack", "ace_high", b"ace_high", "card_points", b"card_points", "card_points_set", b"card_points_set", "jack_off_opening_table", b"jack_off_opening_table", "jack_value", b"jack_value", "king_value", b"king_value", "last_card_tabla", b"last_card_tabla", "most_cards_points", b"most_cards_points", "most_cards_tie_to_last", b"most_cards_tie_to_last", "multi_group", b"multi_group", "must_capture", b"must_capture", "preset", b"preset", "queen_value", b"queen_value", "rank_priority", b"rank_priority", "royals_by_rank_only", b"royals_by_rank_only", "tabla_points", b"tabla_points", "target", b"target", "wild_jack", b"wild_jack"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__ace_high: _TypeAlias = _typing.Literal["ace_high"]  # noqa: Y015
+    _WhichOneofArgType__ace_high: _TypeAlias = _typing.Literal["_ace_high", b"_ace_high"]  # noqa: Y015
+    _WhichOneofReturnType__jack_off_opening_table: _TypeAlias = _typing.Literal["jack_off_opening_table"]  # noqa: Y015
+    _WhichOneofArgType__jack_off_opening_table: _TypeAlias = _typing.Literal["_jack_off_opening_table", b"_jack_off_opening_table"]  # noqa: Y015
+    _WhichOneofReturnType__jack_value: _TypeAlias = _typing.Literal["jack_value"]  # noqa: Y015
+    _WhichOneofArgType__jack_value: _TypeAlias = _typing.Literal["_jack_value", b"_jack_value"]  # noqa: Y015
+    _WhichOneofReturnType__king_value: _TypeAlias = _typing.Literal["king_value"]  # noqa: Y015
+    _WhichOneofArgType__king_value: _TypeAlias = _typing.Literal["_king_value", b"_king_value"]  # noqa: Y015
+    _WhichOneofReturnType__last_card_tabla: _TypeAlias = _typing.Literal["last_card_tabla"]  # noqa: Y015
+    _WhichOneofArgType__last_card_tabla: _TypeAlias = _typing.Literal["_last_card_tabla", b"_last_card_tabla"]  # noqa: Y015
+    _WhichOneofReturnType__most_cards_points: _TypeAlias = _typing.Literal["most_cards_points"]  # noqa: Y015
+    _WhichOneofArgType__most_cards_points: _TypeAlias = _typing.Literal["_most_cards_points", b"_most_cards_points"]  # noqa: Y015
+    _WhichOneofReturnType__most_cards_tie_to_last: _TypeAlias = _typing.Literal["most_cards_tie_to_last"]  # noqa: Y015
+    _WhichOneofArgType__most_cards_tie_to_last: _TypeAlias = _typing.Literal["_most_cards_tie_to_last", b"_most_cards_tie_to_last"]  # noqa: Y015
+    _WhichOneofReturnType__multi_group: _TypeAlias = _typing.Literal["multi_group"]  # noqa: Y015
+    _WhichOneofArgType__multi_group: _TypeAlias = _typing.Literal["_multi_group", b"_multi_group"]  # noqa: Y015
+    _WhichOneofReturnType__must_capture: _TypeAlias = _typing.Literal["must_capture"]  # noqa: Y015
+    _WhichOneofArgType__must_capture: _TypeAlias = _typing.Literal["_must_capture", b"_must_capture"]  # noqa: Y015
+    _WhichOneofReturnType__queen_value: _TypeAlias = _typing.Literal["queen_value"]  # noqa: Y015
+    _WhichOneofArgType__queen_value: _TypeAlias = _typing.Literal["_queen_value", b"_queen_value"]  # noqa: Y015
+    _WhichOneofReturnType__rank_priority: _TypeAlias = _typing.Literal["rank_priority"]  # noqa: Y015
+    _WhichOneofArgType__rank_priority: _TypeAlias = _typing.Literal["_rank_priority", b"_rank_priority"]  # noqa: Y015
+    _WhichOneofReturnType__royals_by_rank_only: _TypeAlias = _typing.Literal["royals_by_rank_only"]  # noqa: Y015
+    _WhichOneofArgType__royals_by_rank_only: _TypeAlias = _typing.Literal["_royals_by_rank_only", b"_royals_by_rank_only"]  # noqa: Y015
+    _WhichOneofReturnType__tabla_points: _TypeAlias = _typing.Literal["tabla_points"]  # noqa: Y015
+    _WhichOneofArgType__tabla_points: _TypeAlias = _typing.Literal["_tabla_points", b"_tabla_points"]  # noqa: Y015
+    _WhichOneofReturnType__target: _TypeAlias = _typing.Literal["target"]  # noqa: Y015
+    _WhichOneofArgType__target: _TypeAlias = _typing.Literal["_target", b"_target"]  # noqa: Y015
+    _WhichOneofReturnType__wild_jack: _TypeAlias = _typing.Literal["wild_jack"]  # noqa: Y015
+    _WhichOneofArgType__wild_jack: _TypeAlias = _typing.Literal["_wild_jack", b"_wild_jack"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__ace_high) -> _WhichOneofReturnType__ace_high | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__jack_off_opening_table) -> _WhichOneofReturnType__jack_off_opening_table | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__jack_value) -> _WhichOneofReturnType__jack_value | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__king_value) -> _WhichOneofReturnType__king_value | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__last_card_tabla) -> _WhichOneofReturnType__last_card_tabla | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__most_cards_points) -> _WhichOneofReturnType__most_cards_points | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__most_cards_tie_to_last) -> _WhichOneofReturnType__most_cards_tie_to_last | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__multi_group) -> _WhichOneofReturnType__multi_group | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__must_capture) -> _WhichOneofReturnType__must_capture | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__queen_value) -> _WhichOneofReturnType__queen_value | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__rank_priority) -> _WhichOneofReturnType__rank_priority | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__royals_by_rank_only) -> _WhichOneofReturnType__royals_by_rank_only | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__tabla_points) -> _WhichOneofReturnType__tabla_points | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__target) -> _WhichOneofReturnType__target | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__wild_jack) -> _WhichOneofReturnType__wild_jack | None: ...
+
+Global___TablicRules: _TypeAlias = TablicRules  # noqa: Y015
+
+@_typing.final
+class TacRules(_message.Message):
+    """Tač: switches over the standard game. An unset switch keeps its default; in
+    `TableInfo.rules` every switch is set.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DECKS_FIELD_NUMBER: _builtins.int
+    TAC_CALLS_FIELD_NUMBER: _builtins.int
+    PLAY_ON_FIELD_NUMBER: _builtins.int
+    CENTRE_FIRST_FIELD_NUMBER: _builtins.int
+    STALL_ROUNDS_FIELD_NUMBER: _builtins.int
+    decks: _builtins.int
+    """Decks dealt: 1 (2, 3 or 4 players) or 2 (2, 4 or 8 players). Default 1."""
+    tac_calls: _builtins.bool
+    """Out-of-order moves are accepted and others may call "Tač!" on them. Default off."""
+    play_on: _builtins.bool
+    """After the first player goes out, play on for every place. Default off."""
+    centre_first: _builtins.bool
+    """A card that fits the central pile must go there first. Default off."""
+    stall_rounds: _builtins.int
+    """Rounds without a card onto the central pile after which the game is drawn. Default 104."""
+    def __init__(
+        self,
+        *,
+        decks: _builtins.int | None = ...,
+        tac_calls: _builtins.bool | None = ...,
+        play_on: _builtins.bool | None = ...,
+        centre_first: _builtins.bool | None = ...,
+        stall_rounds: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_centre_first", b"_centre_first", "_decks", b"_decks", "_play_on", b"_play_on", "_stall_rounds", b"_stall_rounds", "_tac_calls", b"_tac_calls", "centre_first", b"centre_first", "decks", b"decks", "play_on", b"play_on", "stall_rounds", b"stall_rounds", "tac_calls", b"tac_calls"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_centre_first", b"_centre_first", "_decks", b"_decks", "_play_on", b"_play_on", "_stall_rounds", b"_stall_rounds", "_tac_calls", b"_tac_calls", "centre_first", b"centre_first", "decks", b"decks", "play_on", b"play_on", "stall_rounds", b"stall_rounds", "tac_calls", b"tac_calls"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__centre_first: _TypeAlias = _typing.Literal["centre_first"]  # noqa: Y015
+    _WhichOneofArgType__centre_first: _TypeAlias = _typing.Literal["_centre_first", b"_centre_first"]  # noqa: Y015
+    _WhichOneofReturnType__decks: _TypeAlias = _typing.Literal["decks"]  # noqa: Y015
+    _WhichOneofArgType__decks: _TypeAlias = _typing.Literal["_decks", b"_decks"]  # noqa: Y015
+    _WhichOneofReturnType__play_on: _TypeAlias = _typing.Literal["play_on"]  # noqa: Y015
+    _WhichOneofArgType__play_on: _TypeAlias = _typing.Literal["_play_on", b"_play_on"]  # noqa: Y015
+    _WhichOneofReturnType__stall_rounds: _TypeAlias = _typing.Literal["stall_rounds"]  # noqa: Y015
+    _WhichOneofArgType__stall_rounds: _TypeAlias = _typing.Literal["_stall_rounds", b"_stall_rounds"]  # noqa: Y015
+    _WhichOneofReturnType__tac_calls: _TypeAlias = _typing.Literal["tac_calls"]  # noqa: Y015
+    _WhichOneofArgType__tac_calls: _TypeAlias = _typing.Literal["_tac_calls", b"_tac_calls"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__centre_first) -> _WhichOneofReturnType__centre_first | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__decks) -> _WhichOneofReturnType__decks | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__play_on) -> _WhichOneofReturnType__play_on | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__stall_rounds) -> _WhichOneofReturnType__stall_rounds | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__tac_calls) -> _WhichOneofReturnType__tac_calls | None: ...
+
+Global___TacRules: _TypeAlias = TacRules  # noqa: Y015
+
+@_typing.final
+class RulesSpec(_message.Message):
+    """The rules of a table: the game, its seats, and the game's own switches."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    PLAYERS_FIELD_NUMBER: _builtins.int
+    PARTNERSHIPS_FIELD_NUMBER: _builtins.int
+    TABLIC_FIELD_NUMBER: _builtins.int
+    TAC_FIELD_NUMBER: _builtins.int
+    game: Global___Game.ValueType
+    """The game; UNSPECIFIED is Tablić. Must agree with the `variant` set, if any."""
+    players: _builtins.int
+    """Number of seats: 0 is 2. Tablić: 2, 3 or 4; Tač: 2, 3, 4 (one deck) or 2, 4, 8 (two)."""
+    partnerships: _builtins.bool
+    """Four players in two partnerships (seats 0 and 2 against 1 and 3). Tablić only."""
+    @_builtins.property
+    def tablic(self) -> Global___TablicRules:
+        """Tablić switches (only with game TABLIC or UNSPECIFIED)."""
+
+    @_builtins.property
+    def tac(self) -> Global___TacRules:
+        """Tač switches (only with game TAC)."""
+
+    def __init__(
+        self,
+        *,
+        game: Global___Game.ValueType = ...,
         players: _builtins.int = ...,
         partnerships: _builtins.bool = ...,
-        target: _builtins.int = ...,
-        switches: _struct_pb2.Struct | None = ...,
+        tablic: Global___TablicRules | None = ...,
+        tac: Global___TacRules | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["switches", b"switches"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["tablic", b"tablic", "tac", b"tac", "variant", b"variant"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "partnerships", b"partnerships", "players", b"players", "preset", b"preset", "switches", b"switches", "target", b"target"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "partnerships", b"partnerships", "players", b"players", "tablic", b"tablic", "tac", b"tac", "variant", b"variant"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType_variant: _TypeAlias = _typing.Literal["tablic", "tac"]  # noqa: Y015
+    _WhichOneofArgType_variant: _TypeAlias = _typing.Literal["variant", b"variant"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_variant) -> _WhichOneofReturnType_variant | None: ...
 
 Global___RulesSpec: _TypeAlias = RulesSpec  # noqa: Y015
 
@@ -98,7 +395,9 @@ class Deck(_message.Message):
 
     CARDS_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Every card of the deck once ("KC", "10D", ...); Tač: 52 x decks cards."""
+
     def __init__(
         self,
         *,
@@ -129,9 +428,11 @@ class ClockSpec(_message.Message):
     NO_SHOW_MILLIS_FIELD_NUMBER: _builtins.int
     ILLEGAL_LIMIT_FIELD_NUMBER: _builtins.int
     move_millis: _builtins.int
+    """Time per move in milliseconds (0: no clock). The clock restarts at every move."""
     policy: Global___TimeoutPolicy.ValueType
+    """What a timeout does."""
     forfeit_after_timeouts: _builtins.int
-    """The seat's N-th timeout of the match forfeits it (reason "timeouts") instead of the
+    """The seat's N-th timeout of the match forfeits it (reason TIMEOUTS) instead of the
     policy's answer (0: never).
     """
     disconnect_grace_millis: _builtins.int
@@ -139,17 +440,17 @@ class ClockSpec(_message.Message):
     this long (streams count while open); then `on_disconnect` (0: not checked).
     """
     on_disconnect: Global___TimeoutPolicy.ValueType
-    """After the grace: DEFAULT_MOVE (unspecified: the same) plays the seat's turns by default
-    (reason "disconnect") until it is seen again; FORFEIT ends the match (reason "disconnect").
+    """After the grace: DEFAULT_MOVE (or unspecified) plays the seat's turns by default (reason
+    DISCONNECT) until it is seen again; FORFEIT ends the match (reason DISCONNECT).
     """
     no_show_millis: _builtins.int
     """A seat not seen this long after the table was created (never joined, or joined and never
-    called with its token) forfeits (reason "no_show"); when no seat was seen the match ends
-    without a result (CLOSED, reason "no_show"). 0: not checked.
+    called with its token) forfeits (reason NO_SHOW); when no seat was seen the match ends
+    without a result (reason NO_SHOW). 0: not checked.
     """
     illegal_limit: _builtins.int
     """A seat's refused illegal PlayMove attempts: the N-th forfeits the match (reason
-    "illegal_move"); 0: never.
+    ILLEGAL_MOVE); 0: never.
     """
     def __init__(
         self,
@@ -184,16 +485,21 @@ class TableConfig(_message.Message):
     SEAT_ACCOUNTS_FIELD_NUMBER: _builtins.int
     EMBARGO_FIELD_NUMBER: _builtins.int
     seed: _builtins.int
-    """The match seed; a random one when absent. Never shown before the match ends."""
+    """The match seed; a random one when absent. Never shown before the match ends. A string in
+    JavaScript (jstype) so that no client loses digits above 2^53.
+    """
     name: _builtins.str
-    """A label for lists."""
+    """A label for lists (at most 100 characters)."""
     embargo: _builtins.str
     """An embargo label ("": none). While the label is embargoed (by the organiser of an event
     whose games share deals, e.g. a duplicate board), the table's seed, decks, record and
-    spectator views are refused with FAILED_PRECONDITION: other games are dealt the same cards.
+    spectator views are refused with FAILED_PRECONDITION (reason EMBARGOED): other games are
+    dealt the same cards.
     """
     @_builtins.property
-    def rules(self) -> Global___RulesSpec: ...
+    def rules(self) -> Global___RulesSpec:
+        """The game and its rules."""
+
     @_builtins.property
     def decks(self) -> _containers.RepeatedCompositeFieldContainer[Global___Deck]:
         """Explicit deck orders (hand k uses decks[k]); overrides the seed for those hands.
@@ -201,7 +507,9 @@ class TableConfig(_message.Message):
         """
 
     @_builtins.property
-    def clock(self) -> Global___ClockSpec: ...
+    def clock(self) -> Global___ClockSpec:
+        """The clock and fault policy (absent: no clock)."""
+
     @_builtins.property
     def seat_accounts(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Seats bound to accounts: seat k only for the account seat_accounts[k] ("" or absent:

@@ -23,59 +23,80 @@ _sym_db = _symbol_database.Default()
 
 
 from kafana.v1 import events_pb2 as kafana_dot_v1_dot_events__pb2
+from kafana.v1 import leagues_pb2 as kafana_dot_v1_dot_leagues__pb2
 from kafana.v1 import rules_pb2 as kafana_dot_v1_dot_rules__pb2
 from kafana.v1 import state_pb2 as kafana_dot_v1_dot_state__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17kafana/v1/service.proto\x12\tkafana.v1\x1a\x16kafana/v1/events.proto\x1a\x15kafana/v1/rules.proto\x1a\x15kafana/v1/state.proto\"<\n\x12\x43reateTableRequest\x12&\n\x06\x63onfig\x18\x01 \x01(\x0b\x32\x16.kafana.v1.TableConfig\"`\n\x13\x43reateTableResponse\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x13\n\x0b\x61\x64min_token\x18\x02 \x01(\t\x12\"\n\x04info\x18\x03 \x01(\x0b\x32\x14.kafana.v1.TableInfo\"N\n\x10JoinTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x12\x0c\n\x04name\x18\x03 \x01(\tB\x07\n\x05_seat\"[\n\x11JoinTableResponse\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12$\n\x05state\x18\x03 \x01(\x0b\x32\x15.kafana.v1.TableState\"9\n\x11LeaveTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\"!\n\x12LeaveTableResponse\x12\x0b\n\x03seq\x18\x01 \x01(\x04\":\n\x11\x43loseTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x13\n\x0b\x61\x64min_token\x18\x02 \x01(\t\"!\n\x12\x43loseTableResponse\x12\x0b\n\x03seq\x18\x01 \x01(\x04\"X\n\x11ListTablesRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12&\n\x06status\x18\x02 \x01(\x0e\x32\x16.kafana.v1.TableStatus\x12\r\n\x05limit\x18\x03 \x01(\r\":\n\x12ListTablesResponse\x12$\n\x06tables\x18\x01 \x03(\x0b\x32\x14.kafana.v1.TableInfo\"#\n\x0fGetTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"7\n\x0fGetStateRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\"<\n\x14GetLegalMovesRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\"D\n\x15GetLegalMovesResponse\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12\x1e\n\x05moves\x18\x02 \x03(\x0b\x32\x0f.kafana.v1.Move\"\x83\x01\n\x0fPlayMoveRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x0c\n\x04move\x18\x03 \x01(\t\x12\x16\n\x0e\x63lient_move_id\x18\x04 \x01(\t\x12\x10\n\x08last_seq\x18\x05 \x01(\x04\x12\x12\n\nwith_state\x18\x06 \x01(\x08\"\x9f\x01\n\x10PlayMoveResponse\x12\x1f\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x10.kafana.v1.Event\x12$\n\x05state\x18\x02 \x01(\x0b\x32\x15.kafana.v1.TableState\x12\x11\n\tduplicate\x18\x03 \x01(\x08\x12\x0e\n\x06scores\x18\x04 \x03(\x05\x12!\n\x06result\x18\x05 \x01(\x0b\x32\x11.kafana.v1.Result\"M\n\x12WatchEventsRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x11\n\tafter_seq\x18\x02 \x01(\x04\x12\x12\n\nseat_token\x18\x03 \x01(\t\"$\n\x10GetRecordRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"h\n\x11GetRecordResponse\x12!\n\x06result\x18\x01 \x01(\x0b\x32\x11.kafana.v1.Result\x12\x0e\n\x06record\x18\x02 \x01(\t\x12 \n\x06\x65vents\x18\x03 \x03(\x0b\x32\x10.kafana.v1.Event\"S\n\x0f\x43\x61pturesRequest\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\x12\r\n\x05table\x18\x02 \x03(\t\x12#\n\x05rules\x18\x03 \x01(\x0b\x32\x14.kafana.v1.RulesSpec\"6\n\x10\x43\x61pturesResponse\x12\"\n\x08\x63\x61ptures\x18\x01 \x03(\x0b\x32\x10.kafana.v1.Cards2\xe4\x06\n\x06Kafana\x12L\n\x0b\x43reateTable\x12\x1d.kafana.v1.CreateTableRequest\x1a\x1e.kafana.v1.CreateTableResponse\x12\x46\n\tJoinTable\x12\x1b.kafana.v1.JoinTableRequest\x1a\x1c.kafana.v1.JoinTableResponse\x12I\n\nLeaveTable\x12\x1c.kafana.v1.LeaveTableRequest\x1a\x1d.kafana.v1.LeaveTableResponse\x12I\n\nCloseTable\x12\x1c.kafana.v1.CloseTableRequest\x1a\x1d.kafana.v1.CloseTableResponse\x12I\n\nListTables\x12\x1c.kafana.v1.ListTablesRequest\x1a\x1d.kafana.v1.ListTablesResponse\x12<\n\x08GetTable\x12\x1a.kafana.v1.GetTableRequest\x1a\x14.kafana.v1.TableInfo\x12=\n\x08GetState\x12\x1a.kafana.v1.GetStateRequest\x1a\x15.kafana.v1.TableState\x12R\n\rGetLegalMoves\x12\x1f.kafana.v1.GetLegalMovesRequest\x1a .kafana.v1.GetLegalMovesResponse\x12\x43\n\x08PlayMove\x12\x1a.kafana.v1.PlayMoveRequest\x1a\x1b.kafana.v1.PlayMoveResponse\x12@\n\x0bWatchEvents\x12\x1d.kafana.v1.WatchEventsRequest\x1a\x10.kafana.v1.Event0\x01\x12\x46\n\tGetRecord\x12\x1b.kafana.v1.GetRecordRequest\x1a\x1c.kafana.v1.GetRecordResponse\x12\x43\n\x08\x43\x61ptures\x12\x1a.kafana.v1.CapturesRequest\x1a\x1b.kafana.v1.CapturesResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17kafana/v1/service.proto\x12\tkafana.v1\x1a\x16kafana/v1/events.proto\x1a\x17kafana/v1/leagues.proto\x1a\x15kafana/v1/rules.proto\x1a\x15kafana/v1/state.proto\"\x16\n\x14GetServerInfoRequest\"=\n\nSwitchInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\"\xb3\x01\n\tGameOffer\x12\x1d\n\x04game\x18\x01 \x01(\x0e\x32\x0f.kafana.v1.Game\x12\x0f\n\x07players\x18\x02 \x03(\r\x12&\n\x08\x64\x65\x66\x61ults\x18\x03 \x01(\x0b\x32\x14.kafana.v1.RulesSpec\x12%\n\x07presets\x18\x04 \x03(\x0b\x32\x14.kafana.v1.RulesSpec\x12\'\n\x08switches\x18\x05 \x03(\x0b\x32\x15.kafana.v1.SwitchInfo\"\xcd\x01\n\x0cServerLimits\x12\x19\n\x11\x64\x65\x66\x61ult_page_size\x18\x01 \x01(\r\x12\x15\n\rmax_page_size\x18\x02 \x01(\r\x12\x14\n\x0cmax_captures\x18\x03 \x01(\r\x12\x18\n\x10heartbeat_millis\x18\x04 \x01(\r\x12\x17\n\x0frate_per_second\x18\x05 \x01(\x01\x12\x12\n\nrate_burst\x18\x06 \x01(\r\x12\x13\n\x0bmax_streams\x18\x07 \x01(\r\x12\x19\n\x11max_request_bytes\x18\x08 \x01(\r\"\xa6\x01\n\nServerInfo\x12\x0f\n\x07version\x18\x01 \x01(\t\x12\x0b\n\x03\x61pi\x18\x02 \x01(\t\x12#\n\x05games\x18\x03 \x03(\x0b\x32\x14.kafana.v1.GameOffer\x12\'\n\x06limits\x18\x04 \x01(\x0b\x32\x17.kafana.v1.ServerLimits\x12\x15\n\rauth_required\x18\x05 \x01(\x08\x12\x15\n\rself_register\x18\x06 \x01(\x08\"<\n\x12\x43reateTableRequest\x12&\n\x06\x63onfig\x18\x01 \x01(\x0b\x32\x16.kafana.v1.TableConfig\"`\n\x13\x43reateTableResponse\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x13\n\x0b\x61\x64min_token\x18\x02 \x01(\t\x12\"\n\x04info\x18\x03 \x01(\x0b\x32\x14.kafana.v1.TableInfo\"N\n\x10JoinTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x12\x0c\n\x04name\x18\x03 \x01(\tB\x07\n\x05_seat\"[\n\x11JoinTableResponse\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12$\n\x05state\x18\x03 \x01(\x0b\x32\x15.kafana.v1.TableState\"%\n\x11LeaveTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"!\n\x12LeaveTableResponse\x12\x0b\n\x03seq\x18\x01 \x01(\x04\"%\n\x11\x43loseTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"!\n\x12\x43loseTableResponse\x12\x0b\n\x03seq\x18\x01 \x01(\x04\"\x81\x01\n\x11ListTablesRequest\x12\x1d\n\x04game\x18\x01 \x01(\x0e\x32\x0f.kafana.v1.Game\x12&\n\x06status\x18\x02 \x01(\x0e\x32\x16.kafana.v1.TableStatus\x12\x11\n\tpage_size\x18\x03 \x01(\r\x12\x12\n\npage_token\x18\x04 \x01(\t\"S\n\x12ListTablesResponse\x12$\n\x06tables\x18\x01 \x03(\x0b\x32\x14.kafana.v1.TableInfo\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"#\n\x0fGetTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"#\n\x0fGetStateRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"(\n\x14GetLegalMovesRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"p\n\x15GetLegalMovesResponse\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12\x1e\n\x05moves\x18\x02 \x03(\x0b\x32\x0f.kafana.v1.Move\x12\x19\n\x0c\x63urrent_seat\x18\x03 \x01(\rH\x00\x88\x01\x01\x42\x0f\n\r_current_seat\"\x80\x01\n\x0fPlayMoveRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x1d\n\x04move\x18\x02 \x01(\x0b\x32\x0f.kafana.v1.Move\x12\x16\n\x0e\x63lient_move_id\x18\x03 \x01(\t\x12\x10\n\x08last_seq\x18\x04 \x01(\x04\x12\x12\n\nwith_state\x18\x05 \x01(\x08\"\x9f\x01\n\x10PlayMoveResponse\x12\x1f\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x10.kafana.v1.Event\x12$\n\x05state\x18\x02 \x01(\x0b\x32\x15.kafana.v1.TableState\x12\x11\n\tduplicate\x18\x03 \x01(\x08\x12\x0e\n\x06scores\x18\x04 \x03(\x05\x12!\n\x06result\x18\x05 \x01(\x0b\x32\x11.kafana.v1.Result\"M\n\x12WatchEventsRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x11\n\tafter_seq\x18\x02 \x01(\x04\x12\x12\n\nwith_state\x18\x03 \x01(\x08\"k\n\x13WatchEventsResponse\x12!\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x10.kafana.v1.EventH\x00\x12)\n\theartbeat\x18\x02 \x01(\x0b\x32\x14.kafana.v1.HeartbeatH\x00\x42\x06\n\x04item\"$\n\x13WatchAccountRequest\x12\r\n\x05\x61\x66ter\x18\x01 \x01(\t\"\xe4\x01\n\rAccountNotice\x12\n\n\x02id\x18\x01 \x01(\t\x12#\n\x04kind\x18\x02 \x01(\x0e\x32\x15.kafana.v1.NoticeKind\x12\x0f\n\x07time_ms\x18\x03 \x01(\x03\x12\x10\n\x08table_id\x18\x04 \x01(\t\x12\x0c\n\x04seat\x18\x05 \x01(\r\x12\x0b\n\x03seq\x18\x06 \x01(\x04\x12\x18\n\x10remaining_millis\x18\x07 \x01(\r\x12!\n\x06result\x18\x08 \x01(\x0b\x32\x11.kafana.v1.Result\x12\'\n\x06ticket\x18\t \x01(\x0b\x32\x17.kafana.v1.TicketUpdate\"u\n\x14WatchAccountResponse\x12*\n\x06notice\x18\x01 \x01(\x0b\x32\x18.kafana.v1.AccountNoticeH\x00\x12)\n\theartbeat\x18\x02 \x01(\x0b\x32\x14.kafana.v1.HeartbeatH\x00\x42\x06\n\x04item\"$\n\x10GetRecordRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"h\n\x11GetRecordResponse\x12!\n\x06result\x18\x01 \x01(\x0b\x32\x11.kafana.v1.Result\x12\x0e\n\x06record\x18\x02 \x01(\t\x12 \n\x06\x65vents\x18\x03 \x03(\x0b\x32\x10.kafana.v1.Event\"S\n\x0f\x43\x61pturesRequest\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\x12\r\n\x05table\x18\x02 \x03(\t\x12#\n\x05rules\x18\x03 \x01(\x0b\x32\x14.kafana.v1.RulesSpec\"6\n\x10\x43\x61pturesResponse\x12\"\n\x08\x63\x61ptures\x18\x01 \x03(\x0b\x32\x10.kafana.v1.Cards*\x8f\x01\n\nNoticeKind\x12\x1b\n\x17NOTICE_KIND_UNSPECIFIED\x10\x00\x12\x16\n\x12NOTICE_KIND_SEATED\x10\x01\x12\x19\n\x15NOTICE_KIND_YOUR_TURN\x10\x02\x12\x19\n\x15NOTICE_KIND_GAME_OVER\x10\x03\x12\x16\n\x12NOTICE_KIND_TICKET\x10\x04\x32\x95\x08\n\rKafanaService\x12G\n\rGetServerInfo\x12\x1f.kafana.v1.GetServerInfoRequest\x1a\x15.kafana.v1.ServerInfo\x12L\n\x0b\x43reateTable\x12\x1d.kafana.v1.CreateTableRequest\x1a\x1e.kafana.v1.CreateTableResponse\x12\x46\n\tJoinTable\x12\x1b.kafana.v1.JoinTableRequest\x1a\x1c.kafana.v1.JoinTableResponse\x12I\n\nLeaveTable\x12\x1c.kafana.v1.LeaveTableRequest\x1a\x1d.kafana.v1.LeaveTableResponse\x12I\n\nCloseTable\x12\x1c.kafana.v1.CloseTableRequest\x1a\x1d.kafana.v1.CloseTableResponse\x12I\n\nListTables\x12\x1c.kafana.v1.ListTablesRequest\x1a\x1d.kafana.v1.ListTablesResponse\x12<\n\x08GetTable\x12\x1a.kafana.v1.GetTableRequest\x1a\x14.kafana.v1.TableInfo\x12=\n\x08GetState\x12\x1a.kafana.v1.GetStateRequest\x1a\x15.kafana.v1.TableState\x12R\n\rGetLegalMoves\x12\x1f.kafana.v1.GetLegalMovesRequest\x1a .kafana.v1.GetLegalMovesResponse\x12\x43\n\x08PlayMove\x12\x1a.kafana.v1.PlayMoveRequest\x1a\x1b.kafana.v1.PlayMoveResponse\x12N\n\x0bWatchEvents\x12\x1d.kafana.v1.WatchEventsRequest\x1a\x1e.kafana.v1.WatchEventsResponse0\x01\x12Q\n\x0cWatchAccount\x12\x1e.kafana.v1.WatchAccountRequest\x1a\x1f.kafana.v1.WatchAccountResponse0\x01\x12\x46\n\tGetRecord\x12\x1b.kafana.v1.GetRecordRequest\x1a\x1c.kafana.v1.GetRecordResponse\x12\x43\n\x08\x43\x61ptures\x12\x1a.kafana.v1.CapturesRequest\x1a\x1b.kafana.v1.CapturesResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'kafana.v1.service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_CREATETABLEREQUEST']._serialized_start=108
-  _globals['_CREATETABLEREQUEST']._serialized_end=168
-  _globals['_CREATETABLERESPONSE']._serialized_start=170
-  _globals['_CREATETABLERESPONSE']._serialized_end=266
-  _globals['_JOINTABLEREQUEST']._serialized_start=268
-  _globals['_JOINTABLEREQUEST']._serialized_end=346
-  _globals['_JOINTABLERESPONSE']._serialized_start=348
-  _globals['_JOINTABLERESPONSE']._serialized_end=439
-  _globals['_LEAVETABLEREQUEST']._serialized_start=441
-  _globals['_LEAVETABLEREQUEST']._serialized_end=498
-  _globals['_LEAVETABLERESPONSE']._serialized_start=500
-  _globals['_LEAVETABLERESPONSE']._serialized_end=533
-  _globals['_CLOSETABLEREQUEST']._serialized_start=535
-  _globals['_CLOSETABLEREQUEST']._serialized_end=593
-  _globals['_CLOSETABLERESPONSE']._serialized_start=595
-  _globals['_CLOSETABLERESPONSE']._serialized_end=628
-  _globals['_LISTTABLESREQUEST']._serialized_start=630
-  _globals['_LISTTABLESREQUEST']._serialized_end=718
-  _globals['_LISTTABLESRESPONSE']._serialized_start=720
-  _globals['_LISTTABLESRESPONSE']._serialized_end=778
-  _globals['_GETTABLEREQUEST']._serialized_start=780
-  _globals['_GETTABLEREQUEST']._serialized_end=815
-  _globals['_GETSTATEREQUEST']._serialized_start=817
-  _globals['_GETSTATEREQUEST']._serialized_end=872
-  _globals['_GETLEGALMOVESREQUEST']._serialized_start=874
-  _globals['_GETLEGALMOVESREQUEST']._serialized_end=934
-  _globals['_GETLEGALMOVESRESPONSE']._serialized_start=936
-  _globals['_GETLEGALMOVESRESPONSE']._serialized_end=1004
-  _globals['_PLAYMOVEREQUEST']._serialized_start=1007
-  _globals['_PLAYMOVEREQUEST']._serialized_end=1138
-  _globals['_PLAYMOVERESPONSE']._serialized_start=1141
-  _globals['_PLAYMOVERESPONSE']._serialized_end=1300
-  _globals['_WATCHEVENTSREQUEST']._serialized_start=1302
-  _globals['_WATCHEVENTSREQUEST']._serialized_end=1379
-  _globals['_GETRECORDREQUEST']._serialized_start=1381
-  _globals['_GETRECORDREQUEST']._serialized_end=1417
-  _globals['_GETRECORDRESPONSE']._serialized_start=1419
-  _globals['_GETRECORDRESPONSE']._serialized_end=1523
-  _globals['_CAPTURESREQUEST']._serialized_start=1525
-  _globals['_CAPTURESREQUEST']._serialized_end=1608
-  _globals['_CAPTURESRESPONSE']._serialized_start=1610
-  _globals['_CAPTURESRESPONSE']._serialized_end=1664
-  _globals['_KAFANA']._serialized_start=1667
-  _globals['_KAFANA']._serialized_end=2535
+  _globals['_NOTICEKIND']._serialized_start=2862
+  _globals['_NOTICEKIND']._serialized_end=3005
+  _globals['_GETSERVERINFOREQUEST']._serialized_start=133
+  _globals['_GETSERVERINFOREQUEST']._serialized_end=155
+  _globals['_SWITCHINFO']._serialized_start=157
+  _globals['_SWITCHINFO']._serialized_end=218
+  _globals['_GAMEOFFER']._serialized_start=221
+  _globals['_GAMEOFFER']._serialized_end=400
+  _globals['_SERVERLIMITS']._serialized_start=403
+  _globals['_SERVERLIMITS']._serialized_end=608
+  _globals['_SERVERINFO']._serialized_start=611
+  _globals['_SERVERINFO']._serialized_end=777
+  _globals['_CREATETABLEREQUEST']._serialized_start=779
+  _globals['_CREATETABLEREQUEST']._serialized_end=839
+  _globals['_CREATETABLERESPONSE']._serialized_start=841
+  _globals['_CREATETABLERESPONSE']._serialized_end=937
+  _globals['_JOINTABLEREQUEST']._serialized_start=939
+  _globals['_JOINTABLEREQUEST']._serialized_end=1017
+  _globals['_JOINTABLERESPONSE']._serialized_start=1019
+  _globals['_JOINTABLERESPONSE']._serialized_end=1110
+  _globals['_LEAVETABLEREQUEST']._serialized_start=1112
+  _globals['_LEAVETABLEREQUEST']._serialized_end=1149
+  _globals['_LEAVETABLERESPONSE']._serialized_start=1151
+  _globals['_LEAVETABLERESPONSE']._serialized_end=1184
+  _globals['_CLOSETABLEREQUEST']._serialized_start=1186
+  _globals['_CLOSETABLEREQUEST']._serialized_end=1223
+  _globals['_CLOSETABLERESPONSE']._serialized_start=1225
+  _globals['_CLOSETABLERESPONSE']._serialized_end=1258
+  _globals['_LISTTABLESREQUEST']._serialized_start=1261
+  _globals['_LISTTABLESREQUEST']._serialized_end=1390
+  _globals['_LISTTABLESRESPONSE']._serialized_start=1392
+  _globals['_LISTTABLESRESPONSE']._serialized_end=1475
+  _globals['_GETTABLEREQUEST']._serialized_start=1477
+  _globals['_GETTABLEREQUEST']._serialized_end=1512
+  _globals['_GETSTATEREQUEST']._serialized_start=1514
+  _globals['_GETSTATEREQUEST']._serialized_end=1549
+  _globals['_GETLEGALMOVESREQUEST']._serialized_start=1551
+  _globals['_GETLEGALMOVESREQUEST']._serialized_end=1591
+  _globals['_GETLEGALMOVESRESPONSE']._serialized_start=1593
+  _globals['_GETLEGALMOVESRESPONSE']._serialized_end=1705
+  _globals['_PLAYMOVEREQUEST']._serialized_start=1708
+  _globals['_PLAYMOVEREQUEST']._serialized_end=1836
+  _globals['_PLAYMOVERESPONSE']._serialized_start=1839
+  _globals['_PLAYMOVERESPONSE']._serialized_end=1998
+  _globals['_WATCHEVENTSREQUEST']._serialized_start=2000
+  _globals['_WATCHEVENTSREQUEST']._serialized_end=2077
+  _globals['_WATCHEVENTSRESPONSE']._serialized_start=2079
+  _globals['_WATCHEVENTSRESPONSE']._serialized_end=2186
+  _globals['_WATCHACCOUNTREQUEST']._serialized_start=2188
+  _globals['_WATCHACCOUNTREQUEST']._serialized_end=2224
+  _globals['_ACCOUNTNOTICE']._serialized_start=2227
+  _globals['_ACCOUNTNOTICE']._serialized_end=2455
+  _globals['_WATCHACCOUNTRESPONSE']._serialized_start=2457
+  _globals['_WATCHACCOUNTRESPONSE']._serialized_end=2574
+  _globals['_GETRECORDREQUEST']._serialized_start=2576
+  _globals['_GETRECORDREQUEST']._serialized_end=2612
+  _globals['_GETRECORDRESPONSE']._serialized_start=2614
+  _globals['_GETRECORDRESPONSE']._serialized_end=2718
+  _globals['_CAPTURESREQUEST']._serialized_start=2720
+  _globals['_CAPTURESREQUEST']._serialized_end=2803
+  _globals['_CAPTURESRESPONSE']._serialized_start=2805
+  _globals['_CAPTURESRESPONSE']._serialized_end=2859
+  _globals['_KAFANASERVICE']._serialized_start=3008
+  _globals['_KAFANASERVICE']._serialized_end=4053
 # @@protoc_insertion_point(module_scope)

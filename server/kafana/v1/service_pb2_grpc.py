@@ -3,7 +3,6 @@
 import grpc
 import warnings
 
-from kafana.v1 import events_pb2 as kafana_dot_v1_dot_events__pb2
 from kafana.v1 import service_pb2 as kafana_dot_v1_dot_service__pb2
 from kafana.v1 import state_pb2 as kafana_dot_v1_dot_state__pb2
 
@@ -27,8 +26,9 @@ if _version_not_supported:
     )
 
 
-class KafanaStub:
-    """Missing associated documentation comment in .proto file."""
+class KafanaServiceStub:
+    """Tables, seats, moves and their feeds.
+    """
 
     def __init__(self, channel):
         """Constructor.
@@ -36,70 +36,88 @@ class KafanaStub:
         Args:
             channel: A grpc.Channel.
         """
+        self.GetServerInfo = channel.unary_unary(
+                '/kafana.v1.KafanaService/GetServerInfo',
+                request_serializer=kafana_dot_v1_dot_service__pb2.GetServerInfoRequest.SerializeToString,
+                response_deserializer=kafana_dot_v1_dot_service__pb2.ServerInfo.FromString,
+                _registered_method=True)
         self.CreateTable = channel.unary_unary(
-                '/kafana.v1.Kafana/CreateTable',
+                '/kafana.v1.KafanaService/CreateTable',
                 request_serializer=kafana_dot_v1_dot_service__pb2.CreateTableRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_service__pb2.CreateTableResponse.FromString,
                 _registered_method=True)
         self.JoinTable = channel.unary_unary(
-                '/kafana.v1.Kafana/JoinTable',
+                '/kafana.v1.KafanaService/JoinTable',
                 request_serializer=kafana_dot_v1_dot_service__pb2.JoinTableRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_service__pb2.JoinTableResponse.FromString,
                 _registered_method=True)
         self.LeaveTable = channel.unary_unary(
-                '/kafana.v1.Kafana/LeaveTable',
+                '/kafana.v1.KafanaService/LeaveTable',
                 request_serializer=kafana_dot_v1_dot_service__pb2.LeaveTableRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_service__pb2.LeaveTableResponse.FromString,
                 _registered_method=True)
         self.CloseTable = channel.unary_unary(
-                '/kafana.v1.Kafana/CloseTable',
+                '/kafana.v1.KafanaService/CloseTable',
                 request_serializer=kafana_dot_v1_dot_service__pb2.CloseTableRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_service__pb2.CloseTableResponse.FromString,
                 _registered_method=True)
         self.ListTables = channel.unary_unary(
-                '/kafana.v1.Kafana/ListTables',
+                '/kafana.v1.KafanaService/ListTables',
                 request_serializer=kafana_dot_v1_dot_service__pb2.ListTablesRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_service__pb2.ListTablesResponse.FromString,
                 _registered_method=True)
         self.GetTable = channel.unary_unary(
-                '/kafana.v1.Kafana/GetTable',
+                '/kafana.v1.KafanaService/GetTable',
                 request_serializer=kafana_dot_v1_dot_service__pb2.GetTableRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_state__pb2.TableInfo.FromString,
                 _registered_method=True)
         self.GetState = channel.unary_unary(
-                '/kafana.v1.Kafana/GetState',
+                '/kafana.v1.KafanaService/GetState',
                 request_serializer=kafana_dot_v1_dot_service__pb2.GetStateRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_state__pb2.TableState.FromString,
                 _registered_method=True)
         self.GetLegalMoves = channel.unary_unary(
-                '/kafana.v1.Kafana/GetLegalMoves',
+                '/kafana.v1.KafanaService/GetLegalMoves',
                 request_serializer=kafana_dot_v1_dot_service__pb2.GetLegalMovesRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_service__pb2.GetLegalMovesResponse.FromString,
                 _registered_method=True)
         self.PlayMove = channel.unary_unary(
-                '/kafana.v1.Kafana/PlayMove',
+                '/kafana.v1.KafanaService/PlayMove',
                 request_serializer=kafana_dot_v1_dot_service__pb2.PlayMoveRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_service__pb2.PlayMoveResponse.FromString,
                 _registered_method=True)
         self.WatchEvents = channel.unary_stream(
-                '/kafana.v1.Kafana/WatchEvents',
+                '/kafana.v1.KafanaService/WatchEvents',
                 request_serializer=kafana_dot_v1_dot_service__pb2.WatchEventsRequest.SerializeToString,
-                response_deserializer=kafana_dot_v1_dot_events__pb2.Event.FromString,
+                response_deserializer=kafana_dot_v1_dot_service__pb2.WatchEventsResponse.FromString,
+                _registered_method=True)
+        self.WatchAccount = channel.unary_stream(
+                '/kafana.v1.KafanaService/WatchAccount',
+                request_serializer=kafana_dot_v1_dot_service__pb2.WatchAccountRequest.SerializeToString,
+                response_deserializer=kafana_dot_v1_dot_service__pb2.WatchAccountResponse.FromString,
                 _registered_method=True)
         self.GetRecord = channel.unary_unary(
-                '/kafana.v1.Kafana/GetRecord',
+                '/kafana.v1.KafanaService/GetRecord',
                 request_serializer=kafana_dot_v1_dot_service__pb2.GetRecordRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_service__pb2.GetRecordResponse.FromString,
                 _registered_method=True)
         self.Captures = channel.unary_unary(
-                '/kafana.v1.Kafana/Captures',
+                '/kafana.v1.KafanaService/Captures',
                 request_serializer=kafana_dot_v1_dot_service__pb2.CapturesRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_service__pb2.CapturesResponse.FromString,
                 _registered_method=True)
 
 
-class KafanaServicer:
-    """Missing associated documentation comment in .proto file."""
+class KafanaServiceServicer:
+    """Tables, seats, moves and their feeds.
+    """
+
+    def GetServerInfo(self, request, context):
+        """What this server offers: version, games, presets, switches and limits.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
 
     def CreateTable(self, request, context):
         """Create a table; the creator gets the table id and an admin token.
@@ -116,7 +134,7 @@ class KafanaServicer:
         raise NotImplementedError('Method not implemented!')
 
     def LeaveTable(self, request, context):
-        """Leave: frees the seat before the match starts; during the match, the side forfeits.
+        """Leave (seat token): frees the seat before the match starts; during it, the side forfeits.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -130,43 +148,54 @@ class KafanaServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListTables(self, request, context):
-        """Recent tables, newest first, optionally filtered.
+        """Tables, newest first, optionally filtered, a page at a time (AIP-158).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def GetTable(self, request, context):
-        """One table's summary.
+        """One table's summary (AIP-131: the resource itself).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def GetState(self, request, context):
-        """The state as one seat sees it (with its token) or as a spectator (without).
+        """The state as the seat of the call's seat token sees it, or as a spectator without one.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def GetLegalMoves(self, request, context):
-        """The legal moves of the seat to move. Tač: the seat's actions now, calls included (none
-        while another seat is to move and there is nothing to call).
+        """The legal moves of the seat token's seat now: empty when another seat is to move (Tač:
+        a "Tač!" call can be legal out of turn), and before the start or once over.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def PlayMove(self, request, context):
-        """Play a move. A retry with the same client_move_id returns the same result.
+        """Play a move for the seat token's seat. A retry with the same client_move_id returns the
+        same answer (`duplicate` set) and applies nothing twice.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def WatchEvents(self, request, context):
-        """Every event after `after_seq`, then new ones as they happen, until the match ends.
+        """Every event after `after_seq`, then new ones as they happen; heartbeats while idle. Ends
+        OK only once the match is over and its last event sent; UNAVAILABLE (reason
+        SERVER_STOPPING) when the server stops: resume with `after_seq` = the last seq seen.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WatchAccount(self, request, context):
+        """One stream per account (API key): seats taken for it, its turns, league tickets, and its
+        games' ends, for every table at once. Resumable by `after`.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -187,8 +216,13 @@ class KafanaServicer:
         raise NotImplementedError('Method not implemented!')
 
 
-def add_KafanaServicer_to_server(servicer, server):
+def add_KafanaServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
+            'GetServerInfo': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetServerInfo,
+                    request_deserializer=kafana_dot_v1_dot_service__pb2.GetServerInfoRequest.FromString,
+                    response_serializer=kafana_dot_v1_dot_service__pb2.ServerInfo.SerializeToString,
+            ),
             'CreateTable': grpc.unary_unary_rpc_method_handler(
                     servicer.CreateTable,
                     request_deserializer=kafana_dot_v1_dot_service__pb2.CreateTableRequest.FromString,
@@ -237,7 +271,12 @@ def add_KafanaServicer_to_server(servicer, server):
             'WatchEvents': grpc.unary_stream_rpc_method_handler(
                     servicer.WatchEvents,
                     request_deserializer=kafana_dot_v1_dot_service__pb2.WatchEventsRequest.FromString,
-                    response_serializer=kafana_dot_v1_dot_events__pb2.Event.SerializeToString,
+                    response_serializer=kafana_dot_v1_dot_service__pb2.WatchEventsResponse.SerializeToString,
+            ),
+            'WatchAccount': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchAccount,
+                    request_deserializer=kafana_dot_v1_dot_service__pb2.WatchAccountRequest.FromString,
+                    response_serializer=kafana_dot_v1_dot_service__pb2.WatchAccountResponse.SerializeToString,
             ),
             'GetRecord': grpc.unary_unary_rpc_method_handler(
                     servicer.GetRecord,
@@ -251,14 +290,42 @@ def add_KafanaServicer_to_server(servicer, server):
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
-            'kafana.v1.Kafana', rpc_method_handlers)
+            'kafana.v1.KafanaService', rpc_method_handlers)
     server.add_generic_rpc_handlers((generic_handler,))
-    server.add_registered_method_handlers('kafana.v1.Kafana', rpc_method_handlers)
+    server.add_registered_method_handlers('kafana.v1.KafanaService', rpc_method_handlers)
 
 
  # This class is part of an EXPERIMENTAL API.
-class Kafana:
-    """Missing associated documentation comment in .proto file."""
+class KafanaService:
+    """Tables, seats, moves and their feeds.
+    """
+
+    @staticmethod
+    def GetServerInfo(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kafana.v1.KafanaService/GetServerInfo',
+            kafana_dot_v1_dot_service__pb2.GetServerInfoRequest.SerializeToString,
+            kafana_dot_v1_dot_service__pb2.ServerInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
 
     @staticmethod
     def CreateTable(request,
@@ -274,7 +341,7 @@ class Kafana:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/kafana.v1.Kafana/CreateTable',
+            '/kafana.v1.KafanaService/CreateTable',
             kafana_dot_v1_dot_service__pb2.CreateTableRequest.SerializeToString,
             kafana_dot_v1_dot_service__pb2.CreateTableResponse.FromString,
             options,
@@ -301,7 +368,7 @@ class Kafana:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/kafana.v1.Kafana/JoinTable',
+            '/kafana.v1.KafanaService/JoinTable',
             kafana_dot_v1_dot_service__pb2.JoinTableRequest.SerializeToString,
             kafana_dot_v1_dot_service__pb2.JoinTableResponse.FromString,
             options,
@@ -328,7 +395,7 @@ class Kafana:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/kafana.v1.Kafana/LeaveTable',
+            '/kafana.v1.KafanaService/LeaveTable',
             kafana_dot_v1_dot_service__pb2.LeaveTableRequest.SerializeToString,
             kafana_dot_v1_dot_service__pb2.LeaveTableResponse.FromString,
             options,
@@ -355,7 +422,7 @@ class Kafana:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/kafana.v1.Kafana/CloseTable',
+            '/kafana.v1.KafanaService/CloseTable',
             kafana_dot_v1_dot_service__pb2.CloseTableRequest.SerializeToString,
             kafana_dot_v1_dot_service__pb2.CloseTableResponse.FromString,
             options,
@@ -382,7 +449,7 @@ class Kafana:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/kafana.v1.Kafana/ListTables',
+            '/kafana.v1.KafanaService/ListTables',
             kafana_dot_v1_dot_service__pb2.ListTablesRequest.SerializeToString,
             kafana_dot_v1_dot_service__pb2.ListTablesResponse.FromString,
             options,
@@ -409,7 +476,7 @@ class Kafana:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/kafana.v1.Kafana/GetTable',
+            '/kafana.v1.KafanaService/GetTable',
             kafana_dot_v1_dot_service__pb2.GetTableRequest.SerializeToString,
             kafana_dot_v1_dot_state__pb2.TableInfo.FromString,
             options,
@@ -436,7 +503,7 @@ class Kafana:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/kafana.v1.Kafana/GetState',
+            '/kafana.v1.KafanaService/GetState',
             kafana_dot_v1_dot_service__pb2.GetStateRequest.SerializeToString,
             kafana_dot_v1_dot_state__pb2.TableState.FromString,
             options,
@@ -463,7 +530,7 @@ class Kafana:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/kafana.v1.Kafana/GetLegalMoves',
+            '/kafana.v1.KafanaService/GetLegalMoves',
             kafana_dot_v1_dot_service__pb2.GetLegalMovesRequest.SerializeToString,
             kafana_dot_v1_dot_service__pb2.GetLegalMovesResponse.FromString,
             options,
@@ -490,7 +557,7 @@ class Kafana:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/kafana.v1.Kafana/PlayMove',
+            '/kafana.v1.KafanaService/PlayMove',
             kafana_dot_v1_dot_service__pb2.PlayMoveRequest.SerializeToString,
             kafana_dot_v1_dot_service__pb2.PlayMoveResponse.FromString,
             options,
@@ -517,9 +584,36 @@ class Kafana:
         return grpc.experimental.unary_stream(
             request,
             target,
-            '/kafana.v1.Kafana/WatchEvents',
+            '/kafana.v1.KafanaService/WatchEvents',
             kafana_dot_v1_dot_service__pb2.WatchEventsRequest.SerializeToString,
-            kafana_dot_v1_dot_events__pb2.Event.FromString,
+            kafana_dot_v1_dot_service__pb2.WatchEventsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchAccount(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/kafana.v1.KafanaService/WatchAccount',
+            kafana_dot_v1_dot_service__pb2.WatchAccountRequest.SerializeToString,
+            kafana_dot_v1_dot_service__pb2.WatchAccountResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -544,7 +638,7 @@ class Kafana:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/kafana.v1.Kafana/GetRecord',
+            '/kafana.v1.KafanaService/GetRecord',
             kafana_dot_v1_dot_service__pb2.GetRecordRequest.SerializeToString,
             kafana_dot_v1_dot_service__pb2.GetRecordResponse.FromString,
             options,
@@ -571,7 +665,7 @@ class Kafana:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/kafana.v1.Kafana/Captures',
+            '/kafana.v1.KafanaService/Captures',
             kafana_dot_v1_dot_service__pb2.CapturesRequest.SerializeToString,
             kafana_dot_v1_dot_service__pb2.CapturesResponse.FromString,
             options,

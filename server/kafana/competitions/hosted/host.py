@@ -13,14 +13,14 @@ from typing import Any
 
 from kafana.competitions.hosted.director import Director
 from kafana.competitions.hosted.redis_store import RedisEvents
-from kafana.competitions.hosted.servicer import CompetitionsServicer
+from kafana.competitions.hosted.servicer import CompetitionsServiceServicer
 from kafana.competitions.hosted.store import RETENTION_MS, EventStore, MemoryEvents
 from kafana.service.feed import Feed
 from kafana.service.tables import Tables
 from kafana.store.base import TableStore
 from kafana.v1 import competitions_pb2, competitions_pb2_grpc
 
-SERVICE_NAME = competitions_pb2.DESCRIPTOR.services_by_name["Competitions"].full_name
+SERVICE_NAME = competitions_pb2.DESCRIPTOR.services_by_name["CompetitionsService"].full_name
 log = logging.getLogger(__name__)
 
 
@@ -43,11 +43,11 @@ class CompetitionsHost:
         self.lease_ms = lease_ms
         self.scan = scan
         self.director: Director | None = None
-        self.servicer = CompetitionsServicer(events, self.wake)
+        self.servicer = CompetitionsServiceServicer(events, self.wake)
 
     def add_to(self, server: Any) -> None:
         """Register the service on a grpc.aio server."""
-        competitions_pb2_grpc.add_CompetitionsServicer_to_server(self.servicer, server)
+        competitions_pb2_grpc.add_CompetitionsServiceServicer_to_server(self.servicer, server)
 
     def wake(self) -> None:
         """Have the director look for started events now."""

@@ -1,4 +1,4 @@
-"""The `kafana.v1.Competitions` service: hosted events over an `EventStore`.
+"""The `kafana.v1.CompetitionsService` service: hosted events over an `EventStore`.
 
 Every refusal is a `KafanaError` mapped to its gRPC status by `kafana.service.errors` and
 changes nothing: an unknown format or bot is INVALID_ARGUMENT, a wrong organiser or entry token
@@ -35,7 +35,7 @@ _ENTER_REFUSALS = {
 }
 
 
-class CompetitionsServicer(competitions_pb2_grpc.CompetitionsServicer):
+class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServicer):
     """Create, enter, start, follow and control hosted events."""
 
     def __init__(self, store: EventStore, wake: Callable[[], None]) -> None:

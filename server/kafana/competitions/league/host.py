@@ -12,14 +12,14 @@ from typing import Any
 from kafana.competitions.league.memory import MemoryLeagues
 from kafana.competitions.league.redis_store import RedisLeagues
 from kafana.competitions.league.referee import Referee
-from kafana.competitions.league.servicer import LeaguesServicer
+from kafana.competitions.league.servicer import LeaguesServiceServicer
 from kafana.competitions.league.store import LeagueStore
 from kafana.service.feed import Feed
 from kafana.service.tables import Tables
 from kafana.store.base import TableStore
 from kafana.v1 import leagues_pb2, leagues_pb2_grpc
 
-SERVICE_NAME = leagues_pb2.DESCRIPTOR.services_by_name["Leagues"].full_name
+SERVICE_NAME = leagues_pb2.DESCRIPTOR.services_by_name["LeaguesService"].full_name
 
 
 def leagues_for(store: TableStore) -> LeagueStore:
@@ -38,7 +38,7 @@ class LeaguesHost:
         self.options = referee
         self.referee: Referee | None = None
         self._tables: Tables | None = None
-        self.servicer = LeaguesServicer(store, self.tables, self.wake)
+        self.servicer = LeaguesServiceServicer(store, self.tables, self.wake)
 
     def tables(self) -> Tables:
         """The server's tables (once started)."""
@@ -48,7 +48,7 @@ class LeaguesHost:
 
     def add_to(self, server: Any) -> None:
         """Register the service on a grpc.aio server."""
-        leagues_pb2_grpc.add_LeaguesServicer_to_server(self.servicer, server)
+        leagues_pb2_grpc.add_LeaguesServiceServicer_to_server(self.servicer, server)
 
     def wake(self) -> None:
         """Have the referee look at the queues now."""

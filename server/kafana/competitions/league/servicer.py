@@ -1,4 +1,4 @@
-"""The `kafana.v1.Leagues` service over a `LeagueStore` and the server's `Tables`.
+"""The `kafana.v1.LeaguesService` service over a `LeagueStore` and the server's `Tables`.
 
 Every refusal is a `KafanaError` mapped to its gRPC status and changes nothing: a bad name or
 page INVALID_ARGUMENT, an unknown league or match NOT_FOUND, joining with a match not settled
@@ -52,7 +52,7 @@ def _account(context: Context, rpc: str) -> str:
     return account
 
 
-class LeaguesServicer(leagues_pb2_grpc.LeaguesServicer):
+class LeaguesServiceServicer(leagues_pb2_grpc.LeaguesServiceServicer):
     """Leagues: create, queue, tickets, boards, players and matches."""
 
     def __init__(
