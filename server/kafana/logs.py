@@ -10,8 +10,11 @@ Expected failures (`quiet`: the store is unavailable) are logged without a trace
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Callable
+
+from pythonjsonlogger.json import JsonFormatter
 
 INTERVAL_S = 30.0
 """How often, at most, a repeated failure is logged again."""
@@ -72,3 +75,56 @@ class Repeated:
 def _describe(error: BaseException) -> str:
     text = str(error)
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+SECRET_SHAPES = re.compile(
+    r"kfk_[A-Za-z0-9_\-]+"  # an API key
+    r"|(?<![A-Za-z0-9_\-])[A-Za-z0-9_\-]{32}(?![A-Za-z0-9_\-])"  # a seat/admin/entry token
+    r"|(?<![0-9a-fA-F])[0-9a-fA-F]{64}(?![0-9a-fA-F])"  # a fairness secret before its reveal
+)
+"""What a secret looks like in text: masked in every log line, whatever logged it."""
+MASK = "[redacted]"
+
+
+class Redact(logging.Filter):
+    """Masks anything shaped like a key, a token or a secret in a record's message.
+
+    >>> record = logging.makeLogRecord({"msg": "seat token %s", "args": ("a" * 32,)})
+    >>> Redact().filter(record), record.getMessage()
+    (True, 'seat token [redacted]')
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        masked = SECRET_SHAPES.sub(MASK, message)
+        if masked != message:
+            record.msg, record.args = masked, None
+        return True
+
+
+FORMATS = ("text", "json")
+TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s %(message)s"
+
+
+def configure(fmt: str = "text", level: int = logging.INFO) -> logging.Handler:
+    """Log to stderr as readable lines (`text`) or JSON lines (`json`), secrets masked."""
+    if fmt not in FORMATS:
+        raise ValueError(f"log format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    handler = logging.StreamHandler()
+    if fmt == "json":
+        handler.setFormatter(
+            JsonFormatter(
+                "%(asctime)s %(levelname)s %(name)s %(message)s",
+                rename_fields={"asctime": "time", "levelname": "level", "name": "logger"},
+            )
+        )
+    else:
+        handler.setFormatter(logging.Formatter(TEXT_FORMAT))
+    handler.addFilter(Redact())
+    root = logging.getLogger()
+    for old in [h for h in root.handlers if getattr(h, "_kafana", False)]:
+        root.removeHandler(old)
+    handler._kafana = True  # type: ignore[attr-defined]
+    root.addHandler(handler)
+    root.setLevel(level)
+    return handler
