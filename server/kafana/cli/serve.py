@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
 import sys
 from collections.abc import Callable
@@ -13,6 +12,9 @@ import click
 
 from kafana.cli.auth import auth_options
 from kafana.competitions.server import create_server
+from kafana.logs import FORMATS
+from kafana.logs import configure as configure_logs
+from kafana.metrics import serve_metrics
 from kafana.service.auth import AuthPolicy
 from kafana.service.collector import calm_full_collections, collect_every
 from kafana.service.embedded import choose_store
@@ -123,6 +125,22 @@ def setting(name: str, default: int | float, help: str) -> Callable[[F], F]:
     Limits().config_bytes,
     "Bytes of one table config (its explicit decks, mostly); 0: no limit.",
 )
+@click.option(
+    "--metrics",
+    "metrics_port",
+    envvar="KAFANA_METRICS",
+    type=click.IntRange(0, 65535),
+    default=None,
+    help="Serve Prometheus metrics at http://HOST:PORT/metrics (0: any free port).",
+)
+@click.option(
+    "--log-format",
+    envvar="KAFANA_LOG_FORMAT",
+    type=click.Choice(FORMATS),
+    default="text",
+    show_default=True,
+    help="Log lines as readable text or JSON (one object a line); secrets are masked.",
+)
 @setting(
     "--max-message-bytes",
     Limits().message_bytes,
@@ -152,6 +170,8 @@ def serve(
     open_tables: int,
     max_config_bytes: int,
     max_message_bytes: int,
+    metrics_port: int | None,
+    log_format: str,
 ) -> None:
     """Run the Kafana gRPC server until SIGTERM (graceful shutdown).
 
@@ -177,7 +197,10 @@ def serve(
     credentials = None
     if tls_cert is not None and tls_key is not None:
         credentials = server_credentials(tls_cert, tls_key, tls_client_ca)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    configure_logs(log_format)
+    if metrics_port is not None:
+        bound = serve_metrics(metrics_port, host)
+        click.echo(f"metrics: http://{host}:{bound}/metrics")
     choice = choose_store(None if memory else redis_url, allow_private=not memory)
     click.echo(choice.description, err=False)
     click.echo(_tls_line(tls_cert, tls_client_ca))
@@ -199,6 +222,7 @@ def serve(
                 rate_limit=RateLimit(rate=rate_limit, burst=rate_burst, max_streams=max_streams),
                 limits=limits,
                 auth=auth,
+                metered=metrics_port is not None,
             )
         except AddressError:  # taken since the check above
             await choice.store.close()

@@ -32,9 +32,10 @@ from kafana.service.clock import ClockSweeper
 from kafana.service.feed import Feed
 from kafana.service.guard import Guard, message_options
 from kafana.service.limits import Limits
+from kafana.service.metered import Metered
 from kafana.service.quotas import TableQuotas
 from kafana.service.ratelimit import RateLimit
-from kafana.service.servicer import KafanaServiceServicer
+from kafana.service.servicer import HEARTBEAT_S, KafanaServiceServicer
 from kafana.service.tables import Tables
 from kafana.store.accounts import AccountStore
 from kafana.store.accounts_redis import accounts_for
@@ -195,6 +196,8 @@ def create_server(
     plugins: Sequence[Plugin] = (),
     auth: AuthPolicy | None = None,
     accounts: AccountStore | None = None,
+    heartbeat_s: float = HEARTBEAT_S,
+    metered: bool = False,
 ) -> KafanaServer:
     """A server over `store`, bound to host:port (port 0: any free one).
 
@@ -212,6 +215,8 @@ def create_server(
             in use is refused (AddressError), as is an invalid host or port.
         auth: who may call what (`kafana.service.auth`); None is `open` mode.
         accounts: the account store; None: the one that goes with `store` (its Redis).
+        heartbeat_s: an idle event stream gets a Heartbeat this often (tests: shorter).
+        metered: count and time every call in `kafana.metrics` (`kafana serve --metrics`).
     """
     check_address(host, port, reuse_port=reuse_port)
     served = limits or Limits()
@@ -230,13 +235,23 @@ def create_server(
     authenticator = Authenticator(accounts or accounts_for(store), auth)
     # The authenticator goes first: the limits after it charge `caller_of(context)`.
     server = grpc.aio.server(
-        interceptors=[authenticator, Guard(rate_limit or RateLimit(), served.message_bytes)],
+        interceptors=[
+            *([Metered()] if metered else []),  # outermost: refusals are counted too
+            authenticator,
+            Guard(rate_limit or RateLimit(), served.message_bytes),
+        ],
         options=[
             ("grpc.so_reuseport", 1 if reuse_port else 0),  # no silent port sharing
             *message_options(served.message_bytes),
         ],
     )
-    servicer = KafanaServiceServicer(tables)
+    servicer = KafanaServiceServicer(
+        tables,
+        heartbeat_s=heartbeat_s,
+        limits=served,
+        rate_limit=rate_limit,
+        auth=authenticator.policy,
+    )
     service_pb2_grpc.add_KafanaServiceServicer_to_server(servicer, server)
     accounts_pb2_grpc.add_AccountsServiceServicer_to_server(AccountsServiceServicer(authenticator), server)
     clock = ClockSweeper(tables, tick=clock_tick)
