@@ -1,12 +1,17 @@
 """Errors of the SDK: every failed call becomes one `RpcError` subclass with the gRPC code.
 
-The classes also derive from the matching `kafana.errors` class, so code that catches domain
-errors (`IllegalMoveError`, `NotFoundError`...) works the same against a remote server::
+The server sends each refusal as a `google.rpc.Status` (trailing metadata
+`grpc-status-details-bin`) with an `ErrorInfo`: `RpcError.reason` is its reason (a
+`kafana.v1.ErrorReason` value name such as "NOT_YOUR_TURN"), `.metadata` what was wrong
+(`{"table_id": ...}`), and `.retry_after` the seconds of its `RetryInfo`, when waiting helps.
+The class follows from the reason (the code where none was sent), and derives from the
+matching `kafana.errors` class too, so code that catches domain errors (`IllegalMoveError`,
+`NotFoundError`...) works the same against a remote server::
 
     try:
         await seat.play("2C")
     except IllegalMoveError as error:   # also an RpcError with code INVALID_ARGUMENT
-        print(error.code.name, error.message)
+        print(error.code.name, error.reason, error.message)
 """
 
 from __future__ import annotations
@@ -14,23 +19,53 @@ from __future__ import annotations
 from typing import Any
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
+from google.rpc import error_details_pb2  # type: ignore[import-untyped, unused-ignore]
+from grpc_status import rpc_status  # type: ignore[import-untyped, unused-ignore]
 from kafana import errors as domain
 from kafana.v1 import state_pb2
 
 STATE_METADATA = "kafana-state-bin"
-REASON_METADATA = "kafana-error"
-RETRY_AFTER_METADATA = "retry-after-ms"
+DOMAIN = "kafana"
+MAX_RETRY_WAIT = 5.0
+"""Seconds of RetryInfo delay a retrying call waits out by itself (longer: it is raised)."""
 
 
 class RpcError(domain.KafanaError):
-    """A call the server refused or that did not complete: `code` and `message` say why."""
+    """A call the server refused or that did not complete: `code`, `reason` and `message` say
+    why; `metadata` names what was wrong; `retry_after` is the seconds to wait (None: waiting
+    is not known to help)."""
 
-    def __init__(self, code: grpc.StatusCode, message: str, method: str = "") -> None:
+    def __init__(
+        self,
+        code: grpc.StatusCode,
+        message: str,
+        method: str = "",
+        *,
+        reason: str = "",
+        metadata: dict[str, str] | None = None,
+        retry_after: float | None = None,
+    ) -> None:
         self.code = code
         self.message = message
         self.method = method
         where = f"{method}: " if method else ""
-        super().__init__(f"{where}{code.name}: {message}")
+        why = f" ({reason})" if reason else ""
+        super().__init__(f"{where}{code.name}{why}: {message}")
+        self.reason = reason  # as sent ("" without an ErrorInfo), not the class default
+        self.metadata = dict(metadata or {})
+        self.retry_after = retry_after
+
+    @property
+    def retryable(self) -> bool:
+        """Whether resending the same call can succeed by itself: UNAVAILABLE (the server or
+        its store away a moment), or a rate limit whose wait is short."""
+        if self.code == grpc.StatusCode.UNAVAILABLE:
+            return True
+        return (
+            self.reason == "RATE_LIMITED"
+            and self.retry_after is not None
+            and self.retry_after <= MAX_RETRY_WAIT
+        )
 
 
 class InvalidArgumentError(RpcError, domain.InvalidInputError):
@@ -38,7 +73,11 @@ class InvalidArgumentError(RpcError, domain.InvalidInputError):
 
 
 class RefusedMoveError(InvalidArgumentError, domain.IllegalMoveError):
-    """INVALID_ARGUMENT from PlayMove: the move is mistyped or illegal in this position."""
+    """ILLEGAL_MOVE (or INVALID_ARGUMENT from PlayMove): the move is mistyped or illegal."""
+
+
+class TooManyMovesRpcError(InvalidArgumentError, domain.TooManyMovesError):
+    """TOO_MANY_MOVES: more legal captures than the server lists; play a move directly."""
 
 
 class FailedPreconditionError(RpcError):
@@ -46,19 +85,32 @@ class FailedPreconditionError(RpcError):
 
 
 class NotYourTurnRpcError(FailedPreconditionError, domain.NotYourTurnError):
-    """Another seat is to move, or the match has not started."""
+    """NOT_YOUR_TURN: another seat is to move."""
+
+
+class MatchNotStartedRpcError(NotYourTurnRpcError, domain.MatchNotStartedError):
+    """MATCH_NOT_STARTED: seats are still free, nobody is to move yet."""
 
 
 class MatchOverRpcError(FailedPreconditionError, domain.MatchOverError):
-    """The match is over (or, for GetRecord, not over yet)."""
+    """MATCH_OVER: the match is over."""
+
+
+class MatchNotOverRpcError(FailedPreconditionError, domain.MatchNotOverError):
+    """MATCH_NOT_OVER: the record of a match still running asked for."""
 
 
 class SeatTakenRpcError(FailedPreconditionError, domain.SeatTakenError):
-    """The seat is held by someone else, or no seat is open."""
+    """SEAT_TAKEN: the seat is held by someone else."""
+
+
+class TableFullRpcError(SeatTakenRpcError, domain.TableFullError):
+    """TABLE_FULL: no seat is open."""
 
 
 class StaleStateError(FailedPreconditionError, domain.StaleSequenceError):
-    """The move was decided on an older state; `state` is the current one (when sent)."""
+    """STALE_SEQ: the move was decided on an older state; `state` is the current one (when
+    sent)."""
 
     def __init__(
         self,
@@ -66,21 +118,26 @@ class StaleStateError(FailedPreconditionError, domain.StaleSequenceError):
         message: str,
         method: str = "",
         state: state_pb2.TableState | None = None,
+        **details: Any,
     ) -> None:
-        super().__init__(code, message, method)
+        super().__init__(code, message, method, **details)
         self.state = state
 
 
+class AlreadyExistsRpcError(RpcError, domain.AlreadyExistsError):
+    """ALREADY_EXISTS: the name is taken, or the client_move_id was used for another move."""
+
+
 class NotFoundRpcError(RpcError, domain.NotFoundError):
-    """NOT_FOUND: no such table (it may have expired)."""
+    """NOT_FOUND: no such table (it may have expired), account, event..."""
 
 
 class UnauthenticatedError(RpcError, domain.AuthenticationError):
-    """UNAUTHENTICATED: a missing or wrong token."""
+    """UNAUTHENTICATED: a missing or wrong key or token."""
 
 
 class PermissionDeniedRpcError(RpcError, domain.PermissionDeniedError):
-    """PERMISSION_DENIED: the token is valid but may not do this."""
+    """PERMISSION_DENIED: the key or token is valid but may not do this."""
 
 
 class DeadlineExceededError(RpcError, TimeoutError):
@@ -88,22 +145,13 @@ class DeadlineExceededError(RpcError, TimeoutError):
 
 
 class UnavailableError(RpcError, ConnectionError):
-    """UNAVAILABLE: the server cannot be reached (retries, if any, were used up)."""
+    """UNAVAILABLE: the server cannot be reached, its store is away (STORE_UNAVAILABLE) or it
+    is stopping (SERVER_STOPPING); retries, if any, were used up."""
 
 
 class ResourceExhaustedError(RpcError):
-    """RESOURCE_EXHAUSTED: over a rate limit (`retry_after` seconds to wait, when sent), too
-    many open event streams, or a position with too many moves to list."""
-
-    def __init__(
-        self,
-        code: grpc.StatusCode,
-        message: str,
-        method: str = "",
-        retry_after: float | None = None,
-    ) -> None:
-        super().__init__(code, message, method)
-        self.retry_after = retry_after
+    """RESOURCE_EXHAUSTED: over a rate limit (RATE_LIMITED) or a quota (QUOTA_EXCEEDED);
+    `retry_after` seconds to wait, when the server knows."""
 
 
 class CancelledError(RpcError):
@@ -113,6 +161,7 @@ class CancelledError(RpcError):
 _BY_CODE: dict[grpc.StatusCode, type[RpcError]] = {
     grpc.StatusCode.INVALID_ARGUMENT: InvalidArgumentError,
     grpc.StatusCode.FAILED_PRECONDITION: FailedPreconditionError,
+    grpc.StatusCode.ALREADY_EXISTS: AlreadyExistsRpcError,
     grpc.StatusCode.NOT_FOUND: NotFoundRpcError,
     grpc.StatusCode.UNAUTHENTICATED: UnauthenticatedError,
     grpc.StatusCode.PERMISSION_DENIED: PermissionDeniedRpcError,
@@ -122,61 +171,57 @@ _BY_CODE: dict[grpc.StatusCode, type[RpcError]] = {
     grpc.StatusCode.RESOURCE_EXHAUSTED: ResourceExhaustedError,
 }
 
-# The server names each refusal in the trailing metadata `kafana-error` (the domain error's
-# class name); older servers did not, so the message prefixes below remain the fallback.
-_BY_REASON: dict[str, type[FailedPreconditionError]] = {
-    "StaleSequenceError": StaleStateError,
-    "NotYourTurnError": NotYourTurnRpcError,
-    "MatchOverError": MatchOverRpcError,
-    "SeatTakenError": SeatTakenRpcError,
+# Reasons with a class of their own (the others take their code's class).
+_BY_REASON: dict[str, type[RpcError]] = {
+    "ILLEGAL_MOVE": RefusedMoveError,
+    "TOO_MANY_MOVES": TooManyMovesRpcError,
+    "NOT_YOUR_TURN": NotYourTurnRpcError,
+    "MATCH_NOT_STARTED": MatchNotStartedRpcError,
+    "MATCH_OVER": MatchOverRpcError,
+    "MATCH_NOT_OVER": MatchNotOverRpcError,
+    "STALE_SEQ": StaleStateError,
+    "SEAT_TAKEN": SeatTakenRpcError,
+    "TABLE_FULL": TableFullRpcError,
 }
 
-# The server sends one code for several refusals; its messages start the same way each time.
-_PRECONDITIONS: tuple[tuple[str, type[FailedPreconditionError]], ...] = (
-    ("stale sequence", StaleStateError),
-    ("it is seat", NotYourTurnRpcError),
-    ("the match has not started", NotYourTurnRpcError),
-    ("the match at table", MatchOverRpcError),
-    ("seat ", SeatTakenRpcError),
-    ("table ", SeatTakenRpcError),
-)
 
-
-def _metadata(error: grpc.RpcError) -> dict[str, Any]:
-    metadata: Any = error.trailing_metadata() if hasattr(error, "trailing_metadata") else None
-    return {key: value for key, value in metadata or ()}
-
-
-def _state_from(metadata: dict[str, Any]) -> state_pb2.TableState | None:
-    value = metadata.get(STATE_METADATA)
-    return state_pb2.TableState.FromString(value) if isinstance(value, bytes) else None
-
-
-def _retry_after(metadata: dict[str, Any]) -> float | None:
+def details_of(error: Any) -> tuple[str, dict[str, str], float | None]:
+    """The (reason, metadata, retry_after seconds) of a failed call's `google.rpc.Status`
+    ("", {}, None without one: a refusal of gRPC itself, or no call at all)."""
     try:
-        return int(metadata[RETRY_AFTER_METADATA]) / 1000
-    except (KeyError, TypeError, ValueError):
-        return None
+        status = rpc_status.from_call(error) if hasattr(error, "trailing_metadata") else None
+    except ValueError:  # a status whose code or message disagrees with the call's
+        status = None
+    reason, metadata, retry_after = "", {}, None
+    for detail in status.details if status is not None else ():
+        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR) and not reason:
+            info = error_details_pb2.ErrorInfo()
+            detail.Unpack(info)
+            reason, metadata = info.reason, dict(info.metadata)
+        elif detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
+            wait = error_details_pb2.RetryInfo()
+            detail.Unpack(wait)
+            retry_after = wait.retry_delay.ToMilliseconds() / 1000
+    return reason, metadata, retry_after
+
+
+def _state(error: Any) -> state_pb2.TableState | None:
+    metadata: Any = error.trailing_metadata() if hasattr(error, "trailing_metadata") else None
+    for key, value in metadata or ():
+        if key == STATE_METADATA and isinstance(value, bytes):
+            return state_pb2.TableState.FromString(value)
+    return None
 
 
 def from_grpc(error: grpc.RpcError, method: str = "") -> RpcError:
     """The SDK error for a failed gRPC call (`error` from grpc or grpc.aio)."""
     code: grpc.StatusCode = error.code() if hasattr(error, "code") else grpc.StatusCode.UNKNOWN
     message: str = (error.details() if hasattr(error, "details") else None) or str(error)
-    metadata = _metadata(error)
-    if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
-        return ResourceExhaustedError(code, message, method, _retry_after(metadata))
-    if code == grpc.StatusCode.FAILED_PRECONDITION:
-        state = _state_from(metadata)
-        if state is not None:
-            return StaleStateError(code, message, method, state)
-        if REASON_METADATA in metadata:
-            named = _BY_REASON.get(str(metadata[REASON_METADATA]), FailedPreconditionError)
-            return named(code, message, method)
-        for prefix, cls in _PRECONDITIONS:
-            if message.startswith(prefix):
-                return cls(code, message, method)
-        return FailedPreconditionError(code, message, method)
-    if code == grpc.StatusCode.INVALID_ARGUMENT and method == "PlayMove":
-        return RefusedMoveError(code, message, method)
-    return _BY_CODE.get(code, RpcError)(code, message, method)
+    reason, metadata, retry_after = details_of(error)
+    details: dict[str, Any] = {"reason": reason, "metadata": metadata, "retry_after": retry_after}
+    cls = _BY_REASON.get(reason) or _BY_CODE.get(code, RpcError)
+    if code == grpc.StatusCode.INVALID_ARGUMENT and method == "PlayMove" and not reason:
+        cls = RefusedMoveError
+    if cls is StaleStateError:
+        return StaleStateError(code, message, method, _state(error), **details)
+    return cls(code, message, method, **details)

@@ -1,10 +1,18 @@
-"""The one place domain errors become gRPC status codes.
+"""The one place refusals become gRPC statuses: a `google.rpc.Status` with an `ErrorInfo`.
 
-Every refusal also names its reason in the trailing metadata `kafana-error` (the error class,
-e.g. `NotYourTurnError`), since several reasons share one code. A store that cannot be reached
-(Redis restarting, a network cut) is `UNAVAILABLE` with reason `StoreUnavailable`: every call is
-safe to retry (a move with the same `client_move_id` and `last_seq`). Anything unexpected is
-`INTERNAL` with a message that shows nothing of the table; the details go to the server's log.
+Every refusal carries, in the trailing metadata `grpc-status-details-bin`, a `google.rpc.Status`
+(what a Go or Java client reads with `status.Details()`) whose details are one
+`google.rpc.ErrorInfo` (`reason`: a `kafana.v1.ErrorReason` value name, `domain` "kafana",
+`metadata` naming what was wrong) and, when waiting helps and the wait is known, a
+`google.rpc.RetryInfo`. The status code follows from the reason (`kafana.errors.STATUS_CODES`).
+
+A store that cannot be reached (Redis restarting, a network cut) is `UNAVAILABLE`, reason
+STORE_UNAVAILABLE: every call is safe to retry (a move with the same `client_move_id` and
+`last_seq`). Anything unexpected is `INTERNAL` with a message that shows nothing of the table;
+the details go to the server's log.
+
+Servicers wrap their methods in `unary`, which refuses any `KafanaError` they raise; code that
+must abort a call itself (interceptors) calls `refuse(context, error)` or `refuse_reason`.
 """
 
 from __future__ import annotations
@@ -12,78 +20,66 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
+from google.protobuf import any_pb2, duration_pb2
+from google.rpc import (  # type: ignore[import-untyped, unused-ignore]
+    error_details_pb2,
+    status_pb2,
+)
 
 from kafana import errors as domain
 from kafana.logs import Repeated
-from kafana.service.quotas import QuotaExceeded
 from kafana.store.errors import StoreUnavailable
 
-STATUS_CODES: dict[type[domain.KafanaError], grpc.StatusCode] = {
-    domain.InvalidInputError: grpc.StatusCode.INVALID_ARGUMENT,
-    domain.IllegalMoveError: grpc.StatusCode.INVALID_ARGUMENT,
-    domain.NotYourTurnError: grpc.StatusCode.FAILED_PRECONDITION,
-    domain.StaleSequenceError: grpc.StatusCode.FAILED_PRECONDITION,
-    domain.MatchOverError: grpc.StatusCode.FAILED_PRECONDITION,
-    domain.SeatTakenError: grpc.StatusCode.FAILED_PRECONDITION,
-    domain.NotFoundError: grpc.StatusCode.NOT_FOUND,
-    domain.AuthenticationError: grpc.StatusCode.UNAUTHENTICATED,
-    domain.PermissionDeniedError: grpc.StatusCode.PERMISSION_DENIED,
-    domain.TooManyMovesError: grpc.StatusCode.RESOURCE_EXHAUSTED,
-    QuotaExceeded: grpc.StatusCode.RESOURCE_EXHAUSTED,
-}
-
-REASON_METADATA = "kafana-error"
-RETRY_AFTER_METADATA = "retry-after-ms"
-"""Trailing metadata of a refusal that waiting fixes: the milliseconds to wait."""
+DOMAIN = "kafana"
+"""`ErrorInfo.domain` of every refusal."""
+DETAILS_METADATA = "grpc-status-details-bin"
+"""The trailing metadata that holds the serialized `google.rpc.Status` (gRPC's own key)."""
 # Messages quote the input; a huge input must not make the status itself too big to send
 # (grpc drops a status over its metadata limit, 16 KB, and the client sees no reason at all).
 MAX_MESSAGE_BYTES = 1000
-STORE_UNAVAILABLE = "StoreUnavailable"
-INTERNAL = "InternalError"
+MAX_METADATA_CHARS = 200
+"""Characters of one ErrorInfo metadata value (they quote input too)."""
+STORE_UNAVAILABLE_MESSAGE = (
+    "the store is unavailable for now: retry (a move is safe to resend with the same "
+    "client_move_id and last_seq)"
+)
 # The store is down, loading its data, failing over or read-only for now: retry later.
 UNAVAILABLE_ERRORS = (StoreUnavailable, ConnectionError)
 log = logging.getLogger(__name__)
 _unavailable = Repeated(log, "calls (table store unavailable)", quiet=UNAVAILABLE_ERRORS)
 
+_CODES = {code.value[0]: code for code in grpc.StatusCode}
+Context = grpc.aio.ServicerContext[Any, Any]
 Request = TypeVar("Request")
 Response = TypeVar("Response")
 Self = TypeVar("Self")
 
 
-def status_code(error: domain.KafanaError) -> grpc.StatusCode:
-    """The code of the most specific mapped class of `error` (FAILED_PRECONDITION if none)."""
-    for cls in type(error).__mro__:
-        code = STATUS_CODES.get(cls)
-        if code is not None:
-            return code
-    return grpc.StatusCode.FAILED_PRECONDITION
+def code_of(reason: str) -> grpc.StatusCode:
+    """The status code of ErrorReason `reason` (KeyError for a name errors.proto lacks).
 
-
-def hints(error: domain.KafanaError) -> tuple[tuple[str, str], ...]:
-    """The retry hint of an error that waiting fixes (`QuotaExceeded`), else none.
-
-    >>> hints(QuotaExceeded("too many tables", 1500))
-    (('retry-after-ms', '1500'),)
+    >>> code_of("TOO_MANY_MOVES").name
+    'INVALID_ARGUMENT'
     """
-    if isinstance(error, QuotaExceeded):
-        return ((RETRY_AFTER_METADATA, str(error.retry_after_ms)),)
-    return ()
+    return grpc.StatusCode[domain.STATUS_CODES[reason]]
 
 
-def reason(error: domain.KafanaError) -> str:
-    """The machine-readable reason sent as `kafana-error`: the error's class name.
+def status_code(error: BaseException) -> grpc.StatusCode:
+    """The code a call ending with `error` gets (`status_of`).
 
-    >>> reason(domain.NotYourTurnError("it is seat 1's turn"))
-    'NotYourTurnError'
+    >>> status_code(domain.TooManyMovesError("too many captures")).name
+    'INVALID_ARGUMENT'
     """
-    return type(error).__name__
+    if isinstance(error, domain.KafanaError):
+        return code_of(error.reason)
+    return code_of("STORE_UNAVAILABLE" if isinstance(error, UNAVAILABLE_ERRORS) else "INTERNAL")
 
 
-def short(message: str) -> str:
-    """`message`, cut to at most about `MAX_MESSAGE_BYTES` bytes of UTF-8.
+def short(message: str, limit: int = MAX_MESSAGE_BYTES) -> str:
+    """`message`, cut to at most about `limit` bytes of UTF-8.
 
     >>> short("no table " + "x" * 5000).endswith("x ...")
     True
@@ -91,65 +87,113 @@ def short(message: str) -> str:
     True
     """
     data = message.encode()
-    if len(data) <= MAX_MESSAGE_BYTES:
+    if len(data) <= limit:
         return message
-    return data[:MAX_MESSAGE_BYTES].decode(errors="ignore") + " ..."
+    return data[:limit].decode(errors="ignore") + " ..."
 
 
-async def refuse(
-    context: grpc.aio.ServicerContext[Any, Any],
-    code: grpc.StatusCode,
+def rich_status(
+    reason: str,
     message: str,
-    why: str,
-    *extra: tuple[str, str | bytes],
-) -> None:
-    """Abort the call with `code`, `message` and the reason (plus any trailing metadata set)."""
-    message = short(message)
-    metadata = tuple(context.trailing_metadata() or ()) + extra + ((REASON_METADATA, why),)
-    await context.abort(code, message, metadata)
+    metadata: dict[str, str] | None = None,
+    retry_after_ms: int | None = None,
+) -> status_pb2.Status:
+    """The `google.rpc.Status` of a refusal: its code, message, ErrorInfo and RetryInfo.
+
+    >>> status = rich_status("RATE_LIMITED", "slow down", {"limit": "10"}, 1500)
+    >>> status.code, [detail.TypeName() for detail in status.details]
+    (8, ['google.rpc.ErrorInfo', 'google.rpc.RetryInfo'])
+    """
+    info = error_details_pb2.ErrorInfo(
+        reason=reason,
+        domain=DOMAIN,
+        metadata={key: short(value, MAX_METADATA_CHARS) for key, value in (metadata or {}).items()},
+    )
+    details = [_packed(info)]
+    if retry_after_ms is not None:
+        delay = duration_pb2.Duration()
+        delay.FromMilliseconds(max(1, retry_after_ms))
+        details.append(_packed(error_details_pb2.RetryInfo(retry_delay=delay)))
+    return status_pb2.Status(code=code_of(reason).value[0], message=short(message), details=details)
+
+
+def _packed(message: Any) -> any_pb2.Any:
+    packed = any_pb2.Any()
+    packed.Pack(message)
+    return packed
+
+
+def status_of(error: BaseException) -> status_pb2.Status:
+    """The status of any error a call ends with: its reason for a KafanaError, STORE_UNAVAILABLE
+    for an unreachable store, else INTERNAL (a message that shows nothing)."""
+    if isinstance(error, domain.KafanaError):
+        return rich_status(error.reason, str(error), error.metadata, error.retry_after_ms)
+    if isinstance(error, UNAVAILABLE_ERRORS):
+        return rich_status("STORE_UNAVAILABLE", STORE_UNAVAILABLE_MESSAGE)
+    return rich_status("INTERNAL", "internal error (logged by the server)")
+
+
+async def abort(context: Context, status: status_pb2.Status) -> NoReturn:
+    """Abort the call with `status`, keeping any trailing metadata already set (e.g. the
+    current state of a STALE_SEQ refusal, `kafana-state-bin`)."""
+    kept = tuple(
+        (key, value) for key, value in context.trailing_metadata() or () if key != DETAILS_METADATA
+    )
+    await context.abort(
+        _CODES.get(status.code, grpc.StatusCode.UNKNOWN),
+        status.message,
+        (*kept, (DETAILS_METADATA, status.SerializeToString())),
+    )
+    raise AssertionError("unreachable: abort raises")
+
+
+async def refuse(context: Context, error: BaseException) -> NoReturn:
+    """Abort the call for `error` (a KafanaError: its reason, message, metadata and delay)."""
+    await abort(context, status_of(error))
+
+
+async def refuse_reason(
+    context: Context,
+    reason: str,
+    message: str,
+    *,
+    retry_after_ms: int | None = None,
+    **metadata: object,
+) -> NoReturn:
+    """Abort the call with ErrorReason `reason` (its fixed code), `message` and `metadata`."""
+    fields = {key: str(value) for key, value in metadata.items()}
+    await abort(context, rich_status(reason, message, fields, retry_after_ms))
 
 
 def unary(
-    method: Callable[[Self, Request, grpc.aio.ServicerContext[Any, Any]], Awaitable[Response]],
-) -> Callable[[Self, Request, grpc.aio.ServicerContext[Any, Any]], Awaitable[Response]]:
-    """Wrap an RPC: a KafanaError aborts the call with its status code and message."""
+    method: Callable[[Self, Request, Context], Awaitable[Response]],
+) -> Callable[[Self, Request, Context], Awaitable[Response]]:
+    """Wrap an RPC: a KafanaError aborts the call with its reason, code and message."""
 
     @functools.wraps(method)
-    async def wrapper(
-        self: Self, request: Request, context: grpc.aio.ServicerContext[Any, Any]
-    ) -> Response:
+    async def wrapper(self: Self, request: Request, context: Context) -> Response:
         # The call is refused after the `except` block, never inside it: the AbortError that
         # `context.abort` raises is in a reference cycle with the call's context (grpc keeps it
         # on the call's state; its traceback holds our frames, which hold the context). Raised
         # inside the block it would chain the error, whose traceback holds every frame the
         # call went through with their locals (GetLegalMoves past the capture limit: thousands
         # of half-listed moves). The server freezes the collector's survivors (collector.py),
-        # so such a cycle may wait for the hourly thaw: it must hold nothing big.
+        # so such a cycle may wait for the hourly thaw: it must hold nothing big. Only the
+        # status (a small message) leaves the block.
         try:
             return await method(self, request, context)
         except grpc.aio.AbortError:
             raise
         except domain.KafanaError as error:
-            refusal: tuple[Any, ...] = (
-                status_code(error),
-                str(error),
-                reason(error),
-                *hints(error),
-            )
+            status = status_of(error)
         except UNAVAILABLE_ERRORS as error:
             _unavailable.failed(error)
-            refusal = (
-                grpc.StatusCode.UNAVAILABLE,
-                "the table store is unavailable for now: retry (a move is safe to resend with "
-                "the same client_move_id and last_seq)",
-                STORE_UNAVAILABLE,
-            )
-        except Exception:
+            status = status_of(error)
+        except Exception as error:
             if context.done():
                 raise
             log.exception("%s failed unexpectedly", method.__name__)
-            refusal = (grpc.StatusCode.INTERNAL, "internal error (logged by the server)", INTERNAL)
-        await refuse(context, *refusal)
-        raise AssertionError("unreachable: abort raises")
+            status = status_of(error)
+        await abort(context, status)
 
     return wrapper

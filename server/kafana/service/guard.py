@@ -1,18 +1,20 @@
 """A server interceptor in front of the Kafana service: what every request must pass.
 
-Refusals use the same trailing metadata as the domain errors (`kafana-error`, see
-`kafana.service.errors`):
+Refusals are `google.rpc.Status` with an ErrorInfo, as the domain errors are
+(`kafana.service.errors`):
 
-- a request over `message_bytes` serialized is `INVALID_ARGUMENT`, reason `MessageTooLarge`
-  (waiting does not help: send less); past twice that, gRPC itself refuses it unread
-  (`RESOURCE_EXHAUSTED`, "Received message larger than max");
+- a request over `message_bytes` serialized is `INVALID_ARGUMENT`, reason INVALID_ARGUMENT,
+  metadata "field" `request` and "max_bytes" (waiting does not help: send less); past twice
+  that, gRPC itself refuses it unread (`RESOURCE_EXHAUSTED`, "Received message larger than max",
+  without details);
 - a request that is not a valid protobuf message of the method's type (random bytes, a string
   field that is not UTF-8), or holds an enum value its enum does not define, is
-  `INVALID_ARGUMENT`, reason `InvalidInputError` (the message names the field);
-- a caller over its rate limit is `RESOURCE_EXHAUSTED`, reason `RateLimited`, with the
-  milliseconds to wait in `retry-after-ms`;
+  `INVALID_ARGUMENT`, reason INVALID_ARGUMENT (the message, and metadata "field", name it);
+- a caller over its rate limit is `RESOURCE_EXHAUSTED`, reason RATE_LIMITED, with a RetryInfo
+  saying when a call is admitted again;
 - a caller with `max_streams` event streams open already is `RESOURCE_EXHAUSTED`, reason
-  `TooManyStreams` (close one first).
+  QUOTA_EXCEEDED, metadata "quota" `max_streams` (close one first; no RetryInfo: only closing
+  one helps).
 
 Every limit is charged to the caller (`kafana.service.auth.caller_of`): its account, else its
 network address. Seat and admin tokens buy nothing: a caller who mints seats at tables of its own
@@ -26,30 +28,24 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-import grpc  # type: ignore[import-untyped, unused-ignore]
-
-from kafana.errors import InvalidInputError
 from kafana.service.auth import caller_of, peer_address
-from kafana.service.errors import RETRY_AFTER_METADATA, refuse
+from kafana.service.errors import refuse_reason
 from kafana.service.inputs import bad_enum
 from kafana.service.intercept import Behavior, Context, Handler, WrappingInterceptor
 from kafana.service.limits import Limits
 from kafana.service.ratelimit import RateLimit, RateLimiter
 from kafana.v1 import service_pb2
 
-__all__ = ["RETRY_AFTER_METADATA", "Guard", "address_key", "caller_key", "message_options"]
-RATE_LIMITED = "RateLimited"
-TOO_MANY_STREAMS = "TooManyStreams"
-MESSAGE_TOO_LARGE = "MessageTooLarge"
+__all__ = ["Guard", "address_key", "caller_key", "message_options"]
 PREFIX = "/" + service_pb2.DESCRIPTOR.services_by_name["KafanaService"].full_name + "/"
 
 
 class Undecodable:
     """What the request deserializer returns instead of raising for bytes it cannot take."""
 
-    def __init__(self, message: str, why: str = InvalidInputError.__name__) -> None:
+    def __init__(self, message: str, **metadata: Any) -> None:
         self.message = message
-        self.why = why
+        self.metadata = metadata
 
 
 def address_key(context: Context) -> str:
@@ -97,16 +93,16 @@ class Guard(WrappingInterceptor):
 
         async def guarded(request: Any, context: Context) -> Any:
             if isinstance(request, Undecodable):
-                await refuse(
-                    context, grpc.StatusCode.INVALID_ARGUMENT, request.message, request.why
+                await refuse_reason(
+                    context, "INVALID_ARGUMENT", request.message, **request.metadata
                 )
             wrong = bad_enum(request)
             if wrong is not None:
-                await refuse(
+                await refuse_reason(
                     context,
-                    grpc.StatusCode.INVALID_ARGUMENT,
+                    "INVALID_ARGUMENT",
                     f"{wrong} is not a value of its enum",
-                    InvalidInputError.__name__,
+                    field=wrong.split(" ", 1)[0],
                 )
             if not (limited or streaming):  # no limit to keep: no caller key to work out
                 return await behavior(request, context)
@@ -114,13 +110,13 @@ class Guard(WrappingInterceptor):
             wait = self.limiter.take(key)
             if wait > 0:
                 millis = max(1, math.ceil(wait * 1000))
-                await refuse(
+                await refuse_reason(
                     context,
-                    grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    "RATE_LIMITED",
                     f"rate limit: at most {self.limiter.limit.rate:g} calls per second per "
                     f"caller (bursts of {self.limiter.limit.burst:g}); retry in {millis} ms",
-                    RATE_LIMITED,
-                    (RETRY_AFTER_METADATA, str(millis)),
+                    retry_after_ms=millis,
+                    limit="calls_per_second",
                 )
             return await self._call(behavior, request, context, key, streaming)
 
@@ -134,11 +130,12 @@ class Guard(WrappingInterceptor):
             return await behavior(request, context)
         limit = self.limiter.limit.max_streams
         if limit and self.streams.get(key, 0) >= limit:
-            await refuse(
+            await refuse_reason(
                 context,
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                "QUOTA_EXCEEDED",
                 f"at most {limit} event streams per caller are open at once: close one",
-                TOO_MANY_STREAMS,
+                quota="max_streams",
+                limit=limit,
             )
         self.streams[key] = self.streams.get(key, 0) + 1
         try:
@@ -159,7 +156,8 @@ def _safe(
             return Undecodable(
                 f"the {method} request is {len(data)} bytes: this server takes at most "
                 f"{max_bytes} (send less; waiting does not help)",
-                MESSAGE_TOO_LARGE,
+                field="request",
+                max_bytes=max_bytes,
             )
         if deserializer is None:
             return data
@@ -169,6 +167,6 @@ def _safe(
             message = (
                 f"the request is not a valid {method} request message ({type(error).__name__})"
             )
-            return Undecodable(message)
+            return Undecodable(message, field="request")
 
     return decode

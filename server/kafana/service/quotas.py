@@ -2,7 +2,8 @@
 
 Both are counted in the store's shared counters (`kafana.store.counters`), keyed by the caller,
 so every server process on one Redis charges the same budget. A refusal is `QuotaExceeded`:
-RESOURCE_EXHAUSTED with `retry-after-ms`, since waiting (or finishing a table) helps.
+RESOURCE_EXHAUSTED, reason QUOTA_EXCEEDED, with a RetryInfo, since waiting (or finishing a
+table) helps.
 """
 
 from __future__ import annotations
@@ -15,8 +16,10 @@ from kafana.store.base import FINISHED, TableStore
 class QuotaExceeded(KafanaError):
     """A caller over a quota that frees up with time: retry after `retry_after_ms`."""
 
-    def __init__(self, message: str, retry_after_ms: int) -> None:
-        super().__init__(message)
+    reason = "QUOTA_EXCEEDED"
+
+    def __init__(self, message: str, retry_after_ms: int, **metadata: object) -> None:
+        super().__init__(message, **metadata)
         self.retry_after_ms = max(1, retry_after_ms)
 
 
@@ -42,6 +45,8 @@ class TableQuotas:
                     f"at most {limits.open_tables} tables per caller are open at once: finish "
                     f"or close one, or retry in {_span(wait)} when the oldest expires",
                     wait,
+                    quota="open_tables",
+                    limit=limits.open_tables,
                 )
         if limits.tables_per_hour:
             wait = await counters.count("made:" + owner, limits.tables_per_hour, HOUR_MS, now_ms)
@@ -52,6 +57,8 @@ class TableQuotas:
                     f"at most {limits.tables_per_hour} tables per caller are created per hour: "
                     f"retry in {_span(wait)}",
                     wait,
+                    quota="tables_per_hour",
+                    limit=limits.tables_per_hour,
                 )
 
     async def _drop_ended(self, held: str, now_ms: int) -> bool:
