@@ -67,10 +67,10 @@ class BaselineServicer(service_pb2_grpc.KafanaServiceServicer):  # type: ignore[
         tag = "{b:" + request.table_id + "}"
         keys = [tag + ":seq", tag + ":events"]
         if self._lane is not None:
-            args = [b"%d" % request.last_seq, request.move.encode()]
+            args = [b"%d" % request.last_seq, request.move.text.encode()]
             seq = int((await self._lane.run(self._script, keys, args))[0])  # type: ignore[arg-type]
         else:
-            seq = int(await self._move(keys=keys, args=[request.last_seq, request.move]))
+            seq = int(await self._move(keys=keys, args=[request.last_seq, request.move.text]))
         if seq < 0:
             await context.abort(
                 grpc.StatusCode.FAILED_PRECONDITION,

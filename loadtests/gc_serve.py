@@ -142,7 +142,8 @@ def instrument(path: str) -> None:
 
     stats = Stats(path)
     for name in RPCS:
-        setattr(KafanaServiceServicer, name, stats.timed(name, getattr(KafanaServiceServicer, name)))
+        timed = stats.timed(name, getattr(KafanaServiceServicer, name))
+        setattr(KafanaServiceServicer, name, timed)
     start = KafanaServer.start
     tasks: list[asyncio.Task[None]] = []
 

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
 from kafana.games import tablic
-from kafana.v1 import rules_pb2, service_pb2, service_pb2_grpc
+from kafana.v1 import rules_pb2, service_pb2, service_pb2_grpc, state_pb2
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -48,7 +48,11 @@ KAFANA = f"{sys.executable} {Path(__file__).resolve()} --serve {{redis}} {{port}
 SERVE = f"{Path(sys.executable).parent / 'kafana'} serve --redis {{redis}} --port {{port}}"
 SERVE += " --grace 1 --rate-limit 0 --auth open"
 QUIET_TICK_S = 60.0
-RULES_SPEC = rules_pb2.RulesSpec(game="tablic", preset="serbian", players=2)
+RULES_SPEC = rules_pb2.RulesSpec(
+    game=rules_pb2.GAME_TABLIC,
+    players=2,
+    tablic=rules_pb2.TablicRules(preset=rules_pb2.TABLIC_PRESET_SERBIAN),
+)
 RULES = tablic.Rules.preset("serbian", players=2)
 TOTALS = re.compile(r"^(?:summary|totals): (\d+)", re.MULTILINE)
 
@@ -82,13 +86,12 @@ def play(target: str, moves: int, seed: int, metadata: tuple[tuple[str, str], ..
                 answer = stub.PlayMove(
                     service_pb2.PlayMoveRequest(
                         table_id=table_id,
-                        seat_token=joined[seat].seat_token,
-                        move=str(move),
+                        move=state_pb2.Move(text=str(move)),
                         client_move_id=str(seq + 1),
                         last_seq=seq,
                     ),
                     timeout=60,
-                    metadata=metadata,
+                    metadata=(*metadata, ("kafana-seat-token", joined[seat].seat_token)),
                 )
                 if answer.event.seq != seq + 1:
                     raise RuntimeError(f"move at {seq} answered seq {answer.event.seq}")

@@ -33,10 +33,15 @@ import grpc  # type: ignore[import-untyped, unused-ignore]  # isort: skip
 from kafana.errors import TooManyMovesError
 from kafana.games import tablic
 from kafana.service.collector import PERIOD_S, calm_full_collections, collect_young
-from kafana.v1 import rules_pb2, service_pb2, service_pb2_grpc
+from kafana.v1 import rules_pb2, service_pb2, service_pb2_grpc, state_pb2
 
-RULES_SPEC = rules_pb2.RulesSpec(game="tablic", preset="serbian", players=2)
+RULES_SPEC = rules_pb2.RulesSpec(
+    game=rules_pb2.GAME_TABLIC,
+    players=2,
+    tablic=rules_pb2.TablicRules(preset=rules_pb2.TABLIC_PRESET_SERBIAN),
+)
 RULES = tablic.Rules.preset("serbian", players=2)
+SEAT_TOKEN = "kafana-seat-token"  # the seat a call plays for travels in metadata
 SLICE_SECONDS = 10.0
 ACTIVE_SAMPLE = 200
 TICK_S = 0.05  # the driver's own health: how late a timer due every 50 ms runs
@@ -368,11 +373,11 @@ class TableUser(KafanaUser):
                 answer = self.stub.PlayMove(
                     service_pb2.PlayMoveRequest(
                         table_id=table_id,
-                        seat_token=tokens[seat],
-                        move=str(move),
+                        move=state_pb2.Move(text=str(move)),
                         client_move_id=str(seq + 1),
                         last_seq=seq,
-                    )
+                    ),
+                    metadata=((SEAT_TOKEN, tokens[seat]),),
                 )
                 if answer.event.seq != seq + 1:
                     RESULTS.error(f"{table_id}: move at seq {seq} answered seq {answer.event.seq}")

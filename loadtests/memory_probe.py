@@ -37,7 +37,9 @@ async def play(port: int, gap_ms: int, seed: int) -> list[tuple[int, dict[str, i
 
     tables = Tables(store, clock=clock)
     client = redis.Redis(port=port)
-    spec = rules_pb2.RulesSpec(preset="serbian", players=2)
+    spec = rules_pb2.RulesSpec(
+        players=2, tablic=rules_pb2.TablicRules(preset=rules_pb2.TABLIC_PRESET_SERBIAN)
+    )
     table_id, _admin, _ = await tables.create(rules_pb2.TableConfig(rules=spec, seed=seed))
     tokens = {}
     for seat in range(2):
@@ -52,9 +54,10 @@ async def play(port: int, gap_ms: int, seed: int) -> list[tuple[int, dict[str, i
             out.append((session.seq, parts))
         if session.status == "finished":
             break
-        seat = session.match.current_seat
-        move = str(rng.choice(tables.legal(session, seat)))
-        await tables.play(table_id, tokens[seat], move, f"m{session.seq}", session.seq)
+        mover = session.match.current_seat
+        assert mover is not None  # the match is not over
+        move = str(rng.choice(tables.legal(session, mover)))
+        await tables.play(table_id, tokens[mover], move, f"m{session.seq}", session.seq)
     await store.close()
     return out
 

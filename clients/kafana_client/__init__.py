@@ -10,7 +10,15 @@ See `kafana_client.aio` for a worked example; errors are in `kafana_client.error
 from kafana_client.aio import AsyncClient, AsyncSeat, CreatedTable, LegalMoves
 from kafana_client.blocking import Client, Seat
 from kafana_client.connection import ConnectOptions, Deadlines, Retry, Tls
-from kafana_client.convert import current_seat, move_of, rules_of, table_config, view_of
+from kafana_client.convert import (
+    current_seat,
+    move_of,
+    rules_of,
+    rules_spec,
+    table_config,
+    view_of,
+    word,
+)
 from kafana_client.errors import (
     DeadlineExceededError,
     FailedPreconditionError,
@@ -56,6 +64,8 @@ __all__ = [
     "current_seat",
     "move_of",
     "rules_of",
+    "rules_spec",
     "table_config",
     "view_of",
+    "word",
 ]

@@ -9,9 +9,12 @@ Example (inside an `async def`)::
         alice = await client.join(table.table_id, name="alice")
         bob = await client.join(table.table_id, name="bob")
         moves = await alice.legal_moves()          # alice (seat 0) moves first
-        answer = await alice.play(moves.moves[0].text)
+        answer = await alice.play(moves.moves[0])  # a listed move goes back as is
         async for event in client.watch(table.table_id):
             print(event.seq, event.move.text)
+
+Seat and admin tokens travel in call metadata (`kafana-seat-token`, `kafana-admin-token`):
+the `AsyncSeat` a join returns holds its token and sends it with each of its calls.
 """
 
 from __future__ import annotations
@@ -28,10 +31,23 @@ import grpc  # type: ignore[import-untyped, unused-ignore]
 from kafana.games import tablic
 from kafana.v1 import events_pb2, rules_pb2, service_pb2, service_pb2_grpc, state_pb2
 
-from kafana_client.connection import ConnectOptions, Connects
+from kafana_client.connection import ADMIN_TOKEN, SEAT_TOKEN, ConnectOptions, Connects
+from kafana_client.convert import game_of, move_message
 from kafana_client.errors import RpcError, from_grpc
 
-RESUMABLE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED})
+RESUMABLE = frozenset(
+    {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED, grpc.StatusCode.INTERNAL}
+)
+"""Stream endings that a reopening after the last event seen recovers from (the server
+stopping, the network; INTERNAL: a connection reset mid-stream, as grpc reports it)."""
+SILENT_PERIODS = 3
+"""A stream silent (no event, no heartbeat) for this many heartbeat periods is reopened."""
+Metadata = tuple[tuple[str, str], ...]
+
+
+def token_metadata(key: str, token: str) -> Metadata:
+    """The call metadata that carries `token` under `key` (nothing for an empty token)."""
+    return ((key, token),) if token else ()
 
 
 @dataclass(frozen=True)
@@ -54,6 +70,7 @@ class LegalMoves:
     seq: int
     moves: list[state_pb2.Move]
     listed: bool = True
+    current_seat: int | None = None
 
     def parsed(self) -> list[tablic.Move]:
         """The moves as rules-core `Move`s."""
@@ -80,6 +97,7 @@ class AsyncClient(Connects):
         self.options = options
         self.channel = channel if channel is not None else options.aio_channel()
         self._stub: Any = service_pb2_grpc.KafanaServiceStub(self.channel)
+        self._heartbeat_millis: int | None = None
 
     async def __aenter__(self) -> AsyncClient:
         return self
@@ -113,26 +131,36 @@ class AsyncClient(Connects):
         *,
         retry: bool = False,
         stub: Any = None,
+        metadata: Metadata = (),
     ) -> Any:
-        """Call `method` of the Kafana service (or of `stub`, another service on the channel)."""
+        """Call `method` of the Kafana service (or of `stub`, another service on the channel),
+        with `metadata` (a seat's or the admin's token)."""
         deadline = _timeout(self.options.deadline(method) if timeout is None else timeout)
         policy = self.options.retry
         attempt = 0
         while True:
             try:
-                return await getattr(stub or self._stub, method)(request, timeout=deadline)
+                call = getattr(stub or self._stub, method)
+                if metadata:
+                    return await call(request, timeout=deadline, metadata=metadata)
+                return await call(request, timeout=deadline)
             except grpc.aio.AioRpcError as error:
                 attempt += 1
-                if (
-                    retry
-                    and error.code() == grpc.StatusCode.UNAVAILABLE
-                    and attempt < policy.attempts
-                ):
-                    await asyncio.sleep(policy.delay(attempt))
+                refused = from_grpc(error, method)
+                if retry and refused.retryable and attempt < policy.attempts:
+                    # the server's RetryInfo, when it sent one (a rate limit), else backoff
+                    await asyncio.sleep(max(policy.delay(attempt), refused.retry_after or 0.0))
                     continue
-                raise from_grpc(error, method) from None
+                raise refused from None
 
     # -- tables ---------------------------------------------------------------------------
+
+    async def server_info(self, *, timeout: float | None = None) -> service_pb2.ServerInfo:
+        """What the server offers: its version, games, presets, switches and limits."""
+        info: service_pb2.ServerInfo = await self._call(
+            "GetServerInfo", service_pb2.GetServerInfoRequest(), timeout, retry=True
+        )
+        return info
 
     async def create_table(
         self, config: rules_pb2.TableConfig | None = None, *, timeout: float | None = None
@@ -161,16 +189,20 @@ class AsyncClient(Connects):
 
     async def leave(self, table_id: str, seat_token: str, *, timeout: float | None = None) -> int:
         """Leave a seat (before the match) or forfeit (during it); returns the new seq."""
-        request = service_pb2.LeaveTableRequest(table_id=table_id, seat_token=seat_token)
-        answer = await self._call("LeaveTable", request, timeout)
+        request = service_pb2.LeaveTableRequest(table_id=table_id)
+        answer = await self._call(
+            "LeaveTable", request, timeout, metadata=token_metadata(SEAT_TOKEN, seat_token)
+        )
         return int(answer.seq)
 
     async def close_table(
         self, table_id: str, admin_token: str, *, timeout: float | None = None
     ) -> int:
         """End a table now (admin token); returns the new seq."""
-        request = service_pb2.CloseTableRequest(table_id=table_id, admin_token=admin_token)
-        answer = await self._call("CloseTable", request, timeout)
+        request = service_pb2.CloseTableRequest(table_id=table_id)
+        answer = await self._call(
+            "CloseTable", request, timeout, metadata=token_metadata(ADMIN_TOKEN, admin_token)
+        )
         return int(answer.seq)
 
     async def list_tables(
@@ -181,10 +213,41 @@ class AsyncClient(Connects):
         limit: int = 50,
         timeout: float | None = None,
     ) -> list[state_pb2.TableInfo]:
-        """Recent tables, newest first; filter by game and status (e.g. TABLE_STATUS_OPEN)."""
-        request = service_pb2.ListTablesRequest(game=game, status=status, limit=limit)
-        answer = await self._call("ListTables", request, timeout, retry=True)
-        return list(answer.tables)
+        """The `limit` most recent tables, newest first (as many pages as that takes); filter
+        by game ("tablic", "tac"; "": any) and status (e.g. TABLE_STATUS_OPEN)."""
+        out: list[state_pb2.TableInfo] = []
+        if limit <= 0:
+            return out
+        async for info in self.tables(
+            game=game, status=status, page_size=min(limit, 500), timeout=timeout
+        ):
+            out.append(info)
+            if len(out) >= limit:
+                break
+        return out
+
+    async def tables(
+        self,
+        *,
+        game: str = "",
+        status: state_pb2.TableStatus.ValueType = state_pb2.TABLE_STATUS_UNSPECIFIED,
+        page_size: int = 0,
+        timeout: float | None = None,
+    ) -> AsyncIterator[state_pb2.TableInfo]:
+        """Every table, newest first, a page at a time (`page_size` 0: the server's default;
+        `timeout` bounds each page's call); filters as `list_tables`."""
+        wanted = game_of(game) if game else rules_pb2.GAME_UNSPECIFIED
+        token = ""
+        while True:
+            request = service_pb2.ListTablesRequest(
+                game=wanted, status=status, page_size=page_size, page_token=token
+            )
+            page = await self._call("ListTables", request, timeout, retry=True)
+            for info in page.tables:
+                yield info
+            token = page.next_page_token
+            if not token:
+                return
 
     async def get_table(
         self, table_id: str, *, timeout: float | None = None
@@ -200,30 +263,45 @@ class AsyncClient(Connects):
         self, table_id: str, seat_token: str = "", *, timeout: float | None = None
     ) -> state_pb2.TableState:
         """The table as the seat of `seat_token` sees it; without a token, a spectator's view."""
-        request = service_pb2.GetStateRequest(table_id=table_id, seat_token=seat_token)
-        state: state_pb2.TableState = await self._call("GetState", request, timeout, retry=True)
+        request = service_pb2.GetStateRequest(table_id=table_id)
+        state: state_pb2.TableState = await self._call(
+            "GetState",
+            request,
+            timeout,
+            retry=True,
+            metadata=token_metadata(SEAT_TOKEN, seat_token),
+        )
         return state
 
     async def legal_moves(
         self, table_id: str, seat_token: str, *, timeout: float | None = None
     ) -> LegalMoves:
-        """The legal moves of the seat to move (NotYourTurnRpcError for another seat)."""
-        request = service_pb2.GetLegalMovesRequest(table_id=table_id, seat_token=seat_token)
-        answer = await self._call("GetLegalMoves", request, timeout, retry=True)
-        return LegalMoves(int(answer.seq), list(answer.moves))
+        """The seat's legal moves now, each as text and structured (empty when another seat is
+        to move; NotYourTurnRpcError from a server that refuses instead)."""
+        request = service_pb2.GetLegalMovesRequest(table_id=table_id)
+        answer = await self._call(
+            "GetLegalMoves",
+            request,
+            timeout,
+            retry=True,
+            metadata=token_metadata(SEAT_TOKEN, seat_token),
+        )
+        to_move = answer.current_seat if answer.HasField("current_seat") else None
+        return LegalMoves(int(answer.seq), list(answer.moves), current_seat=to_move)
 
     async def play(
         self,
         table_id: str,
         seat_token: str,
-        move: str | tablic.Move,
+        move: str | tablic.Move | state_pb2.Move,
         last_seq: int,
         *,
         client_move_id: str | None = None,
         with_state: bool = True,
         timeout: float | None = None,
     ) -> service_pb2.PlayMoveResponse:
-        """Play `move` decided at sequence number `last_seq`.
+        """Play `move` decided at sequence number `last_seq`: its text, a rules-core move, or
+        a wire `Move` (a listed legal move is sent back as is: text and structured).
 
         A client move id is generated unless given; on UNAVAILABLE the call is retried with
         the same id, so the move is applied at most once (`duplicate` is set on the answer
@@ -233,14 +311,17 @@ class AsyncClient(Connects):
         """
         request = service_pb2.PlayMoveRequest(
             table_id=table_id,
-            seat_token=seat_token,
-            move=str(move),
+            move=move_message(move),
             client_move_id=client_move_id or uuid.uuid4().hex,
             last_seq=last_seq,
             with_state=with_state,
         )
         answer: service_pb2.PlayMoveResponse = await self._call(
-            "PlayMove", request, timeout, retry=True
+            "PlayMove",
+            request,
+            timeout,
+            retry=True,
+            metadata=token_metadata(SEAT_TOKEN, seat_token),
         )
         return answer
 
@@ -250,13 +331,18 @@ class AsyncClient(Connects):
         *,
         after_seq: int = 0,
         seat_token: str = "",
+        with_state: bool = False,
         timeout: float | None = None,
     ) -> AsyncIterator[events_pb2.Event]:
-        """Every event after `after_seq`, then live ones, until the match is over.
+        """Every event after `after_seq`, then live ones, until one ends the match.
 
-        When the stream drops (server restart, network), it is reopened after the last event
-        delivered, so no event is lost or repeated. With a seat token each event's state shows
-        that seat's hand. `timeout` bounds each stream opening (default: none).
+        Heartbeats are not passed on, but they show the stream is alive: a stream silent for
+        `SILENT_PERIODS` heartbeat periods (the server's `limits.heartbeat_millis`) is
+        reopened, as is one that ends with UNAVAILABLE (the server stopping) or a network
+        error, after the last event delivered, so no event is lost or repeated. With a seat
+        token deals show that seat's cards; `with_state` adds the whole table, as the watcher
+        sees it, to each event (`event.state`). `timeout` bounds each stream opening
+        (default: none).
 
         >>> async def show(client, table_id):          # doctest: +SKIP
         ...     async for event in client.events(table_id):
@@ -266,22 +352,31 @@ class AsyncClient(Connects):
         failures = 0
         policy = self.options.retry
         deadline = _timeout(self.options.deadline("WatchEvents") if timeout is None else timeout)
+        metadata = token_metadata(SEAT_TOKEN, seat_token)
         while True:
+            silence = await self._silence()
             request = service_pb2.WatchEventsRequest(
-                table_id=table_id, after_seq=last, seat_token=seat_token
+                table_id=table_id, after_seq=last, with_state=with_state
             )
-            call = self._stub.WatchEvents(request, timeout=deadline)
-            over = False
+            if metadata:
+                call = self._stub.WatchEvents(request, timeout=deadline, metadata=metadata)
+            else:
+                call = self._stub.WatchEvents(request, timeout=deadline)
             try:
-                async for event in call:
-                    if event.seq <= last:
+                while True:
+                    try:
+                        item = await asyncio.wait_for(call.read(), silence)
+                    except TimeoutError:
+                        break  # silent too long: the connection is gone without a word
+                    if item is grpc.aio.EOF:
+                        return  # a feed ends OK only once the match is over
+                    failures = 0  # an event or a heartbeat: the stream works
+                    if item.WhichOneof("item") != "event" or item.event.seq <= last:
                         continue
-                    last = event.seq
-                    failures = 0
-                    over = over or event.match_over
-                    yield event
-                if over or await self._finished(table_id):
-                    return
+                    last = item.event.seq
+                    yield item.event
+                    if item.event.match_over:
+                        return
             except grpc.aio.AioRpcError as error:
                 if error.code() not in RESUMABLE or failures + 1 >= policy.stream_attempts:
                     raise from_grpc(error, "WatchEvents") from None
@@ -292,16 +387,24 @@ class AsyncClient(Connects):
                 raise from_grpc(_Unavailable(), "WatchEvents")
             await asyncio.sleep(policy.delay(failures))
 
-    async def _finished(self, table_id: str) -> bool:
-        try:
-            info = await self.get_table(table_id)
-        except RpcError:
-            return False
-        return bool(info.status == state_pb2.TABLE_STATUS_FINISHED)
+    async def _silence(self) -> float | None:
+        """Seconds without a message after which a stream counts as dead (None: no check, when
+        the server sends no heartbeats or cannot say); the server's answer is kept."""
+        if self._heartbeat_millis is None:
+            try:
+                info = await self.server_info(timeout=min(5.0, self.options.deadline("") or 5.0))
+            except RpcError:
+                return None  # asked again at the next opening
+            self._heartbeat_millis = int(info.limits.heartbeat_millis)
+        if not self._heartbeat_millis:
+            return None
+        return SILENT_PERIODS * self._heartbeat_millis / 1000
 
-    def watch(self, table_id: str, *, after_seq: int = 0) -> AsyncIterator[events_pb2.Event]:
+    def watch(
+        self, table_id: str, *, after_seq: int = 0, with_state: bool = False
+    ) -> AsyncIterator[events_pb2.Event]:
         """The spectator's event feed (no hands shown), resuming like `events`."""
-        return self.events(table_id, after_seq=after_seq)
+        return self.events(table_id, after_seq=after_seq, with_state=with_state)
 
     async def record(
         self, table_id: str, *, timeout: float | None = None
@@ -368,7 +471,7 @@ class AsyncSeat:
 
     async def play(
         self,
-        move: str | tablic.Move,
+        move: str | tablic.Move | state_pb2.Move,
         *,
         last_seq: int | None = None,
         client_move_id: str | None = None,
@@ -391,12 +494,19 @@ class AsyncSeat:
             self.last_seq = max(self.last_seq, int(answer.event.seq))
         return answer
 
-    async def events(self, *, after_seq: int = 0) -> AsyncIterator[events_pb2.Event]:
-        """The event feed with this seat's hand in each event (resumes like `events`)."""
+    async def events(
+        self, *, after_seq: int = 0, with_state: bool = True
+    ) -> AsyncIterator[events_pb2.Event]:
+        """The event feed as this seat sees it (resumes like `AsyncClient.events`); by default
+        each event carries the table as the seat sees it (`event.state`), kept as
+        `last_state` (`with_state=False`: the slim events only)."""
         async for event in self.client.events(
-            self.table_id, after_seq=after_seq, seat_token=self.token
+            self.table_id, after_seq=after_seq, seat_token=self.token, with_state=with_state
         ):
-            self._seen(event.state)
+            if event.HasField("state"):
+                self._seen(event.state)
+            else:
+                self.last_seq = max(self.last_seq, int(event.seq))
             yield event
 
     async def leave(self, *, timeout: float | None = None) -> int:

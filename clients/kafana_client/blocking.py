@@ -8,7 +8,7 @@ resume and error mapping are exactly those of the async flavour.
 ...     table = client.create_table(table_config(seed=7))
 ...     alice = client.join(table.table_id, name="alice")
 ...     bob = client.join(table.table_id, name="bob")
-...     alice.play(alice.legal_moves().moves[0].text).event.seq
+...     alice.play(alice.legal_moves().moves[0]).event.seq
 3
 """
 
@@ -149,7 +149,9 @@ class Client(_Blocking, Connects):
     create_table = mirror(AsyncClient.create_table)
     leave = mirror(AsyncClient.leave)
     close_table = mirror(AsyncClient.close_table)
+    server_info = mirror(AsyncClient.server_info)
     list_tables = mirror(AsyncClient.list_tables)
+    tables = stream(AsyncClient.tables)
     get_table = mirror(AsyncClient.get_table)
     get_state = mirror(AsyncClient.get_state)
     legal_moves = mirror(AsyncClient.legal_moves)

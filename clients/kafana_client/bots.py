@@ -27,22 +27,22 @@ from kafana_client.seat_loop import Decision, Hooks, follow_seat
 from kafana_client.tac import TacBotHooks
 
 
-def bot_events(event: events_pb2.Event, before: state_pb2.TableState | None) -> list[Event]:
-    """The bot events that one wire event stands for (`before`: the previous event's state)."""
-    after = event.state.tablic
+def bot_events(event: events_pb2.Event, before: state_pb2.TableState | None = None) -> list[Event]:
+    """The bot events that one wire event stands for, from what the event says changed (its
+    `deal`, `hand_score` and `result`: a slim event is enough; `before` is not needed)."""
     out: list[Event] = []
-    if event.match_started:
-        out.append(HandStarted(after.hand_no, cards_of(after.table)))
+    dealt = event.HasField("deal") and not event.match_over
     if event.kind != events_pb2.EVENT_KIND_MOVE:
+        if dealt:
+            out.append(HandStarted(event.deal.hand_no, cards_of(event.deal.table)))
         return out
     out.append(MovePlayed(event.seat, move_of(event.move)))
-    done = len(before.tablic.hand_results) if before is not None else 0
-    for score in after.hand_results[done:]:
-        out.append(HandEnded(hand_result_of(score)))
-    if len(after.hand_results) > done and not after.is_over:
-        out.append(HandStarted(after.hand_no, cards_of(after.table)))
-    if after.is_over:
-        out.append(MatchEnded(tuple(after.scores)))
+    if event.HasField("hand_score"):
+        out.append(HandEnded(hand_result_of(event.hand_score)))
+    if dealt:
+        out.append(HandStarted(event.deal.hand_no, cards_of(event.deal.table)))
+    if event.match_over:
+        out.append(MatchEnded(tuple(event.result.scores)))
     return out
 
 

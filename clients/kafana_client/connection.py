@@ -18,6 +18,10 @@ STREAMING = frozenset({"WatchEvents"})
 # A table with many cards has very many captures; grpc's default limit (4 MB) is too small.
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 AUTHORIZATION = "authorization"
+SEAT_TOKEN = "kafana-seat-token"
+"""The metadata key of a seat's token (JoinTable hands it out; never in a request body)."""
+ADMIN_TOKEN = "kafana-admin-token"
+"""The metadata key of a table's admin token (CreateTable hands it out)."""
 
 
 def _read(value: bytes | str | Path | None) -> bytes | None:

@@ -24,7 +24,7 @@ from kafana_bots.tac_bots import TacBot
 from kafana_client.aio import AsyncClient, AsyncSeat
 from kafana_client.bots import bot_hooks
 from kafana_client.connection import Retry, Tls
-from kafana_client.convert import rules_of
+from kafana_client.convert import game_name, rules_of, view_seat
 from kafana_client.seat_loop import follow_seat
 from kafana_client.tac import tac_rules_of
 
@@ -38,7 +38,7 @@ CONNECT_SECONDS = 5.0
 
 def table_rules(info: state_pb2.TableInfo) -> tablic.Rules | tac.Rules:
     """The rules of a table of either game."""
-    return tac_rules_of(info) if info.rules.game == "tac" else rules_of(info)
+    return tac_rules_of(info) if game_name(info.rules) == "tac" else rules_of(info)
 
 
 async def play_seat(
@@ -90,10 +90,10 @@ async def run_remote(
         if token:
             held = AsyncSeat(client, table_id, -1, token, name)
             state = await held.state()
-            view = state.tac if state.WhichOneof("game") == "tac" else state.tablic
-            if not view.HasField("seat"):
+            mine = view_seat(state)
+            if mine is None:
                 raise AuthenticationError(f"the --token holds no seat at table {table_id}")
-            held.seat = view.seat
+            held.seat = mine
         else:
             held = await client.join(table_id, seat=seat, name=name)
         if on_seat is not None:

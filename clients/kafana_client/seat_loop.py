@@ -6,6 +6,11 @@ entries) is this loop with its own `Hooks`: `observe` is told each event once, i
 restart (`reconnects`), reopening the feed after the last event seen, so nothing is told twice
 and a turn whose event came before the break is still played.
 
+The feed is opened `with_state`: each event carries the table as the seat sees it. That is the
+one message a turn needs (the bot's view, Tač's open offence, the terminal's drawing), where
+slim events would cost a GetState round trip before every decision; the heartbeats and the
+resume are the SDK's (`AsyncClient.events`).
+
 Example (inside an `async def`)::
 
     class FirstMove(Hooks):
@@ -28,6 +33,7 @@ from kafana_client.aio import AsyncSeat, LegalMoves
 from kafana_client.convert import current_seat
 from kafana_client.errors import (
     DeadlineExceededError,
+    InvalidArgumentError,
     MatchOverRpcError,
     NotYourTurnRpcError,
     RefusedMoveError,
@@ -37,7 +43,9 @@ from kafana_client.errors import (
     UnavailableError,
 )
 
-Decision = str | tablic.Move | None
+Decision = str | tablic.Move | state_pb2.Move | None
+TOO_MANY_MOVES = "TOO_MANY_MOVES"
+"""The reason of a position whose captures are too many for the server to list."""
 DISCONNECTS = (UnavailableError, DeadlineExceededError)
 
 
@@ -76,14 +84,14 @@ class Hooks:
 
 def trails(hand: list[str] | tuple[str, ...]) -> list[state_pb2.Move]:
     """The trail of each card in a Tablić hand, as the server lists moves."""
-    return [state_pb2.Move(text=card, card=card) for card in hand]
+    return [state_pb2.Move(text=card, tablic=state_pb2.TablicMove(card=card)) for card in hand]
 
 
 async def playable_moves(seat: AsyncSeat, state: state_pb2.TableState) -> LegalMoves | None:
     """The seat's legal moves at its turn; None when it is not its turn (an old event) or the
     match has ended meanwhile (the feed brings its end).
 
-    On a Tablić table whose captures are too many for the server to list (RESOURCE_EXHAUSTED,
+    On a Tablić table whose captures are too many for the server to list (TOO_MANY_MOVES,
     after a long run of trails) they are the trails of the hand in `state`, marked unlisted:
     trails need no listing and the server still checks them (a capture sent as text too).
     """
@@ -91,8 +99,11 @@ async def playable_moves(seat: AsyncSeat, state: state_pb2.TableState) -> LegalM
         return await seat.legal_moves()
     except (NotYourTurnRpcError, MatchOverRpcError):
         return None
-    except ResourceExhaustedError:
-        if state.WhichOneof("game") != "tablic":
+    except (InvalidArgumentError, ResourceExhaustedError) as error:
+        too_many = isinstance(error, ResourceExhaustedError) or (
+            getattr(error, "reason", "") == TOO_MANY_MOVES
+        )
+        if not too_many or state.WhichOneof("game") != "tablic":
             raise
         return LegalMoves(int(state.seq), trails(tuple(state.tablic.hand)), listed=False)
 
@@ -150,7 +161,7 @@ class SeatLoop:
         if self.last is not None:  # resumed: the turn of the last event may still be open
             await self._unannounced()
         after = int(self.last.seq) if self.last is not None else 0
-        async for event in self.seat.events(after_seq=after):
+        async for event in self.seat.events(after_seq=after, with_state=True):
             self.hooks.observe(event, self.last)
             self.last = event.state
             if event.match_over or event.state.info.status == state_pb2.TABLE_STATUS_FINISHED:

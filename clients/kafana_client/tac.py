@@ -1,8 +1,8 @@
 """Tač on the client side: table configs, views for bots, and a bot runner for a seat.
 
 >>> config = tac_table_config(players=3, seed=7, tac_calls=True)
->>> config.rules.game, config.rules.players, config.rules.switches["tac_calls"]
-('tac', 3, True)
+>>> config.rules.game == rules_pb2.GAME_TAC, config.rules.players, config.rules.tac.tac_calls
+(True, 3, True)
 
 A Tač bot plays through the SDK like a Tablić one (inside an `async def`)::
 
@@ -23,7 +23,7 @@ from kafana.v1 import rules_pb2, state_pb2
 from kafana_bots.tac_bots import TacBot
 
 from kafana_client.aio import AsyncSeat, LegalMoves
-from kafana_client.convert import config_of
+from kafana_client.convert import config_of, current_seat, rules_spec, switches_of, word
 from kafana_client.seat_loop import Decision, Hooks, follow_seat
 
 
@@ -38,15 +38,20 @@ def tac_table_config(
     **switches: Any,
 ) -> rules_pb2.TableConfig:
     """A Tač `TableConfig`; keywords such as `decks=2`, `tac_calls=True` are rule switches."""
-    rules = rules_pb2.RulesSpec(game="tac", players=players)
+    rules = rules_spec("tac", players=players)
     cards = list(deck)
     decks = [cards] if cards else []
     return config_of(rules, decks, switches, move_millis, forfeit_on_timeout, name, seed)
 
 
 def tac_rules_of(info: state_pb2.TableInfo) -> tac.Rules:
-    """A Tač table's full rules (from the canonical JSON the server sends)."""
-    return tac.Rules.from_json(info.rules_json)
+    """A Tač table's full rules (`TableInfo.rules`, the rules in force)."""
+    return tac_rules(info.rules)
+
+
+def tac_rules(spec: rules_pb2.RulesSpec) -> tac.Rules:
+    """A Tač `RulesSpec` as the rules core's `Rules`."""
+    return tac.Rules(players=spec.players or 2, **switches_of(spec))
 
 
 def _cards(texts: Iterable[str]) -> tuple[tac.Card, ...]:
@@ -61,7 +66,7 @@ def tac_view_of(state: state_pb2.TableState) -> tac.View:
         ls = tv.last_step
         step = tac.Step(
             seat=ls.seat,
-            move=tac.Move.parse(ls.move),
+            move=tac.Move.parse(ls.move.text),
             card=tac.Card.parse(ls.card) if ls.card else None,
             turned_over=ls.turned_over,
             penalty=ls.penalty,
@@ -70,8 +75,8 @@ def tac_view_of(state: state_pb2.TableState) -> tac.View:
     return tac.View(
         rules=tac_rules_of(state.info),
         seat=tv.seat if tv.HasField("seat") else None,
-        current_seat=tv.current_seat if tv.HasField("current_seat") else None,
-        phase=tv.phase,
+        current_seat=current_seat(state),
+        phase=word(state_pb2.TacPhase, tv.phase),
         central=_cards(tv.central),
         discards=tuple(_cards(pile.cards) for pile in tv.discards),
         closed_sizes=tuple(tv.closed_sizes),
@@ -93,7 +98,7 @@ def may_act(state: state_pb2.TableState, seat: int) -> bool:
     if state.info.status != state_pb2.TABLE_STATUS_PLAYING:
         return False
     tv = state.tac
-    if tv.HasField("current_seat") and tv.current_seat == seat:
+    if current_seat(state) == seat:
         return True
     return tv.HasField("pending_offender") and tv.pending_offender != seat
 
@@ -112,14 +117,21 @@ class TacBotHooks(Hooks):
         return may_act(state, seat)
 
     async def decide(self, state: state_pb2.TableState, legal: LegalMoves) -> Decision:
-        moves = [tac.Move.parse(m.text) for m in legal.moves]
+        wire = legal_by_move(legal)
+        moves = list(wire)
         view = tac_view_of(state)
         if view.current_seat != view.seat:
             calls = [m for m in moves if m.kind == "call"]
-            return str(calls[0]) if calls and self.bot.wants_call(view) else None
+            return wire[calls[0]] if calls and self.bot.wants_call(view) else None
         if self.threaded:
-            return str(await asyncio.to_thread(self.bot.choose, view, moves))
-        return str(self.bot.choose(view, moves))
+            return wire[await asyncio.to_thread(self.bot.choose, view, moves)]
+        return wire[self.bot.choose(view, moves)]
+
+
+def legal_by_move(legal: LegalMoves) -> dict[tac.Move, state_pb2.Move]:
+    """Each legal Tač move as the rules core's `Move`, with the wire `Move` the server listed
+    (text and structured: sent back as is, it names the move both ways)."""
+    return {tac.Move.parse(m.text): m for m in legal.moves}
 
 
 async def run_tac_bot(seat: AsyncSeat, bot: TacBot, *, delay: float = 0.0) -> state_pb2.TableState:

@@ -1,7 +1,7 @@
 """Reading a person's input: a move (a number from the list, or typed as text), or Enter/q.
 
 >>> from kafana.v1 import state_pb2
->>> moves = [state_pb2.Move(text="7S", card="7S"), state_pb2.Move(text="KC:KD", card="KC")]
+>>> moves = [state_pb2.Move(text="7S"), state_pb2.Move(text="KC:KD")]
 >>> read_choice("2", moves).move, read_choice("kc:kd", moves).move
 ('KC:KD', 'KC:KD')
 >>> read_choice("9", moves).problem

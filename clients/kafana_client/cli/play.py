@@ -26,7 +26,7 @@ from kafana_client.cli.key import cli_key
 from kafana_client.cli.replay import names_comment
 from kafana_client.cli.session import Outcome, PersonAtTable, Quit
 from kafana_client.connection import Tls
-from kafana_client.convert import rules_of, table_config
+from kafana_client.convert import game_name, rules_of, table_config
 from kafana_client.errors import RpcError
 from kafana_client.tac import tac_rules_of, tac_table_config
 
@@ -131,7 +131,7 @@ async def run(options: PlayOptions, console: Console) -> Outcome | None:
         if options.table_id:
             table_id = options.table_id
             info = await client.get_table(table_id)
-            options = replace(options, game=info.rules.game or "tablic")  # the table's game
+            options = replace(options, game=game_name(info.rules))  # the table's game
             me = await client.join(table_id, seat=options.seat, name=options.name)
             tasks: list[asyncio.Task[object]] = []
         else:
@@ -197,7 +197,10 @@ async def _finish(
         if created is not None:
             await client.close_table(created.table_id, created.admin_token)
     final = await me.state()
-    if final.info.status == state_pb2.TABLE_STATUS_FINISHED and final.result.reason != "closed":
+    if (
+        final.info.status == state_pb2.TABLE_STATUS_FINISHED
+        and final.result.reason != state_pb2.RESULT_REASON_CLOSED
+    ):
         draw = tac_render if tac else render
         console.print(draw.result_panel(final, side))
     if options.save is not None:

@@ -12,12 +12,15 @@ import time
 from collections.abc import Iterable, Sequence
 
 from kafana.errors import InvalidInputError
+from kafana.games import tablic
 from kafana.games.cards import Card
 from kafana.v1 import events_pb2, state_pb2
 from rich.console import Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
+
+from kafana_client.convert import current_seat, word
 
 SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 COLOURS = {"C": "bold bright_white", "D": "bold red", "H": "bold red", "S": "bold bright_white"}
@@ -37,12 +40,27 @@ def cards_text(cards: Iterable[str], empty: str = "(none)") -> Text:
     return Text(" ").join(card_text(c) for c in items)
 
 
+def tablic_move(move: state_pb2.Move) -> state_pb2.TablicMove:
+    """A Tablić move's structured form: as sent, or read from its text (a move given as text
+    only); an unreadable text is the card "?"."""
+    if move.HasField("tablic"):
+        return move.tablic
+    try:
+        parsed = tablic.Move.parse(move.text)
+    except InvalidInputError:
+        return state_pb2.TablicMove(card="?")
+    return state_pb2.TablicMove(
+        card=parsed.card.text, captured=[c.text for c in sorted(parsed.captured)]
+    )
+
+
 def move_text(move: state_pb2.Move) -> Text:
     """`7♦ trail` or `K♣ takes K♦ K♥`."""
-    out = card_text(move.card)
-    if not move.captured:
+    played = tablic_move(move)
+    out = card_text(played.card)
+    if not played.captured:
         return out + Text(" trail", style="dim")
-    return out + Text(" takes ") + cards_text(move.captured)
+    return out + Text(" takes ") + cards_text(played.captured)
 
 
 def seat_names(info: state_pb2.TableInfo) -> list[str]:
@@ -85,8 +103,11 @@ def deal_notice(info: state_pb2.TableInfo) -> Text | None:
     )
 
 
-def table_panel(state: state_pb2.TableState, title: str = "") -> RenderableType:
-    """The table: face-up cards, the viewer's hand (if a seat), other hands' sizes, scores."""
+def table_panel(
+    state: state_pb2.TableState, title: str = "", received: float | None = None
+) -> RenderableType:
+    """The table: face-up cards, the viewer's hand (if a seat), other hands' sizes, scores
+    (`received`: when `state` arrived, time.time(), for the clock; None: just now)."""
     info, view = state.info, state.tablic
     names = seat_names(info)
     notice = deal_notice(info)
@@ -104,7 +125,7 @@ def table_panel(state: state_pb2.TableState, title: str = "") -> RenderableType:
         Text(f"Hand {view.hand_no + 1} · deck {view.deck_remaining} left · ", style="dim")
         + scores_text(info, view)
     )
-    clock = clock_line(state, view.seat if view.HasField("seat") else None)
+    clock = clock_line(state, view.seat if view.HasField("seat") else None, received)
     if clock is not None:
         lines.append(clock)
     heading = title or f"Tablić · table {info.table_id} · move {view.move_count}"
@@ -131,26 +152,44 @@ def _rank(card: str) -> int:
 
 def order_moves(moves: Iterable[state_pb2.Move]) -> list[state_pb2.Move]:
     """Captures first, most cards taken first; then trails in rank order (A 2 ... K)."""
-    return sorted(moves, key=lambda m: (not m.captured, -len(m.captured), _rank(m.card), m.text))
+
+    def key(move: state_pb2.Move) -> tuple[bool, int, int, str]:
+        played = tablic_move(move)
+        return (not played.captured, -len(played.captured), _rank(played.card), move.text)
+
+    return sorted(moves, key=key)
 
 
-def clock_line(state: state_pb2.TableState, viewer: int | None) -> Text | None:
+def deadline_of(state: state_pb2.TableState, received: float | None = None) -> float | None:
+    """When (time.time()) the seat to move runs out of time: `received` (when `state`
+    arrived; None: now) plus its `remaining_millis`; None without a clock or a seat to move."""
+    to_move = current_seat(state)
+    if to_move is None or to_move >= len(state.remaining_millis):
+        return None
+    start = time.time() if received is None else received
+    return start + state.remaining_millis[to_move] / 1000
+
+
+def clock_line(
+    state: state_pb2.TableState, viewer: int | None, received: float | None = None
+) -> Text | None:
     """`Clock 5 s a move: ▶ you 3 s left · greedy 5 s` (None on a table without a clock).
 
-    The seat to move has what is left of its move; every other seat has a whole move.
+    The seat to move has what is left of its move, counted down from the state's
+    `remaining_millis` since `received` (when it arrived; None: now); every other seat has a
+    whole move.
     """
     millis = state.info.clock.move_millis
     if not millis:
         return None
-    game = state.WhichOneof("game")
-    view = state.tac if game == "tac" else state.tablic
-    to_move = view.current_seat if view.HasField("current_seat") else None
+    to_move = current_seat(state)
+    deadline = deadline_of(state, received)
     names = seat_names(state.info)
     parts = []
     for seat, name in enumerate(names):
         label = "you" if seat == viewer else name
-        if seat == to_move and state.deadline_ms:
-            left = max(0.0, state.deadline_ms / 1000 - time.time())
+        if seat == to_move and deadline is not None:
+            left = max(0.0, deadline - time.time())
             parts.append(Text(f"▶ {label} {left:.0f} s left", style="bold yellow"))
         else:
             parts.append(Text(f"{label} {_seconds(millis)}", style="dim"))
@@ -165,9 +204,9 @@ def timeout_notice(event: events_pb2.Event, viewer: int | None) -> Text | None:
     """When the server played a move for the person (the clock ran out, or they were away)."""
     if event.kind != events_pb2.EVENT_KIND_MOVE or viewer is None or event.seat != viewer:
         return None
-    if event.reason == "timeout":
+    if event.reason == state_pb2.EVENT_REASON_TIMEOUT:
         return Text("Your time ran out: the server played for you.", style="bold red")
-    if event.reason == "disconnect":
+    if event.reason == state_pb2.EVENT_REASON_DISCONNECT:
         return Text("You were away: the server played for you.", style="bold red")
     return None
 
@@ -198,7 +237,8 @@ def seat_line(event: events_pb2.Event, names: Sequence[str], who: str) -> Text |
     if event.kind == events_pb2.EVENT_KIND_SEAT_LEFT:
         return Text(f"Seat {event.seat} left the table.")
     if event.kind == events_pb2.EVENT_KIND_FORFEIT:
-        return Text(f"{who} forfeited ({event.reason}).", style="bold red")
+        why = word(state_pb2.EventReason, event.reason) or "no reason given"
+        return Text(f"{who} forfeited ({why}).", style="bold red")
     if event.kind == events_pb2.EVENT_KIND_CLOSED:
         return Text("The table was closed.", style="bold red")
     return None
@@ -217,7 +257,8 @@ def event_lines(
         notice = timeout_notice(event, viewer)
         if notice is not None:
             out.append(notice)
-        verb = " played " if event.reason != "timeout" else " ran out of time; played "
+        timed_out = event.reason == state_pb2.EVENT_REASON_TIMEOUT
+        verb = " ran out of time; played " if timed_out else " played "
         line = Text(who, style="bold") + Text(verb) + move_text(event.move)
         out.append(line)
         old = list(before.tablic.tablas) if before is not None else []
@@ -239,7 +280,7 @@ def event_lines(
 def ending(state: state_pb2.TableState) -> str:
     """How the match ended, in words: a scored match names the winner's score first."""
     result = state.result
-    if result.reason == "score" and result.HasField("winner_side"):
+    if result.reason == state_pb2.RESULT_REASON_SCORE and result.HasField("winner_side"):
         names = side_names(state.info)
         winner = result.winner_side
         others = [s for i, s in enumerate(result.scores) if i != winner]

@@ -74,9 +74,10 @@ def _sides(rules: tablic.Rules, names: Sequence[str]) -> list[str]:
 
 
 def _move_line(name: str, move: tablic.Move) -> Text:
-    wire = state_pb2.Move(
-        text=str(move), card=move.card.text, captured=[c.text for c in sorted(move.captured)]
+    played = state_pb2.TablicMove(
+        card=move.card.text, captured=[c.text for c in sorted(move.captured)]
     )
+    wire = state_pb2.Move(text=str(move), tablic=played)
     return Text(f"{name} played ", style="bold") + render.move_text(wire)
 
 

@@ -30,7 +30,8 @@ from kafana_client.seat_loop import Decision, Hooks, SeatLoop
 Ask = Callable[[str], str]
 Offered = tuple[list[state_pb2.Move], list[RenderableType]]
 """The moves as numbered for the person, and what to show them."""
-Offer = Callable[[state_pb2.TableState, LegalMoves], Offered]
+Offer = Callable[[state_pb2.TableState, LegalMoves, float], Offered]
+"""The moves and what to show, from the state, the legal moves and when the state arrived."""
 UNLISTED = (
     "This table allows too many captures for the server to list them: your trails are "
     "numbered below, and you may type any capture as text (e.g. KC:KD+KH); the server checks it."
@@ -77,19 +78,19 @@ class Speech:
     offer: Offer
 
 
-def _tablic_offer(state: state_pb2.TableState, legal: LegalMoves) -> Offered:
+def _tablic_offer(state: state_pb2.TableState, legal: LegalMoves, received: float) -> Offered:
     moves = render.order_moves(legal.moves)
-    shown: list[RenderableType] = [render.table_panel(state, "Your turn")]
+    shown: list[RenderableType] = [render.table_panel(state, "Your turn", received)]
     if not legal.listed:
         shown.append(Text(UNLISTED, style="yellow"))
     return moves, [*shown, render.moves_list(moves)]
 
 
-def _tac_offer(state: state_pb2.TableState, legal: LegalMoves) -> Offered:
+def _tac_offer(state: state_pb2.TableState, legal: LegalMoves, received: float) -> Offered:
     moves = list(legal.moves)
     seat = state.tac.seat
     return moves, [
-        tac_render.table_panel(state, "Your turn"),
+        tac_render.table_panel(state, "Your turn", received),
         tac_render.moves_list(moves, state, seat),
     ]
 
@@ -165,14 +166,14 @@ class PersonAtTable(Hooks):
     async def decide(self, state: state_pb2.TableState, legal: LegalMoves) -> Decision:
         self._game = _game(state)
         speech = SPEECH[self._game]
-        state = await self._clocked(state)
+        state, received = await self._clocked(state)
         if self._offered is None or self._offered[0] != legal.seq:
-            moves, shown = speech.offer(state, legal)
+            moves, shown = speech.offer(state, legal, received)
             for item in shown:
                 self.console.print(item)
             self._offered = (legal.seq, moves)
         moves = self._offered[1]
-        deadline = state.deadline_ms / 1000 if state.deadline_ms else None
+        deadline = render.deadline_of(state, received)
         if self.ask is not None:  # a blocking reader (tests): nothing to race
             return await self._choose(moves, speech, deadline)
         choosing = asyncio.create_task(self._choose(moves, speech, deadline))
@@ -224,12 +225,14 @@ class PersonAtTable(Hooks):
             if state.seq != seq:
                 return
 
-    async def _clocked(self, state: state_pb2.TableState) -> state_pb2.TableState:
-        """`state` with its deadline (an event's state has none: the seat's own state has)."""
-        if state.deadline_ms or not state.info.clock.move_millis:
-            return state
+    async def _clocked(self, state: state_pb2.TableState) -> tuple[state_pb2.TableState, float]:
+        """`state` with the time left for the move (`remaining_millis`: an event's state may
+        have none, the seat's own state fetched now has), and when that count was taken."""
+        received = time.time()
+        if state.remaining_millis or not state.info.clock.move_millis:
+            return state, received
         fresh = await self.seat.state()
-        return fresh if fresh.seq == state.seq else state
+        return (fresh, time.time()) if fresh.seq == state.seq else (state, received)
 
     async def _confirm_leave(self, deadline: float | None) -> bool:
         """Ask before leaving a live game, naming what it costs."""

@@ -4,7 +4,8 @@ Every function returns rich text or renderables; printing is the caller's busine
 here could show a closed pile: the wire view carries only their sizes.
 
 >>> from kafana.v1 import state_pb2
->>> move_phrase(state_pb2.Move(text="play X->P1", card="5H"), ["ana", "bob"], 0).plain
+>>> played = state_pb2.TacMove(play=state_pb2.TacPlay(card="5H"))
+>>> move_phrase(state_pb2.Move(text="play X->P1", tac=played), ["ana", "bob"], 0).plain
 '5♥ onto bob's discard pile'
 """
 
@@ -26,6 +27,7 @@ from kafana_client.cli.render import (
     seat_names,
     timeout_notice,
 )
+from kafana_client.convert import current_seat
 
 
 def _count(n: int) -> str:
@@ -42,22 +44,31 @@ def _target(target: str, names: Sequence[str], mover: int, viewer: int | None) -
 
 
 def move_phrase(
-    move: state_pb2.Move, names: Sequence[str], mover: int, viewer: int | None = None
+    move: state_pb2.Move,
+    names: Sequence[str],
+    mover: int,
+    viewer: int | None = None,
+    card: str = "",
 ) -> Text:
-    """What a move does, in words: `5♥ onto bob's discard pile`, `call Tač! on ana`."""
+    """What a move does, in words: `5♥ onto bob's discard pile`, `call Tač! on ana`.
+
+    `card` is the card it turned up or moved (an event's `step.card`); a play's structured
+    form names its card too.
+    """
     text = move.text
+    card = card or move.tac.play.card
     if text == "flip":
-        if move.card:
-            return Text("turned up ") + card_text(move.card)
+        if card:
+            return Text("turned up ") + card_text(card)
         return Text("flip: turn up the top card of your closed pile")
     if text.startswith("call P"):
         return Text("call ") + Text("Tač!", style="bold magenta")
     source, _, target = text[len("play ") :].partition("->")
-    card = card_text(move.card) if move.card else Text("the card")
+    shown = card_text(card) if card else Text("the card")
     if source == "D":
         own = "your" if viewer == mover else "their"
-        card = card + Text(f" from {own} discard pile")
-    return card + Text(" onto " + _target(target, names, mover, viewer))
+        shown = shown + Text(f" from {own} discard pile")
+    return shown + Text(" onto " + _target(target, names, mover, viewer))
 
 
 def _offender(state: state_pb2.TableState) -> int | None:
@@ -90,12 +101,15 @@ def moves_list(
     return grid
 
 
-def table_panel(state: state_pb2.TableState, title: str = "") -> RenderableType:
-    """The central pile, every seat's discard top and closed pile count, the turned-up card."""
+def table_panel(
+    state: state_pb2.TableState, title: str = "", received: float | None = None
+) -> RenderableType:
+    """The central pile, every seat's discard top and closed pile count, the turned-up card
+    (`received`: when `state` arrived, for the clock; None: just now)."""
     info, tv = state.info, state.tac
     names = seat_names(info)
     viewer = tv.seat if tv.HasField("seat") else None
-    current = tv.current_seat if tv.HasField("current_seat") else None
+    current = current_seat(state)
     notice = deal_notice(info)
     lines: list[RenderableType] = [notice] if notice else []
     central = Text("Central pile: ", style="bold")
@@ -137,7 +151,7 @@ def table_panel(state: state_pb2.TableState, title: str = "") -> RenderableType:
         lines.append(
             Text(f"{names[offender]} broke the order: anyone else may call Tač!", style="yellow")
         )
-    clock = clock_line(state, viewer)
+    clock = clock_line(state, viewer, received)
     if clock is not None:
         lines.append(clock)
     heading = title or f"Tač · table {info.table_id} · move {tv.move_count}"
@@ -157,11 +171,12 @@ def event_lines(
     seated = seat_line(event, names, who(event.seat))
     out: list[RenderableType] = [seated] if seated is not None else []
     if event.kind == events_pb2.EVENT_KIND_MOVE:
-        step = state.tac.last_step
+        step = event.step if event.HasField("step") else state.tac.last_step
         notice = timeout_notice(event, viewer)
         if notice is not None:
             out.append(notice)
-        verb = " " if event.reason != "timeout" else " ran out of time; "
+        timed_out = event.reason == state_pb2.EVENT_REASON_TIMEOUT
+        verb = " ran out of time; " if timed_out else " "
         if event.move.text.startswith("call P"):
             offender = _offender(before) if before is not None else None
             victim = who(offender) if offender is not None else "the offender"
@@ -173,7 +188,7 @@ def event_lines(
             if step.turned_over:
                 out.append(Text(f"{who(event.seat)} turned the discard pile over.", style="dim"))
             mover = event.seat
-            phrase = move_phrase(event.move, names, mover, viewer)
+            phrase = move_phrase(event.move, names, mover, viewer, step.card)
             if event.move.text.startswith("play"):
                 phrase = Text("played ") + phrase
             line = Text(who(mover), style="bold") + Text(verb) + phrase
@@ -196,7 +211,8 @@ def result_panel(state: state_pb2.TableState, viewer: int | None) -> RenderableT
         winner = result.winner_side
         headline = "You win!" if winner == viewer else f"{names[winner]} wins."
     else:
-        headline = "A draw." if result.reason == "stalled" else "No winner."
+        stalled = result.reason == state_pb2.RESULT_REASON_STALLED
+        headline = "A draw." if stalled else "No winner."
     lines: list[RenderableType] = [Text(headline, style="bold green")]
     places = list(result.places)
     if places:

@@ -15,6 +15,7 @@ from kafana_client.cli.key import cli_key, key_option
 from kafana_client.cli.replay import names_comment
 from kafana_client.cli.tls import tls_ca_option
 from kafana_client.connection import Tls
+from kafana_client.convert import current_seat
 
 
 async def follow(client: AsyncClient, table_id: str, console: Console, after_seq: int = 0) -> None:
@@ -23,7 +24,7 @@ async def follow(client: AsyncClient, table_id: str, console: Console, after_seq
     Tač turns have many moves: its table is drawn when the turn passes (or on a call).
     """
     before: state_pb2.TableState | None = None
-    async for event in client.watch(table_id, after_seq=after_seq):
+    async for event in client.watch(table_id, after_seq=after_seq, with_state=True):
         tac = event.state.WhichOneof("game") == "tac"
         draw = tac_render if tac else render
         for line in draw.event_lines(event, before, None):
@@ -40,9 +41,9 @@ async def follow(client: AsyncClient, table_id: str, console: Console, after_seq
 
 def _turn_passed(before: state_pb2.TableState | None, after: state_pb2.TableState) -> bool:
     """Whether a Tač move handed the turn on (or was a call)."""
-    if before is None or after.tac.last_step.move.startswith("call"):
+    if before is None or after.tac.last_step.move.text.startswith("call"):
         return True
-    return before.tac.current_seat != after.tac.current_seat
+    return current_seat(before) != current_seat(after)
 
 
 @click.command()
