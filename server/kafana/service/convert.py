@@ -1,15 +1,19 @@
 """Domain objects to protobuf messages (the RPCs stay thin).
 
 Tables, seats, results and events are converted here, for every game alike; each game's own
-values (moves, views, its figures in a result) by its `TableGame` in `kafana.service.games`.
+values (moves, views, what an event changed, its figures in a result) by its `TableGame` in
+`kafana.service.games`. The stored events keep their reasons as words ("timeout", "left"...);
+the wire has enums (`EVENT_REASONS`, `RESULT_REASONS`).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 
-from kafana.games.protocol import SCORE, STALLED
+from kafana.games.protocol import FORFEIT, OUT, SCORE, STALLED
 from kafana.games.records import score_detail
+from kafana.service.games import rules_in_force_bytes
 from kafana.service.session import ABANDONED, NO_SHOW, Session
 from kafana.store.base import FINISHED, OPEN, PLAYING, Entry
 from kafana.v1 import events_pb2, state_pb2, storage_pb2
@@ -20,6 +24,42 @@ STATUS = {
     PLAYING: state_pb2.TABLE_STATUS_PLAYING,
     FINISHED: state_pb2.TABLE_STATUS_FINISHED,
 }
+EVENT_REASONS: dict[str, state_pb2.EventReason.ValueType] = {
+    "played": state_pb2.EVENT_REASON_PLAYED,
+    "timeout": state_pb2.EVENT_REASON_TIMEOUT,
+    "timeouts": state_pb2.EVENT_REASON_TIMEOUTS,
+    "left": state_pb2.EVENT_REASON_LEFT,
+    "disconnect": state_pb2.EVENT_REASON_DISCONNECT,
+    "no_show": state_pb2.EVENT_REASON_NO_SHOW,
+    "illegal_move": state_pb2.EVENT_REASON_ILLEGAL_MOVE,
+    "admin": state_pb2.EVENT_REASON_ADMIN,
+    "abandoned": state_pb2.EVENT_REASON_ABANDONED,
+    "adjudicated": state_pb2.EVENT_REASON_ADJUDICATED,
+}
+"""A stored event's reason (and a forfeit's `Ending.why`) on the wire; any other word (none
+is logged) is UNSPECIFIED."""
+RESULT_REASONS: dict[str, state_pb2.ResultReason.ValueType] = {
+    SCORE: state_pb2.RESULT_REASON_SCORE,
+    OUT: state_pb2.RESULT_REASON_OUT,
+    STALLED: state_pb2.RESULT_REASON_STALLED,
+    FORFEIT: state_pb2.RESULT_REASON_FORFEIT,
+    "closed": state_pb2.RESULT_REASON_CLOSED,
+    ABANDONED: state_pb2.RESULT_REASON_ABANDONED,
+    NO_SHOW: state_pb2.RESULT_REASON_NO_SHOW,
+}
+"""A game's outcome reason or a session's `Ending.reason` on the wire."""
+
+
+def wall_ms() -> int:
+    """Now, in Unix milliseconds (the default `now_ms` of `table_state`)."""
+    return int(time.time() * 1000)
+
+
+def event_reason(word: str, kind: int = 0) -> state_pb2.EventReason.ValueType:
+    """A stored reason word as an `EventReason` (a move without one was played by its seat)."""
+    if not word and kind == MOVE:
+        return state_pb2.EVENT_REASON_PLAYED
+    return EVENT_REASONS.get(word, state_pb2.EVENT_REASON_UNSPECIFIED)
 
 
 def moves(session: Session, items: Iterable[object]) -> list[state_pb2.Move]:
@@ -28,8 +68,14 @@ def moves(session: Session, items: Iterable[object]) -> list[state_pb2.Move]:
     return [game.move_message(session.match, m) for m in items]
 
 
+def move_text(session: Session, move: state_pb2.Move, seat: int) -> str:
+    """The text of the wire move `seat` sends to this table (PlayMove): its text, or its
+    structured branch as text; both must name the same move (InvalidInputError)."""
+    return session.game.move_text(move, seat)
+
+
 def info(session: Session) -> state_pb2.TableInfo:
-    """The public summary: never the seed, the decks or a hand."""
+    """The public summary: never the seed, the decks or a hand; the rules in force."""
     stored = session.stored
     match = session.match
     seats = [
@@ -41,11 +87,9 @@ def info(session: Session) -> state_pb2.TableInfo:
         )
         for seat in range(session.players)
     ]
-    return state_pb2.TableInfo(
+    out = state_pb2.TableInfo(
         table_id=session.table_id,
         name=stored.name,
-        rules=stored.spec,
-        rules_json=stored.rules_json,
         clock=stored.clock,
         status=STATUS[session.status],
         seats=seats,
@@ -53,6 +97,8 @@ def info(session: Session) -> state_pb2.TableInfo:
         created_ms=stored.created_ms,
         deal_chosen_by_creator=stored.deal_chosen_by_creator,
     )
+    out.rules.MergeFromString(rules_in_force_bytes(stored.spec, stored.rules_json))
+    return out
 
 
 def result(session: Session) -> state_pb2.Result:
@@ -68,7 +114,7 @@ def result(session: Session) -> state_pb2.Result:
     if ending is None:
         outcome = session.match.outcome()
         reason = "" if outcome is None else outcome.reason
-        out.reason = reason
+        out.reason = RESULT_REASONS.get(reason, state_pb2.RESULT_REASON_UNSPECIFIED)
         if reason == SCORE:
             out.detail = score_detail(winner, out.scores)
         elif reason == STALLED:
@@ -76,9 +122,10 @@ def result(session: Session) -> state_pb2.Result:
         else:
             out.detail = f"seat {winner} went out first"
     else:
-        out.reason = ending.reason
+        out.reason = RESULT_REASONS.get(ending.reason, state_pb2.RESULT_REASON_UNSPECIFIED)
         if ending.seat is not None:
             out.forfeit_seat = ending.seat
+            out.forfeit_reason = event_reason(ending.why)
             out.detail = f"seat {ending.seat} forfeited ({ending.why})"
         elif ending.reason == ABANDONED:
             out.detail = "abandoned: every seat ran out of time turn after turn"
@@ -89,14 +136,38 @@ def result(session: Session) -> state_pb2.Result:
     return out
 
 
-def table_state(session: Session, seat: int | None) -> state_pb2.TableState:
-    """The table as `seat` (None: a spectator) may see it."""
+def current_seat(session: Session) -> int | None:
+    """The seat to move: None before the match starts and once it is over."""
+    return session.match.current_seat if session.status == PLAYING else None
+
+
+def remaining_millis(session: Session, now_ms: int) -> list[int]:
+    """Per seat, with a clock and while the match runs: the seat to move's time left (never
+    below 0), the full move time for the others; empty otherwise."""
+    millis = int(session.stored.clock.move_millis)
+    seat = current_seat(session)
+    if not millis or seat is None:
+        return []
+    out = [millis] * session.players
+    if session.deadline_ms:
+        out[seat] = max(0, min(millis, session.deadline_ms - now_ms))
+    return out
+
+
+def table_state(
+    session: Session, seat: int | None, *, now_ms: int | None = None
+) -> state_pb2.TableState:
+    """The table as `seat` (None: a spectator) may see it; `now_ms` (default: the wall clock)
+    counts the seat to move's remaining time."""
     out = state_pb2.TableState(
         info=info(session),
         seq=session.seq,
-        deadline_ms=session.deadline_ms if session.status == PLAYING else 0,
         result=result(session),
+        remaining_millis=remaining_millis(session, wall_ms() if now_ms is None else now_ms),
     )
+    to_move = current_seat(session)
+    if to_move is not None:
+        out.current_seat = to_move
     session.game.fill_view(out, session.match, seat)
     return out
 
@@ -106,14 +177,18 @@ def event(
     after: Session,
     seat: int | None,
     *,
-    with_state: bool = True,
+    with_state: bool = False,
     entry: Entry | None = None,
     stored: storage_pb2.StoredEvent | None = None,
     out: events_pb2.Event | None = None,
+    now_ms: int | None = None,
 ) -> events_pb2.Event:
-    """The public event that took `before` to `after`, with the table as `seat` sees it.
+    """The public event that took `before` to `after`, as `seat` (None: a spectator) may see
+    it: what changed (the seat to move, the cards dealt, a hand's score, a Tač step, the
+    result once over), never another seat's cards nor the deck.
 
-    `with_state=False` leaves the table out (a PlayMove answer: its `state` is opt-in);
+    `with_state` adds the whole table as `seat` sees it (a feed opened `with_state`; GetRecord
+    and PlayMove leave it out); `now_ms`, the time its clock counts from (default: now);
     `entry` is the event's log entry when the caller has it (else it is read from the log);
     `stored`, the event itself when the caller has it (it is `after`'s last, at `after.seq`);
     `out`, an empty Event to fill (the answer's own field: no copy) instead of a new one.
@@ -126,18 +201,28 @@ def event(
         seq = after.seq
     if out is None:
         out = events_pb2.Event()
+    started = not before.started and after.started
+    over = before.status != FINISHED and after.status == FINISHED
+    moved = stored.kind == MOVE
     out.seq = seq
     out.time_ms = stored.time_ms
     out.kind = stored.kind
     out.seat = stored.seat
     out.name = stored.name
-    out.reason = stored.reason or ("played" if stored.kind == MOVE else "")
-    out.match_started = not before.started and after.started
-    out.match_over = before.status != FINISHED and after.status == FINISHED
-    if with_state:
-        out.state.CopyFrom(table_state(after, seat))
-    if stored.kind == MOVE:
+    out.reason = event_reason(stored.reason, stored.kind)
+    out.match_started = started
+    out.match_over = over
+    to_move = current_seat(after)
+    if to_move is not None:
+        out.current_seat = to_move
+    if moved:
         out.move.MergeFromString(after.game.played_bytes(after.match, stored.move))
+    if started or moved:
+        after.game.fill_event(out, before.match, after.match, seat, started=started, moved=moved)
+    if over:
+        out.result.CopyFrom(result(after))
+    if with_state:
+        out.state.CopyFrom(table_state(after, seat, now_ms=now_ms))
     return out
 
 
@@ -156,4 +241,18 @@ def stored_event(
     ).SerializeToString()
 
 
-__all__ = ["STATUS", "event", "info", "moves", "result", "stored_event", "table_state"]
+__all__ = [
+    "EVENT_REASONS",
+    "RESULT_REASONS",
+    "STATUS",
+    "current_seat",
+    "event",
+    "event_reason",
+    "info",
+    "move_text",
+    "moves",
+    "remaining_millis",
+    "result",
+    "stored_event",
+    "table_state",
+]

@@ -2,21 +2,22 @@
 
 The table logic (`tables.py`, `session.py`) plays every game through its state's protocol
 (`kafana.games.protocol.GameState`: seat to move, legal moves, apply, over, outcome, record).
-A `TableGame` only converts: a `RulesSpec` to the game's Rules, a stored table to its start,
-move text to the game's move, and the game's values to wire messages.
+A `TableGame` only converts: a `RulesSpec` to the game's Rules and back (the rules in force),
+a stored table to its start, wire moves to the game's move text, and the game's values to wire
+messages (moves, views, what an event changed, its figures in a result).
 """
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from typing import Any, Generic, Protocol, TypeVar
 
-from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import Message
 
-from kafana.errors import InvalidInputError
+from kafana.errors import InvalidInputError, InvalidRulesError
 from kafana.games.protocol import GameState, Record
-from kafana.v1 import rules_pb2, state_pb2, storage_pb2
+from kafana.v1 import events_pb2, rules_pb2, state_pb2, storage_pb2
 
 AnyState = GameState[Any, object, Record]
 """A table's game state as the service holds it: its moves are the game's own (only the
@@ -24,27 +25,6 @@ game's `TableGame`, typed with them, reads one); views and records through the p
 
 S = TypeVar("S", bound=AnyState)
 M = TypeVar("M")
-
-
-def _plain(value: Any) -> Any:
-    """JSON numbers arrive as floats from a Struct; whole ones become ints again."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    return value
-
-
-def switches_of(spec: rules_pb2.RulesSpec) -> dict[str, Any]:
-    """The spec's extra switches as plain JSON values (whole numbers as ints)."""
-    if not spec.HasField("switches"):
-        return {}
-    try:
-        return dict(_plain(MessageToDict(spec.switches)))
-    except ValueError as error:  # NaN or infinity: not JSON
-        raise InvalidInputError(f"switches must be plain JSON values: {error}") from None
 
 
 def set_present(out: Message, **fields: int | None) -> None:
@@ -57,6 +37,58 @@ def set_present(out: Message, **fields: int | None) -> None:
 def seed_of(stored: storage_pb2.StoredTable) -> int | None:
     """A stored table's seed (None: it plays given decks only)."""
     return stored.seed if stored.HasField("seed") else None
+
+
+SEAT_FIELDS = ("players", "partnerships")
+"""`RulesSpec`'s own fields that a game's Rules also have."""
+
+
+def rules_error(error: InvalidInputError, branch: Message) -> InvalidRulesError:
+    """A rules core's refusal (a switch out of range, seats that do not fit) as INVALID_RULES,
+    its `field` the spec field its message names (`rules.players`, `rules.tac.decks`...)."""
+    if isinstance(error, InvalidRulesError):
+        return error
+    text = str(error)
+    own = f"rules.{branch.DESCRIPTOR.name.removesuffix('Rules').lower()}"
+    found = [
+        (match.start(), name)
+        for name in (*SEAT_FIELDS, *(f.name for f in branch.DESCRIPTOR.fields))
+        if (match := re.search(rf"\b{name}\b", text)) is not None
+    ]
+    field = "rules"
+    if found:
+        name = min(found)[1]  # the first switch the message names
+        field = f"rules.{name}" if name in SEAT_FIELDS else f"{own}.{name}"
+    return InvalidRulesError(text, field=field)
+
+
+def set_switches(branch: Message, skip: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """The switches a rules branch (`TablicRules`, `TacRules`) sets, by field name: exactly
+    the fields `ListFields()` reports (an unset optional switch keeps the preset's value)."""
+    return {f.name: value for f, value in branch.ListFields() if f.name not in skip}
+
+
+def other_branch(spec: rules_pb2.RulesSpec, game: str, own: str) -> None:
+    """Refuse a spec whose `variant` is another game's branch than `own` (naming the field)."""
+    branch = spec.WhichOneof("variant")
+    if branch is not None and branch != own:
+        raise InvalidRulesError(
+            f"rules.{branch} is set but rules.game is {game}: set rules.{own} (or nothing)",
+            field=f"rules.{branch}",
+        )
+
+
+def wrong_move_branch(move: state_pb2.Move, own: str, game: str) -> None:
+    """Refuse a wire move that carries another game's structured branch, or nothing at all."""
+    branch = move.WhichOneof("game")
+    if branch is not None and branch != own:
+        raise InvalidInputError(
+            f"move.{branch} is not a move of this table's game ({game}): "
+            f"set move.text or move.{own}",
+            field=f"move.{branch}",
+        )
+    if branch is None and not move.text.strip():
+        raise InvalidInputError(f"the move is empty: set move.text or move.{own}", field="move")
 
 
 class GameRules(Protocol):
@@ -76,10 +108,23 @@ class TableGame(ABC, Generic[S, M]):
     """One game at a table: the conversions between the wire and the game's state `S`."""
 
     name: str = ""
+    game: rules_pb2.Game.ValueType = rules_pb2.GAME_UNSPECIFIED
+    """The game's `Game` enum value."""
 
     @abstractmethod
-    def build_rules(self, spec: rules_pb2.RulesSpec, switches: dict[str, Any]) -> GameRules:
-        """The Rules of a `RulesSpec` (`switches`: `switches_of(spec)`); errors name the switch."""
+    def build_rules(self, spec: rules_pb2.RulesSpec) -> GameRules:
+        """The Rules of a `RulesSpec` (its seats and its branch's set switches); errors name
+        the field."""
+
+    @abstractmethod
+    def rules_from_json(self, text: str) -> GameRules:
+        """The Rules of their canonical JSON (`GameRules.to_json`)."""
+
+    @abstractmethod
+    def spec_of(self, rules: Any, spec: rules_pb2.RulesSpec) -> rules_pb2.RulesSpec:
+        """The rules in force as a `RulesSpec`: `game` and every switch of the game's branch
+        set (`spec`: the one the table was created with, for what Rules do not keep, such as
+        Tablić's preset)."""
 
     @abstractmethod
     def start(self, stored: storage_pb2.StoredTable) -> S:
@@ -93,6 +138,11 @@ class TableGame(ABC, Generic[S, M]):
     @abstractmethod
     def parse_move(self, text: str, seat: int) -> M:
         """The move `seat` wrote as `text`."""
+
+    @abstractmethod
+    def move_text(self, move: state_pb2.Move, seat: int) -> str:
+        """The text of a wire move `seat` sends (its text, or its structured branch as text;
+        with both they must name the same move); errors name the field."""
 
     @abstractmethod
     def move_message(self, state: S, move: M) -> state_pb2.Move:
@@ -109,6 +159,21 @@ class TableGame(ABC, Generic[S, M]):
     @abstractmethod
     def fill_view(self, out: state_pb2.TableState, state: S, seat: int | None) -> None:
         """Set the game's view in `out`: what `seat` (None: a spectator) may know."""
+
+    @abstractmethod
+    def fill_event(
+        self,
+        out: events_pb2.Event,
+        before: S,
+        after: S,
+        seat: int | None,
+        *,
+        started: bool,
+        moved: bool,
+    ) -> None:
+        """Set what the event from `before` to `after` changed in the game, as `seat` (None: a
+        spectator) may know it: the cards it dealt (`started`: the match began with it), and
+        for a move (`moved`) the game's account of it (a hand's score, a Tač step)."""
 
     @abstractmethod
     def scores(self, state: S) -> list[int]:

@@ -1,4 +1,5 @@
-"""Tablić at a table: rules from a RulesSpec, its moves, views and captures on the wire."""
+"""Tablić at a table: rules from a RulesSpec and back, its moves, views, deals and captures on
+the wire."""
 
 from __future__ import annotations
 
@@ -6,10 +7,30 @@ import functools
 from collections.abc import Iterable
 from typing import Any
 
-from kafana.errors import InvalidInputError
+from kafana.errors import InvalidInputError, InvalidRulesError
 from kafana.games import tablic
-from kafana.service.games.base import TableGame, seed_of, set_present, switches_of
-from kafana.v1 import rules_pb2, service_pb2, state_pb2, storage_pb2
+from kafana.service.games.base import (
+    TableGame,
+    other_branch,
+    rules_error,
+    seed_of,
+    set_present,
+    set_switches,
+    wrong_move_branch,
+)
+from kafana.v1 import events_pb2, rules_pb2, service_pb2, state_pb2, storage_pb2
+
+PRESETS: dict[rules_pb2.TablicPreset.ValueType, str] = {
+    rules_pb2.TABLIC_PRESET_UNSPECIFIED: "serbian",
+    rules_pb2.TABLIC_PRESET_SERBIAN: "serbian",
+    rules_pb2.TABLIC_PRESET_WILD_JACK: "wild_jack",
+    rules_pb2.TABLIC_PRESET_TABINET: "tabinet",
+    rules_pb2.TABLIC_PRESET_TABLANETTE: "tablanette",
+}
+"""Each `TablicPreset` value's preset in `kafana.games.tablic` (UNSPECIFIED: serbian)."""
+
+NOT_SWITCHES = frozenset({"preset", "card_points", "card_points_set"})
+"""`TablicRules` fields that are not a switch of the same name."""
 
 
 def cards(items: Iterable[tablic.Card]) -> list[str]:
@@ -18,8 +39,11 @@ def cards(items: Iterable[tablic.Card]) -> list[str]:
 
 
 def move_message(value: tablic.Move) -> state_pb2.Move:
-    """A move as text and cards."""
-    return state_pb2.Move(text=str(value), card=value.card.text, captured=cards(value.captured))
+    """A move as text and structured (the card and the cards it captures)."""
+    out = state_pb2.Move(text=str(value))
+    out.tablic.card = value.card.text
+    out.tablic.captured.extend(cards(value.captured))
+    return out
 
 
 @functools.lru_cache(maxsize=8192)
@@ -31,28 +55,66 @@ def _played(text: str) -> bytes:
     return move_message(tablic.Move.parse(text)).SerializeToString()
 
 
-def build_rules(spec: rules_pb2.RulesSpec, switches: dict[str, Any] | None = None) -> tablic.Rules:
-    """Preset, seats, target and switches to one Rules object (errors name the switch)."""
-    if spec.game not in ("", "tablic"):
-        raise InvalidInputError(f"this call is about Tablić, not {spec.game!r}")
-    switches = dict(switches_of(spec) if switches is None else switches)
-    for fixed in ("players", "partnerships"):
-        if fixed in switches:
-            raise InvalidInputError(f"set {fixed!r} with the RulesSpec field, not as a switch")
-    if spec.target:
-        switches["target"] = spec.target
+def preset_name(value: rules_pb2.TablicPreset.ValueType) -> str:
+    """The preset a `TablicPreset` value names (errors name the field)."""
+    if value not in PRESETS:
+        raise InvalidRulesError(
+            f"rules.tablic.preset {value} is not a preset: choose one of "
+            + ", ".join(rules_pb2.TablicPreset.Name(v) for v in PRESETS if v),
+            field="rules.tablic.preset",
+        )
+    return PRESETS[value]
+
+
+def build_rules(spec: rules_pb2.RulesSpec) -> tablic.Rules:
+    """Preset, seats and the set switches to one Rules object (errors name the field)."""
+    if spec.game not in (rules_pb2.GAME_UNSPECIFIED, rules_pb2.GAME_TABLIC):
+        raise InvalidRulesError(
+            f"this call is about Tablić: rules.game must be GAME_TABLIC (or unset), not "
+            f"{game_label(spec.game)}",
+            field="rules.game",
+        )
+    other_branch(spec, "GAME_TABLIC", "tablic")
+    branch = spec.tablic
+    switches = set_switches(branch, NOT_SWITCHES)
+    if branch.card_points_set or branch.card_points:
+        switches["card_points"] = tuple((p.pattern, p.points) for p in branch.card_points)
+    preset = preset_name(branch.preset)
     try:
         return tablic.Rules.preset(
-            spec.preset or "serbian",
-            players=spec.players or 2,
-            partnerships=spec.partnerships,
-            **switches,
+            preset, players=spec.players or 2, partnerships=spec.partnerships, **switches
         )
-    except TypeError as error:
-        raise InvalidInputError(f"bad rule switches: {error}") from None
+    except InvalidInputError as error:
+        raise rules_error(error, branch) from None
 
 
-def _hand_score(result: tablic.HandResult) -> state_pb2.HandScore:
+def game_label(value: rules_pb2.Game.ValueType) -> str:
+    """A `Game` value's name, or the number when it names none."""
+    return rules_pb2.Game.Name(value) if value in rules_pb2.Game.values() else str(value)
+
+
+def spec_of(
+    rules: tablic.Rules, preset: rules_pb2.TablicPreset.ValueType = rules_pb2.TABLIC_PRESET_SERBIAN
+) -> rules_pb2.RulesSpec:
+    """The rules in force as a spec: every switch set, over `preset` (UNSPECIFIED: SERBIAN)."""
+    branch = rules_pb2.TablicRules(
+        preset=preset or rules_pb2.TABLIC_PRESET_SERBIAN,
+        card_points=[rules_pb2.CardPoints(pattern=p, points=v) for p, v in rules.card_points],
+        card_points_set=True,
+    )
+    for field in rules_pb2.TablicRules.DESCRIPTOR.fields:
+        if field.name not in NOT_SWITCHES:
+            setattr(branch, field.name, getattr(rules, field.name))
+    return rules_pb2.RulesSpec(
+        game=rules_pb2.GAME_TABLIC,
+        players=rules.players,
+        partnerships=rules.partnerships,
+        tablic=branch,
+    )
+
+
+def hand_score(result: tablic.HandResult) -> state_pb2.HandScore:
+    """One finished hand's score on the wire."""
     score = state_pb2.HandScore(
         hand=result.hand,
         cards=result.cards,
@@ -78,13 +140,34 @@ def tablic_view(view: tablic.View) -> state_pb2.TablicView:
         captured=[state_pb2.Cards(cards=cards(pile)) for pile in view.captured],
         tablas=view.tablas,
         scores=view.scores,
-        hand_results=[_hand_score(r) for r in view.hand_results],
+        hand_results=[hand_score(r) for r in view.hand_results],
         is_over=view.is_over,
     )
-    set_present(
-        out, seat=view.seat, current_seat=view.current_seat, last_capturer=view.last_capturer
-    )
+    set_present(out, seat=view.seat, last_capturer=view.last_capturer)
     return out
+
+
+def fill_deal(
+    out: events_pb2.Deal,
+    before: tablic.MatchState,
+    after: tablic.MatchState,
+    seat: int | None,
+    started: bool,
+) -> bool:
+    """The cards dealt between `before` and `after` (the match's start when `started`), as
+    `seat` may see them: its own new hand only (a spectator: none), the opening table of a new
+    hand, sizes and the deck as a count. False (and `out` untouched) when none were dealt."""
+    new_hand = started or after.hand_no != before.hand_no
+    if after.is_over or not (new_hand or after.deck_remaining != before.deck_remaining):
+        return False
+    out.hand_no = after.hand_no
+    if seat is not None:
+        out.hand.extend(cards(after.hand(seat)))  # a deal comes when every hand is empty
+    if new_hand:
+        out.table.extend(cards(after.table))
+    out.hand_sizes.extend(len(after.hand(s)) for s in range(after.seats))
+    out.deck_remaining = after.deck_remaining
+    return True
 
 
 @functools.lru_cache(maxsize=256)
@@ -106,6 +189,21 @@ def captures(request: service_pb2.CapturesRequest) -> service_pb2.CapturesRespon
     return service_pb2.CapturesResponse(captures=[state_pb2.Cards(cards=c) for c in ordered])
 
 
+def structured_move(move: state_pb2.TablicMove) -> tablic.Move:
+    """The move a `TablicMove` names (errors name the field)."""
+    if not move.card:
+        raise InvalidInputError("move.tablic.card is empty: name the card played", field="move")
+    try:
+        captured = [tablic.Card.parse(c) for c in move.captured]
+    except InvalidInputError as error:
+        raise InvalidInputError(f"move.tablic.captured: {error}", field="move") from None
+    try:
+        card = tablic.Card.parse(move.card)
+    except InvalidInputError as error:
+        raise InvalidInputError(f"move.tablic.card: {error}", field="move") from None
+    return tablic.Move(card, captured)
+
+
 MIN_DECKS = 16
 """Explicit decks a Tablić table may always be given, whatever its target."""
 
@@ -114,10 +212,19 @@ class TablicGame(TableGame[tablic.MatchState, tablic.Move]):
     """Tablić: one seat moves at a time; sides score points over hands."""
 
     name = "tablic"
+    game = rules_pb2.GAME_TABLIC
 
-    def build_rules(self, spec: rules_pb2.RulesSpec, switches: dict[str, Any]) -> tablic.Rules:
+    def build_rules(self, spec: rules_pb2.RulesSpec) -> tablic.Rules:
         """See `build_rules`."""
-        return build_rules(spec, switches)
+        return build_rules(spec)
+
+    def rules_from_json(self, text: str) -> tablic.Rules:
+        """`tablic.Rules.from_json`."""
+        return tablic.Rules.from_json(text)
+
+    def spec_of(self, rules: Any, spec: rules_pb2.RulesSpec) -> rules_pb2.RulesSpec:
+        """Every switch, over the preset the table was created with."""
+        return spec_of(rules, spec.tablic.preset)
 
     def max_decks(self, rules: tablic.Rules) -> int:
         """The hands a match can use: every hand hands out all its card points, so after
@@ -139,6 +246,16 @@ class TablicGame(TableGame[tablic.MatchState, tablic.Move]):
         """`KC:KD+KH` or `7S`."""
         return tablic.Move.parse(text)
 
+    def move_text(self, move: state_pb2.Move, seat: int) -> str:
+        """The text, or the card and captures as text (both: the same move, in any order)."""
+        wrong_move_branch(move, "tablic", "Tablić")
+        if not move.HasField("tablic"):
+            return move.text
+        structured = structured_move(move.tablic)
+        if move.text.strip() and tablic.Move.parse(move.text) != structured:
+            raise InvalidInputError("move.text and move.tablic name different moves", field="move")
+        return str(structured)
+
     def move_message(self, state: tablic.MatchState, move: tablic.Move) -> state_pb2.Move:
         """Text, card and captured cards."""
         return move_message(move)
@@ -157,6 +274,24 @@ class TablicGame(TableGame[tablic.MatchState, tablic.Move]):
         """Own hand only."""
         view = state.public_view() if seat is None else state.view(seat)
         out.tablic.CopyFrom(tablic_view(view))
+
+    def fill_event(
+        self,
+        out: events_pb2.Event,
+        before: tablic.MatchState,
+        after: tablic.MatchState,
+        seat: int | None,
+        *,
+        started: bool,
+        moved: bool,
+    ) -> None:
+        """The deal (the start, a new round or hand), and the score of a hand this move
+        finished."""
+        if not (started or moved):
+            return
+        fill_deal(out.deal, before, after, seat, started)
+        if moved and len(after.hand_results) > len(before.hand_results):
+            out.hand_score.CopyFrom(hand_score(after.hand_results[-1]))
 
     def scores(self, state: tablic.MatchState) -> list[int]:
         """Points per side, finished hands only."""
