@@ -75,3 +75,31 @@ def counter_key(namespace: str, key: str) -> str:
     'kafana:n:open:p:ipv4:10.0.0.7'
     """
     return f"{namespace}:n:{key}"
+
+
+class NoticeKeys(NamedTuple):
+    """The keys of one account's notices (`kafana.store.redis_notices`), all in one slot."""
+
+    stream: str  # stream: one entry per notice, field `d` = its bytes (MAXLEN-bounded)
+    marks: str  # hash: "<table>:<seat>" -> "<holder>:<rank>" (duplicates dropped); `#`: count
+    order: str  # sorted set: mark -> when set (ms), so the oldest marks go first
+    live: str  # sharded pub/sub channel: each notice publishes the new count
+
+
+def notice_keys(namespace: str, account: str) -> NoticeKeys:
+    """The notice keys of `account`, sharing the hash tag `{<namespace>:a:<account>}`.
+
+    >>> notice_keys("kafana", "ana").stream
+    '{kafana:a:ana}:notices'
+    """
+    tag = "{" + namespace + ":a:" + account + "}"
+    return NoticeKeys(f"{tag}:notices", f"{tag}:marks", f"{tag}:order", f"{tag}:live")
+
+
+def seat_accounts_key(table_id: str) -> str:
+    """Hash of a table's seats taken with an API key: holder -> account (the table's tag).
+
+    >>> seat_accounts_key("ab12")
+    '{t:ab12}:accounts'
+    """
+    return "{t:" + table_id + "}:accounts"

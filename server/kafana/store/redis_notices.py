@@ -1,0 +1,164 @@
+"""`NoticeStore` in Redis: a stream per account (`XADD ... MAXLEN`), one script per notice.
+
+An account's keys share the hash tag `{<namespace>:a:<account>}` (one slot on a cluster):
+`lua/notice.lua` checks the notice's mark, trims the stream to `max_len`, bumps the count and
+`SPUBLISH`es it on the account's live channel, all atomically. Readers wait on that channel
+through the store's `Notifier`, the one subscriber lane per Redis server that wakes table
+feeds too: one blocking `XREAD` per open stream would cost a connection each (a lane is
+pipelined: a command that blocks stalls every call queued behind it). A lost wake-up costs a
+re-read after `block_ms`, never a notice. Table bindings live beside the table's keys
+(`{t:<id>}:accounts`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from kafana.store.base import TableStore
+from kafana.store.client import Command, RedisClient, Script
+from kafana.store.keys import notice_keys, seat_accounts_key
+from kafana.store.notices import (
+    MAX_BOUND,
+    MAX_LEN,
+    MAX_MARKS,
+    NONE,
+    TTL_MS,
+    Mark,
+    MemoryNotices,
+    Notice,
+    NoticeStore,
+    Page,
+)
+from kafana.store.notify import Notifier
+from kafana.store.redis_store import RedisStore
+from kafana.store.resp import Reply, pack
+
+
+def _text(value: Reply) -> str:
+    return value.decode() if isinstance(value, bytes) else ""
+
+
+def _count(value: Reply) -> int:
+    return int(value) if isinstance(value, bytes | int) and value != b"" else 0
+
+
+def _notices(reply: Reply) -> list[Notice]:
+    """The entries of an XRANGE reply: [[id, [field, value, ...]], ...]."""
+    if isinstance(reply, Exception):
+        raise reply
+    out = []
+    for entry in reply if isinstance(reply, list) else []:
+        entry_id, fields = entry
+        values = dict(zip(fields[::2], fields[1::2], strict=True))
+        out.append(Notice(entry_id.decode(), values.get(b"d", b"")))
+    return out
+
+
+class RedisNotices(NoticeStore):
+    """Notices on the table store's Redis (standalone or cluster)."""
+
+    def __init__(
+        self,
+        client: RedisClient,
+        notifier: Notifier,
+        *,
+        namespace: str = "kafana",
+        max_len: int = MAX_LEN,
+        ttl_ms: int = TTL_MS,
+        max_marks: int = MAX_MARKS,
+    ) -> None:
+        super().__init__(max_len=max_len, ttl_ms=ttl_ms, max_marks=max_marks)
+        self._client = client
+        self._notifier = notifier
+        self._namespace = namespace
+        self._script = Script.named("notice")
+
+    async def publish(
+        self, account: str, data: bytes, mark: Mark | None = None, *, keep_table: str = ""
+    ) -> str | None:
+        """The notice script; a table's bindings kept alive in the same write."""
+        keys = notice_keys(self._namespace, account)
+        args = [
+            (mark.field if mark else "").encode(),
+            (mark.holder if mark else "").encode(),
+            b"%d" % (mark.rank if mark else 0),
+            data,
+            b"%d" % self.max_len,
+            b"%d" % self.ttl_ms,
+            b"%d" % self.max_marks,
+            keys.live.encode(),
+        ]
+        also: list[Command] = []
+        if keep_table:
+            key = seat_accounts_key(keep_table)
+            also.append((key, pack("PEXPIRE", key, self.ttl_ms)))
+        replies = await self._client.run(
+            self._script, [keys.stream, keys.marks, keys.order], args, *also
+        )
+        return _text(replies[0]) or None
+
+    async def read(self, account: str, after: str, limit: int) -> Page:
+        """The count, the newest id and the notices after `after`, in one write."""
+        keys = notice_keys(self._namespace, account)
+        commands: list[Command] = [
+            (keys.marks, pack("HGET", keys.marks, "#")),
+            (keys.stream, pack("XREVRANGE", keys.stream, "+", "-", "COUNT", 1)),
+        ]
+        if after:
+            commands.append(
+                (keys.stream, pack("XRANGE", keys.stream, f"({after}", "+", "COUNT", limit))
+            )
+        replies = await self._client.calls(commands)
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
+        newest = _notices(replies[1])
+        return Page(
+            _count(replies[0]),
+            newest[0].id if newest else NONE,
+            _notices(replies[2]) if after else [],
+        )
+
+    async def _current(self, account: str) -> int:
+        key = notice_keys(self._namespace, account).marks
+        return _count(await self._client.call(key, "HGET", key, "#"))
+
+    async def wait(self, account: str, count: int, block_ms: int) -> int:
+        """The count once past `count` (woken by the script's SPUBLISH) or after `block_ms`."""
+        live = notice_keys(self._namespace, account).live
+        return await self._notifier.wait(live, lambda: self._current(account), count, block_ms)
+
+    async def bind(
+        self, table_id: str, holder: str, account: str, keep: Collection[str] = ()
+    ) -> None:
+        """HSET the binding and keep the table's bindings for `ttl_ms`; past `MAX_BOUND`,
+        drop the ones of holders not in `keep`."""
+        key = seat_accounts_key(table_id)
+        replies = await self._client.calls(
+            [
+                (key, pack("HSET", key, holder, account)),
+                (key, pack("PEXPIRE", key, self.ttl_ms)),
+                (key, pack("HLEN", key)),
+            ]
+        )
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
+        if _count(replies[2]) > MAX_BOUND:
+            stale = [h for h in await self.bound(table_id) if h not in keep and h != holder]
+            if stale:
+                await self._client.call(key, "HDEL", key, *stale)
+
+    async def bound(self, table_id: str) -> dict[str, str]:
+        """HGETALL of the table's bindings."""
+        key = seat_accounts_key(table_id)
+        flat = await self._client.call(key, "HGETALL", key)
+        assert isinstance(flat, list)
+        return {_text(k): _text(v) for k, v in zip(flat[::2], flat[1::2], strict=True)}
+
+
+def notices_for(store: TableStore) -> NoticeStore:
+    """The notice store that goes with a table store: its Redis, else this process's memory."""
+    if isinstance(store, RedisStore):
+        return RedisNotices(store.client, store.notifier, namespace=store.namespace)
+    return MemoryNotices()

@@ -1,0 +1,334 @@
+"""WatchAccount: one stream per account tells it of every table it sits at (SEATED, YOUR_TURN,
+GAME_OVER), resumes by id without repeats, wakes across processes and stays bounded."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+import pytest
+from kafana.service.ratelimit import RateLimit
+from kafana.store.accounts import Account, key_hash, new_key, now_ms
+from kafana.store.accounts_redis import RedisAccounts
+from kafana.store.keys import notice_keys
+from kafana.store.notices import Mark, MemoryNotices, NoticeStore
+from kafana.store.redis_notices import RedisNotices
+from kafana.store.redis_store import RedisStore
+from kafana.v1 import service_pb2, state_pb2
+from kafana.v1.service_pb2_grpc import KafanaServiceStub
+from kafana_play import config, strings
+from kit import healthy, reason_of, refusal, running, seat_md, serving
+
+Notice = service_pb2.AccountNotice
+SEATED = service_pb2.NOTICE_KIND_SEATED
+YOUR_TURN = service_pb2.NOTICE_KIND_YOUR_TURN
+GAME_OVER = service_pb2.NOTICE_KIND_GAME_OVER
+Metadata = tuple[tuple[str, str], ...]
+
+
+def bearer(key: str) -> Metadata:
+    """Call metadata carrying the API key `key`."""
+    return (("authorization", f"Bearer {key}"),)
+
+
+async def account(store: RedisStore, name: str) -> str:
+    """A player account made straight in the store: its API key."""
+    key = new_key()
+    assert await RedisAccounts(store.client).create(
+        Account(name, "player", now_ms()), key_hash(key)
+    )
+    return key
+
+
+@dataclass
+class Player:
+    """An account that plays every table it is told of from its one WatchAccount stream."""
+
+    stub: KafanaServiceStub
+    key: str
+    tokens: dict[str, str] = field(default_factory=dict)  # table -> seat token
+    notices: list[Notice] = field(default_factory=list)
+    moves: list[tuple[str, int]] = field(default_factory=list)  # (table, seq it answered)
+
+    async def join(self, table_id: str, seat: int) -> None:
+        joined = await self.stub.JoinTable(
+            service_pb2.JoinTableRequest(table_id=table_id, seat=seat, name="p"),
+            metadata=bearer(self.key),
+        )
+        self.tokens[table_id] = joined.seat_token
+
+    async def play(self, games: int, rng: random.Random) -> None:
+        """Follow the stream from the start, answer every YOUR_TURN, until `games` are over."""
+        call = self.stub.WatchAccount(
+            service_pb2.WatchAccountRequest(after="0-0"), metadata=bearer(self.key)
+        )
+        over = 0
+        async for item in call:
+            if not item.HasField("notice"):
+                continue
+            notice = item.notice
+            self.notices.append(notice)
+            if notice.kind == GAME_OVER:
+                over += 1
+                if over == games:
+                    call.cancel()
+                    return
+            if notice.kind == YOUR_TURN:
+                await self._move(notice, rng)
+
+    async def _move(self, notice: Notice, rng: random.Random) -> None:
+        token = self.tokens[notice.table_id]
+        legal = await self.stub.GetLegalMoves(
+            service_pb2.GetLegalMovesRequest(table_id=notice.table_id), metadata=seat_md(token)
+        )
+        assert legal.seq == notice.seq, "a YOUR_TURN names the seq the turn is at"
+        await self.stub.PlayMove(
+            service_pb2.PlayMoveRequest(
+                table_id=notice.table_id,
+                move=state_pb2.Move(text=rng.choice(list(legal.moves)).text),
+                client_move_id=uuid.uuid4().hex,
+                last_seq=notice.seq,
+            ),
+            metadata=seat_md(token),
+        )
+        self.moves.append((notice.table_id, notice.seq))
+
+
+async def notices_after(
+    stub: KafanaServiceStub, key: str, after: str, count: int
+) -> AsyncIterator[Notice]:
+    """`count` notices of the account's stream after `after`, then a hang-up."""
+    call = stub.WatchAccount(service_pb2.WatchAccountRequest(after=after), metadata=bearer(key))
+    seen = 0
+    async for item in call:
+        if item.HasField("notice"):
+            yield item.notice
+            seen += 1
+            if seen == count:
+                call.cancel()
+                return
+
+
+async def test_one_stream_plays_three_tables_and_resumes_without_repeats(redis_url: str) -> None:
+    store = RedisStore.from_url(redis_url)
+    try:
+        async with running(store, heartbeat_s=0.3) as svc:
+            bot = Player(svc.stub, await account(store, "bot3"))
+            rival = Player(svc.stub, await account(store, "rival3"))
+            tables = []
+            for number in range(3):
+                cfg = config(seed=40 + number, target=1)
+                if number == 2:  # a table that binds its seats to the two accounts
+                    cfg.seat_accounts.extend(["rival3", "bot3"])
+                created = await svc.stub.CreateTable(service_pb2.CreateTableRequest(config=cfg))
+                tables.append(created.table_id)
+            for number, table_id in enumerate(tables):
+                bot_seat = 1 if number == 2 else number % 2
+                await bot.join(table_id, bot_seat)
+                await rival.join(table_id, 1 - bot_seat)
+            rng = random.Random(3)
+            await asyncio.wait_for(asyncio.gather(bot.play(3, rng), rival.play(3, rng)), 120)
+
+            for player, name in ((bot, "bot3"), (rival, "rival3")):
+                kinds = [n.kind for n in player.notices]
+                assert kinds.count(SEATED) == 3 and kinds.count(GAME_OVER) == 3, kinds
+                assert {n.table_id for n in player.notices if n.kind == SEATED} == set(tables)
+                over = [n for n in player.notices if n.kind == GAME_OVER]
+                assert {n.table_id for n in over} == set(tables)
+                assert all(n.result.detail and n.HasField("result") for n in over)
+                turns = [(n.table_id, n.seq) for n in player.notices if n.kind == YOUR_TURN]
+                assert turns == player.moves, f"{name} moved once per YOUR_TURN, in order"
+                assert {t for t, _ in turns} == set(tables), "it had to move at every table"
+                ids = [n.id for n in player.notices]
+                assert ids == sorted(ids, key=lambda i: tuple(map(int, i.split("-"))))
+                assert len(set(ids)) == len(ids)
+                seated = {n.table_id: n.seat for n in player.notices if n.kind == SEATED}
+                assert seated[tables[2]] == (1 if player is bot else 0)
+                # No token, seed or card in any notice: only ids, seats, seqs and results.
+                secrets = set(player.tokens.values())
+                for notice in player.notices:
+                    assert not secrets & set(strings(notice)), notice
+                    assert not notice.HasField("ticket")
+            # Every match is over; the bot's turns were all told (else it could not finish).
+            for table_id in tables:
+                state = await svc.stub.GetState(service_pb2.GetStateRequest(table_id=table_id))
+                assert state.info.status == state_pb2.TABLE_STATUS_FINISHED
+
+            # Resume after the 5th notice: exactly the rest, nothing twice, then only heartbeats.
+            told = bot.notices
+            again = [n async for n in notices_after(svc.stub, bot.key, told[4].id, len(told) - 5)]
+            assert [n.id for n in again] == [n.id for n in told[5:]]
+            assert again == told[5:]
+            call = svc.stub.WatchAccount(
+                service_pb2.WatchAccountRequest(after=told[-1].id), metadata=bearer(bot.key)
+            )
+            first = await asyncio.wait_for(call.read(), 5)
+            assert first.HasField("heartbeat") and first.heartbeat.seq == 0
+            call.cancel()
+    finally:
+        await store.close()
+
+
+async def test_a_move_on_one_process_wakes_the_stream_on_another(
+    redis_url: str, tmp_path: Path
+) -> None:
+    store = RedisStore.from_url(redis_url)
+    try:
+        key = await account(store, "cross")
+        with serving(tmp_path, "--redis", redis_url, "--auth", "open") as (other,):
+            other.wait_started()
+            await healthy(other.target)
+            async with (
+                running(store, heartbeat_s=30) as near,
+                grpc.aio.insecure_channel(other.target) as channel,
+            ):
+                far = KafanaServiceStub(channel)  # the `kafana serve` process
+                created = await far.CreateTable(
+                    service_pb2.CreateTableRequest(config=config(seed=5, target=1))
+                )
+                table_id = created.table_id
+                call = near.stub.WatchAccount(
+                    service_pb2.WatchAccountRequest(), metadata=bearer(key)
+                )
+                # The stream is open once the server has read where "now" is: the first
+                # JoinTable below comes after it (a heartbeat every 30 s proves nothing).
+                await asyncio.sleep(0.5)
+                mine = await far.JoinTable(
+                    service_pb2.JoinTableRequest(table_id=table_id, seat=1, name="me"),
+                    metadata=bearer(key),
+                )
+                other_seat = await far.JoinTable(
+                    service_pb2.JoinTableRequest(table_id=table_id, seat=0, name="them")
+                )
+                seated = await asyncio.wait_for(call.read(), 5)
+                assert seated.notice.kind == SEATED and seated.notice.seat == 1
+                # Seat 0 moves on the far process: the near stream hears the turn at once.
+                legal = await far.GetLegalMoves(
+                    service_pb2.GetLegalMovesRequest(table_id=table_id),
+                    metadata=seat_md(other_seat.seat_token),
+                )
+                loop = asyncio.get_running_loop()
+                started = loop.time()
+                await far.PlayMove(
+                    service_pb2.PlayMoveRequest(
+                        table_id=table_id,
+                        move=state_pb2.Move(text=legal.moves[0].text),
+                        client_move_id="m1",
+                        last_seq=legal.seq,
+                    ),
+                    metadata=seat_md(other_seat.seat_token),
+                )
+                turn = await asyncio.wait_for(call.read(), 5)
+                waited = loop.time() - started
+                assert turn.notice.kind == YOUR_TURN
+                assert (turn.notice.table_id, turn.notice.seat) == (table_id, 1)
+                assert turn.notice.seq == legal.seq + 1
+                assert waited < 0.9, f"woken by the far process, not a poll ({waited:.2f} s)"
+                assert mine.seat == 1
+                call.cancel()
+    finally:
+        await store.close()
+
+
+async def test_anonymous_callers_are_refused(redis_url: str) -> None:
+    store = RedisStore.from_url(redis_url)
+    try:
+        async with running(store) as svc:
+            call = svc.stub.WatchAccount(service_pb2.WatchAccountRequest())
+            error = await refusal(call.read())
+            assert error.code() == grpc.StatusCode.UNAUTHENTICATED
+            assert reason_of(error) == "API_KEY_MISSING"
+            key = await account(store, "badafter")
+            call = svc.stub.WatchAccount(
+                service_pb2.WatchAccountRequest(after="yesterday"), metadata=bearer(key)
+            )
+            error = await refusal(call.read())
+            assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
+            assert "after" in (error.details() or "")
+    finally:
+        await store.close()
+
+
+async def test_account_streams_count_against_the_stream_cap(redis_url: str) -> None:
+    store = RedisStore.from_url(redis_url)
+    try:
+        async with running(store, rate_limit=RateLimit(max_streams=2), heartbeat_s=0.2) as svc:
+            key = await account(store, "capped")
+            calls = [
+                svc.stub.WatchAccount(service_pb2.WatchAccountRequest(), metadata=bearer(key))
+                for _ in range(2)
+            ]
+            for call in calls:  # each is open: it says so with a heartbeat
+                assert (await asyncio.wait_for(call.read(), 5)).HasField("heartbeat")
+            extra = svc.stub.WatchAccount(service_pb2.WatchAccountRequest(), metadata=bearer(key))
+            error = await refusal(extra.read())
+            assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert reason_of(error) == "QUOTA_EXCEEDED"
+            for call in calls:
+                call.cancel()
+    finally:
+        await store.close()
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def notices(request: pytest.FixtureRequest) -> AsyncIterator[NoticeStore]:
+    """A notice store of each kind, keeping 5 notices and 3 marks per account."""
+    if request.param == "memory":
+        yield MemoryNotices(max_len=5, max_marks=3, max_accounts=2)
+        return
+    store = RedisStore.from_url(request.getfixturevalue("redis_url"))
+    try:
+        yield RedisNotices(store.client, store.notifier, max_len=5, max_marks=3)
+    finally:
+        await store.close()
+
+
+async def test_the_stream_is_bounded_and_marks_keep_news_once(notices: NoticeStore) -> None:
+    name = f"bound{uuid.uuid4().hex[:6]}"
+    ids = [await notices.publish(name, b"n%d" % i) for i in range(20)]
+    page = await notices.read(name, "0-0", 100)
+    assert [n.data for n in page.notices] == [b"n%d" % i for i in range(15, 20)]
+    assert [n.id for n in page.notices] == ids[15:]
+    assert page.count == 20 and page.last == ids[-1]
+    if isinstance(notices, RedisNotices):
+        assert await notices._client.call("", "XLEN", notice_keys("kafana", name).stream) == 5
+    # Resume after an id: only what came later.
+    assert [n.data for n in (await notices.read(name, ids[17] or "", 100)).notices] == [
+        b"n18",
+        b"n19",
+    ]
+    # The same news twice (two processes) is kept once; a higher rank or a new holder is news.
+    assert await notices.publish(name, b"t", Mark("tab:0", "h1", 6)) is not None
+    assert await notices.publish(name, b"t", Mark("tab:0", "h1", 6)) is None
+    assert await notices.publish(name, b"t", Mark("tab:0", "h1", 5)) is None
+    assert await notices.publish(name, b"t", Mark("tab:0", "h1", 7)) is not None
+    assert await notices.publish(name, b"t", Mark("tab:0", "h2", 1)) is not None
+    # Marks are bounded too: the oldest go first (and would tell their news again).
+    for table in ("a", "b", "c"):
+        assert await notices.publish(name, b"m", Mark(f"{table}:0", "h", 1)) is not None
+    assert await notices.publish(name, b"t", Mark("tab:0", "h2", 1)) is not None
+
+
+async def test_a_waiter_wakes_on_a_notice_from_another_client(redis_url: str) -> None:
+    first, second = RedisStore.from_url(redis_url), RedisStore.from_url(redis_url)
+    try:
+        reader = RedisNotices(first.client, first.notifier)
+        writer = RedisNotices(second.client, second.notifier)
+        page = await reader.read("waker", "", 10)
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        waiting = asyncio.create_task(reader.wait("waker", page.count, 5000))
+        await asyncio.sleep(0.2)
+        await writer.publish("waker", b"hello")
+        assert await asyncio.wait_for(waiting, 5) == page.count + 1
+        assert loop.time() - started < 2, "woken by the publish, not the 5 s timeout"
+        later = await reader.read("waker", page.last, 10)
+        assert [n.data for n in later.notices] == [b"hello"]
+    finally:
+        await first.close()
+        await second.close()
