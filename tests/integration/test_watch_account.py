@@ -13,16 +13,17 @@ from pathlib import Path
 import grpc
 import pytest
 from kafana.service.ratelimit import RateLimit
-from kafana.store.accounts import Account, key_hash, new_key, now_ms
+from kafana.store.accounts import Account, AccountStore, MemoryAccounts, key_hash, new_key, now_ms
 from kafana.store.accounts_redis import RedisAccounts
 from kafana.store.keys import notice_keys
+from kafana.store.memory import MemoryStore
 from kafana.store.notices import Mark, MemoryNotices, NoticeStore
 from kafana.store.redis_notices import RedisNotices
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import service_pb2, state_pb2
 from kafana.v1.service_pb2_grpc import KafanaServiceStub
-from kafana_play import config, strings
-from kit import healthy, reason_of, refusal, running, seat_md, serving
+from kafana_play import card_tokens, config, strings
+from kit import Service, healthy, reason_of, refusal, running, seat_md, serving
 
 Notice = service_pb2.AccountNotice
 SEATED = service_pb2.NOTICE_KIND_SEATED
@@ -36,13 +37,36 @@ def bearer(key: str) -> Metadata:
     return (("authorization", f"Bearer {key}"),)
 
 
-async def account(store: RedisStore, name: str) -> str:
-    """A player account made straight in the store: its API key."""
+async def account(store: RedisStore | AccountStore, name: str) -> str:
+    """A player account made straight in the store (a Redis store's, or this one): its key."""
+    accounts = RedisAccounts(store.client) if isinstance(store, RedisStore) else store
     key = new_key()
-    assert await RedisAccounts(store.client).create(
-        Account(name, "player", now_ms()), key_hash(key)
-    )
+    assert await accounts.create(Account(name, "player", now_ms()), key_hash(key))
     return key
+
+
+@dataclass
+class Served:
+    """A server on a store of either kind, and where its accounts are."""
+
+    svc: Service
+    accounts: RedisStore | AccountStore
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def served(request: pytest.FixtureRequest) -> AsyncIterator[Served]:
+    """The service on each store (the memory one keeps notices in this process)."""
+    if request.param == "memory":
+        accounts = MemoryAccounts()
+        async with running(MemoryStore(), heartbeat_s=0.3, accounts=accounts) as svc:
+            yield Served(svc, accounts)
+        return
+    store = RedisStore.from_url(request.getfixturevalue("redis_url"))
+    try:
+        async with running(store, heartbeat_s=0.3) as svc:
+            yield Served(svc, store)
+    finally:
+        await store.close()
 
 
 @dataclass
@@ -114,64 +138,61 @@ async def notices_after(
                 return
 
 
-async def test_one_stream_plays_three_tables_and_resumes_without_repeats(redis_url: str) -> None:
-    store = RedisStore.from_url(redis_url)
-    try:
-        async with running(store, heartbeat_s=0.3) as svc:
-            bot = Player(svc.stub, await account(store, "bot3"))
-            rival = Player(svc.stub, await account(store, "rival3"))
-            tables = []
-            for number in range(3):
-                cfg = config(seed=40 + number, target=1)
-                if number == 2:  # a table that binds its seats to the two accounts
-                    cfg.seat_accounts.extend(["rival3", "bot3"])
-                created = await svc.stub.CreateTable(service_pb2.CreateTableRequest(config=cfg))
-                tables.append(created.table_id)
-            for number, table_id in enumerate(tables):
-                bot_seat = 1 if number == 2 else number % 2
-                await bot.join(table_id, bot_seat)
-                await rival.join(table_id, 1 - bot_seat)
-            rng = random.Random(3)
-            await asyncio.wait_for(asyncio.gather(bot.play(3, rng), rival.play(3, rng)), 120)
+async def test_one_stream_plays_three_tables_and_resumes_without_repeats(served: Served) -> None:
+    svc = served.svc
+    bot = Player(svc.stub, await account(served.accounts, "bot3"))
+    rival = Player(svc.stub, await account(served.accounts, "rival3"))
+    tables = []
+    for number in range(3):
+        cfg = config(seed=40 + number, target=1)
+        if number == 2:  # a table that binds its seats to the two accounts
+            cfg.seat_accounts.extend(["rival3", "bot3"])
+        created = await svc.stub.CreateTable(service_pb2.CreateTableRequest(config=cfg))
+        tables.append(created.table_id)
+    for number, table_id in enumerate(tables):
+        bot_seat = 1 if number == 2 else number % 2
+        await bot.join(table_id, bot_seat)
+        await rival.join(table_id, 1 - bot_seat)
+    rng = random.Random(3)
+    await asyncio.wait_for(asyncio.gather(bot.play(3, rng), rival.play(3, rng)), 120)
 
-            for player, name in ((bot, "bot3"), (rival, "rival3")):
-                kinds = [n.kind for n in player.notices]
-                assert kinds.count(SEATED) == 3 and kinds.count(GAME_OVER) == 3, kinds
-                assert {n.table_id for n in player.notices if n.kind == SEATED} == set(tables)
-                over = [n for n in player.notices if n.kind == GAME_OVER]
-                assert {n.table_id for n in over} == set(tables)
-                assert all(n.result.detail and n.HasField("result") for n in over)
-                turns = [(n.table_id, n.seq) for n in player.notices if n.kind == YOUR_TURN]
-                assert turns == player.moves, f"{name} moved once per YOUR_TURN, in order"
-                assert {t for t, _ in turns} == set(tables), "it had to move at every table"
-                ids = [n.id for n in player.notices]
-                assert ids == sorted(ids, key=lambda i: tuple(map(int, i.split("-"))))
-                assert len(set(ids)) == len(ids)
-                seated = {n.table_id: n.seat for n in player.notices if n.kind == SEATED}
-                assert seated[tables[2]] == (1 if player is bot else 0)
-                # No token, seed or card in any notice: only ids, seats, seqs and results.
-                secrets = set(player.tokens.values())
-                for notice in player.notices:
-                    assert not secrets & set(strings(notice)), notice
-                    assert not notice.HasField("ticket")
-            # Every match is over; the bot's turns were all told (else it could not finish).
-            for table_id in tables:
-                state = await svc.stub.GetState(service_pb2.GetStateRequest(table_id=table_id))
-                assert state.info.status == state_pb2.TABLE_STATUS_FINISHED
+    for player, name in ((bot, "bot3"), (rival, "rival3")):
+        kinds = [n.kind for n in player.notices]
+        assert kinds.count(SEATED) == 3 and kinds.count(GAME_OVER) == 3, kinds
+        assert {n.table_id for n in player.notices if n.kind == SEATED} == set(tables)
+        over = [n for n in player.notices if n.kind == GAME_OVER]
+        assert {n.table_id for n in over} == set(tables)
+        assert all(n.result.detail and n.HasField("result") for n in over)
+        turns = [(n.table_id, n.seq) for n in player.notices if n.kind == YOUR_TURN]
+        assert turns == player.moves, f"{name} moved once per YOUR_TURN, in order"
+        assert {t for t, _ in turns} == set(tables), "it had to move at every table"
+        ids = [n.id for n in player.notices]
+        assert ids == sorted(ids, key=lambda i: tuple(map(int, i.split("-"))))
+        assert len(set(ids)) == len(ids)
+        seated = {n.table_id: n.seat for n in player.notices if n.kind == SEATED}
+        assert seated[tables[2]] == (1 if player is bot else 0)
+        # No token, seed or card in any notice: only ids, seats, seqs and results.
+        secrets = set(player.tokens.values())
+        for notice in player.notices:
+            assert not secrets & set(strings(notice)), notice
+            assert not card_tokens(notice), notice
+            assert not notice.HasField("ticket")
+    # Every match is over; the bot's turns were all told (else it could not finish).
+    for table_id in tables:
+        state = await svc.stub.GetState(service_pb2.GetStateRequest(table_id=table_id))
+        assert state.info.status == state_pb2.TABLE_STATUS_FINISHED
 
-            # Resume after the 5th notice: exactly the rest, nothing twice, then only heartbeats.
-            told = bot.notices
-            again = [n async for n in notices_after(svc.stub, bot.key, told[4].id, len(told) - 5)]
-            assert [n.id for n in again] == [n.id for n in told[5:]]
-            assert again == told[5:]
-            call = svc.stub.WatchAccount(
-                service_pb2.WatchAccountRequest(after=told[-1].id), metadata=bearer(bot.key)
-            )
-            first = await asyncio.wait_for(call.read(), 5)
-            assert first.HasField("heartbeat") and first.heartbeat.seq == 0
-            call.cancel()
-    finally:
-        await store.close()
+    # Resume after the 5th notice: exactly the rest, nothing twice, then only heartbeats.
+    told = bot.notices
+    again = [n async for n in notices_after(svc.stub, bot.key, told[4].id, len(told) - 5)]
+    assert [n.id for n in again] == [n.id for n in told[5:]]
+    assert again == told[5:]
+    call = svc.stub.WatchAccount(
+        service_pb2.WatchAccountRequest(after=told[-1].id), metadata=bearer(bot.key)
+    )
+    first = await asyncio.wait_for(call.read(), 5)
+    assert first.HasField("heartbeat") and first.heartbeat.seq == 0
+    call.cancel()
 
 
 async def test_a_move_on_one_process_wakes_the_stream_on_another(
@@ -207,6 +228,10 @@ async def test_a_move_on_one_process_wakes_the_stream_on_another(
                 )
                 seated = await asyncio.wait_for(call.read(), 5)
                 assert seated.notice.kind == SEATED and seated.notice.seat == 1
+                # The near process follows the table too (a spectator's feed), so both
+                # processes hear every move: each notice must still come once.
+                spectator = near.stub.WatchEvents(service_pb2.WatchEventsRequest(table_id=table_id))
+                await asyncio.sleep(0.3)
                 # Seat 0 moves on the far process: the near stream hears the turn at once.
                 legal = await far.GetLegalMoves(
                     service_pb2.GetLegalMovesRequest(table_id=table_id),
@@ -229,8 +254,29 @@ async def test_a_move_on_one_process_wakes_the_stream_on_another(
                 assert (turn.notice.table_id, turn.notice.seat) == (table_id, 1)
                 assert turn.notice.seq == legal.seq + 1
                 assert waited < 0.9, f"woken by the far process, not a poll ({waited:.2f} s)"
-                assert mine.seat == 1
+                # Our seat answers, seat 0 again: the next notice is the next turn, no repeat.
+                for token, move_id in ((mine.seat_token, "m2"), (other_seat.seat_token, "m3")):
+                    legal = await far.GetLegalMoves(
+                        service_pb2.GetLegalMovesRequest(table_id=table_id),
+                        metadata=seat_md(token),
+                    )
+                    await far.PlayMove(
+                        service_pb2.PlayMoveRequest(
+                            table_id=table_id,
+                            move=state_pb2.Move(text=legal.moves[0].text),
+                            client_move_id=move_id,
+                            last_seq=legal.seq,
+                        ),
+                        metadata=seat_md(token),
+                    )
+                after = await asyncio.wait_for(call.read(), 5)
+                assert after.notice.kind == YOUR_TURN
+                assert after.notice.seq == turn.notice.seq + 2, "told once, by one process"
+                await asyncio.sleep(0.3)
+                told = near.server.servicer.notices._seen[table_id]
+                assert told.seq == after.notice.seq, "the near process heard the news too"
                 call.cancel()
+                spectator.cancel()
     finally:
         await store.close()
 
@@ -332,3 +378,34 @@ async def test_a_waiter_wakes_on_a_notice_from_another_client(redis_url: str) ->
     finally:
         await first.close()
         await second.close()
+
+
+async def test_the_sdk_follows_an_account_in_both_faces(redis_url: str) -> None:
+    from kafana_client import AsyncClient, Client
+
+    store = RedisStore.from_url(redis_url)
+    try:
+        async with running(store, heartbeat_s=0.3) as svc:
+            key = await account(store, "sdk")
+            created = await svc.stub.CreateTable(
+                service_pb2.CreateTableRequest(config=config(seed=9, target=1))
+            )
+            async with AsyncClient.connect(svc.target, key=key) as client:
+                stream = client.watch_account(after="0-0")
+                seat = await client.join(created.table_id, seat=1, name="sdk")
+                await svc.stub.JoinTable(
+                    service_pb2.JoinTableRequest(table_id=created.table_id, seat=0, name="x")
+                )
+                first = await asyncio.wait_for(anext(stream), 5)
+                assert (first.kind, first.table_id, first.seat) == (SEATED, seat.table_id, 1)
+                await stream.aclose()
+
+            def blocking() -> list[Notice]:
+                with Client.connect(svc.target, key=key) as sync:
+                    notices = sync.watch_account(after="0-0")
+                    return [next(notices)]
+
+            (again,) = await asyncio.to_thread(blocking)
+            assert again.id == first.id
+    finally:
+        await store.close()
