@@ -12,6 +12,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+from kafana.service.notices import notices_of
 from kafana.service.ratelimit import RateLimit
 from kafana.store.accounts import Account, AccountStore, MemoryAccounts, key_hash, new_key, now_ms
 from kafana.store.accounts_redis import RedisAccounts
@@ -20,7 +21,7 @@ from kafana.store.memory import MemoryStore
 from kafana.store.notices import Mark, MemoryNotices, NoticeStore
 from kafana.store.redis_notices import RedisNotices
 from kafana.store.redis_store import RedisStore
-from kafana.v1 import service_pb2, state_pb2
+from kafana.v1 import leagues_pb2, service_pb2, state_pb2
 from kafana.v1.service_pb2_grpc import KafanaServiceStub
 from kafana_play import card_tokens, config, strings
 from kit import Service, healthy, reason_of, refusal, running, seat_md, serving
@@ -407,5 +408,38 @@ async def test_the_sdk_follows_an_account_in_both_faces(redis_url: str) -> None:
 
             (again,) = await asyncio.to_thread(blocking)
             assert again.id == first.id
+    finally:
+        await store.close()
+
+
+async def test_league_tickets_are_told_once_and_keep_no_token(redis_url: str) -> None:
+    store = RedisStore.from_url(redis_url)
+    try:
+        async with running(store, heartbeat_s=0.3) as svc:
+            key = await account(store, "leaguer")
+            notices = notices_of(svc.server.servicer.tables)
+            assert notices is svc.server.servicer.notices
+            ticket = leagues_pb2.Ticket(
+                league="spring", match=7, table_id="t7", seat=1, seat_token="s3cr3t-token"
+            )
+            update = leagues_pb2.TicketUpdate(ticket=ticket)
+            assert await notices.ticket("leaguer", update) is not None
+            assert await notices.ticket("leaguer", update) is None  # told once
+            settled = leagues_pb2.TicketUpdate(
+                settled=leagues_pb2.MatchInfo(league="spring", match=7)
+            )
+            assert await notices.ticket("leaguer", settled) is not None
+            stream = notice_keys("kafana", "leaguer").stream
+            kept = await store.client.call(stream, "XRANGE", stream, "-", "+")
+            assert b"s3cr3t-token" not in repr(kept).encode(), "no token is stored"
+
+            async def reveal(name: str, held: leagues_pb2.Ticket) -> str:
+                return "s3cr3t-token" if (name, held.match) == ("leaguer", 7) else ""
+
+            notices.reveal.append(reveal)
+            told = [n async for n in notices_after(svc.stub, key, "0-0", 2)]
+            assert [n.kind for n in told] == [service_pb2.NOTICE_KIND_TICKET] * 2
+            assert told[0].ticket.ticket.seat_token == "s3cr3t-token"  # the owner's stream only
+            assert told[1].ticket.settled.match == 7
     finally:
         await store.close()

@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -64,6 +65,15 @@ Write = Callable[[service_pb2.WatchAccountResponse], Awaitable[None]]
 Reveal = Callable[[str, leagues_pb2.Ticket], Awaitable[str]]
 
 
+_OF: weakref.WeakKeyDictionary[Tables, Notices] = weakref.WeakKeyDictionary()
+
+
+def notices_of(tables: Tables) -> Notices | None:
+    """The `Notices` publishing for `tables` (a server's: the servicer makes it), if any:
+    where a plug-in (the league referee) tells an account of its tickets (`Notices.ticket`)."""
+    return _OF.get(tables)
+
+
 def holder(token_hash: bytes) -> str:
     """The name of a seat's holder in the store: a prefix of its token's hash (never the token)."""
     return token_hash.hex()[:HOLDER_HEX]
@@ -97,6 +107,7 @@ class Notices:
         self._errors = Repeated(log, "telling accounts of their tables", quiet=(StoreUnavailable,))
         tables.listeners.append(self.notify)
         tables.seating.append(self.bind)
+        _OF[tables] = self
 
     async def close(self) -> None:
         """Let the notices being told finish (at most a second), then stop."""
