@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 
 from kafana.games import tablic
-from kafana.v1 import service_pb2, state_pb2
+from kafana.v1 import rules_pb2, service_pb2, state_pb2
 from kafana_play import config, open_table, play_to_end
-from kit import Service
+from kit import Service, seat_md
 
 
 async def whole_match(svc: Service, players: int, partnerships: bool, seed: int) -> None:
@@ -27,15 +27,20 @@ async def whole_match(svc: Service, players: int, partnerships: bool, seed: int)
         assert list(response.state.tablic.hand) == [c.text for c in sorted(local.hand(seat))]
         assert list(response.state.tablic.scores) == list(local.scores)
     assert local.is_over
-    assert record.result.reason == "score"
+    assert record.result.reason == state_pb2.RESULT_REASON_SCORE
     assert list(record.result.scores) == list(local.scores)
     assert record.result.winner_side == local.winner
     replayed = tablic.MatchRecord.from_text(record.record).replay()
     assert replayed.scores == local.scores and replayed.is_over
     assert [e.seq for e in record.events] == list(range(1, table.seq + 1))
+    assert not any(e.HasField("state") for e in record.events)
+    assert record.events[-1].result == record.result and record.events[-1].match_over
+    hand_scores = [e.hand_score for e in record.events if e.HasField("hand_score")]
+    assert [list(h.points) for h in hand_scores] == [list(h.points) for h in local.hand_results]
     final = await stub.GetState(service_pb2.GetStateRequest(table_id=table.table_id))
     assert final.info.status == state_pb2.TABLE_STATUS_FINISHED
-    assert final.result.reason == "score"
+    assert final.result.reason == state_pb2.RESULT_REASON_SCORE
+    assert not final.HasField("current_seat") and not final.remaining_millis
 
 
 async def test_two_player_match(any_service: Service) -> None:
@@ -67,12 +72,15 @@ async def test_explicit_decks_and_switches(service: Service) -> None:
     deck.reverse()
     cfg = config(seed=None)
     cfg.decks.add(cards=[c.text for c in deck])
-    cfg.rules.switches.update({"must_capture": True})
+    cfg.rules.tablic.must_capture = True
     created = await service.stub.CreateTable(service_pb2.CreateTableRequest(config=cfg))
-    assert '"must_capture":true' in created.info.rules_json
+    in_force = created.info.rules
+    assert in_force.game == rules_pb2.GAME_TABLIC and in_force.tablic.must_capture
+    assert in_force.tablic.HasField("rank_priority") and not in_force.tablic.rank_priority
+    assert in_force.tablic.target == 101 and in_force.tablic.card_points_set
     table = await open_table(service.stub, cfg)
     state = await service.stub.GetState(
-        service_pb2.GetStateRequest(table_id=table.table_id, seat_token=table.tokens[0])
+        service_pb2.GetStateRequest(table_id=table.table_id), metadata=seat_md(table.tokens[0])
     )
     rules = tablic.Rules.preset("serbian", players=2, must_capture=True)
     local = tablic.new_match(rules, decks=[deck])

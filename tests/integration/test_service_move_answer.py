@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import random
-import uuid
 
 import grpc
 import pytest
 from kafana.games import tablic
-from kafana.v1 import rules_pb2, service_pb2
-from kafana_play import Stub, Table, config, open_table
-from kit import Service
+from kafana.v1 import rules_pb2, service_pb2, state_pb2
+from kafana_play import Stub, Table, config, open_table, play_text
+from kit import Service, reason_of, seat_md
 
 
 async def play_match(
@@ -23,15 +22,8 @@ async def play_match(
         seat = state.current_seat
         assert seat is not None
         move = rng.choice(state.legal_moves())
-        answer = await stub.PlayMove(
-            service_pb2.PlayMoveRequest(
-                table_id=table.table_id,
-                seat_token=table.tokens[seat],
-                move=str(move),
-                client_move_id=uuid.uuid4().hex,
-                last_seq=table.seq,
-                with_state=with_state,
-            )
+        answer = await play_text(
+            stub, table.table_id, table.tokens[seat], str(move), table.seq, with_state=with_state
         )
         table.seq += 1
         state = state.apply(move)
@@ -49,9 +41,29 @@ async def test_the_answer_is_the_event_and_the_scores(any_service: Service) -> N
         assert not answer.event.HasField("state") and not answer.HasField("state")
         assert list(answer.scores) == list(state.scores)
         assert answer.event.match_over == state.is_over == answer.HasField("result")
+        assert answer.event.HasField("result") == state.is_over
+        if state.is_over:
+            assert not answer.event.HasField("current_seat")
+        else:
+            assert answer.event.current_seat == state.current_seat
+        if answer.event.HasField("deal"):  # the mover's own new cards only
+            assert list(answer.event.deal.hand) == [
+                c.text for c in sorted(state.hand(seat_of(answer)))
+            ]
     last = answers[-1][1]
     assert list(last.result.scores) == list(answers[-1][0].scores)
-    assert last.result.reason == "score" and last.result.winner_side == answers[-1][0].winner
+    assert last.result.reason == state_pb2.RESULT_REASON_SCORE
+    assert last.result.winner_side == answers[-1][0].winner
+    assert last.event.result == last.result
+    dealt = [a for _s, a in answers if a.event.HasField("deal")]
+    assert len(dealt) == 4 * len(answers[-1][0].hand_results) - 1  # the first at the start
+    scored = [a.event.hand_score for _s, a in answers if a.event.HasField("hand_score")]
+    assert [list(h.points) for h in scored] == [list(h.points) for h in answers[-1][0].hand_results]
+
+
+def seat_of(answer: service_pb2.PlayMoveResponse) -> int:
+    """The seat that moved."""
+    return answer.event.seat
 
 
 async def test_with_state_adds_the_movers_table_once(any_service: Service) -> None:
@@ -75,32 +87,37 @@ async def test_a_retry_answers_the_same_event_and_scores(any_service: Service) -
     assert seat is not None
     request = service_pb2.PlayMoveRequest(
         table_id=table.table_id,
-        seat_token=table.tokens[seat],
-        move=str(state.legal_moves()[0]),
+        move=state_pb2.Move(text=str(state.legal_moves()[0])),
         client_move_id="once",
         last_seq=table.seq,
     )
-    first = await stub.PlayMove(request)
-    again = await stub.PlayMove(request)
+    token = seat_md(table.tokens[seat])
+    first = await stub.PlayMove(request, metadata=token)
+    again = await stub.PlayMove(request, metadata=token)
     assert again.duplicate and not first.duplicate
     assert again.event == first.event and list(again.scores) == list(first.scores) == [0, 0]
     request.with_state = True
-    asked = await stub.PlayMove(request)
+    asked = await stub.PlayMove(request, metadata=token)
     assert asked.duplicate and asked.event == first.event
     assert asked.state.seq == first.event.seq and asked.state.tablic.seat == seat
 
 
 async def test_captures_bad_rules_are_refused_every_time(any_service: Service) -> None:
     """Rules are cached per spec for Captures; a bad spec is refused, never cached."""
-    bad = rules_pb2.RulesSpec(game="tablic", preset="no-such-preset")
-    good = rules_pb2.RulesSpec(game="tablic", preset="serbian", players=2)
+    bad = rules_pb2.RulesSpec(tablic=rules_pb2.TablicRules(jack_value=1))
+    good = rules_pb2.RulesSpec(
+        game=rules_pb2.GAME_TABLIC,
+        players=2,
+        tablic=rules_pb2.TablicRules(preset=rules_pb2.TABLIC_PRESET_SERBIAN),
+    )
     for _ in range(2):
         with pytest.raises(grpc.aio.AioRpcError) as refused:
             await any_service.stub.Captures(
                 service_pb2.CapturesRequest(card="KC", table=["KD"], rules=bad)
             )
         assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-        assert "no-such-preset" in (refused.value.details() or "")
+        assert "jack_value must be between 2 and 20" in (refused.value.details() or "")
+        assert reason_of(refused.value) == "INVALID_RULES"
         found = await any_service.stub.Captures(
             service_pb2.CapturesRequest(card="KC", table=["KD", "KH"], rules=good)
         )

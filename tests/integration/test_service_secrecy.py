@@ -3,15 +3,25 @@
 from __future__ import annotations
 
 import random
+from itertools import pairwise
 
 import grpc
 from google.protobuf.internal.encoder import _VarintBytes
 from google.protobuf.message import Message
 from kafana.games import tablic
 from kafana.store.redis_store import RedisStore
-from kafana.v1 import events_pb2, service_pb2, state_pb2
-from kafana_play import card_tokens, config, open_table, play_one, play_to_end, status_of
-from kit import Service
+from kafana.v1 import events_pb2, rules_pb2, service_pb2, state_pb2
+from kafana_play import (
+    Table,
+    card_tokens,
+    config,
+    events,
+    open_table,
+    play_one,
+    play_to_end,
+    status_of,
+)
+from kit import Service, admin_md, reason_of, seat_md
 from redis.asyncio import Redis
 
 SEED = 0x5EED_1234_5678_9ABC
@@ -31,10 +41,34 @@ def move_count(message: Message) -> int | None:
         return message.tablic.move_count
     if isinstance(message, service_pb2.GetLegalMovesResponse):
         return message.seq - 2  # two seats taken before the first move
+    if isinstance(message, events_pb2.Event):
+        return max(0, message.seq - 2)  # the seats first, then one event a move
     for name in ("state", "event"):
         if message.HasField(name) if name in message.DESCRIPTOR.fields_by_name else False:
             return move_count(getattr(message, name))
     return None
+
+
+def without_rules(message: Message) -> Message:
+    """A copy with every rules' card points cleared: their patterns ("10D", "2C") name cards
+    that are no card of the match."""
+    copy = type(message)()
+    copy.CopyFrom(message)
+    stack = [copy]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, rules_pb2.RulesSpec):
+            item.tablic.ClearField("card_points")
+            continue
+        for field, value in item.ListFields():
+            if field.message_type is not None:
+                stack.extend(value if field.is_repeated else [value])
+    return copy
+
+
+def seat_call(seat: int | None, table: Table) -> dict[str, object]:
+    """The call options of `seat` (None: a spectator, no token)."""
+    return {} if seat is None else {"metadata": seat_md(table.tokens[seat])}
 
 
 async def test_no_hidden_information_reaches_seats_or_spectators(service: Service) -> None:
@@ -48,18 +82,21 @@ async def test_no_hidden_information_reaches_seats_or_spectators(service: Servic
         assert played is not None
         seen.append((played.event.seat, played))
         for seat in (None, 0, 1):
-            token = "" if seat is None else table.tokens[seat]
-            request = service_pb2.GetStateRequest(table_id=table.table_id, seat_token=token)
-            seen.append((seat, await stub.GetState(request)))
+            request = service_pb2.GetStateRequest(table_id=table.table_id)
+            seen.append((seat, await stub.GetState(request, **seat_call(seat, table))))
+    deals: dict[int | None, list[events_pb2.Event]] = {}
     for seat in (None, 0, 1):
-        token = "" if seat is None else table.tokens[seat]
-        request = service_pb2.WatchEventsRequest(table_id=table.table_id, seat_token=token)
-        call = stub.WatchEvents(request)
-        async for event in call:
-            seen.append((seat, event))
-            if event.seq == table.seq:
-                call.cancel()
-                break
+        for with_state in (False, True):
+            request = service_pb2.WatchEventsRequest(table_id=table.table_id, with_state=with_state)
+            call = stub.WatchEvents(request, **seat_call(seat, table))
+            async for event in events(call):
+                assert event.HasField("state") == with_state
+                seen.append((seat, event))
+                if event.HasField("deal"):
+                    deals.setdefault(seat, []).append(event)
+                if event.seq == table.seq:
+                    call.cancel()
+                    break
     listed = await stub.ListTables(service_pb2.ListTablesRequest())
     info = await stub.GetTable(service_pb2.GetTableRequest(table_id=table.table_id))
     seen += [(None, listed), (None, info)]
@@ -78,19 +115,33 @@ async def test_no_hidden_information_reaches_seats_or_spectators(service: Servic
     for response in table.responses:
         if isinstance(response, service_pb2.PlayMoveResponse):
             positions.append(positions[-1].apply(response.event.move.text))
+    # Every viewer saw the opening deal (and the deals after); a seat its own cards only.
+    for seat in (None, 0, 1):
+        dealt = deals[seat]
+        rounds = 1 + sum(a.deck_remaining != b.deck_remaining for a, b in pairwise(positions))
+        assert dealt[0].match_started and rounds == 3 and len(dealt) == 2 * rounds
+        for event in dealt:
+            position = positions[move_count(event) or 0]
+            own = [] if seat is None else [c.text for c in sorted(position.hand(seat))]
+            assert list(event.deal.hand) == own
+            assert list(event.deal.hand_sizes) == [6, 6]
+            assert event.deal.deck_remaining == position.deck_remaining
     seed_bytes = _VarintBytes(SEED)
     checked = 0
     for viewer, message in seen:
         assert seed_bytes not in message.SerializeToString()
         assert str(SEED) not in str(message)
         count = move_count(message)
+        named = card_tokens(without_rules(message))
         if count is None:
-            assert not card_tokens(message) - set(positions[0].table), message
+            assert not named - set(positions[0].table), message
             continue
         position = positions[count]
-        leaked = card_tokens(message) & hidden_from(position, SEED, viewer)
-        assert not leaked, (viewer, message)
+        leaked = named & hidden_from(position, SEED, viewer)
+        assert not leaked, (leaked, viewer, count, message)
         if isinstance(message, service_pb2.GetLegalMovesResponse):
+            continue
+        if isinstance(message, events_pb2.Event) and not message.HasField("state"):
             continue
         state = message if isinstance(message, state_pb2.TableState) else message.state
         own = [c.text for c in sorted(position.hand(viewer))] if viewer is not None else []
@@ -125,31 +176,34 @@ async def test_refusals_map_to_status_codes(service: Service) -> None:
     tid = table.table_id
 
     def state(token: str) -> object:
-        return stub.GetState(service_pb2.GetStateRequest(table_id=tid, seat_token=token))
+        return stub.GetState(service_pb2.GetStateRequest(table_id=tid), metadata=seat_md(token))
 
     def legal(token: str) -> object:
-        return stub.GetLegalMoves(service_pb2.GetLegalMovesRequest(table_id=tid, seat_token=token))
+        request = service_pb2.GetLegalMovesRequest(table_id=tid)
+        return stub.GetLegalMoves(request, metadata=seat_md(token))
 
     def play(token: str, move: str = "AS") -> object:
-        request = service_pb2.PlayMoveRequest(table_id=tid, seat_token=token, move=move, last_seq=2)
-        return stub.PlayMove(request)
+        request = service_pb2.PlayMoveRequest(
+            table_id=tid, move=state_pb2.Move(text=move), client_move_id="m", last_seq=2
+        )
+        return stub.PlayMove(request, metadata=seat_md(token))
+
+    def close(token: str) -> object:
+        request = service_pb2.CloseTableRequest(table_id=tid)
+        return stub.CloseTable(request, metadata=admin_md(token))
 
     assert await status_of(state("not-a-token")) == code.UNAUTHENTICATED
     assert await status_of(state(other.tokens[0])) == code.UNAUTHENTICATED
     assert await status_of(legal("")) == code.UNAUTHENTICATED
     assert await status_of(play("wrong")) == code.UNAUTHENTICATED
-    assert await status_of(legal(table.tokens[1])) == code.FAILED_PRECONDITION  # not its turn
+    waiting = await stub.GetLegalMoves(
+        service_pb2.GetLegalMovesRequest(table_id=tid), metadata=seat_md(table.tokens[1])
+    )
+    assert not waiting.moves and waiting.current_seat == 0  # not its turn: nothing legal
     assert await status_of(play(table.tokens[1])) == code.FAILED_PRECONDITION
     assert await status_of(legal(table.admin_token)) == code.PERMISSION_DENIED
-    close = service_pb2.CloseTableRequest
-    assert (
-        await status_of(stub.CloseTable(close(table_id=tid, admin_token=table.tokens[0])))
-        == code.PERMISSION_DENIED
-    )
-    assert (
-        await status_of(stub.CloseTable(close(table_id=tid, admin_token="x")))
-        == code.UNAUTHENTICATED
-    )
+    assert await status_of(close(table.tokens[0])) == code.PERMISSION_DENIED
+    assert await status_of(close("x")) == code.UNAUTHENTICATED
     assert (
         await status_of(stub.GetRecord(service_pb2.GetRecordRequest(table_id=tid)))
         == code.FAILED_PRECONDITION
@@ -163,16 +217,24 @@ async def test_refusals_map_to_status_codes(service: Service) -> None:
         await status_of(stub.JoinTable(join(table_id=fresh.table_id, seat=7)))
         == code.INVALID_ARGUMENT
     )
-    bad = config()
-    bad.rules.preset = "poker"
     create = service_pb2.CreateTableRequest
+    bad = config()
+    bad.rules.tablic.preset = 42  # type: ignore[assignment]
     assert await status_of(stub.CreateTable(create(config=bad))) == code.INVALID_ARGUMENT
     bad = config()
-    bad.rules.game = "chess"
+    bad.rules.game = 9  # type: ignore[assignment]
     assert await status_of(stub.CreateTable(create(config=bad))) == code.INVALID_ARGUMENT
+    bad = config()
+    bad.rules.game = rules_pb2.GAME_TAC  # with a Tablić branch
+    try:
+        await stub.CreateTable(create(config=bad))
+        raise AssertionError("a Tač table with Tablić switches was created")
+    except grpc.aio.AioRpcError as error:
+        assert error.code() == code.INVALID_ARGUMENT and reason_of(error) == "INVALID_RULES"
+        assert "rules.tablic" in (error.details() or "")
     spectator = await stub.GetState(service_pb2.GetStateRequest(table_id=tid))
     assert not spectator.tablic.HasField("seat") and not spectator.tablic.hand
-    assert list(spectator.tablic.hand_sizes) == [6, 6]
+    assert list(spectator.tablic.hand_sizes) == [6, 6] and spectator.current_seat == 0
 
 
 async def test_leave_forfeits_and_admin_closes(service: Service) -> None:
@@ -180,25 +242,34 @@ async def test_leave_forfeits_and_admin_closes(service: Service) -> None:
     table = await open_table(stub, config(seed=13))
     await play_one(stub, table, random.Random(0))
     await stub.LeaveTable(
-        service_pb2.LeaveTableRequest(table_id=table.table_id, seat_token=table.tokens[1])
+        service_pb2.LeaveTableRequest(table_id=table.table_id), metadata=seat_md(table.tokens[1])
     )
     record = await stub.GetRecord(service_pb2.GetRecordRequest(table_id=table.table_id))
-    assert record.result.reason == "forfeit" and record.result.forfeit_seat == 1
+    assert record.result.reason == state_pb2.RESULT_REASON_FORFEIT
+    assert record.result.forfeit_seat == 1
+    assert record.result.forfeit_reason == state_pb2.EVENT_REASON_LEFT
     assert record.result.winner_side == 0
-    assert record.events[-1].kind == events_pb2.EVENT_KIND_FORFEIT
+    last = record.events[-1]
+    assert last.kind == events_pb2.EVENT_KIND_FORFEIT and last.reason == state_pb2.EVENT_REASON_LEFT
+    assert last.result == record.result and not last.HasField("current_seat")
     assert "# ended: forfeit by seat 1 (left)" in record.record
 
     closing = await open_table(stub, config(seed=14))
     await stub.CloseTable(
-        service_pb2.CloseTableRequest(table_id=closing.table_id, admin_token=closing.admin_token)
+        service_pb2.CloseTableRequest(table_id=closing.table_id),
+        metadata=admin_md(closing.admin_token),
     )
     state = await stub.GetState(service_pb2.GetStateRequest(table_id=closing.table_id))
-    assert state.info.status == state_pb2.TABLE_STATUS_FINISHED and state.result.reason == "closed"
+    assert state.info.status == state_pb2.TABLE_STATUS_FINISHED
+    assert state.result.reason == state_pb2.RESULT_REASON_CLOSED
+    closed = await stub.GetRecord(service_pb2.GetRecordRequest(table_id=closing.table_id))
+    assert closed.events[-1].reason == state_pb2.EVENT_REASON_ADMIN
     # Before the start, leaving frees the seat for someone else.
     created = await stub.CreateTable(service_pb2.CreateTableRequest(config=config()))
     joined = await stub.JoinTable(service_pb2.JoinTableRequest(table_id=created.table_id))
     await stub.LeaveTable(
-        service_pb2.LeaveTableRequest(table_id=created.table_id, seat_token=joined.seat_token)
+        service_pb2.LeaveTableRequest(table_id=created.table_id),
+        metadata=seat_md(joined.seat_token),
     )
     again = await stub.JoinTable(service_pb2.JoinTableRequest(table_id=created.table_id, seat=0))
     assert again.seat == 0 and again.seat_token != joined.seat_token
