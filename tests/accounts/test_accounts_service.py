@@ -7,11 +7,15 @@ import pytest
 from kafana.service.auth import OPEN, AuthPolicy
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import accounts_pb2, rules_pb2, service_pb2
-from kit import redis_cli, running
+from kit import reason_of, redis_cli, retry_delay_ms, running
 
 from .accounts_support import Guarded, bearer, code_of, guarded_server
 
-TABLIC = rules_pb2.RulesSpec(game="tablic", preset="serbian", players=2)
+TABLIC = rules_pb2.RulesSpec(
+    game=rules_pb2.GAME_TABLIC,
+    players=2,
+    tablic=rules_pb2.TablicRules(preset=rules_pb2.TABLIC_PRESET_SERBIAN),
+)
 U = grpc.StatusCode.UNAUTHENTICATED
 
 
@@ -236,7 +240,6 @@ async def made_up_keys_wait(guarded: Guarded) -> None:
     with pytest.raises(grpc.aio.AioRpcError) as error:
         await stub.WhoAmI(accounts_pb2.WhoAmIRequest(), metadata=bearer("kfk_one_more"))
     assert error.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-    trailing = dict(error.value.trailing_metadata() or ())
-    assert trailing.get("kafana-error") == "TooManyBadKeys" and int(trailing["retry-after-ms"]) > 0
+    assert reason_of(error.value) == "RATE_LIMITED" and (retry_delay_ms(error.value) or 0) > 0
     # A key the server knows already (from its lookup cache) goes on working.
     assert (await stub.WhoAmI(accounts_pb2.WhoAmIRequest(), metadata=guarded.operator)).name
