@@ -443,3 +443,21 @@ async def test_league_tickets_are_told_once_and_keep_no_token(redis_url: str) ->
             assert told[1].ticket.settled.match == 7
     finally:
         await store.close()
+
+
+async def test_a_stopping_server_ends_the_stream_with_where_to_resume(redis_url: str) -> None:
+    store = RedisStore.from_url(redis_url)
+    try:
+        async with running(store, heartbeat_s=30) as svc:
+            key = await account(store, "stopper")
+            call = svc.stub.WatchAccount(
+                service_pb2.WatchAccountRequest(after="0-0"), metadata=bearer(key)
+            )
+            await asyncio.sleep(0.3)
+            svc.server.servicer.stopping.set()  # what KafanaServer.stop does first
+            error = await refusal(asyncio.wait_for(call.read(), 5))
+            assert error.code() == grpc.StatusCode.UNAVAILABLE
+            assert reason_of(error) == "SERVER_STOPPING"
+            assert "'0-0'" in (error.details() or "")
+    finally:
+        await store.close()
