@@ -26,14 +26,23 @@ $(NATIVE): $(STAMP) $(NATIVE_SOURCES)
 
 venv: $(NATIVE)
 
-run: $(NATIVE)
-	$(BIN)/kafana serve $(ARGS)
+# buf (scripts/buf-check) from npm, pinned in package.json and package-lock.json.
+NODE_TOOLS := node_modules/.installed
+$(NODE_TOOLS): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $(NODE_TOOLS)
 
-test: $(NATIVE)
+# gRPC on 50051 (--port), Connect and gRPC-Web for browsers on HTTP_PORT (--http).
+HTTP_PORT ?= 8080
+run: $(NATIVE)
+	$(BIN)/kafana serve --http $(HTTP_PORT) $(ARGS)
+
+test: $(NATIVE) $(NODE_TOOLS)
 	scripts/ensure-redis
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	scripts/buf-check
 	$(BIN)/python -m pytest
 	KAFANA_PURE=1 $(BIN)/python -m pytest -q $(PURE_TESTS)
 

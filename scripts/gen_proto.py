@@ -1,7 +1,9 @@
 """Generate the Python code of `proto/kafana/v1/*.proto` into `server/kafana/v1/`.
 
 The one way generated code is made; nobody edits it by hand. A test regenerates into a
-temporary directory and checks the committed files are the same.
+temporary directory and checks the committed files are the same. Beside the code it writes
+`kafana.binpb`, the protos' descriptor set with their comments (`--include_source_info`):
+server reflection answers from it, so tools show every field's documentation.
 
 Usage: `python scripts/gen_proto.py [--out DIR]` (DIR defaults to `server`).
 """
@@ -20,6 +22,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PROTO_ROOT = ROOT / "proto"
 PACKAGE = Path("kafana") / "v1"
 INIT_TEXT = '"""Generated protobuf and gRPC code of `proto/kafana/v1` (scripts/gen_proto.py)."""\n'
+DESCRIPTOR_SET = "kafana.binpb"
+"""The descriptor set (a `google.protobuf.FileDescriptorSet`, with source info) beside the code."""
 
 
 def _plugin(name: str) -> str | None:
@@ -45,6 +49,9 @@ def generate(out_root: Path) -> list[Path]:
         f"-I{include}",
         f"--python_out={out_root}",
         f"--grpc_python_out={out_root}",
+        "--include_imports",  # self-contained, in dependency order
+        "--include_source_info",
+        f"--descriptor_set_out={target / DESCRIPTOR_SET}",
     ]
     mypy, mypy_grpc = _plugin("protoc-gen-mypy"), _plugin("protoc-gen-mypy_grpc")
     if mypy and mypy_grpc:

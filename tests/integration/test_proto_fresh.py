@@ -20,7 +20,7 @@ def test_generated_code_is_fresh(tmp_path: Path) -> None:
     committed = {
         p.name: p.read_bytes()
         for p in committed_dir.iterdir()
-        if p.is_file() and p.suffix in (".py", ".pyi")
+        if p.is_file() and p.suffix in (".py", ".pyi", ".binpb")
     }
     assert sorted(fresh) == sorted(committed), "run: python scripts/gen_proto.py"
     stale = [name for name in fresh if fresh[name] != committed[name]]

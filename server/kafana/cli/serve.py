@@ -23,6 +23,7 @@ from kafana.service.ratelimit import RateLimit
 from kafana.service.server import AddressError, check_address, serve_until_signal
 from kafana.service.tables import ABANDON_AFTER, JOIN_DEADLINE_MS
 from kafana.service.tls import server_credentials
+from kafana.service.web import HttpTls, parse_origins
 
 F = TypeVar("F", bound=Callable[..., Any])
 PEM = click.Path(exists=True, dir_okay=False)
@@ -146,6 +147,22 @@ def setting(name: str, default: int | float, help: str) -> Callable[[F], F]:
     Limits().message_bytes,
     "Bytes of one request; 0: gRPC's own limit (4 MB).",
 )
+@click.option(
+    "--http",
+    "http_port",
+    envvar="KAFANA_HTTP",
+    type=click.IntRange(0, 65535),
+    default=None,
+    help="Also serve every service over Connect and gRPC-Web (browsers, HTTP clients) on "
+    "this port of --host (0: any free port); TLS as the gRPC port.",
+)
+@click.option(
+    "--http-origins",
+    envvar="KAFANA_HTTP_ORIGINS",
+    default="",
+    help="Web page origins allowed to call --http (CORS), comma-separated "
+    "(https://app.example), or * for any; none: same-origin pages only.",
+)
 def serve(
     redis_url: str | None,
     auth: AuthPolicy,
@@ -172,6 +189,8 @@ def serve(
     max_message_bytes: int,
     metrics_port: int | None,
     log_format: str,
+    http_port: int | None,
+    http_origins: str,
 ) -> None:
     """Run the Kafana gRPC server until SIGTERM (graceful shutdown).
 
@@ -194,9 +213,16 @@ def serve(
     limits = Limits(tables_per_hour, open_tables, max_config_bytes, max_message_bytes)
     if min(tables_per_hour, open_tables, max_config_bytes, max_message_bytes, max_streams) < 0:
         raise click.UsageError("limits are >= 0 (0: no limit)")
-    credentials = None
+    try:
+        origins = parse_origins(http_origins)
+    except ValueError as error:
+        raise click.UsageError(f"--http-origins: {error}") from None
+    if http_port is not None and http_port == port != 0:
+        raise click.UsageError("--http needs a port of its own (not --port)")
+    credentials = http_tls = None
     if tls_cert is not None and tls_key is not None:
         credentials = server_credentials(tls_cert, tls_key, tls_client_ca)
+        http_tls = HttpTls(tls_cert, tls_key, tls_client_ca)
     configure_logs(log_format)
     if metrics_port is not None:
         bound = serve_metrics(metrics_port, host)
@@ -223,6 +249,9 @@ def serve(
                 limits=limits,
                 auth=auth,
                 metered=metrics_port is not None,
+                http_port=http_port,
+                http_origins=origins,
+                http_tls=http_tls,
             )
         except AddressError:  # taken since the check above
             await choice.store.close()

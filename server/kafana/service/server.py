@@ -14,7 +14,7 @@ import logging
 import signal
 import socket
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
 from grpc_health.v1 import (  # type: ignore[import-untyped, unused-ignore]
@@ -22,7 +22,6 @@ from grpc_health.v1 import (  # type: ignore[import-untyped, unused-ignore]
     health_pb2,
     health_pb2_grpc,
 )
-from grpc_reflection.v1alpha import reflection  # type: ignore[import-untyped, unused-ignore]
 
 from kafana.logs import Repeated
 from kafana.service.accounts import SERVICE_NAME as ACCOUNTS_SERVICE
@@ -35,8 +34,11 @@ from kafana.service.limits import Limits
 from kafana.service.metered import Metered
 from kafana.service.quotas import TableQuotas
 from kafana.service.ratelimit import RateLimit
+from kafana.service.reflection import SERVICE_NAMES as REFLECTION_SERVICES
+from kafana.service.reflection import enable_reflection
 from kafana.service.servicer import HEARTBEAT_S, KafanaServiceServicer
 from kafana.service.tables import Tables
+from kafana.service.web import HttpServer, HttpTls, Registry, http_server
 from kafana.store.accounts import AccountStore
 from kafana.store.accounts_redis import accounts_for
 from kafana.store.base import TableStore
@@ -126,10 +128,13 @@ class KafanaServer:
         self.plugins = list(plugins)
         self.probe_s = PROBE_S
         self._probe: asyncio.Task[None] | None = None
+        self.http: HttpServer | None = None  # Connect and gRPC-Web (`http_port`)
 
     async def start(self) -> None:
         """Serve, mark the service healthy, and keep health in step with the store."""
         await self.server.start()
+        if self.http is not None:
+            await self.http.start()
         self.clock.start()
         for plugin in self.plugins:
             plugin.start(self.tables, self.servicer.feed)
@@ -171,7 +176,11 @@ class KafanaServer:
             await plugin.stop()
         await self.clock.stop()
         await self.servicer.feed.close()
-        await self.server.stop(grace)
+        await self.servicer.notices.close()
+        if self.http is None:
+            await self.server.stop(grace)
+        else:
+            await asyncio.gather(self.server.stop(grace), self.http.stop(grace))
 
     async def wait(self) -> None:
         """Until the server stops."""
@@ -198,6 +207,9 @@ def create_server(
     accounts: AccountStore | None = None,
     heartbeat_s: float = HEARTBEAT_S,
     metered: bool = False,
+    http_port: int | None = None,
+    http_origins: Sequence[str] = (),
+    http_tls: HttpTls | None = None,
 ) -> KafanaServer:
     """A server over `store`, bound to host:port (port 0: any free one).
 
@@ -217,6 +229,11 @@ def create_server(
         accounts: the account store; None: the one that goes with `store` (its Redis).
         heartbeat_s: an idle event stream gets a Heartbeat this often (tests: shorter).
         metered: count and time every call in `kafana.metrics` (`kafana serve --metrics`).
+        http_port: also serve every Kafana service over Connect and gRPC-Web on this port of
+            `host` (0: any free one; `kafana.service.web`), through the same interceptors.
+        http_origins: the web page origins allowed to call over HTTP (CORS; `*`: any); none:
+            only same-origin pages.
+        http_tls: serve HTTPS (the certificate and key); None: plain HTTP.
     """
     check_address(host, port, reuse_port=reuse_port)
     served = limits or Limits()
@@ -234,12 +251,13 @@ def create_server(
         tables.abandon_after = abandon_after
     authenticator = Authenticator(accounts or accounts_for(store), auth)
     # The authenticator goes first: the limits after it charge `caller_of(context)`.
+    interceptors = [
+        *([Metered()] if metered else []),  # outermost: refusals are counted too
+        authenticator,
+        Guard(rate_limit or RateLimit(), served.message_bytes),
+    ]
     server = grpc.aio.server(
-        interceptors=[
-            *([Metered()] if metered else []),  # outermost: refusals are counted too
-            authenticator,
-            Guard(rate_limit or RateLimit(), served.message_bytes),
-        ],
+        interceptors=interceptors,
         options=[
             ("grpc.so_reuseport", 1 if reuse_port else 0),  # no silent port sharing
             *message_options(served.message_bytes),
@@ -252,17 +270,20 @@ def create_server(
         rate_limit=rate_limit,
         auth=authenticator.policy,
     )
-    service_pb2_grpc.add_KafanaServiceServicer_to_server(servicer, server)
-    accounts_pb2_grpc.add_AccountsServiceServicer_to_server(AccountsServiceServicer(authenticator), server)
+    # Services are added through the registry: it adds them to the server, and keeps their
+    # handlers for HTTP (it has the two methods the generated add_*_to_server call).
+    registry = Registry(server)
+    adder = cast(grpc.aio.Server, registry)
+    service_pb2_grpc.add_KafanaServiceServicer_to_server(servicer, adder)
+    account_servicer = AccountsServiceServicer(authenticator)
+    accounts_pb2_grpc.add_AccountsServiceServicer_to_server(account_servicer, adder)
     clock = ClockSweeper(tables, tick=clock_tick)
     kafana = KafanaServer(server, servicer, tables, clock, plugins)
     health_pb2_grpc.add_HealthServicer_to_server(kafana.health, server)
     for plugin in kafana.plugins:
-        plugin.add_to(server)
+        plugin.add_to(registry)
     names = [SERVICE_NAME, ACCOUNTS_SERVICE, *(p.service_name for p in kafana.plugins)]
-    reflection.enable_server_reflection(
-        (*names, health.SERVICE_NAME, reflection.SERVICE_NAME), server
-    )
+    enable_reflection((*names, health.SERVICE_NAME, *REFLECTION_SERVICES), server)
     address = f"{host}:{port}"
     try:
         if credentials is None:
@@ -273,6 +294,22 @@ def create_server(
         kafana.port = 0
     if kafana.port == 0:
         raise AddressError(f"cannot listen on {host}:{port}")
+    if http_port is not None:
+        try:
+            kafana.http = http_server(
+                registry,
+                interceptors,
+                names,
+                host,
+                http_port,
+                origins=http_origins,
+                message_bytes=served.message_bytes,
+                tls=http_tls,
+            )
+        except OSError as error:
+            raise AddressError(
+                f"cannot serve HTTP on {host}:{http_port}: {error.strerror or error}"
+            ) from None
     return kafana
 
 
@@ -301,6 +338,8 @@ async def serve_until_signal(
     try:
         await kafana.start()
         announce(f"kafana: serving on port {kafana.port}")
+        if kafana.http is not None:
+            announce(f"kafana: Connect and gRPC-Web (browsers) on {kafana.http.url}")
         waiter = asyncio.create_task(kafana.wait())
         stopper = asyncio.create_task(stopping.wait())
         await asyncio.wait({waiter, stopper}, return_when=asyncio.FIRST_COMPLETED)

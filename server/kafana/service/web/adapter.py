@@ -1,0 +1,350 @@
+"""The gRPC handlers of the server, served over Connect and gRPC-Web (connectrpc, ASGI).
+
+One adapter, keyed by the service descriptors, for every method: an HTTP call runs the very
+handler a gRPC call would, found through the same interceptors (auth, rate limits, stream caps,
+metrics: charged to the same caller), given an `HttpContext`. Requests reach the handler as
+bytes, decoded by its own (guarded) deserializer, so size and validity checks are the gRPC
+ones; an abort becomes the protocol's error with the `google.rpc.Status` details (Connect error
+details, or `grpc-status-details-bin`) and the trailing metadata (`kafana-error`...).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import functools
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from typing import Any, NamedTuple
+
+import grpc  # type: ignore[import-untyped, unused-ignore]
+from connectrpc.code import Code
+from connectrpc.errors import ConnectError, ErrorDetail
+from connectrpc.method import IdempotencyLevel, MethodInfo, StreamType
+from connectrpc.request import RequestContext
+from connectrpc.server import ConnectASGIApplication, Endpoint
+from google.protobuf import descriptor_pb2, descriptor_pool, json_format, message_factory
+from google.protobuf.descriptor import MethodDescriptor, ServiceDescriptor
+from google.protobuf.message import Message
+from google.rpc import status_pb2  # type: ignore[import-untyped, unused-ignore]
+from protobuf.wkt import Any as AnyDetail
+
+from kafana.service.errors import DETAILS_METADATA, rich_status
+from kafana.service.intercept import Handler
+from kafana.service.web.context import Aborted, HttpContext, Metadata, unbase64
+
+log = logging.getLogger(__name__)
+PROTOCOL_TRAILERS = frozenset({DETAILS_METADATA, "grpc-status", "grpc-message"})
+
+
+class CallDetails(NamedTuple):
+    """`grpc.HandlerCallDetails` of an HTTP call: what interceptors are given."""
+
+    method: str
+    invocation_metadata: Metadata
+
+
+class Registry:
+    """Stands in for the grpc.aio server while services are added: passes every handler on
+    and keeps them by method path (`/kafana.v1.KafanaService/CreateTable`) for HTTP."""
+
+    def __init__(self, server: Any) -> None:
+        self.server = server
+        self.handlers: dict[str, Handler] = {}
+        self.generic: list[Any] = []
+
+    def add_generic_rpc_handlers(self, handlers: Sequence[Any]) -> None:
+        """As `grpc.aio.Server.add_generic_rpc_handlers`."""
+        self.server.add_generic_rpc_handlers(handlers)
+        self.generic.extend(handlers)
+
+    def add_registered_method_handlers(self, service: str, handlers: Mapping[str, Handler]) -> None:
+        """As `grpc.aio.Server.add_registered_method_handlers`."""
+        self.server.add_registered_method_handlers(service, handlers)
+        for name, handler in handlers.items():
+            self.handlers[f"/{service}/{name}"] = handler
+
+    def handler(self, path: str) -> Handler | None:
+        """The handler of the method at `path`, as the grpc server would find it."""
+        found = self.handlers.get(path)
+        for generic in self.generic:
+            if found is not None:
+                break
+            found = generic.service(CallDetails(path, ()))
+        return found
+
+
+class ProtoCodec:
+    """`application/proto`: the request's bytes go to the handler's deserializer as they are."""
+
+    def name(self) -> str:
+        """The codec's name in content types."""
+        return "proto"
+
+    def encode(self, message: Message) -> bytes:
+        """A response message, serialized."""
+        return message.SerializeToString()
+
+    def decode(self, data: bytes | bytearray, message_class: type[Message]) -> bytes:
+        """The request's bytes."""
+        return bytes(data)
+
+
+class JsonCodec:
+    """`application/json`: proto3 JSON, turned into the bytes the handler decodes."""
+
+    def name(self) -> str:
+        """The codec's name in content types."""
+        return "json"
+
+    def encode(self, message: Message) -> bytes:
+        """A response message in proto3 JSON (lowerCamelCase names, 64-bit ints as strings)."""
+        return json_format.MessageToJson(message, indent=None).encode()
+
+    def decode(self, data: bytes | bytearray, message_class: type[Message]) -> bytes:
+        """The request as protobuf bytes; INVALID_ARGUMENT naming the problem if it is not
+        JSON of the method's request message (unknown fields are ignored, as in binary)."""
+        message = message_class()
+        try:
+            json_format.Parse(bytes(data), message, ignore_unknown_fields=True)
+        except (json_format.ParseError, UnicodeDecodeError) as error:
+            name = message_class.DESCRIPTOR.full_name
+            status = rich_status(
+                "INVALID_ARGUMENT", f"the request is not a {name} in JSON: {error}"
+            )
+            raise rich_error(status) from None
+        return message.SerializeToString()
+
+
+def rich_error(status: status_pb2.Status) -> ConnectError:
+    """The Connect error of a `google.rpc.Status`, its details (ErrorInfo...) as they are."""
+    code = next((c for c in grpc.StatusCode if c.value[0] == status.code), grpc.StatusCode.UNKNOWN)
+    details = [ErrorDetail(AnyDetail(type_url=d.type_url, value=d.value)) for d in status.details]
+    return ConnectError(connect_code(code), status.message, details)
+
+
+def connect_code(code: grpc.StatusCode) -> Code:
+    """The Connect code of a gRPC status code (the same set; CANCELLED is spelled CANCELED)."""
+    if code == grpc.StatusCode.CANCELLED:
+        return Code.CANCELED
+    return Code[code.name]
+
+
+def header_value(value: str | bytes) -> str:
+    """A metadata value as an HTTP header value: `-bin` bytes in unpadded base64."""
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode().rstrip("=")
+    return value
+
+
+def status_error(code: grpc.StatusCode, message: str, trailing: Metadata) -> ConnectError:
+    """The Connect error of a gRPC status: its `google.rpc.Status` details (in the trailing
+    `grpc-status-details-bin`) kept as they are, the code and message those of the call."""
+    for key, value in trailing:
+        data = value if isinstance(value, bytes) else unbase64(value)
+        if key == DETAILS_METADATA and data is not None:
+            details = rich_error(status_pb2.Status.FromString(data)).details
+            return ConnectError(connect_code(code), message, details)
+    return ConnectError(connect_code(code), message)
+
+
+def method_info(method: MethodDescriptor) -> MethodInfo[Any, Any]:
+    """connectrpc's description of a gRPC method, from its descriptor."""
+    if method.client_streaming:
+        kind = StreamType.BIDI_STREAM if method.server_streaming else StreamType.CLIENT_STREAM
+    else:
+        kind = StreamType.SERVER_STREAM if method.server_streaming else StreamType.UNARY
+    options = method.GetOptions()
+    level = {
+        descriptor_pb2.MethodOptions.NO_SIDE_EFFECTS: IdempotencyLevel.NO_SIDE_EFFECTS,
+        descriptor_pb2.MethodOptions.IDEMPOTENT: IdempotencyLevel.IDEMPOTENT,
+    }.get(options.idempotency_level, IdempotencyLevel.UNKNOWN)
+    return MethodInfo(
+        name=method.name,
+        service_name=method.containing_service.full_name,
+        input=message_factory.GetMessageClass(method.input_type),
+        output=message_factory.GetMessageClass(method.output_type),
+        idempotency_level=level,
+        stream_type=kind,
+    )
+
+
+Continuation = Callable[[CallDetails], Awaitable[Handler | None]]
+
+
+class Bridge:
+    """Runs HTTP calls through the gRPC interceptors and handlers of the same server."""
+
+    def __init__(self, registry: Registry, interceptors: Sequence[Any]) -> None:
+        self.registry = registry
+        self.interceptors = list(interceptors)
+
+    async def _found(self, details: CallDetails) -> Handler | None:
+        return self.registry.handler(details.method)
+
+    async def resolve(self, path: str, metadata: Metadata) -> Handler:
+        """The method's handler as the interceptors make it (the first one outermost)."""
+        continuation: Continuation = self._found
+        for interceptor in reversed(self.interceptors):
+            continuation = functools.partial(interceptor.intercept_service, continuation)
+        handler = await continuation(CallDetails(path, metadata))
+        if handler is None:
+            raise ConnectError(Code.UNIMPLEMENTED, f"no method {path} on this server")
+        return handler
+
+    def endpoints(self, services: Iterable[ServiceDescriptor]) -> dict[str, Any]:
+        """An endpoint for every method of `services` (each must have a handler)."""
+        found: dict[str, Any] = {}
+        for service in services:
+            for method in service.methods:
+                path = f"/{service.full_name}/{method.name}"
+                if self.registry.handler(path) is None:
+                    raise ValueError(f"{path} has no gRPC handler to serve over HTTP")
+                info = method_info(method)
+                if info.stream_type == StreamType.UNARY:
+                    found[path] = Endpoint.unary(info, functools.partial(self.unary, path))
+                elif info.stream_type == StreamType.SERVER_STREAM:
+                    found[path] = Endpoint.server_stream(
+                        info, functools.partial(self.server_stream, path)
+                    )
+                else:
+                    raise ValueError(f"{path} streams requests: not served over HTTP")
+        return found
+
+    async def unary(self, path: str, request: bytes, ctx: RequestContext[Any, Any]) -> Message:
+        """One unary call."""
+        context = HttpContext(ctx)
+        try:
+            handler = await self.resolve(path, context.metadata)
+            call: Any = handler.unary_unary  # typed as a sync handler by grpc's stubs
+            if call is None:
+                raise ConnectError(Code.UNIMPLEMENTED, f"{path} is not a unary method here")
+            response = await call(_decoded(handler, request), context)
+        except BaseException as error:
+            raise self._failure(path, context, ctx, error) from None
+        finally:
+            context.end()
+        self._finish(context, ctx)
+        result: Message = response
+        return result
+
+    async def server_stream(
+        self, path: str, request: bytes, ctx: RequestContext[Any, Any]
+    ) -> AsyncIterator[Message]:
+        """One server-streaming call: the handler writes (or yields), the client reads."""
+        context = HttpContext(ctx)
+        try:
+            handler = await self.resolve(path, context.metadata)
+            decoded = _decoded(handler, request)
+        except BaseException as error:
+            raise self._failure(path, context, ctx, error) from None
+        task = asyncio.create_task(_drive(handler, decoded, context), name=f"http {path}")
+        try:
+            while True:
+                getter = asyncio.ensure_future(context.written.get())
+                await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
+                if not getter.done():
+                    getter.cancel()
+                    break
+                _headers(context, ctx)
+                yield getter.result()
+            while not context.written.empty():  # written just before the handler ended
+                yield context.written.get_nowait()
+            task.result()
+        except BaseException as error:
+            raise self._failure(path, context, ctx, error) from None
+        finally:
+            if not task.done():  # the client went away, or the deadline passed
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+                context.end(grpc.StatusCode.CANCELLED)
+            context.end()
+        self._finish(context, ctx)
+
+    def _finish(self, context: HttpContext, ctx: RequestContext[Any, Any]) -> None:
+        """A handler that returned: its metadata out, and its status if it set one."""
+        _headers(context, ctx)
+        _trailers(context.trailing, ctx)
+        code = context.status
+        if code is not None and code != grpc.StatusCode.OK:
+            raise status_error(code, context.message or "", context.trailing)
+
+    def _failure(
+        self,
+        path: str,
+        context: HttpContext,
+        ctx: RequestContext[Any, Any],
+        error: BaseException,
+    ) -> BaseException:
+        """What the HTTP side raises for what the call raised."""
+        if isinstance(error, Aborted):
+            _headers(context, ctx)
+            _trailers(error.trailing, ctx)
+            return status_error(error.code, error.details, error.trailing)
+        if isinstance(error, (ConnectError, asyncio.CancelledError)):
+            return error
+        if not isinstance(error, Exception):
+            return error
+        log.error("%s over HTTP failed unexpectedly", path, exc_info=error)
+        return ConnectError(Code.UNKNOWN, "unexpected error in the method handler")
+
+
+def _decoded(handler: Handler, request: bytes) -> Any:
+    """The request as the handler's own deserializer decodes it (the guard's, checked)."""
+    decode = handler.request_deserializer
+    return request if decode is None else decode(request)
+
+
+async def _drive(handler: Handler, request: Any, context: HttpContext) -> None:
+    """Run a streaming handler: one that writes with `context.write`, or yields."""
+    call: Any = handler.unary_stream
+    if call is None:
+        raise ConnectError(Code.UNIMPLEMENTED, "not a server-streaming method here")
+    result = call(request, context)
+    if hasattr(result, "__aiter__"):
+        async for item in result:
+            await context.write(item)
+    else:
+        await result
+
+
+def _headers(context: HttpContext, ctx: RequestContext[Any, Any]) -> None:
+    """The handler's initial metadata, as response headers (once)."""
+    for key, value in context.initial:
+        ctx.response_headers.add(key, header_value(value))
+    context.initial = ()
+
+
+def _trailers(trailing: Metadata, ctx: RequestContext[Any, Any]) -> None:
+    """Trailing metadata, as trailers (the protocols write the status ones themselves)."""
+    for key, value in trailing:
+        if key not in PROTOCOL_TRAILERS:
+            ctx.response_trailers.add(key, header_value(value))
+
+
+class KafanaApplication(ConnectASGIApplication[Bridge]):
+    """The ASGI application of every served method (Connect and gRPC-Web, JSON and binary)."""
+
+    def __init__(
+        self, bridge: Bridge, services: Iterable[ServiceDescriptor], read_max_bytes: int
+    ) -> None:
+        served = list(services)
+        super().__init__(
+            service=bridge,
+            endpoints=lambda b: b.endpoints(served),
+            read_max_bytes=read_max_bytes,
+            codecs=[ProtoCodec(), JsonCodec()],
+        )
+
+    @property
+    def path(self) -> str:
+        """Served from the root: each method at `/<service>/<method>`."""
+        return "/"
+
+
+def services_named(names: Iterable[str]) -> list[ServiceDescriptor]:
+    """The descriptors of the services `names` (from the generated code's pool)."""
+    pool = descriptor_pool.Default()
+    return [pool.FindServiceByName(name) for name in names]

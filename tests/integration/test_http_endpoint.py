@@ -1,0 +1,401 @@
+"""`kafana serve --http`: the services over Connect (JSON and binary) and gRPC-Web, as a browser
+speaks them, against a real server process on loopback; limits and shutdown shared with gRPC.
+
+The wire is written out here by hand (httpx, the 5-byte envelopes), so the test checks the
+protocols themselves, not one client library's reading of them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import struct
+import time
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import grpc
+import httpx
+import pytest
+from google.protobuf.message import Message
+from google.rpc import error_details_pb2, status_pb2
+from kafana.service.ratelimit import RateLimit
+from kafana.store.memory import MemoryStore
+from kafana.v1 import service_pb2, state_pb2
+from kit import Served, free_port, running, serve
+
+SERVICE = "/kafana.v1.KafanaService/"
+ORIGIN = "https://app.example"
+END_STREAM = 0x02  # Connect: the end-of-stream message
+TRAILERS = 0x80  # gRPC-Web: the trailers frame
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Served, str]]:
+    """One `kafana serve --memory --http PORT` process for the module, and its HTTP base URL."""
+    http = free_port()
+    process = serve(
+        tmp_path_factory.mktemp("http"),
+        "--memory",
+        "--http",
+        str(http),
+        "--http-origins",
+        ORIGIN,
+    )
+    try:
+        process.wait_started()
+        deadline = time.monotonic() + 30
+        while "Connect and gRPC-Web" not in process.output():
+            assert time.monotonic() < deadline, process.output()
+            time.sleep(0.05)
+        url = f"http://127.0.0.1:{http}"
+        assert f"Connect and gRPC-Web (browsers) on {url}" in process.output()
+        yield process, url
+    finally:
+        process.end()
+
+
+@pytest.fixture
+def http(served: tuple[Served, str]) -> Iterator[httpx.Client]:
+    """An HTTP client of the served process."""
+    with httpx.Client(base_url=served[1], timeout=10) as client:
+        yield client
+
+
+def frame(data: bytes, flags: int = 0) -> bytes:
+    """One enveloped message (Connect streams and gRPC-Web alike)."""
+    return struct.pack(">BI", flags, len(data)) + data
+
+
+def frames(data: bytes) -> list[tuple[int, bytes]]:
+    """The enveloped messages of a response body, as (flags, bytes)."""
+    found, at = [], 0
+    while at < len(data):
+        flags, size = struct.unpack(">BI", data[at : at + 5])
+        found.append((flags, data[at + 5 : at + 5 + size]))
+        at += 5 + size
+    assert at == len(data), "a truncated frame"
+    return found
+
+
+def connect_json(client: httpx.Client, method: str, body: dict[str, Any], **headers: str) -> Any:
+    """A Connect unary call in JSON: the answer's JSON (the test fails on an error)."""
+    answer = client.post(SERVICE + method, json=body, headers=_headers(headers))
+    assert answer.status_code == 200, answer.text
+    assert answer.headers["content-type"] == "application/json"
+    return answer.json()
+
+
+def _headers(headers: dict[str, str]) -> dict[str, str]:
+    return {key.replace("_", "-"): value for key, value in headers.items()}
+
+
+def error_info(details: list[dict[str, str]]) -> error_details_pb2.ErrorInfo:
+    """The ErrorInfo among Connect error details (base64 values, unpadded)."""
+    for detail in details:
+        if detail["type"] == "google.rpc.ErrorInfo":
+            value = detail["value"]
+            return error_details_pb2.ErrorInfo.FromString(
+                base64.b64decode(value + "=" * (-len(value) % 4))
+            )
+    raise AssertionError(f"no ErrorInfo in {details}")
+
+
+def started_table(client: httpx.Client) -> tuple[str, list[str]]:
+    """A two-seat Tablić table made and filled over Connect JSON: (its id, the seat tokens)."""
+    made = connect_json(
+        client,
+        "CreateTable",
+        {"config": {"rules": {"game": "GAME_TABLIC", "players": 2}, "seed": "42"}},
+    )
+    table = made["tableId"]
+    assert made["info"]["rules"]["tablic"]["target"] == 101  # the rules in force, filled in
+    tokens = []
+    for seat in range(2):
+        joined = connect_json(client, "JoinTable", {"tableId": table, "name": f"p{seat}"})
+        assert joined.get("seat", 0) == seat
+        tokens.append(joined["seatToken"])
+    return table, tokens
+
+
+def test_a_move_is_played_over_connect_json(http: httpx.Client) -> None:
+    table, tokens = started_table(http)
+    state = connect_json(http, "GetState", {"tableId": table}, kafana_seat_token=tokens[0])
+    mover = state.get("currentSeat", 0)
+    token = tokens[mover]
+    legal = connect_json(http, "GetLegalMoves", {"tableId": table}, kafana_seat_token=token)
+    move = legal["moves"][0]
+    played = connect_json(
+        http,
+        "PlayMove",
+        {"tableId": table, "move": move, "clientMoveId": "m1", "lastSeq": legal["seq"]},
+        kafana_seat_token=token,
+    )
+    assert int(played["event"]["seq"]) == int(legal["seq"]) + 1
+    assert played["event"]["kind"] == "EVENT_KIND_MOVE"
+    again = connect_json(  # the same id again: the same answer, nothing applied twice
+        http,
+        "PlayMove",
+        {"tableId": table, "move": move, "clientMoveId": "m1", "lastSeq": legal["seq"]},
+        kafana_seat_token=token,
+    )
+    assert again["duplicate"] is True and again["event"]["seq"] == played["event"]["seq"]
+
+
+def test_binary_connect_answers_protobuf(http: httpx.Client) -> None:
+    table, _ = started_table(http)
+    request = service_pb2.GetTableRequest(table_id=table).SerializeToString()
+    answer = http.post(
+        SERVICE + "GetTable", content=request, headers={"content-type": "application/proto"}
+    )
+    assert answer.status_code == 200, answer.text
+    assert answer.headers["content-type"] == "application/proto"
+    info = state_pb2.TableInfo.FromString(answer.content)
+    assert info.table_id == table and info.rules.players == 2
+
+
+def test_an_illegal_move_gives_its_reason_over_connect(http: httpx.Client) -> None:
+    table, tokens = started_table(http)
+    state = connect_json(http, "GetState", {"tableId": table}, kafana_seat_token=tokens[0])
+    token = tokens[state.get("currentSeat", 0)]
+    legal = connect_json(http, "GetLegalMoves", {"tableId": table}, kafana_seat_token=token)
+    held = {move["tablic"]["card"] for move in legal["moves"]}  # a trail of each is legal
+    card = next(
+        f"{r}{s}" for r in ("A", "K", "Q", "J", "10") for s in "CDHS" if f"{r}{s}" not in held
+    )
+    answer = http.post(
+        SERVICE + "PlayMove",
+        json={"tableId": table, "move": {"text": card}, "clientMoveId": "x", "lastSeq": "2"},
+        headers={"kafana-seat-token": token},
+    )
+    body = answer.json()
+    assert answer.status_code == 400, body  # Connect's HTTP status of INVALID_ARGUMENT
+    assert body["code"] == "invalid_argument"
+    info = error_info(body["details"])
+    assert (info.reason, info.domain) == ("ILLEGAL_MOVE", "kafana")
+
+
+def test_json_that_is_no_request_is_refused_with_a_reason(http: httpx.Client) -> None:
+    answer = http.post(
+        SERVICE + "GetTable", content=b'{"tableId": 7', headers={"content-type": "application/json"}
+    )
+    assert answer.status_code == 400
+    body = answer.json()
+    assert "kafana.v1.GetTableRequest" in body["message"]
+    assert error_info(body["details"]).reason == "INVALID_ARGUMENT"
+
+
+def test_a_wrong_api_key_is_refused_as_over_grpc(http: httpx.Client) -> None:
+    answer = http.post(
+        SERVICE + "ListTables", json={}, headers={"authorization": "Bearer kfk_not_a_key"}
+    )
+    assert answer.status_code == 401, answer.text
+    assert error_info(answer.json()["details"]).reason == "API_KEY_INVALID"
+
+
+def test_watch_events_streams_over_connect(http: httpx.Client) -> None:
+    table, _ = started_table(http)
+    body = frame(json.dumps({"tableId": table}).encode())
+    kinds: list[str] = []
+    with http.stream(
+        "POST",
+        SERVICE + "WatchEvents",
+        content=body,
+        headers={"content-type": "application/connect+json"},
+    ) as answer:
+        assert answer.status_code == 200
+        assert answer.headers["content-type"] == "application/connect+json"
+        data = b""
+        for chunk in answer.iter_bytes():
+            data += chunk
+            complete = _complete(data)
+            kinds = [json.loads(m)["event"]["kind"] for f, m in complete if "event" in m.decode()]
+            if len(kinds) >= 2:
+                break
+    assert kinds[:2] == ["EVENT_KIND_SEAT_TAKEN", "EVENT_KIND_SEAT_TAKEN"]
+
+
+def _complete(data: bytes) -> list[tuple[int, bytes]]:
+    """The whole frames at the start of `data`."""
+    found, at = [], 0
+    while len(data) - at >= 5:
+        flags, size = struct.unpack(">BI", data[at : at + 5])
+        if len(data) - at - 5 < size:
+            break
+        found.append((flags, data[at + 5 : at + 5 + size]))
+        at += 5 + size
+    return found
+
+
+def grpc_web(client: httpx.Client, method: str, request: Message) -> tuple[list[bytes], str]:
+    """A gRPC-Web call (binary): its messages and its trailers frame's text."""
+    answer = client.post(
+        SERVICE + method,
+        content=frame(request.SerializeToString()),
+        headers={"content-type": "application/grpc-web+proto", "x-grpc-web": "1"},
+    )
+    assert answer.status_code == 200
+    assert answer.headers["content-type"].startswith("application/grpc-web")
+    if "grpc-status" in answer.headers:  # trailers-only: the status in the headers
+        lines = [f"{k}: {v}" for k, v in answer.headers.items() if k.startswith("grpc-")]
+        return [], "\r\n".join(lines)
+    parts = frames(answer.content)
+    assert parts[-1][0] == TRAILERS
+    return [m for f, m in parts if f == 0], parts[-1][1].decode()
+
+
+def trailer(text: str, name: str) -> str:
+    """One trailer's value."""
+    for line in text.split("\r\n"):
+        key, _, value = line.partition(":")
+        if key.strip().lower() == name:
+            return value.strip()
+    raise AssertionError(f"no {name} in {text!r}")
+
+
+def test_grpc_web_serves_unary_calls_and_refusals(http: httpx.Client) -> None:
+    table, tokens = started_table(http)
+    messages, trailers = grpc_web(http, "GetTable", service_pb2.GetTableRequest(table_id=table))
+    assert state_pb2.TableInfo.FromString(messages[0]).table_id == table
+    assert trailer(trailers, "grpc-status") == "0"
+
+    state = connect_json(http, "GetState", {"tableId": table}, kafana_seat_token=tokens[0])
+    waiting = tokens[1 - state.get("currentSeat", 0)]  # the seat that is not to move
+    refused = service_pb2.PlayMoveRequest(table_id=table, client_move_id="x", last_seq=2)
+    refused.move.text = "KS"
+    answer = http.post(
+        SERVICE + "PlayMove",
+        content=frame(refused.SerializeToString()),
+        headers={"content-type": "application/grpc-web+proto", "kafana-seat-token": waiting},
+    )
+    text = answer.headers.get("grpc-status-details-bin") or trailer(
+        frames(answer.content)[-1][1].decode(), "grpc-status-details-bin"
+    )
+    status = status_pb2.Status.FromString(base64.b64decode(text + "=" * (-len(text) % 4)))
+    info = error_details_pb2.ErrorInfo()
+    assert status.details[0].Unpack(info)
+    assert status.code == grpc.StatusCode.FAILED_PRECONDITION.value[0]
+    assert (info.reason, info.domain) == ("NOT_YOUR_TURN", "kafana")
+
+
+def test_grpc_web_streams_events(http: httpx.Client) -> None:
+    table, _ = started_table(http)
+    request = service_pb2.WatchEventsRequest(table_id=table).SerializeToString()
+    with http.stream(
+        "POST",
+        SERVICE + "WatchEvents",
+        content=frame(request),
+        headers={"content-type": "application/grpc-web+proto"},
+    ) as answer:
+        data = b""
+        events: list[service_pb2.WatchEventsResponse] = []
+        for chunk in answer.iter_bytes():
+            data += chunk
+            events = [service_pb2.WatchEventsResponse.FromString(m) for _, m in _complete(data)]
+            if len(events) >= 2:
+                break
+    assert [e.event.seq for e in events[:2]] == [1, 2]
+
+
+def test_cors_preflight_admits_listed_origins_only(http: httpx.Client) -> None:
+    asked = "content-type, connect-protocol-version, authorization, kafana-seat-token"
+    preflight = http.options(
+        SERVICE + "PlayMove",
+        headers={
+            "origin": ORIGIN,
+            "access-control-request-method": "POST",
+            "access-control-request-headers": asked,
+        },
+    )
+    assert preflight.status_code == 204
+    assert preflight.headers["access-control-allow-origin"] == ORIGIN
+    granted = {h.strip() for h in preflight.headers["access-control-allow-headers"].split(",")}
+    assert {"authorization", "kafana-seat-token", "connect-protocol-version"} <= granted
+    assert "POST" in preflight.headers["access-control-allow-methods"]
+
+    call = http.post(SERVICE + "GetServerInfo", json={}, headers={"origin": ORIGIN})
+    assert call.status_code == 200
+    assert call.headers["access-control-allow-origin"] == ORIGIN
+    exposed = call.headers["access-control-expose-headers"]
+    assert "grpc-status-details-bin" in exposed and "grpc-status" in exposed
+
+    stranger = {"origin": "https://elsewhere.example", "access-control-request-method": "POST"}
+    assert http.options(SERVICE + "PlayMove", headers=stranger).status_code == 403
+    refused = http.post(SERVICE + "GetServerInfo", json={}, headers={"origin": stranger["origin"]})
+    assert refused.status_code == 403 and "access-control-allow-origin" not in refused.headers
+
+
+@pytest.fixture
+async def limited() -> AsyncIterator[tuple[Any, str]]:
+    """An in-process server, HTTP on too, with a tiny rate limit: 4 calls per caller."""
+    async with running(MemoryStore(), http_port=0, rate_limit=RateLimit(0.01, 4)) as svc:
+        assert svc.server.http is not None
+        yield svc, svc.server.http.url
+
+
+@pytest.fixture
+async def one_stream() -> AsyncIterator[tuple[Any, str]]:
+    """An in-process server, HTTP on too, that allows one event stream per caller."""
+    async with running(MemoryStore(), http_port=0, rate_limit=RateLimit(max_streams=1)) as svc:
+        assert svc.server.http is not None
+        yield svc, svc.server.http.url
+
+
+async def test_grpc_and_http_calls_share_the_callers_rate_limit(
+    limited: tuple[Any, str],
+) -> None:
+    svc, url = limited
+    request = service_pb2.GetServerInfoRequest()
+    await svc.stub.GetServerInfo(request)
+    await svc.stub.GetServerInfo(request)
+    async with httpx.AsyncClient(base_url=url) as client:
+        for _ in range(2):
+            ok = await client.post(SERVICE + "GetServerInfo", json={})
+            assert ok.status_code == 200
+        refused = await client.post(SERVICE + "GetServerInfo", json={})
+    assert refused.status_code == 429, refused.text  # Connect's status of RESOURCE_EXHAUSTED
+    body = refused.json()
+    assert error_info(body["details"]).reason == "RATE_LIMITED"
+    assert "google.rpc.RetryInfo" in {d["type"] for d in body["details"]}
+
+
+async def test_a_grpc_stream_counts_against_http_streams_and_stop_ends_them(
+    one_stream: tuple[Any, str],
+) -> None:
+    svc, url = one_stream
+    table = (await svc.stub.CreateTable(service_pb2.CreateTableRequest())).table_id
+    await svc.stub.JoinTable(service_pb2.JoinTableRequest(table_id=table, name="p0"))
+    watched = svc.stub.WatchEvents(service_pb2.WatchEventsRequest(table_id=table))
+    await watched.read()  # the caller's one stream is open, over gRPC
+    body = frame(json.dumps({"tableId": table}).encode())
+    headers = {"content-type": "application/connect+json"}
+    async with httpx.AsyncClient(base_url=url, timeout=10) as client:
+        answer = await client.post(SERVICE + "WatchEvents", content=body, headers=headers)
+        flags, last = frames(answer.content)[-1]
+        assert flags == END_STREAM
+        error = json.loads(last)["error"]
+        assert error["code"] == "resource_exhausted"
+        assert error_info(error["details"]).reason == "QUOTA_EXCEEDED"
+        watched.cancel()
+        data = b""
+        stopping: asyncio.Task[None] | None = None
+        for _ in range(100):  # until the gRPC stream's end is counted
+            async with client.stream(
+                "POST", SERVICE + "WatchEvents", content=body, headers=headers
+            ) as stream:
+                data = b""
+                async for chunk in stream.aiter_bytes():
+                    data += chunk
+                    if stopping is None and _complete(data)[0][0] == 0:  # an event came
+                        stopping = asyncio.create_task(svc.server.stop(0.5))
+            if stopping is not None:
+                break
+            await asyncio.sleep(0.02)
+        assert stopping is not None, data
+        await stopping
+    last_flags, last = frames(data)[-1]
+    assert last_flags == END_STREAM
+    error = json.loads(last)["error"]
+    assert error["code"] == "unavailable"
+    assert error_info(error["details"]).reason == "SERVER_STOPPING"
