@@ -37,6 +37,7 @@ __all__ = [
     "RedisServer",
     "Served",
     "Service",
+    "admin_md",
     "finished",
     "flush",
     "free_port",
@@ -48,12 +49,25 @@ __all__ = [
     "redis_url",
     "require_redis",
     "running",
+    "seat_md",
     "serve",
     "service",
     "serving",
 ]
 KAFANA = str(Path(sys.executable).parent / "kafana")
+SEAT_TOKEN = "kafana-seat-token"
+ADMIN_TOKEN = "kafana-admin-token"
 STOP_LIMIT_S = 20.0
+
+
+def seat_md(token: str) -> tuple[tuple[str, str], ...]:
+    """Call metadata that plays for the seat of `token` (`metadata=seat_md(token)`)."""
+    return ((SEAT_TOKEN, token),)
+
+
+def admin_md(token: str) -> tuple[tuple[str, str], ...]:
+    """Call metadata that acts as the table's admin (`metadata=admin_md(token)`)."""
+    return ((ADMIN_TOKEN, token),)
 
 
 def require_redis() -> None:
@@ -235,11 +249,13 @@ class Served:
         self.process.wait()
 
 
-def serve(directory: Path, *args: str, env: dict[str, str] | None = None) -> Served:
-    """Start `kafana serve --port <free port> ARGS` (no KAFANA_* variables but those of `env`),
-    its output in `directory/kafana-<port>.log`. The caller ends it (`Served.end`)."""
+def serve(
+    directory: Path, *args: str, env: dict[str, str] | None = None, port: int | None = None
+) -> Served:
+    """Start `kafana serve --port <port, else a free one> ARGS` (no KAFANA_* variables but those
+    of `env`), its output in `directory/kafana-<port>.log`. The caller ends it (`Served.end`)."""
     directory.mkdir(parents=True, exist_ok=True)
-    port = free_port()
+    port = free_port() if port is None else port
     log = directory / f"kafana-{port}.log"
     environment = {k: v for k, v in os.environ.items() if not k.startswith("KAFANA_")}
     environment.update(env or {})
@@ -304,3 +320,30 @@ async def refusal(call: Any) -> grpc.aio.AioRpcError:
     except grpc.aio.AioRpcError as error:
         return error
     raise AssertionError("the call succeeded")
+
+
+def reason_of(error: grpc.RpcError) -> str:
+    """The ErrorInfo reason of a refusal (`NOT_YOUR_TURN`; "" without one), read from its
+    `google.rpc.Status` (trailing metadata `grpc-status-details-bin`) as any client does."""
+    from google.rpc import error_details_pb2, status_pb2
+
+    for key, value in error.trailing_metadata() or ():
+        if key == "grpc-status-details-bin":
+            for detail in status_pb2.Status.FromString(value).details:
+                info = error_details_pb2.ErrorInfo()
+                if detail.Unpack(info):
+                    return str(info.reason)
+    return ""
+
+
+def retry_delay_ms(error: grpc.RpcError) -> int | None:
+    """The RetryInfo delay of a refusal in milliseconds (None without one)."""
+    from google.rpc import error_details_pb2, status_pb2
+
+    for key, value in error.trailing_metadata() or ():
+        if key == "grpc-status-details-bin":
+            for detail in status_pb2.Status.FromString(value).details:
+                wait = error_details_pb2.RetryInfo()
+                if detail.Unpack(wait):
+                    return int(wait.retry_delay.ToMilliseconds())
+    return None

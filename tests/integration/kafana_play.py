@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import random
 import uuid
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
 from google.protobuf.message import Message
 from kafana.games import tablic
-from kafana.v1 import rules_pb2, service_pb2, service_pb2_grpc, state_pb2
+from kafana.v1 import events_pb2, rules_pb2, service_pb2, service_pb2_grpc, state_pb2
+from kit import seat_md
 
 Stub = service_pb2_grpc.KafanaServiceStub
 
@@ -36,14 +37,18 @@ def config(
     preset: str = "serbian",
     target: int = 0,
 ) -> rules_pb2.TableConfig:
-    """A table configuration for tests."""
+    """A table configuration for tests (`preset`: a TablicPreset's name, any case)."""
+    switches = rules_pb2.TablicRules(
+        preset=rules_pb2.TablicPreset.Value("TABLIC_PRESET_" + preset.upper())
+    )
+    if target:
+        switches.target = target
     cfg = rules_pb2.TableConfig(
         rules=rules_pb2.RulesSpec(
-            game="tablic",
-            preset=preset,
+            game=rules_pb2.GAME_TABLIC,
             players=players,
             partnerships=partnerships,
-            target=target,
+            tablic=switches,
         ),
         clock=rules_pb2.ClockSpec(move_millis=move_millis, policy=policy),
         name="test",
@@ -77,26 +82,57 @@ async def play_one(
     table.responses.append(state)
     if state.info.status == state_pb2.TABLE_STATUS_FINISHED:
         return None
-    seat = state.tablic.current_seat
+    seat = state.current_seat
     token = table.tokens[seat]
     legal = await stub.GetLegalMoves(
-        service_pb2.GetLegalMovesRequest(table_id=table.table_id, seat_token=token)
+        service_pb2.GetLegalMovesRequest(table_id=table.table_id), metadata=seat_md(token)
     )
     table.responses.append(legal)
     move = rng.choice(list(legal.moves))
     played = await stub.PlayMove(
         service_pb2.PlayMoveRequest(
             table_id=table.table_id,
-            seat_token=token,
-            move=move.text,
+            move=state_pb2.Move(text=move.text),
             client_move_id=uuid.uuid4().hex,
             last_seq=legal.seq,
             with_state=True,
-        )
+        ),
+        metadata=seat_md(token),
     )
     table.responses.append(played)
     table.seq = played.event.seq
     return played
+
+
+async def legal_moves(stub: Stub, table_id: str, token: str) -> service_pb2.GetLegalMovesResponse:
+    """GetLegalMoves for the seat of `token`."""
+    return await stub.GetLegalMoves(
+        service_pb2.GetLegalMovesRequest(table_id=table_id), metadata=seat_md(token)
+    )
+
+
+async def play_text(
+    stub: Stub,
+    table_id: str,
+    token: str,
+    text: str,
+    last_seq: int,
+    *,
+    move_id: str | None = None,
+    with_state: bool = False,
+) -> service_pb2.PlayMoveResponse:
+    """PlayMove of the move `text` for the seat of `token`, chosen at `last_seq` (a fresh
+    client_move_id unless `move_id`)."""
+    return await stub.PlayMove(
+        service_pb2.PlayMoveRequest(
+            table_id=table_id,
+            move=state_pb2.Move(text=text),
+            client_move_id=move_id or uuid.uuid4().hex,
+            last_seq=last_seq,
+            with_state=with_state,
+        ),
+        metadata=seat_md(token),
+    )
 
 
 async def play_to_end(stub: Stub, table: Table, rng: random.Random, limit: int = 100_000) -> int:
@@ -139,12 +175,21 @@ def card_tokens(message: Message) -> set[tablic.Card]:
     return found
 
 
+async def events(call: Any) -> AsyncIterator[events_pb2.Event]:
+    """The events of a WatchEvents call, its heartbeats left out."""
+    async for item in call:
+        if item.HasField("event"):
+            yield item.event
+
+
 async def take_events(stub: Stub, table_id: str, after: int, count: int) -> list[Any]:
     """Read `count` events after `after` from the feed, then hang up."""
     out: list[Any] = []
     call = stub.WatchEvents(service_pb2.WatchEventsRequest(table_id=table_id, after_seq=after))
-    async for event in call:
-        out.append(event)
+    async for item in call:
+        if not item.HasField("event"):
+            continue  # a heartbeat
+        out.append(item.event)
         if len(out) == count:
             call.cancel()
             break

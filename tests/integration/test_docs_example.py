@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from kafana.v1 import state_pb2
 from kit import Service
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "service.md"
@@ -18,5 +19,5 @@ async def test_docs_example_plays_a_match(service: Service) -> None:
     namespace: dict[str, Any] = {"__name__": "docs_example"}
     exec(compile(example, str(DOC), "exec"), namespace)
     result = await asyncio.to_thread(namespace["play_match"], service.target, 3)
-    assert result.reason == "score"
+    assert result.reason == state_pb2.RESULT_REASON_SCORE
     assert max(result.scores) >= 101

@@ -10,7 +10,7 @@ from kafana.store.keys import table_keys
 from kafana.store.memory import MemoryStore
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import events_pb2, service_pb2, state_pb2
-from kafana_play import config, open_table, take_events
+from kafana_play import config, legal_moves, open_table, play_text, take_events
 from kit import Service, finished, running
 
 
@@ -28,15 +28,16 @@ async def test_a_match_nobody_plays_ends_as_abandoned(any_service: Service) -> N
     # Each of the 2 seats ran out of time twice in a row (the default): 3 default moves were
     # played, the 4th timeout ended the match instead.
     assert state.seq == table.seq + 4
-    assert state.result.reason == "abandoned"
+    assert state.result.reason == state_pb2.RESULT_REASON_ABANDONED
     assert not state.result.HasField("winner_side") and "abandoned" in state.result.detail
     events = await take_events(stub, table.table_id, table.seq, 4)
-    assert [e.reason for e in events[:3]] == ["timeout"] * 3
-    assert events[3].kind == events_pb2.EVENT_KIND_CLOSED and events[3].reason == "abandoned"
+    assert [e.reason for e in events[:3]] == [state_pb2.EVENT_REASON_TIMEOUT] * 3
+    assert events[3].kind == events_pb2.EVENT_KIND_CLOSED
+    assert events[3].reason == state_pb2.EVENT_REASON_ABANDONED
     assert events[3].match_over
     record = await stub.GetRecord(service_pb2.GetRecordRequest(table_id=table.table_id))
     assert "# ended: abandoned (timeouts)" in record.record
-    assert record.result.reason == "abandoned"
+    assert record.result.reason == state_pb2.RESULT_REASON_ABANDONED
 
 
 async def test_a_played_move_starts_the_count_again(service: Service) -> None:
@@ -44,19 +45,10 @@ async def test_a_played_move_starts_the_count_again(service: Service) -> None:
     table = await open_table(stub, config(seed=52, move_millis=400))
     # Seat 0 runs out of time, seat 1 plays, then nobody: the count starts after seat 1's move.
     await asyncio.sleep(0.55)
-    moves = await stub.GetLegalMoves(
-        service_pb2.GetLegalMovesRequest(table_id=table.table_id, seat_token=table.tokens[1])
-    )
-    await stub.PlayMove(
-        service_pb2.PlayMoveRequest(
-            table_id=table.table_id,
-            seat_token=table.tokens[1],
-            move=moves.moves[0].text,
-            last_seq=moves.seq,
-        )
-    )
+    moves = await legal_moves(stub, table.table_id, table.tokens[1])
+    await play_text(stub, table.table_id, table.tokens[1], moves.moves[0].text, moves.seq)
     state = await finished(service, table.table_id)
-    assert state.result.reason == "abandoned"
+    assert state.result.reason == state_pb2.RESULT_REASON_ABANDONED
     assert state.seq == table.seq + 2 + 4
 
 
@@ -77,7 +69,8 @@ async def test_timeouts_do_not_renew_the_time_to_live(redis_url: str) -> None:
                 left = await store.client.call(key, "PTTL", key)
                 assert isinstance(left, int) and 0 < left <= started
             state = await finished(svc, table.table_id)
-            assert state.result.reason == "abandoned" and state.seq == table.seq + 16
+            assert state.result.reason == state_pb2.RESULT_REASON_ABANDONED
+            assert state.seq == table.seq + 16
             assert await pttl(store, table.table_id) <= 5_000  # over: the finished time to live
     finally:
         await store.close()

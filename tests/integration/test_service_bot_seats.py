@@ -14,9 +14,9 @@ from kafana.service.bot_seats import play_seat
 from kafana.service.feed import Feed
 from kafana.service.tables import Tables
 from kafana.store.base import FINISHED, TableStore
-from kafana.v1 import rules_pb2
 from kafana_bots import Bot, HandEnded, HandStarted, MatchEnded, MovePlayed, registry
 from kafana_bots.events import Event
+from kafana_play import config
 
 
 class Watched(Bot):
@@ -54,8 +54,7 @@ async def seated(store: TableStore, target: int, seed: int) -> Seated:
     tables = Tables(store)
     feed = Feed(store, block_ms=200)
     tables.listeners.append(feed.notify)
-    spec = rules_pb2.RulesSpec(game="tablic", preset="serbian", players=2, target=target)
-    table_id, _admin, session = await tables.create(rules_pb2.TableConfig(rules=spec, seed=seed))
+    table_id, _admin, session = await tables.create(config(seed=seed, target=target))
     tokens = [(await tables.join(table_id, seat, f"p{seat}"))[1] for seat in (0, 1)]
     rules = tablic.Rules.from_json(session.stored.rules_json)
     return Seated(tables, feed, table_id, tokens, rules)

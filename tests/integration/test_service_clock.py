@@ -7,7 +7,7 @@ import itertools
 
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import events_pb2, rules_pb2, service_pb2, state_pb2
-from kafana_play import config, open_table, take_events
+from kafana_play import config, legal_moves, open_table, play_text, take_events
 from kit import Service, running
 
 
@@ -25,15 +25,15 @@ async def test_default_move_on_timeout(any_service: Service) -> None:
     stub = any_service.stub
     table = await open_table(stub, config(seed=31, move_millis=300))
     state = await stub.GetState(service_pb2.GetStateRequest(table_id=table.table_id))
-    assert state.deadline_ms > 0
-    moves = await stub.GetLegalMoves(
-        service_pb2.GetLegalMovesRequest(table_id=table.table_id, seat_token=table.tokens[0])
-    )
+    assert state.current_seat == 0 and 0 < state.remaining_millis[0] <= 300
+    moves = await legal_moves(stub, table.table_id, table.tokens[0])
     await wait_for_seq(any_service, table.table_id, table.seq + 2)
     first, second = await take_events(stub, table.table_id, table.seq, 2)
-    assert first.kind == events_pb2.EVENT_KIND_MOVE and first.reason == "timeout"
+    assert (
+        first.kind == events_pb2.EVENT_KIND_MOVE and first.reason == state_pb2.EVENT_REASON_TIMEOUT
+    )
     assert first.seat == 0 and first.move.text == moves.moves[0].text  # the first legal move
-    assert second.seat == 1 and second.reason == "timeout"
+    assert second.seat == 1 and second.reason == state_pb2.EVENT_REASON_TIMEOUT
     assert second.time_ms - first.time_ms >= 250
 
 
@@ -44,11 +44,13 @@ async def test_forfeit_on_timeout(any_service: Service) -> None:
     await wait_for_seq(any_service, table.table_id, table.seq + 1)
     state = await stub.GetState(service_pb2.GetStateRequest(table_id=table.table_id))
     assert state.info.status == state_pb2.TABLE_STATUS_FINISHED
-    assert state.result.reason == "forfeit" and state.result.forfeit_seat == 0
+    assert state.result.reason == state_pb2.RESULT_REASON_FORFEIT
+    assert state.result.forfeit_seat == 0
+    assert state.result.forfeit_reason == state_pb2.EVENT_REASON_TIMEOUT
     assert state.result.winner_side == 1
     record = await stub.GetRecord(service_pb2.GetRecordRequest(table_id=table.table_id))
     assert record.events[-1].kind == events_pb2.EVENT_KIND_FORFEIT
-    assert record.events[-1].reason == "timeout"
+    assert record.events[-1].reason == state_pb2.EVENT_REASON_TIMEOUT
     assert "# ended: forfeit by seat 0 (timeout)" in record.record
 
 
@@ -57,18 +59,10 @@ async def test_moving_in_time_resets_the_clock(service: Service) -> None:
     table = await open_table(stub, config(seed=33, move_millis=1200))
     for seat in (0, 1, 0):
         await asyncio.sleep(0.5)  # most of the time, but the clock restarts with each move
-        moves = await stub.GetLegalMoves(
-            service_pb2.GetLegalMovesRequest(table_id=table.table_id, seat_token=table.tokens[seat])
-        )
-        played = await stub.PlayMove(
-            service_pb2.PlayMoveRequest(
-                table_id=table.table_id,
-                seat_token=table.tokens[seat],
-                move=moves.moves[-1].text,
-                last_seq=moves.seq,
-            )
-        )
-        assert played.event.reason == "played"
+        moves = await legal_moves(stub, table.table_id, table.tokens[seat])
+        token = table.tokens[seat]
+        played = await play_text(stub, table.table_id, token, moves.moves[-1].text, moves.seq)
+        assert played.event.reason == state_pb2.EVENT_REASON_PLAYED
 
 
 async def test_many_processes_apply_each_timeout_once(redis_url: str) -> None:
@@ -85,7 +79,7 @@ async def test_many_processes_apply_each_timeout_once(redis_url: str) -> None:
             await asyncio.sleep(0.3)
             record = await take_events(one.stub, table.table_id, table.seq, 6)
             times = [e.time_ms for e in record]
-            assert [e.reason for e in record] == ["timeout"] * 6
+            assert [e.reason for e in record] == [state_pb2.EVENT_REASON_TIMEOUT] * 6
             assert all(b - a >= 150 for a, b in itertools.pairwise(times))
     finally:
         for store in stores:

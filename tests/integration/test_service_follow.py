@@ -18,7 +18,9 @@ from kafana.v1 import events_pb2, rules_pb2
 
 
 def config() -> rules_pb2.TableConfig:
-    rules = rules_pb2.RulesSpec(game="tablic", preset="serbian", players=2, target=11)
+    rules = rules_pb2.RulesSpec(
+        game=rules_pb2.GAME_TABLIC, players=2, tablic=rules_pb2.TablicRules(target=11)
+    )
     return rules_pb2.TableConfig(rules=rules, seed=7)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import grpc
 from kafana.games import tablic
-from kafana.v1 import service_pb2
+from kafana.v1 import service_pb2, state_pb2
 from kafana.v1.service_pb2_grpc import KafanaServiceStub
 from kafana_play import Table, config, open_table, play_one, play_to_end, take_events
 from kit import healthy, serving
@@ -44,7 +44,7 @@ async def test_sigkill_mid_match_then_finish_on_another_process(
         assert "shutting down" in out
     assert [e.seq for e in events] == list(range(1, table.seq + 1))
     assert tablic.MatchRecord.from_text(record.record).replay().is_over
-    assert record.result.reason == "score"
+    assert record.result.reason == state_pb2.RESULT_REASON_SCORE
 
 
 async def test_embedded_default_store_is_announced(tmp_path: Path) -> None:

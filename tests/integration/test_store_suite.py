@@ -113,15 +113,37 @@ async def test_tables_expire(store: TableStore) -> None:
     await asyncio.sleep(1.8)
     assert await store.load("short") is None
     assert (await store.append("short", Append(b"y", 1500))).outcome is Outcome.MISSING
-    assert "short" in await store.list_tables(10)
+    assert "short" in [t for _, t in await store.list_tables(10)]
     await store.forget("short")
-    assert "short" not in await store.list_tables(10)
+    assert "short" not in [t for _, t in await store.list_tables(10)]
 
 
 async def test_list_newest_first(store: TableStore) -> None:
     for i in range(3):
         assert await store.create(f"t{i}", b"r", TTL, 1000 + i)
-    assert await store.list_tables(2) == ["t2", "t1"]
+    assert await store.list_tables(2) == [(1002, "t2"), (1001, "t1")]
+    assert await store.list_tables(5, before=(1002, "t2")) == [(1001, "t1"), (1000, "t0")]
+    assert await store.list_tables(5, before=(1000, "t0")) == []
+
+
+async def test_list_pages_through_ties_without_gaps(store: TableStore) -> None:
+    """Tables created in one millisecond are ordered by id (descending) too: a cursor among
+    them goes on with the next one, however many share its millisecond."""
+    ids = [f"t{i:02d}" for i in range(40)]
+    for table_id in ids:
+        assert await store.create(table_id, b"r", TTL, 5000)
+    assert await store.create("older", b"r", TTL, 4000)
+    listed: list[tuple[int, str]] = []
+    cursor = None
+    while True:
+        page = await store.list_tables(3, before=cursor)
+        if not page:
+            break
+        listed += page
+        cursor = page[-1]
+    assert listed == [(5000, t) for t in reversed(ids)] + [(4000, "older")]
+    await store.forget("t20")  # the cursor's own table gone: the page after it is the same
+    assert await store.list_tables(2, before=(5000, "t20")) == [(5000, "t19"), (5000, "t18")]
 
 
 async def test_deadlines_claim_once(store: TableStore) -> None:

@@ -21,6 +21,7 @@ another server takes effect within that time, on this one at once).
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
@@ -28,15 +29,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-import grpc  # type: ignore[import-untyped, unused-ignore]
-
-from kafana.errors import AuthenticationError, PermissionDeniedError
-from kafana.service.errors import (
-    RETRY_AFTER_METADATA,
-    STORE_UNAVAILABLE,
-    UNAVAILABLE_ERRORS,
-    refuse,
-)
+from kafana.errors import AuthenticationError
+from kafana.service.errors import UNAVAILABLE_ERRORS, refuse, refuse_reason
 from kafana.service.intercept import Behavior, Context, WrappingInterceptor
 from kafana.service.ratelimit import RateLimit, RateLimiter
 from kafana.store.accounts import Account, AccountStore, key_hash
@@ -48,7 +42,6 @@ MODES = (OPEN, REQUIRED)
 DEFAULT_ANONYMOUS = ("Captures", "GetTable", "GetState", "WatchEvents", "ListTables", "GetRecord")
 SPECTATING = ("GetState", "WatchEvents")  # anonymous only without a seat token
 UNGUARDED = ("/grpc.health.", "/grpc.reflection.")
-BAD_KEYS = "TooManyBadKeys"
 
 ORGANISE = frozenset({"organiser", "operator"})
 OPERATE = frozenset({"operator"})
@@ -109,6 +102,54 @@ def caller_of(context: Context) -> Caller:
     return Caller.anonymous(peer_address(context))
 
 
+SEAT_TOKEN = "kafana-seat-token"
+"""Call metadata: the seat a call plays for (`JoinTableResponse.seat_token`)."""
+ADMIN_TOKEN = "kafana-admin-token"
+"""Call metadata: the table's admin (`CreateTableResponse.admin_token`)."""
+MAX_TOKEN = 128
+_TOKEN = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def metadata_token(metadata: Iterable[tuple[str, Any]] | None, name: str) -> str:
+    """The token in metadata entry `name` ("" without one); a malformed one is refused.
+
+    Tokens are URL-safe base64 text (as `JoinTable` and `CreateTable` hand them out).
+
+    >>> metadata_token([("kafana-seat-token", "abc_-9")], SEAT_TOKEN)
+    'abc_-9'
+    >>> metadata_token([], SEAT_TOKEN)
+    ''
+
+    >>> metadata_token([("kafana-seat-token", "a b")], SEAT_TOKEN)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    kafana.errors.AuthenticationError: the kafana-seat-token metadata is malformed: ...
+    """
+    found: str | None = None
+    for key, value in metadata or ():
+        if key != name:
+            continue
+        if found is not None:
+            raise AuthenticationError(f"the {name} metadata is malformed: it is sent twice")
+        found = value.decode(errors="replace") if isinstance(value, bytes) else str(value)
+        if not 0 < len(found) <= MAX_TOKEN or not _TOKEN.fullmatch(found):
+            raise AuthenticationError(
+                f"the {name} metadata is malformed: a token is 1..{MAX_TOKEN} characters of "
+                "A-Z, a-z, 0-9, '_' and '-' (as JoinTable and CreateTable hand it out)"
+            )
+    return found or ""
+
+
+def seat_token(context: Context) -> str:
+    """The call's seat token (`kafana-seat-token`), "" without one."""
+    return metadata_token(context.invocation_metadata(), SEAT_TOKEN)
+
+
+def admin_token(context: Context) -> str:
+    """The call's admin token (`kafana-admin-token`), "" without one."""
+    return metadata_token(context.invocation_metadata(), ADMIN_TOKEN)
+
+
 def bearer(metadata: Iterable[tuple[str, Any]] | None) -> str | None:
     """The key of an `authorization: Bearer <key>` entry; None without one, "" if malformed.
 
@@ -153,21 +194,21 @@ class AuthPolicy:
             return None
         return roles
 
-    def allows_anonymous(self, name: str, request: Any) -> bool:
-        """Whether an anonymous caller may make the call `name` with `request`."""
+    def allows_anonymous(self, name: str, seated: bool) -> bool:
+        """Whether an anonymous caller may make the call `name` (`seated`: with a seat token)."""
         if name == "Register":
             return self.self_register
         if self.mode == OPEN:
             return self.roles_for(name) is None
         if name not in self.anonymous:
             return False
-        seated = bool(getattr(request, "seat_token", None))
         if name in SPECTATING and seated:
             return "PlayMove" in self.anonymous
         return True
 
-    def refusal(self, name: str, request: Any) -> str:
-        """Why an anonymous call `name` is refused."""
+    def refusal(self, name: str, request: Any = None) -> str:
+        """Why an anonymous call `name` is refused (`request` is not needed: tokens travel in
+        metadata)."""
         if name == "Register":
             return "self-registration is off on this server: ask its operator for an account"
         if name in SPECTATING and name in self.anonymous:
@@ -277,16 +318,18 @@ class Authenticator(WrappingInterceptor):
     async def resolve(self, name: str, request: Any, context: Context) -> Caller:
         """The caller, or the call aborted: no key where one is needed, a bad key, no right."""
         address = peer_address(context)
-        key = bearer(context.invocation_metadata())
+        metadata = context.invocation_metadata()
+        key = bearer(metadata)
         if key is None:
-            if not self.policy.allows_anonymous(name, request):
-                await self._refuse(context, False, self.policy.refusal(name, request))
+            seated = any(k == SEAT_TOKEN for k, _ in metadata or ())
+            if not self.policy.allows_anonymous(name, seated):
+                await self._refuse(context, "API_KEY_MISSING", self.policy.refusal(name))
             return Caller.anonymous(address)
         account = await self._lookup(key, address, context) if key else None
         if account is None:
             await self._refuse(
                 context,
-                False,
+                "API_KEY_INVALID",
                 "the API key is unknown or revoked"
                 if key
                 else "authorization metadata must be 'Bearer <key>'",
@@ -296,9 +339,10 @@ class Authenticator(WrappingInterceptor):
         if allowed is not None and account.role not in allowed:
             await self._refuse(
                 context,
-                True,
+                "PERMISSION_DENIED",
                 f"{name} needs the role {' or '.join(sorted(allowed))}; "
                 f"account {account.name!r} is a {account.role}",
+                needs=" or ".join(sorted(allowed)),
             )
         return Caller.of(account, address)
 
@@ -310,31 +354,22 @@ class Authenticator(WrappingInterceptor):
         wait = self.bad_keys.take(address, commit=False)
         if wait > 0:
             millis = max(1, math.ceil(wait * 1000))
-            await refuse(
+            await refuse_reason(
                 context,
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                "RATE_LIMITED",
                 f"too many unknown API keys from this address: retry in {millis} ms",
-                BAD_KEYS,
-                (RETRY_AFTER_METADATA, str(millis)),
+                retry_after_ms=millis,
+                limit="bad_keys",
             )
         try:
             account = await self.accounts.by_key(digest)
-        except UNAVAILABLE_ERRORS:
-            await refuse(
-                context,
-                grpc.StatusCode.UNAVAILABLE,
-                "the account store is unavailable for now: retry",
-                STORE_UNAVAILABLE,
-            )
+        except UNAVAILABLE_ERRORS as error:
+            await refuse(context, error)
         self.cache.put(digest, account)
         if account is None:
             self.bad_keys.take(address)
         return account
 
     @staticmethod
-    async def _refuse(context: Context, denied: bool, message: str) -> None:
-        if denied:
-            code, why = grpc.StatusCode.PERMISSION_DENIED, PermissionDeniedError.__name__
-        else:
-            code, why = grpc.StatusCode.UNAUTHENTICATED, AuthenticationError.__name__
-        await refuse(context, code, message, why)
+    async def _refuse(context: Context, reason: str, message: str, **metadata: Any) -> None:
+        await refuse_reason(context, reason, message, **metadata)

@@ -5,7 +5,16 @@
   zero-width joiners), Zl or Zp (line and paragraph separators), and a bounded length.
 - Enum fields hold one of their enum's values: proto3 keeps any number it receives, so
   `ClockSpec.policy = 99` decodes; `bad_enum` finds such a field (`clock.policy`).
+- Page tokens (ListTables, AIP-158) are opaque: URL-safe base64 of the cursor and a digest of
+  the filters they were handed out for; any other token is INVALID_PAGE_TOKEN.
 
+>>> token = page_token((1700000000000, "ab12"), "game=1")
+>>> read_page_token(token, "game=1")
+(1700000000000, 'ab12')
+>>> read_page_token(token, "game=2")  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+kafana.errors.InvalidPageToken: page_token was handed out for other filters: ...
 >>> check_name("Ana \\u0160", "a seat name", 40)
 >>> check_name("evil\\x1b[31m", "a seat name", 40)  # doctest: +ELLIPSIS
 Traceback (most recent call last):
@@ -15,13 +24,17 @@ kafana.errors.InvalidInputError: a seat name takes printable characters only: ..
 
 from __future__ import annotations
 
+import base64
+import binascii
+import hashlib
+import json
 import unicodedata
 from functools import cache
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
-from kafana.errors import InvalidInputError
+from kafana.errors import InvalidInputError, InvalidPageToken
 
 REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
 
@@ -94,3 +107,43 @@ def check_enums(message: Message) -> None:
     found = bad_enum(message)
     if found is not None:
         raise InvalidInputError(f"{found} is not a value of its enum")
+
+
+PAGE_TOKEN_VERSION = 1
+MAX_PAGE_TOKEN = 512
+
+
+def _filters_digest(filters: str) -> str:
+    return hashlib.blake2b(filters.encode(), digest_size=6).hexdigest()
+
+
+def page_token(cursor: tuple[int, str], filters: str) -> str:
+    """The opaque next_page_token of a page that ends at `cursor`, for these `filters`."""
+    data = json.dumps([PAGE_TOKEN_VERSION, cursor[0], cursor[1], _filters_digest(filters)])
+    return base64.urlsafe_b64encode(data.encode()).decode().rstrip("=")
+
+
+def read_page_token(token: str, filters: str) -> tuple[int, str]:
+    """The cursor of a page_token this server handed out for `filters` (else refused)."""
+    try:
+        if len(token) > MAX_PAGE_TOKEN:
+            raise ValueError("too long")
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        version, created, table_id, digest = json.loads(raw)
+        if version != PAGE_TOKEN_VERSION or not isinstance(created, int):
+            raise ValueError("not a cursor")
+        if not isinstance(table_id, str) or not isinstance(digest, str):
+            raise ValueError("not a cursor")
+    except (ValueError, TypeError, binascii.Error, UnicodeDecodeError) as error:
+        raise InvalidPageToken(
+            "page_token is not one ListTables handed out (pass next_page_token as it came, "
+            f"or none for the first page): {error}",
+            field="page_token",
+        ) from None
+    if digest != _filters_digest(filters):
+        raise InvalidPageToken(
+            "page_token was handed out for other filters: send the game and status of the "
+            "first page with it",
+            field="page_token",
+        )
+    return created, table_id

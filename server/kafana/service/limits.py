@@ -14,7 +14,7 @@ MAX_SEAT_NAME = 40
 """Characters in a seat's name (`JoinTableRequest.name`)."""
 MAX_TABLE_NAME = 80
 """Characters in a table's name (`TableConfig.name`)."""
-MAX_CLIENT_MOVE_ID = 128
+MAX_CLIENT_MOVE_ID = 64
 """Characters in a `client_move_id`."""
 MAX_DECKS = 256
 """Explicit decks of one table whatever its rules (fewer when its match cannot use so many)."""

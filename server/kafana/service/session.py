@@ -210,10 +210,6 @@ class Session:
             timeouts=timeouts,
         )
 
-    def retry_of(self, seat: int, tag: str, last_seq: int) -> bool:
-        """Whether a move tagged `tag` made at `last_seq` is `seat`'s last move, applied."""
-        return bool(tag) and self.marks.get(seat) == (last_seq + 1, tag)
-
     def replays(self) -> list[Session]:
         """The session after each event, oldest first (for the event feed)."""
         out: list[Session] = []

@@ -12,7 +12,7 @@ import hmac
 import logging
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -21,17 +21,25 @@ from kafana.errors import (
     IllegalMoveError,
     InvalidInputError,
     KafanaError,
+    LastSeqMissing,
+    MatchNotOverError,
+    MatchNotStartedError,
     MatchOverError,
+    MoveIdMissing,
+    MoveIdReused,
     NotFoundError,
     NotYourTurnError,
     PermissionDeniedError,
     SeatTakenError,
+    SeqAhead,
     StaleSequenceError,
+    TableFullError,
+    TableNotFoundError,
 )
 from kafana.service import convert, faults, tokens
 from kafana.service.accounts import account_name
 from kafana.service.embargo import Embargoes, check_label
-from kafana.service.games import build_rules, game_name, game_of
+from kafana.service.games import build_rules, game_of
 from kafana.service.inputs import check_name
 from kafana.service.limits import (
     MAX_CLIENT_MOVE_ID,
@@ -45,8 +53,17 @@ from kafana.service.quotas import TableQuotas
 from kafana.service.records import encode
 from kafana.service.session import ABANDONED, Session, table_record
 from kafana.service.session_cache import CACHE_BYTES, CACHE_ENTRIES, SessionCache
-from kafana.store.base import FINISHED, KEEP_TTL, OPEN, PLAYING, Append, Outcome, TableStore
-from kafana.v1 import events_pb2, rules_pb2, service_pb2, storage_pb2
+from kafana.store.base import (
+    FINISHED,
+    KEEP_TTL,
+    OPEN,
+    PLAYING,
+    Append,
+    Listed,
+    Outcome,
+    TableStore,
+)
+from kafana.v1 import events_pb2, rules_pb2, service_pb2, state_pb2, storage_pb2
 
 Kind = events_pb2.EventKind
 MOVE = events_pb2.EVENT_KIND_MOVE
@@ -55,6 +72,8 @@ HOUR_MS = 3_600_000
 MAX_MOVE_MILLIS = 24 * HOUR_MS
 JOIN_DEADLINE_MS = 600_000
 """How long an open table waits for its seats to be taken before it expires (10 minutes)."""
+LIST_SCAN = 100
+"""Tables a ListTables page looks at beyond its size: filtered out ones, expired ones."""
 ABANDON_AFTER = 2
 """A match ends as abandoned when the clock has played this many turns of every seat in a row
 (seats x this many timeouts with no move played by a seat): no server-played loop runs for ever."""
@@ -97,6 +116,36 @@ def check_clock(clock: rules_pb2.ClockSpec) -> None:
             raise InvalidInputError(f"{name} is at most {MAX_MOVE_MILLIS} (24 hours)")
 
 
+def check_move_request(client_move_id: str, last_seq: int) -> None:
+    """Refuse a PlayMove without its client_move_id (1..64 characters) or its last_seq."""
+    if not client_move_id:
+        raise MoveIdMissing(
+            "PlayMove needs a client_move_id (1..64 characters, new for every move): a retry "
+            "with the same id applies nothing twice",
+            field="client_move_id",
+        )
+    if len(client_move_id) > MAX_CLIENT_MOVE_ID:
+        raise InvalidInputError(
+            f"a client_move_id has at most {MAX_CLIENT_MOVE_ID} characters, not "
+            f"{len(client_move_id)}",
+            field="client_move_id",
+        )
+    if last_seq < 1:
+        raise LastSeqMissing(
+            "PlayMove needs last_seq (>= 1): the sequence number of the state the move was "
+            "chosen at (GetState, GetLegalMoves or the last event)",
+            field="last_seq",
+        )
+
+
+def _canonical(session: Session, move_text: str, seat: int) -> str:
+    """The move as the log stores it ("" when it is no move at all)."""
+    try:
+        return str(session.game.parse_move(move_text, seat))
+    except KafanaError:
+        return ""
+
+
 def seat_account(stored: storage_pb2.StoredTable, seat: int) -> str:
     """The account seat `seat` is bound to ("": anyone may take it)."""
     bound = stored.seat_accounts
@@ -130,6 +179,8 @@ class Tables:
         self.now = clock
         self.embargoes = Embargoes(store.counters, clock)  # shared by the store's processes
         self.listeners: list[Callable[[str, int], None]] = []  # told (table id, seq) news
+        # Awaited before a seat is taken for an account: (session, seat, token hash, account).
+        self.seating: list[Callable[[Session, int, bytes, str], Awaitable[None]]] = []
         self.presence = Presence(store.counters)  # seats seen, for the fault policy
 
     # -- sessions ---------------------------------------------------------------------
@@ -154,7 +205,9 @@ class Tables:
         snapshot = await self.store.load(table_id, after_seq=after, offset=offset)
         if snapshot is None:
             self._cache.pop(table_id)
-            raise NotFoundError(f"no table {table_id!r} (it may have ended and expired)")
+            raise TableNotFoundError(
+                f"no table {table_id!r} (it may have ended and expired)", table_id=table_id
+            )
         if cached is not None and snapshot.seq >= cached.seq:
             try:
                 return self._remember(cached.update(snapshot))
@@ -163,7 +216,7 @@ class Tables:
         if after:
             snapshot = await self.store.load(table_id)
             if snapshot is None:
-                raise NotFoundError(f"no table {table_id!r}")
+                raise TableNotFoundError(f"no table {table_id!r}", table_id=table_id)
         return self._remember(Session.from_snapshot(table_id, snapshot))
 
     async def _current(self, table_id: str, at_least: int) -> Session:
@@ -283,7 +336,7 @@ class Tables:
         for _attempt in range(8):
             session = await self.session(table_id)
             if session.status != OPEN:
-                raise SeatTakenError(f"table {table_id} is {session.status}: no seat is open")
+                raise TableFullError(f"table {table_id} is {session.status}: no seat is open")
             free = [s for s in range(session.players) if s not in session.names]
             bound = seat_account(session.stored, seat) if seat is not None else ""
             if bound and bound != account:
@@ -294,7 +347,9 @@ class Tables:
                     f"seat {seat} does not exist: seats are 0..{session.players - 1}"
                 )
             wanted = seat if seat is not None else (free[0] if free else None)
-            if wanted is None or wanted not in free:
+            if wanted is None:
+                raise TableFullError(f"every seat of table {table_id} is taken")
+            if wanted not in free:
                 raise SeatTakenError(
                     f"seat {wanted} of table {table_id} is taken; free seats: "
                     + (", ".join(map(str, free)) or "none")
@@ -305,6 +360,8 @@ class Tables:
             start_deadline = self._next_deadline(session, False, now)
             event = convert.stored_event(Kind.EVENT_KIND_SEAT_TAKEN, wanted, now, name=name)
             fills = len(free) == 1  # the match starts: the idle time counts from now
+            for hook in self.seating if account else ():
+                await hook(session, wanted, data.token_hash, account or "")
             result = await self.store.append(
                 table_id,
                 Append(
@@ -324,7 +381,7 @@ class Tables:
                     await self._check_at(joined, now, start_deadline)
                 return wanted, token, joined
             if result.outcome is Outcome.MISSING:
-                raise NotFoundError(f"no table {table_id!r}")
+                raise TableNotFoundError(f"no table {table_id!r}", table_id=table_id)
             if seat is not None and result.outcome is Outcome.SEAT_TAKEN:
                 raise SeatTakenError(f"seat {seat} of table {table_id} was just taken")
         raise SeatTakenError(f"table {table_id} is busy: try again")
@@ -352,7 +409,7 @@ class Tables:
             if result.outcome is Outcome.APPLIED:
                 return await self.session(table_id)
             if result.outcome is Outcome.MISSING:
-                raise NotFoundError(f"no table {table_id!r}")
+                raise TableNotFoundError(f"no table {table_id!r}", table_id=table_id)
         raise StaleSequenceError(f"table {table_id} is busy: try again")
 
     async def close(self, table_id: str, admin_token: str) -> Session:
@@ -374,30 +431,47 @@ class Tables:
     # -- moves --------------------------------------------------------------------------
 
     def legal(self, session: Session, seat: int) -> list[object]:
-        """The legal moves of `seat` (NotYourTurnError where only the seat to move acts)."""
-        self._check_playing(session)
-        return session.match.legal_moves_for(seat)
+        """The legal moves of `seat` now, the same rule for every game: none before the start,
+        once over, or while another seat is to move (a Tač call may be legal out of turn)."""
+        if session.status != PLAYING:
+            return []
+        try:
+            return session.match.legal_moves_for(seat)
+        except NotYourTurnError:
+            return []
 
     def _check_playing(self, session: Session) -> None:
         if session.status == OPEN:
             missing = [s for s in range(session.players) if s not in session.names]
             waiting = ", ".join(map(str, missing))
-            raise NotYourTurnError(f"the match has not started: waiting for seat(s) {waiting}")
+            raise MatchNotStartedError(f"the match has not started: waiting for seat(s) {waiting}")
         if session.status == FINISHED:
             raise MatchOverError(f"the match at table {session.table_id} is over")
 
     async def play(
-        self, table_id: str, token: str, move_text: str, client_move_id: str, last_seq: int
+        self,
+        table_id: str,
+        token: str,
+        move: str | state_pb2.Move,
+        client_move_id: str,
+        last_seq: int,
     ) -> Played:
-        """Play one move decided at `last_seq`; a retry of an applied move answers the same."""
-        if len(client_move_id) > MAX_CLIENT_MOVE_ID:
-            raise InvalidInputError(f"a client_move_id has at most {MAX_CLIENT_MOVE_ID} characters")
+        """Play one move decided at `last_seq`; a retry of an applied move answers the same.
+
+        `move`: its text or the wire Move (text or structured); `client_move_id`
+        (1..MAX_CLIENT_MOVE_ID characters) and `last_seq` (>= 1) are
+        required; the same id with another move is MoveIdReused, a `last_seq` ahead of the
+        table SeqAhead, one behind it (not a retry) StaleSequenceError.
+        """
+        check_move_request(client_move_id, last_seq)
         session = await self._current(table_id, last_seq)
         seat = self.seat_of(session, token)
         await self.seen(session, seat)
+        move_text = move if isinstance(move, str) else session.game.move_text(move, seat)
         tag = tokens.dedupe_tag(seat, client_move_id)
         if session.seq != last_seq:
-            return await self._not_current(session, seat, tag, last_seq)
+            return await self._not_current(session, seat, tag, last_seq, move_text)
+        self._check_reuse(session, seat, tag, last_seq, move_text)
         self._check_playing(session)
         try:
             chosen = session.game.parse_move(move_text, seat)
@@ -405,7 +479,9 @@ class Tables:
         except (IllegalMoveError, InvalidInputError) as error:
             if session.stored.clock.illegal_limit and session.match.current_seat == seat:
                 await self._illegal(session, seat, error)
-            raise
+            if isinstance(error, IllegalMoveError):
+                raise
+            raise IllegalMoveError(str(error), field="move") from None  # not a move: ILLEGAL_MOVE
         move = str(chosen)
         over = after.is_over
         now = self.now()
@@ -428,20 +504,48 @@ class Tables:
             new = self._remember(session.moved(result.seq, event, record, after, deadline, tag))
             return Played(new, result.seq, seat, before=session, event=event)
         if result.outcome is Outcome.MISSING:
-            raise NotFoundError(f"no table {table_id!r}")
+            raise TableNotFoundError(f"no table {table_id!r}", table_id=table_id)
         fresh = await self.session(table_id)
-        return await self._not_current(fresh, seat, tag, last_seq)
+        return await self._not_current(fresh, seat, tag, last_seq, move_text)
 
-    async def _not_current(self, session: Session, seat: int, tag: str, last_seq: int) -> Played:
-        """A request made at an older (or unknown) seq: a retry, or stale."""
-        if session.retry_of(seat, tag, last_seq):
+    async def _not_current(
+        self, session: Session, seat: int, tag: str, last_seq: int, move_text: str
+    ) -> Played:
+        """A request made at another seq than the table's: a retry, reused, stale or ahead."""
+        if session.seq < last_seq:
+            session = await self.session(session.table_id)
+        if session.seq < last_seq:
+            raise SeqAhead(
+                f"last_seq {last_seq} is ahead of table {session.table_id} (at {session.seq}): "
+                "no state with that sequence number was sent",
+                field="last_seq",
+            )
+        if self._check_reuse(session, seat, tag, last_seq, move_text):
             return Played(session, last_seq + 1, seat, duplicate=True)
         if last_seq < session.seq:
             session = await self.session(session.table_id)
-            if session.retry_of(seat, tag, last_seq):
+            if self._check_reuse(session, seat, tag, last_seq, move_text):
                 return Played(session, last_seq + 1, seat, duplicate=True)
         raise StaleSequenceError(
-            f"stale sequence number {last_seq}: table {session.table_id} is at {session.seq}"
+            f"stale sequence number {last_seq}: table {session.table_id} is at {session.seq}",
+            field="last_seq",
+        )
+
+    def _check_reuse(
+        self, session: Session, seat: int, tag: str, last_seq: int, move_text: str
+    ) -> bool:
+        """Whether this is a retry of `seat`'s last tagged move (the same id, seq and move);
+        MoveIdReused when that id was used for another move (or at another seq)."""
+        mark = session.marks.get(seat)
+        if not tag or mark is None or mark[1] != tag:
+            return False
+        played = storage_pb2.StoredEvent.FromString(session.log[mark[0] - 1].data).move
+        if mark[0] == last_seq + 1 and _canonical(session, move_text, seat) == played:
+            return True
+        raise MoveIdReused(
+            f"client_move_id was used for seat {seat}'s move {played!r} at seq {mark[0]}: "
+            "choose a new id for every move (a retry sends the same move and last_seq)",
+            field="client_move_id",
         )
 
     # -- the clock ------------------------------------------------------------------------
@@ -583,7 +687,7 @@ class Tables:
         organiser that set the embargo reads it)."""
         session = await self.session(table_id)
         if session.status != FINISHED:
-            raise MatchOverError(
+            raise MatchNotOverError(
                 f"the match at table {table_id} is not over: the record (with the "
                 "seed and the decks) is published when it ends"
             )
@@ -614,20 +718,31 @@ class Tables:
 
     # -- listing ------------------------------------------------------------------------
 
-    async def list(self, game: str, status: str, limit: int) -> list[Session]:
-        """Recent tables, newest first, filtered by game and status."""
+    async def list(
+        self, game: int, status: str, limit: int, after: Listed | None = None
+    ) -> tuple[list[Session], Listed | None]:
+        """Up to `limit` tables, newest first, of `game` (a `Game` value; 0: any) and `status`
+        ("": any), from just after the cursor `after`; and the cursor to go on from (None:
+        no more). At most `limit` + `LIST_SCAN` tables are looked at: a rare filter may give
+        a short page, and the cursor goes on from the last table looked at."""
+        budget = limit + LIST_SCAN
+        found = await self.store.list_tables(budget, before=after)
         out: list[Session] = []
-        for table_id in await self.store.list_tables(max(limit * 4, limit)):
+        cursor: Listed | None = None
+        for at, entry in enumerate(found):
+            if len(out) >= limit:
+                return out, cursor
+            cursor = entry
             try:
-                session = await self.session(table_id)
+                session = await self.session(entry[1])
             except NotFoundError:
-                await self.store.forget(table_id)
+                await self.store.forget(entry[1])
                 continue
-            if game and game_name(session.stored.spec) != game:
+            if game and (session.stored.spec.game or rules_pb2.GAME_TABLIC) != game:
                 continue
             if status and session.status != status:
                 continue
             out.append(session)
-            if len(out) >= limit:
-                break
-        return out
+            if len(out) >= limit and at == len(found) - 1 and len(found) < budget:
+                return out, None  # the index's last table: no page after this one
+        return out, cursor if len(found) >= budget else None

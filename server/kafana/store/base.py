@@ -101,6 +101,10 @@ class AppendResult:
     status: str = ""
 
 
+Listed = tuple[int, str]
+"""A table in the creation index: (created_ms, table_id); the index's order is these, descending."""
+
+
 class TableStore(ABC):
     """Where tables live. Every method is safe to call from many processes at once."""
 
@@ -148,8 +152,11 @@ class TableStore(ABC):
         """
 
     @abstractmethod
-    async def list_tables(self, limit: int) -> list[str]:
-        """Ids of the most recently created tables, newest first (may include expired ones)."""
+    async def list_tables(self, limit: int, before: Listed | None = None) -> list[Listed]:
+        """(created_ms, id) of up to `limit` tables, newest first (ties: the greater id
+        first), from just after `before` on (None: the newest); may include expired ones.
+
+        A page from a cursor is stable while tables are created (they come before it)."""
 
     @abstractmethod
     async def forget(self, table_id: str) -> None:

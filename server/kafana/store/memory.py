@@ -13,6 +13,7 @@ from kafana.store.base import (
     Append,
     AppendResult,
     Entry,
+    Listed,
     Outcome,
     Snapshot,
     TableStore,
@@ -158,9 +159,11 @@ class MemoryStore(TableStore):
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._changed.wait(), remaining)
 
-    async def list_tables(self, limit: int) -> list[str]:
-        """Newest first."""
-        ordered = sorted(self._created, key=lambda t: self._created[t], reverse=True)
+    async def list_tables(self, limit: int, before: Listed | None = None) -> list[Listed]:
+        """Newest first (created_ms, then id, descending), after `before`."""
+        ordered = sorted(((c, t) for t, c in self._created.items()), reverse=True)
+        if before is not None:
+            ordered = [entry for entry in ordered if entry < before]
         return ordered[:limit]
 
     async def forget(self, table_id: str) -> None:

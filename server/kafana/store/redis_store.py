@@ -7,7 +7,15 @@ table's keys or one global key only.
 
 from __future__ import annotations
 
-from kafana.store.base import Append, AppendResult, Entry, Outcome, Snapshot, TableStore
+from kafana.store.base import (
+    Append,
+    AppendResult,
+    Entry,
+    Listed,
+    Outcome,
+    Snapshot,
+    TableStore,
+)
 from kafana.store.client import Command, RedisClient, Script
 from kafana.store.counters import Counters
 from kafana.store.framing import frame, skip
@@ -21,6 +29,10 @@ _OUTCOMES = {o.value.encode(): o for o in Outcome}
 
 def _int(value: Reply) -> int:
     return int(value) if isinstance(value, int | bytes) and value != b"" else 0
+
+
+LIST_SLACK = 16
+"""Index entries read beyond a page from a cursor: the cursor and its ties, mostly none."""
 
 
 def _pairs(flat: Reply) -> dict[bytes, bytes]:
@@ -98,6 +110,16 @@ class RedisStore(TableStore):
     def client(self) -> RedisClient:
         """The underlying client (tests use it to inspect keys)."""
         return self._client
+
+    @property
+    def notifier(self) -> Notifier:
+        """The live notifications' subscriber (account notices wake on it too)."""
+        return self._notifier
+
+    @property
+    def namespace(self) -> str:
+        """The prefix of the store's global keys."""
+        return self._namespace
 
     @property
     def url(self) -> str:
@@ -190,12 +212,45 @@ class RedisStore(TableStore):
             live_channel(table_id), lambda: self._seq(table_id), after_seq, block_ms
         )
 
-    async def list_tables(self, limit: int) -> list[str]:
-        """Newest first from the creation index."""
+    async def list_tables(self, limit: int, before: Listed | None = None) -> list[Listed]:
+        """Newest first from the creation index (scored by created_ms; ties in reverse id
+        order, as ZRANGE REV gives them), after `before`.
+
+        From a cursor the range starts at its score, inclusive: the entries of that score
+        not below it in the order (the cursor's own, its ties before it) are skipped, batch
+        after batch if a millisecond holds that many tables.
+        """
+        if limit <= 0:
+            return []
         key = tables_index(self._namespace)
-        ids = await self._client.call(key, "ZRANGE", key, 0, limit - 1, "REV")
-        assert isinstance(ids, list)
-        return [i.decode() for i in ids]
+        top = "+inf" if before is None else before[0]
+        out: list[Listed] = []
+        offset = 0
+        while len(out) < limit:
+            count = limit - len(out) + (0 if before is None else LIST_SLACK)
+            flat = await self._client.call(
+                key,
+                "ZRANGE",
+                key,
+                top,
+                "-inf",
+                "BYSCORE",
+                "REV",
+                "LIMIT",
+                offset,
+                count,
+                "WITHSCORES",
+            )
+            assert isinstance(flat, list)
+            batch = [
+                (int(float(score)), member.decode())
+                for member, score in zip(flat[::2], flat[1::2], strict=True)
+            ]
+            out.extend(e for e in batch if before is None or e < before)
+            if len(batch) < count:
+                break
+            offset += count
+        return out[:limit]
 
     async def forget(self, table_id: str) -> None:
         """Remove from both indexes."""
