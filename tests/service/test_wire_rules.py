@@ -10,6 +10,7 @@ from kafana.games import tablic, tac
 from kafana.service import convert
 from kafana.service.games import build_rules, game_enum, game_name, rules_in_force
 from kafana.service.games.tablic import PRESETS, captures
+from kafana.service.tables import Tables
 from kafana.v1 import rules_pb2, service_pb2
 from wire_support import seated
 
@@ -154,3 +155,17 @@ def test_captures_take_typed_rules_and_refuse_tac() -> None:
     request.rules.CopyFrom(R.RulesSpec(game=R.GAME_TAC))
     with pytest.raises(InvalidRulesError, match="Tablić"):
         captures(request)
+
+
+async def test_a_stored_table_loads_back_with_the_same_rules() -> None:
+    """The store keeps the spec and a digest of the rules' JSON; another process (nothing
+    cached) makes the same rules again from the typed spec."""
+    spec = R.RulesSpec(
+        game=R.GAME_TAC, players=4, tac=R.TacRules(decks=2, tac_calls=True, stall_rounds=9)
+    )
+    tables, table_id, _tokens = await seated(spec)
+    mine = await tables.session(table_id)
+    other = await Tables(tables.store).session(table_id)
+    assert other.stored.rules_json == mine.stored.rules_json == build_rules(spec).to_json()
+    assert convert.info(other).rules == convert.info(mine).rules
+    assert convert.info(other).rules.tac.stall_rounds == 9

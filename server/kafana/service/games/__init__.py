@@ -6,8 +6,8 @@ import functools
 from typing import Any
 
 from kafana.errors import InvalidRulesError
-from kafana.service.games.base import AnyState, GameRules, TableGame
-from kafana.service.games.tablic import TablicGame, captures, game_label
+from kafana.service.games.base import AnyState, GameRules, TableGame, game_label
+from kafana.service.games.tablic import TablicGame, captures
 from kafana.service.games.tac import TacGame
 from kafana.v1 import rules_pb2
 

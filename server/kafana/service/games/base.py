@@ -68,6 +68,11 @@ def set_switches(branch: Message, skip: frozenset[str] = frozenset()) -> dict[st
     return {f.name: value for f, value in branch.ListFields() if f.name not in skip}
 
 
+def game_label(value: rules_pb2.Game.ValueType) -> str:
+    """A `Game` value's name, or the number when it names none."""
+    return rules_pb2.Game.Name(value) if value in rules_pb2.Game.values() else str(value)
+
+
 def other_branch(spec: rules_pb2.RulesSpec, game: str, own: str) -> None:
     """Refuse a spec whose `variant` is another game's branch than `own` (naming the field)."""
     branch = spec.WhichOneof("variant")

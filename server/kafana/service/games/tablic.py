@@ -11,6 +11,7 @@ from kafana.errors import InvalidInputError, InvalidRulesError
 from kafana.games import tablic
 from kafana.service.games.base import (
     TableGame,
+    game_label,
     other_branch,
     rules_error,
     seed_of,
@@ -86,11 +87,6 @@ def build_rules(spec: rules_pb2.RulesSpec) -> tablic.Rules:
         )
     except InvalidInputError as error:
         raise rules_error(error, branch) from None
-
-
-def game_label(value: rules_pb2.Game.ValueType) -> str:
-    """A `Game` value's name, or the number when it names none."""
-    return rules_pb2.Game.Name(value) if value in rules_pb2.Game.values() else str(value)
 
 
 def spec_of(
