@@ -77,7 +77,9 @@ class Deal(_message.Message):
 
     @_builtins.property
     def table(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Cards dealt face up onto the table (Tablić's opening table; Tač: none)."""
+        """Cards dealt face up: Tablić's opening table; Tač: the card that starts the central pile
+        (three players), else none.
+        """
 
     @_builtins.property
     def hand_sizes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:

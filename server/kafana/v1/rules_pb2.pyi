@@ -164,11 +164,11 @@ class TablicRules(_message.Message):
     wild_jack: _builtins.bool
     """A played J takes the whole table; a J on the table is taken only by a J."""
     jack_value: _builtins.int
-    """Capture value of J (1..20)."""
+    """Capture value of J (2..20)."""
     queen_value: _builtins.int
-    """Capture value of Q (1..20)."""
+    """Capture value of Q (2..20)."""
     king_value: _builtins.int
-    """Capture value of K (1..20)."""
+    """Capture value of K (2..20)."""
     royals_by_rank_only: _builtins.bool
     """Q and K capture, and are captured, by rank only (never in a sum)."""
     multi_group: _builtins.bool
