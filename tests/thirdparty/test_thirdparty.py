@@ -1,0 +1,294 @@
+"""A third-party Node client on the API (issue 17, "What it must show").
+
+The scripts beside this file are what a JavaScript developer writes from `proto/` and the docs:
+they use only the generated code of `clients/ts` (protobuf-es v2, `src/gen`) and the Connect
+runtime, over gRPC (HTTP/2, `kafana serve --port`) and over the browser protocols (Connect and
+gRPC-Web on fetch, `kafana serve --http`). Each plays against real `kafana serve` processes on
+the session's private redis-server and prints its figures as one JSON line.
+
+The npm packages come from `npm ci` (clients/ts, then this folder), rerun whenever a
+package-lock.json changes: a clean clone needs nothing installed by hand.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from signal import SIGTERM
+from typing import Any
+
+import pytest
+from kit import RedisServer, Served, flush, free_port, serve
+
+HERE = Path(__file__).resolve().parent
+CLIENT = HERE.parents[1] / "clients" / "ts"
+PROTOCOLS = ("grpc", "connect", "grpcweb")  # gRPC on HTTP/2; the browser protocols on fetch
+SCRIPT_LIMIT_S = 60.0
+STAMP = ".kafana-npm-ci"  # in node_modules: the package-lock.json digest npm ci installed
+
+
+def tool(name: str) -> str:
+    """The path of `name` (node, npm); fails (not skips) when it is missing: CI has both."""
+    path = shutil.which(name)
+    if path is None:
+        pytest.fail(f"{name} is not on PATH: the third-party client tests need Node.js 20+")
+    return path
+
+
+def run_npm(directory: Path, *args: str, limit: float = 180.0) -> None:
+    """`npm ARGS` in `directory`; a failure shows npm's output."""
+    done = subprocess.run(
+        [tool("npm"), *args],
+        cwd=directory,
+        capture_output=True,
+        text=True,
+        timeout=limit,
+    )
+    assert done.returncode == 0, f"npm {' '.join(args)} in {directory}:\n{done.stdout}{done.stderr}"
+
+
+def npm_ci(directory: Path) -> None:
+    """`npm ci` in `directory` unless node_modules holds exactly its package-lock.json."""
+    lock = (directory / "package-lock.json").read_bytes()
+    digest = hashlib.sha256(lock).hexdigest()
+    stamp = directory / "node_modules" / STAMP
+    if stamp.exists() and stamp.read_text() == digest:
+        return
+    run_npm(directory, "ci", "--no-audit", "--no-fund")
+    stamp.write_text(digest)
+
+
+def build(directory: Path) -> None:
+    """`npm run build` (tsc: src/ to dist/) unless dist/ was built from these very sources."""
+    sources = sorted((directory / "src").rglob("*.ts"))
+    digest = hashlib.sha256()
+    for path in [directory / "tsconfig.json", directory / "package-lock.json", *sources]:
+        digest.update(str(path.relative_to(directory)).encode() + b"\0" + path.read_bytes())
+    stamp = directory / "dist" / ".kafana-build"
+    if stamp.exists() and stamp.read_text() == digest.hexdigest():
+        return
+    run_npm(directory, "run", "build")
+    stamp.write_text(digest.hexdigest())
+
+
+@pytest.fixture(scope="module")
+def node_app() -> Path:
+    """The client package installed and built (dist/), and this folder's app installed."""
+    tool("node")
+    npm_ci(CLIENT)
+    build(CLIENT)
+    npm_ci(HERE)
+    return HERE
+
+
+def wait_port(port: int, within: float = 30.0) -> None:
+    """Until something accepts connections on 127.0.0.1:`port`."""
+    deadline = time.monotonic() + within
+    while True:
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        assert time.monotonic() < deadline, f"nothing listens on port {port} after {within} s"
+        time.sleep(0.05)
+
+
+@dataclass
+class Server:
+    """One `kafana serve` with its gRPC port and its HTTP (Connect, gRPC-Web) port."""
+
+    served: Served
+    http: int
+    args: tuple[str, ...]
+
+    def url(self, protocol: str) -> str:
+        """The base URL a client of `protocol` calls."""
+        port = self.served.port if protocol == "grpc" else self.http
+        return f"http://127.0.0.1:{port}"
+
+    def stop(self) -> None:
+        """Stop it (SIGTERM: graceful) and wait for it to exit."""
+        self.served.stop(SIGTERM)
+
+    def again(self, directory: Path) -> None:
+        """Start it again on the same ports (after `stop`)."""
+        self.served = start(directory, self.args, self.served.port, self.http).served
+
+
+def start(directory: Path, args: tuple[str, ...], port: int | None = None, http: int = 0) -> Server:
+    """`kafana serve ARGS --http HTTP` (free ports unless given), once both ports answer."""
+    http = http or free_port()
+    served = serve(directory, *args, "--http", str(http), port=port)
+    try:
+        served.wait_started()
+        wait_port(http)
+    except BaseException:
+        served.end()
+        raise
+    return Server(served, http, args)
+
+
+@pytest.fixture(scope="module")
+def redis(private_redis: RedisServer) -> str:
+    """The session's private redis-server, emptied once for this module: its URL."""
+    return flush(private_redis)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory, redis: str) -> Iterator[Server]:
+    """The server most scripts play on: Redis, no API key needed, no table quotas (the paging
+    script creates 520 tables per protocol)."""
+    args: tuple[str, ...] = ("--redis", redis, "--auth", "open", "--grace", "1")
+    args += ("--tables-per-hour", "0", "--open-tables", "0")
+    running = start(tmp_path_factory.mktemp("serve"), args)
+    yield running
+    running.served.end()
+
+
+@pytest.fixture(scope="module")
+def limited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A server that allows 2 calls a second after a burst of 5."""
+    args = ("--memory", "--auth", "open", "--rate-limit", "2", "--rate-burst", "5")
+    running = start(tmp_path_factory.mktemp("limited"), args)
+    yield running
+    running.served.end()
+
+
+def launch(script: str, protocol: str, url: str, *args: str) -> subprocess.Popen[str]:
+    """Start `node SCRIPT PROTOCOL URL ARGS` here, its stdin and output piped."""
+    return subprocess.Popen(
+        [tool("node"), str(HERE / script), protocol, url, *args],
+        cwd=HERE,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def finish(processes: dict[str, subprocess.Popen[str]], script: str) -> dict[str, dict[str, Any]]:
+    """Wait for every process; each protocol's figures (its last line, JSON). Every failure is
+    reported, with its output."""
+    outputs = {}
+    try:
+        for protocol, process in processes.items():
+            outputs[protocol] = process.communicate(timeout=SCRIPT_LIMIT_S)
+    finally:
+        for process in processes.values():
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    failed = [
+        f"node {script} {protocol} (exit {processes[protocol].returncode}):\n{out}{err}"
+        for protocol, (out, err) in outputs.items()
+        if processes[protocol].returncode != 0
+    ]
+    assert not failed, "\n".join(failed)
+    figures = {p: json.loads(out.strip().splitlines()[-1]) for p, (out, _) in outputs.items()}
+    assert all(f["ok"] is True for f in figures.values())
+    return figures
+
+
+def node(script: str, server: Server, *args: str) -> dict[str, dict[str, Any]]:
+    """Run `script` over every protocol at once against `server`: each protocol's figures."""
+    processes = {p: launch(script, p, server.url(p), *args) for p in PROTOCOLS}
+    return finish(processes, script)
+
+
+def test_generated_code_is_current(node_app: Path) -> None:
+    """clients/ts/src/gen is what `buf generate` makes from proto/ now."""
+    run_npm(CLIENT, "run", "check:gen", limit=60)
+
+
+def test_whole_tablic_match(node_app: Path, server: Server) -> None:
+    """Two seats play a Tablić match to its end with target and rank_priority set."""
+    for figures in node("tablic.mjs", server).values():
+        assert figures["moves"] >= 96  # two hands at least: 48 cards a hand
+        assert max(figures["scores"]) >= 40
+        assert figures["events"] == figures["moves"] + 2  # two seats taken, then only moves
+
+
+def test_whole_tac_game(node_app: Path, server: Server) -> None:
+    """Three seats play Tač with tac_calls and play_on to the last place; a Tač! call is made."""
+    for figures in node("tac.mjs", server).values():
+        assert sorted(figures["places"]) == [1, 2, 3]
+        assert figures["penalty"] > 0
+
+
+def test_error_reasons(node_app: Path, server: Server) -> None:
+    """Refusals carry ErrorInfo with the reason and code errors.proto gives."""
+    for figures in node("errors.mjs", server).values():
+        assert figures["reasons"]["ILLEGAL_MOVE"] == "InvalidArgument"
+        assert len(figures["reasons"]) == 11
+
+
+def test_rate_limit(node_app: Path, limited: Server) -> None:
+    """A burst over the rate limit: RESOURCE_EXHAUSTED, RATE_LIMITED, RetryInfo."""
+    for figures in node("ratelimit.mjs", limited).values():
+        assert figures["refused"] > 0
+        assert 0 < figures["retryMillis"] <= 5000
+
+
+def test_pages_through_more_than_500_tables(node_app: Path, server: Server) -> None:
+    """ListTables' page_token walks more than 500 tables, max_page_size at a time: each
+    protocol creates 175 tables (in parallel), then each pages through all 525."""
+    run = secrets.token_hex(4)
+    processes = {p: launch("pages.mjs", p, server.url(p), "175", "525", run) for p in PROTOCOLS}
+    for protocol, process in processes.items():
+        line = process.stdout.readline() if process.stdout else ""
+        if not line.startswith("CREATED"):
+            finish(processes, "pages.mjs")  # reports the failure with the scripts' output
+            pytest.fail(f"pages.mjs {protocol} said {line!r}, not CREATED")
+    for process in processes.values():
+        assert process.stdin is not None
+        process.stdin.write("LIST\n")
+        process.stdin.flush()
+    for figures in finish(processes, "pages.mjs").values():
+        assert figures["runs"] >= 525
+        assert len(figures["pages"]) >= 2
+        assert figures["pages"][0] == 500
+
+
+def test_feed_resumes_across_restart(node_app: Path, server: Server, tmp_path: Path) -> None:
+    """The server stops mid-match: every protocol's feed ends UNAVAILABLE (SERVER_STOPPING), a
+    call fails while no server runs, and the feed resumed with after_seq goes on with the next
+    event once another server runs on the same ports and Redis."""
+    processes = {p: launch("resume.mjs", p, server.url(p)) for p in PROTOCOLS}
+    said: dict[str, list[str]] = {p: [] for p in PROTOCOLS}
+
+    def expect(prefix: str) -> dict[str, list[str]]:
+        words = {}
+        for protocol, process in processes.items():
+            line = process.stdout.readline() if process.stdout else ""
+            said[protocol].append(line)
+            if not line.startswith(prefix):
+                process.kill()
+                _, err = process.communicate(timeout=10)
+                lines = "".join(said[protocol])
+                pytest.fail(f"resume.mjs {protocol}: wanted {prefix}:\n{lines}{err}")
+            words[protocol] = line.split()[1:]
+        return words
+
+    try:
+        expect("WATCHING")
+        server.stop()
+        for protocol, words in expect("STOPPED").items():
+            assert words == ["Unavailable", "SERVER_STOPPING"], protocol
+        for process in processes.values():
+            assert process.stdin is not None
+            process.stdin.write("DOWN\n")
+            process.stdin.flush()
+        assert expect("REFUSED")["grpc"] == ["Unavailable"]
+    finally:
+        if server.served.process.poll() is not None:
+            server.again(tmp_path)
+    for protocol, figures in finish(processes, "resume.mjs").items():
+        assert figures["streamEnd"] == "Unavailable SERVER_STOPPING", protocol
+        assert figures["resumedFrom"] == figures["before"] + 1, protocol
