@@ -371,6 +371,11 @@ async def test_the_stream_is_bounded_and_marks_keep_news_once(notices: NoticeSto
     for table in ("a", "b", "c"):
         assert await notices.publish(name, b"m", Mark(f"{table}:0", "h", 1)) is not None
     assert await notices.publish(name, b"t", Mark("tab:0", "h2", 1)) is not None
+    if isinstance(notices, MemoryNotices):  # at most 2 accounts: the least recent goes
+        await notices.publish("second", b"s")
+        await notices.publish("third", b"s")
+        assert (await notices.read(name, "0-0", 10)).count == 0
+        assert (await notices.read("third", "0-0", 10)).count == 1
 
 
 async def test_a_waiter_wakes_on_a_notice_from_another_client(redis_url: str) -> None:
