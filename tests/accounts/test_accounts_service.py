@@ -7,7 +7,7 @@ import pytest
 from kafana.service.auth import OPEN, AuthPolicy
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import accounts_pb2, rules_pb2, service_pb2
-from kit import reason_of, redis_cli, retry_delay_ms, running
+from kit import reason_of, redis_cli, retry_delay_ms, running, seat_md
 
 from .accounts_support import Guarded, bearer, code_of, guarded_server
 
@@ -119,23 +119,20 @@ async def test_required_mode_refuses_anonymous_play_but_allows_captures_and_spec
             service_pb2.JoinTableRequest(table_id=table_id, name="x"), metadata=meta
         )
         seats[joined.seat] = joined.seat_token
+    seat0 = seat_md(seats[0])
     moves = await kafana.GetLegalMoves(
-        service_pb2.GetLegalMovesRequest(table_id=table_id, seat_token=seats[0]), metadata=ana
+        service_pb2.GetLegalMovesRequest(table_id=table_id), metadata=ana + seat0
     )
     play = service_pb2.PlayMoveRequest(
-        table_id=table_id,
-        seat_token=seats[0],
-        move=moves.moves[0].text,
-        client_move_id="m1",
-        last_seq=moves.seq,
+        table_id=table_id, move=moves.moves[0], client_move_id="m1", last_seq=moves.seq
     )
-    assert await code_of(kafana.PlayMove(play)) == U  # the seat token alone is not enough
-    assert (await kafana.PlayMove(play, metadata=ana)).event.seq == moves.seq + 1
+    assert await code_of(kafana.PlayMove(play, metadata=seat0)) == U  # the token is not enough
+    assert (await kafana.PlayMove(play, metadata=ana + seat0)).event.seq == moves.seq + 1
     # Spectating needs no key; a seat's view does.
     state = await kafana.GetState(service_pb2.GetStateRequest(table_id=table_id))
     assert state.seq == moves.seq + 1
-    seated = service_pb2.GetStateRequest(table_id=table_id, seat_token=seats[0])
-    assert await code_of(kafana.GetState(seated)) == U
+    seated = service_pb2.GetStateRequest(table_id=table_id)
+    assert await code_of(kafana.GetState(seated, metadata=seat0)) == U
     assert (await kafana.GetTable(service_pb2.GetTableRequest(table_id=table_id))).table_id
     watch = kafana.WatchEvents(service_pb2.WatchEventsRequest(table_id=table_id))
     first = await watch.read()

@@ -108,7 +108,7 @@ async def test_a_rate_limit_carries_its_wait_and_is_waited_out(server: KafanaSer
             await patient.get_state(table.table_id)
 
 
-class Synthetic(grpc.RpcError):  # type: ignore[misc]
+class Synthetic(grpc.RpcError):
     """A failure without any status details (gRPC's own, or a lost connection)."""
 
     def code(self) -> grpc.StatusCode:

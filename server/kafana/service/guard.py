@@ -28,6 +28,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from kafana import metrics
 from kafana.service.auth import caller_of, peer_address
 from kafana.service.errors import refuse_reason
 from kafana.service.inputs import bad_enum
@@ -110,6 +111,7 @@ class Guard(WrappingInterceptor):
             wait = self.limiter.take(key)
             if wait > 0:
                 millis = max(1, math.ceil(wait * 1000))
+                metrics.REFUSALS.labels("rate").inc()
                 await refuse_reason(
                     context,
                     "RATE_LIMITED",
@@ -130,6 +132,7 @@ class Guard(WrappingInterceptor):
             return await behavior(request, context)
         limit = self.limiter.limit.max_streams
         if limit and self.streams.get(key, 0) >= limit:
+            metrics.REFUSALS.labels("streams").inc()
             await refuse_reason(
                 context,
                 "QUOTA_EXCEEDED",
@@ -153,6 +156,7 @@ def _safe(
 
     def decode(data: bytes) -> Any:
         if max_bytes and len(data) > max_bytes:
+            metrics.REFUSALS.labels("message_bytes").inc()
             return Undecodable(
                 f"the {method} request is {len(data)} bytes: this server takes at most "
                 f"{max_bytes} (send less; waiting does not help)",

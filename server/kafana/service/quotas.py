@@ -8,6 +8,7 @@ table) helps.
 
 from __future__ import annotations
 
+from kafana import metrics
 from kafana.errors import KafanaError
 from kafana.service.limits import HOUR_MS, Limits
 from kafana.store.base import FINISHED, TableStore
@@ -41,6 +42,7 @@ class TableQuotas:
             if wait and await self._drop_ended(held, now_ms):
                 wait = await counters.hold(held, table_id, limits.open_tables, until_ms, now_ms)
             if wait:
+                metrics.REFUSALS.labels("open_tables").inc()
                 raise QuotaExceeded(
                     f"at most {limits.open_tables} tables per caller are open at once: finish "
                     f"or close one, or retry in {_span(wait)} when the oldest expires",
@@ -53,6 +55,7 @@ class TableQuotas:
             if wait:
                 if limits.open_tables:
                     await counters.release(held, table_id)
+                metrics.REFUSALS.labels("tables_per_hour").inc()
                 raise QuotaExceeded(
                     f"at most {limits.tables_per_hour} tables per caller are created per hour: "
                     f"retry in {_span(wait)}",
