@@ -406,6 +406,54 @@ class AsyncClient(Connects):
         """The spectator's event feed (no hands shown), resuming like `events`."""
         return self.events(table_id, after_seq=after_seq, with_state=with_state)
 
+    async def watch_account(
+        self, *, after: str = "", timeout: float | None = None
+    ) -> AsyncIterator[service_pb2.AccountNotice]:
+        """The API key's account notices, for all its tables on one stream: SEATED, YOUR_TURN
+        (play at `notice.table_id` with `last_seq=notice.seq`), GAME_OVER and league
+        TICKETs, after the notice id `after` ("": from now on), then live ones, for ever.
+
+        Reopened like `events` (silent for `SILENT_PERIODS` heartbeats, UNAVAILABLE, a
+        network error) after the last notice delivered, so none is lost or repeated while
+        the server keeps it (its newest 256). `timeout` bounds each opening (default: none).
+
+        >>> async def bot(client):                       # doctest: +SKIP
+        ...     async for notice in client.watch_account():
+        ...         if notice.kind == service_pb2.NOTICE_KIND_YOUR_TURN:
+        ...             print(notice.table_id, notice.seq)
+        """
+        last = after
+        failures = 0
+        policy = self.options.retry
+        deadline = _timeout(self.options.deadline("WatchAccount") if timeout is None else timeout)
+        while True:
+            silence = await self._silence()
+            call = self._stub.WatchAccount(
+                service_pb2.WatchAccountRequest(after=last), timeout=deadline
+            )
+            try:
+                while True:
+                    try:
+                        item = await asyncio.wait_for(call.read(), silence)
+                    except TimeoutError:
+                        break  # silent too long: the connection is gone without a word
+                    if item is grpc.aio.EOF:
+                        break  # the stream never ends on its own: open it again
+                    failures = 0  # a notice or a heartbeat: the stream works
+                    if item.WhichOneof("item") != "notice":
+                        continue
+                    last = item.notice.id
+                    yield item.notice
+            except grpc.aio.AioRpcError as error:
+                if error.code() not in RESUMABLE or failures + 1 >= policy.stream_attempts:
+                    raise from_grpc(error, "WatchAccount") from None
+            finally:
+                call.cancel()
+            failures += 1
+            if failures >= policy.stream_attempts:
+                raise from_grpc(_Unavailable(), "WatchAccount")
+            await asyncio.sleep(policy.delay(failures))
+
     async def record(
         self, table_id: str, *, timeout: float | None = None
     ) -> service_pb2.GetRecordResponse:

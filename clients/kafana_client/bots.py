@@ -31,7 +31,10 @@ def bot_events(event: events_pb2.Event, before: state_pb2.TableState | None = No
     """The bot events that one wire event stands for, from what the event says changed (its
     `deal`, `hand_score` and `result`: a slim event is enough; `before` is not needed)."""
     out: list[Event] = []
-    dealt = event.HasField("deal") and not event.match_over
+    # A deal starts a hand at the match's start and after a hand's score; the other deals
+    # (the seats' cards ran out, the deck has more) go on with the same hand.
+    new_hand = event.match_started or event.HasField("hand_score")
+    dealt = event.HasField("deal") and new_hand and not event.match_over
     if event.kind != events_pb2.EVENT_KIND_MOVE:
         if dealt:
             out.append(HandStarted(event.deal.hand_no, cards_of(event.deal.table)))

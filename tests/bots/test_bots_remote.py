@@ -76,7 +76,7 @@ async def test_remote_bots_play_a_match_through_a_server_restart(redis_url: str)
             assert process.returncode == 0, err
             assert "match over" in out
         record = await client.record(table_id)
-        assert record.result.reason == "score"
+        assert record.result.reason == state_pb2.RESULT_REASON_SCORE
         replayed = tablic.MatchRecord.from_text(record.record).replay()
         assert replayed.is_over and list(replayed.scores) == list(record.result.scores)
         assert len(record.events) > before.seq

@@ -7,9 +7,9 @@ from typing import Any
 
 import grpc
 import pytest
-from kafana.errors import IllegalMoveError, NotFoundError, NotYourTurnError
+from kafana.errors import IllegalMoveError, InvalidInputError, NotFoundError, NotYourTurnError
 from kafana.games import tablic
-from kafana.v1 import events_pb2, rules_pb2, state_pb2
+from kafana.v1 import events_pb2, state_pb2
 from kafana_client import (
     AsyncClient,
     AsyncSeat,
@@ -25,10 +25,15 @@ from kafana_client import (
     UnauthenticatedError,
     UnavailableError,
     current_seat,
+    rules_spec,
     table_config,
     view_of,
 )
-from kafana_client.errors import InvalidArgumentError, PermissionDeniedRpcError
+from kafana_client.errors import (
+    InvalidArgumentError,
+    MatchNotOverRpcError,
+    PermissionDeniedRpcError,
+)
 
 from .kafana_client_live import LiveServer
 
@@ -45,7 +50,7 @@ async def seated(client: AsyncClient, **config: Any) -> tuple[str, str, AsyncSea
 
 def greediest(legal: LegalMoves) -> str:
     """The move taking the most cards (keeps the table small and the match short)."""
-    return max(legal.moves, key=lambda m: len(m.captured)).text
+    return max(legal.moves, key=lambda m: len(m.tablic.captured)).text
 
 
 async def play_out(seats: list[AsyncSeat], limit: int = 10_000) -> int:
@@ -89,17 +94,18 @@ async def test_create_join_state_moves_play_record(any_server: LiveServer) -> No
         assert legal.seq == mine.seq == alice.last_seq
         assert set(legal.parsed()) == set(expected.legal_moves())
 
-        answer = await alice.play(legal.moves[0].text)
+        assert all(m.text and m.HasField("tablic") for m in legal.moves)  # both forms
+        answer = await alice.play(legal.moves[0])  # sent back as listed: text and structured
         assert answer.event.kind == events_pb2.EVENT_KIND_MOVE
         assert answer.event.move.text == legal.moves[0].text
         assert answer.event.seq == legal.seq + 1 == alice.last_seq
         assert not answer.duplicate
 
-        with pytest.raises(MatchOverRpcError):
+        with pytest.raises(MatchNotOverRpcError):
             await client.record(table_id)
         moves = 1 + await play_out([alice, bob])
         record = await client.record(table_id)
-        assert record.result.reason == "score"
+        assert record.result.reason == state_pb2.RESULT_REASON_SCORE
         final = tablic.MatchRecord.from_text(record.record).replay()
         assert final.is_over and final.move_count == moves
         assert list(record.result.scores) == list(final.scores)
@@ -124,8 +130,10 @@ async def test_errors_carry_code_and_message(server: LiveServer) -> None:
         with pytest.raises(RefusedMoveError, match="unknown card"):
             await alice.play("ZZ")
 
+        idle = await bob.legal_moves()  # another seat's turn: nothing is legal for bob
+        assert idle.moves == [] and idle.current_seat == 0
         with pytest.raises(NotYourTurnRpcError) as turn:
-            await bob.legal_moves()
+            await bob.play((await bob.state()).tablic.hand[0])
         assert isinstance(turn.value, NotYourTurnError)
         assert turn.value.code == grpc.StatusCode.FAILED_PRECONDITION
 
@@ -143,8 +151,10 @@ async def test_errors_carry_code_and_message(server: LiveServer) -> None:
         assert isinstance(missing.value, NotFoundError)
         with pytest.raises(SeatTakenRpcError):
             await client.join(table_id)
-        with pytest.raises(InvalidArgumentError):
+        with pytest.raises(InvalidInputError, match="unknown preset"):  # refused before sending
             await client.create_table(table_config(preset="no-such-preset"))
+        with pytest.raises(InvalidArgumentError):  # the server checks the rules too
+            await client.create_table(table_config(jack_value=99))
 
 
 async def test_leave_close_and_captures(server: LiveServer) -> None:
@@ -160,17 +170,19 @@ async def test_leave_close_and_captures(server: LiveServer) -> None:
         table_id, admin, alice, _bob = await seated(client)
         await alice.leave()
         record = await client.record(table_id)
-        assert record.result.reason == "forfeit" and record.result.forfeit_seat == 0
+        assert record.result.reason == state_pb2.RESULT_REASON_FORFEIT
+        assert record.result.forfeit_seat == 0
+        assert record.result.forfeit_reason == state_pb2.EVENT_REASON_LEFT
 
         await client.close_table(open_table.table_id, open_table.admin_token)
         closed = await client.record(open_table.table_id)
-        assert closed.result.reason == "closed"
+        assert closed.result.reason == state_pb2.RESULT_REASON_CLOSED
         with pytest.raises(MatchOverRpcError):
             await client.close_table(table_id, admin)
 
         assert await client.captures("KC", ["KD", "KH"]) == [["KD"], ["KH"], ["KD", "KH"]]
         assert await client.captures("9H", ["5S", "4D", "8C"]) == [["4D", "5S"]]
-        wild = rules_pb2.RulesSpec(preset="wild_jack")
+        wild = rules_spec(preset="wild_jack")
         assert await client.captures("JC", ["2C", "9D"], wild) == [["2C", "9D"]]
 
 

@@ -21,7 +21,7 @@ from .kafana_client_live import LiveServer
 
 def greediest(seat: Seat) -> str:
     """The legal move taking the most cards."""
-    return max(seat.legal_moves().moves, key=lambda m: len(m.captured)).text
+    return max(seat.legal_moves().moves, key=lambda m: len(m.tablic.captured)).text
 
 
 def test_a_whole_match_through_the_blocking_client(server: LiveServer) -> None:
@@ -32,9 +32,11 @@ def test_a_whole_match_through_the_blocking_client(server: LiveServer) -> None:
         assert [s.seat for s in seats] == [0, 1]
         assert client.get_table(table.table_id).status == state_pb2.TABLE_STATUS_PLAYING
         assert table.table_id in [t.table_id for t in client.list_tables()]
+        assert table.table_id in [t.table_id for t in client.tables(page_size=1)]
 
+        assert seats[1].legal_moves().moves == []  # not ben's turn
         with pytest.raises(NotYourTurnRpcError):
-            seats[1].legal_moves()
+            seats[1].play(seats[1].state().tablic.hand[0])
         assert seats[0].legal_moves().seq == seats[0].last_seq == 2
         with pytest.raises(RefusedMoveError, match="unknown card"):
             seats[0].play("11X")
@@ -53,7 +55,7 @@ def test_a_whole_match_through_the_blocking_client(server: LiveServer) -> None:
         assert seen == [e.seq for e in record.events] == list(range(1, len(seen) + 1))
         assert tablic.MatchRecord.from_text(record.record).replay().is_over
         spectator = client.get_state(table.table_id)
-        assert spectator.result.reason == "score"
+        assert spectator.result.reason == state_pb2.RESULT_REASON_SCORE
         mine = [e.seq for e in seats[1].events(after_seq=len(seen) - 2)]
         assert mine == [len(seen) - 1, len(seen)]
         assert client.captures("QD", ["QS", "7H", "6C"]) == [
@@ -69,4 +71,4 @@ def test_blocking_leave_and_close(server: LiveServer) -> None:
         seat = client.join(table.table_id, name="x")
         assert seat.leave() == 2
         assert client.close_table(table.table_id, table.admin_token) == 3
-        assert client.record(table.table_id).result.reason == "closed"
+        assert client.record(table.table_id).result.reason == state_pb2.RESULT_REASON_CLOSED

@@ -145,6 +145,7 @@ def test_views_read_current_seat_and_phase_from_the_new_places() -> None:
 
 def test_bot_events_come_from_the_slim_event() -> None:
     deal = events_pb2.Deal(hand_no=1, table=["AS", "3D", "5C", "QC"])
+    trail_7s = state_pb2.Move(text="7S")
     score = state_pb2.HandScore(hand=0, cards=[30, 22], points=[5, 2])
     move = events_pb2.Event(
         seq=9,
@@ -170,6 +171,9 @@ def test_bot_events_come_from_the_slim_event() -> None:
     assert out[-1] == MatchEnded((101, 80))
     begun = events_pb2.Event(kind=events_pb2.EVENT_KIND_SEAT_TAKEN, match_started=True, deal=deal)
     assert [type(e) for e in bot_events(begun)] == [HandStarted]
+    redeal = events_pb2.Deal(hand_no=1, hand=["2C"] * 6)  # the hands ran out: the same hand
+    more = events_pb2.Event(kind=events_pb2.EVENT_KIND_MOVE, move=trail_7s, deal=redeal)
+    assert [type(e) for e in bot_events(more)] == [MovePlayed]
 
 
 def test_the_clock_counts_down_from_remaining_millis() -> None:

@@ -50,7 +50,8 @@ def certs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 async def _tls_server(certs: Path, require_client: bool) -> tuple[grpc.aio.Server, int]:
     server = grpc.aio.server()
-    service_pb2_grpc.add_KafanaServiceServicer_to_server(KafanaServiceServicer(Tables(MemoryStore())), server)
+    servicer = KafanaServiceServicer(Tables(MemoryStore()))
+    service_pb2_grpc.add_KafanaServiceServicer_to_server(servicer, server)
     credentials = grpc.ssl_server_credentials(
         [((certs / "server.key").read_bytes(), (certs / "server.pem").read_bytes())],
         root_certificates=(certs / "ca.pem").read_bytes(),

@@ -44,6 +44,7 @@ def test_watch_follows_a_live_match_to_its_end(server: LiveServer, tmp_path: Pat
         record = client.record(table.table_id)
     out = result[0]
     assert f"Watching table {table.table_id} 'live'" in out
+    assert "Tablić serbian, 2 players, to 1" in out  # the rules in force
     assert "ana sat down at seat 0." in out and "All seats taken" in out
     assert out.count(" played ") == len(record.events) - 2
     assert "Your hand" not in out  # a spectator never sees a hand

@@ -19,7 +19,7 @@ async def test_a_person_plays_on_when_the_moves_are_too_many_to_list(server: Liv
         table = await client.create_table(table_config(seed=5, target=1))
         seats = [await client.join(table.table_id, name=n) for n in ("ana", "ben")]
         state = await grow_until_unlistable(seats)
-        mover = seats[state.tablic.current_seat]
+        mover = seats[state.current_seat]
         mine = await mover.state()
         hand = list(mine.tablic.hand)
         answers = iter(["9", "1"])  # no move 9: the person is told and asked again

@@ -14,13 +14,13 @@ from collections.abc import Iterable, Sequence
 from kafana.errors import InvalidInputError
 from kafana.games import tablic
 from kafana.games.cards import Card
-from kafana.v1 import events_pb2, state_pb2
+from kafana.v1 import events_pb2, rules_pb2, state_pb2
 from rich.console import Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from kafana_client.convert import current_seat, word
+from kafana_client.convert import current_seat, game_name, preset_name, switches_of, word
 
 SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 COLOURS = {"C": "bold bright_white", "D": "bold red", "H": "bold red", "S": "bold bright_white"}
@@ -307,3 +307,17 @@ def result_panel(state: state_pb2.TableState, viewer_side: int | None) -> Render
         Text(ending(state), style="dim"),
     )
     return Panel(body, title="Match over", title_align="left", border_style="green")
+
+
+def rules_text(spec: rules_pb2.RulesSpec) -> str:
+    """The rules in force in one line: `Tablić serbian, 2 players, to 101` or
+    `Tač, 3 players, 1 deck, tac_calls` (switches that are on, for Tač)."""
+    players = spec.players or 2
+    if game_name(spec) == "tac":
+        decks = spec.tac.decks or 1
+        on = [name for name, value in switches_of(spec).items() if value is True]
+        parts = [f"Tač, {players} players", f"{decks} deck{'s' if decks != 1 else ''}", *on]
+        return ", ".join(parts)
+    seats = "2 partnerships" if spec.partnerships else f"{players} players"
+    target = f", to {spec.tablic.target}" if spec.tablic.HasField("target") else ""
+    return f"Tablić {preset_name(spec)}, {seats}{target}"

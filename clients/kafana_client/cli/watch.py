@@ -70,6 +70,7 @@ def watch(
         async with AsyncClient.connect(server, tls=tls, key=cli_key()) as client:
             info = await client.get_table(table_id)
             console.print(f"Watching table {info.table_id} {info.name!r}: Ctrl-C to stop.")
+            console.print(render.rules_text(info.rules), style="dim")
             notice = render.deal_notice(info)
             if notice is not None:
                 console.print(notice)

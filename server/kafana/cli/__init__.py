@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 from kafana_client.cli.replay import replay
+from kafana_client.cli.tables import tables
 from kafana_client.cli.watch import watch
 
 from kafana.cli.account import account
@@ -73,5 +74,7 @@ def main(debug: bool) -> None:
     """Kafana: Tablić and Tač engine, service, bots and competitions."""
 
 
-for command in (demo, serve, arena, play, watch, replay, verify, tournament, league, bot, account):
+CLIENT = (play, tables, watch, replay)
+"""The commands that play or look at a running server's tables."""
+for command in (demo, serve, arena, *CLIENT, verify, tournament, league, bot, account):
     main.add_command(command)
