@@ -8,6 +8,11 @@ servers in one process read deltas); `kafana serve --metrics PORT` serves it ove
 
 from __future__ import annotations
 
+import threading
+import weakref
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
 from prometheus_client import (
     CollectorRegistry,
     Counter,
@@ -19,8 +24,13 @@ from prometheus_client import (
     process_collector,
     start_http_server,
 )
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
 
-disable_created_metrics()  # no `_created` twin of every counter: scrapes stay small
+T = TypeVar("T")
+
+# No `_created` twin of every counter: scrapes stay small.
+disable_created_metrics()  # type: ignore[no-untyped-call]
 REGISTRY = CollectorRegistry(auto_describe=True)
 process_collector.ProcessCollector(registry=REGISTRY)
 platform_collector.PlatformCollector(registry=REGISTRY)
@@ -48,12 +58,6 @@ MOVES_APPLIED = Counter(
     ("game",),
     registry=REGISTRY,
 )
-TABLES = Gauge(
-    "kafana_tables",
-    "Tables this process holds in its cache, by game and status (open, playing).",
-    ("game", "status"),
-    registry=REGISTRY,
-)
 STREAMS_OPEN = Gauge(
     "kafana_streams_open",
     "Server streams open now on this process, by method.",
@@ -62,7 +66,8 @@ STREAMS_OPEN = Gauge(
 )
 CLOCK_TIMEOUTS = Counter(
     "kafana_clock_timeouts",
-    "Moves the clock played or forfeited because a seat ran out of time.",
+    "Fault-policy actions the clock applied: a seat out of time or absent (a default move, "
+    "a forfeit, an abandonment).",
     registry=REGISTRY,
 )
 TABLES_ABANDONED = Counter(
@@ -84,18 +89,6 @@ REDIS_CALLS = Counter(
 REDIS_ERRORS = Counter(
     "kafana_redis_errors",
     "Round trips to Redis that failed (unreachable, timed out, refused).",
-    registry=REGISTRY,
-)
-CACHE_ENTRIES = Gauge(
-    "kafana_cache_entries",
-    "Entries held by a bounded cache, by cache.",
-    ("cache",),
-    registry=REGISTRY,
-)
-CACHE_CAPACITY = Gauge(
-    "kafana_cache_capacity",
-    "The bound of a cache, by cache (entries never exceed it).",
-    ("cache",),
     registry=REGISTRY,
 )
 LEAGUE_SETTLED = Counter(
@@ -120,10 +113,108 @@ EVENT_GAMES = Counter(
 )
 
 
-def cache_size(name: str, entries: int, capacity: int) -> None:
-    """Record a bounded cache's size against its bound."""
-    CACHE_ENTRIES.labels(name).set(entries)
-    CACHE_CAPACITY.labels(name).set(capacity)
+Sizes = Callable[[Any], Iterable[tuple[str, int, int]]]
+"""What an owner's bounded caches hold: (cache name, entries, bound) of each."""
+Census = Callable[[Any], Iterable[tuple[str, str]]]
+"""The tables an owner holds: (game, status) of each."""
+
+
+class Watched(Collector):
+    """Gauges read at scrape time from live objects (weakly held: a stopped server's caches
+    drop out): `kafana_cache_entries` / `kafana_cache_capacity` by cache, `kafana_tables` by
+    game and status. Nothing is counted on the move path; a scrape walks the session cache
+    (1,024 entries by default)."""
+
+    def __init__(self) -> None:
+        self._sizes: weakref.WeakKeyDictionary[Any, Sizes] = weakref.WeakKeyDictionary()
+        self._census: weakref.WeakKeyDictionary[Any, Census] = weakref.WeakKeyDictionary()
+        self._lock = threading.Lock()  # scrapes run in the HTTP server's thread
+
+    def sizes(self, owner: Any, read: Sizes) -> None:
+        """Report `read(owner)`'s caches while `owner` lives."""
+        with self._lock:
+            self._sizes[owner] = read
+
+    def census(self, owner: Any, read: Census) -> None:
+        """Count `read(owner)`'s tables while `owner` lives."""
+        with self._lock:
+            self._census[owner] = read
+
+    def describe(self) -> list[Metric]:
+        """The families, without samples (the registry learns the names)."""
+        return list(self._families())
+
+    def collect(self) -> list[Metric]:
+        """The families, read now (summed over owners: several servers in one process)."""
+        entries, capacity, tables = self._families()
+        with self._lock:
+            sizes = [(owner, read) for owner, read in self._sizes.items()]
+            census = [(owner, read) for owner, read in self._census.items()]
+        held: dict[str, list[int]] = {}
+        for owner, read_sizes in sizes:
+            for name, count, bound in _safely(read_sizes, owner):
+                total = held.setdefault(name, [0, 0])
+                total[0] += count
+                total[1] += bound
+        for name, (count, bound) in sorted(held.items()):
+            entries.add_metric([name], count)
+            capacity.add_metric([name], bound)
+        counted: dict[tuple[str, str], int] = {}
+        for owner, read_census in census:
+            for key in _safely(read_census, owner):
+                counted[key] = counted.get(key, 0) + 1
+        for (game, status), count in sorted(counted.items()):
+            tables.add_metric([game, status], count)
+        return [entries, capacity, tables]
+
+    @staticmethod
+    def _families() -> tuple[GaugeMetricFamily, GaugeMetricFamily, GaugeMetricFamily]:
+        return (
+            GaugeMetricFamily(
+                "kafana_cache_entries",
+                "Entries held by a bounded cache, by cache.",
+                labels=["cache"],
+            ),
+            GaugeMetricFamily(
+                "kafana_cache_capacity",
+                "The bound of a cache, by cache (entries never exceed it).",
+                labels=["cache"],
+            ),
+            GaugeMetricFamily(
+                "kafana_tables",
+                "Tables this process holds in its cache, by game and status (open, playing).",
+                labels=["game", "status"],
+            ),
+        )
+
+
+def _safely(read: Callable[[Any], Iterable[T]], owner: Any) -> list[T]:
+    """`read(owner)` as a list; a cache changing under the scrape thread gives nothing this
+    time rather than a failed scrape."""
+    try:
+        return list(read(owner))
+    except RuntimeError:  # "changed size during iteration"
+        return []
+
+
+WATCHED = Watched()
+REGISTRY.register(WATCHED)
+
+
+def league_settled(rated: bool) -> None:
+    """The referee settled a league match (`rated`: with a rating update)."""
+    LEAGUE_SETTLED.inc()
+    if rated:
+        LEAGUE_RATED.inc()
+
+
+_queues: dict[str, int] = {}
+
+
+def league_queue(league: str, waiting: int) -> None:
+    """`waiting` players were read in `league`'s queue: the gauge is the sum over leagues."""
+    _queues[league] = waiting
+    LEAGUE_QUEUE.set(sum(_queues.values()))
 
 
 def serve_metrics(port: int, host: str = "127.0.0.1") -> int:
@@ -133,8 +224,6 @@ def serve_metrics(port: int, host: str = "127.0.0.1") -> int:
 
 
 __all__ = [
-    "CACHE_CAPACITY",
-    "CACHE_ENTRIES",
     "CLOCK_TIMEOUTS",
     "EVENT_GAMES",
     "LEAGUE_QUEUE",
@@ -148,8 +237,12 @@ __all__ = [
     "RPC_CALLS",
     "RPC_DURATION",
     "STREAMS_OPEN",
-    "TABLES",
     "TABLES_ABANDONED",
-    "cache_size",
+    "WATCHED",
+    "Census",
+    "Sizes",
+    "Watched",
+    "league_queue",
+    "league_settled",
     "serve_metrics",
 ]

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
-
 from kafana import metrics
 from kafana.cli import main
 from kafana.v1 import service_pb2

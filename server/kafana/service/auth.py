@@ -29,6 +29,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
+from kafana import metrics
 from kafana.errors import AuthenticationError
 from kafana.service.errors import UNAVAILABLE_ERRORS, refuse, refuse_reason
 from kafana.service.intercept import Behavior, Context, WrappingInterceptor
@@ -354,6 +355,7 @@ class Authenticator(WrappingInterceptor):
         wait = self.bad_keys.take(address, commit=False)
         if wait > 0:
             millis = max(1, math.ceil(wait * 1000))
+            metrics.REFUSALS.labels("bad_keys").inc()
             await refuse_reason(
                 context,
                 "RATE_LIMITED",

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import logging
 
+from kafana import metrics
 from kafana.logs import Repeated
 from kafana.service.tables import Tables
 from kafana.store.errors import StoreUnavailable
@@ -64,6 +65,7 @@ class ClockSweeper:
             if await self.tables.timeout(table_id):
                 count += 1
         self.applied += count
+        metrics.CLOCK_TIMEOUTS.inc(count)
         return count
 
     async def _run(self) -> None:

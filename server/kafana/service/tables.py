@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
+from kafana import metrics
 from kafana.errors import (
     AuthenticationError,
     IllegalMoveError,
@@ -317,6 +318,7 @@ class Tables:
         limit = self.quotas.limits.config_bytes
         size = config.ByteSize()
         if limit and size > limit:
+            metrics.REFUSALS.labels("config_bytes").inc()
             raise InvalidInputError(
                 f"a table config has at most {limit} bytes, not {size} (a limit of this server)"
             )
@@ -501,6 +503,7 @@ class Tables:
         )
         result = await self.store.append(table_id, append)
         if result.outcome is Outcome.APPLIED:
+            metrics.MOVES_APPLIED.labels(session.game.name).inc()
             new = self._remember(session.moved(result.seq, event, record, after, deadline, tag))
             return Played(new, result.seq, seat, before=session, event=event)
         if result.outcome is Outcome.MISSING:
@@ -660,6 +663,7 @@ class Tables:
             )
         result = await self.store.append(table_id, append)
         if result.outcome is Outcome.APPLIED:
+            metrics.MOVES_APPLIED.labels(session.game.name).inc(move is not None)
             await self.session(table_id)
             return True
         return False
@@ -674,6 +678,7 @@ class Tables:
         log.info(
             "table %s abandoned after %d timeouts in a row", session.table_id, session.timeouts + 1
         )
+        metrics.TABLES_ABANDONED.inc()
         await self.session(session.table_id)
         return True
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from importlib import resources
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from kafana import metrics
 from kafana.store.errors import NoScriptError, RedirectError, StoreError, StoreUnavailable
 from kafana.store.lane import TIMEOUT_S, Address, Lane
 from kafana.store.resp import Reply, pack, pack_bytes
@@ -161,7 +162,16 @@ class RedisClient:
         """Send commands, each to its key's server (one write per server); replies in order.
 
         Error replies are returned as exceptions; a lost connection raises StoreUnavailable.
+        Counted in `kafana.metrics` (one round trip; an error when unavailable).
         """
+        metrics.REDIS_CALLS.inc()
+        try:
+            return await self._calls(commands)
+        except StoreUnavailable:
+            metrics.REDIS_ERRORS.inc()
+            raise
+
+    async def _calls(self, commands: list[Command]) -> list[Reply]:
         if not self.cluster:
             if len(commands) == 1:  # the common case: no list of futures to build
                 return [await self._main.call(commands[0][1])]

@@ -32,6 +32,7 @@ from dataclasses import asdict, replace
 
 from kafana_bots import registry
 
+from kafana import metrics
 from kafana.competitions.control import apply_controls
 from kafana.competitions.envelope import FairRecord
 from kafana.competitions.hosted.bot_seat import bot_seat
@@ -364,6 +365,7 @@ class EventRun:
                     await asyncio.sleep(min(5.0, 0.5 * attempt))
             if spec.game_id not in t.results:
                 t.record(result)
+                metrics.EVENT_GAMES.inc()
                 await self.save()
                 await self._release()
 
