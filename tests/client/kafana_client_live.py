@@ -9,6 +9,7 @@ from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 from kafana.service.server import KafanaServer, create_server
+from kafana.service.servicer import HEARTBEAT_S
 from kafana.store.base import TableStore
 from kafana.store.memory import MemoryStore
 from kafana.store.redis_store import RedisStore
@@ -23,13 +24,15 @@ class LiveServer:
     it on the same port (the store survives, as a Redis would) to drop streams and calls.
     """
 
-    def __init__(self, redis_url: str | None = None) -> None:
+    def __init__(self, redis_url: str | None = None, *, heartbeat_s: float | None = None) -> None:
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
         self.store = self.run(self._make_store(redis_url))
         self.port = 0
         self.kafana: KafanaServer | None = None
+        self.heartbeat_s = heartbeat_s
+        """The idle streams' heartbeat period in seconds (None: the server's default)."""
         self.start()
 
     @staticmethod
@@ -51,7 +54,8 @@ class LiveServer:
         """Serve (again) on the same port."""
 
         async def start() -> KafanaServer:
-            kafana = create_server(self.store, port=self.port)
+            beat = HEARTBEAT_S if self.heartbeat_s is None else self.heartbeat_s
+            kafana = create_server(self.store, port=self.port, heartbeat_s=beat)
             await kafana.start()
             return kafana
 

@@ -328,3 +328,28 @@ async def test_a_stream_gives_up_when_the_server_stays_away(server: LiveServer) 
                 if event.seq == 2:
                     await asyncio.to_thread(server.stop)
         assert seen == [1, 2]
+
+
+async def test_heartbeats_keep_a_quiet_feed_open_and_are_never_told() -> None:
+    live = LiveServer(heartbeat_s=0.1)
+    streams = CountStreams()
+    try:
+        channel = grpc.aio.insecure_channel(live.target, interceptors=[streams])
+        async with AsyncClient(ConnectOptions(live.target), channel) as client:
+            assert (await client.server_info()).limits.heartbeat_millis == 100
+            table = await client.create_table(table_config(seed=SEED))
+            await client.join(table.table_id, name="alone")  # the match never starts
+            told: list[int] = []
+
+            async def watch() -> None:
+                async for event in client.watch(table.table_id):
+                    told.append(event.seq)
+
+            watching = asyncio.create_task(watch())
+            await asyncio.sleep(1.0)  # ten heartbeat periods with nothing to tell
+            watching.cancel()
+            await asyncio.gather(watching, return_exceptions=True)
+    finally:
+        await asyncio.to_thread(live.close)
+    assert told == [1]  # the seat taken; no heartbeat passed on as an event
+    assert streams.after == [0]  # alive all along: never reopened
