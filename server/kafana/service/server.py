@@ -252,7 +252,7 @@ def create_server(
     authenticator = Authenticator(accounts or accounts_for(store), auth)
     # The authenticator goes first: the limits after it charge `caller_of(context)`.
     interceptors = [
-        *([Metered()] if metered else []),  # outermost: refusals are counted too
+        *([Metered(tables)] if metered else []),  # outermost: refusals are counted too
         authenticator,
         Guard(rate_limit or RateLimit(), served.message_bytes),
     ]
