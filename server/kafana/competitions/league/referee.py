@@ -20,6 +20,7 @@ import logging
 import secrets
 from collections.abc import Callable
 
+from kafana import metrics
 from kafana.competitions.fairness import commitment, new_secret
 from kafana.competitions.league.matchmaking import Window, groups
 from kafana.competitions.league.results import (
@@ -169,6 +170,7 @@ class Referee:
         if not await self.store.pair_lease(league, self.owner, self.lease_ms):
             return []
         waiting = await self.store.oldest(league, self.batch)
+        metrics.league_queue(league, len(waiting))
         if len(waiting) < spec.players:
             return []
         now = self.clock()
@@ -317,6 +319,7 @@ class Referee:
             if answer != "retry":
                 if answer == SETTLED:
                     self.settled += 1
+                    metrics.league_settled(bool(outcome.scores))
                     self.wake_players(league, players)
                 return answer
         raise RuntimeError(f"league {league} match {number}: ratings kept changing; retried")
