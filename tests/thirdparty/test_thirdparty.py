@@ -174,8 +174,8 @@ def launch(script: str, protocol: str, url: str, *args: str) -> subprocess.Popen
 
 
 def finish(processes: dict[str, subprocess.Popen[str]], script: str) -> dict[str, dict[str, Any]]:
-    """Wait for every process; each protocol's figures (its last line, JSON). Every failure is
-    reported, with its output."""
+    """Wait for every process (keyed by protocol, or a label); the figures of each (its last
+    line, JSON). Every failure is reported, with its output."""
     outputs = {}
     try:
         for protocol, process in processes.items():
@@ -186,9 +186,9 @@ def finish(processes: dict[str, subprocess.Popen[str]], script: str) -> dict[str
                 process.kill()
                 process.wait()
     failed = [
-        f"node {script} {protocol} (exit {processes[protocol].returncode}):\n{out}{err}"
-        for protocol, (out, err) in outputs.items()
-        if processes[protocol].returncode != 0
+        f"node {script} {key} (exit {processes[key].returncode}):\n{out}{err}"
+        for key, (out, err) in outputs.items()
+        if processes[key].returncode != 0
     ]
     assert not failed, "\n".join(failed)
     figures = {p: json.loads(out.strip().splitlines()[-1]) for p, (out, _) in outputs.items()}
@@ -259,36 +259,43 @@ def test_pages_through_more_than_500_tables(node_app: Path, server: Server) -> N
 def test_feed_resumes_across_restart(node_app: Path, server: Server, tmp_path: Path) -> None:
     """The server stops mid-match: every protocol's feed ends UNAVAILABLE (SERVER_STOPPING), a
     call fails while no server runs, and the feed resumed with after_seq goes on with the next
-    event once another server runs on the same ports and Redis."""
-    processes = {p: launch("resume.mjs", p, server.url(p)) for p in PROTOCOLS}
-    said: dict[str, list[str]] = {p: [] for p in PROTOCOLS}
+    event once another server runs on the same ports and Redis. The same through the client
+    layer of @kafana/client, whose feed reconnects by itself (client.mjs)."""
+    processes = {f"resume {p}": launch("resume.mjs", p, server.url(p)) for p in PROTOCOLS}
+    processes |= {f"client {p}": launch("client.mjs", p, server.url(p)) for p in PROTOCOLS}
+    said: dict[str, list[str]] = {key: [] for key in processes}
 
     def expect(prefix: str) -> dict[str, list[str]]:
         words = {}
-        for protocol, process in processes.items():
+        for key, process in processes.items():
             line = process.stdout.readline() if process.stdout else ""
-            said[protocol].append(line)
+            said[key].append(line)
             if not line.startswith(prefix):
                 process.kill()
                 _, err = process.communicate(timeout=10)
-                lines = "".join(said[protocol])
-                pytest.fail(f"resume.mjs {protocol}: wanted {prefix}:\n{lines}{err}")
-            words[protocol] = line.split()[1:]
+                lines = "".join(said[key])
+                pytest.fail(f"{key}: wanted {prefix}:\n{lines}{err}")
+            words[key] = line.split()[1:]
         return words
 
     try:
         expect("WATCHING")
         server.stop()
-        for protocol, words in expect("STOPPED").items():
-            assert words == ["Unavailable", "SERVER_STOPPING"], protocol
+        for key, words in expect("STOPPED").items():
+            assert words == ["Unavailable", "SERVER_STOPPING"], key
         for process in processes.values():
             assert process.stdin is not None
             process.stdin.write("DOWN\n")
             process.stdin.flush()
-        assert expect("REFUSED")["grpc"] == ["Unavailable"]
+        refused = expect("REFUSED")
+        assert refused["resume grpc"] == refused["client grpc"] == ["Unavailable"]
     finally:
         if server.served.process.poll() is not None:
             server.again(tmp_path)
-    for protocol, figures in finish(processes, "resume.mjs").items():
-        assert figures["streamEnd"] == "Unavailable SERVER_STOPPING", protocol
-        assert figures["resumedFrom"] == figures["before"] + 1, protocol
+    for key, figures in finish(processes, "resume.mjs / client.mjs").items():
+        if key.startswith("resume"):
+            assert figures["streamEnd"] == "Unavailable SERVER_STOPPING", key
+            assert figures["resumedFrom"] == figures["before"] + 1, key
+        else:
+            assert figures["firstReconnect"] == "SERVER_STOPPING", key
+            assert figures["events"] == 9, key  # 2 seats, 3 moves, a restart, 3 moves, closed

@@ -51,12 +51,18 @@ export function refusal(error: unknown): Refusal {
   };
 }
 
-/** Whether resending the same call later can succeed (UNAVAILABLE, or a rate limit). */
+/** A call that reached no server: fetch() reports it as a TypeError, which Connect calls Unknown. */
+export function isNetworkFailure(error: unknown): boolean {
+  const connectError = ConnectError.from(error);
+  return connectError.code === Code.Unknown && connectError.cause instanceof TypeError;
+}
+
+/**
+ * Whether resending the same call later can succeed: UNAVAILABLE (the server is stopping or
+ * unreachable, the store is down), a rate limit, or no server reached at all. A PlayMove may be
+ * resent only with the same client_move_id and last_seq.
+ */
 export function isRetryable(error: unknown): boolean {
   const { code, reason } = refusal(error);
-  return (
-    code === Code.Unavailable ||
-    reason === ErrorReason.RATE_LIMITED ||
-    reason === ErrorReason.STORE_UNAVAILABLE
-  );
+  return code === Code.Unavailable || reason === ErrorReason.RATE_LIMITED || isNetworkFailure(error);
 }

@@ -8,7 +8,7 @@ import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import type { Event } from "./gen/kafana/v1/events_pb.js";
 import type { KafanaService } from "./gen/kafana/v1/service_pb.js";
 import { authHeaders } from "./auth.js";
-import { refusal, type Refusal } from "./errors.js";
+import { isNetworkFailure, refusal, type Refusal } from "./errors.js";
 
 /** How to follow a feed. */
 export interface FeedOptions {
@@ -34,9 +34,11 @@ export interface FeedOptions {
 
 /** Whether a stream that ended with `error` is worth resuming. */
 function resumable(error: ConnectError): boolean {
-  // fetch() reports a refused connection as a TypeError, which Connect calls Unknown.
-  const network = error.code === Code.Unknown && error.cause instanceof TypeError;
-  return error.code === Code.Unavailable || error.code === Code.DeadlineExceeded || network;
+  return (
+    error.code === Code.Unavailable ||
+    error.code === Code.DeadlineExceeded ||
+    isNetworkFailure(error)
+  );
 }
 
 function pause(millis: number, signal?: AbortSignal): Promise<void> {
