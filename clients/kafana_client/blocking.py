@@ -160,6 +160,7 @@ class Client(_Blocking, Connects):
     captures = mirror(AsyncClient.captures)
     events = stream(AsyncClient.events)
     watch = stream(AsyncClient.watch)
+    watch_account = stream(AsyncClient.watch_account)
 
     join = mirror_into(AsyncClient.join, lambda client, held: Seat(client, held))
     """Take a seat; the blocking `Seat` keeps the token."""

@@ -14,7 +14,7 @@ from typing import Any, Self
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
 
-STREAMING = frozenset({"WatchEvents"})
+STREAMING = frozenset({"WatchEvents", "WatchAccount"})
 # A table with many cards has very many captures; grpc's default limit (4 MB) is too small.
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 AUTHORIZATION = "authorization"

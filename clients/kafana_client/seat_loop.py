@@ -37,7 +37,6 @@ from kafana_client.errors import (
     MatchOverRpcError,
     NotYourTurnRpcError,
     RefusedMoveError,
-    ResourceExhaustedError,
     RpcError,
     StaleStateError,
     UnavailableError,
@@ -99,11 +98,8 @@ async def playable_moves(seat: AsyncSeat, state: state_pb2.TableState) -> LegalM
         return await seat.legal_moves()
     except (NotYourTurnRpcError, MatchOverRpcError):
         return None
-    except (InvalidArgumentError, ResourceExhaustedError) as error:
-        too_many = isinstance(error, ResourceExhaustedError) or (
-            getattr(error, "reason", "") == TOO_MANY_MOVES
-        )
-        if not too_many or state.WhichOneof("game") != "tablic":
+    except InvalidArgumentError as error:
+        if error.reason != TOO_MANY_MOVES or state.WhichOneof("game") != "tablic":
             raise
         return LegalMoves(int(state.seq), trails(tuple(state.tablic.hand)), listed=False)
 
