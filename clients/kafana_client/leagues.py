@@ -14,6 +14,8 @@ Example (inside an `async def`)::
 
 `play_league` opens the account's ticket stream, joins the queue, plays each ticket's seat with
 the SDK's seat loop (`kafana_client.remote.play_seat`) and joins again once the match is settled.
+Names stand for the API's enums as in `kafana_client.tournaments` (game "tac" is `GAME_TAC`,
+preset "wild_jack" `TABLIC_PRESET_WILD_JACK`).
 """
 
 from __future__ import annotations
@@ -28,13 +30,14 @@ from typing import Any
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
 from kafana.v1 import leagues_pb2 as pb
-from kafana.v1 import leagues_pb2_grpc
+from kafana.v1 import leagues_pb2_grpc, rules_pb2
 
 from kafana_client.aio import RESUMABLE, AsyncClient, AsyncSeat, _Synthetic
 from kafana_client.blocking import Client, _Blocking, mirror, stream
 from kafana_client.convert import rules_of
 from kafana_client.errors import FailedPreconditionError, RpcError, from_grpc
 from kafana_client.remote import BotMaker, play_seat
+from kafana_client.tournaments import enum_value
 
 Update = Callable[[pb.TicketUpdate], None]
 SEAT_END_S = 10.0
@@ -66,8 +69,8 @@ class Leagues:
     ) -> pb.LeagueInfo:
         """Create a league (organiser role); 0 or "" leaves a setting at the server's default."""
         spec = pb.LeagueSpec(
-            game=game,
-            preset=preset,
+            game=enum_value(rules_pb2.Game, "GAME_", game),
+            preset=enum_value(rules_pb2.TablicPreset, "TABLIC_PRESET_", preset),
             target=target,
             players=players,
             move_ms=move_ms,
@@ -96,22 +99,23 @@ class Leagues:
         """The caller's account waits for a match (refused while one is not yet settled).
 
         Retried on UNAVAILABLE: joining twice leaves the account waiting once."""
-        request = pb.QueueRequest(league=league)
+        request = pb.JoinQueueRequest(league=league)
         status: pb.QueueStatus = await self._call("JoinQueue", request, retry=True)
         return status
 
     async def leave(self, league: str) -> pb.QueueStatus:
         """The caller's account stops waiting (retried on UNAVAILABLE, as leaving is)."""
-        request = pb.QueueRequest(league=league)
+        request = pb.LeaveQueueRequest(league=league)
         status: pb.QueueStatus = await self._call("LeaveQueue", request, retry=True)
         return status
 
     async def board(
-        self, league: str, *, season: int = 0, page: int = 1, page_size: int = 50
+        self, league: str, *, season: int = 0, page_size: int = 50, page_token: str = ""
     ) -> pb.LeaderboardPage:
-        """A page of a season's leaderboard (0: the current season), best first."""
+        """A page of a season's leaderboard (0: the current season), best first; the next
+        page with `page_token` = this page's `next_page_token` ("" on the last page)."""
         request = pb.GetLeaderboardRequest(
-            league=league, season=season, page=page, page_size=page_size
+            league=league, season=season, page_size=page_size, page_token=page_token
         )
         board: pb.LeaderboardPage = await self._call("GetLeaderboard", request, retry=True)
         return board
@@ -286,5 +290,5 @@ async def _join(leagues: Leagues, league: str) -> None:
     try:
         await leagues.join(league)
     except FailedPreconditionError:
-        if (await leagues.leave(league)).state != "paired":  # refused for another reason
+        if (await leagues.leave(league)).state != pb.QUEUE_STATE_PAIRED:  # refused otherwise
             raise

@@ -12,6 +12,11 @@ Example (inside an `async def`)::
         me = await events.enter(made.event_id, "ana")                 # a person or remote bot
         await events.start(made.event_id, made.organiser_token)
         await play_entry(client, made.event_id, me.token, make_bot)   # every game of ana's
+
+Names stand for the API's enums: a format "swiss" is `EVENT_FORMAT_SWISS`, a preset
+"wild_jack" `TABLIC_PRESET_WILD_JACK`, a game "tac" `GAME_TAC`, an action "forfeit_hand"
+`FAULT_ACTION_FORFEIT_HAND` (`enum_value`). The organiser token travels as the
+`kafana-organiser-token` call metadata, the entry token as `kafana-entry-token`.
 """
 
 from __future__ import annotations
@@ -25,12 +30,49 @@ from typing import Any
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
 from kafana.v1 import competitions_pb2 as pb
-from kafana.v1 import competitions_pb2_grpc
+from kafana.v1 import competitions_pb2_grpc, rules_pb2
 
-from kafana_client.aio import RESUMABLE, AsyncClient, AsyncSeat
+from kafana_client.aio import RESUMABLE, AsyncClient, AsyncSeat, token_metadata
 from kafana_client.errors import from_grpc
 
 log = logging.getLogger(__name__)
+ORGANISER_TOKEN = "kafana-organiser-token"
+"""The metadata key of an event's organiser token (CreateEvent hands it out)."""
+ENTRY_TOKEN = "kafana-entry-token"
+"""The metadata key of an entrant's entry token (EnterEvent hands it out)."""
+
+
+def enum_value(enum: Any, prefix: str, name: str) -> Any:
+    """The value of enum `prefix` + NAME for a lower-case `name` ("": 0, unspecified);
+    ValueError naming the choices.
+
+    >>> enum_value(pb.EventFormat, "EVENT_FORMAT_", "round_robin") == pb.EVENT_FORMAT_ROUND_ROBIN
+    True
+    >>> enum_value(rules_pb2.TablicPreset, "TABLIC_PRESET_", "")
+    0
+    """
+    if not name:
+        return 0
+    key = prefix + name.upper()
+    names: list[str] = list(enum.keys())
+    if key not in names:
+        known = [k.removeprefix(prefix).lower() for k in names if not k.endswith("UNSPECIFIED")]
+        raise ValueError(
+            f"unknown {prefix.rstrip('_').lower()} {name!r}: choose {', '.join(known)}"
+        )
+    return enum.Value(key)
+
+
+def enum_name(enum: Any, prefix: str, value: int) -> str:
+    """The lower-case name of an enum value ("" for 0, unspecified).
+
+    >>> enum_name(pb.EventStatus, "EVENT_STATUS_", pb.EVENT_STATUS_PAUSED)
+    'paused'
+    """
+    if not value:
+        return ""
+    name: str = enum.Name(value)
+    return name.removeprefix(prefix).lower()
 
 
 @dataclass(frozen=True)
@@ -88,26 +130,27 @@ class Tournaments:
         """Create an event (open for entries). Keep the organiser token: it is shown once.
 
         A `seed` (deals predictable from it) is refused unless `chosen_seed` is set."""
+        action = pb.FaultAction
         policy = pb.FaultPolicySpec(
             move_ms=move_ms,
-            on_timeout=on_timeout,
+            on_timeout=enum_value(action, "FAULT_ACTION_", on_timeout),
             disconnect_grace_ms=disconnect_grace_ms,
-            on_disconnect=on_disconnect,
+            on_disconnect=enum_value(action, "FAULT_ACTION_", on_disconnect),
             timeouts_to_forfeit=timeouts_to_forfeit,
             illegal_limit=illegal_limit,
             no_show_ms=no_show_ms,
         )
         request = pb.CreateEventRequest(
             name=name,
-            format=format,
+            format=enum_value(pb.EventFormat, "EVENT_FORMAT_", format),
             rounds=rounds,
             boards=boards,
             hands_per_board=hands_per_board,
-            preset=preset,
+            preset=enum_value(rules_pb2.TablicPreset, "TABLIC_PRESET_", preset),
             target=target,
             seats_per_game=seats_per_game,
             partnerships=partnerships,
-            game=game,
+            game=enum_value(rules_pb2.Game, "GAME_", game),
             policy=policy,
             seed=seed,
             chosen_seed=chosen_seed,
@@ -124,8 +167,11 @@ class Tournaments:
 
     async def start(self, event_id: str, organiser_token: str) -> pb.EventInfo:
         """Close entries and start the event."""
-        request = pb.OrganiserRequest(event_id=event_id, organiser_token=organiser_token)
-        info: pb.EventInfo = await self._call("StartEvent", request)
+        request = pb.StartEventRequest(event_id=event_id)
+        metadata = token_metadata(ORGANISER_TOKEN, organiser_token)
+        info: pb.EventInfo = await self.client._call(
+            "StartEvent", request, None, stub=self._stub, metadata=metadata
+        )
         return info
 
     async def get(self, event_id: str, *, records: bool = False) -> pb.EventInfo:
@@ -134,27 +180,46 @@ class Tournaments:
         info: pb.EventInfo = await self._call("GetEvent", request)
         return info
 
-    async def list(self, limit: int = 50) -> list[pb.EventInfo]:
-        """Events, newest first."""
-        answer = await self._call("ListEvents", pb.ListEventsRequest(limit=limit))
-        return list(answer.events)
+    async def list_page(
+        self, page_size: int = 50, page_token: str = ""
+    ) -> tuple[list[pb.EventInfo], str]:
+        """One page of events, newest first, and the token of the next ("": the last page)."""
+        request = pb.ListEventsRequest(page_size=page_size, page_token=page_token)
+        answer = await self._call("ListEvents", request)
+        return list(answer.events), str(answer.next_page_token)
 
-    async def _organise(self, method: str, event_id: str, token: str, note: str) -> pb.EventInfo:
-        request = pb.OrganiserRequest(event_id=event_id, organiser_token=token, note=note)
-        info: pb.EventInfo = await self._call(method, request)
+    async def list(self, limit: int = 50) -> list[pb.EventInfo]:
+        """Up to `limit` events, newest first (as many pages as it takes)."""
+        out: list[pb.EventInfo] = []
+        token = ""
+        while len(out) < limit:
+            events, token = await self.list_page(min(limit - len(out), 500), token)
+            out += events
+            if not token:
+                break
+        return out
+
+    async def _organise(self, method: str, request: Any, token: str) -> pb.EventInfo:
+        metadata = token_metadata(ORGANISER_TOKEN, token)
+        info: pb.EventInfo = await self.client._call(
+            method, request, None, stub=self._stub, metadata=metadata
+        )
         return info
 
     async def pause(self, event_id: str, organiser_token: str, note: str = "") -> pb.EventInfo:
         """No new game starts until `resume`."""
-        return await self._organise("PauseEvent", event_id, organiser_token, note)
+        request = pb.PauseEventRequest(event_id=event_id, note=note)
+        return await self._organise("PauseEvent", request, organiser_token)
 
     async def resume(self, event_id: str, organiser_token: str, note: str = "") -> pb.EventInfo:
         """Games start again."""
-        return await self._organise("ResumeEvent", event_id, organiser_token, note)
+        request = pb.ResumeEventRequest(event_id=event_id, note=note)
+        return await self._organise("ResumeEvent", request, organiser_token)
 
     async def end(self, event_id: str, organiser_token: str, note: str = "") -> pb.EventInfo:
         """End now: running games stop, undecided ones are not played."""
-        return await self._organise("EndEvent", event_id, organiser_token, note)
+        request = pb.EndEventRequest(event_id=event_id, note=note)
+        return await self._organise("EndEvent", request, organiser_token)
 
     async def adjudicate(
         self,
@@ -166,14 +231,9 @@ class Tournaments:
     ) -> pb.EventInfo:
         """Decide a game: `winner` is the winning seat, None for a draw."""
         request = pb.AdjudicateGameRequest(
-            event_id=event_id,
-            organiser_token=organiser_token,
-            game_id=game_id,
-            winner=winner,
-            note=note,
+            event_id=event_id, game_id=game_id, winner=winner, note=note
         )
-        info: pb.EventInfo = await self._call("AdjudicateGame", request)
-        return info
+        return await self._organise("AdjudicateGame", request, organiser_token)
 
     async def watch_entry(self, event_id: str, entry_token: str) -> AsyncIterator[pb.EntryUpdate]:
         """Your games (table, seat, seat token) as they are created, until the event is over.
@@ -182,10 +242,9 @@ class Tournaments:
         """
         failures = 0
         policy = self.client.options.retry
+        metadata = token_metadata(ENTRY_TOKEN, entry_token)
         while True:
-            call = self._stub.WatchEntry(
-                pb.WatchEntryRequest(event_id=event_id, entry_token=entry_token)
-            )
+            call = self._stub.WatchEntry(pb.WatchEntryRequest(event_id=event_id), metadata=metadata)
             try:
                 async for update in call:
                     failures = 0

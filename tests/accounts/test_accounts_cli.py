@@ -12,7 +12,11 @@ from kit import KAFANA, healthy, redis_cli, serving
 
 from .accounts_support import bearer, code_of
 
-TABLIC = rules_pb2.RulesSpec(game="tablic", preset="serbian", players=2)
+TABLIC = rules_pb2.RulesSpec(
+    game=rules_pb2.GAME_TABLIC,
+    players=2,
+    tablic=rules_pb2.TablicRules(preset=rules_pb2.TABLIC_PRESET_SERBIAN),
+)
 
 
 def account(*args: str, key: str | None = None) -> subprocess.CompletedProcess[str]:

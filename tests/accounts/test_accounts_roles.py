@@ -7,12 +7,16 @@ from kafana.competitions.hosted.host import CompetitionsHost, events_for
 from kafana.service.auth import OPEN, REQUIRED, AuthPolicy
 from kafana.store.accounts_redis import RedisAccounts
 from kafana.store.redis_store import RedisStore
-from kafana.v1 import competitions_pb2, competitions_pb2_grpc
+from kafana.v1 import competitions_pb2, competitions_pb2_grpc, rules_pb2
 from kit import running
 
 from .accounts_support import bearer, code_of, make_account
 
-EVENT = competitions_pb2.CreateEventRequest(name="friday", format="round_robin", preset="serbian")
+EVENT = competitions_pb2.CreateEventRequest(
+    name="friday",
+    format=competitions_pb2.EVENT_FORMAT_ROUND_ROBIN,
+    preset=rules_pb2.TABLIC_PRESET_SERBIAN,
+)
 
 
 async def test_only_organisers_create_events_in_required_mode(redis_url: str) -> None:

@@ -56,7 +56,11 @@ async def test_two_accounts_on_one_channel_play_and_rejoin(redis_url: str) -> No
             assert [m.match for m in games[0]] == [m.match for m in games[1]] == [1, 2]
             assert told == ["ticket", "settled", "ticket", "settled"]  # rejoined after each
             for m in games[0]:
-                assert m.state == "settled" and m.rated and sorted(m.players) == ["ana", "bob"]
+                assert (
+                    m.state == pb.MATCH_STATE_SETTLED
+                    and m.rated
+                    and sorted(m.players) == ["ana", "bob"]
+                )
             info = await Leagues(ana).get("cup")
             assert (info.matches_made, info.matches_settled, info.waiting) == (2, 2, 0)
             board = await Leagues(bob).board("cup")
@@ -99,7 +103,7 @@ async def test_a_bots_exception_is_printed_with_its_traceback(
     assert "Traceback (most recent call last)" in err, err
     assert "ZeroDivisionError: the bot's own bug" in err and "in choose" in err
     # The seat is left to the league's fault policy (ana's clock runs out) and play goes on.
-    assert ana_match.state == bob_match.state == "settled"
+    assert ana_match.state == bob_match.state == pb.MATCH_STATE_SETTLED
 
 
 async def test_a_match_not_settled_is_played_before_joining_again(
@@ -110,8 +114,8 @@ async def test_a_match_not_settled_is_played_before_joining_again(
         try:
             org, ana, bob = (keyed_client(channel, served.keys[n]) for n in ("org", "ana", "bob"))
             await Leagues(org).create("cup", target=11, move_ms=3000)
-            assert (await Leagues(ana).join("cup")).state == "waiting"
-            assert (await Leagues(ana).leave("cup")).state == "idle"
+            assert (await Leagues(ana).join("cup")).state == pb.QUEUE_STATE_WAITING
+            assert (await Leagues(ana).leave("cup")).state == pb.QUEUE_STATE_IDLE
             await Leagues(ana).join("cup")
             await Leagues(bob).join("cup")
             deadline = asyncio.get_running_loop().time() + 20

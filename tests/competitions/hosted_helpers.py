@@ -13,14 +13,14 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from kafana.v1 import competitions_pb2 as pb
-from kafana.v1 import state_pb2
+from kafana.v1 import rules_pb2, state_pb2
 from kafana_bots import registry
 from kafana_client import AsyncClient, AsyncSeat
 from kafana_client.aio import LegalMoves
 from kafana_client.bots import run_bot
 from kafana_client.cli.session import PersonAtTable
 from kafana_client.convert import rules_of
-from kafana_client.errors import ResourceExhaustedError
+from kafana_client.errors import TooManyMovesRpcError
 from kafana_client.seat_loop import Decision, Hooks, follow_seat
 from kafana_client.tac import tac_rules_of
 from kafana_client.tournaments import SeatPlayer, Tournaments, play_entry
@@ -48,13 +48,13 @@ def bot_player(client: AsyncClient, bot: str = "greedy") -> SeatPlayer:
     async def play(seat: AsyncSeat, a: pb.Assignment) -> object:
         info = await client.get_table(a.table_id)
         rng = random.Random(a.game_id)
-        if info.rules.game == "tac":
+        if info.rules.game == rules_pb2.GAME_TAC:
             tac_bot = registry.create(bot, seat=a.seat, rules=tac_rules_of(info), rng=rng)
             return await run_bot(seat, tac_bot)
         made = registry.create(bot, seat=a.seat, rules=rules_of(info), rng=rng)
         try:
             return await run_bot(seat, made)
-        except ResourceExhaustedError:  # too many captures to list: trail from here on
+        except TooManyMovesRpcError:  # too many captures to list: trail from here on
             await follow(seat)
             return None
 
@@ -68,7 +68,7 @@ def person_player(screen: io.StringIO) -> SeatPlayer:
         console = Console(file=screen, width=100)
         try:
             return await PersonAtTable(seat, console, ask=lambda prompt: "1").play()
-        except ResourceExhaustedError:  # too many captures to list: trail from here on
+        except TooManyMovesRpcError:  # too many captures to list: trail from here on
             await follow(seat)
             return None
 
@@ -137,7 +137,7 @@ async def first_assignment(
 async def play_moves(seats: list[AsyncSeat], count: int) -> None:
     """Play `count` first legal moves at one table, each by the seat to move."""
     for _ in range(count):
-        view = (await seats[0].state()).tablic
+        view = await seats[0].state()
         seat = next(s for s in seats if s.seat == view.current_seat)
         await seat.state()
         await seat.play((await seat.legal_moves()).moves[0].text)

@@ -10,17 +10,19 @@ from dataclasses import dataclass, field
 
 import grpc
 from kafana.competitions.server import create_server
-from kafana.games import tablic, tac
 from kafana.service.auth import REQUIRED, AuthPolicy
 from kafana.service.server import KafanaServer
 from kafana.store.accounts import Account, key_hash, new_key, now_ms
 from kafana.store.accounts_redis import RedisAccounts
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import leagues_pb2 as pb
-from kafana.v1 import leagues_pb2_grpc, service_pb2_grpc, state_pb2
+from kafana.v1 import leagues_pb2_grpc, rules_pb2, service_pb2_grpc, state_pb2
 from kafana_bots import registry
 from kafana_client import AsyncClient, AsyncSeat
 from kafana_client.bots import run_bot
+from kafana_client.convert import rules_of
+from kafana_client.tac import tac_rules_of
+from kafana_client.tournaments import enum_value
 
 Metadata = tuple[tuple[str, str], ...]
 FINISHED = state_pb2.TABLE_STATUS_FINISHED
@@ -131,8 +133,8 @@ async def play_out(node: Node, ticket: pb.Ticket, key: Metadata, bot: str = "gre
     async with AsyncClient.connect(target, key=key[0][1].split(" ", 1)[1]) as client:
         seat = AsyncSeat(client, ticket.table_id, ticket.seat, ticket.seat_token)
         info = await client.get_table(ticket.table_id)
-        game = tac if info.rules.game == "tac" else tablic
-        rules = game.Rules.from_json(info.rules_json)
+        tac_table = info.rules.game == rules_pb2.GAME_TAC
+        rules = tac_rules_of(info) if tac_table else rules_of(info)
         bot = registry.create(bot, seat=ticket.seat, rules=rules, rng=random.Random(1))
         await run_bot(seat, bot)
 
@@ -141,6 +143,12 @@ async def create_league(node: Node, key: Metadata, name: str, **spec: int | str)
     """A league with a tiny target and short clock unless told otherwise."""
     chosen: dict[str, int | str] = {"target": 11, "move_ms": 2000, "join_deadline_ms": 3000}
     chosen.update(spec)
+    if isinstance(chosen.get("game"), str):  # a name: its enum value
+        chosen["game"] = enum_value(rules_pb2.Game, "GAME_", str(chosen["game"]))
+    if isinstance(chosen.get("preset"), str):
+        chosen["preset"] = enum_value(
+            rules_pb2.TablicPreset, "TABLIC_PRESET_", str(chosen["preset"])
+        )
     request = pb.CreateLeagueRequest(league=name, spec=pb.LeagueSpec(**chosen))  # type: ignore[arg-type]
     result: pb.LeagueInfo = await node.leagues.CreateLeague(request, metadata=key)
     return result

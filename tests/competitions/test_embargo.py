@@ -23,7 +23,7 @@ from kafana.store.base import FINISHED
 from kafana.store.memory import MemoryStore
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import rules_pb2, service_pb2, service_pb2_grpc, state_pb2
-from kit import Service, healthy, refusal, serving
+from kit import Service, healthy, refusal, seat_md, serving
 
 LABEL = "cup/board-1"
 PRECONDITION = grpc.StatusCode.FAILED_PRECONDITION
@@ -35,7 +35,11 @@ def board_config(seed: int, label: str = LABEL) -> rules_pb2.TableConfig:
         rules_pb2.Deck(cards=[c.text for c in tablic.shuffled_deck(seed, k)]) for k in range(8)
     ]
     return rules_pb2.TableConfig(
-        rules=rules_pb2.RulesSpec(game="tablic", preset="serbian", players=2, target=11),
+        rules=rules_pb2.RulesSpec(
+            game=rules_pb2.GAME_TABLIC,
+            players=2,
+            tablic=rules_pb2.TablicRules(preset=rules_pb2.TABLIC_PRESET_SERBIAN, target=11),
+        ),
         seed=seed,
         decks=decks,
         name="cup",
@@ -53,7 +57,9 @@ async def organiser(redis_url: str) -> AsyncIterator[Tables]:
         await store.close()
 
 
-async def seated(stub: service_pb2_grpc.KafanaServiceStub, config: rules_pb2.TableConfig) -> list[str]:
+async def seated(
+    stub: service_pb2_grpc.KafanaServiceStub, config: rules_pb2.TableConfig
+) -> list[str]:
     """Create a table and take both seats: [table id, seat 0's token, seat 1's token]."""
     created = await stub.CreateTable(service_pb2.CreateTableRequest(config=config))
     out = [created.table_id]
@@ -70,22 +76,22 @@ async def finish(stub: service_pb2_grpc.KafanaServiceStub, table: list[str]) -> 
     table_id, *tokens = table
     while True:
         state = await stub.GetState(
-            service_pb2.GetStateRequest(table_id=table_id, seat_token=tokens[0])
+            service_pb2.GetStateRequest(table_id=table_id), metadata=seat_md(tokens[0])
         )
         if state.info.status == state_pb2.TABLE_STATUS_FINISHED:
             return
-        token = tokens[state.tablic.current_seat]
+        token = tokens[state.current_seat]
         legal = await stub.GetLegalMoves(
-            service_pb2.GetLegalMovesRequest(table_id=table_id, seat_token=token)
+            service_pb2.GetLegalMovesRequest(table_id=table_id), metadata=seat_md(token)
         )
         await stub.PlayMove(
             service_pb2.PlayMoveRequest(
                 table_id=table_id,
-                seat_token=token,
-                move=legal.moves[-1].text,
+                move=legal.moves[-1],
                 client_move_id=uuid.uuid4().hex,
                 last_seq=legal.seq,
-            )
+            ),
+            metadata=seat_md(token),
         )
 
 
@@ -110,9 +116,10 @@ async def test_an_embargoed_record_is_refused_until_released(
         error = await refusal(watch.read())
         assert error.code() == PRECONDITION, table_id
     # the seats still see their own table; the public summary has no seed and no deck
-    own = service_pb2.GetStateRequest(table_id=running[0], seat_token=running[1])
-    assert (await stub.GetState(own)).info.status == state_pb2.TABLE_STATUS_PLAYING
-    listed = await stub.ListTables(service_pb2.ListTablesRequest(limit=10))
+    own = service_pb2.GetStateRequest(table_id=running[0])
+    seat = seat_md(running[1])
+    assert (await stub.GetState(own, metadata=seat)).info.status == state_pb2.TABLE_STATUS_PLAYING
+    listed = await stub.ListTables(service_pb2.ListTablesRequest(page_size=10))
     shown = listed.SerializeToString()
     assert len(listed.tables) == 2 and str(seed).encode() not in shown
     assert " ".join(c.text for c in tablic.shuffled_deck(seed, 0)).encode() not in shown
@@ -164,7 +171,7 @@ async def test_bad_labels_and_times_are_refused(service: Service, organiser: Tab
     error = await refusal(service.stub.CreateTable(service_pb2.CreateTableRequest(config=config)))
     assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert "an embargo label takes printable characters only" in (error.details() or "")
-    listed = await service.stub.ListTables(service_pb2.ListTablesRequest(limit=10))
+    listed = await service.stub.ListTables(service_pb2.ListTablesRequest(page_size=10))
     assert not listed.tables
     with pytest.raises(InvalidInputError, match="not empty"):
         await organiser.embargo("", 1000)

@@ -79,7 +79,7 @@ async def finished_game(events: Tournaments, event_id: str) -> pb.GameInfo:
     async def get() -> pb.EventInfo:
         return await events.get(event_id)
 
-    info = await until(get, lambda i: i.phase == "finished", timeout=60)
+    info = await until(get, lambda i: i.phase == pb.EVENT_PHASE_FINISHED, timeout=60)
     (game,) = games(info)
     return game
 
@@ -114,22 +114,26 @@ async def test_hosted_events_apply_their_fault_policy(
             await asyncio.gather(*entries, return_exceptions=True)
 
     seat = list(broken.seats).index("broken")
-    assert broken.ending == "forfeit" and broken.winner == 1 - seat
-    assert [f.split("@")[0] for f in broken.faults] == [f"seat{seat}:disconnect->forfeit_match"]
+    assert broken.ending == pb.GAME_ENDING_FORFEIT and broken.winner == 1 - seat
+    assert [f.code.split("@")[0] for f in broken.faults] == [
+        f"seat{seat}:disconnect->forfeit_match"
+    ]
     (logged,) = [r for r in caplog.records if r.name == "kafana_client.tournaments"]
     assert logged.exc_info is not None and "my bot is broken" in str(logged.exc_info[1])
     assert "Traceback" in caplog.text and "in decide" in caplog.text  # the author's own frame
 
     seat = list(spammed.seats).index("spammer")
-    assert spammed.ending == "forfeit" and spammed.winner == 1 - seat
-    assert [f.split("@")[0] for f in spammed.faults] == [f"seat{seat}:illegal_move->forfeit_match"]
+    assert spammed.ending == pb.GAME_ENDING_FORFEIT and spammed.winner == 1 - seat
+    assert [f.code.split("@")[0] for f in spammed.faults] == [
+        f"seat{seat}:illegal_move->forfeit_match"
+    ]
 
     seat = list(missing.seats).index("absent")
-    assert missing.ending == "forfeit" and missing.winner == 1 - seat
-    assert [f.split("@")[0] for f in missing.faults] == [f"seat{seat}:no_show->forfeit_match"]
+    assert missing.ending == pb.GAME_ENDING_FORFEIT and missing.winner == 1 - seat
+    assert [f.code.split("@")[0] for f in missing.faults] == [f"seat{seat}:no_show->forfeit_match"]
 
-    assert empty.ending == "not_played" and not empty.HasField("winner")
-    assert sorted(empty.faults) == [
+    assert empty.ending == pb.GAME_ENDING_NOT_PLAYED and not empty.HasField("winner")
+    assert sorted(f.code for f in empty.faults) == [
         "seat0:no_show->forfeit_match@0",
         "seat1:no_show->forfeit_match@0",
     ]
@@ -141,7 +145,9 @@ async def test_a_built_in_bot_that_raises_is_left_to_the_tables_policy(
     domain, feed = tables
     policy = FaultPolicy(disconnect_grace_ms=600, on_disconnect=Action.FORFEIT_MATCH)
     config = rules_pb2.TableConfig(
-        rules=rules_pb2.RulesSpec(game="tablic", players=2, target=11),
+        rules=rules_pb2.RulesSpec(
+            game=rules_pb2.GAME_TABLIC, players=2, tablic=rules_pb2.TablicRules(target=11)
+        ),
         clock=clock_spec(policy),
         seed=3,
         name="crash",
@@ -172,7 +178,8 @@ async def test_a_built_in_bot_that_raises_is_left_to_the_tables_policy(
         await sweeper.stop()
     answer = await domain.record(table_id)
     last = answer.events[-1]
-    assert (last.kind, last.seat, last.reason) == (events_pb2.EVENT_KIND_FORFEIT, 0, "disconnect")
+    assert (last.kind, last.seat) == (events_pb2.EVENT_KIND_FORFEIT, 0)
+    assert last.reason == state_pb2.EVENT_REASON_DISCONNECT
     (fault,) = table_faults(list(answer.events), notes)
     assert (fault.seat, fault.reason, fault.action) == (0, Reason.DISCONNECT, Action.FORFEIT_MATCH)
     assert fault.detail == "ConnectionError: bot process went away"

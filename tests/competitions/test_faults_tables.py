@@ -13,15 +13,18 @@ import grpc
 from kafana.competitions.policy import Reason
 from kafana.competitions.table_results import table_faults
 from kafana.v1 import events_pb2, rules_pb2, service_pb2, state_pb2
-from kit import Service, finished, refusal, running
+from kit import Service, finished, refusal, running, seat_md
 
 FORFEIT = events_pb2.EVENT_KIND_FORFEIT
+R = state_pb2  # the EventReason values: R.EVENT_REASON_TIMEOUT ...
 
 
 def table_config(**clock: int) -> rules_pb2.TableConfig:
     """A two-player Tablić table to 11 with the given clock fields."""
     return rules_pb2.TableConfig(
-        rules=rules_pb2.RulesSpec(game="tablic", players=2, target=11),
+        rules=rules_pb2.RulesSpec(
+            game=rules_pb2.GAME_TABLIC, players=2, tablic=rules_pb2.TablicRules(target=11)
+        ),
         clock=rules_pb2.ClockSpec(**clock),
         name="faults",
         seed=11,
@@ -51,15 +54,19 @@ async def record(svc: Service, table_id: str) -> service_pb2.GetRecordResponse:
 async def test_an_illegal_move_spammer_forfeits_with_reason_illegal_move(service: Service) -> None:
     table_id, tokens = await opened(service, table_config(illegal_limit=3))
     state = await service.stub.GetState(
-        service_pb2.GetStateRequest(table_id=table_id, seat_token=tokens[0])
+        service_pb2.GetStateRequest(table_id=table_id), metadata=seat_md(tokens[0])
     )
     moves = []
     for attempt in range(3):
         error = await refusal(
             service.stub.PlayMove(
                 service_pb2.PlayMoveRequest(
-                    table_id=table_id, seat_token=tokens[0], move="XX", last_seq=state.seq
-                )
+                    table_id=table_id,
+                    move=state_pb2.Move(text="XX"),
+                    last_seq=state.seq,
+                    client_move_id=f"bad-{attempt}",
+                ),
+                metadata=seat_md(tokens[0]),
             )
         )
         assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
@@ -69,11 +76,11 @@ async def test_an_illegal_move_spammer_forfeits_with_reason_illegal_move(service
             assert again.info.status == state_pb2.TABLE_STATUS_PLAYING
     assert "forfeits the match after 3 illegal moves" in moves[-1], moves
     over = await finished(service, table_id, within=1)
-    assert over.result.reason == "forfeit" and over.result.forfeit_seat == 0
+    assert over.result.reason == state_pb2.RESULT_REASON_FORFEIT and over.result.forfeit_seat == 0
     assert over.result.winner_side == 1
     answer = await record(service, table_id)
     last = answer.events[-1]
-    assert (last.kind, last.seat, last.reason) == (FORFEIT, 0, "illegal_move")
+    assert (last.kind, last.seat, last.reason) == (FORFEIT, 0, R.EVENT_REASON_ILLEGAL_MOVE)
     assert [f.code() for f in table_faults(list(answer.events), [])] == [
         "seat0:illegal_move->forfeit_match@0"
     ]
@@ -88,7 +95,11 @@ async def test_the_nth_timeout_forfeits_with_reason_timeouts(service: Service) -
     kinds = [(e.kind, e.seat, e.reason) for e in answer.events if e.seq > 2]
     move = events_pb2.EVENT_KIND_MOVE
     # seat 0 and seat 1 each time out once (default moves), seat 0's second is a forfeit
-    assert kinds == [(move, 0, "timeout"), (move, 1, "timeout"), (FORFEIT, 0, "timeouts")]
+    assert kinds == [
+        (move, 0, R.EVENT_REASON_TIMEOUT),
+        (move, 1, R.EVENT_REASON_TIMEOUT),
+        (FORFEIT, 0, R.EVENT_REASON_TIMEOUTS),
+    ]
     codes = [f.code() for f in table_faults(list(answer.events), [])]
     assert codes[-1] == "seat0:timeouts->forfeit_match@2", codes
     assert answer.result.forfeit_seat == 0
@@ -98,14 +109,14 @@ async def test_a_seat_that_never_shows_up_forfeits_with_reason_no_show(service: 
     table_id, tokens = await opened(service, table_config(no_show_millis=600))
     # seat 1 shows up (a call with its token); seat 0 never does
     await service.stub.GetState(
-        service_pb2.GetStateRequest(table_id=table_id, seat_token=tokens[1])
+        service_pb2.GetStateRequest(table_id=table_id), metadata=seat_md(tokens[1])
     )
     started = time.monotonic()
     over = await finished(service, table_id)
     assert time.monotonic() - started >= 0.3  # not before the no-show time
-    assert over.result.reason == "forfeit" and over.result.forfeit_seat == 0
+    assert over.result.reason == state_pb2.RESULT_REASON_FORFEIT and over.result.forfeit_seat == 0
     answer = await record(service, table_id)
-    assert (answer.events[-1].kind, answer.events[-1].reason) == (FORFEIT, "no_show")
+    assert (answer.events[-1].kind, answer.events[-1].reason) == (FORFEIT, R.EVENT_REASON_NO_SHOW)
     faults = table_faults(list(answer.events), [])
     assert [(f.seat, f.reason) for f in faults] == [(0, Reason.NO_SHOW)]
 
@@ -115,12 +126,14 @@ async def test_nobody_showing_up_ends_the_match_with_no_result(service: Service)
         service_pb2.CreateTableRequest(config=table_config(no_show_millis=500))
     )  # nobody even sits down
     over = await finished(service, made.table_id)
-    assert over.result.reason == "no_show" and not over.result.HasField("winner_side")
+    assert over.result.reason == state_pb2.RESULT_REASON_NO_SHOW and not over.result.HasField(
+        "winner_side"
+    )
     assert "no seat showed up" in over.result.detail
     answer = await record(service, made.table_id)
     assert (answer.events[-1].kind, answer.events[-1].reason) == (
         events_pb2.EVENT_KIND_CLOSED,
-        "no_show",
+        R.EVENT_REASON_NO_SHOW,
     )
     codes = [f.code() for f in table_faults(list(answer.events), [], seats=2)]
     assert codes == ["seat0:no_show->forfeit_match@0", "seat1:no_show->forfeit_match@0"]
@@ -128,8 +141,8 @@ async def test_nobody_showing_up_ends_the_match_with_no_result(service: Service)
 
 async def watch(svc: Service, table_id: str, token: str) -> None:
     """Hold the seat's event stream open until cancelled (a live bot waiting)."""
-    request = service_pb2.WatchEventsRequest(table_id=table_id, seat_token=token)
-    async for _event in svc.stub.WatchEvents(request):
+    request = service_pb2.WatchEventsRequest(table_id=table_id)
+    async for _item in svc.stub.WatchEvents(request, metadata=seat_md(token)):
         pass
 
 
@@ -167,7 +180,10 @@ async def test_a_dead_seat_forfeits_after_the_grace_on_any_process(redis_url: st
     finally:
         for store in stores:
             await store.close()
-    assert (answer.events[-1].kind, answer.events[-1].reason) == (FORFEIT, "disconnect")
+    assert (answer.events[-1].kind, answer.events[-1].reason) == (
+        FORFEIT,
+        R.EVENT_REASON_DISCONNECT,
+    )
     codes = [f.code() for f in table_faults(list(answer.events), [])]
     assert codes == ["seat0:disconnect->forfeit_match@0"]
 
@@ -175,12 +191,16 @@ async def test_a_dead_seat_forfeits_after_the_grace_on_any_process(redis_url: st
 async def play_first(svc: Service, table_id: str, token: str) -> None:
     """The seat plays its first legal move."""
     legal = await svc.stub.GetLegalMoves(
-        service_pb2.GetLegalMovesRequest(table_id=table_id, seat_token=token)
+        service_pb2.GetLegalMovesRequest(table_id=table_id), metadata=seat_md(token)
     )
     await svc.stub.PlayMove(
         service_pb2.PlayMoveRequest(
-            table_id=table_id, seat_token=token, move=legal.moves[0].text, last_seq=legal.seq
-        )
+            table_id=table_id,
+            move=legal.moves[0],
+            last_seq=legal.seq,
+            client_move_id=f"first-{legal.seq}",
+        ),
+        metadata=seat_md(token),
     )
 
 
@@ -207,14 +227,15 @@ async def test_a_disconnected_seat_gets_default_moves_until_it_is_back(service: 
         await play_first(service, table_id, tokens[1])
         await asyncio.sleep(1.5)  # present: its turn waits for it
         state = await service.stub.GetState(service_pb2.GetStateRequest(table_id=table_id))
-        assert state.seq == 6 and state.tablic.current_seat == 0
+        assert state.seq == 6 and state.current_seat == 0
     finally:
         for stream in streams:
             stream.cancel()
         await asyncio.gather(*streams, return_exceptions=True)
     events = await take(service, table_id, 2)
     said = [(e.seat, e.reason) for e in events]
-    assert said == [(0, "disconnect"), (1, "played"), (0, "disconnect"), (1, "played")], said
+    away, played = R.EVENT_REASON_DISCONNECT, R.EVENT_REASON_PLAYED
+    assert said == [(0, away), (1, played), (0, away), (1, played)], said
     codes = [f.code() for f in table_faults(events, [])]
     assert codes == ["seat0:disconnect->default_move@0"]  # one fault for the one absence
 
@@ -224,9 +245,11 @@ async def take(svc: Service, table_id: str, after: int) -> list[events_pb2.Event
     out = []
     call = svc.stub.WatchEvents(service_pb2.WatchEventsRequest(table_id=table_id, after_seq=after))
     state = await svc.stub.GetState(service_pb2.GetStateRequest(table_id=table_id))
-    async for event in call:
-        out.append(event)
-        if event.seq >= state.seq:
+    async for item in call:
+        if item.WhichOneof("item") != "event":
+            continue
+        out.append(item.event)
+        if item.event.seq >= state.seq:
             break
     call.cancel()
     return out
@@ -264,6 +287,7 @@ async def test_event_tables_follow_the_events_game_seats_and_policy(service: Ser
         ("tablic", 4, True),
         ("tablic", 3, False),
     ):
+        wanted = rules_pb2.GAME_TAC if game == "tac" else rules_pb2.GAME_TABLIC
         config = EventConfig(
             "e", Kind.ROUND_ROBIN, names, game=game, players=players,
             partnerships=partnerships, policy=policy,
@@ -273,7 +297,8 @@ async def test_event_tables_follow_the_events_game_seats_and_policy(service: Ser
         table = game_table_config(spec, t.seed_of(spec.game_id), t)
         made = await service.stub.CreateTable(service_pb2.CreateTableRequest(config=table))
         rules = made.info.rules
-        assert (rules.game, rules.players, rules.partnerships) == (game, players, partnerships)
+        assert (rules.game, rules.players, rules.partnerships) == (wanted, players, partnerships)
+        assert rules.WhichOneof("variant") == game  # the rules in force: the game's branch
         clock = made.info.clock
         assert (clock.move_millis, clock.forfeit_after_timeouts) == (900, 3)
         assert (clock.disconnect_grace_millis, clock.no_show_millis) == (700, 4000)

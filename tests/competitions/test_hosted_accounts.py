@@ -26,23 +26,24 @@ async def test_ratings_of_entrants_with_keys_are_kept_by_account(
         async with running(store, auth=AuthPolicy(mode=REQUIRED), plugins=[host]) as svc:
             stub = competitions_pb2_grpc.CompetitionsServiceStub(svc.channel)
             org = bearer(await make_account(accounts, "org", "organiser"))
-            request = pb.CreateEventRequest(name="keyed", format="round_robin", target=11)
+            request = pb.CreateEventRequest(
+                name="keyed", format=pb.EVENT_FORMAT_ROUND_ROBIN, target=11
+            )
             made = await stub.CreateEvent(request, metadata=org)
             for account, name in (("ana", "x"), ("bob", "y")):
                 key = bearer(await make_account(accounts, account, "player"))
                 entry = pb.EnterEventRequest(event_id=made.event_id, name=name, bot="greedy")
                 await stub.EnterEvent(entry, metadata=key)
-            start = pb.OrganiserRequest(
-                event_id=made.event_id, organiser_token=made.organiser_token
-            )
-            await stub.StartEvent(start, metadata=org)
+            start = pb.StartEventRequest(event_id=made.event_id)
+            organiser = (("kafana-organiser-token", made.organiser_token),)
+            await stub.StartEvent(start, metadata=org + organiser)
             for _ in range(300):
                 info = await stub.GetEvent(pb.GetEventRequest(event_id=made.event_id), metadata=org)
-                if info.phase == "finished":
+                if info.phase == pb.EVENT_PHASE_FINISHED:
                     break
                 await asyncio.sleep(0.1)
     finally:
         await store.close()
-    assert info.phase == "finished"
+    assert info.phase == pb.EVENT_PHASE_FINISHED
     book = await redis.hgetall(rating_book("tablic/serbian-2"))
     assert sorted(k.decode() for k in book) == ["ana x", "bob y"]  # not "x" or "y"

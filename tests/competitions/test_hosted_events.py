@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import grpc
 import pytest
 from kafana.competitions.envelope import FairRecord
 from kafana.competitions.fairness import check_commitment, deal_seed
@@ -15,7 +16,9 @@ from kafana_client import (
     NotFoundRpcError,
     UnauthenticatedError,
 )
+from kafana_client.errors import AlreadyExistsRpcError
 from kafana_client.tournaments import Tournaments
+from kit import refusal
 
 from .hosted_helpers import Served, games, until
 
@@ -33,12 +36,12 @@ async def test_hosted_duplicate_plays_identical_decks_in_both_seatings(
         async def get() -> pb.EventInfo:
             return await events.get(made.event_id, records=True)
 
-        info = await until(get, lambda i: i.phase == "finished")
+        info = await until(get, lambda i: i.phase == pb.EVENT_PHASE_FINISHED)
     played = games(info)
     assert len(info.rounds) == 1 and len(played) == 4  # 2 boards x 2 seatings
     by_board: dict[int, list[pb.GameInfo]] = {}
     for g in played:
-        assert g.ending == "score" and check_commitment(g.secret, g.commitment)
+        assert g.ending == pb.GAME_ENDING_SCORE and check_commitment(g.secret, g.commitment)
         assert verify(FairRecord.from_text(g.record)).finished
         by_board.setdefault(g.board, []).append(g)
     decks = {}
@@ -55,15 +58,28 @@ async def test_hosted_duplicate_plays_identical_decks_in_both_seatings(
 async def test_bad_input_is_refused_and_changes_nothing(hosted: Served) -> None:
     async with AsyncClient.connect(hosted.target) as client:
         events = Tournaments(client)
-        with pytest.raises(InvalidArgumentError, match="unknown format 'knockout'"):
-            await events.create("x", "knockout")
+        with pytest.raises(ValueError, match="unknown event_format 'knockout'"):
+            await events.create("x", "knockout")  # the SDK knows the formats
+        for bad in (
+            pb.CreateEventRequest(name="x"),  # no format
+            pb.CreateEventRequest(name="x", format=99),  # type: ignore[arg-type]
+        ):
+            refused = await refusal(
+                client.channel.unary_unary(
+                    "/kafana.v1.CompetitionsService/CreateEvent",
+                    request_serializer=pb.CreateEventRequest.SerializeToString,
+                    response_deserializer=pb.CreateEventResponse.FromString,
+                )(bad)
+            )
+            assert refused.code() == grpc.StatusCode.INVALID_ARGUMENT
+            assert "unknown event format" in str(refused.details())
         with pytest.raises(InvalidArgumentError, match="2, 3 or 4"):
             await events.create("x", "swiss", seats_per_game=5)
         with pytest.raises(InvalidArgumentError, match="set chosen_seed"):
             await events.create("x", "swiss", seed=7)
-        with pytest.raises(InvalidArgumentError, match="timeout action"):
+        with pytest.raises(ValueError, match="unknown fault_action 'shrug'"):
             await events.create("x", "swiss", on_timeout="shrug")
-        with pytest.raises(InvalidArgumentError, match="unknown preset"):
+        with pytest.raises(ValueError, match="unknown tablic_preset 'nope'"):
             await events.create("x", "swiss", preset="nope")
         assert await events.list() == []  # nothing was created
         made = await events.create("open", "round_robin", target=11)
@@ -76,7 +92,7 @@ async def test_bad_input_is_refused_and_changes_nothing(hosted: Served) -> None:
         with pytest.raises(NotFoundRpcError, match="no event"):
             await events.enter("ev-missing", "x")
         await events.enter(event_id, "ana", bot="greedy")
-        with pytest.raises(FailedPreconditionError, match="already has an entrant named 'ana'"):
+        with pytest.raises(AlreadyExistsRpcError, match="already has an entrant named 'ana'"):
             await events.enter(event_id, "ana")
         with pytest.raises(FailedPreconditionError, match="two entrants"):
             await events.start(event_id, token)
@@ -87,7 +103,7 @@ async def test_bad_input_is_refused_and_changes_nothing(hosted: Served) -> None:
             await events.start(event_id, "not-the-token")
         with pytest.raises(UnauthenticatedError):
             await events.pause(event_id, "")
-        assert (await events.get(event_id)).phase == "open"
+        assert (await events.get(event_id)).phase == pb.EVENT_PHASE_OPEN
         with pytest.raises(FailedPreconditionError, match="not running"):
             await events.pause(event_id, token)
         await events.start(event_id, token)
@@ -118,35 +134,37 @@ async def test_organiser_pauses_adjudicates_and_ends(hosted: Served) -> None:
 
         info = await until(get, lambda i: len(i.rounds) == 1 and all(g.table_id for g in games(i)))
         stuck = [g for g in games(info) if {"ann", "ben"} & set(g.seats)]
-        assert stuck and all(g.state == "playing" for g in stuck)
+        assert stuck and all(g.status == pb.GAME_STATUS_PLAYING for g in stuck)
         paused = await events.pause(event_id, token, note="lunch")
         assert paused.note == "lunch"
-        info = await until(get, lambda i: i.status == "paused")
+        info = await until(get, lambda i: i.status == pb.EVENT_STATUS_PAUSED)
         with pytest.raises(UnauthenticatedError):
             await events.resume(event_id, "x")
         await events.adjudicate(event_id, token, stuck[0].game_id, 1, note="no show")
         with pytest.raises(NotFoundRpcError, match="no game 'r9-g9'"):
             await events.adjudicate(event_id, token, "r9-g9", 0)
-        info = await until(get, lambda i: games(i)[0].state != "waiting" and _done(i, stuck[0]))
+        info = await until(
+            get, lambda i: games(i)[0].status != pb.GAME_STATUS_WAITING and _done(i, stuck[0])
+        )
         decided = next(g for g in games(info) if g.game_id == stuck[0].game_id)
-        assert decided.ending == "adjudicated" and decided.winner == 1
-        assert decided.faults == ["seat0:adjudicated->forfeit_match@0"]
+        assert decided.ending == pb.GAME_ENDING_ADJUDICATED and decided.winner == 1
+        assert [f.code for f in decided.faults] == ["seat0:adjudicated->forfeit_match@0"]
         table = await client.get_table(decided.table_id)
         assert table.status == 3  # TABLE_STATUS_FINISHED: the organiser's decision closed it
         await events.resume(event_id, token)
         with pytest.raises(FailedPreconditionError, match="running"):
             await events.resume(event_id, token)
         await events.end(event_id, token, note="venue closes")
-        info = await until(get, lambda i: i.phase == "finished")
-    assert info.status == "ended" and len(info.rounds) == 1
+        info = await until(get, lambda i: i.phase == pb.EVENT_PHASE_FINISHED)
+    assert info.status == pb.EVENT_STATUS_ENDED and len(info.rounds) == 1
     for g in games(info):
         if g.game_id != decided.game_id and {"ann", "ben"} & set(g.seats):
-            assert g.ending == "not_played" and "event_ended" in g.faults[0]
+            assert g.ending == pb.GAME_ENDING_NOT_PLAYED and "event_ended" in g.faults[0].code
     assert "ctl" in info.report
 
 
 def _done(info: pb.EventInfo, game: pb.GameInfo) -> bool:
-    return any(g.game_id == game.game_id and g.state == "done" for g in games(info))
+    return any(g.game_id == game.game_id and g.status == pb.GAME_STATUS_DONE for g in games(info))
 
 
 POLICIES = [("forfeit_hand", "score"), ("forfeit_match", "forfeit")]
@@ -174,15 +192,15 @@ async def test_a_timing_out_entrant_gets_the_events_policy(
         async def get() -> pb.EventInfo:
             return await events.get(made.event_id, records=True)
 
-        info = await until(get, lambda i: i.phase == "finished")
+        info = await until(get, lambda i: i.phase == pb.EVENT_PHASE_FINISHED)
     (game,) = games(info)
     sleeper = list(game.seats).index("sleeper")
     # (a busy machine may make the bot time out too: only the sleeper's faults are counted)
-    faults = [f for f in game.faults if f.startswith(f"seat{sleeper}:")]
-    assert game.ending == ending and faults
+    faults = [f.code for f in game.faults if f.seat == sleeper]
+    assert game.ending == pb.GameEnding.Value("GAME_ENDING_" + ending.upper()) and faults
     assert all(f.startswith(f"seat{sleeper}:timeout->{policy}@") for f in faults)
     fair = FairRecord.from_text(game.record)
-    assert [v for k, v in fair.meta if k == "fault"] == list(game.faults)
+    assert [v for k, v in fair.meta if k == "fault"] == [f.code for f in game.faults]
     checked = verify(fair)
     if policy == "forfeit_hand":
         # one timeout per hand at most: the referee played the rest of each hand

@@ -27,7 +27,7 @@ async def test_a_chosen_seed_needs_the_flag_and_its_records_say_so(hosted: Serve
         async def get() -> pb.EventInfo:
             return await events.get(made.event_id, records=True)
 
-        info = await until(get, lambda i: i.phase == "finished")
+        info = await until(get, lambda i: i.phase == pb.EVENT_PHASE_FINISHED)
     (game,) = games(info)
     assert len(game.commitment) == 64 and check_commitment(game.secret, game.commitment)
     fair = FairRecord.from_text(game.record)
@@ -50,11 +50,13 @@ async def test_a_duplicate_board_stays_sealed_while_any_game_of_it_plays(hosted:
 
         def bots_done(info: pb.EventInfo) -> bool:
             played = [g for g in games(info) if "ana" in g.seats]
-            return len(played) == 2 and all(g.state == "done" for g in played)
+            return len(played) == 2 and all(g.status == pb.GAME_STATUS_DONE for g in played)
 
         info = await until(get, bots_done)
-        done = [g for g in games(info) if g.state == "done"]
-        assert any(g.state == "playing" for g in games(info))  # bob - cid: the same board
+        done = [g for g in games(info) if g.status == pb.GAME_STATUS_DONE]
+        assert any(
+            g.status == pb.GAME_STATUS_PLAYING for g in games(info)
+        )  # bob - cid: the same board
         for g in done:  # the attack: the decks of a board still being dealt
             assert not g.secret and not g.record
             with pytest.raises(FailedPreconditionError):
@@ -64,7 +66,7 @@ async def test_a_duplicate_board_stays_sealed_while_any_game_of_it_plays(hosted:
         assert not info.records_jsonl and not info.exports
 
         await events.end(event_id, made.organiser_token, note="seen enough")
-        info = await until(get, lambda i: i.phase == "finished")
+        info = await until(get, lambda i: i.phase == pb.EVENT_PHASE_FINISHED)
         for g in done:  # every game of the board is over: revealed everywhere
             got = next(x for x in games(info) if x.game_id == g.game_id)
             assert got.secret and FairRecord.from_text(got.record).revealed == got.secret

@@ -45,7 +45,9 @@ async def test_every_key_of_an_event_expires_after_the_retention(
             await events.start(made.event_id, made.organiser_token)
             await events.pause(made.event_id, made.organiser_token)
             await events.resume(made.event_id, made.organiser_token)
-            info = await until(lambda: events.get(made.event_id), lambda i: i.phase == "finished")
+            info = await until(
+                lambda: events.get(made.event_id), lambda i: i.phase == pb.EVENT_PHASE_FINISHED
+            )
     assert info.standings[0].played == 1
     keys = [k.decode() async for k in redis.scan_iter(match="{ev:" + made.event_id + "}:*")]
     assert {k.rsplit(":", 1)[1] for k in keys} >= {"meta", "entrants", "state", "control"}
@@ -69,9 +71,9 @@ async def test_an_adjudicated_game_keeps_the_moves_played(hosted: Served) -> Non
         async def get() -> pb.EventInfo:
             return await events.get(made.event_id, records=True)
 
-        info = await until(get, lambda i: i.phase == "finished")
+        info = await until(get, lambda i: i.phase == pb.EVENT_PHASE_FINISHED)
     (game,) = games(info)
-    assert game.ending == "adjudicated" and game.winner == 0
+    assert game.ending == pb.GAME_ENDING_ADJUDICATED and game.winner == 0
     fair = FairRecord.from_text(game.record)
     assert fair.get("ending") == "adjudicated rain" and fair.revealed == game.secret
     assert len(MatchRecord.from_text(fair.record).moves) == 5
@@ -88,7 +90,9 @@ async def test_swiss_round_one_pairs_by_the_services_ratings(hosted: Served, red
         for name in ratings:
             await events.enter(made.event_id, name, bot="greedy")
         await events.start(made.event_id, made.organiser_token)
-        info = await until(lambda: events.get(made.event_id), lambda i: i.phase == "finished")
+        info = await until(
+            lambda: events.get(made.event_id), lambda i: i.phase == pb.EVENT_PHASE_FINISHED
+        )
     assert sorted(sorted(g.seats) for g in games(info)) == [["a", "b"], ["c", "d"]]
     after = await redis.hgetall(rating_book("tablic/serbian-2"))
     assert {k.decode() for k in after} == set(ratings)
@@ -103,7 +107,7 @@ async def test_a_swiss_with_more_rounds_than_pairings_is_refused(hosted: Served)
             await events.enter(made.event_id, name, bot="greedy")
         with pytest.raises(FailedPreconditionError, match="at most 3 rounds"):
             await events.start(made.event_id, made.organiser_token)
-        assert (await events.get(made.event_id)).phase == "open"  # nothing changed
+        assert (await events.get(made.event_id)).phase == pb.EVENT_PHASE_OPEN  # nothing changed
 
 
 async def test_a_swiss_out_of_pairings_ends_with_the_reason_and_standings(
@@ -133,7 +137,12 @@ async def test_a_swiss_out_of_pairings_ends_with_the_reason_and_standings(
         )
         info = await sdk.get(made.event_id)
     assert last.event_over and len(last.standings) == 6  # the entrant's watch ended
-    assert info.phase == "finished" and info.status == "ended" and len(info.rounds) == 3
-    assert "no Swiss round 4" in info.reason and "after 3 of 5 rounds" in info.reason
+    assert (
+        info.phase == pb.EVENT_PHASE_FINISHED
+        and info.status == pb.EVENT_STATUS_ENDED
+        and len(info.rounds) == 3
+    )
+    assert info.end_reason == pb.EVENT_END_REASON_NO_PAIRING_LEFT
+    assert "no Swiss round 4" in info.end_detail and "after 3 of 5 rounds" in info.end_detail
     assert [s.played for s in info.standings] == [3] * 6
     assert [s.entrant for s in info.standings[:3]] == list(x)  # every game won by seat 0

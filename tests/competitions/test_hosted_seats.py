@@ -6,11 +6,11 @@ import pytest
 from kafana.v1 import state_pb2
 from kafana_client import (
     AsyncClient,
-    MatchOverRpcError,
     PermissionDeniedRpcError,
     RpcError,
     SeatTakenRpcError,
 )
+from kafana_client.errors import MatchNotOverRpcError
 from kafana_client.tournaments import Tournaments
 
 from .hosted_helpers import Served, first_assignment, play_moves
@@ -34,7 +34,7 @@ async def test_a_stranger_cannot_take_or_read_an_entrants_seat(hosted: Served) -
                 await client.join(table_id, seat=seat, name="mallory")
         with pytest.raises(RpcError):
             await client.legal_moves(table_id, "")
-        with pytest.raises(MatchOverRpcError):
+        with pytest.raises(MatchNotOverRpcError):
             await client.record(table_id)
         view = (await client.get_state(table_id)).tablic
         assert not view.hand and not view.HasField("seat")  # a spectator sees no hand

@@ -9,6 +9,7 @@ import itertools
 from kafana.competitions.envelope import FairRecord
 from kafana.competitions.fairness import check_commitment
 from kafana.competitions.verify import verify
+from kafana.v1 import competitions_pb2 as pb
 from kafana_client import AsyncClient
 from kafana_client.tournaments import Tournaments
 
@@ -23,14 +24,14 @@ async def test_hosted_swiss_of_eight(hosted: Served) -> None:
         made = await events.create(
             "swiss8", "swiss", target=31, seed=5, chosen_seed=True, move_ms=10_000
         )
-        assert made.info.phase == "open" and made.organiser_token
+        assert made.info.phase == pb.EVENT_PHASE_OPEN and made.organiser_token
         for name, bot in BUILT_IN.items():
             assert (await events.enter(made.event_id, name, bot=bot)).token == ""
         remote = await events.enter(made.event_id, "remote", bot="")
         person = await events.enter(made.event_id, "person")
         assert remote.token and person.token and remote.token != person.token
         started = await events.start(made.event_id, made.organiser_token)
-        assert started.phase == "started"
+        assert started.phase == pb.EVENT_PHASE_STARTED
         screen = io.StringIO()
         tasks = [
             await entry_task(client, made.event_id, remote.token, bot_player(client)),
@@ -42,7 +43,9 @@ async def test_hosted_swiss_of_eight(hosted: Served) -> None:
     assert all(f.event_over for f in finals)
     assert "Your turn" in screen.getvalue()  # the person really played in the terminal UI
     names = sorted([*BUILT_IN, "remote", "person"])
-    assert info.phase == "finished" and info.total_rounds == 3 and len(info.rounds) == 3
+    assert (
+        info.phase == pb.EVENT_PHASE_FINISHED and info.total_rounds == 3 and len(info.rounds) == 3
+    )
     for r in info.rounds:
         assert len(r.games) == 4 and not r.byes
         assert sorted(e for g in r.games for e in g.seats) == names
@@ -52,7 +55,9 @@ async def test_hosted_swiss_of_eight(hosted: Served) -> None:
     points = dict.fromkeys(names, 0.0)
     for r in info.rounds:
         for g in r.games:
-            assert g.state == "done" and g.ending == "score" and g.table_id
+            assert (
+                g.status == pb.GAME_STATUS_DONE and g.ending == pb.GAME_ENDING_SCORE and g.table_id
+            )
             assert check_commitment(g.secret, g.commitment)
             checked = verify(FairRecord.from_text(g.record))
             assert checked.finished and list(checked.scores) == list(g.scores)

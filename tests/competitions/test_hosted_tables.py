@@ -8,6 +8,7 @@ import pytest
 from kafana.competitions.envelope import FairRecord
 from kafana.competitions.verify import verify
 from kafana.v1 import competitions_pb2 as pb
+from kafana.v1 import rules_pb2
 from kafana_client import AsyncClient, InvalidArgumentError
 from kafana_client.tournaments import Tournaments
 
@@ -33,12 +34,12 @@ async def test_an_event_of_bigger_tables_is_played_and_rated_per_side(
         async def get() -> pb.EventInfo:
             return await events.get(made.event_id, records=True)
 
-        info = await until(get, lambda i: i.phase == "finished")
+        info = await until(get, lambda i: i.phase == pb.EVENT_PHASE_FINISHED)
     assert info.seats_per_game == seats and info.partnerships == partnerships
     played = games(info)
     assert len(played) == count and all(len(g.seats) == seats for g in played)
     for g in played:
-        assert g.ending == "score" and verify(FairRecord.from_text(g.record)).finished
+        assert g.ending == pb.GAME_ENDING_SCORE and verify(FairRecord.from_text(g.record)).finished
     assert sorted(s.entrant for s in info.standings) == sorted(names)
     assert all(s.played == count for s in info.standings)
     assert len({s.rating for s in info.standings}) > 1  # every side rated
@@ -51,7 +52,9 @@ async def test_round_robin_byes_are_counted(hosted: Served) -> None:
         for name in ("ana", "bob", "cid"):
             await events.enter(made.event_id, name, bot="greedy")
         await events.start(made.event_id, made.organiser_token)
-        info = await until(lambda: events.get(made.event_id), lambda i: i.phase == "finished")
+        info = await until(
+            lambda: events.get(made.event_id), lambda i: i.phase == pb.EVENT_PHASE_FINISHED
+        )
     assert sorted(b for r in info.rounds for b in r.byes) == ["ana", "bob", "cid"]
     assert [s.byes for s in info.standings] == [1, 1, 1]
     assert all(s.played == 2 for s in info.standings)
@@ -76,9 +79,12 @@ async def test_a_tac_event_of_remote_bots(hosted: Served) -> None:
         async def get() -> pb.EventInfo:
             return await events.get(made.event_id, records=True)
 
-        info = await until(get, lambda i: i.phase == "finished")
-    assert info.game == "tac" and info.seats_per_game == 4
+        info = await until(get, lambda i: i.phase == pb.EVENT_PHASE_FINISHED)
+    assert info.game == rules_pb2.GAME_TAC and info.seats_per_game == 4
     (game,) = games(info)
-    assert game.ending == "score", (game.faults, FairRecord.from_text(game.record).get("ending"))
+    assert game.ending == pb.GAME_ENDING_SCORE, (
+        game.faults,
+        FairRecord.from_text(game.record).get("ending"),
+    )
     assert verify(FairRecord.from_text(game.record)).finished
     assert sorted(s.entrant for s in info.standings) == sorted(names)

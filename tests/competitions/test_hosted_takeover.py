@@ -53,12 +53,14 @@ async def test_a_second_server_takes_over_when_the_director_crashes(
             async def on_first() -> pb.EventInfo:
                 return await events.get(made.event_id)
 
-            before = await until(on_first, lambda i: any(g.state == "done" for g in games(i)))
+            before = await until(
+                on_first, lambda i: any(g.status == pb.GAME_STATUS_DONE for g in games(i))
+            )
         directing = "directing event " + made.event_id
         first = directing in hosted.log.read_text()
         crashed, other = (hosted, second) if first else (second, hosted)
         crashed.stop(signal.SIGKILL)  # a crash: no lease released, it expires after 5 s
-        assert before.phase == "started"
+        assert before.phase == pb.EVENT_PHASE_STARTED
         assert directing not in other.log.read_text()
         await _on_second(other, made.event_id, before)
 
@@ -71,12 +73,14 @@ async def _on_second(second: Served, event_id: str, before: pb.EventInfo) -> Non
         async def on_second() -> pb.EventInfo:
             return await events.get(event_id)
 
-        after = await until(on_second, lambda i: i.phase == "finished")
+        after = await until(on_second, lambda i: i.phase == pb.EVENT_PHASE_FINISHED)
     assert "directing event " + event_id in second.log.read_text()
     assert len(after.rounds) == 3 and len(games(after)) == 6
-    assert all(g.state == "done" and g.ending == "score" for g in games(after))
+    assert all(
+        g.status == pb.GAME_STATUS_DONE and g.ending == pb.GAME_ENDING_SCORE for g in games(after)
+    )
     assert len({g.table_id for g in games(after)}) == 6  # every game played on one table
-    done_before = {g.game_id: g for g in games(before) if g.state == "done"}
+    done_before = {g.game_id: g for g in games(before) if g.status == pb.GAME_STATUS_DONE}
     for g in games(after):
         if g.game_id in done_before:  # kept as it was, not played again
             assert g.table_id == done_before[g.game_id].table_id

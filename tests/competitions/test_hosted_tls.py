@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from kafana.competitions.envelope import FairRecord
 from kafana.competitions.verify import verify
+from kafana.v1 import competitions_pb2 as pb
 from kafana_client import AsyncClient, RpcError, Tls
 from kafana_client.tournaments import Tournaments
 from reliability.reliability_support import make_certs
@@ -55,13 +56,17 @@ async def test_a_tls_server_hosts_an_event_with_remote_bots(redis_url: str, cert
             finals = await asyncio.wait_for(asyncio.gather(*tasks), 120)
             info = await events.get(made.event_id, records=True)
     assert all(f.event_over for f in finals)
-    assert info.phase == "finished" and len(info.rounds) == 3
+    assert info.phase == pb.EVENT_PHASE_FINISHED and len(info.rounds) == 3
     played = games(info)
     assert len(played) == 6 and {e for g in played for e in g.seats} == {
         "greedy", "heuristic", "far", "away"
     }  # fmt: skip
     for g in played:
-        assert g.state == "done" and g.ending == "score" and max(g.scores) >= 21
+        assert (
+            g.status == pb.GAME_STATUS_DONE
+            and g.ending == pb.GAME_ENDING_SCORE
+            and max(g.scores) >= 21
+        )
         checked = verify(FairRecord.from_text(g.record))
         assert checked.finished and list(checked.scores) == list(g.scores)
     assert sum(s.points for s in info.standings) == 6

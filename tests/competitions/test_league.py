@@ -9,9 +9,10 @@ import grpc
 from kafana.competitions.envelope import FairRecord
 from kafana.competitions.fairness import check_commitment
 from kafana.service.ratelimit import RateLimit
+from kafana.v1 import competitions_pb2 as cpb
 from kafana.v1 import leagues_pb2 as pb
-from kafana.v1 import service_pb2
-from kit import refusal
+from kafana.v1 import service_pb2, state_pb2
+from kit import reason_of, refusal
 
 from .league_helpers import Site, Tickets, create_league, play_out, site
 
@@ -27,9 +28,9 @@ async def test_two_accounts_queue_play_and_are_rated_once(redis_url: str) -> Non
         assert denied.code() == grpc.StatusCode.PERMISSION_DENIED
         info = await create_league(node, org, "spring")
         assert info.organiser == "org" and info.spec.join_deadline_ms == 3000
-        anonymous = await refusal(node.leagues.JoinQueue(pb.QueueRequest(league="spring")))
+        anonymous = await refusal(node.leagues.JoinQueue(pb.JoinQueueRequest(league="spring")))
         assert anonymous.code() == grpc.StatusCode.UNAUTHENTICATED
-        bad = await refusal(node.leagues.JoinQueue(pb.QueueRequest(league="x y"), metadata=ana))
+        bad = await refusal(node.leagues.JoinQueue(pb.JoinQueueRequest(league="x y"), metadata=ana))
         assert bad.code() == grpc.StatusCode.INVALID_ARGUMENT
 
         streams = {"ana": Tickets(node, "spring", ana), "bob": Tickets(node, "spring", bob)}
@@ -37,9 +38,9 @@ async def test_two_accounts_queue_play_and_are_rated_once(redis_url: str) -> Non
         try:
             for key in (ana, bob):
                 status = await node.leagues.JoinQueue(
-                    pb.QueueRequest(league="spring"), metadata=key
+                    pb.JoinQueueRequest(league="spring"), metadata=key
                 )
-                assert status.state in ("waiting", "paired")
+                assert status.state in (pb.QUEUE_STATE_WAITING, pb.QUEUE_STATE_PAIRED)
             tickets = {p: (await t.next("ticket")).ticket for p, t in streams.items()}
             a, b = tickets["ana"], tickets["bob"]
             assert a.match == b.match and a.table_id == b.table_id and a.seat != b.seat
@@ -47,7 +48,7 @@ async def test_two_accounts_queue_play_and_are_rated_once(redis_url: str) -> Non
             assert sorted(a.players) == ["ana", "bob"]
             # queueing again while paired is refused
             again = await refusal(
-                node.leagues.JoinQueue(pb.QueueRequest(league="spring"), metadata=ana)
+                node.leagues.JoinQueue(pb.JoinQueueRequest(league="spring"), metadata=ana)
             )
             assert again.code() == grpc.StatusCode.FAILED_PRECONDITION
             # a stranger cannot take a seat: no key, or another account's key
@@ -64,15 +65,17 @@ async def test_two_accounts_queue_play_and_are_rated_once(redis_url: str) -> Non
             match = await node.leagues.GetMatch(
                 pb.GetMatchRequest(league="spring", match=a.match), metadata=mallory
             )
-            assert match.state == "playing" and not match.secret and not match.record
+            assert match.state == pb.MATCH_STATE_PLAYING and not match.secret and not match.record
             await asyncio.gather(play_out(node, a, ana), play_out(node, b, bob))
             settled = {p: (await t.next("settled")).settled for p, t in streams.items()}
-            assert settled["ana"].rated and settled["ana"].ending == "score"
+            assert settled["ana"].rated and settled["ana"].ending == state_pb2.RESULT_REASON_SCORE
             assert watcher.of("ticket") == [] and watcher.of("settled") == []
             done = await node.leagues.GetMatch(
                 pb.GetMatchRequest(league="spring", match=a.match, record=True), metadata=mallory
             )
-            assert done.state == "settled" and check_commitment(done.secret, done.commitment)
+            assert done.state == pb.MATCH_STATE_SETTLED and check_commitment(
+                done.secret, done.commitment
+            )
             fair = FairRecord.from_text(done.record)
             assert fair.commitment == a.commitment
             board = await node.leagues.GetLeaderboard(
@@ -85,15 +88,44 @@ async def test_two_accounts_queue_play_and_are_rated_once(redis_url: str) -> Non
                 )
                 assert player.games == 1 and len(player.history) == 1
                 assert [m.match for m in player.matches] == [a.match]
-            too_big = await refusal(
+            # AIP-158: one row a page, the next page by its token; a made-up token is refused
+            first = await node.leagues.GetLeaderboard(
+                pb.GetLeaderboardRequest(league="spring", page_size=1), metadata=mallory
+            )
+            assert [r.rank for r in first.rows] == [1] and first.next_page_token
+            second = await node.leagues.GetLeaderboard(
+                pb.GetLeaderboardRequest(
+                    league="spring", page_size=1, page_token=first.next_page_token
+                ),
+                metadata=mallory,
+            )
+            assert [r.rank for r in second.rows] == [2] and not second.next_page_token
+            assert {first.rows[0].player, second.rows[0].player} == {"ana", "bob"}
+            big = await node.leagues.GetLeaderboard(
+                pb.GetLeaderboardRequest(league="spring", page_size=10_000), metadata=mallory
+            )
+            assert len(big.rows) == 2 and not big.next_page_token  # coerced down, not refused
+            made_up = await refusal(
                 node.leagues.GetLeaderboard(
-                    pb.GetLeaderboardRequest(league="spring", page_size=201), metadata=mallory
+                    pb.GetLeaderboardRequest(league="spring", page_token="x"), metadata=mallory
                 )
             )
-            assert too_big.code() == grpc.StatusCode.INVALID_ARGUMENT
+            assert made_up.code() == grpc.StatusCode.INVALID_ARGUMENT
+            assert reason_of(made_up) == "INVALID_PAGE_TOKEN"
+            other = await refusal(
+                node.leagues.GetLeaderboard(
+                    pb.GetLeaderboardRequest(
+                        league="spring", season=1, page_token=first.next_page_token
+                    ),
+                    metadata=mallory,
+                )
+            )
+            assert reason_of(other) == "INVALID_PAGE_TOKEN"  # handed out for season 0
             # queueing again now that it is settled is allowed
-            status = await node.leagues.JoinQueue(pb.QueueRequest(league="spring"), metadata=ana)
-            assert status.state == "waiting"
+            status = await node.leagues.JoinQueue(
+                pb.JoinQueueRequest(league="spring"), metadata=ana
+            )
+            assert status.state == pb.QUEUE_STATE_WAITING
             # a new season (organisers only) starts an empty board; the old one is kept
             season = pb.NewSeasonRequest(league="spring")
             denied = await refusal(node.leagues.NewSeason(season, metadata=ana))
@@ -123,7 +155,7 @@ async def play_matches(s: Site, league: str, names: list[str]) -> dict[str, pb.M
     streams = {name: Tickets(nodes[name], league, keys[name]) for name in names}
     try:
         for name in names:
-            request = pb.QueueRequest(league=league)
+            request = pb.JoinQueueRequest(league=league)
             await nodes[name].leagues.JoinQueue(request, metadata=keys[name])
 
         async def play(name: str) -> pb.MatchInfo:
@@ -184,19 +216,25 @@ async def test_a_no_show_forfeits_and_nobody_showing_is_not_rated(redis_url: str
         stream = Tickets(node, "late", ana)  # ana shows up, bob never opens his stream
         try:
             for key in (ana, bob):
-                await node.leagues.JoinQueue(pb.QueueRequest(league="late"), metadata=key)
+                await node.leagues.JoinQueue(pb.JoinQueueRequest(league="late"), metadata=key)
             ticket = (await stream.next("ticket")).ticket
             settled = (await stream.next("settled")).settled
-            assert settled.match == ticket.match and settled.ending == "no_show"
+            assert settled.match == ticket.match  # bob forfeited by not showing up
+            assert settled.ending == state_pb2.RESULT_REASON_FORFEIT
+            assert settled.forfeit_reason == state_pb2.EVENT_REASON_NO_SHOW
             assert settled.rated and list(settled.scores) == [
                 1.0 if p == "ana" else 0.0 for p in settled.players
             ]
-            assert any("no_show" in fault for fault in settled.faults)
+            bob_seat = list(settled.players).index("bob")
+            assert [(f.seat, f.reason, f.action) for f in settled.faults] == [
+                (bob_seat, cpb.FAULT_REASON_NO_SHOW, cpb.FAULT_ACTION_FORFEIT_MATCH)
+            ]
+            assert settled.faults[0].code == f"seat{bob_seat}:no_show->forfeit_match@0"
         finally:
             stream.close()
         # now nobody shows up: settled, not rated
         for key in (ana, bob):
-            await node.leagues.JoinQueue(pb.QueueRequest(league="late"), metadata=key)
+            await node.leagues.JoinQueue(pb.JoinQueueRequest(league="late"), metadata=key)
         second = ticket.match + 1
         async with asyncio.timeout(30):
             while True:
@@ -207,10 +245,10 @@ async def test_a_no_show_forfeits_and_nobody_showing_is_not_rated(redis_url: str
                 except grpc.aio.AioRpcError as error:  # not made yet
                     assert error.code() == grpc.StatusCode.NOT_FOUND
                 else:
-                    if match.state == "settled":
+                    if match.state == pb.MATCH_STATE_SETTLED:
                         break
                 await asyncio.sleep(0.1)
-        assert match.ending == "no_show" and not match.rated and match.secret
+        assert match.ending == state_pb2.RESULT_REASON_NO_SHOW and not match.rated and match.secret
         player = await node.leagues.GetPlayer(pb.GetPlayerRequest(league="late"), metadata=bob)
         assert player.games == 1  # the first match only
 
@@ -226,7 +264,7 @@ async def test_a_seated_player_who_never_moves_forfeits_by_the_league_policy(
         streams = {"ana": Tickets(node, "idle", ana), "bob": Tickets(node, "idle", bob)}
         try:
             for key in (ana, bob):
-                await node.leagues.JoinQueue(pb.QueueRequest(league="idle"), metadata=key)
+                await node.leagues.JoinQueue(pb.JoinQueueRequest(league="idle"), metadata=key)
             ticket = (await streams["ana"].next("ticket")).ticket
             await streams["bob"].next("ticket")  # bob shows up and plays nothing
             player = asyncio.create_task(play_out(node, ticket, ana))
@@ -235,7 +273,7 @@ async def test_a_seated_player_who_never_moves_forfeits_by_the_league_policy(
         finally:
             for stream in streams.values():
                 stream.close()
-        assert settled.rated and settled.ending == "forfeit"
+        assert settled.rated and settled.ending == state_pb2.RESULT_REASON_FORFEIT
         assert list(settled.scores) == [1.0 if p == "ana" else 0.0 for p in settled.players]
         board = await node.leagues.GetLeaderboard(
             pb.GetLeaderboardRequest(league="idle"), metadata=ana
@@ -253,7 +291,9 @@ async def test_a_tac_league_of_three_rates_every_player_by_place(redis_url: str)
         streams = {name: Tickets(node, "tac3", keys[name]) for name in names}
         try:
             for name in names:
-                await node.leagues.JoinQueue(pb.QueueRequest(league="tac3"), metadata=keys[name])
+                await node.leagues.JoinQueue(
+                    pb.JoinQueueRequest(league="tac3"), metadata=keys[name]
+                )
             tickets = {n: (await streams[n].next("ticket")).ticket for n in names}
             assert len({t.match for t in tickets.values()}) == 1
             assert sorted(t.seat for t in tickets.values()) == [0, 1, 2]
@@ -267,3 +307,38 @@ async def test_a_tac_league_of_three_rates_every_player_by_place(redis_url: str)
             pb.GetLeaderboardRequest(league="tac3"), metadata=org
         )
         assert board.total == 3
+
+
+async def test_watch_account_alone_gets_the_ticket_with_its_seat_token(redis_url: str) -> None:
+    """An account that only watches its notices is seated by its ticket notice and told when
+    the match is settled (the other player uses its ticket stream)."""
+    async with site(redis_url) as s:
+        node = s.nodes[0]
+        org = await s.account("org", "organiser")
+        await create_league(node, org, "notes")
+        ana, bob = await s.account("ana"), await s.account("bob")
+        watch = node.kafana.WatchAccount(service_pb2.WatchAccountRequest(after="0-0"), metadata=ana)
+        stream = Tickets(node, "notes", bob)
+        tickets: list[service_pb2.AccountNotice] = []
+        try:
+            for key in (ana, bob):
+                await node.leagues.JoinQueue(pb.JoinQueueRequest(league="notes"), metadata=key)
+            async with asyncio.timeout(30):
+                async for item in watch:
+                    if item.notice.kind == service_pb2.NOTICE_KIND_TICKET:  # not SEATED...
+                        tickets.append(item.notice)
+                        if item.notice.ticket.WhichOneof("update") == "ticket":
+                            mine = item.notice.ticket.ticket
+                            assert mine.seat_token and list(mine.players)[mine.seat] == "ana"
+                            theirs = (await stream.next("ticket")).ticket
+                            await asyncio.gather(
+                                play_out(node, mine, ana), play_out(node, theirs, bob)
+                            )
+                        else:
+                            break
+        finally:
+            watch.cancel()
+            stream.close()
+    ticket, settled = (n.ticket for n in tickets)
+    assert settled.settled.match == ticket.ticket.match and settled.settled.rated
+    assert settled.settled.state == pb.MATCH_STATE_SETTLED and settled.settled.secret

@@ -47,7 +47,7 @@ async def test_a_stranger_cannot_play_a_league_seat_and_streams_end_on_sigterm(
                 for p in ("ana",)  # bob has not shown up: his seat is open
             }
             for p in ("ana", "bob"):
-                await stub.JoinQueue(pb.QueueRequest(league="door"), metadata=bearer(keys[p]))
+                await stub.JoinQueue(pb.JoinQueueRequest(league="door"), metadata=bearer(keys[p]))
             ticket = None
             async with asyncio.timeout(30):
                 async for update in streams["ana"]:

@@ -177,18 +177,18 @@ async def test_a_league_plays_in_process_on_the_memory_store() -> None:
             keys[name] = bearer(key)
         spec = pb.LeagueSpec(target=11, move_ms=2000)
         await node.leagues.CreateLeague(pb.CreateLeagueRequest(league="local", spec=spec))
-        anonymous = await node.leagues.JoinQueue(pb.QueueRequest(league="local")).code()
+        anonymous = await node.leagues.JoinQueue(pb.JoinQueueRequest(league="local")).code()
         assert anonymous == grpc.StatusCode.UNAUTHENTICATED  # open mode: still an account
         streams = {n: Tickets(node, "local", k) for n, k in keys.items()}
         try:
             for key in keys.values():
-                await node.leagues.JoinQueue(pb.QueueRequest(league="local"), metadata=key)
+                await node.leagues.JoinQueue(pb.JoinQueueRequest(league="local"), metadata=key)
             tickets = {n: (await s.next("ticket")).ticket for n, s in streams.items()}
             await asyncio.gather(*(play_out(node, tickets[n], keys[n]) for n in keys))
             settled = [(await s.next("settled")).settled for s in streams.values()]
             assert all(m.rated and m.secret for m in settled)
-            heartbeat = await streams["ana"].next("heartbeat_ms", timeout=20)
-            assert heartbeat.heartbeat_ms > 0
+            heartbeat = await streams["ana"].next("heartbeat", timeout=20)
+            assert heartbeat.heartbeat.time_ms > 0 and heartbeat.heartbeat.seq == 0
         finally:
             for stream in streams.values():
                 stream.close()

@@ -21,7 +21,7 @@ from kafana.competitions.fairness import commitment, deal_seed
 from kafana.competitions.model import Ending, GameResult
 from kafana.competitions.tournament import EventConfig, Kind, Tournament
 from kafana.v1 import rules_pb2, service_pb2, state_pb2
-from kit import Service
+from kit import Service, seat_md
 
 
 @dataclass
@@ -46,23 +46,20 @@ async def play(service: Service, config: rules_pb2.TableConfig, names: tuple[str
     rng = random.Random(1)
     while True:
         state = await stub.GetState(
-            service_pb2.GetStateRequest(table_id=table_id, seat_token=tokens[0])
+            service_pb2.GetStateRequest(table_id=table_id), metadata=seat_md(tokens[0])
         )
         if state.info.status == state_pb2.TABLE_STATUS_FINISHED:
             return table_id
-        token = tokens[state.tablic.current_seat]
+        token = tokens[state.current_seat]
         legal = await stub.GetLegalMoves(
-            service_pb2.GetLegalMovesRequest(table_id=table_id, seat_token=token)
+            service_pb2.GetLegalMovesRequest(table_id=table_id), metadata=seat_md(token)
         )
-        move = rng.choice(list(legal.moves)).text
+        move = rng.choice(list(legal.moves))
         await stub.PlayMove(
             service_pb2.PlayMoveRequest(
-                table_id=table_id,
-                seat_token=token,
-                move=move,
-                client_move_id=uuid.uuid4().hex,
-                last_seq=legal.seq,
-            )
+                table_id=table_id, move=move, client_move_id=uuid.uuid4().hex, last_seq=legal.seq
+            ),
+            metadata=seat_md(token),
         )
 
 
@@ -73,7 +70,11 @@ async def played(service: Service) -> Played:
     (spec,) = event.next_round()
     secret = event.secret_of(spec.game_id)
     config = rules_pb2.TableConfig(
-        rules=rules_pb2.RulesSpec(game="tablic", preset="serbian", players=2, target=11),
+        rules=rules_pb2.RulesSpec(
+            game=rules_pb2.GAME_TABLIC,
+            players=2,
+            tablic=rules_pb2.TablicRules(preset=rules_pb2.TABLIC_PRESET_SERBIAN, target=11),
+        ),
         seed=deal_seed(secret),
         name=f"cup/{spec.game_id}",
     )

@@ -80,7 +80,8 @@ def league(matches: list[tuple[str, str]]) -> league_checks.Published:
         table = f"tb{number}"
         secret, record, scores = played(number, (a, b))
         data.matches[number] = pb.MatchInfo(
-            match=number, players=[a, b], table_id=table, state="settled", ending="score",
+            match=number, players=[a, b], table_id=table, state=pb.MATCH_STATE_SETTLED,
+            ending=state_pb2.RESULT_REASON_SCORE,
             scores=scores, rated=True, created_ms=1000, settled_ms=2000, secret=secret,
             record=record,
         )  # fmt: skip
@@ -134,7 +135,7 @@ def test_a_match_told_twice_or_rated_twice_is_found() -> None:
     assert any("ana: 3 rated games, 2 rated matches" in p for p in problems), problems
     assert any("a rated game twice" in p for p in problems), problems
     data = league(GAMES)
-    data.matches[3].state = "playing"
+    data.matches[3].state = pb.MATCH_STATE_PLAYING
     assert league_checks.settled_once(data, []) == ["match 3 is playing, not settled"]
 
 

@@ -26,11 +26,14 @@ import click
 from kafana_client.cli.key import cli_key, key_option
 from kafana_client.cli.words import plural
 from kafana_client.remote import CONNECT_SECONDS
+from kafana_client.tournaments import enum_name
 
 from kafana.cli.tournament_hosted import COUNT
 from kafana.v1 import leagues_pb2 as pb
+from kafana.v1 import rules_pb2, state_pb2
 
 T = TypeVar("T")
+PRESETS = ["serbian", "wild_jack", "tabinet", "tablanette"]
 _SERVER = click.option(
     "--server", envvar="KAFANA_SERVER", default="localhost:50051", show_default=True,
     help="HOST:PORT of the Kafana server hosting the league (Env: KAFANA_SERVER).",
@@ -65,7 +68,9 @@ def show_info(info: pb.LeagueInfo) -> None:
         f"{info.matches_settled} settled"
     )
     click.echo(
-        f"  {s.game or 'tablic'} {s.preset or 'default preset'}, target {s.target or 'preset'}, "
+        f"  {enum_name(rules_pb2.Game, 'GAME_', s.game) or 'tablic'} "
+        f"{enum_name(rules_pb2.TablicPreset, 'TABLIC_PRESET_', s.preset) or 'default preset'}, "
+        f"target {s.target or 'preset'}, "
         f"{plural(s.players or 2, 'player')}, {s.move_ms or 'default'} ms per move, "
         f"forfeit after {plural(s.timeouts_to_forfeit or 3, 'timeout')}, "
         f"join within {s.join_deadline_ms or 30000} ms, "
@@ -82,23 +87,30 @@ def result_line(match: pb.MatchInfo) -> str:
         if len(players) == 2
         else f"{' - '.join(players)} {scores}"
     )
-    if match.ending and match.ending != "score":
-        line += f" ({match.ending})"
+    if match.ending and match.ending != state_pb2.RESULT_REASON_SCORE:
+        ending = enum_name(state_pb2.ResultReason, "RESULT_REASON_", match.ending)
+        why = enum_name(state_pb2.EventReason, "EVENT_REASON_", match.forfeit_reason)
+        line += f" ({ending}: {why})" if why else f" ({ending})"
     if not match.rated:
         line += ", not rated"
     if match.faults:
-        line += f", faults {' '.join(match.faults)}"
+        line += f", faults {' '.join(f.code for f in match.faults)}"
     return line
+
+
+def state_name(match: pb.MatchInfo) -> str:
+    """ "playing" or "settled"."""
+    return enum_name(pb.MatchState, "MATCH_STATE_", match.state)
 
 
 def show_match(match: pb.MatchInfo) -> None:
     """A match: players, table, commitment, and once settled its result and secret."""
     click.echo(
         f"match {match.match} (season {match.season}): {' - '.join(match.players)}, "
-        f"table {match.table_id}, {match.state}"
+        f"table {match.table_id}, {state_name(match)}"
     )
     click.echo(f"  commitment {match.commitment}")
-    if match.state == "settled":
+    if match.state == pb.MATCH_STATE_SETTLED:
         click.echo(f"  result {result_line(match)}")
         click.echo(f"  secret {match.secret}")
 
@@ -112,7 +124,12 @@ def league() -> None:
 @click.argument("name")
 @SERVER
 @click.option("--game", type=click.Choice(["tablic", "tac"]), default="tablic", show_default=True)
-@click.option("--preset", default="", help="Rules preset (default: the game's).")
+@click.option(
+    "--preset",
+    type=click.Choice(PRESETS),
+    default=None,
+    help="Tablić rules preset (default: serbian).",
+)
 @click.option("--target", type=COUNT, default=0, help="Points to win (0: the preset's).")
 @click.option("--players", type=COUNT, default=0, help="Players per match (0: 2).")
 @click.option(
@@ -131,7 +148,7 @@ def create(
     name: str,
     server: str,
     game: str,
-    preset: str,
+    preset: str | None,
     target: int,
     players: int,
     move_ms: int,
@@ -143,7 +160,7 @@ def create(
 
     async def job(client: Any, leagues: Any) -> pb.LeagueInfo:
         info: pb.LeagueInfo = await leagues.create(
-            name, game=game, preset=preset, target=target, players=players, move_ms=move_ms,
+            name, game=game, preset=preset or "", target=target, players=players, move_ms=move_ms,
             timeouts_to_forfeit=timeouts_to_forfeit, join_deadline_ms=join_deadline_ms,
             retention_days=retention_days,
         )  # fmt: skip
@@ -252,16 +269,20 @@ def board(name: str, server: str, season: int, page: int, size: int) -> None:
     """A page of league NAME's leaderboard (rating = mu - 3 sigma), best first."""
 
     async def job(client: Any, leagues: Any) -> pb.LeaderboardPage:
-        found: pb.LeaderboardPage = await leagues.board(
-            name, season=season, page=page, page_size=size
-        )
+        found: pb.LeaderboardPage = await leagues.board(name, season=season, page_size=size)
+        for _ in range(page - 1):  # page tokens lead from one page to the next
+            if not found.next_page_token:
+                return pb.LeaderboardPage(league=name, season=found.season, total=found.total)
+            found = await leagues.board(
+                name, season=found.season, page_size=size, page_token=found.next_page_token
+            )
         return found
 
     found = with_leagues(server, job)
-    pages = max(1, -(-found.total // max(1, found.page_size)))
+    pages = max(1, -(-found.total // size))
     click.echo(
         f"league {name}, season {found.season}: {plural(found.total, 'player')}, "
-        f"page {found.page}/{pages}"
+        f"page {page}/{pages}"
     )
     for row in found.rows:
         click.echo(f"{row.rank:>6}. {row.player:<24} {row.rating:8.2f}")
@@ -292,7 +313,8 @@ def player(name: str, player: str, server: str, season: int, matches: int) -> No
             "  history " + " ".join(f"{h.game}:{h.mu - 3 * h.sigma:.1f}" for h in p.history[-10:])
         )
     for m in p.matches:
-        state = result_line(m) if m.state == "settled" else f"{' - '.join(m.players)} playing"
+        settled = m.state == pb.MATCH_STATE_SETTLED
+        state = result_line(m) if settled else f"{' - '.join(m.players)} playing"
         click.echo(f"  match {m.match}: {state}")
 
 
@@ -317,7 +339,7 @@ def match(name: str, number: int, server: str, record_path: str | None) -> None:
         return
     if not found.record:
         raise click.ClickException(
-            f"match {number} is {found.state}: its record is published once it is settled"
+            f"match {number} is {state_name(found)}: its record is published once it is settled"
         )
     Path(record_path).write_text(found.record, encoding="utf-8")
     click.echo(

@@ -22,9 +22,11 @@ import click
 from kafana_client.cli.key import KEY_META, cli_key, key_option
 from kafana_client.cli.words import plural
 from kafana_client.remote import CONNECT_SECONDS
+from kafana_client.tournaments import enum_name
 
 from kafana.competitions.policy import Action
 from kafana.competitions.tournament import Kind
+from kafana.games.tablic import PRESETS
 from kafana.v1 import competitions_pb2 as pb
 
 T = TypeVar("T")
@@ -42,7 +44,7 @@ def SERVER(command: Callable[..., None]) -> Callable[..., None]:
 
 
 _RULES_OPTIONS = (
-    click.option("--preset", default="serbian"),
+    click.option("--preset", type=click.Choice(PRESETS), default="serbian", show_default=True),
     click.option("--target", type=COUNT, default=0, help="Points to win (0: the preset's)."),
     click.option("--seed", type=int, default=None, help="Event seed (default: fresh seeds)."),
     click.option("--move-ms", type=COUNT, default=0, help="Time per move in ms (0: no clock)."),
@@ -83,24 +85,44 @@ def pasteable(*words: str) -> str:
     return shlex.join(line)
 
 
+def phase_of(value: int) -> str:
+    """ "open", "started" or "finished"."""
+    return enum_name(pb.EventPhase, "EVENT_PHASE_", value)
+
+
+def status_of(value: int) -> str:
+    """ "running", "paused" or "ended"."""
+    return enum_name(pb.EventStatus, "EVENT_STATUS_", value)
+
+
+def game_line(g: pb.GameInfo) -> tuple[str, str]:
+    """A game's score (or where it stands) and its ending."""
+    done = g.status == pb.GAME_STATUS_DONE
+    state = enum_name(pb.GameStatus, "GAME_STATUS_", g.status)
+    score = " : ".join(map(str, g.scores)) if done else state
+    return score, enum_name(pb.GameEnding, "GAME_ENDING_", g.ending)
+
+
 def show_event(info: pb.EventInfo) -> None:
     """Rounds, games, standings (and the report once finished)."""
+    format_ = enum_name(pb.EventFormat, "EVENT_FORMAT_", info.format)
     click.echo(
-        f"event {info.event_id} {info.name!r}: {info.format}, {info.phase}, {info.status}"
+        f"event {info.event_id} {info.name!r}: {format_}, {phase_of(info.phase)}, "
+        f"{status_of(info.status)}"
         + (f" ({info.note})" if info.note else "")
         + f"; {plural(len(info.entrants), 'entrant')}"
     )
-    if info.reason:
-        click.echo(f"ended early: {info.reason}")
+    if info.end_detail:
+        click.echo(f"ended early: {info.end_detail}")
     if info.chosen_seed:
         click.echo("deals: organiser-chosen seed (predictable by whoever knows it)")
     for r in info.rounds:
         click.echo(f"round {r.number}" + (f"  bye: {', '.join(r.byes)}" if r.byes else ""))
         for g in r.games:
-            score = " : ".join(map(str, g.scores)) if g.state == "done" else g.state
-            faults = f"  faults {' '.join(g.faults)}" if g.faults else ""
+            score, ending = game_line(g)
+            faults = f"  faults {' '.join(f.code for f in g.faults)}" if g.faults else ""
             click.echo(
-                f"  {g.game_id}: {' - '.join(g.seats)}  {score} {g.ending}  table {g.table_id}"
+                f"  {g.game_id}: {' - '.join(g.seats)}  {score} {ending}  table {g.table_id}"
                 f"  commitment {g.commitment}{faults}"
             )
     if info.report:
@@ -302,7 +324,8 @@ def watch(event: str, server: str, token: str, bot: str, play: bool) -> None:
                 for s in update.standings:
                     click.echo(f"{s.rank:>3}. {s.entrant:<20} {s.points:>5.1f}")
             else:
-                click.echo(f"event {update.phase}, {update.status} {update.note}".rstrip())
+                phase, state = phase_of(update.phase), status_of(update.status)
+                click.echo(f"event {phase}, {state} {update.note}".rstrip())
 
         async def nothing(seat: Any, a: pb.Assignment) -> None:
             return None
@@ -315,11 +338,11 @@ def watch(event: str, server: str, token: str, bot: str, play: bool) -> None:
             info = await events.get(event)
             for r in info.rounds:
                 for g in r.games:
-                    if g.state == "done" and g.game_id not in seen:
+                    if g.status == pb.GAME_STATUS_DONE and g.game_id not in seen:
                         seen.add(g.game_id)
-                        score = " : ".join(map(str, g.scores))
-                        click.echo(f"{g.game_id}: {' - '.join(g.seats)}  {score} ({g.ending})")
-            if info.phase == "finished":
+                        score, ending = game_line(g)
+                        click.echo(f"{g.game_id}: {' - '.join(g.seats)}  {score} ({ending})")
+            if info.phase == pb.EVENT_PHASE_FINISHED:
                 show_event(info)
                 return
             await asyncio.sleep(1.0)

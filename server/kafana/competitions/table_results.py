@@ -15,14 +15,15 @@ from kafana.competitions.fairness import CHOSEN, commitment
 from kafana.competitions.model import Ending, GameResult, GameSpec
 from kafana.competitions.policy import Action, Fault, FaultPolicy, Reason
 from kafana.competitions.tournament import Tournament
-from kafana.v1 import events_pb2, rules_pb2, service_pb2
+from kafana.competitions.wire import rules_spec
+from kafana.v1 import events_pb2, rules_pb2, service_pb2, state_pb2
 
 FORFEITS = {
-    "timeout": Reason.TIMEOUT,
-    "timeouts": Reason.TIMEOUTS,
-    "disconnect": Reason.DISCONNECT,
-    "illegal_move": Reason.ILLEGAL_MOVE,
-    "no_show": Reason.NO_SHOW,
+    state_pb2.EVENT_REASON_TIMEOUT: Reason.TIMEOUT,
+    state_pb2.EVENT_REASON_TIMEOUTS: Reason.TIMEOUTS,
+    state_pb2.EVENT_REASON_DISCONNECT: Reason.DISCONNECT,
+    state_pb2.EVENT_REASON_ILLEGAL_MOVE: Reason.ILLEGAL_MOVE,
+    state_pb2.EVENT_REASON_NO_SHOW: Reason.NO_SHOW,
 }
 """A FORFEIT event's reason -> the fault (any other reason, e.g. "left": the runner's note)."""
 
@@ -38,9 +39,9 @@ def table_faults(events: list[events_pb2.Event], notes: list[Fault], seats: int 
     for event in events:
         seat, reason = event.seat, event.reason
         if event.kind == events_pb2.EVENT_KIND_MOVE:
-            if reason == "timeout":
+            if reason == state_pb2.EVENT_REASON_TIMEOUT:
                 out.append(Fault(seat, Reason.TIMEOUT, Action.DEFAULT_MOVE, moves))
-            elif reason == "disconnect":
+            elif reason == state_pb2.EVENT_REASON_DISCONNECT:
                 if seat not in away:  # one fault per absence, not one per move played for it
                     out.append(Fault(seat, Reason.DISCONNECT, Action.DEFAULT_MOVE, moves))
                 away.add(seat)
@@ -51,7 +52,9 @@ def table_faults(events: list[events_pb2.Event], notes: list[Fault], seats: int 
             out.append(Fault(seat, FORFEITS[reason], Action.FORFEIT_MATCH, moves))
         elif event.kind == events_pb2.EVENT_KIND_FORFEIT:
             left.setdefault(seat, moves)
-        elif event.kind == events_pb2.EVENT_KIND_CLOSED and reason == "no_show":
+        elif (
+            event.kind == events_pb2.EVENT_KIND_CLOSED and reason == state_pb2.EVENT_REASON_NO_SHOW
+        ):
             out += [Fault(s, Reason.NO_SHOW, Action.FORFEIT_MATCH, moves) for s in range(seats)]
     for note in notes:  # a disconnect: when it left, else the moves played by the end
         same = [i for i, f in enumerate(out) if (f.seat, f.reason) == (note.seat, note.reason)]
@@ -93,14 +96,8 @@ def game_table_config(spec: GameSpec, seed: int, tournament: Tournament) -> rule
     """The table of one game: the event's game, seats and rules, the fault policy's clock, the
     game's seed and decks."""
     config = tournament.config
-    tablic = config.game == "tablic"
-    rules = rules_pb2.RulesSpec(
-        game=config.game,
-        preset=config.preset if tablic else "",
-        players=len(spec.seats) or config.players,
-        partnerships=config.partnerships,
-        target=config.target if tablic else 0,
-    )
+    players = len(spec.seats) or config.players
+    rules = rules_spec(config.game, config.preset, config.target, players, config.partnerships)
     return rules_pb2.TableConfig(
         rules=rules,
         decks=[rules_pb2.Deck(cards=[card.text for card in deck]) for deck in spec.decks],
@@ -111,12 +108,12 @@ def game_table_config(spec: GameSpec, seed: int, tournament: Tournament) -> rule
 
 
 ENDINGS = {
-    "score": Ending.SCORE,
-    "out": Ending.SCORE,  # Tač: played out (places, no scores)
-    "stalled": Ending.SCORE,  # Tač: drawn, no card reached the centre for too long
-    "closed": Ending.NOT_PLAYED,
-    "abandoned": Ending.NOT_PLAYED,
-    "no_show": Ending.NOT_PLAYED,
+    state_pb2.RESULT_REASON_SCORE: Ending.SCORE,
+    state_pb2.RESULT_REASON_OUT: Ending.SCORE,  # Tač: played out (places, no scores)
+    state_pb2.RESULT_REASON_STALLED: Ending.SCORE,  # Tač: drawn, no card reached the centre
+    state_pb2.RESULT_REASON_CLOSED: Ending.NOT_PLAYED,
+    state_pb2.RESULT_REASON_ABANDONED: Ending.NOT_PLAYED,
+    state_pb2.RESULT_REASON_NO_SHOW: Ending.NOT_PLAYED,
 }
 """A table's result reason -> the game's ending (any other reason: a forfeit)."""
 

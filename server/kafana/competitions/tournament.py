@@ -25,7 +25,7 @@ from kafana.competitions.model import Bye, Ending, GameResult, GameSpec
 from kafana.competitions.policy import Action, Fault, FaultPolicy, Reason
 from kafana.competitions.ratings import RatingBook, variant_name
 from kafana.competitions.standings import Placing, Standing, standings, table_placings
-from kafana.errors import InvalidInputError, KafanaError
+from kafana.errors import InvalidInputError, WrongStateError
 from kafana.games import tablic, tac
 
 GAMES = ("tablic", "tac")
@@ -48,8 +48,8 @@ class Status(StrEnum):
     ENDED = "ended"
 
 
-class EventError(KafanaError):
-    """An organiser action the event's state does not allow."""
+class EventError(WrongStateError):
+    """An organiser action the event's state does not allow (WRONG_STATE)."""
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from typing import Any
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
 
-from kafana.errors import AuthenticationError, InvalidInputError
+from kafana.errors import ApiKeyMissing, InvalidInputError, PermissionDeniedError
 from kafana.service.accounts_book import (
     SELF_ROLES,
     AccountBook,
@@ -17,6 +17,7 @@ from kafana.service.accounts_book import (
 )
 from kafana.service.auth import Authenticator, caller_of
 from kafana.service.errors import refuse, unary
+from kafana.service.inputs import page_token, read_page_token
 from kafana.store.accounts import Account
 from kafana.v1 import accounts_pb2, accounts_pb2_grpc
 
@@ -62,7 +63,7 @@ class AccountsServiceServicer(accounts_pb2_grpc.AccountsServiceServicer):  # typ
         try:
             account, key = await self.book.create(name, role)
         except AccountExistsError as error:
-            await refuse(context, grpc.StatusCode.ALREADY_EXISTS, str(error), type(error).__name__)
+            await refuse(context, error)
             raise
         return accounts_pb2.AccountKey(account=message(account), key=key)
 
@@ -79,7 +80,9 @@ class AccountsServiceServicer(accounts_pb2_grpc.AccountsServiceServicer):  # typ
     ) -> accounts_pb2.AccountKey:
         """A player or bot account, when self-registration is on."""
         if not self.auth.policy.self_register:
-            raise AuthenticationError(self.auth.policy.refusal("Register", request))
+            raise PermissionDeniedError(
+                self.auth.policy.refusal("Register", request), needs="self_register"
+            )
         role = role_of(request.role or accounts_pb2.ROLE_PLAYER)
         if role not in SELF_ROLES:
             raise InvalidInputError(f"a stranger registers as {' or '.join(SELF_ROLES)}")
@@ -90,9 +93,11 @@ class AccountsServiceServicer(accounts_pb2_grpc.AccountsServiceServicer):  # typ
         self, request: accounts_pb2.ListAccountsRequest, context: Context
     ) -> accounts_pb2.ListAccountsResponse:
         """A page of accounts by name."""
-        page, after = await self.book.page(request.page_token, request.page_size)
+        after = read_page_token(request.page_token, "accounts")[1] if request.page_token else ""
+        page, last = await self.book.page(after, request.page_size)
+        token = page_token((0, last), "accounts") if last else ""  # opaque (AIP-158)
         return accounts_pb2.ListAccountsResponse(
-            accounts=[message(a) for a in page], next_page_token=after
+            accounts=[message(a) for a in page], next_page_token=token
         )
 
     @unary
@@ -120,5 +125,5 @@ class AccountsServiceServicer(accounts_pb2_grpc.AccountsServiceServicer):  # typ
         """The caller's account."""
         caller = caller_of(context)
         if caller.account is None:
-            raise AuthenticationError("no API key was sent (authorization: Bearer <key>)")
+            raise ApiKeyMissing("no API key was sent (authorization: Bearer <key>)")
         return message(await self.book.get(caller.account))

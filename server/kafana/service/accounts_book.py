@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from kafana.errors import InvalidInputError, KafanaError, NotFoundError
+from kafana.errors import AlreadyExistsError, InvalidInputError, KafanaError, NotFoundError
 from kafana.store.accounts import Account, AccountStore, key_hash, new_key, now_ms
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -24,7 +24,7 @@ SELF_ROLES = ("player", "bot")  # what a stranger may register as
 PAGE_SIZE, MAX_PAGE_SIZE = 100, 1000
 
 
-class AccountExistsError(KafanaError):
+class AccountExistsError(AlreadyExistsError):
     """The name is taken."""
 
 
@@ -63,7 +63,7 @@ class AccountBook:
         key = new_key()
         account = Account(account_name(name), role(role_name), now_ms())
         if not await self.accounts.create(account, key_hash(key)):
-            raise AccountExistsError(f"there is an account {name!r} already")
+            raise AccountExistsError(f"there is an account {name!r} already", resource="account")
         return account, key
 
     async def page(self, after: str, size: int) -> tuple[list[Account], str]:
@@ -77,7 +77,7 @@ class AccountBook:
         """The account `name`, else NotFoundError."""
         account = await self.accounts.get(account_name(name))
         if account is None:
-            raise NotFoundError(f"no account {name!r}")
+            raise NotFoundError(f"no account {name!r}", resource="account")
         return account
 
     async def revoke(self, name: str) -> Account:

@@ -26,7 +26,8 @@ if _version_not_supported:
 
 
 class AccountsServiceStub:
-    """Missing associated documentation comment in .proto file."""
+    """Accounts, their keys and roles.
+    """
 
     def __init__(self, channel):
         """Constructor.
@@ -67,7 +68,8 @@ class AccountsServiceStub:
 
 
 class AccountsServiceServicer:
-    """Missing associated documentation comment in .proto file."""
+    """Accounts, their keys and roles.
+    """
 
     def CreateAccount(self, request, context):
         """Operator: a new account; the answer holds its key, shown this once.
@@ -154,7 +156,8 @@ def add_AccountsServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class AccountsService:
-    """Missing associated documentation comment in .proto file."""
+    """Accounts, their keys and roles.
+    """
 
     @staticmethod
     def CreateAccount(request,

@@ -22,55 +22,84 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from kafana.v1 import rules_pb2 as kafana_dot_v1_dot_rules__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ckafana/v1/competitions.proto\x12\tkafana.v1\"\xb2\x01\n\x0f\x46\x61ultPolicySpec\x12\x0f\n\x07move_ms\x18\x01 \x01(\r\x12\x12\n\non_timeout\x18\x02 \x01(\t\x12\x1b\n\x13\x64isconnect_grace_ms\x18\x03 \x01(\r\x12\x15\n\ron_disconnect\x18\x04 \x01(\t\x12\x1b\n\x13timeouts_to_forfeit\x18\x05 \x01(\r\x12\x15\n\rillegal_limit\x18\x06 \x01(\r\x12\x12\n\nno_show_ms\x18\x07 \x01(\r\"\xb6\x02\n\x12\x43reateEventRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06\x66ormat\x18\x02 \x01(\t\x12\x0e\n\x06rounds\x18\x03 \x01(\r\x12\x0e\n\x06\x62oards\x18\x04 \x01(\r\x12\x17\n\x0fhands_per_board\x18\x05 \x01(\r\x12\x0e\n\x06preset\x18\x06 \x01(\t\x12\x0e\n\x06target\x18\x07 \x01(\r\x12\x16\n\x0eseats_per_game\x18\x08 \x01(\r\x12*\n\x06policy\x18\t \x01(\x0b\x32\x1a.kafana.v1.FaultPolicySpec\x12\x11\n\x04seed\x18\n \x01(\x04H\x00\x88\x01\x01\x12\x10\n\x08parallel\x18\x0b \x01(\r\x12\x13\n\x0b\x63hosen_seed\x18\x0c \x01(\x08\x12\x14\n\x0cpartnerships\x18\r \x01(\x08\x12\x0c\n\x04game\x18\x0e \x01(\tB\x07\n\x05_seed\"e\n\x13\x43reateEventResponse\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x17\n\x0forganiser_token\x18\x02 \x01(\t\x12#\n\x05\x65vent\x18\x03 \x01(\x0b\x32\x14.kafana.v1.EventInfo\"@\n\x11\x45nterEventRequest\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0b\n\x03\x62ot\x18\x03 \x01(\t\"I\n\x12\x45nterEventResponse\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x13\n\x0b\x65ntry_token\x18\x03 \x01(\t\"K\n\x10OrganiserRequest\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x17\n\x0forganiser_token\x18\x02 \x01(\t\x12\x0c\n\x04note\x18\x03 \x01(\t\"\x81\x01\n\x15\x41\x64judicateGameRequest\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x17\n\x0forganiser_token\x18\x02 \x01(\t\x12\x0f\n\x07game_id\x18\x03 \x01(\t\x12\x13\n\x06winner\x18\x04 \x01(\rH\x00\x88\x01\x01\x12\x0c\n\x04note\x18\x05 \x01(\tB\t\n\x07_winner\"4\n\x0fGetEventRequest\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x0f\n\x07records\x18\x02 \x01(\x08\"\"\n\x11ListEventsRequest\x12\r\n\x05limit\x18\x01 \x01(\r\":\n\x12ListEventsResponse\x12$\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x14.kafana.v1.EventInfo\")\n\x0b\x45ntrantInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\"\xf9\x01\n\x08GameInfo\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\r\n\x05round\x18\x02 \x01(\r\x12\r\n\x05seats\x18\x03 \x03(\t\x12\x12\n\ncommitment\x18\x04 \x01(\t\x12\x10\n\x08table_id\x18\x05 \x01(\t\x12\r\n\x05\x62oard\x18\x06 \x01(\r\x12\r\n\x05state\x18\x07 \x01(\t\x12\x0e\n\x06scores\x18\x08 \x03(\x05\x12\x13\n\x06winner\x18\t \x01(\rH\x00\x88\x01\x01\x12\x0e\n\x06\x65nding\x18\n \x01(\t\x12\x0e\n\x06\x66\x61ults\x18\x0b \x03(\t\x12\x0e\n\x06record\x18\r \x01(\t\x12\x0e\n\x06secret\x18\x0e \x01(\tB\t\n\x07_winnerJ\x04\x08\x0c\x10\rR\x04seed\"M\n\tRoundInfo\x12\x0e\n\x06number\x18\x01 \x01(\r\x12\"\n\x05games\x18\x02 \x03(\x0b\x32\x13.kafana.v1.GameInfo\x12\x0c\n\x04\x62yes\x18\x03 \x03(\t\"\xd2\x01\n\x0cStandingInfo\x12\x0c\n\x04rank\x18\x01 \x01(\r\x12\x0f\n\x07\x65ntrant\x18\x02 \x01(\t\x12\x0e\n\x06points\x18\x03 \x01(\x01\x12\x0e\n\x06played\x18\x04 \x01(\r\x12\x0c\n\x04wins\x18\x05 \x01(\r\x12\r\n\x05\x64raws\x18\x06 \x01(\r\x12\x0e\n\x06losses\x18\x07 \x01(\r\x12\x0c\n\x04\x62yes\x18\x08 \x01(\r\x12\x10\n\x08\x62uchholz\x18\t \x01(\x01\x12\x18\n\x10sonneborn_berger\x18\n \x01(\x01\x12\x0c\n\x04\x64iff\x18\x0b \x01(\x05\x12\x0e\n\x06rating\x18\x0c \x01(\x01\"\xb2\x04\n\tEventInfo\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0e\n\x06\x66ormat\x18\x03 \x01(\t\x12\r\n\x05phase\x18\x04 \x01(\t\x12\x0e\n\x06status\x18\x05 \x01(\t\x12\x0c\n\x04note\x18\x06 \x01(\t\x12\x14\n\x0ctotal_rounds\x18\x07 \x01(\r\x12(\n\x08\x65ntrants\x18\x08 \x03(\x0b\x32\x16.kafana.v1.EntrantInfo\x12$\n\x06rounds\x18\t \x03(\x0b\x32\x14.kafana.v1.RoundInfo\x12*\n\tstandings\x18\n \x03(\x0b\x32\x17.kafana.v1.StandingInfo\x12\x0e\n\x06report\x18\x0b \x01(\t\x12\x15\n\rrecords_jsonl\x18\x0c \x01(\t\x12\x0e\n\x06preset\x18\r \x01(\t\x12\x0e\n\x06target\x18\x0e \x01(\r\x12*\n\x06policy\x18\x0f \x01(\x0b\x32\x1a.kafana.v1.FaultPolicySpec\x12\x32\n\x07\x65xports\x18\x10 \x03(\x0b\x32!.kafana.v1.EventInfo.ExportsEntry\x12\x13\n\x0b\x63hosen_seed\x18\x11 \x01(\x08\x12\x0e\n\x06reason\x18\x12 \x01(\t\x12\x16\n\x0eseats_per_game\x18\x13 \x01(\r\x12\x14\n\x0cpartnerships\x18\x14 \x01(\x08\x12\x0c\n\x04game\x18\x15 \x01(\t\x1a.\n\x0c\x45xportsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\":\n\x11WatchEntryRequest\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x13\n\x0b\x65ntry_token\x18\x02 \x01(\t\"\x83\x01\n\nAssignment\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\r\n\x05round\x18\x02 \x01(\r\x12\x10\n\x08table_id\x18\x03 \x01(\t\x12\x0c\n\x04seat\x18\x04 \x01(\r\x12\x12\n\nseat_token\x18\x05 \x01(\t\x12\r\n\x05seats\x18\x06 \x03(\t\x12\x12\n\ncommitment\x18\x07 \x01(\t\"\xa5\x01\n\x0b\x45ntryUpdate\x12)\n\nassignment\x18\x01 \x01(\x0b\x32\x15.kafana.v1.Assignment\x12\r\n\x05phase\x18\x02 \x01(\t\x12\x0e\n\x06status\x18\x03 \x01(\t\x12\x0c\n\x04note\x18\x04 \x01(\t\x12\x12\n\nevent_over\x18\x05 \x01(\x08\x12*\n\tstandings\x18\x06 \x03(\x0b\x32\x17.kafana.v1.StandingInfo2\xca\x05\n\x13\x43ompetitionsService\x12L\n\x0b\x43reateEvent\x12\x1d.kafana.v1.CreateEventRequest\x1a\x1e.kafana.v1.CreateEventResponse\x12I\n\nEnterEvent\x12\x1c.kafana.v1.EnterEventRequest\x1a\x1d.kafana.v1.EnterEventResponse\x12?\n\nStartEvent\x12\x1b.kafana.v1.OrganiserRequest\x1a\x14.kafana.v1.EventInfo\x12<\n\x08GetEvent\x12\x1a.kafana.v1.GetEventRequest\x1a\x14.kafana.v1.EventInfo\x12I\n\nListEvents\x12\x1c.kafana.v1.ListEventsRequest\x1a\x1d.kafana.v1.ListEventsResponse\x12\x44\n\nWatchEntry\x12\x1c.kafana.v1.WatchEntryRequest\x1a\x16.kafana.v1.EntryUpdate0\x01\x12?\n\nPauseEvent\x12\x1b.kafana.v1.OrganiserRequest\x1a\x14.kafana.v1.EventInfo\x12@\n\x0bResumeEvent\x12\x1b.kafana.v1.OrganiserRequest\x1a\x14.kafana.v1.EventInfo\x12=\n\x08\x45ndEvent\x12\x1b.kafana.v1.OrganiserRequest\x1a\x14.kafana.v1.EventInfo\x12H\n\x0e\x41\x64judicateGame\x12 .kafana.v1.AdjudicateGameRequest\x1a\x14.kafana.v1.EventInfob\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ckafana/v1/competitions.proto\x12\tkafana.v1\x1a\x15kafana/v1/rules.proto\"\x84\x01\n\x05\x46\x61ult\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12&\n\x06reason\x18\x02 \x01(\x0e\x32\x16.kafana.v1.FaultReason\x12&\n\x06\x61\x63tion\x18\x03 \x01(\x0e\x32\x16.kafana.v1.FaultAction\x12\x0f\n\x07move_no\x18\x04 \x01(\r\x12\x0c\n\x04\x63ode\x18\x05 \x01(\t\"\xe2\x01\n\x0f\x46\x61ultPolicySpec\x12\x0f\n\x07move_ms\x18\x01 \x01(\r\x12*\n\non_timeout\x18\x02 \x01(\x0e\x32\x16.kafana.v1.FaultAction\x12\x1b\n\x13\x64isconnect_grace_ms\x18\x03 \x01(\r\x12-\n\ron_disconnect\x18\x04 \x01(\x0e\x32\x16.kafana.v1.FaultAction\x12\x1b\n\x13timeouts_to_forfeit\x18\x05 \x01(\r\x12\x15\n\rillegal_limit\x18\x06 \x01(\r\x12\x12\n\nno_show_ms\x18\x07 \x01(\r\"\xfc\x02\n\x12\x43reateEventRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12&\n\x06\x66ormat\x18\x02 \x01(\x0e\x32\x16.kafana.v1.EventFormat\x12\x0e\n\x06rounds\x18\x03 \x01(\r\x12\x0e\n\x06\x62oards\x18\x04 \x01(\r\x12\x17\n\x0fhands_per_board\x18\x05 \x01(\r\x12\'\n\x06preset\x18\x06 \x01(\x0e\x32\x17.kafana.v1.TablicPreset\x12\x0e\n\x06target\x18\x07 \x01(\r\x12\x16\n\x0eseats_per_game\x18\x08 \x01(\r\x12*\n\x06policy\x18\t \x01(\x0b\x32\x1a.kafana.v1.FaultPolicySpec\x12\x15\n\x04seed\x18\n \x01(\x04\x42\x02\x30\x01H\x00\x88\x01\x01\x12\x10\n\x08parallel\x18\x0b \x01(\r\x12\x13\n\x0b\x63hosen_seed\x18\x0c \x01(\x08\x12\x14\n\x0cpartnerships\x18\r \x01(\x08\x12\x1d\n\x04game\x18\x0e \x01(\x0e\x32\x0f.kafana.v1.GameB\x07\n\x05_seed\"e\n\x13\x43reateEventResponse\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x17\n\x0forganiser_token\x18\x02 \x01(\t\x12#\n\x05\x65vent\x18\x03 \x01(\x0b\x32\x14.kafana.v1.EventInfo\"@\n\x11\x45nterEventRequest\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0b\n\x03\x62ot\x18\x03 \x01(\t\"I\n\x12\x45nterEventResponse\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x13\n\x0b\x65ntry_token\x18\x03 \x01(\t\"%\n\x11StartEventRequest\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\"3\n\x11PauseEventRequest\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x0c\n\x04note\x18\x02 \x01(\t\"4\n\x12ResumeEventRequest\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x0c\n\x04note\x18\x02 \x01(\t\"1\n\x0f\x45ndEventRequest\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x0c\n\x04note\x18\x02 \x01(\t\"h\n\x15\x41\x64judicateGameRequest\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x0f\n\x07game_id\x18\x02 \x01(\t\x12\x13\n\x06winner\x18\x03 \x01(\rH\x00\x88\x01\x01\x12\x0c\n\x04note\x18\x04 \x01(\tB\t\n\x07_winner\"4\n\x0fGetEventRequest\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x0f\n\x07records\x18\x02 \x01(\x08\":\n\x11ListEventsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\r\x12\x12\n\npage_token\x18\x02 \x01(\t\"S\n\x12ListEventsResponse\x12$\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x14.kafana.v1.EventInfo\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"N\n\x0b\x45ntrantInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12$\n\x04kind\x18\x02 \x01(\x0e\x32\x16.kafana.v1.EntrantKind\x12\x0b\n\x03\x62ot\x18\x03 \x01(\t\"\xba\x02\n\x08GameInfo\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\r\n\x05round\x18\x02 \x01(\r\x12\r\n\x05seats\x18\x03 \x03(\t\x12\x12\n\ncommitment\x18\x04 \x01(\t\x12\x10\n\x08table_id\x18\x05 \x01(\t\x12\r\n\x05\x62oard\x18\x06 \x01(\r\x12%\n\x06status\x18\x07 \x01(\x0e\x32\x15.kafana.v1.GameStatus\x12\x0e\n\x06scores\x18\x08 \x03(\x05\x12\x13\n\x06winner\x18\t \x01(\rH\x00\x88\x01\x01\x12%\n\x06\x65nding\x18\n \x01(\x0e\x32\x15.kafana.v1.GameEnding\x12 \n\x06\x66\x61ults\x18\x0b \x03(\x0b\x32\x10.kafana.v1.Fault\x12\x0e\n\x06record\x18\r \x01(\t\x12\x0e\n\x06secret\x18\x0e \x01(\tB\t\n\x07_winnerJ\x04\x08\x0c\x10\rR\x04seed\"M\n\tRoundInfo\x12\x0e\n\x06number\x18\x01 \x01(\r\x12\"\n\x05games\x18\x02 \x03(\x0b\x32\x13.kafana.v1.GameInfo\x12\x0c\n\x04\x62yes\x18\x03 \x03(\t\"\xd2\x01\n\x0cStandingInfo\x12\x0c\n\x04rank\x18\x01 \x01(\r\x12\x0f\n\x07\x65ntrant\x18\x02 \x01(\t\x12\x0e\n\x06points\x18\x03 \x01(\x01\x12\x0e\n\x06played\x18\x04 \x01(\r\x12\x0c\n\x04wins\x18\x05 \x01(\r\x12\r\n\x05\x64raws\x18\x06 \x01(\r\x12\x0e\n\x06losses\x18\x07 \x01(\r\x12\x0c\n\x04\x62yes\x18\x08 \x01(\r\x12\x10\n\x08\x62uchholz\x18\t \x01(\x01\x12\x18\n\x10sonneborn_berger\x18\n \x01(\x01\x12\x0c\n\x04\x64iff\x18\x0b \x01(\x05\x12\x0e\n\x06rating\x18\x0c \x01(\x01\"\xd6\x05\n\tEventInfo\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12&\n\x06\x66ormat\x18\x03 \x01(\x0e\x32\x16.kafana.v1.EventFormat\x12$\n\x05phase\x18\x04 \x01(\x0e\x32\x15.kafana.v1.EventPhase\x12&\n\x06status\x18\x05 \x01(\x0e\x32\x16.kafana.v1.EventStatus\x12\x0c\n\x04note\x18\x06 \x01(\t\x12\x14\n\x0ctotal_rounds\x18\x07 \x01(\r\x12(\n\x08\x65ntrants\x18\x08 \x03(\x0b\x32\x16.kafana.v1.EntrantInfo\x12$\n\x06rounds\x18\t \x03(\x0b\x32\x14.kafana.v1.RoundInfo\x12*\n\tstandings\x18\n \x03(\x0b\x32\x17.kafana.v1.StandingInfo\x12\x0e\n\x06report\x18\x0b \x01(\t\x12\x15\n\rrecords_jsonl\x18\x0c \x01(\t\x12\'\n\x06preset\x18\r \x01(\x0e\x32\x17.kafana.v1.TablicPreset\x12\x0e\n\x06target\x18\x0e \x01(\r\x12*\n\x06policy\x18\x0f \x01(\x0b\x32\x1a.kafana.v1.FaultPolicySpec\x12\x32\n\x07\x65xports\x18\x10 \x03(\x0b\x32!.kafana.v1.EventInfo.ExportsEntry\x12\x13\n\x0b\x63hosen_seed\x18\x11 \x01(\x08\x12-\n\nend_reason\x18\x12 \x01(\x0e\x32\x19.kafana.v1.EventEndReason\x12\x16\n\x0eseats_per_game\x18\x13 \x01(\r\x12\x14\n\x0cpartnerships\x18\x14 \x01(\x08\x12\x1d\n\x04game\x18\x15 \x01(\x0e\x32\x0f.kafana.v1.Game\x12\x12\n\nend_detail\x18\x16 \x01(\t\x1a.\n\x0c\x45xportsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"%\n\x11WatchEntryRequest\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\"\x83\x01\n\nAssignment\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\r\n\x05round\x18\x02 \x01(\r\x12\x10\n\x08table_id\x18\x03 \x01(\t\x12\x0c\n\x04seat\x18\x04 \x01(\r\x12\x12\n\nseat_token\x18\x05 \x01(\t\x12\r\n\x05seats\x18\x06 \x03(\t\x12\x12\n\ncommitment\x18\x07 \x01(\t\"\xd4\x01\n\x0b\x45ntryUpdate\x12)\n\nassignment\x18\x01 \x01(\x0b\x32\x15.kafana.v1.Assignment\x12$\n\x05phase\x18\x02 \x01(\x0e\x32\x15.kafana.v1.EventPhase\x12&\n\x06status\x18\x03 \x01(\x0e\x32\x16.kafana.v1.EventStatus\x12\x0c\n\x04note\x18\x04 \x01(\t\x12\x12\n\nevent_over\x18\x05 \x01(\x08\x12*\n\tstandings\x18\x06 \x03(\x0b\x32\x17.kafana.v1.StandingInfo*}\n\x0b\x45ventFormat\x12\x1c\n\x18\x45VENT_FORMAT_UNSPECIFIED\x10\x00\x12\x1c\n\x18\x45VENT_FORMAT_ROUND_ROBIN\x10\x01\x12\x16\n\x12\x45VENT_FORMAT_SWISS\x10\x02\x12\x1a\n\x16\x45VENT_FORMAT_DUPLICATE\x10\x03*\x89\x01\n\x0b\x46\x61ultAction\x12\x1c\n\x18\x46\x41ULT_ACTION_UNSPECIFIED\x10\x00\x12\x1d\n\x19\x46\x41ULT_ACTION_DEFAULT_MOVE\x10\x01\x12\x1d\n\x19\x46\x41ULT_ACTION_FORFEIT_HAND\x10\x02\x12\x1e\n\x1a\x46\x41ULT_ACTION_FORFEIT_MATCH\x10\x03*\xf2\x01\n\x0b\x46\x61ultReason\x12\x1c\n\x18\x46\x41ULT_REASON_UNSPECIFIED\x10\x00\x12\x18\n\x14\x46\x41ULT_REASON_TIMEOUT\x10\x01\x12\x19\n\x15\x46\x41ULT_REASON_TIMEOUTS\x10\x02\x12\x1b\n\x17\x46\x41ULT_REASON_DISCONNECT\x10\x03\x12\x1d\n\x19\x46\x41ULT_REASON_ILLEGAL_MOVE\x10\x04\x12\x18\n\x14\x46\x41ULT_REASON_NO_SHOW\x10\x05\x12\x1c\n\x18\x46\x41ULT_REASON_ADJUDICATED\x10\x06\x12\x1c\n\x18\x46\x41ULT_REASON_EVENT_ENDED\x10\x07*c\n\x0b\x45ntrantKind\x12\x1c\n\x18\x45NTRANT_KIND_UNSPECIFIED\x10\x00\x12\x1d\n\x19\x45NTRANT_KIND_BUILT_IN_BOT\x10\x01\x12\x17\n\x13\x45NTRANT_KIND_REMOTE\x10\x02*q\n\nGameStatus\x12\x1b\n\x17GAME_STATUS_UNSPECIFIED\x10\x00\x12\x17\n\x13GAME_STATUS_WAITING\x10\x01\x12\x17\n\x13GAME_STATUS_PLAYING\x10\x02\x12\x14\n\x10GAME_STATUS_DONE\x10\x03*\x92\x01\n\nGameEnding\x12\x1b\n\x17GAME_ENDING_UNSPECIFIED\x10\x00\x12\x15\n\x11GAME_ENDING_SCORE\x10\x01\x12\x17\n\x13GAME_ENDING_FORFEIT\x10\x02\x12\x1b\n\x17GAME_ENDING_ADJUDICATED\x10\x03\x12\x1a\n\x16GAME_ENDING_NOT_PLAYED\x10\x04*r\n\nEventPhase\x12\x1b\n\x17\x45VENT_PHASE_UNSPECIFIED\x10\x00\x12\x14\n\x10\x45VENT_PHASE_OPEN\x10\x01\x12\x17\n\x13\x45VENT_PHASE_STARTED\x10\x02\x12\x18\n\x14\x45VENT_PHASE_FINISHED\x10\x03*v\n\x0b\x45ventStatus\x12\x1c\n\x18\x45VENT_STATUS_UNSPECIFIED\x10\x00\x12\x18\n\x14\x45VENT_STATUS_RUNNING\x10\x01\x12\x17\n\x13\x45VENT_STATUS_PAUSED\x10\x02\x12\x16\n\x12\x45VENT_STATUS_ENDED\x10\x03*\x99\x01\n\x0e\x45ventEndReason\x12 \n\x1c\x45VENT_END_REASON_UNSPECIFIED\x10\x00\x12\x1e\n\x1a\x45VENT_END_REASON_ORGANISER\x10\x01\x12$\n EVENT_END_REASON_NO_PAIRING_LEFT\x10\x02\x12\x1f\n\x1b\x45VENT_END_REASON_UNPLAYABLE\x10\x03\x32\xcd\x05\n\x13\x43ompetitionsService\x12L\n\x0b\x43reateEvent\x12\x1d.kafana.v1.CreateEventRequest\x1a\x1e.kafana.v1.CreateEventResponse\x12I\n\nEnterEvent\x12\x1c.kafana.v1.EnterEventRequest\x1a\x1d.kafana.v1.EnterEventResponse\x12@\n\nStartEvent\x12\x1c.kafana.v1.StartEventRequest\x1a\x14.kafana.v1.EventInfo\x12<\n\x08GetEvent\x12\x1a.kafana.v1.GetEventRequest\x1a\x14.kafana.v1.EventInfo\x12I\n\nListEvents\x12\x1c.kafana.v1.ListEventsRequest\x1a\x1d.kafana.v1.ListEventsResponse\x12\x44\n\nWatchEntry\x12\x1c.kafana.v1.WatchEntryRequest\x1a\x16.kafana.v1.EntryUpdate0\x01\x12@\n\nPauseEvent\x12\x1c.kafana.v1.PauseEventRequest\x1a\x14.kafana.v1.EventInfo\x12\x42\n\x0bResumeEvent\x12\x1d.kafana.v1.ResumeEventRequest\x1a\x14.kafana.v1.EventInfo\x12<\n\x08\x45ndEvent\x12\x1a.kafana.v1.EndEventRequest\x1a\x14.kafana.v1.EventInfo\x12H\n\x0e\x41\x64judicateGame\x12 .kafana.v1.AdjudicateGameRequest\x1a\x14.kafana.v1.EventInfob\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'kafana.v1.competitions_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
+  _globals['_CREATEEVENTREQUEST'].fields_by_name['seed']._loaded_options = None
+  _globals['_CREATEEVENTREQUEST'].fields_by_name['seed']._serialized_options = b'0\001'
   _globals['_EVENTINFO_EXPORTSENTRY']._loaded_options = None
   _globals['_EVENTINFO_EXPORTSENTRY']._serialized_options = b'8\001'
-  _globals['_FAULTPOLICYSPEC']._serialized_start=44
-  _globals['_FAULTPOLICYSPEC']._serialized_end=222
-  _globals['_CREATEEVENTREQUEST']._serialized_start=225
-  _globals['_CREATEEVENTREQUEST']._serialized_end=535
-  _globals['_CREATEEVENTRESPONSE']._serialized_start=537
-  _globals['_CREATEEVENTRESPONSE']._serialized_end=638
-  _globals['_ENTEREVENTREQUEST']._serialized_start=640
-  _globals['_ENTEREVENTREQUEST']._serialized_end=704
-  _globals['_ENTEREVENTRESPONSE']._serialized_start=706
-  _globals['_ENTEREVENTRESPONSE']._serialized_end=779
-  _globals['_ORGANISERREQUEST']._serialized_start=781
-  _globals['_ORGANISERREQUEST']._serialized_end=856
-  _globals['_ADJUDICATEGAMEREQUEST']._serialized_start=859
-  _globals['_ADJUDICATEGAMEREQUEST']._serialized_end=988
-  _globals['_GETEVENTREQUEST']._serialized_start=990
-  _globals['_GETEVENTREQUEST']._serialized_end=1042
-  _globals['_LISTEVENTSREQUEST']._serialized_start=1044
-  _globals['_LISTEVENTSREQUEST']._serialized_end=1078
-  _globals['_LISTEVENTSRESPONSE']._serialized_start=1080
-  _globals['_LISTEVENTSRESPONSE']._serialized_end=1138
-  _globals['_ENTRANTINFO']._serialized_start=1140
-  _globals['_ENTRANTINFO']._serialized_end=1181
-  _globals['_GAMEINFO']._serialized_start=1184
-  _globals['_GAMEINFO']._serialized_end=1433
-  _globals['_ROUNDINFO']._serialized_start=1435
-  _globals['_ROUNDINFO']._serialized_end=1512
-  _globals['_STANDINGINFO']._serialized_start=1515
-  _globals['_STANDINGINFO']._serialized_end=1725
-  _globals['_EVENTINFO']._serialized_start=1728
-  _globals['_EVENTINFO']._serialized_end=2290
-  _globals['_EVENTINFO_EXPORTSENTRY']._serialized_start=2244
-  _globals['_EVENTINFO_EXPORTSENTRY']._serialized_end=2290
-  _globals['_WATCHENTRYREQUEST']._serialized_start=2292
-  _globals['_WATCHENTRYREQUEST']._serialized_end=2350
-  _globals['_ASSIGNMENT']._serialized_start=2353
-  _globals['_ASSIGNMENT']._serialized_end=2484
-  _globals['_ENTRYUPDATE']._serialized_start=2487
-  _globals['_ENTRYUPDATE']._serialized_end=2652
-  _globals['_COMPETITIONSSERVICE']._serialized_start=2655
-  _globals['_COMPETITIONSSERVICE']._serialized_end=3369
+  _globals['_EVENTFORMAT']._serialized_start=3365
+  _globals['_EVENTFORMAT']._serialized_end=3490
+  _globals['_FAULTACTION']._serialized_start=3493
+  _globals['_FAULTACTION']._serialized_end=3630
+  _globals['_FAULTREASON']._serialized_start=3633
+  _globals['_FAULTREASON']._serialized_end=3875
+  _globals['_ENTRANTKIND']._serialized_start=3877
+  _globals['_ENTRANTKIND']._serialized_end=3976
+  _globals['_GAMESTATUS']._serialized_start=3978
+  _globals['_GAMESTATUS']._serialized_end=4091
+  _globals['_GAMEENDING']._serialized_start=4094
+  _globals['_GAMEENDING']._serialized_end=4240
+  _globals['_EVENTPHASE']._serialized_start=4242
+  _globals['_EVENTPHASE']._serialized_end=4356
+  _globals['_EVENTSTATUS']._serialized_start=4358
+  _globals['_EVENTSTATUS']._serialized_end=4476
+  _globals['_EVENTENDREASON']._serialized_start=4479
+  _globals['_EVENTENDREASON']._serialized_end=4632
+  _globals['_FAULT']._serialized_start=67
+  _globals['_FAULT']._serialized_end=199
+  _globals['_FAULTPOLICYSPEC']._serialized_start=202
+  _globals['_FAULTPOLICYSPEC']._serialized_end=428
+  _globals['_CREATEEVENTREQUEST']._serialized_start=431
+  _globals['_CREATEEVENTREQUEST']._serialized_end=811
+  _globals['_CREATEEVENTRESPONSE']._serialized_start=813
+  _globals['_CREATEEVENTRESPONSE']._serialized_end=914
+  _globals['_ENTEREVENTREQUEST']._serialized_start=916
+  _globals['_ENTEREVENTREQUEST']._serialized_end=980
+  _globals['_ENTEREVENTRESPONSE']._serialized_start=982
+  _globals['_ENTEREVENTRESPONSE']._serialized_end=1055
+  _globals['_STARTEVENTREQUEST']._serialized_start=1057
+  _globals['_STARTEVENTREQUEST']._serialized_end=1094
+  _globals['_PAUSEEVENTREQUEST']._serialized_start=1096
+  _globals['_PAUSEEVENTREQUEST']._serialized_end=1147
+  _globals['_RESUMEEVENTREQUEST']._serialized_start=1149
+  _globals['_RESUMEEVENTREQUEST']._serialized_end=1201
+  _globals['_ENDEVENTREQUEST']._serialized_start=1203
+  _globals['_ENDEVENTREQUEST']._serialized_end=1252
+  _globals['_ADJUDICATEGAMEREQUEST']._serialized_start=1254
+  _globals['_ADJUDICATEGAMEREQUEST']._serialized_end=1358
+  _globals['_GETEVENTREQUEST']._serialized_start=1360
+  _globals['_GETEVENTREQUEST']._serialized_end=1412
+  _globals['_LISTEVENTSREQUEST']._serialized_start=1414
+  _globals['_LISTEVENTSREQUEST']._serialized_end=1472
+  _globals['_LISTEVENTSRESPONSE']._serialized_start=1474
+  _globals['_LISTEVENTSRESPONSE']._serialized_end=1557
+  _globals['_ENTRANTINFO']._serialized_start=1559
+  _globals['_ENTRANTINFO']._serialized_end=1637
+  _globals['_GAMEINFO']._serialized_start=1640
+  _globals['_GAMEINFO']._serialized_end=1954
+  _globals['_ROUNDINFO']._serialized_start=1956
+  _globals['_ROUNDINFO']._serialized_end=2033
+  _globals['_STANDINGINFO']._serialized_start=2036
+  _globals['_STANDINGINFO']._serialized_end=2246
+  _globals['_EVENTINFO']._serialized_start=2249
+  _globals['_EVENTINFO']._serialized_end=2975
+  _globals['_EVENTINFO_EXPORTSENTRY']._serialized_start=2929
+  _globals['_EVENTINFO_EXPORTSENTRY']._serialized_end=2975
+  _globals['_WATCHENTRYREQUEST']._serialized_start=2977
+  _globals['_WATCHENTRYREQUEST']._serialized_end=3014
+  _globals['_ASSIGNMENT']._serialized_start=3017
+  _globals['_ASSIGNMENT']._serialized_end=3148
+  _globals['_ENTRYUPDATE']._serialized_start=3151
+  _globals['_ENTRYUPDATE']._serialized_end=3363
+  _globals['_COMPETITIONSSERVICE']._serialized_start=4635
+  _globals['_COMPETITIONSSERVICE']._serialized_end=5352
 # @@protoc_insertion_point(module_scope)

@@ -5,12 +5,20 @@ Tournaments hosted by the service: create an event, enter it (a person, a remote
 built-in bot), start it, follow it, and the organiser's pause / resume / end / adjudicate.
 The service directs every started event in the background (one director per event, holding a
 lease in Redis, so another server process takes over if the one directing it stops).
+
+Secrets travel in call metadata, never in request bodies:
+- `kafana-organiser-token: <token>`: the event's organiser (CreateEvent hands it out).
+- `kafana-entry-token: <token>`: an entrant (EnterEvent hands it out).
+- `authorization: Bearer <api key>`: the calling account, as for every service.
+Refusals are `google.rpc.Status` with an `ErrorInfo` (kafana/v1/errors.proto).
 """
 
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from kafana.v1 import rules_pb2 as _rules_pb2
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -22,11 +30,321 @@ else:
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class _EventFormat:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _EventFormatEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_EventFormat.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    EVENT_FORMAT_UNSPECIFIED: _EventFormat.ValueType  # 0
+    """Not set: refused by CreateEvent."""
+    EVENT_FORMAT_ROUND_ROBIN: _EventFormat.ValueType  # 1
+    """Everyone plays everyone (groups of `seats_per_game` with more than two seats)."""
+    EVENT_FORMAT_SWISS: _EventFormat.ValueType  # 2
+    """Swiss rounds: entrants of similar points meet, never twice."""
+    EVENT_FORMAT_DUPLICATE: _EventFormat.ValueType  # 3
+    """Duplicate: every pairing plays the same boards (the same deals), so luck cancels out."""
+
+class EventFormat(_EventFormat, metaclass=_EventFormatEnumTypeWrapper):
+    """How the entrants of an event meet."""
+
+EVENT_FORMAT_UNSPECIFIED: EventFormat.ValueType  # 0
+"""Not set: refused by CreateEvent."""
+EVENT_FORMAT_ROUND_ROBIN: EventFormat.ValueType  # 1
+"""Everyone plays everyone (groups of `seats_per_game` with more than two seats)."""
+EVENT_FORMAT_SWISS: EventFormat.ValueType  # 2
+"""Swiss rounds: entrants of similar points meet, never twice."""
+EVENT_FORMAT_DUPLICATE: EventFormat.ValueType  # 3
+"""Duplicate: every pairing plays the same boards (the same deals), so luck cancels out."""
+Global___EventFormat: _TypeAlias = EventFormat  # noqa: Y015
+
+class _FaultAction:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _FaultActionEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_FaultAction.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    FAULT_ACTION_UNSPECIFIED: _FaultAction.ValueType  # 0
+    """Not set: the policy's default for the fault (see FaultPolicySpec)."""
+    FAULT_ACTION_DEFAULT_MOVE: _FaultAction.ValueType  # 1
+    """The server plays the seat's first legal move (a trail when it can)."""
+    FAULT_ACTION_FORFEIT_HAND: _FaultAction.ValueType  # 2
+    """The seat plays default moves until the hand is over."""
+    FAULT_ACTION_FORFEIT_MATCH: _FaultAction.ValueType  # 3
+    """The seat's side loses the match."""
+
+class FaultAction(_FaultAction, metaclass=_FaultActionEnumTypeWrapper):
+    """What the fault policy does about a fault."""
+
+FAULT_ACTION_UNSPECIFIED: FaultAction.ValueType  # 0
+"""Not set: the policy's default for the fault (see FaultPolicySpec)."""
+FAULT_ACTION_DEFAULT_MOVE: FaultAction.ValueType  # 1
+"""The server plays the seat's first legal move (a trail when it can)."""
+FAULT_ACTION_FORFEIT_HAND: FaultAction.ValueType  # 2
+"""The seat plays default moves until the hand is over."""
+FAULT_ACTION_FORFEIT_MATCH: FaultAction.ValueType  # 3
+"""The seat's side loses the match."""
+Global___FaultAction: _TypeAlias = FaultAction  # noqa: Y015
+
+class _FaultReason:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _FaultReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_FaultReason.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    FAULT_REASON_UNSPECIFIED: _FaultReason.ValueType  # 0
+    """Not set (never sent)."""
+    FAULT_REASON_TIMEOUT: _FaultReason.ValueType  # 1
+    """Out of time for one move."""
+    FAULT_REASON_TIMEOUTS: _FaultReason.ValueType  # 2
+    """Out of time `timeouts_to_forfeit` times in the match."""
+    FAULT_REASON_DISCONNECT: _FaultReason.ValueType  # 3
+    """The seat to move was not seen for the disconnect grace."""
+    FAULT_REASON_ILLEGAL_MOVE: _FaultReason.ValueType  # 4
+    """`illegal_limit` illegal moves were refused."""
+    FAULT_REASON_NO_SHOW: _FaultReason.ValueType  # 5
+    """The seat was not seen within `no_show_ms` of its table's creation (or, in a league, did
+    not take its seat by the join deadline).
+    """
+    FAULT_REASON_ADJUDICATED: _FaultReason.ValueType  # 6
+    """The organiser decided the game."""
+    FAULT_REASON_EVENT_ENDED: _FaultReason.ValueType  # 7
+    """The event ended before the game was decided."""
+
+class FaultReason(_FaultReason, metaclass=_FaultReasonEnumTypeWrapper):
+    """Why a seat was penalised, or a game decided off the board (docs/competitions.md, "Fault
+    policy").
+    """
+
+FAULT_REASON_UNSPECIFIED: FaultReason.ValueType  # 0
+"""Not set (never sent)."""
+FAULT_REASON_TIMEOUT: FaultReason.ValueType  # 1
+"""Out of time for one move."""
+FAULT_REASON_TIMEOUTS: FaultReason.ValueType  # 2
+"""Out of time `timeouts_to_forfeit` times in the match."""
+FAULT_REASON_DISCONNECT: FaultReason.ValueType  # 3
+"""The seat to move was not seen for the disconnect grace."""
+FAULT_REASON_ILLEGAL_MOVE: FaultReason.ValueType  # 4
+"""`illegal_limit` illegal moves were refused."""
+FAULT_REASON_NO_SHOW: FaultReason.ValueType  # 5
+"""The seat was not seen within `no_show_ms` of its table's creation (or, in a league, did
+not take its seat by the join deadline).
+"""
+FAULT_REASON_ADJUDICATED: FaultReason.ValueType  # 6
+"""The organiser decided the game."""
+FAULT_REASON_EVENT_ENDED: FaultReason.ValueType  # 7
+"""The event ended before the game was decided."""
+Global___FaultReason: _TypeAlias = FaultReason  # noqa: Y015
+
+class _EntrantKind:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _EntrantKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_EntrantKind.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    ENTRANT_KIND_UNSPECIFIED: _EntrantKind.ValueType  # 0
+    """Not set (never sent)."""
+    ENTRANT_KIND_BUILT_IN_BOT: _EntrantKind.ValueType  # 1
+    """A built-in bot the server plays (`EntrantInfo.bot` names it)."""
+    ENTRANT_KIND_REMOTE: _EntrantKind.ValueType  # 2
+    """A person or a remote bot, playing with its entry token's assignments."""
+
+class EntrantKind(_EntrantKind, metaclass=_EntrantKindEnumTypeWrapper):
+    """Who plays for an entrant."""
+
+ENTRANT_KIND_UNSPECIFIED: EntrantKind.ValueType  # 0
+"""Not set (never sent)."""
+ENTRANT_KIND_BUILT_IN_BOT: EntrantKind.ValueType  # 1
+"""A built-in bot the server plays (`EntrantInfo.bot` names it)."""
+ENTRANT_KIND_REMOTE: EntrantKind.ValueType  # 2
+"""A person or a remote bot, playing with its entry token's assignments."""
+Global___EntrantKind: _TypeAlias = EntrantKind  # noqa: Y015
+
+class _GameStatus:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _GameStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_GameStatus.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    GAME_STATUS_UNSPECIFIED: _GameStatus.ValueType  # 0
+    """Not set (never sent)."""
+    GAME_STATUS_WAITING: _GameStatus.ValueType  # 1
+    """Announced; its table is not made yet."""
+    GAME_STATUS_PLAYING: _GameStatus.ValueType  # 2
+    """Its table exists and the game is being played."""
+    GAME_STATUS_DONE: _GameStatus.ValueType  # 3
+    """Decided (played, forfeited, adjudicated or not played)."""
+
+class GameStatus(_GameStatus, metaclass=_GameStatusEnumTypeWrapper):
+    """Where one game of an event stands."""
+
+GAME_STATUS_UNSPECIFIED: GameStatus.ValueType  # 0
+"""Not set (never sent)."""
+GAME_STATUS_WAITING: GameStatus.ValueType  # 1
+"""Announced; its table is not made yet."""
+GAME_STATUS_PLAYING: GameStatus.ValueType  # 2
+"""Its table exists and the game is being played."""
+GAME_STATUS_DONE: GameStatus.ValueType  # 3
+"""Decided (played, forfeited, adjudicated or not played)."""
+Global___GameStatus: _TypeAlias = GameStatus  # noqa: Y015
+
+class _GameEnding:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _GameEndingEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_GameEnding.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    GAME_ENDING_UNSPECIFIED: _GameEnding.ValueType  # 0
+    """Not decided yet."""
+    GAME_ENDING_SCORE: _GameEnding.ValueType  # 1
+    """Played to the end (Tablić: to the target; Tač: played out or stalled)."""
+    GAME_ENDING_FORFEIT: _GameEnding.ValueType  # 2
+    """A seat forfeited under the fault policy (or left)."""
+    GAME_ENDING_ADJUDICATED: _GameEnding.ValueType  # 3
+    """The organiser decided it."""
+    GAME_ENDING_NOT_PLAYED: _GameEnding.ValueType  # 4
+    """Not played (the event ended first, or nobody showed up): counts for nobody."""
+
+class GameEnding(_GameEnding, metaclass=_GameEndingEnumTypeWrapper):
+    """How a decided game's result came about."""
+
+GAME_ENDING_UNSPECIFIED: GameEnding.ValueType  # 0
+"""Not decided yet."""
+GAME_ENDING_SCORE: GameEnding.ValueType  # 1
+"""Played to the end (Tablić: to the target; Tač: played out or stalled)."""
+GAME_ENDING_FORFEIT: GameEnding.ValueType  # 2
+"""A seat forfeited under the fault policy (or left)."""
+GAME_ENDING_ADJUDICATED: GameEnding.ValueType  # 3
+"""The organiser decided it."""
+GAME_ENDING_NOT_PLAYED: GameEnding.ValueType  # 4
+"""Not played (the event ended first, or nobody showed up): counts for nobody."""
+Global___GameEnding: _TypeAlias = GameEnding  # noqa: Y015
+
+class _EventPhase:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _EventPhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_EventPhase.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    EVENT_PHASE_UNSPECIFIED: _EventPhase.ValueType  # 0
+    """Not set (never sent)."""
+    EVENT_PHASE_OPEN: _EventPhase.ValueType  # 1
+    """Taking entries."""
+    EVENT_PHASE_STARTED: _EventPhase.ValueType  # 2
+    """Entries closed; the service directs it."""
+    EVENT_PHASE_FINISHED: _EventPhase.ValueType  # 3
+    """Over (every round played, or ended)."""
+
+class EventPhase(_EventPhase, metaclass=_EventPhaseEnumTypeWrapper):
+    """Where an event is in its life."""
+
+EVENT_PHASE_UNSPECIFIED: EventPhase.ValueType  # 0
+"""Not set (never sent)."""
+EVENT_PHASE_OPEN: EventPhase.ValueType  # 1
+"""Taking entries."""
+EVENT_PHASE_STARTED: EventPhase.ValueType  # 2
+"""Entries closed; the service directs it."""
+EVENT_PHASE_FINISHED: EventPhase.ValueType  # 3
+"""Over (every round played, or ended)."""
+Global___EventPhase: _TypeAlias = EventPhase  # noqa: Y015
+
+class _EventStatus:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _EventStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_EventStatus.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    EVENT_STATUS_UNSPECIFIED: _EventStatus.ValueType  # 0
+    """Not set (never sent)."""
+    EVENT_STATUS_RUNNING: _EventStatus.ValueType  # 1
+    """Games start as their rounds come."""
+    EVENT_STATUS_PAUSED: _EventStatus.ValueType  # 2
+    """No new game starts until resumed."""
+    EVENT_STATUS_ENDED: _EventStatus.ValueType  # 3
+    """The organiser ended it."""
+
+class EventStatus(_EventStatus, metaclass=_EventStatusEnumTypeWrapper):
+    """The organiser's status of an event."""
+
+EVENT_STATUS_UNSPECIFIED: EventStatus.ValueType  # 0
+"""Not set (never sent)."""
+EVENT_STATUS_RUNNING: EventStatus.ValueType  # 1
+"""Games start as their rounds come."""
+EVENT_STATUS_PAUSED: EventStatus.ValueType  # 2
+"""No new game starts until resumed."""
+EVENT_STATUS_ENDED: EventStatus.ValueType  # 3
+"""The organiser ended it."""
+Global___EventStatus: _TypeAlias = EventStatus  # noqa: Y015
+
+class _EventEndReason:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _EventEndReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_EventEndReason.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    EVENT_END_REASON_UNSPECIFIED: _EventEndReason.ValueType  # 0
+    """Not ended early (still running, or every round was played)."""
+    EVENT_END_REASON_ORGANISER: _EventEndReason.ValueType  # 1
+    """The organiser ended it (EndEvent)."""
+    EVENT_END_REASON_NO_PAIRING_LEFT: _EventEndReason.ValueType  # 2
+    """Swiss: no round without a repeated pairing was left."""
+    EVENT_END_REASON_UNPLAYABLE: _EventEndReason.ValueType  # 3
+    """The event could not be played with its entrants (it ended at its start)."""
+
+class EventEndReason(_EventEndReason, metaclass=_EventEndReasonEnumTypeWrapper):
+    """Why an event ended before its last round."""
+
+EVENT_END_REASON_UNSPECIFIED: EventEndReason.ValueType  # 0
+"""Not ended early (still running, or every round was played)."""
+EVENT_END_REASON_ORGANISER: EventEndReason.ValueType  # 1
+"""The organiser ended it (EndEvent)."""
+EVENT_END_REASON_NO_PAIRING_LEFT: EventEndReason.ValueType  # 2
+"""Swiss: no round without a repeated pairing was left."""
+EVENT_END_REASON_UNPLAYABLE: EventEndReason.ValueType  # 3
+"""The event could not be played with its entrants (it ended at its start)."""
+Global___EventEndReason: _TypeAlias = EventEndReason  # noqa: Y015
+
+@_typing.final
+class Fault(_message.Message):
+    """One fault of one seat in one game."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    ACTION_FIELD_NUMBER: _builtins.int
+    MOVE_NO_FIELD_NUMBER: _builtins.int
+    CODE_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat (0-based) that faulted."""
+    reason: Global___FaultReason.ValueType
+    """Why."""
+    action: Global___FaultAction.ValueType
+    """What was done about it."""
+    move_no: _builtins.int
+    """Moves played in the game before the fault."""
+    code: _builtins.str
+    """The compact code the fair records carry, e.g. "seat1:timeout->forfeit_hand@12"."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        reason: Global___FaultReason.ValueType = ...,
+        action: Global___FaultAction.ValueType = ...,
+        move_no: _builtins.int = ...,
+        code: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "code", b"code", "move_no", b"move_no", "reason", b"reason", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Fault: _TypeAlias = Fault  # noqa: Y015
+
 @_typing.final
 class FaultPolicySpec(_message.Message):
-    """What happens to a seat that times out or disconnects: "default_move", "forfeit_hand" or
-    "forfeit_match". Empty: the default (default_move on timeout, forfeit_match on disconnect).
-    """
+    """What happens to a seat that times out, disconnects or keeps moving illegally."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -39,24 +357,27 @@ class FaultPolicySpec(_message.Message):
     NO_SHOW_MS_FIELD_NUMBER: _builtins.int
     move_ms: _builtins.int
     """Time per move in milliseconds (0: no clock)."""
-    on_timeout: _builtins.str
+    on_timeout: Global___FaultAction.ValueType
+    """What a timeout does (unspecified: DEFAULT_MOVE)."""
     disconnect_grace_ms: _builtins.int
-    on_disconnect: _builtins.str
+    """The seat to move is disconnected when not seen this long (0: the default, 5 s)."""
+    on_disconnect: Global___FaultAction.ValueType
+    """What a disconnect does (unspecified: FORFEIT_MATCH)."""
     timeouts_to_forfeit: _builtins.int
-    """The table forfeits a seat at its N-th timeout of the game (reason "timeouts"; 0: never)."""
+    """The table forfeits a seat at its N-th timeout of the game (reason TIMEOUTS; 0: never)."""
     illegal_limit: _builtins.int
-    """Refused illegal moves at which a seat forfeits (reason "illegal_move"; 0: the default, 3)."""
+    """Refused illegal moves at which a seat forfeits (reason ILLEGAL_MOVE; 0: the default, 3)."""
     no_show_ms: _builtins.int
     """A seat not seen (no call or stream with its seat token) this long after its table was
-    made forfeits (reason "no_show"; nobody seen: the game is not played). 0: not checked.
+    made forfeits (reason NO_SHOW; nobody seen: the game is not played). 0: not checked.
     """
     def __init__(
         self,
         *,
         move_ms: _builtins.int = ...,
-        on_timeout: _builtins.str = ...,
+        on_timeout: Global___FaultAction.ValueType = ...,
         disconnect_grace_ms: _builtins.int = ...,
-        on_disconnect: _builtins.str = ...,
+        on_disconnect: Global___FaultAction.ValueType = ...,
         timeouts_to_forfeit: _builtins.int = ...,
         illegal_limit: _builtins.int = ...,
         no_show_ms: _builtins.int = ...,
@@ -71,6 +392,8 @@ Global___FaultPolicySpec: _TypeAlias = FaultPolicySpec  # noqa: Y015
 
 @_typing.final
 class CreateEventRequest(_message.Message):
+    """CreateEvent's input."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     NAME_FIELD_NUMBER: _builtins.int
@@ -88,22 +411,26 @@ class CreateEventRequest(_message.Message):
     PARTNERSHIPS_FIELD_NUMBER: _builtins.int
     GAME_FIELD_NUMBER: _builtins.int
     name: _builtins.str
-    format: _builtins.str
-    """"round_robin", "swiss" or "duplicate"."""
+    """The event's name: 1 to 64 characters, no spaces or braces."""
+    format: Global___EventFormat.ValueType
+    """The format (required)."""
     rounds: _builtins.int
     """Swiss: rounds (0: ceil(log2(entrants)))."""
     boards: _builtins.int
-    """Duplicate: boards per pairing, and explicit decks per board."""
+    """Duplicate: boards per pairing (0: 2)."""
     hands_per_board: _builtins.int
-    preset: _builtins.str
-    """Game rules: a preset ("serbian", ...) and the points to win (0: the preset's)."""
+    """Duplicate Tablić: explicit decks per board (0: 8)."""
+    preset: _rules_pb2.TablicPreset.ValueType
+    """Tablić: the rules preset (unspecified: SERBIAN)."""
     target: _builtins.int
+    """Tablić: the points to win (0: the preset's; at most 10000)."""
     seats_per_game: _builtins.int
-    """Seats per game: 0 or 2, 3, 4 (Tablić); 4 for Tač."""
+    """Seats per game: 0 (2; Tač: 4), 2, 3 or 4."""
     seed: _builtins.int
     """An organiser-chosen event seed: every game's secret follows from it, so anyone who knows
     or guesses it predicts every deal. Refused unless `chosen_seed` is set too; every record
     of such an event says so (`meta deal organiser-chosen`). Absent: fresh 256-bit secrets.
+    A string in JavaScript (jstype) so that no client loses digits above 2^53.
     """
     parallel: _builtins.int
     """Games played at once (0: every game of a round)."""
@@ -111,19 +438,21 @@ class CreateEventRequest(_message.Message):
     """Set to accept `seed` (the deals become predictable from it)."""
     partnerships: _builtins.bool
     """Four seats as two partnerships (2 against 2; Tablić only)."""
-    game: _builtins.str
-    """"tablic" (default) or "tac" (remote entrants only: built-in bots play Tablić)."""
+    game: _rules_pb2.Game.ValueType
+    """The game (unspecified: Tablić). Tač: remote entrants only (built-in bots play Tablić)."""
     @_builtins.property
-    def policy(self) -> Global___FaultPolicySpec: ...
+    def policy(self) -> Global___FaultPolicySpec:
+        """The fault policy of every game (absent: the defaults, no clock)."""
+
     def __init__(
         self,
         *,
         name: _builtins.str = ...,
-        format: _builtins.str = ...,
+        format: Global___EventFormat.ValueType = ...,
         rounds: _builtins.int = ...,
         boards: _builtins.int = ...,
         hands_per_board: _builtins.int = ...,
-        preset: _builtins.str = ...,
+        preset: _rules_pb2.TablicPreset.ValueType = ...,
         target: _builtins.int = ...,
         seats_per_game: _builtins.int = ...,
         policy: Global___FaultPolicySpec | None = ...,
@@ -131,7 +460,7 @@ class CreateEventRequest(_message.Message):
         parallel: _builtins.int = ...,
         chosen_seed: _builtins.bool = ...,
         partnerships: _builtins.bool = ...,
-        game: _builtins.str = ...,
+        game: _rules_pb2.Game.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "policy", b"policy", "seed", b"seed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
@@ -145,16 +474,23 @@ Global___CreateEventRequest: _TypeAlias = CreateEventRequest  # noqa: Y015
 
 @_typing.final
 class CreateEventResponse(_message.Message):
+    """CreateEvent's answer."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     EVENT_ID_FIELD_NUMBER: _builtins.int
     ORGANISER_TOKEN_FIELD_NUMBER: _builtins.int
     EVENT_FIELD_NUMBER: _builtins.int
     event_id: _builtins.str
+    """The new event's id."""
     organiser_token: _builtins.str
-    """Secret: start, pause, resume, end and adjudicate with it. Shown only here."""
+    """Secret: sent as `kafana-organiser-token` it starts, pauses, resumes, ends and
+    adjudicates. Shown only here.
+    """
     @_builtins.property
-    def event(self) -> Global___EventInfo: ...
+    def event(self) -> Global___EventInfo:
+        """The event as created."""
+
     def __init__(
         self,
         *,
@@ -172,14 +508,17 @@ Global___CreateEventResponse: _TypeAlias = CreateEventResponse  # noqa: Y015
 
 @_typing.final
 class EnterEventRequest(_message.Message):
+    """EnterEvent's input."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     EVENT_ID_FIELD_NUMBER: _builtins.int
     NAME_FIELD_NUMBER: _builtins.int
     BOT_FIELD_NUMBER: _builtins.int
     event_id: _builtins.str
+    """The event."""
     name: _builtins.str
-    """The entrant's name in the event (no spaces)."""
+    """The entrant's name in the event (1 to 64 characters, no spaces or braces)."""
     bot: _builtins.str
     """A registered bot name (e.g. "greedy") for a built-in bot the server plays; empty for a
     person or a remote bot (it plays its games itself with the entry token's assignments).
@@ -201,15 +540,21 @@ Global___EnterEventRequest: _TypeAlias = EnterEventRequest  # noqa: Y015
 
 @_typing.final
 class EnterEventResponse(_message.Message):
+    """EnterEvent's answer."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     EVENT_ID_FIELD_NUMBER: _builtins.int
     NAME_FIELD_NUMBER: _builtins.int
     ENTRY_TOKEN_FIELD_NUMBER: _builtins.int
     event_id: _builtins.str
+    """The event."""
     name: _builtins.str
+    """The entrant's name."""
     entry_token: _builtins.str
-    """Secret: WatchEntry with it to learn your tables and seat tokens. Empty for a built-in bot."""
+    """Secret: WatchEntry with it (`kafana-entry-token`) to learn your tables and seat tokens.
+    Empty for a built-in bot.
+    """
     def __init__(
         self,
         *,
@@ -226,57 +571,134 @@ class EnterEventResponse(_message.Message):
 Global___EnterEventResponse: _TypeAlias = EnterEventResponse  # noqa: Y015
 
 @_typing.final
-class OrganiserRequest(_message.Message):
+class StartEventRequest(_message.Message):
+    """StartEvent's input (the organiser token in `kafana-organiser-token`)."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     EVENT_ID_FIELD_NUMBER: _builtins.int
-    ORGANISER_TOKEN_FIELD_NUMBER: _builtins.int
-    NOTE_FIELD_NUMBER: _builtins.int
     event_id: _builtins.str
-    organiser_token: _builtins.str
-    note: _builtins.str
+    """The event."""
     def __init__(
         self,
         *,
         event_id: _builtins.str = ...,
-        organiser_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["event_id", b"event_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___StartEventRequest: _TypeAlias = StartEventRequest  # noqa: Y015
+
+@_typing.final
+class PauseEventRequest(_message.Message):
+    """PauseEvent's input (the organiser token in `kafana-organiser-token`)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    EVENT_ID_FIELD_NUMBER: _builtins.int
+    NOTE_FIELD_NUMBER: _builtins.int
+    event_id: _builtins.str
+    """The event."""
+    note: _builtins.str
+    """The organiser's note, shown with the status (e.g. "back at 3 pm")."""
+    def __init__(
+        self,
+        *,
+        event_id: _builtins.str = ...,
         note: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["event_id", b"event_id", "note", b"note", "organiser_token", b"organiser_token"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["event_id", b"event_id", "note", b"note"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___OrganiserRequest: _TypeAlias = OrganiserRequest  # noqa: Y015
+Global___PauseEventRequest: _TypeAlias = PauseEventRequest  # noqa: Y015
 
 @_typing.final
-class AdjudicateGameRequest(_message.Message):
+class ResumeEventRequest(_message.Message):
+    """ResumeEvent's input (the organiser token in `kafana-organiser-token`)."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     EVENT_ID_FIELD_NUMBER: _builtins.int
-    ORGANISER_TOKEN_FIELD_NUMBER: _builtins.int
-    GAME_ID_FIELD_NUMBER: _builtins.int
-    WINNER_FIELD_NUMBER: _builtins.int
     NOTE_FIELD_NUMBER: _builtins.int
     event_id: _builtins.str
-    organiser_token: _builtins.str
-    game_id: _builtins.str
-    winner: _builtins.int
-    """The winning side (a seat; with partnerships 0 or 1); absent: a draw."""
+    """The event."""
     note: _builtins.str
+    """The organiser's note, shown with the status."""
     def __init__(
         self,
         *,
         event_id: _builtins.str = ...,
-        organiser_token: _builtins.str = ...,
+        note: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["event_id", b"event_id", "note", b"note"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ResumeEventRequest: _TypeAlias = ResumeEventRequest  # noqa: Y015
+
+@_typing.final
+class EndEventRequest(_message.Message):
+    """EndEvent's input (the organiser token in `kafana-organiser-token`)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    EVENT_ID_FIELD_NUMBER: _builtins.int
+    NOTE_FIELD_NUMBER: _builtins.int
+    event_id: _builtins.str
+    """The event."""
+    note: _builtins.str
+    """The organiser's note, shown with the status (e.g. why it ended)."""
+    def __init__(
+        self,
+        *,
+        event_id: _builtins.str = ...,
+        note: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["event_id", b"event_id", "note", b"note"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___EndEventRequest: _TypeAlias = EndEventRequest  # noqa: Y015
+
+@_typing.final
+class AdjudicateGameRequest(_message.Message):
+    """AdjudicateGame's input (the organiser token in `kafana-organiser-token`)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    EVENT_ID_FIELD_NUMBER: _builtins.int
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    WINNER_FIELD_NUMBER: _builtins.int
+    NOTE_FIELD_NUMBER: _builtins.int
+    event_id: _builtins.str
+    """The event."""
+    game_id: _builtins.str
+    """The game to decide (GameInfo.game_id)."""
+    winner: _builtins.int
+    """The winning side (a seat; with partnerships 0 or 1); absent: a draw."""
+    note: _builtins.str
+    """The organiser's note, kept with the decision."""
+    def __init__(
+        self,
+        *,
+        event_id: _builtins.str = ...,
         game_id: _builtins.str = ...,
         winner: _builtins.int | None = ...,
         note: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_winner", b"_winner", "winner", b"winner"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_winner", b"_winner", "event_id", b"event_id", "game_id", b"game_id", "note", b"note", "organiser_token", b"organiser_token", "winner", b"winner"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_winner", b"_winner", "event_id", b"event_id", "game_id", b"game_id", "note", b"note", "winner", b"winner"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__winner: _TypeAlias = _typing.Literal["winner"]  # noqa: Y015
     _WhichOneofArgType__winner: _TypeAlias = _typing.Literal["_winner", b"_winner"]  # noqa: Y015
@@ -286,11 +708,14 @@ Global___AdjudicateGameRequest: _TypeAlias = AdjudicateGameRequest  # noqa: Y015
 
 @_typing.final
 class GetEventRequest(_message.Message):
+    """GetEvent's input."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     EVENT_ID_FIELD_NUMBER: _builtins.int
     RECORDS_FIELD_NUMBER: _builtins.int
     event_id: _builtins.str
+    """The event."""
     records: _builtins.bool
     """Include every finished game's fair record (seed revealed) and the JSON-lines export."""
     def __init__(
@@ -309,18 +734,25 @@ Global___GetEventRequest: _TypeAlias = GetEventRequest  # noqa: Y015
 
 @_typing.final
 class ListEventsRequest(_message.Message):
+    """ListEvents' input."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
-    LIMIT_FIELD_NUMBER: _builtins.int
-    limit: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    page_size: _builtins.int
+    """At most this many (0: 50; above 500: coerced down to 500)."""
+    page_token: _builtins.str
+    """The previous answer's next_page_token; empty for the first page."""
     def __init__(
         self,
         *,
-        limit: _builtins.int = ...,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["limit", b"limit"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -328,19 +760,27 @@ Global___ListEventsRequest: _TypeAlias = ListEventsRequest  # noqa: Y015
 
 @_typing.final
 class ListEventsResponse(_message.Message):
+    """ListEvents' answer."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     EVENTS_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """Pass it as page_token for the next page; empty on the last page."""
     @_builtins.property
-    def events(self) -> _containers.RepeatedCompositeFieldContainer[Global___EventInfo]: ...
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[Global___EventInfo]:
+        """Newest first, without rounds."""
+
     def __init__(
         self,
         *,
         events: _abc.Iterable[Global___EventInfo] | None = ...,
+        next_page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "next_page_token", b"next_page_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -348,22 +788,29 @@ Global___ListEventsResponse: _TypeAlias = ListEventsResponse  # noqa: Y015
 
 @_typing.final
 class EntrantInfo(_message.Message):
+    """One entrant of an event."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     NAME_FIELD_NUMBER: _builtins.int
     KIND_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
     name: _builtins.str
-    kind: _builtins.str
-    """"bot:<name>" for a built-in bot, "remote" for a person or remote bot."""
+    """Its name in the event."""
+    kind: Global___EntrantKind.ValueType
+    """Who plays for it."""
+    bot: _builtins.str
+    """BUILT_IN_BOT: the registered bot's name ("greedy", ...); empty otherwise."""
     def __init__(
         self,
         *,
         name: _builtins.str = ...,
-        kind: _builtins.str = ...,
+        kind: Global___EntrantKind.ValueType = ...,
+        bot: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "name", b"name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "kind", b"kind", "name", b"name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -371,6 +818,8 @@ Global___EntrantInfo: _TypeAlias = EntrantInfo  # noqa: Y015
 
 @_typing.final
 class GameInfo(_message.Message):
+    """One game of an event."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     GAME_ID_FIELD_NUMBER: _builtins.int
@@ -379,7 +828,7 @@ class GameInfo(_message.Message):
     COMMITMENT_FIELD_NUMBER: _builtins.int
     TABLE_ID_FIELD_NUMBER: _builtins.int
     BOARD_FIELD_NUMBER: _builtins.int
-    STATE_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
     SCORES_FIELD_NUMBER: _builtins.int
     WINNER_FIELD_NUMBER: _builtins.int
     ENDING_FIELD_NUMBER: _builtins.int
@@ -387,19 +836,23 @@ class GameInfo(_message.Message):
     RECORD_FIELD_NUMBER: _builtins.int
     SECRET_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
+    """The game's id within the event."""
     round: _builtins.int
+    """Its round, from 1."""
     commitment: _builtins.str
     """The commitment to the game's secret (64 hex: SHA-256 of "kafana-commit-v2:" + secret),
     published when the round is announced.
     """
     table_id: _builtins.str
+    """Its table (empty while WAITING)."""
     board: _builtins.int
     """Duplicate: the board number (0 otherwise)."""
-    state: _builtins.str
-    """"waiting", "playing" or "done"."""
+    status: Global___GameStatus.ValueType
+    """Where it stands."""
     winner: _builtins.int
-    ending: _builtins.str
-    """"score", "forfeit", "adjudicated", "not_played" (when done)."""
+    """DONE: the winning side; absent for a draw or no result."""
+    ending: Global___GameEnding.ValueType
+    """DONE: how the result came about."""
     record: _builtins.str
     """GetEvent with records: the fair record (`kafana verify` checks it); like the secret,
     only once every game sharing this game's deals is done.
@@ -409,12 +862,16 @@ class GameInfo(_message.Message):
     (a duplicate board) are done.
     """
     @_builtins.property
-    def seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    def seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The entrant of each seat, in seat order."""
+
     @_builtins.property
-    def scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    def scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """DONE: points per side."""
+
     @_builtins.property
-    def faults(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Fault codes, e.g. "seat1:timeout->forfeit_hand@12"."""
+    def faults(self) -> _containers.RepeatedCompositeFieldContainer[Global___Fault]:
+        """Every fault of the game, in order."""
 
     def __init__(
         self,
@@ -425,17 +882,17 @@ class GameInfo(_message.Message):
         commitment: _builtins.str = ...,
         table_id: _builtins.str = ...,
         board: _builtins.int = ...,
-        state: _builtins.str = ...,
+        status: Global___GameStatus.ValueType = ...,
         scores: _abc.Iterable[_builtins.int] | None = ...,
         winner: _builtins.int | None = ...,
-        ending: _builtins.str = ...,
-        faults: _abc.Iterable[_builtins.str] | None = ...,
+        ending: Global___GameEnding.ValueType = ...,
+        faults: _abc.Iterable[Global___Fault] | None = ...,
         record: _builtins.str = ...,
         secret: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_winner", b"_winner", "winner", b"winner"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_winner", b"_winner", "board", b"board", "commitment", b"commitment", "ending", b"ending", "faults", b"faults", "game_id", b"game_id", "record", b"record", "round", b"round", "scores", b"scores", "seats", b"seats", "secret", b"secret", "state", b"state", "table_id", b"table_id", "winner", b"winner"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_winner", b"_winner", "board", b"board", "commitment", b"commitment", "ending", b"ending", "faults", b"faults", "game_id", b"game_id", "record", b"record", "round", b"round", "scores", b"scores", "seats", b"seats", "secret", b"secret", "status", b"status", "table_id", b"table_id", "winner", b"winner"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__winner: _TypeAlias = _typing.Literal["winner"]  # noqa: Y015
     _WhichOneofArgType__winner: _TypeAlias = _typing.Literal["_winner", b"_winner"]  # noqa: Y015
@@ -445,16 +902,23 @@ Global___GameInfo: _TypeAlias = GameInfo  # noqa: Y015
 
 @_typing.final
 class RoundInfo(_message.Message):
+    """One round of an event."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     NUMBER_FIELD_NUMBER: _builtins.int
     GAMES_FIELD_NUMBER: _builtins.int
     BYES_FIELD_NUMBER: _builtins.int
     number: _builtins.int
+    """The round's number, from 1."""
     @_builtins.property
-    def games(self) -> _containers.RepeatedCompositeFieldContainer[Global___GameInfo]: ...
+    def games(self) -> _containers.RepeatedCompositeFieldContainer[Global___GameInfo]:
+        """Its games."""
+
     @_builtins.property
-    def byes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    def byes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Entrants without a game this round (a bye scores as a win)."""
+
     def __init__(
         self,
         *,
@@ -472,6 +936,8 @@ Global___RoundInfo: _TypeAlias = RoundInfo  # noqa: Y015
 
 @_typing.final
 class StandingInfo(_message.Message):
+    """One entrant's row of the standings."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     RANK_FIELD_NUMBER: _builtins.int
@@ -487,16 +953,27 @@ class StandingInfo(_message.Message):
     DIFF_FIELD_NUMBER: _builtins.int
     RATING_FIELD_NUMBER: _builtins.int
     rank: _builtins.int
+    """1 is best; tied entrants share a rank."""
     entrant: _builtins.str
+    """The entrant."""
     points: _builtins.float
+    """Points: 1 a win (or bye), 0.5 a draw."""
     played: _builtins.int
+    """Games decided (byes not counted)."""
     wins: _builtins.int
+    """Games won."""
     draws: _builtins.int
+    """Games drawn."""
     losses: _builtins.int
+    """Games lost."""
     byes: _builtins.int
+    """Byes received."""
     buchholz: _builtins.float
+    """Tie-break: the sum of the opponents' points."""
     sonneborn_berger: _builtins.float
+    """Tie-break: the opponents' points weighted by the result against each."""
     diff: _builtins.int
+    """Points scored minus points conceded (Tablić)."""
     rating: _builtins.float
     """Conservative rating (mu - 3 sigma) in this event's ratings."""
     def __init__(
@@ -525,6 +1002,8 @@ Global___StandingInfo: _TypeAlias = StandingInfo  # noqa: Y015
 
 @_typing.final
 class EventInfo(_message.Message):
+    """Everything public about an event."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     @_typing.final
@@ -564,42 +1043,61 @@ class EventInfo(_message.Message):
     POLICY_FIELD_NUMBER: _builtins.int
     EXPORTS_FIELD_NUMBER: _builtins.int
     CHOSEN_SEED_FIELD_NUMBER: _builtins.int
-    REASON_FIELD_NUMBER: _builtins.int
+    END_REASON_FIELD_NUMBER: _builtins.int
     SEATS_PER_GAME_FIELD_NUMBER: _builtins.int
     PARTNERSHIPS_FIELD_NUMBER: _builtins.int
     GAME_FIELD_NUMBER: _builtins.int
+    END_DETAIL_FIELD_NUMBER: _builtins.int
     event_id: _builtins.str
+    """The event's id."""
     name: _builtins.str
-    format: _builtins.str
-    phase: _builtins.str
-    """"open" (taking entries), "started", "finished"."""
-    status: _builtins.str
-    """"running", "paused", "ended" (the organiser's status) and the organiser's note."""
+    """Its name."""
+    format: Global___EventFormat.ValueType
+    """Its format."""
+    phase: Global___EventPhase.ValueType
+    """Where it is in its life."""
+    status: Global___EventStatus.ValueType
+    """The organiser's status."""
     note: _builtins.str
+    """The organiser's note with the status."""
     total_rounds: _builtins.int
+    """Rounds the event plays (0 until it starts)."""
     report: _builtins.str
     """The final report (text) once finished."""
     records_jsonl: _builtins.str
     """GetEvent with records: the JSON-lines export (`kafana verify` checks it)."""
-    preset: _builtins.str
+    preset: _rules_pb2.TablicPreset.ValueType
+    """Tablić: the rules preset (UNSPECIFIED for Tač)."""
     target: _builtins.int
+    """Tablić: the points to win in force (0 for Tač)."""
     chosen_seed: _builtins.bool
     """The organiser chose the event seed (`chosen_seed`): the deals were predictable."""
-    reason: _builtins.str
-    """Why the event ended early (e.g. no Swiss pairing without a repeat was left); "" if not."""
+    end_reason: Global___EventEndReason.ValueType
+    """Why the event ended before its last round; UNSPECIFIED if it did not."""
     seats_per_game: _builtins.int
-    """Players per game (2, 3 or 4) and whether they play as two partnerships (2 against 2)."""
+    """Players per game (2, 3 or 4)."""
     partnerships: _builtins.bool
-    game: _builtins.str
-    """The game ("tablic" or "tac")."""
+    """Four players per game as two partnerships (2 against 2)."""
+    game: _rules_pb2.Game.ValueType
+    """The game."""
+    end_detail: _builtins.str
+    """The end reason in words, for people (e.g. "no Swiss round 5 without a repeat is left")."""
     @_builtins.property
-    def entrants(self) -> _containers.RepeatedCompositeFieldContainer[Global___EntrantInfo]: ...
+    def entrants(self) -> _containers.RepeatedCompositeFieldContainer[Global___EntrantInfo]:
+        """Its entrants, in entry order."""
+
     @_builtins.property
-    def rounds(self) -> _containers.RepeatedCompositeFieldContainer[Global___RoundInfo]: ...
+    def rounds(self) -> _containers.RepeatedCompositeFieldContainer[Global___RoundInfo]:
+        """Rounds announced so far (GetEvent; empty in ListEvents)."""
+
     @_builtins.property
-    def standings(self) -> _containers.RepeatedCompositeFieldContainer[Global___StandingInfo]: ...
+    def standings(self) -> _containers.RepeatedCompositeFieldContainer[Global___StandingInfo]:
+        """The standings now."""
+
     @_builtins.property
-    def policy(self) -> Global___FaultPolicySpec: ...
+    def policy(self) -> Global___FaultPolicySpec:
+        """The fault policy of every game, defaults filled in."""
+
     @_builtins.property
     def exports(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
         """GetEvent with records, once finished: the local runner's export files by name
@@ -611,9 +1109,9 @@ class EventInfo(_message.Message):
         *,
         event_id: _builtins.str = ...,
         name: _builtins.str = ...,
-        format: _builtins.str = ...,
-        phase: _builtins.str = ...,
-        status: _builtins.str = ...,
+        format: Global___EventFormat.ValueType = ...,
+        phase: Global___EventPhase.ValueType = ...,
+        status: Global___EventStatus.ValueType = ...,
         note: _builtins.str = ...,
         total_rounds: _builtins.int = ...,
         entrants: _abc.Iterable[Global___EntrantInfo] | None = ...,
@@ -621,19 +1119,20 @@ class EventInfo(_message.Message):
         standings: _abc.Iterable[Global___StandingInfo] | None = ...,
         report: _builtins.str = ...,
         records_jsonl: _builtins.str = ...,
-        preset: _builtins.str = ...,
+        preset: _rules_pb2.TablicPreset.ValueType = ...,
         target: _builtins.int = ...,
         policy: Global___FaultPolicySpec | None = ...,
         exports: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
         chosen_seed: _builtins.bool = ...,
-        reason: _builtins.str = ...,
+        end_reason: Global___EventEndReason.ValueType = ...,
         seats_per_game: _builtins.int = ...,
         partnerships: _builtins.bool = ...,
-        game: _builtins.str = ...,
+        game: _rules_pb2.Game.ValueType = ...,
+        end_detail: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["policy", b"policy"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["chosen_seed", b"chosen_seed", "entrants", b"entrants", "event_id", b"event_id", "exports", b"exports", "format", b"format", "game", b"game", "name", b"name", "note", b"note", "partnerships", b"partnerships", "phase", b"phase", "policy", b"policy", "preset", b"preset", "reason", b"reason", "records_jsonl", b"records_jsonl", "report", b"report", "rounds", b"rounds", "seats_per_game", b"seats_per_game", "standings", b"standings", "status", b"status", "target", b"target", "total_rounds", b"total_rounds"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["chosen_seed", b"chosen_seed", "end_detail", b"end_detail", "end_reason", b"end_reason", "entrants", b"entrants", "event_id", b"event_id", "exports", b"exports", "format", b"format", "game", b"game", "name", b"name", "note", b"note", "partnerships", b"partnerships", "phase", b"phase", "policy", b"policy", "preset", b"preset", "records_jsonl", b"records_jsonl", "report", b"report", "rounds", b"rounds", "seats_per_game", b"seats_per_game", "standings", b"standings", "status", b"status", "target", b"target", "total_rounds", b"total_rounds"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -641,21 +1140,21 @@ Global___EventInfo: _TypeAlias = EventInfo  # noqa: Y015
 
 @_typing.final
 class WatchEntryRequest(_message.Message):
+    """WatchEntry's input (the entry token in `kafana-entry-token`)."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     EVENT_ID_FIELD_NUMBER: _builtins.int
-    ENTRY_TOKEN_FIELD_NUMBER: _builtins.int
     event_id: _builtins.str
-    entry_token: _builtins.str
+    """The event."""
     def __init__(
         self,
         *,
         event_id: _builtins.str = ...,
-        entry_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["entry_token", b"entry_token", "event_id", b"event_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["event_id", b"event_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -663,6 +1162,8 @@ Global___WatchEntryRequest: _TypeAlias = WatchEntryRequest  # noqa: Y015
 
 @_typing.final
 class Assignment(_message.Message):
+    """One game an entrant must play now."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     GAME_ID_FIELD_NUMBER: _builtins.int
@@ -673,14 +1174,23 @@ class Assignment(_message.Message):
     SEATS_FIELD_NUMBER: _builtins.int
     COMMITMENT_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
+    """The game's id within the event."""
     round: _builtins.int
+    """Its round."""
     table_id: _builtins.str
+    """The table to play on."""
     seat: _builtins.int
+    """The entrant's seat there."""
     seat_token: _builtins.str
-    """Secret: play the seat with it (`kafana bot run SPEC --table T --token TOKEN`)."""
+    """Secret: play the seat with it (`kafana-seat-token`; `kafana bot run SPEC --table T
+    --token TOKEN`).
+    """
     commitment: _builtins.str
+    """The commitment to the game's secret."""
     @_builtins.property
-    def seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    def seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The entrant of each seat, in seat order."""
+
     def __init__(
         self,
         *,
@@ -702,6 +1212,8 @@ Global___Assignment: _TypeAlias = Assignment  # noqa: Y015
 
 @_typing.final
 class EntryUpdate(_message.Message):
+    """One message of a WatchEntry stream."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     ASSIGNMENT_FIELD_NUMBER: _builtins.int
@@ -710,9 +1222,12 @@ class EntryUpdate(_message.Message):
     NOTE_FIELD_NUMBER: _builtins.int
     EVENT_OVER_FIELD_NUMBER: _builtins.int
     STANDINGS_FIELD_NUMBER: _builtins.int
-    phase: _builtins.str
-    status: _builtins.str
+    phase: Global___EventPhase.ValueType
+    """Where the event is in its life."""
+    status: Global___EventStatus.ValueType
+    """The organiser's status."""
     note: _builtins.str
+    """The organiser's note with the status."""
     event_over: _builtins.bool
     """The last message: the event is over."""
     @_builtins.property
@@ -727,8 +1242,8 @@ class EntryUpdate(_message.Message):
         self,
         *,
         assignment: Global___Assignment | None = ...,
-        phase: _builtins.str = ...,
-        status: _builtins.str = ...,
+        phase: Global___EventPhase.ValueType = ...,
+        status: Global___EventStatus.ValueType = ...,
         note: _builtins.str = ...,
         event_over: _builtins.bool = ...,
         standings: _abc.Iterable[Global___StandingInfo] | None = ...,

@@ -26,7 +26,8 @@ if _version_not_supported:
 
 
 class CompetitionsServiceStub:
-    """Missing associated documentation comment in .proto file."""
+    """Hosted events: create, enter, start, follow, control.
+    """
 
     def __init__(self, channel):
         """Constructor.
@@ -46,7 +47,7 @@ class CompetitionsServiceStub:
                 _registered_method=True)
         self.StartEvent = channel.unary_unary(
                 '/kafana.v1.CompetitionsService/StartEvent',
-                request_serializer=kafana_dot_v1_dot_competitions__pb2.OrganiserRequest.SerializeToString,
+                request_serializer=kafana_dot_v1_dot_competitions__pb2.StartEventRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_competitions__pb2.EventInfo.FromString,
                 _registered_method=True)
         self.GetEvent = channel.unary_unary(
@@ -66,17 +67,17 @@ class CompetitionsServiceStub:
                 _registered_method=True)
         self.PauseEvent = channel.unary_unary(
                 '/kafana.v1.CompetitionsService/PauseEvent',
-                request_serializer=kafana_dot_v1_dot_competitions__pb2.OrganiserRequest.SerializeToString,
+                request_serializer=kafana_dot_v1_dot_competitions__pb2.PauseEventRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_competitions__pb2.EventInfo.FromString,
                 _registered_method=True)
         self.ResumeEvent = channel.unary_unary(
                 '/kafana.v1.CompetitionsService/ResumeEvent',
-                request_serializer=kafana_dot_v1_dot_competitions__pb2.OrganiserRequest.SerializeToString,
+                request_serializer=kafana_dot_v1_dot_competitions__pb2.ResumeEventRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_competitions__pb2.EventInfo.FromString,
                 _registered_method=True)
         self.EndEvent = channel.unary_unary(
                 '/kafana.v1.CompetitionsService/EndEvent',
-                request_serializer=kafana_dot_v1_dot_competitions__pb2.OrganiserRequest.SerializeToString,
+                request_serializer=kafana_dot_v1_dot_competitions__pb2.EndEventRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_competitions__pb2.EventInfo.FromString,
                 _registered_method=True)
         self.AdjudicateGame = channel.unary_unary(
@@ -87,7 +88,8 @@ class CompetitionsServiceStub:
 
 
 class CompetitionsServiceServicer:
-    """Missing associated documentation comment in .proto file."""
+    """Hosted events: create, enter, start, follow, control.
+    """
 
     def CreateEvent(self, request, context):
         """Create an event (open for entries); the answer carries the organiser token, once.
@@ -119,7 +121,7 @@ class CompetitionsServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListEvents(self, request, context):
-        """Events this service hosts, newest first.
+        """Events this service hosts, newest first, a page at a time (AIP-158).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -134,26 +136,29 @@ class CompetitionsServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def PauseEvent(self, request, context):
-        """Organiser controls (organiser token).
+        """No new game starts until resumed; games running finish (organiser token).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def ResumeEvent(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Games start again after a pause (organiser token).
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def EndEvent(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """End now: running games stop, undecided ones are recorded as not played (organiser token).
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def AdjudicateGame(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Decide a game handed out and not decided yet; its table is closed (organiser token).
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -173,7 +178,7 @@ def add_CompetitionsServiceServicer_to_server(servicer, server):
             ),
             'StartEvent': grpc.unary_unary_rpc_method_handler(
                     servicer.StartEvent,
-                    request_deserializer=kafana_dot_v1_dot_competitions__pb2.OrganiserRequest.FromString,
+                    request_deserializer=kafana_dot_v1_dot_competitions__pb2.StartEventRequest.FromString,
                     response_serializer=kafana_dot_v1_dot_competitions__pb2.EventInfo.SerializeToString,
             ),
             'GetEvent': grpc.unary_unary_rpc_method_handler(
@@ -193,17 +198,17 @@ def add_CompetitionsServiceServicer_to_server(servicer, server):
             ),
             'PauseEvent': grpc.unary_unary_rpc_method_handler(
                     servicer.PauseEvent,
-                    request_deserializer=kafana_dot_v1_dot_competitions__pb2.OrganiserRequest.FromString,
+                    request_deserializer=kafana_dot_v1_dot_competitions__pb2.PauseEventRequest.FromString,
                     response_serializer=kafana_dot_v1_dot_competitions__pb2.EventInfo.SerializeToString,
             ),
             'ResumeEvent': grpc.unary_unary_rpc_method_handler(
                     servicer.ResumeEvent,
-                    request_deserializer=kafana_dot_v1_dot_competitions__pb2.OrganiserRequest.FromString,
+                    request_deserializer=kafana_dot_v1_dot_competitions__pb2.ResumeEventRequest.FromString,
                     response_serializer=kafana_dot_v1_dot_competitions__pb2.EventInfo.SerializeToString,
             ),
             'EndEvent': grpc.unary_unary_rpc_method_handler(
                     servicer.EndEvent,
-                    request_deserializer=kafana_dot_v1_dot_competitions__pb2.OrganiserRequest.FromString,
+                    request_deserializer=kafana_dot_v1_dot_competitions__pb2.EndEventRequest.FromString,
                     response_serializer=kafana_dot_v1_dot_competitions__pb2.EventInfo.SerializeToString,
             ),
             'AdjudicateGame': grpc.unary_unary_rpc_method_handler(
@@ -220,7 +225,8 @@ def add_CompetitionsServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class CompetitionsService:
-    """Missing associated documentation comment in .proto file."""
+    """Hosted events: create, enter, start, follow, control.
+    """
 
     @staticmethod
     def CreateEvent(request,
@@ -291,7 +297,7 @@ class CompetitionsService:
             request,
             target,
             '/kafana.v1.CompetitionsService/StartEvent',
-            kafana_dot_v1_dot_competitions__pb2.OrganiserRequest.SerializeToString,
+            kafana_dot_v1_dot_competitions__pb2.StartEventRequest.SerializeToString,
             kafana_dot_v1_dot_competitions__pb2.EventInfo.FromString,
             options,
             channel_credentials,
@@ -399,7 +405,7 @@ class CompetitionsService:
             request,
             target,
             '/kafana.v1.CompetitionsService/PauseEvent',
-            kafana_dot_v1_dot_competitions__pb2.OrganiserRequest.SerializeToString,
+            kafana_dot_v1_dot_competitions__pb2.PauseEventRequest.SerializeToString,
             kafana_dot_v1_dot_competitions__pb2.EventInfo.FromString,
             options,
             channel_credentials,
@@ -426,7 +432,7 @@ class CompetitionsService:
             request,
             target,
             '/kafana.v1.CompetitionsService/ResumeEvent',
-            kafana_dot_v1_dot_competitions__pb2.OrganiserRequest.SerializeToString,
+            kafana_dot_v1_dot_competitions__pb2.ResumeEventRequest.SerializeToString,
             kafana_dot_v1_dot_competitions__pb2.EventInfo.FromString,
             options,
             channel_credentials,
@@ -453,7 +459,7 @@ class CompetitionsService:
             request,
             target,
             '/kafana.v1.CompetitionsService/EndEvent',
-            kafana_dot_v1_dot_competitions__pb2.OrganiserRequest.SerializeToString,
+            kafana_dot_v1_dot_competitions__pb2.EndEventRequest.SerializeToString,
             kafana_dot_v1_dot_competitions__pb2.EventInfo.FromString,
             options,
             channel_credentials,

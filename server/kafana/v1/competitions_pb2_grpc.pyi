@@ -5,6 +5,12 @@ Tournaments hosted by the service: create an event, enter it (a person, a remote
 built-in bot), start it, follow it, and the organiser's pause / resume / end / adjudicate.
 The service directs every started event in the background (one director per event, holding a
 lease in Redis, so another server process takes over if the one directing it stops).
+
+Secrets travel in call metadata, never in request bodies:
+- `kafana-organiser-token: <token>`: the event's organiser (CreateEvent hands it out).
+- `kafana-entry-token: <token>`: an entrant (EnterEvent hands it out).
+- `authorization: Bearer <api key>`: the calling account, as for every service.
+Refusals are `google.rpc.Status` with an `ErrorInfo` (kafana/v1/errors.proto).
 """
 
 from collections import abc as _abc
@@ -31,6 +37,8 @@ GRPC_GENERATED_VERSION: str
 GRPC_VERSION: str
 
 class CompetitionsServiceStub:
+    """Hosted events: create, enter, start, follow, control."""
+
     @_typing.overload
     def __new__(cls, channel: _grpc.Channel) -> _Self: ...
     @_typing.overload
@@ -41,24 +49,29 @@ class CompetitionsServiceStub:
     """Enter an open event: a person or remote bot gets a secret entry token; a built-in bot
     (`bot` names a registered bot) is played by the server itself.
     """
-    StartEvent: _grpc.UnaryUnaryMultiCallable[_competitions_pb2.OrganiserRequest, _competitions_pb2.EventInfo]
+    StartEvent: _grpc.UnaryUnaryMultiCallable[_competitions_pb2.StartEventRequest, _competitions_pb2.EventInfo]
     """Close entries and start directing the event (organiser token)."""
     GetEvent: _grpc.UnaryUnaryMultiCallable[_competitions_pb2.GetEventRequest, _competitions_pb2.EventInfo]
     """The event: status, rounds and games (table ids, seed commitments), standings, report."""
     ListEvents: _grpc.UnaryUnaryMultiCallable[_competitions_pb2.ListEventsRequest, _competitions_pb2.ListEventsResponse]
-    """Events this service hosts, newest first."""
+    """Events this service hosts, newest first, a page at a time (AIP-158)."""
     WatchEntry: _grpc.UnaryStreamMultiCallable[_competitions_pb2.WatchEntryRequest, _competitions_pb2.EntryUpdate]
     """For an entrant (entry token): every game it must play (table, seat and seat token) as it
     is created, status changes, and a last message when the event is over.
     """
-    PauseEvent: _grpc.UnaryUnaryMultiCallable[_competitions_pb2.OrganiserRequest, _competitions_pb2.EventInfo]
-    """Organiser controls (organiser token)."""
-    ResumeEvent: _grpc.UnaryUnaryMultiCallable[_competitions_pb2.OrganiserRequest, _competitions_pb2.EventInfo]
-    EndEvent: _grpc.UnaryUnaryMultiCallable[_competitions_pb2.OrganiserRequest, _competitions_pb2.EventInfo]
+    PauseEvent: _grpc.UnaryUnaryMultiCallable[_competitions_pb2.PauseEventRequest, _competitions_pb2.EventInfo]
+    """No new game starts until resumed; games running finish (organiser token)."""
+    ResumeEvent: _grpc.UnaryUnaryMultiCallable[_competitions_pb2.ResumeEventRequest, _competitions_pb2.EventInfo]
+    """Games start again after a pause (organiser token)."""
+    EndEvent: _grpc.UnaryUnaryMultiCallable[_competitions_pb2.EndEventRequest, _competitions_pb2.EventInfo]
+    """End now: running games stop, undecided ones are recorded as not played (organiser token)."""
     AdjudicateGame: _grpc.UnaryUnaryMultiCallable[_competitions_pb2.AdjudicateGameRequest, _competitions_pb2.EventInfo]
+    """Decide a game handed out and not decided yet; its table is closed (organiser token)."""
 
 @_typing.type_check_only
 class CompetitionsServiceAsyncStub(CompetitionsServiceStub):
+    """Hosted events: create, enter, start, follow, control."""
+
     def __init__(self, channel: _aio.Channel) -> None: ...
     CreateEvent: _aio.UnaryUnaryMultiCallable[_competitions_pb2.CreateEventRequest, _competitions_pb2.CreateEventResponse]  # type: ignore[assignment]
     """Create an event (open for entries); the answer carries the organiser token, once."""
@@ -66,23 +79,28 @@ class CompetitionsServiceAsyncStub(CompetitionsServiceStub):
     """Enter an open event: a person or remote bot gets a secret entry token; a built-in bot
     (`bot` names a registered bot) is played by the server itself.
     """
-    StartEvent: _aio.UnaryUnaryMultiCallable[_competitions_pb2.OrganiserRequest, _competitions_pb2.EventInfo]  # type: ignore[assignment]
+    StartEvent: _aio.UnaryUnaryMultiCallable[_competitions_pb2.StartEventRequest, _competitions_pb2.EventInfo]  # type: ignore[assignment]
     """Close entries and start directing the event (organiser token)."""
     GetEvent: _aio.UnaryUnaryMultiCallable[_competitions_pb2.GetEventRequest, _competitions_pb2.EventInfo]  # type: ignore[assignment]
     """The event: status, rounds and games (table ids, seed commitments), standings, report."""
     ListEvents: _aio.UnaryUnaryMultiCallable[_competitions_pb2.ListEventsRequest, _competitions_pb2.ListEventsResponse]  # type: ignore[assignment]
-    """Events this service hosts, newest first."""
+    """Events this service hosts, newest first, a page at a time (AIP-158)."""
     WatchEntry: _aio.UnaryStreamMultiCallable[_competitions_pb2.WatchEntryRequest, _competitions_pb2.EntryUpdate]  # type: ignore[assignment]
     """For an entrant (entry token): every game it must play (table, seat and seat token) as it
     is created, status changes, and a last message when the event is over.
     """
-    PauseEvent: _aio.UnaryUnaryMultiCallable[_competitions_pb2.OrganiserRequest, _competitions_pb2.EventInfo]  # type: ignore[assignment]
-    """Organiser controls (organiser token)."""
-    ResumeEvent: _aio.UnaryUnaryMultiCallable[_competitions_pb2.OrganiserRequest, _competitions_pb2.EventInfo]  # type: ignore[assignment]
-    EndEvent: _aio.UnaryUnaryMultiCallable[_competitions_pb2.OrganiserRequest, _competitions_pb2.EventInfo]  # type: ignore[assignment]
+    PauseEvent: _aio.UnaryUnaryMultiCallable[_competitions_pb2.PauseEventRequest, _competitions_pb2.EventInfo]  # type: ignore[assignment]
+    """No new game starts until resumed; games running finish (organiser token)."""
+    ResumeEvent: _aio.UnaryUnaryMultiCallable[_competitions_pb2.ResumeEventRequest, _competitions_pb2.EventInfo]  # type: ignore[assignment]
+    """Games start again after a pause (organiser token)."""
+    EndEvent: _aio.UnaryUnaryMultiCallable[_competitions_pb2.EndEventRequest, _competitions_pb2.EventInfo]  # type: ignore[assignment]
+    """End now: running games stop, undecided ones are recorded as not played (organiser token)."""
     AdjudicateGame: _aio.UnaryUnaryMultiCallable[_competitions_pb2.AdjudicateGameRequest, _competitions_pb2.EventInfo]  # type: ignore[assignment]
+    """Decide a game handed out and not decided yet; its table is closed (organiser token)."""
 
 class CompetitionsServiceServicer(metaclass=_abc_1.ABCMeta):
+    """Hosted events: create, enter, start, follow, control."""
+
     @_abc_1.abstractmethod
     def CreateEvent(
         self,
@@ -104,7 +122,7 @@ class CompetitionsServiceServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
     def StartEvent(
         self,
-        request: _competitions_pb2.OrganiserRequest,
+        request: _competitions_pb2.StartEventRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_competitions_pb2.EventInfo, _abc.Awaitable[_competitions_pb2.EventInfo]]:
         """Close entries and start directing the event (organiser token)."""
@@ -123,7 +141,7 @@ class CompetitionsServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _competitions_pb2.ListEventsRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_competitions_pb2.ListEventsResponse, _abc.Awaitable[_competitions_pb2.ListEventsResponse]]:
-        """Events this service hosts, newest first."""
+        """Events this service hosts, newest first, a page at a time (AIP-158)."""
 
     @_abc_1.abstractmethod
     def WatchEntry(
@@ -138,30 +156,33 @@ class CompetitionsServiceServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
     def PauseEvent(
         self,
-        request: _competitions_pb2.OrganiserRequest,
+        request: _competitions_pb2.PauseEventRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_competitions_pb2.EventInfo, _abc.Awaitable[_competitions_pb2.EventInfo]]:
-        """Organiser controls (organiser token)."""
+        """No new game starts until resumed; games running finish (organiser token)."""
 
     @_abc_1.abstractmethod
     def ResumeEvent(
         self,
-        request: _competitions_pb2.OrganiserRequest,
+        request: _competitions_pb2.ResumeEventRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_competitions_pb2.EventInfo, _abc.Awaitable[_competitions_pb2.EventInfo]]: ...
+    ) -> _typing.Union[_competitions_pb2.EventInfo, _abc.Awaitable[_competitions_pb2.EventInfo]]:
+        """Games start again after a pause (organiser token)."""
 
     @_abc_1.abstractmethod
     def EndEvent(
         self,
-        request: _competitions_pb2.OrganiserRequest,
+        request: _competitions_pb2.EndEventRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_competitions_pb2.EventInfo, _abc.Awaitable[_competitions_pb2.EventInfo]]: ...
+    ) -> _typing.Union[_competitions_pb2.EventInfo, _abc.Awaitable[_competitions_pb2.EventInfo]]:
+        """End now: running games stop, undecided ones are recorded as not played (organiser token)."""
 
     @_abc_1.abstractmethod
     def AdjudicateGame(
         self,
         request: _competitions_pb2.AdjudicateGameRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_competitions_pb2.EventInfo, _abc.Awaitable[_competitions_pb2.EventInfo]]: ...
+    ) -> _typing.Union[_competitions_pb2.EventInfo, _abc.Awaitable[_competitions_pb2.EventInfo]]:
+        """Decide a game handed out and not decided yet; its table is closed (organiser token)."""
 
 def add_CompetitionsServiceServicer_to_server(servicer: CompetitionsServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

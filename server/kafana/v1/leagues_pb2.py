@@ -22,51 +22,61 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from kafana.v1 import competitions_pb2 as kafana_dot_v1_dot_competitions__pb2
+from kafana.v1 import events_pb2 as kafana_dot_v1_dot_events__pb2
+from kafana.v1 import rules_pb2 as kafana_dot_v1_dot_rules__pb2
+from kafana.v1 import state_pb2 as kafana_dot_v1_dot_state__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17kafana/v1/leagues.proto\x12\tkafana.v1\"\xdf\x01\n\nLeagueSpec\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0e\n\x06preset\x18\x02 \x01(\t\x12\x0e\n\x06target\x18\x03 \x01(\r\x12\x0f\n\x07players\x18\x04 \x01(\r\x12\x0f\n\x07move_ms\x18\x05 \x01(\r\x12\x1b\n\x13timeouts_to_forfeit\x18\x06 \x01(\r\x12\x18\n\x10join_deadline_ms\x18\x07 \x01(\r\x12\x16\n\x0eretention_days\x18\x08 \x01(\r\x12\x1b\n\x13\x64isconnect_grace_ms\x18\t \x01(\r\x12\x15\n\rillegal_limit\x18\n \x01(\r\"J\n\x13\x43reateLeagueRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\x12#\n\x04spec\x18\x02 \x01(\x0b\x32\x15.kafana.v1.LeagueSpec\"\"\n\x10GetLeagueRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\"\"\n\x10NewSeasonRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\"\xa4\x01\n\nLeagueInfo\x12\x0e\n\x06league\x18\x01 \x01(\t\x12#\n\x04spec\x18\x02 \x01(\x0b\x32\x15.kafana.v1.LeagueSpec\x12\x0e\n\x06season\x18\x03 \x01(\r\x12\x0f\n\x07waiting\x18\x04 \x01(\r\x12\x14\n\x0cmatches_made\x18\x05 \x01(\x04\x12\x17\n\x0fmatches_settled\x18\x06 \x01(\x04\x12\x11\n\torganiser\x18\x07 \x01(\t\"\x1e\n\x0cQueueRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\"i\n\x0bQueueStatus\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\r\n\x05state\x18\x03 \x01(\t\x12\x0f\n\x07waiting\x18\x04 \x01(\r\x12\n\n\x02mu\x18\x05 \x01(\x01\x12\x0e\n\x06rating\x18\x06 \x01(\x01\"%\n\x13WatchTicketsRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\"\xc9\x01\n\x06Ticket\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\r\n\x05match\x18\x02 \x01(\x04\x12\x0e\n\x06season\x18\x03 \x01(\r\x12\x10\n\x08table_id\x18\x04 \x01(\t\x12\x0c\n\x04seat\x18\x05 \x01(\r\x12\x12\n\nseat_token\x18\x06 \x01(\t\x12\x0f\n\x07players\x18\x07 \x03(\t\x12\x12\n\ncommitment\x18\x08 \x01(\t\x12\x12\n\ncreated_ms\x18\t \x01(\x03\x12\x0f\n\x07move_ms\x18\n \x01(\r\x12\x12\n\njoin_by_ms\x18\x0b \x01(\x03\"~\n\x0cTicketUpdate\x12#\n\x06ticket\x18\x01 \x01(\x0b\x32\x11.kafana.v1.TicketH\x00\x12\'\n\x07settled\x18\x02 \x01(\x0b\x32\x14.kafana.v1.MatchInfoH\x00\x12\x16\n\x0cheartbeat_ms\x18\x03 \x01(\x03H\x00\x42\x08\n\x06update\"X\n\x15GetLeaderboardRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\x0e\n\x06season\x18\x02 \x01(\r\x12\x0c\n\x04page\x18\x03 \x01(\r\x12\x11\n\tpage_size\x18\x04 \x01(\r\"8\n\x08\x42oardRow\x12\x0c\n\x04rank\x18\x01 \x01(\r\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0e\n\x06rating\x18\x03 \x01(\x01\"\x84\x01\n\x0fLeaderboardPage\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\x0e\n\x06season\x18\x02 \x01(\r\x12\x0c\n\x04page\x18\x03 \x01(\r\x12\x11\n\tpage_size\x18\x04 \x01(\r\x12\r\n\x05total\x18\x05 \x01(\r\x12!\n\x04rows\x18\x06 \x03(\x0b\x32\x13.kafana.v1.BoardRow\"S\n\x10GetPlayerRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0e\n\x06season\x18\x03 \x01(\r\x12\x0f\n\x07matches\x18\x04 \x01(\r\"6\n\x0bRatingPoint\x12\x0c\n\x04game\x18\x01 \x01(\x04\x12\n\n\x02mu\x18\x02 \x01(\x01\x12\r\n\x05sigma\x18\x03 \x01(\x01\"\xe9\x01\n\nPlayerInfo\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0e\n\x06season\x18\x03 \x01(\r\x12\n\n\x02mu\x18\x04 \x01(\x01\x12\r\n\x05sigma\x18\x05 \x01(\x01\x12\x0e\n\x06rating\x18\x06 \x01(\x01\x12\r\n\x05games\x18\x07 \x01(\r\x12\x13\n\x0bprovisional\x18\x08 \x01(\x08\x12\x0c\n\x04rank\x18\t \x01(\r\x12\'\n\x07history\x18\n \x03(\x0b\x32\x16.kafana.v1.RatingPoint\x12%\n\x07matches\x18\x0b \x03(\x0b\x32\x14.kafana.v1.MatchInfo\"@\n\x0fGetMatchRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\r\n\x05match\x18\x02 \x01(\x04\x12\x0e\n\x06record\x18\x03 \x01(\x08\"\x87\x02\n\tMatchInfo\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\r\n\x05match\x18\x02 \x01(\x04\x12\x0e\n\x06season\x18\x03 \x01(\r\x12\x0f\n\x07players\x18\x04 \x03(\t\x12\x10\n\x08table_id\x18\x05 \x01(\t\x12\x12\n\ncommitment\x18\x06 \x01(\t\x12\r\n\x05state\x18\x07 \x01(\t\x12\x0e\n\x06\x65nding\x18\x08 \x01(\t\x12\x0e\n\x06scores\x18\t \x03(\x01\x12\r\n\x05rated\x18\n \x01(\x08\x12\x0e\n\x06\x66\x61ults\x18\x0b \x03(\t\x12\x0e\n\x06secret\x18\x0c \x01(\t\x12\x0e\n\x06record\x18\r \x01(\t\x12\x12\n\ncreated_ms\x18\x0e \x01(\x03\x12\x12\n\nsettled_ms\x18\x0f \x01(\x03\x32\xf0\x04\n\x0eLeaguesService\x12\x45\n\x0c\x43reateLeague\x12\x1e.kafana.v1.CreateLeagueRequest\x1a\x15.kafana.v1.LeagueInfo\x12?\n\tGetLeague\x12\x1b.kafana.v1.GetLeagueRequest\x1a\x15.kafana.v1.LeagueInfo\x12?\n\tNewSeason\x12\x1b.kafana.v1.NewSeasonRequest\x1a\x15.kafana.v1.LeagueInfo\x12<\n\tJoinQueue\x12\x17.kafana.v1.QueueRequest\x1a\x16.kafana.v1.QueueStatus\x12=\n\nLeaveQueue\x12\x17.kafana.v1.QueueRequest\x1a\x16.kafana.v1.QueueStatus\x12I\n\x0cWatchTickets\x12\x1e.kafana.v1.WatchTicketsRequest\x1a\x17.kafana.v1.TicketUpdate0\x01\x12N\n\x0eGetLeaderboard\x12 .kafana.v1.GetLeaderboardRequest\x1a\x1a.kafana.v1.LeaderboardPage\x12?\n\tGetPlayer\x12\x1b.kafana.v1.GetPlayerRequest\x1a\x15.kafana.v1.PlayerInfo\x12<\n\x08GetMatch\x12\x1a.kafana.v1.GetMatchRequest\x1a\x14.kafana.v1.MatchInfob\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17kafana/v1/leagues.proto\x12\tkafana.v1\x1a\x1ckafana/v1/competitions.proto\x1a\x16kafana/v1/events.proto\x1a\x15kafana/v1/rules.proto\x1a\x15kafana/v1/state.proto\"\x89\x02\n\nLeagueSpec\x12\x1d\n\x04game\x18\x01 \x01(\x0e\x32\x0f.kafana.v1.Game\x12\'\n\x06preset\x18\x02 \x01(\x0e\x32\x17.kafana.v1.TablicPreset\x12\x0e\n\x06target\x18\x03 \x01(\r\x12\x0f\n\x07players\x18\x04 \x01(\r\x12\x0f\n\x07move_ms\x18\x05 \x01(\r\x12\x1b\n\x13timeouts_to_forfeit\x18\x06 \x01(\r\x12\x18\n\x10join_deadline_ms\x18\x07 \x01(\r\x12\x16\n\x0eretention_days\x18\x08 \x01(\r\x12\x1b\n\x13\x64isconnect_grace_ms\x18\t \x01(\r\x12\x15\n\rillegal_limit\x18\n \x01(\r\"J\n\x13\x43reateLeagueRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\x12#\n\x04spec\x18\x02 \x01(\x0b\x32\x15.kafana.v1.LeagueSpec\"\"\n\x10GetLeagueRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\"\"\n\x10NewSeasonRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\"\xa4\x01\n\nLeagueInfo\x12\x0e\n\x06league\x18\x01 \x01(\t\x12#\n\x04spec\x18\x02 \x01(\x0b\x32\x15.kafana.v1.LeagueSpec\x12\x0e\n\x06season\x18\x03 \x01(\r\x12\x0f\n\x07waiting\x18\x04 \x01(\r\x12\x14\n\x0cmatches_made\x18\x05 \x01(\x04\x12\x17\n\x0fmatches_settled\x18\x06 \x01(\x04\x12\x11\n\torganiser\x18\x07 \x01(\t\"\"\n\x10JoinQueueRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\"#\n\x11LeaveQueueRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\"\x80\x01\n\x0bQueueStatus\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12$\n\x05state\x18\x03 \x01(\x0e\x32\x15.kafana.v1.QueueState\x12\x0f\n\x07waiting\x18\x04 \x01(\r\x12\n\n\x02mu\x18\x05 \x01(\x01\x12\x0e\n\x06rating\x18\x06 \x01(\x01\"%\n\x13WatchTicketsRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\"\xc9\x01\n\x06Ticket\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\r\n\x05match\x18\x02 \x01(\x04\x12\x0e\n\x06season\x18\x03 \x01(\r\x12\x10\n\x08table_id\x18\x04 \x01(\t\x12\x0c\n\x04seat\x18\x05 \x01(\r\x12\x12\n\nseat_token\x18\x06 \x01(\t\x12\x0f\n\x07players\x18\x07 \x03(\t\x12\x12\n\ncommitment\x18\x08 \x01(\t\x12\x12\n\ncreated_ms\x18\t \x01(\x03\x12\x0f\n\x07move_ms\x18\n \x01(\r\x12\x12\n\njoin_by_ms\x18\x0b \x01(\x03\"\x91\x01\n\x0cTicketUpdate\x12#\n\x06ticket\x18\x01 \x01(\x0b\x32\x11.kafana.v1.TicketH\x00\x12\'\n\x07settled\x18\x02 \x01(\x0b\x32\x14.kafana.v1.MatchInfoH\x00\x12)\n\theartbeat\x18\x03 \x01(\x0b\x32\x14.kafana.v1.HeartbeatH\x00\x42\x08\n\x06update\"^\n\x15GetLeaderboardRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\x0e\n\x06season\x18\x02 \x01(\r\x12\x11\n\tpage_size\x18\x03 \x01(\r\x12\x12\n\npage_token\x18\x04 \x01(\t\"8\n\x08\x42oardRow\x12\x0c\n\x04rank\x18\x01 \x01(\r\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0e\n\x06rating\x18\x03 \x01(\x01\"\x99\x01\n\x0fLeaderboardPage\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\x0e\n\x06season\x18\x02 \x01(\r\x12\r\n\x05total\x18\x05 \x01(\r\x12!\n\x04rows\x18\x06 \x03(\x0b\x32\x13.kafana.v1.BoardRow\x12\x17\n\x0fnext_page_token\x18\x07 \x01(\tJ\x04\x08\x03\x10\x04J\x04\x08\x04\x10\x05R\x04pageR\tpage_size\"S\n\x10GetPlayerRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0e\n\x06season\x18\x03 \x01(\r\x12\x0f\n\x07matches\x18\x04 \x01(\r\"6\n\x0bRatingPoint\x12\x0c\n\x04game\x18\x01 \x01(\x04\x12\n\n\x02mu\x18\x02 \x01(\x01\x12\r\n\x05sigma\x18\x03 \x01(\x01\"\xe9\x01\n\nPlayerInfo\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0e\n\x06season\x18\x03 \x01(\r\x12\n\n\x02mu\x18\x04 \x01(\x01\x12\r\n\x05sigma\x18\x05 \x01(\x01\x12\x0e\n\x06rating\x18\x06 \x01(\x01\x12\r\n\x05games\x18\x07 \x01(\r\x12\x13\n\x0bprovisional\x18\x08 \x01(\x08\x12\x0c\n\x04rank\x18\t \x01(\r\x12\'\n\x07history\x18\n \x03(\x0b\x32\x16.kafana.v1.RatingPoint\x12%\n\x07matches\x18\x0b \x03(\x0b\x32\x14.kafana.v1.MatchInfo\"@\n\x0fGetMatchRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\r\n\x05match\x18\x02 \x01(\x04\x12\x0e\n\x06record\x18\x03 \x01(\x08\"\x89\x03\n\tMatchInfo\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\r\n\x05match\x18\x02 \x01(\x04\x12\x0e\n\x06season\x18\x03 \x01(\r\x12\x0f\n\x07players\x18\x04 \x03(\t\x12\x10\n\x08table_id\x18\x05 \x01(\t\x12\x12\n\ncommitment\x18\x06 \x01(\t\x12$\n\x05state\x18\x07 \x01(\x0e\x32\x15.kafana.v1.MatchState\x12\'\n\x06\x65nding\x18\x08 \x01(\x0e\x32\x17.kafana.v1.ResultReason\x12\x0e\n\x06scores\x18\t \x03(\x01\x12\r\n\x05rated\x18\n \x01(\x08\x12 \n\x06\x66\x61ults\x18\x0b \x03(\x0b\x32\x10.kafana.v1.Fault\x12\x0e\n\x06secret\x18\x0c \x01(\t\x12\x0e\n\x06record\x18\r \x01(\t\x12\x12\n\ncreated_ms\x18\x0e \x01(\x03\x12\x12\n\nsettled_ms\x18\x0f \x01(\x03\x12.\n\x0e\x66orfeit_reason\x18\x10 \x01(\x0e\x32\x16.kafana.v1.EventReason\x12\x0e\n\x06\x64\x65tail\x18\x11 \x01(\t*p\n\nQueueState\x12\x1b\n\x17QUEUE_STATE_UNSPECIFIED\x10\x00\x12\x17\n\x13QUEUE_STATE_WAITING\x10\x01\x12\x16\n\x12QUEUE_STATE_PAIRED\x10\x02\x12\x14\n\x10QUEUE_STATE_IDLE\x10\x03*[\n\nMatchState\x12\x1b\n\x17MATCH_STATE_UNSPECIFIED\x10\x00\x12\x17\n\x13MATCH_STATE_PLAYING\x10\x01\x12\x17\n\x13MATCH_STATE_SETTLED\x10\x02\x32\xf9\x04\n\x0eLeaguesService\x12\x45\n\x0c\x43reateLeague\x12\x1e.kafana.v1.CreateLeagueRequest\x1a\x15.kafana.v1.LeagueInfo\x12?\n\tGetLeague\x12\x1b.kafana.v1.GetLeagueRequest\x1a\x15.kafana.v1.LeagueInfo\x12?\n\tNewSeason\x12\x1b.kafana.v1.NewSeasonRequest\x1a\x15.kafana.v1.LeagueInfo\x12@\n\tJoinQueue\x12\x1b.kafana.v1.JoinQueueRequest\x1a\x16.kafana.v1.QueueStatus\x12\x42\n\nLeaveQueue\x12\x1c.kafana.v1.LeaveQueueRequest\x1a\x16.kafana.v1.QueueStatus\x12I\n\x0cWatchTickets\x12\x1e.kafana.v1.WatchTicketsRequest\x1a\x17.kafana.v1.TicketUpdate0\x01\x12N\n\x0eGetLeaderboard\x12 .kafana.v1.GetLeaderboardRequest\x1a\x1a.kafana.v1.LeaderboardPage\x12?\n\tGetPlayer\x12\x1b.kafana.v1.GetPlayerRequest\x1a\x15.kafana.v1.PlayerInfo\x12<\n\x08GetMatch\x12\x1a.kafana.v1.GetMatchRequest\x1a\x14.kafana.v1.MatchInfob\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'kafana.v1.leagues_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_LEAGUESPEC']._serialized_start=39
-  _globals['_LEAGUESPEC']._serialized_end=262
-  _globals['_CREATELEAGUEREQUEST']._serialized_start=264
-  _globals['_CREATELEAGUEREQUEST']._serialized_end=338
-  _globals['_GETLEAGUEREQUEST']._serialized_start=340
-  _globals['_GETLEAGUEREQUEST']._serialized_end=374
-  _globals['_NEWSEASONREQUEST']._serialized_start=376
-  _globals['_NEWSEASONREQUEST']._serialized_end=410
-  _globals['_LEAGUEINFO']._serialized_start=413
-  _globals['_LEAGUEINFO']._serialized_end=577
-  _globals['_QUEUEREQUEST']._serialized_start=579
-  _globals['_QUEUEREQUEST']._serialized_end=609
-  _globals['_QUEUESTATUS']._serialized_start=611
-  _globals['_QUEUESTATUS']._serialized_end=716
-  _globals['_WATCHTICKETSREQUEST']._serialized_start=718
-  _globals['_WATCHTICKETSREQUEST']._serialized_end=755
-  _globals['_TICKET']._serialized_start=758
-  _globals['_TICKET']._serialized_end=959
-  _globals['_TICKETUPDATE']._serialized_start=961
-  _globals['_TICKETUPDATE']._serialized_end=1087
-  _globals['_GETLEADERBOARDREQUEST']._serialized_start=1089
-  _globals['_GETLEADERBOARDREQUEST']._serialized_end=1177
-  _globals['_BOARDROW']._serialized_start=1179
-  _globals['_BOARDROW']._serialized_end=1235
-  _globals['_LEADERBOARDPAGE']._serialized_start=1238
-  _globals['_LEADERBOARDPAGE']._serialized_end=1370
-  _globals['_GETPLAYERREQUEST']._serialized_start=1372
-  _globals['_GETPLAYERREQUEST']._serialized_end=1455
-  _globals['_RATINGPOINT']._serialized_start=1457
-  _globals['_RATINGPOINT']._serialized_end=1511
-  _globals['_PLAYERINFO']._serialized_start=1514
-  _globals['_PLAYERINFO']._serialized_end=1747
-  _globals['_GETMATCHREQUEST']._serialized_start=1749
-  _globals['_GETMATCHREQUEST']._serialized_end=1813
-  _globals['_MATCHINFO']._serialized_start=1816
-  _globals['_MATCHINFO']._serialized_end=2079
-  _globals['_LEAGUESSERVICE']._serialized_start=2082
-  _globals['_LEAGUESSERVICE']._serialized_end=2706
+  _globals['_QUEUESTATE']._serialized_start=2465
+  _globals['_QUEUESTATE']._serialized_end=2577
+  _globals['_MATCHSTATE']._serialized_start=2579
+  _globals['_MATCHSTATE']._serialized_end=2670
+  _globals['_LEAGUESPEC']._serialized_start=139
+  _globals['_LEAGUESPEC']._serialized_end=404
+  _globals['_CREATELEAGUEREQUEST']._serialized_start=406
+  _globals['_CREATELEAGUEREQUEST']._serialized_end=480
+  _globals['_GETLEAGUEREQUEST']._serialized_start=482
+  _globals['_GETLEAGUEREQUEST']._serialized_end=516
+  _globals['_NEWSEASONREQUEST']._serialized_start=518
+  _globals['_NEWSEASONREQUEST']._serialized_end=552
+  _globals['_LEAGUEINFO']._serialized_start=555
+  _globals['_LEAGUEINFO']._serialized_end=719
+  _globals['_JOINQUEUEREQUEST']._serialized_start=721
+  _globals['_JOINQUEUEREQUEST']._serialized_end=755
+  _globals['_LEAVEQUEUEREQUEST']._serialized_start=757
+  _globals['_LEAVEQUEUEREQUEST']._serialized_end=792
+  _globals['_QUEUESTATUS']._serialized_start=795
+  _globals['_QUEUESTATUS']._serialized_end=923
+  _globals['_WATCHTICKETSREQUEST']._serialized_start=925
+  _globals['_WATCHTICKETSREQUEST']._serialized_end=962
+  _globals['_TICKET']._serialized_start=965
+  _globals['_TICKET']._serialized_end=1166
+  _globals['_TICKETUPDATE']._serialized_start=1169
+  _globals['_TICKETUPDATE']._serialized_end=1314
+  _globals['_GETLEADERBOARDREQUEST']._serialized_start=1316
+  _globals['_GETLEADERBOARDREQUEST']._serialized_end=1410
+  _globals['_BOARDROW']._serialized_start=1412
+  _globals['_BOARDROW']._serialized_end=1468
+  _globals['_LEADERBOARDPAGE']._serialized_start=1471
+  _globals['_LEADERBOARDPAGE']._serialized_end=1624
+  _globals['_GETPLAYERREQUEST']._serialized_start=1626
+  _globals['_GETPLAYERREQUEST']._serialized_end=1709
+  _globals['_RATINGPOINT']._serialized_start=1711
+  _globals['_RATINGPOINT']._serialized_end=1765
+  _globals['_PLAYERINFO']._serialized_start=1768
+  _globals['_PLAYERINFO']._serialized_end=2001
+  _globals['_GETMATCHREQUEST']._serialized_start=2003
+  _globals['_GETMATCHREQUEST']._serialized_end=2067
+  _globals['_MATCHINFO']._serialized_start=2070
+  _globals['_MATCHINFO']._serialized_end=2463
+  _globals['_LEAGUESSERVICE']._serialized_start=2673
+  _globals['_LEAGUESSERVICE']._serialized_end=3306
 # @@protoc_insertion_point(module_scope)

@@ -3,13 +3,20 @@
 isort:skip_file
 Leagues hosted by the service: accounts queue, the server pairs them by rating, seats them
 on tables only they can play, referees every match and rates it once, by season.
-A player needs an account (an API key) and nothing else: no Redis, no organiser.
+A player needs an account (an API key, sent as `authorization: Bearer <key>`) and nothing
+else: no Redis, no organiser. Refusals are `google.rpc.Status` with an `ErrorInfo`
+(kafana/v1/errors.proto).
 """
 
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from kafana.v1 import competitions_pb2 as _competitions_pb2
+from kafana.v1 import events_pb2 as _events_pb2
+from kafana.v1 import rules_pb2 as _rules_pb2
+from kafana.v1 import state_pb2 as _state_pb2
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -21,8 +28,62 @@ else:
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class _QueueState:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _QueueStateEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_QueueState.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    QUEUE_STATE_UNSPECIFIED: _QueueState.ValueType  # 0
+    """Not set (never sent)."""
+    QUEUE_STATE_WAITING: _QueueState.ValueType  # 1
+    """Waiting to be paired."""
+    QUEUE_STATE_PAIRED: _QueueState.ValueType  # 2
+    """A ticket is out (a match not settled yet): play it."""
+    QUEUE_STATE_IDLE: _QueueState.ValueType  # 3
+    """Neither waiting nor paired."""
+
+class QueueState(_QueueState, metaclass=_QueueStateEnumTypeWrapper):
+    """Where an account stands in a league's queue."""
+
+QUEUE_STATE_UNSPECIFIED: QueueState.ValueType  # 0
+"""Not set (never sent)."""
+QUEUE_STATE_WAITING: QueueState.ValueType  # 1
+"""Waiting to be paired."""
+QUEUE_STATE_PAIRED: QueueState.ValueType  # 2
+"""A ticket is out (a match not settled yet): play it."""
+QUEUE_STATE_IDLE: QueueState.ValueType  # 3
+"""Neither waiting nor paired."""
+Global___QueueState: _TypeAlias = QueueState  # noqa: Y015
+
+class _MatchState:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _MatchStateEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_MatchState.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    MATCH_STATE_UNSPECIFIED: _MatchState.ValueType  # 0
+    """Not set (never sent)."""
+    MATCH_STATE_PLAYING: _MatchState.ValueType  # 1
+    """Made; being played."""
+    MATCH_STATE_SETTLED: _MatchState.ValueType  # 2
+    """Over and settled (rated, or not rated with its reason)."""
+
+class MatchState(_MatchState, metaclass=_MatchStateEnumTypeWrapper):
+    """Where a league match stands."""
+
+MATCH_STATE_UNSPECIFIED: MatchState.ValueType  # 0
+"""Not set (never sent)."""
+MATCH_STATE_PLAYING: MatchState.ValueType  # 1
+"""Made; being played."""
+MATCH_STATE_SETTLED: MatchState.ValueType  # 2
+"""Over and settled (rated, or not rated with its reason)."""
+Global___MatchState: _TypeAlias = MatchState  # noqa: Y015
+
 @_typing.final
 class LeagueSpec(_message.Message):
+    """A league's rules, clock and fault policy (LeagueInfo.spec: every default filled in)."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     GAME_FIELD_NUMBER: _builtins.int
@@ -35,15 +96,18 @@ class LeagueSpec(_message.Message):
     RETENTION_DAYS_FIELD_NUMBER: _builtins.int
     DISCONNECT_GRACE_MS_FIELD_NUMBER: _builtins.int
     ILLEGAL_LIMIT_FIELD_NUMBER: _builtins.int
-    game: _builtins.str
-    """"tablic" (the default) or "tac"."""
-    preset: _builtins.str
-    """The rules preset ("serbian", ...) and the points to win (0: the preset's)."""
+    game: _rules_pb2.Game.ValueType
+    """The game (unspecified: Tablić)."""
+    preset: _rules_pb2.TablicPreset.ValueType
+    """Tablić: the rules preset (unspecified: SERBIAN); ignored for Tač."""
     target: _builtins.int
+    """Tablić: the points to win (0: the preset's)."""
     players: _builtins.int
     """Players per match (0: 2)."""
     move_ms: _builtins.int
-    """Time per move in milliseconds (0: the server's league default; a league always has a clock)."""
+    """Time per move in milliseconds (0: the server's league default, 5 s; a league always has
+    a clock).
+    """
     timeouts_to_forfeit: _builtins.int
     """A seat that times out this many times in one match forfeits it (0: the default, 3)."""
     join_deadline_ms: _builtins.int
@@ -54,15 +118,15 @@ class LeagueSpec(_message.Message):
     """Days a match's data (tables, records, histories) is kept after it is settled (0: 30)."""
     disconnect_grace_ms: _builtins.int
     """A seated player not seen (no call, no stream with the seat token) this long while it is
-    their turn forfeits the match, reason "disconnect" (0: the default, 10 s).
+    their turn forfeits the match, reason DISCONNECT (0: the default, 10 s).
     """
     illegal_limit: _builtins.int
     """A player's refused illegal moves: the N-th forfeits the match (0: the default, 3)."""
     def __init__(
         self,
         *,
-        game: _builtins.str = ...,
-        preset: _builtins.str = ...,
+        game: _rules_pb2.Game.ValueType = ...,
+        preset: _rules_pb2.TablicPreset.ValueType = ...,
         target: _builtins.int = ...,
         players: _builtins.int = ...,
         move_ms: _builtins.int = ...,
@@ -82,14 +146,18 @@ Global___LeagueSpec: _TypeAlias = LeagueSpec  # noqa: Y015
 
 @_typing.final
 class CreateLeagueRequest(_message.Message):
+    """CreateLeague's input."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     LEAGUE_FIELD_NUMBER: _builtins.int
     SPEC_FIELD_NUMBER: _builtins.int
     league: _builtins.str
-    """A name without spaces or braces, unique on this service."""
+    """A name: 1 to 48 of A-Z a-z 0-9 . _ -, starting with a letter or digit, unique here."""
     @_builtins.property
-    def spec(self) -> Global___LeagueSpec: ...
+    def spec(self) -> Global___LeagueSpec:
+        """Its rules, clock and fault policy (0 fields: the defaults)."""
+
     def __init__(
         self,
         *,
@@ -106,10 +174,13 @@ Global___CreateLeagueRequest: _TypeAlias = CreateLeagueRequest  # noqa: Y015
 
 @_typing.final
 class GetLeagueRequest(_message.Message):
+    """GetLeague's input."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     LEAGUE_FIELD_NUMBER: _builtins.int
     league: _builtins.str
+    """The league."""
     def __init__(
         self,
         *,
@@ -125,10 +196,13 @@ Global___GetLeagueRequest: _TypeAlias = GetLeagueRequest  # noqa: Y015
 
 @_typing.final
 class NewSeasonRequest(_message.Message):
+    """NewSeason's input."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     LEAGUE_FIELD_NUMBER: _builtins.int
     league: _builtins.str
+    """The league."""
     def __init__(
         self,
         *,
@@ -144,6 +218,8 @@ Global___NewSeasonRequest: _TypeAlias = NewSeasonRequest  # noqa: Y015
 
 @_typing.final
 class LeagueInfo(_message.Message):
+    """A league as everyone may see it."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     LEAGUE_FIELD_NUMBER: _builtins.int
@@ -154,14 +230,21 @@ class LeagueInfo(_message.Message):
     MATCHES_SETTLED_FIELD_NUMBER: _builtins.int
     ORGANISER_FIELD_NUMBER: _builtins.int
     league: _builtins.str
+    """Its name."""
     season: _builtins.int
+    """The current season, from 1."""
     waiting: _builtins.int
+    """Accounts waiting in the queue."""
     matches_made: _builtins.int
+    """Matches made so far (every season)."""
     matches_settled: _builtins.int
+    """Matches settled so far (every season)."""
     organiser: _builtins.str
     """The account that created the league."""
     @_builtins.property
-    def spec(self) -> Global___LeagueSpec: ...
+    def spec(self) -> Global___LeagueSpec:
+        """Its spec, every default filled in."""
+
     def __init__(
         self,
         *,
@@ -182,11 +265,14 @@ class LeagueInfo(_message.Message):
 Global___LeagueInfo: _TypeAlias = LeagueInfo  # noqa: Y015
 
 @_typing.final
-class QueueRequest(_message.Message):
+class JoinQueueRequest(_message.Message):
+    """JoinQueue's input (the account of the API key)."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     LEAGUE_FIELD_NUMBER: _builtins.int
     league: _builtins.str
+    """The league."""
     def __init__(
         self,
         *,
@@ -198,10 +284,34 @@ class QueueRequest(_message.Message):
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___QueueRequest: _TypeAlias = QueueRequest  # noqa: Y015
+Global___JoinQueueRequest: _TypeAlias = JoinQueueRequest  # noqa: Y015
+
+@_typing.final
+class LeaveQueueRequest(_message.Message):
+    """LeaveQueue's input (the account of the API key)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LEAGUE_FIELD_NUMBER: _builtins.int
+    league: _builtins.str
+    """The league."""
+    def __init__(
+        self,
+        *,
+        league: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["league", b"league"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LeaveQueueRequest: _TypeAlias = LeaveQueueRequest  # noqa: Y015
 
 @_typing.final
 class QueueStatus(_message.Message):
+    """JoinQueue's and LeaveQueue's answer."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     LEAGUE_FIELD_NUMBER: _builtins.int
@@ -211,20 +321,23 @@ class QueueStatus(_message.Message):
     MU_FIELD_NUMBER: _builtins.int
     RATING_FIELD_NUMBER: _builtins.int
     league: _builtins.str
+    """The league."""
     player: _builtins.str
     """The caller's account."""
-    state: _builtins.str
-    """"waiting", "paired" (a ticket is out: play it) or "idle"."""
+    state: Global___QueueState.ValueType
+    """Where it stands now."""
     waiting: _builtins.int
+    """Accounts waiting in the queue."""
     mu: _builtins.float
-    """The rating the queue pairs on (the season's mu) and the displayed one (mu - 3 sigma)."""
+    """The rating the queue pairs on (the season's mu)."""
     rating: _builtins.float
+    """The displayed rating (mu - 3 sigma)."""
     def __init__(
         self,
         *,
         league: _builtins.str = ...,
         player: _builtins.str = ...,
-        state: _builtins.str = ...,
+        state: Global___QueueState.ValueType = ...,
         waiting: _builtins.int = ...,
         mu: _builtins.float = ...,
         rating: _builtins.float = ...,
@@ -239,10 +352,13 @@ Global___QueueStatus: _TypeAlias = QueueStatus  # noqa: Y015
 
 @_typing.final
 class WatchTicketsRequest(_message.Message):
+    """WatchTickets' input (the account of the API key)."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     LEAGUE_FIELD_NUMBER: _builtins.int
     league: _builtins.str
+    """The league."""
     def __init__(
         self,
         *,
@@ -258,6 +374,8 @@ Global___WatchTicketsRequest: _TypeAlias = WatchTicketsRequest  # noqa: Y015
 
 @_typing.final
 class Ticket(_message.Message):
+    """A match to play: where, in which seat, with which secret token."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     LEAGUE_FIELD_NUMBER: _builtins.int
@@ -272,18 +390,27 @@ class Ticket(_message.Message):
     MOVE_MS_FIELD_NUMBER: _builtins.int
     JOIN_BY_MS_FIELD_NUMBER: _builtins.int
     league: _builtins.str
+    """The league."""
     match: _builtins.int
+    """The match's number in the league."""
     season: _builtins.int
+    """The season it counts for."""
     table_id: _builtins.str
+    """The table to play on."""
     seat: _builtins.int
+    """The caller's seat there."""
     seat_token: _builtins.str
-    """Secret: play the seat with it. Only this stream ever carries it."""
+    """Secret: play the seat with it (`kafana-seat-token`). Only the caller's streams (this one
+    and WatchAccount) ever carry it.
+    """
     commitment: _builtins.str
     """SHA-256 commitment of the match's secret (docs/competitions.md)."""
     created_ms: _builtins.int
+    """When the match was made (Unix ms)."""
     move_ms: _builtins.int
-    """Time per move and the deadline to take the seat, as the league's spec says."""
+    """Time per move, as the league's spec says."""
     join_by_ms: _builtins.int
+    """The deadline to take the seat (Unix ms); later, the seat forfeits (reason NO_SHOW)."""
     @_builtins.property
     def players(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Every seat's player, in seat order."""
@@ -313,13 +440,13 @@ Global___Ticket: _TypeAlias = Ticket  # noqa: Y015
 
 @_typing.final
 class TicketUpdate(_message.Message):
+    """One message of a WatchTickets stream."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     TICKET_FIELD_NUMBER: _builtins.int
     SETTLED_FIELD_NUMBER: _builtins.int
-    HEARTBEAT_MS_FIELD_NUMBER: _builtins.int
-    heartbeat_ms: _builtins.int
-    """Sent every few seconds while nothing else is: the stream is alive."""
+    HEARTBEAT_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def ticket(self) -> Global___Ticket:
         """A match to play now."""
@@ -328,18 +455,22 @@ class TicketUpdate(_message.Message):
     def settled(self) -> Global___MatchInfo:
         """One of the caller's matches is settled (rated, or not rated with its reason)."""
 
+    @_builtins.property
+    def heartbeat(self) -> _events_pb2.Heartbeat:
+        """Sent every few seconds while nothing else is: the stream is alive."""
+
     def __init__(
         self,
         *,
         ticket: Global___Ticket | None = ...,
         settled: Global___MatchInfo | None = ...,
-        heartbeat_ms: _builtins.int = ...,
+        heartbeat: _events_pb2.Heartbeat | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["heartbeat_ms", b"heartbeat_ms", "settled", b"settled", "ticket", b"ticket", "update", b"update"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["heartbeat", b"heartbeat", "settled", b"settled", "ticket", b"ticket", "update", b"update"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["heartbeat_ms", b"heartbeat_ms", "settled", b"settled", "ticket", b"ticket", "update", b"update"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["heartbeat", b"heartbeat", "settled", b"settled", "ticket", b"ticket", "update", b"update"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_update: _TypeAlias = _typing.Literal["ticket", "settled", "heartbeat_ms"]  # noqa: Y015
+    _WhichOneofReturnType_update: _TypeAlias = _typing.Literal["ticket", "settled", "heartbeat"]  # noqa: Y015
     _WhichOneofArgType_update: _TypeAlias = _typing.Literal["update", b"update"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_update) -> _WhichOneofReturnType_update | None: ...
 
@@ -347,29 +478,35 @@ Global___TicketUpdate: _TypeAlias = TicketUpdate  # noqa: Y015
 
 @_typing.final
 class GetLeaderboardRequest(_message.Message):
+    """GetLeaderboard's input."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     LEAGUE_FIELD_NUMBER: _builtins.int
     SEASON_FIELD_NUMBER: _builtins.int
-    PAGE_FIELD_NUMBER: _builtins.int
     PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     league: _builtins.str
+    """The league."""
     season: _builtins.int
-    """0: the current season."""
-    page: _builtins.int
-    """From 1 (0: 1); page size at most 200 (0: 50)."""
+    """The season (0: the current one)."""
     page_size: _builtins.int
+    """At most this many rows (0: 50; above 200: coerced down to 200)."""
+    page_token: _builtins.str
+    """The previous answer's next_page_token; empty for the first page. `league` and `season`
+    must be the same as for the first page.
+    """
     def __init__(
         self,
         *,
         league: _builtins.str = ...,
         season: _builtins.int = ...,
-        page: _builtins.int = ...,
         page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["league", b"league", "page", b"page", "page_size", b"page_size", "season", b"season"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["league", b"league", "page_size", b"page_size", "page_token", b"page_token", "season", b"season"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -377,13 +514,17 @@ Global___GetLeaderboardRequest: _TypeAlias = GetLeaderboardRequest  # noqa: Y015
 
 @_typing.final
 class BoardRow(_message.Message):
+    """One row of a leaderboard."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     RANK_FIELD_NUMBER: _builtins.int
     PLAYER_FIELD_NUMBER: _builtins.int
     RATING_FIELD_NUMBER: _builtins.int
     rank: _builtins.int
+    """1 is best."""
     player: _builtins.str
+    """The player's account."""
     rating: _builtins.float
     """Displayed rating: mu - 3 sigma."""
     def __init__(
@@ -403,35 +544,39 @@ Global___BoardRow: _TypeAlias = BoardRow  # noqa: Y015
 
 @_typing.final
 class LeaderboardPage(_message.Message):
+    """GetLeaderboard's answer."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     LEAGUE_FIELD_NUMBER: _builtins.int
     SEASON_FIELD_NUMBER: _builtins.int
-    PAGE_FIELD_NUMBER: _builtins.int
-    PAGE_SIZE_FIELD_NUMBER: _builtins.int
     TOTAL_FIELD_NUMBER: _builtins.int
     ROWS_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     league: _builtins.str
+    """The league."""
     season: _builtins.int
-    page: _builtins.int
-    page_size: _builtins.int
+    """The season shown."""
     total: _builtins.int
-    """Players on the board."""
+    """Players on the board (every page)."""
+    next_page_token: _builtins.str
+    """Pass it as page_token for the next page; empty on the last page."""
     @_builtins.property
-    def rows(self) -> _containers.RepeatedCompositeFieldContainer[Global___BoardRow]: ...
+    def rows(self) -> _containers.RepeatedCompositeFieldContainer[Global___BoardRow]:
+        """This page's rows, best first."""
+
     def __init__(
         self,
         *,
         league: _builtins.str = ...,
         season: _builtins.int = ...,
-        page: _builtins.int = ...,
-        page_size: _builtins.int = ...,
         total: _builtins.int = ...,
         rows: _abc.Iterable[Global___BoardRow] | None = ...,
+        next_page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["league", b"league", "page", b"page", "page_size", b"page_size", "rows", b"rows", "season", b"season", "total", b"total"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["league", b"league", "next_page_token", b"next_page_token", "rows", b"rows", "season", b"season", "total", b"total"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -439,6 +584,8 @@ Global___LeaderboardPage: _TypeAlias = LeaderboardPage  # noqa: Y015
 
 @_typing.final
 class GetPlayerRequest(_message.Message):
+    """GetPlayer's input."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     LEAGUE_FIELD_NUMBER: _builtins.int
@@ -446,9 +593,11 @@ class GetPlayerRequest(_message.Message):
     SEASON_FIELD_NUMBER: _builtins.int
     MATCHES_FIELD_NUMBER: _builtins.int
     league: _builtins.str
+    """The league."""
     player: _builtins.str
-    """Empty: the caller's account."""
+    """The player's account (empty: the caller's)."""
     season: _builtins.int
+    """The season (0: the current one)."""
     matches: _builtins.int
     """How many of the most recent matches (0: 20, at most 200)."""
     def __init__(
@@ -469,15 +618,19 @@ Global___GetPlayerRequest: _TypeAlias = GetPlayerRequest  # noqa: Y015
 
 @_typing.final
 class RatingPoint(_message.Message):
+    """One point of a player's rating history."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     GAME_FIELD_NUMBER: _builtins.int
     MU_FIELD_NUMBER: _builtins.int
     SIGMA_FIELD_NUMBER: _builtins.int
     game: _builtins.int
-    """The league's rated-game number, and the player's rating after it."""
+    """The league's rated-game number."""
     mu: _builtins.float
+    """The player's mu after it."""
     sigma: _builtins.float
+    """The player's sigma after it."""
     def __init__(
         self,
         *,
@@ -495,6 +648,8 @@ Global___RatingPoint: _TypeAlias = RatingPoint  # noqa: Y015
 
 @_typing.final
 class PlayerInfo(_message.Message):
+    """A player in one season of a league."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     LEAGUE_FIELD_NUMBER: _builtins.int
@@ -509,20 +664,30 @@ class PlayerInfo(_message.Message):
     HISTORY_FIELD_NUMBER: _builtins.int
     MATCHES_FIELD_NUMBER: _builtins.int
     league: _builtins.str
+    """The league."""
     player: _builtins.str
+    """The player's account."""
     season: _builtins.int
+    """The season shown."""
     mu: _builtins.float
+    """The rating's mean."""
     sigma: _builtins.float
+    """The rating's uncertainty."""
     rating: _builtins.float
+    """Displayed rating: mu - 3 sigma."""
     games: _builtins.int
+    """Rated matches played this season."""
     provisional: _builtins.bool
+    """Too few games (or too uncertain) for the board to mean much yet."""
     rank: _builtins.int
-    """0: not on the board."""
+    """Rank on the board; 0: not on the board."""
     @_builtins.property
-    def history(self) -> _containers.RepeatedCompositeFieldContainer[Global___RatingPoint]: ...
+    def history(self) -> _containers.RepeatedCompositeFieldContainer[Global___RatingPoint]:
+        """The rating after each rated match, oldest first."""
+
     @_builtins.property
     def matches(self) -> _containers.RepeatedCompositeFieldContainer[Global___MatchInfo]:
-        """Newest first."""
+        """Recent matches, newest first."""
 
     def __init__(
         self,
@@ -549,13 +714,17 @@ Global___PlayerInfo: _TypeAlias = PlayerInfo  # noqa: Y015
 
 @_typing.final
 class GetMatchRequest(_message.Message):
+    """GetMatch's input."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     LEAGUE_FIELD_NUMBER: _builtins.int
     MATCH_FIELD_NUMBER: _builtins.int
     RECORD_FIELD_NUMBER: _builtins.int
     league: _builtins.str
+    """The league."""
     match: _builtins.int
+    """The match's number."""
     record: _builtins.bool
     """Include the fair record (once settled)."""
     def __init__(
@@ -575,6 +744,8 @@ Global___GetMatchRequest: _TypeAlias = GetMatchRequest  # noqa: Y015
 
 @_typing.final
 class MatchInfo(_message.Message):
+    """One league match."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     LEAGUE_FIELD_NUMBER: _builtins.int
@@ -592,15 +763,22 @@ class MatchInfo(_message.Message):
     RECORD_FIELD_NUMBER: _builtins.int
     CREATED_MS_FIELD_NUMBER: _builtins.int
     SETTLED_MS_FIELD_NUMBER: _builtins.int
+    FORFEIT_REASON_FIELD_NUMBER: _builtins.int
+    DETAIL_FIELD_NUMBER: _builtins.int
     league: _builtins.str
+    """The league."""
     match: _builtins.int
+    """The match's number in the league."""
     season: _builtins.int
+    """The season it counts for."""
     table_id: _builtins.str
+    """Its table."""
     commitment: _builtins.str
-    state: _builtins.str
-    """"playing" or "settled"."""
-    ending: _builtins.str
-    """Settled: "score", "forfeit", "no_show", "abandoned", "closed" ..."""
+    """SHA-256 commitment of the match's secret."""
+    state: Global___MatchState.ValueType
+    """Where it stands."""
+    ending: _state_pb2.ResultReason.ValueType
+    """Settled: how it ended (SCORE, OUT, STALLED, FORFEIT, CLOSED, ABANDONED, NO_SHOW)."""
     rated: _builtins.bool
     """Whether the result was rated (it is, once, unless nobody played)."""
     secret: _builtins.str
@@ -608,14 +786,24 @@ class MatchInfo(_message.Message):
     record: _builtins.str
     """GetMatch with record: the fair record."""
     created_ms: _builtins.int
+    """When it was made (Unix ms)."""
     settled_ms: _builtins.int
+    """When it was settled (Unix ms; 0 while playing)."""
+    forfeit_reason: _state_pb2.EventReason.ValueType
+    """Settled by a forfeit: why the seat forfeited (TIMEOUTS, DISCONNECT, NO_SHOW, ...)."""
+    detail: _builtins.str
+    """Settled: the result in words, e.g. "side 0 won 104 to 87"."""
     @_builtins.property
-    def players(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    def players(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Every seat's player, in seat order."""
+
     @_builtins.property
-    def scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.float]: ...
+    def scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.float]:
+        """Settled: the scores rated, per seat (higher is better; Tač: minus the place)."""
+
     @_builtins.property
-    def faults(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Fault codes, e.g. "seat1:timeout->forfeit_match@12" (docs/competitions.md)."""
+    def faults(self) -> _containers.RepeatedCompositeFieldContainer[_competitions_pb2.Fault]:
+        """Settled: every fault of the match, in order (docs/competitions.md)."""
 
     def __init__(
         self,
@@ -626,19 +814,21 @@ class MatchInfo(_message.Message):
         players: _abc.Iterable[_builtins.str] | None = ...,
         table_id: _builtins.str = ...,
         commitment: _builtins.str = ...,
-        state: _builtins.str = ...,
-        ending: _builtins.str = ...,
+        state: Global___MatchState.ValueType = ...,
+        ending: _state_pb2.ResultReason.ValueType = ...,
         scores: _abc.Iterable[_builtins.float] | None = ...,
         rated: _builtins.bool = ...,
-        faults: _abc.Iterable[_builtins.str] | None = ...,
+        faults: _abc.Iterable[_competitions_pb2.Fault] | None = ...,
         secret: _builtins.str = ...,
         record: _builtins.str = ...,
         created_ms: _builtins.int = ...,
         settled_ms: _builtins.int = ...,
+        forfeit_reason: _state_pb2.EventReason.ValueType = ...,
+        detail: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["commitment", b"commitment", "created_ms", b"created_ms", "ending", b"ending", "faults", b"faults", "league", b"league", "match", b"match", "players", b"players", "rated", b"rated", "record", b"record", "scores", b"scores", "season", b"season", "secret", b"secret", "settled_ms", b"settled_ms", "state", b"state", "table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commitment", b"commitment", "created_ms", b"created_ms", "detail", b"detail", "ending", b"ending", "faults", b"faults", "forfeit_reason", b"forfeit_reason", "league", b"league", "match", b"match", "players", b"players", "rated", b"rated", "record", b"record", "scores", b"scores", "season", b"season", "secret", b"secret", "settled_ms", b"settled_ms", "state", b"state", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

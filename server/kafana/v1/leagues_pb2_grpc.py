@@ -26,7 +26,8 @@ if _version_not_supported:
 
 
 class LeaguesServiceStub:
-    """Missing associated documentation comment in .proto file."""
+    """Leagues: create, queue, tickets, boards, players and matches.
+    """
 
     def __init__(self, channel):
         """Constructor.
@@ -51,12 +52,12 @@ class LeaguesServiceStub:
                 _registered_method=True)
         self.JoinQueue = channel.unary_unary(
                 '/kafana.v1.LeaguesService/JoinQueue',
-                request_serializer=kafana_dot_v1_dot_leagues__pb2.QueueRequest.SerializeToString,
+                request_serializer=kafana_dot_v1_dot_leagues__pb2.JoinQueueRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_leagues__pb2.QueueStatus.FromString,
                 _registered_method=True)
         self.LeaveQueue = channel.unary_unary(
                 '/kafana.v1.LeaguesService/LeaveQueue',
-                request_serializer=kafana_dot_v1_dot_leagues__pb2.QueueRequest.SerializeToString,
+                request_serializer=kafana_dot_v1_dot_leagues__pb2.LeaveQueueRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_leagues__pb2.QueueStatus.FromString,
                 _registered_method=True)
         self.WatchTickets = channel.unary_stream(
@@ -82,7 +83,8 @@ class LeaguesServiceStub:
 
 
 class LeaguesServiceServicer:
-    """Missing associated documentation comment in .proto file."""
+    """Leagues: create, queue, tickets, boards, players and matches.
+    """
 
     def CreateLeague(self, request, context):
         """Create a league (organiser role). Its rules, clock and fault policy are fixed here.
@@ -121,15 +123,15 @@ class LeaguesServiceServicer:
 
     def WatchTickets(self, request, context):
         """The caller's tickets, for its eyes only: each match it is paired into (table, seat and
-        the seat's token), and each of its matches once settled. Open it before joining the
-        queue; it stays open until the caller closes it.
+        the seat's token), and each of its matches once settled; heartbeats while idle. Open it
+        before joining the queue; it stays open until the caller closes it.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def GetLeaderboard(self, request, context):
-        """A page of a season's leaderboard, best first.
+        """A page of a season's leaderboard, best first (AIP-158).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -170,12 +172,12 @@ def add_LeaguesServiceServicer_to_server(servicer, server):
             ),
             'JoinQueue': grpc.unary_unary_rpc_method_handler(
                     servicer.JoinQueue,
-                    request_deserializer=kafana_dot_v1_dot_leagues__pb2.QueueRequest.FromString,
+                    request_deserializer=kafana_dot_v1_dot_leagues__pb2.JoinQueueRequest.FromString,
                     response_serializer=kafana_dot_v1_dot_leagues__pb2.QueueStatus.SerializeToString,
             ),
             'LeaveQueue': grpc.unary_unary_rpc_method_handler(
                     servicer.LeaveQueue,
-                    request_deserializer=kafana_dot_v1_dot_leagues__pb2.QueueRequest.FromString,
+                    request_deserializer=kafana_dot_v1_dot_leagues__pb2.LeaveQueueRequest.FromString,
                     response_serializer=kafana_dot_v1_dot_leagues__pb2.QueueStatus.SerializeToString,
             ),
             'WatchTickets': grpc.unary_stream_rpc_method_handler(
@@ -207,7 +209,8 @@ def add_LeaguesServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class LeaguesService:
-    """Missing associated documentation comment in .proto file."""
+    """Leagues: create, queue, tickets, boards, players and matches.
+    """
 
     @staticmethod
     def CreateLeague(request,
@@ -305,7 +308,7 @@ class LeaguesService:
             request,
             target,
             '/kafana.v1.LeaguesService/JoinQueue',
-            kafana_dot_v1_dot_leagues__pb2.QueueRequest.SerializeToString,
+            kafana_dot_v1_dot_leagues__pb2.JoinQueueRequest.SerializeToString,
             kafana_dot_v1_dot_leagues__pb2.QueueStatus.FromString,
             options,
             channel_credentials,
@@ -332,7 +335,7 @@ class LeaguesService:
             request,
             target,
             '/kafana.v1.LeaguesService/LeaveQueue',
-            kafana_dot_v1_dot_leagues__pb2.QueueRequest.SerializeToString,
+            kafana_dot_v1_dot_leagues__pb2.LeaveQueueRequest.SerializeToString,
             kafana_dot_v1_dot_leagues__pb2.QueueStatus.FromString,
             options,
             channel_credentials,

@@ -3,7 +3,9 @@
 isort:skip_file
 Leagues hosted by the service: accounts queue, the server pairs them by rating, seats them
 on tables only they can play, referees every match and rates it once, by season.
-A player needs an account (an API key) and nothing else: no Redis, no organiser.
+A player needs an account (an API key, sent as `authorization: Bearer <key>`) and nothing
+else: no Redis, no organiser. Refusals are `google.rpc.Status` with an `ErrorInfo`
+(kafana/v1/errors.proto).
 """
 
 from collections import abc as _abc
@@ -30,6 +32,8 @@ GRPC_GENERATED_VERSION: str
 GRPC_VERSION: str
 
 class LeaguesServiceStub:
+    """Leagues: create, queue, tickets, boards, players and matches."""
+
     @_typing.overload
     def __new__(cls, channel: _grpc.Channel) -> _Self: ...
     @_typing.overload
@@ -40,17 +44,17 @@ class LeaguesServiceStub:
     """A league: its spec, current season, queue length, matches settled."""
     NewSeason: _grpc.UnaryUnaryMultiCallable[_leagues_pb2.NewSeasonRequest, _leagues_pb2.LeagueInfo]
     """Start the next season (organiser role): ratings and board begin afresh; old ones are kept."""
-    JoinQueue: _grpc.UnaryUnaryMultiCallable[_leagues_pb2.QueueRequest, _leagues_pb2.QueueStatus]
+    JoinQueue: _grpc.UnaryUnaryMultiCallable[_leagues_pb2.JoinQueueRequest, _leagues_pb2.QueueStatus]
     """The caller's account waits for a match. Refused while it has a match not yet settled."""
-    LeaveQueue: _grpc.UnaryUnaryMultiCallable[_leagues_pb2.QueueRequest, _leagues_pb2.QueueStatus]
+    LeaveQueue: _grpc.UnaryUnaryMultiCallable[_leagues_pb2.LeaveQueueRequest, _leagues_pb2.QueueStatus]
     """The caller's account stops waiting."""
     WatchTickets: _grpc.UnaryStreamMultiCallable[_leagues_pb2.WatchTicketsRequest, _leagues_pb2.TicketUpdate]
     """The caller's tickets, for its eyes only: each match it is paired into (table, seat and
-    the seat's token), and each of its matches once settled. Open it before joining the
-    queue; it stays open until the caller closes it.
+    the seat's token), and each of its matches once settled; heartbeats while idle. Open it
+    before joining the queue; it stays open until the caller closes it.
     """
     GetLeaderboard: _grpc.UnaryUnaryMultiCallable[_leagues_pb2.GetLeaderboardRequest, _leagues_pb2.LeaderboardPage]
-    """A page of a season's leaderboard, best first."""
+    """A page of a season's leaderboard, best first (AIP-158)."""
     GetPlayer: _grpc.UnaryUnaryMultiCallable[_leagues_pb2.GetPlayerRequest, _leagues_pb2.PlayerInfo]
     """A player's rating, rank, rating history and recent matches in a season."""
     GetMatch: _grpc.UnaryUnaryMultiCallable[_leagues_pb2.GetMatchRequest, _leagues_pb2.MatchInfo]
@@ -60,6 +64,8 @@ class LeaguesServiceStub:
 
 @_typing.type_check_only
 class LeaguesServiceAsyncStub(LeaguesServiceStub):
+    """Leagues: create, queue, tickets, boards, players and matches."""
+
     def __init__(self, channel: _aio.Channel) -> None: ...
     CreateLeague: _aio.UnaryUnaryMultiCallable[_leagues_pb2.CreateLeagueRequest, _leagues_pb2.LeagueInfo]  # type: ignore[assignment]
     """Create a league (organiser role). Its rules, clock and fault policy are fixed here."""
@@ -67,17 +73,17 @@ class LeaguesServiceAsyncStub(LeaguesServiceStub):
     """A league: its spec, current season, queue length, matches settled."""
     NewSeason: _aio.UnaryUnaryMultiCallable[_leagues_pb2.NewSeasonRequest, _leagues_pb2.LeagueInfo]  # type: ignore[assignment]
     """Start the next season (organiser role): ratings and board begin afresh; old ones are kept."""
-    JoinQueue: _aio.UnaryUnaryMultiCallable[_leagues_pb2.QueueRequest, _leagues_pb2.QueueStatus]  # type: ignore[assignment]
+    JoinQueue: _aio.UnaryUnaryMultiCallable[_leagues_pb2.JoinQueueRequest, _leagues_pb2.QueueStatus]  # type: ignore[assignment]
     """The caller's account waits for a match. Refused while it has a match not yet settled."""
-    LeaveQueue: _aio.UnaryUnaryMultiCallable[_leagues_pb2.QueueRequest, _leagues_pb2.QueueStatus]  # type: ignore[assignment]
+    LeaveQueue: _aio.UnaryUnaryMultiCallable[_leagues_pb2.LeaveQueueRequest, _leagues_pb2.QueueStatus]  # type: ignore[assignment]
     """The caller's account stops waiting."""
     WatchTickets: _aio.UnaryStreamMultiCallable[_leagues_pb2.WatchTicketsRequest, _leagues_pb2.TicketUpdate]  # type: ignore[assignment]
     """The caller's tickets, for its eyes only: each match it is paired into (table, seat and
-    the seat's token), and each of its matches once settled. Open it before joining the
-    queue; it stays open until the caller closes it.
+    the seat's token), and each of its matches once settled; heartbeats while idle. Open it
+    before joining the queue; it stays open until the caller closes it.
     """
     GetLeaderboard: _aio.UnaryUnaryMultiCallable[_leagues_pb2.GetLeaderboardRequest, _leagues_pb2.LeaderboardPage]  # type: ignore[assignment]
-    """A page of a season's leaderboard, best first."""
+    """A page of a season's leaderboard, best first (AIP-158)."""
     GetPlayer: _aio.UnaryUnaryMultiCallable[_leagues_pb2.GetPlayerRequest, _leagues_pb2.PlayerInfo]  # type: ignore[assignment]
     """A player's rating, rank, rating history and recent matches in a season."""
     GetMatch: _aio.UnaryUnaryMultiCallable[_leagues_pb2.GetMatchRequest, _leagues_pb2.MatchInfo]  # type: ignore[assignment]
@@ -86,6 +92,8 @@ class LeaguesServiceAsyncStub(LeaguesServiceStub):
     """
 
 class LeaguesServiceServicer(metaclass=_abc_1.ABCMeta):
+    """Leagues: create, queue, tickets, boards, players and matches."""
+
     @_abc_1.abstractmethod
     def CreateLeague(
         self,
@@ -113,7 +121,7 @@ class LeaguesServiceServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
     def JoinQueue(
         self,
-        request: _leagues_pb2.QueueRequest,
+        request: _leagues_pb2.JoinQueueRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_leagues_pb2.QueueStatus, _abc.Awaitable[_leagues_pb2.QueueStatus]]:
         """The caller's account waits for a match. Refused while it has a match not yet settled."""
@@ -121,7 +129,7 @@ class LeaguesServiceServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
     def LeaveQueue(
         self,
-        request: _leagues_pb2.QueueRequest,
+        request: _leagues_pb2.LeaveQueueRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_leagues_pb2.QueueStatus, _abc.Awaitable[_leagues_pb2.QueueStatus]]:
         """The caller's account stops waiting."""
@@ -133,8 +141,8 @@ class LeaguesServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_leagues_pb2.TicketUpdate], _abc.AsyncIterator[_leagues_pb2.TicketUpdate]]:
         """The caller's tickets, for its eyes only: each match it is paired into (table, seat and
-        the seat's token), and each of its matches once settled. Open it before joining the
-        queue; it stays open until the caller closes it.
+        the seat's token), and each of its matches once settled; heartbeats while idle. Open it
+        before joining the queue; it stays open until the caller closes it.
         """
 
     @_abc_1.abstractmethod
@@ -143,7 +151,7 @@ class LeaguesServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _leagues_pb2.GetLeaderboardRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_leagues_pb2.LeaderboardPage, _abc.Awaitable[_leagues_pb2.LeaderboardPage]]:
-        """A page of a season's leaderboard, best first."""
+        """A page of a season's leaderboard, best first (AIP-158)."""
 
     @_abc_1.abstractmethod
     def GetPlayer(

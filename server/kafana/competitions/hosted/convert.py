@@ -10,21 +10,46 @@ from kafana.competitions.hosted.event import Entrant, Hosted, config_from_meta
 from kafana.competitions.policy import FaultPolicy
 from kafana.competitions.standings import Standing
 from kafana.competitions.tournament import Kind, Tournament
+from kafana.competitions.wire import (
+    ACTIONS,
+    GAME_ENDINGS,
+    fault_message,
+    format_enum,
+    game_enum,
+    phase_enum,
+    preset_enum,
+    status_enum,
+)
 from kafana.games import tablic
 from kafana.v1 import competitions_pb2 as pb
+
+__all__ = ["assignments", "event_info", "phase_enum", "standings_of", "status_enum"]
 
 
 def policy_spec(policy: FaultPolicy) -> pb.FaultPolicySpec:
     """The fault policy as a message."""
     return pb.FaultPolicySpec(
         move_ms=policy.move_ms,
-        on_timeout=policy.on_timeout.value,
+        on_timeout=ACTIONS[policy.on_timeout],
         disconnect_grace_ms=policy.disconnect_grace_ms,
-        on_disconnect=policy.on_disconnect.value,
+        on_disconnect=ACTIONS[policy.on_disconnect],
         timeouts_to_forfeit=policy.timeouts_to_forfeit,
         illegal_limit=policy.illegal_limit,
         no_show_ms=policy.no_show_ms,
     )
+
+
+def entrant_info(entrant: Entrant) -> pb.EntrantInfo:
+    """One entrant: a built-in bot (named) or a remote player."""
+    if entrant.bot:
+        return pb.EntrantInfo(name=entrant.name, kind=pb.ENTRANT_KIND_BUILT_IN_BOT, bot=entrant.bot)
+    return pb.EntrantInfo(name=entrant.name, kind=pb.ENTRANT_KIND_REMOTE)
+
+
+def end_reason(info: pb.EventInfo, reason: pb.EventEndReason.ValueType, detail: str) -> None:
+    """Set why the event ended early, and the reason in words."""
+    info.end_reason = reason
+    info.end_detail = detail
 
 
 def standing_info(row: Standing, rating: float) -> pb.StandingInfo:
@@ -76,14 +101,18 @@ def rounds_of(hosted: Hosted, records: bool) -> list[pb.RoundInfo]:
                 commitment=g.commitment,
                 table_id=seats.table_id if seats else (result.table_id if result else ""),
                 board=g.board or 0,
-                state="done" if result else "playing" if seats else "waiting",
+                status=pb.GAME_STATUS_DONE
+                if result
+                else pb.GAME_STATUS_PLAYING
+                if seats
+                else pb.GAME_STATUS_WAITING,
             )
             if result is not None:
                 game.scores.extend(result.scores)
                 if result.winner is not None:
                     game.winner = result.winner
-                game.ending = result.ending.value
-                game.faults.extend(f.code() for f in result.faults)
+                game.ending = GAME_ENDINGS[result.ending]
+                game.faults.extend(fault_message(f) for f in result.faults)
                 if revealable(t, g.game_id, held):
                     game.secret = t.secret_of(g.game_id)
                     if records:
@@ -105,28 +134,33 @@ def event_info(
     """Everything public about an event."""
     config = config_from_meta(meta)
     status, note = control
+    tablic_rules = isinstance(config.rules, tablic.Rules)
     info = pb.EventInfo(
         event_id=event_id,
         name=meta.get("name", ""),
-        format=meta.get("format", ""),
-        phase=meta.get("phase", ""),
-        status=status or "running",
+        format=format_enum(config.kind),
+        phase=phase_enum(meta.get("phase", "")),
+        status=status_enum(status),
         note=note,
-        entrants=[pb.EntrantInfo(name=e.name, kind=e.kind) for e in entrants],
-        preset=config.preset,
+        entrants=[entrant_info(e) for e in entrants],
+        preset=preset_enum(config.preset if tablic_rules else ""),
         target=config.rules.target if isinstance(config.rules, tablic.Rules) else 0,
         policy=policy_spec(config.policy),
         chosen_seed=config.chosen,
         seats_per_game=config.players,
         partnerships=config.partnerships,
-        game=config.game,
-        reason=meta.get("reason", ""),
+        game=game_enum(config.game),
     )
+    if meta.get("reason"):  # the director could not play it
+        end_reason(info, pb.EVENT_END_REASON_UNPLAYABLE, meta["reason"])
     if hosted is None:
         return info
     t = hosted.tournament
-    info.status = t.status.value
-    info.reason = t.end_reason or info.reason
+    info.status = status_enum(t.status.value)
+    if t.end_reason:
+        end_reason(info, pb.EVENT_END_REASON_NO_PAIRING_LEFT, t.end_reason)
+    if info.status == pb.EVENT_STATUS_ENDED and not info.end_reason:
+        info.end_reason = pb.EVENT_END_REASON_ORGANISER
     info.total_rounds = t.total_rounds
     info.rounds.extend(rounds_of(hosted, records))
     info.standings.extend(standings_of(t))

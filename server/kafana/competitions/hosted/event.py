@@ -19,14 +19,19 @@ from kafana_bots import registry
 from kafana.competitions import pairing
 from kafana.competitions.hosted.snapshot import config_dict, config_of, dumps, loads
 from kafana.competitions.hosted.store import MAX_ENTRANTS
-from kafana.competitions.policy import Action, FaultPolicy
+from kafana.competitions.policy import FaultPolicy
 from kafana.competitions.ratings import RatingBook
 from kafana.competitions.table_results import clock_spec
 from kafana.competitions.tournament import EventConfig, EventError, Kind, Tournament
+from kafana.competitions.wire import FORMATS, action_of, game_name, preset_name
 from kafana.errors import AuthenticationError, InvalidInputError, NotFoundError
 from kafana.service.tables import check_clock
 from kafana.v1 import competitions_pb2 as pb
 
+ORGANISER_TOKEN = "kafana-organiser-token"
+"""Call metadata: the event's organiser (`CreateEventResponse.organiser_token`)."""
+ENTRY_TOKEN = "kafana-entry-token"
+"""Call metadata: an entrant (`EnterEventResponse.entry_token`)."""
 MAX_ROUNDS = 64
 MAX_BOARDS = 64
 MAX_NAME = 64
@@ -57,28 +62,21 @@ def check_name(name: str, what: str) -> str:
     return name
 
 
-def _action(value: str, default: Action, what: str) -> Action:
-    if not value:
-        return default
-    try:
-        return Action(value)
-    except ValueError:
-        choices = ", ".join(a.value for a in Action)
-        raise InvalidInputError(f"unknown {what} action {value!r}: choose {choices}") from None
-
-
 def event_config(request: pb.CreateEventRequest) -> EventConfig:
     """An event's configuration (placeholder entrants) from a request; InvalidInputError if
     bad."""
-    name, format, preset, target = request.name, request.format, request.preset, request.target
+    name, target = request.name, request.target
     rounds, boards, hands_per_board = request.rounds, request.boards, request.hands_per_board
     p = request.policy
-    game = request.game or "tablic"
+    game = game_name(request.game)
+    preset = preset_name(request.preset)
     players = request.seats_per_game or (4 if game == "tac" else 2)
     check_name(name, "event name")
-    kinds = [k.value for k in Kind]
-    if format not in kinds:
-        raise InvalidInputError(f"unknown format {format!r}: choose {', '.join(kinds)}")
+    if request.format not in FORMATS:
+        choices = ", ".join(pb.EventFormat.Name(f) for f in FORMATS)
+        raise InvalidInputError(
+            f"unknown event format {request.format}: choose {choices}", field="format"
+        )
     if players not in (2, 3, 4):
         raise InvalidInputError(f"seats per game {players}: 2, 3 or 4")
     if rounds > MAX_ROUNDS:
@@ -95,15 +93,15 @@ def event_config(request: pb.CreateEventRequest) -> EventConfig:
     base = FaultPolicy()
     policy = FaultPolicy(
         move_ms=p.move_ms,
-        on_timeout=_action(p.on_timeout, base.on_timeout, "timeout"),
+        on_timeout=action_of(p.on_timeout, base.on_timeout),
         disconnect_grace_ms=p.disconnect_grace_ms or base.disconnect_grace_ms,
-        on_disconnect=_action(p.on_disconnect, base.on_disconnect, "disconnect"),
+        on_disconnect=action_of(p.on_disconnect, base.on_disconnect),
         illegal_limit=p.illegal_limit or base.illegal_limit,
         timeouts_to_forfeit=p.timeouts_to_forfeit,
         no_show_ms=p.no_show_ms,
     )
     check_clock(clock_spec(policy))  # the tables' own limits (24 hours at most)
-    kind, partnerships = Kind(format), request.partnerships
+    kind, partnerships = FORMATS[request.format], request.partnerships
     return EventConfig(  # InvalidInputError for an unknown preset or game, a bad table
         name,
         kind,
@@ -111,7 +109,7 @@ def event_config(request: pb.CreateEventRequest) -> EventConfig:
         rounds,
         boards or 2,
         hands_per_board or 8,
-        preset=preset or "serbian",
+        preset=preset,
         target=target,
         chosen_seed=request.seed if request.HasField("seed") else None,
         policy=policy,
@@ -245,4 +243,4 @@ class Hosted:
 
 def missing(event_id: str) -> NotFoundError:
     """The error for an unknown event."""
-    return NotFoundError(f"no event {event_id!r}")
+    return NotFoundError(f"no event {event_id!r}", resource="event")

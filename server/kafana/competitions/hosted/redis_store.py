@@ -95,6 +95,26 @@ class RedisEvents(EventStore):
         reply = await self.client.call(EVENT_INDEX, "ZREVRANGE", EVENT_INDEX, 0, limit - 1)
         return [_text(e) for e in reply] if isinstance(reply, list) else []
 
+    async def newest(self, limit: int, before: tuple[int, str] | None) -> list[tuple[str, int]]:
+        top: int | str = "+inf" if before is None else before[0]
+        out: list[tuple[str, int]] = []
+        offset = 0
+        while len(out) < limit:  # skips the ties at the cursor's millisecond already shown
+            reply = await self.client.call(
+                EVENT_INDEX, "ZREVRANGEBYSCORE", EVENT_INDEX, top, "-inf",
+                "WITHSCORES", "LIMIT", offset, limit,
+            )  # fmt: skip
+            items = reply if isinstance(reply, list) else []
+            pairs = [
+                (_text(items[i]), int(float(_text(items[i + 1]))))
+                for i in range(0, len(items) - 1, 2)
+            ]
+            out += [(e, c) for e, c in pairs if before is None or (c, e) < before]
+            if len(pairs) < limit:
+                break
+            offset += len(pairs)
+        return out[:limit]
+
     async def state(self, event_id: str) -> str | None:
         key = EventKeys(event_id).state
         raw = await self.client.call(key, "GET", key)

@@ -1,8 +1,10 @@
 """The `kafana.v1.CompetitionsService` service: hosted events over an `EventStore`.
 
-Every refusal is a `KafanaError` mapped to its gRPC status by `kafana.service.errors` and
-changes nothing: an unknown format or bot is INVALID_ARGUMENT, a wrong organiser or entry token
-UNAUTHENTICATED, an unknown event NOT_FOUND, entering a started event FAILED_PRECONDITION.
+Organiser and entry tokens travel in call metadata (`kafana-organiser-token`,
+`kafana-entry-token`), never in a request body. Every refusal is a `KafanaError` mapped to its
+`google.rpc.Status` by `kafana.service.errors` and changes nothing: an unknown format or bot is
+INVALID_ARGUMENT, a wrong organiser or entry token TOKEN_INVALID, an unknown event NOT_FOUND, a
+taken entrant name ALREADY_EXISTS, entering a started event WRONG_STATE.
 """
 
 from __future__ import annotations
@@ -16,18 +18,34 @@ import grpc  # type: ignore[import-untyped, unused-ignore]
 
 from kafana.competitions.control import adjudication
 from kafana.competitions.hosted import event as ev
-from kafana.competitions.hosted.convert import assignments, event_info, standings_of
-from kafana.competitions.hosted.event import Hosted, check_token, entrants_of, missing
+from kafana.competitions.hosted.convert import (
+    assignments,
+    event_info,
+    phase_enum,
+    standings_of,
+    status_enum,
+)
+from kafana.competitions.hosted.event import (
+    ENTRY_TOKEN,
+    ORGANISER_TOKEN,
+    Hosted,
+    check_token,
+    entrants_of,
+    missing,
+)
 from kafana.competitions.hosted.store import EventStore, now_ms
 from kafana.competitions.tournament import EventError, Status
-from kafana.errors import AuthenticationError, InvalidInputError, NotFoundError
-from kafana.service.auth import caller_of
+from kafana.errors import AlreadyExistsError, AuthenticationError, InvalidInputError, NotFoundError
+from kafana.service.auth import caller_of, metadata_token
 from kafana.service.errors import unary
+from kafana.service.inputs import page_token, read_page_token
 from kafana.v1 import competitions_pb2 as pb
 from kafana.v1 import competitions_pb2_grpc
 
 Context = grpc.aio.ServicerContext[Any, Any]
+ControlRequest = pb.PauseEventRequest | pb.ResumeEventRequest | pb.EndEventRequest
 WATCH_POLL_S = 0.25
+PAGE_SIZE, MAX_PAGE_SIZE = 50, 500
 _ENTER_REFUSALS = {
     "closed": "event {e!r} has started: entries are closed",
     "taken": "event {e!r} already has an entrant named {n!r}",
@@ -62,8 +80,9 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
         hosted = await self._hosted(event_id)
         return event_info(event_id, meta, entrants, hosted, control, records=records)
 
-    async def _organiser(self, event_id: str, token: str) -> dict[str, str]:
+    async def _organiser(self, event_id: str, context: Context) -> dict[str, str]:
         meta = await self._meta(event_id)
+        token = metadata_token(context.invocation_metadata(), ORGANISER_TOKEN)
         check_token(token, meta["organiser"], "organiser")
         return meta
 
@@ -77,7 +96,7 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
         event_id = "ev-" + secrets.token_hex(6)
         meta = ev.meta_fields(config, token, request.parallel, now_ms())
         if not await self.store.create(event_id, meta):
-            raise EventError(f"event id {event_id!r} exists: try again")
+            raise AlreadyExistsError(f"event id {event_id!r} exists: try again", resource="event")
         info = await self._info(event_id)
         return pb.CreateEventResponse(event_id=event_id, organiser_token=token, event=info)
 
@@ -95,14 +114,15 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
         if answer == "missing":
             raise missing(request.event_id)
         if answer != "ok":
-            raise EventError(_ENTER_REFUSALS[answer].format(e=request.event_id, n=name))
+            refused = AlreadyExistsError if answer == "taken" else EventError
+            raise refused(_ENTER_REFUSALS[answer].format(e=request.event_id, n=name))
         return pb.EnterEventResponse(event_id=request.event_id, name=name, entry_token=token)
 
     @unary
-    async def StartEvent(self, request: pb.OrganiserRequest, context: Context) -> pb.EventInfo:
+    async def StartEvent(self, request: pb.StartEventRequest, context: Context) -> pb.EventInfo:
         """Close entries; the service directs the event from now on. A Swiss with more rounds
         than its entrants can play without a repeat is refused."""
-        meta = await self._organiser(request.event_id, request.organiser_token)
+        meta = await self._organiser(request.event_id, context)
         entrants = entrants_of(await self.store.entrants(request.event_id))
         if meta.get("phase") == "open" and len(entrants) >= 2:  # else refused below
             ev.with_entrants(ev.config_from_meta(meta), [e.name for e in entrants])
@@ -125,22 +145,31 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
     async def ListEvents(
         self, request: pb.ListEventsRequest, context: Context
     ) -> pb.ListEventsResponse:
-        """Events, newest first (without rounds)."""
-        limit = min(request.limit or 50, 500)
+        """Events, newest first (without rounds), a page at a time (AIP-158)."""
+        size = min(request.page_size or PAGE_SIZE, MAX_PAGE_SIZE)
+        before = read_page_token(request.page_token, "events") if request.page_token else None
+        found = await self.store.newest(size + 1, before)
         out = pb.ListEventsResponse()
-        for event_id in await self.store.event_ids(limit):
+        for event_id, _created in found[:size]:
             meta = await self.store.meta(event_id)
             if not meta.get("config"):
                 continue
             entrants = entrants_of(await self.store.entrants(event_id))
             control = await self.store.control(event_id)
             out.events.append(event_info(event_id, meta, entrants, None, control))
+        if len(found) > size:
+            last, created = found[size - 1]
+            out.next_page_token = page_token((created, last), "events")
         return out
 
     async def _control(
-        self, request: pb.OrganiserRequest, status: Status, allowed: tuple[Status, ...]
+        self,
+        request: ControlRequest,
+        context: Context,
+        status: Status,
+        allowed: tuple[Status, ...],
     ) -> pb.EventInfo:
-        meta = await self._organiser(request.event_id, request.organiser_token)
+        meta = await self._organiser(request.event_id, context)
         phase = meta.get("phase")
         if phase == "open" and status is Status.ENDED:
             await self.store.set_control(request.event_id, status.value, request.note)
@@ -156,32 +185,36 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
         return await self._info(request.event_id)
 
     @unary
-    async def PauseEvent(self, request: pb.OrganiserRequest, context: Context) -> pb.EventInfo:
+    async def PauseEvent(self, request: pb.PauseEventRequest, context: Context) -> pb.EventInfo:
         """No new game starts until resumed (games running finish)."""
-        return await self._control(request, Status.PAUSED, (Status.RUNNING, Status.PAUSED))
+        allowed = (Status.RUNNING, Status.PAUSED)
+        return await self._control(request, context, Status.PAUSED, allowed)
 
     @unary
-    async def ResumeEvent(self, request: pb.OrganiserRequest, context: Context) -> pb.EventInfo:
+    async def ResumeEvent(self, request: pb.ResumeEventRequest, context: Context) -> pb.EventInfo:
         """Games start again."""
-        return await self._control(request, Status.RUNNING, (Status.PAUSED,))
+        return await self._control(request, context, Status.RUNNING, (Status.PAUSED,))
 
     @unary
-    async def EndEvent(self, request: pb.OrganiserRequest, context: Context) -> pb.EventInfo:
+    async def EndEvent(self, request: pb.EndEventRequest, context: Context) -> pb.EventInfo:
         """End now: running games stop, undecided ones are recorded as not played."""
-        return await self._control(request, Status.ENDED, (Status.RUNNING, Status.PAUSED))
+        allowed = (Status.RUNNING, Status.PAUSED)
+        return await self._control(request, context, Status.ENDED, allowed)
 
     @unary
     async def AdjudicateGame(
         self, request: pb.AdjudicateGameRequest, context: Context
     ) -> pb.EventInfo:
         """Decide a game handed out and not decided yet (its table is closed)."""
-        meta = await self._organiser(request.event_id, request.organiser_token)
+        meta = await self._organiser(request.event_id, context)
         if meta.get("phase") != "started":
             raise EventError(f"event {request.event_id!r} is {meta.get('phase')}, not running")
         hosted = await self._hosted(request.event_id)
         t = hosted.tournament if hosted else None
         if t is None or not any(g.game_id == request.game_id for r in t.rounds for g in r):
-            raise NotFoundError(f"no game {request.game_id!r} in event {request.event_id!r}")
+            raise NotFoundError(
+                f"no game {request.game_id!r} in event {request.event_id!r}", resource="game"
+            )
         if request.game_id in t.results:
             raise EventError(f"game {request.game_id!r} already has a result")
         winner = request.winner if request.HasField("winner") else None
@@ -199,12 +232,11 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
         """An entrant's games (with seat tokens) as their tables are created; ends with the
         event."""
         await self._meta(request.event_id)
+        token = metadata_token(context.invocation_metadata(), ENTRY_TOKEN)
         entrants = entrants_of(await self.store.entrants(request.event_id))
-        me = next(
-            (e for e in entrants if e.token and ev.digest(request.entry_token) == e.token), None
-        )
+        me = next((e for e in entrants if e.token and ev.digest(token) == e.token), None)
         if me is None:
-            raise AuthenticationError("wrong or missing entry token")
+            raise AuthenticationError(f"wrong or missing entry token ({ENTRY_TOKEN} metadata)")
         sent: set[str] = set()
         last: tuple[str, str, str] = ("", "", "")
         while not (self.stopping.is_set() or context.done()):
@@ -218,19 +250,22 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
                         sent.add(assignment.game_id)
                         await context.write(
                             pb.EntryUpdate(
-                                assignment=assignment, phase=meta["phase"], status=status
+                                assignment=assignment,
+                                phase=phase_enum(meta["phase"]),
+                                status=status_enum(status),
                             )
                         )
             now = (meta["phase"], status or "running", note)
+            phase, state = phase_enum(now[0]), status_enum(now[1])
             if meta["phase"] == "finished":
                 rows = standings_of(hosted.tournament) if hosted else []
                 await context.write(
                     pb.EntryUpdate(
-                        phase=now[0], status=now[1], note=note, event_over=True, standings=rows
+                        phase=phase, status=state, note=note, event_over=True, standings=rows
                     )
                 )
                 return
             if now != last:
                 last = now
-                await context.write(pb.EntryUpdate(phase=now[0], status=now[1], note=note))
+                await context.write(pb.EntryUpdate(phase=phase, status=state, note=note))
             await asyncio.sleep(WATCH_POLL_S)

@@ -63,6 +63,11 @@ class EventStore(ABC):
         """Event ids, newest first."""
 
     @abstractmethod
+    async def newest(self, limit: int, before: tuple[int, str] | None) -> list[tuple[str, int]]:
+        """Up to `limit` (event id, created ms), newest first (ties: greater id first), after
+        the cursor `before` = (created ms, event id) of the previous page's last one."""
+
+    @abstractmethod
     async def state(self, event_id: str) -> str | None:
         """The director's snapshot, if any."""
 
@@ -186,6 +191,11 @@ class MemoryEvents(EventStore):
         self._expire()
         newest = sorted(self._created, key=lambda e: -self._created[e])
         return newest[:limit]
+
+    async def newest(self, limit: int, before: tuple[int, str] | None) -> list[tuple[str, int]]:
+        self._expire()
+        order = sorted(((c, e) for e, c in self._created.items()), reverse=True)
+        return [(e, c) for c, e in order if before is None or (c, e) < before][:limit]
 
     async def state(self, event_id: str) -> str | None:
         return self._state.get(event_id)

@@ -10,11 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 from kafana.competitions.league.memory import MemoryLeagues
+from kafana.competitions.league.notices import revealer
 from kafana.competitions.league.redis_store import RedisLeagues
 from kafana.competitions.league.referee import Referee
 from kafana.competitions.league.servicer import LeaguesServiceServicer
 from kafana.competitions.league.store import LeagueStore
 from kafana.service.feed import Feed
+from kafana.service.notices import notices_of
 from kafana.service.tables import Tables
 from kafana.store.base import TableStore
 from kafana.v1 import leagues_pb2, leagues_pb2_grpc
@@ -58,6 +60,9 @@ class LeaguesHost:
     def start(self, tables: Tables, feed: Feed) -> None:
         """Start refereeing on the server's tables (from its event loop)."""
         self._tables = tables
+        notices = notices_of(tables)
+        if notices is not None:  # WatchAccount carries the tickets, seat tokens revealed
+            notices.reveal.append(revealer(self.store, tables))
         self.referee = Referee(
             self.store, tables, wake_players=self.servicer.waiters.wake, **self.options
         )

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from kafana import metrics
 from kafana.competitions.fairness import commitment, new_secret
 from kafana.competitions.league.matchmaking import Window, groups
+from kafana.competitions.league.notices import tell_made, tell_settled
 from kafana.competitions.league.results import (
     Outcome,
     fair_record,
@@ -39,9 +40,10 @@ from kafana.competitions.league.store import (
     Settlement,
     now_ms,
 )
-from kafana.competitions.league.tables import league_table, match_of
+from kafana.competitions.league.tables import league_table, match_of, table_of
 from kafana.competitions.model import Ending
 from kafana.competitions.table_results import ENDINGS
+from kafana.competitions.wire import result_enum
 from kafana.errors import KafanaError, MatchOverError, NotFoundError
 from kafana.logs import Repeated
 from kafana.service.tables import Tables
@@ -51,12 +53,6 @@ from kafana.v1 import leagues_pb2
 
 log = logging.getLogger(__name__)
 _random = secrets.SystemRandom()
-
-
-def table_of(match: dict[str, str]) -> tuple[str, str]:
-    """(table id, admin token) of a match ("" before its table is made)."""
-    table, _, admin = match.get("table", "").partition(" ")
-    return table, admin
 
 
 class Referee:
@@ -213,6 +209,8 @@ class Referee:
         if not table_id:
             table_id = await self._make_table(league, spec, number, match)
             self.wake_players(league, players)
+            made = await self.store.match(league, number)
+            await tell_made(self.tables, league, number, made, spec.move_ms)
             expires = now + self.tables.join_deadline_ms + 50  # the open table's life at most
             await self.store.reschedule(league, number, min(join_by, expires))
             return
@@ -321,6 +319,8 @@ class Referee:
                     self.settled += 1
                     metrics.league_settled(bool(outcome.scores))
                     self.wake_players(league, players)
+                    done = await self.store.match(league, number)
+                    await tell_settled(self.tables, league, number, done)
                 return answer
         raise RuntimeError(f"league {league} match {number}: ratings kept changing; retried")
 
@@ -328,4 +328,4 @@ class Referee:
 def _ending_word(reason: str) -> str:
     """A table's result reason as a fair record's ending (`kafana verify` reads it): Tač's
     `out` and `stalled` are a score, a table closed or left by everyone is not played."""
-    return ENDINGS.get(reason, Ending.FORFEIT).value
+    return ENDINGS.get(result_enum(reason), Ending.FORFEIT).value

@@ -15,10 +15,17 @@ from dataclasses import dataclass, field
 from kafana.competitions.envelope import FairRecord
 from kafana.competitions.ratings import Rating, rate_teams
 from kafana.competitions.table_results import table_faults
+from kafana.competitions.wire import reason_name, result_name
 from kafana.v1 import service_pb2, state_pb2
 
 NO_SHOW = "no_show"
-RATED_ENDINGS = ("score", "out", "stalled", "forfeit", NO_SHOW)
+RATED_ENDINGS = (
+    state_pb2.RESULT_REASON_SCORE,
+    state_pb2.RESULT_REASON_OUT,
+    state_pb2.RESULT_REASON_STALLED,
+    state_pb2.RESULT_REASON_FORFEIT,
+    state_pb2.RESULT_REASON_NO_SHOW,
+)
 
 
 @dataclass(frozen=True)
@@ -39,7 +46,7 @@ def seat_scores(result: state_pb2.Result, seats: int) -> tuple[float, ...]:
         return ()
     if result.places:  # Tač: place 1 is best
         return tuple(-float(place) for place in result.places)
-    if result.reason == "score" and len(result.scores) == seats:
+    if result.reason == state_pb2.RESULT_REASON_SCORE and len(result.scores) == seats:
         return tuple(float(s) for s in result.scores)
     if result.HasField("winner_side"):
         return tuple(1.0 if s == result.winner_side else 0.0 for s in range(seats))
@@ -51,12 +58,15 @@ def played(record: service_pb2.GetRecordResponse, seats: int) -> Outcome:
     result = record.result
     faults = tuple(f.code() for f in table_faults(list(record.events), []))
     return Outcome(
-        result.reason or "closed",
+        result_name(result.reason) or "closed",
         seat_scores(result, seats),
         result.detail,
         faults,
         record.record,
-        {"result_scores": json.dumps(list(result.scores))},
+        {
+            "result_scores": json.dumps(list(result.scores)),
+            "forfeit_reason": reason_name(result.forfeit_reason),
+        },
     )
 
 

@@ -1,8 +1,9 @@
 """The `kafana.v1.LeaguesService` service over a `LeagueStore` and the server's `Tables`.
 
-Every refusal is a `KafanaError` mapped to its gRPC status and changes nothing: a bad name or
-page INVALID_ARGUMENT, an unknown league or match NOT_FOUND, joining with a match not settled
-FAILED_PRECONDITION, queue calls without an account UNAUTHENTICATED. Creating a league and
+Every refusal is a `KafanaError` mapped to its `google.rpc.Status` and changes nothing: a bad
+name INVALID_ARGUMENT, a bad page token INVALID_PAGE_TOKEN, an unknown league or match
+NOT_FOUND, a league name taken ALREADY_EXISTS, joining with a match not settled WRONG_STATE,
+queue calls without an account API_KEY_MISSING. Creating a league and
 starting a season need the organiser role (`kafana.service.auth.PERMISSIONS`).
 """
 
@@ -18,13 +19,20 @@ import grpc  # type: ignore[import-untyped, unused-ignore]
 from kafana.competitions.league import convert
 from kafana.competitions.league.results import load_rating
 from kafana.competitions.league.spec import dump, league_name, league_spec, load
-from kafana.competitions.league.store import PAIRED, LeagueStore, now_ms
+from kafana.competitions.league.store import IDLE, PAIRED, WAITING, LeagueStore, now_ms
 from kafana.competitions.league.tickets import Waiters, watch
 from kafana.competitions.ratings import RatingPolicy
-from kafana.errors import AuthenticationError, InvalidInputError, KafanaError, NotFoundError
+from kafana.errors import (
+    AlreadyExistsError,
+    ApiKeyMissing,
+    InvalidInputError,
+    NotFoundError,
+    WrongStateError,
+)
 from kafana.service.accounts_book import account_name
 from kafana.service.auth import caller_of
 from kafana.service.errors import unary
+from kafana.service.inputs import page_token, read_page_token
 from kafana.service.tables import Tables
 from kafana.v1 import leagues_pb2 as pb
 from kafana.v1 import leagues_pb2_grpc
@@ -32,21 +40,26 @@ from kafana.v1 import leagues_pb2_grpc
 Context = grpc.aio.ServicerContext[Any, Any]
 MAX_PAGE_SIZE = 200
 PAGE_SIZE = 50
-MAX_PAGE = 1_000_000
+MAX_START = 200_000_000
+QUEUE_STATES = {
+    WAITING: pb.QUEUE_STATE_WAITING,
+    PAIRED: pb.QUEUE_STATE_PAIRED,
+    IDLE: pb.QUEUE_STATE_IDLE,
+}
 MATCHES = 20
 MAX_MATCHES = 200
 MAX_HISTORY = 1000
 
 
-class LeagueError(KafanaError):
-    """What the league's state does not allow now (FAILED_PRECONDITION)."""
+class LeagueError(WrongStateError):
+    """What the league's state does not allow now (WRONG_STATE)."""
 
 
 def _account(context: Context, rpc: str) -> str:
-    """The caller's account; UNAUTHENTICATED for an anonymous caller."""
+    """The caller's account; API_KEY_MISSING for an anonymous caller."""
     account = caller_of(context).account
     if not account:
-        raise AuthenticationError(
+        raise ApiKeyMissing(
             f"{rpc} needs an account: send its API key (authorization: Bearer <key>)"
         )
     return account
@@ -68,13 +81,15 @@ class LeaguesServiceServicer(leagues_pb2_grpc.LeaguesServiceServicer):
     async def _meta(self, league: str) -> dict[str, str]:
         meta = await self.store.meta(league_name(league))
         if not meta.get("spec"):
-            raise NotFoundError(f"no league {league!r}")
+            raise NotFoundError(f"no league {league!r}", resource="league")
         return meta
 
     async def _season(self, meta: dict[str, str], season: int, league: str) -> int:
         current = int(meta.get("season", "1"))
         if season > current:
-            raise NotFoundError(f"league {league!r} has seasons 1 to {current}, not {season}")
+            raise NotFoundError(
+                f"league {league!r} has seasons 1 to {current}, not {season}", resource="season"
+            )
         return season or current
 
     @unary
@@ -87,7 +102,7 @@ class LeaguesServiceServicer(leagues_pb2_grpc.LeaguesServiceServicer):
         organiser = caller_of(context).account or ""
         fields = {"spec": dump(spec), "organiser": organiser, "created_ms": str(now_ms())}
         if not await self.store.create(name, fields):
-            raise LeagueError(f"a league named {name!r} exists")
+            raise AlreadyExistsError(f"a league named {name!r} exists", resource="league")
         self.wake()
         return convert.league_info(name, await self._meta(name), 0)
 
@@ -114,14 +129,14 @@ class LeaguesServiceServicer(leagues_pb2_grpc.LeaguesServiceServicer):
         return pb.QueueStatus(
             league=league,
             player=player,
-            state=state,
+            state=QUEUE_STATES.get(state, pb.QUEUE_STATE_UNSPECIFIED),
             waiting=await self.store.waiting(league),
             mu=rating.mu,
             rating=rating.conservative,
         )
 
     @unary
-    async def JoinQueue(self, request: pb.QueueRequest, context: Context) -> pb.QueueStatus:
+    async def JoinQueue(self, request: pb.JoinQueueRequest, context: Context) -> pb.QueueStatus:
         """Wait for a match; refused while the caller has a match not settled."""
         player = _account(context, "JoinQueue")
         meta = await self._meta(request.league)
@@ -138,7 +153,7 @@ class LeaguesServiceServicer(leagues_pb2_grpc.LeaguesServiceServicer):
         return await self._queue_status(request.league, player, state)
 
     @unary
-    async def LeaveQueue(self, request: pb.QueueRequest, context: Context) -> pb.QueueStatus:
+    async def LeaveQueue(self, request: pb.LeaveQueueRequest, context: Context) -> pb.QueueStatus:
         """Stop waiting (a match already made is still to be played)."""
         player = _account(context, "LeaveQueue")
         await self._meta(request.league)
@@ -173,27 +188,32 @@ class LeaguesServiceServicer(leagues_pb2_grpc.LeaguesServiceServicer):
     async def GetLeaderboard(
         self, request: pb.GetLeaderboardRequest, context: Context
     ) -> pb.LeaderboardPage:
-        """A page of a season's board, best first."""
+        """A page of a season's board, best first (AIP-158: the token holds the next rank and
+        the season, so a new season does not shift a board being paged)."""
         meta = await self._meta(request.league)
         season = await self._season(meta, request.season, request.league)
-        page = request.page or 1
-        size = request.page_size or PAGE_SIZE
-        if size > MAX_PAGE_SIZE:
-            raise InvalidInputError(f"page_size is at most {MAX_PAGE_SIZE}, not {size}")
-        if page > MAX_PAGE:
-            raise InvalidInputError(f"page is at most {MAX_PAGE}, not {page}")
-        start = (page - 1) * size
-        rows = await self.store.page(request.league, season, start, size)
-        return pb.LeaderboardPage(
+        size = min(request.page_size or PAGE_SIZE, MAX_PAGE_SIZE)
+        filters = f"board {request.league} {request.season}"
+        start = 0
+        if request.page_token:
+            start, shown = read_page_token(request.page_token, filters)
+            season = int(shown) if shown.isdigit() else season
+            if not 0 <= start <= MAX_START:
+                raise InvalidInputError("page_token is out of range", field="page_token")
+        rows = await self.store.page(request.league, season, start, size + 1)
+        total = await self.store.board_size(request.league, season)
+        out = pb.LeaderboardPage(
             league=request.league,
             season=season,
-            page=page,
-            page_size=size,
-            total=await self.store.board_size(request.league, season),
+            total=total,
             rows=[
-                pb.BoardRow(rank=start + i + 1, player=p, rating=r) for i, (p, r) in enumerate(rows)
+                pb.BoardRow(rank=start + i + 1, player=p, rating=r)
+                for i, (p, r) in enumerate(rows[:size])
             ],
         )
+        if len(rows) > size:
+            out.next_page_token = page_token((start + size, str(season)), filters)
+        return out
 
     @unary
     async def GetPlayer(self, request: pb.GetPlayerRequest, context: Context) -> pb.PlayerInfo:
@@ -235,6 +255,7 @@ class LeaguesServiceServicer(leagues_pb2_grpc.LeaguesServiceServicer):
         match = await self.store.match(request.league, request.match)
         if not match:
             raise NotFoundError(
-                f"no match {request.match} in league {request.league!r} (it may have expired)"
+                f"no match {request.match} in league {request.league!r} (it may have expired)",
+                resource="match",
             )
         return convert.match_info(request.league, request.match, match, record=request.record)

@@ -1,8 +1,10 @@
 """A league's name and spec, checked and completed with the defaults before it is stored.
 
 >>> spec = league_spec(leagues_pb2.LeagueSpec(target=11))
->>> spec.game, spec.preset, spec.players, spec.move_ms, spec.join_deadline_ms, spec.retention_days
-('tablic', 'serbian', 2, 5000, 30000, 30)
+>>> game_name(spec.game), preset_name(spec.preset), spec.players, spec.move_ms, spec.retention_days
+('tablic', 'serbian', 2, 5000, 30)
+>>> rules_of(spec).tablic.preset == rules_pb2.TABLIC_PRESET_SERBIAN, spec.join_deadline_ms
+(True, 30000)
 >>> league_name("spring-2027")
 'spring-2027'
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from kafana.competitions.wire import game_name, preset_name, rules_spec
 from kafana.errors import InvalidInputError
 from kafana.service.games import build_rules
 from kafana.v1 import leagues_pb2, rules_pb2
@@ -48,12 +51,13 @@ def _bounded(value: int, default: int, low: int, high: int, what: str) -> int:
 
 def league_spec(spec: leagues_pb2.LeagueSpec) -> leagues_pb2.LeagueSpec:
     """The spec with every default filled in; InvalidInputError for what cannot be played."""
-    game = spec.game or "tablic"
-    preset = spec.preset or ("serbian" if game == "tablic" else "")
+    tac = game_name(spec.game) == "tac"
     out = leagues_pb2.LeagueSpec(
-        game=game,
-        preset=preset,
-        target=spec.target,
+        game=rules_pb2.GAME_TAC if tac else rules_pb2.GAME_TABLIC,
+        preset=rules_pb2.TABLIC_PRESET_UNSPECIFIED
+        if tac
+        else spec.preset or rules_pb2.TABLIC_PRESET_SERBIAN,
+        target=0 if tac else spec.target,
         players=spec.players or 2,
         move_ms=_bounded(spec.move_ms, MOVE_MS, 100, MAX_MOVE_MS, "move_ms"),
         timeouts_to_forfeit=_bounded(
@@ -80,9 +84,9 @@ def league_spec(spec: leagues_pb2.LeagueSpec) -> leagues_pb2.LeagueSpec:
 
 def rules_of(spec: leagues_pb2.LeagueSpec) -> rules_pb2.RulesSpec:
     """The rules of the league's tables."""
-    return rules_pb2.RulesSpec(
-        game=spec.game, preset=spec.preset, players=spec.players, target=spec.target
-    )
+    game = game_name(spec.game)
+    preset = preset_name(spec.preset) if game == "tablic" else ""
+    return rules_spec(game, preset, spec.target, spec.players, False)
 
 
 def dump(spec: leagues_pb2.LeagueSpec) -> str:

@@ -27,6 +27,12 @@ def match_of(name: str) -> tuple[str, int] | None:
     return league, int(number)
 
 
+def table_of(match: dict[str, str]) -> tuple[str, str]:
+    """(table id, admin token) of a match ("" before its table is made)."""
+    table, _, admin = match.get("table", "").partition(" ")
+    return table, admin
+
+
 def league_table(
     league: str, number: int, players: Sequence[str], secret: str, spec: leagues_pb2.LeagueSpec
 ) -> rules_pb2.TableConfig:

@@ -6,7 +6,8 @@ the table, the seat and its token on this stream only. The token is kept with th
 the league store (never served by any other call), so a stream opened again later gets the
 same ticket. A seat not taken by the match's join deadline is not taken any more (the referee
 settles the match as a no-show). Each match the stream sent a ticket for is reported once
-settled; a heartbeat goes out when nothing else did for `heartbeat_s`.
+settled; a heartbeat goes out when nothing else did for `heartbeat_s`. (The same tickets reach
+the account's WatchAccount stream: `kafana.competitions.league.notices`.)
 """
 
 from __future__ import annotations
@@ -18,13 +19,14 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 
 from kafana.competitions.league.convert import match_info
-from kafana.competitions.league.referee import table_of
 from kafana.competitions.league.store import IDLE, PAIRED, SETTLED, LeagueStore, now_ms
+from kafana.competitions.league.tables import table_of
 from kafana.errors import KafanaError
 from kafana.logs import Repeated
 from kafana.service.errors import UNAVAILABLE_ERRORS
 from kafana.service.limits import MAX_SEAT_NAME
 from kafana.service.tables import Tables
+from kafana.v1 import events_pb2
 from kafana.v1 import leagues_pb2 as pb
 
 log = logging.getLogger(__name__)
@@ -91,18 +93,25 @@ async def show_up(
                 return None
         else:
             token = await store.set_once(league, number, field, taken)
+    return ticket_of(league, number, match, seat, token, move_ms)
+
+
+def ticket_of(
+    league: str, number: int, match: dict[str, str], seat: int, token: str, move_ms: int
+) -> pb.Ticket:
+    """The ticket of `seat` in a match whose table is made (`token` "": without the token)."""
     return pb.Ticket(
         league=league,
         match=number,
         season=int(match["season"]),
-        table_id=table_id,
+        table_id=table_of(match)[0],
         seat=seat,
         seat_token=token,
-        players=players,
+        players=match["players"].split(),
         commitment=match["commitment"],
         created_ms=int(match["created_ms"]),
         move_ms=move_ms,
-        join_by_ms=join_by,
+        join_by_ms=int(match["join_by_ms"]),
     )
 
 
@@ -157,7 +166,7 @@ async def watch(
             else:
                 errors.succeeded()
             if time.monotonic() - last >= heartbeat_s:
-                await write(pb.TicketUpdate(heartbeat_ms=now_ms()))
+                await write(pb.TicketUpdate(heartbeat=events_pb2.Heartbeat(time_ms=now_ms())))
                 last = time.monotonic()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(woken.wait(), wait)
