@@ -35,14 +35,21 @@ from kafana_client.connection import ADMIN_TOKEN, SEAT_TOKEN, ConnectOptions, Co
 from kafana_client.convert import game_of, move_message
 from kafana_client.errors import RpcError, from_grpc
 
-RESUMABLE = frozenset(
-    {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED, grpc.StatusCode.INTERNAL}
-)
+RESUMABLE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED})
 """Stream endings that a reopening after the last event seen recovers from (the server
-stopping, the network; INTERNAL: a connection reset mid-stream, as grpc reports it)."""
+stopping, the network)."""
 SILENT_PERIODS = 3
 """A stream silent (no event, no heartbeat) for this many heartbeat periods is reopened."""
 Metadata = tuple[tuple[str, str], ...]
+
+
+def resumable(error: grpc.aio.AioRpcError) -> bool:
+    """Whether reopening a stream after the last item seen recovers from `error`: a RESUMABLE
+    code, or INTERNAL without a server's ErrorInfo (a connection reset mid-stream, as grpc
+    reports it; the server's own INTERNAL is a bug, which a retry does not mend)."""
+    if error.code() in RESUMABLE:
+        return True
+    return error.code() == grpc.StatusCode.INTERNAL and not from_grpc(error).reason
 
 
 def token_metadata(key: str, token: str) -> Metadata:
@@ -378,7 +385,7 @@ class AsyncClient(Connects):
                     if item.event.match_over:
                         return
             except grpc.aio.AioRpcError as error:
-                if error.code() not in RESUMABLE or failures + 1 >= policy.stream_attempts:
+                if not resumable(error) or failures + 1 >= policy.stream_attempts:
                     raise from_grpc(error, "WatchEvents") from None
             finally:
                 call.cancel()
@@ -445,7 +452,7 @@ class AsyncClient(Connects):
                     last = item.notice.id
                     yield item.notice
             except grpc.aio.AioRpcError as error:
-                if error.code() not in RESUMABLE or failures + 1 >= policy.stream_attempts:
+                if not resumable(error) or failures + 1 >= policy.stream_attempts:
                     raise from_grpc(error, "WatchAccount") from None
             finally:
                 call.cancel()

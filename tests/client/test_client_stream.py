@@ -13,9 +13,12 @@ from typing import Any
 
 import grpc
 import pytest
+from google.protobuf import any_pb2
+from google.rpc import error_details_pb2, status_pb2  # type: ignore[import-untyped, unused-ignore]
+from grpc_status import rpc_status  # type: ignore[import-untyped, unused-ignore]
 from kafana.v1 import events_pb2, service_pb2, service_pb2_grpc, state_pb2
 from kafana_client import AsyncClient, Retry
-from kafana_client.errors import UnavailableError
+from kafana_client.errors import RpcError, UnavailableError
 
 Context = grpc.aio.ServicerContext[Any, Any]
 HEARTBEAT_MILLIS = 100
@@ -142,6 +145,33 @@ async def test_unavailable_is_resumed_after_the_last_event() -> None:
     assert seqs == [1, 2, 3]
     assert [after for after, *_ in servicer.openings] == [0, 1, 2]
     assert all("kafana-seat-token" not in meta for *_, meta in servicer.openings)
+
+
+async def test_a_reset_is_resumed_but_a_server_bug_is_raised() -> None:
+    async def reset(request: Any, context: Context) -> AsyncIterator[Any]:
+        yield _event(1)
+        await context.abort(grpc.StatusCode.INTERNAL, "stream reset")  # no ErrorInfo
+
+    async def bug(request: Any, context: Context) -> AsyncIterator[Any]:
+        info = error_details_pb2.ErrorInfo(reason="INTERNAL", domain="kafana")
+        detail = any_pb2.Any()
+        detail.Pack(info)
+        status = status_pb2.Status(code=13, message="a bug", details=[detail])
+        await context.abort_with_status(rpc_status.to_status(status))
+        yield _event(2)  # never reached
+
+    servicer = _scripted([reset, bug])
+    server, target = await _serve(servicer)
+    try:
+        async with AsyncClient.connect(target, retry=Retry(backoff=0.01)) as client:
+            seen: list[int] = []
+            with pytest.raises(RpcError) as raised:
+                async for event in client.watch("t"):
+                    seen.append(event.seq)
+    finally:
+        await server.stop(0)
+    assert seen == [1] and len(servicer.openings) == 2
+    assert raised.value.code == grpc.StatusCode.INTERNAL and raised.value.reason == "INTERNAL"
 
 
 async def test_a_stream_that_keeps_failing_gives_up() -> None:
