@@ -353,3 +353,18 @@ async def test_heartbeats_keep_a_quiet_feed_open_and_are_never_told() -> None:
         await asyncio.to_thread(live.close)
     assert told == [1]  # the seat taken; no heartbeat passed on as an event
     assert streams.after == [0]  # alive all along: never reopened
+
+
+async def test_a_slim_seat_feed_carries_what_changed(server: LiveServer) -> None:
+    async with AsyncClient.connect(server.target) as client:
+        _table_id, _admin, alice, bob = await seated(client)
+        await play_out([alice, bob], limit=1)
+        events = [e async for e in _take(alice.events(with_state=False), 3)]
+    started, moved = events[1], events[2]
+    assert not any(e.HasField("state") for e in events)  # nothing but what changed
+    expected = tablic.new_match(tablic.Rules.preset("serbian", target=1), seed=SEED)
+    assert started.match_started and started.current_seat == 0
+    assert sorted(started.deal.hand) == sorted(c.text for c in expected.hand(0))  # alice's own
+    assert sorted(started.deal.table) == sorted(c.text for c in expected.table)
+    assert moved.kind == events_pb2.EVENT_KIND_MOVE and moved.current_seat == 1
+    assert moved.reason == state_pb2.EVENT_REASON_PLAYED and alice.last_seq >= 3
