@@ -33,7 +33,7 @@ from kafana.v1 import events_pb2, rules_pb2, service_pb2, service_pb2_grpc, stat
 
 from kafana_client.connection import ADMIN_TOKEN, SEAT_TOKEN, ConnectOptions, Connects
 from kafana_client.convert import game_of, move_message
-from kafana_client.errors import RpcError, from_grpc
+from kafana_client.errors import DeadlineExceededError, RpcError, UnavailableError, from_grpc
 
 RESUMABLE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED})
 """Stream endings that a reopening after the last event seen recovers from (the server
@@ -400,8 +400,11 @@ class AsyncClient(Connects):
         if self._heartbeat_millis is None:
             try:
                 info = await self.server_info(timeout=min(5.0, self.options.deadline("") or 5.0))
+            except (UnavailableError, DeadlineExceededError):
+                return None  # not reached now: asked again at the next opening
             except RpcError:
-                return None  # asked again at the next opening
+                self._heartbeat_millis = 0  # a server that will not say: no silence check
+                return None
             self._heartbeat_millis = int(info.limits.heartbeat_millis)
         if not self._heartbeat_millis:
             return None

@@ -39,12 +39,18 @@ Script = Callable[[service_pb2.WatchEventsRequest, Context], AsyncIterator[Any]]
 class Scripted(service_pb2_grpc.KafanaServiceServicer):
     """Streams from `scripts`, one per opening; records what each call carried."""
 
-    def __init__(self, scripts: list[Script]) -> None:
+    def __init__(self, scripts: list[Script], *, info: bool = True) -> None:
         self.scripts = scripts
+        self.info = info
+        """Whether GetServerInfo answers (else UNIMPLEMENTED, as an older server)."""
+        self.asked_info = 0
         self.openings: list[tuple[int, bool, dict[str, Any]]] = []
         self.calls: list[tuple[str, Any, dict[str, Any]]] = []
 
     async def GetServerInfo(self, request: Any, context: Context) -> service_pb2.ServerInfo:
+        self.asked_info += 1
+        if not self.info:
+            await context.abort(grpc.StatusCode.UNIMPLEMENTED, "no GetServerInfo here")
         limits = service_pb2.ServerLimits(heartbeat_millis=HEARTBEAT_MILLIS)
         return service_pb2.ServerInfo(api="kafana.v1", limits=limits)
 
@@ -85,9 +91,9 @@ def _metadata(context: Context) -> dict[str, Any]:
     return {key: value for key, value in context.invocation_metadata() or ()}
 
 
-def _scripted(scripts: list[Script]) -> Scripted:
+def _scripted(scripts: list[Script], *, info: bool = True) -> Scripted:
     """A `Scripted` (the calls it does not script answer UNIMPLEMENTED, as generated)."""
-    return Scripted(scripts)  # type: ignore[abstract]
+    return Scripted(scripts, info=info)  # type: ignore[abstract]
 
 
 async def _serve(servicer: Scripted) -> tuple[grpc.aio.Server, str]:
@@ -172,6 +178,24 @@ async def test_a_reset_is_resumed_but_a_server_bug_is_raised() -> None:
         await server.stop(0)
     assert seen == [1] and len(servicer.openings) == 2
     assert raised.value.code == grpc.StatusCode.INTERNAL and raised.value.reason == "INTERNAL"
+
+
+async def test_without_server_info_a_quiet_stream_is_left_open() -> None:
+    async def quiet(request: Any, context: Context) -> AsyncIterator[Any]:
+        yield _event(request.after_seq + 1)
+        await asyncio.sleep(0.5)  # quiet, no heartbeats: fine, nobody said there would be
+        yield _event(request.after_seq + 2, over=request.after_seq > 0)
+        await context.abort(grpc.StatusCode.UNAVAILABLE, "the server is stopping")
+
+    servicer = _scripted([quiet, quiet], info=False)
+    server, target = await _serve(servicer)
+    try:
+        async with AsyncClient.connect(target, retry=Retry(backoff=0.01)) as client:
+            seqs = [e.seq async for e in client.watch("t")]
+    finally:
+        await server.stop(0)
+    assert seqs == [1, 2, 3, 4] and len(servicer.openings) == 2
+    assert servicer.asked_info == 1  # a server that cannot say is not asked again
 
 
 async def test_a_stream_that_keeps_failing_gives_up() -> None:
