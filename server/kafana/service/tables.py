@@ -307,6 +307,7 @@ class Tables:
         for _attempt in range(5):
             if await self.store.create(table_id, data, self.join_deadline_ms, now):
                 session = self._remember(Session.start(table_id, stored))
+                log.info("table %s created: %s, %d seats", table_id, game.name, session.players)
                 if config.clock.no_show_millis:
                     await self.store.schedule(table_id, now + config.clock.no_show_millis)
                 return table_id, admin_token, session
@@ -504,6 +505,8 @@ class Tables:
         result = await self.store.append(table_id, append)
         if result.outcome is Outcome.APPLIED:
             metrics.MOVES_APPLIED.labels(session.game.name).inc()
+            if over:
+                log.info("table %s: match over at seq %d", table_id, result.seq)
             new = self._remember(session.moved(result.seq, event, record, after, deadline, tag))
             return Played(new, result.seq, seat, before=session, event=event)
         if result.outcome is Outcome.MISSING:
