@@ -160,7 +160,7 @@ def test_the_table_moving_on_during_the_persons_turn_is_shown(server: LiveServer
             child.expect(PROMPT)
             client.close_table(created.table_id, created.admin_token)  # nothing typed
             child.expect("The table moved on.")
-            child.expect("The table was closed.")
+            child.expect(r"The table was closed \(admin\)\.")  # the reason, in words
             child.expect(pexpect.EOF)
         finally:
             child.close()

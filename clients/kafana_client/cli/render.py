@@ -240,7 +240,8 @@ def seat_line(event: events_pb2.Event, names: Sequence[str], who: str) -> Text |
         why = word(state_pb2.EventReason, event.reason) or "no reason given"
         return Text(f"{who} forfeited ({why}).", style="bold red")
     if event.kind == events_pb2.EVENT_KIND_CLOSED:
-        return Text("The table was closed.", style="bold red")
+        why = word(state_pb2.EventReason, event.reason)
+        return Text(f"The table was closed{f' ({why})' if why else ''}.", style="bold red")
     return None
 
 
