@@ -239,6 +239,7 @@ class Tournaments:
         """Your games (table, seat, seat token) as they are created, until the event is over.
 
         A dropped stream is reopened (an assignment may then come again: key on `game_id`).
+        The server's heartbeats (every few seconds while idle) are not yielded.
         """
         failures = 0
         policy = self.client.options.retry
@@ -248,6 +249,8 @@ class Tournaments:
             try:
                 async for update in call:
                     failures = 0
+                    if update.HasField("heartbeat"):  # alive, nothing to tell
+                        continue
                     yield update
                     if update.event_over:
                         return

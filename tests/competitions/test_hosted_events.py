@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import grpc
 import pytest
 from kafana.competitions.envelope import FairRecord
@@ -18,7 +20,7 @@ from kafana_client import (
 )
 from kafana_client.errors import AlreadyExistsRpcError
 from kafana_client.tournaments import Tournaments
-from kit import refusal
+from kit import reason_of, refusal
 
 from .hosted_helpers import Served, games, until
 
@@ -210,3 +212,30 @@ async def test_a_timing_out_entrant_gets_the_events_policy(
         assert len(moves) > 20 * len(faults)  # not a timeout on every move of the sleeper
     else:
         assert len(faults) == 1 and game.winner == 1 - sleeper
+
+
+async def test_tokens_travel_in_metadata_and_an_idle_entry_stream_sends_heartbeats(
+    hosted: Served,
+) -> None:
+    async with AsyncClient.connect(hosted.target) as client:
+        events = Tournaments(client)
+        made = await events.create("quiet", "round_robin", target=11)
+        entry = await events.enter(made.event_id, "ana")
+        stub = events._stub
+        start = pb.StartEventRequest(event_id=made.event_id)
+        for metadata in ((), (("kafana-organiser-token", "not-it"),)):
+            refused = await refusal(stub.StartEvent(start, metadata=metadata))
+            assert refused.code() == grpc.StatusCode.UNAUTHENTICATED
+            assert reason_of(refused) == "TOKEN_INVALID"
+        request = pb.WatchEntryRequest(event_id=made.event_id)
+        refused = await refusal(stub.WatchEntry(request).read())
+        assert reason_of(refused) == "TOKEN_INVALID"  # no entry token, no stream
+        call = stub.WatchEntry(request, metadata=(("kafana-entry-token", entry.token),))
+        try:
+            first = await asyncio.wait_for(call.read(), 10)
+            assert first.phase == pb.EVENT_PHASE_OPEN and not first.HasField("heartbeat")
+            beat = await asyncio.wait_for(call.read(), 10)  # nothing changes: a heartbeat
+            assert beat.HasField("heartbeat") and beat.heartbeat.time_ms > 0
+            assert not beat.phase and not beat.HasField("assignment")
+        finally:
+            call.cancel()

@@ -18,6 +18,7 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from kafana.v1 import events_pb2 as _events_pb2
 from kafana.v1 import rules_pb2 as _rules_pb2
 import builtins as _builtins
 import sys
@@ -1222,6 +1223,7 @@ class EntryUpdate(_message.Message):
     NOTE_FIELD_NUMBER: _builtins.int
     EVENT_OVER_FIELD_NUMBER: _builtins.int
     STANDINGS_FIELD_NUMBER: _builtins.int
+    HEARTBEAT_FIELD_NUMBER: _builtins.int
     phase: Global___EventPhase.ValueType
     """Where the event is in its life."""
     status: Global___EventStatus.ValueType
@@ -1238,6 +1240,12 @@ class EntryUpdate(_message.Message):
     def standings(self) -> _containers.RepeatedCompositeFieldContainer[Global___StandingInfo]:
         """On the last message: the final standings."""
 
+    @_builtins.property
+    def heartbeat(self) -> _events_pb2.Heartbeat:
+        """Sent every few seconds while nothing else is (then no other field is set): the stream is
+        alive.
+        """
+
     def __init__(
         self,
         *,
@@ -1247,10 +1255,11 @@ class EntryUpdate(_message.Message):
         note: _builtins.str = ...,
         event_over: _builtins.bool = ...,
         standings: _abc.Iterable[Global___StandingInfo] | None = ...,
+        heartbeat: _events_pb2.Heartbeat | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["assignment", b"assignment"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["assignment", b"assignment", "heartbeat", b"heartbeat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["assignment", b"assignment", "event_over", b"event_over", "note", b"note", "phase", b"phase", "standings", b"standings", "status", b"status"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["assignment", b"assignment", "event_over", b"event_over", "heartbeat", b"heartbeat", "note", b"note", "phase", b"phase", "standings", b"standings", "status", b"status"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

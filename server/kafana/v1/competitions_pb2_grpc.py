@@ -129,7 +129,8 @@ class CompetitionsServiceServicer:
 
     def WatchEntry(self, request, context):
         """For an entrant (entry token): every game it must play (table, seat and seat token) as it
-        is created, status changes, and a last message when the event is over.
+        is created, status changes, heartbeats while idle, and a last message when the event is
+        over.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

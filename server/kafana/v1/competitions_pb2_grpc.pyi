@@ -57,7 +57,8 @@ class CompetitionsServiceStub:
     """Events this service hosts, newest first, a page at a time (AIP-158)."""
     WatchEntry: _grpc.UnaryStreamMultiCallable[_competitions_pb2.WatchEntryRequest, _competitions_pb2.EntryUpdate]
     """For an entrant (entry token): every game it must play (table, seat and seat token) as it
-    is created, status changes, and a last message when the event is over.
+    is created, status changes, heartbeats while idle, and a last message when the event is
+    over.
     """
     PauseEvent: _grpc.UnaryUnaryMultiCallable[_competitions_pb2.PauseEventRequest, _competitions_pb2.EventInfo]
     """No new game starts until resumed; games running finish (organiser token)."""
@@ -87,7 +88,8 @@ class CompetitionsServiceAsyncStub(CompetitionsServiceStub):
     """Events this service hosts, newest first, a page at a time (AIP-158)."""
     WatchEntry: _aio.UnaryStreamMultiCallable[_competitions_pb2.WatchEntryRequest, _competitions_pb2.EntryUpdate]  # type: ignore[assignment]
     """For an entrant (entry token): every game it must play (table, seat and seat token) as it
-    is created, status changes, and a last message when the event is over.
+    is created, status changes, heartbeats while idle, and a last message when the event is
+    over.
     """
     PauseEvent: _aio.UnaryUnaryMultiCallable[_competitions_pb2.PauseEventRequest, _competitions_pb2.EventInfo]  # type: ignore[assignment]
     """No new game starts until resumed; games running finish (organiser token)."""
@@ -150,7 +152,8 @@ class CompetitionsServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_competitions_pb2.EntryUpdate], _abc.AsyncIterator[_competitions_pb2.EntryUpdate]]:
         """For an entrant (entry token): every game it must play (table, seat and seat token) as it
-        is created, status changes, and a last message when the event is over.
+        is created, status changes, heartbeats while idle, and a last message when the event is
+        over.
         """
 
     @_abc_1.abstractmethod

@@ -40,11 +40,12 @@ from kafana.service.auth import caller_of, metadata_token
 from kafana.service.errors import unary
 from kafana.service.inputs import page_token, read_page_token
 from kafana.v1 import competitions_pb2 as pb
-from kafana.v1 import competitions_pb2_grpc
+from kafana.v1 import competitions_pb2_grpc, events_pb2
 
 Context = grpc.aio.ServicerContext[Any, Any]
 ControlRequest = pb.PauseEventRequest | pb.ResumeEventRequest | pb.EndEventRequest
 WATCH_POLL_S = 0.25
+HEARTBEAT_S = 3.0
 PAGE_SIZE, MAX_PAGE_SIZE = 50, 500
 _ENTER_REFUSALS = {
     "closed": "event {e!r} has started: entries are closed",
@@ -239,6 +240,14 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
             raise AuthenticationError(f"wrong or missing entry token ({ENTRY_TOKEN} metadata)")
         sent: set[str] = set()
         last: tuple[str, str, str] = ("", "", "")
+        loop = asyncio.get_running_loop()
+        written = loop.time()
+
+        async def write(update: pb.EntryUpdate) -> None:
+            nonlocal written
+            await context.write(update)
+            written = loop.time()
+
         while not (self.stopping.is_set() or context.done()):
             meta = await self.store.meta(request.event_id)
             status, note = await self.store.control(request.event_id)
@@ -248,7 +257,7 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
                 for assignment in assignments(hosted, me.name):
                     if assignment.game_id not in sent:
                         sent.add(assignment.game_id)
-                        await context.write(
+                        await write(
                             pb.EntryUpdate(
                                 assignment=assignment,
                                 phase=phase_enum(meta["phase"]),
@@ -259,7 +268,7 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
             phase, state = phase_enum(now[0]), status_enum(now[1])
             if meta["phase"] == "finished":
                 rows = standings_of(hosted.tournament) if hosted else []
-                await context.write(
+                await write(
                     pb.EntryUpdate(
                         phase=phase, status=state, note=note, event_over=True, standings=rows
                     )
@@ -267,5 +276,7 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
                 return
             if now != last:
                 last = now
-                await context.write(pb.EntryUpdate(phase=phase, status=state, note=note))
+                await write(pb.EntryUpdate(phase=phase, status=state, note=note))
+            elif loop.time() - written >= HEARTBEAT_S:
+                await write(pb.EntryUpdate(heartbeat=events_pb2.Heartbeat(time_ms=now_ms())))
             await asyncio.sleep(WATCH_POLL_S)
