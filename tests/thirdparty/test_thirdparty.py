@@ -207,6 +207,11 @@ def test_generated_code_is_current(node_app: Path) -> None:
     run_npm(CLIENT, "run", "check:gen", limit=60)
 
 
+def test_client_layer(node_app: Path) -> None:
+    """@kafana/client's feed and refusal decoding on an in-memory service (npm test)."""
+    run_npm(CLIENT, "test", limit=60)
+
+
 def test_whole_tablic_match(node_app: Path, server: Server) -> None:
     """Two seats play a Tablić match to its end with target and rank_priority set."""
     for figures in node("tablic.mjs", server).values():
