@@ -194,6 +194,18 @@ def test_a_wrong_api_key_is_refused_as_over_grpc(http: httpx.Client) -> None:
     assert error_info(answer.json()["details"]).reason == "API_KEY_INVALID"
 
 
+def test_every_service_of_the_full_server_is_served(http: httpx.Client) -> None:
+    events = http.post("/kafana.v1.CompetitionsService/ListEvents", json={})
+    assert events.status_code == 200, events.text
+    league = http.post("/kafana.v1.LeaguesService/GetLeague", json={"league": "no-such-league"})
+    assert league.status_code == 404, league.text
+    assert error_info(league.json()["details"]).domain == "kafana"
+    who = http.post("/kafana.v1.AccountsService/WhoAmI", json={})
+    assert who.status_code == 401, who.text  # WhoAmI needs an API key
+    missing = http.post("/kafana.v1.KafanaService/NoSuchMethod", json={})
+    assert missing.status_code == 404
+
+
 def test_watch_events_streams_over_connect(http: httpx.Client) -> None:
     table, _ = started_table(http)
     body = frame(json.dumps({"tableId": table}).encode())
@@ -399,3 +411,20 @@ async def test_a_grpc_stream_counts_against_http_streams_and_stop_ends_them(
     error = json.loads(last)["error"]
     assert error["code"] == "unavailable"
     assert error_info(error["details"]).reason == "SERVER_STOPPING"
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--http-origins", "app.example"], "is not scheme://host[:port]"),
+        (["--port", "50999", "--http", "50999"], "--http needs a port of its own"),
+        (["--http", "70000"], "70000 is not in the range"),
+    ],
+)
+def test_bad_http_options_are_refused(args: list[str], says: str) -> None:
+    from click.testing import CliRunner
+    from kafana.cli import main
+
+    result = CliRunner().invoke(main, ["serve", "--memory", *args])
+    assert result.exit_code == 2, result.output
+    assert says in result.output

@@ -284,7 +284,7 @@ def create_server(
         plugin.add_to(registry)
     names = [SERVICE_NAME, ACCOUNTS_SERVICE, *(p.service_name for p in kafana.plugins)]
     enable_reflection((*names, health.SERVICE_NAME, *REFLECTION_SERVICES), server)
-    address = f"{host}:{port}"
+    address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"  # IPv6 in brackets
     try:
         if credentials is None:
             kafana.port = server.add_insecure_port(address)
@@ -338,8 +338,9 @@ async def serve_until_signal(
     try:
         await kafana.start()
         announce(f"kafana: serving on port {kafana.port}")
-        if kafana.http is not None:
-            announce(f"kafana: Connect and gRPC-Web (browsers) on {kafana.http.url}")
+        http = getattr(kafana, "http", None)  # stand-ins of a server may have no HTTP side
+        if http is not None:
+            announce(f"kafana: Connect and gRPC-Web (browsers) on {http.url}")
         waiter = asyncio.create_task(kafana.wait())
         stopper = asyncio.create_task(stopping.wait())
         await asyncio.wait({waiter, stopper}, return_when=asyncio.FIRST_COMPLETED)

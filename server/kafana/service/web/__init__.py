@@ -11,6 +11,7 @@ from typing import Any
 
 from kafana.service.web.adapter import Bridge, KafanaApplication, Registry, services_named
 from kafana.service.web.cors import Cors, parse_origins
+from kafana.service.web.pages import Pages
 from kafana.service.web.serve import HttpServer, HttpTls
 
 DEFAULT_READ_BYTES = 4 * 1024 * 1024
@@ -38,4 +39,4 @@ def http_server(
     bridge = Bridge(registry, interceptors)
     read = 2 * message_bytes if message_bytes else DEFAULT_READ_BYTES
     app = KafanaApplication(bridge, services_named(services), read_max_bytes=read)
-    return HttpServer(Cors(app, origins), host, port, tls)
+    return HttpServer(Pages(Cors(app, origins)), host, port, tls)  # Pages: the web app

@@ -5,7 +5,7 @@ handler a gRPC call would, found through the same interceptors (auth, rate limit
 metrics: charged to the same caller), given an `HttpContext`. Requests reach the handler as
 bytes, decoded by its own (guarded) deserializer, so size and validity checks are the gRPC
 ones; an abort becomes the protocol's error with the `google.rpc.Status` details (Connect error
-details, or `grpc-status-details-bin`) and the trailing metadata (`kafana-error`...).
+details, or `grpc-status-details-bin`) and the trailing metadata (`kafana-state-bin`...).
 """
 
 from __future__ import annotations
@@ -68,10 +68,9 @@ class Registry:
     def handler(self, path: str) -> Handler | None:
         """The handler of the method at `path`, as the grpc server would find it."""
         found = self.handlers.get(path)
-        for generic in self.generic:
-            if found is not None:
-                break
-            found = generic.service(CallDetails(path, ()))
+        generic = iter(self.generic)
+        while found is None and (handler := next(generic, None)) is not None:
+            found = handler.service(CallDetails(path, ()))
         return found
 
 
@@ -330,10 +329,10 @@ class KafanaApplication(ConnectASGIApplication[Bridge]):
     def __init__(
         self, bridge: Bridge, services: Iterable[ServiceDescriptor], read_max_bytes: int
     ) -> None:
-        served = list(services)
+        endpoints = bridge.endpoints(services)  # now: a method without a handler fails here
         super().__init__(
             service=bridge,
-            endpoints=lambda b: b.endpoints(served),
+            endpoints=lambda _: endpoints,
             read_max_bytes=read_max_bytes,
             codecs=[ProtoCodec(), JsonCodec()],
         )

@@ -70,6 +70,11 @@ def parse_origins(text: str) -> tuple[str, ...]:
     return origins
 
 
+def own_origin(scope: Scope, headers: dict[str, str]) -> str:
+    """This server's origin as the request names it (a page it served calls it so)."""
+    return f"{scope.get('scheme', 'http')}://{headers.get('host', '')}"
+
+
 def allowed_header(name: str) -> bool:
     """Whether a page may send request header `name`."""
     return name in PROTOCOL_HEADERS or name.startswith("kafana-")
@@ -94,7 +99,7 @@ class Cors:
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         origin = headers.get("origin")
-        if origin is None:  # not a browser's cross-origin call
+        if origin is None or origin == own_origin(scope, headers):  # not cross-origin
             await self.app(scope, receive, send)
             return
         preflight = scope["method"] == "OPTIONS" and "access-control-request-method" in headers
