@@ -428,3 +428,32 @@ def test_bad_http_options_are_refused(args: list[str], says: str) -> None:
     result = CliRunner().invoke(main, ["serve", "--memory", *args])
     assert result.exit_code == 2, result.output
     assert says in result.output
+
+
+async def test_a_dropped_http_stream_frees_the_callers_stream(
+    one_stream: tuple[Any, str],
+) -> None:
+    svc, url = one_stream
+    table = (await svc.stub.CreateTable(service_pb2.CreateTableRequest())).table_id
+    await svc.stub.JoinTable(service_pb2.JoinTableRequest(table_id=table, name="p0"))
+    body = frame(json.dumps({"tableId": table}).encode())
+    headers = {"content-type": "application/connect+json"}
+    async with (
+        httpx.AsyncClient(base_url=url, timeout=10) as client,
+        client.stream("POST", SERVICE + "WatchEvents", content=body, headers=headers) as stream,
+    ):
+        async for chunk in stream.aiter_bytes():
+            assert _complete(chunk)[0][0] == 0  # an event: the caller's one stream is open
+            break
+    for _ in range(100):  # the client went away: its stream ends, and the slot frees up
+        watched = svc.stub.WatchEvents(service_pb2.WatchEventsRequest(table_id=table))
+        try:
+            first = await watched.read()
+        except grpc.aio.AioRpcError as error:
+            assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            await asyncio.sleep(0.02)
+            continue
+        watched.cancel()
+        assert first.event.seq == 1
+        return
+    raise AssertionError("the dropped HTTP stream still counts against its caller")
