@@ -1,0 +1,90 @@
+/**
+ * Hosted events (CompetitionsService): the list, and one event's standings with tie-breaks and
+ * ratings, rounds, pairings, live games (watch) and finished ones (replay), the published
+ * commitments. The event page polls GetEvent, so standings update live while it runs.
+ */
+import { EventPhase, GameStatus, type EventInfo } from "@kafana/client";
+import { client, explain } from "./api.js";
+import { fill, h } from "./dom.js";
+
+const PHASES: Record<number, string> = {
+  [EventPhase.OPEN]: "open for entries",
+  [EventPhase.STARTED]: "running",
+  [EventPhase.FINISHED]: "finished",
+};
+const POLL_MS = 1000;
+
+/** The list of events into `root`. */
+export async function eventsPage(root: HTMLElement): Promise<() => void> {
+  try {
+    const page = await client.competitions.listEvents({ pageSize: 50 });
+    fill(root, h("a", { href: "#/", class: "back" }, "← Lobby"), h("h1", {}, "Events"),
+      page.events.length
+        ? h("table", { class: "list" },
+            h("thead", {}, h("tr", {}, ["Event", "Phase", "Entrants"].map((t) => h("th", {}, t)))),
+            h("tbody", {}, page.events.map((e) => h("tr", {},
+              h("td", {}, h("a", { href: `#/e/${e.eventId}` }, e.name)),
+              h("td", {}, PHASES[e.phase] ?? ""),
+              h("td", {}, e.entrants.map((x) => x.name).join(", "))))))
+        : h("p", { class: "empty" }, "No events yet."));
+  } catch (error) {
+    fill(root, h("p", { class: "error", role: "alert" }, explain(error)));
+  }
+  return () => undefined;
+}
+
+function standings(event: EventInfo): HTMLElement {
+  return h("table", { class: "list", id: "standings" },
+    h("thead", {}, h("tr", {}, ["#", "Entrant", "Points", "Played", "W", "D", "L", "Byes", "Buchholz", "S-B", "Diff", "Rating"].map((t) => h("th", {}, t)))),
+    h("tbody", {}, event.standings.map((s) => h("tr", {},
+      h("td", {}, s.rank), h("td", {}, s.entrant), h("th", {}, s.points), h("td", {}, s.played),
+      h("td", {}, s.wins), h("td", {}, s.draws), h("td", {}, s.losses), h("td", {}, s.byes),
+      h("td", {}, s.buchholz.toFixed(1)), h("td", {}, s.sonnebornBerger.toFixed(2)), h("td", {}, s.diff),
+      h("td", {}, s.rating.toFixed(1))))));
+}
+
+function rounds(event: EventInfo): HTMLElement[] {
+  return event.rounds.map((round) => h("section", { class: "panel" },
+    h("h3", {}, `Round ${round.number}`),
+    h("table", { class: "list" },
+      h("thead", {}, h("tr", {}, ["Game", "Seats", "Status", "Score", "Commitment"].map((t) => h("th", {}, t)))),
+      h("tbody", {}, round.games.map((g) => h("tr", {},
+        h("td", {}, g.gameId),
+        h("td", {}, g.seats.join(" – ")),
+        h("td", {}, g.status === GameStatus.PLAYING && g.tableId
+          ? h("a", { href: `#/t/${g.tableId}?watch`, class: "button watch" }, "Watch live")
+          : g.status === GameStatus.DONE && g.tableId
+            ? h("a", { href: `#/r/${g.tableId}`, class: "button" }, "Replay")
+            : "waiting"),
+        h("td", {}, g.scores.join(" : ")),
+        h("td", { class: "hash", title: g.commitment }, g.commitment.slice(0, 16) + "…"))))),
+    round.byes.length ? h("p", {}, `Byes: ${round.byes.join(", ")}`) : null));
+}
+
+/** One event into `root`, polled until it is finished. */
+export async function eventPage(root: HTMLElement, eventId: string): Promise<() => void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
+  const body = h("div");
+  fill(root, h("a", { href: "#/e", class: "back" }, "← Events"), body);
+  async function poll(): Promise<void> {
+    try {
+      const event = await client.competitions.getEvent({ eventId });
+      fill(body,
+        h("h1", {}, event.name),
+        h("p", { class: "meta", id: "event-phase" }, `${PHASES[event.phase] ?? ""} · ${event.entrants.length} entrants · ${event.totalRounds} rounds`, event.note ? ` · ${event.note}` : ""),
+        h("h2", {}, "Standings"), standings(event),
+        h("h2", {}, "Rounds"), rounds(event),
+        event.report ? h("details", {}, h("summary", {}, "Report"), h("pre", {}, event.report)) : null);
+      if (event.phase === EventPhase.FINISHED) return;
+    } catch (error) {
+      fill(body, h("p", { class: "error", role: "alert" }, explain(error)));
+    }
+    if (!stopped) timer = setTimeout(() => void poll(), POLL_MS);
+  }
+  await poll();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}

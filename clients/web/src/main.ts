@@ -1,0 +1,44 @@
+/**
+ * Kafana's web app: a hash router over the pages. #/ lobby, #/t/ID a table (play with a
+ * stored seat, else watch; #/t/ID?watch always watches), #/r/ID a replay, #/e events,
+ * #/e/ID an event.
+ */
+import "./style.css";
+import { h, fill } from "./dom.js";
+import { eventPage, eventsPage } from "./events.js";
+import { lobbyPage } from "./lobby.js";
+import { replayPage } from "./replay.js";
+import { tablePage } from "./table.js";
+
+const root = document.getElementById("app")!;
+let cleanup: (() => void) | undefined;
+let generation = 0;
+
+async function route(): Promise<void> {
+  cleanup?.();
+  cleanup = undefined;
+  const mine = ++generation;
+  const done = (stop: () => void) => {
+    if (mine === generation) cleanup = stop;
+    else stop(); // the page was left while it loaded
+  };
+  const [path, query] = location.hash.replace(/^#/, "").split("?");
+  const parts = (path || "/").split("/").filter(Boolean);
+  const page = h("main", { class: "page" });
+  fill(root, h("nav", { class: "top" }, h("a", { href: "#/" }, "Lobby"), h("a", { href: "#/e" }, "Events")), page);
+  if (parts[0] === "t" && parts[1]) {
+    done(await tablePage(page, parts[1], query === "watch", () => void route()));
+  } else if (parts[0] === "r" && parts[1]) {
+    done(await replayPage(page, parts[1]));
+  } else if (parts[0] === "e" && parts[1]) {
+    done(await eventPage(page, parts[1]));
+  } else if (parts[0] === "e") {
+    done(await eventsPage(page));
+  } else {
+    await lobbyPage(page);
+  }
+  document.body.dataset.page = parts[0] ?? "lobby";
+}
+
+window.addEventListener("hashchange", () => void route());
+void route();

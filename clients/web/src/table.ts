@@ -1,0 +1,394 @@
+/**
+ * A table: played with this browser's seat token, or watched as a spectator (no token: the
+ * spectator feed and state, which never carry a hidden card). State from GetState, legal moves
+ * from GetLegalMoves, moves by PlayMove; every WatchEvents event fetches the state again.
+ */
+import {
+  EventKind,
+  EventReason,
+  TableStatus,
+  TacPhase,
+  type Event,
+  type Move,
+  type TableState,
+  type TablicView,
+  type TacView,
+} from "@kafana/client";
+import {
+  EVENT_REASONS,
+  GAME_NAMES,
+  PRESET_NAMES,
+  RESULT_REASONS,
+  STATUS_NAMES,
+  client,
+  clockText,
+  explain,
+  freshId,
+  playerName,
+  reasonOf,
+  seatClient,
+  seatNames,
+  sideOf,
+  storeSeat,
+  storedSeat,
+  type StoredSeat,
+} from "./api.js";
+import { backs, face, label, labels } from "./cards.js";
+import { fill, h } from "./dom.js";
+
+/** Names of each side ("Ana & Ivo" with partnerships). */
+function sideNames(state: TableState): string[] {
+  const names = seatNames(state.info);
+  const sides: string[][] = [];
+  names.forEach((name, seat) => {
+    const side = sideOf(state.info, seat);
+    (sides[side] ??= []).push(name);
+  });
+  return sides.map((s) => s.join(" & "));
+}
+
+/** A move in words: "Ana took 5♣ + 4♦ with 9♥", "Ana trailed 7♠". */
+export function describeMove(name: string, move: Move | undefined): string {
+  if (!move) return name;
+  if (move.game.case === "tablic") {
+    const { card, captured } = move.game.value;
+    return captured.length ? `${name} took ${labels(captured)} with ${label(card)}` : `${name} trailed ${label(card)}`;
+  }
+  return `${name}: ${move.text}`;
+}
+
+/** The table page into `root`; the answer stops its feed and timers. */
+export async function tablePage(
+  root: HTMLElement,
+  tableId: string,
+  watchOnly: boolean,
+  reload: () => void,
+): Promise<() => void> {
+  const stop = new AbortController();
+  let seat: StoredSeat | undefined = watchOnly ? undefined : storedSeat(tableId);
+  const seatApi = seat ? seatClient(tableId, seat) : undefined;
+  let state: TableState | undefined;
+  let fetchedAt = 0;
+  let legal: Move[] = [];
+  let selectedCard: string | undefined;
+  const selectedTable = new Set<string>();
+  let notice = "";
+  let error = "";
+  let lastMove = "";
+  let lastCapture = "";
+  let busy = false;
+
+  const header = h("header", { class: "table-head" });
+  const noticeBox = h("p", { id: "notice", class: "notice", role: "status", "aria-live": "polite" });
+  const errorBox = h("p", { id: "error", class: "error", role: "alert" });
+  const board = h("div", { class: "board" });
+  fill(root, header, noticeBox, errorBox, board);
+
+  async function refresh(): Promise<void> {
+    const before = state;
+    const next = seatApi ? await seatApi.state() : await client.state(tableId);
+    let moves: Move[] = [];
+    if (seatApi && next.info?.status === TableStatus.PLAYING && next.currentSeat === seatApi.seat) {
+      moves = (await seatApi.legalMoves()).moves;
+    }
+    state = next;
+    fetchedAt = performance.now();
+    legal = moves;
+    if (before?.game.case === "tablic" && next.game.case === "tablic") {
+      const names = seatNames(next.info);
+      next.game.value.tablas.forEach((count, side) => {
+        if (count > (before.game.value as TablicView).tablas[side]) notice = `Tabla! ${sideNames(next)[side] ?? names[side]}`;
+      });
+    }
+    if (selectedCard && !handOf(next).includes(selectedCard)) {
+      selectedCard = undefined;
+      selectedTable.clear();
+    }
+    render();
+  }
+
+  let refreshing: Promise<void> | undefined;
+  let again = false;
+  function schedule(): void {
+    if (refreshing) {
+      again = true;
+      return;
+    }
+    refreshing = (async () => {
+      do {
+        again = false;
+        try {
+          await refresh();
+        } catch (thrown) {
+          error = explain(thrown);
+          render();
+        }
+      } while (again && !stop.signal.aborted);
+      refreshing = undefined;
+    })();
+  }
+
+  function handOf(s: TableState): string[] {
+    return s.game.case === "tablic" ? s.game.value.hand : [];
+  }
+
+  function onEvent(event: Event): void {
+    const names = seatNames(state?.info);
+    const who = names[event.seat] ?? `seat ${event.seat + 1}`;
+    if (event.kind === EventKind.MOVE) {
+      lastMove = describeMove(who, event.move);
+      const move = event.move?.game;
+      if (move?.case === "tablic" && move.value.captured.length) lastCapture = lastMove;
+      if (event.reason === EventReason.TIMEOUT) {
+        notice = seat && event.seat === seat.seat
+          ? `Your time ran out: the server played for you (${lastMove.replace(who, "you")}).`
+          : `${who}'s time ran out: the server played for them.`;
+      }
+    } else if (event.kind === EventKind.SEAT_TAKEN) {
+      notice = `${event.name || who} took seat ${event.seat + 1}.`;
+    } else if (event.kind === EventKind.FORFEIT) {
+      notice = `${who} forfeited (${EVENT_REASONS[event.reason] ?? "forfeit"}).`;
+    }
+    if (event.handScore) notice = `Hand ${event.handScore.hand + 1} scored.`;
+    if (event.matchOver) notice = "The match is over.";
+  }
+
+  async function play(move: Move | { tablic: { card: string; captured: string[] } }): Promise<void> {
+    if (!seatApi || !state || busy) return;
+    busy = true;
+    error = "";
+    try {
+      await seatApi.play(move as Move, state.seq, { clientMoveId: freshId() });
+      selectedCard = undefined;
+      selectedTable.clear();
+      notice = "";
+      performance.mark("kafana-move-played");
+    } catch (thrown) {
+      error = `The server refused the move: ${explain(thrown)}`;
+      const reason = reasonOf(thrown);
+      if (reason === "STALE_SEQ" || reason === "NOT_YOUR_TURN") schedule();
+    } finally {
+      busy = false;
+    }
+    render();
+    schedule();
+  }
+
+  async function join(wanted: number): Promise<void> {
+    try {
+      const taken = await client.join(tableId, playerName(), wanted);
+      storeSeat(tableId, { seat: taken.seat, token: taken.token, name: playerName() });
+      if (watchOnly) location.hash = `#/t/${tableId}`;
+      else reload();
+    } catch (thrown) {
+      error = `Could not take the seat: ${explain(thrown)}`;
+      render();
+    }
+  }
+
+  function clockCell(s: TableState, seatNo: number): HTMLElement | null {
+    if (!s.info?.clock?.moveMillis) return null;
+    return h("span", { class: "clock" + (s.currentSeat === seatNo ? " running" : ""), "data-seat": seatNo },
+      clockText(s.remainingMillis[seatNo] ?? 0));
+  }
+
+  function tick(): void {
+    if (!state || state.currentSeat === undefined || state.info?.status !== TableStatus.PLAYING) return;
+    const elapsed = performance.now() - fetchedAt;
+    const left = (state.remainingMillis[state.currentSeat] ?? 0) - elapsed;
+    for (const element of root.querySelectorAll<HTMLElement>(`.clock[data-seat="${state.currentSeat}"]`)) {
+      element.textContent = clockText(left);
+      element.classList.toggle("low", left < 10_000);
+    }
+  }
+  const timer = setInterval(tick, 250);
+
+  function render(): void {
+    fill(noticeBox, notice);
+    fill(errorBox, error);
+    if (!state) return;
+    const info = state.info;
+    const names = seatNames(info);
+    const rules = info?.rules;
+    const preset = rules?.variant.case === "tablic" ? PRESET_NAMES[rules.variant.value.preset] : "";
+    fill(header,
+      h("a", { href: "#/", class: "back" }, "← Lobby"),
+      h("h1", {}, info?.name || tableId),
+      h("p", { class: "meta" },
+        `${GAME_NAMES[rules?.game ?? 0] ?? "?"}${preset ? " · " + preset : ""} · ${STATUS_NAMES[info?.status ?? 0] ?? ""}`,
+        rules?.variant.case === "tablic" ? ` · to ${rules.variant.value.target ?? "?"} points` : "",
+        seat ? ` · you are ${names[seat.seat]} (seat ${seat.seat + 1})` : " · watching",
+        info?.status === TableStatus.FINISHED ? h("a", { href: `#/r/${tableId}`, class: "button" }, " Replay") : null));
+    const parts: (HTMLElement | null)[] = [];
+    if (info?.status === TableStatus.OPEN && !seat) {
+      parts.push(h("section", { class: "panel join" }, h("h2", {}, "Free seats"),
+        info.seats.filter((s) => !s.taken).map((s) =>
+          h("button", { type: "button", class: "take-seat", onclick: () => void join(s.seat) }, `Take seat ${s.seat + 1}`))));
+    } else if (info?.status === TableStatus.OPEN) {
+      parts.push(h("p", { class: "waiting" }, "Waiting for the other seats to be taken…"));
+    }
+    if (state.game.case === "tablic") parts.push(...tablicBoard(state, state.game.value, names));
+    else if (state.game.case === "tac") parts.push(...tacBoard(state, state.game.value, names));
+    if (state.result && info?.status === TableStatus.FINISHED) parts.push(resultBanner(state));
+    fill(board, parts);
+    tick();
+  }
+
+  function seatsPanel(s: TableState, names: string[], hand: (seatNo: number) => HTMLElement | null, extra: (seatNo: number) => string): HTMLElement {
+    return h("section", { class: "seats" }, names.map((name, seatNo) =>
+      h("div", { class: "seat" + (s.currentSeat === seatNo ? " to-move" : "") + (seat?.seat === seatNo ? " mine" : ""), "data-seat": seatNo },
+        h("div", { class: "seat-name" }, name, seat?.seat === seatNo ? " (you)" : "", s.currentSeat === seatNo ? h("span", { class: "turn" }, " to move") : null, " ", clockCell(s, seatNo)),
+        h("div", { class: "seat-info" }, extra(seatNo)),
+        seat?.seat === seatNo ? null : hand(seatNo))));
+  }
+
+  function tablicBoard(s: TableState, view: TablicView, names: string[]): HTMLElement[] {
+    const mine = seat !== undefined && view.seat === seat.seat;
+    const myTurn = mine && s.currentSeat === seat?.seat && s.info?.status === TableStatus.PLAYING;
+    const sides = sideNames(s);
+    const options = selectedCard
+      ? legal.filter((m) => m.game.case === "tablic" && m.game.value.card === selectedCard)
+      : [];
+    const takeable = new Set(options.flatMap((m) => (m.game.case === "tablic" ? m.game.value.captured : [])));
+    const seats = seatsPanel(s, names, (n) => backs(view.handSizes[n] ?? 0), (n) => {
+      const side = sideOf(s.info, n);
+      const captured = view.captured[side]?.cards.length ?? 0;
+      return `${view.scores[side] ?? 0} points · ${captured} cards taken · ${view.tablas[side] ?? 0} tablas`;
+    });
+    const table = h("section", { class: "table-cards", "aria-label": "cards on the table" },
+      h("h2", {}, "Table"),
+      view.table.length ? view.table.map((card) => face(card, {
+        selected: selectedTable.has(card),
+        legal: takeable.has(card),
+        onclick: mine ? () => {
+          if (selectedTable.has(card)) selectedTable.delete(card);
+          else selectedTable.add(card);
+          render();
+        } : undefined,
+      })) : h("p", { class: "empty" }, "The table is empty."),
+      h("p", { class: "deck" }, `Deck: ${view.deckRemaining} cards · hand ${view.handNo + 1} · dealer ${names[view.dealer] ?? ""}`));
+    const parts: HTMLElement[] = [seats, table];
+    if (mine) {
+      parts.push(h("section", { class: "my-hand", "aria-label": "your hand" },
+        h("h2", {}, myTurn ? "Your hand: your move" : "Your hand"),
+        h("div", { class: "hand" }, view.hand.map((card) => face(card, {
+          selected: selectedCard === card,
+          onclick: () => {
+            selectedCard = selectedCard === card ? undefined : card;
+            selectedTable.clear();
+            render();
+            root.querySelector<HTMLElement>(`.hand [data-card="${card}"]`)?.focus();
+          },
+        }))),
+        h("div", { class: "controls" },
+          h("button", { type: "button", id: "play-selection", disabled: !myTurn || !selectedCard || selectedTable.size === 0 || busy,
+            onclick: () => selectedCard && void play({ tablic: { card: selectedCard, captured: [...selectedTable] } }) },
+            selectedCard && selectedTable.size ? `Take ${labels([...selectedTable])} with ${label(selectedCard)}` : "Take the selected cards"),
+          h("button", { type: "button", id: "trail", disabled: !myTurn || !selectedCard || busy,
+            onclick: () => selectedCard && void play({ tablic: { card: selectedCard, captured: [] } }) },
+            selectedCard ? `Trail ${label(selectedCard)}` : "Trail")),
+        options.length ? h("div", { class: "options", "aria-label": "legal moves with this card" },
+          h("span", {}, "Legal: "),
+          options.map((m) => h("button", { type: "button", class: "option", onclick: () => void play(m) },
+            m.game.case === "tablic" && m.game.value.captured.length ? `Take ${labels(m.game.value.captured)}` : "Trail"))) : null,
+        !myTurn && s.info?.status === TableStatus.PLAYING ? h("p", { class: "waiting" }, `Waiting for ${names[s.currentSeat ?? 0]}…`) : null));
+    }
+    parts.push(h("section", { class: "panel last" },
+      h("p", { id: "last-move" }, lastMove ? `Last move: ${lastMove}` : ""),
+      h("p", { id: "last-capture" }, view.lastCapturer !== undefined
+        ? `Last capture: ${names[view.lastCapturer] ?? ""}${lastCapture ? ` (${lastCapture})` : ""}` : "No capture yet.")));
+    if (view.handResults.length) parts.push(handScores(view, sides));
+    return parts;
+  }
+
+  function tacBoard(s: TableState, view: TacView, names: string[]): HTMLElement[] {
+    const myTurn = seat !== undefined && legal.length > 0;
+    const seats = seatsPanel(s, names, (n) => backs(view.closedSizes[n] ?? 0), (n) => {
+      const discard = view.discards[n]?.cards ?? [];
+      const place = view.outOrder.indexOf(n);
+      return `${view.closedSizes[n] ?? 0} closed · ${view.held[n] ?? 0} held · discard ${discard.length ? label(discard[discard.length - 1]) : "empty"}${place >= 0 ? ` · out ${place + 1}.` : ""}`;
+    });
+    const phases: Record<number, string> = { [TacPhase.DRAW]: "draw", [TacPhase.PLACE]: "place", [TacPhase.OVER]: "over" };
+    const phase = phases[view.phase] ?? "";
+    const parts: HTMLElement[] = [seats,
+      h("section", { class: "table-cards tac" }, h("h2", {}, "Piles"),
+        h("div", { class: "pile" }, h("span", {}, "Centre "), view.central.length ? face(view.central[view.central.length - 1]) : h("span", { class: "empty" }, "empty"), ` (${view.central.length})`),
+        h("div", { class: "pile" }, h("span", {}, "Turned "), view.turned ? face(view.turned) : h("span", { class: "empty" }, "none")),
+        h("p", {}, `Phase: ${phase} · turn ${view.turn}`, view.pendingOffender !== undefined ? ` · ${names[view.pendingOffender]} broke the order: call Tač!` : ""),
+        view.lastStep ? h("p", { id: "last-move" }, `Last: ${names[view.lastStep.seat] ?? ""} ${view.lastStep.move?.text ?? ""}${view.lastStep.penalty ? `, penalty ${view.lastStep.penalty}` : ""}`) : null)];
+    if (seat) {
+      const calls = legal.filter((m) => m.game.case === "tac" && m.game.value.action.case === "call");
+      const others = legal.filter((m) => !calls.includes(m));
+      parts.push(h("section", { class: "my-hand" }, h("h2", {}, myTurn ? "Your move (in the order the rules require)" : "Your piles"),
+        calls.length ? h("button", { type: "button", class: "tac-call", onclick: () => void play(calls[0]) }, "Tač!") : null,
+        h("div", { class: "options" }, others.map((m) => h("button", { type: "button", class: "option", onclick: () => void play(m) }, m.text)))));
+    }
+    return parts;
+  }
+
+  function handScores(view: TablicView, sides: string[]): HTMLElement {
+    const body = h("tbody");
+    for (const score of view.handResults) {
+      sides.forEach((side, i) => body.appendChild(h("tr", {},
+        i === 0 ? h("td", { rowspan: sides.length }, `Hand ${score.hand + 1}`) : null,
+        h("td", {}, side), h("td", {}, score.cards[i] ?? 0), h("td", {}, score.cardPoints[i] ?? 0),
+        h("td", {}, score.mostCards[i] ?? 0), h("td", {}, score.tablas[i] ?? 0), h("th", {}, score.points[i] ?? 0))));
+    }
+    return h("section", { class: "panel scores" }, h("h2", {}, "Hand scores"),
+      h("table", { class: "list", id: "hand-scores" },
+        h("thead", {}, h("tr", {}, ["Hand", "Side", "Cards", "Card points", "Most cards", "Tablas", "Points"].map((t) => h("th", {}, t)))),
+        body));
+  }
+
+  function resultBanner(s: TableState): HTMLElement {
+    const result = s.result!;
+    const sides = sideNames(s);
+    const winner = result.winnerSide !== undefined ? `${sides[result.winnerSide] ?? ""} won` : "A draw";
+    const scores = result.scores.length ? ` ${result.scores.join(" : ")}` : "";
+    return h("section", { class: "panel result", id: "result", role: "status" },
+      h("h2", {}, "Match over"),
+      h("p", {}, `${winner}${scores} (${RESULT_REASONS[result.reason] ?? ""})`, result.detail ? ` · ${result.detail}` : ""),
+      h("a", { href: `#/r/${tableId}`, class: "button" }, "Replay this match"));
+  }
+
+  root.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") {
+      selectedCard = undefined;
+      selectedTable.clear();
+      render();
+    }
+  });
+
+  try {
+    await refresh();
+  } catch (thrown) {
+    error = `Could not load the table: ${explain(thrown)}`;
+    if (seat && reasonOf(thrown) === "BAD_SEAT_TOKEN") seat = undefined;
+    render();
+    return () => {
+      stop.abort();
+      clearInterval(timer);
+    };
+  }
+  void (async () => {
+    const after = state?.seq ?? 0n;
+    const feed = seatApi ? seatApi.events({ afterSeq: after, signal: stop.signal }) : client.events(tableId, { afterSeq: after, signal: stop.signal });
+    try {
+      for await (const event of feed) {
+        onEvent(event);
+        schedule();
+      }
+      schedule();
+    } catch (thrown) {
+      if (!stop.signal.aborted) {
+        error = `The table's feed stopped: ${explain(thrown)}`;
+        render();
+      }
+    }
+  })();
+  return () => {
+    stop.abort();
+    clearInterval(timer);
+  };
+}
+

@@ -1,0 +1,72 @@
+"""The web app's files (built from clients/web into `static/`), served by `kafana serve --http`.
+
+`/` (and `/index.html`) is the app's page and `/assets/<file>` its scripts and styles; every
+other request goes on to the RPC routes untouched. Only GET and HEAD of those paths are
+answered here, from files shipped in the package (no npm at run time). The page reaches the
+server only through the public API (Connect), like any other client.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+from pathlib import Path
+
+from kafana.service.web.cors import App, Receive, Scope, Send
+
+STATIC = Path(__file__).with_name("static")
+PAGE_PATHS = frozenset({"/", "/index.html"})
+ASSETS = "/assets/"
+TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
+POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'"
+)
+"""Content-Security-Policy of the page: its own scripts and styles, calls to this server only."""
+
+
+def asset(path: str) -> Path | None:
+    """The file of a request path, or None when it is not one of the app's files."""
+    if path in PAGE_PATHS:
+        found = STATIC / "index.html"
+    elif path.startswith(ASSETS):
+        name = path[len(ASSETS) :]
+        if not name or "/" in name or "\\" in name or name.startswith("."):
+            return None
+        found = STATIC / "assets" / name
+    else:
+        return None
+    return found if found.is_file() else None
+
+
+class Pages:
+    """ASGI middleware: the app's files for GET/HEAD of `/` and `/assets/*`, else `app`."""
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Answer a request for one of the app's files; pass any other on."""
+        found = None
+        if scope["type"] == "http" and scope["method"] in ("GET", "HEAD"):
+            found = asset(scope["path"])
+        if found is None:
+            await self.app(scope, receive, send)
+            return
+        body = found.read_bytes()
+        kind = TYPES.get(found.suffix) or mimetypes.guess_type(found.name)[0] or "text/html"
+        if kind == "text/html":
+            kind = "text/html; charset=utf-8"
+        # Asset names carry their content's hash: cached for good; the page is checked again.
+        cache = "no-cache" if found.name == "index.html" else "public, max-age=31536000, immutable"
+        headers = [
+            (b"content-type", kind.encode()),
+            (b"content-length", str(len(body)).encode()),
+            (b"cache-control", cache.encode()),
+            (b"x-content-type-options", b"nosniff"),
+            (b"content-security-policy", POLICY.encode()),
+            (b"referrer-policy", b"no-referrer"),
+        ]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send(
+            {"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else body}
+        )

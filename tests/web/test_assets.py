@@ -1,0 +1,101 @@
+"""The web app shipped in the Python package: built from the sources committed beside it, and
+served by `kafana.service.web.pages` without touching the RPC routes."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import re
+from pathlib import Path
+from typing import Any
+
+from kafana.service.web.pages import STATIC, Pages
+
+REPO = Path(__file__).resolve().parents[2]
+WEB = REPO / "clients" / "web"
+TOP = ("index.html", "package.json", "package-lock.json", "tsconfig.json", "vite.config.ts")
+
+
+def source_digest() -> str:
+    """The digest clients/web/scripts/stamp.mjs writes to static/BUILD (the same files)."""
+    paths = [WEB / name for name in TOP]
+    paths += [p for p in (WEB / "src").rglob("*") if p.is_file()]
+    paths += [p for p in (REPO / "clients" / "ts" / "src").rglob("*") if p.is_file()]
+    digest = hashlib.sha256()
+    for name in sorted(p.relative_to(REPO).as_posix() for p in paths):
+        digest.update(name.encode() + b"\0" + (REPO / name).read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def test_committed_build_is_current() -> None:
+    stamp = (STATIC / "BUILD").read_text().strip()
+    assert stamp == source_digest(), (
+        "server/kafana/service/web/static is older than its sources: "
+        "run `npm ci && npm run build` in clients/web and commit the result"
+    )
+
+
+def test_page_names_only_files_that_ship() -> None:
+    page = (STATIC / "index.html").read_text()
+    named = re.findall(r'(?:src|href)="\./(assets/[^"]+)"', page)
+    assert any(n.endswith(".js") for n in named) and any(n.endswith(".css") for n in named)
+    for name in named:
+        assert (STATIC / name).is_file(), name
+
+
+async def call(app: Any, method: str, path: str) -> tuple[int, dict[str, str], bytes]:
+    """One request through the ASGI `app`: status, headers, body."""
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": method, "path": path, "headers": []}
+    await app(scope, receive, send)
+    start = sent[0]
+    headers = {k.decode(): v.decode() for k, v in start["headers"]}
+    return start["status"], headers, b"".join(m.get("body", b"") for m in sent[1:])
+
+
+class Rpc:
+    """Stands in for the RPC application: records what reached it."""
+
+    def __init__(self) -> None:
+        self.paths: list[str] = []
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        self.paths.append(f"{scope['method']} {scope['path']}")
+        await send({"type": "http.response.start", "status": 418, "headers": []})
+        await send({"type": "http.response.body", "body": b"rpc"})
+
+
+def test_pages_serve_the_app_and_pass_everything_else_on() -> None:
+    rpc = Rpc()
+    app = Pages(rpc)
+    script = next((STATIC / "assets").glob("*.js")).name
+
+    async def run() -> None:
+        status, headers, body = await call(app, "GET", "/")
+        assert status == 200 and headers["content-type"].startswith("text/html")
+        assert b'id="app"' in body and headers["cache-control"] == "no-cache"
+        assert "connect-src 'self'" in headers["content-security-policy"]
+        status, headers, body = await call(app, "GET", f"/assets/{script}")
+        assert status == 200 and headers["content-type"].startswith("text/javascript")
+        assert "immutable" in headers["cache-control"] and len(body) > 1000
+        status, _, body = await call(app, "HEAD", "/index.html")
+        assert status == 200 and body == b""
+        for method, path in [
+            ("POST", "/kafana.v1.KafanaService/ListTables"),
+            ("GET", "/kafana.v1.KafanaService/GetState"),
+            ("GET", "/assets/../pages.py"),
+            ("GET", "/assets/missing.js"),
+            ("POST", "/"),
+        ]:
+            assert (await call(app, method, path))[0] == 418
+        assert rpc.paths[0] == "POST /kafana.v1.KafanaService/ListTables"
+        assert len(rpc.paths) == 5
+
+    asyncio.run(run())
