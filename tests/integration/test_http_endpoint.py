@@ -457,3 +457,16 @@ async def test_a_dropped_http_stream_frees_the_callers_stream(
         assert first.event.seq == 1
         return
     raise AssertionError("the dropped HTTP stream still counts against its caller")
+
+
+def test_request_sizes_are_bounded_as_over_grpc(http: httpx.Client) -> None:
+    limit = 1024 * 1024  # --max-message-bytes' default
+    proto = {"content-type": "application/proto"}
+    over = http.post(SERVICE + "GetServerInfo", content=b"x" * (limit + 1), headers=proto)
+    assert over.status_code == 400  # read, and refused by the guard with its reason
+    body = over.json()
+    assert error_info(body["details"]).reason == "INVALID_ARGUMENT"
+    assert f"at most {limit}" in body["message"]
+    unread = http.post(SERVICE + "GetServerInfo", content=b"x" * (2 * limit + 1), headers=proto)
+    assert unread.status_code == 429  # RESOURCE_EXHAUSTED, refused unread
+    assert unread.json()["code"] == "resource_exhausted"
