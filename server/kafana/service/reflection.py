@@ -10,6 +10,7 @@ handler serves both, and reflection describes its own v1 file, derived from the 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator, Iterable
 from importlib import resources
 from typing import Any
@@ -78,11 +79,7 @@ class Reflection:
         files: Iterable[descriptor_pb2.FileDescriptorProto] | None = None,
     ) -> None:
         self.service_names = tuple(sorted(set(service_names) | set(SERVICE_NAMES)))
-        self.pool = descriptor_pool.DescriptorPool()
-        self.files: dict[str, descriptor_pb2.FileDescriptorProto] = {}
-        for file in served_files() if files is None else files:
-            self.pool.Add(file)  # dependencies first, as the list has them
-            self.files[file.name] = file
+        self.pool, self.files = _catalogue() if files is None else _indexed(tuple(files))
 
     async def ServerReflectionInfo(  # the gRPC method's name
         self, requests: AsyncIterator[Request], context: Any
@@ -142,6 +139,23 @@ class Reflection:
                 file_descriptor_proto=list(found.values())
             ),
         )
+
+
+Catalogue = tuple[descriptor_pool.DescriptorPool, dict[str, descriptor_pb2.FileDescriptorProto]]
+
+
+def _indexed(files: tuple[descriptor_pb2.FileDescriptorProto, ...]) -> Catalogue:
+    """A pool of `files` (dependencies first) and the files by name."""
+    pool = descriptor_pool.DescriptorPool()
+    for file in files:
+        pool.Add(file)
+    return pool, {file.name: file for file in files}
+
+
+@functools.cache
+def _catalogue() -> Catalogue:
+    """The served files, read once per process (every server shares them: they never change)."""
+    return _indexed(tuple(served_files()))
 
 
 def _error(request: Request, code: grpc.StatusCode, message: str) -> Response:
