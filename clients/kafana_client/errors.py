@@ -58,8 +58,10 @@ class RpcError(domain.KafanaError):
     @property
     def retryable(self) -> bool:
         """Whether resending the same call can succeed by itself: UNAVAILABLE (the server or
-        its store away a moment), or a rate limit whose wait is short."""
-        if self.code == grpc.StatusCode.UNAVAILABLE:
+        its store away a moment), CANCELLED by the server (a stopping gRPC server cancels the
+        calls it had not started: grpc/grpc#41785; a caller's own cancellation raises
+        asyncio.CancelledError instead), or a rate limit whose wait is short."""
+        if self.code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED):
             return True
         return (
             self.reason == "RATE_LIMITED"

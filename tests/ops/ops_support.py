@@ -122,6 +122,18 @@ class BotMatch:
             e.seq: e.move.text for e in self.record.events if e.kind == events_pb2.EVENT_KIND_MOVE
         }
 
+    def check(self) -> None:
+        """Nothing acknowledged lost, nothing applied twice: the record's moves are exactly
+        the moves the clients were told, its seqs run 1, 2, 3..., and it replays to its end."""
+        assert self.record is not None
+        seqs = [e.seq for e in self.record.events]
+        assert seqs == list(range(1, len(seqs) + 1)), seqs
+        assert self.told == self.recorded
+        replayed = tablic.MatchRecord.from_text(self.record.record)
+        assert [str(m) for m in replayed.moves] == [self.recorded[s] for s in sorted(self.recorded)]
+        final = replayed.replay()
+        assert final.is_over and list(final.scores) == list(self.record.result.scores)
+
     @property
     def secrets(self) -> list[str]:
         """The seat and admin tokens, and the seed (revealed in the record only at the end)."""
