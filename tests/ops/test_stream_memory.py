@@ -10,7 +10,6 @@ import grpc
 from kafana.v1 import service_pb2
 from kafana.v1.service_pb2_grpc import KafanaServiceStub
 from kafana_client import table_config
-
 from kit import healthy
 
 from .ops_support import Metered, serve_metered, value
