@@ -53,7 +53,11 @@ run(async () => {
     const options = { idleMillis: 20_000, onReconnect: (why, after) => { reconnects.push({ why, after }); stopped(why); } };
     for await (const event of seats[1].events(options)) events.push(event);
   })();
-  while (events.at(-1)?.seq !== 5n) await sleep(20); // two seats, three moves
+  const caughtUp = Date.now() + 20_000;
+  while (events.at(-1)?.seq !== 5n) {
+    check(Date.now() < caughtUp, `the seat's feed has ${events.length} events after 20 s, wanted 5`);
+    await sleep(20); // two seats, three moves
+  }
   check(events.filter((e) => e.deal).every((e) => e.deal.hand.length > 0), "the seat's feed hides its own cards");
   console.log("WATCHING 5");
 

@@ -1,11 +1,12 @@
 // A whole Tablić match between two seats, with switches set, checked from the outside: the rules
 // in force carry every switch (the ones chosen among them), moves go as text (seat 0) and as the
 // structured branch (seat 1), hands stay secret, the spectator's feed is contiguous and ends OK
-// with the match, and GetRecord has the result. Usage: node tablic.mjs PROTOCOL URL
+// with the match, and GetRecord has the result. Meanwhile a feed of an idle table gets a
+// heartbeat within the period GetServerInfo gives. Usage: node tablic.mjs PROTOCOL URL
 import { EventKind } from "@kafana/client/gen/kafana/v1/events_pb";
 import { Game, TablicPreset, TablicRulesSchema } from "@kafana/client/gen/kafana/v1/rules_pb";
 import { ResultReason, TableStatus } from "@kafana/client/gen/kafana/v1/state_pb";
-import { asSeat, check, checkContiguous, collect, commandLine, done, kafanaClient, run } from "./lib.mjs";
+import { asSeat, check, checkContiguous, collect, commandLine, decode, done, kafanaClient, run } from "./lib.mjs";
 
 const TARGET = 40;
 
@@ -13,6 +14,17 @@ run(async () => {
   const started = Date.now();
   const { protocol, url } = commandLine();
   const kafana = kafanaClient(protocol, url);
+  const { heartbeatMillis } = (await kafana.getServerInfo({})).limits;
+  const idle = await kafana.createTable({ config: { name: "idle", rules: { game: Game.TABLIC, players: 2 } } });
+  const quiet = new AbortController();
+  const heartbeat = (async () => {
+    const since = Date.now();
+    for await (const response of kafana.watchEvents({ tableId: idle.tableId }, { signal: quiet.signal })) {
+      if (response.item.case === "heartbeat") return { millis: Date.now() - since, seq: response.item.value.seq };
+    }
+    return { ended: "OK" };
+  })().catch((error) => ({ ended: decode(error).codeName }));
+
   const created = await kafana.createTable({
     config: {
       name: `third-party tablic ${protocol}`,
@@ -96,6 +108,11 @@ run(async () => {
   check(BigInt(record.events.length) === last.seq, `GetRecord: ${record.events.length} events, feed ${last.seq}`);
   const final = await kafana.getTable({ tableId });
   check(final.status === TableStatus.FINISHED, `status ${TableStatus[final.status]}`);
+  const beat = await heartbeat;
+  quiet.abort();
+  check(beat.millis !== undefined, `the idle feed ended ${beat.ended} without a heartbeat`);
+  check(beat.millis <= 2 * heartbeatMillis + 1000, `the first heartbeat came after ${beat.millis} ms (period ${heartbeatMillis})`);
+  check(beat.seq === 0n, `an idle open table's heartbeat says seq ${beat.seq}`);
   done({
     protocol,
     moves,
@@ -103,6 +120,7 @@ run(async () => {
     deals: deals.length,
     events: feed.events.length,
     heartbeats: feed.heartbeats,
+    idleHeartbeatMillis: beat.millis,
     scores: result.scores,
     millis: Date.now() - started,
   });
