@@ -338,6 +338,22 @@ def test_cors_preflight_admits_listed_origins_only(http: httpx.Client) -> None:
     assert refused.status_code == 403 and "access-control-allow-origin" not in refused.headers
 
 
+def test_the_servers_own_pages_may_call_but_not_a_rebinding_name(
+    http: httpx.Client, served: tuple[Served, str]
+) -> None:
+    own = served[1]  # http://127.0.0.1:PORT: the page kafana serve serves at /
+    page = http.post(SERVICE + "GetServerInfo", json={}, headers={"origin": own})
+    assert page.status_code == 200, page.text
+    port = own.rsplit(":", 1)[1]
+    rebound = f"evil.example:{port}"  # a name an attacker's DNS points at this server
+    refused = http.post(
+        SERVICE + "GetServerInfo",
+        json={},
+        headers={"origin": f"http://{rebound}", "host": rebound},
+    )
+    assert refused.status_code == 403
+
+
 @pytest.fixture
 async def limited() -> AsyncIterator[tuple[Any, str]]:
     """An in-process server, HTTP on too, with a tiny rate limit: 4 calls per caller."""

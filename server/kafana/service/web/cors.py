@@ -1,14 +1,17 @@
 """CORS for the HTTP endpoint: which web pages may call it from a browser.
 
 Origins are listed (`kafana serve --http-origins`); `*` admits any page. With none listed (the
-default) only same-origin pages may call: a request that carries an `Origin` not listed is
-refused (403) before it reaches a handler, so a page on another site cannot drive a server on
-the visitor's machine or network. Credentials are never ambient (no cookies: keys and tokens
-travel in headers the page sets), so `Access-Control-Allow-Credentials` is never sent.
+default) only the server's own pages may call, reached by its address or as localhost (the web
+app at `/`, `pages.py`): a request that carries another `Origin` is refused (403) before it
+reaches a handler, so a page on another site (or a DNS-rebinding name) cannot drive a server on
+the visitor's machine or network. A server reached by a name lists its own origin. Credentials
+are never ambient (no cookies: keys and tokens travel in headers the page sets), so
+`Access-Control-Allow-Credentials` is never sent.
 """
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 
@@ -70,9 +73,32 @@ def parse_origins(text: str) -> tuple[str, ...]:
     return origins
 
 
-def own_origin(scope: Scope, headers: dict[str, str]) -> str:
-    """This server's origin as the request names it (a page it served calls it so)."""
-    return f"{scope.get('scheme', 'http')}://{headers.get('host', '')}"
+def host_name(host: str) -> str:
+    """The name or address of a `Host` header value, without its port.
+
+    >>> host_name("a.example:8080"), host_name("[::1]:8080"), host_name("127.0.0.1")
+    ('a.example', '::1', '127.0.0.1')
+    """
+    if host.startswith("["):
+        return host[1:].partition("]")[0]
+    return host.rpartition(":")[0] if host.count(":") == 1 else host
+
+
+def same_origin(scope: Scope, headers: dict[str, str]) -> bool:
+    """Whether the call comes from a page this server served, reached by its address or as
+    localhost (the `Origin` is the request's own scheme and `Host`). A page reached by another
+    name must be listed: the name may be a DNS-rebinding page's, pointed at this server."""
+    host = headers.get("host", "")
+    if headers.get("origin") != f"{scope.get('scheme', 'http')}://{host}":
+        return False
+    name = host_name(host)
+    if name == "localhost":
+        return True
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
 
 
 def allowed_header(name: str) -> bool:
@@ -99,7 +125,7 @@ class Cors:
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         origin = headers.get("origin")
-        if origin is None or origin == own_origin(scope, headers):  # not cross-origin
+        if origin is None or same_origin(scope, headers):  # not a cross-origin call
             await self.app(scope, receive, send)
             return
         preflight = scope["method"] == "OPTIONS" and "access-control-request-method" in headers
