@@ -201,6 +201,17 @@ WATCHED = Watched()
 REGISTRY.register(WATCHED)
 
 
+_moves: dict[str, Any] = {}  # the counter of each game: `labels()` costs a lock and a tuple
+
+
+def move_applied(game: str, count: int = 1) -> None:
+    """`count` moves were applied at a table of `game` (its name: "tablic", "tac")."""
+    counter = _moves.get(game)
+    if counter is None:
+        counter = _moves[game] = MOVES_APPLIED.labels(game)
+    counter.inc(count)
+
+
 def league_settled(rated: bool) -> None:
     """The referee settled a league match (`rated`: with a rating update)."""
     LEAGUE_SETTLED.inc()
@@ -244,5 +255,6 @@ __all__ = [
     "Watched",
     "league_queue",
     "league_settled",
+    "move_applied",
     "serve_metrics",
 ]

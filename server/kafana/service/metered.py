@@ -98,7 +98,13 @@ class Metered(WrappingInterceptor):
         """`behavior`, counted and timed."""
         service = self._services.get(name, "")
         duration = metrics.RPC_DURATION.labels(service, name)
-        calls = metrics.RPC_CALLS
+        by_code: dict[str, Any] = {}  # the counter of each code (`labels()` costs a lock)
+
+        def counted(code: str) -> None:
+            counter = by_code.get(code)
+            if counter is None:
+                counter = by_code[code] = metrics.RPC_CALLS.labels(service, name, code)
+            counter.inc()
 
         if not streaming:
 
@@ -112,7 +118,7 @@ class Metered(WrappingInterceptor):
                     raise
                 finally:
                     duration.observe(time.perf_counter() - start)
-                    calls.labels(service, name, _code_name(context, error)).inc()
+                    counted(_code_name(context, error))
 
             return unary
 
@@ -136,7 +142,7 @@ class Metered(WrappingInterceptor):
             finally:
                 open_now.dec()
                 duration.observe(time.perf_counter() - start)
-                calls.labels(service, name, _code_name(context, error)).inc()
+                counted(_code_name(context, error))
 
         return stream
 

@@ -504,7 +504,7 @@ class Tables:
         )
         result = await self.store.append(table_id, append)
         if result.outcome is Outcome.APPLIED:
-            metrics.MOVES_APPLIED.labels(session.game.name).inc()
+            metrics.move_applied(session.game.name)
             if over:
                 log.info("table %s: match over at seq %d", table_id, result.seq)
             new = self._remember(session.moved(result.seq, event, record, after, deadline, tag))
@@ -666,7 +666,7 @@ class Tables:
             )
         result = await self.store.append(table_id, append)
         if result.outcome is Outcome.APPLIED:
-            metrics.MOVES_APPLIED.labels(session.game.name).inc(move is not None)
+            metrics.move_applied(session.game.name, move is not None)
             await self.session(table_id)
             return True
         return False
