@@ -15,6 +15,7 @@ from kafana.competitions.server import create_server
 from kafana.logs import FORMATS
 from kafana.logs import configure as configure_logs
 from kafana.metrics import serve_metrics
+from kafana.service import tracing
 from kafana.service.auth import AuthPolicy
 from kafana.service.collector import calm_full_collections, collect_every
 from kafana.service.embedded import choose_store
@@ -142,6 +143,13 @@ def setting(name: str, default: int | float, help: str) -> Callable[[F], F]:
     show_default=True,
     help="Log lines as readable text or JSON (one object a line); secrets are masked.",
 )
+@click.option(
+    "--trace",
+    is_flag=True,
+    envvar="KAFANA_TRACE",
+    help="Trace every call with OpenTelemetry (the otel extra; OTLP to "
+    "OTEL_EXPORTER_OTLP_ENDPOINT, which also turns it on).",
+)
 @setting(
     "--max-message-bytes",
     Limits().message_bytes,
@@ -189,6 +197,7 @@ def serve(
     max_message_bytes: int,
     metrics_port: int | None,
     log_format: str,
+    trace: bool,
     http_port: int | None,
     http_origins: str,
 ) -> None:
@@ -224,6 +233,8 @@ def serve(
         credentials = server_credentials(tls_cert, tls_key, tls_client_ca)
         http_tls = HttpTls(tls_cert, tls_key, tls_client_ca)
     configure_logs(log_format)
+    if tracing.wanted(trace) and tracing.enable() is None:
+        click.echo(tracing.MISSING, err=True)
     if metrics_port is not None:
         bound = serve_metrics(metrics_port, host)
         click.echo(f"metrics: http://{host}:{bound}/metrics")
