@@ -40,7 +40,15 @@ from kafana.v1 import accounts_pb2, competitions_pb2, leagues_pb2, service_pb2
 OPEN = "open"
 REQUIRED = "required"
 MODES = (OPEN, REQUIRED)
-DEFAULT_ANONYMOUS = ("Captures", "GetTable", "GetState", "WatchEvents", "ListTables", "GetRecord")
+DEFAULT_ANONYMOUS = (
+    "GetServerInfo",
+    "Captures",
+    "GetTable",
+    "GetState",
+    "WatchEvents",
+    "ListTables",
+    "GetRecord",
+)
 SPECTATING = ("GetState", "WatchEvents")  # anonymous only without a seat token
 UNGUARDED = ("/grpc.health.", "/grpc.reflection.")
 

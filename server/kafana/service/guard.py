@@ -38,7 +38,8 @@ from kafana.service.ratelimit import RateLimit, RateLimiter
 from kafana.v1 import service_pb2
 
 __all__ = ["Guard", "address_key", "caller_key", "message_options"]
-PREFIX = "/" + service_pb2.DESCRIPTOR.services_by_name["KafanaService"].full_name + "/"
+PREFIX = "/" + service_pb2.DESCRIPTOR.package + "."
+"""Every kafana.v1 service: tables, accounts, competitions and leagues are all guarded."""
 
 
 class Undecodable:
@@ -81,7 +82,7 @@ class Guard(WrappingInterceptor):
         self.streams: dict[str, int] = {}  # open event streams by caller key
 
     def covers(self, method: str) -> bool:
-        """The Kafana service's methods."""
+        """Every method of every kafana.v1 service (not health or reflection)."""
         return method.startswith(PREFIX)
 
     def deserializer(self, handler: Handler, name: str) -> Callable[[bytes], Any]:

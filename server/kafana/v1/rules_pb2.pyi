@@ -489,7 +489,7 @@ class TableConfig(_message.Message):
     JavaScript (jstype) so that no client loses digits above 2^53.
     """
     name: _builtins.str
-    """A label for lists (at most 100 characters)."""
+    """A label for lists (at most 80 printable characters)."""
     embargo: _builtins.str
     """An embargo label ("": none). While the label is embargoed (by the organiser of an event
     whose games share deals, e.g. a duplicate board), the table's seed, decks, record and

@@ -321,7 +321,7 @@ class JoinTableRequest(_message.Message):
     seat: _builtins.int
     """The seat wanted; absent: the first free seat."""
     name: _builtins.str
-    """The name to show (1..40 characters)."""
+    """The name to show (at most 40 printable characters; may be empty)."""
     def __init__(
         self,
         *,
@@ -637,9 +637,9 @@ class PlayMoveRequest(_message.Message):
     table_id: _builtins.str
     """The table."""
     client_move_id: _builtins.str
-    """Required, chosen by the client, unique per move (1..64 characters): a retry with the same
-    id and the same move applies nothing twice; the same id with another move is refused
-    (MOVE_ID_REUSED).
+    """Required, chosen by the client, new for every move (1..64 characters): a retry of the
+    seat's last move with its id applies nothing twice (answered `duplicate`); that id with
+    another move is refused (MOVE_ID_REUSED). Only the seat's last id is remembered.
     """
     last_seq: _builtins.int
     """Required: the sequence number of the state the client decided on (>= 1). Behind the
