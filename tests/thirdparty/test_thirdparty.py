@@ -3,8 +3,9 @@
 The scripts beside this file are what a JavaScript developer writes from `proto/` and the docs:
 they use only the generated code of `clients/ts` (protobuf-es v2, `src/gen`) and the Connect
 runtime, over gRPC (HTTP/2, `kafana serve --port`) and over the browser protocols (Connect and
-gRPC-Web on fetch, `kafana serve --http`). Each plays against real `kafana serve` processes on
-the session's private redis-server and prints its figures as one JSON line.
+gRPC-Web on fetch, `kafana serve --http`); `client.mjs` alone uses the package's hand-written
+layer instead. Each plays against real `kafana serve` processes on the session's private
+redis-server and prints its figures as one JSON line.
 
 The npm packages come from `npm ci` (clients/ts, then this folder), rerun whenever a
 package-lock.json changes: a clean clone needs nothing installed by hand.
