@@ -62,19 +62,13 @@ async def test_bad_input_is_refused_and_changes_nothing(hosted: Served) -> None:
         events = Tournaments(client)
         with pytest.raises(ValueError, match="unknown event_format 'knockout'"):
             await events.create("x", "knockout")  # the SDK knows the formats
-        for bad in (
-            pb.CreateEventRequest(name="x"),  # no format
-            pb.CreateEventRequest(name="x", format=99),  # type: ignore[arg-type]
+        for bad, said in (
+            (pb.CreateEventRequest(name="x"), "unknown event format 0"),  # no format
+            (pb.CreateEventRequest(name="x", format=99), "format = 99"),  # type: ignore[arg-type]
         ):
-            refused = await refusal(
-                client.channel.unary_unary(
-                    "/kafana.v1.CompetitionsService/CreateEvent",
-                    request_serializer=pb.CreateEventRequest.SerializeToString,
-                    response_deserializer=pb.CreateEventResponse.FromString,
-                )(bad)
-            )
+            refused = await refusal(events._stub.CreateEvent(bad))
             assert refused.code() == grpc.StatusCode.INVALID_ARGUMENT
-            assert "unknown event format" in str(refused.details())
+            assert reason_of(refused) == "INVALID_ARGUMENT" and said in str(refused.details())
         with pytest.raises(InvalidArgumentError, match="2, 3 or 4"):
             await events.create("x", "swiss", seats_per_game=5)
         with pytest.raises(InvalidArgumentError, match="set chosen_seed"):

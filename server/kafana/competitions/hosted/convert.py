@@ -23,8 +23,6 @@ from kafana.competitions.wire import (
 from kafana.games import tablic
 from kafana.v1 import competitions_pb2 as pb
 
-__all__ = ["assignments", "event_info", "phase_enum", "standings_of", "status_enum"]
-
 
 def policy_spec(policy: FaultPolicy) -> pb.FaultPolicySpec:
     """The fault policy as a message."""

@@ -18,13 +18,7 @@ import grpc  # type: ignore[import-untyped, unused-ignore]
 
 from kafana.competitions.control import adjudication
 from kafana.competitions.hosted import event as ev
-from kafana.competitions.hosted.convert import (
-    assignments,
-    event_info,
-    phase_enum,
-    standings_of,
-    status_enum,
-)
+from kafana.competitions.hosted.convert import assignments, event_info, standings_of
 from kafana.competitions.hosted.event import (
     ENTRY_TOKEN,
     ORGANISER_TOKEN,
@@ -35,6 +29,7 @@ from kafana.competitions.hosted.event import (
 )
 from kafana.competitions.hosted.store import EventStore, now_ms
 from kafana.competitions.tournament import EventError, Status
+from kafana.competitions.wire import phase_enum, status_enum
 from kafana.errors import AlreadyExistsError, AuthenticationError, InvalidInputError, NotFoundError
 from kafana.service.auth import caller_of, metadata_token
 from kafana.service.errors import unary

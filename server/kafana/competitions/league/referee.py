@@ -209,8 +209,7 @@ class Referee:
         if not table_id:
             table_id = await self._make_table(league, spec, number, match)
             self.wake_players(league, players)
-            made = await self.store.match(league, number)
-            await tell_made(self.tables, league, number, made, spec.move_ms)
+            await tell_made(self.tables, self.store, league, number, spec.move_ms)
             expires = now + self.tables.join_deadline_ms + 50  # the open table's life at most
             await self.store.reschedule(league, number, min(join_by, expires))
             return
@@ -319,8 +318,7 @@ class Referee:
                     self.settled += 1
                     metrics.league_settled(bool(outcome.scores))
                     self.wake_players(league, players)
-                    done = await self.store.match(league, number)
-                    await tell_settled(self.tables, league, number, done)
+                    await tell_settled(self.tables, self.store, league, number)
                 return answer
         raise RuntimeError(f"league {league} match {number}: ratings kept changing; retried")
 
