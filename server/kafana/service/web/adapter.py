@@ -239,12 +239,12 @@ class Bridge:
         except BaseException as error:
             raise self._failure(path, context, ctx, error) from None
         task = asyncio.create_task(_drive(handler, decoded, context), name=f"http {path}")
+        getter: asyncio.Future[Any] | None = None
         try:
             while True:
                 getter = asyncio.ensure_future(context.written.get())
                 await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
                 if not getter.done():
-                    getter.cancel()
                     break
                 _headers(context, ctx)
                 yield getter.result()
@@ -254,6 +254,8 @@ class Bridge:
         except BaseException as error:
             raise self._failure(path, context, ctx, error) from None
         finally:
+            if getter is not None:
+                getter.cancel()  # a message left unread stays in the queue
             if not task.done():  # the client went away, or the deadline passed
                 task.cancel()
                 with contextlib.suppress(BaseException):
