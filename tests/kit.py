@@ -347,3 +347,16 @@ def retry_delay_ms(error: grpc.RpcError) -> int | None:
                 if detail.Unpack(wait):
                     return int(wait.retry_delay.ToMilliseconds())
     return None
+
+
+def info_metadata(error: grpc.RpcError) -> dict[str, str]:
+    """The ErrorInfo metadata of a refusal (what was wrong: {"field": "last_seq"}; {} without)."""
+    from google.rpc import error_details_pb2, status_pb2
+
+    for key, value in error.trailing_metadata() or ():
+        if key == "grpc-status-details-bin":
+            for detail in status_pb2.Status.FromString(value).details:
+                info = error_details_pb2.ErrorInfo()
+                if detail.Unpack(info):
+                    return dict(info.metadata)
+    return {}

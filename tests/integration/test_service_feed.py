@@ -11,7 +11,7 @@ from kafana.store.redis_store import RedisStore
 from kafana.v1 import events_pb2, service_pb2
 from kafana.v1.service_pb2_grpc import KafanaServiceStub
 from kafana_play import config, events, open_table, play_one, play_to_end
-from kit import Service, reason_of, running
+from kit import Service, info_metadata, reason_of, running
 
 
 async def collect(
@@ -181,6 +181,7 @@ async def test_server_stop_ends_streams_unavailable_and_resume_sees_every_event(
         except grpc.aio.AioRpcError as error:
             assert error.code() == grpc.StatusCode.UNAVAILABLE, error
             assert reason_of(error) == "SERVER_STOPPING"
+            assert info_metadata(error) == {"after_seq": str(seen[-1].seq)}
             assert "after_seq" in (error.details() or "")
         await stopping
     await store.close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import grpc
 from kafana.v1 import service_pb2, state_pb2
 from kafana_play import Table, config, legal_moves, open_table, play_text
-from kit import Service, admin_md, reason_of, refusal, seat_md
+from kit import Service, admin_md, info_metadata, reason_of, refusal, seat_md
 
 STATE_METADATA = "kafana-state-bin"
 
@@ -30,6 +30,7 @@ async def test_a_move_needs_its_id_and_its_last_seq(service: Service) -> None:
     )
     assert missing_id.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert reason_of(missing_id) == "MOVE_ID_MISSING"
+    assert info_metadata(missing_id) == {"field": "client_move_id"}
     assert "client_move_id" in (missing_id.details() or "")
     long_id = await refusal(
         stub.PlayMove(
@@ -44,9 +45,11 @@ async def test_a_move_needs_its_id_and_its_last_seq(service: Service) -> None:
     )
     assert missing_seq.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert reason_of(missing_seq) == "LAST_SEQ_MISSING"
+    assert info_metadata(missing_seq) == {"field": "last_seq"}
     ahead = await refusal(play_text(stub, table.table_id, token, text, legal.seq + 1))
     assert ahead.code() == grpc.StatusCode.FAILED_PRECONDITION
     assert reason_of(ahead) == "SEQ_AHEAD" and f"{legal.seq + 1}" in (ahead.details() or "")
+    assert info_metadata(ahead) == {"field": "last_seq"}
     state = await stub.GetState(service_pb2.GetStateRequest(table_id=table.table_id))
     assert state.seq == legal.seq  # nothing was applied
     played = await play_text(stub, table.table_id, token, text, legal.seq, move_id="x" * 64)

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 from kafana.cli import main
 from kafana.v1 import rules_pb2, service_pb2, state_pb2
 from kafana_client.cli import render, tac_render
-from kit import Service
+from kit import Service, admin_md
 from rich.console import Console
 
 NOTICE = "chose its deal"
@@ -22,7 +22,9 @@ def shown(panel: object) -> str:
 
 
 def spec(game: str, seed: int | None) -> rules_pb2.TableConfig:
-    cfg = rules_pb2.TableConfig(rules=rules_pb2.RulesSpec(game=game, players=2), name="t")
+    """A two-seat table of `game` ("tablic" or "tac")."""
+    rules = rules_pb2.RulesSpec(game=rules_pb2.Game.Value(f"GAME_{game.upper()}"), players=2)
+    cfg = rules_pb2.TableConfig(rules=rules, name="t")
     if seed is not None:
         cfg.seed = seed
     return cfg
@@ -53,7 +55,8 @@ async def test_kafana_watch_warns_of_a_chosen_deal(service: Service) -> None:
     watching = asyncio.create_task(asyncio.to_thread(runner.invoke, main, args))
     await asyncio.sleep(1.0)
     await stub.CloseTable(
-        service_pb2.CloseTableRequest(table_id=created.table_id, admin_token=created.admin_token)
+        service_pb2.CloseTableRequest(table_id=created.table_id),
+        metadata=admin_md(created.admin_token),
     )
     result = await asyncio.wait_for(watching, 30)
     assert f"Watching table {created.table_id}" in result.output

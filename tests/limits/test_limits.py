@@ -21,7 +21,18 @@ from kafana.service.ratelimit import RateLimit
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import rules_pb2, service_pb2, state_pb2
 from kafana.v1.service_pb2_grpc import KafanaServiceStub
-from kit import KAFANA, Service, healthy, refusal, running, serving
+from kit import (
+    KAFANA,
+    Service,
+    admin_md,
+    healthy,
+    reason_of,
+    refusal,
+    retry_delay_ms,
+    running,
+    seat_md,
+    serving,
+)
 
 SEED = 11
 
@@ -29,7 +40,7 @@ SEED = 11
 def config(seed: int | None = SEED, **fields: Any) -> rules_pb2.TableConfig:
     """A two-player Tablić table."""
     cfg = rules_pb2.TableConfig(
-        rules=rules_pb2.RulesSpec(game="tablic", preset="serbian", players=2), **fields
+        rules=rules_pb2.RulesSpec(game=rules_pb2.GAME_TABLIC, players=2), **fields
     )
     if seed is not None:
         cfg.seed = seed
@@ -40,14 +51,6 @@ def deck(shift: int = 0) -> rules_pb2.Deck:
     """A full deck of 52 cards."""
     cards = [r + s for s in "SHDC" for r in ("A", *map(str, range(2, 11)), "J", "Q", "K")]
     return rules_pb2.Deck(cards=cards[shift:] + cards[:shift])
-
-
-def meta(error: grpc.aio.AioRpcError, key: str) -> str | None:
-    """One trailing metadata value of a refusal."""
-    for name, value in error.trailing_metadata() or ():
-        if name == key:
-            return str(value)
-    return None
 
 
 async def create(stub: KafanaServiceStub, cfg: rules_pb2.TableConfig | None = None) -> Any:
@@ -91,7 +94,7 @@ async def test_minted_seat_tokens_buy_no_fresh_budget(limited: Service) -> None:
         ]
     started = time.monotonic()
     calls = [
-        stub.GetState(service_pb2.GetStateRequest(table_id=tid, seat_token=token))
+        stub.GetState(service_pb2.GetStateRequest(table_id=tid), metadata=seat_md(token))
         for _ in range(40)
         for tid, token in tokens
     ]
@@ -102,7 +105,7 @@ async def test_minted_seat_tokens_buy_no_fresh_budget(limited: Service) -> None:
     assert len(results) == 800
     assert admitted <= 70 + 50 * elapsed + 5, (admitted, elapsed)  # the rest of one budget
     assert all(r.code() == grpc.StatusCode.RESOURCE_EXHAUSTED for r in refused)
-    assert all(int(meta(r, "retry-after-ms") or 0) >= 1 for r in refused)
+    assert all((retry_delay_ms(r) or 0) >= 1 for r in refused)
 
 
 async def test_the_stream_cap_holds_across_seat_tokens(limited: Service) -> None:
@@ -115,7 +118,7 @@ async def test_the_stream_cap_holds_across_seat_tokens(limited: Service) -> None
         ]
     await asyncio.sleep(1.0)  # the budget refills (45 calls so far)
     calls = [
-        stub.WatchEvents(service_pb2.WatchEventsRequest(table_id=tid, seat_token=token))
+        stub.WatchEvents(service_pb2.WatchEventsRequest(table_id=tid), metadata=seat_md(token))
         for tid, token in seats
     ]
     opened, refused = 0, 0
@@ -125,7 +128,7 @@ async def test_the_stream_cap_holds_across_seat_tokens(limited: Service) -> None
             opened += 1
         except grpc.aio.AioRpcError as error:
             assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-            assert meta(error, "kafana-error") == "TooManyStreams"
+            assert reason_of(error) == "QUOTA_EXCEEDED"
             refused += 1
     for call in calls:
         call.cancel()
@@ -154,9 +157,9 @@ async def test_tables_per_hour_hold_across_two_processes(redis_url: str, tmp_pat
             for stub in stubs:
                 error = await refusal(create(stub))
                 assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-                assert meta(error, "kafana-error") == "QuotaExceeded"
+                assert reason_of(error) == "QUOTA_EXCEEDED"
                 assert "5 tables per caller are created per hour" in (error.details() or "")
-                assert HOUR_MS - 120_000 < int(meta(error, "retry-after-ms") or 0) <= HOUR_MS
+                assert HOUR_MS - 120_000 < (retry_delay_ms(error) or 0) <= HOUR_MS
         finally:
             for channel in channels:
                 await channel.close()
@@ -173,14 +176,13 @@ async def test_open_tables_hold_across_two_processes(redis_url: str, tmp_path: P
             made = [await create(first), await create(second), await create(first)]
             error = await refusal(create(second))
             assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-            assert meta(error, "kafana-error") == "QuotaExceeded"
+            assert reason_of(error) == "QUOTA_EXCEEDED"
             assert "3 tables per caller are open at once" in (error.details() or "")
-            assert int(meta(error, "retry-after-ms") or 0) > 0
+            assert (retry_delay_ms(error) or 0) > 0
             closed = made[0]
             await first.CloseTable(
-                service_pb2.CloseTableRequest(
-                    table_id=closed.table_id, admin_token=closed.admin_token
-                )
+                service_pb2.CloseTableRequest(table_id=closed.table_id),
+                metadata=admin_md(closed.admin_token),
             )
             await create(second)  # the finished table freed its place
             assert (await refusal(create(first))).code() == grpc.StatusCode.RESOURCE_EXHAUSTED
@@ -205,7 +207,7 @@ async def test_two_thousand_explicit_decks_are_refused(service: Service) -> None
     error = await refusal(create(service.stub, cfg))
     assert error.code() == grpc.StatusCode.INVALID_ARGUMENT  # waiting does not help
     assert "bytes" in (error.details() or "")
-    assert meta(error, "retry-after-ms") is None
+    assert retry_delay_ms(error) is None
 
 
 async def test_more_decks_than_a_match_can_use_are_refused(redis_url: str) -> None:
@@ -218,7 +220,7 @@ async def test_more_decks_than_a_match_can_use_are_refused(redis_url: str) -> No
         error = await refusal(create(svc.stub, config(seed=None, decks=[deck()] * 23)))
         assert "at most 22 explicit decks" in (error.details() or "")
         short = config(seed=None, decks=[deck()] * 16)  # to 31: 3 hands, yet 16 may be given
-        short.rules.target = 31
+        short.rules.tablic.target = 31
         await create(svc.stub, short)
         short.decks.append(deck())
         assert "at most 16 explicit" in ((await refusal(create(svc.stub, short))).details() or "")
@@ -228,7 +230,7 @@ async def test_an_oversize_message_is_refused(redis_url: str) -> None:
     async for svc in on_redis(redis_url, limits=Limits(message_bytes=100_000)):
         error = await refusal(create(svc.stub, config(name="x" * 150_000)))
         assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
-        assert meta(error, "kafana-error") == "MessageTooLarge"
+        assert reason_of(error) == "INVALID_ARGUMENT"
         assert "at most 100000" in (error.details() or "")
         error = await refusal(create(svc.stub, config(name="x" * 300_000)))
         assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED  # gRPC's own cut, unread

@@ -10,9 +10,11 @@ from kafana.service.tables import Tables
 from kafana.store.memory import MemoryStore
 from kafana.v1 import rules_pb2, storage_pb2
 
+SERBIAN = rules_pb2.TablicRules(preset=rules_pb2.TABLIC_PRESET_SERBIAN)
+
 
 def stored_table() -> storage_pb2.StoredTable:
-    spec = rules_pb2.RulesSpec(preset="serbian", players=2)
+    spec = rules_pb2.RulesSpec(players=2, tablic=SERBIAN)
     return storage_pb2.StoredTable(
         name="t", spec=spec, rules_json=build_rules(spec).to_json(), seed=3, created_ms=1
     )
@@ -37,7 +39,7 @@ def test_a_spec_that_now_makes_other_rules_is_refused() -> None:
 async def seated_table(seed: int) -> tuple[Tables, str, dict[int, str]]:
     """A serbian 2-player table on a memory store with both seats taken: tables, id, tokens."""
     tables = Tables(MemoryStore())
-    spec = rules_pb2.RulesSpec(preset="serbian", players=2)
+    spec = rules_pb2.RulesSpec(players=2, tablic=SERBIAN)
     table_id, _admin, _ = await tables.create(rules_pb2.TableConfig(rules=spec, seed=seed))
     tokens = {}
     for seat in range(2):
@@ -69,9 +71,8 @@ async def test_the_session_a_move_leaves_in_the_cache_is_the_one_the_log_replays
     for number in range(60):
         seat = session.match.current_seat
         move = str(tables.legal(session, seat)[-1])
-        client_move_id = f"m{number}" if number % 3 else ""  # some moves carry no id
         session = (
-            await tables.play(table_id, tokens[seat], move, client_move_id, session.seq)
+            await tables.play(table_id, tokens[seat], move, f"m{number}", session.seq)
         ).session
     replayed = await Tables(tables.store).session(table_id)  # another process: from the log
     for name in ("seq", "status", "deadline_ms", "names", "token_hashes", "ending", "marks"):
