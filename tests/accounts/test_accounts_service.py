@@ -55,6 +55,10 @@ async def test_create_list_revoke_rotate(guarded: Guarded) -> None:
         if not token:
             break
     assert seen == sorted([*names, "root"])
+    made_up = accounts_pb2.ListAccountsRequest(page_token="bot03")  # a name is not a token
+    with pytest.raises(grpc.aio.AioRpcError) as error:
+        await stub.ListAccounts(made_up, metadata=op)
+    assert reason_of(error.value) == "INVALID_PAGE_TOKEN"
     key, meta = await new_account(guarded, "ana", accounts_pb2.ROLE_PLAYER)
     me = await stub.WhoAmI(accounts_pb2.WhoAmIRequest(), metadata=meta)
     assert me.name == "ana" and me.role == accounts_pb2.ROLE_PLAYER

@@ -233,3 +233,20 @@ async def test_tokens_travel_in_metadata_and_an_idle_entry_stream_sends_heartbea
             assert not beat.phase and not beat.HasField("assignment")
         finally:
             call.cancel()
+
+
+async def test_list_events_pages_by_token(hosted: Served) -> None:
+    async with AsyncClient.connect(hosted.target) as client:
+        events = Tournaments(client)
+        made = [(await events.create(f"e{i}", "swiss")).event_id for i in range(3)]
+        first, token = await events.list_page(page_size=2)
+        assert len(first) == 2 and token
+        rest, last = await events.list_page(page_size=2, page_token=token)
+        assert len(rest) == 1 and last == ""
+        assert sorted(e.event_id for e in [*first, *rest]) == sorted(made)
+        assert [e.event_id for e in await events.list(limit=10)] == [
+            e.event_id for e in [*first, *rest]
+        ]  # newest first, the same order page by page
+        with pytest.raises(InvalidArgumentError) as refused:
+            await events.list_page(page_token="made-up")
+        assert refused.value.reason == "INVALID_PAGE_TOKEN"
