@@ -1,0 +1,76 @@
+"""The counter hooks that a short bot load does not reach: the clock's timeouts and an
+abandonment, a config over its size, a Redis that does not answer, and the scrape-time gauges
+forgetting a server that is gone."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+from kafana import metrics
+from kafana.errors import InvalidInputError
+from kafana.service.limits import Limits
+from kafana.service.metered import watch
+from kafana.service.tables import Tables
+from kafana.store.client import RedisClient
+from kafana.store.errors import StoreUnavailable
+from kafana.store.memory import MemoryStore
+from kafana.store.redis_server import free_port
+from kafana_client import AsyncClient, table_config
+from kit import finished, running
+
+
+def count(name: str, **labels: str) -> float:
+    """The registry's value of sample `name` with exactly `labels` (0 when absent)."""
+    return metrics.REGISTRY.get_sample_value(name, labels) or 0.0
+
+
+async def test_clock_timeouts_and_an_abandonment_are_counted() -> None:
+    before = {
+        "timeouts": count("kafana_clock_timeouts_total"),
+        "abandoned": count("kafana_tables_abandoned_total"),
+        "moves": count("kafana_moves_applied_total", game="tablic"),
+    }
+    async with running(MemoryStore()) as svc, AsyncClient.connect(svc.target) as client:
+        table = await client.create_table(table_config(move_millis=30))
+        for name in ("a", "b"):
+            await client.join(table.table_id, name=name)
+        state = await finished(svc, table.table_id)
+    # Both seats ran out of time twice in a row: 3 moves by the clock, then the 4th timeout
+    # abandoned the table (tests/integration/test_service_abandon.py).
+    assert "abandoned" in state.result.detail
+    assert count("kafana_clock_timeouts_total") - before["timeouts"] == 4
+    assert count("kafana_tables_abandoned_total") - before["abandoned"] == 1
+    assert count("kafana_moves_applied_total", game="tablic") - before["moves"] == 3
+
+
+async def test_a_config_over_its_size_is_a_refusal() -> None:
+    tables = Tables(MemoryStore())
+    tables.quotas.limits = Limits(config_bytes=10)
+    before = count("kafana_refusals_total", limit="config_bytes")
+    with pytest.raises(InvalidInputError, match="at most 10 bytes"):
+        await tables.create(table_config(name="a table with a long name"))
+    assert count("kafana_refusals_total", limit="config_bytes") - before == 1
+
+
+async def test_a_redis_that_does_not_answer_is_an_error() -> None:
+    client = RedisClient.from_url(f"redis://127.0.0.1:{free_port()}/0?timeout=1")
+    calls, errors = count("kafana_redis_calls_total"), count("kafana_redis_errors_total")
+    with pytest.raises(StoreUnavailable):
+        await client.call("k", "PING")
+    await client.close()
+    assert count("kafana_redis_calls_total") - calls == 1
+    assert count("kafana_redis_errors_total") - errors == 1
+
+
+async def test_the_gauges_of_a_server_that_is_gone_go_with_it() -> None:
+    tables = Tables(MemoryStore())
+    await tables.create(table_config())
+    watch(tables)
+    assert count("kafana_tables", game="tablic", status="open") >= 1
+    held = count("kafana_cache_entries", cache="sessions")
+    assert held >= 1
+    assert count("kafana_cache_capacity", cache="move_records") == 16_384
+    del tables
+    gc.collect()
+    assert count("kafana_cache_entries", cache="sessions") == held - 1
