@@ -39,6 +39,7 @@ run: $(NATIVE)
 
 test: $(NATIVE) $(NODE_TOOLS)
 	scripts/ensure-redis
+	scripts/ensure-chromium
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy

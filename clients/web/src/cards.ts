@@ -45,7 +45,7 @@ export function face(
     class: classes.join(" "),
     "data-card": card,
     title: spoken(card),
-    "aria-label": spoken(card) + (options.legal ? ", can be taken" : ""),
+    "aria-label": spoken(card) + (options.legal ? ", part of a legal capture" : ""),
   };
   if (options.onclick) {
     const click = options.onclick;

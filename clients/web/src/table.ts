@@ -10,6 +10,7 @@ import {
   TacPhase,
   type Event,
   type Move,
+  type MoveInput,
   type TableState,
   type TablicView,
   type TacView,
@@ -153,12 +154,17 @@ export async function tablePage(
     if (event.matchOver) notice = "The match is over.";
   }
 
-  async function play(move: Move | { tablic: { card: string; captured: string[] } }): Promise<void> {
+  /** A Tablić move of `card` taking `captured` (none: a trail). */
+  function tablicMove(card: string, captured: string[]): MoveInput {
+    return { game: { case: "tablic", value: { card, captured } } };
+  }
+
+  async function play(move: MoveInput): Promise<void> {
     if (!seatApi || !state || busy) return;
     busy = true;
     error = "";
     try {
-      await seatApi.play(move as Move, state.seq, { clientMoveId: freshId() });
+      await seatApi.play(move, state.seq, { clientMoveId: freshId() });
       selectedCard = undefined;
       selectedTable.clear();
       notice = "";
@@ -187,7 +193,7 @@ export async function tablePage(
   }
 
   function clockCell(s: TableState, seatNo: number): HTMLElement | null {
-    if (!s.info?.clock?.moveMillis) return null;
+    if (!s.info?.clock?.moveMillis || s.info.status === TableStatus.FINISHED) return null;
     return h("span", { class: "clock" + (s.currentSeat === seatNo ? " running" : ""), "data-seat": seatNo },
       clockText(s.remainingMillis[seatNo] ?? 0));
   }
@@ -207,6 +213,7 @@ export async function tablePage(
     fill(noticeBox, notice);
     fill(errorBox, error);
     if (!state) return;
+    root.dataset.seq = String(state.seq);
     const info = state.info;
     const names = seatNames(info);
     const rules = info?.rules;
@@ -246,9 +253,12 @@ export async function tablePage(
     const mine = seat !== undefined && view.seat === seat.seat;
     const myTurn = mine && s.currentSeat === seat?.seat && s.info?.status === TableStatus.PLAYING;
     const sides = sideNames(s);
+    const captures = (m: Move) => (m.game.case === "tablic" ? m.game.value.captured.length : 0);
     const options = selectedCard
       ? legal.filter((m) => m.game.case === "tablic" && m.game.value.card === selectedCard)
+          .sort((a, b) => captures(b) - captures(a))
       : [];
+    const canTake = new Set(legal.filter((m) => captures(m) > 0).map((m) => (m.game.case === "tablic" ? m.game.value.card : "")));
     const takeable = new Set(options.flatMap((m) => (m.game.case === "tablic" ? m.game.value.captured : [])));
     const seats = seatsPanel(s, names, (n) => backs(view.handSizes[n] ?? 0), (n) => {
       const side = sideOf(s.info, n);
@@ -273,6 +283,7 @@ export async function tablePage(
         h("h2", {}, myTurn ? "Your hand: your move" : "Your hand"),
         h("div", { class: "hand" }, view.hand.map((card) => face(card, {
           selected: selectedCard === card,
+          legal: canTake.has(card),
           onclick: () => {
             selectedCard = selectedCard === card ? undefined : card;
             selectedTable.clear();
@@ -282,10 +293,10 @@ export async function tablePage(
         }))),
         h("div", { class: "controls" },
           h("button", { type: "button", id: "play-selection", disabled: !myTurn || !selectedCard || selectedTable.size === 0 || busy,
-            onclick: () => selectedCard && void play({ tablic: { card: selectedCard, captured: [...selectedTable] } }) },
+            onclick: () => selectedCard && void play(tablicMove(selectedCard, [...selectedTable])) },
             selectedCard && selectedTable.size ? `Take ${labels([...selectedTable])} with ${label(selectedCard)}` : "Take the selected cards"),
           h("button", { type: "button", id: "trail", disabled: !myTurn || !selectedCard || busy,
-            onclick: () => selectedCard && void play({ tablic: { card: selectedCard, captured: [] } }) },
+            onclick: () => selectedCard && void play(tablicMove(selectedCard, [])) },
             selectedCard ? `Trail ${label(selectedCard)}` : "Trail")),
         options.length ? h("div", { class: "options", "aria-label": "legal moves with this card" },
           h("span", {}, "Legal: "),

@@ -341,6 +341,7 @@ async def serve_until_signal(
         http = getattr(kafana, "http", None)  # stand-ins of a server may have no HTTP side
         if http is not None:
             announce(f"kafana: Connect and gRPC-Web (browsers) on {http.url}")
+            announce(f"kafana: the web app (lobby, play, watch, replays) on {http.url}/")
         waiter = asyncio.create_task(kafana.wait())
         stopper = asyncio.create_task(stopping.wait())
         await asyncio.wait({waiter, stopper}, return_when=asyncio.FIRST_COMPLETED)
