@@ -7,7 +7,6 @@ starts), serving until `stop`, which lets running calls finish for the grace per
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import socket
 import ssl
@@ -107,11 +106,4 @@ class HttpServer:
             await task
         elif self._socket is not None:
             self._socket.close()
-            self._socket = None
-
-    def close(self) -> None:
-        """Release the socket of a server that never started."""
-        if self._socket is not None:
-            with contextlib.suppress(OSError):
-                self._socket.close()
             self._socket = None
