@@ -1,12 +1,14 @@
 """The counter hooks that a short bot load does not reach: the clock's timeouts and an
-abandonment, a config over its size, a Redis that does not answer, and the scrape-time gauges
-forgetting a server that is gone."""
+abandonment, a config over its size, a Redis that does not answer, the league referee, and the
+scrape-time gauges forgetting a server that is gone."""
 
 from __future__ import annotations
 
+import asyncio
 import gc
 
 import pytest
+from competitions.league_helpers import Tickets, create_league, play_out, site
 from kafana import metrics
 from kafana.errors import InvalidInputError
 from kafana.service.limits import Limits
@@ -16,6 +18,7 @@ from kafana.store.client import RedisClient
 from kafana.store.errors import StoreUnavailable
 from kafana.store.memory import MemoryStore
 from kafana.store.redis_server import free_port
+from kafana.v1 import leagues_pb2
 from kafana_client import AsyncClient, table_config
 from kit import finished, running
 
@@ -74,3 +77,36 @@ async def test_the_gauges_of_a_server_that_is_gone_go_with_it() -> None:
     del tables
     gc.collect()
     assert count("kafana_cache_entries", cache="sessions") == held - 1
+
+
+async def test_the_league_referee_counts_what_it_settles(redis_url: str) -> None:
+    settled, rated = (
+        count("kafana_league_matches_settled_total"),
+        count("kafana_league_matches_rated_total"),
+    )
+    async with site(redis_url) as s:
+        node = s.nodes[0]
+        league = await create_league(node, await s.account("org", "organiser"), "ops")
+        keys = [await s.account("ana"), await s.account("bob")]
+        streams = [Tickets(node, league.league, key) for key in keys]
+        try:
+            join = leagues_pb2.JoinQueueRequest(league=league.league)
+            await node.leagues.JoinQueue(join, metadata=keys[0])
+            for _ in range(100):  # the referee reads the queue each round: ana waits alone
+                if count("kafana_league_queue_length") == 1:
+                    break
+                await asyncio.sleep(0.05)
+            assert count("kafana_league_queue_length") == 1
+            await node.leagues.JoinQueue(join, metadata=keys[1])
+            tickets = [(await t.next("ticket")).ticket for t in streams]
+            await asyncio.gather(
+                *(play_out(node, t, k) for t, k in zip(tickets, keys, strict=True))
+            )
+            for t in streams:
+                assert (await t.next("settled")).settled.rated
+        finally:
+            for t in streams:
+                t.close()
+    assert count("kafana_league_matches_settled_total") - settled == 1
+    assert count("kafana_league_matches_rated_total") - rated == 1
+    assert count("kafana_league_queue_length") == 0  # both were paired
