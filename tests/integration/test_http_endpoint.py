@@ -486,3 +486,24 @@ def test_request_sizes_are_bounded_as_over_grpc(http: httpx.Client) -> None:
     unread = http.post(SERVICE + "GetServerInfo", content=b"x" * (2 * limit + 1), headers=proto)
     assert unread.status_code == 429  # RESOURCE_EXHAUSTED, refused unread
     assert unread.json()["code"] == "resource_exhausted"
+
+
+async def test_http_calls_are_counted_by_the_metrics_interceptor() -> None:
+    from kafana import metrics
+
+    def calls(code: str) -> float:
+        value = metrics.REGISTRY.get_sample_value(
+            "kafana_rpc_calls_total",
+            {"service": "KafanaService", "method": "GetTable", "code": code},
+        )
+        return value or 0.0
+
+    async with running(MemoryStore(), http_port=0, metered=True) as svc:
+        assert svc.server.http is not None
+        before = calls("OK"), calls("NOT_FOUND")
+        async with httpx.AsyncClient(base_url=svc.server.http.url) as client:
+            found = await svc.stub.CreateTable(service_pb2.CreateTableRequest())
+            ok = await client.post(SERVICE + "GetTable", json={"tableId": found.table_id})
+            missing = await client.post(SERVICE + "GetTable", json={"tableId": "nosuchtable"})
+        assert (ok.status_code, missing.status_code) == (200, 404)
+        assert (calls("OK"), calls("NOT_FOUND")) == (before[0] + 1, before[1] + 1)
