@@ -268,3 +268,47 @@ def test_a_replay_steps_back_and_forward(base: str, browser: Browser) -> None:
     assert page.locator("#replay-step").inner_text() == f"{dealt} / {total}"
     assert "Ana" in page.locator(".replay-view .seats").inner_text()  # names, not seat numbers
     shot(page, "replay")
+
+
+def test_a_tac_table_made_in_the_lobby_is_played_by_two_people(base: str, browser: Browser) -> None:
+    host = new_page(browser)
+    host.goto(base)
+    host.fill("#player-name", "Lena")
+    host.press("#player-name", "Tab")
+    host.select_option("#new-game", "2")  # Game.TAC
+    host.click("#create-form summary")
+    host.check("#switch-tac_calls")
+    host.click("#create-table")
+    host.wait_for_selector(".waiting")
+    match = re.search(r"#/t/([^?]+)", host.url)
+    assert match, host.url
+    table_id = match.group(1)
+    guest = new_page(browser)
+    guest.goto(base)
+    guest.fill("#player-name", "Tom")
+    guest.press("#player-name", "Tab")
+    guest.select_option("#filter-game", "2")
+    guest.select_option("#filter-status", "1")  # open tables
+    row = guest.locator(f"tr[data-table='{table_id}']")
+    row.wait_for()
+    assert "Tač" in row.inner_text() and "Lena" in row.inner_text()
+    row.locator("a:has-text('Take a seat')").click()
+    guest.locator(".take-seat").first.click()
+    host.wait_for_selector(".table-cards.tac")
+    assert "Tom" in host.locator(".seats").inner_text()
+    played = 0
+    deadline = time.monotonic() + 20
+    while played < 12 and time.monotonic() < deadline:
+        for page in (host, guest):
+            choice = page.locator(".my-hand .option, .tac-call")
+            if choice.count():
+                before = seq(page)
+                choice.first.click()
+                page.wait_for_function(
+                    "s => document.querySelector('main.page')?.dataset.seq !== s", arg=before
+                )
+                assert page.locator("#error").inner_text() == ""
+                played += 1
+    assert played >= 12
+    assert "Last:" in host.locator("#last-move").inner_text()
+    shot(host, "tac")

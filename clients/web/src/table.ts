@@ -8,6 +8,8 @@ import {
   EventReason,
   TableStatus,
   TacPhase,
+  TacPileKind,
+  type TacPile,
   type Event,
   type Move,
   type MoveInput,
@@ -58,6 +60,22 @@ export function describeMove(name: string, move: Move | undefined): string {
   return `${name}: ${move.text}`;
 }
 
+/** A Tač move in words: "7♥: turned card → centre", "Turn a card over", "Tač!". */
+export function tacLabel(move: Move, names: string[], me: number | undefined): string {
+  if (move.game.case !== "tac") return move.text;
+  const action = move.game.value.action;
+  if (action.case === "flip") return "Turn a card over";
+  if (action.case === "call") return "Tač!";
+  if (action.case !== "play") return move.text;
+  const pile = (p: TacPile | undefined) => {
+    if (!p || p.kind === TacPileKind.CENTRAL) return "centre";
+    if (p.kind === TacPileKind.TURNED) return "turned card";
+    return p.seat === me ? "your discard" : `${names[p.seat] ?? `seat ${p.seat + 1}`}'s discard`;
+  };
+  const card = action.value.card ? label(action.value.card) + ": " : "";
+  return `${card}${pile(action.value.source)} → ${pile(action.value.target)}`;
+}
+
 /** The table page into `root`; the answer stops its feed and timers. */
 export async function tablePage(
   root: HTMLElement,
@@ -89,7 +107,8 @@ export async function tablePage(
     const before = state;
     const next = seatApi ? await seatApi.state() : await client.state(tableId);
     let moves: Move[] = [];
-    if (seatApi && next.info?.status === TableStatus.PLAYING && next.currentSeat === seatApi.seat) {
+    const tac = next.game.case === "tac"; // Tač: a seat not to move may still call "Tač!"
+    if (seatApi && next.info?.status === TableStatus.PLAYING && (tac || next.currentSeat === seatApi.seat)) {
       moves = (await seatApi.legalMoves()).moves;
     }
     state = next;
@@ -325,14 +344,17 @@ export async function tablePage(
       h("section", { class: "table-cards tac" }, h("h2", {}, "Piles"),
         h("div", { class: "pile" }, h("span", {}, "Centre "), view.central.length ? face(view.central[view.central.length - 1]) : h("span", { class: "empty" }, "empty"), ` (${view.central.length})`),
         h("div", { class: "pile" }, h("span", {}, "Turned "), view.turned ? face(view.turned) : h("span", { class: "empty" }, "none")),
+        view.discards.map((pile, n) => h("div", { class: "pile" }, h("span", {}, `${names[n]}'s discard `),
+          pile.cards.length ? face(pile.cards[pile.cards.length - 1]) : h("span", { class: "empty" }, "empty"), ` (${pile.cards.length})`)),
         h("p", {}, `Phase: ${phase} · turn ${view.turn}`, view.pendingOffender !== undefined ? ` · ${names[view.pendingOffender]} broke the order: call Tač!` : ""),
-        view.lastStep ? h("p", { id: "last-move" }, `Last: ${names[view.lastStep.seat] ?? ""} ${view.lastStep.move?.text ?? ""}${view.lastStep.penalty ? `, penalty ${view.lastStep.penalty}` : ""}`) : null)];
+        view.lastStep ? h("p", { id: "last-move" }, `Last: ${names[view.lastStep.seat] ?? ""}, ${view.lastStep.move ? tacLabel(view.lastStep.move, names, undefined) : ""}${view.lastStep.penalty ? `, penalty ${view.lastStep.penalty}` : ""}${view.lastStep.offence ? " (out of order)" : ""}`) : null)];
     if (seat) {
       const calls = legal.filter((m) => m.game.case === "tac" && m.game.value.action.case === "call");
       const others = legal.filter((m) => !calls.includes(m));
-      parts.push(h("section", { class: "my-hand" }, h("h2", {}, myTurn ? "Your move (in the order the rules require)" : "Your piles"),
+      parts.push(h("section", { class: "my-hand" }, h("h2", {}, myTurn ? "Your move" : "Your piles"),
+        myTurn ? h("p", { class: "hint" }, "The moves the rules allow now, from the server (GetLegalMoves), in the order they must be tried.") : null,
         calls.length ? h("button", { type: "button", class: "tac-call", onclick: () => void play(calls[0]) }, "Tač!") : null,
-        h("div", { class: "options" }, others.map((m) => h("button", { type: "button", class: "option", onclick: () => void play(m) }, m.text)))));
+        h("div", { class: "options" }, others.map((m) => h("button", { type: "button", class: "option", title: m.text, onclick: () => void play(m) }, tacLabel(m, names, seat?.seat))))));
     }
     return parts;
   }
