@@ -421,7 +421,7 @@ export type TableConfig = Message<"kafana.v1.TableConfig"> & {
   clock?: ClockSpec | undefined;
 
   /**
-   * A label for lists (at most 100 characters).
+   * A label for lists (at most 80 printable characters).
    *
    * @generated from field: string name = 5;
    */

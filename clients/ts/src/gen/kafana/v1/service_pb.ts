@@ -330,7 +330,7 @@ export type JoinTableRequest = Message<"kafana.v1.JoinTableRequest"> & {
   seat?: number | undefined;
 
   /**
-   * The name to show (1..40 characters).
+   * The name to show (at most 40 printable characters; may be empty).
    *
    * @generated from field: string name = 3;
    */
@@ -653,9 +653,9 @@ export type PlayMoveRequest = Message<"kafana.v1.PlayMoveRequest"> & {
   move?: Move | undefined;
 
   /**
-   * Required, chosen by the client, unique per move (1..64 characters): a retry with the same
-   * id and the same move applies nothing twice; the same id with another move is refused
-   * (MOVE_ID_REUSED).
+   * Required, chosen by the client, new for every move (1..64 characters): a retry of the
+   * seat's last move with its id applies nothing twice (answered `duplicate`); that id with
+   * another move is refused (MOVE_ID_REUSED). Only the seat's last id is remembered.
    *
    * @generated from field: string client_move_id = 3;
    */
