@@ -486,6 +486,9 @@ def test_request_sizes_are_bounded_as_over_grpc(http: httpx.Client) -> None:
     unread = http.post(SERVICE + "GetServerInfo", content=b"x" * (2 * limit + 1), headers=proto)
     assert unread.status_code == 429  # RESOURCE_EXHAUSTED, refused unread
     assert unread.json()["code"] == "resource_exhausted"
+    headers = {"kafana-seat-token": "x" * 20_000}  # gRPC's metadata limit is 16 KB
+    too_long = http.post(SERVICE + "GetServerInfo", json={}, headers=headers)
+    assert too_long.status_code == 431 and "at most 16384" in too_long.text
 
 
 async def test_http_calls_are_counted_by_the_metrics_interceptor() -> None:

@@ -15,12 +15,13 @@ from dataclasses import dataclass
 from hypercorn.asyncio import serve
 from hypercorn.config import Config
 
-from kafana.service.web.cors import App
+from kafana.service.web.cors import App, Receive, Scope, Send
 
 log = logging.getLogger("kafana.http")
 BACKLOG = 128
 MAX_HEADER_BYTES = 16 * 1024
-"""Bytes of a request's headers (and of an HTTP/1.1 request line) before it is refused."""
+"""Bytes of a request's headers (names and values) before it is refused (gRPC's own hard
+limit on metadata): 431, before any handler runs."""
 
 
 @dataclass(frozen=True)
@@ -49,11 +50,35 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+class Bounded:
+    """ASGI middleware: a request whose headers are over `MAX_HEADER_BYTES` is refused (431).
+
+    hypercorn bounds only a header block still incomplete (`h11_max_incomplete_size`); one that
+    arrives whole in a read (up to 64 KB) would pass."""
+
+    def __init__(self, app: App, limit: int = MAX_HEADER_BYTES) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Refuse headers over the limit; pass the rest on."""
+        if scope["type"] == "http":
+            size = sum(len(name) + len(value) for name, value in scope["headers"])
+            if size > self.limit:
+                text = f"request headers are {size} bytes: this server takes at most {self.limit}"
+                body = text.encode()
+                headers = [(b"content-type", b"text/plain"), (b"content-length", b"%d" % len(body))]
+                await send({"type": "http.response.start", "status": 431, "headers": headers})
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
+
+
 class HttpServer:
     """Serves the ASGI `app` on a socket bound now, from `start` until `stop`."""
 
     def __init__(self, app: App, host: str, port: int, tls: HttpTls | None = None) -> None:
-        self.app = app
+        self.app = Bounded(app)
         self.host = host
         self.tls = tls
         self._socket: socket.socket | None = bind(host, port)
