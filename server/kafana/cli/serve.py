@@ -169,7 +169,8 @@ def setting(name: str, default: int | float, help: str) -> Callable[[F], F]:
     envvar="KAFANA_HTTP_ORIGINS",
     default="",
     help="Web page origins allowed to call --http (CORS), comma-separated "
-    "(https://app.example), or * for any; none: same-origin pages only.",
+    "(https://app.example), or * for any; none: only the pages this server serves, "
+    "reached by its address or as localhost.",
 )
 def serve(
     redis_url: str | None,
