@@ -35,6 +35,17 @@ from kafana_client.aio import AsyncClient
 from kafana_client.leagues import Leagues
 
 T = TypeVar("T")
+SCORE = state_pb2.RESULT_REASON_SCORE
+
+
+def no_show(m: pb.MatchInfo) -> bool:
+    """A match settled because a seat was not taken (nobody came, or a forfeit): no record."""
+    return (
+        m.ending == state_pb2.RESULT_REASON_NO_SHOW
+        or m.forfeit_reason == state_pb2.EVENT_REASON_NO_SHOW
+    )
+
+
 TOLERANCE = 1e-6
 POOL = "league"
 SHOWN = 10  # problems listed per check
@@ -85,13 +96,15 @@ async def published(clients: Sequence[AsyncClient], league: str) -> Published:
     for m, table, record in zip(settled, tables, records, strict=True):
         found.tables[m.match] = table
         found.records[m.match] = record
-    page = 1
+    token = ""
     while True:
-        rows = await Leagues(clients[0]).board(league, season=info.season, page=page, page_size=200)
+        rows = await Leagues(clients[0]).board(
+            league, season=info.season, page_size=200, page_token=token
+        )
         found.board += rows.rows
-        if len(rows.rows) < 200:
+        token = rows.next_page_token
+        if not token:
             break
-        page += 1
     names = sorted({p for m in found.matches.values() for p in m.players})
     answers = await spread(
         clients, names, lambda c, p: Leagues(c).player(league, p, season=info.season, matches=200)
@@ -116,7 +129,7 @@ def record_problem(m: pb.MatchInfo) -> str | None:
         return f"match {m.match}: the record is of match {fair.get('match')} {done.seats}"
     if done.secret != m.secret:
         return f"match {m.match}: the record's secret is not the match's"
-    if m.ending == "score" and [float(f) for f in done.figures] != list(m.scores):
+    if m.ending == SCORE and [float(f) for f in done.figures] != list(m.scores):
         return f"match {m.match}: record scores {done.figures}, match {list(m.scores)}"
     return None
 
@@ -126,12 +139,14 @@ def settled_once(data: Published, told: list[dict[str, Any]]) -> list[str]:
     every history."""
     problems = []
     for number, m in sorted(data.matches.items()):
-        if m.state != "settled":
-            problems.append(f"match {number} is {m.state or 'missing'}, not settled")
+        if m.state != pb.MATCH_STATE_SETTLED:
+            state = pb.MatchState.Name(m.state).removeprefix("MATCH_STATE_").lower()
+            problems.append(f"match {number} is {(m.state and state) or 'missing'}, not settled")
         elif m.record and (problem := record_problem(m)) is not None:
             problems.append(problem)
-        elif not m.record and m.table_id and m.ending != "no_show":
-            problems.append(f"match {number} ({m.ending}) has no fair record")
+        elif not m.record and m.table_id and not no_show(m):
+            ending = state_pb2.ResultReason.Name(m.ending).removeprefix("RESULT_REASON_").lower()
+            problems.append(f"match {number} ({ending}) has no fair record")
     for (number, account), count in Counter((t["match"], t["account"]) for t in told).items():
         if count > 1:
             problems.append(f"{account} was told {count} times that match {number} is settled")
@@ -245,5 +260,7 @@ def endings(data: Published) -> dict[str, int]:
     """How many matches ended each way (rated or not)."""
     counts: dict[str, int] = defaultdict(int)
     for m in data.matches.values():
-        counts[(m.ending or m.state) + ("" if m.rated else " (not rated)")] += 1
+        ending = state_pb2.ResultReason.Name(m.ending).removeprefix("RESULT_REASON_").lower()
+        state = pb.MatchState.Name(m.state).removeprefix("MATCH_STATE_").lower()
+        counts[((m.ending and ending) or state) + ("" if m.rated else " (not rated)")] += 1
     return dict(sorted(counts.items()))

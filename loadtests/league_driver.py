@@ -29,6 +29,7 @@ from typing import Any
 sys.path[:0] = [str(Path(__file__).resolve().parents[1] / d) for d in ("server", "bots", "clients")]
 
 from kafana.v1 import leagues_pb2 as pb  # noqa: E402
+from kafana.v1 import state_pb2  # noqa: E402
 from kafana_bots import registry  # noqa: E402
 from kafana_client.aio import AsyncClient  # noqa: E402
 from kafana_client.connection import ConnectOptions, Deadlines  # noqa: E402
@@ -91,7 +92,7 @@ class Recorder:
                     "match": m.match,
                     "players": list(m.players),
                     "rated": m.rated,
-                    "ending": m.ending,
+                    "ending": state_pb2.ResultReason.Name(m.ending),
                     "scores": list(m.scores),
                     "settled_ms": m.settled_ms,
                     "received_ms": now,
@@ -156,7 +157,7 @@ async def drive(args: argparse.Namespace) -> dict[str, Any]:
     async def watch(name: str) -> None:
         nonlocal heartbeats
         async for update in Leagues(clients[name]).tickets(args.league):
-            heartbeats += update.WhichOneof("update") == "heartbeat_ms"
+            heartbeats += update.WhichOneof("update") == "heartbeat"
 
     watching = [asyncio.create_task(watch(name)) for name in watchers]
     slots = [asyncio.create_task(slot()) for _ in range(args.active)]
