@@ -22,7 +22,7 @@ from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 from kafana.service.ratelimit import RateLimit
 from kafana.store.memory import MemoryStore
-from kafana.v1 import service_pb2, state_pb2
+from kafana.v1 import events_pb2, service_pb2, state_pb2
 from kit import Served, free_port, running, serve
 
 SERVICE = "/kafana.v1.KafanaService/"
@@ -226,6 +226,29 @@ def test_watch_events_streams_over_connect(http: httpx.Client) -> None:
             if len(kinds) >= 2:
                 break
     assert kinds[:2] == ["EVENT_KIND_SEAT_TAKEN", "EVENT_KIND_SEAT_TAKEN"]
+
+
+def test_watch_events_streams_over_binary_connect(http: httpx.Client) -> None:
+    table, _ = started_table(http)
+    request = service_pb2.WatchEventsRequest(table_id=table, with_state=True)
+    kinds: list[int] = []
+    with http.stream(
+        "POST",
+        SERVICE + "WatchEvents",
+        content=frame(request.SerializeToString()),
+        headers={"content-type": "application/connect+proto"},
+    ) as answer:
+        assert answer.headers["content-type"] == "application/connect+proto"
+        data = b""
+        for chunk in answer.iter_bytes():
+            data += chunk
+            items = [service_pb2.WatchEventsResponse.FromString(m) for _, m in _complete(data)]
+            events = [item.event for item in items if item.HasField("event")]
+            kinds = [event.kind for event in events]
+            if len(kinds) >= 2:
+                break
+    assert kinds[:2] == [events_pb2.EVENT_KIND_SEAT_TAKEN] * 2
+    assert events[1].HasField("state")  # with_state: each event carries the table's state
 
 
 def _complete(data: bytes) -> list[tuple[int, bytes]]:
