@@ -18,6 +18,10 @@ export default defineConfig({
     ],
     dedupe: ["@bufbuild/protobuf", "@connectrpc/connect", "@connectrpc/connect-web"],
   },
+  server: {
+    // `npm run dev`: the API calls go on to a running `kafana serve --http` (same origin).
+    proxy: { "^/kafana\\.v1\\.": process.env.KAFANA_HTTP ?? "http://127.0.0.1:8080" },
+  },
   build: {
     outDir: here("../../server/kafana/service/web/static"),
     emptyOutDir: true,

@@ -86,14 +86,17 @@ def seq(page: Page) -> str:
     return page.locator("main.page").get_attribute("data-seq") or ""
 
 
-def start_bot_match(page: Page, base: str, name: str, level: str = "greedy") -> str:
-    """From the lobby, a match to 1 point against bot `level`: the table's id."""
+def start_bot_match(
+    page: Page, base: str, name: str, level: str = "greedy", clock_s: int = 30
+) -> str:
+    """From the lobby, a match to 1 point against bot `level`, `clock_s` seconds a move: the
+    table's id."""
     page.goto(base)
     page.fill("#player-name", name)
     page.press("#player-name", "Tab")
     page.select_option("#bot-level", level)
     page.fill("#bot-target", "1")
-    page.fill("#bot-clock", "30")
+    page.fill("#bot-clock", str(clock_s))
     page.click("#play-bot")
     page.wait_for_selector(".hand [data-card]")
     match = re.search(r"#/t/([^?]+)", page.url)
@@ -294,8 +297,8 @@ def test_a_tac_table_made_in_the_lobby_is_played_by_two_people(base: str, browse
     assert "Tač" in row.inner_text() and "Lena" in row.inner_text()
     row.locator("a:has-text('Take a seat')").click()
     guest.locator(".take-seat").first.click()
+    host.wait_for_selector(".seats:has-text('Tom')")  # the host's page follows the table
     host.wait_for_selector(".table-cards.tac")
-    assert "Tom" in host.locator(".seats").inner_text()
     played = 0
     deadline = time.monotonic() + 20
     while played < 12 and time.monotonic() < deadline:
@@ -312,3 +315,16 @@ def test_a_tac_table_made_in_the_lobby_is_played_by_two_people(base: str, browse
     assert played >= 12
     assert "Last:" in host.locator("#last-move").inner_text()
     shot(host, "tac")
+
+
+def test_the_page_says_when_the_server_played_for_the_seat(base: str, browser: Browser) -> None:
+    page = new_page(browser)
+    start_bot_match(page, base, "Zora", clock_s=1)
+    assert my_turn(page)
+    clock = page.locator(".seat.mine .clock").inner_text()
+    assert clock in ("0:01", "0:00")  # counting down from remaining_millis
+    page.wait_for_selector("#notice:has-text('the server played for you')", timeout=10_000)
+    assert re.search(
+        r"Your time ran out: the server played for you \(you (took|trailed) ",
+        page.locator("#notice").inner_text(),
+    )
