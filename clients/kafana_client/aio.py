@@ -52,6 +52,33 @@ def resumable(error: grpc.aio.AioRpcError) -> bool:
     return error.code() == grpc.StatusCode.INTERNAL and not from_grpc(error).reason
 
 
+SILENT = object()
+"""What `read_within` answers when no message came in time."""
+
+
+async def read_within(call: Any, seconds: float | None) -> Any:
+    """The stream's next message (`grpc.aio.EOF` at its end), or SILENT when none came
+    within `seconds` (None: as long as it takes).
+
+    Not `asyncio.wait_for`: on Python 3.11 it may answer a read that ended just as the caller
+    was cancelled with the read's own CANCELLED error, swallowing the cancellation (a seat
+    loop told to stop would then reopen its feed for ever).
+    """
+    read = asyncio.ensure_future(call.read())
+    read.add_done_callback(_retrieved)
+    try:
+        done, _ = await asyncio.wait({read}, timeout=seconds)
+    finally:
+        read.cancel()  # nothing once done; else no read is left behind
+    return read.result() if done else SILENT
+
+
+def _retrieved(task: asyncio.Future[Any]) -> None:
+    """Mark a read's error as seen (a read abandoned by a cancellation is not logged)."""
+    if not task.cancelled():
+        task.exception()
+
+
 def token_metadata(key: str, token: str) -> Metadata:
     """The call metadata that carries `token` under `key` (nothing for an empty token)."""
     return ((key, token),) if token else ()
@@ -371,9 +398,8 @@ class AsyncClient(Connects):
                 call = self._stub.WatchEvents(request, timeout=deadline)
             try:
                 while True:
-                    try:
-                        item = await asyncio.wait_for(call.read(), silence)
-                    except TimeoutError:
+                    item = await read_within(call, silence)
+                    if item is SILENT:
                         break  # silent too long: the connection is gone without a word
                     if item is grpc.aio.EOF:
                         return  # a feed ends OK only once the match is over
@@ -443,9 +469,8 @@ class AsyncClient(Connects):
             )
             try:
                 while True:
-                    try:
-                        item = await asyncio.wait_for(call.read(), silence)
-                    except TimeoutError:
+                    item = await read_within(call, silence)
+                    if item is SILENT:
                         break  # silent too long: the connection is gone without a word
                     if item is grpc.aio.EOF:
                         break  # the stream never ends on its own: open it again

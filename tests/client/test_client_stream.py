@@ -198,6 +198,35 @@ async def test_without_server_info_a_quiet_stream_is_left_open() -> None:
     assert servicer.asked_info == 1  # a server that cannot say is not asked again
 
 
+async def _watch(client: AsyncClient, seen: asyncio.Event) -> None:
+    async for _event in client.watch("t"):
+        seen.set()
+
+
+async def test_a_cancelled_watcher_stops_at_once_however_busy_its_stream() -> None:
+    async def busy(request: Any, context: Context) -> AsyncIterator[Any]:
+        for seq in range(1, 2001):
+            yield _event(seq)
+            await asyncio.sleep(0)  # a message ready at almost every read
+
+    rounds = 20
+    servicer = _scripted([busy] * rounds)
+    server, target = await _serve(servicer)
+    try:
+        async with AsyncClient.connect(target) as client:
+            for _ in range(rounds):
+                first = asyncio.Event()
+                task = asyncio.create_task(_watch(client, first))
+                await first.wait()
+                await asyncio.sleep(0.001)
+                task.cancel()
+                await asyncio.wait({task}, timeout=5)
+                assert task.cancelled()  # not swallowed by a read that ended just then
+    finally:
+        await server.stop(0)
+    assert len(servicer.openings) == rounds  # and never reopened after its cancellation
+
+
 async def test_a_stream_that_keeps_failing_gives_up() -> None:
     async def fails(request: Any, context: Context) -> AsyncIterator[Any]:
         await context.abort(grpc.StatusCode.UNAVAILABLE, "the server is stopping")
