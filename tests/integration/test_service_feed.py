@@ -11,7 +11,7 @@ from kafana.store.redis_store import RedisStore
 from kafana.v1 import events_pb2, service_pb2
 from kafana.v1.service_pb2_grpc import KafanaServiceStub
 from kafana_play import config, events, open_table, play_one, play_to_end
-from kit import Service, info_metadata, reason_of, running
+from kit import Service, info_metadata, reason_of, running, seat_md
 
 
 async def collect(
@@ -203,3 +203,23 @@ async def test_server_stop_ends_streams_unavailable_and_resume_sees_every_event(
     await store.close()
     assert [e.seq for e in seen] == list(range(1, table.seq + 1))
     assert seen[-1].match_over
+
+
+async def test_events_carry_the_table_only_with_state(service: Service) -> None:
+    stub = service.stub
+    table = await open_table(stub, config(seed=24))
+    await play_one(stub, table, random.Random(24))
+    plain = await collect(stub, table.table_id, 0, table.seq)
+    assert not any(e.HasField("state") for e in plain)
+    request = service_pb2.WatchEventsRequest(table_id=table.table_id, with_state=True)
+    call = stub.WatchEvents(request, metadata=seat_md(table.tokens[1]))
+    full: list[events_pb2.Event] = []
+    async for event in events(call):
+        full.append(event)
+        if len(full) == table.seq:
+            call.cancel()
+            break
+    assert [e.state.seq for e in full] == [e.seq for e in plain] == list(range(1, table.seq + 1))
+    assert all(e.state.tablic.seat == 1 for e in full)  # as the seat of the token sees it
+    assert list(full[-1].state.tablic.hand)
+    assert full[-1].state.current_seat == full[-1].current_seat == plain[-1].current_seat
