@@ -197,9 +197,11 @@ def finish(processes: dict[str, subprocess.Popen[str]], script: str) -> dict[str
     return figures
 
 
-def node(script: str, server: Server, *args: str) -> dict[str, dict[str, Any]]:
+def node(
+    script: str, server: Server, *args: str, protocols: tuple[str, ...] = PROTOCOLS
+) -> dict[str, dict[str, Any]]:
     """Run `script` over every protocol at once against `server`: each protocol's figures."""
-    processes = {p: launch(script, p, server.url(p), *args) for p in PROTOCOLS}
+    processes = {p: launch(script, p, server.url(p), *args) for p in protocols}
     return finish(processes, script)
 
 
@@ -222,8 +224,10 @@ def test_whole_tablic_match(node_app: Path, server: Server) -> None:
 
 
 def test_whole_tac_game(node_app: Path, server: Server) -> None:
-    """Three seats play Tač with tac_calls and play_on to the last place; a Tač! call is made."""
-    for figures in node("tac.mjs", server).values():
+    """Three seats play Tač with tac_calls and play_on to the last place; a Tač! call is made.
+    Over gRPC and Connect only: its 278 moves are the suite's largest cost, and gRPC-Web runs
+    the same calls in the Tablić match."""
+    for figures in node("tac.mjs", server, protocols=("grpc", "connect")).values():
         assert sorted(figures["places"]) == [1, 2, 3]
         assert figures["penalty"] > 0
 
