@@ -114,7 +114,9 @@ def play_one(page: Page) -> float:
     """Play a legal move (a capture when there is one): seconds until the page shows the
     table after it."""
     capturing = page.locator(".hand button.card.legal")
-    (capturing if capturing.count() else page.locator(".hand button.card")).first.click()
+    card = (capturing if capturing.count() else page.locator(".hand button.card")).first
+    if card.get_attribute("aria-pressed") != "true":  # a second click would unselect it
+        card.click()
     if capturing.count():
         assert page.locator(".table-cards .card.legal").count() > 0  # the capture highlighted
     before = seq(page)
@@ -126,50 +128,86 @@ def play_one(page: Page) -> float:
     return time.monotonic() - started
 
 
-def play_out(page: Page, moves: int = 10_000) -> int:
-    """Play until the match is over (or `moves` moves): the moves played."""
-    played = 0
-    while played < moves and my_turn(page):
-        play_one(page)
-        assert page.locator("#error").inner_text() == ""
-        played += 1
-    return played
-
-
-def test_a_person_plays_a_whole_match_against_a_bot(base: str, browser: Browser) -> None:
-    page = new_page(browser)
-    page.goto(base)
-    page.wait_for_selector("#bot-form")
-    load_ms = page.evaluate("performance.now()")
-    navigation = page.evaluate(
+def test_a_person_plays_a_whole_match_against_a_bot_while_others_watch(
+    base: str, browser: Browser
+) -> None:
+    """The player's page plays every move; a spectator's page follows the live match (never
+    a hidden card, in its DOM or its answers); an event page's standings count the game."""
+    player = new_page(browser)
+    mine: list[Response] = []
+    player.on("response", lambda r: mine.append(r) if "/kafana.v1." in r.url else None)
+    player.goto(base)
+    player.wait_for_selector("#bot-form")
+    load_ms = player.evaluate("performance.now()")
+    navigation = player.evaluate(
         "JSON.stringify(performance.getEntriesByType('navigation')[0].toJSON())"
     )
-    shot(page, "lobby")
+    shot(player, "lobby")
     started = time.monotonic()
-    table_id = start_bot_match(page, base, "Ana")
+    table_id = start_bot_match(player, base, "Ana")
     start_s = time.monotonic() - started
-    assert my_turn(page)
-    first_move_s = play_one(page)
-    shot(page, "table")
-    page.set_viewport_size({"width": 390, "height": 844})
-    shot(page, "phone")
-    page.set_viewport_size({"width": 1100, "height": 800})
-    moves = 1 + play_out(page)
-    result = page.locator("#result").inner_text()
+    watcher = new_page(browser)
+    answers: list[Response] = []
+    watcher.on("response", lambda r: answers.append(r) if "/kafana.v1." in r.url else None)
+    watcher.goto(f"{base}#/t/{table_id}?watch")
+    watcher.wait_for_selector(".table-cards")
+    standings = new_page(browser)
+    standings.goto(f"{base}#/e")
+    standings.click("a:has-text('web-Ana-vs-greedy')")
+    standings.wait_for_selector("#standings tbody tr")
+    played = standings.locator("#standings tbody tr td:nth-child(4)")
+    assert [played.nth(i).inner_text() for i in range(played.count())] == ["0", "0"]
+    moves: list[float] = []
+    while my_turn(player):  # the table holds still until this seat moves: compare the pages
+        watcher.wait_for_function(
+            "s => document.querySelector('main.page')?.dataset.seq === s", arg=seq(player)
+        )
+        if moves:  # (the first move may have come before the spectator's page loaded)
+            assert (
+                watcher.locator("#last-move").inner_text()
+                == player.locator("#last-move").inner_text()
+            )
+        assert watcher.locator(".my-hand").count() == 0
+        assert watcher.locator(".seat [data-card]").count() == 0  # hands: backs only
+        everywhere = watcher.locator("[data-card]").count()
+        assert everywhere == watcher.locator(".table-cards [data-card]").count()
+        if len(moves) == 1:
+            shot(player, "table")
+            player.set_viewport_size({"width": 390, "height": 844})
+            shot(player, "phone")
+            player.set_viewport_size({"width": 1100, "height": 800})
+        if len(moves) == 5:
+            shot(watcher, "spectator")  # mid-match: the table, and the hands as backs
+        moves.append(play_one(player))
+        assert player.locator("#error").inner_text() == ""
+    result = player.locator("#result").inner_text()
     assert "won" in result or "draw" in result.lower()
-    assert page.locator("#hand-scores tbody tr").count() >= 2  # a row per side, hand 1
-    assert page.locator("#last-capture").inner_text() != ""
-    shot(page, "result")
+    assert player.locator("#hand-scores tbody tr").count() >= 2  # a row per side, hand 1
+    assert player.locator("#last-capture").inner_text() != ""
+    shot(player, "result")
     found["table"] = table_id
+    watcher.wait_for_selector("#result")
+    standings.wait_for_function(  # no reload: the page follows the event
+        "() => [...document.querySelectorAll('#standings tbody tr td:nth-child(4)')]"
+        ".map(c => c.textContent).join() === '1,1'",
+        timeout=15_000,
+    )
+    shot(standings, "event")
+    bodies = [r.text() for r in answers]
+    assert any("WatchEvents" in r.url for r in answers) and len(bodies) >= 3
+    assert not [b for b in bodies if HAND.search(b)], "a spectator was sent a hand"
+    assert any(HAND.search(r.text()) for r in mine if "GetState" in r.url)  # the check can fail
+    assert len(moves) >= 20
     figures = {
         "load_ms": round(load_ms),
         "dom_content_loaded_ms": round(json.loads(navigation)["domContentLoadedEventEnd"]),
         "match_start_s": round(start_s, 2),
-        "first_move_ms": round(first_move_s * 1000),
-        "moves": moves,
+        "first_move_ms": round(moves[0] * 1000),
+        "median_move_ms": round(sorted(moves)[len(moves) // 2] * 1000),
+        "moves": len(moves),
     }
     print("web figures", json.dumps(figures))
-    assert load_ms < 10_000 and first_move_s < 5
+    assert load_ms < 10_000 and moves[0] < 5
 
 
 def test_a_bad_capture_shows_the_servers_reason(base: str, browser: Browser) -> None:
@@ -192,54 +230,6 @@ def test_a_bad_capture_shows_the_servers_reason(base: str, browser: Browser) -> 
     assert my_turn(page)  # still this seat's move: nothing was played
     play_one(page)
     assert page.locator("#error").inner_text() == ""
-
-
-def test_a_spectator_sees_no_hidden_card_and_standings_update(base: str, browser: Browser) -> None:
-    player = new_page(browser)
-    table_id = start_bot_match(player, base, "Mara", level="random")
-    watcher = new_page(browser)
-    answers: list[Response] = []
-    watcher.on("response", lambda r: answers.append(r) if "/kafana.v1." in r.url else None)
-    mine: list[Response] = []
-    player.on("response", lambda r: mine.append(r) if "/kafana.v1." in r.url else None)
-    watcher.goto(f"{base}#/t/{table_id}?watch")
-    watcher.wait_for_selector(".table-cards")
-    standings = new_page(browser)
-    standings.goto(f"{base}#/e")
-    standings.click("a:has-text('web-Mara-vs-random')")
-    standings.wait_for_selector("#standings tbody tr")
-    played = standings.locator("#standings tbody tr td:nth-child(4)")
-    assert [played.nth(i).inner_text() for i in range(played.count())] == ["0", "0"]
-    checks = 0
-    while my_turn(player):  # the table holds still until this seat moves: compare the pages
-        watcher.wait_for_function(
-            "s => document.querySelector('main.page')?.dataset.seq === s", arg=seq(player)
-        )
-        if checks:  # (the first move may have come before the spectator's page loaded)
-            assert (
-                watcher.locator("#last-move").inner_text()
-                == player.locator("#last-move").inner_text()
-            )
-        assert watcher.locator(".my-hand").count() == 0
-        assert watcher.locator(".seat [data-card]").count() == 0  # hands: backs only
-        everywhere = watcher.locator("[data-card]").count()
-        assert everywhere == watcher.locator(".table-cards [data-card]").count()
-        if checks == 5:
-            shot(watcher, "spectator")  # mid-match: the table, and the hands as backs
-        checks += 1
-        play_one(player)
-    watcher.wait_for_selector("#result")
-    standings.wait_for_function(  # no reload: the page follows the event
-        "() => [...document.querySelectorAll('#standings tbody tr td:nth-child(4)')]"
-        ".map(c => c.textContent).join() === '1,1'",
-        timeout=15_000,
-    )
-    shot(standings, "event")
-    bodies = [r.text() for r in answers]
-    assert any("WatchEvents" in r.url for r in answers) and len(bodies) >= 3
-    assert not [b for b in bodies if HAND.search(b)], "a spectator was sent a hand"
-    assert any(HAND.search(r.text()) for r in mine if "GetState" in r.url)  # the check can fail
-    assert checks >= 10
 
 
 def test_a_replay_steps_back_and_forward(base: str, browser: Browser) -> None:
