@@ -36,8 +36,9 @@ HOLDER = "embargo"
 class EmbargoedError(KafanaError):
     """A table's seed, decks or record asked for while its label is embargoed.
 
-    Not mapped in `kafana.service.errors`: FAILED_PRECONDITION, its default code (the call
-    succeeds once the embargo is released)."""
+    FAILED_PRECONDITION, reason EMBARGOED: the call succeeds once the embargo is released."""
+
+    reason = "EMBARGOED"
 
 
 def check_label(label: str) -> str:
