@@ -13,6 +13,7 @@ import { LeaguesService } from "./gen/kafana/v1/leagues_pb.js";
 import type { Game, TableConfigSchema } from "./gen/kafana/v1/rules_pb.js";
 import {
   KafanaService,
+  type AccountNotice,
   type GetLegalMovesResponse,
   type PlayMoveResponse,
   type ServerInfo,
@@ -24,7 +25,12 @@ import type {
   TableStatus,
 } from "./gen/kafana/v1/state_pb.js";
 import { asAdmin, asSeat } from "./auth.js";
-import { followEvents, type FeedOptions } from "./feed.js";
+import {
+  followAccount,
+  followEvents,
+  type AccountFeedOptions,
+  type FeedOptions,
+} from "./feed.js";
 
 /** A move: its canonical text ("KC:KD+KH", "play D->C") or the structured message. */
 export type MoveInput = string | MessageInitShape<typeof MoveSchema>;
@@ -76,6 +82,14 @@ export class KafanaClient {
   /** Every event of a table, as a spectator, resumed across server restarts. */
   events(tableId: string, options: FeedOptions = {}): AsyncGenerator<Event, void, undefined> {
     return followEvents(this.kafana, tableId, options);
+  }
+
+  /**
+   * The account's notices (its seats, turns, game ends and league tickets on every table),
+   * resumed across reconnects. Needs the API key on the transport (`apiKeyInterceptor`).
+   */
+  notices(options: AccountFeedOptions = {}): AsyncGenerator<AccountNotice, void, undefined> {
+    return followAccount(this.kafana, options);
   }
 
   /** Every table matching `filter`, newest first, fetched a page at a time. */

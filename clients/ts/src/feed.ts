@@ -1,12 +1,13 @@
 /**
- * A table's event feed that survives server restarts: WatchEvents ends OK only once the match
- * is over; on UNAVAILABLE (the server stopping, a network error) or a silent stream (no event
- * and no heartbeat for `idleMillis`) it reconnects with `after_seq` = the last seq seen, so
- * every event arrives exactly once and in order. Heartbeats are skipped.
+ * Feeds that survive server restarts. A table's (WatchEvents) ends OK only once the match is
+ * over; on UNAVAILABLE (the server stopping, a network error) or a silent stream (no event and
+ * no heartbeat for `idleMillis`) it reconnects with `after_seq` = the last seq seen, so every
+ * event arrives exactly once and in order. An account's (WatchAccount) resumes the same way
+ * after the last notice id. Heartbeats are skipped.
  */
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import type { Event } from "./gen/kafana/v1/events_pb.js";
-import type { KafanaService } from "./gen/kafana/v1/service_pb.js";
+import type { AccountNotice, KafanaService } from "./gen/kafana/v1/service_pb.js";
 import { authHeaders } from "./auth.js";
 import { isNetworkFailure, refusal, type Refusal } from "./errors.js";
 
@@ -51,18 +52,27 @@ function pause(millis: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** Every event of `tableId` after `options.afterSeq`, across reconnects, until the match is over. */
-export async function* followEvents(
-  client: Client<typeof KafanaService>,
-  tableId: string,
-  options: FeedOptions = {},
-): AsyncGenerator<Event, void, undefined> {
+/** How a stream is retried (shared by the table and the account feeds). */
+type RetryOptions = Pick<
+  FeedOptions,
+  "signal" | "idleMillis" | "retryMillis" | "maxRetryMillis" | "giveUpMillis"
+>;
+
+/**
+ * The reconnect loop under both feeds: `open` starts a stream from the current cursor, `take`
+ * turns each message into the item to yield (undefined: skip it, e.g. a heartbeat or a repeat)
+ * and advances the cursor; a stream that ends OK ends the feed.
+ */
+async function* reconnecting<M, Y>(
+  open: (signal: AbortSignal) => AsyncIterable<M>,
+  take: (message: M) => Y | undefined,
+  options: RetryOptions,
+  onReconnect: (why: Refusal) => void,
+): AsyncGenerator<Y, void, undefined> {
   const idleMillis = options.idleMillis ?? 15_000;
   const firstRetry = options.retryMillis ?? 100;
   const maxRetry = options.maxRetryMillis ?? 2_000;
   const giveUp = options.giveUpMillis ?? 60_000;
-  const headers = authHeaders({ seatToken: options.seatToken });
-  let after = options.afterSeq ?? 0n;
   let retry = firstRetry;
   let failingSince: number | undefined;
   for (;;) {
@@ -80,31 +90,24 @@ export async function* followEvents(
     };
     try {
       rearm();
-      const stream = client.watchEvents(
-        { tableId, afterSeq: after, withState: options.withState ?? false },
-        { headers, signal: attempt.signal },
-      );
-      for await (const response of stream) {
+      for await (const message of open(attempt.signal)) {
         rearm();
         failingSince = undefined;
         retry = firstRetry;
-        if (response.item.case !== "event") continue; // a heartbeat: the stream is alive
-        const event = response.item.value;
-        if (event.seq <= after) continue; // already delivered before a reconnect
-        after = event.seq;
-        yield event;
+        const item = take(message);
+        if (item !== undefined) yield item;
       }
-      return; // ended OK: the match is over and its last event was sent
+      return; // ended OK: nothing more will come (the match is over)
     } catch (thrown) {
       if (options.signal?.aborted) throw thrown;
       const error = idle
-        ? new ConnectError(`no event or heartbeat for ${idleMillis} ms`, Code.Unavailable)
+        ? new ConnectError(`no message or heartbeat for ${idleMillis} ms`, Code.Unavailable)
         : ConnectError.from(thrown);
       if (!resumable(error)) throw error;
       const now = Date.now();
       failingSince ??= now;
       if (now - failingSince > giveUp) throw error;
-      options.onReconnect?.(refusal(error), after);
+      onReconnect(refusal(error));
       await pause(retry, options.signal);
       retry = Math.min(retry * 2, maxRetry);
     } finally {
@@ -112,4 +115,60 @@ export async function* followEvents(
       options.signal?.removeEventListener("abort", stop);
     }
   }
+}
+
+/** Every event of `tableId` after `options.afterSeq`, across reconnects, until the match is over. */
+export function followEvents(
+  client: Client<typeof KafanaService>,
+  tableId: string,
+  options: FeedOptions = {},
+): AsyncGenerator<Event, void, undefined> {
+  const headers = authHeaders({ seatToken: options.seatToken });
+  let after = options.afterSeq ?? 0n;
+  return reconnecting(
+    (signal) =>
+      client.watchEvents(
+        { tableId, afterSeq: after, withState: options.withState ?? false },
+        { headers, signal },
+      ),
+    (response) => {
+      if (response.item.case !== "event") return undefined; // a heartbeat: the stream is alive
+      const event = response.item.value;
+      if (event.seq <= after) return undefined; // already delivered before a reconnect
+      after = event.seq;
+      return event;
+    },
+    options,
+    (why) => options.onReconnect?.(why, after),
+  );
+}
+
+/** How to follow an account's notices (WatchAccount). */
+export interface AccountFeedOptions extends RetryOptions {
+  /** Resume after this notice id (AccountNotice.id); "" or absent: from now on. */
+  after?: string;
+  /** Told about every reconnect: why, and the notice id resumed after. */
+  onReconnect?: (why: Refusal, after: string) => void;
+}
+
+/**
+ * The notices of the API key's account (seated, your turn, game over, league tickets) for every
+ * table at once, resumed after the last notice id across reconnects; heartbeats skipped. The
+ * key goes on the transport (`apiKeyInterceptor`) or in `headers`.
+ */
+export function followAccount(
+  client: Client<typeof KafanaService>,
+  options: AccountFeedOptions & { headers?: Record<string, string> } = {},
+): AsyncGenerator<AccountNotice, void, undefined> {
+  let after = options.after ?? "";
+  return reconnecting(
+    (signal) => client.watchAccount({ after }, { headers: options.headers, signal }),
+    (response) => {
+      if (response.item.case !== "notice") return undefined; // a heartbeat
+      after = response.item.value.id;
+      return response.item.value;
+    },
+    options,
+    (why) => options.onReconnect?.(why, after),
+  );
 }

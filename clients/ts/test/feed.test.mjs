@@ -11,6 +11,7 @@ import {
   KafanaClient,
   KafanaService,
   RetryInfoSchema,
+  followAccount,
   followEvents,
   isRetryable,
   refusal,
@@ -70,6 +71,32 @@ test("the feed skips heartbeats, resumes after UNAVAILABLE with after_seq, drops
   assert.deepEqual(calls.map((c) => c.afterSeq), [0n, 2n]);
   assert.deepEqual(calls.map((c) => c.seatToken), ["s3cret", "s3cret"]);
   assert.deepEqual(reasons, [["SERVER_STOPPING", 2n]]);
+});
+
+test("the account feed resumes after the last notice id and skips heartbeats", async () => {
+  const calls = [];
+  const notice = (id) => ({ item: { case: "notice", value: { id, tableId: `t-${id}` } } });
+  const scripts = [
+    [notice("5-0"), heartbeat(0), notice("6-0"), stopping()],
+    [notice("7-0")],
+  ];
+  const transport = createRouterTransport(({ service }) => {
+    service(KafanaService, {
+      async *watchAccount(request, context) {
+        calls.push([request.after, context.requestHeader.get("authorization")]);
+        for (const step of scripts[calls.length - 1]) {
+          if (step instanceof Error) throw step;
+          yield step;
+        }
+      },
+    });
+  });
+  const client = new KafanaClient(transport);
+  const seen = [];
+  const headers = { authorization: "Bearer k1" };
+  for await (const n of followAccount(client.kafana, { after: "4-0", headers, retryMillis: 1 })) seen.push(n.id);
+  assert.deepEqual(seen, ["5-0", "6-0", "7-0"]);
+  assert.deepEqual(calls, [["4-0", "Bearer k1"], ["6-0", "Bearer k1"]]);
 });
 
 test("a silent stream (no event, no heartbeat) is reconnected after idleMillis", async () => {
