@@ -16,14 +16,26 @@ WEB = REPO / "clients" / "web"
 TOP = ("index.html", "package.json", "package-lock.json", "tsconfig.json", "vite.config.ts")
 
 
+COMMENT_LINE = re.compile(r"^\s*(//|/\*|\*)")
+
+
+def code(path: Path) -> bytes:
+    """A source as the digest reads it: a .ts file without its whole-line comments."""
+    if path.suffix != ".ts":
+        return path.read_bytes()
+    lines = path.read_text(encoding="utf-8").split("\n")
+    return "\n".join(line for line in lines if not COMMENT_LINE.match(line)).encode()
+
+
 def source_digest() -> str:
-    """The digest clients/web/scripts/stamp.mjs writes to static/BUILD (the same files)."""
+    """The digest clients/web/scripts/stamp.mjs writes to static/BUILD (the same files; the
+    bundle carries no comments, so a .ts file's whole-line comments are left out)."""
     paths = [WEB / name for name in TOP]
     paths += [p for p in (WEB / "src").rglob("*") if p.is_file()]
     paths += [p for p in (REPO / "clients" / "ts" / "src").rglob("*") if p.is_file()]
     digest = hashlib.sha256()
     for name in sorted(p.relative_to(REPO).as_posix() for p in paths):
-        digest.update(name.encode() + b"\0" + (REPO / name).read_bytes() + b"\0")
+        digest.update(name.encode() + b"\0" + code(REPO / name) + b"\0")
     return digest.hexdigest()
 
 
@@ -99,3 +111,13 @@ def test_pages_serve_the_app_and_pass_everything_else_on() -> None:
         assert len(rpc.paths) == 5
 
     asyncio.run(run())
+
+
+def test_a_comment_does_not_need_a_rebuild_but_code_does(tmp_path: Path) -> None:
+    plain, commented, changed = tmp_path / "a.ts", tmp_path / "b.ts", tmp_path / "c.ts"
+    plain.write_text("const a = 1;\nexport { a };\n")
+    commented.write_text("/**\n * The answer.\n */\nconst a = 1; // one\n// x\nexport { a };\n")
+    changed.write_text("const a = 2;\nexport { a };\n")
+    assert code(plain) != code(commented)  # a comment after code counts
+    commented.write_text("/**\n * The answer.\n */\nconst a = 1;\n  // x\nexport { a };\n")
+    assert code(plain) == code(commented) != code(changed)
