@@ -1,11 +1,12 @@
 /**
  * Kafana's web app: a hash router over the pages. #/ lobby, #/t/ID a table (play with a
  * stored seat, else watch; #/t/ID?watch always watches), #/r/ID a replay, #/e events,
- * #/e/ID an event.
+ * #/e/ID an event, #/l/LEAGUE a league's board, #/l/LEAGUE/p/PLAYER a player.
  */
 import "./style.css";
 import { h, fill } from "./dom.js";
 import { eventPage, eventsPage } from "./events.js";
+import { leaguePage, leaguesPage, playerPage } from "./leagues.js";
 import { lobbyPage } from "./lobby.js";
 import { replayPage } from "./replay.js";
 import { tablePage } from "./table.js";
@@ -25,13 +26,19 @@ async function route(): Promise<void> {
   const [path, query] = location.hash.replace(/^#/, "").split("?");
   const parts = (path || "/").split("/").filter(Boolean);
   const page = h("main", { class: "page" });
-  fill(root, h("nav", { class: "top" }, h("a", { href: "#/" }, "Lobby"), h("a", { href: "#/e" }, "Events")), page);
+  fill(root, h("nav", { class: "top" }, h("a", { href: "#/" }, "Lobby"), h("a", { href: "#/e" }, "Events"), h("a", { href: "#/l" }, "Leagues")), page);
   if (parts[0] === "t" && parts[1]) {
     done(await tablePage(page, parts[1], query === "watch", () => void route()));
   } else if (parts[0] === "r" && parts[1]) {
     done(await replayPage(page, parts[1]));
   } else if (parts[0] === "e" && parts[1]) {
     done(await eventPage(page, parts[1]));
+  } else if (parts[0] === "l" && parts[1] && parts[2] === "p" && parts[3]) {
+    done(await playerPage(page, decodeURIComponent(parts[1]), decodeURIComponent(parts[3])));
+  } else if (parts[0] === "l" && parts[1]) {
+    done(await leaguePage(page, decodeURIComponent(parts[1])));
+  } else if (parts[0] === "l") {
+    done(await leaguesPage(page));
   } else if (parts[0] === "e") {
     done(await eventsPage(page));
   } else {

@@ -1,0 +1,124 @@
+/**
+ * Leagues (LeaguesService): a league's leaderboard, a page at a time (GetLeaderboard's page
+ * tokens), and a player's page: the rating, its history as a plot (SVG, drawn here), and the
+ * recent matches with their replays. There is no call that lists leagues: one is opened by
+ * its name. Leagues need an API key (the lobby's "API key" field).
+ */
+import { MatchState, type PlayerInfo } from "@kafana/client";
+import { RESULT_REASONS, client, explain } from "./api.js";
+import { fill, h } from "./dom.js";
+
+const SVG = "http://www.w3.org/2000/svg";
+const PAGE_SIZE = 50;
+
+/** The page that opens a league by name. */
+export async function leaguesPage(root: HTMLElement): Promise<() => void> {
+  const name = h("input", { id: "league-name", placeholder: "league name", maxlength: 48 });
+  fill(root, h("a", { href: "#/", class: "back" }, "← Lobby"), h("h1", {}, "Leagues"),
+    h("form", { class: "panel", onsubmit: (e: SubmitEvent) => {
+      e.preventDefault();
+      if (name.value.trim()) location.hash = `#/l/${encodeURIComponent(name.value.trim())}`;
+    } }, h("label", { for: "league-name" }, "Open the league "), name, " ", h("button", { type: "submit" }, "Open")));
+  return () => undefined;
+}
+
+/** A league's leaderboard into `root`. */
+export async function leaguePage(root: HTMLElement, league: string): Promise<() => void> {
+  const body = h("div");
+  const pages: string[] = [""];
+  let next = "";
+  fill(root, h("a", { href: "#/l", class: "back" }, "← Leagues"), body);
+  async function load(): Promise<void> {
+    try {
+      const info = await client.leagues.getLeague({ league });
+      const board = await client.leagues.getLeaderboard({ league, pageSize: PAGE_SIZE, pageToken: pages[pages.length - 1] });
+      next = board.nextPageToken;
+      const spec = info.spec;
+      fill(body,
+        h("h1", {}, `League ${info.league}`),
+        h("p", { class: "meta", id: "league-meta" },
+          `Season ${info.season} · ${board.total} players on the board · ${info.waiting} waiting · ${info.matchesSettled} of ${info.matchesMade} matches settled`,
+          spec ? ` · ${spec.players || 2} players, ${(spec.moveMs / 1000).toFixed(0)} s a move` : ""),
+        h("table", { class: "list", id: "leaderboard" },
+          h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "Player"), h("th", {}, "Rating"))),
+          h("tbody", {}, board.rows.map((row) => h("tr", {},
+            h("td", {}, row.rank),
+            h("td", {}, h("a", { href: `#/l/${encodeURIComponent(league)}/p/${encodeURIComponent(row.player)}` }, row.player)),
+            h("th", {}, row.rating.toFixed(1)))))),
+        h("div", { class: "pager" },
+          h("button", { type: "button", disabled: pages.length <= 1, onclick: () => { pages.pop(); void load(); } }, "← Better"),
+          h("button", { type: "button", disabled: !next, onclick: () => { pages.push(next); void load(); } }, "Lower →")));
+    } catch (error) {
+      fill(body, h("p", { class: "error", role: "alert" }, `No league ${league}: ${explain(error)}`));
+    }
+  }
+  await load();
+  return () => undefined;
+}
+
+/** The rating history as a line plot: the displayed rating (mu - 3 sigma) and mu. */
+export function ratingPlot(player: PlayerInfo, width = 560, height = 200): SVGSVGElement {
+  const svg = document.createElementNS(SVG, "svg");
+  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  svg.setAttribute("class", "plot");
+  svg.setAttribute("role", "img");
+  svg.setAttribute("aria-label", `rating history of ${player.player}: ${player.history.length} rated matches`);
+  const points = player.history.map((p) => ({ mu: p.mu, rating: p.mu - 3 * p.sigma }));
+  if (points.length === 0) return svg;
+  const values = points.flatMap((p) => [p.mu, p.rating]);
+  const low = Math.min(...values), high = Math.max(...values);
+  const pad = 24;
+  const x = (i: number) => pad + (points.length === 1 ? 0 : (i * (width - 2 * pad)) / (points.length - 1));
+  const y = (v: number) => height - pad - (high === low ? 0.5 : (v - low) / (high - low)) * (height - 2 * pad);
+  const line = (key: "mu" | "rating", cls: string) => {
+    const path = document.createElementNS(SVG, "polyline");
+    path.setAttribute("points", points.map((p, i) => `${x(i).toFixed(1)},${y(p[key]).toFixed(1)}`).join(" "));
+    path.setAttribute("class", cls);
+    svg.appendChild(path);
+    points.forEach((p, i) => {  // a dot per rated match (one match draws no line)
+      const dot = document.createElementNS(SVG, "circle");
+      dot.setAttribute("cx", x(i).toFixed(1));
+      dot.setAttribute("cy", y(p[key]).toFixed(1));
+      dot.setAttribute("r", "3.5");
+      dot.setAttribute("class", cls);
+      svg.appendChild(dot);
+    });
+  };
+  line("mu", "mu");
+  line("rating", "rating");
+  for (const [v, label] of [[high, high.toFixed(1)], [low, low.toFixed(1)]] as const) {
+    const text = document.createElementNS(SVG, "text");
+    text.setAttribute("x", "2");
+    text.setAttribute("y", String(y(v) + 4));
+    text.textContent = label;
+    svg.appendChild(text);
+  }
+  return svg;
+}
+
+/** A player's page into `root`. */
+export async function playerPage(root: HTMLElement, league: string, name: string): Promise<() => void> {
+  const back = h("a", { href: `#/l/${encodeURIComponent(league)}`, class: "back" }, `← League ${league}`);
+  try {
+    const player = await client.leagues.getPlayer({ league, player: name, matches: 20 });
+    fill(root, back,
+      h("h1", {}, player.player),
+      h("p", { class: "meta", id: "player-meta" },
+        `Rating ${player.rating.toFixed(1)} (μ ${player.mu.toFixed(1)}, σ ${player.sigma.toFixed(2)}) · ${player.games} rated matches`,
+        player.rank ? ` · rank ${player.rank}` : " · not on the board", player.provisional ? " · provisional" : ""),
+      h("section", { class: "panel" }, h("h2", {}, "Rating history"), ratingPlot(player),
+        h("p", { class: "hint" }, "Upper line: μ; lower line: the displayed rating, μ − 3σ.")),
+      h("section", { class: "panel" }, h("h2", {}, "Recent matches"),
+        h("table", { class: "list", id: "player-matches" },
+          h("thead", {}, h("tr", {}, ["Match", "Players", "Result", ""].map((t) => h("th", {}, t)))),
+          h("tbody", {}, player.matches.map((m) => h("tr", {},
+            h("td", {}, String(m.match)),
+            h("td", {}, m.players.join(" – ")),
+            h("td", {}, m.state === MatchState.SETTLED ? `${m.detail || m.scores.join(" : ")} (${RESULT_REASONS[m.ending] ?? ""})` : "playing"),
+            h("td", {}, m.tableId ? h("a", { class: "button", href: m.state === MatchState.SETTLED ? `#/r/${m.tableId}` : `#/t/${m.tableId}?watch` },
+              m.state === MatchState.SETTLED ? "Replay" : "Watch") : null)))))));
+  } catch (error) {
+    fill(root, back, h("p", { class: "error", role: "alert" }, `No player ${name}: ${explain(error)}`));
+  }
+  return () => undefined;
+}

@@ -1,0 +1,62 @@
+"""A league's pages in the browser (issue 18): the leaderboard and a player's page (the rating
+history plot, the recent matches) after two accounts played a rated match. The league runs on
+an in-process server with HTTP on (the league test helpers), so this test drives chromium with
+Playwright's async API in the same event loop; the page sends the player's API key, typed in
+the lobby."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from kafana.v1 import leagues_pb2 as pb
+from playwright.async_api import async_playwright
+
+from tests.competitions.league_helpers import Tickets, create_league, play_out, site
+
+CHROMIUM = "/usr/bin/chromium"
+IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
+
+
+async def test_the_leaderboard_and_a_players_page_after_a_rated_match(redis_url: str) -> None:
+    async with site(redis_url, http_port=0) as league_site:
+        node = league_site.nodes[0]
+        organiser = await league_site.account("org", "organiser")
+        keys = {name: await league_site.account(name) for name in ("ana", "ivo")}
+        await create_league(node, organiser, "web", target=1)
+        tickets = {name: Tickets(node, "web", key) for name, key in keys.items()}
+        for key in keys.values():
+            await node.leagues.JoinQueue(pb.JoinQueueRequest(league="web"), metadata=key)
+        dealt = {name: (await t.next("ticket")).ticket for name, t in tickets.items()}
+        await asyncio.gather(*(play_out(node, dealt[n], keys[n]) for n in keys))
+        for t in tickets.values():
+            await t.next("settled")
+            t.close()
+        http = node.server.http
+        assert http is not None
+        key = keys["ana"][0][1].split(" ", 1)[1]
+        async with async_playwright() as playwright:
+            browser = await playwright.chromium.launch(executable_path=CHROMIUM)
+            page = await browser.new_page(viewport={"width": 1000, "height": 700})
+            await page.goto(f"{http.url}/")
+            await page.fill("#api-key", key)
+            await page.press("#api-key", "Tab")
+            await page.goto(f"{http.url}/#/l/web")
+            await page.wait_for_selector("#leaderboard tbody tr")
+            rows = await page.locator("#leaderboard tbody tr").all_inner_texts()
+            assert len(rows) == 2 and {r.split("\t")[1] for r in rows} == {"ana", "ivo"}
+            assert "1 of 1 matches settled" in await page.inner_text("#league-meta")
+            IMAGES.mkdir(exist_ok=True)
+            await page.screenshot(path=str(IMAGES / "web-league.png"), full_page=True)
+            await page.click("#leaderboard a:has-text('ivo')")
+            await page.wait_for_selector("#player-matches tbody tr")
+            assert "1 rated matches" in await page.inner_text("#player-meta")
+            assert await page.locator("svg.plot polyline.rating").count() == 1
+            assert await page.locator("svg.plot circle.rating").count() == 1  # one rated match
+            players = (await page.inner_text("#player-matches tbody td:nth-child(2)")).split(" – ")
+            assert sorted(players) == ["ana", "ivo"]  # names, in seat order
+            await page.screenshot(path=str(IMAGES / "web-player.png"), full_page=True)
+            await page.click("#player-matches a:has-text('Replay')")
+            await page.wait_for_selector("#replay-step")
+            assert "Match over" in await page.inner_text("#replay-text")
+            await browser.close()
