@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from kit import RedisServer, flush, free_port, serve
-from playwright.sync_api import Browser, Page, Response, sync_playwright
+from playwright.sync_api import Browser, Page, Response, Route, sync_playwright
 
 CHROMIUM = Path("/usr/bin/chromium")
 IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
@@ -128,6 +128,33 @@ def play_one(page: Page) -> float:
     return time.monotonic() - started
 
 
+def verify_in_the_browser(browser: Browser, event_page: Page) -> None:
+    """The event's verify page checks its record in the browser; a GetEvent answer with a
+    commitment altered on the way fails there."""
+    event_page.click("#verify-link")
+    summary = event_page.wait_for_selector("#verify-summary")
+    assert summary is not None and summary.inner_text() == "1 of 1 games verified in this browser."
+    assert event_page.locator("#verify li.ok").count() == 5
+    shot(event_page, "verify")
+
+    def tamper(route: Route) -> None:
+        answer = route.fetch()
+        event = answer.json()
+        game = event["rounds"][0]["games"][0]
+        game["commitment"] = game["commitment"][:-1] + (
+            "0" if game["commitment"][-1] != "0" else "1"
+        )
+        route.fulfill(response=answer, json=event)
+
+    liar = new_page(browser)
+    liar.route("**/kafana.v1.CompetitionsService/GetEvent", tamper)
+    liar.goto(event_page.url)
+    assert "FAILED" in liar.locator("#verify-summary").inner_text()
+    assert (
+        liar.locator("#verify li.failed").count() == 2
+    )  # commitment: of the secret, in the record
+
+
 def test_a_person_plays_a_whole_match_against_a_bot_while_others_watch(
     base: str, browser: Browser
 ) -> None:
@@ -193,6 +220,7 @@ def test_a_person_plays_a_whole_match_against_a_bot_while_others_watch(
         timeout=15_000,
     )
     shot(standings, "event")
+    verify_in_the_browser(browser, standings)
     bodies = [r.text() for r in answers]
     assert any("WatchEvents" in r.url for r in answers) and len(bodies) >= 3
     assert not [b for b in bodies if HAND.search(b)], "a spectator was sent a hand"

@@ -72,6 +72,7 @@ export async function eventPage(root: HTMLElement, eventId: string): Promise<() 
       const event = await client.competitions.getEvent({ eventId });
       fill(body,
         h("h1", {}, event.name),
+        h("p", {}, h("a", { href: `#/e/${eventId}/verify`, class: "button", id: "verify-link" }, "Verify this event")),
         h("p", { class: "meta", id: "event-phase" }, `${PHASES[event.phase] ?? ""} · ${event.entrants.length} entrants · ${event.totalRounds} rounds`, event.note ? ` · ${event.note}` : ""),
         h("h2", {}, "Standings"), standings(event),
         h("h2", {}, "Rounds"), rounds(event),

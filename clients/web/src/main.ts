@@ -1,7 +1,7 @@
 /**
  * Kafana's web app: a hash router over the pages. #/ lobby, #/t/ID a table (play with a
  * stored seat, else watch; #/t/ID?watch always watches), #/r/ID a replay, #/e events,
- * #/e/ID an event, #/l/LEAGUE a league's board, #/l/LEAGUE/p/PLAYER a player.
+ * #/e/ID an event (#/e/ID/verify: its records checked), #/l/LEAGUE a league's board, #/l/LEAGUE/p/PLAYER a player.
  */
 import "./style.css";
 import { h, fill } from "./dom.js";
@@ -10,6 +10,7 @@ import { leaguePage, leaguesPage, playerPage } from "./leagues.js";
 import { lobbyPage } from "./lobby.js";
 import { replayPage } from "./replay.js";
 import { tablePage } from "./table.js";
+import { verifyPage } from "./verify.js";
 
 const root = document.getElementById("app")!;
 let cleanup: (() => void) | undefined;
@@ -31,6 +32,8 @@ async function route(): Promise<void> {
     done(await tablePage(page, parts[1], query === "watch", () => void route()));
   } else if (parts[0] === "r" && parts[1]) {
     done(await replayPage(page, parts[1]));
+  } else if (parts[0] === "e" && parts[1] && parts[2] === "verify") {
+    done(await verifyPage(page, parts[1]));
   } else if (parts[0] === "e" && parts[1]) {
     done(await eventPage(page, parts[1]));
   } else if (parts[0] === "l" && parts[1] && parts[2] === "p" && parts[3]) {
