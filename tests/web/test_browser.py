@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from kit import RedisServer, flush, free_port, serve
 from playwright.sync_api import Browser, Page, Response, Route, sync_playwright
@@ -346,3 +347,29 @@ def test_the_page_says_when_the_server_played_for_the_seat(base: str, browser: B
         r"Your time ran out: the server played for you \(you (took|trailed) ",
         page.locator("#notice").inner_text(),
     )
+
+
+def test_the_lobby_pages_through_open_tables(base: str, browser: Browser) -> None:
+    made = []
+    with httpx.Client(base_url=base, timeout=10) as http:  # Connect JSON, as any client
+        for n in range(23):
+            config = {"rules": {"game": "GAME_TABLIC", "players": 2}, "name": f"page-{n}"}
+            answer = http.post("kafana.v1.KafanaService/CreateTable", json={"config": config})
+            assert answer.status_code == 200, answer.text
+            made.append(answer.json()["tableId"])
+    page = new_page(browser)
+    page.goto(base)
+    page.select_option("#filter-game", "1")  # Game.TABLIC
+    page.select_option("#filter-status", "1")  # open
+    rows = page.locator(".tables tbody tr")
+    page.wait_for_selector(f"tr[data-table='{made[-1]}']")
+    first = [rows.nth(i).get_attribute("data-table") for i in range(rows.count())]
+    assert first == made[::-1][:20]  # newest first, 20 a page
+    page.click("#next-page")
+    page.wait_for_selector(f"tr[data-table='{made[0]}']")
+    second = [rows.nth(i).get_attribute("data-table") for i in range(rows.count())]
+    assert second == made[2::-1]
+    assert page.locator("#next-page").is_disabled()
+    page.click("#prev-page")
+    page.wait_for_selector(f"tr[data-table='{made[-1]}']")
+    assert "Take a seat" in rows.first.inner_text()
