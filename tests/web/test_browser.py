@@ -289,6 +289,9 @@ def test_a_replay_steps_back_and_forward(base: str, browser: Browser) -> None:
     page.keyboard.press("ArrowLeft")
     assert page.locator("#replay-step").inner_text() == f"{dealt} / {total}"
     assert "Ana" in page.locator(".replay-view .seats").inner_text()  # names, not seat numbers
+    page.fill("#replay-goto", "10")
+    page.press("#replay-goto", "Enter")
+    assert page.locator("#replay-step").inner_text() == f"10 / {total}"
     shot(page, "replay")
 
 

@@ -52,8 +52,11 @@ function entrantName(name: string): string {
   return (name.replace(/[\s{}]+/g, "_").slice(0, 60) || "guest");
 }
 
-/** The lobby page into `root`. */
-export async function lobbyPage(root: HTMLElement): Promise<void> {
+const REFRESH_MS = 5000;
+
+/** The lobby page into `root` (its table list refreshed every few seconds); the answer stops
+ * the refreshing. */
+export async function lobbyPage(root: HTMLElement): Promise<() => void> {
   const status = h("p", { class: "status", role: "status" });
   const list = h("div", { class: "tables", "aria-live": "polite" });
   const nameInput = h("input", { id: "player-name", value: playerName(), maxlength: 40 });
@@ -132,6 +135,10 @@ export async function lobbyPage(root: HTMLElement): Promise<void> {
         createForm(status))),
   );
   await load();
+  const timer = setInterval(() => {
+    if (!document.hidden && !list.contains(document.activeElement)) void load();
+  }, REFRESH_MS);
+  return () => clearInterval(timer);
 }
 
 function select(id: string, options: [string, string][], value?: string): HTMLSelectElement {

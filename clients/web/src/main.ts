@@ -45,7 +45,7 @@ async function route(): Promise<void> {
   } else if (parts[0] === "e") {
     done(await eventsPage(page));
   } else {
-    await lobbyPage(page);
+    done(await lobbyPage(page));
   }
   document.body.dataset.page = parts[0] ?? "lobby";
 }

@@ -71,6 +71,8 @@ export async function replayPage(root: HTMLElement, tableId: string): Promise<()
   const view = h("div", { class: "replay-view" });
   const slider = h("input", { type: "range", id: "replay-slider", min: 0, max: events.length, value: step, "aria-label": "move" });
   const counter = h("span", { id: "replay-step", "aria-live": "polite" });
+  const jump = h("input", { type: "number", id: "replay-goto", min: 0, max: events.length, "aria-label": "go to event number", placeholder: "event #" });
+  jump.addEventListener("change", () => go(Number(jump.value)));
   const hands = h("select", { id: "replay-hand", "aria-label": "jump to a hand" });
   const dealSteps: number[] = [];
   events.forEach((event, i) => {
@@ -115,7 +117,7 @@ export async function replayPage(root: HTMLElement, tableId: string): Promise<()
       h("button", { type: "button", id: "replay-back", onclick: () => go(step - 1), "aria-label": "back" }, "◀ Back"),
       h("button", { type: "button", id: "replay-forward", onclick: () => go(step + 1), "aria-label": "forward" }, "Forward ▶"),
       h("button", { type: "button", id: "replay-last", onclick: () => go(events.length), "aria-label": "last" }, "⏭"),
-      counter, slider, hands),
+      counter, slider, hands, jump),
     view,
     h("details", {}, h("summary", {}, "Record text"), h("pre", { class: "record" }, record.record)),
     h("p", { class: "hint" }, "Keys: ← → step, Home / End. ", labels([])));
