@@ -220,6 +220,9 @@ def test_a_person_plays_a_whole_match_against_a_bot_while_others_watch(
         ".map(c => c.textContent).join() === '1,1'",
         timeout=15_000,
     )
+    standings.wait_for_selector("#rating-curves")  # finished: each entrant's curve
+    assert standings.locator("#rating-curves svg polyline").count() == 2
+    assert standings.locator("#rating-curves svg circle").count() == 4  # from 0, after game 1
     shot(standings, "event")
     verify_in_the_browser(browser, standings)
     bodies = [r.text() for r in answers]

@@ -51,8 +51,8 @@ async def test_the_leaderboard_and_a_players_page_after_a_rated_match(redis_url:
             await page.click("#leaderboard a:has-text('ivo')")
             await page.wait_for_selector("#player-matches tbody tr")
             assert "1 rated matches" in await page.inner_text("#player-meta")
-            assert await page.locator("svg.plot polyline.rating").count() == 1
-            assert await page.locator("svg.plot circle.rating").count() == 1  # one rated match
+            assert await page.locator("svg.plot polyline").count() == 2  # mu, mu - 3 sigma
+            assert await page.locator("svg.plot circle").count() == 2  # one rated match
             players = (await page.inner_text("#player-matches tbody td:nth-child(2)")).split(" – ")
             assert sorted(players) == ["ana", "ivo"]  # names, in seat order
             await page.screenshot(path=str(IMAGES / "web-player.png"), full_page=True)

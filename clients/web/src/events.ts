@@ -6,6 +6,7 @@
 import { EventPhase, GameStatus, type EventInfo } from "@kafana/client";
 import { client, explain } from "./api.js";
 import { fill, h } from "./dom.js";
+import { linePlot, type Series } from "./plot.js";
 
 const PHASES: Record<number, string> = {
   [EventPhase.OPEN]: "open for entries",
@@ -61,6 +62,14 @@ function rounds(event: EventInfo): HTMLElement[] {
     round.byes.length ? h("p", {}, `Byes: ${round.byes.join(", ")}`) : null));
 }
 
+/** Each entrant's rating curve (mu - 3 sigma after each of its games) from the finished
+ * event's ratings.json export (GetEvent with records). */
+export function ratingCurves(ratingsJson: string): Series[] {
+  const data = JSON.parse(ratingsJson) as { history?: Record<string, Record<string, { mu: number; sigma: number }[]>> };
+  return Object.values(data.history ?? {}).flatMap((pool) =>
+    Object.entries(pool).map(([name, points]) => ({ name, values: [0, ...points.map((p) => p.mu - 3 * p.sigma)] })));
+}
+
 /** One event into `root`, polled until it is finished. */
 export async function eventPage(root: HTMLElement, eventId: string): Promise<() => void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -75,9 +84,19 @@ export async function eventPage(root: HTMLElement, eventId: string): Promise<() 
         h("p", {}, h("a", { href: `#/e/${eventId}/verify`, class: "button", id: "verify-link" }, "Verify this event")),
         h("p", { class: "meta", id: "event-phase" }, `${PHASES[event.phase] ?? ""} · ${event.entrants.length} entrants · ${event.totalRounds} rounds`, event.note ? ` · ${event.note}` : ""),
         h("h2", {}, "Standings"), standings(event),
-        h("h2", {}, "Rounds"), rounds(event),
+        h("h2", { id: "rounds-heading" }, "Rounds"), rounds(event),
         event.report ? h("details", {}, h("summary", {}, "Report"), h("pre", {}, event.report)) : null);
-      if (event.phase === EventPhase.FINISHED) return;
+      if (event.phase === EventPhase.FINISHED) {
+        const full = await client.competitions.getEvent({ eventId, records: true });
+        const ratings = full.exports["ratings.json"];
+        if (ratings) {
+          body.insertBefore(h("section", { class: "panel", id: "rating-curves" }, h("h2", {}, "Rating curves"),
+            linePlot(ratingCurves(ratings), "each entrant's rating after each game"),
+            h("p", { class: "hint" }, "The displayed rating (μ − 3σ) after each game, from 0 before the first.")),
+            body.querySelector("#rounds-heading"));
+        }
+        return;
+      }
     } catch (error) {
       fill(body, h("p", { class: "error", role: "alert" }, explain(error)));
     }

@@ -7,8 +7,8 @@
 import { MatchState, type PlayerInfo } from "@kafana/client";
 import { RESULT_REASONS, client, explain } from "./api.js";
 import { fill, h } from "./dom.js";
+import { linePlot } from "./plot.js";
 
-const SVG = "http://www.w3.org/2000/svg";
 const PAGE_SIZE = 50;
 
 /** The page that opens a league by name. */
@@ -56,44 +56,15 @@ export async function leaguePage(root: HTMLElement, league: string): Promise<() 
   return () => undefined;
 }
 
-/** The rating history as a line plot: the displayed rating (mu - 3 sigma) and mu. */
-export function ratingPlot(player: PlayerInfo, width = 560, height = 200): SVGSVGElement {
-  const svg = document.createElementNS(SVG, "svg");
-  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
-  svg.setAttribute("class", "plot");
-  svg.setAttribute("role", "img");
-  svg.setAttribute("aria-label", `rating history of ${player.player}: ${player.history.length} rated matches`);
-  const points = player.history.map((p) => ({ mu: p.mu, rating: p.mu - 3 * p.sigma }));
-  if (points.length === 0) return svg;
-  const values = points.flatMap((p) => [p.mu, p.rating]);
-  const low = Math.min(...values), high = Math.max(...values);
-  const pad = 24;
-  const x = (i: number) => pad + (points.length === 1 ? 0 : (i * (width - 2 * pad)) / (points.length - 1));
-  const y = (v: number) => height - pad - (high === low ? 0.5 : (v - low) / (high - low)) * (height - 2 * pad);
-  const line = (key: "mu" | "rating", cls: string) => {
-    const path = document.createElementNS(SVG, "polyline");
-    path.setAttribute("points", points.map((p, i) => `${x(i).toFixed(1)},${y(p[key]).toFixed(1)}`).join(" "));
-    path.setAttribute("class", cls);
-    svg.appendChild(path);
-    points.forEach((p, i) => {  // a dot per rated match (one match draws no line)
-      const dot = document.createElementNS(SVG, "circle");
-      dot.setAttribute("cx", x(i).toFixed(1));
-      dot.setAttribute("cy", y(p[key]).toFixed(1));
-      dot.setAttribute("r", "3.5");
-      dot.setAttribute("class", cls);
-      svg.appendChild(dot);
-    });
-  };
-  line("mu", "mu");
-  line("rating", "rating");
-  for (const [v, label] of [[high, high.toFixed(1)], [low, low.toFixed(1)]] as const) {
-    const text = document.createElementNS(SVG, "text");
-    text.setAttribute("x", "2");
-    text.setAttribute("y", String(y(v) + 4));
-    text.textContent = label;
-    svg.appendChild(text);
-  }
-  return svg;
+/** The rating history as a line plot: mu and the displayed rating (mu - 3 sigma). */
+export function ratingPlot(player: PlayerInfo): SVGSVGElement {
+  return linePlot(
+    [
+      { name: "μ", values: player.history.map((p) => p.mu) },
+      { name: "rating, μ − 3σ", values: player.history.map((p) => p.mu - 3 * p.sigma) },
+    ],
+    `rating history of ${player.player}: ${player.history.length} rated matches`,
+  );
 }
 
 /** A player's page into `root`. */
@@ -107,7 +78,7 @@ export async function playerPage(root: HTMLElement, league: string, name: string
         `Rating ${player.rating.toFixed(1)} (μ ${player.mu.toFixed(1)}, σ ${player.sigma.toFixed(2)}) · ${player.games} rated matches`,
         player.rank ? ` · rank ${player.rank}` : " · not on the board", player.provisional ? " · provisional" : ""),
       h("section", { class: "panel" }, h("h2", {}, "Rating history"), ratingPlot(player),
-        h("p", { class: "hint" }, "Upper line: μ; lower line: the displayed rating, μ − 3σ.")),
+),
       h("section", { class: "panel" }, h("h2", {}, "Recent matches"),
         h("table", { class: "list", id: "player-matches" },
           h("thead", {}, h("tr", {}, ["Match", "Players", "Result", ""].map((t) => h("th", {}, t)))),
