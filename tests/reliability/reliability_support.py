@@ -23,8 +23,9 @@ from kafana.v1.service_pb2_grpc import KafanaServiceStub
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "integration"))
 
+import kit  # noqa: E402
 from kafana_play import Table, config, open_table  # noqa: E402
-from kit import RedisServer, Served, free_port, healthy, redis_cli  # noqa: E402
+from kit import RedisServer, Served, free_port, healthy, redis_cli, seat_md  # noqa: E402
 from kit import serving as kit_serving  # noqa: E402
 
 REDIS_CONF = HERE.parent.parent / "deploy" / "redis.conf"
@@ -35,7 +36,7 @@ RETRYABLE = {
 }
 T = TypeVar("T")
 
-__all__ = ["Table", "config", "free_port", "healthy", "open_table"]
+__all__ = ["Table", "config", "free_port", "healthy", "open_table", "seat_md"]
 
 
 class Redis(RedisServer):
@@ -116,22 +117,22 @@ async def step(
     )
     if state.info.status == state_pb2.TABLE_STATUS_FINISHED:
         return False
-    token = match.table.tokens[state.tablic.current_seat]
+    token = match.table.tokens[state.current_seat]
+    md = seat_md(token)
     legal = await call(
         stubs,
         lambda s: s.GetLegalMoves(
-            service_pb2.GetLegalMovesRequest(table_id=tid, seat_token=token), timeout=timeout
+            service_pb2.GetLegalMovesRequest(table_id=tid), timeout=timeout, metadata=md
         ),
         match,
     )
     request = service_pb2.PlayMoveRequest(
         table_id=tid,
-        seat_token=token,
-        move=rng.choice(list(legal.moves)).text,
+        move=state_pb2.Move(text=rng.choice(list(legal.moves)).text),
         client_move_id=uuid.uuid4().hex,
         last_seq=legal.seq,
     )
-    played = await call(stubs, lambda s: s.PlayMove(request, timeout=timeout), match)
+    played = await call(stubs, lambda s: s.PlayMove(request, timeout=timeout, metadata=md), match)
     acknowledge(match, request, played)
     return True
 
@@ -173,10 +174,11 @@ async def check_records(stub: KafanaServiceStub, matches: Sequence[Match]) -> No
         # there (none lost).
         assert moves == match.acked
         fed = [
-            event.seq
-            async for event in stub.WatchEvents(
+            item.event.seq
+            async for item in stub.WatchEvents(
                 service_pb2.WatchEventsRequest(table_id=tid, after_seq=0), timeout=20
             )
+            if item.HasField("event")
         ]
         assert fed == seqs
         replayed = tablic.MatchRecord.from_text(record.record)
@@ -234,11 +236,8 @@ def channel_credentials(certs: Path, client: str | None) -> grpc.ChannelCredenti
 
 
 def reason_of(error: grpc.aio.AioRpcError) -> str | None:
-    """The `kafana-error` reason in a refusal's trailing metadata."""
-    for key, value in error.trailing_metadata() or ():
-        if key == "kafana-error":
-            return str(value)
-    return None
+    """The ErrorInfo reason of a refusal (None without one): `kit.reason_of`."""
+    return kit.reason_of(error) or None
 
 
 def metadata_of(error: grpc.aio.AioRpcError, key: str) -> Any:

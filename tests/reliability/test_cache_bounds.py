@@ -87,13 +87,13 @@ def test_service_lru_caches_are_bounded() -> None:
     for target in range(1, 300):
         tablic_game.captures(
             service_pb2.CapturesRequest(
-                rules=rules_pb2.RulesSpec(preset="serbian", target=target), card="KC"
+                rules=rules_pb2.RulesSpec(tablic=rules_pb2.TablicRules(target=target)), card="KC"
             )
         )
         assert tablic_game._capture_rules.cache_info().currsize <= 256
     assert session._rules_json.cache_info().maxsize == 256
     for target in range(1, 300):
-        spec = rules_pb2.RulesSpec(preset="serbian", target=target)
+        spec = rules_pb2.RulesSpec(tablic=rules_pb2.TablicRules(target=target))
         session._rules_json(spec.SerializeToString(deterministic=True))
         assert session._rules_json.cache_info().currsize <= 256
     for n in range(2, 200):
@@ -103,7 +103,7 @@ def test_service_lru_caches_are_bounded() -> None:
 
 def sessions(count: int, seq: int = 0) -> Iterator[Session]:
     """`count` sessions of distinct tables, each claiming `seq` events."""
-    stored = storage_pb2.StoredTable(spec=rules_pb2.RulesSpec(preset="serbian"), seed=1)
+    stored = storage_pb2.StoredTable(spec=rules_pb2.RulesSpec(game=rules_pb2.GAME_TABLIC), seed=1)
     stored.rules_json = tablic_game.build_rules(stored.spec).to_json()
     start = Session.start("t", stored)
     for i in range(count):

@@ -25,6 +25,7 @@ from .reliability_support import (
     finish,
     healthy,
     open_table,
+    seat_md,
     serving,
     step,
 )
@@ -150,14 +151,13 @@ async def test_client_disconnects_mid_move_and_retries(redis: Redis, tmp_path: P
                 state = await stub.GetState(service_pb2.GetStateRequest(table_id=tid))
                 if state.info.status == state_pb2.TABLE_STATUS_FINISHED:
                     break
-                token = match.table.tokens[state.tablic.current_seat]
+                md = seat_md(match.table.tokens[state.current_seat])
                 legal = await stub.GetLegalMoves(
-                    service_pb2.GetLegalMovesRequest(table_id=tid, seat_token=token)
+                    service_pb2.GetLegalMovesRequest(table_id=tid), metadata=md
                 )
                 request = service_pb2.PlayMoveRequest(
                     table_id=tid,
-                    seat_token=token,
-                    move=rng.choice(list(legal.moves)).text,
+                    move=state_pb2.Move(text=rng.choice(list(legal.moves)).text),
                     client_move_id=f"move-{legal.seq}",
                     last_seq=legal.seq,
                 )
@@ -165,14 +165,14 @@ async def test_client_disconnects_mid_move_and_retries(redis: Redis, tmp_path: P
                 # the server may or may not have applied it.
                 async with grpc.aio.insecure_channel(server.target) as doomed:
                     await doomed.channel_ready()
-                    attempt = KafanaServiceStub(doomed).PlayMove(request)
+                    attempt = KafanaServiceStub(doomed).PlayMove(request, metadata=md)
                     await asyncio.sleep(rng.choice([0, 0.0005, 0.001, 0.002, 0.004]))
                     if attempt.cancel():
                         cut += 1
                     else:
                         acknowledge(match, request, await attempt)  # it answered first
                 # It reconnects and sends the same request again: applied once, same answer.
-                retried = await stub.PlayMove(request)
+                retried = await stub.PlayMove(request, metadata=md)
                 acknowledge(match, request, retried)
             assert cut > 0
             assert match.duplicates > 0  # some retries found their move already applied
@@ -197,22 +197,21 @@ async def test_stalled_server_past_the_client_deadline(redis: Redis, tmp_path: P
                 for _ in range(3):
                     assert await step([stub_a], match, rng)
                 state = await stub_b.GetState(service_pb2.GetStateRequest(table_id=tid))
-                token = match.table.tokens[state.tablic.current_seat]
+                md = seat_md(match.table.tokens[state.current_seat])
                 legal = await stub_b.GetLegalMoves(
-                    service_pb2.GetLegalMovesRequest(table_id=tid, seat_token=token)
+                    service_pb2.GetLegalMovesRequest(table_id=tid), metadata=md
                 )
                 request = service_pb2.PlayMoveRequest(
                     table_id=tid,
-                    seat_token=token,
-                    move=rng.choice(list(legal.moves)).text,
+                    move=state_pb2.Move(text=rng.choice(list(legal.moves)).text),
                     client_move_id=f"stall-{legal.seq}",
                     last_seq=legal.seq,
                 )
                 if pause_after is None:
                     stalled.signal(signal.SIGSTOP)  # stalled before the request arrives
-                    call = stub_a.PlayMove(request, timeout=0.5)
+                    call = stub_a.PlayMove(request, timeout=0.5, metadata=md)
                 else:
-                    call = stub_a.PlayMove(request, timeout=0.5)
+                    call = stub_a.PlayMove(request, timeout=0.5, metadata=md)
                     await asyncio.sleep(pause_after)
                     stalled.signal(signal.SIGSTOP)  # stalled while (maybe) applying it
                 try:
@@ -222,7 +221,7 @@ async def test_stalled_server_past_the_client_deadline(redis: Redis, tmp_path: P
                     assert error.code() == grpc.StatusCode.DEADLINE_EXCEEDED
                     outcomes.append("deadline")
                 # The client gives up on the stalled process and retries elsewhere.
-                retried = await stub_b.PlayMove(request, timeout=5)
+                retried = await stub_b.PlayMove(request, timeout=5, metadata=md)
                 acknowledge(match, request, retried)
                 for _ in range(2):  # the table moves on while the process is stopped
                     assert await step([stub_b], match, rng)

@@ -19,7 +19,7 @@ import pytest
 from kafana.games import tablic
 from kafana.v1 import rules_pb2, service_pb2, state_pb2
 from kafana.v1.service_pb2_grpc import KafanaServiceStub
-from kit import Served, healthy, serving
+from kit import Served, admin_md, healthy, seat_md, serving
 
 GROWTH_MB = 50
 CHANNELS = 4
@@ -54,19 +54,21 @@ async def random_captures(stub: KafanaServiceStub, i: int) -> None:
     rng = random.Random(i)
     cards = rng.sample(tablic.CARDS, rng.randint(1, 21))
     request = service_pb2.CapturesRequest(
-        rules=rules_pb2.RulesSpec(preset="serbian"),
+        rules=rules_pb2.RulesSpec(game=rules_pb2.GAME_TABLIC),
         card=cards[0].text,
         table=[c.text for c in cards[1:]],
     )
     try:
         await stub.Captures(request, timeout=30)
     except grpc.aio.AioRpcError as error:  # more than the capture limit: refused, not kept
-        assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, error
+        assert error.code() == grpc.StatusCode.INVALID_ARGUMENT, error
 
 
 async def trail_table(stub: KafanaServiceStub, i: int, moves: int = 44) -> None:
     """A table where every seat trails for `moves` moves, GetLegalMoves after each; closed."""
-    config = rules_pb2.TableConfig(rules=rules_pb2.RulesSpec(preset="serbian"), seed=i + 1)
+    config = rules_pb2.TableConfig(
+        rules=rules_pb2.RulesSpec(game=rules_pb2.GAME_TABLIC), seed=i + 1
+    )
     created = await stub.CreateTable(service_pb2.CreateTableRequest(config=config), timeout=30)
     table = created.table_id
     tokens = []
@@ -77,33 +79,39 @@ async def trail_table(stub: KafanaServiceStub, i: int, moves: int = 44) -> None:
         tokens.append(joined.seat_token)
     for _ in range(moves):
         seen = await stub.GetState(
-            service_pb2.GetStateRequest(table_id=table, seat_token=tokens[0]), timeout=30
+            service_pb2.GetStateRequest(table_id=table), timeout=30, metadata=seat_md(tokens[0])
         )
         if seen.info.status != state_pb2.TABLE_STATUS_PLAYING:
             break
-        token = tokens[seen.tablic.current_seat]
+        md = seat_md(tokens[seen.current_seat])
         try:
             await stub.GetLegalMoves(
-                service_pb2.GetLegalMovesRequest(table_id=table, seat_token=token), timeout=60
+                service_pb2.GetLegalMovesRequest(table_id=table), timeout=60, metadata=md
             )
         except grpc.aio.AioRpcError as error:  # a table past the capture limit
-            assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, error
+            assert error.code() == grpc.StatusCode.INVALID_ARGUMENT, error
         state = await stub.GetState(
-            service_pb2.GetStateRequest(table_id=table, seat_token=token), timeout=30
+            service_pb2.GetStateRequest(table_id=table), timeout=30, metadata=md
         )
         move = service_pb2.PlayMoveRequest(
-            table_id=table, seat_token=token, move=state.tablic.hand[0], last_seq=state.seq
+            table_id=table,
+            move=state_pb2.Move(text=state.tablic.hand[0]),
+            client_move_id=f"m{state.seq}",
+            last_seq=state.seq,
         )
-        move.client_move_id = f"m{state.seq}"
-        await stub.PlayMove(move, timeout=30)
+        await stub.PlayMove(move, timeout=30, metadata=md)
     await stub.CloseTable(
-        service_pb2.CloseTableRequest(table_id=table, admin_token=created.admin_token),
+        service_pb2.CloseTableRequest(table_id=table),
         timeout=30,
+        metadata=admin_md(created.admin_token),
     )
 
 
 async def settled_growth(
-    tmp_path: Path, warm_up: int, count: int, work: Callable[[KafanaServiceStub, int], Awaitable[None]]
+    tmp_path: Path,
+    warm_up: int,
+    count: int,
+    work: Callable[[KafanaServiceStub, int], Awaitable[None]],
 ) -> tuple[float, float, float]:
     """(RSS after the warm-up, RSS at the end, calls per second) of `work` on a real server."""
     with serving(tmp_path, *SERVE) as (server,):

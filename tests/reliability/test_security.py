@@ -4,11 +4,13 @@ no secret (another seat's cards, the deck order, the seed, a token) in any error
 from __future__ import annotations
 
 import asyncio
+import functools
 import hmac
 import re
 import shutil
 import signal
 import string
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +27,7 @@ from kafana.store.memory import MemoryStore
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import service_pb2, state_pb2
 from kafana.v1.service_pb2_grpc import KafanaServiceStub
-from kit import refusal, running
+from kit import admin_md, refusal, retry_delay_ms, running, seat_md
 
 from .reliability_support import (
     Redis,
@@ -82,7 +84,9 @@ async def test_mutual_tls_refuses_clients_without_a_trusted_certificate(certs: P
         for client, admitted in (("client", True), (None, False), ("rogue", False)):
             channel = grpc.aio.secure_channel(target, channel_credentials(certs, client))
             async with channel:
-                call = KafanaServiceStub(channel).ListTables(service_pb2.ListTablesRequest(), timeout=3)
+                call = KafanaServiceStub(channel).ListTables(
+                    service_pb2.ListTablesRequest(), timeout=3
+                )
                 if admitted:
                     await call
                 else:
@@ -132,13 +136,13 @@ async def test_rate_limit_is_resource_exhausted_with_retry_information() -> None
             await stub.GetState(spectator)
         error = await refusal(stub.GetState(spectator))
         assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-        assert reason_of(error) == "RateLimited"
-        wait_ms = int(metadata_of(error, "retry-after-ms"))
+        assert reason_of(error) == "RATE_LIMITED"
+        wait_ms = retry_delay_ms(error) or 0
         assert 1 <= wait_ms <= 500  # one token at 2 per second
         assert "retry in" in (error.details() or "")
         # An address out of budget is refused whatever token it sends; health checks never are.
-        own = service_pb2.GetStateRequest(table_id=table.table_id, seat_token=table.tokens[0])
-        assert reason_of(await refusal(stub.GetState(own))) == "RateLimited"
+        seated = seat_md(table.tokens[0])
+        assert reason_of(await refusal(stub.GetState(spectator, metadata=seated))) == "RATE_LIMITED"
         health = health_pb2_grpc.HealthStub(channel)
         for _ in range(15):
             await health.Check(health_pb2.HealthCheckRequest())
@@ -155,8 +159,9 @@ async def test_made_up_tokens_buy_no_fresh_budget() -> None:
         table = await open_table(stub, config())  # 3 calls from this address
         codes = []
         for i in range(30):
-            request = service_pb2.GetStateRequest(table_id=table.table_id, seat_token=f"guess{i}")
-            codes.append((await refusal(stub.GetState(request))).code())
+            request = service_pb2.GetStateRequest(table_id=table.table_id)
+            guess = seat_md(f"guess{i}")
+            codes.append((await refusal(stub.GetState(request, metadata=guess))).code())
         unauthenticated = codes.count(grpc.StatusCode.UNAUTHENTICATED)
         assert 5 <= unauthenticated <= 8  # each wrong guess was charged to the address
         assert codes[-1] == grpc.StatusCode.RESOURCE_EXHAUSTED
@@ -185,17 +190,19 @@ async def test_a_hammering_caller_is_limited_and_the_others_play_on() -> None:
             await stub.JoinTable(service_pb2.JoinTableRequest(table_id=tid, seat=s), metadata=who)
             for s, who in ((0, bora), (1, ana))
         ]
-        hammer = service_pb2.GetLegalMovesRequest(table_id=tid, seat_token=joins[1].seat_token)
+        hammer = service_pb2.GetLegalMovesRequest(table_id=tid)
+        as_ana = (*ana, *seat_md(joins[1].seat_token))
         results = await asyncio.gather(
-            *(stub.GetLegalMoves(hammer, metadata=ana) for _ in range(60)), return_exceptions=True
+            *(stub.GetLegalMoves(hammer, metadata=as_ana) for _ in range(60)),
+            return_exceptions=True,
         )
         codes = {r.code() for r in results if isinstance(r, grpc.aio.AioRpcError)}
         assert grpc.StatusCode.RESOURCE_EXHAUSTED in codes
         legal = await stub.GetLegalMoves(
-            service_pb2.GetLegalMovesRequest(table_id=tid, seat_token=joins[0].seat_token),
-            metadata=bora,
+            service_pb2.GetLegalMovesRequest(table_id=tid),
+            metadata=(*bora, *seat_md(joins[0].seat_token)),
         )
-        assert legal.moves
+        assert legal.moves and legal.current_seat == 0
 
 
 async def test_open_event_streams_per_client_are_capped() -> None:
@@ -212,10 +219,11 @@ async def test_open_event_streams_per_client_are_capped() -> None:
         third = stub.WatchEvents(watch)
         error = await refusal(third.read())
         assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-        assert reason_of(error) == "TooManyStreams"
-        seat = service_pb2.WatchEventsRequest(table_id=table.table_id, seat_token=table.tokens[0])
-        seat_call = stub.WatchEvents(seat)  # a seat token buys no allowance of its own
-        assert reason_of(await refusal(seat_call.read())) == "TooManyStreams"
+        assert reason_of(error) == "QUOTA_EXCEEDED"
+        seat_call = stub.WatchEvents(  # a seat token buys no allowance of its own
+            watch, metadata=seat_md(table.tokens[0])
+        )
+        assert reason_of(await refusal(seat_call.read())) == "QUOTA_EXCEEDED"
         open_calls[0].cancel()
         for _ in range(100):  # the server sees the hang-up soon
             again = stub.WatchEvents(watch)
@@ -223,7 +231,7 @@ async def test_open_event_streams_per_client_are_capped() -> None:
                 await again.read()
                 break
             except grpc.aio.AioRpcError as refused:
-                assert reason_of(refused) == "TooManyStreams"
+                assert reason_of(refused) == "QUOTA_EXCEEDED"
                 await asyncio.sleep(0.05)
         else:
             raise AssertionError("a closed stream never freed its place")
@@ -243,41 +251,47 @@ async def test_every_refusal_names_its_reason() -> None:
         table = await open_table(stub, config(seed=3))
         tid = table.table_id
         state = await stub.GetState(service_pb2.GetStateRequest(table_id=tid))
-        mover = state.tablic.current_seat
+        mover = state.current_seat
         other = 1 - mover
 
         def play(seat_token: str, move: str, last_seq: int) -> Any:
             return stub.PlayMove(
                 service_pb2.PlayMoveRequest(
-                    table_id=tid, seat_token=seat_token, move=move, last_seq=last_seq
-                )
+                    table_id=tid,
+                    move=state_pb2.Move(text=move),
+                    client_move_id=uuid.uuid4().hex,
+                    last_seq=last_seq,
+                ),
+                metadata=seat_md(seat_token),
             )
 
         hand = await stub.GetState(
-            service_pb2.GetStateRequest(table_id=tid, seat_token=table.tokens[mover])
+            service_pb2.GetStateRequest(table_id=tid), metadata=seat_md(table.tokens[mover])
         )
         card = hand.tablic.hand[0]
         cases = [
-            (play(table.tokens[other], card, state.seq), "FAILED_PRECONDITION", "NotYourTurnError"),
-            (play(table.tokens[mover], "ZZ", state.seq), "INVALID_ARGUMENT", "InvalidInputError"),
+            (play(table.tokens[other], card, state.seq), "FAILED_PRECONDITION", "NOT_YOUR_TURN"),
+            (play(table.tokens[mover], "ZZ", state.seq), "INVALID_ARGUMENT", "ILLEGAL_MOVE"),
             (play(table.tokens[mover], f"{card}:{card}", state.seq), "INVALID_ARGUMENT", None),
-            (play(table.tokens[mover], card, state.seq + 5), "FAILED_PRECONDITION", None),
-            (play("wrong", card, state.seq), "UNAUTHENTICATED", "AuthenticationError"),
-            (play(table.admin_token, card, state.seq), "PERMISSION_DENIED", None),
+            (play(table.tokens[mover], card, state.seq + 5), "FAILED_PRECONDITION", "SEQ_AHEAD"),
+            (play(table.tokens[mover], card, 0), "INVALID_ARGUMENT", "LAST_SEQ_MISSING"),
+            (play("not a token", card, state.seq), "UNAUTHENTICATED", "TOKEN_INVALID"),
+            (play("wrong", card, state.seq), "UNAUTHENTICATED", "TOKEN_INVALID"),
+            (play(table.admin_token, card, state.seq), "PERMISSION_DENIED", "PERMISSION_DENIED"),
             (
                 stub.GetTable(service_pb2.GetTableRequest(table_id="nope")),
                 "NOT_FOUND",
-                "NotFoundError",
+                "TABLE_NOT_FOUND",
             ),
             (
                 stub.GetRecord(service_pb2.GetRecordRequest(table_id=tid)),
                 "FAILED_PRECONDITION",
-                "MatchOverError",
+                "MATCH_NOT_OVER",
             ),
             (
                 stub.JoinTable(service_pb2.JoinTableRequest(table_id=tid, seat=0)),
                 "FAILED_PRECONDITION",
-                "SeatTakenError",
+                "TABLE_FULL",
             ),
         ]
         for call, code, expected in cases:
@@ -288,7 +302,7 @@ async def test_every_refusal_names_its_reason() -> None:
             if expected is not None:
                 assert reason == expected, (reason, error.details())
         stale = await refusal(play(table.tokens[mover], card, state.seq - 1))
-        assert reason_of(stale) == "StaleSequenceError"
+        assert reason_of(stale) == "STALE_SEQ"
         sent = state_pb2.TableState.FromString(metadata_of(stale, "kafana-state-bin"))
         assert sent.seq == state.seq  # the current state travels with the reason
 
@@ -304,7 +318,7 @@ async def test_a_store_that_is_down_is_unavailable_with_a_reason() -> None:
                 KafanaServiceStub(channel).GetTable(service_pb2.GetTableRequest(table_id="t"))
             )
             assert error.code() == grpc.StatusCode.UNAVAILABLE
-            assert reason_of(error) == "StoreUnavailable"
+            assert reason_of(error) == "STORE_UNAVAILABLE"
             assert "retry" in (error.details() or "")
     finally:
         await store.close()
@@ -326,11 +340,12 @@ async def test_admin_operations_need_the_admin_token() -> None:
             (table.tokens[0], grpc.StatusCode.PERMISSION_DENIED),
             (table.admin_token[:-1], grpc.StatusCode.UNAUTHENTICATED),
         ):
-            request = service_pb2.CloseTableRequest(table_id=tid, admin_token=token)
-            assert (await refusal(stub.CloseTable(request))).code() == code
+            request = service_pb2.CloseTableRequest(table_id=tid)
+            md = admin_md(token) if token else ()
+            assert (await refusal(stub.CloseTable(request, metadata=md))).code() == code
         assert await stub.GetState(service_pb2.GetStateRequest(table_id=tid)) == before
         await stub.CloseTable(
-            service_pb2.CloseTableRequest(table_id=tid, admin_token=table.admin_token)
+            service_pb2.CloseTableRequest(table_id=tid), metadata=admin_md(table.admin_token)
         )
         info = await stub.GetTable(service_pb2.GetTableRequest(table_id=tid))
         assert info.status == state_pb2.TABLE_STATUS_FINISHED
@@ -429,11 +444,11 @@ async def test_no_secret_in_errors_state_metadata_or_logs(redis: Redis, tmp_path
                     return stub.PlayMove(
                         service_pb2.PlayMoveRequest(
                             table_id=tid,
-                            seat_token=table.tokens[seat],
-                            move=move,
+                            move=state_pb2.Move(text=move),
                             last_seq=last_seq,
-                            client_move_id=move_id,
-                        )
+                            client_move_id=move_id or uuid.uuid4().hex,
+                        ),
+                        metadata=seat_md(table.tokens[seat]),
                     )
 
                 own = str(position.hand(mover)[0])
@@ -447,15 +462,7 @@ async def test_no_secret_in_errors_state_metadata_or_logs(redis: Redis, tmp_path
                 attempts += [
                     (other, theirs[0], play(other, theirs[0], seq)),
                     (mover, own, play(mover, own, seq - 1, "stale")),
-                    (
-                        other,
-                        "",
-                        stub.GetLegalMoves(
-                            service_pb2.GetLegalMovesRequest(
-                                table_id=tid, seat_token=table.tokens[other]
-                            )
-                        ),
-                    ),
+                    (mover, own, play(mover, own, seq + 1)),  # ahead
                 ]
                 for viewer, sent, call in attempts:
                     error = await refusal(call)
@@ -475,9 +482,8 @@ async def test_no_secret_in_errors_state_metadata_or_logs(redis: Redis, tmp_path
                     redis.kill()
                     outage = await refusal(
                         stub.GetState(
-                            service_pb2.GetStateRequest(
-                                table_id=tid, seat_token=table.tokens[mover]
-                            )
+                            service_pb2.GetStateRequest(table_id=tid),
+                            metadata=seat_md(table.tokens[mover]),
                         )
                     )
                     assert outage.code() == grpc.StatusCode.UNAVAILABLE
@@ -486,18 +492,23 @@ async def test_no_secret_in_errors_state_metadata_or_logs(redis: Redis, tmp_path
                     await healthy_table(stub, tid)
                 # After the outage each pooled Redis connection fails once, as UNAVAILABLE
                 # (documented: retry); a client retries, and a move resends with its id.
+                md = seat_md(table.tokens[mover])
+                waiting = await stub.GetLegalMoves(
+                    service_pb2.GetLegalMovesRequest(table_id=tid),
+                    metadata=seat_md(table.tokens[other]),
+                )
+                assert not waiting.moves and waiting.current_seat == mover
                 legal = await retry_unavailable(
-                    stub.GetLegalMoves,
-                    service_pb2.GetLegalMovesRequest(table_id=tid, seat_token=table.tokens[mover]),
+                    functools.partial(stub.GetLegalMoves, metadata=md),
+                    service_pb2.GetLegalMovesRequest(table_id=tid),
                     secrets,
                 )
                 move = legal.moves[move_no % len(legal.moves)].text
                 await retry_unavailable(
-                    stub.PlayMove,
+                    functools.partial(stub.PlayMove, metadata=md),
                     service_pb2.PlayMoveRequest(
                         table_id=tid,
-                        seat_token=table.tokens[mover],
-                        move=move,
+                        move=state_pb2.Move(text=move),
                         last_seq=legal.seq,
                         client_move_id=f"m{move_no}",
                     ),
