@@ -9,10 +9,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from competitions.league_helpers import Tickets, create_league, play_out, site
 from kafana.v1 import leagues_pb2 as pb
 from playwright.async_api import async_playwright
-
-from tests.competitions.league_helpers import Tickets, create_league, play_out, site
 
 CHROMIUM = "/usr/bin/chromium"
 IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
