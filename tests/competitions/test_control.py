@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from click.testing import CliRunner
 from client.kafana_client_live import LiveServer
@@ -72,3 +73,38 @@ async def _drive(
     assert event.results[game].winner == 1
     await control.end("out of time")
     await asyncio.wait_for(runner, 60)
+
+
+async def test_a_game_adjudicated_before_its_seats_join_is_not_played(
+    server: LiveServer, events: RedisEvents
+) -> None:
+    """The organiser closes the table between its creation and the joins: the runner goes on."""
+    event = Tournament(EventConfig("early", Kind.SWISS, NAMES, rounds=1, chosen_seed=3, target=51))
+    control = EventControl(events, "early")
+    bots = registry_bots(dict.fromkeys(NAMES, "greedy"))
+    closed = asyncio.Event()
+    async with AsyncClient.connect(server.target) as client:
+        join, close_table = client.join, client.close_table
+        first: list[str] = []
+
+        async def late_join(table_id: str, **kwargs: Any) -> Any:
+            if kwargs.get("seat") == 1 and not first:
+                first.append(table_id)
+                await control.adjudicate(event.rounds[0][0].game_id, 0, "decided early")
+                await asyncio.wait_for(closed.wait(), 30)  # the table is closed: seat 1 is not
+            return await join(table_id, **kwargs)
+
+        async def noted_close(*args: Any, **kwargs: Any) -> int:
+            try:
+                return await close_table(*args, **kwargs)
+            finally:
+                closed.set()
+
+        client.join = late_join  # type: ignore[method-assign]
+        client.close_table = noted_close  # type: ignore[method-assign]
+        played = run_on_server(client, event, bots, parallel=1, control=control, poll=0.05)
+        await asyncio.wait_for(played, 120)
+    assert closed.is_set() and event.finished
+    decided = event.results[event.rounds[0][0].game_id]
+    assert decided.ending is Ending.ADJUDICATED and decided.winner == 0
+    assert len(event.results) == 2  # the other game was played

@@ -12,7 +12,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
+from typing import Any
 
 from kafana_bots import Bot
 from kafana_client.aio import AsyncClient, AsyncSeat
@@ -88,7 +89,8 @@ async def play_game(
     if not isinstance(rules, Rules):
         raise InvalidInputError("tournament run --server plays Tablić events (Tač: in-process)")
     notes: list[Fault] = []
-    tasks: list[Awaitable[None]] = []
+    tasks: list[Coroutine[Any, Any, None]] = []
+    inner: list[Coroutine[Any, Any, None]] = []  # the seats' own, run by `loops`
     for index, name in enumerate(spec.seats):
         if remote and name in remote:
             tasks.append(
@@ -106,13 +108,18 @@ async def play_game(
                 )
             )
             continue
-        seat = await client.join(table_id, seat=index, name=name)
+        try:
+            seat = await client.join(table_id, seat=index, name=name)
+        except BaseException:
+            for task in tasks + inner:
+                task.close()  # the seats taken never play: the table was closed under them
+            raise
         bot = factory(name, index, rules, random.Random(f"{seed}:{spec.game_id}:{index}"))
         if loops is None:
             tasks.append(seat_task(seat, bot, config.policy, rules, notes))
         else:
-            isolated = isolated_seat(client.options, seat, bot, config.policy, rules, notes)
-            tasks.append(loops.run(isolated))
+            inner.append(isolated_seat(client.options, seat, bot, config.policy, rules, notes))
+            tasks.append(loops.run(inner[-1]))
     await asyncio.gather(*tasks)
     answer: service_pb2.GetRecordResponse = await client.record(table_id)
     return game_result(spec, seed, table_id, answer, tournament, notes)
@@ -148,10 +155,16 @@ async def run_on_server(
                 await asyncio.sleep(poll)
             if spec.game_id in tournament.results:
                 return  # adjudicated or ended meanwhile
-            result = await play_game(
-                client, tournament, spec, factory, loops, remote, running.__setitem__
-            )
-            running.pop(spec.game_id, None)
+            try:
+                result = await play_game(
+                    client, tournament, spec, factory, loops, remote, running.__setitem__
+                )
+            except RpcError:
+                if spec.game_id in tournament.results:
+                    return  # decided as its seats joined: the organiser closed the table
+                raise
+            finally:
+                running.pop(spec.game_id, None)
             if spec.game_id not in tournament.results:
                 tournament.record(result)
                 if on_result is not None:
