@@ -339,6 +339,9 @@ def test_a_tac_table_made_in_the_lobby_is_played_by_two_people(base: str, browse
                 played += 1
     assert played >= 12
     assert "Last:" in host.locator("#last-move").inner_text()
+    assert "any other seat may then call Tač!" in (
+        host.inner_text("main") + guest.inner_text("main")
+    )
     shot(host, "tac")
 
 

@@ -352,7 +352,10 @@ export async function tablePage(
       const calls = legal.filter((m) => m.game.case === "tac" && m.game.value.action.case === "call");
       const others = legal.filter((m) => !calls.includes(m));
       parts.push(h("section", { class: "my-hand" }, h("h2", {}, myTurn ? "Your move" : "Your piles"),
-        myTurn ? h("p", { class: "hint" }, "The moves the rules allow now, from the server (GetLegalMoves), in the order they must be tried.") : null,
+        myTurn ? h("p", { class: "hint" }, "The moves the rules allow now, from the server (GetLegalMoves).",
+          s.info?.rules?.variant.case === "tac" && s.info.rules.variant.value.tacCalls
+            ? " At this table a move out of the mandatory order is accepted too, and any other seat may then call Tač! (a penalty of cards)."
+            : " At this table every one of them keeps the mandatory order.") : null,
         calls.length ? h("button", { type: "button", class: "tac-call", onclick: () => void play(calls[0]) }, "Tač!") : null,
         h("div", { class: "options" }, others.map((m) => h("button", { type: "button", class: "option", title: m.text, onclick: () => void play(m) }, tacLabel(m, names, seat?.seat))))));
     }
