@@ -1,5 +1,6 @@
 """A league's pages in the browser (issue 18): the leaderboard and a player's page (the rating
-history plot, the recent matches) after two accounts played a rated match. The league runs on
+history plot, the recent matches) after two accounts played a rated match, and a second match
+the two play in their browsers after queueing from the league page. The league runs on
 an in-process server with HTTP on (the league test helpers), so this test drives chromium with
 Playwright's async API in the same event loop; the page sends the player's API key, typed in
 the lobby."""
@@ -9,9 +10,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from competitions.league_helpers import Tickets, create_league, play_out, site
+from competitions.league_helpers import Metadata, Tickets, create_league, play_out, site
 from kafana.v1 import leagues_pb2 as pb
-from playwright.async_api import async_playwright
+from playwright.async_api import Browser, Page, async_playwright
 
 CHROMIUM = "/usr/bin/chromium"
 IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
@@ -22,7 +23,7 @@ async def test_the_leaderboard_and_a_players_page_after_a_rated_match(redis_url:
         node = league_site.nodes[0]
         organiser = await league_site.account("org", "organiser")
         keys = {name: await league_site.account(name) for name in ("ana", "ivo")}
-        await create_league(node, organiser, "web", target=1)
+        await create_league(node, organiser, "web", target=1, move_ms=10_000)
         tickets = {name: Tickets(node, "web", key) for name, key in keys.items()}
         for key in keys.values():
             await node.leagues.JoinQueue(pb.JoinQueueRequest(league="web"), metadata=key)
@@ -58,4 +59,44 @@ async def test_the_leaderboard_and_a_players_page_after_a_rated_match(redis_url:
             await page.click("#player-matches a:has-text('Replay')")
             await page.wait_for_selector("#replay-step")
             assert "Match over" in await page.inner_text("#replay-text")
+            await play_a_league_match_in_two_browsers(browser, http.url, keys)
             await browser.close()
+
+
+async def signed_in(browser: Browser, base: str, key: str) -> Page:
+    """A page of its own context whose lobby was given the account's API key."""
+    page = await (await browser.new_context(bypass_csp=True)).new_page()
+    page.set_default_timeout(20_000)
+    await page.goto(f"{base}/")
+    await page.fill("#api-key", key)
+    await page.press("#api-key", "Tab")
+    return page
+
+
+async def play_a_league_match_in_two_browsers(
+    browser: Browser, base: str, keys: dict[str, Metadata]
+) -> None:
+    """Both players queue from the league page, get their tickets, play the match there."""
+    pages = {n: await signed_in(browser, base, k[0][1].split(" ", 1)[1]) for n, k in keys.items()}
+    for page in pages.values():
+        await page.goto(f"{base}/#/l/web")
+        await page.click("#join-queue")
+    for page in pages.values():
+        await page.wait_for_selector(".hand [data-card]")  # the ticket opened the table
+    moves = 0
+    while not await pages["ana"].locator("#result").count():
+        for page in pages.values():
+            if await page.locator(".seat.mine.to-move").count():
+                before = await page.locator("main.page").get_attribute("data-seq")
+                await page.locator(".hand button.card").first.click()
+                await page.locator(".option").first.click()
+                await page.wait_for_function(
+                    "s => document.querySelector('main.page').dataset.seq !== s", arg=before
+                )
+                moves += 1
+        await asyncio.sleep(0.05)
+        assert moves < 200
+    assert moves >= 40  # every card of the hand, both seats
+    await pages["ivo"].wait_for_selector("#result")
+    await pages["ana"].goto(f"{base}/#/l/web")
+    await pages["ana"].wait_for_selector("#league-meta:has-text('2 of 2 matches settled')")

@@ -5,7 +5,7 @@
  * its name. Leagues need an API key (the lobby's "API key" field).
  */
 import { MatchState, type PlayerInfo } from "@kafana/client";
-import { RESULT_REASONS, client, explain } from "./api.js";
+import { RESULT_REASONS, client, explain, storeSeat } from "./api.js";
 import { fill, h } from "./dom.js";
 import { linePlot } from "./plot.js";
 
@@ -22,12 +22,57 @@ export async function leaguesPage(root: HTMLElement): Promise<() => void> {
   return () => undefined;
 }
 
+/** The queue panel: join (WatchTickets first, so the ticket finds this page), leave; a ticket
+ * stores its seat token and opens its table. Needs the API key of a player account. */
+function queuePanel(league: string, stop: AbortSignal): HTMLElement {
+  const status = h("p", { id: "queue-status", role: "status" });
+  const join = h("button", { type: "button", id: "join-queue" }, "Join the queue");
+  const leave = h("button", { type: "button", id: "leave-queue", disabled: true }, "Leave the queue");
+  let watching: AbortController | undefined;
+  join.addEventListener("click", async () => {
+    join.disabled = true;
+    watching = new AbortController();
+    stop.addEventListener("abort", () => watching?.abort());
+    const tickets = client.leagues.watchTickets({ league }, { signal: watching.signal });
+    try {
+      const queued = await client.leagues.joinQueue({ league });
+      status.textContent = `${queued.player} is waiting (${queued.waiting} in the queue, rating ${queued.rating.toFixed(1)})…`;
+      leave.disabled = false;
+      for await (const update of tickets) {
+        if (update.update.case !== "ticket") continue;
+        const ticket = update.update.value;
+        storeSeat(ticket.tableId, { seat: ticket.seat, token: ticket.seatToken, name: ticket.players[ticket.seat] ?? "" });
+        watching.abort();
+        location.hash = `#/t/${ticket.tableId}`;
+        return;
+      }
+    } catch (error) {
+      if (!watching.signal.aborted) status.textContent = `Could not queue: ${explain(error)}`;
+    }
+    join.disabled = false;
+    leave.disabled = true;
+  });
+  leave.addEventListener("click", async () => {
+    try {
+      await client.leagues.leaveQueue({ league });
+      watching?.abort();
+      status.textContent = "Left the queue.";
+      leave.disabled = true;
+      join.disabled = false;
+    } catch (error) {
+      status.textContent = explain(error);
+    }
+  });
+  return h("section", { class: "panel" }, h("h2", {}, "Play"), join, " ", leave, status);
+}
+
 /** A league's leaderboard into `root`. */
 export async function leaguePage(root: HTMLElement, league: string): Promise<() => void> {
   const body = h("div");
   const pages: string[] = [""];
   let next = "";
-  fill(root, h("a", { href: "#/l", class: "back" }, "← Leagues"), body);
+  const stop = new AbortController();
+  fill(root, h("a", { href: "#/l", class: "back" }, "← Leagues"), body, queuePanel(league, stop.signal));
   async function load(): Promise<void> {
     try {
       const info = await client.leagues.getLeague({ league });
@@ -53,7 +98,7 @@ export async function leaguePage(root: HTMLElement, league: string): Promise<() 
     }
   }
   await load();
-  return () => undefined;
+  return () => stop.abort();
 }
 
 /** The rating history as a line plot: mu and the displayed rating (mu - 3 sigma). */
