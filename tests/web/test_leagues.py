@@ -1,6 +1,6 @@
-"""A league's pages in the browser (issue 18): the leaderboard and a player's page (the rating
-history plot, the recent matches) after two accounts played a rated match, and a second match
-the two play in their browsers after queueing from the league page. The league runs on
+"""A league in the browser (issue 18): two accounts queue from the league's page in their own
+browsers, play the match their tickets open, then the leaderboard and a player's page (the rating
+history plot, the recent matches, the replay) show it. The league runs on
 an in-process server with HTTP on (the league test helpers), so this test drives chromium with
 Playwright's async API in the same event loop; the page sends the player's API key, typed in
 the lobby."""
@@ -10,42 +10,29 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from competitions.league_helpers import Metadata, Tickets, create_league, play_out, site
-from kafana.v1 import leagues_pb2 as pb
+from competitions.league_helpers import Metadata, create_league, site
 from playwright.async_api import Browser, Page, async_playwright
 
 CHROMIUM = "/usr/bin/chromium"
 IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
 
 
-async def test_the_leaderboard_and_a_players_page_after_a_rated_match(redis_url: str) -> None:
+async def test_a_league_match_queued_and_played_in_the_browser_then_its_pages(
+    redis_url: str,
+) -> None:
     async with site(redis_url, http_port=0) as league_site:
         node = league_site.nodes[0]
         organiser = await league_site.account("org", "organiser")
         keys = {name: await league_site.account(name) for name in ("ana", "ivo")}
         await create_league(node, organiser, "web", target=1, move_ms=10_000)
-        tickets = {name: Tickets(node, "web", key) for name, key in keys.items()}
-        for key in keys.values():
-            await node.leagues.JoinQueue(pb.JoinQueueRequest(league="web"), metadata=key)
-        dealt = {name: (await t.next("ticket")).ticket for name, t in tickets.items()}
-        await asyncio.gather(*(play_out(node, dealt[n], keys[n]) for n in keys))
-        for t in tickets.values():
-            await t.next("settled")
-            t.close()
         http = node.server.http
         assert http is not None
-        key = keys["ana"][0][1].split(" ", 1)[1]
         async with async_playwright() as playwright:
             browser = await playwright.chromium.launch(executable_path=CHROMIUM)
-            page = await browser.new_page(viewport={"width": 1000, "height": 700})
-            await page.goto(f"{http.url}/")
-            await page.fill("#api-key", key)
-            await page.press("#api-key", "Tab")
-            await page.goto(f"{http.url}/#/l/web")
-            await page.wait_for_selector("#leaderboard tbody tr")
+            page = await play_a_league_match_in_two_browsers(browser, http.url, keys)
+            await page.wait_for_selector("#league-meta:has-text('1 of 1 matches settled')")
             rows = await page.locator("#leaderboard tbody tr").all_inner_texts()
             assert len(rows) == 2 and {r.split("\t")[1] for r in rows} == {"ana", "ivo"}
-            assert "1 of 1 matches settled" in await page.inner_text("#league-meta")
             IMAGES.mkdir(exist_ok=True)
             await page.screenshot(path=str(IMAGES / "web-league.png"), full_page=True)
             await page.click("#leaderboard a:has-text('ivo')")
@@ -59,7 +46,6 @@ async def test_the_leaderboard_and_a_players_page_after_a_rated_match(redis_url:
             await page.click("#player-matches a:has-text('Replay')")
             await page.wait_for_selector("#replay-step")
             assert "Match over" in await page.inner_text("#replay-text")
-            await play_a_league_match_in_two_browsers(browser, http.url, keys)
             await browser.close()
 
 
@@ -75,8 +61,9 @@ async def signed_in(browser: Browser, base: str, key: str) -> Page:
 
 async def play_a_league_match_in_two_browsers(
     browser: Browser, base: str, keys: dict[str, Metadata]
-) -> None:
-    """Both players queue from the league page, get their tickets, play the match there."""
+) -> Page:
+    """Both players queue from the league page, get their tickets, play the match there: ana's
+    page, back on the league's page."""
     pages = {n: await signed_in(browser, base, k[0][1].split(" ", 1)[1]) for n, k in keys.items()}
     for page in pages.values():
         await page.goto(f"{base}/#/l/web")
@@ -99,4 +86,4 @@ async def play_a_league_match_in_two_browsers(
     assert moves >= 40  # every card of the hand, both seats
     await pages["ivo"].wait_for_selector("#result")
     await pages["ana"].goto(f"{base}/#/l/web")
-    await pages["ana"].wait_for_selector("#league-meta:has-text('2 of 2 matches settled')")
+    return pages["ana"]
