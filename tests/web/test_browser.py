@@ -10,8 +10,10 @@ page's load and first-move times are printed (docs/web.md quotes them).
 from __future__ import annotations
 
 import json
+import os
 import re
 import socket
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +25,14 @@ from kit import RedisServer, flush, free_port, serve
 from playwright.sync_api import Browser, Page, Response, Route, sync_playwright
 
 CHROMIUM = Path("/usr/bin/chromium")
-IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
+DOCS_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
+# The tests always take their screenshots; `KAFANA_SCREENSHOTS=1` writes them over the docs'
+# (docs/web.md), else they go to a scratch folder so a test run leaves the tree clean.
+IMAGES = (
+    DOCS_IMAGES
+    if os.environ.get("KAFANA_SCREENSHOTS") == "1"
+    else Path(tempfile.gettempdir()) / "kafana-web-shots"
+)
 HAND = re.compile(r'"hand"\s*:\s*\[\s*"')  # a TablicView or Deal hand with a card in it
 MATCH_LIMIT_MS = 30_000
 found: dict[str, Any] = {}  # what one test leaves the next (the finished table's id)

@@ -8,13 +8,22 @@ the lobby."""
 from __future__ import annotations
 
 import asyncio
+import os
+import tempfile
 from pathlib import Path
 
 from competitions.league_helpers import Metadata, create_league, site
 from playwright.async_api import Browser, Page, async_playwright
 
 CHROMIUM = "/usr/bin/chromium"
-IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
+DOCS_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
+# The tests always take their screenshots; `KAFANA_SCREENSHOTS=1` writes them over the docs'
+# (docs/web.md), else they go to a scratch folder so a test run leaves the tree clean.
+IMAGES = (
+    DOCS_IMAGES
+    if os.environ.get("KAFANA_SCREENSHOTS") == "1"
+    else Path(tempfile.gettempdir()) / "kafana-web-shots"
+)
 
 
 async def test_a_league_match_queued_and_played_in_the_browser_then_its_pages(
@@ -33,7 +42,7 @@ async def test_a_league_match_queued_and_played_in_the_browser_then_its_pages(
             await page.wait_for_selector("#league-meta:has-text('1 of 1 matches settled')")
             rows = await page.locator("#leaderboard tbody tr").all_inner_texts()
             assert len(rows) == 2 and {r.split("\t")[1] for r in rows} == {"ana", "ivo"}
-            IMAGES.mkdir(exist_ok=True)
+            IMAGES.mkdir(parents=True, exist_ok=True)
             await page.screenshot(path=str(IMAGES / "web-league.png"), full_page=True)
             await page.click("#leaderboard a:has-text('ivo')")
             await page.wait_for_selector("#player-matches tbody tr")
