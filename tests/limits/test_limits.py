@@ -87,12 +87,12 @@ async def limited(redis_url: str) -> AsyncIterator[Service]:
 async def test_minted_seat_tokens_buy_no_fresh_budget(limited: Service) -> None:
     stub = limited.stub
     tokens = []
+    started = time.monotonic()  # the bucket refills from the first call on, setup included
     for _ in range(10):  # 30 calls: 10 tables, 20 seat tokens
         table = await create(stub)
         tokens += [
             (table.table_id, (await join(stub, table.table_id, s)).seat_token) for s in (0, 1)
         ]
-    started = time.monotonic()
     calls = [
         stub.GetState(service_pb2.GetStateRequest(table_id=tid), metadata=seat_md(token))
         for _ in range(40)

@@ -25,7 +25,9 @@ NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 
 async def health_of(channel: grpc.aio.Channel) -> int:
     stub = health_pb2_grpc.HealthStub(channel)
-    answer = await stub.Check(health_pb2.HealthCheckRequest(service="kafana.v1.KafanaService"), timeout=2)
+    answer = await stub.Check(
+        health_pb2.HealthCheckRequest(service="kafana.v1.KafanaService"), timeout=2
+    )
     return int(answer.status)
 
 
