@@ -186,6 +186,7 @@ class Referee:
             }
             claims.append(self.store.claim(league, group, fields, now + self.lease_ms))
         made = [number for number in await asyncio.gather(*claims) if number]
+        metrics.league_queue(league, len(waiting) - spec.players * len(made))  # left waiting
         await asyncio.gather(*(self.look(league, spec, n) for n in made))
         return made
 
