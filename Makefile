@@ -44,7 +44,7 @@ test: $(NATIVE) $(NODE_TOOLS)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	scripts/buf-check
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2 --dist loadfile
 	KAFANA_PURE=1 $(BIN)/python -m pytest -q $(PURE_TESTS)
 
 lint: $(NATIVE)
