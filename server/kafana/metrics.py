@@ -219,13 +219,19 @@ def league_settled(rated: bool) -> None:
         LEAGUE_RATED.inc()
 
 
-_queues: dict[str, int] = {}
+_queues: dict[tuple[str, str], int] = {}  # (referee, league): players it read waiting
 
 
-def league_queue(league: str, waiting: int) -> None:
-    """`waiting` players were read in `league`'s queue: the gauge is the sum over leagues."""
-    _queues[league] = waiting
+def league_queue(referee: str, league: str, waiting: int) -> None:
+    """`referee` read `waiting` players in `league`'s queue: the gauge is the sum."""
+    _queues[referee, league] = waiting
     LEAGUE_QUEUE.set(sum(_queues.values()))
+
+
+def league_queue_gone(referee: str, league: str) -> None:
+    """`referee` no longer reads `league`'s queue (another pairs it, or it stopped)."""
+    if _queues.pop((referee, league), None) is not None:
+        LEAGUE_QUEUE.set(sum(_queues.values()))
 
 
 def serve_metrics(port: int, host: str = "127.0.0.1") -> int:
@@ -254,6 +260,7 @@ __all__ = [
     "Sizes",
     "Watched",
     "league_queue",
+    "league_queue_gone",
     "league_settled",
     "move_applied",
     "serve_metrics",

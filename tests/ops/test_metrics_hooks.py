@@ -10,6 +10,9 @@ import gc
 import pytest
 from competitions.league_helpers import Tickets, create_league, play_out, site
 from kafana import metrics
+from kafana.competitions.league.memory import MemoryLeagues
+from kafana.competitions.league.referee import Referee
+from kafana.competitions.league.spec import dump, league_spec
 from kafana.errors import InvalidInputError
 from kafana.service.limits import Limits
 from kafana.service.metered import watch
@@ -79,11 +82,28 @@ async def test_the_gauges_of_a_server_that_is_gone_go_with_it() -> None:
     assert count("kafana_cache_entries", cache="sessions") == held - 1
 
 
+async def test_a_referee_that_stops_or_loses_the_pairing_lease_drops_its_queue_reading() -> None:
+    leagues = MemoryLeagues()
+    spec = league_spec(leagues_pb2.LeagueSpec(target=11))
+    assert await leagues.create("alone", {"spec": dump(spec)})
+    await leagues.join("alone", "ana", 25.0, 1)
+    before = count("kafana_league_queue_length")
+    first, second = Referee(leagues, Tables(MemoryStore())), Referee(leagues, Tables(MemoryStore()))
+    await first.round("alone")
+    assert count("kafana_league_queue_length") == before + 1  # ana waits alone
+    await second.round("alone")  # the first holds the pairing lease: the second reads nothing
+    assert count("kafana_league_queue_length") == before + 1
+    await first.stop()
+    assert count("kafana_league_queue_length") == before  # a stopped referee reports nothing
+    await second.stop()
+
+
 async def test_the_league_referee_counts_what_it_settles(redis_url: str) -> None:
     settled, rated = (
         count("kafana_league_matches_settled_total"),
         count("kafana_league_matches_rated_total"),
     )
+    before = count("kafana_league_queue_length")  # other tests' leagues, in this process
     async with site(redis_url) as s:
         node = s.nodes[0]
         league = await create_league(node, await s.account("org", "organiser"), "ops")
@@ -93,10 +113,10 @@ async def test_the_league_referee_counts_what_it_settles(redis_url: str) -> None
             join = leagues_pb2.JoinQueueRequest(league=league.league)
             await node.leagues.JoinQueue(join, metadata=keys[0])
             for _ in range(100):  # the referee reads the queue each round: ana waits alone
-                if count("kafana_league_queue_length") == 1:
+                if count("kafana_league_queue_length") == before + 1:
                     break
                 await asyncio.sleep(0.05)
-            assert count("kafana_league_queue_length") == 1
+            assert count("kafana_league_queue_length") == before + 1
             await node.leagues.JoinQueue(join, metadata=keys[1])
             tickets = [(await t.next("ticket")).ticket for t in streams]
             await asyncio.gather(
@@ -105,10 +125,10 @@ async def test_the_league_referee_counts_what_it_settles(redis_url: str) -> None
             for t in streams:
                 assert (await t.next("settled")).settled.rated
             for _ in range(200):  # the gauge is the queue as the referee's next round reads it
-                if count("kafana_league_queue_length") == 0:
+                if count("kafana_league_queue_length") == before:
                     break
                 await asyncio.sleep(0.05)
-            assert count("kafana_league_queue_length") == 0  # both were paired
+            assert count("kafana_league_queue_length") == before  # both were paired
         finally:
             for t in streams:
                 t.close()
