@@ -30,32 +30,69 @@ def value_tables(rules: Rules) -> tuple[Values, Values, Values]:
     return found[1]
 
 
+Best = dict[int, tuple[float, int]]
+"""Per card index: its best capture's (value, mask) on one table."""
+_BEST: dict[int, tuple[Rules, dict[tuple[int, ...], Best]]] = {}
+BEST_SIZE = 50_000
+"""Tables the greedy policy's memo keeps per rules (emptied when full)."""
+
+
+def _best_memo(rules: Rules) -> dict[tuple[int, ...], Best]:
+    found = _BEST.get(id(rules))
+    if found is None or found[0] is not rules:
+        if len(_BEST) > 64:
+            _BEST.clear()
+        found = _BEST[id(rules)] = (rules, {})
+    memo = found[1]
+    if len(memo) > BEST_SIZE:
+        memo.clear()
+    return memo
+
+
+def best_capture(sim: HandSim, card: int, tabla: int) -> tuple[float, int]:
+    """The best capture of `card` on the table: (value, mask), (-1e9, 0) if it takes nothing.
+
+    The first of equally good masks in the listing's order."""
+    taken_value, played_value, _ = value_tables(sim.rules)
+    table = sim.table
+    full = (1 << len(table)) - 1
+    best_value, best_mask = -1e9, 0
+    for mask in sim.engine.listing(card // 4 + 1, sim.vector, sim.rules.rank_priority)[0]:
+        v = played_value[card]
+        for k, c in enumerate(table):
+            if mask >> k & 1:
+                v += taken_value[c]
+        if mask == full:
+            v += tabla
+        if v > best_value:
+            best_value, best_mask = v, mask
+    return best_value, best_mask
+
+
 def greedy_move(sim: HandSim) -> SimMove:
     """The greedy choice of the seat to move: the best immediate value, first on ties."""
     seat = sim.current
     assert seat is not None
     rules = sim.rules
-    taken_value, played_value, trailed_value = value_tables(rules)
-    table = sim.table
-    full = (1 << len(table)) - 1
+    trailed_value = value_tables(rules)[2]
     last = not sim.deck and sum(len(h) for h in sim.hands) == 1
     tabla = rules.tabla_points if (rules.last_card_tabla or not last) else 0
-    listing = sim.engine.listing
-    vector, priority = sim.vector, rules.rank_priority
+    key = (tabla, *sim.table)
+    memo = _best_memo(rules)
+    known = memo.get(key)
+    if known is None:
+        known = memo[key] = {}
     best: SimMove | None = None
     best_value = -1e9
     best_trail: SimMove | None = None
     best_trail_value = -1e9
     for card in sim.hands[seat]:
-        for mask in listing(card // 4 + 1, vector, priority)[0]:
-            v = played_value[card]
-            for k, c in enumerate(table):
-                if mask >> k & 1:
-                    v += taken_value[c]
-            if mask == full:
-                v += tabla
-            if v > best_value:
-                best, best_value = (card, mask), v
+        found = known.get(card)
+        if found is None:
+            found = known[card] = best_capture(sim, card, tabla)
+        if found[0] > best_value:
+            best_value = found[0]
+            best = (card, found[1])
         trail = trailed_value[card]
         if trail > best_trail_value:
             best_trail, best_trail_value = (card, 0), trail
