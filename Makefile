@@ -6,9 +6,10 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test lint venv proto bench
 
-# The rules core compiled by setup.py (mypyc); rebuilt when one of its sources changes.
+# The rules core compiled by setup.py (mypyc, and C for captures()); rebuilt when one of its
+# sources changes.
 NATIVE_SOURCES := server/kafana/games/tablic/capture.py server/kafana/games/tablic/state.py \
-	bots/kafana_bots/sim.py
+	bots/kafana_bots/sim.py server/kafana/games/tablic/_ccapture.c
 NATIVE := $(VENV)/.native
 # The differential tests, run again on the pure build (KAFANA_PURE=1): it stays the reference.
 PURE_TESTS := tests/games/tablic tests/bots/test_bots_sim.py tests/test_build.py \

@@ -28,6 +28,8 @@ NATIVE = {
     "kafana_bots.sim": "bots/kafana_bots/sim.py",
 }
 """Compiled modules and their sources (the capture generator, the state, the simulator)."""
+C_MODULES = {"kafana.games.tablic._ccapture": "server/kafana/games/tablic/_ccapture.c"}
+"""Hand-written C: the fast path of `captures()` (docs/performance: why C and not mypyc)."""
 GROUP = "kafana.games.tablic._native"
 MANIFEST = "kafana/games/tablic/native.json"
 PACKAGE_DIRS = {"kafana": "server/kafana", "kafana_bots": "bots/kafana_bots"}
@@ -37,9 +39,9 @@ def manifest(into: Path, inplace: bool) -> None:
     """Write the manifest under `into` (the install root, or the source tree in place)."""
     target = (ROOT / "server" if inplace else into) / MANIFEST
     modules = {}
-    for name, source in NATIVE.items():
+    for name, source in (NATIVE | C_MODULES).items():
         top = name.split(".")[0]
-        rest = Path(*name.split(".")[1:]).with_suffix(".py")
+        rest = Path(*name.split(".")[1:]).with_suffix(Path(source).suffix)
         where = (ROOT / PACKAGE_DIRS[top] / rest) if inplace else (into / top / rest)
         digest = hashlib.sha256((ROOT / source).read_bytes()).hexdigest()
         modules[name] = {"source": os.path.relpath(where, target.parent), "sha256": digest}
@@ -66,6 +68,11 @@ def extensions() -> list[Any]:
     if os.environ.get("KAFANA_PURE") == "1":
         print("kafana: KAFANA_PURE=1, installing the pure-Python rules core", file=sys.stderr)
         return []
+    from setuptools import Extension
+
+    c_extensions = [
+        Extension(name, [source], extra_compile_args=["-O3"]) for name, source in C_MODULES.items()
+    ]
     try:
         from mypyc.build import mypycify
     except ImportError:
@@ -74,7 +81,8 @@ def extensions() -> list[Any]:
     old = Path.cwd()
     os.chdir(ROOT)  # mypy reads pyproject.toml's [tool.mypy] (mypy_path) from here
     try:
-        return list(mypycify(list(NATIVE.values()), opt_level="3", group_name=GROUP))
+        compiled = list(mypycify(list(NATIVE.values()), opt_level="3", group_name=GROUP))
+        return compiled + c_extensions
     except BaseException as exc:  # a type error in mypyc's view: pure build
         print(f"kafana: mypyc refused the rules core ({exc}); pure Python", file=sys.stderr)
         return []

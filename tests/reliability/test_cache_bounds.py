@@ -27,13 +27,15 @@ def fresh_engines() -> Iterator[None]:
 
 
 def random_calls(count: int, seed: int = 1, largest: int = 20) -> None:
-    """`count` captures() calls on fresh random tables of up to `largest` cards."""
+    """`count` captures on fresh random tables of up to `largest` cards, by the Python path:
+    the listing caches are its own (and `legal_moves`' and the simulator's); the compiled
+    build's C path of `captures()` keeps nothing (test_fast_captures.py)."""
     rng = random.Random(seed)
     deck = list(tablic.CARDS)
     for _ in range(count):
         cards = rng.sample(deck, rng.randint(1, largest + 1))
         with contextlib.suppress(TooManyMovesError):
-            tablic.captures(cards[0], cards[1:], RULES)
+            capture.python_captures(cards[0], cards[1:], RULES)
 
 
 def held(engine: capture.CaptureEngine, listings: dict[int, capture.Listing]) -> int:

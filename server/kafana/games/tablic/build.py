@@ -1,8 +1,10 @@
-"""Which build of the rules core is loaded: compiled (mypyc) or pure Python.
+"""Which build of the rules core is loaded: compiled (mypyc and C) or pure Python.
 
 `make venv` compiles the capture generator, the state and the search simulator
-(`kafana_bots.sim`) beside their sources and lists them in `native.json` with the SHA-256 of
-each source (setup.py). The pure modules stay the reference. `select()`, run once by the package
+(`kafana_bots.sim`) with mypyc, and the C fast path of `captures()` (`_ccapture.c`), beside
+their sources and lists them in `native.json` with the SHA-256 of each source (setup.py). The
+pure modules stay the reference (the C module has no Python twin: `capture.py` leaves it out
+of the pure build). `select()`, run once by the package
 before its modules load, keeps the compiled ones unless:
 
 - `KAFANA_PURE=1` is set (the pure build, for the differential tests and for debugging);
@@ -78,7 +80,7 @@ def _decide() -> tuple[str, str, dict[str, Path]]:
             why = f"{source.name} changed since it was compiled: run `make venv` to rebuild"
             warnings.warn(f"kafana: pure-Python rules core loaded: {why}", stacklevel=2)
             return "pure", why, sources
-    return "compiled", "mypyc build of " + ", ".join(sources), {}
+    return "compiled", "compiled build of " + ", ".join(sources), {}
 
 
 def select() -> str:
@@ -87,8 +89,9 @@ def select() -> str:
     if BUILD:
         return BUILD
     BUILD, WHY, pure = _decide()
-    if pure:
-        sys.meta_path.insert(0, PureFinder(pure))
+    python = {name: source for name, source in pure.items() if source.suffix == ".py"}
+    if python:  # the C module (`_ccapture`) has no Python twin: capture.py skips it when pure
+        sys.meta_path.insert(0, PureFinder(python))
     return BUILD
 
 

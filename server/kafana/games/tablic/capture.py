@@ -21,6 +21,7 @@ Every cache here is bounded (a caller choosing tables must not grow the process)
 
 from __future__ import annotations
 
+import importlib
 import weakref
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
@@ -31,7 +32,8 @@ from typing import TypeVar
 from mypy_extensions import mypyc_attr
 
 from kafana.errors import InvalidInputError, TooManyMovesError
-from kafana.games.cards import Card, check_distinct
+from kafana.games.cards import CARDS, Card, check_distinct
+from kafana.games.tablic.build import BUILD
 from kafana.games.tablic.rules import Rules
 
 _T = TypeVar("_T")
@@ -144,6 +146,7 @@ class CaptureEngine:
         "_old",
         "_overflowing",
         "_shared",
+        "fast_params",
         "multi_group",
         "played_values",
         "rank_only",
@@ -196,6 +199,7 @@ class CaptureEngine:
         self._candidate_lists: dict[int, Candidates] = {}
         self._handle = _Handle(self)
         _BUDGET.handles.add(self._handle)
+        self.fast_params = fast_params(self.wild, self.multi_group, self.value_choices, summable)
 
     def age(self) -> None:
         """Start a generation: the young listings become the old ones, the old are dropped."""
@@ -588,6 +592,39 @@ def with_rank_priority(
     return tuple(m for m in masks if m & rank_bits)
 
 
+FastCaptures = Callable[[Card, Iterable[Card], bytes, bool], set[frozenset[Card]] | None]
+"""The C fast path: the answer of `captures()`, or None where the Python path must answer."""
+
+
+def fast_params(
+    wild: bool,
+    multi_group: bool,
+    played: Sequence[tuple[int, ...]],
+    summable: dict[int, tuple[int, ...]],
+) -> bytes:
+    """The 80 bytes `_ccapture.captures` reads: the two switches, then per rank 1..13 the
+    declared values of a played card (count, two values; 0: by rank only), then per rank the
+    values of a table card inside a sum."""
+    out = [int(wild), int(multi_group)]
+    for values in [played[rank] for rank in range(1, 14)] + [summable[r] for r in range(1, 14)]:
+        out += [len(values), *values, *[0] * (2 - len(values))]
+    return bytes(out)
+
+
+def _load_fast() -> FastCaptures | None:
+    """The compiled build's C fast path of `captures()` (none in the pure build)."""
+    if BUILD != "compiled":
+        return None
+    try:
+        module = importlib.import_module("kafana.games.tablic._ccapture")
+    except ImportError:  # compiled without it: the Python path answers alone
+        return None
+    module.set_cards(Card, CARDS)
+    found: FastCaptures = module.captures
+    return found
+
+
+_FAST = _load_fast()
 _CARD_TYPE = frozenset((Card,))
 _RANK = attrgetter("rank")
 
@@ -602,6 +639,20 @@ def captures(card: Card, table: Iterable[Card], rules: Rules) -> set[frozenset[C
     """
     found = _BY_RULES.get(id(rules))
     engine = found[1] if found is not None and found[0] is rules else engine_for(rules)
+    if _FAST is not None:
+        answer = _FAST(card, table, engine.fast_params, rules.rank_priority)
+        if answer is not None:
+            return answer
+    return python_captures(card, table, rules, engine)
+
+
+def python_captures(
+    card: Card, table: Iterable[Card], rules: Rules, engine: CaptureEngine | None = None
+) -> set[frozenset[Card]]:
+    """`captures()` without the C fast path: the reference it is checked against, and what
+    answers (or names the error) where the fast path declines."""
+    if engine is None:
+        engine = engine_for(rules)
     if not isinstance(card, Card):
         raise InvalidInputError(f"expected a Card, got {card!r}")
     cards = table if type(table) is tuple else tuple(table)
