@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-from math import comb
+from collections.abc import Iterable, Sequence
+from math import comb, exp
 
-from kafana.games.tablic import CARDS, Card, View
+from kafana.games.tablic import CARDS, Card, Move, Rules, View, engine_for
+from kafana.games.tablic.capture import count_vector
+from kafana.games.tablic.state import HAND_SIZE
+
+from kafana_bots.events import Event, HandStarted, MovePlayed
+from kafana_bots.values import capture_value, trail_value
 
 
 def unseen(view: View) -> list[Card]:
@@ -45,3 +51,119 @@ def p_holds_any(k: int, pool: int, hand: int) -> float:
     if hand > pool - k:
         return 1.0
     return 1.0 - comb(pool - k, hand) / comb(pool, hand)
+
+
+INFERENCE_BETA = 1.0
+"""How surely another seat is taken to play its greedy best: a card that would have made a
+move worth `gap` points more than the one the seat chose (and more than its known cards'
+best) is `exp(-INFERENCE_BETA * gap)` times as likely to be in its hand."""
+MUST_CAPTURE_GAP = 20.0
+"""The gap charged when `must_capture` forbade the trail a seat made with that card in hand."""
+
+LoggedMove = tuple[int, Move, tuple[Card, ...]]
+"""(seat, move, the table it was played to)."""
+
+
+class PlayLog:
+    """The moves of the current hand as a seat saw them, each with the table it was played to.
+
+    Fed by `Bot.observe`; `deal_moves` keeps the moves since the hands were last dealt and
+    checks the log against the seat's view (a bot that was not told every event gets None).
+    """
+
+    def __init__(self) -> None:
+        self.hand_no: int | None = None
+        self.start_table = 0
+        self.table: list[Card] = []
+        self.moves: list[LoggedMove] = []
+
+    def observe(self, event: Event) -> None:
+        """Record a hand's start (its table) or a move."""
+        if isinstance(event, HandStarted):
+            self.hand_no = event.hand_no
+            self.table = sorted(event.table)
+            self.start_table = len(self.table)
+            self.moves = []
+        elif isinstance(event, MovePlayed) and self.hand_no is not None:
+            move = event.move
+            self.moves.append((event.seat, move, tuple(self.table)))
+            if move.is_trail:
+                self.table = sorted([*self.table, move.card])
+            else:
+                self.table = [c for c in self.table if c not in move.captured]
+
+    def deal_moves(self, view: View) -> list[LoggedMove] | None:
+        """The moves played since the hands were last dealt, or None if the log does not
+        match the view (another hand, another table, other hand sizes)."""
+        if self.hand_no != view.hand_no or set(self.table) != set(view.table):
+            return None
+        n = view.rules.players
+        deck = len(CARDS) - self.start_table
+        start = 0
+        moved = len(self.moves)
+        while True:
+            per = min(HAND_SIZE, deck // n)
+            if per == 0:
+                return None
+            deck -= n * per
+            if moved < start + n * per:
+                break
+            start += n * per
+        deal = self.moves[start:]
+        if deck != view.deck_remaining:
+            return None
+        for seat in range(n):
+            if per - sum(1 for s, _, _ in deal if s == seat) != view.hand_sizes[seat]:
+                return None
+        return deal
+
+
+def best_values(rules: Rules, cards: Iterable[Card], table: Sequence[Card]) -> dict[int, float]:
+    """Per card index: the greedy value (`values`) of the best move that card makes on `table`
+    (a trail or its best capture), the table's last-card tabla aside."""
+    engine = engine_for(rules)
+    order = sorted(c.index for c in table)
+    vector = count_vector(i // 4 + 1 for i in order)
+    out: dict[int, float] = {}
+    for card in cards:
+        i = card.index
+        best = trail_value(rules, i)
+        for mask in engine.listing(card.rank, vector, rules.rank_priority)[0]:
+            taken = [c for k, c in enumerate(order) if mask >> k & 1]
+            best = max(best, capture_value(rules, i, taken, len(taken) == len(order), False))
+        out[i] = best
+    return out
+
+
+def hand_weights(
+    view: View, deal: Sequence[LoggedMove], beta: float | None = None
+) -> dict[int, dict[int, float]]:
+    """Per other seat that moved this deal: a weight per unseen card index (1 = no evidence)
+    of that card being in its hand, from the moves it chose (see `INFERENCE_BETA`).
+
+    A seat that played move m on table T, holding the cards it still holds and those it
+    played later in this deal, would have preferred a card c whose best move on T is worth
+    more than m and than its known cards' best; the larger that gap, the less likely c is
+    in its hand. Each decision's factor is applied to each card independently.
+    """
+    beta = INFERENCE_BETA if beta is None else beta
+    rules = view.rules
+    engine = engine_for(rules)
+    pool = unseen(view)
+    out: dict[int, dict[int, float]] = {}
+    for k, (seat, move, table) in enumerate(deal):
+        if seat == view.seat or view.hand_sizes[seat] == 0:
+            continue
+        later = [m.card for s, m, _ in deal[k + 1 :] if s == seat]
+        values = best_values(rules, [*pool, move.card, *later], table)
+        known = max(values[c.index] for c in [move.card, *later])
+        weights = out.setdefault(seat, {c.index: 1.0 for c in pool})
+        forced = rules.must_capture and move.is_trail
+        vector = count_vector(c.rank for c in table)
+        for c in pool:
+            gap = values[c.index] - known
+            if forced and engine.listing(c.rank, vector, rules.rank_priority)[0]:
+                gap = max(gap, MUST_CAPTURE_GAP)
+            if gap > 0:
+                weights[c.index] *= exp(-beta * gap)
+    return out

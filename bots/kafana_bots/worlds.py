@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from math import log
 
 from kafana.games.tablic import Card, View
 
@@ -56,3 +57,56 @@ def sample_world(view: View, rng: random.Random) -> HandSim:
 def hands_known(view: View) -> bool:
     """True when the view fixes every hidden card: two seats and an empty deck."""
     return view.rules.players == 2 and view.deck_remaining == 0
+
+
+class WorldSampler:
+    """Samples the worlds of one decision: the position is built once, each world copies it
+    and deals the unseen cards; a seat with card weights (`knowledge.hand_weights`) draws its
+    hand with them (weighted sampling without replacement), the rest uniformly."""
+
+    def __init__(self, view: View, weights: dict[int, dict[int, float]] | None = None) -> None:
+        sizes, self.deck_size = hidden_sizes(view)
+        self.pool = [c.index for c in unseen(view)]
+        empty: list[list[Card]] = [[] for _ in sizes]
+        empty[view.seat if view.seat is not None else 0] = list(view.hand or ())
+        self.base = sim_from_view(view, empty, [])
+        self.sizes = [(s, n) for s, n in enumerate(sizes) if n]
+        self.weights = {
+            seat: {i: 1.0 / w[i] if w[i] > 1e-300 else 1e300 for i in self.pool}
+            for seat, w in (weights or {}).items()
+            if any(w[i] != 1.0 for i in self.pool)
+        }
+        assert sum(n for _, n in self.sizes) + self.deck_size == len(self.pool)
+
+    def sample(self, rng: random.Random) -> HandSim:
+        """One world: a copy of the position with the hidden cards dealt."""
+        world = self.base.copy()
+        hands = world.hands
+        random_ = rng.random
+        if not self.weights:
+            pool = sorted(self.pool, key=lambda _: random_())  # twice as fast as a shuffle
+            at = 0
+            for seat, size in self.sizes:
+                hands[seat] = sorted(pool[at : at + size])
+                at += size
+            world.deck = pool[at:]
+            return world
+        pool = list(self.pool)
+        inverse = self.weights
+        for seat, size in self.sizes:
+            power = inverse.get(seat)
+            if power is None:
+                continue
+            # Efraimidis-Spirakis: the `size` largest keys u ** (1 / w) are a weighted sample
+            # (as logarithms: no underflow for the least likely cards).
+            keyed = sorted(pool, key=lambda c: log(1.0 - random_()) * power[c], reverse=True)
+            hands[seat] = sorted(keyed[:size])
+            pool = keyed[size:]
+        pool.sort(key=lambda _: random_())
+        at = 0
+        for seat, size in self.sizes:
+            if seat not in inverse:
+                hands[seat] = sorted(pool[at : at + size])
+                at += size
+        world.deck = pool[at:]
+        return world

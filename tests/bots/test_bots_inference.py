@@ -1,0 +1,140 @@
+"""What `ismcts` infers from the other seats' moves: the play log, card weights, weighted worlds."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+import pytest
+from bots_support import TABLES
+from kafana.games import tablic
+from kafana.games.tablic import Card, Move, Rules, View
+from kafana_bots import Bot, registry
+from kafana_bots.events import Event, HandStarted
+from kafana_bots.knowledge import PlayLog, hand_weights, unseen
+from kafana_bots.play import play
+from kafana_bots.worlds import WorldSampler
+
+
+class Recorder(Bot):
+    """Plays greedy and keeps, at each of its decisions, its view and its log's deal moves."""
+
+    name = "recorder"
+
+    def __init__(self, seat: int, rules: Rules, rng: random.Random) -> None:
+        super().__init__(seat, rules, rng)
+        self.inner = registry.create("greedy", seat=seat, rules=rules, rng=rng)
+        self.log = PlayLog()
+        self.seen: list[tuple[View, list[tuple[int, Move, tuple[Card, ...]]] | None]] = []
+
+    def observe(self, event: Event) -> None:
+        self.log.observe(event)
+
+    def choose(self, view: View, legal_moves: Sequence[Move]) -> Move:
+        self.seen.append((view, self.log.deal_moves(view)))
+        return self.inner.choose(view, legal_moves)
+
+
+@pytest.mark.parametrize(("players", "partnerships"), TABLES)
+def test_the_log_holds_this_deals_moves(players: int, partnerships: bool) -> None:
+    rules = Rules.preset("serbian", players=players, partnerships=partnerships)
+    bots = [Recorder(s, rules, random.Random(s)) for s in range(players)]
+    state = play(tablic.new_match(rules, seed=11), bots, hands=1)
+    history = state.moves()
+    for bot in bots:
+        assert bot.seen
+        for view, deal in bot.seen:
+            assert deal is not None
+            for seat in range(players):
+                played = sum(1 for s, _, _ in deal if s == seat)
+                assert played + view.hand_sizes[seat] in (4, 6)
+            # the moves are the last ones played
+            done = view.move_count
+            assert [(s, m) for s, m, _ in deal] == history[done - len(deal) : done]
+
+
+def test_a_log_that_missed_events_says_so() -> None:
+    rules = Rules.preset("serbian")
+    state = tablic.new_match(rules, seed=3)
+    assert state.current_seat is not None
+    view = state.view(state.current_seat)
+    assert PlayLog().deal_moves(view) is None  # never told the hand started
+    log = PlayLog()
+    log.observe(HandStarted(state.hand_no, state.table))
+    assert log.deal_moves(view) == []
+    trail = next(m for m in state.legal_moves() if m.is_trail)
+    state = state.apply(trail)  # a move the log is not told of
+    assert state.current_seat is not None
+    assert log.deal_moves(state.view(state.current_seat)) is None
+
+
+def _position() -> tuple[View, list[tuple[int, Move, tuple[Card, ...]]]]:
+    """Seat 1 trailed the 3 of clubs onto a table holding the 10 of diamonds and a king."""
+    rules = Rules.preset("serbian")
+    table = (Card(10, "D"), Card(13, "S"))
+    move = Move(Card(3, "C"), [])
+    view = View(
+        rules=rules,
+        seat=0,
+        hand=(Card(2, "H"), Card(5, "H"), Card(6, "H"), Card(7, "H"), Card(9, "H")),
+        table=(*table, Card(3, "C")),
+        current_seat=0,
+        hand_no=1,
+        dealer=1,
+        move_count=1,
+        hand_sizes=(5, 5),
+        deck_remaining=39,
+        captured=(frozenset(), frozenset()),
+        tablas=(0, 0),
+        last_capturer=None,
+        scores=(0, 0),
+        hand_results=(),
+        is_over=False,
+    )
+    return view, [(1, move, table)]
+
+
+def test_a_seat_that_trailed_probably_holds_no_card_that_would_have_captured() -> None:
+    view, deal = _position()
+    weights = hand_weights(view, deal)[1]
+    tens = [Card(10, s).index for s in "CHS"]
+    kings = [Card(13, s).index for s in "CDH"]
+    for i in tens + kings:
+        assert weights[i] < 0.1
+    assert weights[Card(8, "C").index] == 1.0  # an 8 takes nothing there
+    assert min(weights[Card(10, "C").index], 1.0) < weights[Card(13, "C").index]  # 2 pts > 1
+    # the other seat (the viewer) gets no weights
+    assert set(hand_weights(view, deal)) == {1}
+
+
+def test_weighted_worlds_are_consistent_and_follow_the_weights() -> None:
+    view, deal = _position()
+    sampler = WorldSampler(view, hand_weights(view, deal))
+    pool = {c.index for c in unseen(view)}
+    rng = random.Random(5)
+    tens = {Card(10, s).index for s in "CHS"}
+    with_ten = 0
+    for _ in range(400):
+        world = sampler.sample(rng)
+        assert world.hands[0] == sorted(c.index for c in view.hand or ())
+        assert len(world.hands[1]) == 5 and len(world.deck) == 39
+        assert sorted(world.hands[1] + world.deck) == sorted(pool)
+        with_ten += bool(tens & set(world.hands[1]))
+    # uniform: 1 - C(41,5) / C(44,5), 31% of the worlds hold a ten; weighted, far fewer
+    assert with_ten < 0.1 * 400
+    uniform = WorldSampler(view)
+    with_ten = sum(bool(tens & set(uniform.sample(rng).hands[1])) for _ in range(400))
+    assert with_ten > 0.25 * 400
+
+
+def test_ismcts_with_inference_replays() -> None:
+    rules = Rules.preset("serbian")
+
+    def hand() -> list[tuple[int, Move]]:
+        bots = [
+            registry.create("ismcts", seat=s, rules=rules, rng=random.Random(s), iterations=20)
+            for s in range(2)
+        ]
+        return play(tablic.new_match(rules, seed=8), bots, hands=1).moves()
+
+    assert hand() == hand()
