@@ -9,10 +9,11 @@ STAMP := $(VENV)/.installed
 # The rules core compiled by setup.py (mypyc, and C for captures()); rebuilt when one of its
 # sources changes.
 NATIVE_SOURCES := server/kafana/games/tablic/capture.py server/kafana/games/tablic/state.py \
-	bots/kafana_bots/sim.py server/kafana/games/tablic/_ccapture.c
+	bots/kafana_bots/sim.py server/kafana/games/tablic/_ccore.c
 NATIVE := $(VENV)/.native
 # The differential tests, run again on the pure build (KAFANA_PURE=1): it stays the reference.
-PURE_TESTS := tests/games/tablic tests/bots/test_bots_sim.py tests/test_build.py \
+PURE_TESTS := tests/games/tablic tests/bots/test_bots_sim.py tests/bots/test_bots_fast_playout.py \
+	tests/test_build.py \
 	tests/reliability/test_cache_bounds_pure.py
 
 $(STAMP): pyproject.toml setup.py

@@ -28,8 +28,8 @@ NATIVE = {
     "kafana_bots.sim": "bots/kafana_bots/sim.py",
 }
 """Compiled modules and their sources (the capture generator, the state, the simulator)."""
-C_MODULES = {"kafana.games.tablic._ccapture": "server/kafana/games/tablic/_ccapture.c"}
-"""Hand-written C: the fast path of `captures()` (docs/performance: why C and not mypyc)."""
+C_MODULES = {"kafana.games.tablic._ccore": "server/kafana/games/tablic/_ccore.c"}
+"""Hand-written C: the fast path of `captures()` and of the simulator's playouts."""
 GROUP = "kafana.games.tablic._native"
 MANIFEST = "kafana/games/tablic/native.json"
 PACKAGE_DIRS = {"kafana": "server/kafana", "kafana_bots": "bots/kafana_bots"}

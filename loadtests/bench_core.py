@@ -104,9 +104,11 @@ def simulator_rate(hands: int, seed: int, rules: tablic.Rules) -> float:
     """Hands per second of uniformly random play in the search simulator of `kafana_bots`.
 
     `HandSim` is the mutable, index-based copy of the rules that search bots use for
-    playouts (checked move by move against `MatchState` in tests/bots/test_bots_sim.py).
+    playouts (checked move by move against `MatchState` in tests/bots/test_bots_sim.py). The
+    compiled build plays them out in C (`fast_playout`, checked against HandSim in
+    tests/bots/test_bots_fast_playout.py); the pure build by `legal()` and `play()`.
     """
-    from kafana_bots.sim import HandSim
+    from kafana_bots.sim import HandSim, fast_playout
 
     rng = random.Random(seed)
     starts = []
@@ -126,7 +128,9 @@ def simulator_rate(hands: int, seed: int, rules: tablic.Rules) -> float:
             )
         )
     start = time.perf_counter()
-    for sim in starts:
+    for k, sim in enumerate(starts):
+        if fast_playout(sim, -1, seed + k):  # the compiled build's C playout
+            continue
         while not sim.is_over:
             sim.play(*rng.choice(sim.legal()))
     return hands / (time.perf_counter() - start)

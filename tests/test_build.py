@@ -69,17 +69,17 @@ def test_a_source_edited_since_the_build_loads_pure_with_a_warning(
         name: {"source": f"{name.rsplit('.', 1)[1]}.py", "sha256": digest}
         for name, digest in digests.items()
     }
-    c_source = tmp_path / "_ccapture.c"  # the C module: listed and checked the same way
+    c_source = tmp_path / "_ccore.c"  # the C module: listed and checked the same way
     c_source.write_text("/* compiled */\n")
-    (tmp_path / ("_ccapture" + EXTENSION_SUFFIXES[0])).write_bytes(b"")
+    (tmp_path / ("_ccore" + EXTENSION_SUFFIXES[0])).write_bytes(b"")
     c_digest = hashlib.sha256(c_source.read_bytes()).hexdigest()
-    modules["kafana.games.tablic._ccapture"] = {"source": "_ccapture.c", "sha256": c_digest}
+    modules["kafana.games.tablic._ccore"] = {"source": "_ccore.c", "sha256": c_digest}
     manifest.write_text(json.dumps({"modules": modules}))
     monkeypatch.setattr(build, "MANIFEST", manifest)
     monkeypatch.delenv(build.PURE_VARIABLE, raising=False)
     assert build._decide()[:2] == ("compiled", "compiled build of " + ", ".join(modules))
     c_source.write_text("/* edited */\n")
-    with pytest.warns(UserWarning, match="_ccapture.c changed since it was compiled"):
+    with pytest.warns(UserWarning, match="_ccore.c changed since it was compiled"):
         assert build._decide()[0] == "pure"
     c_source.write_text("/* compiled */\n")
     (tmp_path / "state.py").write_text("# edited\n")

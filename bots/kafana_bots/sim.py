@@ -11,10 +11,10 @@ simulator against `MatchState` move by move.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from kafana.games.tablic import CARDS, CaptureEngine, Card, Move, Rules, engine_for
-from kafana.games.tablic.capture import UNITS, count_vector
+from kafana.games.tablic.capture import NATIVE, UNITS, count_vector
 from kafana.games.tablic.scoring import most_cards
 from kafana.games.tablic.state import HAND_SIZE
 
@@ -22,6 +22,43 @@ _UNIT = tuple(UNITS[i // 4 + 1] for i in range(52))  # by card index
 
 SimMove = tuple[int, int]
 """(card index played, bit mask of captured table positions; 0 is a trail)."""
+Values = tuple[float, ...]
+"""A value per card index."""
+Playout = Callable[["HandSim", int, int, "tuple[Values, Values, Values] | None", bytes], int]
+_PLAYOUT: Playout | None = None if NATIVE is None else NATIVE.playout
+_FAST_RULES: dict[int, tuple[Rules, bytes | None]] = {}  # by id(rules), the Rules kept alive
+
+
+def fast_rules(rules: Rules) -> bytes | None:
+    """What the C playout reads of the rules (capture switches, card points, tabla switches),
+    or None if a value does not fit its byte (the Python loop plays those rules)."""
+    found = _FAST_RULES.get(id(rules))
+    if found is None or found[0] is not rules:
+        if len(_FAST_RULES) > 64:
+            _FAST_RULES.clear()
+        flags = (rules.tabla_points, rules.last_card_tabla, rules.must_capture, rules.rank_priority)
+        try:
+            packed: bytes | None = (
+                engine_for(rules).fast_params + bytes(rules.points_by_index) + bytes(flags)
+            )
+        except ValueError:  # a point value past 255
+            packed = None
+        found = _FAST_RULES[id(rules)] = (rules, packed)
+    return found[1]
+
+
+def fast_playout(
+    sim: HandSim, plies: int, seed: int = 0, values: tuple[Values, Values, Values] | None = None
+) -> bool:
+    """Play `sim` on in C for `plies` moves (-1: to the hand's end): by the greedy policy of
+    `kafana_bots.rollout` given its `values` (taken, played, trailed), else uniformly at random
+    from `seed`. False if it did not (the pure build, or a listing past the capture limit):
+    then nothing changed and the Python loop plays. Checked against the Python loop in
+    tests/bots/test_bots_fast_playout.py."""
+    if _PLAYOUT is None:
+        return False
+    packed = fast_rules(sim.rules)
+    return packed is not None and _PLAYOUT(sim, plies, seed, values, packed) >= 0
 
 
 class HandSim:

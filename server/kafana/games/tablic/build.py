@@ -1,10 +1,10 @@
 """Which build of the rules core is loaded: compiled (mypyc and C) or pure Python.
 
 `make venv` compiles the capture generator, the state and the search simulator
-(`kafana_bots.sim`) with mypyc, and the C fast path of `captures()` (`_ccapture.c`), beside
-their sources and lists them in `native.json` with the SHA-256 of each source (setup.py). The
-pure modules stay the reference (the C module has no Python twin: `capture.py` leaves it out
-of the pure build). `select()`, run once by the package
+(`kafana_bots.sim`) with mypyc, and the C fast path of `captures()` and of the simulator's
+playouts (`_ccore.c`), beside their sources and lists them in `native.json` with the SHA-256
+of each source (setup.py). The pure modules stay the reference (the C module has no Python
+twin: `capture.py` leaves it out of the pure build). `select()`, run once by the package
 before its modules load, keeps the compiled ones unless:
 
 - `KAFANA_PURE=1` is set (the pure build, for the differential tests and for debugging);
@@ -90,7 +90,7 @@ def select() -> str:
         return BUILD
     BUILD, WHY, pure = _decide()
     python = {name: source for name, source in pure.items() if source.suffix == ".py"}
-    if python:  # the C module (`_ccapture`) has no Python twin: capture.py skips it when pure
+    if python:  # the C module (`_ccore`) has no Python twin: capture.py skips it when pure
         sys.meta_path.insert(0, PureFinder(python))
     return BUILD
 

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from itertools import repeat
 from operator import attrgetter
+from types import ModuleType
 from typing import TypeVar
 
 from mypy_extensions import mypyc_attr
@@ -602,7 +603,7 @@ def fast_params(
     played: Sequence[tuple[int, ...]],
     summable: dict[int, tuple[int, ...]],
 ) -> bytes:
-    """The 80 bytes `_ccapture.captures` reads: the two switches, then per rank 1..13 the
+    """The 80 bytes `_ccore.captures` reads: the two switches, then per rank 1..13 the
     declared values of a played card (count, two values; 0: by rank only), then per rank the
     values of a table card inside a sum."""
     out = [int(wild), int(multi_group)]
@@ -611,20 +612,22 @@ def fast_params(
     return bytes(out)
 
 
-def _load_fast() -> FastCaptures | None:
-    """The compiled build's C fast path of `captures()` (none in the pure build)."""
+def _load_native() -> ModuleType | None:
+    """The compiled build's C module (`_ccore`: captures, the simulator's playouts), or None
+    (the pure build, or compiled without it)."""
     if BUILD != "compiled":
         return None
     try:
-        module = importlib.import_module("kafana.games.tablic._ccapture")
-    except ImportError:  # compiled without it: the Python path answers alone
+        module = importlib.import_module("kafana.games.tablic._ccore")
+    except ImportError:  # compiled without it: the Python paths answer alone
         return None
     module.set_cards(Card, CARDS)
-    found: FastCaptures = module.captures
-    return found
+    return module
 
 
-_FAST = _load_fast()
+NATIVE = _load_native()
+"""The C module of the compiled build (`kafana_bots.sim` plays out with it), or None."""
+_FAST: FastCaptures | None = None if NATIVE is None else NATIVE.captures
 _CARD_TYPE = frozenset((Card,))
 _RANK = attrgetter("rank")
 

@@ -1,0 +1,715 @@
+/* The C fast path of the rules core: `captures()`, and playouts of the search simulator.
+ *
+ * `captures(card, table, params, rank_priority)` lists every legal capture of `card` on `table`
+ * as the contract's answer (a set of frozensets of the 52 interned Card objects), or returns
+ * None when the Python path must answer: anything that is not a plain well-formed input (the
+ * Python path then raises the error naming what was wrong), more than CAPTURE_LIMIT captures
+ * (it raises TooManyMovesError), or a search past NODE_LIMIT steps. So the answers it gives
+ * are exactly the Python path's, which `tests/games/tablic` checks against the oracle.
+ *
+ * It works on bit masks over the table's positions: the groups of a declared value (a card of
+ * the played rank, or cards whose values sum to it) by depth-first search, then, with several
+ * groups allowed, every union of disjoint groups. No cache and no memory kept between calls
+ * beyond fixed static buffers: a call costs at most NODE_LIMIT steps and CAPTURE_LIMIT entries.
+ *
+ * `playout(sim, plies, seed, values, rules)` plays a `kafana_bots.sim.HandSim` on for `plies`
+ * moves (all: -1), by the greedy policy of `kafana_bots.rollout` when `values` (three tuples of
+ * 52 floats) is given, else uniformly at random (xorshift from `seed`), and writes the position
+ * back; the moves played, or -1 (nothing changed) where the Python loop must play: a capture
+ * listing past the limits above. The moves, their order and the greedy choice are HandSim's
+ * and greedy_move's exactly (`tests/bots/test_bots_fast_playout.py`).
+ *
+ * `params` (80 bytes, `capture.fast_params`): wild jack, multiple groups, then per rank 1..13
+ * the declared values a played card may take (count, two values; 0 means by rank only), then
+ * per rank the values a table card may take inside a sum (count, two values).
+ */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#define CAPTURE_LIMIT 10000
+#define NODE_LIMIT 2000000
+#define SLOTS_LOG 15
+#define SLOTS (1u << SLOTS_LOG) /* > 3 x (CAPTURE_LIMIT + 2): probes stay short */
+#define PARAMS_SIZE 80
+#define JACK 11
+
+/* -- the 52 cards: pointer -> index -------------------------------------------------------- */
+
+static PyTypeObject *card_type = NULL;
+static PyObject *card_objects[52];
+#define CARD_SLOTS 256
+static PyObject *card_keys[CARD_SLOTS];
+static int8_t card_values[CARD_SLOTS];
+
+static inline unsigned card_slot(PyObject *p) { return (unsigned)(((uintptr_t)p >> 4) * 2654435761u) >> 24; }
+
+/* The index of a card object, or -1 if it is not one of the 52. */
+static inline int card_index(PyObject *p) {
+    unsigned s = card_slot(p);
+    for (;;) {
+        PyObject *k = card_keys[s];
+        if (k == p) return card_values[s];
+        if (k == NULL) return -1;
+        s = (s + 1) & (CARD_SLOTS - 1);
+    }
+}
+
+/* -- a set of masks with O(1) clearing (generation stamps) -------------------------------- */
+
+#define LINEAR 32 /* up to this many items a set is scanned, not hashed: it stays in L1 */
+typedef struct {
+    int hashed;
+    uint64_t keys[SLOTS];
+    uint32_t stamps[SLOTS];
+    uint32_t generation;
+    uint64_t items[CAPTURE_LIMIT + 2];
+    int count;
+    int overflow;
+} MaskSet;
+
+static MaskSet groups_set, unions_set, results_set;
+
+static void set_clear(MaskSet *s) {
+    s->generation++;
+    if (s->generation == 0) { /* wrapped: stamps of 2**32 generations ago look current */
+        memset(s->stamps, 0, sizeof s->stamps);
+        s->generation = 1;
+    }
+    s->count = 0;
+    s->overflow = 0;
+    s->hashed = 0;
+}
+
+static int set_add_hashed(MaskSet *s, uint64_t mask);
+
+/* Add a mask; 1 if new. Past CAPTURE_LIMIT + 1 items the set only records the overflow. */
+static inline int set_add(MaskSet *s, uint64_t mask) {
+    if (s->hashed) return set_add_hashed(s, mask);
+    for (int i = 0; i < s->count; i++)
+        if (s->items[i] == mask) return 0;
+    s->items[s->count++] = mask;
+    if (s->count == LINEAR) { /* from here on hashed: the items so far go into the table */
+        s->hashed = 1;
+        s->count = 0;
+        for (int i = 0; i < LINEAR; i++) set_add_hashed(s, s->items[i]);
+    }
+    return 1;
+}
+
+static int set_add_hashed(MaskSet *s, uint64_t mask) {
+    uint64_t h = mask * 0x9E3779B97F4A7C15ull;
+    uint32_t i = (uint32_t)(h >> (64 - SLOTS_LOG));
+    for (;;) {
+        if (s->stamps[i] != s->generation) break;
+        if (s->keys[i] == mask) return 0;
+        i = (i + 1) & (SLOTS - 1);
+    }
+    if (s->count >= CAPTURE_LIMIT + 1) {
+        s->overflow = 1;
+        return 0;
+    }
+    s->stamps[i] = s->generation;
+    s->keys[i] = mask;
+    s->items[s->count++] = mask;
+    return 1;
+}
+
+/* -- the search ---------------------------------------------------------------------------- */
+
+typedef struct {
+    int n;
+    uint8_t nvalues[52];
+    uint8_t values[52][2];
+    uint8_t least[53]; /* least[i]: the smallest value of the cards from position i on */
+    long nodes;
+} Table;
+
+/* Every set of positions from `start` on whose values sum to `remaining`, joined to `mask`. */
+/* After the values are filled in: the suffix minima that let `sums` stop early. */
+static void table_ready(Table *t) {
+    t->least[t->n] = 255;
+    for (int i = t->n - 1; i >= 0; i--) {
+        int low = 255;
+        for (int v = 0; v < t->nvalues[i]; v++)
+            if (t->values[i][v] < low) low = t->values[i][v];
+        t->least[i] = (uint8_t)(low < t->least[i + 1] ? low : t->least[i + 1]);
+    }
+}
+
+static int sums(Table *t, int start, int remaining, uint64_t mask) {
+    for (int i = start; i < t->n; i++) {
+        if (t->least[i] > remaining) break; /* no card from here on fits */
+        for (int v = 0; v < t->nvalues[i]; v++) {
+            int w = t->values[i][v];
+            if (++t->nodes > NODE_LIMIT) return -1;
+            if (w == remaining) {
+                set_add(&groups_set, mask | (1ull << i));
+                if (groups_set.overflow) return -1;
+            } else if (w < remaining) {
+                if (sums(t, i + 1, remaining - w, mask | (1ull << i)) < 0) return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The captures of one declared value into `results_set`; -1: let Python answer. */
+static int list_value(Table *t, int value, uint64_t same_rank, int multi) {
+    set_clear(&groups_set);
+    for (int i = 0; i < t->n; i++)
+        if (same_rank >> i & 1) set_add(&groups_set, 1ull << i);
+    if (value > 0 && sums(t, 0, value, 0) < 0) return -1;
+    int count = groups_set.count;
+    if (groups_set.overflow || count > CAPTURE_LIMIT) return -1; /* Python: TooManyMovesError */
+    if (!multi || count <= 1) {
+        for (int g = 0; g < count; g++) set_add(&results_set, groups_set.items[g]);
+        return results_set.overflow ? -1 : 0;
+    }
+    set_clear(&unions_set);
+    set_add(&unions_set, 0);
+    for (int g = 0; g < count; g++) {
+        uint64_t group = groups_set.items[g];
+        int before = unions_set.count;
+        for (int u = 0; u < before; u++) {
+            uint64_t m = unions_set.items[u];
+            if (!(m & group)) set_add(&unions_set, m | group);
+            if (unions_set.overflow || unions_set.count > CAPTURE_LIMIT) return -1; /* with 0 */
+        }
+    }
+    for (int u = 1; u < unions_set.count; u++) set_add(&results_set, unions_set.items[u]);
+    return results_set.overflow ? -1 : 0;
+}
+
+
+/* -- the simulator's playout ---------------------------------------------------------------- */
+
+#define HAND_SIZE 6
+#define SIM_RULES_SIZE (PARAMS_SIZE + 52 + 4)
+
+typedef struct {
+    int n, sides, first, current, last_capturer;
+    int side_of[4];
+    int hands[4][52], hand_len[4];
+    int table[52], table_len;
+    int deck[52], deck_len;
+    long cards[4], points[4], tablas[4];
+} Hand;
+
+typedef struct {
+    const uint8_t *params;       /* capture switches (`fast_params`) */
+    const uint8_t *points;       /* card points by index */
+    int tabla_points, last_card_tabla, must_capture, rank_priority;
+} SimRules;
+
+/* The sorted capture masks of card `card` on the hand's table into `out`; their count or -1. */
+static int hand_captures(const Hand *h, const SimRules *r, int card, uint64_t *out) {
+    int n = h->table_len, played_rank = card / 4 + 1;
+    if (n == 0) return 0;
+    if (r->params[0] && played_rank == JACK) {
+        out[0] = (1ull << n) - 1;
+        return 1;
+    }
+    Table t;
+    t.n = n;
+    t.nodes = 0;
+    uint64_t same_rank = 0;
+    for (int i = 0; i < n; i++) {
+        int rank = h->table[i] / 4 + 1;
+        const uint8_t *tv = r->params + 2 + 39 + 3 * (rank - 1);
+        t.nvalues[i] = tv[0];
+        t.values[i][0] = tv[1];
+        t.values[i][1] = tv[2];
+        if (rank == played_rank) same_rank |= 1ull << i;
+    }
+    table_ready(&t);
+    set_clear(&results_set);
+    const uint8_t *pv = r->params + 2 + 3 * (played_rank - 1);
+    for (int v = 0; v < pv[0]; v++)
+        if (list_value(&t, pv[1 + v], same_rank, r->params[1]) < 0) return -1;
+    int count = 0;
+    for (int c = 0; c < results_set.count; c++) {
+        uint64_t m = results_set.items[c];
+        if (!r->rank_priority || !same_rank || (m & same_rank)) out[count++] = m;
+    }
+    for (int i = 1; i < count; i++) { /* few: insertion */
+        uint64_t x = out[i];
+        int j = i - 1;
+        while (j >= 0 && out[j] > x) { out[j + 1] = out[j]; j--; }
+        out[j + 1] = x;
+    }
+    return count;
+}
+
+static void sort_ints(int *a, int n) {
+    for (int i = 1; i < n; i++) {
+        int x = a[i], j = i - 1;
+        while (j >= 0 && a[j] > x) { a[j + 1] = a[j]; j--; }
+        a[j + 1] = x;
+    }
+}
+
+static void deal(Hand *h) {
+    int per = h->deck_len / h->n;
+    if (per > HAND_SIZE) per = HAND_SIZE;
+    for (int k = 0; k < h->n; k++) {
+        int seat = (h->first + k) % h->n;
+        memcpy(h->hands[seat], h->deck + k * per, sizeof(int) * (size_t)per);
+        h->hand_len[seat] = per;
+        sort_ints(h->hands[seat], per);
+    }
+    int used = h->n * per;
+    memmove(h->deck, h->deck + used, sizeof(int) * (size_t)(h->deck_len - used));
+    h->deck_len -= used;
+    h->current = h->first;
+}
+
+/* HandSim.play: a legal move (not checked), then the next seat, a deal, or the hand's end. */
+static void play(Hand *h, const SimRules *r, int card, uint64_t mask) {
+    int seat = h->current, *hand = h->hands[seat], len = h->hand_len[seat];
+    for (int i = 0; i < len; i++)
+        if (hand[i] == card) {
+            memmove(hand + i, hand + i + 1, sizeof(int) * (size_t)(len - i - 1));
+            break;
+        }
+    h->hand_len[seat] = --len;
+    int any = 0;
+    for (int s = 0; s < h->n; s++) any |= h->hand_len[s];
+    int last_of_hand = h->deck_len == 0 && !any;
+    if (mask) {
+        int side = h->side_of[seat], kept = 0;
+        long pts = r->points[card], taken = 1;
+        for (int k = 0; k < h->table_len; k++) {
+            int c = h->table[k];
+            if (mask >> k & 1) {
+                pts += r->points[c];
+                taken++;
+            } else {
+                h->table[kept++] = c;
+            }
+        }
+        h->table_len = kept;
+        h->cards[side] += taken;
+        h->points[side] += pts;
+        h->last_capturer = side;
+        if (!kept && (r->last_card_tabla || !last_of_hand)) h->tablas[side]++;
+    } else {
+        int k = h->table_len++;
+        while (k > 0 && h->table[k - 1] > card) { h->table[k] = h->table[k - 1]; k--; }
+        h->table[k] = card;
+    }
+    if (!last_of_hand) {
+        if (any) h->current = (seat + 1) % h->n;
+        else deal(h);
+        return;
+    }
+    if (h->last_capturer >= 0) {
+        h->cards[h->last_capturer] += h->table_len;
+        for (int k = 0; k < h->table_len; k++) h->points[h->last_capturer] += r->points[h->table[k]];
+    }
+    h->table_len = 0;
+    h->current = -1;
+}
+
+static uint64_t masks_buffer[CAPTURE_LIMIT + 2];
+
+/* rollout.greedy_move: the best immediate value, first on ties; 0 or -1 (listing declined). */
+static int greedy(const Hand *h, const SimRules *r, const double *taken, const double *played,
+                  const double *trailed, int *card_out, uint64_t *mask_out) {
+    int seat = h->current, total = 0;
+    for (int s = 0; s < h->n; s++) total += h->hand_len[s];
+    int last = h->deck_len == 0 && total == 1;
+    double tabla = (r->last_card_tabla || !last) ? r->tabla_points : 0;
+    uint64_t full = (1ull << h->table_len) - 1;
+    int best_card = -1, trail_card = -1;
+    uint64_t best_mask = 0;
+    double best_value = -1e9, trail_value = -1e9;
+    for (int i = 0; i < h->hand_len[seat]; i++) {
+        int card = h->hands[seat][i];
+        int count = hand_captures(h, r, card, masks_buffer);
+        if (count < 0) return -1;
+        for (int c = 0; c < count; c++) {
+            uint64_t mask = masks_buffer[c];
+            double v = played[card];
+            for (int k = 0; k < h->table_len; k++)
+                if (mask >> k & 1) v += taken[h->table[k]];
+            if (mask == full) v += tabla;
+            if (v > best_value) { best_card = card; best_mask = mask; best_value = v; }
+        }
+        if (trailed[card] > trail_value) { trail_card = card; trail_value = trailed[card]; }
+    }
+    if (best_card >= 0 && (best_value >= trail_value || r->must_capture)) {
+        *card_out = best_card;
+        *mask_out = best_mask;
+    } else {
+        *card_out = trail_card;
+        *mask_out = 0;
+    }
+    return 0;
+}
+
+/* A uniformly random legal move (HandSim.legal's list); 0 or -1 (listing declined). */
+static int random_move(const Hand *h, const SimRules *r, uint64_t *state, int *card_out,
+                       uint64_t *mask_out) {
+    int seat = h->current, count = 0, captures = 0;
+    static int move_cards[CAPTURE_LIMIT + 64];
+    static uint64_t move_masks[CAPTURE_LIMIT + 64];
+    for (int i = 0; i < h->hand_len[seat]; i++) {
+        int card = h->hands[seat][i];
+        int found = hand_captures(h, r, card, masks_buffer);
+        if (found < 0 || count + found + 1 > CAPTURE_LIMIT + 64) return -1;
+        move_cards[count] = card;
+        move_masks[count++] = 0;
+        for (int c = 0; c < found; c++) {
+            move_cards[count] = card;
+            move_masks[count++] = masks_buffer[c];
+        }
+        captures += found;
+    }
+    int pick;
+    uint64_t x = *state;
+    x ^= x >> 12; x ^= x << 25; x ^= x >> 27;
+    *state = x;
+    uint64_t random = x * 0x2545F4914F6CDD1Dull;
+    if (captures && r->must_capture) {
+        int k = (int)((random >> 11) % (uint64_t)captures);
+        for (pick = 0; pick < count; pick++)
+            if (move_masks[pick] && k-- == 0) break;
+    } else {
+        pick = (int)((random >> 11) % (uint64_t)count);
+    }
+    *card_out = move_cards[pick];
+    *mask_out = move_masks[pick];
+    return 0;
+}
+
+/* -- HandSim <-> Hand ------------------------------------------------------------------------- */
+
+static int ints_into(PyObject *list, int *out, int most, int *len) {
+    if (!PyList_Check(list) || PyList_GET_SIZE(list) > most) return -1;
+    Py_ssize_t n = PyList_GET_SIZE(list);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long v = PyLong_AsLong(PyList_GET_ITEM(list, i));
+        if (v == -1 && PyErr_Occurred()) return -1;
+        out[i] = (int)v;
+    }
+    *len = (int)n;
+    return 0;
+}
+
+static int longs_into(PyObject *list, long *out, int want) {
+    if (!PyList_Check(list) || PyList_GET_SIZE(list) != want) return -1;
+    for (int i = 0; i < want; i++) {
+        out[i] = PyLong_AsLong(PyList_GET_ITEM(list, i));
+        if (out[i] == -1 && PyErr_Occurred()) return -1;
+    }
+    return 0;
+}
+
+static int optional_int(PyObject *value, int *out) {
+    if (value == Py_None) { *out = -1; return 0; }
+    long v = PyLong_AsLong(value);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* Read a HandSim's position (0), or -1 with a Python error set. */
+static int read_hand(PyObject *sim, Hand *h) {
+    PyObject *a = NULL;
+    int ok = -1;
+#define GET(name) do { Py_XDECREF(a); a = PyObject_GetAttrString(sim, name); if (a == NULL) goto done; } while (0)
+    GET("n");
+    h->n = (int)PyLong_AsLong(a);
+    if (h->n < 1 || h->n > 4) { PyErr_SetString(PyExc_ValueError, "1 to 4 players"); goto done; }
+    GET("first");
+    h->first = (int)PyLong_AsLong(a);
+    GET("side_of");
+    if (!PyTuple_Check(a) || PyTuple_GET_SIZE(a) != h->n) goto bad;
+    for (int s = 0; s < h->n; s++) {
+        h->side_of[s] = (int)PyLong_AsLong(PyTuple_GET_ITEM(a, s));
+        if (h->side_of[s] < 0 || h->side_of[s] > 3) goto bad;
+    }
+    GET("hands");
+    if (!PyList_Check(a) || PyList_GET_SIZE(a) != h->n) goto bad;
+    for (int s = 0; s < h->n; s++)
+        if (ints_into(PyList_GET_ITEM(a, s), h->hands[s], 52, &h->hand_len[s]) < 0) goto bad;
+    GET("table");
+    if (ints_into(a, h->table, 52, &h->table_len) < 0) goto bad;
+    GET("deck");
+    if (ints_into(a, h->deck, 52, &h->deck_len) < 0) goto bad;
+    GET("cards");
+    if (PyList_Check(a) && PyList_GET_SIZE(a) > 4) goto bad;
+    h->sides = PyList_Check(a) ? (int)PyList_GET_SIZE(a) : 0;
+    if (longs_into(a, h->cards, h->sides) < 0) goto bad;
+    GET("points");
+    if (longs_into(a, h->points, h->sides) < 0) goto bad;
+    GET("tablas");
+    if (longs_into(a, h->tablas, h->sides) < 0) goto bad;
+    GET("last_capturer");
+    if (optional_int(a, &h->last_capturer) < 0) goto done;
+    GET("current");
+    if (optional_int(a, &h->current) < 0) goto done;
+    if (PyErr_Occurred()) goto done;
+    ok = 0;
+    goto done;
+bad:
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "not a HandSim position");
+done:
+    Py_XDECREF(a);
+#undef GET
+    return ok;
+}
+
+static PyObject *int_list(const int *v, int n) {
+    PyObject *list = PyList_New(n);
+    if (list == NULL) return NULL;
+    for (int i = 0; i < n; i++) {
+        PyObject *x = PyLong_FromLong(v[i]);
+        if (x == NULL) { Py_DECREF(list); return NULL; }
+        PyList_SET_ITEM(list, i, x);
+    }
+    return list;
+}
+
+static PyObject *long_list(const long *v, int n) {
+    PyObject *list = PyList_New(n);
+    if (list == NULL) return NULL;
+    for (int i = 0; i < n; i++) {
+        PyObject *x = PyLong_FromLong(v[i]);
+        if (x == NULL) { Py_DECREF(list); return NULL; }
+        PyList_SET_ITEM(list, i, x);
+    }
+    return list;
+}
+
+static int set_new(PyObject *sim, const char *name, PyObject *value) {
+    if (value == NULL) return -1;
+    int done = PyObject_SetAttrString(sim, name, value);
+    Py_DECREF(value);
+    return done;
+}
+
+static PyObject *optional(int v) {
+    if (v < 0) Py_RETURN_NONE;
+    return PyLong_FromLong(v);
+}
+
+/* Write a position back into the HandSim (0), or -1 with a Python error set. */
+static int write_hand(PyObject *sim, const Hand *h) {
+    PyObject *hands = PyList_New(h->n);
+    if (hands == NULL) return -1;
+    for (int s = 0; s < h->n; s++) {
+        PyObject *hand = int_list(h->hands[s], h->hand_len[s]);
+        if (hand == NULL) { Py_DECREF(hands); return -1; }
+        PyList_SET_ITEM(hands, s, hand);
+    }
+    long vector = 0;
+    for (int k = 0; k < h->table_len; k++) vector += 1L << 4 * (h->table[k] / 4);
+    if (set_new(sim, "hands", hands) < 0 || set_new(sim, "table", int_list(h->table, h->table_len)) < 0 ||
+        set_new(sim, "deck", int_list(h->deck, h->deck_len)) < 0 ||
+        set_new(sim, "cards", long_list(h->cards, h->sides)) < 0 ||
+        set_new(sim, "points", long_list(h->points, h->sides)) < 0 ||
+        set_new(sim, "tablas", long_list(h->tablas, h->sides)) < 0 ||
+        set_new(sim, "last_capturer", optional(h->last_capturer)) < 0 ||
+        set_new(sim, "current", optional(h->current)) < 0 ||
+        set_new(sim, "vector", PyLong_FromLong(vector)) < 0)
+        return -1;
+    return 0;
+}
+
+static int read_floats(PyObject *tuple, double *out) {
+    if (!PyTuple_Check(tuple) || PyTuple_GET_SIZE(tuple) != 52) return -1;
+    for (int i = 0; i < 52; i++) {
+        out[i] = PyFloat_AsDouble(PyTuple_GET_ITEM(tuple, i));
+        if (out[i] == -1.0 && PyErr_Occurred()) return -1;
+    }
+    return 0;
+}
+
+static PyObject *fast_playout(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "playout(sim, plies, seed, values, rules)");
+        return NULL;
+    }
+    PyObject *sim = args[0], *values = args[3], *rules_obj = args[4];
+    long plies = PyLong_AsLong(args[1]);
+    if (plies == -1 && PyErr_Occurred()) return NULL;
+    uint64_t seed = PyLong_AsUnsignedLongLongMask(args[2]);
+    if (seed == (uint64_t)-1 && PyErr_Occurred()) return NULL;
+    if (!PyBytes_CheckExact(rules_obj) || PyBytes_GET_SIZE(rules_obj) != SIM_RULES_SIZE) {
+        PyErr_SetString(PyExc_ValueError, "rules: the simulator's fast_rules bytes");
+        return NULL;
+    }
+    const uint8_t *raw = (const uint8_t *)PyBytes_AS_STRING(rules_obj);
+    SimRules r = {raw, raw + PARAMS_SIZE, raw[PARAMS_SIZE + 52], raw[PARAMS_SIZE + 53],
+                  raw[PARAMS_SIZE + 54], raw[PARAMS_SIZE + 55]};
+    double taken[52], played[52], trailed[52];
+    int greedy_policy = values != Py_None;
+    if (greedy_policy) {
+        if (!PyTuple_Check(values) || PyTuple_GET_SIZE(values) != 3 ||
+            read_floats(PyTuple_GET_ITEM(values, 0), taken) < 0 ||
+            read_floats(PyTuple_GET_ITEM(values, 1), played) < 0 ||
+            read_floats(PyTuple_GET_ITEM(values, 2), trailed) < 0) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "values: three tuples of 52");
+            return NULL;
+        }
+    }
+    Hand h;
+    if (read_hand(sim, &h) < 0) return NULL;
+    if (h.table_len > 16 || h.deck_len + h.table_len > 52) return PyLong_FromLong(-1);
+    uint64_t state = seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
+    if (state == 0) state = 1;
+    long moves = 0;
+    while (h.current >= 0 && (plies < 0 || moves < plies)) {
+        int card;
+        uint64_t mask;
+        int declined = greedy_policy ? greedy(&h, &r, taken, played, trailed, &card, &mask)
+                                     : random_move(&h, &r, &state, &card, &mask);
+        if (declined < 0) return PyLong_FromLong(-1); /* nothing written: Python plays it */
+        play(&h, &r, card, mask);
+        moves++;
+    }
+    if (write_hand(sim, &h) < 0) return NULL;
+    return PyLong_FromLong(moves);
+}
+
+/* -- captures() ------------------------------------------------------------------------------ */
+
+/* A new reference to the frozenset of the cards at `mask`'s positions. */
+static PyObject *capture_of(PyObject **items, uint64_t mask) {
+    PyObject *capture = PyFrozenSet_New(NULL);
+    if (capture == NULL) return NULL;
+    for (uint64_t m = mask; m; m &= m - 1) {
+        if (PySet_Add(capture, items[__builtin_ctzll(m)]) < 0) {
+            Py_DECREF(capture);
+            return NULL;
+        }
+    }
+    return capture;
+}
+
+static PyObject *answer(PyObject **items, const uint64_t *masks, int count) {
+    PyObject *out = PySet_New(NULL);
+    if (out == NULL) return NULL;
+    for (int c = 0; c < count; c++) {
+        PyObject *capture = capture_of(items, masks[c]);
+        if (capture == NULL) goto fail;
+        int added = PySet_Add(out, capture);
+        Py_DECREF(capture);
+        if (added < 0) goto fail;
+    }
+    return out;
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
+static PyObject *fast_captures(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 4 || card_type == NULL) Py_RETURN_NONE;
+    PyObject *card = args[0], *table = args[1], *params_obj = args[2];
+    int rank_priority = PyObject_IsTrue(args[3]);
+    if (rank_priority < 0) return NULL;
+    if (Py_TYPE(card) != card_type || !PyBytes_CheckExact(params_obj) ||
+        PyBytes_GET_SIZE(params_obj) != PARAMS_SIZE)
+        Py_RETURN_NONE;
+    const uint8_t *params = (const uint8_t *)PyBytes_AS_STRING(params_obj);
+    PyObject **items;
+    Py_ssize_t n;
+    if (PyTuple_CheckExact(table)) {
+        items = &PyTuple_GET_ITEM(table, 0);
+        n = PyTuple_GET_SIZE(table);
+    } else if (PyList_CheckExact(table)) {
+        items = PySequence_Fast_ITEMS(table);
+        n = PyList_GET_SIZE(table);
+    } else {
+        Py_RETURN_NONE;
+    }
+    if (n > 51) Py_RETURN_NONE;
+    int played = card_index(card);
+    if (played < 0) Py_RETURN_NONE;
+    int played_rank = played / 4 + 1;
+    uint64_t seen = 1ull << played, same_rank = 0;
+    Table t;
+    t.n = (int)n;
+    t.nodes = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = items[i];
+        int index = Py_TYPE(item) == card_type ? card_index(item) : -1;
+        if (index < 0 || (seen >> index & 1)) Py_RETURN_NONE; /* Python names the error */
+        seen |= 1ull << index;
+        int rank = index / 4 + 1;
+        const uint8_t *tv = params + 2 + 39 + 3 * (rank - 1);
+        t.nvalues[i] = tv[0];
+        t.values[i][0] = tv[1];
+        t.values[i][1] = tv[2];
+        if (rank == played_rank) same_rank |= 1ull << i;
+    }
+    table_ready(&t);
+    /* The table (a list) holds only cards, whose references the table keeps: no Python code
+       runs from here on until the answer is built, so `items` stays valid. */
+    set_clear(&results_set);
+    if (n > 0) {
+        if (params[0] && played_rank == JACK) {
+            set_add(&results_set, (1ull << n) - 1); /* the whole table (n < 52) */
+        } else {
+            const uint8_t *pv = params + 2 + 3 * (played_rank - 1);
+            for (int v = 0; v < pv[0]; v++)
+                if (list_value(&t, pv[1 + v], same_rank, params[1]) < 0) Py_RETURN_NONE;
+        }
+    }
+    uint64_t *masks = results_set.items;
+    int count = results_set.count;
+    if (rank_priority && same_rank) {
+        int kept = 0;
+        for (int c = 0; c < count; c++)
+            if (masks[c] & same_rank) masks[kept++] = masks[c];
+        count = kept;
+    }
+    return answer(items, masks, count);
+}
+
+static PyObject *set_cards(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *cards;
+    PyTypeObject *type;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyType_Type, &type, &PyTuple_Type, &cards)) return NULL;
+    if (PyTuple_GET_SIZE(cards) != 52) {
+        PyErr_SetString(PyExc_ValueError, "expected the 52 cards in index order");
+        return NULL;
+    }
+    memset(card_keys, 0, sizeof card_keys);
+    for (int i = 0; i < 52; i++) {
+        PyObject *c = PyTuple_GET_ITEM(cards, i);
+        Py_INCREF(c);
+        Py_XDECREF(card_objects[i]);
+        card_objects[i] = c;
+        unsigned s = card_slot(c);
+        while (card_keys[s] != NULL) s = (s + 1) & (CARD_SLOTS - 1);
+        card_keys[s] = c;
+        card_values[s] = (int8_t)i;
+    }
+    Py_INCREF(type);
+    Py_XSETREF(card_type, type);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"captures", (PyCFunction)(void (*)(void))fast_captures, METH_FASTCALL,
+     "captures(card, table, params, rank_priority): the answer, or None (the Python path)."},
+    {"playout", (PyCFunction)(void (*)(void))fast_playout, METH_FASTCALL,
+     "playout(sim, plies, seed, values, rules): moves played, or -1 (the Python loop)."},
+    {"set_cards", set_cards, METH_VARARGS, "set_cards(Card, CARDS): the 52 interned cards."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_ccore", "The C fast path of the rules core.", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__ccore(void) { return PyModule_Create(&module); }
