@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from kafana.games.tablic import Rules
 
-from kafana_bots.sim import HandSim, SimMove
+from kafana_bots.sim import HandSim, SimMove, fast_playout
 from kafana_bots.values import CARD_WEIGHT, keep_cost
 
 Values = tuple[float, ...]
@@ -104,6 +104,8 @@ def greedy_move(sim: HandSim) -> SimMove:
 
 def rollout(sim: HandSim) -> None:
     """Play the hand to its end with the greedy policy (mutates `sim`)."""
+    if fast_playout(sim, -1, 0, value_tables(sim.rules)):  # the compiled build: in C
+        return
     while sim.current is not None:
         card, mask = greedy_move(sim)
         sim.play(card, mask)
@@ -117,6 +119,8 @@ def utility(points: Sequence[float], side: int) -> float:
 
 def truncated_rollout(sim: HandSim, plies: int) -> None:
     """Play at most `plies` greedy moves (mutates `sim`); see `estimate` for the rest."""
+    if plies > 0 and fast_playout(sim, plies, 0, value_tables(sim.rules)):  # compiled: in C
+        return
     while sim.current is not None and plies > 0:
         card, mask = greedy_move(sim)
         sim.play(card, mask)
