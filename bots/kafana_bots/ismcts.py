@@ -30,7 +30,7 @@ from kafana_bots.base import Bot
 from kafana_bots.events import Event
 from kafana_bots.exact import solve
 from kafana_bots.greedy import greedy_value
-from kafana_bots.knowledge import PlayLog, hand_weights
+from kafana_bots.knowledge import PlayLog
 from kafana_bots.rollout import estimate, truncated_rollout, utility, value_tables
 from kafana_bots.sim import HandSim, SimMove
 from kafana_bots.worlds import WorldSampler, hands_known, sample_hidden, sim_from_view
@@ -124,8 +124,7 @@ class SearchBot(Bot):
     ) -> Move:
         alive = list(range(len(candidates)))
         totals = [0.0] * len(candidates)
-        deal = self.log.deal_moves(view) if INFERENCE else None
-        sampler = WorldSampler(view, hand_weights(view, deal) if deal else None)
+        sampler = WorldSampler(view, self.log.weights(view) if INFERENCE else None)
         sim_moves: list[SimMove] | None = None
         worlds = 0
         next_cut = 8

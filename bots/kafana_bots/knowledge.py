@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from math import comb, exp
 
 from kafana.games.tablic import CARDS, Card, Move, Rules, View, engine_for
@@ -76,6 +76,7 @@ class PlayLog:
         self.start_table = 0
         self.table: list[Card] = []
         self.moves: list[LoggedMove] = []
+        self.values: list[MoveValues] = []
 
     def observe(self, event: Event) -> None:
         """Record a hand's start (its table) or a move."""
@@ -84,6 +85,7 @@ class PlayLog:
             self.table = sorted(event.table)
             self.start_table = len(self.table)
             self.moves = []
+            self.values = []
         elif isinstance(event, MovePlayed) and self.hand_no is not None:
             move = event.move
             self.moves.append((event.seat, move, tuple(self.table)))
@@ -91,6 +93,17 @@ class PlayLog:
                 self.table = sorted([*self.table, move.card])
             else:
                 self.table = [c for c in self.table if c not in move.captured]
+
+    def weights(self, view: View) -> dict[int, dict[int, float]] | None:
+        """`hand_weights` for this deal, or None if the log does not match the view; each
+        move's `move_values` are computed once."""
+        deal = self.deal_moves(view)
+        if deal is None:
+            return None
+        start = len(self.moves) - len(deal)
+        for k in range(len(self.values), len(self.moves)):
+            self.values.append(move_values(view.rules, self.moves[k][2]))
+        return hand_weights(view, deal, values=self.values[start:])
 
     def deal_moves(self, view: View) -> list[LoggedMove] | None:
         """The moves played since the hands were last dealt, or None if the log does not
@@ -118,52 +131,61 @@ class PlayLog:
         return deal
 
 
-def best_values(rules: Rules, cards: Iterable[Card], table: Sequence[Card]) -> dict[int, float]:
-    """Per card index: the greedy value (`values`) of the best move that card makes on `table`
-    (a trail or its best capture), the table's last-card tabla aside."""
+MoveValues = tuple[dict[int, float], frozenset[int]]
+"""For one logged move: every card's best greedy value on its table, and the cards that could
+capture there."""
+
+
+def move_values(rules: Rules, table: Sequence[Card]) -> MoveValues:
+    """Per card index (all 52): the greedy value (`values`) of the best move that card makes
+    on `table` (a trail or its best capture; the last card's tabla aside), and which cards
+    can capture there."""
     engine = engine_for(rules)
     order = sorted(c.index for c in table)
     vector = count_vector(i // 4 + 1 for i in order)
     out: dict[int, float] = {}
-    for card in cards:
+    takers: set[int] = set()
+    for card in CARDS:
         i = card.index
         best = trail_value(rules, i)
         for mask in engine.listing(card.rank, vector, rules.rank_priority)[0]:
             taken = [c for k, c in enumerate(order) if mask >> k & 1]
             best = max(best, capture_value(rules, i, taken, len(taken) == len(order), False))
+            takers.add(i)
         out[i] = best
-    return out
+    return out, frozenset(takers)
 
 
 def hand_weights(
-    view: View, deal: Sequence[LoggedMove], beta: float | None = None
+    view: View,
+    deal: Sequence[LoggedMove],
+    beta: float | None = None,
+    values: Sequence[MoveValues] | None = None,
 ) -> dict[int, dict[int, float]]:
     """Per other seat that moved this deal: a weight per unseen card index (1 = no evidence)
     of that card being in its hand, from the moves it chose (see `INFERENCE_BETA`).
 
     A seat that played move m on table T, holding the cards it still holds and those it
     played later in this deal, would have preferred a card c whose best move on T is worth
-    more than m and than its known cards' best; the larger that gap, the less likely c is
-    in its hand. Each decision's factor is applied to each card independently.
+    more than the best of its known cards; the larger that gap, the less likely c is in its
+    hand. Each decision's factor is applied to each card independently. `values`, if given,
+    are the deal's `move_values` (`PlayLog.weights` keeps them from one decision to the next).
     """
     beta = INFERENCE_BETA if beta is None else beta
     rules = view.rules
-    engine = engine_for(rules)
-    pool = unseen(view)
+    pool = [c.index for c in unseen(view)]
     out: dict[int, dict[int, float]] = {}
     for k, (seat, move, table) in enumerate(deal):
         if seat == view.seat or view.hand_sizes[seat] == 0:
             continue
-        later = [m.card for s, m, _ in deal[k + 1 :] if s == seat]
-        values = best_values(rules, [*pool, move.card, *later], table)
-        known = max(values[c.index] for c in [move.card, *later])
-        weights = out.setdefault(seat, {c.index: 1.0 for c in pool})
+        best, takers = move_values(rules, table) if values is None else values[k]
+        known = max(best[m.card.index] for s, m, _ in deal[k:] if s == seat)
+        weights = out.setdefault(seat, dict.fromkeys(pool, 1.0))
         forced = rules.must_capture and move.is_trail
-        vector = count_vector(c.rank for c in table)
-        for c in pool:
-            gap = values[c.index] - known
-            if forced and engine.listing(c.rank, vector, rules.rank_priority)[0]:
+        for i in pool:
+            gap = best[i] - known
+            if forced and i in takers:
                 gap = max(gap, MUST_CAPTURE_GAP)
             if gap > 0:
-                weights[c.index] *= exp(-beta * gap)
+                weights[i] *= exp(-beta * gap)
     return out

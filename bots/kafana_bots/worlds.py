@@ -83,15 +83,7 @@ class WorldSampler:
         world = self.base.copy()
         hands = world.hands
         random_ = rng.random
-        if not self.weights:
-            pool = sorted(self.pool, key=lambda _: random_())  # twice as fast as a shuffle
-            at = 0
-            for seat, size in self.sizes:
-                hands[seat] = sorted(pool[at : at + size])
-                at += size
-            world.deck = pool[at:]
-            return world
-        pool = list(self.pool)
+        pool = self.pool
         inverse = self.weights
         for seat, size in self.sizes:
             power = inverse.get(seat)
@@ -102,7 +94,7 @@ class WorldSampler:
             keyed = sorted(pool, key=lambda c: log(1.0 - random_()) * power[c], reverse=True)
             hands[seat] = sorted(keyed[:size])
             pool = keyed[size:]
-        pool.sort(key=lambda _: random_())
+        pool = sorted(pool, key=lambda _: random_())  # twice as fast as a shuffle
         at = 0
         for seat, size in self.sizes:
             if seat not in inverse:
