@@ -156,12 +156,9 @@ static int sums(Table *t, int start, int remaining, uint64_t mask) {
     return 0;
 }
 
-/* The captures of one declared value into `results_set`; -1: let Python answer. */
-static int list_value(Table *t, int value, uint64_t same_rank, int multi) {
-    set_clear(&groups_set);
-    for (int i = 0; i < t->n; i++)
-        if (same_rank >> i & 1) set_add(&groups_set, 1ull << i);
-    if (value > 0 && sums(t, 0, value, 0) < 0) return -1;
+/* The captures from the groups in `groups_set` into `results_set`: the groups, or with several
+   groups allowed every union of disjoint ones; -1: let Python answer. */
+static int combine(int multi) {
     int count = groups_set.count;
     if (groups_set.overflow || count > CAPTURE_LIMIT) return -1; /* Python: TooManyMovesError */
     if (!multi || count <= 1) {
@@ -183,6 +180,22 @@ static int list_value(Table *t, int value, uint64_t same_rank, int multi) {
     return results_set.overflow ? -1 : 0;
 }
 
+/* The captures of one declared value into `results_set`; -1: let Python answer. */
+static int list_value(Table *t, int value, uint64_t same_rank, int multi) {
+    set_clear(&groups_set);
+    for (int i = 0; i < t->n; i++)
+        if (same_rank >> i & 1) set_add(&groups_set, 1ull << i);
+    if (value > 0 && sums(t, 0, value, 0) < 0) return -1;
+    return combine(multi);
+}
+
+/* The same from groups found before (`found`: the sum groups of that value). */
+static int list_found(const uint64_t *found, int nfound, uint64_t same_rank, int multi) {
+    set_clear(&groups_set);
+    for (uint64_t m = same_rank; m; m &= m - 1) set_add(&groups_set, m & -m);
+    for (int g = 0; g < nfound; g++) set_add(&groups_set, found[g]);
+    return combine(multi);
+}
 
 /* -- the simulator's playout ---------------------------------------------------------------- */
 
@@ -229,6 +242,103 @@ static int hand_captures(const Hand *h, const SimRules *r, int card, uint64_t *o
     const uint8_t *pv = r->params + 2 + 3 * (played_rank - 1);
     for (int v = 0; v < pv[0]; v++)
         if (list_value(&t, pv[1 + v], same_rank, r->params[1]) < 0) return -1;
+    int count = 0;
+    for (int c = 0; c < results_set.count; c++) {
+        uint64_t m = results_set.items[c];
+        if (!r->rank_priority || !same_rank || (m & same_rank)) out[count++] = m;
+    }
+    for (int i = 1; i < count; i++) { /* few: insertion */
+        uint64_t x = out[i];
+        int j = i - 1;
+        while (j >= 0 && out[j] > x) { out[j + 1] = out[j]; j--; }
+        out[j + 1] = x;
+    }
+    return count;
+}
+
+/* One table's sum groups for every value up to `most`, found once for all the cards of a hand
+   (the seat's cards differ only in the value they declare). */
+#define MOST_VALUE 63
+#define SUM_GROUPS 256
+typedef struct {
+    Table t;
+    int most, dual;
+    int count[MOST_VALUE + 1];
+    uint64_t groups[MOST_VALUE + 1][SUM_GROUPS];
+    uint64_t rank_mask[14]; /* positions of each rank */
+} Prepared;
+static Prepared prepared;
+
+static int sums_all(Prepared *p, int start, int total, uint64_t mask) {
+    Table *t = &p->t;
+    for (int i = start; i < t->n; i++) {
+        if (total + t->least[i] > p->most) break;
+        for (int v = 0; v < t->nvalues[i]; v++) {
+            int s = total + t->values[i][v];
+            if (s > p->most) continue;
+            if (++t->nodes > NODE_LIMIT) return -1;
+            uint64_t m = mask | (1ull << i);
+            int c = p->count[s], known = 0;
+            if (p->dual) /* two cards of two values: one set may reach a sum twice */
+                for (int g = 0; g < c && !known; g++) known = p->groups[s][g] == m;
+            if (!known) {
+                if (c >= SUM_GROUPS) return -1;
+                p->groups[s][c] = m;
+                p->count[s] = c + 1;
+            }
+            if (s < p->most && sums_all(p, i + 1, s, m) < 0) return -1;
+        }
+    }
+    return 0;
+}
+
+/* Prepare the seat's listings on the hand's table: 0, or -1 (list card by card instead). */
+static int prepare(const Hand *h, const SimRules *r) {
+    Prepared *p = &prepared;
+    int n = h->table_len, most = 0, dual = 0;
+    const int *hand = h->hands[h->current];
+    for (int i = 0; i < h->hand_len[h->current]; i++) {
+        const uint8_t *pv = r->params + 2 + 3 * (hand[i] / 4);
+        for (int v = 0; v < pv[0]; v++)
+            if (pv[1 + v] > most) most = pv[1 + v];
+    }
+    if (most > MOST_VALUE) return -1;
+    p->most = most;
+    p->t.n = n;
+    p->t.nodes = 0;
+    memset(p->rank_mask, 0, sizeof p->rank_mask);
+    for (int i = 0; i < n; i++) {
+        int rank = h->table[i] / 4 + 1;
+        const uint8_t *tv = r->params + 2 + 39 + 3 * (rank - 1);
+        p->t.nvalues[i] = tv[0];
+        p->t.values[i][0] = tv[1];
+        p->t.values[i][1] = tv[2];
+        dual += tv[0] > 1;
+        p->rank_mask[rank] |= 1ull << i;
+    }
+    p->dual = dual > 1;
+    table_ready(&p->t);
+    memset(p->count, 0, sizeof(int) * (size_t)(most + 1));
+    return sums_all(p, 0, 0, 0);
+}
+
+/* `hand_captures` from the prepared groups. */
+static int prepared_captures(const Hand *h, const SimRules *r, int card, uint64_t *out) {
+    int n = h->table_len, played_rank = card / 4 + 1;
+    if (n == 0) return 0;
+    if (r->params[0] && played_rank == JACK) {
+        out[0] = (1ull << n) - 1;
+        return 1;
+    }
+    uint64_t same_rank = prepared.rank_mask[played_rank];
+    set_clear(&results_set);
+    const uint8_t *pv = r->params + 2 + 3 * (played_rank - 1);
+    for (int v = 0; v < pv[0]; v++) {
+        int value = pv[1 + v];
+        const uint64_t *found = value ? prepared.groups[value] : NULL;
+        if (list_found(found, value ? prepared.count[value] : 0, same_rank, r->params[1]) < 0)
+            return -1;
+    }
     int count = 0;
     for (int c = 0; c < results_set.count; c++) {
         uint64_t m = results_set.items[c];
@@ -326,9 +436,11 @@ static int greedy(const Hand *h, const SimRules *r, const double *taken, const d
     int best_card = -1, trail_card = -1;
     uint64_t best_mask = 0;
     double best_value = -1e9, trail_value = -1e9;
+    int ready = prepare(h, r) == 0;
     for (int i = 0; i < h->hand_len[seat]; i++) {
         int card = h->hands[seat][i];
-        int count = hand_captures(h, r, card, masks_buffer);
+        int count = ready ? prepared_captures(h, r, card, masks_buffer)
+                          : hand_captures(h, r, card, masks_buffer);
         if (count < 0) return -1;
         for (int c = 0; c < count; c++) {
             uint64_t mask = masks_buffer[c];
@@ -356,9 +468,11 @@ static int random_move(const Hand *h, const SimRules *r, uint64_t *state, int *c
     int seat = h->current, count = 0, captures = 0;
     static int move_cards[CAPTURE_LIMIT + 64];
     static uint64_t move_masks[CAPTURE_LIMIT + 64];
+    int ready = prepare(h, r) == 0;
     for (int i = 0; i < h->hand_len[seat]; i++) {
         int card = h->hands[seat][i];
-        int found = hand_captures(h, r, card, masks_buffer);
+        int found = ready ? prepared_captures(h, r, card, masks_buffer)
+                          : hand_captures(h, r, card, masks_buffer);
         if (found < 0 || count + found + 1 > CAPTURE_LIMIT + 64) return -1;
         move_cards[count] = card;
         move_masks[count++] = 0;
