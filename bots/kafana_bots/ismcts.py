@@ -31,8 +31,8 @@ from kafana_bots.events import Event
 from kafana_bots.exact import solve
 from kafana_bots.greedy import greedy_value
 from kafana_bots.knowledge import PlayLog
-from kafana_bots.rollout import estimate, truncated_rollout, utility, value_tables
-from kafana_bots.sim import HandSim, SimMove
+from kafana_bots.rollout import estimate, truncated_rollout, utility
+from kafana_bots.sim import SimMove
 from kafana_bots.worlds import WorldSampler, hands_known, sample_hidden, sim_from_view
 
 DEFAULT_BUDGET_MS = 200.0
@@ -46,9 +46,6 @@ SAFETY = 0.85
 MAX_CANDIDATES = 12
 HORIZON = 10
 """Playouts stop after this many moves (by any seat) and the position is estimated."""
-REPLIES = 0
-"""If not 0: the next seat, when another side's, answers each candidate with the worst (for
-the searching side) of its this many best immediate moves."""
 INFERENCE = True
 """Whether worlds are drawn with the other seats' card weights (`knowledge.hand_weights`)."""
 
@@ -143,9 +140,6 @@ class SearchBot(Bot):
                     break  # this world is left unfinished and not counted
                 sim = world.copy()
                 sim.play(*sim_moves[i])
-                if REPLIES and sim.current is not None and sim.side_of[sim.current] != side:
-                    results.append(_replied(sim, side, self.horizon or 52))
-                    continue
                 truncated_rollout(sim, self.horizon or 52)
                 results.append(utility(estimate(sim), side))
             if len(results) < len(alive):
@@ -160,26 +154,3 @@ class SearchBot(Bot):
         self.stats["worlds"] += worlds
         best = max(alive, key=lambda i: totals[i])
         return candidates[best]
-
-
-def _replied(sim: HandSim, side: int, horizon: int) -> float:
-    """The side's value when the next seat answers with the worst of its `REPLIES` best
-    immediate moves (each followed by the greedy playout)."""
-    taken, played, trailed = value_tables(sim.rules)
-    full = (1 << len(sim.table)) - 1
-    scored: list[tuple[float, SimMove]] = []
-    for card, mask in sim.legal():
-        if mask:
-            v = played[card] + sum(taken[c] for k, c in enumerate(sim.table) if mask >> k & 1)
-            v += sim.rules.tabla_points if mask == full else 0
-        else:
-            v = trailed[card]
-        scored.append((v, (card, mask)))
-    scored.sort(key=lambda item: -item[0])
-    worst = 1e9
-    for _, move in scored[:REPLIES]:
-        child = sim.copy()
-        child.play(*move)
-        truncated_rollout(child, horizon - 1)
-        worst = min(worst, utility(estimate(child), side))
-    return worst
