@@ -1,13 +1,17 @@
 """`search` for Tač: determinized rollouts over the closed piles, as `ismcts` does for Tablić.
 
 The only hidden cards in Tač are the closed piles (nobody sees them, their owner included).
-Each iteration deals the unseen cards (every card not on the central pile, a discard pile or
-turned up) at random into the closed piles, with the sizes the view shows, starts that world
-(`tac.start_position`; a turned-up card is put back on top of the closed pile and flipped
-again), plays every candidate move in it, and plays the game out with every seat keeping the
-order and loading the leader (`loader`'s policy). A result is the seat's place as a score
-(1 for first, 0 for last). All candidates share the same worlds (paired comparison). The
-candidates are the moves that keep the order; calls are always made, as `loader` does.
+But a closed pile made by turning a discard pile over keeps the order every player saw, so
+the bot remembers (`Memory`, from the views of its own moves) each pile it can work out. Each
+iteration deals the other unseen cards (every card not on the central pile, a discard pile,
+turned up or in a known pile) at random into the unknown closed piles, with the sizes the view
+shows, starts that world (`tac.start_position`; a turned-up card is put back on top of the
+closed pile and flipped again), plays every candidate move in it, and plays the game out with
+every seat keeping the order and loading the leader (`loader`'s policy). A result is the
+seat's place as a score (1 for first, 0 for last). All candidates share the same worlds
+(paired comparison); when every closed pile is known, one world is the game itself. The
+candidates are the moves that keep the order, `loader`'s choice first, so that a tie is
+played as `loader` plays; calls are always made, as `loader` does.
 
 The budget is wall time (`budget_ms`, default 200) or a number of worlds (`iterations`,
 replayable).
@@ -61,6 +65,7 @@ class TacSearchBot(TacBot):
         self.budget_ms = DEFAULT_BUDGET_MS if budget_ms is None else float(budget_ms)
         self.fallback = LoaderTacBot(seat, rules, rng)
         self.stats: dict[str, int] = {"decisions": 0, "worlds": 0}
+        self.memory = Memory(rules.players)
 
     def wants_call(self, view: View) -> bool:
         """Always, as `loader`: a right call costs the caller nothing."""
@@ -68,6 +73,7 @@ class TacSearchBot(TacBot):
 
     def choose(self, view: View, legal_moves: Sequence[Move]) -> Move:
         """A call if one is offered, else the in-order move of best mean place."""
+        self.memory.update(view)
         calls = [m for m in legal_moves if m.kind == "call"]
         if calls:
             return calls[0]
@@ -75,9 +81,15 @@ class TacSearchBot(TacBot):
         if len(candidates) == 1 or view.out_order:
             return self.fallback.choose(view, legal_moves)
         self.stats["decisions"] += 1
+        # loader's choice first: on a tie (the usual case) the search plays as loader does
+        preferred = self.fallback.choose(view, legal_moves)
+        candidates.remove(preferred)
+        candidates.insert(0, preferred)
         deadline = None
         if self.iterations is None:
             deadline = time.perf_counter() + SAFETY * self.budget_ms / 1000
+        known = fixed_piles(view, self.memory.known(view))
+        exact = all(pile is not None for pile in known)
         totals = [0.0] * len(candidates)
         worlds = 0
         while True:
@@ -85,11 +97,13 @@ class TacSearchBot(TacBot):
                 break
             if deadline is not None and worlds and time.perf_counter() > deadline:
                 break
-            world = sample_world(view, self.rng)
+            world = sample_world(view, self.rng, known)
             for i, move in enumerate(candidates):
                 end = playout(world.apply(move), self.horizon and world.turn + self.horizon)
                 totals[i] += score(end, self.seat, view.rules.players)
             worlds += 1
+            if exact:
+                break  # every closed pile is known: one world is the game itself
         self.stats["worlds"] += worlds
         best = max(range(len(candidates)), key=totals.__getitem__)
         return candidates[best]
@@ -111,16 +125,41 @@ def unseen(view: View) -> list[Card]:
     return out
 
 
-def sample_world(view: View, rng: random.Random) -> GameState:
-    """A game state consistent with the view: the closed piles dealt at random."""
-    pool = unseen(view)
-    rng.shuffle(pool)
+def fixed_piles(
+    view: View, known: Sequence[tuple[Card, ...] | None]
+) -> list[tuple[Card, ...] | None]:
+    """The known closed piles (top first) that fit the view together, None for the others."""
+    left = Counter(unseen(view))
+    fixed: list[tuple[Card, ...] | None] = [None] * len(view.closed_sizes)
+    for seat, pile in enumerate(known):
+        if pile is not None and len(pile) == view.closed_sizes[seat] and _within(pile, left):
+            left -= Counter(pile)
+            fixed[seat] = pile
+    return fixed
+
+
+def sample_world(
+    view: View, rng: random.Random, known: Sequence[tuple[Card, ...] | None] | None = None
+) -> GameState:
+    """A game state consistent with the view: the closed piles dealt at random, but for the
+    piles in `known` (top first, as `Memory.known` gives them), which keep their order."""
     assert view.current_seat is not None, "the game is over"
+    sizes = view.closed_sizes
+    fixed = fixed_piles(view, known) if known is not None else [None] * len(sizes)
+    left = Counter(unseen(view))
+    for pile in fixed:
+        if pile is not None:
+            left -= Counter(pile)
+    pool = list(left.elements())
+    rng.shuffle(pool)
     closed: list[tuple[Card, ...]] = []
     at = 0
-    for size in view.closed_sizes:
-        closed.append(tuple(pool[at : at + size]))
-        at += size
+    for seat, size in enumerate(sizes):
+        pile = fixed[seat]
+        if pile is None:
+            pile = tuple(pool[at : at + size])
+            at += size
+        closed.append(pile)
     assert at == len(pool), "the view's closed piles do not match the unseen cards"
     current = view.current_seat
     if view.turned is not None:
@@ -130,6 +169,84 @@ def sample_world(view: View, rng: random.Random) -> GameState:
     if view.turned is not None:
         state = state.apply(FLIP)
     return state
+
+
+class Memory:
+    """What a seat with a perfect memory knows of the closed piles' order.
+
+    Nobody sees a closed pile, but one made by turning a discard pile over keeps that pile's
+    order (its bottom card on top), which every player saw: public history. From the views of
+    its own moves the bot remembers each discard pile and, when a closed pile has grown since
+    (it was turned over), works out which of the remembered cards it holds: the prefix of the
+    remembered pile that was turned over is the one whose other cards are all face up now
+    (played before the turn-over, or flipped after it). A pile is known only when exactly one
+    such prefix fits; it is forgotten when the view contradicts it (a call's penalty, another
+    player's card onto the pile before it was turned over).
+    """
+
+    def __init__(self, players: int) -> None:
+        self.players = players
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget everything (a new game)."""
+        self.move_count = -1
+        self.piles: list[tuple[Card, ...] | None] = [None] * self.players
+        self.discards: tuple[tuple[Card, ...], ...] = ((),) * self.players
+        self.sizes: tuple[int, ...] = (0,) * self.players
+
+    def update(self, view: View) -> None:
+        """Take in a view of the bot's own move."""
+        if view.move_count < self.move_count:
+            self.reset()
+        if view.move_count == self.move_count:
+            return
+        if self.move_count < 0:
+            self.move_count = view.move_count
+            self.discards, self.sizes = view.discards, view.closed_sizes
+            return
+        hidden = Counter(unseen(view))
+        for seat in range(self.players):
+            self.piles[seat] = self._follow(seat, view, hidden)
+        self.move_count = view.move_count
+        self.discards, self.sizes = view.discards, view.closed_sizes
+
+    def _follow(self, seat: int, view: View, hidden: Counter[Card]) -> tuple[Card, ...] | None:
+        size = view.closed_sizes[seat]
+        before = self.sizes[seat]
+        pile = self.piles[seat]
+        if pile is not None and size <= before:
+            gone, rest = pile[: before - size], pile[before - size :]
+            if not any(hidden[c] for c in gone) and _within(rest, hidden):
+                return rest
+        if size == 0:
+            return ()
+        if size <= before and pile is None:
+            return None  # unknown, and not turned over since
+        found: tuple[Card, ...] | None = None
+        old = self.discards[seat]
+        for length in range(size, len(old) + 1):
+            turned = old[:length]
+            rest = turned[length - size :]
+            shown = (*turned[: length - size], *old[length:])
+            if not any(hidden[c] for c in shown) and _within(rest, hidden):
+                if found is not None:
+                    return None  # two prefixes fit: ambiguous
+                found = rest
+        return found
+
+    def known(self, view: View) -> list[tuple[Card, ...] | None]:
+        """Each seat's closed pile, top first, where it is known (None where it is not)."""
+        out: list[tuple[Card, ...] | None] = []
+        for seat, pile in enumerate(self.piles):
+            ok = pile is not None and len(pile) == view.closed_sizes[seat]
+            out.append(pile if ok else None)
+        return out
+
+
+def _within(cards: Sequence[Card], hidden: Counter[Card]) -> bool:
+    """Whether `cards` could all be face down (as a multiset of the hidden cards)."""
+    return all(hidden[c] >= n for c, n in Counter(cards).items())
 
 
 def loader_move(state: GameState) -> Move:

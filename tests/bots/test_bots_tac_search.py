@@ -9,7 +9,7 @@ import pytest
 from kafana.games import tac
 from kafana_bots import registry
 from kafana_bots.play import play
-from kafana_bots.tac_search import TacSearchBot, sample_world, unseen
+from kafana_bots.tac_search import Memory, TacSearchBot, loader_move, sample_world, unseen
 
 
 def game(players: int, seed: int) -> tac.GameState:
@@ -63,3 +63,29 @@ def test_options_are_checked() -> None:
         TacSearchBot(0, tac.Rules(), random.Random(0), iterations=0)
     bot = registry.create("search", seat=1, rules=tac.Rules(), rng=random.Random(0), budget_ms=5)
     assert isinstance(bot, TacSearchBot) and bot.budget_ms == 5
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_memory_knows_only_true_closed_piles(players: int) -> None:
+    """From the views of one seat's moves, every pile it says it knows is the real one, and
+    it knows some (the piles turned over)."""
+    rules = tac.Rules(players=players)
+    known = 0
+    for seed in range(6):
+        state = tac.new_game(rules, seed=seed)
+        me = seed % players
+        memory = Memory(players)
+        while not state.is_over:
+            if state.current_seat == me:
+                view = state.view(me)
+                memory.update(view)
+                for seat, pile in enumerate(memory.known(view)):
+                    if pile is not None:
+                        assert pile == state.closed(seat)
+                        known += 1
+                world = sample_world(view, random.Random(0), memory.known(view))
+                for seat, pile in enumerate(memory.known(view)):
+                    if pile is not None:
+                        assert world.closed(seat) == pile
+            state = state.apply(loader_move(state))
+    assert known > 0
