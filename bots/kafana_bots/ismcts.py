@@ -12,7 +12,7 @@ perfect-information Monte Carlo (PIMC), the flat form of information-set search.
 
 With two players and an empty deck nothing is hidden: the bot runs iterative deepening
 alpha-beta over the rest of the hand instead (`exact.solve`), exact when it fits the budget
-(the clock, or with `iterations=N` a node budget of 10 N, at least 6,000).
+(the clock, or with `iterations=N` a node budget of 4 N, at least 6,000).
 
 The budget is wall time (`budget_ms`, default 200) or, for replayable results, a number of
 sampled worlds (`iterations`).
@@ -38,10 +38,11 @@ from kafana_bots.worlds import WorldSampler, hands_known, sample_hidden, sim_fro
 DEFAULT_BUDGET_MS = 200.0
 EXACT_NODES = 6_000
 """Least node budget of the last-deal search when the budget is `iterations` (replayable)."""
-EXACT_NODES_PER_WORLD = 10
+EXACT_NODES_PER_WORLD = 4
 """Last-deal search nodes per world of `iterations`: in the compiled build (greedy playouts
-in C) a sampled world costs about 44 us and a node about 5.6 us, so 10 N nodes take about as
-long as N worlds, and the time of a decision stays about the same in every deal."""
+in C) a sampled world costs about 44 us of CPU and a node of the last-deal search 12-15 us,
+so 4 N nodes take about as long as N worlds and a decision's time stays about the same in
+every deal (at 16 N, 2,500 worlds, the last-deal decisions took up to 380 ms)."""
 SAFETY = 0.85
 """Share of the time budget the search aims at; the rest absorbs scheduling delays."""
 MAX_CANDIDATES = 12

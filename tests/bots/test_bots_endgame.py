@@ -50,10 +50,10 @@ def is_best(state: MatchState, move: Move) -> bool:
 
 def test_ismcts_finds_the_move_of_an_eleven_card_ending() -> None:
     # 11 cards left: 6,000 nodes (the old cap whatever N) lose 7 points here; the exact
-    # search needs about 7,600 nodes, which 2,000 worlds' budget (20,000 nodes) covers.
+    # search needs about 7,600 nodes, which 5,000 worlds' budget (20,000 nodes) covers.
     state = ending(1, 11)
     seat = to_move(state)
-    bot = SearchBot(seat, state.rules, random.Random(0), iterations=2000)
+    bot = SearchBot(seat, state.rules, random.Random(0), iterations=5000)
     picked = bot.choose(state.view(seat), state.legal_moves())
     assert bot.stats["exact"] == 1
     assert is_best(state, picked)
