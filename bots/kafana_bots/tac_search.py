@@ -89,7 +89,7 @@ class TacSearchBot(TacBot):
         if self.iterations is None:
             deadline = time.perf_counter() + SAFETY * self.budget_ms / 1000
         known = fixed_piles(view, self.memory.known(view))
-        exact = all(pile is not None for pile in known)
+        exact = all(pile is not None and None not in pile for pile in known)
         totals = [0.0] * len(candidates)
         worlds = 0
         while True:
@@ -125,21 +125,23 @@ def unseen(view: View) -> list[Card]:
     return out
 
 
-def fixed_piles(
-    view: View, known: Sequence[tuple[Card, ...] | None]
-) -> list[tuple[Card, ...] | None]:
+Pile = tuple[Card | None, ...]
+"""A closed pile top first as far as it is known: None for a card not known."""
+
+
+def fixed_piles(view: View, known: Sequence[Pile | None]) -> list[Pile | None]:
     """The known closed piles (top first) that fit the view together, None for the others."""
     left = Counter(unseen(view))
-    fixed: list[tuple[Card, ...] | None] = [None] * len(view.closed_sizes)
+    fixed: list[Pile | None] = [None] * len(view.closed_sizes)
     for seat, pile in enumerate(known):
         if pile is not None and len(pile) == view.closed_sizes[seat] and _within(pile, left):
-            left -= Counter(pile)
+            left -= Counter(c for c in pile if c is not None)
             fixed[seat] = pile
     return fixed
 
 
 def sample_world(
-    view: View, rng: random.Random, known: Sequence[tuple[Card, ...] | None] | None = None
+    view: View, rng: random.Random, known: Sequence[Pile | None] | None = None
 ) -> GameState:
     """A game state consistent with the view: the closed piles dealt at random, but for the
     piles in `known` (top first, as `Memory.known` gives them), which keep their order."""
@@ -149,17 +151,19 @@ def sample_world(
     left = Counter(unseen(view))
     for pile in fixed:
         if pile is not None:
-            left -= Counter(pile)
+            left -= Counter(c for c in pile if c is not None)
     pool = list(left.elements())
     rng.shuffle(pool)
     closed: list[tuple[Card, ...]] = []
     at = 0
     for seat, size in enumerate(sizes):
-        pile = fixed[seat]
-        if pile is None:
-            pile = tuple(pool[at : at + size])
-            at += size
-        closed.append(pile)
+        cards: list[Card] = []
+        for card in fixed[seat] or (None,) * size:
+            if card is None:
+                card = pool[at]
+                at += 1
+            cards.append(card)
+        closed.append(tuple(cards))
     assert at == len(pool), "the view's closed piles do not match the unseen cards"
     current = view.current_seat
     if view.turned is not None:
@@ -176,12 +180,12 @@ class Memory:
 
     Nobody sees a closed pile, but one made by turning a discard pile over keeps that pile's
     order (its bottom card on top), which every player saw: public history. From the views of
-    its own moves the bot remembers each discard pile and, when a closed pile has grown since
-    (it was turned over), works out which of the remembered cards it holds: the prefix of the
-    remembered pile that was turned over is the one whose other cards are all face up now
-    (played before the turn-over, or flipped after it). A pile is known only when exactly one
-    such prefix fits; it is forgotten when the view contradicts it (a call's penalty, another
-    player's card onto the pile before it was turned over).
+    its own moves the bot remembers each discard pile. When some of a remembered pile's cards
+    are face down now, the pile was turned over: those cards (a run of it: the ones below were
+    flipped since, the ones above played before) are the top of the closed pile, and the cards
+    under them, if any, were put onto the discard pile by others before it was turned over
+    (unknown). A known pile loses its top card with each flip; it is forgotten when the view
+    contradicts it (a call's penalty, say), and so are two piles that claim the same card.
     """
 
     def __init__(self, players: int) -> None:
@@ -191,7 +195,7 @@ class Memory:
     def reset(self) -> None:
         """Forget everything (a new game)."""
         self.move_count = -1
-        self.piles: list[tuple[Card, ...] | None] = [None] * self.players
+        self.piles: list[Pile | None] = [None] * self.players
         self.discards: tuple[tuple[Card, ...], ...] = ((),) * self.players
         self.sizes: tuple[int, ...] = (0,) * self.players
 
@@ -201,52 +205,57 @@ class Memory:
             self.reset()
         if view.move_count == self.move_count:
             return
-        if self.move_count < 0:
-            self.move_count = view.move_count
-            self.discards, self.sizes = view.discards, view.closed_sizes
-            return
-        hidden = Counter(unseen(view))
-        for seat in range(self.players):
-            self.piles[seat] = self._follow(seat, view, hidden)
+        if self.move_count >= 0:
+            hidden = Counter(unseen(view))
+            piles = [self._follow(seat, view, hidden) for seat in range(self.players)]
+            claimed = Counter(c for pile in piles if pile for c in pile if c is not None)
+            clash = {c for c, n in claimed.items() if n > hidden[c]}
+            self.piles = [None if p and clash.intersection(p) else p for p in piles]
         self.move_count = view.move_count
         self.discards, self.sizes = view.discards, view.closed_sizes
 
-    def _follow(self, seat: int, view: View, hidden: Counter[Card]) -> tuple[Card, ...] | None:
+    def _follow(self, seat: int, view: View, hidden: Counter[Card]) -> Pile | None:
         size = view.closed_sizes[seat]
-        before = self.sizes[seat]
-        pile = self.piles[seat]
-        if pile is not None and size <= before:
-            gone, rest = pile[: before - size], pile[before - size :]
-            if not any(hidden[c] for c in gone) and _within(rest, hidden):
-                return rest
         if size == 0:
             return ()
-        if size <= before and pile is None:
-            return None  # unknown, and not turned over since
-        found: tuple[Card, ...] | None = None
+        before = self.sizes[seat]
+        pile = self.piles[seat]
         old = self.discards[seat]
-        for length in range(size, len(old) + 1):
-            turned = old[:length]
-            rest = turned[length - size :]
-            shown = (*turned[: length - size], *old[length:])
-            if not any(hidden[c] for c in shown) and _within(rest, hidden):
-                if found is not None:
-                    return None  # two prefixes fit: ambiguous
-                found = rest
-        return found
+        # a discard pile still on its two bottom cards was not turned over (one deck: a pile
+        # turned over gets at most its first card back before this seat moves again)
+        kept = len(old) >= 2 and view.discards[seat][:2] == old[:2]
+        if pile is not None and (size <= before or kept):
+            rest = pile[before - size :] if size <= before else ()
+            if size <= before and _within(rest, hidden):
+                return rest
+        if kept or view.rules.decks > 1:
+            return None
+        down = [i for i, card in enumerate(old) if hidden[card]]
+        if not down:
+            return None
+        top = old[down[0] : down[-1] + 1]
+        if len(top) != len(down) or len(top) > size or not _within(top, hidden):
+            return None
+        return (*top, *(None,) * (size - len(top)))
 
-    def known(self, view: View) -> list[tuple[Card, ...] | None]:
+    def known(self, view: View) -> list[Pile | None]:
         """Each seat's closed pile, top first, where it is known (None where it is not)."""
-        out: list[tuple[Card, ...] | None] = []
+        out: list[Pile | None] = []
         for seat, pile in enumerate(self.piles):
-            ok = pile is not None and len(pile) == view.closed_sizes[seat]
-            out.append(pile if ok else None)
+            if (
+                pile is None
+                or len(pile) != view.closed_sizes[seat]
+                or (pile and pile.count(None) == len(pile))
+            ):
+                pile = None
+            out.append(pile)
         return out
 
 
-def _within(cards: Sequence[Card], hidden: Counter[Card]) -> bool:
-    """Whether `cards` could all be face down (as a multiset of the hidden cards)."""
-    return all(hidden[c] >= n for c, n in Counter(cards).items())
+def _within(cards: Sequence[Card | None], hidden: Counter[Card]) -> bool:
+    """Whether the known `cards` could all be face down (as a multiset of the hidden cards)."""
+    need = Counter(c for c in cards if c is not None)
+    return all(hidden[c] >= n for c, n in need.items())
 
 
 def loader_move(state: GameState) -> Move:
