@@ -107,6 +107,15 @@ def main() -> None:
         f"| {wins}/{games} ({100 * wins / games:.1f}%, fair share {100 / args.players:.1f}%) "
         f"| {median:.3g} / {p99:.3g} |"
     )
+    searched = [t for t in times if t > 0.001]
+    if searched:
+        print(
+            f"decisions over 1 ms: {len(searched)} of {len(times)}, median "
+            f"{1000 * searched[len(searched) // 2]:.3g} ms, p99 "
+            f"{1000 * searched[min(len(searched) - 1, int(0.99 * len(searched)))]:.3g} ms, "
+            f"max {1000 * searched[-1]:.3g} ms",
+            file=sys.stderr,
+        )
     print(f"({time.perf_counter() - start:.0f} s)", file=sys.stderr)
 
 

@@ -32,6 +32,8 @@ from kafana_bots.tac_bots import LoaderTacBot, TacBot, in_order
 DEFAULT_BUDGET_MS = 200.0
 SAFETY = 0.85
 """Share of the time budget the search aims at; the rest absorbs scheduling delays."""
+HARD = 0.95
+"""Share of the time budget after which a world still being played out is dropped."""
 MAX_PLAYOUT = 5_000
 """Moves a playout may take before it is scored by the cards each seat holds."""
 FLIP = Move.parse("flip")
@@ -73,6 +75,7 @@ class TacSearchBot(TacBot):
 
     def choose(self, view: View, legal_moves: Sequence[Move]) -> Move:
         """A call if one is offered, else the in-order move of best mean place."""
+        start = time.perf_counter()
         self.memory.update(view)
         calls = [m for m in legal_moves if m.kind == "call"]
         if calls:
@@ -85,23 +88,31 @@ class TacSearchBot(TacBot):
         preferred = self.fallback.choose(view, legal_moves)
         candidates.remove(preferred)
         candidates.insert(0, preferred)
-        deadline = None
+        soft = hard = None
         if self.iterations is None:
-            deadline = time.perf_counter() + SAFETY * self.budget_ms / 1000
+            soft = start + SAFETY * self.budget_ms / 1000
+            hard = start + HARD * self.budget_ms / 1000
         known = fixed_piles(view, self.memory.known(view))
         exact = all(pile is not None and None not in pile for pile in known)
         totals = [0.0] * len(candidates)
         worlds = 0
-        while True:
-            if self.iterations is not None and worlds >= self.iterations:
-                break
-            if deadline is not None and worlds and time.perf_counter() > deadline:
-                break
+        longest = 0.0
+        while self.iterations is None or worlds < self.iterations:
+            began = time.perf_counter()
+            if soft is not None and worlds and began + longest > soft:
+                break  # the next world would likely end after the soft deadline
             world = sample_world(view, self.rng, known)
-            for i, move in enumerate(candidates):
-                end = playout(world.apply(move), self.horizon and world.turn + self.horizon)
-                totals[i] += score(end, self.seat, view.rules.players)
+            results: list[float] = []
+            for move in candidates:
+                end = playout(world.apply(move), self.horizon and world.turn + self.horizon, hard)
+                if end is None:
+                    break
+                results.append(score(end, self.seat, view.rules.players))
+            if len(results) < len(candidates):
+                break  # out of time within a world: it is dropped (candidates stay paired)
+            totals = [t + r for t, r in zip(totals, results, strict=True)]
             worlds += 1
+            longest = max(longest, time.perf_counter() - began)
             if exact:
                 break  # every closed pile is known: one world is the game itself
         self.stats["worlds"] += worlds
@@ -271,12 +282,17 @@ def loader_move(state: GameState) -> Move:
     return best
 
 
-def playout(state: GameState, until_turn: int = 0) -> GameState:
+def playout(
+    state: GameState, until_turn: int = 0, deadline: float | None = None
+) -> GameState | None:
     """Play with `loader`'s policy for every seat to the end, or until turn `until_turn`
-    starts (0: no limit), or `MAX_PLAYOUT` moves."""
-    for _ in range(MAX_PLAYOUT):
+    starts (0: no limit), or `MAX_PLAYOUT` moves; None if `deadline` (`time.perf_counter`)
+    passes first."""
+    for done in range(MAX_PLAYOUT):
         if state.is_over or (until_turn and state.turn >= until_turn):
             break
+        if deadline is not None and done % 32 == 31 and time.perf_counter() > deadline:
+            return None
         state = state.apply(loader_move(state))
     return state
 
