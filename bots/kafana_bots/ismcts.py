@@ -1,7 +1,9 @@
 """`ismcts`: determinized search over the hidden cards, exact in the last two-player deal.
 
-Each iteration samples one world consistent with the seat's view (`worlds.sample_world`: the
-unseen cards dealt at random into the other hands and the deck) and plays every remaining
+Each iteration samples one world consistent with the seat's view (`worlds.WorldSampler`: the
+unseen cards dealt at random into the other hands and the deck, a seat's hand drawn with card
+weights inferred from the moves it made this deal, `knowledge.PlayLog.weights`: a seat that
+trailed when a card would have taken points probably does not hold it) and plays every remaining
 candidate move in it, then `horizon` more moves with the fast greedy policy (default 10), and
 scores the result: the points taken so far, tablas, and each card's share of the
 most-cards race (`rollout.estimate`). Short playouts measured much better than playing to

@@ -1,4 +1,5 @@
-"""Card counting from a seat's view: which cards can still be hidden, and where."""
+"""Card counting from a seat's view: which cards can still be hidden, and where; and what the
+other seats' moves this deal say about their hands (`PlayLog`, `hand_weights`)."""
 
 from __future__ import annotations
 
