@@ -44,7 +44,8 @@ WIN_CARDS = 60.0
 
 
 class TacSearchBot(TacBot):
-    """Determinized playouts with `loader` play for every seat."""
+    """Determinized playouts with `loader` play for every seat, over the closed piles its
+    memory of turned-over discard piles leaves unknown."""
 
     name = "search"
 

@@ -9,7 +9,14 @@ import pytest
 from kafana.games import tac
 from kafana_bots import registry
 from kafana_bots.play import play
-from kafana_bots.tac_search import Memory, TacSearchBot, loader_move, sample_world, unseen
+from kafana_bots.tac_search import (
+    Memory,
+    TacSearchBot,
+    loader_move,
+    playout,
+    sample_world,
+    unseen,
+)
 
 
 def game(players: int, seed: int) -> tac.GameState:
@@ -92,3 +99,23 @@ def test_memory_knows_only_true_closed_piles(players: int) -> None:
                         assert all(c is None or c == r for c, r in zip(pile, drawn, strict=True))
             state = state.apply(loader_move(state))
     assert known > 0
+
+
+def test_a_playout_past_its_deadline_is_dropped() -> None:
+    state = tac.new_game(tac.Rules(players=2), seed=1)
+    assert playout(state, deadline=0.0) is None
+    end = playout(state)
+    assert end is not None and end.is_over
+
+
+def test_memory_forgets_a_finished_game() -> None:
+    rules = tac.Rules(players=2)
+    state = tac.new_game(rules, seed=2)
+    memory = Memory(2)
+    for _ in range(300):
+        if state.is_over:
+            break
+        memory.update(state.view(state.current_seat or 0))
+        state = state.apply(loader_move(state))
+    memory.update(tac.new_game(rules, seed=3).view(0))
+    assert memory.piles == [None, None]
