@@ -192,11 +192,14 @@ class CpuSampler:
         self.load: list[tuple[float, float]] = []  # (time, 1-minute load average)
         self._last: dict[int, float] = {}  # a process that has exited keeps its last reading
         self._stop = threading.Event()
+        self._lock = threading.Lock()  # `add` runs beside the sampling thread
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _read(self) -> dict[str, float]:
         out = {}
-        for name, processes in self._groups.items():
+        with self._lock:
+            groups = [(name, list(processes)) for name, processes in self._groups.items()]
+        for name, processes in groups:
             total = 0.0
             for process in processes:
                 with contextlib.suppress(psutil.Error):
@@ -216,7 +219,9 @@ class CpuSampler:
 
     def add(self, name: str, pid: int) -> None:
         """Also follow `pid` under `name` from now on."""
-        self._groups.setdefault(name, []).append(psutil.Process(pid))
+        process = psutil.Process(pid)
+        with self._lock:
+            self._groups.setdefault(name, []).append(process)
 
     def start(self) -> None:
         """Start sampling."""

@@ -6,7 +6,9 @@ Pure functions of recorded samples, so they are checked on made-up numbers.
 from __future__ import annotations
 
 import json
+import os
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -87,3 +89,21 @@ def test_stats_table_adds_up_the_servers_per_ten_seconds(tmp_path: Path) -> None
     assert fields[0] == "0" and fields[1] == "50"  # 2 servers x 10 x 0.25 s over 10 s: 50%
     assert fields[2] == "200" and fields[3] == "40"  # moves, joins
     assert "90" in fields and "(" in table[1] and "4)" in table[1]
+
+
+def test_the_sampler_keeps_sampling_while_processes_are_added() -> None:
+    """`add` from the driver's thread beside the sampling thread (a race that killed it)."""
+    sampler = run.CpuSampler({"servers": [os.getpid()]})
+    sampler.start()
+    try:
+        deadline = time.monotonic() + 2.0
+        added = 0
+        while time.monotonic() < deadline:
+            sampler.add(f"group{added % 200}", os.getpid())
+            added += 1
+            time.sleep(0.004)
+        assert sampler._thread.is_alive()
+        assert len(sampler.samples) >= 3  # one every 0.5 s
+        assert {f"group{k}" for k in range(200)} <= set(sampler.samples[-1][1])
+    finally:
+        sampler.finish()
