@@ -128,6 +128,15 @@ typedef struct {
 } Table;
 
 /* Every set of positions from `start` on whose values sum to `remaining`, joined to `mask`. */
+/* The values the card of `rank` at position `i` may take inside a sum (`params`' table part). */
+static inline int fill_values(Table *t, int i, int rank, const uint8_t *params) {
+    const uint8_t *tv = params + 2 + 39 + 3 * (rank - 1);
+    t->nvalues[i] = tv[0];
+    t->values[i][0] = tv[1];
+    t->values[i][1] = tv[2];
+    return tv[0];
+}
+
 /* After the values are filled in: the suffix minima that let `sums` stop early. */
 static void table_ready(Table *t) {
     t->least[t->n] = 255;
@@ -217,37 +226,15 @@ typedef struct {
     int tabla_points, last_card_tabla, must_capture, rank_priority;
 } SimRules;
 
-/* The sorted capture masks of card `card` on the hand's table into `out`; their count or -1. */
-static int hand_captures(const Hand *h, const SimRules *r, int card, uint64_t *out) {
-    int n = h->table_len, played_rank = card / 4 + 1;
-    if (n == 0) return 0;
-    if (r->params[0] && played_rank == JACK) {
-        out[0] = (1ull << n) - 1;
-        return 1;
-    }
-    Table t;
-    t.n = n;
-    t.nodes = 0;
-    uint64_t same_rank = 0;
-    for (int i = 0; i < n; i++) {
-        int rank = h->table[i] / 4 + 1;
-        const uint8_t *tv = r->params + 2 + 39 + 3 * (rank - 1);
-        t.nvalues[i] = tv[0];
-        t.values[i][0] = tv[1];
-        t.values[i][1] = tv[2];
-        if (rank == played_rank) same_rank |= 1ull << i;
-    }
-    table_ready(&t);
-    set_clear(&results_set);
-    const uint8_t *pv = r->params + 2 + 3 * (played_rank - 1);
-    for (int v = 0; v < pv[0]; v++)
-        if (list_value(&t, pv[1 + v], same_rank, r->params[1]) < 0) return -1;
+/* The captures in `results_set` that rank priority keeps into `out` (sorted if `sort`: the
+   simulator's listings are few, in HandSim's order); their count. */
+static int kept_results(uint64_t same_rank, int rank_priority, int sort, uint64_t *out) {
     int count = 0;
     for (int c = 0; c < results_set.count; c++) {
         uint64_t m = results_set.items[c];
-        if (!r->rank_priority || !same_rank || (m & same_rank)) out[count++] = m;
+        if (!rank_priority || !same_rank || (m & same_rank)) out[count++] = m;
     }
-    for (int i = 1; i < count; i++) { /* few: insertion */
+    for (int i = 1; sort && i < count; i++) { /* insertion */
         uint64_t x = out[i];
         int j = i - 1;
         while (j >= 0 && out[j] > x) { out[j + 1] = out[j]; j--; }
@@ -309,11 +296,7 @@ static int prepare(const Hand *h, const SimRules *r) {
     memset(p->rank_mask, 0, sizeof p->rank_mask);
     for (int i = 0; i < n; i++) {
         int rank = h->table[i] / 4 + 1;
-        const uint8_t *tv = r->params + 2 + 39 + 3 * (rank - 1);
-        p->t.nvalues[i] = tv[0];
-        p->t.values[i][0] = tv[1];
-        p->t.values[i][1] = tv[2];
-        dual += tv[0] > 1;
+        dual += fill_values(&p->t, i, rank, r->params) > 1;
         p->rank_mask[rank] |= 1ull << i;
     }
     p->dual = dual > 1;
@@ -322,7 +305,8 @@ static int prepare(const Hand *h, const SimRules *r) {
     return sums_all(p, 0, 0, 0);
 }
 
-/* `hand_captures` from the prepared groups. */
+/* The sorted capture masks of `card` on the hand's table (from the prepared groups) into
+   `out`; their count, or -1 (too many: the Python loop plays). */
 static int prepared_captures(const Hand *h, const SimRules *r, int card, uint64_t *out) {
     int n = h->table_len, played_rank = card / 4 + 1;
     if (n == 0) return 0;
@@ -339,18 +323,7 @@ static int prepared_captures(const Hand *h, const SimRules *r, int card, uint64_
         if (list_found(found, value ? prepared.count[value] : 0, same_rank, r->params[1]) < 0)
             return -1;
     }
-    int count = 0;
-    for (int c = 0; c < results_set.count; c++) {
-        uint64_t m = results_set.items[c];
-        if (!r->rank_priority || !same_rank || (m & same_rank)) out[count++] = m;
-    }
-    for (int i = 1; i < count; i++) { /* few: insertion */
-        uint64_t x = out[i];
-        int j = i - 1;
-        while (j >= 0 && out[j] > x) { out[j + 1] = out[j]; j--; }
-        out[j + 1] = x;
-    }
-    return count;
+    return kept_results(same_rank, r->rank_priority, 1, out);
 }
 
 static void sort_ints(int *a, int n) {
@@ -436,11 +409,10 @@ static int greedy(const Hand *h, const SimRules *r, const double *taken, const d
     int best_card = -1, trail_card = -1;
     uint64_t best_mask = 0;
     double best_value = -1e9, trail_value = -1e9;
-    int ready = prepare(h, r) == 0;
+    if (prepare(h, r) < 0) return -1;
     for (int i = 0; i < h->hand_len[seat]; i++) {
         int card = h->hands[seat][i];
-        int count = ready ? prepared_captures(h, r, card, masks_buffer)
-                          : hand_captures(h, r, card, masks_buffer);
+        int count = prepared_captures(h, r, card, masks_buffer);
         if (count < 0) return -1;
         for (int c = 0; c < count; c++) {
             uint64_t mask = masks_buffer[c];
@@ -468,11 +440,10 @@ static int random_move(const Hand *h, const SimRules *r, uint64_t *state, int *c
     int seat = h->current, count = 0, captures = 0;
     static int move_cards[CAPTURE_LIMIT + 64];
     static uint64_t move_masks[CAPTURE_LIMIT + 64];
-    int ready = prepare(h, r) == 0;
+    if (prepare(h, r) < 0) return -1;
     for (int i = 0; i < h->hand_len[seat]; i++) {
         int card = h->hands[seat][i];
-        int found = ready ? prepared_captures(h, r, card, masks_buffer)
-                          : hand_captures(h, r, card, masks_buffer);
+        int found = prepared_captures(h, r, card, masks_buffer);
         if (found < 0 || count + found + 1 > CAPTURE_LIMIT + 64) return -1;
         move_cards[count] = card;
         move_masks[count++] = 0;
@@ -757,10 +728,7 @@ static PyObject *fast_captures(PyObject *self, PyObject *const *args, Py_ssize_t
         if (index < 0 || (seen >> index & 1)) Py_RETURN_NONE; /* Python names the error */
         seen |= 1ull << index;
         int rank = index / 4 + 1;
-        const uint8_t *tv = params + 2 + 39 + 3 * (rank - 1);
-        t.nvalues[i] = tv[0];
-        t.values[i][0] = tv[1];
-        t.values[i][1] = tv[2];
+        fill_values(&t, i, rank, params);
         if (rank == played_rank) same_rank |= 1ull << i;
     }
     table_ready(&t);
@@ -776,15 +744,8 @@ static PyObject *fast_captures(PyObject *self, PyObject *const *args, Py_ssize_t
                 if (list_value(&t, pv[1 + v], same_rank, params[1]) < 0) Py_RETURN_NONE;
         }
     }
-    uint64_t *masks = results_set.items;
-    int count = results_set.count;
-    if (rank_priority && same_rank) {
-        int kept = 0;
-        for (int c = 0; c < count; c++)
-            if (masks[c] & same_rank) masks[kept++] = masks[c];
-        count = kept;
-    }
-    return answer(items, masks, count);
+    int count = kept_results(same_rank, rank_priority, 0, masks_buffer);
+    return answer(items, masks_buffer, count);
 }
 
 static PyObject *set_cards(PyObject *self, PyObject *args) {
