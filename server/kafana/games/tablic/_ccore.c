@@ -217,7 +217,7 @@ typedef struct {
     int hands[4][52], hand_len[4];
     int table[52], table_len;
     int deck[52], deck_len;
-    long cards[4], points[4], tablas[4];
+    int cards[4], points[4], tablas[4]; /* per side */
 } Hand;
 
 typedef struct {
@@ -363,7 +363,7 @@ static void play(Hand *h, const SimRules *r, int card, uint64_t mask) {
     int last_of_hand = h->deck_len == 0 && !any;
     if (mask) {
         int side = h->side_of[seat], kept = 0;
-        long pts = r->points[card], taken = 1;
+        int pts = r->points[card], taken = 1;
         for (int k = 0; k < h->table_len; k++) {
             int c = h->table[k];
             if (mask >> k & 1) {
@@ -484,15 +484,6 @@ static int ints_into(PyObject *list, int *out, int most, int *len) {
     return 0;
 }
 
-static int longs_into(PyObject *list, long *out, int want) {
-    if (!PyList_Check(list) || PyList_GET_SIZE(list) != want) return -1;
-    for (int i = 0; i < want; i++) {
-        out[i] = PyLong_AsLong(PyList_GET_ITEM(list, i));
-        if (out[i] == -1 && PyErr_Occurred()) return -1;
-    }
-    return 0;
-}
-
 static int optional_int(PyObject *value, int *out) {
     if (value == Py_None) { *out = -1; return 0; }
     long v = PyLong_AsLong(value);
@@ -504,7 +495,7 @@ static int optional_int(PyObject *value, int *out) {
 /* Read a HandSim's position (0), or -1 with a Python error set. */
 static int read_hand(PyObject *sim, Hand *h) {
     PyObject *a = NULL;
-    int ok = -1;
+    int ok = -1, len;
 #define GET(name) do { Py_XDECREF(a); a = PyObject_GetAttrString(sim, name); if (a == NULL) goto done; } while (0)
     GET("n");
     h->n = (int)PyLong_AsLong(a);
@@ -526,13 +517,11 @@ static int read_hand(PyObject *sim, Hand *h) {
     GET("deck");
     if (ints_into(a, h->deck, 52, &h->deck_len) < 0) goto bad;
     GET("cards");
-    if (PyList_Check(a) && PyList_GET_SIZE(a) > 4) goto bad;
-    h->sides = PyList_Check(a) ? (int)PyList_GET_SIZE(a) : 0;
-    if (longs_into(a, h->cards, h->sides) < 0) goto bad;
+    if (ints_into(a, h->cards, 4, &h->sides) < 0) goto bad;
     GET("points");
-    if (longs_into(a, h->points, h->sides) < 0) goto bad;
+    if (ints_into(a, h->points, 4, &len) < 0 || len != h->sides) goto bad;
     GET("tablas");
-    if (longs_into(a, h->tablas, h->sides) < 0) goto bad;
+    if (ints_into(a, h->tablas, 4, &len) < 0 || len != h->sides) goto bad;
     GET("last_capturer");
     if (optional_int(a, &h->last_capturer) < 0) goto done;
     GET("current");
@@ -549,17 +538,6 @@ done:
 }
 
 static PyObject *int_list(const int *v, int n) {
-    PyObject *list = PyList_New(n);
-    if (list == NULL) return NULL;
-    for (int i = 0; i < n; i++) {
-        PyObject *x = PyLong_FromLong(v[i]);
-        if (x == NULL) { Py_DECREF(list); return NULL; }
-        PyList_SET_ITEM(list, i, x);
-    }
-    return list;
-}
-
-static PyObject *long_list(const long *v, int n) {
     PyObject *list = PyList_New(n);
     if (list == NULL) return NULL;
     for (int i = 0; i < n; i++) {
@@ -595,9 +573,9 @@ static int write_hand(PyObject *sim, const Hand *h) {
     for (int k = 0; k < h->table_len; k++) vector += 1L << 4 * (h->table[k] / 4);
     if (set_new(sim, "hands", hands) < 0 || set_new(sim, "table", int_list(h->table, h->table_len)) < 0 ||
         set_new(sim, "deck", int_list(h->deck, h->deck_len)) < 0 ||
-        set_new(sim, "cards", long_list(h->cards, h->sides)) < 0 ||
-        set_new(sim, "points", long_list(h->points, h->sides)) < 0 ||
-        set_new(sim, "tablas", long_list(h->tablas, h->sides)) < 0 ||
+        set_new(sim, "cards", int_list(h->cards, h->sides)) < 0 ||
+        set_new(sim, "points", int_list(h->points, h->sides)) < 0 ||
+        set_new(sim, "tablas", int_list(h->tablas, h->sides)) < 0 ||
         set_new(sim, "last_capturer", optional(h->last_capturer)) < 0 ||
         set_new(sim, "current", optional(h->current)) < 0 ||
         set_new(sim, "vector", PyLong_FromLong(vector)) < 0)
