@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from kafana.games import tablic
 from kafana.games.tablic import Card, MatchState, Move, Rules, View
-from kafana_bots.rollout import estimate, greedy_move, utility, value_tables
+from kafana_bots.rollout import estimate, truncated_rollout, utility, value_tables
 from kafana_bots.values import CARD_WEIGHT
 from kafana_bots.worlds import sample_hidden, sim_from_view
 
@@ -103,7 +103,8 @@ def candidates(view: View, state: MatchState) -> list[Move]:
 
 
 def search_sim(items: Sequence[World], horizon: int) -> list[float]:
-    """Per world: each candidate played, `horizon` greedy moves, the estimate (`HandSim`)."""
+    """Per world: each candidate played, `horizon` greedy moves, the estimate (`HandSim`, the
+    greedy moves by `truncated_rollout` as `ismcts` plays them)."""
     out = []
     for w in items:
         world = sim_from_view(w.view, w.hands, w.deck)
@@ -111,10 +112,7 @@ def search_sim(items: Sequence[World], horizon: int) -> list[float]:
         for move in candidates(w.view, w.state):
             sim = world.copy()
             sim.play(*world.to_sim(move))
-            plies = horizon
-            while sim.current is not None and plies > 0:
-                sim.play(*greedy_move(sim))
-                plies -= 1
+            truncated_rollout(sim, horizon)  # in C in the compiled build: what ismcts runs
             out.append(utility(estimate(sim), side))
     return out
 
