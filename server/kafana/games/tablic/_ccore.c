@@ -59,9 +59,13 @@ static inline int card_index(PyObject *p) {
 
 /* -- a set of masks with O(1) clearing (generation stamps) -------------------------------- */
 
-#define LINEAR 32 /* up to this many items a set is scanned, not hashed: it stays in L1 */
+/* Up to LINEAR items a set is scanned; past it, hashed into the first 2**log slots of its
+   table, the region doubling (items hashed again) when half full, so a small set stays in a
+   few cache lines. */
+#define LINEAR 8
+#define FIRST_LOG 6
 typedef struct {
-    int hashed;
+    int log; /* 0: not hashed yet */
     uint64_t keys[SLOTS];
     uint32_t stamps[SLOTS];
     uint32_t generation;
@@ -72,48 +76,63 @@ typedef struct {
 
 static MaskSet groups_set, unions_set, results_set;
 
-static void set_clear(MaskSet *s) {
+/* A new generation: every stamp of the table is stale. */
+static void set_restamp(MaskSet *s) {
     s->generation++;
     if (s->generation == 0) { /* wrapped: stamps of 2**32 generations ago look current */
         memset(s->stamps, 0, sizeof s->stamps);
         s->generation = 1;
     }
-    s->count = 0;
-    s->overflow = 0;
-    s->hashed = 0;
 }
 
-static int set_add_hashed(MaskSet *s, uint64_t mask);
+static void set_clear(MaskSet *s) {
+    s->count = 0;
+    s->overflow = 0;
+    s->log = 0;
+}
+
+/* Put a mask known to be absent into the table (no count check). */
+static inline void set_place(MaskSet *s, uint64_t mask) {
+    uint32_t size = 1u << s->log;
+    uint32_t i = (uint32_t)((mask * 0x9E3779B97F4A7C15ull) >> (64 - s->log));
+    while (s->stamps[i] == s->generation) i = (i + 1) & (size - 1);
+    s->stamps[i] = s->generation;
+    s->keys[i] = mask;
+}
+
+/* Hash the items into a region of 2**log slots. */
+static void set_rehash(MaskSet *s, int log) {
+    s->log = log;
+    set_restamp(s);
+    for (int k = 0; k < s->count; k++) set_place(s, s->items[k]);
+}
 
 /* Add a mask; 1 if new. Past CAPTURE_LIMIT + 1 items the set only records the overflow. */
 static inline int set_add(MaskSet *s, uint64_t mask) {
-    if (s->hashed) return set_add_hashed(s, mask);
-    for (int i = 0; i < s->count; i++)
-        if (s->items[i] == mask) return 0;
-    s->items[s->count++] = mask;
-    if (s->count == LINEAR) { /* from here on hashed: the items so far go into the table */
-        s->hashed = 1;
-        s->count = 0;
-        for (int i = 0; i < LINEAR; i++) set_add_hashed(s, s->items[i]);
+    if (!s->log) {
+        for (int k = 0; k < s->count; k++)
+            if (s->items[k] == mask) return 0;
+        s->items[s->count++] = mask;
+        if (s->count == LINEAR) set_rehash(s, FIRST_LOG);
+        return 1;
     }
-    return 1;
-}
-
-static int set_add_hashed(MaskSet *s, uint64_t mask) {
-    uint64_t h = mask * 0x9E3779B97F4A7C15ull;
-    uint32_t i = (uint32_t)(h >> (64 - SLOTS_LOG));
-    for (;;) {
-        if (s->stamps[i] != s->generation) break;
+    uint32_t size = 1u << s->log;
+    uint32_t i = (uint32_t)((mask * 0x9E3779B97F4A7C15ull) >> (64 - s->log));
+    while (s->stamps[i] == s->generation) {
         if (s->keys[i] == mask) return 0;
-        i = (i + 1) & (SLOTS - 1);
+        i = (i + 1) & (size - 1);
     }
     if (s->count >= CAPTURE_LIMIT + 1) {
         s->overflow = 1;
         return 0;
     }
-    s->stamps[i] = s->generation;
-    s->keys[i] = mask;
     s->items[s->count++] = mask;
+    if (2u * (uint32_t)s->count > size && s->log < SLOTS_LOG) {
+        set_rehash(s, s->log + 1); /* places the new item too */
+    } else {
+        s->stamps[i] = s->generation;
+        s->keys[i] = mask;
+    }
     return 1;
 }
 
