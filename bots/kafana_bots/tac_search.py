@@ -39,6 +39,8 @@ MAX_PLAYOUT = 5_000
 FLIP = Move.parse("flip")
 HORIZON = 0
 """Turns a playout runs before it is scored by the cards held (0: to the end of the game)."""
+DEPTH = 3
+"""Own choice points after the first that a search in a fully known world tries every way."""
 WIN_CARDS = 60.0
 """Cards of lead an unfinished playout would need to count as much as a win."""
 
@@ -105,10 +107,16 @@ class TacSearchBot(TacBot):
             world = sample_world(view, self.rng, known)
             results: list[float] = []
             for move in candidates:
-                end = playout(world.apply(move), self.horizon and world.turn + self.horizon, hard)
-                if end is None:
+                if exact and not self.horizon:
+                    result = best_line(world.apply(move), self.seat, DEPTH, hard)
+                else:
+                    end = playout(
+                        world.apply(move), self.horizon and world.turn + self.horizon, hard
+                    )
+                    result = None if end is None else score(end, self.seat, view.rules.players)
+                if result is None:
                     break
-                results.append(score(end, self.seat, view.rules.players))
+                results.append(result)
             if len(results) < len(candidates):
                 break  # out of time within a world: it is dropped (candidates stay paired)
             totals = [t + r for t, r in zip(totals, results, strict=True)]
@@ -296,6 +304,29 @@ def playout(
             return None
         state = state.apply(loader_move(state))
     return state
+
+
+def best_line(state: GameState, seat: int, depth: int, deadline: float | None) -> float | None:
+    """The seat's best score from `state` when it chooses at its next `depth` choice points
+    (every way) and `loader`'s policy plays the rest; None if `deadline` passes first."""
+    for done in range(MAX_PLAYOUT):
+        if state.is_over:
+            break
+        if deadline is not None and done % 32 == 31 and time.perf_counter() > deadline:
+            return None
+        moves = state.in_order_moves()
+        if depth and len(moves) > 1 and state.current_seat == seat:
+            best = 0.0
+            for move in moves:
+                result = best_line(state.apply(move), seat, depth - 1, deadline)
+                if result is None:
+                    return None
+                best = max(best, result)
+                if best >= 1.0:
+                    break
+            return best
+        state = state.apply(loader_move(state))
+    return score(state, seat, state.rules.players)
 
 
 def score(state: GameState, seat: int, players: int) -> float:
