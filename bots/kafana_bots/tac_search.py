@@ -9,7 +9,9 @@ shows, starts that world (`tac.start_position`; a turned-up card is put back on 
 closed pile and flipped again), plays every candidate move in it, and plays the game out with
 every seat keeping the order and loading the leader (`loader`'s policy). A result is the
 seat's place as a score (1 for first, 0 for last). All candidates share the same worlds
-(paired comparison); when every closed pile is known, one world is the game itself. The
+(paired comparison); when every closed pile is known, one world is the game itself, and
+each candidate is scored by the best of the seat's next `DEPTH` choice points tried every
+way (`best_line`; the others' play is then exactly what loader's policy predicts). The
 candidates are the moves that keep the order, `loader`'s choice first, so that a tie is
 played as `loader` plays; calls are always made, as `loader` does.
 

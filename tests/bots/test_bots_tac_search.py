@@ -12,9 +12,11 @@ from kafana_bots.play import play
 from kafana_bots.tac_search import (
     Memory,
     TacSearchBot,
+    best_line,
     loader_move,
     playout,
     sample_world,
+    score,
     unseen,
 )
 
@@ -119,3 +121,17 @@ def test_memory_forgets_a_finished_game() -> None:
         state = state.apply(loader_move(state))
     memory.update(tac.new_game(rules, seed=3).view(0))
     assert memory.piles == [None, None]
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_best_line_is_at_least_the_loader_line(players: int) -> None:
+    rules = tac.Rules(players=players)
+    for seed in range(3):
+        state = tac.new_game(rules, seed=seed)
+        end = playout(state)
+        assert end is not None
+        plain = score(end, 0, players)
+        assert best_line(state, 0, 0, None) == plain
+        best = best_line(state, 0, 2, None)
+        assert best is not None and best >= plain
+        assert best_line(state, 0, 2, 0.0) is None
