@@ -6,8 +6,8 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test lint venv proto bench
 
-# The rules core compiled by setup.py (mypyc, and C for captures()); rebuilt when one of its
-# sources changes.
+# The rules core compiled by setup.py (mypyc, and C for captures() and the simulator's
+# playouts); rebuilt when one of its sources changes.
 NATIVE_SOURCES := server/kafana/games/tablic/capture.py server/kafana/games/tablic/state.py \
 	bots/kafana_bots/sim.py server/kafana/games/tablic/_ccore.c
 NATIVE := $(VENV)/.native

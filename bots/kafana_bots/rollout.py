@@ -7,27 +7,23 @@ from collections.abc import Sequence
 
 from kafana.games.tablic import Rules
 
-from kafana_bots.sim import HandSim, SimMove, fast_playout
+from kafana_bots.sim import HandSim, SimMove, Values, fast_playout, per_rules
 from kafana_bots.values import CARD_WEIGHT, keep_cost
-
-Values = tuple[float, ...]
-"""A value per card index."""
 
 _TABLES: dict[int, tuple[Rules, tuple[Values, Values, Values]]] = {}
 
 
 def value_tables(rules: Rules) -> tuple[Values, Values, Values]:
     """Per card index: the value of capturing it, of playing it to capture, of trailing it."""
-    found = _TABLES.get(id(rules))  # by identity: hashing a Rules reads every switch
-    if found is None or found[0] is not rules:
-        if len(_TABLES) > 64:
-            _TABLES.clear()
-        value = rules.points_by_index
-        taken = tuple(value[i] + CARD_WEIGHT for i in range(52))
-        played = tuple(value[i] + CARD_WEIGHT - keep_cost(rules, i) for i in range(52))
-        trailed = tuple(-taken[i] - 0.5 * (taken[i] - played[i]) for i in range(52))
-        found = _TABLES[id(rules)] = (rules, (taken, played, trailed))
-    return found[1]
+    return per_rules(_TABLES, rules, _make_tables)
+
+
+def _make_tables(rules: Rules) -> tuple[Values, Values, Values]:
+    value = rules.points_by_index
+    taken = tuple(value[i] + CARD_WEIGHT for i in range(52))
+    played = tuple(value[i] + CARD_WEIGHT - keep_cost(rules, i) for i in range(52))
+    trailed = tuple(-taken[i] - 0.5 * (taken[i] - played[i]) for i in range(52))
+    return taken, played, trailed
 
 
 Best = dict[int, tuple[float, int]]
@@ -38,12 +34,7 @@ BEST_SIZE = 50_000
 
 
 def _best_memo(rules: Rules) -> dict[tuple[int, ...], Best]:
-    found = _BEST.get(id(rules))
-    if found is None or found[0] is not rules:
-        if len(_BEST) > 64:
-            _BEST.clear()
-        found = _BEST[id(rules)] = (rules, {})
-    memo = found[1]
+    memo = per_rules(_BEST, rules, lambda _: {})
     if len(memo) > BEST_SIZE:
         memo.clear()
     return memo

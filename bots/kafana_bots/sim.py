@@ -12,6 +12,7 @@ simulator against `MatchState` move by move.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from typing import TypeVar
 
 from kafana.games.tablic import CARDS, CaptureEngine, Card, Move, Rules, engine_for
 from kafana.games.tablic.capture import NATIVE, UNITS, count_vector
@@ -26,25 +27,37 @@ Values = tuple[float, ...]
 """A value per card index."""
 Playout = Callable[["HandSim", int, int, "tuple[Values, Values, Values] | None", bytes], int]
 _PLAYOUT: Playout | None = None if NATIVE is None else NATIVE.playout
-_FAST_RULES: dict[int, tuple[Rules, bytes | None]] = {}  # by id(rules), the Rules kept alive
+_T = TypeVar("_T")
+RULES_ENTRIES = 64
+"""Most Rules objects each `per_rules` memo remembers (then emptied)."""
+
+
+def per_rules(memo: dict[int, tuple[Rules, _T]], rules: Rules, make: Callable[[Rules], _T]) -> _T:
+    """`make(rules)`, remembered in `memo` by the object's identity (hashing a Rules reads
+    every switch), the Rules kept alive so its id is not reused; at most `RULES_ENTRIES`."""
+    found = memo.get(id(rules))
+    if found is None or found[0] is not rules:
+        if len(memo) >= RULES_ENTRIES:
+            memo.clear()
+        found = memo[id(rules)] = (rules, make(rules))
+    return found[1]
+
+
+def _pack_rules(rules: Rules) -> bytes | None:
+    flags = (rules.tabla_points, rules.last_card_tabla, rules.must_capture, rules.rank_priority)
+    try:
+        return engine_for(rules).fast_params + bytes(rules.points_by_index) + bytes(flags)
+    except ValueError:  # a point value past 255
+        return None
+
+
+_FAST_RULES: dict[int, tuple[Rules, bytes | None]] = {}
 
 
 def fast_rules(rules: Rules) -> bytes | None:
     """What the C playout reads of the rules (capture switches, card points, tabla switches),
     or None if a value does not fit its byte (the Python loop plays those rules)."""
-    found = _FAST_RULES.get(id(rules))
-    if found is None or found[0] is not rules:
-        if len(_FAST_RULES) > 64:
-            _FAST_RULES.clear()
-        flags = (rules.tabla_points, rules.last_card_tabla, rules.must_capture, rules.rank_priority)
-        try:
-            packed: bytes | None = (
-                engine_for(rules).fast_params + bytes(rules.points_by_index) + bytes(flags)
-            )
-        except ValueError:  # a point value past 255
-            packed = None
-        found = _FAST_RULES[id(rules)] = (rules, packed)
-    return found[1]
+    return per_rules(_FAST_RULES, rules, _pack_rules)
 
 
 def fast_playout(

@@ -146,7 +146,6 @@ typedef struct {
     long nodes;
 } Table;
 
-/* Every set of positions from `start` on whose values sum to `remaining`, joined to `mask`. */
 /* The values the card of `rank` at position `i` may take inside a sum (`params`' table part). */
 static inline int fill_values(Table *t, int i, int rank, const uint8_t *params) {
     const uint8_t *tv = params + 2 + 39 + 3 * (rank - 1);
@@ -167,6 +166,8 @@ static void table_ready(Table *t) {
     }
 }
 
+/* Every set of positions from `start` on whose values sum to `remaining`, joined to `mask`,
+   into `groups_set`; -1 past the bounds. */
 static int sums(Table *t, int start, int remaining, uint64_t mask) {
     for (int i = start; i < t->n; i++) {
         if (t->least[i] > remaining) break; /* no card from here on fits */
@@ -275,6 +276,8 @@ typedef struct {
 } Prepared;
 static Prepared prepared;
 
+/* `sums` for every value up to `p->most` at once: each set of positions from `start` on, joined
+   to `mask` (whose values total `total`), into the group list of its sum. */
 static int sums_all(Prepared *p, int start, int total, uint64_t mask) {
     Table *t = &p->t;
     for (int i = start; i < t->n; i++) {
@@ -298,7 +301,8 @@ static int sums_all(Prepared *p, int start, int total, uint64_t mask) {
     return 0;
 }
 
-/* Prepare the seat's listings on the hand's table: 0, or -1 (list card by card instead). */
+/* Prepare the seat's listings on the hand's table: 0, or -1 past the bounds (the Python loop
+   plays). */
 static int prepare(const Hand *h, const SimRules *r) {
     Prepared *p = &prepared;
     int n = h->table_len, most = 0, dual = 0;
