@@ -228,9 +228,16 @@ def league_queue(referee: str, league: str, waiting: int) -> None:
     LEAGUE_QUEUE.set(sum(_queues.values()))
 
 
-def league_queue_gone(referee: str, league: str) -> None:
-    """`referee` no longer reads `league`'s queue (another pairs it, or it stopped)."""
-    if _queues.pop((referee, league), None) is not None:
+def league_queue_gone(referee: str, league: str | None = None) -> None:
+    """`referee` no longer reads `league`'s queue (another pairs it), or no queue at all
+    (`league` None: it stopped)."""
+    if league is not None:  # each round of a league another referee pairs: one lookup
+        gone = [(referee, league)] if (referee, league) in _queues else []
+    else:
+        gone = [key for key in _queues if key[0] == referee]
+    for key in gone:
+        del _queues[key]
+    if gone:
         LEAGUE_QUEUE.set(sum(_queues.values()))
 
 

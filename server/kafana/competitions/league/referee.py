@@ -85,7 +85,6 @@ class Referee:
         self.settled = 0  # matches this referee settled
         self._specs: dict[str, leagues_pb2.LeagueSpec] = {}
         self._finished: set[tuple[str, int]] = set()
-        self._queues: set[str] = set()  # leagues whose queue length this referee reports
         self._woken = asyncio.Event()
         self._errors = Repeated(log, "the league referee", quiet=(StoreUnavailable,))
         self._task: asyncio.Task[None] | None = None
@@ -108,9 +107,7 @@ class Referee:
             with contextlib.suppress(asyncio.CancelledError):
                 await asyncio.wait_for(self._task, 10.0)
             self._task = None
-        for league in self._queues:
-            metrics.league_queue_gone(self.owner, league)
-        self._queues.clear()
+        metrics.league_queue_gone(self.owner)
 
     def wake(self) -> None:
         """Look at the queues now."""
@@ -168,12 +165,9 @@ class Referee:
     async def pair(self, league: str, spec: leagues_pb2.LeagueSpec) -> list[int]:
         """Make matches of the longest-waiting players; their numbers."""
         if not await self.store.pair_lease(league, self.owner, self.lease_ms):
-            if league in self._queues:  # the referee holding the lease reports it
-                self._queues.discard(league)
-                metrics.league_queue_gone(self.owner, league)
+            metrics.league_queue_gone(self.owner, league)  # the lease's holder reports it
             return []
         waiting = await self.store.oldest(league, self.batch)
-        self._queues.add(league)
         metrics.league_queue(self.owner, league, len(waiting))
         if len(waiting) < spec.players:
             return []
