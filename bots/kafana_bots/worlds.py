@@ -48,12 +48,6 @@ def sim_from_view(view: View, hands: list[list[Card]], deck: list[Card]) -> Hand
     )
 
 
-def sample_world(view: View, rng: random.Random) -> HandSim:
-    """One sampled world as a simulator."""
-    hands, deck = sample_hidden(view, rng)
-    return sim_from_view(view, hands, deck)
-
-
 def hands_known(view: View) -> bool:
     """True when the view fixes every hidden card: two seats and an empty deck."""
     return view.rules.players == 2 and view.deck_remaining == 0
