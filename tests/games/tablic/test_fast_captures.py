@@ -46,6 +46,45 @@ def test_captures_equal_the_python_path_on_random_tables(name: str) -> None:
     assert compared >= 1000
 
 
+def test_answers_are_sets_that_find_exactly_what_they_hold() -> None:
+    """The C path fills the answer's set tables in place: every lookup must find what each
+    set holds (the cards in a capture, the captures in the answer) and nothing else, and the
+    sets must stay usable as any set is (grown, shrunk, combined, hashed, collected)."""
+    import gc
+
+    rules = Rules.preset("serbian")
+    rng = random.Random(20)
+    big = 0
+    for size in (0, 1, 4, 5, 8, 9, 12, 16):
+        for _ in range(40 if size < 16 else 8):
+            cards = rng.sample(list(tablic.CARDS), size + 1)
+            card, table = cards[0], cards[1:]
+            try:
+                answer = tablic.captures(card, table, rules)
+            except TooManyMovesError:
+                continue
+            expected = capture.python_captures(card, table, rules)
+            assert answer == expected and expected == answer
+            assert hash(frozenset(answer)) == hash(frozenset(expected))
+            for taken in expected:
+                assert taken in answer
+                assert {c for c in tablic.CARDS if c in taken} == set(taken)
+            for taken in answer:
+                assert all(c in taken for c in table if c in set(taken))
+                assert frozenset(taken) == taken and hash(frozenset(taken)) == hash(taken)
+                assert card not in taken
+            missing = frozenset(table[:1]) | {card}
+            assert missing not in answer
+            big += len(answer) > 8
+            answer.add(missing)  # the caller's set to change as it likes
+            assert missing in answer and len(answer) == len(expected) + 1
+            answer.discard(missing)
+            assert answer == expected and answer | {missing} == expected | {missing}
+            del answer
+            gc.collect()
+    assert big >= 20
+
+
 @compiled
 def test_the_fast_path_answers_plain_input_and_declines_the_rest() -> None:
     assert capture._FAST is not None

@@ -40,6 +40,7 @@
 
 static PyTypeObject *card_type = NULL;
 static PyObject *card_objects[52];
+static Py_hash_t card_hashes[52]; /* hash(card): a card is immutable, so it never changes */
 #define CARD_SLOTS 256
 static PyObject *card_keys[CARD_SLOTS];
 static int8_t card_values[CARD_SLOTS];
@@ -665,10 +666,83 @@ static PyObject *fast_playout(PyObject *self, PyObject *const *args, Py_ssize_t 
 
 /* -- captures() ------------------------------------------------------------------------------ */
 
-/* A new reference to the frozenset of the cards at `mask`'s positions. */
-static PyObject *capture_of(PyObject **items, uint64_t mask) {
+/* The answer's sets are filled in place where this CPython's set layout is the one below (3.11
+   to 3.14, GIL builds): each table sized once for its count as set_add_entry would keep it
+   (fill * 5 < mask * 3), keys put in the empty slot of set_insert_clean's probe sequence, the
+   one lookups follow, with the cards' hashes read once when the cards are registered. The
+   keys are distinct (distinct masks of distinct cards), so nothing is compared. Elsewhere, and
+   whenever a new set is not the empty one made for it, PySet_Add fills it. Inner frozensets
+   hold only cards, which refer to nothing, so they are not tracked by the garbage collector
+   (like tuples of atoms). */
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030F0000 && !defined(Py_GIL_DISABLED) && \
+    !defined(Py_LIMITED_API)
+#define SETS_IN_PLACE 1
+#define SET_LINEAR_PROBES 9
+#define SET_PERTURB_SHIFT 5
+
+/* 0 when `so` is a fresh empty set with room for `count` keys; -1 (no error set): use PySet_Add;
+   -2: out of memory (error set). */
+static int set_reserve(PySetObject *so, Py_ssize_t count) {
+    if (Py_REFCNT(so) != 1 || so->fill != 0 || so->table != so->smalltable) return -1;
+    size_t size = PySet_MINSIZE;
+    while ((size_t)count * 5 >= (size - 1) * 3) size <<= 1;
+    if (size > PySet_MINSIZE) {
+        setentry *table = PyMem_Calloc(size, sizeof(setentry));
+        if (table == NULL) {
+            PyErr_NoMemory();
+            return -2;
+        }
+        so->table = table;
+        so->mask = (Py_ssize_t)size - 1;
+    }
+    return 0;
+}
+
+/* Put a key known to be absent into a set reserved for it (a new reference). */
+static inline void set_put(PySetObject *so, PyObject *key, Py_hash_t hash) {
+    setentry *table = so->table, *entry;
+    size_t mask = (size_t)so->mask, perturb = (size_t)hash, i = (size_t)hash & mask;
+    for (;;) {
+        entry = &table[i];
+        if (entry->key == NULL) break;
+        if (i + SET_LINEAR_PROBES <= mask) {
+            size_t j;
+            for (j = 0; j < SET_LINEAR_PROBES; j++)
+                if ((++entry)->key == NULL) break;
+            if (j < SET_LINEAR_PROBES) break;
+        }
+        perturb >>= SET_PERTURB_SHIFT;
+        i = (i * 5 + 1 + perturb) & mask;
+    }
+    Py_INCREF(key);
+    entry->key = key;
+    entry->hash = hash;
+    so->fill++;
+    so->used++;
+}
+#endif
+
+/* A new reference to the frozenset of the cards at `mask`'s positions (`hashes`: theirs). */
+static PyObject *capture_of(PyObject **items, const Py_hash_t *hashes, uint64_t mask) {
     PyObject *capture = PyFrozenSet_New(NULL);
     if (capture == NULL) return NULL;
+#ifdef SETS_IN_PLACE
+    int reserved = set_reserve((PySetObject *)capture, __builtin_popcountll(mask));
+    if (reserved == -2) {
+        Py_DECREF(capture);
+        return NULL;
+    }
+    if (reserved == 0) {
+        for (uint64_t m = mask; m; m &= m - 1) {
+            int at = __builtin_ctzll(m);
+            set_put((PySetObject *)capture, items[at], hashes[at]);
+        }
+        PyObject_GC_UnTrack(capture);
+        return capture;
+    }
+#else
+    (void)hashes;
+#endif
     for (uint64_t m = mask; m; m &= m - 1) {
         if (PySet_Add(capture, items[__builtin_ctzll(m)]) < 0) {
             Py_DECREF(capture);
@@ -678,12 +752,31 @@ static PyObject *capture_of(PyObject **items, uint64_t mask) {
     return capture;
 }
 
-static PyObject *answer(PyObject **items, const uint64_t *masks, int count) {
+static PyObject *answer(PyObject **items, const Py_hash_t *hashes, const uint64_t *masks,
+                        int count) {
     PyObject *out = PySet_New(NULL);
     if (out == NULL) return NULL;
+#ifdef SETS_IN_PLACE
+    int reserved = set_reserve((PySetObject *)out, count);
+    if (reserved == -2) goto fail;
+#else
+    int reserved = -1;
+#endif
     for (int c = 0; c < count; c++) {
-        PyObject *capture = capture_of(items, masks[c]);
+        PyObject *capture = capture_of(items, hashes, masks[c]);
         if (capture == NULL) goto fail;
+#ifdef SETS_IN_PLACE
+        if (reserved == 0) {
+            Py_hash_t hash = PyObject_Hash(capture);
+            if (hash == -1) {
+                Py_DECREF(capture);
+                goto fail;
+            }
+            set_put((PySetObject *)out, capture, hash);
+            Py_DECREF(capture);
+            continue;
+        }
+#endif
         int added = PySet_Add(out, capture);
         Py_DECREF(capture);
         if (added < 0) goto fail;
@@ -720,6 +813,7 @@ static PyObject *fast_captures(PyObject *self, PyObject *const *args, Py_ssize_t
     if (played < 0) Py_RETURN_NONE;
     int played_rank = played / 4 + 1;
     uint64_t seen = 1ull << played, same_rank = 0;
+    Py_hash_t hashes[52];
     Table t;
     t.n = (int)n;
     t.nodes = 0;
@@ -728,6 +822,7 @@ static PyObject *fast_captures(PyObject *self, PyObject *const *args, Py_ssize_t
         int index = Py_TYPE(item) == card_type ? card_index(item) : -1;
         if (index < 0 || (seen >> index & 1)) Py_RETURN_NONE; /* Python names the error */
         seen |= 1ull << index;
+        hashes[i] = card_hashes[index];
         int rank = index / 4 + 1;
         fill_values(&t, i, rank, params);
         if (rank == played_rank) same_rank |= 1ull << i;
@@ -746,7 +841,7 @@ static PyObject *fast_captures(PyObject *self, PyObject *const *args, Py_ssize_t
         }
     }
     int count = kept_results(same_rank, rank_priority, 0, masks_buffer);
-    return answer(items, masks_buffer, count);
+    return answer(items, hashes, masks_buffer, count);
 }
 
 static PyObject *set_cards(PyObject *self, PyObject *args) {
@@ -759,6 +854,11 @@ static PyObject *set_cards(PyObject *self, PyObject *args) {
         return NULL;
     }
     memset(card_keys, 0, sizeof card_keys);
+    for (int i = 0; i < 52; i++) {
+        Py_hash_t hash = PyObject_Hash(PyTuple_GET_ITEM(cards, i));
+        if (hash == -1) return NULL;
+        card_hashes[i] = hash;
+    }
     for (int i = 0; i < 52; i++) {
         PyObject *c = PyTuple_GET_ITEM(cards, i);
         Py_INCREF(c);
