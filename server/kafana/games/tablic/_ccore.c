@@ -787,49 +787,42 @@ fail:
     return NULL;
 }
 
-static PyObject *fast_captures(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    (void)self;
-    if (nargs != 4 || card_type == NULL) Py_RETURN_NONE;
-    PyObject *card = args[0], *table = args[1], *params_obj = args[2];
-    int rank_priority = PyObject_IsTrue(args[3]);
-    if (rank_priority < 0) return NULL;
-    if (Py_TYPE(card) != card_type || !PyBytes_CheckExact(params_obj) ||
-        PyBytes_GET_SIZE(params_obj) != PARAMS_SIZE)
-        Py_RETURN_NONE;
-    const uint8_t *params = (const uint8_t *)PyBytes_AS_STRING(params_obj);
-    PyObject **items;
-    Py_ssize_t n;
-    if (PyTuple_CheckExact(table)) {
-        items = &PyTuple_GET_ITEM(table, 0);
-        n = PyTuple_GET_SIZE(table);
-    } else if (PyList_CheckExact(table)) {
-        items = PySequence_Fast_ITEMS(table);
-        n = PyList_GET_SIZE(table);
-    } else {
-        Py_RETURN_NONE;
-    }
-    if (n > 51) Py_RETURN_NONE;
-    int played = card_index(card);
-    if (played < 0) Py_RETURN_NONE;
-    int played_rank = played / 4 + 1;
-    uint64_t seen = 1ull << played, same_rank = 0;
-    Py_hash_t hashes[52];
+/* A table of cards read for the search: its cards' indexes, ranks and hashes by position. */
+typedef struct {
     Table t;
-    t.n = (int)n;
-    t.nodes = 0;
+    int index[52], rank[52];
+    Py_hash_t hash[52];
+    uint64_t seen; /* the cards on it (and the played ones), by index */
+} CardTable;
+
+/* Read `n` items (n <= 51) as a table; -1 if one is not a card or is already `seen`. */
+static int read_table(CardTable *c, PyObject **items, Py_ssize_t n, const uint8_t *params,
+                      uint64_t seen) {
+    c->t.n = (int)n;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *item = items[i];
         int index = Py_TYPE(item) == card_type ? card_index(item) : -1;
-        if (index < 0 || (seen >> index & 1)) Py_RETURN_NONE; /* Python names the error */
+        if (index < 0 || (seen >> index & 1)) return -1; /* Python names the error */
         seen |= 1ull << index;
-        hashes[i] = card_hashes[index];
-        int rank = index / 4 + 1;
-        fill_values(&t, i, rank, params);
-        if (rank == played_rank) same_rank |= 1ull << i;
+        c->index[i] = index;
+        c->rank[i] = index / 4 + 1;
+        c->hash[i] = card_hashes[index];
+        fill_values(&c->t, (int)i, c->rank[i], params);
     }
-    table_ready(&t);
-    /* The table (a list) holds only cards, whose references the table keeps: no Python code
-       runs from here on until the answer is built, so `items` stays valid. */
+    c->seen = seen;
+    table_ready(&c->t);
+    return 0;
+}
+
+/* The captures of the card of index `played` on `c` into `out` (sorted if `sort`); their
+   count, or -1 where Python must answer (past the bounds). */
+static int card_captures(CardTable *c, int played, const uint8_t *params, int rank_priority,
+                         int sort, uint64_t *out) {
+    int n = c->t.n, played_rank = played / 4 + 1;
+    uint64_t same_rank = 0;
+    for (int i = 0; i < n; i++)
+        if (c->rank[i] == played_rank) same_rank |= 1ull << i;
+    c->t.nodes = 0;
     set_clear(&results_set);
     if (n > 0) {
         if (params[0] && played_rank == JACK) {
@@ -837,11 +830,175 @@ static PyObject *fast_captures(PyObject *self, PyObject *const *args, Py_ssize_t
         } else {
             const uint8_t *pv = params + 2 + 3 * (played_rank - 1);
             for (int v = 0; v < pv[0]; v++)
-                if (list_value(&t, pv[1 + v], same_rank, params[1]) < 0) Py_RETURN_NONE;
+                if (list_value(&c->t, pv[1 + v], same_rank, params[1]) < 0) return -1;
         }
     }
-    int count = kept_results(same_rank, rank_priority, 0, masks_buffer);
-    return answer(items, hashes, masks_buffer, count);
+    return kept_results(same_rank, rank_priority, sort, out);
+}
+
+/* The items of a tuple or a list (the list's must not change while they are read). */
+static PyObject **items_of(PyObject *sequence, Py_ssize_t *n) {
+    if (PyTuple_CheckExact(sequence)) {
+        *n = PyTuple_GET_SIZE(sequence);
+        return &PyTuple_GET_ITEM(sequence, 0);
+    }
+    if (PyList_CheckExact(sequence)) {
+        *n = PyList_GET_SIZE(sequence);
+        return PySequence_Fast_ITEMS(sequence);
+    }
+    return NULL;
+}
+
+static const uint8_t *params_of(PyObject *params) {
+    if (!PyBytes_CheckExact(params) || PyBytes_GET_SIZE(params) != PARAMS_SIZE) return NULL;
+    return (const uint8_t *)PyBytes_AS_STRING(params);
+}
+
+static PyObject *fast_captures(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 4 || card_type == NULL) Py_RETURN_NONE;
+    PyObject *card = args[0];
+    int rank_priority = PyObject_IsTrue(args[3]);
+    if (rank_priority < 0) return NULL;
+    const uint8_t *params = params_of(args[2]);
+    Py_ssize_t n;
+    PyObject **items = items_of(args[1], &n);
+    if (Py_TYPE(card) != card_type || params == NULL || items == NULL || n > 51) Py_RETURN_NONE;
+    int played = card_index(card);
+    CardTable c;
+    if (played < 0 || read_table(&c, items, n, params, 1ull << played) < 0) Py_RETURN_NONE;
+    /* The table (a list) holds only cards, whose references the table keeps: no Python code
+       runs from here on until the answer is built, so `items` stays valid. */
+    int count = card_captures(&c, played, params, rank_priority, 0, masks_buffer);
+    if (count < 0) Py_RETURN_NONE;
+    return answer(items, c.hash, masks_buffer, count);
+}
+
+/* -- MatchState's legal moves ---------------------------------------------------------------- */
+
+static PyTypeObject *move_type = NULL;
+static PyObject *trail_moves[52];
+
+/* The capture Move of `card` taking `mask`'s positions: from `known` (Moves by card index |
+   1 << 6 + index of each captured card), else made and remembered there (emptied first when it
+   holds `entries`); a new reference. */
+static PyObject *capture_move(PyObject *known, Py_ssize_t entries, PyObject *card, int played,
+                              CardTable *c, PyObject **items, uint64_t mask) {
+    uint64_t key = (uint64_t)played;
+    for (uint64_t m = mask; m; m &= m - 1) key |= 1ull << (6 + c->index[__builtin_ctzll(m)]);
+    PyObject *key_obj = PyLong_FromUnsignedLongLong(key);
+    if (key_obj == NULL) return NULL;
+    PyObject *move = PyDict_GetItemWithError(known, key_obj);
+    if (move != NULL && Py_TYPE(move) == move_type) {
+        Py_INCREF(move);
+        Py_DECREF(key_obj);
+        return move;
+    }
+    move = NULL;
+    if (PyErr_Occurred()) goto done;
+    PyObject *taken = capture_of(items, c->hash, mask);
+    if (taken == NULL) goto done;
+    PyObject *pair = PyTuple_Pack(2, card, taken);
+    Py_DECREF(taken);
+    if (pair == NULL) goto done;
+    PyObject *args = PyTuple_Pack(1, pair);
+    Py_DECREF(pair);
+    if (args == NULL) goto done;
+    move = PyTuple_Type.tp_new(move_type, args, NULL); /* tuple.__new__(Move, (card, taken)) */
+    Py_DECREF(args);
+    if (move == NULL) goto done;
+    if (PyDict_GET_SIZE(known) >= entries) PyDict_Clear(known);
+    if (PyDict_SetItem(known, key_obj, move) < 0) Py_CLEAR(move);
+done:
+    Py_DECREF(key_obj);
+    return move;
+}
+
+/* legal(hand, table, params, rank_priority, must_capture, known, entries): what
+   `MatchState._generate` lists (legal move -> 1 if it captures, else 0; per card its trail,
+   then its captures in the order of their masks), or None where Python must list. */
+static PyObject *fast_legal(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 7 || card_type == NULL || move_type == NULL) Py_RETURN_NONE;
+    int rank_priority = PyObject_IsTrue(args[3]), must_capture = PyObject_IsTrue(args[4]);
+    if (rank_priority < 0 || must_capture < 0) return NULL;
+    Py_ssize_t entries = PyLong_AsSsize_t(args[6]);
+    if (entries == -1 && PyErr_Occurred()) return NULL;
+    PyObject *hand = args[0], *known = args[5];
+    const uint8_t *params = params_of(args[2]);
+    Py_ssize_t n;
+    PyObject **items = items_of(args[1], &n);
+    if (!PyTuple_CheckExact(hand) || !PyDict_CheckExact(known) || params == NULL ||
+        items == NULL || n > 51 || entries < 1)
+        Py_RETURN_NONE;
+    Py_ssize_t cards = PyTuple_GET_SIZE(hand);
+    int played[52];
+    uint64_t seen = 0;
+    for (Py_ssize_t k = 0; k < cards; k++) {
+        PyObject *card = PyTuple_GET_ITEM(hand, k);
+        played[k] = Py_TYPE(card) == card_type ? card_index(card) : -1;
+        if (played[k] < 0 || (seen >> played[k] & 1)) Py_RETURN_NONE;
+        seen |= 1ull << played[k];
+    }
+    CardTable c;
+    if (read_table(&c, items, n, params, seen) < 0) Py_RETURN_NONE;
+    PyObject *out = PyDict_New();
+    if (out == NULL) return NULL;
+    PyObject *zero = PyLong_FromLong(0), *one = PyLong_FromLong(1); /* small ints: no failure */
+    int any = 0;
+    for (Py_ssize_t k = 0; k < cards; k++) {
+        PyObject *card = PyTuple_GET_ITEM(hand, k);
+        if (PyDict_SetItem(out, trail_moves[played[k]], zero) < 0) goto fail;
+        /* No Python code runs while moves are looked up and made (the keys are ints, the moves
+           tuples of cards hashed by identity), so `items` stays valid. */
+        int count = card_captures(&c, played[k], params, rank_priority, 1, masks_buffer);
+        if (count < 0) {
+            Py_DECREF(out);
+            Py_RETURN_NONE;
+        }
+        any |= count > 0;
+        for (int m = 0; m < count; m++) {
+            PyObject *move = capture_move(known, entries, card, played[k], &c, items, masks_buffer[m]);
+            if (move == NULL) goto fail;
+            int added = PyDict_SetItem(out, move, one);
+            Py_DECREF(move);
+            if (added < 0) goto fail;
+        }
+    }
+    if (any && must_capture) { /* only the captures */
+        PyObject *captures = PyDict_New(), *move, *takes;
+        Py_ssize_t at = 0;
+        if (captures == NULL) goto fail;
+        while (PyDict_Next(out, &at, &move, &takes))
+            if (takes == one && PyDict_SetItem(captures, move, one) < 0) {
+                Py_DECREF(captures);
+                goto fail;
+            }
+        Py_SETREF(out, captures);
+    }
+    return out;
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
+static PyObject *set_moves(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *trails;
+    PyTypeObject *type;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyType_Type, &type, &PyTuple_Type, &trails)) return NULL;
+    if (PyTuple_GET_SIZE(trails) != 52 || !PyType_IsSubtype(type, &PyTuple_Type)) {
+        PyErr_SetString(PyExc_ValueError, "expected Move (a tuple) and the 52 trails by index");
+        return NULL;
+    }
+    for (int i = 0; i < 52; i++) {
+        PyObject *trail = PyTuple_GET_ITEM(trails, i);
+        Py_INCREF(trail);
+        Py_XSETREF(trail_moves[i], trail);
+    }
+    Py_INCREF(type);
+    Py_XSETREF(move_type, type);
+    Py_RETURN_NONE;
 }
 
 static PyObject *set_cards(PyObject *self, PyObject *args) {
@@ -879,7 +1036,11 @@ static PyMethodDef methods[] = {
      "captures(card, table, params, rank_priority): the answer, or None (the Python path)."},
     {"playout", (PyCFunction)(void (*)(void))fast_playout, METH_FASTCALL,
      "playout(sim, plies, seed, values, rules): moves played, or -1 (the Python loop)."},
+    {"legal", (PyCFunction)(void (*)(void))fast_legal, METH_FASTCALL,
+     "legal(hand, table, params, rank_priority, must_capture, known, entries): the legal "
+     "moves as MatchState lists them, or None (the Python path)."},
     {"set_cards", set_cards, METH_VARARGS, "set_cards(Card, CARDS): the 52 interned cards."},
+    {"set_moves", set_moves, METH_VARARGS, "set_moves(Move, TRAILS): the type and the trails."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -7,7 +7,7 @@ hands, the deck order, the seed) stays inside; `view(seat)` is what a seat may k
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import compress, filterfalse
 from operator import attrgetter
@@ -19,6 +19,7 @@ from kafana.games.records import check_result, replay_moves
 from kafana.games.seats import SeatedState
 from kafana.games.tablic.capture import (
     LISTING_TAGS,
+    NATIVE,
     UNITS,
     CaptureEngine,
     captures,
@@ -193,6 +194,25 @@ class MatchState(SeatedState[Rules, View]):
         seat = self._current
         if seat is None:
             return {}
+        rules = self._setup.rules
+        priority = rules.rank_priority
+        engine = self._engine
+        if _FAST_LEGAL is not None:  # the compiled build's C listing; None: list them here
+            fast = _FAST_LEGAL(
+                self._hands[seat],
+                self._table,
+                engine.fast_params,
+                priority,
+                rules.must_capture,
+                _MOVES,
+                MOVE_ENTRIES,
+            )
+            if fast is not None:
+                return fast
+        return self._list_moves(seat)
+
+    def _list_moves(self, seat: int) -> dict[Move, int]:
+        """`_generate` in Python: from the engine's listings (the reference of the C one)."""
         rules = self._setup.rules
         priority = rules.rank_priority
         engine = self._engine
@@ -525,6 +545,17 @@ immutable, so states share one object (and listing them builds no frozenset)."""
 MOVE_ENTRIES = 1 << 16
 """Most moves `_MOVES` keeps; past it, it starts again empty."""
 _MOVE_BIT = tuple(1 << 6 + i for i in range(52))
+FastLegal = Callable[
+    [tuple[Card, ...], tuple[Card, ...], bytes, bool, bool, dict[int, Move], int],
+    dict[Move, int] | None,
+]
+_FAST_LEGAL: FastLegal | None = None
+"""The C listing of the compiled build (`_ccore.legal`): `_generate`'s answer, the same moves
+in the same order with the same `_MOVES` objects (tests/games/tablic/test_fast_legal.py), or
+None where it declines (too many captures: the Python path raises)."""
+if NATIVE is not None:
+    NATIVE.set_moves(Move, TRAILS)
+    _FAST_LEGAL = NATIVE.legal
 _BY_INDEX = attrgetter("index")
 _RANK = attrgetter("rank")
 _INDEX = attrgetter("index")
