@@ -55,7 +55,8 @@ class Hooks:
     """How the follower names itself in what it writes on stderr."""
 
     def observe(self, event: events_pb2.Event, before: state_pb2.TableState | None) -> None:
-        """Told every event of the feed once, in order (`before`: the previous event's state)."""
+        """Told every event of the feed once, in order, never while `decide` runs (`before`:
+        the previous event's state)."""
 
     def may_act(self, state: state_pb2.TableState, seat: int) -> bool:
         """Whether `seat` has something to do at `state` (default: it is the seat to move)."""
@@ -158,8 +159,9 @@ class SeatLoop:
             await self._unannounced()
         after = int(self.last.seq) if self.last is not None else 0
         async for event in self.seat.events(after_seq=after, with_state=True):
-            self.hooks.observe(event, self.last)
-            self.last = event.state
+            async with self._lock:  # never while the poll's turn decides (a bot's threaded choose)
+                self.hooks.observe(event, self.last)
+                self.last = event.state
             if event.match_over or event.state.info.status == state_pb2.TABLE_STATUS_FINISHED:
                 self.over = True
                 return event.state

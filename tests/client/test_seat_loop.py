@@ -107,3 +107,47 @@ async def test_a_turn_the_match_ended_under_is_let_go(server: LiveServer) -> Non
         final = await SeatLoop(me, hooks).run()
     assert final.info.status == state_pb2.TABLE_STATUS_FINISHED
     assert hooks.seqs[-1] == final.seq
+
+
+class PolledTurn(Hooks):
+    """Leaves the feed's turns to the poll (a turn the feed did not announce), and while it
+    decides there, another seat's forfeit arrives on the feed."""
+
+    def __init__(self, other: object) -> None:
+        self.other = other
+        self.asked: dict[int, int] = {}
+        self.deciding = False
+        self.told_while_deciding: list[int] = []
+        self.told: list[int] = []
+
+    def observe(self, event: events_pb2.Event, before: state_pb2.TableState | None) -> None:
+        self.told.append(int(event.seq))
+        if self.deciding:
+            self.told_while_deciding.append(int(event.seq))
+
+    def may_act(self, state: state_pb2.TableState, seat: int) -> bool:
+        self.asked[state.seq] = self.asked.get(state.seq, 0) + 1
+        return self.asked[state.seq] > 1 and super().may_act(state, seat)
+
+    async def decide(self, state: state_pb2.TableState, legal: LegalMoves) -> Decision:
+        self.deciding = True
+        try:
+            await self.other.leave()  # type: ignore[attr-defined]
+            await asyncio.sleep(0.3)  # the forfeit's event reaches the feed meanwhile
+        finally:
+            self.deciding = False
+        return legal.moves[0].text
+
+
+async def test_no_event_is_told_while_a_polled_turn_decides(server: LiveServer) -> None:
+    """A bot's `observe` and its (threaded) `choose` must never overlap: the poll's turn and
+    the feed take turns."""
+    async with AsyncClient.connect(server.target) as client:
+        table = await client.create_table(table_config(seed=3, target=1))
+        me = await client.join(table.table_id, name="me")
+        other = await client.join(table.table_id, name="other")
+        hooks = PolledTurn(other)
+        final = await asyncio.wait_for(SeatLoop(me, hooks, poll=0.05).run(), 20)
+    assert final.info.status == state_pb2.TABLE_STATUS_FINISHED
+    assert hooks.told[-1] == final.seq  # the forfeit was told
+    assert hooks.told_while_deciding == []
