@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kafana.games.tablic import Move, View, engine_for
+from kafana.games.tablic.state import deal_size
 
 from kafana_bots.base import Bot
 from kafana_bots.exact import plies_left, solve
@@ -84,7 +85,7 @@ class _Context:
         self.next_seat = (seat + 1) % n
         size = view.hand_sizes[self.next_seat]
         if size == 0 and view.deck_remaining:
-            size = min(6, view.deck_remaining // n)
+            size = deal_size(view.deck_remaining, n)
         self.next_size = size
         self.others_after = sum(view.hand_sizes) - 1  # cards still to be played after mine
         self.side = rules.side_of(seat)

@@ -8,7 +8,7 @@ from math import comb, exp
 
 from kafana.games.tablic import CARDS, Card, Move, Rules, View, engine_for
 from kafana.games.tablic.capture import count_vector
-from kafana.games.tablic.state import HAND_SIZE
+from kafana.games.tablic.state import deal_size
 
 from kafana_bots.events import Event, HandStarted, MovePlayed
 from kafana_bots.values import capture_value, trail_value
@@ -116,7 +116,7 @@ class PlayLog:
         start = 0
         moved = len(self.moves)
         while True:
-            per = min(HAND_SIZE, deck // n)
+            per = deal_size(deck, n)
             if per == 0:
                 return None
             deck -= n * per

@@ -17,7 +17,7 @@ from typing import TypeVar
 from kafana.games.tablic import CARDS, CaptureEngine, Card, Move, Rules, engine_for
 from kafana.games.tablic.capture import NATIVE, UNITS, count_vector
 from kafana.games.tablic.scoring import most_cards
-from kafana.games.tablic.state import HAND_SIZE
+from kafana.games.tablic.state import deal_size
 
 _UNIT = tuple(UNITS[i // 4 + 1] for i in range(52))  # by card index
 
@@ -232,7 +232,7 @@ class HandSim:
 
     def _deal(self) -> None:
         n = self.n
-        per = min(HAND_SIZE, len(self.deck) // n)
+        per = deal_size(len(self.deck), n)
         deck = self.deck
         for k in range(n):
             self.hands[(self.first + k) % n] = sorted(deck[k * per : (k + 1) * per])

@@ -41,6 +41,12 @@ LEGAL_KEPT = 256
 """Most legal moves a state remembers once listed (a bound: a session cache holds states)."""
 
 
+def deal_size(deck: int, players: int) -> int:
+    """Cards each seat is dealt from `deck` undealt cards: 6, or what is left shared equally
+    (the last deal of 3 players); 0 when the hand is over."""
+    return min(HAND_SIZE, deck // players)
+
+
 @dataclass(frozen=True)
 class MatchSetup:
     """What is fixed for a whole match: rules and where the decks come from."""
@@ -397,7 +403,7 @@ class MatchState(SeatedState[Rules, View]):
     def _deal_round(self) -> None:
         n = self._setup.rules.players
         first = self.hand_no % n
-        per = min(HAND_SIZE, len(self._deck) // n)
+        per = deal_size(len(self._deck), n)
         deck = self._deck
         hands: list[tuple[Card, ...]] = [()] * n
         for k in range(n):
