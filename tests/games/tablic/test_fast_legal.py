@@ -39,6 +39,12 @@ def fast_listing(state: MatchState) -> dict[Move, int] | None:
     )
 
 
+def c_listing() -> tuple[state_module.FastLegal, bytes]:
+    """The C listing and the serbian preset's capture parameters."""
+    assert state_module._FAST_LEGAL is not None
+    return state_module._FAST_LEGAL, capture.engine_for(Rules.preset("serbian")).fast_params
+
+
 def python_listing(state: MatchState) -> dict[Move, int]:
     seat = state.current_seat
     assert seat is not None
@@ -110,10 +116,7 @@ def test_the_c_listing_equals_the_python_one_on_random_tables(name: str) -> None
 
 @compiled
 def test_the_c_listing_declines_what_is_not_a_plain_position() -> None:
-    legal = state_module._FAST_LEGAL
-    assert legal is not None
-    rules = Rules.preset("serbian")
-    params = capture.engine_for(rules).fast_params
+    legal, params = c_listing()
     moves, entries = state_module._MOVES, state_module.MOVE_ENTRIES
     two, ace, ace2 = Card.parse("2C"), Card.parse("AD"), Card.parse("AH")
     assert legal((two,), (ace, ace2), params, False, False, moves, entries) == {
@@ -138,10 +141,7 @@ def test_the_c_listing_declines_what_is_not_a_plain_position() -> None:
 
 @compiled
 def test_the_c_listing_keeps_the_move_cache_bounded() -> None:
-    legal = state_module._FAST_LEGAL
-    assert legal is not None
-    rules = Rules.preset("serbian")
-    params = capture.engine_for(rules).fast_params
+    legal, params = c_listing()
     known: dict[int, Move] = {}
     rng = random.Random(3)
     for _ in range(200):
