@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import ExitStack, asynccontextmanager, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from signal import SIGCONT, SIGTERM
+from signal import SIG_DFL, SIGCONT, SIGINT, SIGTERM, signal
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -58,6 +58,16 @@ KAFANA = str(Path(sys.executable).parent / "kafana")
 SEAT_TOKEN = "kafana-seat-token"
 ADMIN_TOKEN = "kafana-admin-token"
 STOP_LIMIT_S = 20.0
+
+
+def default_sigint() -> None:
+    """`preexec_fn` of a child a test will Ctrl-C: SIGINT at its default, as under a terminal.
+
+    pytest-xdist workers ignore SIGINT, and an ignored signal stays ignored across exec: a
+    Python child would then never see its Ctrl-C (a test of one passed only in a worker where
+    an earlier test had set a handler).
+    """
+    signal(SIGINT, SIG_DFL)
 
 
 def seat_md(token: str) -> tuple[tuple[str, str], ...]:

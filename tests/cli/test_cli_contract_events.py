@@ -24,7 +24,7 @@ from kafana_client.convert import table_config
 from kafana_client.errors import NotFoundRpcError
 from kafana_client.leagues import Leagues
 from kafana_client.tournaments import Tournaments
-from kit import KAFANA, Served
+from kit import KAFANA, Served, default_sigint
 
 from .test_cli_contract import _many, one_line, run, server
 
@@ -177,6 +177,7 @@ def test_watch_exits_130_on_ctrl_c(server: Served) -> None:
         stderr=subprocess.PIPE,
         text=True,
         env={**environment, "GRPC_VERBOSITY": "NONE", "PYTHONUNBUFFERED": "1"},
+        preexec_fn=default_sigint,
     )
     assert watching.stdout is not None
     started = time.monotonic()

@@ -10,6 +10,7 @@ from typing import Any
 
 import pexpect
 from kafana.games import tablic
+from kit import default_sigint
 
 from .kafana_client_live import LiveServer
 
@@ -30,7 +31,15 @@ def spawn(*args: str) -> Any:
     command, argv = kafana(*args)
     env = dict(os.environ, COLUMNS="100", LINES="50", TERM="xterm-256color", GRPC_VERBOSITY="ERROR")
     env.pop("NO_COLOR", None)
-    return pexpect.spawn(command, argv, env=env, encoding="utf-8", dimensions=(50, 100), timeout=20)
+    return pexpect.spawn(
+        command,
+        argv,
+        env=env,
+        encoding="utf-8",
+        dimensions=(50, 100),
+        timeout=20,
+        preexec_fn=default_sigint,  # the terminal tests press Ctrl-C
+    )
 
 
 def plain(text: str) -> str:
