@@ -7,6 +7,8 @@ raises. On the pure build there is no C listing."""
 from __future__ import annotations
 
 import random
+import sys
+from itertools import repeat
 
 import pytest
 from kafana.errors import TooManyMovesError
@@ -154,3 +156,19 @@ def test_the_c_listing_keeps_the_move_cache_bounded() -> None:
             if move.captured:
                 key = move.card.index | sum(1 << 6 + c.index for c in move.captured)
                 assert known.get(key, move) == move
+
+
+@compiled
+def test_the_c_listing_keeps_no_reference_it_does_not_own() -> None:
+    legal, params = c_listing()
+    two, ace, ace2 = Card.parse("2C"), Card.parse("AD"), Card.parse("AH")
+    args = ((two,), (ace, ace2), params, False, False, state_module._MOVES, 1 << 16)
+    legal(*args)  # the capture's Move is made and kept in _MOVES once
+
+    def counts() -> tuple[int, ...]:
+        return tuple(map(sys.getrefcount, (0, 1, two, ace, Move(two), args[0], args[1])))
+
+    before = counts()
+    for _ in repeat(None, 1000):
+        legal(*args)
+    assert counts() == before

@@ -944,7 +944,7 @@ static PyObject *fast_legal(PyObject *self, PyObject *const *args, Py_ssize_t na
     if (read_table(&c, items, n, params, seen) < 0) Py_RETURN_NONE;
     PyObject *out = PyDict_New();
     if (out == NULL) return NULL;
-    PyObject *zero = PyLong_FromLong(0), *one = PyLong_FromLong(1); /* small ints: no failure */
+    PyObject *zero = PyLong_FromLong(0), *one = PyLong_FromLong(1); /* cached: they cannot fail */
     int any = 0;
     for (Py_ssize_t k = 0; k < cards; k++) {
         PyObject *card = PyTuple_GET_ITEM(hand, k);
@@ -953,6 +953,8 @@ static PyObject *fast_legal(PyObject *self, PyObject *const *args, Py_ssize_t na
            tuples of cards hashed by identity), so `items` stays valid. */
         int count = card_captures(&c, played[k], params, rank_priority, 1, masks_buffer);
         if (count < 0) {
+            Py_DECREF(zero);
+            Py_DECREF(one);
             Py_DECREF(out);
             Py_RETURN_NONE;
         }
@@ -976,8 +978,12 @@ static PyObject *fast_legal(PyObject *self, PyObject *const *args, Py_ssize_t na
             }
         Py_SETREF(out, captures);
     }
+    Py_DECREF(zero);
+    Py_DECREF(one);
     return out;
 fail:
+    Py_DECREF(zero);
+    Py_DECREF(one);
     Py_DECREF(out);
     return NULL;
 }
