@@ -6,10 +6,9 @@ hands, the deck order, the seed) stays inside; `view(seat)` is what a seat may k
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from itertools import compress, filterfalse
+from itertools import compress
 from operator import attrgetter
 
 from kafana.errors import IllegalMoveError, InvalidInputError, MatchOverError, TooManyMovesError
@@ -344,18 +343,23 @@ class MatchState(SeatedState[Rules, View]):
         card, taken = move
         hands = list(self._hands)
         hand = hands[seat]
-        at = hand.index(card)
-        hands[seat] = hand[:at] + hand[at + 1 :]
+        hands[seat] = tuple([c for c in hand if c is not card])
         nxt._hands = now = tuple(hands)
         table = self._table
+        played = card.index
         if mask:
             side = seat % 2 if rules.partnerships else seat
             piles = list(self._piles)
-            piles[side] |= sum(map(_BIT.__getitem__, map(_INDEX, taken)), 1 << card.index)
+            pile = piles[side] | 1 << played
+            vector = self._vector
+            for c in taken:
+                pile |= 1 << c.index
+                vector -= UNITS[c.rank]
+            piles[side] = pile
             nxt._piles = tuple(piles)
-            remaining = tuple(filterfalse(taken.__contains__, table))
+            remaining = tuple([c for c in table if c not in taken])
             nxt._table = remaining
-            nxt._vector = self._vector - count_vector(map(_RANK, taken))
+            nxt._vector = vector
             nxt._last_capturer = side
             if not remaining and (rules.last_card_tabla or deck or any(now)):
                 tablas = list(self._tablas)
@@ -367,7 +371,11 @@ class MatchState(SeatedState[Rules, View]):
             nxt._piles = self._piles
             nxt._tablas = self._tablas
             nxt._last_capturer = self._last_capturer
-            at = bisect_right(table, card.index, key=_INDEX)
+            at = 0
+            for c in table:  # the table is sorted by index: the trail goes after the smaller
+                if c.index > played:
+                    break
+                at += 1
             nxt._table = (*table[:at], card, *table[at:])
             nxt._vector = self._vector + UNITS[card.rank]
         if any(now):
@@ -564,8 +572,6 @@ if NATIVE is not None:
     _FAST_LEGAL = NATIVE.legal
 _BY_INDEX = attrgetter("index")
 _RANK = attrgetter("rank")
-_INDEX = attrgetter("index")
-_BIT = tuple(1 << i for i in range(52))
 _BINARY_DIGITS = bytes.maketrans(b"01", b"\x00\x01")
 
 
