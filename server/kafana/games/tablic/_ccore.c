@@ -792,7 +792,6 @@ typedef struct {
     Table t;
     int index[52], rank[52];
     Py_hash_t hash[52];
-    uint64_t seen; /* the cards on it (and the played ones), by index */
 } CardTable;
 
 /* Read `n` items (n <= 51) as a table; -1 if one is not a card or is already `seen`. */
@@ -809,7 +808,6 @@ static int read_table(CardTable *c, PyObject **items, Py_ssize_t n, const uint8_
         c->hash[i] = card_hashes[index];
         fill_values(&c->t, (int)i, c->rank[i], params);
     }
-    c->seen = seen;
     table_ready(&c->t);
     return 0;
 }
@@ -945,47 +943,44 @@ static PyObject *fast_legal(PyObject *self, PyObject *const *args, Py_ssize_t na
     PyObject *out = PyDict_New();
     if (out == NULL) return NULL;
     PyObject *zero = PyLong_FromLong(0), *one = PyLong_FromLong(1); /* cached: they cannot fail */
+    PyObject *result = NULL; /* NULL: an error is set */
     int any = 0;
     for (Py_ssize_t k = 0; k < cards; k++) {
         PyObject *card = PyTuple_GET_ITEM(hand, k);
-        if (PyDict_SetItem(out, trail_moves[played[k]], zero) < 0) goto fail;
+        if (PyDict_SetItem(out, trail_moves[played[k]], zero) < 0) goto done;
         /* No Python code runs while moves are looked up and made (the keys are ints, the moves
            tuples of cards hashed by identity), so `items` stays valid. */
         int count = card_captures(&c, played[k], params, rank_priority, 1, masks_buffer);
-        if (count < 0) {
-            Py_DECREF(zero);
-            Py_DECREF(one);
-            Py_DECREF(out);
-            Py_RETURN_NONE;
+        if (count < 0) { /* past the bounds: Python lists (or raises) */
+            result = Py_NewRef(Py_None);
+            goto done;
         }
         any |= count > 0;
         for (int m = 0; m < count; m++) {
             PyObject *move = capture_move(known, entries, card, played[k], &c, items, masks_buffer[m]);
-            if (move == NULL) goto fail;
+            if (move == NULL) goto done;
             int added = PyDict_SetItem(out, move, one);
             Py_DECREF(move);
-            if (added < 0) goto fail;
+            if (added < 0) goto done;
         }
     }
     if (any && must_capture) { /* only the captures */
         PyObject *captures = PyDict_New(), *move, *takes;
         Py_ssize_t at = 0;
-        if (captures == NULL) goto fail;
+        if (captures == NULL) goto done;
         while (PyDict_Next(out, &at, &move, &takes))
             if (takes == one && PyDict_SetItem(captures, move, one) < 0) {
                 Py_DECREF(captures);
-                goto fail;
+                goto done;
             }
         Py_SETREF(out, captures);
     }
-    Py_DECREF(zero);
-    Py_DECREF(one);
-    return out;
-fail:
+    result = Py_NewRef(out);
+done:
     Py_DECREF(zero);
     Py_DECREF(one);
     Py_DECREF(out);
-    return NULL;
+    return result;
 }
 
 static PyObject *set_moves(PyObject *self, PyObject *args) {
