@@ -19,6 +19,12 @@
  * listing past the limits above. The moves, their order and the greedy choice are HandSim's
  * and greedy_move's exactly (`tests/bots/test_bots_fast_playout.py`).
  *
+ * `legal(hand, table, params)` and `advance(state, move)` are `MatchState`'s: its legal moves
+ * (a tuple of Moves shared through a bounded cache) and its next state for a move of its own
+ * listing (made through the class's compiled field descriptors), or None where Python answers
+ * (too many captures, the end of a hand, anything else); tests/games/tablic/test_fast_legal.py
+ * and test_fast_advance.py check them against the Python methods they stand in for.
+ *
  * `params` (80 bytes, `capture.fast_params`): wild jack, multiple groups, then per rank 1..13
  * the declared values a played card may take (count, two values; 0 means by rank only), then
  * per rank the values a table card may take inside a sum (count, two values).
@@ -872,123 +878,454 @@ static PyObject *fast_captures(PyObject *self, PyObject *const *args, Py_ssize_t
     return answer(items, c.hash, masks_buffer, count);
 }
 
-/* -- MatchState's legal moves ---------------------------------------------------------------- */
+/* Objects the fast paths make hold only cards, ints, moves and tuples of them, none of which
+   can refer back to what holds it: no reference cycle can pass through them, so they are left
+   out of the cycle collector's walks (a playout makes several every move; the move cache holds
+   tens of thousands). */
+static inline PyObject *untracked(PyObject *o) {
+    if (o != NULL) PyObject_GC_UnTrack(o);
+    return o;
+}
+
+static inline PyObject *card_tuple(Py_ssize_t n) { return untracked(PyTuple_New(n)); }
+
+/* -- MatchState's moves: interned, listed and applied ------------------------------------ */
 
 static PyTypeObject *move_type = NULL;
 static PyObject *trail_moves[52];
 
-/* The capture Move of `card` taking `mask`'s positions: from `known` (Moves by card index |
-   1 << 6 + index of each captured card), else made and remembered there (emptied first when it
-   holds `entries`); a new reference. */
-static PyObject *capture_move(PyObject *known, Py_ssize_t entries, PyObject *card, int played,
-                              CardTable *c, PyObject **items, uint64_t mask) {
+/* Capture Moves once made, by key (card index | 1 << 6 + index of each captured card; never 0
+   since a capture takes at least one card), in a direct-mapped cache of MOVE_SLOTS slots: a
+   move is immutable, so states share one object and listing a known move builds nothing; a new
+   move takes its slot from the one there (at most MOVE_SLOTS kept, no clearing storms). */
+#define MOVE_LOG 16
+#define MOVE_SLOTS (1u << MOVE_LOG)
+typedef struct {
+    uint64_t key;
+    PyObject *move;
+} MoveSlot;
+static MoveSlot move_slots[MOVE_SLOTS];
+static Py_ssize_t move_count = 0;
+
+static inline MoveSlot *move_slot(uint64_t key) {
+    return &move_slots[(key * 0x9E3779B97F4A7C15ull) >> (64 - MOVE_LOG)];
+}
+
+static void moves_clear(void) {
+    for (size_t i = 0; i < MOVE_SLOTS; i++) {
+        move_slots[i].key = 0;
+        Py_CLEAR(move_slots[i].move);
+    }
+    move_count = 0;
+}
+
+/* The capture Move of `card` taking `mask`'s positions of `c` (a new reference). */
+static PyObject *capture_move(PyObject *card, int played, CardTable *c, PyObject **items,
+                              uint64_t mask) {
     uint64_t key = (uint64_t)played;
     for (uint64_t m = mask; m; m &= m - 1) key |= 1ull << (6 + c->index[__builtin_ctzll(m)]);
-    PyObject *key_obj = PyLong_FromUnsignedLongLong(key);
-    if (key_obj == NULL) return NULL;
-    PyObject *move = PyDict_GetItemWithError(known, key_obj);
-    if (move != NULL && Py_TYPE(move) == move_type) {
-        Py_INCREF(move);
-        Py_DECREF(key_obj);
-        return move;
-    }
-    move = NULL;
-    if (PyErr_Occurred()) goto done;
+    MoveSlot *slot = move_slot(key);
+    if (slot->key == key) return Py_NewRef(slot->move);
     PyObject *taken = capture_of(items, c->hash, mask);
-    if (taken == NULL) goto done;
-    PyObject *pair = PyTuple_Pack(2, card, taken);
-    Py_DECREF(taken);
-    if (pair == NULL) goto done;
-    PyObject *args = PyTuple_Pack(1, pair);
-    Py_DECREF(pair);
-    if (args == NULL) goto done;
-    move = PyTuple_Type.tp_new(move_type, args, NULL); /* tuple.__new__(Move, (card, taken)) */
-    Py_DECREF(args);
-    if (move == NULL) goto done;
-    if (PyDict_GET_SIZE(known) >= entries) PyDict_Clear(known);
-    if (PyDict_SetItem(known, key_obj, move) < 0) Py_CLEAR(move);
-done:
-    Py_DECREF(key_obj);
+    if (taken == NULL) return NULL;
+    PyObject *move = move_type->tp_alloc(move_type, 2); /* tuple.__new__(Move, (card, taken)) */
+    if (move == NULL) {
+        Py_DECREF(taken);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(move, 0, Py_NewRef(card));
+    PyTuple_SET_ITEM(move, 1, taken);
+    untracked(move);
+    if (slot->move == NULL) move_count++;
+    slot->key = key;
+    Py_XSETREF(slot->move, Py_NewRef(move)); /* a Move's dealloc runs no Python code */
     return move;
 }
 
-/* legal(hand, table, params, rank_priority, must_capture, known, entries): what
-   `MatchState._generate` lists (legal move -> 1 if it captures, else 0; per card its trail,
-   then its captures in the order of their masks), or None where Python must list. */
-static PyObject *fast_legal(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    (void)self;
-    if (nargs != 7 || card_type == NULL || move_type == NULL) Py_RETURN_NONE;
-    int rank_priority = PyObject_IsTrue(args[3]), must_capture = PyObject_IsTrue(args[4]);
-    if (rank_priority < 0 || must_capture < 0) return NULL;
-    Py_ssize_t entries = PyLong_AsSsize_t(args[6]);
-    if (entries == -1 && PyErr_Occurred()) return NULL;
-    PyObject *hand = args[0], *known = args[5];
-    const uint8_t *params = params_of(args[2]);
-    Py_ssize_t n;
-    PyObject **items = items_of(args[1], &n);
-    if (!PyTuple_CheckExact(hand) || !PyDict_CheckExact(known) || params == NULL ||
-        items == NULL || n > 51 || entries < 1)
-        Py_RETURN_NONE;
-    Py_ssize_t cards = PyTuple_GET_SIZE(hand);
-    int played[52];
+/* `params` of a state (`state_params`, 85 bytes): the 80 of `fast_params`, then players,
+   partnerships, last_card_tabla, rank_priority, must_capture. */
+#define STATE_PARAMS_SIZE (PARAMS_SIZE + 5)
+enum { SP_PLAYERS = PARAMS_SIZE, SP_PARTNERS, SP_LAST_TABLA, SP_PRIORITY, SP_MUST };
+
+static const uint8_t *state_params_of(PyObject *params) {
+    if (!PyBytes_CheckExact(params) || PyBytes_GET_SIZE(params) != STATE_PARAMS_SIZE) return NULL;
+    return (const uint8_t *)PyBytes_AS_STRING(params);
+}
+
+/* The indexes of a hand's cards into `played`; their mask, or 0 where it is not a tuple of
+   distinct cards (a hand is never empty while its seat is to move). */
+static uint64_t read_hand_cards(PyObject *hand, int *played, Py_ssize_t *cards) {
+    if (!PyTuple_CheckExact(hand)) return 0;
+    *cards = PyTuple_GET_SIZE(hand);
     uint64_t seen = 0;
-    for (Py_ssize_t k = 0; k < cards; k++) {
+    for (Py_ssize_t k = 0; k < *cards; k++) {
         PyObject *card = PyTuple_GET_ITEM(hand, k);
         played[k] = Py_TYPE(card) == card_type ? card_index(card) : -1;
-        if (played[k] < 0 || (seen >> played[k] & 1)) Py_RETURN_NONE;
+        if (played[k] < 0 || (seen >> played[k] & 1)) return 0;
         seen |= 1ull << played[k];
     }
+    return seen;
+}
+
+/* legal(hand, table, params): the legal moves as `MatchState._list_moves` lists them (per card
+   its trail, then its captures in the order of their masks; only the captures when one is
+   possible and required), a tuple of interned Moves; or None where Python must list. */
+static PyObject *fast_legal(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 3 || card_type == NULL || move_type == NULL) Py_RETURN_NONE;
+    const uint8_t *params = state_params_of(args[2]);
+    Py_ssize_t n, cards = 0;
+    PyObject **items = items_of(args[1], &n);
+    int played[52];
+    if (params == NULL || items == NULL || !PyTuple_CheckExact(args[1]) || n > 51)
+        Py_RETURN_NONE;
+    uint64_t seen = read_hand_cards(args[0], played, &cards);
     CardTable c;
-    if (read_table(&c, items, n, params, seen) < 0) Py_RETURN_NONE;
-    PyObject *out = PyDict_New();
-    if (out == NULL) return NULL;
-    PyObject *zero = PyLong_FromLong(0), *one = PyLong_FromLong(1); /* cached: they cannot fail */
-    PyObject *result = NULL; /* NULL: an error is set */
-    int any = 0;
+    if (seen == 0 || read_table(&c, items, n, params, seen) < 0) Py_RETURN_NONE;
+    PyObject *hand = args[0];
+    static PyObject *found[CAPTURE_LIMIT + 52]; /* the GIL is held: one call at a time */
+    int count_of[52], total = 0, captures = 0;
+    /* No Python code runs while moves are looked up and made (tuples of cards, hashed by
+       identity), so `items` stays valid. */
     for (Py_ssize_t k = 0; k < cards; k++) {
-        PyObject *card = PyTuple_GET_ITEM(hand, k);
-        if (PyDict_SetItem(out, trail_moves[played[k]], zero) < 0) goto done;
-        /* No Python code runs while moves are looked up and made (the keys are ints, the moves
-           tuples of cards hashed by identity), so `items` stays valid. */
-        int count = card_captures(&c, played[k], params, rank_priority, 1, masks_buffer);
-        if (count < 0) { /* past the bounds: Python lists (or raises) */
-            result = Py_NewRef(Py_None);
-            goto done;
+        int count = card_captures(&c, played[k], params, params[SP_PRIORITY], 1, masks_buffer);
+        if (count < 0 || captures + count > CAPTURE_LIMIT) { /* past the bounds: Python lists */
+            for (int i = 0; i < total; i++) Py_DECREF(found[i]);
+            Py_RETURN_NONE;
         }
-        any |= count > 0;
+        count_of[k] = count;
+        found[total++] = Py_NewRef(trail_moves[played[k]]);
         for (int m = 0; m < count; m++) {
-            PyObject *move = capture_move(known, entries, card, played[k], &c, items, masks_buffer[m]);
-            if (move == NULL) goto done;
-            int added = PyDict_SetItem(out, move, one);
-            Py_DECREF(move);
-            if (added < 0) goto done;
+            PyObject *move =
+                capture_move(PyTuple_GET_ITEM(hand, k), played[k], &c, items, masks_buffer[m]);
+            if (move == NULL) {
+                for (int i = 0; i < total; i++) Py_DECREF(found[i]);
+                return NULL;
+            }
+            found[total++] = move;
         }
+        captures += count;
     }
-    if (any && must_capture) { /* only the captures */
-        PyObject *captures = PyDict_New(), *move, *takes;
+    int drop_trails = captures > 0 && params[SP_MUST];
+    PyObject *out = card_tuple(drop_trails ? captures : total);
+    if (out == NULL) {
+        for (int i = 0; i < total; i++) Py_DECREF(found[i]);
+        return NULL;
+    }
+    Py_ssize_t at = 0, from = 0;
+    for (Py_ssize_t k = 0; k < cards; k++) {
+        if (drop_trails) Py_DECREF(found[from]);
+        else PyTuple_SET_ITEM(out, at++, found[from]);
+        from++;
+        for (int m = 0; m < count_of[k]; m++) PyTuple_SET_ITEM(out, at++, found[from++]);
+    }
+    return out;
+}
+
+/* -- MatchState's fields, read and written through their descriptors ------------------------ */
+
+/* The fields `advance` reads and writes, by name: the compiled class's getset descriptors give
+   a getter and a setter each (the setter checks the value's type, as the class declares it). */
+static const char *const field_names[] = {
+    "_setup", "_engine", "_params", "hand_no", "move_count", "_deck", "_hands", "_table",
+    "_vector", "_piles", "_tablas", "_last_capturer", "_current", "_scores", "_results",
+    "_log", "_legal", NULL,
+};
+enum {
+    F_SETUP, F_ENGINE, F_PARAMS, F_HAND_NO, F_MOVE_COUNT, F_DECK, F_HANDS, F_TABLE, F_VECTOR,
+    F_PILES, F_TABLAS, F_LAST_CAPTURER, F_CURRENT, F_SCORES, F_RESULTS, F_LOG, F_LEGAL, F_COUNT,
+};
+static PyTypeObject *state_type = NULL;
+static getter field_get[F_COUNT];
+static setter field_set[F_COUNT];
+static void *field_closure[F_COUNT];
+static PyObject *no_args = NULL;
+
+/* set_state(MatchState): the class `advance` makes; its fields must be getset descriptors. */
+static PyObject *set_state(PyObject *self, PyObject *args) {
+    (void)self;
+    PyTypeObject *type;
+    if (!PyArg_ParseTuple(args, "O!", &PyType_Type, &type)) return NULL;
+    for (int f = 0; f < F_COUNT; f++) {
+        PyObject *descr = PyDict_GetItemString(type->tp_dict, field_names[f]);
+        if (descr == NULL || Py_TYPE(descr) != &PyGetSetDescr_Type) {
+            PyErr_Format(PyExc_TypeError, "%s.%s is not a compiled field", type->tp_name,
+                         field_names[f]);
+            return NULL;
+        }
+        PyGetSetDef *def = ((PyGetSetDescrObject *)descr)->d_getset;
+        if (def->get == NULL || def->set == NULL) {
+            PyErr_Format(PyExc_TypeError, "%s.%s is read-only", type->tp_name, field_names[f]);
+            return NULL;
+        }
+        field_get[f] = def->get;
+        field_set[f] = def->set;
+        field_closure[f] = def->closure;
+    }
+    if (no_args == NULL && (no_args = PyTuple_New(0)) == NULL) return NULL;
+    Py_INCREF(type);
+    Py_XSETREF(state_type, type);
+    Py_RETURN_NONE;
+}
+
+static inline PyObject *get_field(PyObject *state, int f) {
+    return field_get[f](state, field_closure[f]);
+}
+
+/* Set a field, stealing the reference `value` (NULL: an error is already set). */
+static inline int put_field(PyObject *state, int f, PyObject *value) {
+    if (value == NULL) return -1;
+    int done = field_set[f](state, value, field_closure[f]);
+    Py_DECREF(value);
+    return done;
+}
+
+/* A field copied from `from` to `to`. */
+static inline int copy_field(PyObject *from, PyObject *to, int f) {
+    return put_field(to, f, get_field(from, f));
+}
+
+/* An int field as a uint64 (-1 with an error set where it is not one). */
+static int u64_field(PyObject *state, int f, uint64_t *out) {
+    PyObject *value = get_field(state, f);
+    if (value == NULL) return -1;
+    *out = PyLong_AsUnsignedLongLong(value);
+    Py_DECREF(value);
+    return *out == (uint64_t)-1 && PyErr_Occurred() ? -1 : 0;
+}
+
+/* A tuple of `n` cards of `items` sorted by index (the cards' own order is their index's). */
+static PyObject *sorted_cards(PyObject *const *items, Py_ssize_t n) {
+    int order[52];
+    for (Py_ssize_t i = 0; i < n; i++)
+        if ((order[i] = card_index(items[i])) < 0) {
+            PyErr_SetString(PyExc_TypeError, "a deck holds only cards");
+            return NULL;
+        }
+    sort_ints(order, (int)n);
+    PyObject *out = card_tuple(n);
+    if (out == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) PyTuple_SET_ITEM(out, i, Py_NewRef(card_objects[order[i]]));
+    return out;
+}
+
+/* The tuple `t` with item `at` replaced by `value` (stolen). */
+static PyObject *tuple_with(PyObject *t, Py_ssize_t at, PyObject *value) {
+    if (value == NULL) return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(t);
+    PyObject *out = card_tuple(n);
+    if (out == NULL) {
+        Py_DECREF(value);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        PyTuple_SET_ITEM(out, i, i == at ? value : Py_NewRef(PyTuple_GET_ITEM(t, i)));
+    return out;
+}
+
+/* The fields of the state after the move: everything but what the move changes is copied. */
+static int advance_fields(PyObject *state, PyObject *nxt, PyObject *move, const uint8_t *params,
+                          long seat) {
+    static const int same[] = {F_SETUP, F_ENGINE, F_PARAMS, F_HAND_NO, F_SCORES, F_RESULTS};
+    for (size_t i = 0; i < sizeof same / sizeof *same; i++)
+        if (copy_field(state, nxt, same[i]) < 0) return -1;
+    uint64_t count, vector;
+    if (u64_field(state, F_MOVE_COUNT, &count) < 0 || u64_field(state, F_VECTOR, &vector) < 0)
+        return -1;
+    if (put_field(nxt, F_MOVE_COUNT, PyLong_FromUnsignedLongLong(count + 1)) < 0) return -1;
+    PyObject *log = get_field(state, F_LOG);
+    if (log == NULL) return -1;
+    PyObject *seat_obj = PyLong_FromLong(seat);
+    PyObject *entry = seat_obj == NULL ? NULL : untracked(PyTuple_Pack(3, seat_obj, move, log));
+    Py_XDECREF(seat_obj);
+    Py_DECREF(log);
+    if (put_field(nxt, F_LOG, entry) < 0) return -1;
+    Py_INCREF(Py_None);
+    if (put_field(nxt, F_LEGAL, Py_None) < 0) return -1;
+
+    PyObject *hands = get_field(state, F_HANDS), *table = NULL, *deck = NULL;
+    int result = -1;
+    if (hands == NULL) return -1;
+    if ((table = get_field(state, F_TABLE)) == NULL || (deck = get_field(state, F_DECK)) == NULL)
+        goto done;
+    PyObject *card = PyTuple_GET_ITEM(move, 0), *taken = PyTuple_GET_ITEM(move, 1);
+    int played = card_index(card), players = params[SP_PLAYERS];
+    PyObject *hand = PyTuple_GET_ITEM(hands, seat);
+    Py_ssize_t cards = PyTuple_GET_SIZE(hand), left = 0, n = PyTuple_GET_SIZE(table);
+    PyObject *rest = card_tuple(cards - 1);
+    if (rest == NULL) goto done;
+    for (Py_ssize_t k = 0; k < cards; k++)
+        if (PyTuple_GET_ITEM(hand, k) != card)
+            PyTuple_SET_ITEM(rest, left++, Py_NewRef(PyTuple_GET_ITEM(hand, k)));
+    PyObject *now = tuple_with(hands, seat, rest);
+    if (now == NULL) goto done;
+    Py_ssize_t holding = 0;
+    for (int s = 0; s < players; s++) holding += PyTuple_GET_SIZE(PyTuple_GET_ITEM(now, s));
+    Py_ssize_t undealt = PyTuple_GET_SIZE(deck);
+    if (PySet_GET_SIZE(taken) > 0) {
+        long side = params[SP_PARTNERS] ? seat % 2 : seat;
+        PyObject *piles = get_field(state, F_PILES);
+        if (piles == NULL) goto fail_now;
+        uint64_t pile = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(piles, side));
+        if (pile == (uint64_t)-1 && PyErr_Occurred()) {
+            Py_DECREF(piles);
+            goto fail_now;
+        }
+        pile |= 1ull << played;
+        PyObject *remaining = card_tuple(n - PySet_GET_SIZE(taken));
+        if (remaining == NULL) {
+            Py_DECREF(piles);
+            goto fail_now;
+        }
+        Py_ssize_t kept = 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *c = PyTuple_GET_ITEM(table, i);
+            int index = card_index(c), in = PySet_Contains(taken, c);
+            if (in < 0) {
+                Py_DECREF(piles);
+                Py_DECREF(remaining);
+                goto fail_now;
+            }
+            if (in) {
+                pile |= 1ull << index;
+                vector -= 1ull << 4 * (index / 4);
+            } else {
+                PyTuple_SET_ITEM(remaining, kept++, Py_NewRef(c));
+            }
+        }
+        int tabla = kept == 0 && (params[SP_LAST_TABLA] || undealt > 0 || holding > 0);
+        PyObject *tablas = NULL;
+        if (put_field(nxt, F_PILES, tuple_with(piles, side, PyLong_FromUnsignedLongLong(pile))) < 0 ||
+            put_field(nxt, F_TABLE, remaining) < 0 || put_field(nxt, F_LAST_CAPTURER, PyLong_FromLong(side)) < 0 ||
+            (tablas = get_field(state, F_TABLAS)) == NULL) {
+            Py_DECREF(piles);
+            goto fail_now;
+        }
+        Py_DECREF(piles);
+        if (tabla) {
+            long before = PyLong_AsLong(PyTuple_GET_ITEM(tablas, side));
+            PyObject *more = tuple_with(tablas, side, PyLong_FromLong(before + 1));
+            Py_DECREF(tablas);
+            tablas = more;
+        }
+        if (put_field(nxt, F_TABLAS, tablas) < 0) goto fail_now;
+    } else {
+        if (copy_field(state, nxt, F_PILES) < 0 || copy_field(state, nxt, F_TABLAS) < 0 ||
+            copy_field(state, nxt, F_LAST_CAPTURER) < 0)
+            goto fail_now;
+        PyObject *longer = card_tuple(n + 1);
+        if (longer == NULL) goto fail_now;
         Py_ssize_t at = 0;
-        if (captures == NULL) goto done;
-        while (PyDict_Next(out, &at, &move, &takes))
-            if (takes == one && PyDict_SetItem(captures, move, one) < 0) {
-                Py_DECREF(captures);
+        for (Py_ssize_t i = 0; i < n; i++) { /* the table is sorted by index */
+            PyObject *c = PyTuple_GET_ITEM(table, i);
+            if (at == i && card_index(c) > played) PyTuple_SET_ITEM(longer, at++, Py_NewRef(card));
+            PyTuple_SET_ITEM(longer, at++, Py_NewRef(c));
+        }
+        if (at == n) PyTuple_SET_ITEM(longer, at, Py_NewRef(card));
+        vector += 1ull << 4 * (played / 4);
+        if (put_field(nxt, F_TABLE, longer) < 0) goto fail_now;
+    }
+    if (put_field(nxt, F_VECTOR, PyLong_FromUnsignedLongLong(vector)) < 0) goto fail_now;
+    if (holding > 0) { /* the next seat plays */
+        if (put_field(nxt, F_HANDS, now) < 0 || put_field(nxt, F_DECK, Py_NewRef(deck)) < 0 ||
+            put_field(nxt, F_CURRENT, PyLong_FromLong((seat + 1) % players)) < 0)
+            goto done;
+        result = 0;
+        goto done;
+    }
+    Py_DECREF(now);
+    { /* a new round from the deck (`advance` declined the end of the hand) */
+        uint64_t hand_no;
+        if (u64_field(state, F_HAND_NO, &hand_no) < 0) goto done;
+        Py_ssize_t per = undealt / players < 6 ? undealt / players : 6;
+        long first = (long)(hand_no % (uint64_t)players);
+        PyObject *dealt = card_tuple(players);
+        if (dealt == NULL) goto done;
+        for (int k = 0; k < players; k++) {
+            PyObject *cards_of = sorted_cards(&PyTuple_GET_ITEM(deck, k * per), per);
+            if (cards_of == NULL) {
+                Py_DECREF(dealt);
                 goto done;
             }
-        Py_SETREF(out, captures);
+            PyTuple_SET_ITEM(dealt, (first + k) % players, cards_of);
+        }
+        if (put_field(nxt, F_HANDS, dealt) < 0 ||
+            put_field(nxt, F_DECK, untracked(PyTuple_GetSlice(deck, players * per, undealt))) < 0 ||
+            put_field(nxt, F_CURRENT, PyLong_FromLong(first)) < 0)
+            goto done;
     }
-    result = Py_NewRef(out);
+    result = 0;
+    goto done;
+fail_now:
+    Py_DECREF(now);
 done:
-    Py_DECREF(zero);
-    Py_DECREF(one);
-    Py_DECREF(out);
+    Py_DECREF(hands);
+    Py_XDECREF(table);
+    Py_XDECREF(deck);
     return result;
 }
 
+/* advance(state, move): the state after `move`, as `MatchState._advance` makes it, where
+   `move` is one of the state's listed legal moves (the same object) and does not end the hand;
+   else None (the Python path checks the move, or ends the hand). */
+static PyObject *fast_advance(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 2 || state_type == NULL || card_type == NULL || Py_TYPE(args[0]) != state_type)
+        Py_RETURN_NONE;
+    PyObject *state = args[0], *move = args[1];
+    PyObject *legal = get_field(state, F_LEGAL);
+    if (legal == NULL) return NULL;
+    int listed = 0;
+    if (PyTuple_CheckExact(legal))
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(legal) && !listed; i++)
+            listed = PyTuple_GET_ITEM(legal, i) == move;
+    Py_DECREF(legal);
+    if (!listed || Py_TYPE(move) != move_type) Py_RETURN_NONE;
+    PyObject *params_obj = get_field(state, F_PARAMS), *current = get_field(state, F_CURRENT);
+    PyObject *hands = get_field(state, F_HANDS), *deck = get_field(state, F_DECK);
+    PyObject *result = NULL, *nxt = NULL;
+    if (params_obj == NULL || current == NULL || hands == NULL || deck == NULL) goto done;
+    const uint8_t *params = state_params_of(params_obj);
+    long seat = PyLong_Check(current) ? PyLong_AsLong(current) : -1;
+    if (params == NULL || seat < 0 || !PyTuple_CheckExact(hands) ||
+        PyTuple_GET_SIZE(hands) != params[SP_PLAYERS] || !PyTuple_CheckExact(deck)) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    if (PyErr_Occurred()) goto done;
+    Py_ssize_t holding = 0;
+    for (int s = 0; s < params[SP_PLAYERS]; s++) {
+        PyObject *hand = PyTuple_GET_ITEM(hands, s);
+        if (!PyTuple_CheckExact(hand)) {
+            result = Py_NewRef(Py_None);
+            goto done;
+        }
+        holding += PyTuple_GET_SIZE(hand);
+    }
+    if (holding == 1 && PyTuple_GET_SIZE(deck) == 0) { /* the hand ends: Python scores it */
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    nxt = state_type->tp_new(state_type, no_args, NULL);
+    if (nxt == NULL || advance_fields(state, nxt, move, params, seat) < 0) goto done;
+    result = Py_NewRef(nxt);
+done:
+    Py_XDECREF(nxt);
+    Py_XDECREF(params_obj);
+    Py_XDECREF(current);
+    Py_XDECREF(hands);
+    Py_XDECREF(deck);
+    return result;
+}
+
+/* set_moves(Move, TRAILS): the type and the 52 trails by index. */
 static PyObject *set_moves(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *trails;
     PyTypeObject *type;
     if (!PyArg_ParseTuple(args, "O!O!", &PyType_Type, &type, &PyTuple_Type, &trails)) return NULL;
-    if (PyTuple_GET_SIZE(trails) != 52 || !PyType_IsSubtype(type, &PyTuple_Type)) {
+    if (PyTuple_GET_SIZE(trails) != 52 || type->tp_base != &PyTuple_Type ||
+        type->tp_itemsize != PyTuple_Type.tp_itemsize) {
         PyErr_SetString(PyExc_ValueError, "expected Move (a tuple) and the 52 trails by index");
         return NULL;
     }
@@ -999,7 +1336,14 @@ static PyObject *set_moves(PyObject *self, PyObject *args) {
     }
     Py_INCREF(type);
     Py_XSETREF(move_type, type);
+    moves_clear();
     Py_RETURN_NONE;
+}
+
+static PyObject *moves_kept(PyObject *self, PyObject *unused) {
+    (void)self;
+    (void)unused;
+    return PyLong_FromSsize_t(move_count);
 }
 
 static PyObject *set_cards(PyObject *self, PyObject *args) {
@@ -1038,10 +1382,15 @@ static PyMethodDef methods[] = {
     {"playout", (PyCFunction)(void (*)(void))fast_playout, METH_FASTCALL,
      "playout(sim, plies, seed, values, rules): moves played, or -1 (the Python loop)."},
     {"legal", (PyCFunction)(void (*)(void))fast_legal, METH_FASTCALL,
-     "legal(hand, table, params, rank_priority, must_capture, known, entries): the legal "
-     "moves as MatchState lists them, or None (the Python path)."},
+     "legal(hand, table, params): the legal moves as MatchState lists them (a tuple), or None "
+     "(the Python path)."},
+    {"advance", (PyCFunction)(void (*)(void))fast_advance, METH_FASTCALL,
+     "advance(state, move): the next MatchState, or None (the Python path)."},
     {"set_cards", set_cards, METH_VARARGS, "set_cards(Card, CARDS): the 52 interned cards."},
     {"set_moves", set_moves, METH_VARARGS, "set_moves(Move, TRAILS): the type and the trails."},
+    {"set_state", set_state, METH_VARARGS, "set_state(MatchState): the class advance makes."},
+    {"moves_kept", moves_kept, METH_NOARGS,
+     "moves_kept(): capture moves cached now (at most MOVE_SLOTS)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1050,4 +1399,8 @@ static struct PyModuleDef module = {
     NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit__ccore(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__ccore(void) {
+    PyObject *m = PyModule_Create(&module);
+    if (m != NULL && PyModule_AddIntConstant(m, "MOVE_SLOTS", MOVE_SLOTS) < 0) Py_CLEAR(m);
+    return m;
+}

@@ -77,6 +77,7 @@ class MatchState(SeatedState[Rules, View]):
         "_last_capturer",
         "_legal",
         "_log",
+        "_params",
         "_piles",
         "_results",
         "_scores",
@@ -103,7 +104,8 @@ class MatchState(SeatedState[Rules, View]):
     _scores: tuple[int, ...]
     _results: tuple[HandResult, ...]
     _log: tuple[int, Move, object] | None
-    _legal: dict[Move, int] | None  # legal move -> 1 if it captures, else 0
+    _legal: tuple[Move, ...] | None  # once listed (trail first, then captures, per card)
+    _params: bytes  # the rules as the C fast path reads them (`state_params`)
 
     # -- public read-only properties ---------------------------------------------------
 
@@ -163,6 +165,12 @@ class MatchState(SeatedState[Rules, View]):
         out.reverse()
         return out
 
+    @property
+    def is_over(self) -> bool:
+        """True once the match has ended (`SeatedState.is_over`, read here without a call
+        into the base class: playouts ask it every move)."""
+        return self._current is None
+
     # -- moves -------------------------------------------------------------------------
 
     def legal_moves(self) -> list[Move]:
@@ -195,28 +203,17 @@ class MatchState(SeatedState[Rules, View]):
             taken = next(iter(captures(card, self._table, self._setup.rules)))
             return Move(card, taken)
 
-    def _generate(self) -> dict[Move, int]:
+    def _generate(self) -> tuple[Move, ...]:
         seat = self._current
         if seat is None:
-            return {}
-        rules = self._setup.rules
-        priority = rules.rank_priority
-        engine = self._engine
+            return ()
         if _FAST_LEGAL is not None:  # the compiled build's C listing; None: list them here
-            fast = _FAST_LEGAL(
-                self._hands[seat],
-                self._table,
-                engine.fast_params,
-                priority,
-                rules.must_capture,
-                _MOVES,
-                MOVE_ENTRIES,
-            )
+            fast = _FAST_LEGAL(self._hands[seat], self._table, self._params)
             if fast is not None:
                 return fast
         return self._list_moves(seat)
 
-    def _list_moves(self, seat: int) -> dict[Move, int]:
+    def _list_moves(self, seat: int) -> tuple[Move, ...]:
         """`_generate` in Python: from the engine's listings (the reference of the C one)."""
         rules = self._setup.rules
         priority = rules.rank_priority
@@ -252,8 +249,8 @@ class MatchState(SeatedState[Rules, View]):
                         move = known[key] = new(Move, (card, frozenset(map(take, taken))))
                     moves[move] = 1
         if captures and rules.must_capture:
-            return {move: 1 for move, takes in moves.items() if takes}
-        return moves
+            return tuple([move for move, takes in moves.items() if takes])
+        return tuple(moves)
 
     def is_legal(self, move: Move) -> bool:
         """Whether `move` may be played now."""
@@ -311,6 +308,10 @@ class MatchState(SeatedState[Rules, View]):
         if seat is not None and seat != self._current:
             self._check_turn(seat)
         if type(move) is Move:  # a Move itself (no subclass) takes the fast path
+            if _FAST_ADVANCE is not None:  # the compiled build: a listed move, in C
+                fast = _FAST_ADVANCE(self, move)
+                if fast is not None:
+                    return fast
             played = move
         elif isinstance(move, str):
             played = Move.parse(move)
@@ -319,10 +320,9 @@ class MatchState(SeatedState[Rules, View]):
         else:
             raise InvalidInputError(f"expected a Move or its text, got {move!r}")
         legal = self._legal
-        mask = legal.get(played) if legal is not None else None
-        if mask is None:
-            mask = self._check(played)
-        return self._advance(played, mask)
+        if legal is not None and played in legal:
+            return self._advance(played, 1 if played[1] else 0)
+        return self._advance(played, self._check(played))
 
     def _advance(self, move: Move, mask: int) -> MatchState:
         """The next state; `mask` is non-zero when the move captures."""
@@ -333,6 +333,7 @@ class MatchState(SeatedState[Rules, View]):
         nxt = MatchState.__new__(MatchState)
         nxt._setup = setup
         nxt._engine = self._engine
+        nxt._params = self._params
         nxt.hand_no = self.hand_no
         nxt.move_count = self.move_count + 1
         nxt._deck = deck = self._deck
@@ -392,6 +393,7 @@ class MatchState(SeatedState[Rules, View]):
         nxt = MatchState.__new__(MatchState)
         nxt._setup = self._setup
         nxt._engine = self._engine
+        nxt._params = self._params
         nxt.hand_no = self.hand_no
         nxt.move_count = self.move_count
         nxt._deck = self._deck
@@ -559,17 +561,21 @@ immutable, so states share one object (and listing them builds no frozenset)."""
 MOVE_ENTRIES = 1 << 16
 """Most moves `_MOVES` keeps; past it, it starts again empty."""
 _MOVE_BIT = tuple(1 << 6 + i for i in range(52))
-FastLegal = Callable[
-    [tuple[Card, ...], tuple[Card, ...], bytes, bool, bool, dict[int, Move], int],
-    dict[Move, int] | None,
-]
+FastLegal = Callable[[tuple[Card, ...], tuple[Card, ...], bytes], tuple[Move, ...] | None]
 _FAST_LEGAL: FastLegal | None = None
-"""The C listing of the compiled build (`_ccore.legal`): `_generate`'s answer, the same moves
-in the same order with the same `_MOVES` objects (tests/games/tablic/test_fast_legal.py), or
-None where it declines (too many captures: the Python path raises)."""
+"""The C listing of the compiled build (`_ccore.legal`): `_list_moves`'s answer, the same moves
+in the same order (tests/games/tablic/test_fast_legal.py), shared through a bounded cache in C
+(`_ccore.moves_kept`), or None where it declines (too many captures: the Python path raises)."""
+FastAdvance = Callable[["MatchState", Move], "MatchState | None"]
+_FAST_ADVANCE: FastAdvance | None = None
+"""The C transition of the compiled build (`_ccore.advance`): `_advance`'s next state for a
+move of the state's own listing that does not end the hand, or None (the Python path checks
+the move or scores the hand; tests/games/tablic/test_fast_advance.py)."""
 if NATIVE is not None:
     NATIVE.set_moves(Move, TRAILS)
+    NATIVE.set_state(MatchState)
     _FAST_LEGAL = NATIVE.legal
+    _FAST_ADVANCE = NATIVE.advance
 _BY_INDEX = attrgetter("index")
 _RANK = attrgetter("rank")
 _BINARY_DIGITS = bytes.maketrans(b"01", b"\x00\x01")
@@ -598,6 +604,13 @@ def _explain(move: Move, rules: Rules) -> str:
     if rules.multi_group:
         return f"{taken}: those cards do not split into groups each matching {move.card}"
     return f"{taken}: one group matching {move.card} only under these rules"
+
+
+def state_params(rules: Rules, engine: CaptureEngine) -> bytes:
+    """The rules as `_ccore.legal` and `_ccore.advance` read them: the engine's 80 bytes of
+    `fast_params`, then players, partnerships, last_card_tabla, rank_priority, must_capture."""
+    switches = (rules.partnerships, rules.last_card_tabla, rules.rank_priority, rules.must_capture)
+    return engine.fast_params + bytes([rules.players, *map(int, switches)])
 
 
 def new_match(
@@ -631,7 +644,8 @@ def new_match(
     setup = MatchSetup(rules=rules, seed=checked, decks=tuple(parsed))
     state = MatchState.__new__(MatchState)
     state._setup = setup
-    state._engine = engine_for(rules)
+    state._engine = engine = engine_for(rules)
+    state._params = state_params(rules, engine)
     state.move_count = 0
     state._log = None
     state._legal = None

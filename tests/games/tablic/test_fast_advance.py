@@ -1,0 +1,121 @@
+"""The C transition of `MatchState` (`_ccore.advance`) against the Python one it stands in for
+(`MatchState._advance`): the same next state, field by field, on every preset and switch
+combination, for every move of random matches but the last of each hand (left to Python,
+which scores the hand) and those of listings too long to keep; where the move is not one of
+the state's own listed moves it declines and the Python path checks it. On the pure build
+there is no C transition."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import sys
+from itertools import repeat
+
+import pytest
+from kafana.errors import IllegalMoveError
+from kafana.games import tablic
+from kafana.games.tablic import Card, Move
+from kafana.games.tablic import state as state_module
+from kafana.games.tablic.move import TRAILS
+from kafana.games.tablic.state import MatchState
+
+from .test_fast_captures import RULE_SETS
+
+compiled = pytest.mark.skipif(
+    state_module._FAST_ADVANCE is None, reason="the pure build has no C transition"
+)
+FIELDS = tuple(name for name in MatchState.__slots__ if name != "_legal")
+
+
+def fields(state: MatchState) -> dict[str, object]:
+    """Every field of a state but its listing (a cache: None on a new state)."""
+    return {name: getattr(state, name) for name in FIELDS}
+
+
+def advance(state: MatchState, move: Move) -> MatchState | None:
+    assert state_module._FAST_ADVANCE is not None
+    return state_module._FAST_ADVANCE(state, move)
+
+
+def test_the_c_transition_is_loaded_exactly_in_the_compiled_build() -> None:
+    assert (state_module._FAST_ADVANCE is not None) == (tablic.BUILD == "compiled")
+
+
+@compiled
+@pytest.mark.parametrize(("players", "partnerships"), [(2, False), (3, False), (4, True)])
+@pytest.mark.parametrize("name", sorted(RULE_SETS))
+def test_the_c_transition_equals_the_python_one(
+    name: str, players: int, partnerships: bool
+) -> None:
+    rules = dataclasses.replace(RULE_SETS[name], players=players, partnerships=partnerships)
+    rng = random.Random(f"{name} {players}")
+    fast = declined = 0
+    for seed in range(2):
+        state = tablic.new_match(rules, seed=seed)
+        while not state.is_over and state.move_count < 300:
+            legal = state.legal_moves()
+            move = rng.choice(legal)
+            expected = state._advance(move, 1 if move.captured else 0)
+            got = advance(state, move)
+            ends_hand = sum(map(len, state._hands)) == 1 and not state._deck
+            if ends_hand or state._legal is None:  # or a listing too long to keep
+                assert got is None
+                declined += 1
+            else:
+                assert got is not None and type(got) is MatchState
+                assert fields(got) == fields(expected), f"{state!r} {move}"
+                assert got._legal is None and got.legal_moves() == expected.legal_moves()
+                fast += 1
+            assert fields(state.apply(move)) == fields(expected)
+            state = expected
+    assert fast >= 200 and declined >= 1
+
+
+@compiled
+def test_the_c_transition_declines_what_is_not_a_listed_move() -> None:
+    state = tablic.new_match(tablic.Rules.preset("serbian"), seed=5)
+    assert advance(state, TRAILS[state.hand(0)[0].index]) is None  # nothing listed yet
+    legal = state.legal_moves()
+    trail = next(move for move in legal if move.is_trail)
+    copy = Move(trail.card)  # equal, not the listed object
+    assert copy == trail and copy is not trail
+    assert advance(state, copy) is None
+    assert fields(state.apply(copy)) == fields(state.apply(trail))
+    assert advance(state, "7S") is None  # type: ignore[arg-type]
+    assert advance(object(), trail) is None  # type: ignore[arg-type]
+    stranger = next(c for c in tablic.CARDS if c not in state.hand(0) and c not in state.table)
+    with pytest.raises(IllegalMoveError, match="not in the hand"):
+        state.apply(Move(stranger))
+    assert state.move_count == 0 and state.legal_moves() == legal  # nothing changed
+
+
+@compiled
+def test_the_c_transition_keeps_no_reference_it_does_not_own() -> None:
+    state = tablic.new_match(tablic.Rules.preset("serbian"), seed=9)
+    move = state.legal_moves()[0]
+    watched = (state, move, move.card, state._hands, state._table, state._deck, state._setup)
+
+    def counts() -> tuple[int, ...]:
+        return tuple(map(sys.getrefcount, watched))
+
+    before = counts()
+    for _ in repeat(None, 1000):
+        assert advance(state, move) is not None
+    assert counts() == before
+
+
+@compiled
+def test_states_the_c_transition_makes_play_on_to_the_python_result() -> None:
+    rules = tablic.Rules.preset("serbian", players=2)
+    for seed in range(3):
+        rng_a, rng_b = random.Random(seed), random.Random(seed)
+        a = b = tablic.new_match(rules, seed=seed)
+        while not a.is_over:
+            a = a.apply(rng_a.choice(a.legal_moves()))  # the C transition where it may
+            legal = b.legal_moves()
+            move = rng_b.choice(legal)
+            b = b._advance(move, 1 if move.captured else 0)  # the Python one, always
+        assert b.is_over and a.scores == b.scores and a.hand_results == b.hand_results
+        assert a.record() == b.record() and a.record().replay().scores == a.scores
+        assert all(isinstance(card, Card) for card in a.captured(0))
