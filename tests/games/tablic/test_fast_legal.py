@@ -175,3 +175,21 @@ def test_the_c_listing_keeps_no_reference_it_does_not_own() -> None:
     for _ in repeat(None, 1000):
         legal(*args)
     assert counts() == before
+
+
+@compiled
+def test_the_c_listing_of_a_state_is_kept_on_it_up_to_the_bound() -> None:
+    moves = state_module._FAST_MOVES
+    assert moves is not None
+    state = tablic.new_match(Rules.preset("serbian"), seed=4)
+    expected = python_listing(state)
+    assert moves(state, 0) == list(expected) and state._legal is None  # too long to keep
+    listed = moves(state, len(expected))
+    assert listed == list(expected) and state._legal == expected
+    listed.clear()  # the caller's list, not the state's
+    assert state.legal_moves() == list(expected)
+    over = state
+    while not over.is_over:
+        over = over.apply(over.legal_moves()[-1])  # a capture where one can: tables stay small
+    assert moves(over, 256) is None and over.legal_moves() == []
+    assert moves(object(), 256) is None  # type: ignore[arg-type]

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import random
+import string
 from collections.abc import Iterator
 
 import pytest
 from kafana.games import tablic
-from kafana.games.tablic import Rules
+from kafana.games.shuffle import permute
+from kafana.games.tablic import Rules, shuffle
 
 from .helpers import finish_hand, trail_policy
 
@@ -153,3 +156,20 @@ def test_explicit_decks_then_the_seed_or_the_decks_again() -> None:
     record = tablic.MatchRecord.from_text(after_one_hand(both).record().to_text())
     assert record.seed == 77 and record.decks == (d0,)
     assert record.replay().table == after_one_hand(both).table
+
+
+@pytest.mark.skipif(shuffle._FAST_PERMUTE is None, reason="the pure build has no C shuffle")
+def test_the_c_shuffle_equals_permute_on_any_list_and_domain() -> None:
+    fast = shuffle._FAST_PERMUTE
+    assert fast is not None
+    rng = random.Random(7)
+    for length in range(201):  # one to four SHA-256 blocks a draw
+        domain = "".join(rng.choice(string.printable) for _ in range(length))
+        items = tuple(range(rng.randint(0, 60)))
+        assert fast(items, domain) == permute(items, domain), (length, len(items))
+    assert fast(tuple(tablic.CARDS), "x" * 201) is None  # past its bound: Python permutes
+    assert fast(tuple(tablic.CARDS), "\u0161") is None  # not ASCII: Python raises
+    assert fast(list(tablic.CARDS), "x") is None  # type: ignore[arg-type]
+    assert tablic.shuffled_deck(REJECTION_SEED, 0) == permute(
+        tablic.CANONICAL_DECK, f"kafana-tablic-v1:{REJECTION_SEED}:0"
+    )

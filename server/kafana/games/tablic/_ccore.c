@@ -33,6 +33,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #define CAPTURE_LIMIT 10000
@@ -970,19 +971,16 @@ static uint64_t read_hand_cards(PyObject *hand, int *played, Py_ssize_t *cards) 
 /* legal(hand, table, params): the legal moves as `MatchState._list_moves` lists them (per card
    its trail, then its captures in the order of their masks; only the captures when one is
    possible and required), a tuple of interned Moves; or None where Python must list. */
-static PyObject *fast_legal(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    (void)self;
-    if (nargs != 3 || card_type == NULL || move_type == NULL) Py_RETURN_NONE;
-    const uint8_t *params = state_params_of(args[2]);
+static PyObject *list_moves(PyObject *hand, PyObject *table, PyObject *params_obj) {
+    if (card_type == NULL || move_type == NULL) Py_RETURN_NONE;
+    const uint8_t *params = state_params_of(params_obj);
     Py_ssize_t n, cards = 0;
-    PyObject **items = items_of(args[1], &n);
+    PyObject **items = items_of(table, &n);
     int played[52];
-    if (params == NULL || items == NULL || !PyTuple_CheckExact(args[1]) || n > 51)
-        Py_RETURN_NONE;
-    uint64_t seen = read_hand_cards(args[0], played, &cards);
+    if (params == NULL || items == NULL || !PyTuple_CheckExact(table) || n > 51) Py_RETURN_NONE;
+    uint64_t seen = read_hand_cards(hand, played, &cards);
     CardTable c;
     if (seen == 0 || read_table(&c, items, n, params, seen) < 0) Py_RETURN_NONE;
-    PyObject *hand = args[0];
     static PyObject *found[CAPTURE_LIMIT + 52]; /* the GIL is held: one call at a time */
     int count_of[52], total = 0, captures = 0;
     /* No Python code runs while moves are looked up and made (tuples of cards, hashed by
@@ -1020,6 +1018,12 @@ static PyObject *fast_legal(PyObject *self, PyObject *const *args, Py_ssize_t na
         for (int m = 0; m < count_of[k]; m++) PyTuple_SET_ITEM(out, at++, found[from++]);
     }
     return out;
+}
+
+static PyObject *fast_legal(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 3) Py_RETURN_NONE;
+    return list_moves(args[0], args[1], args[2]);
 }
 
 /* -- MatchState's fields, read and written through their descriptors ------------------------ */
@@ -1178,15 +1182,26 @@ static int advance_fields(PyObject *state, PyObject *nxt, PyObject *move, const 
             goto fail_now;
         }
         Py_ssize_t kept = 0;
+        uint64_t taken_cards = 0; /* the indexes of the captured cards */
+#ifdef SETS_IN_PLACE
+        PySetObject *so = (PySetObject *)taken; /* a frozenset: no deleted entries */
+        for (Py_ssize_t i = 0; i <= so->mask; i++)
+            if (so->table[i].key != NULL) taken_cards |= 1ull << card_index(so->table[i].key);
+#else
         for (Py_ssize_t i = 0; i < n; i++) {
-            PyObject *c = PyTuple_GET_ITEM(table, i);
-            int index = card_index(c), in = PySet_Contains(taken, c);
+            int in = PySet_Contains(taken, PyTuple_GET_ITEM(table, i));
             if (in < 0) {
                 Py_DECREF(piles);
                 Py_DECREF(remaining);
                 goto fail_now;
             }
-            if (in) {
+            if (in) taken_cards |= 1ull << card_index(PyTuple_GET_ITEM(table, i));
+        }
+#endif
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *c = PyTuple_GET_ITEM(table, i);
+            int index = card_index(c);
+            if (taken_cards >> index & 1) {
                 pile |= 1ull << index;
                 vector -= 1ull << 4 * (index / 4);
             } else {
@@ -1318,6 +1333,49 @@ done:
     return result;
 }
 
+/* moves(state, kept): `MatchState.legal_moves()` of a state not listed yet: the C listing, kept
+   on the state when at most `kept` moves, as a new list; None where Python lists (or the match
+   is over). */
+static PyObject *fast_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 2 || state_type == NULL || Py_TYPE(args[0]) != state_type) Py_RETURN_NONE;
+    PyObject *state = args[0];
+    Py_ssize_t legal_kept = PyLong_AsSsize_t(args[1]);
+    if (legal_kept == -1 && PyErr_Occurred()) return NULL;
+    PyObject *current = get_field(state, F_CURRENT), *hands = NULL, *table = NULL, *params = NULL;
+    PyObject *listed = NULL, *result = NULL;
+    if (current == NULL) return NULL;
+    if (current == Py_None) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    Py_ssize_t seat = PyLong_AsSsize_t(current);
+    if (seat == -1 && PyErr_Occurred()) goto done;
+    if ((hands = get_field(state, F_HANDS)) == NULL || (table = get_field(state, F_TABLE)) == NULL ||
+        (params = get_field(state, F_PARAMS)) == NULL)
+        goto done;
+    if (!PyTuple_CheckExact(hands) || seat < 0 || seat >= PyTuple_GET_SIZE(hands)) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    listed = list_moves(PyTuple_GET_ITEM(hands, seat), table, params);
+    if (listed == NULL) goto done;
+    if (listed == Py_None) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    if (PyTuple_GET_SIZE(listed) <= legal_kept && put_field(state, F_LEGAL, Py_NewRef(listed)) < 0)
+        goto done;
+    result = PySequence_List(listed);
+done:
+    Py_DECREF(current);
+    Py_XDECREF(hands);
+    Py_XDECREF(table);
+    Py_XDECREF(params);
+    Py_XDECREF(listed);
+    return result;
+}
+
 /* set_moves(Move, TRAILS): the type and the 52 trails by index. */
 static PyObject *set_moves(PyObject *self, PyObject *args) {
     (void)self;
@@ -1376,6 +1434,118 @@ static PyObject *set_cards(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* -- the documented shuffle (kafana.games.shuffle.permute) ---------------------------------- */
+
+/* SHA-256 (FIPS 180-4) of a short message: the word stream of the shuffle. */
+static const uint32_t sha_k[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
+    0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
+    0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
+    0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
+    0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
+    0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
+    0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
+    0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+    0xc67178f2,
+};
+
+static inline uint32_t rotr(uint32_t x, int n) { return x >> n | x << (32 - n); }
+
+static void sha_block(uint32_t *h, const uint8_t *block) {
+    uint32_t w[64];
+    for (int i = 0; i < 16; i++)
+        w[i] = (uint32_t)block[4 * i] << 24 | (uint32_t)block[4 * i + 1] << 16 |
+               (uint32_t)block[4 * i + 2] << 8 | block[4 * i + 3];
+    for (int i = 16; i < 64; i++) {
+        uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ w[i - 15] >> 3;
+        uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ w[i - 2] >> 10;
+        w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+    }
+    uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
+    for (int i = 0; i < 64; i++) {
+        uint32_t t1 = k + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) +
+                      sha_k[i] + w[i];
+        uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+        k = g;
+        g = f;
+        f = e;
+        e = d + t1;
+        d = c;
+        c = b;
+        b = a;
+        a = t1 + t2;
+    }
+    h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += k;
+}
+
+/* The eight big-endian words of SHA-256(message): `out`, as `struct.unpack(">8I", digest)`. */
+static void sha256_words(const uint8_t *message, size_t length, uint32_t *out) {
+    uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                     0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    size_t done = 0;
+    for (; length - done >= 64; done += 64) sha_block(h, message + done);
+    uint8_t tail[128] = {0};
+    size_t rest = length - done;
+    memcpy(tail, message + done, rest);
+    tail[rest] = 0x80;
+    size_t blocks = rest + 9 <= 64 ? 1 : 2;
+    uint64_t bits = (uint64_t)length * 8;
+    for (int i = 0; i < 8; i++) tail[blocks * 64 - 1 - i] = (uint8_t)(bits >> 8 * i);
+    for (size_t b = 0; b < blocks; b++) sha_block(h, tail + 64 * b);
+    memcpy(out, h, sizeof h);
+}
+
+#define DOMAIN_MOST 200
+
+/* The word stream of a domain: SHA-256(`<domain>:<block>`) for block = 0, 1, ... */
+typedef struct {
+    uint8_t text[DOMAIN_MOST + 24];
+    size_t length; /* of the domain and its ':' */
+    uint64_t block;
+    uint32_t words[8];
+    int next; /* 8: the block's words are used up */
+} Words;
+
+static uint32_t next_word(Words *w) {
+    if (w->next == 8) {
+        int digits = sprintf((char *)w->text + w->length, "%llu", (unsigned long long)w->block++);
+        sha256_words(w->text, w->length + (size_t)digits, w->words);
+        w->next = 0;
+    }
+    return w->words[w->next++];
+}
+
+/* permute(items, domain): `kafana.games.shuffle.permute` of a tuple (Fisher-Yates from the
+   top, draws without bias by rejection), a new tuple; None where Python must answer (not a
+   tuple, or a domain that is not ASCII text of at most DOMAIN_MOST characters). */
+static PyObject *fast_permute(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 2 || !PyTuple_CheckExact(args[0]) || !PyUnicode_CheckExact(args[1]) ||
+        !PyUnicode_IS_ASCII(args[1]) || PyUnicode_GET_LENGTH(args[1]) > DOMAIN_MOST)
+        Py_RETURN_NONE;
+    Words w;
+    w.length = (size_t)PyUnicode_GET_LENGTH(args[1]);
+    memcpy(w.text, PyUnicode_DATA(args[1]), w.length);
+    w.text[w.length++] = ':';
+    w.block = 0;
+    w.next = 8;
+    Py_ssize_t n = PyTuple_GET_SIZE(args[0]);
+    PyObject *out = PyTuple_New(n);
+    if (out == NULL) return NULL;
+    PyObject **items = &PyTuple_GET_ITEM(out, 0);
+    for (Py_ssize_t i = 0; i < n; i++) items[i] = Py_NewRef(PyTuple_GET_ITEM(args[0], i));
+    for (Py_ssize_t i = n - 1; i >= 1; i--) {
+        uint64_t bound = (uint64_t)i + 1, limit = (1ull << 32) - (1ull << 32) % bound, u;
+        do u = next_word(&w); while (u >= limit);
+        Py_ssize_t j = (Py_ssize_t)(u % bound);
+        PyObject *swap = items[i];
+        items[i] = items[j];
+        items[j] = swap;
+    }
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"captures", (PyCFunction)(void (*)(void))fast_captures, METH_FASTCALL,
      "captures(card, table, params, rank_priority): the answer, or None (the Python path)."},
@@ -1386,8 +1556,12 @@ static PyMethodDef methods[] = {
      "(the Python path)."},
     {"advance", (PyCFunction)(void (*)(void))fast_advance, METH_FASTCALL,
      "advance(state, move): the next MatchState, or None (the Python path)."},
+    {"permute", (PyCFunction)(void (*)(void))fast_permute, METH_FASTCALL,
+     "permute(items, domain): kafana.games.shuffle.permute of a tuple, or None (Python)."},
     {"set_cards", set_cards, METH_VARARGS, "set_cards(Card, CARDS): the 52 interned cards."},
     {"set_moves", set_moves, METH_VARARGS, "set_moves(Move, TRAILS): the type and the trails."},
+    {"moves", (PyCFunction)(void (*)(void))fast_moves, METH_FASTCALL,
+     "moves(state, kept): its legal moves listed (a list; kept on it if at most kept), or None."},
     {"set_state", set_state, METH_VARARGS, "set_state(MatchState): the class advance makes."},
     {"moves_kept", moves_kept, METH_NOARGS,
      "moves_kept(): capture moves cached now (at most MOVE_SLOTS)."},

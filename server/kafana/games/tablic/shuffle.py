@@ -14,11 +14,19 @@ Specification (see docs/shuffle.md for test vectors):
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from kafana.errors import InvalidInputError
 from kafana.games.cards import CANONICAL_DECK, Card
 from kafana.games.shuffle import MAX_SEED, check_seed, permute
+from kafana.games.tablic.capture import NATIVE
 
 __all__ = ["MAX_SEED", "check_seed", "shuffled_deck"]
+
+FastPermute = Callable[[tuple[Card, ...], str], tuple[Card, ...] | None]
+_FAST_PERMUTE: FastPermute | None = None if NATIVE is None else NATIVE.permute
+"""`permute` in C (the compiled build: SHA-256 and the draws without Python objects), or None;
+tests/games/tablic/test_shuffle.py checks it against `permute` and the specification."""
 
 
 def shuffled_deck(seed: int, hand: int) -> tuple[Card, ...]:
@@ -26,4 +34,9 @@ def shuffled_deck(seed: int, hand: int) -> tuple[Card, ...]:
     check_seed(seed)
     if not isinstance(hand, int) or isinstance(hand, bool) or hand < 0:
         raise InvalidInputError(f"hand number must be a whole number >= 0, not {hand!r}")
-    return permute(CANONICAL_DECK, f"kafana-tablic-v1:{seed}:{hand}")
+    domain = f"kafana-tablic-v1:{seed}:{hand}"
+    if _FAST_PERMUTE is not None:
+        deck = _FAST_PERMUTE(CANONICAL_DECK, domain)
+        if deck is not None:
+            return deck
+    return permute(CANONICAL_DECK, domain)

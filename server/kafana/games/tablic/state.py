@@ -177,6 +177,10 @@ class MatchState(SeatedState[Rules, View]):
         """Every legal move of the seat to move (trail first, then captures, per card)."""
         legal = self._legal
         if legal is None:
+            if _FAST_MOVES is not None:  # the compiled build: listed (and kept) in C
+                fast = _FAST_MOVES(self, LEGAL_KEPT)
+                if fast is not None:
+                    return fast
             legal = self._generate()
             if len(legal) <= LEGAL_KEPT:  # a big list is not kept on a state a cache holds
                 self._legal = legal
@@ -571,11 +575,16 @@ _FAST_ADVANCE: FastAdvance | None = None
 """The C transition of the compiled build (`_ccore.advance`): `_advance`'s next state for a
 move of the state's own listing that does not end the hand, or None (the Python path checks
 the move or scores the hand; tests/games/tablic/test_fast_advance.py)."""
+FastMoves = Callable[["MatchState", int], "list[Move] | None"]
+_FAST_MOVES: FastMoves | None = None
+"""`legal_moves()` in C (`_ccore.moves`: `_ccore.legal` of the state's own fields, kept on it
+up to LEGAL_KEPT moves as `_generate`'s answer would be), or None where it declines."""
 if NATIVE is not None:
     NATIVE.set_moves(Move, TRAILS)
     NATIVE.set_state(MatchState)
     _FAST_LEGAL = NATIVE.legal
     _FAST_ADVANCE = NATIVE.advance
+    _FAST_MOVES = NATIVE.moves
 _BY_INDEX = attrgetter("index")
 _RANK = attrgetter("rank")
 _BINARY_DIGITS = bytes.maketrans(b"01", b"\x00\x01")
