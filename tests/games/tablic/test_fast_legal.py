@@ -1,13 +1,11 @@
 """The C listing of `MatchState` legal moves against the Python listing it stands in for:
-the same moves in the same order (mostly the same objects from one listing to the next, from
-a bounded cache), on every preset and switch combination, in random matches and on random
-tables up to 16 cards; where it declines (too many captures, anything but the state's own
-well-formed input) the Python path lists or raises. On the pure build there is no C
-listing."""
+the same moves in the same order, on every preset and switch combination, in random matches
+and on random tables up to 16 cards; where it declines (too many captures, anything but the
+state's own well-formed input) the Python path lists or raises. On the pure build there is no
+C listing."""
 
 from __future__ import annotations
 
-import operator
 import random
 import sys
 from itertools import repeat
@@ -70,7 +68,7 @@ def test_the_c_listing_is_loaded_exactly_in_the_compiled_build() -> None:
 def test_the_c_listing_equals_the_python_one_in_random_matches(name: str) -> None:
     rules = RULE_SETS[name]
     rng = random.Random(name)
-    compared = shared = listed = 0
+    compared = 0
     for seed in range(3):
         state = tablic.new_match(rules, seed=seed)
         while not state.is_over and state.move_count < 400:
@@ -79,15 +77,10 @@ def test_the_c_listing_equals_the_python_one_in_random_matches(name: str) -> Non
             assert fast is not None
             assert fast == expected, f"{state!r}"
             assert all(type(move) is Move for move in fast)
-            again = fast_listing(state)
-            assert again == fast
-            shared += sum(map(operator.is_, again, fast))
-            listed += len(fast)
             assert state.legal_moves() == list(expected)
             compared += 1
             state = state.apply(rng.choice(expected))
     assert compared >= 100
-    assert shared >= 0.9 * listed  # listed again, moves come from the cache
 
 
 @compiled
@@ -144,29 +137,10 @@ def test_the_c_listing_declines_what_is_not_a_plain_position() -> None:
 
 
 @compiled
-def test_the_c_listing_keeps_the_move_cache_bounded() -> None:
-    legal, params = c_listing()
-    native = capture.NATIVE
-    assert native is not None
-    rng = random.Random(3)
-    listed = 0
-    while listed < 2 * native.MOVE_SLOTS:  # more distinct captures than the cache holds
-        cards = rng.sample(list(tablic.CARDS), 16)
-        table, hand = tuple(sorted(cards[:11])), tuple(sorted(cards[11:]))
-        moves = legal(hand, table, params)
-        assert moves is not None
-        assert native.moves_kept() <= native.MOVE_SLOTS
-        for move in moves:  # a move taken from the cache is the one asked for
-            assert move == Move(move.card, move.captured)
-        listed += len(moves)
-
-
-@compiled
 def test_the_c_listing_keeps_no_reference_it_does_not_own() -> None:
     legal, params = c_listing()
     two, ace, ace2 = Card.parse("2C"), Card.parse("AD"), Card.parse("AH")
     args = ((two,), (ace, ace2), params)
-    legal(*args)  # the capture's Move is made and cached once
 
     def counts() -> tuple[int, ...]:
         return tuple(map(sys.getrefcount, (two, ace, Move(two), args[0], args[1], params)))

@@ -568,8 +568,8 @@ _MOVE_BIT = tuple(1 << 6 + i for i in range(52))
 FastLegal = Callable[[tuple[Card, ...], tuple[Card, ...], bytes], tuple[Move, ...] | None]
 _FAST_LEGAL: FastLegal | None = None
 """The C listing of the compiled build (`_ccore.legal`): `_list_moves`'s answer, the same moves
-in the same order (tests/games/tablic/test_fast_legal.py), shared through a bounded cache in C
-(`_ccore.moves_kept`), or None where it declines (too many captures: the Python path raises)."""
+in the same order (tests/games/tablic/test_fast_legal.py), or None where it declines (too many
+captures: the Python path raises)."""
 FastAdvance = Callable[["MatchState", Move], "MatchState | None"]
 _FAST_ADVANCE: FastAdvance | None = None
 """The C transition of the compiled build (`_ccore.advance`): `_advance`'s next state for a
