@@ -1,9 +1,9 @@
 """The C transition of `MatchState` (`_ccore.advance`) against the Python one it stands in for
 (`MatchState._advance`): the same next state, field by field, on every preset and switch
-combination, for every move of random matches but the last of each hand (left to Python,
-which scores the hand) and those of listings too long to keep; where the move is not one of
-the state's own listed moves it declines and the Python path checks it. On the pure build
-there is no C transition."""
+combination, for every move of random matches (hands scored and dealt, matches ended) but
+those of listings too long to keep; where the move is not one of the state's own listed moves
+it declines and the Python path checks it, and where a card's points do not fit its
+parameters Python scores the hand. On the pure build there is no C transition."""
 
 from __future__ import annotations
 
@@ -49,27 +49,28 @@ def test_the_c_transition_equals_the_python_one(
     name: str, players: int, partnerships: bool
 ) -> None:
     rules = dataclasses.replace(RULE_SETS[name], players=players, partnerships=partnerships)
+    if name == "tablanette":  # and its jacks under the deck, the one switch no preset sets
+        rules = dataclasses.replace(rules, jack_off_opening_table=True)
     rng = random.Random(f"{name} {players}")
-    fast = declined = 0
+    fast = hands = 0
     for seed in range(2):
         state = tablic.new_match(rules, seed=seed)
-        while not state.is_over and state.move_count < 300:
+        while not state.is_over and state.move_count < 1000:
             legal = state.legal_moves()
             move = rng.choice(legal)
             expected = state._advance(move, 1 if move.captured else 0)
             got = advance(state, move)
-            ends_hand = sum(map(len, state._hands)) == 1 and not state._deck
-            if ends_hand or state._legal is None:  # or a listing too long to keep
+            if state._legal is None:  # a listing too long to keep: the move is checked
                 assert got is None
-                declined += 1
             else:
                 assert got is not None and type(got) is MatchState
                 assert fields(got) == fields(expected), f"{state!r} {move}"
                 assert got._legal is None and got.legal_moves() == expected.legal_moves()
                 fast += 1
+                hands += got.hand_no != state.hand_no or got.is_over
             assert fields(state.apply(move)) == fields(expected)
             state = expected
-    assert fast >= 200 and declined >= 1
+    assert fast >= 200 and hands >= 2
 
 
 @compiled
@@ -91,18 +92,44 @@ def test_the_c_transition_declines_what_is_not_a_listed_move() -> None:
 
 
 @compiled
+def test_card_points_past_a_byte_leave_the_hands_end_to_python() -> None:
+    points = (("10D", 100), ("10", 100), ("10D", 100))  # 10D: 300 points
+    rules = tablic.Rules.preset("serbian", card_points=points, target=1000)
+    state = tablic.new_match(rules, seed=2)
+    rng = random.Random(2)
+    while sum(map(len, state._hands)) != 1 or state._deck:
+        state = state.apply(rng.choice(state.legal_moves()))
+    last = state.legal_moves()[0]
+    assert advance(state, last) is None
+    assert (
+        state.apply(last).hand_results[0]
+        == state._advance(last, 1 if last[1] else 0).hand_results[0]
+    )
+
+
+@compiled
 def test_the_c_transition_keeps_no_reference_it_does_not_own() -> None:
-    state = tablic.new_match(tablic.Rules.preset("serbian"), seed=9)
-    move = state.legal_moves()[0]
-    watched = (state, move, move.card, state._hands, state._table, state._deck, state._setup)
+    rules = tablic.Rules.preset("serbian", target=30)
+    rng = random.Random(9)
+    start = state = tablic.new_match(rules, seed=9)
+    ends = []  # a first move, the last of a hand, the last of the match
+    while not state.is_over:
+        move = rng.choice(state.legal_moves())
+        if state is start or (sum(map(len, state._hands)) == 1 and not state._deck):
+            ends.append((state, move))
+        state = state.apply(move)
+    assert len(ends) >= 3 and ends[-1][0].apply(ends[-1][1]).is_over
+    for state, move in ends:
+        fields = (state._hands, state._table, state._deck, state._setup, state._results)
+        watched = (state, move, move.card, *fields, state._scores, state._piles, state._tablas)
 
-    def counts() -> tuple[int, ...]:
-        return tuple(map(sys.getrefcount, watched))
+        def counts(watched: tuple[object, ...] = watched) -> tuple[int, ...]:
+            return tuple(map(sys.getrefcount, watched))
 
-    before = counts()
-    for _ in repeat(None, 1000):
-        assert advance(state, move) is not None
-    assert counts() == before
+        before = counts()
+        for _ in repeat(None, 300):
+            assert advance(state, move) is not None
+        assert counts() == before
 
 
 @compiled

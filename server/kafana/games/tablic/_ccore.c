@@ -32,6 +32,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -911,10 +912,16 @@ static PyObject *capture_move(PyObject *card, CardTable *c, PyObject **items, ui
     return untracked(move);
 }
 
-/* `params` of a state (`state_params`, 85 bytes): the 80 of `fast_params`, then players,
-   partnerships, last_card_tabla, rank_priority, must_capture. */
-#define STATE_PARAMS_SIZE (PARAMS_SIZE + 5)
-enum { SP_PLAYERS = PARAMS_SIZE, SP_PARTNERS, SP_LAST_TABLA, SP_PRIORITY, SP_MUST };
+/* `params` of a state (`state_params`, 146 bytes): the 80 of `fast_params`, then players,
+   partnerships, last_card_tabla, rank_priority, must_capture; whether `advance` may end a hand
+   (the card points fit a byte), most_cards_points, most_cards_tie_to_last, tabla_points,
+   jack_off_opening_table, the target (4 bytes, little-endian), the points of the 52 cards. */
+#define STATE_PARAMS_SIZE (PARAMS_SIZE + 66)
+enum {
+    SP_PLAYERS = PARAMS_SIZE, SP_PARTNERS, SP_LAST_TABLA, SP_PRIORITY, SP_MUST, SP_ENDS,
+    SP_MOST_POINTS, SP_MOST_TIE_TO_LAST, SP_TABLA_POINTS, SP_JACK_OFF, SP_TARGET,
+    SP_POINTS = SP_TARGET + 4,
+};
 
 static const uint8_t *state_params_of(PyObject *params) {
     if (!PyBytes_CheckExact(params) || PyBytes_GET_SIZE(params) != STATE_PARAMS_SIZE) return NULL;
@@ -1006,16 +1013,20 @@ enum {
     F_PILES, F_TABLAS, F_LAST_CAPTURER, F_CURRENT, F_SCORES, F_RESULTS, F_LOG, F_LEGAL, F_COUNT,
 };
 static PyTypeObject *state_type = NULL;
+static PyObject *hand_result = NULL; /* the HandResult class */
 static getter field_get[F_COUNT];
 static setter field_set[F_COUNT];
 static void *field_closure[F_COUNT];
 static PyObject *no_args = NULL;
 
-/* set_state(MatchState): the class `advance` makes; its fields must be getset descriptors. */
+/* set_state(MatchState, HandResult): the class `advance` makes (its fields must be getset
+   descriptors) and the one of a finished hand's score. */
 static PyObject *set_state(PyObject *self, PyObject *args) {
     (void)self;
     PyTypeObject *type;
-    if (!PyArg_ParseTuple(args, "O!", &PyType_Type, &type)) return NULL;
+    PyObject *result_type;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyType_Type, &type, &PyType_Type, &result_type))
+        return NULL;
     for (int f = 0; f < F_COUNT; f++) {
         PyObject *descr = PyDict_GetItemString(type->tp_dict, field_names[f]);
         if (descr == NULL || Py_TYPE(descr) != &PyGetSetDescr_Type) {
@@ -1035,6 +1046,8 @@ static PyObject *set_state(PyObject *self, PyObject *args) {
     if (no_args == NULL && (no_args = PyTuple_New(0)) == NULL) return NULL;
     Py_INCREF(type);
     Py_XSETREF(state_type, type);
+    Py_INCREF(result_type);
+    Py_XSETREF(hand_result, result_type);
     Py_RETURN_NONE;
 }
 
@@ -1091,6 +1104,217 @@ static PyObject *tuple_with(PyObject *t, Py_ssize_t at, PyObject *value) {
     for (Py_ssize_t i = 0; i < n; i++)
         PyTuple_SET_ITEM(out, i, i == at ? value : Py_NewRef(PyTuple_GET_ITEM(t, i)));
     return out;
+}
+
+/* A tuple of `n` ints (NULL: an error is set). */
+static PyObject *int_tuple(const long *values, int n) {
+    PyObject *out = card_tuple(n);
+    if (out == NULL) return NULL;
+    for (int i = 0; i < n; i++) {
+        PyObject *v = PyLong_FromLong(values[i]);
+        if (v == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(out, i, v);
+    }
+    return out;
+}
+
+/* `MatchState._deal_round` on `nxt` of hand `hand_no` from `deck` (a tuple of cards). */
+static int deal_round(PyObject *nxt, uint64_t hand_no, PyObject *deck, int players) {
+    Py_ssize_t undealt = PyTuple_GET_SIZE(deck);
+    Py_ssize_t per = undealt / players < 6 ? undealt / players : 6;
+    long first = (long)(hand_no % (uint64_t)players);
+    PyObject *dealt = card_tuple(players);
+    if (dealt == NULL) return -1;
+    for (int k = 0; k < players; k++) {
+        PyObject *cards_of = sorted_cards(&PyTuple_GET_ITEM(deck, k * per), per);
+        if (cards_of == NULL) {
+            Py_DECREF(dealt);
+            return -1;
+        }
+        PyTuple_SET_ITEM(dealt, (first + k) % players, cards_of);
+    }
+    if (put_field(nxt, F_HANDS, dealt) < 0 ||
+        put_field(nxt, F_DECK, untracked(PyTuple_GetSlice(deck, players * per, undealt))) < 0 ||
+        put_field(nxt, F_CURRENT, PyLong_FromLong(first)) < 0)
+        return -1;
+    return 0;
+}
+
+/* `MatchState._start_hand` on `nxt`: hand `hand_no` from `setup.deck(hand_no)`. */
+static int start_hand(PyObject *nxt, uint64_t hand_no, const uint8_t *params) {
+    int players = params[SP_PLAYERS], sides = params[SP_PARTNERS] ? 2 : players;
+    PyObject *setup = get_field(nxt, F_SETUP);
+    if (setup == NULL) return -1;
+    PyObject *number = PyLong_FromUnsignedLongLong(hand_no);
+    PyObject *deck = number == NULL ? NULL : PyObject_CallMethod(setup, "deck", "O", number);
+    Py_XDECREF(number);
+    Py_DECREF(setup);
+    if (deck == NULL) return -1;
+    PyObject *cards[2 * 52], *table[4];
+    Py_ssize_t n = PyTuple_CheckExact(deck) ? PyTuple_GET_SIZE(deck) : -1;
+    int result = -1;
+    if (n < 4 || n > 52) {
+        PyErr_SetString(PyExc_ValueError, "a hand's deck must be a tuple of up to 52 cards");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        cards[i] = PyTuple_GET_ITEM(deck, i);
+        if (Py_TYPE(cards[i]) != card_type || card_index(cards[i]) < 0) {
+            PyErr_SetString(PyExc_TypeError, "a deck holds only cards");
+            goto done;
+        }
+    }
+    Py_ssize_t head = 0, tail = n;
+    int opened = 0;
+    uint64_t vector = 0;
+    while (opened < 4 && head < tail) { /* a J among the opening cards may go under the deck */
+        PyObject *card = cards[head++];
+        int index = card_index(card);
+        if (params[SP_JACK_OFF] && index / 4 + 1 == JACK)
+            cards[tail++] = card;
+        else {
+            table[opened++] = card;
+            vector += 1ull << 4 * (index / 4);
+        }
+    }
+    long zeros[4] = {0, 0, 0, 0};
+    PyObject *rest = card_tuple(tail - head);
+    if (rest == NULL) goto done;
+    for (Py_ssize_t i = head; i < tail; i++) PyTuple_SET_ITEM(rest, i - head, Py_NewRef(cards[i]));
+    if (put_field(nxt, F_HAND_NO, PyLong_FromUnsignedLongLong(hand_no)) < 0 ||
+        put_field(nxt, F_TABLE, sorted_cards(table, opened)) < 0 ||
+        put_field(nxt, F_VECTOR, PyLong_FromUnsignedLongLong(vector)) < 0 ||
+        put_field(nxt, F_PILES, int_tuple(zeros, sides)) < 0 ||
+        put_field(nxt, F_TABLAS, int_tuple(zeros, sides)) < 0 ||
+        put_field(nxt, F_LAST_CAPTURER, Py_NewRef(Py_None)) < 0) {
+        Py_DECREF(rest);
+        goto done;
+    }
+    result = deal_round(nxt, hand_no, rest, players);
+    Py_DECREF(rest);
+done:
+    Py_DECREF(deck);
+    return result;
+}
+
+/* `MatchState._finish_hand` on `nxt` (its fields as the hand's last move left them): the
+   leftovers to the last capturer, the hand scored, then the match over or the next hand. */
+static int finish_hand(PyObject *nxt, const uint8_t *params) {
+    int players = params[SP_PLAYERS], sides = params[SP_PARTNERS] ? 2 : players;
+    uint64_t piles[4], hand_no;
+    long last = -1, tablas[4], counts[4], card_points[4], most[4] = {0, 0, 0, 0}, points[4];
+    PyObject *pile_tuple = get_field(nxt, F_PILES), *last_obj = NULL, *table = NULL;
+    PyObject *tabla_tuple = NULL, *results = NULL, *scores = NULL, *record = NULL;
+    int result = -1;
+    if (pile_tuple == NULL || (last_obj = get_field(nxt, F_LAST_CAPTURER)) == NULL ||
+        (table = get_field(nxt, F_TABLE)) == NULL ||
+        (tabla_tuple = get_field(nxt, F_TABLAS)) == NULL ||
+        (results = get_field(nxt, F_RESULTS)) == NULL ||
+        (scores = get_field(nxt, F_SCORES)) == NULL || u64_field(nxt, F_HAND_NO, &hand_no) < 0)
+        goto done;
+    for (int s = 0; s < sides; s++) {
+        piles[s] = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(pile_tuple, s));
+        tablas[s] = PyLong_AsLong(PyTuple_GET_ITEM(tabla_tuple, s));
+    }
+    if (last_obj != Py_None) last = PyLong_AsLong(last_obj);
+    if (PyErr_Occurred()) goto done;
+    if (last >= 0)
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(table); i++)
+            piles[last] |= 1ull << card_index(PyTuple_GET_ITEM(table, i));
+    if (put_field(nxt, F_TABLE, card_tuple(0)) < 0 || put_field(nxt, F_VECTOR, PyLong_FromLong(0)) < 0)
+        goto done;
+    long best = -1, leaders = 0, last_leads = 0, top = LONG_MIN, at_top = 0;
+    for (int s = 0; s < sides; s++) {
+        counts[s] = __builtin_popcountll(piles[s]);
+        card_points[s] = 0;
+        for (uint64_t m = piles[s]; m; m &= m - 1)
+            card_points[s] += params[SP_POINTS + __builtin_ctzll(m)];
+        if (counts[s] > best) best = counts[s];
+    }
+    for (int s = 0; s < sides; s++)
+        if (counts[s] == best) {
+            leaders++;
+            last_leads |= s == last;
+        }
+    for (int s = 0; s < sides; s++)
+        if (counts[s] == best && (leaders == 1 || (params[SP_MOST_TIE_TO_LAST] && last_leads && s == last)))
+            most[s] = params[SP_MOST_POINTS];
+    long target = (long)params[SP_TARGET] | (long)params[SP_TARGET + 1] << 8 |
+                  (long)params[SP_TARGET + 2] << 16 | (long)params[SP_TARGET + 3] << 24;
+    PyObject *new_scores = card_tuple(sides);
+    if (new_scores == NULL) goto done;
+    for (int s = 0; s < sides; s++) {
+        points[s] = card_points[s] + most[s] + tablas[s] * params[SP_TABLA_POINTS];
+        long score = PyLong_AsLong(PyTuple_GET_ITEM(scores, s)) + points[s];
+        PyObject *v = score == -1 && PyErr_Occurred() ? NULL : PyLong_FromLong(score);
+        if (v == NULL) {
+            Py_DECREF(new_scores);
+            goto done;
+        }
+        PyTuple_SET_ITEM(new_scores, s, v);
+        if (score > top) top = score, at_top = 0;
+        at_top += score == top;
+    }
+    if (put_field(nxt, F_SCORES, new_scores) < 0) goto done;
+    PyObject *args[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    args[0] = PyLong_FromUnsignedLongLong(hand_no);
+    args[1] = int_tuple(counts, sides);
+    args[2] = int_tuple(card_points, sides);
+    args[3] = int_tuple(most, sides);
+    args[4] = Py_NewRef(tabla_tuple);
+    args[5] = int_tuple(points, sides);
+    args[6] = Py_NewRef(last_obj);
+    int made = 1;
+    for (int i = 0; i < 7; i++) made &= args[i] != NULL;
+    if (made) record = PyObject_Vectorcall(hand_result, args, 7, NULL);
+    for (int i = 0; i < 7; i++) Py_XDECREF(args[i]);
+    if (record == NULL) goto done;
+    Py_ssize_t before = PyTuple_GET_SIZE(results);
+    PyObject *more = PyTuple_New(before + 1);
+    if (more == NULL) goto done;
+    for (Py_ssize_t i = 0; i < before; i++) PyTuple_SET_ITEM(more, i, Py_NewRef(PyTuple_GET_ITEM(results, i)));
+    PyTuple_SET_ITEM(more, before, Py_NewRef(record));
+    if (put_field(nxt, F_RESULTS, more) < 0) goto done;
+    if (top >= target && at_top == 1) { /* the match is over */
+        PyObject *empty = card_tuple(players);
+        if (empty == NULL) goto done;
+        for (int s = 0; s < players; s++) PyTuple_SET_ITEM(empty, s, card_tuple(0));
+        for (int s = 0; s < players; s++)
+            if (PyTuple_GET_ITEM(empty, s) == NULL) {
+                Py_DECREF(empty);
+                goto done;
+            }
+        PyObject *final_piles = card_tuple(sides);
+        if (final_piles == NULL) {
+            Py_DECREF(empty);
+            goto done;
+        }
+        for (int s = 0; s < sides; s++) PyTuple_SET_ITEM(final_piles, s, PyLong_FromUnsignedLongLong(piles[s]));
+        for (int s = 0; s < sides; s++)
+            if (PyTuple_GET_ITEM(final_piles, s) == NULL) {
+                Py_DECREF(empty);
+                Py_DECREF(final_piles);
+                goto done;
+            }
+        if (put_field(nxt, F_CURRENT, Py_NewRef(Py_None)) < 0 || put_field(nxt, F_HANDS, empty) < 0 ||
+            put_field(nxt, F_PILES, final_piles) < 0)
+            goto done;
+        result = 0;
+        goto done;
+    }
+    result = start_hand(nxt, hand_no + 1, params);
+done:
+    Py_XDECREF(pile_tuple);
+    Py_XDECREF(last_obj);
+    Py_XDECREF(table);
+    Py_XDECREF(tabla_tuple);
+    Py_XDECREF(results);
+    Py_XDECREF(scores);
+    Py_XDECREF(record);
+    return result;
 }
 
 /* The fields of the state after the move: everything but what the move changes is copied. */
@@ -1214,28 +1438,18 @@ static int advance_fields(PyObject *state, PyObject *nxt, PyObject *move, const 
         result = 0;
         goto done;
     }
-    Py_DECREF(now);
-    { /* a new round from the deck (`advance` declined the end of the hand) */
+    if (undealt > 0) { /* a new round from the deck */
+        Py_DECREF(now);
         uint64_t hand_no;
         if (u64_field(state, F_HAND_NO, &hand_no) < 0) goto done;
-        Py_ssize_t per = undealt / players < 6 ? undealt / players : 6;
-        long first = (long)(hand_no % (uint64_t)players);
-        PyObject *dealt = card_tuple(players);
-        if (dealt == NULL) goto done;
-        for (int k = 0; k < players; k++) {
-            PyObject *cards_of = sorted_cards(&PyTuple_GET_ITEM(deck, k * per), per);
-            if (cards_of == NULL) {
-                Py_DECREF(dealt);
-                goto done;
-            }
-            PyTuple_SET_ITEM(dealt, (first + k) % players, cards_of);
-        }
-        if (put_field(nxt, F_HANDS, dealt) < 0 ||
-            put_field(nxt, F_DECK, untracked(PyTuple_GetSlice(deck, players * per, undealt))) < 0 ||
-            put_field(nxt, F_CURRENT, PyLong_FromLong(first)) < 0)
-            goto done;
+        result = deal_round(nxt, hand_no, deck, players);
+        goto done;
     }
-    result = 0;
+    /* the hand is over: scored, then the next one (or the match is over) */
+    if (put_field(nxt, F_HANDS, now) < 0 || put_field(nxt, F_DECK, Py_NewRef(deck)) < 0 ||
+        put_field(nxt, F_CURRENT, PyLong_FromLong(seat)) < 0)
+        goto done;
+    result = finish_hand(nxt, params);
     goto done;
 fail_now:
     Py_DECREF(now);
@@ -1247,8 +1461,8 @@ done:
 }
 
 /* advance(state, move): the state after `move`, as `MatchState._advance` makes it, where
-   `move` is one of the state's listed legal moves (the same object) and does not end the hand;
-   else None (the Python path checks the move, or ends the hand). */
+   `move` is one of the state's listed legal moves (the same object); else None (the Python path
+   checks the move, or ends a hand whose card points do not fit the parameters). */
 static PyObject *fast_advance(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
     if (nargs != 2 || state_type == NULL || card_type == NULL || Py_TYPE(args[0]) != state_type)
@@ -1283,7 +1497,7 @@ static PyObject *fast_advance(PyObject *self, PyObject *const *args, Py_ssize_t 
         }
         holding += PyTuple_GET_SIZE(hand);
     }
-    if (holding == 1 && PyTuple_GET_SIZE(deck) == 0) { /* the hand ends: Python scores it */
+    if (holding == 1 && PyTuple_GET_SIZE(deck) == 0 && !params[SP_ENDS]) { /* Python scores it */
         result = Py_NewRef(Py_None);
         goto done;
     }
@@ -1521,7 +1735,8 @@ static PyMethodDef methods[] = {
     {"set_moves", set_moves, METH_VARARGS, "set_moves(Move, TRAILS): the type and the trails."},
     {"moves", (PyCFunction)(void (*)(void))fast_moves, METH_FASTCALL,
      "moves(state, kept): its legal moves listed (a list; kept on it if at most kept), or None."},
-    {"set_state", set_state, METH_VARARGS, "set_state(MatchState): the class advance makes."},
+    {"set_state", set_state, METH_VARARGS,
+     "set_state(MatchState, HandResult): the classes advance makes."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -573,15 +573,15 @@ captures: the Python path raises)."""
 FastAdvance = Callable[["MatchState", Move], "MatchState | None"]
 _FAST_ADVANCE: FastAdvance | None = None
 """The C transition of the compiled build (`_ccore.advance`): `_advance`'s next state for a
-move of the state's own listing that does not end the hand, or None (the Python path checks
-the move or scores the hand; tests/games/tablic/test_fast_advance.py)."""
+move of the state's own listing, hands scored and dealt included, or None (the Python path
+checks the move; tests/games/tablic/test_fast_advance.py)."""
 FastMoves = Callable[["MatchState", int], "list[Move] | None"]
 _FAST_MOVES: FastMoves | None = None
 """`legal_moves()` in C (`_ccore.moves`: `_ccore.legal` of the state's own fields, kept on it
 up to LEGAL_KEPT moves as `_generate`'s answer would be), or None where it declines."""
 if NATIVE is not None:
     NATIVE.set_moves(Move, TRAILS)
-    NATIVE.set_state(MatchState)
+    NATIVE.set_state(MatchState, HandResult)
     _FAST_LEGAL = NATIVE.legal
     _FAST_ADVANCE = NATIVE.advance
     _FAST_MOVES = NATIVE.moves
@@ -616,10 +616,22 @@ def _explain(move: Move, rules: Rules) -> str:
 
 
 def state_params(rules: Rules, engine: CaptureEngine) -> bytes:
-    """The rules as `_ccore.legal` and `_ccore.advance` read them: the engine's 80 bytes of
-    `fast_params`, then players, partnerships, last_card_tabla, rank_priority, must_capture."""
+    """The rules as `_ccore.legal` and `_ccore.advance` read them (146 bytes): the engine's 80
+    of `fast_params`; players, partnerships, last_card_tabla, rank_priority, must_capture;
+    whether the card points fit a byte each (else Python scores a hand), most_cards_points,
+    most_cards_tie_to_last, tabla_points, jack_off_opening_table; the target (4 bytes,
+    little-endian); each card's points by index."""
     switches = (rules.partnerships, rules.last_card_tabla, rules.rank_priority, rules.must_capture)
-    return engine.fast_params + bytes([rules.players, *map(int, switches)])
+    points = rules.points_by_index
+    fits = max(points) <= 255
+    scoring = (fits, rules.most_cards_points, rules.most_cards_tie_to_last, rules.tabla_points)
+    return (
+        engine.fast_params
+        + bytes([rules.players, *map(int, switches), *map(int, scoring)])
+        + bytes([int(rules.jack_off_opening_table)])
+        + rules.target.to_bytes(4, "little")
+        + bytes(min(p, 255) for p in points)
+    )
 
 
 def new_match(
