@@ -4,6 +4,7 @@ exactly what the clients did (moves applied = moves played, calls by code, refus
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 import grpc
@@ -91,6 +92,14 @@ async def test_refusals_are_counted_by_limit(redis_url: str, tmp_path: Path) -> 
                 except grpc.aio.AioRpcError as error:
                     reasons.append(reason_of(error))
         after = server.scrape()
+        # A refusal is counted before its status is sent, its call once the handler returns,
+        # which may be after the client has the status: wait (bounded) for the last one.
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and delta(
+            before, after, "kafana_rpc_calls_total", code="RESOURCE_EXHAUSTED"
+        ) < delta(before, after, "kafana_refusals_total"):
+            await asyncio.sleep(0.02)
+            after = server.scrape()
     finally:
         server.served.end()
 

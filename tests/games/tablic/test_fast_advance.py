@@ -146,3 +146,14 @@ def test_states_the_c_transition_makes_play_on_to_the_python_result() -> None:
         assert b.is_over and a.scores == b.scores and a.hand_results == b.hand_results
         assert a.record() == b.record() and a.record().replay().scores == a.scores
         assert all(isinstance(card, Card) for card in a.captured(0))
+
+
+@compiled
+def test_a_listing_that_no_longer_fits_the_position_is_left_to_python() -> None:
+    state = tablic.new_match(tablic.Rules.preset("serbian"), seed=5)
+    state.legal_moves()
+    stranger = next(c for c in tablic.CARDS if c not in state.hand(0) and c not in state.table)
+    held = state.hand(0)[0]
+    for stale in [TRAILS[stranger.index], Move(held, [stranger])]:
+        state._legal = (stale,)  # as if a copy kept a listing of another position
+        assert advance(state, stale) is None

@@ -6,6 +6,7 @@ C listing."""
 
 from __future__ import annotations
 
+import gc
 import random
 import sys
 from itertools import repeat
@@ -167,3 +168,45 @@ def test_the_c_listing_of_a_state_is_kept_on_it_up_to_the_bound() -> None:
         over = over.apply(over.legal_moves()[-1])  # a capture where one can: tables stay small
     assert moves(over, 256) is None and over.legal_moves() == []
     assert moves(object(), 256) is None  # type: ignore[arg-type]
+
+
+@compiled
+def test_a_listing_called_back_during_a_listing_declines() -> None:
+    """On CPython 3.11 an allocation may run the collector, and a finalizer may list moves
+    while a listing is filling the shared buffers: that inner call declines (Python lists)."""
+    legal, params = c_listing()
+    rng = random.Random(11)
+    cards = rng.sample(list(tablic.CARDS), 16)
+    inner_args = (tuple(sorted(cards[:3])), tuple(sorted(cards[3:9])), params)
+    outer_args = (tuple(sorted(cards[9:12])), tuple(sorted(cards[12:])), params)
+    expected = legal(*outer_args)
+    inner: list[object] = []
+
+    class Finalized:
+        def __del__(self) -> None:
+            inner.append(legal(*inner_args))
+            inner.append(tablic.captures(cards[0], list(cards[3:9]), Rules.preset("serbian")))
+
+    threshold = gc.get_threshold()
+    gc.collect()
+    try:
+        gc.set_threshold(1)
+        for _ in range(20):  # a cycle with a finalizer, collected at the next allocation
+            garbage = Finalized()
+            garbage.me = garbage  # type: ignore[attr-defined]
+            del garbage
+            assert legal(*outer_args) == expected
+    finally:
+        gc.set_threshold(*threshold)
+    assert inner and None in inner[::2]  # some inner listing ran inside and declined
+    assert all(
+        found == tablic.captures(cards[0], cards[3:9], Rules.preset("serbian"))
+        for found in inner[1::2]
+    )
+
+
+@compiled
+def test_the_c_listing_declines_a_hand_of_more_than_52() -> None:
+    legal, params = c_listing()
+    two, ace = Card.parse("2C"), Card.parse("AD")
+    assert legal((two,) * 53, (ace,), params) is None

@@ -19,11 +19,13 @@
  * listing past the limits above. The moves, their order and the greedy choice are HandSim's
  * and greedy_move's exactly (`tests/bots/test_bots_fast_playout.py`).
  *
- * `legal(hand, table, params)` and `advance(state, move)` are `MatchState`'s: its legal moves
- * (a tuple of Moves) and its next state for a move of its own
- * listing (made through the class's compiled field descriptors), or None where Python answers
- * (too many captures, the end of a hand, anything else); tests/games/tablic/test_fast_legal.py
- * and test_fast_advance.py check them against the Python methods they stand in for.
+ * `legal(hand, table, params)`, `moves(state, kept)`, `advance(state, move)` and
+ * `permute(items, domain)` are `MatchState`'s and the deal's: its legal moves (a tuple of
+ * Moves; `moves` lists a state's own and keeps them on it), its next state for a move of its
+ * own listing, hands scored and dealt included (written through the class's compiled field
+ * descriptors), and `kafana.games.shuffle.permute` (SHA-256 in C); None where Python answers
+ * (too many captures, anything else). tests/games/tablic/test_fast_legal.py,
+ * test_fast_advance.py and test_shuffle.py check them against the Python they stand in for.
  *
  * `params` (80 bytes, `capture.fast_params`): wild jack, multiple groups, then per rank 1..13
  * the declared values a played card may take (count, two values; 0 means by rank only), then
@@ -84,6 +86,12 @@ typedef struct {
 } MaskSet;
 
 static MaskSet groups_set, unions_set, results_set;
+
+/* Set while a call fills the shared static buffers (`masks_buffer`, the mask sets, `found`)
+   and then allocates from them: on CPython 3.11 an allocation may run the cycle collector and
+   so finalizers, which could call back in; a call made then declines (Python answers). */
+static int buffers_busy = 0;
+
 
 /* A new generation: every stamp of the table is stale. */
 static void set_restamp(MaskSet *s) {
@@ -630,6 +638,7 @@ static PyObject *fast_playout(PyObject *self, PyObject *const *args, Py_ssize_t 
         PyErr_SetString(PyExc_TypeError, "playout(sim, plies, seed, values, rules)");
         return NULL;
     }
+    if (buffers_busy) return PyLong_FromLong(-1); /* called back from a finalizer: Python plays */
     PyObject *sim = args[0], *values = args[3], *rules_obj = args[4];
     long plies = PyLong_AsLong(args[1]);
     if (plies == -1 && PyErr_Occurred()) return NULL;
@@ -862,22 +871,30 @@ static const uint8_t *params_of(PyObject *params) {
 
 static PyObject *fast_captures(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs != 4 || card_type == NULL) Py_RETURN_NONE;
+    if (nargs != 4 || card_type == NULL || buffers_busy) Py_RETURN_NONE;
     PyObject *card = args[0];
     int rank_priority = PyObject_IsTrue(args[3]);
     if (rank_priority < 0) return NULL;
     const uint8_t *params = params_of(args[2]);
+    if (Py_TYPE(card) != card_type || params == NULL) Py_RETURN_NONE;
+    /* A list is read from a snapshot: Python code a finalizer runs may change the list. */
+    PyObject *table = PyList_CheckExact(args[1]) ? PyList_AsTuple(args[1]) : Py_NewRef(args[1]);
+    if (table == NULL) return NULL;
     Py_ssize_t n;
-    PyObject **items = items_of(args[1], &n);
-    if (Py_TYPE(card) != card_type || params == NULL || items == NULL || n > 51) Py_RETURN_NONE;
+    PyObject **items = items_of(table, &n), *result = NULL;
     int played = card_index(card);
     CardTable c;
-    if (played < 0 || read_table(&c, items, n, params, 1ull << played) < 0) Py_RETURN_NONE;
-    /* The table (a list) holds only cards, whose references the table keeps: no Python code
-       runs from here on until the answer is built, so `items` stays valid. */
+    if (items == NULL || n > 51 || played < 0 || read_table(&c, items, n, params, 1ull << played) < 0) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    buffers_busy = 1;
     int count = card_captures(&c, played, params, rank_priority, 0, masks_buffer);
-    if (count < 0) Py_RETURN_NONE;
-    return answer(items, c.hash, masks_buffer, count);
+    result = count < 0 ? Py_NewRef(Py_None) : answer(items, c.hash, masks_buffer, count);
+    buffers_busy = 0;
+done:
+    Py_DECREF(table);
+    return result;
 }
 
 /* Objects the fast paths make hold only cards, ints, moves and tuples of them, none of which
@@ -931,7 +948,7 @@ static const uint8_t *state_params_of(PyObject *params) {
 /* The indexes of a hand's cards into `played`; their mask, or 0 where it is not a tuple of
    distinct cards (a hand is never empty while its seat is to move). */
 static uint64_t read_hand_cards(PyObject *hand, int *played, Py_ssize_t *cards) {
-    if (!PyTuple_CheckExact(hand)) return 0;
+    if (!PyTuple_CheckExact(hand) || PyTuple_GET_SIZE(hand) > 52) return 0;
     *cards = PyTuple_GET_SIZE(hand);
     uint64_t seen = 0;
     for (Py_ssize_t k = 0; k < *cards; k++) {
@@ -947,7 +964,7 @@ static uint64_t read_hand_cards(PyObject *hand, int *played, Py_ssize_t *cards) 
    its trail, then its captures in the order of their masks; only the captures when one is
    possible and required), a tuple of interned Moves; or None where Python must list. */
 static PyObject *list_moves(PyObject *hand, PyObject *table, PyObject *params_obj) {
-    if (card_type == NULL || move_type == NULL) Py_RETURN_NONE;
+    if (card_type == NULL || move_type == NULL || buffers_busy) Py_RETURN_NONE;
     const uint8_t *params = state_params_of(params_obj);
     Py_ssize_t n, cards = 0;
     PyObject **items = items_of(table, &n);
@@ -956,13 +973,14 @@ static PyObject *list_moves(PyObject *hand, PyObject *table, PyObject *params_ob
     uint64_t seen = read_hand_cards(hand, played, &cards);
     CardTable c;
     if (seen == 0 || read_table(&c, items, n, params, seen) < 0) Py_RETURN_NONE;
-    static PyObject *found[CAPTURE_LIMIT + 52]; /* the GIL is held: one call at a time */
+    static PyObject *found[CAPTURE_LIMIT + 52]; /* `buffers_busy` while in use */
     int count_of[52], total = 0, captures = 0;
-    /* No Python code runs while moves are made (tuples of cards), so `items` stays valid. */
+    buffers_busy = 1;
     for (Py_ssize_t k = 0; k < cards; k++) {
         int count = card_captures(&c, played[k], params, params[SP_PRIORITY], 1, masks_buffer);
         if (count < 0 || captures + count > CAPTURE_LIMIT) { /* past the bounds: Python lists */
             for (int i = 0; i < total; i++) Py_DECREF(found[i]);
+            buffers_busy = 0;
             Py_RETURN_NONE;
         }
         count_of[k] = count;
@@ -971,6 +989,7 @@ static PyObject *list_moves(PyObject *hand, PyObject *table, PyObject *params_ob
             PyObject *move = capture_move(PyTuple_GET_ITEM(hand, k), &c, items, masks_buffer[m]);
             if (move == NULL) {
                 for (int i = 0; i < total; i++) Py_DECREF(found[i]);
+                buffers_busy = 0;
                 return NULL;
             }
             found[total++] = move;
@@ -981,6 +1000,7 @@ static PyObject *list_moves(PyObject *hand, PyObject *table, PyObject *params_ob
     PyObject *out = card_tuple(drop_trails ? captures : total);
     if (out == NULL) {
         for (int i = 0; i < total; i++) Py_DECREF(found[i]);
+        buffers_busy = 0;
         return NULL;
     }
     Py_ssize_t at = 0, from = 0;
@@ -990,6 +1010,7 @@ static PyObject *list_moves(PyObject *hand, PyObject *table, PyObject *params_ob
         from++;
         for (int m = 0; m < count_of[k]; m++) PyTuple_SET_ITEM(out, at++, found[from++]);
     }
+    buffers_busy = 0;
     return out;
 }
 
@@ -1068,11 +1089,15 @@ static inline int copy_field(PyObject *from, PyObject *to, int f) {
     return put_field(to, f, get_field(from, f));
 }
 
+/* An int of a state (a count or a bit mask, 0 <= it < 2**64) as a uint64, without the
+   overflow check of PyLong_AsUnsignedLongLong (its byte-array path: 1% of a playout). */
+static inline uint64_t u64_of(PyObject *value) { return PyLong_AsUnsignedLongLongMask(value); }
+
 /* An int field as a uint64 (-1 with an error set where it is not one). */
 static int u64_field(PyObject *state, int f, uint64_t *out) {
     PyObject *value = get_field(state, f);
     if (value == NULL) return -1;
-    *out = PyLong_AsUnsignedLongLong(value);
+    *out = u64_of(value);
     Py_DECREF(value);
     return *out == (uint64_t)-1 && PyErr_Occurred() ? -1 : 0;
 }
@@ -1170,7 +1195,7 @@ static int start_hand(PyObject *nxt, uint64_t hand_no, const uint8_t *params) {
     Py_ssize_t head = 0, tail = n;
     int opened = 0;
     uint64_t vector = 0;
-    while (opened < 4 && head < tail) { /* a J among the opening cards may go under the deck */
+    while (opened < 4 && head < tail && tail < 2 * 52) { /* a J may go under the deck */
         PyObject *card = cards[head++];
         int index = card_index(card);
         if (params[SP_JACK_OFF] && index / 4 + 1 == JACK)
@@ -1179,6 +1204,10 @@ static int start_hand(PyObject *nxt, uint64_t hand_no, const uint8_t *params) {
             table[opened++] = card;
             vector += 1ull << 4 * (index / 4);
         }
+    }
+    if (opened < 4) {
+        PyErr_SetString(PyExc_ValueError, "a hand's deck must open four cards");
+        goto done;
     }
     long zeros[4] = {0, 0, 0, 0};
     PyObject *rest = card_tuple(tail - head);
@@ -1216,14 +1245,20 @@ static int finish_hand(PyObject *nxt, const uint8_t *params) {
         (scores = get_field(nxt, F_SCORES)) == NULL || u64_field(nxt, F_HAND_NO, &hand_no) < 0)
         goto done;
     for (int s = 0; s < sides; s++) {
-        piles[s] = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(pile_tuple, s));
+        piles[s] = u64_of(PyTuple_GET_ITEM(pile_tuple, s));
         tablas[s] = PyLong_AsLong(PyTuple_GET_ITEM(tabla_tuple, s));
     }
     if (last_obj != Py_None) last = PyLong_AsLong(last_obj);
     if (PyErr_Occurred()) goto done;
+    if (last >= sides) {
+        PyErr_SetString(PyExc_ValueError, "the last capturer is not a side");
+        goto done;
+    }
     if (last >= 0)
-        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(table); i++)
-            piles[last] |= 1ull << card_index(PyTuple_GET_ITEM(table, i));
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(table); i++) {
+            int index = card_index(PyTuple_GET_ITEM(table, i));
+            if (index >= 0) piles[last] |= 1ull << index; /* the table holds only cards */
+        }
     if (put_field(nxt, F_TABLE, card_tuple(0)) < 0 || put_field(nxt, F_VECTOR, PyLong_FromLong(0)) < 0)
         goto done;
     long best = -1, leaders = 0, last_leads = 0, top = LONG_MIN, at_top = 0;
@@ -1248,8 +1283,8 @@ static int finish_hand(PyObject *nxt, const uint8_t *params) {
     if (new_scores == NULL) goto done;
     for (int s = 0; s < sides; s++) {
         points[s] = card_points[s] + most[s] + tablas[s] * params[SP_TABLA_POINTS];
-        long score = PyLong_AsLong(PyTuple_GET_ITEM(scores, s)) + points[s];
-        PyObject *v = score == -1 && PyErr_Occurred() ? NULL : PyLong_FromLong(score);
+        long before = PyLong_AsLong(PyTuple_GET_ITEM(scores, s)), score = before + points[s];
+        PyObject *v = before == -1 && PyErr_Occurred() ? NULL : PyLong_FromLong(score);
         if (v == NULL) {
             Py_DECREF(new_scores);
             goto done;
@@ -1299,8 +1334,8 @@ static int finish_hand(PyObject *nxt, const uint8_t *params) {
                 Py_DECREF(final_piles);
                 goto done;
             }
-        if (put_field(nxt, F_CURRENT, Py_NewRef(Py_None)) < 0 || put_field(nxt, F_HANDS, empty) < 0 ||
-            put_field(nxt, F_PILES, final_piles) < 0)
+        int hands_set = put_field(nxt, F_HANDS, empty), piles_set = put_field(nxt, F_PILES, final_piles);
+        if (hands_set < 0 || piles_set < 0 || put_field(nxt, F_CURRENT, Py_NewRef(Py_None)) < 0)
             goto done;
         result = 0;
         goto done;
@@ -1360,7 +1395,7 @@ static int advance_fields(PyObject *state, PyObject *nxt, PyObject *move, const 
         long side = params[SP_PARTNERS] ? seat % 2 : seat;
         PyObject *piles = get_field(state, F_PILES);
         if (piles == NULL) goto fail_now;
-        uint64_t pile = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(piles, side));
+        uint64_t pile = u64_of(PyTuple_GET_ITEM(piles, side));
         if (pile == (uint64_t)-1 && PyErr_Occurred()) {
             Py_DECREF(piles);
             goto fail_now;
@@ -1400,8 +1435,10 @@ static int advance_fields(PyObject *state, PyObject *nxt, PyObject *move, const 
         }
         int tabla = kept == 0 && (params[SP_LAST_TABLA] || undealt > 0 || holding > 0);
         PyObject *tablas = NULL;
-        if (put_field(nxt, F_PILES, tuple_with(piles, side, PyLong_FromUnsignedLongLong(pile))) < 0 ||
-            put_field(nxt, F_TABLE, remaining) < 0 || put_field(nxt, F_LAST_CAPTURER, PyLong_FromLong(side)) < 0 ||
+        int stored = put_field(nxt, F_TABLE, remaining); /* `remaining` is given in any case */
+        if (stored < 0 ||
+            put_field(nxt, F_PILES, tuple_with(piles, side, PyLong_FromUnsignedLongLong(pile))) < 0 ||
+            put_field(nxt, F_LAST_CAPTURER, PyLong_FromLong(side)) < 0 ||
             (tablas = get_field(state, F_TABLAS)) == NULL) {
             Py_DECREF(piles);
             goto fail_now;
@@ -1409,7 +1446,9 @@ static int advance_fields(PyObject *state, PyObject *nxt, PyObject *move, const 
         Py_DECREF(piles);
         if (tabla) {
             long before = PyLong_AsLong(PyTuple_GET_ITEM(tablas, side));
-            PyObject *more = tuple_with(tablas, side, PyLong_FromLong(before + 1));
+            PyObject *more = before == -1 && PyErr_Occurred()
+                                 ? NULL
+                                 : tuple_with(tablas, side, PyLong_FromLong(before + 1));
             Py_DECREF(tablas);
             tablas = more;
         }
@@ -1460,6 +1499,46 @@ done:
     return result;
 }
 
+/* Whether `move` (a Move) plays a card of `hand` and takes only cards of `table` (tuples of
+   cards): what the state's own listing guarantees, checked before the next state is built
+   from it (a state whose listing no longer fits its position is left to Python). */
+static int move_fits(PyObject *hand, PyObject *table, PyObject *move) {
+    PyObject *card = PyTuple_GET_ITEM(move, 0), *taken = PyTuple_GET_ITEM(move, 1);
+    if (!PyTuple_CheckExact(hand) || !PyTuple_CheckExact(table) || !PyFrozenSet_CheckExact(taken))
+        return 0;
+    int held = 0;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(hand) && !held; k++)
+        held = PyTuple_GET_ITEM(hand, k) == card;
+    if (!held || Py_TYPE(card) != card_type) return 0;
+    uint64_t on_table = 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(table); i++) {
+        int index = card_index(PyTuple_GET_ITEM(table, i));
+        if (index < 0) return 0;
+        on_table |= 1ull << index;
+    }
+#ifdef SETS_IN_PLACE
+    PySetObject *so = (PySetObject *)taken; /* a frozenset: no deleted entries */
+    for (Py_ssize_t i = 0; i <= so->mask; i++) {
+        PyObject *key = so->table[i].key;
+        if (key == NULL) continue;
+        int index = Py_TYPE(key) == card_type ? card_index(key) : -1;
+        if (index < 0 || !(on_table >> index & 1)) return 0;
+    }
+    return 1;
+#else
+    Py_ssize_t found = 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(table); i++) {
+        int in = PySet_Contains(taken, PyTuple_GET_ITEM(table, i)); /* cards hash by identity */
+        if (in < 0) {
+            PyErr_Clear();
+            return 0;
+        }
+        found += in;
+    }
+    return found == PySet_GET_SIZE(taken);
+#endif
+}
+
 /* advance(state, move): the state after `move`, as `MatchState._advance` makes it, where
    `move` is one of the state's listed legal moves (the same object); else None (the Python path
    checks the move, or ends a hand whose card points do not fit the parameters). */
@@ -1478,16 +1557,19 @@ static PyObject *fast_advance(PyObject *self, PyObject *const *args, Py_ssize_t 
     if (!listed || Py_TYPE(move) != move_type) Py_RETURN_NONE;
     PyObject *params_obj = get_field(state, F_PARAMS), *current = get_field(state, F_CURRENT);
     PyObject *hands = get_field(state, F_HANDS), *deck = get_field(state, F_DECK);
-    PyObject *result = NULL, *nxt = NULL;
-    if (params_obj == NULL || current == NULL || hands == NULL || deck == NULL) goto done;
+    PyObject *table = get_field(state, F_TABLE), *result = NULL, *nxt = NULL;
+    if (params_obj == NULL || current == NULL || hands == NULL || deck == NULL || table == NULL)
+        goto done;
     const uint8_t *params = state_params_of(params_obj);
-    long seat = PyLong_Check(current) ? PyLong_AsLong(current) : -1;
-    if (params == NULL || seat < 0 || !PyTuple_CheckExact(hands) ||
-        PyTuple_GET_SIZE(hands) != params[SP_PLAYERS] || !PyTuple_CheckExact(deck)) {
+    long seat = -1;
+    if (PyLong_Check(current) && (seat = PyLong_AsLong(current)) == -1 && PyErr_Occurred())
+        goto done;
+    if (params == NULL || seat < 0 || seat >= params[SP_PLAYERS] || !PyTuple_CheckExact(hands) ||
+        PyTuple_GET_SIZE(hands) != params[SP_PLAYERS] || !PyTuple_CheckExact(deck) ||
+        !move_fits(PyTuple_GET_ITEM(hands, seat), table, move)) {
         result = Py_NewRef(Py_None);
         goto done;
     }
-    if (PyErr_Occurred()) goto done;
     Py_ssize_t holding = 0;
     for (int s = 0; s < params[SP_PLAYERS]; s++) {
         PyObject *hand = PyTuple_GET_ITEM(hands, s);
@@ -1510,6 +1592,7 @@ done:
     Py_XDECREF(current);
     Py_XDECREF(hands);
     Py_XDECREF(deck);
+    Py_XDECREF(table);
     return result;
 }
 
