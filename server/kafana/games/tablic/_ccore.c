@@ -739,8 +739,10 @@ static inline void set_put(PySetObject *so, PyObject *key, Py_hash_t hash) {
 }
 #endif
 
-/* A new reference to the frozenset of the cards at `mask`'s positions (`hashes`: theirs). */
-static PyObject *capture_of(PyObject **items, const Py_hash_t *hashes, uint64_t mask) {
+/* A new reference to the frozenset of the cards at `mask`'s positions (`index` and `hashes`:
+   their card indexes and hashes). The cards are the interned ones, not the caller's table:
+   allocating may run Python code (a finalizer), which could change a table given as a list. */
+static PyObject *capture_of(const int *index, const Py_hash_t *hashes, uint64_t mask) {
     PyObject *capture = PyFrozenSet_New(NULL);
     if (capture == NULL) return NULL;
 #ifdef SETS_IN_PLACE
@@ -752,7 +754,7 @@ static PyObject *capture_of(PyObject **items, const Py_hash_t *hashes, uint64_t 
     if (reserved == 0) {
         for (uint64_t m = mask; m; m &= m - 1) {
             int at = __builtin_ctzll(m);
-            set_put((PySetObject *)capture, items[at], hashes[at]);
+            set_put((PySetObject *)capture, card_objects[index[at]], hashes[at]);
         }
         PyObject_GC_UnTrack(capture);
         return capture;
@@ -761,7 +763,7 @@ static PyObject *capture_of(PyObject **items, const Py_hash_t *hashes, uint64_t 
     (void)hashes;
 #endif
     for (uint64_t m = mask; m; m &= m - 1) {
-        if (PySet_Add(capture, items[__builtin_ctzll(m)]) < 0) {
+        if (PySet_Add(capture, card_objects[index[__builtin_ctzll(m)]]) < 0) {
             Py_DECREF(capture);
             return NULL;
         }
@@ -769,7 +771,7 @@ static PyObject *capture_of(PyObject **items, const Py_hash_t *hashes, uint64_t 
     return capture;
 }
 
-static PyObject *answer(PyObject **items, const Py_hash_t *hashes, const uint64_t *masks,
+static PyObject *answer(const int *index, const Py_hash_t *hashes, const uint64_t *masks,
                         int count) {
     PyObject *out = PySet_New(NULL);
     if (out == NULL) return NULL;
@@ -780,7 +782,7 @@ static PyObject *answer(PyObject **items, const Py_hash_t *hashes, const uint64_
     int reserved = -1;
 #endif
     for (int c = 0; c < count; c++) {
-        PyObject *capture = capture_of(items, hashes, masks[c]);
+        PyObject *capture = capture_of(index, hashes, masks[c]);
         if (capture == NULL) goto fail;
 #ifdef SETS_IN_PLACE
         if (reserved == 0) {
@@ -877,23 +879,17 @@ static PyObject *fast_captures(PyObject *self, PyObject *const *args, Py_ssize_t
     if (rank_priority < 0) return NULL;
     const uint8_t *params = params_of(args[2]);
     if (Py_TYPE(card) != card_type || params == NULL) Py_RETURN_NONE;
-    /* A list is read from a snapshot: Python code a finalizer runs may change the list. */
-    PyObject *table = PyList_CheckExact(args[1]) ? PyList_AsTuple(args[1]) : Py_NewRef(args[1]);
-    if (table == NULL) return NULL;
     Py_ssize_t n;
-    PyObject **items = items_of(table, &n), *result = NULL;
+    PyObject **items = items_of(args[1], &n);
     int played = card_index(card);
     CardTable c;
-    if (items == NULL || n > 51 || played < 0 || read_table(&c, items, n, params, 1ull << played) < 0) {
-        result = Py_NewRef(Py_None);
-        goto done;
-    }
+    if (items == NULL || n > 51 || played < 0 || read_table(&c, items, n, params, 1ull << played) < 0)
+        Py_RETURN_NONE;
+    /* From here on the table is read from `c` (indexes, hashes), not from `items`. */
     buffers_busy = 1;
     int count = card_captures(&c, played, params, rank_priority, 0, masks_buffer);
-    result = count < 0 ? Py_NewRef(Py_None) : answer(items, c.hash, masks_buffer, count);
+    PyObject *result = count < 0 ? Py_NewRef(Py_None) : answer(c.index, c.hash, masks_buffer, count);
     buffers_busy = 0;
-done:
-    Py_DECREF(table);
     return result;
 }
 
@@ -916,8 +912,8 @@ static PyObject *trail_moves[52];
 /* The capture Move of `card` taking `mask`'s positions of `c` (a new reference), made anew:
    a cache of moves by their cards does not pay in play (measured: random playouts ran 10-15%
    faster without the 65,536-slot one, whose hits were rare and misses cost an eviction). */
-static PyObject *capture_move(PyObject *card, CardTable *c, PyObject **items, uint64_t mask) {
-    PyObject *taken = capture_of(items, c->hash, mask);
+static PyObject *capture_move(PyObject *card, CardTable *c, uint64_t mask) {
+    PyObject *taken = capture_of(c->index, c->hash, mask);
     if (taken == NULL) return NULL;
     PyObject *move = move_type->tp_alloc(move_type, 2); /* tuple.__new__(Move, (card, taken)) */
     if (move == NULL) {
@@ -986,7 +982,7 @@ static PyObject *list_moves(PyObject *hand, PyObject *table, PyObject *params_ob
         count_of[k] = count;
         found[total++] = Py_NewRef(trail_moves[played[k]]);
         for (int m = 0; m < count; m++) {
-            PyObject *move = capture_move(PyTuple_GET_ITEM(hand, k), &c, items, masks_buffer[m]);
+            PyObject *move = capture_move(PyTuple_GET_ITEM(hand, k), &c, masks_buffer[m]);
             if (move == NULL) {
                 for (int i = 0; i < total; i++) Py_DECREF(found[i]);
                 buffers_busy = 0;
