@@ -8,7 +8,9 @@ moments of a noisy machine: random playout hands per second (after a warm-up tha
 caches) and `captures()` calls per second on fresh random 12-card tables. Each figure is
 process CPU time, not wall time; the medians and the ratio are printed. Both run the pure-Python
 core (`KAFANA_PURE=1`: an older commit has no compiled build); `--build compiled` runs this
-checkout's compiled build (`make venv`) against the older commit's pure one.
+checkout's compiled build (`make venv`) against the older commit's pure one, or against its
+compiled one with `--checkout DIR`: a checkout of that commit built by its own `make venv`
+(`git worktree add DIR COMMIT && make -C DIR venv`), whose `.venv` then runs the older side.
 
 With `--instructions`, also the instructions a playout hand costs under valgrind's callgrind,
 a figure the machine's other jobs cannot move: each source plays `--warm-up` hands, then 50 or
@@ -76,11 +78,21 @@ PURE = {"KAFANA_PURE": "1"}
 """The environment of a run of the pure core (`--build compiled` empties it)."""
 
 
+def side(source: Path) -> tuple[str, dict[str, str]]:
+    """The interpreter and environment that run `source`: a checkout's own venv (its build as
+    `make venv` made it), else this interpreter with `source` first on the import path."""
+    venv = source / ".venv" / "bin" / "python"
+    if venv.exists():
+        return str(venv), {**os.environ, **PURE}
+    path = source / "server" if (source / "server").is_dir() else source
+    return sys.executable, {**os.environ, "PYTHONPATH": str(path), **PURE}
+
+
 def rate(source: Path, what: str, amount: int) -> float:
-    """One measurement in a fresh process with `source` first on the import path."""
-    env = {**os.environ, "PYTHONPATH": str(source), **PURE}
+    """One measurement in a fresh process running `source` (see `side`)."""
+    python, env = side(source)
     done = subprocess.run(
-        [sys.executable, "-c", MEASURE, what, str(amount), str(HERE)],
+        [python, "-c", MEASURE, what, str(amount), str(HERE)],
         env=env,
         capture_output=True,
         text=True,
@@ -91,9 +103,9 @@ def rate(source: Path, what: str, amount: int) -> float:
 
 def instructions(source: Path, hands: int, warm_up: int) -> int:
     """Instructions callgrind counts for `warm_up` + `hands` playout hands from `source`."""
-    env = {**os.environ, "PYTHONPATH": str(source), **PURE}
+    python, env = side(source)
     command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
-    command += [sys.executable, "-c", MEASURE, "hands", str(hands), str(HERE), str(warm_up)]
+    command += [python, "-c", MEASURE, "hands", str(hands), str(HERE), str(warm_up)]
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
     found = re.search(r"Collected : (\d+)", done.stderr)
     if found is None:
@@ -110,12 +122,29 @@ def main() -> None:
     parser.add_argument("--instructions", action="store_true", help="also count instructions")
     parser.add_argument("--warm-up", type=int, default=1_000)
     parser.add_argument("--build", choices=["pure", "compiled"], default="pure")
+    parser.add_argument("--checkout", type=Path, help="a built checkout of the older commit")
     args = parser.parse_args()
     if args.build == "compiled":
         PURE.clear()
         os.environ.pop("KAFANA_PURE", None)
+    if args.checkout is not None:
+        head = subprocess.run(
+            ["git", "-C", str(args.checkout), "rev-parse", "HEAD"], capture_output=True, text=True
+        ).stdout.strip()
+        wanted = subprocess.run(
+            ["git", "rev-parse", args.commit], cwd=ROOT, capture_output=True, text=True
+        ).stdout.strip()
+        if not head or head != wanted:
+            raise SystemExit(
+                f"--checkout {args.checkout} is at {head or 'no commit'}, not {wanted}"
+            )
+        if not (args.checkout / ".venv" / "bin" / "python").exists():
+            raise SystemExit(
+                f"--checkout {args.checkout} has no .venv: run `make -C {args.checkout} venv`"
+            )
     with tempfile.TemporaryDirectory(prefix="kafana-ab-") as folder:
-        sources = {args.commit: extract(args.commit, Path(folder)), "this": ROOT / "server"}
+        older = args.checkout or extract(args.commit, Path(folder))
+        sources = {args.commit: older, "this": ROOT}
         for what, amount, unit in (
             ("playout", args.hands, "hands/s"),
             ("captures", args.calls, "12-card captures() calls/s"),
