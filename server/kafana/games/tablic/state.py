@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import compress
 from operator import attrgetter
+from typing import Final
 
 from kafana.errors import IllegalMoveError, InvalidInputError, MatchOverError, TooManyMovesError
 from kafana.games.cards import CARDS, Card, check_distinct, parse_cards
@@ -566,25 +567,23 @@ MOVE_ENTRIES = 1 << 16
 """Most moves `_MOVES` keeps; past it, it starts again empty."""
 _MOVE_BIT = tuple(1 << 6 + i for i in range(52))
 FastLegal = Callable[[tuple[Card, ...], tuple[Card, ...], bytes], tuple[Move, ...] | None]
-_FAST_LEGAL: FastLegal | None = None
+_FAST_LEGAL: Final[FastLegal | None] = None if NATIVE is None else NATIVE.legal
 """The C listing of the compiled build (`_ccore.legal`): `_list_moves`'s answer, the same moves
 in the same order (tests/games/tablic/test_fast_legal.py), or None where it declines (too many
 captures: the Python path raises)."""
 FastAdvance = Callable[["MatchState", Move], "MatchState | None"]
-_FAST_ADVANCE: FastAdvance | None = None
+_FAST_ADVANCE: Final[FastAdvance | None] = None if NATIVE is None else NATIVE.advance
 """The C transition of the compiled build (`_ccore.advance`): `_advance`'s next state for a
 move of the state's own listing, hands scored and dealt included, or None (the Python path
 checks the move; tests/games/tablic/test_fast_advance.py)."""
 FastMoves = Callable[["MatchState", int], "list[Move] | None"]
-_FAST_MOVES: FastMoves | None = None
+_FAST_MOVES: Final[FastMoves | None] = None if NATIVE is None else NATIVE.moves
 """`legal_moves()` in C (`_ccore.moves`: `_ccore.legal` of the state's own fields, kept on it
-up to LEGAL_KEPT moves as `_generate`'s answer would be), or None where it declines."""
+up to LEGAL_KEPT moves as `_generate`'s answer would be), or None where it declines. The
+three are Final: the compiled module reads them as constants, not from its dict every move."""
 if NATIVE is not None:
     NATIVE.set_moves(Move, TRAILS)
     NATIVE.set_state(MatchState, HandResult)
-    _FAST_LEGAL = NATIVE.legal
-    _FAST_ADVANCE = NATIVE.advance
-    _FAST_MOVES = NATIVE.moves
 _BY_INDEX = attrgetter("index")
 _RANK = attrgetter("rank")
 _BINARY_DIGITS = bytes.maketrans(b"01", b"\x00\x01")
