@@ -312,11 +312,11 @@ class MatchState(SeatedState[Rules, View]):
         """
         if seat is not None and seat != self._current:
             self._check_turn(seat)
+        if _FAST_ADVANCE is not None:  # the compiled build: a move of this state's listing, in C
+            fast = _FAST_ADVANCE(self, move)
+            if fast is not None:
+                return fast
         if type(move) is Move:  # a Move itself (no subclass) takes the fast path
-            if _FAST_ADVANCE is not None:  # the compiled build: a listed move, in C
-                fast = _FAST_ADVANCE(self, move)
-                if fast is not None:
-                    return fast
             played = move
         elif isinstance(move, str):
             played = Move.parse(move)
@@ -571,7 +571,7 @@ _FAST_LEGAL: Final[FastLegal | None] = None if NATIVE is None else NATIVE.legal
 """The C listing of the compiled build (`_ccore.legal`): `_list_moves`'s answer, the same moves
 in the same order (tests/games/tablic/test_fast_legal.py), or None where it declines (too many
 captures: the Python path raises)."""
-FastAdvance = Callable[["MatchState", Move], "MatchState | None"]
+FastAdvance = Callable[["MatchState", object], "MatchState | None"]
 _FAST_ADVANCE: Final[FastAdvance | None] = None if NATIVE is None else NATIVE.advance
 """The C transition of the compiled build (`_ccore.advance`): `_advance`'s next state for a
 move of the state's own listing, hands scored and dealt included, or None (the Python path
