@@ -9,6 +9,7 @@ from __future__ import annotations
 import gc
 import random
 import sys
+from collections.abc import Callable
 from itertools import repeat
 
 import pytest
@@ -20,24 +21,26 @@ from kafana.games.tablic.state import MatchState
 
 from .test_fast_captures import RULE_SETS
 
-compiled = pytest.mark.skipif(
-    state_module._FAST_LEGAL is None, reason="the pure build has no C listing"
-)
+NATIVE = capture.NATIVE
+compiled = pytest.mark.skipif(NATIVE is None, reason="the pure build has no C listing")
+FastLegal = Callable[[tuple[Card, ...], tuple[Card, ...], bytes], tuple[Move, ...] | None]
 
 
 def fast_listing(state: MatchState) -> tuple[Move, ...] | None:
     """What the C listing answers for the seat to move."""
-    assert state_module._FAST_LEGAL is not None
+    legal, _ = c_listing()
     seat = state.current_seat
     assert seat is not None
-    return state_module._FAST_LEGAL(state.hand(seat), state.table, state._params)
+    return legal(state.hand(seat), state.table, state._params)
 
 
-def c_listing() -> tuple[state_module.FastLegal, bytes]:
-    """The C listing and the serbian preset's parameters."""
-    assert state_module._FAST_LEGAL is not None
+def c_listing() -> tuple[FastLegal, bytes]:
+    """The C listing (`_ccore.legal`, what `MatchState`'s `_FAST_MOVES` runs on its fields) and
+    the serbian preset's parameters."""
+    assert NATIVE is not None
     rules = Rules.preset("serbian")
-    return state_module._FAST_LEGAL, state_module.state_params(rules, capture.engine_for(rules))
+    legal: FastLegal = NATIVE.legal
+    return legal, state_module.state_params(rules, capture.engine_for(rules))
 
 
 def python_listing(state: MatchState) -> tuple[Move, ...]:
@@ -61,7 +64,8 @@ def with_position(state: MatchState, hand: list[Card], table: list[Card]) -> Mat
 
 
 def test_the_c_listing_is_loaded_exactly_in_the_compiled_build() -> None:
-    assert (state_module._FAST_LEGAL is not None) == (tablic.BUILD == "compiled")
+    assert (state_module._FAST_MOVES is not None) == (tablic.BUILD == "compiled")
+    assert (NATIVE is not None) == (tablic.BUILD == "compiled")
 
 
 @compiled

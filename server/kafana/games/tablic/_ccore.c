@@ -92,7 +92,6 @@ static MaskSet groups_set, unions_set, results_set;
    so finalizers, which could call back in; a call made then declines (Python answers). */
 static int buffers_busy = 0;
 
-
 /* A new generation: every stamp of the table is stale. */
 static void set_restamp(MaskSet *s) {
     s->generation++;
@@ -895,8 +894,7 @@ static PyObject *fast_captures(PyObject *self, PyObject *const *args, Py_ssize_t
 
 /* Objects the fast paths make hold only cards, ints, moves and tuples of them, none of which
    can refer back to what holds it: no reference cycle can pass through them, so they are left
-   out of the cycle collector's walks (a playout makes several every move; the move cache holds
-   tens of thousands). */
+   out of the cycle collector's walks (a playout makes several every move). */
 static inline PyObject *untracked(PyObject *o) {
     if (o != NULL) PyObject_GC_UnTrack(o);
     return o;
@@ -904,7 +902,7 @@ static inline PyObject *untracked(PyObject *o) {
 
 static inline PyObject *card_tuple(Py_ssize_t n) { return untracked(PyTuple_New(n)); }
 
-/* -- MatchState's moves: interned, listed and applied ------------------------------------ */
+/* -- MatchState's moves: listed and applied ---------------------------------------------- */
 
 static PyTypeObject *move_type = NULL;
 static PyObject *trail_moves[52];
@@ -958,7 +956,7 @@ static uint64_t read_hand_cards(PyObject *hand, int *played, Py_ssize_t *cards) 
 
 /* legal(hand, table, params): the legal moves as `MatchState._list_moves` lists them (per card
    its trail, then its captures in the order of their masks; only the captures when one is
-   possible and required), a tuple of interned Moves; or None where Python must list. */
+   possible and required), a tuple of Moves; or None where Python must list. */
 static PyObject *list_moves(PyObject *hand, PyObject *table, PyObject *params_obj) {
     if (card_type == NULL || move_type == NULL || buffers_busy) Py_RETURN_NONE;
     const uint8_t *params = state_params_of(params_obj);
@@ -971,34 +969,25 @@ static PyObject *list_moves(PyObject *hand, PyObject *table, PyObject *params_ob
     if (seen == 0 || read_table(&c, items, n, params, seen) < 0) Py_RETURN_NONE;
     static PyObject *found[CAPTURE_LIMIT + 52]; /* `buffers_busy` while in use */
     int count_of[52], total = 0, captures = 0;
+    PyObject *out = NULL;
     buffers_busy = 1;
     for (Py_ssize_t k = 0; k < cards; k++) {
         int count = card_captures(&c, played[k], params, params[SP_PRIORITY], 1, masks_buffer);
         if (count < 0 || captures + count > CAPTURE_LIMIT) { /* past the bounds: Python lists */
-            for (int i = 0; i < total; i++) Py_DECREF(found[i]);
-            buffers_busy = 0;
-            Py_RETURN_NONE;
+            out = Py_NewRef(Py_None);
+            goto release;
         }
         count_of[k] = count;
         found[total++] = Py_NewRef(trail_moves[played[k]]);
         for (int m = 0; m < count; m++) {
             PyObject *move = capture_move(PyTuple_GET_ITEM(hand, k), &c, masks_buffer[m]);
-            if (move == NULL) {
-                for (int i = 0; i < total; i++) Py_DECREF(found[i]);
-                buffers_busy = 0;
-                return NULL;
-            }
+            if (move == NULL) goto release;
             found[total++] = move;
         }
         captures += count;
     }
     int drop_trails = captures > 0 && params[SP_MUST];
-    PyObject *out = card_tuple(drop_trails ? captures : total);
-    if (out == NULL) {
-        for (int i = 0; i < total; i++) Py_DECREF(found[i]);
-        buffers_busy = 0;
-        return NULL;
-    }
+    if ((out = card_tuple(drop_trails ? captures : total)) == NULL) goto release;
     Py_ssize_t at = 0, from = 0;
     for (Py_ssize_t k = 0; k < cards; k++) {
         if (drop_trails) Py_DECREF(found[from]);
@@ -1006,6 +995,10 @@ static PyObject *list_moves(PyObject *hand, PyObject *table, PyObject *params_ob
         from++;
         for (int m = 0; m < count_of[k]; m++) PyTuple_SET_ITEM(out, at++, found[from++]);
     }
+    buffers_busy = 0;
+    return out;
+release: /* None past the bounds, or NULL with an error set: nothing kept */
+    for (int i = 0; i < total; i++) Py_DECREF(found[i]);
     buffers_busy = 0;
     return out;
 }
@@ -1348,9 +1341,10 @@ done:
     return result;
 }
 
-/* The fields of the state after the move: everything but what the move changes is copied. */
-static int advance_fields(PyObject *state, PyObject *nxt, PyObject *move, const uint8_t *params,
-                          long seat) {
+/* The fields of the state after the move (`taken_cards`: its captured cards, by index, as
+   `move_fits` found them): everything but what the move changes is copied. */
+static int advance_fields(PyObject *state, PyObject *nxt, PyObject *move, uint64_t taken_cards,
+                          const uint8_t *params, long seat) {
     static const int same[] = {F_SETUP, F_ENGINE, F_PARAMS, F_HAND_NO, F_SCORES, F_RESULTS};
     for (size_t i = 0; i < sizeof same / sizeof *same; i++)
         if (copy_field(state, nxt, same[i]) < 0) return -1;
@@ -1403,22 +1397,6 @@ static int advance_fields(PyObject *state, PyObject *nxt, PyObject *move, const 
             goto fail_now;
         }
         Py_ssize_t kept = 0;
-        uint64_t taken_cards = 0; /* the indexes of the captured cards */
-#ifdef SETS_IN_PLACE
-        PySetObject *so = (PySetObject *)taken; /* a frozenset: no deleted entries */
-        for (Py_ssize_t i = 0; i <= so->mask; i++)
-            if (so->table[i].key != NULL) taken_cards |= 1ull << card_index(so->table[i].key);
-#else
-        for (Py_ssize_t i = 0; i < n; i++) {
-            int in = PySet_Contains(taken, PyTuple_GET_ITEM(table, i));
-            if (in < 0) {
-                Py_DECREF(piles);
-                Py_DECREF(remaining);
-                goto fail_now;
-            }
-            if (in) taken_cards |= 1ull << card_index(PyTuple_GET_ITEM(table, i));
-        }
-#endif
         for (Py_ssize_t i = 0; i < n; i++) {
             PyObject *c = PyTuple_GET_ITEM(table, i);
             int index = card_index(c);
@@ -1497,8 +1475,9 @@ done:
 
 /* Whether `move` (a Move) plays a card of `hand` and takes only cards of `table` (tuples of
    cards): what the state's own listing guarantees, checked before the next state is built
-   from it (a state whose listing no longer fits its position is left to Python). */
-static int move_fits(PyObject *hand, PyObject *table, PyObject *move) {
+   from it (a state whose listing no longer fits its position is left to Python). `taken_out`:
+   the captured cards' indexes, as a mask. */
+static int move_fits(PyObject *hand, PyObject *table, PyObject *move, uint64_t *taken_out) {
     PyObject *card = PyTuple_GET_ITEM(move, 0), *taken = PyTuple_GET_ITEM(move, 1);
     if (!PyTuple_CheckExact(hand) || !PyTuple_CheckExact(table) || !PyFrozenSet_CheckExact(taken))
         return 0;
@@ -1512,6 +1491,7 @@ static int move_fits(PyObject *hand, PyObject *table, PyObject *move) {
         if (index < 0) return 0;
         on_table |= 1ull << index;
     }
+    uint64_t taken_cards = 0;
 #ifdef SETS_IN_PLACE
     PySetObject *so = (PySetObject *)taken; /* a frozenset: no deleted entries */
     for (Py_ssize_t i = 0; i <= so->mask; i++) {
@@ -1519,20 +1499,24 @@ static int move_fits(PyObject *hand, PyObject *table, PyObject *move) {
         if (key == NULL) continue;
         int index = Py_TYPE(key) == card_type ? card_index(key) : -1;
         if (index < 0 || !(on_table >> index & 1)) return 0;
+        taken_cards |= 1ull << index;
     }
-    return 1;
 #else
     Py_ssize_t found = 0;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(table); i++) {
-        int in = PySet_Contains(taken, PyTuple_GET_ITEM(table, i)); /* cards hash by identity */
+        PyObject *c = PyTuple_GET_ITEM(table, i);
+        int in = PySet_Contains(taken, c); /* cards hash by identity */
         if (in < 0) {
             PyErr_Clear();
             return 0;
         }
         found += in;
+        if (in) taken_cards |= 1ull << card_index(c);
     }
-    return found == PySet_GET_SIZE(taken);
+    if (found != PySet_GET_SIZE(taken)) return 0;
 #endif
+    *taken_out = taken_cards;
+    return 1;
 }
 
 /* advance(state, move): the state after `move`, as `MatchState._advance` makes it, where
@@ -1558,11 +1542,12 @@ static PyObject *fast_advance(PyObject *self, PyObject *const *args, Py_ssize_t 
         goto done;
     const uint8_t *params = state_params_of(params_obj);
     long seat = -1;
+    uint64_t taken_cards = 0;
     if (PyLong_Check(current) && (seat = PyLong_AsLong(current)) == -1 && PyErr_Occurred())
         goto done;
     if (params == NULL || seat < 0 || seat >= params[SP_PLAYERS] || !PyTuple_CheckExact(hands) ||
         PyTuple_GET_SIZE(hands) != params[SP_PLAYERS] || !PyTuple_CheckExact(deck) ||
-        !move_fits(PyTuple_GET_ITEM(hands, seat), table, move)) {
+        !move_fits(PyTuple_GET_ITEM(hands, seat), table, move, &taken_cards)) {
         result = Py_NewRef(Py_None);
         goto done;
     }
@@ -1580,7 +1565,7 @@ static PyObject *fast_advance(PyObject *self, PyObject *const *args, Py_ssize_t 
         goto done;
     }
     nxt = state_type->tp_new(state_type, no_args, NULL);
-    if (nxt == NULL || advance_fields(state, nxt, move, params, seat) < 0) goto done;
+    if (nxt == NULL || advance_fields(state, nxt, move, taken_cards, params, seat) < 0) goto done;
     result = Py_NewRef(nxt);
 done:
     Py_XDECREF(nxt);

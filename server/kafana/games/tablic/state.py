@@ -182,7 +182,8 @@ class MatchState(SeatedState[Rules, View]):
                 fast = _FAST_MOVES(self, LEGAL_KEPT)
                 if fast is not None:
                     return fast
-            legal = self._generate()
+            seat = self._current  # C declined (over, or past its bounds): Python lists or raises
+            legal = () if seat is None else self._list_moves(seat)
             if len(legal) <= LEGAL_KEPT:  # a big list is not kept on a state a cache holds
                 self._legal = legal
         return list(legal)
@@ -208,18 +209,9 @@ class MatchState(SeatedState[Rules, View]):
             taken = next(iter(captures(card, self._table, self._setup.rules)))
             return Move(card, taken)
 
-    def _generate(self) -> tuple[Move, ...]:
-        seat = self._current
-        if seat is None:
-            return ()
-        if _FAST_LEGAL is not None:  # the compiled build's C listing; None: list them here
-            fast = _FAST_LEGAL(self._hands[seat], self._table, self._params)
-            if fast is not None:
-                return fast
-        return self._list_moves(seat)
-
     def _list_moves(self, seat: int) -> tuple[Move, ...]:
-        """`_generate` in Python: from the engine's listings (the reference of the C one)."""
+        """The legal moves of `seat` in Python, from the engine's listings: the reference of
+        the C listing (`_ccore.legal`, which `_FAST_MOVES` runs on the state's own fields)."""
         rules = self._setup.rules
         priority = rules.rank_priority
         engine = self._engine
@@ -566,11 +558,6 @@ immutable, so states share one object (and listing them builds no frozenset)."""
 MOVE_ENTRIES = 1 << 16
 """Most moves `_MOVES` keeps; past it, it starts again empty."""
 _MOVE_BIT = tuple(1 << 6 + i for i in range(52))
-FastLegal = Callable[[tuple[Card, ...], tuple[Card, ...], bytes], tuple[Move, ...] | None]
-_FAST_LEGAL: Final[FastLegal | None] = None if NATIVE is None else NATIVE.legal
-"""The C listing of the compiled build (`_ccore.legal`): `_list_moves`'s answer, the same moves
-in the same order (tests/games/tablic/test_fast_legal.py), or None where it declines (too many
-captures: the Python path raises)."""
 FastAdvance = Callable[["MatchState", object], "MatchState | None"]
 _FAST_ADVANCE: Final[FastAdvance | None] = None if NATIVE is None else NATIVE.advance
 """The C transition of the compiled build (`_ccore.advance`): `_advance`'s next state for a
@@ -579,8 +566,10 @@ checks the move; tests/games/tablic/test_fast_advance.py)."""
 FastMoves = Callable[["MatchState", int], "list[Move] | None"]
 _FAST_MOVES: Final[FastMoves | None] = None if NATIVE is None else NATIVE.moves
 """`legal_moves()` in C (`_ccore.moves`: `_ccore.legal` of the state's own fields, kept on it
-up to LEGAL_KEPT moves as `_generate`'s answer would be), or None where it declines. The
-three are Final: the compiled module reads them as constants, not from its dict every move."""
+up to LEGAL_KEPT moves): `_list_moves`'s answer, the same moves in the same order
+(tests/games/tablic/test_fast_legal.py), or None where it declines (the match over, or too
+many captures: the Python path raises). Both are Final: the compiled module reads them as
+constants, not from its dict every move."""
 if NATIVE is not None:
     NATIVE.set_moves(Move, TRAILS)
     NATIVE.set_state(MatchState, HandResult)
