@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kafana.games.tablic import Rules
+from kafana.games.tablic.capture import per_rules
 
-from kafana_bots.sim import HandSim, SimMove, Values, fast_playout, per_rules
+from kafana_bots.sim import HandSim, SimMove, Values, fast_playout
 from kafana_bots.values import CARD_WEIGHT, keep_cost
 
 _TABLES: dict[int, tuple[Rules, tuple[Values, Values, Values]]] = {}

@@ -12,10 +12,9 @@ simulator against `MatchState` move by move.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import TypeVar
 
 from kafana.games.tablic import CARDS, CaptureEngine, Card, Move, Rules, engine_for
-from kafana.games.tablic.capture import NATIVE, UNITS, count_vector
+from kafana.games.tablic.capture import NATIVE, UNITS, count_vector, per_rules
 from kafana.games.tablic.scoring import most_cards
 from kafana.games.tablic.state import deal_size
 
@@ -27,20 +26,6 @@ Values = tuple[float, ...]
 """A value per card index."""
 Playout = Callable[["HandSim", int, int, "tuple[Values, Values, Values] | None", bytes], int]
 _PLAYOUT: Playout | None = None if NATIVE is None else NATIVE.playout
-_T = TypeVar("_T")
-RULES_ENTRIES = 64
-"""Most Rules objects each `per_rules` memo remembers (then emptied)."""
-
-
-def per_rules(memo: dict[int, tuple[Rules, _T]], rules: Rules, make: Callable[[Rules], _T]) -> _T:
-    """`make(rules)`, remembered in `memo` by the object's identity (hashing a Rules reads
-    every switch), the Rules kept alive so its id is not reused; at most `RULES_ENTRIES`."""
-    found = memo.get(id(rules))
-    if found is None or found[0] is not rules:
-        if len(memo) >= RULES_ENTRIES:
-            memo.clear()
-        found = memo[id(rules)] = (rules, make(rules))
-    return found[1]
 
 
 def _pack_rules(rules: Rules) -> bytes | None:

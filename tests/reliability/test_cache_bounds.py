@@ -145,3 +145,18 @@ def test_a_state_keeps_only_short_legal_move_lists(monkeypatch: pytest.MonkeyPat
     match = tablic.new_match(RULES, seed=3)
     assert match.legal_moves() == tablic.new_match(RULES, seed=3).legal_moves()
     assert match._legal is None
+
+
+def test_packed_rules_are_bounded_by_rules_object() -> None:
+    from kafana.games.tablic import state
+
+    state._STATE_PARAMS.clear()
+    many = [
+        tablic.Rules.preset("serbian", target=100 + k) for k in range(3 * capture.RULES_ENTRIES)
+    ]
+    for rules in many:
+        tablic.new_match(rules, seed=1)
+        assert len(state._STATE_PARAMS) <= capture.RULES_ENTRIES
+    assert state._STATE_PARAMS  # packed once, then found by the Rules object
+    again = tablic.new_match(many[-1], seed=2)
+    assert again._params is tablic.new_match(many[-1], seed=3)._params

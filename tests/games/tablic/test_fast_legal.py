@@ -40,7 +40,7 @@ def c_listing() -> tuple[FastLegal, bytes]:
     assert NATIVE is not None
     rules = Rules.preset("serbian")
     legal: FastLegal = NATIVE.legal
-    return legal, state_module.state_params(rules, capture.engine_for(rules))
+    return legal, state_module.state_params(rules)
 
 
 def python_listing(state: MatchState) -> tuple[Move, ...]:
@@ -122,9 +122,7 @@ def test_the_c_listing_declines_what_is_not_a_plain_position() -> None:
     legal, params = c_listing()
     two, ace, ace2 = Card.parse("2C"), Card.parse("AD"), Card.parse("AH")
     assert legal((two,), (ace, ace2), params) == (Move(two), Move(two, [ace, ace2]))
-    must = state_module.state_params(
-        Rules.preset("serbian", must_capture=True), capture.engine_for(Rules.preset("serbian"))
-    )
+    must = state_module.state_params(Rules.preset("serbian", must_capture=True))
     assert legal((two,), (ace, ace2), must) == (Move(two, [ace, ace2]),)
     for hand, table in [
         ([two], (ace,)),  # a list, not the state's tuple

@@ -477,6 +477,21 @@ def _can_partition(vector: int, by_low: dict[int, list[int]], memo: dict[int, bo
     return result
 
 
+RULES_ENTRIES = 64
+"""Most Rules objects each `per_rules` memo remembers (then emptied)."""
+
+
+def per_rules(memo: dict[int, tuple[Rules, _T]], rules: Rules, make: Callable[[Rules], _T]) -> _T:
+    """`make(rules)`, remembered in `memo` by the object's identity (hashing a Rules reads
+    every switch), the Rules kept alive so its id is not reused; at most `RULES_ENTRIES`."""
+    found = memo.get(id(rules))
+    if found is None or found[0] is not rules:
+        if len(memo) >= RULES_ENTRIES:
+            memo.clear()
+        found = memo[id(rules)] = (rules, make(rules))
+    return found[1]
+
+
 _ENGINES: dict[tuple[object, ...], CaptureEngine] = {}
 _BY_RULES: dict[int, tuple[Rules, CaptureEngine]] = {}  # id(rules) -> (rules kept alive, engine)
 _BY_RULES_LIMIT = 4096

@@ -25,6 +25,7 @@ from kafana.games.tablic.capture import (
     captures,
     count_vector,
     engine_for,
+    per_rules,
 )
 from kafana.games.tablic.move import TRAILS, Move
 from kafana.games.tablic.record import MatchRecordText
@@ -603,8 +604,17 @@ def _explain(move: Move, rules: Rules) -> str:
     return f"{taken}: one group matching {move.card} only under these rules"
 
 
-def state_params(rules: Rules, engine: CaptureEngine) -> bytes:
-    """The rules as `_ccore.legal` and `_ccore.advance` read them (146 bytes): the engine's 80
+def state_params(rules: Rules) -> bytes:
+    """The rules as `_ccore.legal` and `_ccore.advance` read them (`_pack_params`), packed
+    once per Rules object (`per_rules`, as the simulator's are), not at every `new_match`."""
+    return per_rules(_STATE_PARAMS, rules, _pack_params)
+
+
+_STATE_PARAMS: dict[int, tuple[Rules, bytes]] = {}
+
+
+def _pack_params(rules: Rules) -> bytes:
+    """The rules for the C paths (146 bytes): the capture engine's 80
     of `fast_params`; players, partnerships, last_card_tabla, rank_priority, must_capture;
     whether the card points fit a byte each (else Python scores a hand), most_cards_points,
     most_cards_tie_to_last, tabla_points, jack_off_opening_table; the target (4 bytes,
@@ -614,7 +624,7 @@ def state_params(rules: Rules, engine: CaptureEngine) -> bytes:
     fits = max(points) <= 255
     scoring = (fits, rules.most_cards_points, rules.most_cards_tie_to_last, rules.tabla_points)
     return (
-        engine.fast_params
+        engine_for(rules).fast_params
         + bytes([rules.players, *map(int, switches), *map(int, scoring)])
         + bytes([int(rules.jack_off_opening_table)])
         + rules.target.to_bytes(4, "little")
@@ -653,8 +663,8 @@ def new_match(
     setup = MatchSetup(rules=rules, seed=checked, decks=tuple(parsed))
     state = MatchState.__new__(MatchState)
     state._setup = setup
-    state._engine = engine = engine_for(rules)
-    state._params = state_params(rules, engine)
+    state._engine = engine_for(rules)
+    state._params = state_params(rules)
     state.move_count = 0
     state._log = None
     state._legal = None
