@@ -27,7 +27,7 @@ S = TypeVar("S", bound=GameState[Any, Any, Any])
 DecisionHook = Callable[[int, float], None]
 """Called after each decision with (seat, seconds the decision took)."""
 
-Decide = Callable[[int, Any, list[Any]], Any]
+Decide = Callable[[int, Any, Sequence[Any]], Any]
 """(seat, its view, its legal moves) -> the move that seat plays, or None to stop the match."""
 
 
@@ -127,7 +127,7 @@ def play(
     if len(bots) != state.seats:
         raise ValueError(f"{len(bots)} bots for a {state.seats}-player table")
 
-    def ask(seat: int, view: Any, legal: list[Any]) -> Any:
+    def ask(seat: int, view: Any, legal: Sequence[Any]) -> Any:
         return bots[seat].choose(view, legal)
 
     choose: Decide = ask if decide is None else decide

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from kafana_bots import Bot, registry
@@ -60,7 +60,7 @@ class _Decision:
 
 
 def _decide(
-    bot: Player[Any, Any, Any], state_view: Any, legal: list[Any], policy: FaultPolicy
+    bot: Player[Any, Any, Any], state_view: Any, legal: Sequence[Any], policy: FaultPolicy
 ) -> _Decision:
     for _attempt in range(max(1, policy.illegal_limit)):
         start = time.perf_counter()
@@ -100,7 +100,7 @@ def play_game(
     autopilot: dict[int, int] = {}  # seat -> hand number it plays default moves in (Tač: all)
     forfeit: int | None = None
 
-    def decide(seat: int, view: Any, legal: list[Any]) -> Any:
+    def decide(seat: int, view: Any, legal: Sequence[Any]) -> Any:
         nonlocal forfeit
         if autopilot.get(seat) == getattr(view, "hand_no", 0):
             return legal[0]

@@ -8,6 +8,7 @@ methods (Tablić's `scores`, Tač's `places()`) stay for code that knows which g
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, Self, TypeVar
 
@@ -75,8 +76,9 @@ class GameState(Protocol[M, V_co, R_co]):
         """The side a seat plays for."""
         ...
 
-    def legal_moves_for(self, seat: int) -> list[M]:
-        """The moves `seat` may make now (NotYourTurnError where only the seat to move acts)."""
+    def legal_moves_for(self, seat: int) -> Sequence[M]:
+        """The moves `seat` may make now (NotYourTurnError where only the seat to move acts):
+        a sequence to read, not to change."""
         ...
 
     def apply(self, move: M | str, seat: int | None = None) -> Self:

@@ -433,7 +433,7 @@ class Tables:
 
     # -- moves --------------------------------------------------------------------------
 
-    def legal(self, session: Session, seat: int) -> list[object]:
+    def legal(self, session: Session, seat: int) -> Sequence[object]:
         """The legal moves of `seat` now, the same rule for every game: none before the start,
         once over, or while another seat is to move (a Tač call may be legal out of turn)."""
         if session.status != PLAYING:

@@ -78,17 +78,29 @@ def test_the_c_transition_declines_what_is_not_a_listed_move() -> None:
     state = tablic.new_match(tablic.Rules.preset("serbian"), seed=5)
     assert advance(state, TRAILS[state.hand(0)[0].index]) is None  # nothing listed yet
     legal = state.legal_moves()
-    trail = next(move for move in legal if move.is_trail)
-    copy = Move(trail.card)  # equal, not the listed object
-    assert copy == trail and copy is not trail
-    assert advance(state, copy) is None
-    assert fields(state.apply(copy)) == fields(state.apply(trail))
     assert advance(state, "7S") is None  # type: ignore[arg-type]
-    assert advance(object(), trail) is None  # type: ignore[arg-type]
+    assert advance(object(), legal[0]) is None  # type: ignore[arg-type]
     stranger = next(c for c in tablic.CARDS if c not in state.hand(0) and c not in state.table)
+    assert advance(state, Move(stranger)) is None  # not listed: Python refuses it
     with pytest.raises(IllegalMoveError, match="not in the hand"):
         state.apply(Move(stranger))
+    capture = next(move for move in legal if move.captured)
+    wrong = Move(capture.card, (*capture.captured, stranger))  # listed card, other cards
+    assert advance(state, wrong) is None
     assert state.move_count == 0 and state.legal_moves() == legal  # nothing changed
+
+
+@compiled
+def test_an_equal_move_takes_the_c_transition_and_is_the_one_logged() -> None:
+    state = tablic.new_match(tablic.Rules.preset("serbian"), seed=5)
+    legal = state.legal_moves()
+    for listed in (next(m for m in legal if m.is_trail), next(m for m in legal if m.captured)):
+        copy = Move.parse(str(listed))  # equal, not the listed object: found by its cards
+        assert copy == listed and copy is not listed
+        made = advance(state, copy)
+        assert made is not None
+        assert fields(made) == fields(state._advance(listed, 1 if listed.captured else 0))
+        assert made.moves()[-1][1] is copy  # as Python's path logs it: the caller's move
 
 
 @compiled

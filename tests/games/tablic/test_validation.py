@@ -94,11 +94,19 @@ def test_apply_does_not_change_the_state_it_is_called_on() -> None:
     assert state.current_seat == 0
 
 
-def test_legal_moves_returns_a_fresh_list() -> None:
+def test_what_legal_moves_returns_cannot_change_the_state() -> None:
     state = tablic.new_match(Rules.preset("serbian"), seed=4)
     moves = state.legal_moves()
-    moves.clear()
-    assert state.legal_moves()
+    before = list(moves)
+    try:
+        moves.clear()  # type: ignore[attr-defined]
+    except AttributeError:  # the compiled build's answer is the state's own immutable listing
+        assert tablic.BUILD == "compiled"
+        with pytest.raises(TypeError):
+            moves[0] = moves[1]  # type: ignore[index]
+    else:  # the pure build's answer is a new list
+        assert tablic.BUILD == "pure"
+    assert list(state.legal_moves()) == before and before
 
 
 def test_every_card_in_hand_can_always_be_played() -> None:

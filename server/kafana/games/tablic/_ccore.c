@@ -35,6 +35,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -907,21 +908,247 @@ static inline PyObject *card_tuple(Py_ssize_t n) { return untracked(PyTuple_New(
 static PyTypeObject *move_type = NULL;
 static PyObject *trail_moves[52];
 
-/* The capture Move of `card` taking `mask`'s positions of `c` (a new reference), made anew:
-   a cache of moves by their cards does not pay in play (measured: random playouts ran 10-15%
-   faster without the 65,536-slot one, whose hits were rare and misses cost an eviction). */
-static PyObject *capture_move(PyObject *card, CardTable *c, uint64_t mask) {
-    PyObject *taken = capture_of(c->index, c->hash, mask);
-    if (taken == NULL) return NULL;
+static const int card_numbers[52] = {
+    0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17,
+    18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35,
+    36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51,
+}; /* card index -> itself: `capture_of` over masks of card indexes */
+
+/* The Move of the card of index `card` taking the cards of `taken` (a mask of card indexes; 0:
+   its trail), a new reference, made anew: a cache of moves by their cards does not pay in play
+   (measured: random playouts ran 10-15% faster without the 65,536-slot one, whose hits were
+   rare and misses cost an eviction). */
+static PyObject *move_of(int card, uint64_t taken) {
+    if (taken == 0) return Py_NewRef(trail_moves[card]);
+    PyObject *captured = capture_of(card_numbers, card_hashes, taken);
+    if (captured == NULL) return NULL;
     PyObject *move = move_type->tp_alloc(move_type, 2); /* tuple.__new__(Move, (card, taken)) */
     if (move == NULL) {
-        Py_DECREF(taken);
+        Py_DECREF(captured);
         return NULL;
     }
-    PyTuple_SET_ITEM(move, 0, Py_NewRef(card));
-    PyTuple_SET_ITEM(move, 1, taken);
+    PyTuple_SET_ITEM(move, 0, Py_NewRef(card_objects[card]));
+    PyTuple_SET_ITEM(move, 1, captured);
     return untracked(move);
 }
+
+/* -- MoveList: a state's legal moves, kept as cards and made into Moves when asked ----------- */
+
+/* One listed move: the played card's index, the captured cards' mask of indexes (0: a trail)
+   and the Move once made (kept: asked twice, the same object). */
+typedef struct {
+    uint64_t taken;
+    PyObject *move;
+    int card;
+} Listed;
+
+typedef struct {
+    PyObject_VAR_HEAD Listed entries[1];
+} MoveList;
+
+static PyTypeObject MoveListType;
+
+/* The Move at `i` (in range), made on first use: a new reference. */
+static PyObject *listed_move(MoveList *self, Py_ssize_t i) {
+    Listed *entry = &self->entries[i];
+    if (entry->move != NULL) return Py_NewRef(entry->move);
+    PyObject *move = move_of(entry->card, entry->taken);
+    if (move == NULL) return NULL;
+    if (entry->move == NULL) { /* (a finalizer the allocation ran may have made it meanwhile) */
+        entry->move = Py_NewRef(move);
+        return move;
+    }
+    Py_DECREF(move);
+    return Py_NewRef(entry->move);
+}
+
+/* Whether `x` is a (card, frozenset of cards) pair of interned cards: its card index and the
+   captured cards' mask. 0 where it is not (or not one this can read without calling Python). */
+static int pair_cards(PyObject *x, int *card, uint64_t *taken) {
+    if (!PyTuple_Check(x) || PyTuple_GET_SIZE(x) != 2) return 0;
+    PyObject *first = PyTuple_GET_ITEM(x, 0), *second = PyTuple_GET_ITEM(x, 1);
+    if (Py_TYPE(first) != card_type || (*card = card_index(first)) < 0) return 0;
+    if (!PyFrozenSet_CheckExact(second)) return 0; /* (a set may hold deleted entries) */
+    uint64_t mask = 0;
+#ifdef SETS_IN_PLACE
+    PySetObject *so = (PySetObject *)second;
+    for (Py_ssize_t i = 0; i <= so->mask; i++) {
+        PyObject *key = so->table[i].key;
+        if (key == NULL) continue;
+        int index = Py_TYPE(key) == card_type ? card_index(key) : -1;
+        if (index < 0) return 0;
+        mask |= 1ull << index;
+    }
+#else
+    if (PySet_GET_SIZE(second) > 0) return 0; /* only an empty one is read without Python */
+#endif
+    *taken = mask;
+    return 1;
+}
+
+/* The position of `move` in the listing: by identity, else (a pair of cards) by its cards;
+   -1 where it is not listed, -2 where only Python's comparison can tell. */
+static Py_ssize_t listed_at(MoveList *self, PyObject *move) {
+    for (Py_ssize_t i = 0; i < Py_SIZE(self); i++)
+        if (self->entries[i].move == move) return i;
+    int card;
+    uint64_t taken;
+    if (!pair_cards(move, &card, &taken)) return -2;
+    for (Py_ssize_t i = 0; i < Py_SIZE(self); i++)
+        if (self->entries[i].card == card && self->entries[i].taken == taken) return i;
+    return -1;
+}
+
+static void movelist_dealloc(MoveList *self) {
+    for (Py_ssize_t i = 0; i < Py_SIZE(self); i++) Py_XDECREF(self->entries[i].move);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static Py_ssize_t movelist_length(MoveList *self) { return Py_SIZE(self); }
+
+static PyObject *movelist_item(MoveList *self, Py_ssize_t i) {
+    if (i < 0 || i >= Py_SIZE(self)) {
+        PyErr_SetString(PyExc_IndexError, "move index out of range");
+        return NULL;
+    }
+    return listed_move(self, i);
+}
+
+/* A list of the moves from `start`, `step` by `step`, `count` of them. */
+static PyObject *movelist_slice(MoveList *self, Py_ssize_t start, Py_ssize_t step,
+                                Py_ssize_t count) {
+    PyObject *out = PyList_New(count);
+    if (out == NULL) return NULL;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        PyObject *move = listed_move(self, start + k * step);
+        if (move == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, k, move);
+    }
+    return out;
+}
+
+static PyObject *movelist_subscript(MoveList *self, PyObject *key) {
+    if (PySlice_Check(key)) {
+        Py_ssize_t start, stop, step;
+        if (PySlice_Unpack(key, &start, &stop, &step) < 0) return NULL;
+        Py_ssize_t count = PySlice_AdjustIndices(Py_SIZE(self), &start, &stop, step);
+        return movelist_slice(self, start, step, count);
+    }
+    if (!PyIndex_Check(key)) {
+        PyErr_Format(PyExc_TypeError, "move indices must be integers or slices, not %.200s",
+                     Py_TYPE(key)->tp_name);
+        return NULL;
+    }
+    Py_ssize_t i = PyNumber_AsSsize_t(key, PyExc_IndexError);
+    if (i == -1 && PyErr_Occurred()) return NULL;
+    return movelist_item(self, i < 0 ? i + Py_SIZE(self) : i);
+}
+
+/* How many listed moves equal `x` (1 at most: a listing holds each move once), or, with
+   `first`, its position (-1: none); -2 with an error set. */
+static Py_ssize_t movelist_find(MoveList *self, PyObject *x, int first) {
+    Py_ssize_t at = listed_at(self, x);
+    if (at != -2) return first ? at : at >= 0;
+    for (Py_ssize_t i = 0; i < Py_SIZE(self); i++) { /* something else: Python compares */
+        PyObject *move = listed_move(self, i);
+        int same = move == NULL ? -1 : PyObject_RichCompareBool(move, x, Py_EQ);
+        Py_XDECREF(move);
+        if (same < 0) return -2;
+        if (same) return first ? i : 1;
+    }
+    return first ? -1 : 0;
+}
+
+static int movelist_contains(MoveList *self, PyObject *x) {
+    Py_ssize_t found = movelist_find(self, x, 0);
+    return found == -2 ? -1 : found > 0;
+}
+
+static PyObject *movelist_index(MoveList *self, PyObject *x) {
+    Py_ssize_t at = movelist_find(self, x, 1);
+    if (at == -2) return NULL;
+    if (at == -1) {
+        PyErr_SetString(PyExc_ValueError, "the move is not listed");
+        return NULL;
+    }
+    return PyLong_FromSsize_t(at);
+}
+
+static PyObject *movelist_count(MoveList *self, PyObject *x) {
+    Py_ssize_t found = movelist_find(self, x, 0);
+    return found == -2 ? NULL : PyLong_FromSsize_t(found);
+}
+
+static PyObject *movelist_list(MoveList *self) {
+    return movelist_slice(self, 0, 1, Py_SIZE(self));
+}
+
+static PyObject *movelist_reduce(MoveList *self, PyObject *unused) {
+    (void)unused;
+    PyObject *moves = movelist_list(self);
+    if (moves == NULL) return NULL;
+    return Py_BuildValue("O(N)", (PyObject *)&PyList_Type, moves); /* pickled as a list */
+}
+
+/* Equal to a list or a MoveList of equal moves in the same order, as a list is. */
+static PyObject *movelist_richcompare(PyObject *self, PyObject *other, int op) {
+    if ((op != Py_EQ && op != Py_NE) ||
+        (!PyList_Check(other) && Py_TYPE(other) != &MoveListType))
+        Py_RETURN_NOTIMPLEMENTED;
+    PyObject *mine = movelist_list((MoveList *)self), *theirs = NULL, *result = NULL;
+    if (mine == NULL) return NULL;
+    theirs = PyList_Check(other) ? Py_NewRef(other) : movelist_list((MoveList *)other);
+    if (theirs != NULL) result = PyObject_RichCompare(mine, theirs, op);
+    Py_DECREF(mine);
+    Py_XDECREF(theirs);
+    return result;
+}
+
+static PyObject *movelist_repr(MoveList *self) {
+    PyObject *moves = movelist_list(self);
+    if (moves == NULL) return NULL;
+    PyObject *text = PyObject_Repr(moves);
+    Py_DECREF(moves);
+    return text;
+}
+
+static PySequenceMethods movelist_as_sequence = {
+    .sq_length = (lenfunc)movelist_length,
+    .sq_item = (ssizeargfunc)movelist_item,
+    .sq_contains = (objobjproc)movelist_contains,
+};
+
+static PyMappingMethods movelist_as_mapping = {
+    .mp_length = (lenfunc)movelist_length,
+    .mp_subscript = (binaryfunc)movelist_subscript,
+};
+
+static PyMethodDef movelist_methods[] = {
+    {"index", (PyCFunction)movelist_index, METH_O, "The position of a move (ValueError: none)."},
+    {"count", (PyCFunction)movelist_count, METH_O, "How many times a move is listed (0 or 1)."},
+    {"__reduce__", (PyCFunction)movelist_reduce, METH_NOARGS, "Pickled as a list."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject MoveListType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "kafana.games.tablic._ccore.MoveList",
+    .tp_doc = "A state's legal moves: an immutable sequence of Moves (a list's order, "
+              "equality and repr), each Move made when first asked for.",
+    .tp_basicsize = offsetof(MoveList, entries),
+    .tp_itemsize = sizeof(Listed),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_SEQUENCE,
+    .tp_dealloc = (destructor)movelist_dealloc,
+    .tp_repr = (reprfunc)movelist_repr,
+    .tp_as_sequence = &movelist_as_sequence,
+    .tp_as_mapping = &movelist_as_mapping,
+    .tp_hash = PyObject_HashNotImplemented,
+    .tp_richcompare = movelist_richcompare,
+    .tp_methods = movelist_methods,
+};
 
 /* `params` of a state (`state_params`, 146 bytes): the 80 of `fast_params`, then players,
    partnerships, last_card_tabla, rank_priority, must_capture; whether `advance` may end a hand
@@ -954,9 +1181,9 @@ static uint64_t read_hand_cards(PyObject *hand, int *played, Py_ssize_t *cards) 
     return seen;
 }
 
-/* legal(hand, table, params): the legal moves as `MatchState._list_moves` lists them (per card
-   its trail, then its captures in the order of their masks; only the captures when one is
-   possible and required), a tuple of Moves; or None where Python must list. */
+/* The legal moves of `hand` on `table` as `MatchState._list_moves` lists them (per card its
+   trail, then its captures in the order of their masks; only the captures when one is possible
+   and required), a new MoveList; or None where Python must list. */
 static PyObject *list_moves(PyObject *hand, PyObject *table, PyObject *params_obj) {
     if (card_type == NULL || move_type == NULL || buffers_busy) Py_RETURN_NONE;
     const uint8_t *params = state_params_of(params_obj);
@@ -967,46 +1194,46 @@ static PyObject *list_moves(PyObject *hand, PyObject *table, PyObject *params_ob
     uint64_t seen = read_hand_cards(hand, played, &cards);
     CardTable c;
     if (seen == 0 || read_table(&c, items, n, params, seen) < 0) Py_RETURN_NONE;
-    static PyObject *found[CAPTURE_LIMIT + 52]; /* `buffers_busy` while in use */
-    int count_of[52], total = 0, captures = 0;
-    PyObject *out = NULL;
+    static Listed found[CAPTURE_LIMIT + 52]; /* `buffers_busy` while in use */
+    int total = 0, captures = 0;
     buffers_busy = 1;
     for (Py_ssize_t k = 0; k < cards; k++) {
         int count = card_captures(&c, played[k], params, params[SP_PRIORITY], 1, masks_buffer);
         if (count < 0 || captures + count > CAPTURE_LIMIT) { /* past the bounds: Python lists */
-            out = Py_NewRef(Py_None);
-            goto release;
+            buffers_busy = 0;
+            Py_RETURN_NONE;
         }
-        count_of[k] = count;
-        found[total++] = Py_NewRef(trail_moves[played[k]]);
+        found[total++] = (Listed){0, NULL, played[k]};
         for (int m = 0; m < count; m++) {
-            PyObject *move = capture_move(PyTuple_GET_ITEM(hand, k), &c, masks_buffer[m]);
-            if (move == NULL) goto release;
-            found[total++] = move;
+            uint64_t taken = 0;
+            for (uint64_t at = masks_buffer[m]; at; at &= at - 1)
+                taken |= 1ull << c.index[__builtin_ctzll(at)];
+            found[total++] = (Listed){taken, NULL, played[k]};
         }
         captures += count;
     }
     int drop_trails = captures > 0 && params[SP_MUST];
-    if ((out = card_tuple(drop_trails ? captures : total)) == NULL) goto release;
-    Py_ssize_t at = 0, from = 0;
-    for (Py_ssize_t k = 0; k < cards; k++) {
-        if (drop_trails) Py_DECREF(found[from]);
-        else PyTuple_SET_ITEM(out, at++, found[from]);
-        from++;
-        for (int m = 0; m < count_of[k]; m++) PyTuple_SET_ITEM(out, at++, found[from++]);
+    MoveList *out = PyObject_NewVar(MoveList, &MoveListType, drop_trails ? captures : total);
+    if (out != NULL) {
+        Py_ssize_t at = 0;
+        for (int i = 0; i < total; i++)
+            if (!drop_trails || found[i].taken != 0) out->entries[at++] = found[i];
     }
     buffers_busy = 0;
-    return out;
-release: /* None past the bounds, or NULL with an error set: nothing kept */
-    for (int i = 0; i < total; i++) Py_DECREF(found[i]);
-    buffers_busy = 0;
-    return out;
+    return (PyObject *)out;
 }
 
+/* legal(hand, table, params): `list_moves` as a tuple of Moves, or None. */
 static PyObject *fast_legal(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
     if (nargs != 3) Py_RETURN_NONE;
-    return list_moves(args[0], args[1], args[2]);
+    PyObject *listed = list_moves(args[0], args[1], args[2]);
+    if (listed == NULL || listed == Py_None) return listed;
+    PyObject *moves = movelist_list((MoveList *)listed), *out = NULL;
+    if (moves != NULL) out = PyList_AsTuple(moves);
+    Py_XDECREF(moves);
+    Py_DECREF(listed);
+    return out;
 }
 
 /* -- MatchState's fields, read and written through their descriptors ------------------------ */
@@ -1520,7 +1747,7 @@ static int move_fits(PyObject *hand, PyObject *table, PyObject *move, uint64_t *
 }
 
 /* advance(state, move): the state after `move`, as `MatchState._advance` makes it, where
-   `move` is one of the state's listed legal moves (the same object); else None (the Python path
+   `move` is a Move of the state's C listing (the same object, or one of the same cards); else None (the Python path
    checks the move, or ends a hand whose card points do not fit the parameters). */
 static PyObject *fast_advance(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
@@ -1530,11 +1757,10 @@ static PyObject *fast_advance(PyObject *self, PyObject *const *args, Py_ssize_t 
     PyObject *legal = get_field(state, F_LEGAL);
     if (legal == NULL) return NULL;
     int listed = 0;
-    if (PyTuple_CheckExact(legal))
-        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(legal) && !listed; i++)
-            listed = PyTuple_GET_ITEM(legal, i) == move;
+    if (Py_TYPE(legal) == &MoveListType && Py_TYPE(move) == move_type)
+        listed = listed_at((MoveList *)legal, move) >= 0;
     Py_DECREF(legal);
-    if (!listed || Py_TYPE(move) != move_type) Py_RETURN_NONE;
+    if (!listed) Py_RETURN_NONE;
     PyObject *params_obj = get_field(state, F_PARAMS), *current = get_field(state, F_CURRENT);
     PyObject *hands = get_field(state, F_HANDS), *deck = get_field(state, F_DECK);
     PyObject *table = get_field(state, F_TABLE), *result = NULL, *nxt = NULL;
@@ -1577,8 +1803,8 @@ done:
     return result;
 }
 
-/* moves(state, kept): `MatchState.legal_moves()` of a state not listed yet: the C listing, kept
-   on the state when at most `kept` moves, as a new list; None where Python lists (or the match
+/* moves(state, kept): `MatchState.legal_moves()` of a state not listed yet: the C listing (a
+   MoveList), kept on the state when at most `kept` moves; None where Python lists (or the match
    is over). */
 static PyObject *fast_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
@@ -1608,9 +1834,9 @@ static PyObject *fast_moves(PyObject *self, PyObject *const *args, Py_ssize_t na
         result = Py_NewRef(Py_None);
         goto done;
     }
-    if (PyTuple_GET_SIZE(listed) <= legal_kept && put_field(state, F_LEGAL, Py_NewRef(listed)) < 0)
+    if (Py_SIZE(listed) <= legal_kept && put_field(state, F_LEGAL, Py_NewRef(listed)) < 0)
         goto done;
-    result = PySequence_List(listed);
+    result = Py_NewRef(listed);
 done:
     Py_DECREF(current);
     Py_XDECREF(hands);
@@ -1798,7 +2024,7 @@ static PyMethodDef methods[] = {
     {"set_cards", set_cards, METH_VARARGS, "set_cards(Card, CARDS): the 52 interned cards."},
     {"set_moves", set_moves, METH_VARARGS, "set_moves(Move, TRAILS): the type and the trails."},
     {"moves", (PyCFunction)(void (*)(void))fast_moves, METH_FASTCALL,
-     "moves(state, kept): its legal moves listed (a list; kept on it if at most kept), or None."},
+     "moves(state, kept): its legal moves (a MoveList; kept on it if at most kept), or None."},
     {"set_state", set_state, METH_VARARGS,
      "set_state(MatchState, HandResult): the classes advance makes."},
     {NULL, NULL, 0, NULL},
@@ -1809,4 +2035,10 @@ static struct PyModuleDef module = {
     NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit__ccore(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__ccore(void) {
+    if (PyType_Ready(&MoveListType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m != NULL && PyModule_AddObjectRef(m, "MoveList", (PyObject *)&MoveListType) < 0)
+        Py_CLEAR(m);
+    return m;
+}

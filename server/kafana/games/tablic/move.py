@@ -35,6 +35,10 @@ class Move(tuple[Card, frozenset[Card]]):
             raise InvalidInputError(f"{card} cannot capture itself")
         return tuple.__new__(cls, (card, captured))
 
+    def __getnewargs__(self) -> tuple[Card, frozenset[Card]]:
+        """Copied and pickled as `Move(card, captured)` (a tuple's would be `Move((card, ...))`)."""
+        return (self[0], self[1])
+
     @property
     def card(self) -> Card:
         """The card played from the hand."""

@@ -106,7 +106,7 @@ class MatchState(SeatedState[Rules, View]):
     _scores: tuple[int, ...]
     _results: tuple[HandResult, ...]
     _log: tuple[int, Move, object] | None
-    _legal: tuple[Move, ...] | None  # once listed (trail first, then captures, per card)
+    _legal: Sequence[Move] | None  # once listed (trail first, then captures, per card)
     _params: bytes  # the rules as the C fast path reads them (`state_params`)
 
     # -- public read-only properties ---------------------------------------------------
@@ -175,8 +175,13 @@ class MatchState(SeatedState[Rules, View]):
 
     # -- moves -------------------------------------------------------------------------
 
-    def legal_moves(self) -> list[Move]:
-        """Every legal move of the seat to move (trail first, then captures, per card)."""
+    def legal_moves(self) -> Sequence[Move]:
+        """Every legal move of the seat to move (trail first, then captures, per card).
+
+        A sequence to read, not to change: the compiled build answers with the state's own
+        listing (`_ccore.MoveList`: immutable, equal to a list of the same moves, each Move
+        made when first read), the pure build with a new list.
+        """
         legal = self._legal
         if legal is None:
             if _FAST_MOVES is not None:  # the compiled build: listed (and kept) in C
@@ -187,9 +192,11 @@ class MatchState(SeatedState[Rules, View]):
             legal = () if seat is None else self._list_moves(seat)
             if len(legal) <= LEGAL_KEPT:  # a big list is not kept on a state a cache holds
                 self._legal = legal
-        return list(legal)
+        if isinstance(legal, tuple):  # Python's listing: the caller's own list
+            return list(legal)
+        return legal  # the C one: immutable
 
-    def legal_moves_for(self, seat: int) -> list[Move]:
+    def legal_moves_for(self, seat: int) -> Sequence[Move]:
         """The legal moves of `seat`: NotYourTurnError unless it is the seat to move."""
         if seat != self._current:
             self._check_turn(seat)
@@ -564,16 +571,18 @@ _FAST_ADVANCE: Final[FastAdvance | None] = None if NATIVE is None else NATIVE.ad
 """The C transition of the compiled build (`_ccore.advance`): `_advance`'s next state for a
 move of the state's own listing, hands scored and dealt included, or None (the Python path
 checks the move; tests/games/tablic/test_fast_advance.py)."""
-FastMoves = Callable[["MatchState", int], "list[Move] | None"]
+FastMoves = Callable[["MatchState", int], "Sequence[Move] | None"]
 _FAST_MOVES: Final[FastMoves | None] = None if NATIVE is None else NATIVE.moves
-"""`legal_moves()` in C (`_ccore.moves`: `_ccore.legal` of the state's own fields, kept on it
-up to LEGAL_KEPT moves): `_list_moves`'s answer, the same moves in the same order
+"""`legal_moves()` in C (`_ccore.moves`: the listing of `_ccore.legal` on the state's own
+fields as a `MoveList`, kept on it up to LEGAL_KEPT moves): `_list_moves`'s answer, the same
+moves in the same order
 (tests/games/tablic/test_fast_legal.py), or None where it declines (the match over, or too
 many captures: the Python path raises). Both are Final: the compiled module reads them as
 constants, not from its dict every move."""
 if NATIVE is not None:
     NATIVE.set_moves(Move, TRAILS)
     NATIVE.set_state(MatchState, HandResult)
+    Sequence.register(NATIVE.MoveList)
 _BY_INDEX = attrgetter("index")
 _RANK = attrgetter("rank")
 _BINARY_DIGITS = bytes.maketrans(b"01", b"\x00\x01")
