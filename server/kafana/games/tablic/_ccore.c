@@ -37,7 +37,6 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 
 #define CAPTURE_LIMIT 10000
@@ -281,11 +280,13 @@ static int kept_results(uint64_t same_rank, int rank_priority, int sort, uint64_
 }
 
 /* One table's sum groups for every value up to `most`, found once for all the cards of a hand
-   (the seat's cards differ only in the value they declare). */
+   (the seat's cards differ only in the value they declare): the simulator's listings and
+   `MatchState`'s. */
 #define MOST_VALUE 63
 #define SUM_GROUPS 256
 typedef struct {
-    Table t;
+    Table *t;    /* the table searched (its values filled, `table_ready`) */
+    Table table; /* the simulator's */
     int most, dual;
     int count[MOST_VALUE + 1];
     uint64_t groups[MOST_VALUE + 1][SUM_GROUPS];
@@ -296,7 +297,7 @@ static Prepared prepared;
 /* `sums` for every value up to `p->most` at once: each set of positions from `start` on, joined
    to `mask` (whose values total `total`), into the group list of its sum. */
 static int sums_all(Prepared *p, int start, int total, uint64_t mask) {
-    Table *t = &p->t;
+    Table *t = p->t;
     for (int i = start; i < t->n; i++) {
         if (total + t->least[i] > p->most) break;
         for (int v = 0; v < t->nvalues[i]; v++) {
@@ -318,52 +319,63 @@ static int sums_all(Prepared *p, int start, int total, uint64_t mask) {
     return 0;
 }
 
-/* Prepare the seat's listings on the hand's table: 0, or -1 past the bounds (the Python loop
-   plays). */
-static int prepare(const Hand *h, const SimRules *r) {
+/* Prepare the listings of the `cards` cards of `hand` (card indexes) on `t`, whose positions
+   hold cards of ranks `rank`: 0, or -1 past the bounds (then each card is searched alone). */
+static int prepare(Table *t, const int *rank, const int *hand, int cards, const uint8_t *params) {
     Prepared *p = &prepared;
-    int n = h->table_len, most = 0, dual = 0;
-    const int *hand = h->hands[h->current];
-    for (int i = 0; i < h->hand_len[h->current]; i++) {
-        const uint8_t *pv = r->params + 2 + 3 * (hand[i] / 4);
+    int most = 0, dual = 0;
+    for (int i = 0; i < cards; i++) {
+        const uint8_t *pv = params + 2 + 3 * (hand[i] / 4);
         for (int v = 0; v < pv[0]; v++)
             if (pv[1 + v] > most) most = pv[1 + v];
     }
     if (most > MOST_VALUE) return -1;
     p->most = most;
-    p->t.n = n;
-    p->t.nodes = 0;
+    p->t = t;
+    t->nodes = 0;
     memset(p->rank_mask, 0, sizeof p->rank_mask);
-    for (int i = 0; i < n; i++) {
-        int rank = h->table[i] / 4 + 1;
-        dual += fill_values(&p->t, i, rank, r->params) > 1;
-        p->rank_mask[rank] |= 1ull << i;
+    for (int i = 0; i < t->n; i++) {
+        dual += t->nvalues[i] > 1;
+        p->rank_mask[rank[i]] |= 1ull << i;
     }
     p->dual = dual > 1;
-    table_ready(&p->t);
     memset(p->count, 0, sizeof(int) * (size_t)(most + 1));
     return sums_all(p, 0, 0, 0);
 }
 
-/* The sorted capture masks of `card` on the hand's table (from the prepared groups) into
-   `out`; their count, or -1 (too many: the Python loop plays). */
-static int prepared_captures(const Hand *h, const SimRules *r, int card, uint64_t *out) {
-    int n = h->table_len, played_rank = card / 4 + 1;
+/* The simulator's `prepare`: its seat's hand on its table. */
+static int prepare_hand(const Hand *h, const SimRules *r) {
+    Table *t = &prepared.table;
+    int rank[52];
+    t->n = h->table_len;
+    for (int i = 0; i < t->n; i++) {
+        rank[i] = h->table[i] / 4 + 1;
+        fill_values(t, i, rank[i], r->params);
+    }
+    table_ready(t);
+    return prepare(t, rank, h->hands[h->current], h->hand_len[h->current], r->params);
+}
+
+/* The capture masks of `card` on the prepared table (sorted if `sort`) into `out`; their count,
+   or -1 (too many: Python lists, or the Python loop plays). */
+static int prepared_captures(int card, const uint8_t *params, int rank_priority, int sort,
+                             uint64_t *out) {
+    int n = prepared.t->n, played_rank = card / 4 + 1;
     if (n == 0) return 0;
-    if (r->params[0] && played_rank == JACK) {
+    if (params[0] && played_rank == JACK) {
         out[0] = (1ull << n) - 1;
         return 1;
     }
     uint64_t same_rank = prepared.rank_mask[played_rank];
     set_clear(&results_set);
-    const uint8_t *pv = r->params + 2 + 3 * (played_rank - 1);
+    const uint8_t *pv = params + 2 + 3 * (played_rank - 1);
     for (int v = 0; v < pv[0]; v++) {
         int value = pv[1 + v];
         const uint64_t *found = value ? prepared.groups[value] : NULL;
-        if (list_found(found, value ? prepared.count[value] : 0, same_rank, r->params[1]) < 0)
+        if (list_found(found, value ? prepared.count[value] : 0, same_rank, params[1]) < 0)
             return -1;
     }
-    return kept_results(same_rank, r->rank_priority, 1, out);
+    return kept_results(same_rank, rank_priority, sort, out);
 }
 
 static void sort_ints(int *a, int n) {
@@ -449,10 +461,10 @@ static int greedy(const Hand *h, const SimRules *r, const double *taken, const d
     int best_card = -1, trail_card = -1;
     uint64_t best_mask = 0;
     double best_value = -1e9, trail_value = -1e9;
-    if (prepare(h, r) < 0) return -1;
+    if (prepare_hand(h, r) < 0) return -1;
     for (int i = 0; i < h->hand_len[seat]; i++) {
         int card = h->hands[seat][i];
-        int count = prepared_captures(h, r, card, masks_buffer);
+        int count = prepared_captures(card, r->params, r->rank_priority, 1, masks_buffer);
         if (count < 0) return -1;
         for (int c = 0; c < count; c++) {
             uint64_t mask = masks_buffer[c];
@@ -480,10 +492,10 @@ static int random_move(const Hand *h, const SimRules *r, uint64_t *state, int *c
     int seat = h->current, count = 0, captures = 0;
     static int move_cards[CAPTURE_LIMIT + 64];
     static uint64_t move_masks[CAPTURE_LIMIT + 64];
-    if (prepare(h, r) < 0) return -1;
+    if (prepare_hand(h, r) < 0) return -1;
     for (int i = 0; i < h->hand_len[seat]; i++) {
         int card = h->hands[seat][i];
-        int found = prepared_captures(h, r, card, masks_buffer);
+        int found = prepared_captures(card, r->params, r->rank_priority, 1, masks_buffer);
         if (found < 0 || count + found + 1 > CAPTURE_LIMIT + 64) return -1;
         move_cards[count] = card;
         move_masks[count++] = 0;
@@ -1197,8 +1209,10 @@ static PyObject *list_moves(PyObject *hand, PyObject *table, PyObject *params_ob
     static Listed found[CAPTURE_LIMIT + 52]; /* `buffers_busy` while in use */
     int total = 0, captures = 0;
     buffers_busy = 1;
+    int shared = prepare(&c.t, c.rank, played, (int)cards, params) == 0;
     for (Py_ssize_t k = 0; k < cards; k++) {
-        int count = card_captures(&c, played[k], params, params[SP_PRIORITY], 1, masks_buffer);
+        int count = shared ? prepared_captures(played[k], params, params[SP_PRIORITY], 1, masks_buffer)
+                           : card_captures(&c, played[k], params, params[SP_PRIORITY], 1, masks_buffer);
         if (count < 0 || captures + count > CAPTURE_LIMIT) { /* past the bounds: Python lists */
             buffers_busy = 0;
             Py_RETURN_NONE;
@@ -1942,12 +1956,60 @@ static void sha_block(uint32_t *h, const uint8_t *block) {
     h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += k;
 }
 
-/* The eight big-endian words of SHA-256(message): `out`, as `struct.unpack(">8I", digest)`. */
-static void sha256_words(const uint8_t *message, size_t length, uint32_t *out) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define SHA_EXTENSIONS 1
+
+/* SHA-256's compression with the x86 SHA extensions: four rounds a step, the message schedule
+   by sha256msg1/msg2; the state kept as ABEF and CDGH, as sha256rnds2 takes it. */
+__attribute__((target("sha,sse4.1"))) static void sha_block_ni(uint32_t *h, const uint8_t *block) {
+    const __m128i swap = _mm_set_epi64x(0x0c0d0e0f08090a0bll, 0x0405060700010203ll);
+    __m128i dcba = _mm_loadu_si128((const __m128i *)&h[0]);
+    __m128i hgfe = _mm_loadu_si128((const __m128i *)&h[4]);
+    __m128i cdab = _mm_shuffle_epi32(dcba, 0xB1);
+    __m128i efgh = _mm_shuffle_epi32(hgfe, 0x1B);
+    __m128i abef = _mm_alignr_epi8(cdab, efgh, 8);
+    __m128i cdgh = _mm_blend_epi16(efgh, cdab, 0xF0);
+    __m128i abef_in = abef, cdgh_in = cdgh, w[4];
+    for (int j = 0; j < 16; j++) {
+        __m128i *now = &w[j & 3];
+        if (j < 4)
+            *now = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(block + 16 * j)), swap);
+        else {
+            __m128i before = w[(j - 1) & 3], two_before = w[(j - 2) & 3];
+            __m128i sum = _mm_add_epi32(_mm_sha256msg1_epu32(*now, w[(j - 3) & 3]),
+                                        _mm_alignr_epi8(before, two_before, 4));
+            *now = _mm_sha256msg2_epu32(sum, before);
+        }
+        __m128i message = _mm_add_epi32(*now, _mm_loadu_si128((const __m128i *)&sha_k[4 * j]));
+        cdgh = _mm_sha256rnds2_epu32(cdgh, abef, message);
+        abef = _mm_sha256rnds2_epu32(abef, cdgh, _mm_shuffle_epi32(message, 0x0E));
+    }
+    abef = _mm_add_epi32(abef, abef_in);
+    cdgh = _mm_add_epi32(cdgh, cdgh_in);
+    __m128i feba = _mm_shuffle_epi32(abef, 0x1B);
+    __m128i dchg = _mm_shuffle_epi32(cdgh, 0xB1);
+    _mm_storeu_si128((__m128i *)&h[0], _mm_blend_epi16(feba, dchg, 0xF0));
+    _mm_storeu_si128((__m128i *)&h[4], _mm_alignr_epi8(dchg, feba, 8));
+}
+#endif
+
+/* Whether `sha_block_ni` runs (the CPU has the SHA extensions; checked once, at import). */
+static int sha_ni = 0;
+
+/* The eight big-endian words of SHA-256(message): `out`, as `struct.unpack(">8I", digest)`;
+   by the CPU's SHA instructions where it has them and `portable` is 0. */
+static void sha256_words(const uint8_t *message, size_t length, uint32_t *out, int portable) {
+    void (*compress)(uint32_t *, const uint8_t *) = sha_block;
+#ifdef SHA_EXTENSIONS
+    if (sha_ni && !portable) compress = sha_block_ni;
+#else
+    (void)portable;
+#endif
     uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                      0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
     size_t done = 0;
-    for (; length - done >= 64; done += 64) sha_block(h, message + done);
+    for (; length - done >= 64; done += 64) compress(h, message + done);
     uint8_t tail[128] = {0};
     size_t rest = length - done;
     memcpy(tail, message + done, rest);
@@ -1955,7 +2017,7 @@ static void sha256_words(const uint8_t *message, size_t length, uint32_t *out) {
     size_t blocks = rest + 9 <= 64 ? 1 : 2;
     uint64_t bits = (uint64_t)length * 8;
     for (int i = 0; i < 8; i++) tail[blocks * 64 - 1 - i] = (uint8_t)(bits >> 8 * i);
-    for (size_t b = 0; b < blocks; b++) sha_block(h, tail + 64 * b);
+    for (size_t b = 0; b < blocks; b++) compress(h, tail + 64 * b);
     memcpy(out, h, sizeof h);
 }
 
@@ -1968,23 +2030,37 @@ typedef struct {
     uint64_t block;
     uint32_t words[8];
     int next; /* 8: the block's words are used up */
+    int portable;
 } Words;
+
+/* `value` in decimal at `out` (no terminator): its length. */
+static size_t decimal(uint64_t value, uint8_t *out) {
+    uint8_t digits[20];
+    size_t n = 0;
+    do digits[n++] = (uint8_t)('0' + value % 10);
+    while ((value /= 10) != 0);
+    for (size_t i = 0; i < n; i++) out[i] = digits[n - 1 - i];
+    return n;
+}
 
 static uint32_t next_word(Words *w) {
     if (w->next == 8) {
-        int digits = sprintf((char *)w->text + w->length, "%llu", (unsigned long long)w->block++);
-        sha256_words(w->text, w->length + (size_t)digits, w->words);
+        size_t digits = decimal(w->block++, w->text + w->length);
+        sha256_words(w->text, w->length + digits, w->words, w->portable);
         w->next = 0;
     }
     return w->words[w->next++];
 }
 
-/* permute(items, domain): `kafana.games.shuffle.permute` of a tuple (Fisher-Yates from the
-   top, draws without bias by rejection), a new tuple; None where Python must answer (not a
-   tuple, or a domain that is not ASCII text of at most DOMAIN_MOST characters). */
+/* permute(items, domain[, portable]): `kafana.games.shuffle.permute` of a tuple (Fisher-Yates
+   from the top, draws without bias by rejection), a new tuple; None where Python must answer
+   (not a tuple, or a domain that is not ASCII text of at most DOMAIN_MOST characters). A true
+   `portable` hashes without the CPU's SHA instructions (the tests compare both). */
 static PyObject *fast_permute(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs != 2 || !PyTuple_CheckExact(args[0]) || !PyUnicode_CheckExact(args[1]) ||
+    int portable = nargs == 3 ? PyObject_IsTrue(args[2]) : 0;
+    if (portable < 0) return NULL;
+    if (nargs < 2 || nargs > 3 || !PyTuple_CheckExact(args[0]) || !PyUnicode_CheckExact(args[1]) ||
         !PyUnicode_IS_ASCII(args[1]) || PyUnicode_GET_LENGTH(args[1]) > DOMAIN_MOST)
         Py_RETURN_NONE;
     Words w;
@@ -1993,6 +2069,7 @@ static PyObject *fast_permute(PyObject *self, PyObject *const *args, Py_ssize_t 
     w.text[w.length++] = ':';
     w.block = 0;
     w.next = 8;
+    w.portable = portable;
     Py_ssize_t n = PyTuple_GET_SIZE(args[0]);
     PyObject *out = PyTuple_New(n);
     if (out == NULL) return NULL;
@@ -2020,7 +2097,8 @@ static PyMethodDef methods[] = {
     {"advance", (PyCFunction)(void (*)(void))fast_advance, METH_FASTCALL,
      "advance(state, move): the next MatchState, or None (the Python path)."},
     {"permute", (PyCFunction)(void (*)(void))fast_permute, METH_FASTCALL,
-     "permute(items, domain): kafana.games.shuffle.permute of a tuple, or None (Python)."},
+     "permute(items, domain[, portable]): kafana.games.shuffle.permute of a tuple, or None "
+     "(Python); portable: without the CPU's SHA instructions."},
     {"set_cards", set_cards, METH_VARARGS, "set_cards(Card, CARDS): the 52 interned cards."},
     {"set_moves", set_moves, METH_VARARGS, "set_moves(Move, TRAILS): the type and the trails."},
     {"moves", (PyCFunction)(void (*)(void))fast_moves, METH_FASTCALL,
@@ -2037,8 +2115,13 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__ccore(void) {
     if (PyType_Ready(&MoveListType) < 0) return NULL;
+#ifdef SHA_EXTENSIONS
+    __builtin_cpu_init();
+    sha_ni = __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1");
+#endif
     PyObject *m = PyModule_Create(&module);
-    if (m != NULL && PyModule_AddObjectRef(m, "MoveList", (PyObject *)&MoveListType) < 0)
+    if (m != NULL && (PyModule_AddObjectRef(m, "MoveList", (PyObject *)&MoveListType) < 0 ||
+                      PyModule_AddObjectRef(m, "SHA_EXTENSIONS", sha_ni ? Py_True : Py_False) < 0))
         Py_CLEAR(m);
     return m;
 }
