@@ -136,15 +136,38 @@ def test_session_cache_is_bounded_in_bytes() -> None:
     assert len(cache) == 4 and cache.bytes == 4 * one
 
 
-def test_a_state_keeps_only_short_legal_move_lists(monkeypatch: pytest.MonkeyPatch) -> None:
+def long_listing(least: int, most: int = 10_000) -> tablic.MatchState:
+    """A state whose seat to move has more than `least` legal moves and at most `most`: trails
+    grow the table."""
+    for seed in range(50):
+        match = tablic.new_match(RULES, seed=seed)
+        while not match.is_over and match.hand_no == 0:
+            try:
+                legal = match.legal_moves()
+            except TooManyMovesError:
+                break
+            if least < len(legal) <= most:
+                return match
+            match = match.apply(next((m for m in legal if m.is_trail), legal[0]))
+    raise AssertionError(f"no listing of {least} to {most} moves")
+
+
+def test_a_state_keeps_only_short_legal_move_lists() -> None:
     from kafana.games.tablic import state
 
     match = tablic.new_match(RULES, seed=3)
     assert match.legal_moves() and match._legal is not None  # a short list is kept
-    monkeypatch.setattr(state, "LEGAL_KEPT", 0)
-    match = tablic.new_match(RULES, seed=3)
-    assert match.legal_moves() == tablic.new_match(RULES, seed=3).legal_moves()
-    assert match._legal is None
+    kept = state.LISTING_KEPT if tablic.BUILD == "compiled" else state.LEGAL_KEPT
+    longer = long_listing(kept)
+    assert longer.legal_moves() and longer._legal is None  # past the bound: not kept
+    if tablic.BUILD == "compiled":  # a long C listing is kept as cards, its Moves up to a bound
+        middle = long_listing(state.LEGAL_KEPT, state.LISTING_KEPT)
+        legal = middle.legal_moves()
+        assert state.LEGAL_KEPT < len(legal) <= state.LISTING_KEPT and middle._legal is legal
+        assert legal[0] is legal[0] and legal[state.LEGAL_KEPT - 1] is legal[state.LEGAL_KEPT - 1]
+        last = legal[len(legal) - 1]
+        assert last == legal[len(legal) - 1] and last is not legal[len(legal) - 1]
+        assert state._FAST_ADVANCE is not None and state._FAST_ADVANCE(middle, last) is not None
 
 
 def test_packed_rules_are_bounded_by_rules_object() -> None:

@@ -160,15 +160,16 @@ def test_the_c_listing_of_a_state_is_kept_on_it_up_to_the_bound() -> None:
     assert moves is not None
     state = tablic.new_match(Rules.preset("serbian"), seed=4)
     expected = python_listing(state)
-    assert moves(state, 0) == list(expected) and state._legal is None  # too long to keep
-    listed = moves(state, len(expected))
+    assert moves(state, 0, 0) == list(expected) and state._legal is None  # too long to keep
+    listed = moves(state, len(expected), len(expected))
     assert listed == list(expected) and listed is state._legal  # kept: the same listing
     assert state.legal_moves() is listed
     over = state
     while not over.is_over:
         over = over.apply(over.legal_moves()[-1])  # a capture where one can: tables stay small
-    assert moves(over, 256) is None and over.legal_moves() == []
-    assert moves(object(), 256) is None  # type: ignore[arg-type]
+    assert moves(over, 256, 256) is None and over.legal_moves() == []
+    assert moves(object(), 256, 256) is None  # type: ignore[arg-type]
+    assert moves(state, 256) is None  # type: ignore[call-arg]
 
 
 @compiled

@@ -955,17 +955,18 @@ typedef struct {
 } Listed;
 
 typedef struct {
-    PyObject_VAR_HEAD Listed entries[1];
+    PyObject_VAR_HEAD Py_ssize_t kept; /* Moves made at positions below it are kept */
+    Listed entries[1];
 } MoveList;
 
 static PyTypeObject MoveListType;
 
-/* The Move at `i` (in range), made on first use: a new reference. */
+/* The Move at `i` (in range), made on first use (and kept below `kept`): a new reference. */
 static PyObject *listed_move(MoveList *self, Py_ssize_t i) {
     Listed *entry = &self->entries[i];
     if (entry->move != NULL) return Py_NewRef(entry->move);
     PyObject *move = move_of(entry->card, entry->taken);
-    if (move == NULL) return NULL;
+    if (move == NULL || i >= self->kept) return move;
     if (entry->move == NULL) { /* (a finalizer the allocation ran may have made it meanwhile) */
         entry->move = Py_NewRef(move);
         return move;
@@ -1195,8 +1196,10 @@ static uint64_t read_hand_cards(PyObject *hand, int *played, Py_ssize_t *cards) 
 
 /* The legal moves of `hand` on `table` as `MatchState._list_moves` lists them (per card its
    trail, then its captures in the order of their masks; only the captures when one is possible
-   and required), a new MoveList; or None where Python must list. */
-static PyObject *list_moves(PyObject *hand, PyObject *table, PyObject *params_obj) {
+   and required), a new MoveList keeping the first `kept` Moves once made; or None where Python
+   must list. */
+static PyObject *list_moves(PyObject *hand, PyObject *table, PyObject *params_obj,
+                            Py_ssize_t kept) {
     if (card_type == NULL || move_type == NULL || buffers_busy) Py_RETURN_NONE;
     const uint8_t *params = state_params_of(params_obj);
     Py_ssize_t n, cards = 0;
@@ -1229,6 +1232,7 @@ static PyObject *list_moves(PyObject *hand, PyObject *table, PyObject *params_ob
     int drop_trails = captures > 0 && params[SP_MUST];
     MoveList *out = PyObject_NewVar(MoveList, &MoveListType, drop_trails ? captures : total);
     if (out != NULL) {
+        out->kept = kept;
         Py_ssize_t at = 0;
         for (int i = 0; i < total; i++)
             if (!drop_trails || found[i].taken != 0) out->entries[at++] = found[i];
@@ -1241,7 +1245,7 @@ static PyObject *list_moves(PyObject *hand, PyObject *table, PyObject *params_ob
 static PyObject *fast_legal(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
     if (nargs != 3) Py_RETURN_NONE;
-    PyObject *listed = list_moves(args[0], args[1], args[2]);
+    PyObject *listed = list_moves(args[0], args[1], args[2], 0);
     if (listed == NULL || listed == Py_None) return listed;
     PyObject *moves = movelist_list((MoveList *)listed), *out = NULL;
     if (moves != NULL) out = PyList_AsTuple(moves);
@@ -1817,15 +1821,15 @@ done:
     return result;
 }
 
-/* moves(state, kept): `MatchState.legal_moves()` of a state not listed yet: the C listing (a
-   MoveList), kept on the state when at most `kept` moves; None where Python lists (or the match
-   is over). */
+/* moves(state, kept, kept_moves): `MatchState.legal_moves()` of a state not listed yet: the C
+   listing (a MoveList keeping its first `kept_moves` Moves once made), kept on the state when at
+   most `kept` moves; None where Python lists (or the match is over). */
 static PyObject *fast_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs != 2 || state_type == NULL || Py_TYPE(args[0]) != state_type) Py_RETURN_NONE;
+    if (nargs != 3 || state_type == NULL || Py_TYPE(args[0]) != state_type) Py_RETURN_NONE;
     PyObject *state = args[0];
-    Py_ssize_t legal_kept = PyLong_AsSsize_t(args[1]);
-    if (legal_kept == -1 && PyErr_Occurred()) return NULL;
+    Py_ssize_t legal_kept = PyLong_AsSsize_t(args[1]), moves_kept = PyLong_AsSsize_t(args[2]);
+    if ((legal_kept == -1 || moves_kept == -1) && PyErr_Occurred()) return NULL;
     PyObject *current = get_field(state, F_CURRENT), *hands = NULL, *table = NULL, *params = NULL;
     PyObject *listed = NULL, *result = NULL;
     if (current == NULL) return NULL;
@@ -1842,7 +1846,7 @@ static PyObject *fast_moves(PyObject *self, PyObject *const *args, Py_ssize_t na
         result = Py_NewRef(Py_None);
         goto done;
     }
-    listed = list_moves(PyTuple_GET_ITEM(hands, seat), table, params);
+    listed = list_moves(PyTuple_GET_ITEM(hands, seat), table, params, moves_kept);
     if (listed == NULL) goto done;
     if (listed == Py_None) {
         result = Py_NewRef(Py_None);
@@ -2102,7 +2106,8 @@ static PyMethodDef methods[] = {
     {"set_cards", set_cards, METH_VARARGS, "set_cards(Card, CARDS): the 52 interned cards."},
     {"set_moves", set_moves, METH_VARARGS, "set_moves(Move, TRAILS): the type and the trails."},
     {"moves", (PyCFunction)(void (*)(void))fast_moves, METH_FASTCALL,
-     "moves(state, kept): its legal moves (a MoveList; kept on it if at most kept), or None."},
+     "moves(state, kept, kept_moves): its legal moves (a MoveList keeping its first kept_moves "
+     "Moves; kept on the state if at most kept), or None."},
     {"set_state", set_state, METH_VARARGS,
      "set_state(MatchState, HandResult): the classes advance makes."},
     {NULL, NULL, 0, NULL},

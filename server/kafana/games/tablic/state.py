@@ -38,8 +38,12 @@ from kafana.games.tablic.view import View
 HAND_SIZE = 6
 TABLE_SIZE = 4
 JACK = 11
-LEGAL_KEPT = 256
-"""Most legal moves a state remembers once listed (a bound: a session cache holds states)."""
+LEGAL_KEPT: Final = 256
+"""Most legal moves a state remembers once listed, as Moves (a bound: a session cache holds
+states)."""
+LISTING_KEPT: Final = 1024
+"""Most moves of a C listing a state keeps (24 bytes each as cards; its Moves past LEGAL_KEPT are
+made anew when read): the rare long listings of random play are kept, and applied in C."""
 
 
 def deal_size(deck: int, players: int) -> int:
@@ -185,7 +189,7 @@ class MatchState(SeatedState[Rules, View]):
         legal = self._legal
         if legal is None:
             if _FAST_MOVES is not None:  # the compiled build: listed (and kept) in C
-                fast = _FAST_MOVES(self, LEGAL_KEPT)
+                fast = _FAST_MOVES(self, LISTING_KEPT, LEGAL_KEPT)
                 if fast is not None:
                     return fast
             seat = self._current  # C declined (over, or past its bounds): Python lists or raises
@@ -571,10 +575,10 @@ _FAST_ADVANCE: Final[FastAdvance | None] = None if NATIVE is None else NATIVE.ad
 """The C transition of the compiled build (`_ccore.advance`): `_advance`'s next state for a
 move of the state's own listing, hands scored and dealt included, or None (the Python path
 checks the move; tests/games/tablic/test_fast_advance.py)."""
-FastMoves = Callable[["MatchState", int], "Sequence[Move] | None"]
+FastMoves = Callable[["MatchState", int, int], "Sequence[Move] | None"]
 _FAST_MOVES: Final[FastMoves | None] = None if NATIVE is None else NATIVE.moves
 """`legal_moves()` in C (`_ccore.moves`: the listing of `_ccore.legal` on the state's own
-fields as a `MoveList`, kept on it up to LEGAL_KEPT moves): `_list_moves`'s answer, the same
+fields as a `MoveList`, kept on it up to LISTING_KEPT moves): `_list_moves`'s answer, the same
 moves in the same order
 (tests/games/tablic/test_fast_legal.py), or None where it declines (the match over, or too
 many captures: the Python path raises). Both are Final: the compiled module reads them as
