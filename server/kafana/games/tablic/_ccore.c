@@ -1586,10 +1586,11 @@ done:
     return result;
 }
 
-/* The fields of the state after the move (`taken_cards`: its captured cards, by index, as
-   `move_fits` found them): everything but what the move changes is copied. */
-static int advance_fields(PyObject *state, PyObject *nxt, PyObject *move, uint64_t taken_cards,
-                          const uint8_t *params, long seat) {
+/* The fields of the state after `move` (`listed`: its card and captured cards, by index, as
+   listed; `table_index`: the table's cards' indexes): everything but what it changes is copied. */
+static int advance_fields(PyObject *state, PyObject *nxt, PyObject *move, Listed listed,
+                          const int *table_index, const uint8_t *params, long seat) {
+    uint64_t taken_cards = listed.taken;
     static const int same[] = {F_SETUP, F_ENGINE, F_PARAMS, F_HAND_NO, F_SCORES, F_RESULTS};
     for (size_t i = 0; i < sizeof same / sizeof *same; i++)
         if (copy_field(state, nxt, same[i]) < 0) return -1;
@@ -1612,8 +1613,8 @@ static int advance_fields(PyObject *state, PyObject *nxt, PyObject *move, uint64
     if (hands == NULL) return -1;
     if ((table = get_field(state, F_TABLE)) == NULL || (deck = get_field(state, F_DECK)) == NULL)
         goto done;
-    PyObject *card = PyTuple_GET_ITEM(move, 0), *taken = PyTuple_GET_ITEM(move, 1);
-    int played = card_index(card), players = params[SP_PLAYERS];
+    PyObject *card = card_objects[listed.card];
+    int played = listed.card, players = params[SP_PLAYERS];
     PyObject *hand = PyTuple_GET_ITEM(hands, seat);
     Py_ssize_t cards = PyTuple_GET_SIZE(hand), left = 0, n = PyTuple_GET_SIZE(table);
     PyObject *rest = card_tuple(cards - 1);
@@ -1626,7 +1627,7 @@ static int advance_fields(PyObject *state, PyObject *nxt, PyObject *move, uint64
     Py_ssize_t holding = 0;
     for (int s = 0; s < players; s++) holding += PyTuple_GET_SIZE(PyTuple_GET_ITEM(now, s));
     Py_ssize_t undealt = PyTuple_GET_SIZE(deck);
-    if (PySet_GET_SIZE(taken) > 0) {
+    if (taken_cards != 0) {
         long side = params[SP_PARTNERS] ? seat % 2 : seat;
         PyObject *piles = get_field(state, F_PILES);
         if (piles == NULL) goto fail_now;
@@ -1636,7 +1637,7 @@ static int advance_fields(PyObject *state, PyObject *nxt, PyObject *move, uint64
             goto fail_now;
         }
         pile |= 1ull << played;
-        PyObject *remaining = card_tuple(n - PySet_GET_SIZE(taken));
+        PyObject *remaining = card_tuple(n - __builtin_popcountll(taken_cards));
         if (remaining == NULL) {
             Py_DECREF(piles);
             goto fail_now;
@@ -1644,7 +1645,7 @@ static int advance_fields(PyObject *state, PyObject *nxt, PyObject *move, uint64
         Py_ssize_t kept = 0;
         for (Py_ssize_t i = 0; i < n; i++) {
             PyObject *c = PyTuple_GET_ITEM(table, i);
-            int index = card_index(c);
+            int index = table_index[i];
             if (taken_cards >> index & 1) {
                 pile |= 1ull << index;
                 vector -= 1ull << 4 * (index / 4);
@@ -1681,7 +1682,7 @@ static int advance_fields(PyObject *state, PyObject *nxt, PyObject *move, uint64
         Py_ssize_t at = 0;
         for (Py_ssize_t i = 0; i < n; i++) { /* the table is sorted by index */
             PyObject *c = PyTuple_GET_ITEM(table, i);
-            if (at == i && card_index(c) > played) PyTuple_SET_ITEM(longer, at++, Py_NewRef(card));
+            if (at == i && table_index[i] > played) PyTuple_SET_ITEM(longer, at++, Py_NewRef(card));
             PyTuple_SET_ITEM(longer, at++, Py_NewRef(c));
         }
         if (at == n) PyTuple_SET_ITEM(longer, at, Py_NewRef(card));
@@ -1718,55 +1719,32 @@ done:
     return result;
 }
 
-/* Whether `move` (a Move) plays a card of `hand` and takes only cards of `table` (tuples of
-   cards): what the state's own listing guarantees, checked before the next state is built
-   from it (a state whose listing no longer fits its position is left to Python). `taken_out`:
-   the captured cards' indexes, as a mask. */
-static int move_fits(PyObject *hand, PyObject *table, PyObject *move, uint64_t *taken_out) {
-    PyObject *card = PyTuple_GET_ITEM(move, 0), *taken = PyTuple_GET_ITEM(move, 1);
-    if (!PyTuple_CheckExact(hand) || !PyTuple_CheckExact(table) || !PyFrozenSet_CheckExact(taken))
+/* Whether the listed move of `card` taking `taken` (a mask of card indexes) plays a card of
+   `hand` and takes only cards of `table` (tuples of cards): what the state's own listing
+   guarantees, checked before the next state is built from it (a state whose listing no longer
+   fits its position is left to Python). `table_index`: the table's card indexes, read once. */
+static int move_fits(PyObject *hand, PyObject *table, PyObject *card, uint64_t taken,
+                     int *table_index) {
+    if (!PyTuple_CheckExact(hand) || !PyTuple_CheckExact(table) || PyTuple_GET_SIZE(table) > 52)
         return 0;
     int held = 0;
     for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(hand) && !held; k++)
         held = PyTuple_GET_ITEM(hand, k) == card;
-    if (!held || Py_TYPE(card) != card_type) return 0;
+    if (!held) return 0;
     uint64_t on_table = 0;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(table); i++) {
         int index = card_index(PyTuple_GET_ITEM(table, i));
         if (index < 0) return 0;
+        table_index[i] = index;
         on_table |= 1ull << index;
     }
-    uint64_t taken_cards = 0;
-#ifdef SETS_IN_PLACE
-    PySetObject *so = (PySetObject *)taken; /* a frozenset: no deleted entries */
-    for (Py_ssize_t i = 0; i <= so->mask; i++) {
-        PyObject *key = so->table[i].key;
-        if (key == NULL) continue;
-        int index = Py_TYPE(key) == card_type ? card_index(key) : -1;
-        if (index < 0 || !(on_table >> index & 1)) return 0;
-        taken_cards |= 1ull << index;
-    }
-#else
-    Py_ssize_t found = 0;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(table); i++) {
-        PyObject *c = PyTuple_GET_ITEM(table, i);
-        int in = PySet_Contains(taken, c); /* cards hash by identity */
-        if (in < 0) {
-            PyErr_Clear();
-            return 0;
-        }
-        found += in;
-        if (in) taken_cards |= 1ull << card_index(c);
-    }
-    if (found != PySet_GET_SIZE(taken)) return 0;
-#endif
-    *taken_out = taken_cards;
-    return 1;
+    return (taken & ~on_table) == 0;
 }
 
 /* advance(state, move): the state after `move`, as `MatchState._advance` makes it, where
-   `move` is a Move of the state's C listing (the same object, or one of the same cards); else None (the Python path
-   checks the move, or ends a hand whose card points do not fit the parameters). */
+   `move` is a Move of the state's C listing (the same object, or one of the same cards); else
+   None (the Python path checks the move, or ends a hand whose card points do not fit the
+   parameters). */
 static PyObject *fast_advance(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
     if (nargs != 2 || state_type == NULL || card_type == NULL || Py_TYPE(args[0]) != state_type)
@@ -1774,11 +1752,13 @@ static PyObject *fast_advance(PyObject *self, PyObject *const *args, Py_ssize_t 
     PyObject *state = args[0], *move = args[1];
     PyObject *legal = get_field(state, F_LEGAL);
     if (legal == NULL) return NULL;
-    int listed = 0;
-    if (Py_TYPE(legal) == &MoveListType && Py_TYPE(move) == move_type)
-        listed = listed_at((MoveList *)legal, move) >= 0;
+    Py_ssize_t at = -1;
+    Listed entry = {0, NULL, 0};
+    if (Py_TYPE(legal) == &MoveListType && Py_TYPE(move) == move_type &&
+        (at = listed_at((MoveList *)legal, move)) >= 0)
+        entry = ((MoveList *)legal)->entries[at];
     Py_DECREF(legal);
-    if (!listed) Py_RETURN_NONE;
+    if (at < 0) Py_RETURN_NONE;
     PyObject *params_obj = get_field(state, F_PARAMS), *current = get_field(state, F_CURRENT);
     PyObject *hands = get_field(state, F_HANDS), *deck = get_field(state, F_DECK);
     PyObject *table = get_field(state, F_TABLE), *result = NULL, *nxt = NULL;
@@ -1786,12 +1766,13 @@ static PyObject *fast_advance(PyObject *self, PyObject *const *args, Py_ssize_t 
         goto done;
     const uint8_t *params = state_params_of(params_obj);
     long seat = -1;
-    uint64_t taken_cards = 0;
+    int table_index[52];
     if (PyLong_Check(current) && (seat = PyLong_AsLong(current)) == -1 && PyErr_Occurred())
         goto done;
     if (params == NULL || seat < 0 || seat >= params[SP_PLAYERS] || !PyTuple_CheckExact(hands) ||
         PyTuple_GET_SIZE(hands) != params[SP_PLAYERS] || !PyTuple_CheckExact(deck) ||
-        !move_fits(PyTuple_GET_ITEM(hands, seat), table, move, &taken_cards)) {
+        !move_fits(PyTuple_GET_ITEM(hands, seat), table, card_objects[entry.card], entry.taken,
+                   table_index)) {
         result = Py_NewRef(Py_None);
         goto done;
     }
@@ -1809,7 +1790,8 @@ static PyObject *fast_advance(PyObject *self, PyObject *const *args, Py_ssize_t 
         goto done;
     }
     nxt = state_type->tp_new(state_type, no_args, NULL);
-    if (nxt == NULL || advance_fields(state, nxt, move, taken_cards, params, seat) < 0) goto done;
+    if (nxt == NULL || advance_fields(state, nxt, move, entry, table_index, params, seat) < 0)
+        goto done;
     result = Py_NewRef(nxt);
 done:
     Py_XDECREF(nxt);
