@@ -3,7 +3,7 @@
 The compiled build answers with the state's own listing (`_ccore.MoveList`: the moves kept as
 cards, each Move made when first read); it must behave as the list the pure build returns
 wherever reading does: length, indexes and slices, iteration, membership, `index`, equality,
-repr, copying. A Move itself copies and pickles as itself.
+repr, copying.
 """
 
 from __future__ import annotations
@@ -110,10 +110,3 @@ def test_the_compiled_listing_keeps_no_reference_it_does_not_own() -> None:
             list(legal), legal[1:4], repr(legal), Move.parse(str(legal[-1])) in legal
             del legal
     assert counts() == before
-
-
-def test_a_move_copies_and_pickles_as_itself() -> None:
-    for text in ("KC:KD+KH", "7S", "10D:AS+9H+10S"):
-        move = Move.parse(text)
-        for made in (copy.copy(move), copy.deepcopy(move), pickle.loads(pickle.dumps(move))):
-            assert made == move and type(made) is Move and str(made) == text

@@ -68,6 +68,10 @@ class MatchSetup:
             return shuffled_deck(self.seed, hand)
         return self.decks[hand % len(self.decks)]
 
+    def __reduce__(self) -> tuple[type[MatchSetup], tuple[object, ...]]:
+        """Copied and pickled by its fields (the compiled class has no `__dict__` to restore)."""
+        return (MatchSetup, (self.rules, self.seed, self.decks))
+
 
 class MatchState(SeatedState[Rules, View]):
     """One position of a Tablić match. Immutable: `apply` returns a new state.
@@ -161,6 +165,11 @@ class MatchState(SeatedState[Rules, View]):
         """Tablas a side has made in this hand."""
         return self._tablas[side]
 
+    def __reduce__(self) -> tuple[Callable[..., MatchState], tuple[object, ...]]:
+        """Copied and pickled as its setup and moves, replayed (the compiled class has no
+        `__dict__`, and its capture engine is a cache shared by rules)."""
+        return (_replayed, (self._setup, tuple(self.moves())))
+
     def moves(self) -> list[tuple[int, Move]]:
         """Every (seat, move) played so far, oldest first."""
         out: list[tuple[int, Move]] = []
@@ -196,7 +205,7 @@ class MatchState(SeatedState[Rules, View]):
             legal = () if seat is None else self._list_moves(seat)
             if len(legal) <= LEGAL_KEPT:  # a big list is not kept on a state a cache holds
                 self._legal = legal
-        if isinstance(legal, tuple):  # Python's listing: the caller's own list
+        if isinstance(legal, (tuple, list)):  # Python's listing (or a copy's): the caller's own
             return list(legal)
         return legal  # the C one: immutable
 
@@ -643,6 +652,14 @@ def _pack_params(rules: Rules) -> bytes:
         + rules.target.to_bytes(4, "little")
         + bytes(min(p, 255) for p in points)
     )
+
+
+def _replayed(setup: MatchSetup, moves: tuple[tuple[int, Move], ...]) -> MatchState:
+    """The state after `moves` of the match `setup` starts: a copied or unpickled state."""
+    state = new_match(setup.rules, setup.seed, setup.decks)
+    for seat, move in moves:
+        state = state.apply(move, seat)
+    return state
 
 
 def new_match(
