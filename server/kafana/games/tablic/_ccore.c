@@ -1594,9 +1594,8 @@ static int advance_fields(PyObject *state, PyObject *nxt, PyObject *move, Listed
     static const int same[] = {F_SETUP, F_ENGINE, F_PARAMS, F_HAND_NO, F_SCORES, F_RESULTS};
     for (size_t i = 0; i < sizeof same / sizeof *same; i++)
         if (copy_field(state, nxt, same[i]) < 0) return -1;
-    uint64_t count, vector;
-    if (u64_field(state, F_MOVE_COUNT, &count) < 0 || u64_field(state, F_VECTOR, &vector) < 0)
-        return -1;
+    uint64_t count, vector = 0;
+    if (u64_field(state, F_MOVE_COUNT, &count) < 0) return -1;
     if (put_field(nxt, F_MOVE_COUNT, PyLong_FromUnsignedLongLong(count + 1)) < 0) return -1;
     PyObject *log = get_field(state, F_LOG);
     if (log == NULL) return -1;
@@ -1617,6 +1616,8 @@ static int advance_fields(PyObject *state, PyObject *nxt, PyObject *move, Listed
     int played = listed.card, players = params[SP_PLAYERS];
     PyObject *hand = PyTuple_GET_ITEM(hands, seat);
     Py_ssize_t cards = PyTuple_GET_SIZE(hand), left = 0, n = PyTuple_GET_SIZE(table);
+    for (Py_ssize_t i = 0; i < n; i++) /* the table's rank counts (`count_vector`), as read */
+        vector += 1ull << 4 * (table_index[i] / 4);
     PyObject *rest = card_tuple(cards - 1);
     if (rest == NULL) goto done;
     for (Py_ssize_t k = 0; k < cards; k++)
