@@ -10,8 +10,10 @@ and 16 cards (a fresh random card and table every call, so nothing is served fro
 of the same inputs; the answer is the contract's set of frozensets), beside the floor of pure
 Python on the same inputs (only building answers of the same shape from ready tuples); then
 random-playout hands per second for 2 players through the public API (`new_match`,
-`legal_moves`, `apply`) and in the search simulator (`kafana_bots.sim.HandSim`), each after
-an untimed warm-up on other deals (a server or a bot runs warm: its listing caches are full).
+`legal_moves`, `apply`), beside the same loop alone on recorded states (what the benchmark's
+own loop costs: `random.choice`, `is_over`, `hand_no`), and in the search simulator
+(`kafana_bots.sim.HandSim`), each after an untimed warm-up on other deals (a server or a bot
+runs warm: its listing caches are full).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from typing import Any
 
 from kafana.errors import TooManyMovesError
 from kafana.games import tablic
@@ -82,7 +85,11 @@ def floor_rate(shapes: list[list[tuple[Card, ...]]]) -> float:
 
 
 def playout_rate(
-    hands: int, seed: int, rules: tablic.Rules, timer: Callable[[], float] = time.perf_counter
+    hands: int,
+    seed: int,
+    rules: tablic.Rules,
+    timer: Callable[[], float] = time.perf_counter,
+    new_match: Callable[..., Any] = tablic.new_match,
 ) -> float:
     """Hands per second of uniformly random play through the public API (by `timer`)."""
     rng = random.Random(seed)
@@ -90,7 +97,7 @@ def playout_rate(
     start = timer()
     match_seed = seed
     while played < hands:
-        state = tablic.new_match(rules, seed=match_seed)
+        state = new_match(rules, seed=match_seed)
         match_seed += 1
         while not state.is_over and played < hands:
             before = state.hand_no
@@ -98,6 +105,42 @@ def playout_rate(
             if state.hand_no != before or state.is_over:
                 played += 1
     return played / (timer() - start)
+
+
+class Recorded:
+    """A recorded position: its listing, and the position the recorded move led to."""
+
+    __slots__ = ("_legal", "_next", "hand_no", "is_over")
+
+    def __init__(self, state: tablic.MatchState) -> None:
+        self.hand_no, self.is_over = state.hand_no, state.is_over
+        self._legal = list(state.legal_moves())
+        self._next: Recorded | None = None
+
+    def legal_moves(self) -> list[tablic.Move]:
+        return self._legal
+
+    def apply(self, move: object) -> Recorded | None:
+        return self._next
+
+
+def loop_rate(hands: int, seed: int, rules: tablic.Rules) -> float:
+    """Hands per second of `playout_rate`'s own loop: the same loop over recorded matches whose
+    `legal_moves` and `apply` only hand back what was recorded (Python methods, slower to call
+    than the compiled ones: the loop's true share of a playout is smaller)."""
+    rng, starts, played, first_seed = random.Random(seed), [], 0, seed
+    while played < hands + 200:  # the loop below stops mid-match: record beyond it
+        state = tablic.new_match(rules, seed=seed + len(starts))
+        node = first = Recorded(state)
+        while not state.is_over:
+            nxt = state.apply(rng.choice(state.legal_moves()))
+            played += nxt.hand_no != state.hand_no or nxt.is_over
+            node._next = node = Recorded(nxt)
+            state = nxt
+        starts.append(first)
+    return playout_rate(
+        hands, seed, rules, new_match=lambda _rules, seed: starts[seed - first_seed]
+    )
 
 
 def simulator_rate(hands: int, seed: int, rules: tablic.Rules) -> float:
@@ -164,6 +207,7 @@ def measure(calls: int, hands: int, seed: int) -> dict[str, float]:
         out[f"floor {size}"] = floor_rate(answer_shapes(inputs, rules))
     playout_rate(hands, 10**6 + seed, rules)  # a warm-up: the listing caches of a long run
     out["playout"] = playout_rate(hands, 1000 * seed, rules)
+    out["loop"] = loop_rate(hands, 1000 * seed, rules)
     simulator_rate(hands // 2, 10**6 + seed, rules)
     out["simulator"] = simulator_rate(hands, 1000 * seed, rules)
     return out
@@ -215,6 +259,7 @@ def main() -> None:
     rows = [(f"captures() {size}-card tables, calls/s", f"captures {size}") for size in SIZES]
     rows += [("  pure-Python floor at 12 cards", "floor 12")]
     rows += [("random playout (public API), hands/s", "playout")]
+    rows += [("  its loop alone, on recorded states", "loop")]
     rows += [("search simulator (HandSim), hands/s", "simulator")]
     for label, key in rows:
         values = [median(build, key) for build in builds]
