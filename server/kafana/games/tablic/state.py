@@ -205,7 +205,7 @@ class MatchState(SeatedState[Rules, View]):
             legal = () if seat is None else self._list_moves(seat)
             if len(legal) <= LEGAL_KEPT:  # a big list is not kept on a state a cache holds
                 self._legal = legal
-        if isinstance(legal, (tuple, list)):  # Python's listing (or a copy's): the caller's own
+        if isinstance(legal, tuple):  # Python's listing: the caller's own list
             return list(legal)
         return legal  # the C one: immutable
 
@@ -588,10 +588,9 @@ FastMoves = Callable[["MatchState", int, int], "Sequence[Move] | None"]
 _FAST_MOVES: Final[FastMoves | None] = None if NATIVE is None else NATIVE.moves
 """`legal_moves()` in C (`_ccore.moves`: the listing of `_ccore.legal` on the state's own
 fields as a `MoveList`, kept on it up to LISTING_KEPT moves): `_list_moves`'s answer, the same
-moves in the same order
-(tests/games/tablic/test_fast_legal.py), or None where it declines (the match over, or too
-many captures: the Python path raises). Both are Final: the compiled module reads them as
-constants, not from its dict every move."""
+moves in the same order (tests/games/tablic/test_fast_legal.py), or None where it declines (the
+match over, or too many captures: the Python path raises). Both are Final: the compiled module
+reads them as constants, not from its dict every move."""
 if NATIVE is not None:
     NATIVE.set_moves(Move, TRAILS)
     NATIVE.set_state(MatchState, HandResult)
@@ -636,9 +635,9 @@ _STATE_PARAMS: dict[int, tuple[Rules, bytes]] = {}
 
 
 def _pack_params(rules: Rules) -> bytes:
-    """The rules for the C paths (146 bytes): the capture engine's 80
-    of `fast_params`; players, partnerships, last_card_tabla, rank_priority, must_capture;
-    whether the card points fit a byte each (else Python scores a hand), most_cards_points,
+    """The rules for the C paths (146 bytes): the capture engine's 80 of `fast_params`;
+    players, partnerships, last_card_tabla, rank_priority, must_capture; whether the card
+    points fit a byte each (else Python scores a hand), most_cards_points,
     most_cards_tie_to_last, tabla_points, jack_off_opening_table; the target (4 bytes,
     little-endian); each card's points by index."""
     switches = (rules.partnerships, rules.last_card_tabla, rules.rank_priority, rules.must_capture)
