@@ -184,3 +184,57 @@ async def test_a_built_in_bot_that_raises_is_left_to_the_tables_policy(
     assert (fault.seat, fault.reason, fault.action) == (0, Reason.DISCONNECT, Action.FORFEIT_MATCH)
     assert fault.detail == "ConnectionError: bot process went away"
     assert "the bot failed" in caplog.text and "bot process went away" in caplog.text
+
+
+async def test_a_built_in_seat_outlasts_a_takeover_of_its_director(
+    tables: tuple[Tables, Feed],
+) -> None:
+    # A director that dies mid-game leaves its built-in seats vouched for as long as a takeover
+    # takes (`vouch_ms`): the table's disconnect check must not forfeit them meanwhile, and the
+    # director that takes over plays the game on to its score.
+    domain, feed = tables
+    policy = FaultPolicy(disconnect_grace_ms=300, on_disconnect=Action.FORFEIT_MATCH)
+    config = rules_pb2.TableConfig(
+        rules=rules_pb2.RulesSpec(
+            game=rules_pb2.GAME_TABLIC, players=2, tablic=rules_pb2.TablicRules(target=101)
+        ),
+        clock=clock_spec(policy),
+        seed=5,
+        name="takeover",
+    )
+    table_id, _admin, _session = await domain.create(config)
+    tokens = [(await domain.join(table_id, seat, f"p{seat}"))[1] for seat in range(2)]
+    rules = (await domain.session(table_id)).match.rules
+
+    def seats(vouch_ms: int) -> list[asyncio.Task[None]]:
+        bots = [
+            registry.create("greedy", seat=s, rules=rules, rng=random.Random(s)) for s in (0, 1)
+        ]
+        return [
+            asyncio.create_task(
+                bot_seat(domain, feed, table_id, s, tokens[s], bots[s], policy, [], vouch_ms)
+            )
+            for s in (0, 1)
+        ]
+
+    sweeper = ClockSweeper(domain, tick=0.05)
+    sweeper.start()
+    try:
+        first = seats(vouch_ms=4_000)
+        while (await domain.session(table_id)).seq < 30:  # some moves played
+            await asyncio.sleep(0.005)
+        for task in first:  # the director's process is gone: no goodbye, no failure noted
+            task.cancel()
+        await asyncio.gather(*first, return_exceptions=True)
+        stopped = (await domain.session(table_id)).seq
+        await asyncio.sleep(2.6)  # past the grace and two throttle periods, within the vouch
+        paused = await domain.session(table_id)
+        assert paused.status != "finished", paused.ending
+        async with asyncio.timeout(20):
+            await asyncio.gather(*seats(vouch_ms=4_000))  # the next director plays on
+    finally:
+        await sweeper.stop()
+    answer = await domain.record(table_id)
+    assert all(e.kind != events_pb2.EVENT_KIND_FORFEIT for e in answer.events)
+    over = await domain.session(table_id)
+    assert over.match.is_over and over.ending is None and stopped < over.seq

@@ -88,6 +88,9 @@ class Director:
         self.scan = scan
         self.poll = poll
         self.running: dict[str, asyncio.Task[None]] = {}
+        # A built-in seat's presence is vouched for as long as a takeover takes: the lease
+        # lapses, the next scan finds it (and one more, for the store's and a loop's delays).
+        self.vouch_ms = lease_ms + int(2_000 * scan)
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
         self._scan_errors = Repeated(log, "director: the scan", quiet=(StoreUnavailable,))
@@ -395,7 +398,7 @@ class EventRun:
         seed = t.seed_of(spec.game_id)
         secret = t.secret_of(spec.game_id)
         notes: list[Fault] = []
-        tables, feed, table_id = self.tables, self.d.feed, seats.table_id
+        tables, feed, table_id, vouch = self.tables, self.d.feed, seats.table_id, self.d.vouch_ms
         async with asyncio.TaskGroup() as group:
             for index, name in enumerate(spec.seats):
                 bot_name = self.bots.get(name)
@@ -405,7 +408,7 @@ class EventRun:
                 bot = registry.create(bot_name, seat=index, rules=rules, rng=rng)
                 token = seats.tokens[index]
                 group.create_task(
-                    bot_seat(tables, feed, table_id, index, token, bot, config.policy, notes)
+                    bot_seat(tables, feed, table_id, index, token, bot, config.policy, notes, vouch)
                 )
             group.create_task(referee(tables, feed, table_id, seats.tokens, config.policy))
         answer = await tables.record(table_id, past_embargo=True)
