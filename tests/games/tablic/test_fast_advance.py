@@ -7,10 +7,12 @@ parameters Python scores the hand. On the pure build there is no C transition.""
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import random
 import sys
 from itertools import repeat
+from pathlib import Path
 
 import pytest
 from kafana.errors import IllegalMoveError
@@ -25,7 +27,22 @@ from .test_fast_captures import RULE_SETS
 compiled = pytest.mark.skipif(
     state_module._FAST_ADVANCE is None, reason="the pure build has no C transition"
 )
-FIELDS = tuple(name for name in MatchState.__slots__ if name != "_legal")
+
+
+def declared_fields() -> tuple[str, ...]:
+    """MatchState's fields as state.py declares them (`__slots__`): the compiled class has
+    none to read (its fields are descriptors), so they are read from the source."""
+    tree = ast.parse((Path(tablic.__file__).parent / "state.py").read_text())
+    (cls,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "MatchState"]
+    for node in cls.body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "__slots__":
+            names = ast.literal_eval(node.value)
+            assert isinstance(names, tuple) and names
+            return names
+    raise AssertionError("MatchState declares no __slots__")
+
+
+FIELDS = tuple(name for name in declared_fields() if name != "_legal")
 
 
 def fields(state: MatchState) -> dict[str, object]:
@@ -40,6 +57,11 @@ def advance(state: MatchState, move: Move) -> MatchState | None:
 
 def test_the_c_transition_is_loaded_exactly_in_the_compiled_build() -> None:
     assert (state_module._FAST_ADVANCE is not None) == (tablic.BUILD == "compiled")
+
+
+def test_fields_compared_are_every_field_of_a_state() -> None:
+    state = tablic.new_match(tablic.Rules(), seed=1)
+    assert len(FIELDS) == 16 and all(hasattr(state, name) for name in FIELDS)
 
 
 @compiled
@@ -169,3 +191,28 @@ def test_a_listing_that_no_longer_fits_the_position_is_left_to_python() -> None:
     for stale in [TRAILS[stranger.index], Move(held, [stranger])]:
         state._legal = (stale,)  # as if a copy kept a listing of another position
         assert advance(state, stale) is None
+
+
+@compiled
+def test_the_c_transition_finds_every_field_in_place() -> None:
+    from kafana.games.tablic.capture import NATIVE
+
+    assert NATIVE is not None
+    found = NATIVE.state_fields()
+    assert sorted(found) == sorted(declared_fields())
+    offsets = list(found.values())
+    assert 0 not in offsets and len(set(offsets)) == len(offsets)  # none left to descriptors
+
+
+@compiled
+def test_an_int_too_big_to_tag_passes_through_its_descriptor() -> None:
+    # mypyc keeps an int field below 2**62 in the word itself, and a bigger one as a PyLong:
+    # the C transition reads and writes both (a count no match reaches, set by hand).
+    state = tablic.new_match(tablic.Rules.preset("serbian"), seed=4)
+    for count in (2**62 - 2, 2**62 - 1, 2**63):
+        state.move_count = count
+        move = state.legal_moves()[0]
+        made = advance(state, move)
+        assert made is not None and made.move_count == count + 1
+        assert fields(made) == fields(state._advance(move, 1 if move.captured else 0))
+        assert sys.getrefcount(made.move_count) >= 2

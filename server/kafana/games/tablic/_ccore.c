@@ -1274,14 +1274,53 @@ static setter field_set[F_COUNT];
 static void *field_closure[F_COUNT];
 static PyObject *no_args = NULL;
 
-/* set_state(MatchState, HandResult): the class `advance` makes (its fields must be getset
-   descriptors) and the one of a finished hand's score. */
+/* Where each field lives inside a compiled MatchState, found by `find_field` at `set_state`:
+   `advance` reads and writes it there as mypyc's own code does, without the descriptor's call
+   and type check (what it writes is of the field's type by construction, and
+   tests/games/tablic/test_fast_advance.py compares every field with Python's `_advance`). 0:
+   through the descriptor. An `int` field holds mypyc's tagged integer: the value shifted left
+   by one where it fits in 62 bits, else a PyLong's address with the low bit set (1: unset). */
+static Py_ssize_t field_offset[F_COUNT];
+static const char field_is_int[F_COUNT] = {[F_HAND_NO] = 1, [F_MOVE_COUNT] = 1, [F_VECTOR] = 1};
+#define TAG_UNSET ((uintptr_t)1)
+#define SHORT_INT_MAX ((uint64_t)1 << 62)
+#define PROBE_INT 0x2A5A5A5 /* an int no unset field's word equals, tagged */
+
+static inline uintptr_t *field_slot(PyObject *state, int f) {
+    return (uintptr_t *)((char *)state + field_offset[f]);
+}
+
+/* The offset of field `f` in a new `type` instance holding only `value` (an int field: PROBE_INT)
+   there: the one word that then equals it; 0 where none or several do (and on error). */
+static Py_ssize_t find_field(PyTypeObject *type, int f, PyObject *value) {
+    PyObject *probe = type->tp_new(type, no_args, NULL);
+    Py_ssize_t found = 0;
+    int matches = 0;
+    if (probe == NULL) return 0;
+    if (field_set[f](probe, value, field_closure[f]) == 0) {
+        uintptr_t want = field_is_int[f] ? (uintptr_t)PROBE_INT << 1 : (uintptr_t)value;
+        for (Py_ssize_t off = sizeof(PyObject); off + (Py_ssize_t)sizeof(uintptr_t) <= type->tp_basicsize;
+             off += sizeof(uintptr_t))
+            if (*(uintptr_t *)((char *)probe + off) == want) found = off, matches++;
+    }
+    Py_DECREF(probe);
+    PyErr_Clear();
+    return matches == 1 ? found : 0;
+}
+
+/* set_state(MatchState, HandResult, sample): the class `advance` makes (its fields must be getset
+   descriptors), the one of a finished hand's score, and a state whose field values show where
+   each field lives (`find_field`; a field not found is read through its descriptor). */
 static PyObject *set_state(PyObject *self, PyObject *args) {
     (void)self;
     PyTypeObject *type;
-    PyObject *result_type;
-    if (!PyArg_ParseTuple(args, "O!O!", &PyType_Type, &type, &PyType_Type, &result_type))
+    PyObject *result_type, *sample;
+    if (!PyArg_ParseTuple(args, "O!O!O", &PyType_Type, &type, &PyType_Type, &result_type, &sample))
         return NULL;
+    if (Py_TYPE(sample) != type) {
+        PyErr_SetString(PyExc_TypeError, "the sample must be a state of the class");
+        return NULL;
+    }
     for (int f = 0; f < F_COUNT; f++) {
         PyObject *descr = PyDict_GetItemString(type->tp_dict, field_names[f]);
         if (descr == NULL || Py_TYPE(descr) != &PyGetSetDescr_Type) {
@@ -1297,8 +1336,21 @@ static PyObject *set_state(PyObject *self, PyObject *args) {
         field_get[f] = def->get;
         field_set[f] = def->set;
         field_closure[f] = def->closure;
+        field_offset[f] = 0;
     }
     if (no_args == NULL && (no_args = PyTuple_New(0)) == NULL) return NULL;
+    for (int f = 0; f < F_COUNT; f++) {
+        PyObject *value = field_is_int[f] ? PyLong_FromLong(PROBE_INT)
+                                          : field_get[f](sample, field_closure[f]);
+        if (value == NULL) {
+            PyErr_Clear();
+            continue;
+        }
+        Py_ssize_t at = find_field(type, f, value);
+        Py_DECREF(value);
+        for (int g = 0; g < f && at; g++) at = field_offset[g] == at ? 0 : at; /* distinct */
+        field_offset[f] = at;
+    }
     Py_INCREF(type);
     Py_XSETREF(state_type, type);
     Py_INCREF(result_type);
@@ -1306,21 +1358,55 @@ static PyObject *set_state(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* state_fields(): {field: its offset in the state, or 0 where it is read through its
+   descriptor}, as `set_state` found them. */
+static PyObject *state_fields(PyObject *self, PyObject *unused) {
+    (void)self, (void)unused;
+    PyObject *out = PyDict_New();
+    for (int f = 0; out != NULL && f < F_COUNT; f++) {
+        PyObject *at = PyLong_FromSsize_t(field_offset[f]);
+        if (at == NULL || PyDict_SetItemString(out, field_names[f], at) < 0) Py_CLEAR(out);
+        Py_XDECREF(at);
+    }
+    return out;
+}
+
+/* A new reference to a field's value (NULL with AttributeError where it is unset). */
 static inline PyObject *get_field(PyObject *state, int f) {
-    return field_get[f](state, field_closure[f]);
+    if (field_offset[f] == 0) return field_get[f](state, field_closure[f]);
+    uintptr_t word = *field_slot(state, f);
+    if (field_is_int[f] && !(word & 1)) return PyLong_FromSsize_t((Py_ssize_t)word >> 1);
+    if (word == 0 || (field_is_int[f] && word == TAG_UNSET)) {
+        PyErr_Format(PyExc_AttributeError, "attribute '%s' of 'MatchState' undefined",
+                     field_names[f]);
+        return NULL;
+    }
+    return Py_NewRef((PyObject *)(word & ~(uintptr_t)1));
 }
 
 /* Set a field, stealing the reference `value` (NULL: an error is already set). */
 static inline int put_field(PyObject *state, int f, PyObject *value) {
     if (value == NULL) return -1;
-    int done = field_set[f](state, value, field_closure[f]);
-    Py_DECREF(value);
-    return done;
+    if (field_offset[f] == 0 || field_is_int[f]) { /* ints: the descriptor tags them */
+        int done = field_set[f](state, value, field_closure[f]);
+        Py_DECREF(value);
+        return done;
+    }
+    uintptr_t *slot = field_slot(state, f);
+    PyObject *old = (PyObject *)*slot;
+    *slot = (uintptr_t)value;
+    Py_XDECREF(old);
+    return 0;
 }
 
-/* A field copied from `from` to `to`. */
-static inline int copy_field(PyObject *from, PyObject *to, int f) {
-    return put_field(to, f, get_field(from, f));
+/* An int field set to `value` (< 2**64). */
+static inline int put_u64(PyObject *state, int f, uint64_t value) {
+    if (field_offset[f] == 0 || value >= SHORT_INT_MAX)
+        return put_field(state, f, PyLong_FromUnsignedLongLong(value));
+    uintptr_t *slot = field_slot(state, f), old = *slot;
+    *slot = (uintptr_t)value << 1;
+    if ((old & 1) && old != TAG_UNSET) Py_DECREF((PyObject *)(old & ~(uintptr_t)1));
+    return 0;
 }
 
 /* An int of a state (a count or a bit mask, 0 <= it < 2**64) as a uint64, without the
@@ -1329,11 +1415,27 @@ static inline uint64_t u64_of(PyObject *value) { return PyLong_AsUnsignedLongLon
 
 /* An int field as a uint64 (-1 with an error set where it is not one). */
 static int u64_field(PyObject *state, int f, uint64_t *out) {
+    if (field_offset[f] != 0) {
+        uintptr_t word = *field_slot(state, f);
+        if (!(word & 1) && (Py_ssize_t)word >= 0) {
+            *out = (uint64_t)(word >> 1);
+            return 0;
+        }
+    }
     PyObject *value = get_field(state, f);
     if (value == NULL) return -1;
     *out = u64_of(value);
     Py_DECREF(value);
     return *out == (uint64_t)-1 && PyErr_Occurred() ? -1 : 0;
+}
+
+/* A field copied from `from` to `to`. */
+static inline int copy_field(PyObject *from, PyObject *to, int f) {
+    if (field_is_int[f]) {
+        uint64_t value;
+        return u64_field(from, f, &value) < 0 ? -1 : put_u64(to, f, value);
+    }
+    return put_field(to, f, get_field(from, f));
 }
 
 /* A tuple of `n` cards of `items` sorted by index (the cards' own order is their index's). */
@@ -1447,9 +1549,9 @@ static int start_hand(PyObject *nxt, uint64_t hand_no, const uint8_t *params) {
     PyObject *rest = card_tuple(tail - head);
     if (rest == NULL) goto done;
     for (Py_ssize_t i = head; i < tail; i++) PyTuple_SET_ITEM(rest, i - head, Py_NewRef(cards[i]));
-    if (put_field(nxt, F_HAND_NO, PyLong_FromUnsignedLongLong(hand_no)) < 0 ||
+    if (put_u64(nxt, F_HAND_NO, hand_no) < 0 ||
         put_field(nxt, F_TABLE, sorted_cards(table, opened)) < 0 ||
-        put_field(nxt, F_VECTOR, PyLong_FromUnsignedLongLong(vector)) < 0 ||
+        put_u64(nxt, F_VECTOR, vector) < 0 ||
         put_field(nxt, F_PILES, int_tuple(zeros, sides)) < 0 ||
         put_field(nxt, F_TABLAS, int_tuple(zeros, sides)) < 0 ||
         put_field(nxt, F_LAST_CAPTURER, Py_NewRef(Py_None)) < 0) {
@@ -1493,7 +1595,7 @@ static int finish_hand(PyObject *nxt, const uint8_t *params) {
             int index = card_index(PyTuple_GET_ITEM(table, i));
             if (index >= 0) piles[last] |= 1ull << index; /* the table holds only cards */
         }
-    if (put_field(nxt, F_TABLE, card_tuple(0)) < 0 || put_field(nxt, F_VECTOR, PyLong_FromLong(0)) < 0)
+    if (put_field(nxt, F_TABLE, card_tuple(0)) < 0 || put_u64(nxt, F_VECTOR, 0) < 0)
         goto done;
     long best = -1, leaders = 0, last_leads = 0, top = LONG_MIN, at_top = 0;
     for (int s = 0; s < sides; s++) {
@@ -1596,7 +1698,7 @@ static int advance_fields(PyObject *state, PyObject *nxt, PyObject *move, Listed
         if (copy_field(state, nxt, same[i]) < 0) return -1;
     uint64_t count, vector = 0;
     if (u64_field(state, F_MOVE_COUNT, &count) < 0) return -1;
-    if (put_field(nxt, F_MOVE_COUNT, PyLong_FromUnsignedLongLong(count + 1)) < 0) return -1;
+    if (put_u64(nxt, F_MOVE_COUNT, count + 1) < 0) return -1;
     PyObject *log = get_field(state, F_LOG);
     if (log == NULL) return -1;
     PyObject *seat_obj = PyLong_FromLong(seat);
@@ -1690,7 +1792,7 @@ static int advance_fields(PyObject *state, PyObject *nxt, PyObject *move, Listed
         vector += 1ull << 4 * (played / 4);
         if (put_field(nxt, F_TABLE, longer) < 0) goto fail_now;
     }
-    if (put_field(nxt, F_VECTOR, PyLong_FromUnsignedLongLong(vector)) < 0) goto fail_now;
+    if (put_u64(nxt, F_VECTOR, vector) < 0) goto fail_now;
     if (holding > 0) { /* the next seat plays */
         if (put_field(nxt, F_HANDS, now) < 0 || put_field(nxt, F_DECK, Py_NewRef(deck)) < 0 ||
             put_field(nxt, F_CURRENT, PyLong_FromLong((seat + 1) % players)) < 0)
@@ -2092,7 +2194,9 @@ static PyMethodDef methods[] = {
      "moves(state, kept, kept_moves): its legal moves (a MoveList keeping its first kept_moves "
      "Moves; kept on the state if at most kept), or None."},
     {"set_state", set_state, METH_VARARGS,
-     "set_state(MatchState, HandResult): the classes advance makes."},
+     "set_state(MatchState, HandResult, sample): the classes advance makes; where the fields are."},
+    {"state_fields", state_fields, METH_NOARGS,
+     "state_fields(): each field's offset in a state (0: read through its descriptor)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -593,7 +593,6 @@ match over, or too many captures: the Python path raises). Both are Final: the c
 reads them as constants, not from its dict every move."""
 if NATIVE is not None:
     NATIVE.set_moves(Move, TRAILS)
-    NATIVE.set_state(MatchState, HandResult)
     Sequence.register(NATIVE.MoveList)
 _BY_INDEX = attrgetter("index")
 _RANK = attrgetter("rank")
@@ -701,3 +700,7 @@ def new_match(
     state._results = ()
     state._start_hand(0)
     return state
+
+
+if NATIVE is not None:  # the classes `_ccore.advance` makes, and a state to find the fields in
+    NATIVE.set_state(MatchState, HandResult, new_match(Rules(), seed=0))
