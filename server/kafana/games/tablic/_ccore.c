@@ -1269,6 +1269,12 @@ enum {
 };
 static PyTypeObject *state_type = NULL;
 static PyObject *hand_result = NULL; /* the HandResult class */
+/* Its fields in the order of its constructor's arguments, interned (NULL: not set up). */
+static const char *const result_fields[] = {"hand",   "cards",  "card_points", "most_cards",
+                                            "tablas", "points", "last_capturer"};
+#define RESULT_FIELDS 7
+static PyObject *result_names[RESULT_FIELDS];
+static PyObject *deck_name = NULL; /* "deck", interned: `MatchSetup.deck` */
 static getter field_get[F_COUNT];
 static setter field_set[F_COUNT];
 static void *field_closure[F_COUNT];
@@ -1353,9 +1359,25 @@ static PyObject *set_state(PyObject *self, PyObject *args) {
     }
     Py_INCREF(type);
     Py_XSETREF(state_type, type);
+    if (deck_name == NULL && (deck_name = PyUnicode_InternFromString("deck")) == NULL) return NULL;
+    for (int i = 0; i < RESULT_FIELDS; i++)
+        if (result_names[i] == NULL && (result_names[i] = PyUnicode_InternFromString(result_fields[i])) == NULL)
+            return NULL;
     Py_INCREF(result_type);
     Py_XSETREF(hand_result, result_type);
     Py_RETURN_NONE;
+}
+
+/* A new HandResult of `values` (its fields in order), made as its frozen dataclass `__init__`
+   makes it, `object.__new__` then `object.__setattr__` for each field, without the Python
+   frame of that `__init__` (1% of a playout); a class with a `__new__` of its own is called. */
+static PyObject *new_result(PyObject *const *values) {
+    PyTypeObject *type = (PyTypeObject *)hand_result;
+    if (type->tp_new != PyBaseObject_Type.tp_new) return PyObject_Vectorcall(hand_result, values, RESULT_FIELDS, NULL);
+    PyObject *record = type->tp_new(type, no_args, NULL);
+    for (int i = 0; record != NULL && i < RESULT_FIELDS; i++)
+        if (PyObject_GenericSetAttr(record, result_names[i], values[i]) < 0) Py_CLEAR(record);
+    return record;
 }
 
 /* state_fields(): {field: its offset in the state, or 0 where it is read through its
@@ -1510,7 +1532,8 @@ static int start_hand(PyObject *nxt, uint64_t hand_no, const uint8_t *params) {
     PyObject *setup = get_field(nxt, F_SETUP);
     if (setup == NULL) return -1;
     PyObject *number = PyLong_FromUnsignedLongLong(hand_no);
-    PyObject *deck = number == NULL ? NULL : PyObject_CallMethod(setup, "deck", "O", number);
+    PyObject *call[2] = {setup, number};
+    PyObject *deck = number == NULL ? NULL : PyObject_VectorcallMethod(deck_name, call, 2, NULL);
     Py_XDECREF(number);
     Py_DECREF(setup);
     if (deck == NULL) return -1;
@@ -1640,7 +1663,7 @@ static int finish_hand(PyObject *nxt, const uint8_t *params) {
     args[6] = Py_NewRef(last_obj);
     int made = 1;
     for (int i = 0; i < 7; i++) made &= args[i] != NULL;
-    if (made) record = PyObject_Vectorcall(hand_result, args, 7, NULL);
+    if (made) record = new_result(args);
     for (int i = 0; i < 7; i++) Py_XDECREF(args[i]);
     if (record == NULL) goto done;
     Py_ssize_t before = PyTuple_GET_SIZE(results);
