@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import gc
 import random
 import sys
 from itertools import repeat
@@ -216,3 +217,25 @@ def test_an_int_too_big_to_tag_passes_through_its_descriptor() -> None:
         assert made is not None and made.move_count == count + 1
         assert fields(made) == fields(state._advance(move, 1 if move.captured else 0))
         assert sys.getrefcount(made.move_count) >= 2
+
+
+@compiled
+@pytest.mark.parametrize(("players", "partnerships"), [(2, False), (3, False), (4, True)])
+@pytest.mark.parametrize("name", sorted(RULE_SETS))
+def test_the_first_hand_dealt_in_c_equals_the_python_deal(
+    name: str, players: int, partnerships: bool
+) -> None:
+    rules = dataclasses.replace(RULE_SETS[name], players=players, partnerships=partnerships)
+    if name == "tablanette":
+        rules = dataclasses.replace(rules, jack_off_opening_table=True)
+    jacks_first = sorted(tablic.CARDS, key=lambda card: (card.rank != 11, -card.index))
+    deck = " ".join(map(str, jacks_first))  # the opening cards are jacks: under the deck
+    for made in (
+        *(tablic.new_match(rules, seed=seed) for seed in range(3)),
+        tablic.new_match(rules, decks=[deck]),
+    ):
+        dealt = made._copy()
+        dealt._start_hand(0)  # Python's deal over the same match
+        assert fields(made) == fields(dealt)
+        assert made.hand_no == 0 and len(made.table) == 4 and made._legal is None
+        assert not gc.is_tracked(made._hands) and gc.is_tracked(dealt._hands)  # C's; Python's

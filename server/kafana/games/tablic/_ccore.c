@@ -1929,6 +1929,21 @@ done:
     return result;
 }
 
+/* start(state): `MatchState._start_hand(0)` on a state `new_match` is making (its setup,
+   parameters, scores and log set): the first hand dealt in C, the state returned; None where
+   Python deals (not a compiled state, or its parameters unreadable). */
+static PyObject *fast_start(PyObject *self, PyObject *state) {
+    (void)self;
+    if (state_type == NULL || card_type == NULL || Py_TYPE(state) != state_type) Py_RETURN_NONE;
+    PyObject *params_obj = get_field(state, F_PARAMS);
+    if (params_obj == NULL) return NULL;
+    const uint8_t *params = state_params_of(params_obj);
+    int dealt = params == NULL ? 1 : start_hand(state, 0, params);
+    Py_DECREF(params_obj); /* the state keeps it */
+    if (dealt < 0) return NULL;
+    return Py_NewRef(dealt == 0 ? state : Py_None);
+}
+
 /* moves(state, kept, kept_moves): `MatchState.legal_moves()` of a state not listed yet: the C
    listing (a MoveList keeping its first `kept_moves` Moves once made), kept on the state when at
    most `kept` moves; None where Python lists (or the match is over). */
@@ -2208,6 +2223,8 @@ static PyMethodDef methods[] = {
      "(the Python path)."},
     {"advance", (PyCFunction)(void (*)(void))fast_advance, METH_FASTCALL,
      "advance(state, move): the next MatchState, or None (the Python path)."},
+    {"start", fast_start, METH_O,
+     "start(state): the first hand of a new MatchState dealt (the state), or None (Python deals)."},
     {"permute", (PyCFunction)(void (*)(void))fast_permute, METH_FASTCALL,
      "permute(items, domain[, portable]): kafana.games.shuffle.permute of a tuple, or None "
      "(Python); portable: without the CPU's SHA instructions."},

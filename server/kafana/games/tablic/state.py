@@ -584,6 +584,10 @@ _FAST_ADVANCE: Final[FastAdvance | None] = None if NATIVE is None else NATIVE.ad
 """The C transition of the compiled build (`_ccore.advance`): `_advance`'s next state for a
 move of the state's own listing, hands scored and dealt included, or None (the Python path
 checks the move; tests/games/tablic/test_fast_advance.py)."""
+FastStart = Callable[["MatchState"], "MatchState | None"]
+_FAST_START: Final[FastStart | None] = None if NATIVE is None else NATIVE.start
+"""`_start_hand(0)` in C for `new_match` (`_ccore.start`: the state with its first hand dealt,
+or None where Python deals; tests/games/tablic/test_fast_advance.py)."""
 FastMoves = Callable[["MatchState", int, int], "Sequence[Move] | None"]
 _FAST_MOVES: Final[FastMoves | None] = None if NATIVE is None else NATIVE.moves
 """`legal_moves()` in C (`_ccore.moves`: the listing of `_ccore.legal` on the state's own
@@ -698,7 +702,8 @@ def new_match(
     state._legal = None
     state._scores = (0,) * rules.sides
     state._results = ()
-    state._start_hand(0)
+    if _FAST_START is None or _FAST_START(state) is None:
+        state._start_hand(0)
     return state
 
 
