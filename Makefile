@@ -7,9 +7,11 @@ STAMP := $(VENV)/.installed
 .PHONY: run test lint venv proto bench
 
 # The rules core compiled by setup.py (mypyc, and C for captures() and the simulator's
-# playouts); rebuilt when one of its sources changes.
+# playouts); rebuilt when one of its sources changes, or a module mypyc reads with them (what
+# they import: kafana.games and kafana.errors), whose types the compiled code was built on.
 NATIVE_SOURCES := server/kafana/games/tablic/capture.py server/kafana/games/tablic/state.py \
-	bots/kafana_bots/sim.py server/kafana/games/tablic/_ccore.c
+	bots/kafana_bots/sim.py server/kafana/games/tablic/_ccore.c \
+	$(wildcard server/kafana/games/*.py server/kafana/games/tablic/*.py) server/kafana/errors.py
 NATIVE := $(VENV)/.native
 # The differential tests, run again on the pure build (KAFANA_PURE=1): it stays the reference.
 PURE_TESTS := tests/games/tablic tests/bots/test_bots_sim.py tests/bots/test_bots_fast_playout.py \

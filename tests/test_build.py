@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
@@ -97,3 +98,48 @@ def test_the_pure_finder_serves_only_listed_modules(tmp_path: Path) -> None:
     spec = finder.find_spec("some.listed", None)
     assert spec is not None and spec.origin == str(source)
     assert finder.find_spec("some.other", None) is None
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _imported_sources(source: Path, seen: set[Path]) -> None:
+    """`source` and the project's sources it imports (`kafana.*`), transitively, into `seen`."""
+    if source in seen:
+        return
+    seen.add(source)
+    for node in ast.walk(ast.parse(source.read_text())):
+        names = []
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        for name in names:
+            if not name.startswith("kafana."):
+                continue
+            base = ROOT / "server" / Path(*name.split("."))
+            for found in (base.with_suffix(".py"), base / "__init__.py"):
+                if found.is_file():
+                    _imported_sources(found, seen)
+
+
+def test_make_rebuilds_the_core_when_a_module_mypyc_reads_changes() -> None:
+    # `make venv` rebuilds when a prerequisite changes: every module the compiled ones import
+    # from the project (mypyc compiles them against those modules' types) must be one.
+    done = subprocess.run(
+        ["make", "-s", "--eval=print-native: ; @echo $(NATIVE_SOURCES)", "print-native"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    listed = {(ROOT / p).resolve() for p in done.stdout.split()}
+    needed: set[Path] = set()
+    for source in (
+        "server/kafana/games/tablic/capture.py",
+        "server/kafana/games/tablic/state.py",
+        "bots/kafana_bots/sim.py",
+    ):
+        _imported_sources(ROOT / source, needed)
+    assert (ROOT / "server/kafana/games/tablic/_ccore.c") in listed
+    assert len(needed) > 10 and sorted(map(str, needed - listed)) == []
