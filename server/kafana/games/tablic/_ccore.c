@@ -1254,7 +1254,7 @@ static PyObject *fast_legal(PyObject *self, PyObject *const *args, Py_ssize_t na
     return out;
 }
 
-/* -- MatchState's fields, read and written through their descriptors ------------------------ */
+/* -- MatchState's fields, read and written where the compiled class keeps them ------------- */
 
 /* The fields `advance` reads and writes, by name: the compiled class's getset descriptors give
    a getter and a setter each (the setter checks the value's type, as the class declares it). */
@@ -1357,12 +1357,12 @@ static PyObject *set_state(PyObject *self, PyObject *args) {
         for (int g = 0; g < f && at; g++) at = field_offset[g] == at ? 0 : at; /* distinct */
         field_offset[f] = at;
     }
-    Py_INCREF(type);
-    Py_XSETREF(state_type, type);
     if (deck_name == NULL && (deck_name = PyUnicode_InternFromString("deck")) == NULL) return NULL;
     for (int i = 0; i < RESULT_FIELDS; i++)
         if (result_names[i] == NULL && (result_names[i] = PyUnicode_InternFromString(result_fields[i])) == NULL)
             return NULL;
+    Py_INCREF(type); /* the names first: `advance` runs once the class is set */
+    Py_XSETREF(state_type, type);
     Py_INCREF(result_type);
     Py_XSETREF(hand_result, result_type);
     Py_RETURN_NONE;
