@@ -11,17 +11,21 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+from collections.abc import Sequence
 
 import pytest
 from kafana.competitions.hosted.bot_seat import bot_seat
 from kafana.competitions.policy import Action, FaultPolicy, Reason
 from kafana.competitions.table_results import clock_spec, table_faults
+from kafana.games import tablic
+from kafana.games.tablic import Move, View
 from kafana.service.clock import ClockSweeper
 from kafana.service.feed import Feed
 from kafana.service.tables import Tables
 from kafana.v1 import competitions_pb2 as pb
 from kafana.v1 import events_pb2, rules_pb2, state_pb2
 from kafana_bots import registry
+from kafana_bots.greedy import GreedyBot
 from kafana_client import AsyncClient, AsyncSeat
 from kafana_client.aio import LegalMoves
 from kafana_client.errors import RefusedMoveError
@@ -139,22 +143,32 @@ async def test_hosted_events_apply_their_fault_policy(
     ]
 
 
+async def policy_table(
+    domain: Tables, policy: FaultPolicy, target: int, seed: int, name: str
+) -> tuple[str, list[str], tablic.Rules]:
+    """A two-seat Tablić table whose clock enforces `policy`, both seats taken: its id, the
+    seat tokens and its rules."""
+    config = rules_pb2.TableConfig(
+        rules=rules_pb2.RulesSpec(
+            game=rules_pb2.GAME_TABLIC, players=2, tablic=rules_pb2.TablicRules(target=target)
+        ),
+        clock=clock_spec(policy),
+        seed=seed,
+        name=name,
+    )
+    table_id, _admin, _session = await domain.create(config)
+    tokens = [(await domain.join(table_id, seat, f"p{seat}"))[1] for seat in range(2)]
+    rules = (await domain.session(table_id)).match.rules
+    assert isinstance(rules, tablic.Rules)
+    return table_id, tokens, rules
+
+
 async def test_a_built_in_bot_that_raises_is_left_to_the_tables_policy(
     tables: tuple[Tables, Feed], caplog: pytest.LogCaptureFixture
 ) -> None:
     domain, feed = tables
     policy = FaultPolicy(disconnect_grace_ms=600, on_disconnect=Action.FORFEIT_MATCH)
-    config = rules_pb2.TableConfig(
-        rules=rules_pb2.RulesSpec(
-            game=rules_pb2.GAME_TABLIC, players=2, tablic=rules_pb2.TablicRules(target=11)
-        ),
-        clock=clock_spec(policy),
-        seed=3,
-        name="crash",
-    )
-    table_id, _admin, _session = await domain.create(config)
-    tokens = [(await domain.join(table_id, seat, f"p{seat}"))[1] for seat in range(2)]
-    rules = (await domain.session(table_id)).match.rules
+    table_id, tokens, rules = await policy_table(domain, policy, 11, 3, "crash")
     greedy = registry.create("greedy", seat=1, rules=rules, rng=random.Random(3))
     notes: list = []  # type: ignore[type-arg]
     sweeper = ClockSweeper(domain, tick=0.05)
@@ -194,22 +208,23 @@ async def test_a_built_in_seat_outlasts_a_takeover_of_its_director(
     # director that takes over plays the game on to its score.
     domain, feed = tables
     policy = FaultPolicy(disconnect_grace_ms=300, on_disconnect=Action.FORFEIT_MATCH)
-    config = rules_pb2.TableConfig(
-        rules=rules_pb2.RulesSpec(
-            game=rules_pb2.GAME_TABLIC, players=2, tablic=rules_pb2.TablicRules(target=101)
-        ),
-        clock=clock_spec(policy),
-        seed=5,
-        name="takeover",
-    )
-    table_id, _admin, _session = await domain.create(config)
-    tokens = [(await domain.join(table_id, seat, f"p{seat}"))[1] for seat in range(2)]
-    rules = (await domain.session(table_id)).match.rules
+    table_id, tokens, rules = await policy_table(domain, policy, 101, 5, "takeover")
+
+    loop, midgame = asyncio.get_running_loop(), asyncio.Event()
+
+    class Counted(GreedyBot):
+        """Greedy; says so at its 15th decision (the crash comes then, mid-match)."""
+
+        decisions = 0
+
+        def choose(self, view: View, legal_moves: Sequence[Move]) -> Move:
+            Counted.decisions += 1
+            if Counted.decisions == 15:
+                loop.call_soon_threadsafe(midgame.set)
+            return super().choose(view, legal_moves)
 
     def seats(vouch_ms: int) -> list[asyncio.Task[None]]:
-        bots = [
-            registry.create("greedy", seat=s, rules=rules, rng=random.Random(s)) for s in (0, 1)
-        ]
+        bots = [Counted(s, rules, random.Random(s)) for s in (0, 1)]
         return [
             asyncio.create_task(
                 bot_seat(domain, feed, table_id, s, tokens[s], bots[s], policy, [], vouch_ms)
@@ -221,8 +236,8 @@ async def test_a_built_in_seat_outlasts_a_takeover_of_its_director(
     sweeper.start()
     try:
         first = seats(vouch_ms=4_000)
-        while (await domain.session(table_id)).seq < 30:  # some moves played
-            await asyncio.sleep(0.005)
+        async with asyncio.timeout(20):
+            await midgame.wait()  # some moves played
         for task in first:  # the director's process is gone: no goodbye, no failure noted
             task.cancel()
         await asyncio.gather(*first, return_exceptions=True)

@@ -51,6 +51,15 @@ def fields(state: MatchState) -> dict[str, object]:
     return {name: getattr(state, name) for name in FIELDS}
 
 
+def rule_set(name: str, players: int, partnerships: bool) -> tablic.Rules:
+    """`RULE_SETS[name]` for `players` seats; tablanette's with its jacks under the deck, the
+    one switch no preset sets."""
+    rules = dataclasses.replace(RULE_SETS[name], players=players, partnerships=partnerships)
+    if name == "tablanette":
+        rules = dataclasses.replace(rules, jack_off_opening_table=True)
+    return rules
+
+
 def advance(state: MatchState, move: Move) -> MatchState | None:
     assert state_module._FAST_ADVANCE is not None
     return state_module._FAST_ADVANCE(state, move)
@@ -71,9 +80,7 @@ def test_fields_compared_are_every_field_of_a_state() -> None:
 def test_the_c_transition_equals_the_python_one(
     name: str, players: int, partnerships: bool
 ) -> None:
-    rules = dataclasses.replace(RULE_SETS[name], players=players, partnerships=partnerships)
-    if name == "tablanette":  # and its jacks under the deck, the one switch no preset sets
-        rules = dataclasses.replace(rules, jack_off_opening_table=True)
+    rules = rule_set(name, players, partnerships)
     rng = random.Random(f"{name} {players}")
     fast = hands = 0
     for seed in range(2):
@@ -225,9 +232,7 @@ def test_an_int_too_big_to_tag_passes_through_its_descriptor() -> None:
 def test_the_first_hand_dealt_in_c_equals_the_python_deal(
     name: str, players: int, partnerships: bool
 ) -> None:
-    rules = dataclasses.replace(RULE_SETS[name], players=players, partnerships=partnerships)
-    if name == "tablanette":
-        rules = dataclasses.replace(rules, jack_off_opening_table=True)
+    rules = rule_set(name, players, partnerships)
     jacks_first = sorted(tablic.CARDS, key=lambda card: (card.rank != 11, -card.index))
     deck = " ".join(map(str, jacks_first))  # the opening cards are jacks: under the deck
     for made in (
