@@ -23,7 +23,8 @@ from kafana_bots.tac_bots import TacBot
 
 from kafana_client.aio import AsyncSeat, LegalMoves
 from kafana_client.convert import cards_of, hand_result_of, move_of, view_of
-from kafana_client.seat_loop import Decision, Hooks, follow_seat
+from kafana_client.errors import RefusedMoveError
+from kafana_client.seat_loop import Decision, Hooks, bot_refused, follow_seat
 from kafana_client.tac import TacBotHooks
 
 
@@ -53,12 +54,14 @@ class BotHooks(Hooks):
     """A Tablić bot at a seat: told every public event, chooses from the legal moves.
 
     `threaded` runs each decision in a worker thread, so a slow bot never holds up the event
-    loop (a server hosting bots uses it).
+    loop (a server hosting bots uses it). A move the server refuses stops the loop with
+    `BotMoveRefused` naming the bot (`name`, default its class) and the move.
     """
 
-    def __init__(self, bot: Bot, *, threaded: bool = False) -> None:
+    def __init__(self, bot: Bot, *, threaded: bool = False, name: str = "") -> None:
         self.bot = bot
         self.threaded = threaded
+        self.name = name or type(bot).__name__
 
     def observe(self, event: events_pb2.Event, before: state_pb2.TableState | None) -> None:
         for item in bot_events(event, before):
@@ -70,12 +73,15 @@ class BotHooks(Hooks):
             return await asyncio.to_thread(self.bot.choose, view_of(state), moves)
         return self.bot.choose(view_of(state), moves)
 
+    def refused(self, error: RefusedMoveError, move: Decision) -> bool:
+        raise bot_refused(self.name, self.bot.seat, move, error)
 
-def bot_hooks(bot: Bot | TacBot, *, threaded: bool = False) -> Hooks:
-    """The seat-loop hooks of a bot of either game."""
+
+def bot_hooks(bot: Bot | TacBot, *, threaded: bool = False, name: str = "") -> Hooks:
+    """The seat-loop hooks of a bot of either game (`name`: how errors name it)."""
     if isinstance(bot, TacBot):
-        return TacBotHooks(bot, threaded=threaded)
-    return BotHooks(bot, threaded=threaded)
+        return TacBotHooks(bot, threaded=threaded, name=name)
+    return BotHooks(bot, threaded=threaded, name=name)
 
 
 async def run_bot(

@@ -48,10 +48,13 @@ async def play_seat(
     *,
     poll: float = 2.0,
     delay: float = 0.0,
+    name: str = "",
 ) -> state_pb2.TableState:
-    """Play `seat` until the match is over, reconnecting after failures; the last state."""
+    """Play `seat` until the match is over, reconnecting after failures; the last state.
+
+    A move the server refuses ends it with `BotMoveRefused` (naming the bot by `name`)."""
     maker: AnyBotMaker = make_bot  # type: ignore[assignment]
-    hooks = bot_hooks(maker(seat.seat, rules))
+    hooks = bot_hooks(maker(seat.seat, rules), name=name)
     hooks.who = "kafana bot"
     return await follow_seat(seat, hooks, delay=delay, poll=poll, reconnects=RECONNECTS)
 
@@ -98,6 +101,6 @@ async def run_remote(
             held = await client.join(table_id, seat=seat, name=name)
         if on_seat is not None:
             on_seat(held)
-        return await play_seat(held, maker, rules, poll=poll, delay=delay)
+        return await play_seat(held, maker, rules, poll=poll, delay=delay, name=name)
     finally:
         await client.close()

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import sys
 
+from kafana.errors import IllegalMoveError
 from kafana.games import tablic
 from kafana.tasks import cancel_and_wait
 from kafana.v1 import events_pb2, state_pb2
@@ -66,8 +67,9 @@ class Hooks:
         """The move to send at `state`, one of `legal` (or typed); None sends nothing."""
         raise NotImplementedError
 
-    def refused(self, error: RefusedMoveError) -> bool:
-        """The server refused the move: True asks `decide` again, False waits for an event."""
+    def refused(self, error: RefusedMoveError, move: Decision) -> bool:
+        """The server refused `move`: True asks `decide` again, False waits for an event (or
+        raise, to stop the loop)."""
         return False
 
     def stale(self) -> None:
@@ -80,6 +82,24 @@ class Hooks:
     def reconnecting(self, error: RpcError, failures: int) -> None:
         """The connection failed (`failures` times in a row); the loop tries again."""
         print(f"{self.who}: {error}; reconnecting ({failures})", file=sys.stderr, flush=True)
+
+
+class BotMoveRefused(IllegalMoveError):
+    """A bot's move that the server refused. Asked again at the same position the bot would
+    choose the same, and no event comes until the seat moves: its seat loop stops with this."""
+
+
+def move_text(move: Decision) -> str:
+    """How a decision is written (the wire text of a `Move` message)."""
+    return move.text if isinstance(move, state_pb2.Move) else str(move)
+
+
+def bot_refused(name: str, seat: int, move: Decision, error: RefusedMoveError) -> BotMoveRefused:
+    """The error that stops a bot's seat loop when the server refused its `move`."""
+    return BotMoveRefused(
+        f"the bot {name} at seat {seat} played {move_text(move)}, which the server refused: "
+        f"{error.message}"
+    )
 
 
 def trails(hand: list[str] | tuple[str, ...]) -> list[state_pb2.Move]:
@@ -208,7 +228,7 @@ class SeatLoop:
                 await self.seat.play(move, last_seq=legal.seq, with_state=False)
                 return
             except RefusedMoveError as error:
-                if not self.hooks.refused(error):
+                if not self.hooks.refused(error, move):
                     return
             except (StaleStateError, NotYourTurnRpcError, MatchOverRpcError):
                 self.hooks.stale()

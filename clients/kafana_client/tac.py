@@ -24,7 +24,8 @@ from kafana_bots.tac_bots import TacBot
 
 from kafana_client.aio import AsyncSeat, LegalMoves
 from kafana_client.convert import config_of, current_seat, rules_spec, switches_of, word
-from kafana_client.seat_loop import Decision, Hooks, follow_seat
+from kafana_client.errors import RefusedMoveError
+from kafana_client.seat_loop import Decision, Hooks, bot_refused, follow_seat
 
 
 def tac_table_config(
@@ -106,12 +107,14 @@ def may_act(state: state_pb2.TableState, seat: int) -> bool:
 class TacBotHooks(Hooks):
     """A Tač bot at a seat: moves on its turns, and may call "Tač!" on another seat's offence.
 
-    `threaded` runs each decision in a worker thread (see `kafana_client.bots.BotHooks`).
+    `threaded` runs each decision in a worker thread, and a refused move stops the loop (see
+    `kafana_client.bots.BotHooks`).
     """
 
-    def __init__(self, bot: TacBot, *, threaded: bool = False) -> None:
+    def __init__(self, bot: TacBot, *, threaded: bool = False, name: str = "") -> None:
         self.bot = bot
         self.threaded = threaded
+        self.name = name or type(bot).__name__
 
     def may_act(self, state: state_pb2.TableState, seat: int) -> bool:
         return may_act(state, seat)
@@ -126,6 +129,9 @@ class TacBotHooks(Hooks):
         if self.threaded:
             return wire[await asyncio.to_thread(self.bot.choose, view, moves)]
         return wire[self.bot.choose(view, moves)]
+
+    def refused(self, error: RefusedMoveError, move: Decision) -> bool:
+        raise bot_refused(self.name, self.bot.seat, move, error)
 
 
 def legal_by_move(legal: LegalMoves) -> dict[tac.Move, state_pb2.Move]:

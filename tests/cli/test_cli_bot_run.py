@@ -4,6 +4,7 @@ folder (by `module:Class` with no PYTHONPATH, and by path) play whole games on a
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -74,3 +75,43 @@ def test_a_tac_bot_and_an_authors_file_bots_play_to_the_end(server: Served, tmp_
             assert info.status == state_pb2.TABLE_STATUS_FINISHED
         names = [seat.name for seat in client.get_table(tablic_table).seats]
     assert sorted(names) == ["./mybot.py:MyBot", "mybot:MyBot"]
+
+
+BADBOT = """
+from kafana.games import tablic
+from kafana_bots import Bot
+
+
+class Bad(Bot):
+    def choose(self, view, legal_moves):
+        held = {move.card for move in legal_moves}
+        return tablic.Move(next(card for card in tablic.CANONICAL_DECK if card not in held))
+"""
+
+
+def test_a_bot_that_plays_an_illegal_move_exits_naming_it(server: Served, tmp_path: Path) -> None:
+    (tmp_path / "bot.py").write_text(BADBOT)
+    with Client.connect(server.target) as client:
+        table_id = client.create_table(table_config(target=11, seed=4)).table_id
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("KAFANA_", "PYTHONPATH"))}
+    run = [KAFANA, "bot", "run", "--server", server.target, "--table", table_id]
+    other = subprocess.Popen(
+        [*run, "greedy"], cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    try:
+        bad = subprocess.run(
+            [*run, "./bot.py:Bad"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    finally:
+        other.kill()
+        other.wait()
+    lines = [line for line in bad.stderr.splitlines() if not line.startswith("seat ")]
+    assert bad.returncode == 1, bad.stderr
+    assert len(lines) == 1, bad.stderr
+    assert lines[0].startswith("kafana bot run: the bot ./bot.py:Bad at seat ")
+    assert re.search(r"seat [01] played [2-9TJQKA][CDHS], which the server refused: ", lines[0])
