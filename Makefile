@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint venv proto bench
+.PHONY: run test lint venv proto bench lock
 
 # The rules core compiled by setup.py (mypyc, and C for captures() and the simulator's
 # playouts); rebuilt when one of its sources changes, or a module mypyc reads with them (what
@@ -18,11 +18,14 @@ PURE_TESTS := tests/games/tablic tests/bots/test_bots_sim.py tests/bots/test_bot
 	tests/test_build.py \
 	tests/reliability/test_cache_bounds_pure.py
 
-$(STAMP): pyproject.toml setup.py
+# Every dependency (build, server, tests, tools) pinned with hashes in requirements/lock.txt;
+# `make lock` makes it anew from pyproject.toml and requirements/build.in. The project itself is
+# then installed once, by $(NATIVE), built with the pinned mypyc (no isolated build: one compile).
+LOCK := requirements/lock.txt
+$(STAMP): pyproject.toml setup.py $(LOCK)
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
-	touch $(STAMP) $(NATIVE)
+	$(BIN)/python -m pip install -q --require-hashes --no-deps -r $(LOCK)
+	touch $(STAMP)
 
 $(NATIVE): $(STAMP) $(NATIVE_SOURCES)
 	$(BIN)/python -m pip install -q --no-deps --no-build-isolation -e .
@@ -56,3 +59,8 @@ lint: $(NATIVE)
 
 bench: $(NATIVE)
 	$(BIN)/python loadtests/bench_core.py
+
+# Pin every dependency anew (then `make venv` installs exactly that; commit the lock file).
+lock: $(NATIVE)
+	$(BIN)/uv pip compile pyproject.toml requirements/build.in --extra dev --generate-hashes \
+		--universal --python-version 3.11 -o $(LOCK)

@@ -11,6 +11,7 @@ No compiler, or `KAFANA_PURE=1` at install time: the build says so and installs 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -18,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
@@ -32,6 +33,8 @@ C_MODULES = {"kafana.games.tablic._ccore": "server/kafana/games/tablic/_ccore.c"
 """Hand-written C: the fast path of `captures()` and of the simulator's playouts."""
 GROUP = "kafana.games.tablic._native"
 MANIFEST = "kafana/games/tablic/native.json"
+METADATA_ONLY = {"dist_info", "egg_info", "sdist"}
+"""Commands that read the list of extensions but build none: mypyc is not run for them."""
 PACKAGE_DIRS = {"kafana": "server/kafana", "kafana_bots": "bots/kafana_bots"}
 
 
@@ -52,6 +55,12 @@ def manifest(into: Path, inplace: bool) -> None:
 class BuildNative(build_ext):
     """build_ext that writes the manifest, and falls back to pure Python if compiling fails."""
 
+    def finalize_options(self) -> None:
+        # mypyc runs once, for a build: not when pip only asks for the metadata (dist_info).
+        if not set(self.distribution.commands) <= METADATA_ONLY:
+            self.distribution.ext_modules = extensions()
+        super().finalize_options()
+
     def run(self) -> None:
         if not self.extensions:
             return
@@ -63,13 +72,12 @@ class BuildNative(build_ext):
         manifest(Path(self.build_lib), bool(self.inplace))
 
 
+@functools.cache
 def extensions() -> list[Any]:
     """The mypyc extensions, or none (pure build asked for, or mypyc missing)."""
     if os.environ.get("KAFANA_PURE") == "1":
         print("kafana: KAFANA_PURE=1, installing the pure-Python rules core", file=sys.stderr)
         return []
-    from setuptools import Extension
-
     c_extensions = [
         Extension(name, [source], extra_compile_args=["-O3"]) for name, source in C_MODULES.items()
     ]
@@ -90,4 +98,6 @@ def extensions() -> list[Any]:
         os.chdir(old)
 
 
-setup(ext_modules=extensions(), cmdclass={"build_ext": BuildNative})
+C_PLACEHOLDER = [Extension(name, [source]) for name, source in C_MODULES.items()]
+"""What pip sees before a build: a package with extensions (BuildNative finds the real list)."""
+setup(ext_modules=C_PLACEHOLDER, cmdclass={"build_ext": BuildNative})
