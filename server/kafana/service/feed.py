@@ -58,10 +58,17 @@ class Feed:
         return table.seq if table is not None else 0
 
     def notify(self, table_id: str, seq: int) -> None:
-        """Record that `table_id` reached `seq`; wake its watchers if that is news."""
+        """Record that `table_id` is at `seq`; wake its watchers if that is news.
+
+        A lower seq than known means the store went back (it lost events): it is taken
+        without waking anyone, so a watcher waits for events the store holds, not lost ones.
+        """
         table = self._tables.get(table_id)
-        if table is not None and seq > table.seq:
-            table.seq = seq
+        if table is None or seq == table.seq:
+            return
+        news = seq > table.seq
+        table.seq = seq
+        if news:
             table.changed.set()
             table.changed = asyncio.Event()
 
@@ -88,7 +95,7 @@ class Feed:
             while not self.stopping and idle < 2:
                 seq = await self.store.wait(table_id, table.seq, self.block_ms)
                 self._reader_errors.succeeded()
-                if seq > table.seq:
+                if seq >= 0:  # the store's word, also when it went back
                     self.notify(table_id, seq)
                 idle = idle + 1 if table.watchers == 0 else 0
         except Exception as error:  # the watchers poll again; a reader is restarted on demand

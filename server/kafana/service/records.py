@@ -15,8 +15,9 @@ appended atomically with the rest of a move. A record is one
   and `+` between two cards left out (`4S:AH+3C` is 3 bytes), or a seat-taker's name in UTF-8.
 
 `EventLog` is the log as a session holds it: the bytes, the count, the last record's offset and
-time. Entries read from it are `Entry(seq, StoredEvent protobuf)`, decoded on demand, so a
-cached table holds one bytes object instead of an object per event.
+time, and its digest (`kafana.store.framing.chain`: the store keeps the same, so a log the store
+no longer holds is told apart). Entries read from it are `Entry(seq, StoredEvent protobuf)`,
+decoded on demand, so a cached table holds one bytes object instead of an object per event.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from typing import overload
 
 from kafana.games.cards import CARDS
 from kafana.store.base import Entry
-from kafana.store.framing import frame, read_varint, split, varint
+from kafana.store.framing import GENESIS, chain, frame, read_varint, split, varint
 from kafana.v1 import events_pb2, storage_pb2
 
 FORMAT = 2  # StoredTable.format of tables whose log is in this form
@@ -162,6 +163,7 @@ class EventLog:
     start_ms: int = 0  # the time the first record's delta counts from (table creation)
     last_ms: int = 0  # the time of the last record (start_ms when empty)
     last_at: int = 0  # offset of the last record's frame
+    digest: str = GENESIS  # names this history: the store's log up to `count` has the same
 
     @staticmethod
     def empty(start_ms: int) -> EventLog:
@@ -177,8 +179,14 @@ class EventLog:
 
     def appended(self, record: bytes, time_ms: int) -> EventLog:
         """The log with one more record (whose event happened at `time_ms`)."""
+        framed = frame(record)
         return EventLog(
-            self.data + frame(record), self.count + 1, self.start_ms, time_ms, len(self.data)
+            self.data + framed,
+            self.count + 1,
+            self.start_ms,
+            time_ms,
+            len(self.data),
+            chain(self.digest, framed),
         )
 
     def extended(self, records: list[bytes]) -> EventLog:

@@ -10,6 +10,7 @@ from typing import Any
 from kafana.service.games import AnyState, Game, build_rules, game_of
 from kafana.service.records import FORMAT, EventLog, decode
 from kafana.store.base import FINISHED, OPEN, PLAYING, Entry, Snapshot
+from kafana.store.framing import digest_of
 from kafana.v1 import events_pb2, rules_pb2, storage_pb2
 
 Kind = events_pb2.EventKind
@@ -95,7 +96,9 @@ class Session:
     def update(self, snapshot: Snapshot) -> Session:
         """Apply a snapshot's log (from this session's seq on) and take its seats and deadline.
 
-        Raises ValueError when the snapshot's log does not continue this session's.
+        Raises ValueError when the snapshot's log does not continue this session's: another
+        count of events, or another history (the store's digest is not this log's continued
+        with the tail: the store lost events this session holds). Nothing is replayed then.
         """
         records = snapshot.records
         if snapshot.seq != self.seq + len(records):
@@ -103,6 +106,10 @@ class Session:
                 f"the log has {len(records)} events after {self.seq}, the table is at "
                 f"{snapshot.seq}"
             )
+        if snapshot.digest is not None and digest_of(snapshot.tail, self.log.digest) != (
+            snapshot.digest
+        ):
+            raise ValueError(f"the store holds another history than this one up to {self.seq}")
         session = self
         for record in records:
             event = decode(record, session.log.last_ms)

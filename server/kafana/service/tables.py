@@ -191,15 +191,22 @@ class Tables:
         return self._cache.get(table_id)
 
     def _remember(self, session: Session) -> Session:
+        """Keep `session` unless the cache holds a later one; tell the listeners if kept."""
         old = self._cache.get(session.table_id)
-        for listener in self.listeners:
-            listener(session.table_id, session.seq)
         if old is None or old.seq <= session.seq:
             self._cache.put(session)
+            for listener in self.listeners:
+                listener(session.table_id, session.seq)
         return session
 
     async def session(self, table_id: str) -> Session:
-        """The table, brought up to date with the store (one round trip)."""
+        """The table, brought up to date with the store (one round trip).
+
+        The cached copy is only ever continued with what the store holds after it: when the
+        store is behind it or holds another history up to it (it lost acknowledged events: a
+        failover with lag, a crash with `appendfsync everysec`), the copy is dropped and the
+        table replayed from the store alone.
+        """
         cached = self._cache.get(table_id)
         after = cached.seq if cached is not None else 0
         offset = len(cached.log.data) if cached is not None else None
@@ -209,12 +216,23 @@ class Tables:
             raise TableNotFoundError(
                 f"no table {table_id!r} (it may have ended and expired)", table_id=table_id
             )
-        if cached is not None and snapshot.seq >= cached.seq:
-            try:
-                return self._remember(cached.update(snapshot))
-            except ValueError:  # not the log the cache holds (a table expired and made again)
-                log.warning("table %s: cached log does not match the store; reloading", table_id)
-        if after:
+        if cached is not None:
+            if snapshot.seq >= cached.seq:
+                try:
+                    return self._remember(cached.update(snapshot))
+                except ValueError as error:  # another history (a rollback, an id made again)
+                    why = str(error)
+            else:
+                why = f"the store is at {snapshot.seq}"
+            if self._cache.get(table_id) is cached:  # not replaced by a newer load meanwhile
+                self._cache.pop(table_id)
+                log.warning(
+                    "table %s: this process held seq %d, %s: the store lost events; the "
+                    "table goes on from the store's state",
+                    table_id,
+                    cached.seq,
+                    why,
+                )
             snapshot = await self.store.load(table_id)
             if snapshot is None:
                 raise TableNotFoundError(f"no table {table_id!r}", table_id=table_id)
@@ -239,6 +257,7 @@ class Tables:
             event=session.log.pack(event),
             ttl_ms=self.finished_ttl_ms,
             expected_seq=session.seq,
+            expected_digest=session.log.digest,
             new_status=FINISHED,
             deadline_ms=0,
         )
@@ -371,6 +390,7 @@ class Tables:
                     event=session.log.pack(event),
                     ttl_ms=self.idle_ttl_ms if fills else KEEP_TTL,  # else the join deadline
                     expected_seq=session.seq,  # the record's time counts from the last event
+                    expected_digest=session.log.digest,
                     require_status=OPEN,
                     take_seat=wanted,
                     seat_data=data.SerializeToString(),
@@ -403,6 +423,7 @@ class Tables:
                     event=session.log.pack(convert.stored_event(kind, seat, now)),
                     ttl_ms=KEEP_TTL,  # an open table still expires at its join deadline
                     expected_seq=session.seq,
+                    expected_digest=session.log.digest,
                     free_seat=seat,
                 )
             else:
@@ -497,6 +518,7 @@ class Tables:
             event=record,
             ttl_ms=self.finished_ttl_ms if over else self.idle_ttl_ms,
             expected_seq=last_seq,
+            expected_digest=session.log.digest,
             dedupe=tag,
             dedupe_slot=seat,
             new_status=FINISHED if over else "",
@@ -512,6 +534,12 @@ class Tables:
         if result.outcome is Outcome.MISSING:
             raise TableNotFoundError(f"no table {table_id!r}", table_id=table_id)
         fresh = await self.session(table_id)
+        if fresh.seq == last_seq and fresh.log.digest != session.log.digest:
+            raise StaleSequenceError(
+                f"table {table_id} is at {last_seq} with other events than the move was chosen "
+                f"after (the store lost events): choose again at seq {last_seq}",
+                field="last_seq",
+            )
         return await self._not_current(fresh, seat, tag, last_seq, move_text)
 
     async def _not_current(
@@ -661,6 +689,7 @@ class Tables:
                 # from the last move a seat played.
                 ttl_ms=self.finished_ttl_ms if over else KEEP_TTL,
                 expected_seq=session.seq,
+                expected_digest=session.log.digest,
                 new_status=FINISHED if over else "",
                 deadline_ms=deadline,
             )

@@ -49,7 +49,9 @@ class Snapshot:
     """A table read atomically: its record, seats, control state and its log after some seq.
 
     `tail` is the log's framed records after the seq asked for (all of them up to `seq`);
-    `marks` holds, per dedupe slot, the seq and tag of that slot's last tagged event.
+    `marks` holds, per dedupe slot, the seq and tag of that slot's last tagged event; `digest`
+    is the digest of the whole log up to `seq` (`framing.chain`), None when the store cannot
+    vouch for one (a table written by a version before digests).
     """
 
     table: bytes
@@ -59,6 +61,7 @@ class Snapshot:
     seats: dict[int, bytes]
     tail: bytes = b""
     marks: dict[int, tuple[int, str]] = field(default_factory=dict)
+    digest: str | None = None
 
     @property
     def records(self) -> list[bytes]:
@@ -80,6 +83,10 @@ class Append:
     event: bytes  # one record (unframed): the store frames it
     ttl_ms: int  # the table's time to live from now on; KEEP_TTL (0): left as it is
     expected_seq: int | None = None  # None: whatever the current one is
+    # With expected_seq: the digest of the log the writer decided on (`framing.chain`); the
+    # store refuses the append as STALE when its log up to expected_seq is another one (it
+    # lost events the writer saw). "": not checked.
+    expected_digest: str = ""
     dedupe: str = ""  # tag of the client move; a retry finds it at expected_seq + 1 ...
     dedupe_slot: int = 0  # ... while it is still the last tagged event of this slot (seat)
     require_status: str = ""  # "": any status

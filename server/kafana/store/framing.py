@@ -1,6 +1,12 @@
-"""Framing of the event log: records as varint length + bytes, concatenated."""
+"""Framing of the event log: records as varint length + bytes, concatenated; and the log's
+digest, which names a history, so a writer can tell the store which history it decided on."""
 
 from __future__ import annotations
+
+import hashlib
+
+GENESIS = "0" * 16
+"""The digest of an empty log."""
 
 
 def varint(value: int) -> bytes:
@@ -54,3 +60,27 @@ def skip(blob: bytes, count: int) -> int:
         size, pos = read_varint(blob, pos)
         pos += size
     return min(pos, len(blob))
+
+
+def chain(digest: str, framed: bytes) -> str:
+    """The digest of a log whose digest was `digest`, once the framed record `framed` is appended.
+
+    16 hex digits of SHA-1 over the previous digest and the frame: `append.lua` computes the same
+    with `redis.sha1hex`, so the store holds the digest of the log it holds. Two logs with one
+    digest are the same log: a process whose cached log has another digest than the store's
+    holds a history the store lost (a failover with lag, a crash with `appendfsync everysec`).
+    """
+    return hashlib.sha1(digest.encode() + framed, usedforsecurity=False).hexdigest()[:16]
+
+
+def digest_of(blob: bytes, digest: str = GENESIS) -> str:
+    """The digest after the framed records of `blob`, continued from `digest`."""
+    pos = 0
+    while pos < len(blob):
+        size, start = read_varint(blob, pos)
+        end = start + size
+        if end > len(blob):
+            raise ValueError("truncated record in the event log")
+        digest = chain(digest, blob[pos:end])
+        pos = end
+    return digest

@@ -19,7 +19,7 @@ from kafana.store.base import (
     TableStore,
 )
 from kafana.store.counters import Counters, MemoryCounters
-from kafana.store.framing import frame, skip
+from kafana.store.framing import GENESIS, chain, frame, skip
 
 
 def _now_ms() -> int:
@@ -36,6 +36,7 @@ class _Table:
     seats: dict[int, bytes] = field(default_factory=dict)
     log: bytes = b""  # framed records, as Redis keeps them
     marks: dict[int, tuple[int, str]] = field(default_factory=dict)  # dedupe slot -> seq, tag
+    digest: str = GENESIS  # of the log (framing.chain)
 
 
 class MemoryStore(TableStore):
@@ -88,6 +89,7 @@ class MemoryStore(TableStore):
             seats=dict(table.seats),
             tail=table.log[start:],
             marks=dict(table.marks),
+            digest=table.digest,
         )
 
     async def append(self, table_id: str, append: Append) -> AppendResult:
@@ -101,6 +103,8 @@ class MemoryStore(TableStore):
             if append.dedupe and table.marks.get(append.dedupe_slot) == mark:
                 return AppendResult(Outcome.DUPLICATE, expected + 1, table.status)
             return AppendResult(Outcome.STALE, table.seq, table.status)
+        if expected is not None and append.expected_digest not in ("", table.digest):
+            return AppendResult(Outcome.STALE, table.seq, table.status)  # another history
         if append.require_status and table.status != append.require_status:
             return AppendResult(Outcome.WRONG_STATUS, table.seq, table.status)
         if append.take_seat is not None:
@@ -110,7 +114,9 @@ class MemoryStore(TableStore):
         if append.free_seat is not None:
             table.seats.pop(append.free_seat, None)
         table.seq += 1
-        table.log += frame(append.event)
+        framed = frame(append.event)
+        table.log += framed
+        table.digest = chain(table.digest, framed)
         if append.dedupe:
             table.marks[append.dedupe_slot] = (table.seq, append.dedupe)
         if append.new_status:

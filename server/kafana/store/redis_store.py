@@ -50,8 +50,14 @@ def _marks(state: dict[bytes, bytes]) -> dict[int, tuple[int, str]]:
     return out
 
 
+def _digest(state: dict[bytes, bytes], seq: int) -> str | None:
+    """The state's log digest when it is of `seq` (None: the store cannot vouch for one)."""
+    at, _, digest = state.get(b"h", b"").decode().partition(":")
+    return digest if at.isdigit() and int(at) == seq and digest else None
+
+
 def append_args(table_id: str, append: Append) -> list[bytes]:
-    """The append script's 14 arguments (`lua/append.lua` names them), as bytes ('' for None).
+    """The append script's 15 arguments (`lua/append.lua` names them), as bytes ('' for None).
 
     The move path: each made bytes inline, no helper called per argument.
     """
@@ -76,6 +82,7 @@ def append_args(table_id: str, append: Append) -> list[bytes]:
         b"%d" % append.ttl_ms,
         b"%d" % append.dedupe_slot,
         live_channel(table_id).encode(),
+        append.expected_digest.encode(),
     ]
 
 
@@ -149,14 +156,16 @@ class RedisStore(TableStore):
         state = _pairs(state_flat)
         if offset is None and after_seq:
             tail = tail[skip(tail, after_seq) :]
+        seq = _int(state.get(b"seq"))
         return Snapshot(
             table=record,
-            seq=_int(state.get(b"seq")),
+            seq=seq,
             status=state.get(b"status", b"").decode(),
             deadline_ms=_int(state.get(b"deadline")),
             seats={int(k): v for k, v in _pairs(seats).items()},
             tail=tail,
             marks=_marks(state),
+            digest=_digest(state, seq),
         )
 
     async def append(self, table_id: str, append: Append) -> AppendResult:

@@ -4,9 +4,13 @@
 --       5 new status, 6 deadline ms ('' unchanged), 7 seat to take, 8 seat data,
 --       9 seat to free, 10 seats that start the match, 11 deadline at the start, 12 ttl ms
 --       (0: keep the table's time to live, e.g. a clock timeout: it does not keep a table alive),
---       13 dedupe slot, 14 live channel (SPUBLISH of the new seq).
+--       13 dedupe slot, 14 live channel (SPUBLISH of the new seq), 15 the digest of the log
+--       the writer decided on ('' not checked).
+-- The state's `h` is '<seq>:<digest>', the digest of the log up to that seq (framing.chain:
+-- sha1 of the previous digest and the framed record, 16 hex digits). A writer whose log has
+-- another digest decided on a history the store lost (a failover, a crash): 'stale'.
 -- Returns {outcome, seq, status}.
-local state = redis.call('HMGET', KEYS[1], 'seq', 'status')
+local state = redis.call('HMGET', KEYS[1], 'seq', 'status', 'h')
 if not state[1] then
   return {'missing', 0, ''}
 end
@@ -21,6 +25,21 @@ if ARGV[1] ~= '' and tonumber(ARGV[1]) ~= seq then
     end
   end
   return {'stale', seq, status}
+end
+-- The digest is vouched for when it is of the current seq (a writer before digests leaves
+-- it behind: then the writer's word starts the chain again).
+local digest = nil
+if state[3] then
+  local at, value = string.match(state[3], '^(%d+):(%x+)$')
+  if at and tonumber(at) == seq then
+    digest = value
+  end
+end
+if ARGV[15] ~= '' and digest and digest ~= ARGV[15] then
+  return {'stale', seq, status}
+end
+if not digest and ARGV[15] ~= '' then
+  digest = ARGV[15]
 end
 if ARGV[4] ~= '' and status ~= ARGV[4] then
   return {'wrong_status', seq, status}
@@ -46,7 +65,12 @@ if ARGV[7] ~= '' and start > 0 and status == 'open' and redis.call('HLEN', KEYS[
   status = 'playing'
   deadline = ARGV[11]
 end
-redis.call('HSET', KEYS[1], 'seq', seq, 'status', status)
+if digest then
+  local h = seq .. ':' .. string.sub(redis.sha1hex(digest .. ARGV[3]), 1, 16)
+  redis.call('HSET', KEYS[1], 'seq', seq, 'status', status, 'h', h)
+else
+  redis.call('HSET', KEYS[1], 'seq', seq, 'status', status)
+end
 if deadline ~= '' then
   redis.call('HSET', KEYS[1], 'deadline', deadline)
 end
