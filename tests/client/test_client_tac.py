@@ -22,10 +22,10 @@ from kafana_client.tac import run_tac_bot, tac_rules_of, tac_table_config, tac_v
 from rich.console import Console
 
 from .kafana_client_live import LiveServer
+from .test_play_terminal import TAC_PROMPT as PROMPT
 from .test_play_terminal import ben_leaves, plain, spawn, two_people
 
 Runner = Callable[[AsyncSeat, TacBot], Awaitable[state_pb2.TableState]]
-PROMPT = r"Your move \(number, or e\.g\. play X->C; q to quit\): "
 
 
 @pytest.mark.parametrize("runner", [run_tac_bot, run_bot])

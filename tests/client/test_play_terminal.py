@@ -9,13 +9,17 @@ from pathlib import Path
 from typing import Any
 
 import pexpect
+import pytest
 from kafana.games import tablic
+from kafana.v1 import state_pb2
+from kafana_client.blocking import Client
 from kit import default_sigint
 
 from .kafana_client_live import LiveServer
 
 SEED = 7
 PROMPT = r"Your move \(number, or e\.g\. KC:KD; q to quit\): "
+TAC_PROMPT = r"Your move \(number, or e\.g\. play X->C; q to quit\): "
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
@@ -160,16 +164,22 @@ def two_people(server: LiveServer, *args: str) -> tuple[Any, Any]:
     return ana, ben
 
 
+def leaves(leaver: Any, name: str, stayer: Any) -> None:
+    """`leaver` (called `name`) quits at their turn: they forfeit and `stayer` wins; both
+    terminals end."""
+    leaver.sendline("q")
+    leaver.expect(r"Leave the match\? Your seat forfeits the match \(the other side wins\)\.")
+    leaver.sendline("yes")
+    leaver.expect("You left the table.")
+    leaver.expect(pexpect.EOF)
+    stayer.expect(rf"{name} forfeited \(left\)\.")
+    stayer.expect("You win!")
+    stayer.expect(pexpect.EOF)
+
+
 def ben_leaves(ana: Any, ben: Any) -> None:
     """ben quits: he forfeits and ana wins; both terminals end."""
-    ben.sendline("q")
-    ben.expect(r"Leave the match\? Your seat forfeits the match \(the other side wins\)\.")
-    ben.sendline("yes")
-    ben.expect("You left the table.")
-    ben.expect(pexpect.EOF)
-    ana.expect(r"ben forfeited \(left\)\.")
-    ana.expect("You win!")
-    ana.expect(pexpect.EOF)
+    leaves(ben, "ben", ana)
 
 
 def test_two_people_through_a_server(server: LiveServer) -> None:
@@ -187,3 +197,32 @@ def test_two_people_through_a_server(server: LiveServer) -> None:
         ana.close()
         ben.close()
     assert ana.exitstatus == 0 and ben.exitstatus == 0
+
+
+@pytest.mark.parametrize(
+    ("game", "leaver"), [("tablic", 0), ("tablic", 1), ("tac", 0)], ids=["ana", "ben", "tac-ana"]
+)
+def test_whoever_quits_among_people_forfeits(server: LiveServer, game: str, leaver: int) -> None:
+    """The table's creator (ana, seat 0) or the person who joined (ben): the seat that quits
+    forfeits and the other wins, as the prompt says (the creator's quit closed the table)."""
+    options = ("--game", "tac") if game == "tac" else ()
+    prompt = TAC_PROMPT if game == "tac" else PROMPT
+    ana, ben = two_people(server, *options, "--seed", "7")
+    try:
+        table_id = ana.match.group(1)
+        ben.expect("You are ben, seat 1.")
+        people = [(ana, "ana"), (ben, "ben")]
+        if leaver == 1:
+            ana.expect(prompt)
+            ana.sendline("1")
+        people[leaver][0].expect(prompt)
+        leaves(people[leaver][0], people[leaver][1], people[1 - leaver][0])
+    finally:
+        ana.close()
+        ben.close()
+    assert ana.exitstatus == 0 and ben.exitstatus == 0
+    with Client.connect(server.target) as client:
+        result = client.get_state(table_id).result
+    assert result.reason == state_pb2.RESULT_REASON_FORFEIT
+    assert result.forfeit_seat == leaver
+    assert result.winner_side == 1 - leaver

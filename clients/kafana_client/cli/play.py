@@ -153,10 +153,10 @@ async def run(options: PlayOptions, console: Console) -> Outcome | None:
             outcome = await PersonAtTable(me, console, leaving=leaving).play(options.hands)
         except Quit:
             console.print("You left the table.")
-            await _leave(me, created, client)
+            await _leave(me, created, client, options)
             return None
         except asyncio.CancelledError:  # Ctrl-C: leave as `q` would, then stop
-            await _leave(me, created, client)
+            await _leave(me, created, client, options)
             raise
         finally:
             for task in tasks:
@@ -166,19 +166,31 @@ async def run(options: PlayOptions, console: Console) -> Outcome | None:
         return outcome
 
 
+def _among_people(created: CreatedTable | None, options: PlayOptions) -> bool:
+    """Whether other people play here: a table joined, or made here with `open` seats."""
+    return created is None or OPEN in options.bots
+
+
 def _consequence(created: CreatedTable | None, options: PlayOptions) -> str:
     """What leaving costs: a table of bots made here ends; a seat among people forfeits."""
-    if created is not None and OPEN not in options.bots:
+    if not _among_people(created, options):
         return "the match ends here: the table is closed"
     return "your seat forfeits the match (the other side wins)"
 
 
-async def _leave(me: AsyncSeat, created: CreatedTable | None, client: AsyncClient) -> None:
-    with contextlib.suppress(RpcError):
-        if created is not None:
-            await client.close_table(created.table_id, created.admin_token)
-        else:
+async def _leave(
+    me: AsyncSeat, created: CreatedTable | None, client: AsyncClient, options: PlayOptions
+) -> None:
+    """Leave as `_consequence` says: among people the seat forfeits (whoever made the table);
+    a table made here that is not over then (only bots, or nobody came yet) is closed."""
+    if _among_people(created, options):
+        with contextlib.suppress(RpcError):
             await me.leave()
+    if created is not None:
+        with contextlib.suppress(RpcError):
+            info = await client.get_table(created.table_id)
+            if info.status != state_pb2.TABLE_STATUS_FINISHED:
+                await client.close_table(created.table_id, created.admin_token)
 
 
 async def _finish(
