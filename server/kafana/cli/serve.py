@@ -25,6 +25,7 @@ from kafana.service.server import AddressError, check_address, serve_until_signa
 from kafana.service.tables import ABANDON_AFTER, JOIN_DEADLINE_MS
 from kafana.service.tls import server_credentials
 from kafana.service.web import HttpTls, parse_origins
+from kafana.store.redis_store import DURABILITIES, PRIMARY
 
 F = TypeVar("F", bound=Callable[..., Any])
 PEM = click.Path(exists=True, dir_okay=False)
@@ -67,6 +68,15 @@ def setting(name: str, default: int | float, help: str) -> Callable[[F], F]:
 )
 @click.option("--grace", default=5.0, show_default=True, help="Seconds to finish calls on stop.")
 @click.option("--memory", is_flag=True, help="Use the in-process store even if Redis is around.")
+@click.option(
+    "--durability",
+    envvar="KAFANA_DURABILITY",
+    type=click.Choice(DURABILITIES),
+    default=PRIMARY,
+    show_default=True,
+    help="When a move is acknowledged: once the Redis primary has it (primary), or once a "
+    "replica has it too (replicated: WAIT 1, for failovers; docs/reliability.md).",
+)
 @setting(
     "--idle-ttl",
     86400,
@@ -180,6 +190,7 @@ def serve(
     reuse_port: bool,
     grace: float,
     memory: bool,
+    durability: str,
     idle_ttl: int,
     finished_ttl: int,
     retention_days: float,
@@ -239,7 +250,12 @@ def serve(
     if metrics_port is not None:
         bound = serve_metrics(metrics_port, host)
         click.echo(f"metrics: http://{host}:{bound}/metrics")
-    choice = choose_store(None if memory else redis_url, allow_private=not memory)
+    try:
+        choice = choose_store(
+            None if memory else redis_url, allow_private=not memory, durability=durability
+        )
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
     click.echo(choice.description, err=False)
     click.echo(_tls_line(tls_cert, tls_client_ca))
 

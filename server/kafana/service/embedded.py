@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from kafana.store.base import TableStore
 from kafana.store.memory import MemoryStore
 from kafana.store.redis_server import RedisServer
-from kafana.store.redis_store import RedisStore
+from kafana.store.redis_store import PRIMARY, REPLICATED, RedisStore
 
 
 @dataclass
@@ -26,11 +26,18 @@ class StoreChoice:
             action()
 
 
-def choose_store(redis_url: str | None, *, allow_private: bool = True) -> StoreChoice:
-    """The store for `kafana serve`: `redis_url`, else a private redis-server, else memory."""
+def choose_store(
+    redis_url: str | None, *, allow_private: bool = True, durability: str = PRIMARY
+) -> StoreChoice:
+    """The store for `kafana serve`: `redis_url`, else a private redis-server, else memory.
+
+    `durability` REPLICATED needs `redis_url` (ValueError without: no replica to wait for).
+    """
     if redis_url:
-        store = RedisStore.from_url(redis_url)
+        store = RedisStore.from_url(redis_url, durability=durability)
         return StoreChoice(store, f"store: {store.describe()}")
+    if durability == REPLICATED:
+        raise ValueError("--durability replicated needs --redis (a Redis with a replica)")
     if allow_private and shutil.which("redis-server"):
         try:
             server = RedisServer().start()

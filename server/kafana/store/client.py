@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import binascii
+import contextlib
 import hashlib
 from dataclasses import dataclass
 from importlib import resources
@@ -25,6 +26,8 @@ from kafana.store.resp import Reply, pack, pack_bytes
 
 CLUSTER_SCHEME = "redis+cluster"
 SLOTS = 16384
+MAX_KNOWN = 64
+"""Cluster nodes remembered for health checks (primaries and replicas of the slot maps read)."""
 Command = tuple[str, bytes]
 """A packed command and the key that routes it (any key of its slot; "" for any node)."""
 
@@ -107,6 +110,7 @@ class RedisClient:
         self._lanes: dict[Address, Lane] = {}
         self._slots: list[Address] = []  # a cluster's slot -> primary; [] until read
         self._nodes: list[Address] = []  # the primaries last read (kept when a node is lost)
+        self._known: list[Address] = []  # every node seen, replicas too (health asks any)
         self._refreshing: asyncio.Lock | None = None
         self._main = self._lane(address)
 
@@ -151,10 +155,15 @@ class RedisClient:
                     error = reply if isinstance(reply, Exception) else error
                     continue
                 slots = [self.address] * SLOTS
-                for start, end, primary, *_replicas in reply:
+                seen = []
+                for start, end, primary, *replicas in reply:
                     node = self.address.node(primary[0].decode() or address.host, primary[1])
                     slots[start : end + 1] = [node] * (end - start + 1)
+                    seen += [
+                        self.address.node(r[0].decode() or address.host, r[1]) for r in replicas
+                    ]
                 self._slots, self._nodes = slots, list(dict.fromkeys(slots))
+                self._known = list(dict.fromkeys([*self._nodes, *seen, *self._known]))[:MAX_KNOWN]
                 return
             raise error
 
@@ -226,6 +235,42 @@ class RedisClient:
             if isinstance(reply, Exception):
                 raise reply
         return replies
+
+    async def primaries(self) -> list[Address]:
+        """The server, or every primary of the cluster's slot map."""
+        if not self.cluster:
+            return [self.address]
+        if not self._slots:
+            await self._read_slots()
+        return list(self._nodes)
+
+    async def call_at(self, address: Address, *args: bytes | str | int) -> Reply:
+        """One command to the node at `address`; an error reply is raised."""
+        reply = await self._lane(address).call(pack(*args))
+        if isinstance(reply, Exception):
+            raise reply
+        return reply
+
+    async def cluster_state(self) -> str:
+        """The cluster's own word on itself (`cluster_state` of CLUSTER INFO: "ok" or "fail"),
+        from the first node that answers: the seed, then every node seen in the slot map.
+        StoreUnavailable when none answers."""
+        if not self._slots:
+            with contextlib.suppress(StoreUnavailable):
+                await self._read_slots()  # learn the other nodes while one answers
+        error: Exception = StoreUnavailable("no cluster node answered")
+        for address in dict.fromkeys([self.address, *self._known]):
+            try:
+                reply = await self._lane(address).call(pack("CLUSTER", "INFO"))
+            except StoreUnavailable as lost:
+                error = lost
+                continue
+            if isinstance(reply, bytes):
+                for line in reply.decode(errors="replace").splitlines():
+                    if line.startswith("cluster_state:"):
+                        return line.partition(":")[2].strip()
+            error = reply if isinstance(reply, Exception) else error
+        raise error
 
     async def close(self) -> None:
         """Close every lane (a later call connects again)."""

@@ -18,6 +18,7 @@ from kafana.store.base import (
 )
 from kafana.store.client import Command, RedisClient, Script
 from kafana.store.counters import Counters
+from kafana.store.errors import StoreUnavailable
 from kafana.store.framing import frame, skip
 from kafana.store.keys import deadlines_index, live_channel, table_keys, tables_index
 from kafana.store.notify import Notifier
@@ -30,6 +31,15 @@ _OUTCOMES = {o.value.encode(): o for o in Outcome}
 def _int(value: Reply) -> int:
     return int(value) if isinstance(value, int | bytes) and value != b"" else 0
 
+
+PRIMARY = "primary"
+"""Durability: a write is acknowledged once the primary has it (and its AOF, per its fsync)."""
+REPLICATED = "replicated"
+"""Durability: a write is acknowledged once a replica has it too (`WAIT 1 <ms>`): a failover to
+that replica loses no acknowledged move."""
+DURABILITIES = (PRIMARY, REPLICATED)
+REPLICA_WAIT_MS = 1000
+"""How long a write waits for a replica's word before it is refused as not acknowledged."""
 
 LIST_SLACK = 16
 """Index entries read beyond a page from a cursor: the cursor and its ties, mostly none."""
@@ -89,9 +99,20 @@ def append_args(table_id: str, append: Append) -> list[bytes]:
 class RedisStore(TableStore):
     """Tables in Redis (standalone or cluster)."""
 
-    def __init__(self, client: RedisClient, *, namespace: str = "kafana") -> None:
+    def __init__(
+        self,
+        client: RedisClient,
+        *,
+        namespace: str = "kafana",
+        durability: str = PRIMARY,
+        wait_ms: int = REPLICA_WAIT_MS,
+    ) -> None:
+        if durability not in DURABILITIES:
+            raise ValueError(f"durability is one of {', '.join(DURABILITIES)}, not {durability!r}")
         self._client = client
         self._namespace = namespace
+        self.durability = durability
+        self.wait_ms = wait_ms
         self._create = Script.named("create")
         self._load = Script.named("load")
         self._append = Script.named("append")
@@ -100,13 +121,33 @@ class RedisStore(TableStore):
         self._counters = RedisCounters(client, namespace)
 
     @classmethod
-    def from_url(cls, url: str, *, namespace: str = "kafana") -> RedisStore:
-        """Connect to `redis://host:port/db` or `redis+cluster://host:port` (any node)."""
-        return cls(RedisClient.from_url(url), namespace=namespace)
+    def from_url(
+        cls, url: str, *, namespace: str = "kafana", durability: str = PRIMARY
+    ) -> RedisStore:
+        """Connect to `redis://host:port/db` or `redis+cluster://host:port` (any node);
+        `durability`: PRIMARY or REPLICATED (each write waits for a replica)."""
+        return cls(RedisClient.from_url(url), namespace=namespace, durability=durability)
 
     def describe(self) -> str:
-        """What and where."""
-        return self._client.describe()
+        """What and where (and the durability when writes wait for a replica)."""
+        what = self._client.describe()
+        if self.durability == REPLICATED:
+            what += f", each write acknowledged once a replica has it (WAIT 1 {self.wait_ms})"
+        return what
+
+    def _replicated(self, key: str) -> list[Command]:
+        """The WAIT that follows a write on `key`'s connection when writes wait for a replica."""
+        if self.durability != REPLICATED:
+            return []
+        return [(key, pack("WAIT", 1, self.wait_ms))]
+
+    def _check_replicated(self, replies: list[Reply]) -> None:
+        """Refuse (retryably) a write no replica confirmed within `wait_ms`."""
+        if self.durability == REPLICATED and _int(replies[-1]) < 1:
+            raise StoreUnavailable(
+                f"no replica confirmed the write within {self.wait_ms} ms: it is not "
+                "acknowledged (a retry with the same client_move_id is applied at most once)"
+            )
 
     @property
     def counters(self) -> Counters:
@@ -136,10 +177,15 @@ class RedisStore(TableStore):
     async def create(self, table_id: str, table: bytes, ttl_ms: int, now_ms: int) -> bool:
         """Create the table, then index it for listing."""
         keys = table_keys(table_id)
-        (created,) = await self._client.run(
-            self._create, [keys.table, keys.state], [table, b"%d" % ttl_ms]
+        replies = await self._client.run(
+            self._create,
+            [keys.table, keys.state],
+            [table, b"%d" % ttl_ms],
+            *self._replicated(keys.state),
         )
+        created = replies[0]
         if created:
+            self._check_replicated(replies)
             await self._zadd(tables_index(self._namespace), table_id, now_ms)
         return bool(created)
 
@@ -176,17 +222,19 @@ class RedisStore(TableStore):
             # LT: the index may be early, never late; the clock sweeper repairs early ones.
             key = deadlines_index(self._namespace)
             also.append((key, pack("ZADD", key, "LT", append.deadline_ms, table_id)))
-        raw = (
-            await self._client.run(
-                self._append,
-                [keys.state, keys.seats, keys.log, keys.table],
-                append_args(table_id, append),
-                *also,
-            )
-        )[0]
+        replies = await self._client.run(
+            self._append,
+            [keys.state, keys.seats, keys.log, keys.table],
+            append_args(table_id, append),
+            *also,
+            *self._replicated(keys.state),
+        )
+        raw = replies[0]
         assert isinstance(raw, list)
         outcome, seq, status = raw
         result = AppendResult(_OUTCOMES[outcome], _int(seq), status.decode())
+        if result.outcome in (Outcome.APPLIED, Outcome.DUPLICATE):
+            self._check_replicated(replies)
         if (
             result.outcome is Outcome.APPLIED
             and append.take_seat is not None
@@ -291,8 +339,34 @@ class RedisStore(TableStore):
             await self._client.call(key, "ZREM", key, table_id)
 
     async def ping(self) -> None:
-        """PING the server (a cluster: the node of the URL); StoreUnavailable when it is mute."""
-        await self._client.call("", "PING")
+        """Return when the store as a whole serves; StoreUnavailable when it does not.
+
+        One server: it answers PING. A cluster: a node answers (the seed or any node seen in
+        the slot map) and says `cluster_state:ok` (CLUSTERDOWN: not serving). With REPLICATED
+        durability the server (each primary of a cluster) also has a replica connected: without
+        one no write can be acknowledged.
+        """
+        if self._client.cluster:
+            state = await self._client.cluster_state()
+            if state != "ok":
+                raise StoreUnavailable(f"CLUSTERDOWN: the cluster says cluster_state:{state}")
+        else:
+            await self._client.call("", "PING")
+        if self.durability == REPLICATED:
+            await self._replica_connected()
+
+    async def _replica_connected(self) -> None:
+        """StoreUnavailable unless each primary has a replica connected (INFO replication)."""
+        nodes = await self._client.primaries()
+        for node in nodes:
+            info = await self._client.call_at(node, "INFO", "replication")
+            text = info.decode(errors="replace") if isinstance(info, bytes) else ""
+            for line in text.splitlines():
+                if line.startswith("connected_slaves:") and int(line.partition(":")[2]) < 1:
+                    raise StoreUnavailable(
+                        f"durability is replicated but {node.host}:{node.port} has no replica "
+                        "connected: no write can be acknowledged"
+                    )
 
     async def close(self) -> None:
         """Close the subscriber lanes and the client's lanes."""
