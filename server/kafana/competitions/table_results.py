@@ -12,10 +12,11 @@ from dataclasses import replace
 
 from kafana.competitions.envelope import FairRecord
 from kafana.competitions.fairness import CHOSEN, commitment
-from kafana.competitions.model import Ending, GameResult, GameSpec
+from kafana.competitions.model import Ending, GameResult, GameSpec, forfeit_places
 from kafana.competitions.policy import Action, Fault, FaultPolicy, Reason
 from kafana.competitions.tournament import Tournament
 from kafana.competitions.wire import rules_spec
+from kafana.games.protocol import places_by_score
 from kafana.v1 import events_pb2, rules_pb2, service_pb2, state_pb2
 
 FORFEITS = {
@@ -118,6 +119,37 @@ ENDINGS = {
 """A table's result reason -> the game's ending (any other reason: a forfeit)."""
 
 
+def result_places(
+    sides: int,
+    ending: Ending,
+    places: tuple[int, ...],
+    scores: tuple[int, ...],
+    winner: int | None,
+    loser: int | None,
+) -> tuple[int, ...]:
+    """Every side's place in a played game (1 is best, ties share): the table's places (Tač),
+    else by points (Tablić at 2, 3 or 4 sides); a forfeit puts the forfeiting side last and
+    the others by points (Tač, no points: the table's winner first). () when nothing ranks
+    the sides (a game not played, adjudicated: its winner decides).
+
+    >>> result_places(3, Ending.SCORE, (), (40, 12, 30), 0, None)
+    (1, 3, 2)
+    >>> result_places(3, Ending.FORFEIT, (), (), 2, 0)
+    (3, 2, 1)
+    """
+    if ending is Ending.SCORE:
+        if places:
+            return places
+        return places_by_score(scores) if len(scores) == sides else ()
+    if ending is not Ending.FORFEIT or loser is None or not 0 <= loser < sides:
+        return ()
+    if len(scores) == sides:
+        return forfeit_places(sides, loser, scores)
+    if winner is None or winner == loser:
+        return forfeit_places(sides, loser)
+    return tuple(1 if s == winner else sides if s == loser else 2 for s in range(sides))
+
+
 def game_result(
     spec: GameSpec,
     deal: str | int,
@@ -153,7 +185,10 @@ def game_result(
             *(("fault", f.code()) for f in faults),
         ),
     )
-    places = tuple(int(p) for p in result.places) if ending is Ending.SCORE else ()
+    loser = spec.side_of(result.forfeit_seat) if result.HasField("forfeit_seat") else None
+    places = result_places(
+        len(spec.sides), ending, tuple(int(p) for p in result.places), scores, winner, loser
+    )
     return GameResult(
         spec.game_id, scores, winner, ending, tuple(faults), fair.to_text(), table_id, "", places
     )

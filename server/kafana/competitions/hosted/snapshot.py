@@ -1,13 +1,14 @@
 """A tournament as JSON and back, so a director in another process can carry on with it.
 
-The snapshot keeps every game's secret (never sent to a client before its time).
+The snapshot keeps every game's secret (never sent to a client before its time), and every
+field of every game and result: a partnership game stays two sides, a result keeps its places.
 
 >>> from kafana.competitions.tournament import EventConfig, Kind, Tournament
 >>> t = Tournament(EventConfig("demo", Kind.SWISS, ("a", "b", "c", "d")))
 >>> games = t.next_round()
 >>> back = loads(dumps(t))
->>> [g.seats for g in back.rounds[0]], back.secret_of("r1-g1") == t.secret_of("r1-g1")
-([('a', 'b'), ('c', 'd')], True)
+>>> back.rounds[0] == games, back.secret_of("r1-g1") == t.secret_of("r1-g1")
+(True, True)
 """
 
 from __future__ import annotations
@@ -72,12 +73,22 @@ def _spec(g: GameSpec) -> dict[str, Any]:
         "commitment": g.commitment,
         "board": g.board,
         "decks": [" ".join(c.text for c in deck) for deck in g.decks],
+        "partnerships": g.partnerships,
     }
 
 
-def _spec_of(d: dict[str, Any]) -> GameSpec:
+def _spec_of(d: dict[str, Any], partnerships: bool) -> GameSpec:
+    """A game back; `partnerships`: the event's, for snapshots written before games kept it."""
     decks = tuple(tuple(Card.parse(t) for t in deck.split()) for deck in d["decks"])
-    return GameSpec(d["id"], d["round"], tuple(d["seats"]), d["commitment"], d["board"], decks)
+    return GameSpec(
+        d["id"],
+        d["round"],
+        tuple(d["seats"]),
+        d["commitment"],
+        d["board"],
+        decks,
+        bool(d.get("partnerships", partnerships)),
+    )
 
 
 def _fault(f: Fault) -> list[Any]:
@@ -94,6 +105,7 @@ def _result(r: GameResult) -> dict[str, Any]:
         "record": r.record,
         "table": r.table_id,
         "note": r.note,
+        "places": list(r.places),
     }
 
 
@@ -108,6 +120,7 @@ def _result_of(d: dict[str, Any]) -> GameResult:
         d["record"],
         d["table"],
         d["note"],
+        tuple(d.get("places", ())),
     )
 
 
@@ -131,7 +144,8 @@ def loads(text: str) -> Tournament:
     data = json.loads(text)
     t = Tournament(config_of(data["config"]), RatingBook.from_json(data["ratings"]))
     t.status = Status(data["status"])
-    t.rounds = [[_spec_of(g) for g in r] for r in data["rounds"]]
+    partnerships = t.config.partnerships
+    t.rounds = [[_spec_of(g, partnerships) for g in r] for r in data["rounds"]]
     t.byes = [Bye(r, e, p) for r, e, p in data["byes"]]
     t.results = {r["id"]: _result_of(r) for r in data["results"]}
     t.restore_secrets(dict(data["secrets"]))
