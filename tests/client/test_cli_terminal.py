@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pexpect
 from kafana.cli.demo import play_random_match
-from kafana.games import tablic
+from kafana.games import tablic, tac
 from kafana_client.blocking import Client
 from kafana_client.convert import table_config
 
@@ -41,6 +41,27 @@ def test_the_clock_counts_down_then_the_server_plays_for_the_person() -> None:
     finally:
         child.close()
     assert child.exitstatus == INTERRUPTED
+
+
+def test_a_clocked_tac_game_with_the_person_away_is_played_to_its_end(tmp_path: Path) -> None:
+    """The clock plays every step of the away seat (a Tač turn may be several in a row) while
+    the bot plays its own: the game ends by the rules, not as abandoned after 4 timeouts."""
+    record = tmp_path / "tac.txt"
+    child = spawn(
+        "play", "--game", "tac", "--move-ms", "30", "--seed", "9", "--delay", "0",
+        "--bots", "loader", "--name", "ana", "--save", str(record),
+    )  # fmt: skip
+    try:
+        child.expect(pexpect.EOF, timeout=120)
+        shown = plain(child.before)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+    assert "abandoned" not in shown
+    final = tac.GameRecord.from_text(record.read_text()).replay()
+    assert final.is_over and final.move_count > 20
+    assert shown.count("You ran out of time; played ") >= 10
+    assert "loader played " in shown
 
 
 def test_ctrl_d_leaves_saying_what_it_costs_and_no_traceback() -> None:

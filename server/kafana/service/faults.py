@@ -7,10 +7,11 @@ reasons are the table events' reason codes (docs/competitions.md, "Fault policy"
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from kafana.service.presence import Seen
-from kafana.service.session import SEAT_TAKEN, Session
+from kafana.service.session import DEFAULTED, SEAT_TAKEN, Session
 from kafana.store.base import PLAYING
 from kafana.v1 import events_pb2, rules_pb2
 
@@ -52,6 +53,26 @@ def timeouts_of(session: Session, seat: int) -> int:
         for _seq, _record, event in session.log.events()
         if event.kind == MOVE and event.seat == seat and event.reason == TIMEOUT
     )
+
+
+def abandoned(session: Session, seat: int, after: int) -> bool:
+    """Whether the clock playing for `seat` now abandons the match: since the last move a seat
+    played itself, the clock will have played `after` moves of every seat.
+
+    Counted per seat: one away seat whose turn runs to several server-played steps (Tač) is
+    played for to the end while another seat plays; only when every seat is away does it end.
+    """
+    if session.timeouts + 1 < after * session.players:  # too short a run for every seat
+        return False
+    played: Counter[int] = Counter({seat: 1})
+    for _seq, _record, event in session.log.events():
+        if event.kind != MOVE:
+            continue
+        if event.reason in DEFAULTED:
+            played[event.seat] += 1
+        else:
+            played = Counter({seat: 1})
+    return all(played[s] >= after for s in range(session.players))
 
 
 def presence_fault(session: Session, seen: Seen, now_ms: int) -> Fault | int:

@@ -667,7 +667,7 @@ class Tables:
         forfeits when no default move can be found. True when applied."""
         table_id = session.table_id
         match = session.match
-        if session.timeouts + 1 >= self.abandon_after * session.players:
+        if faults.abandoned(session, seat, self.abandon_after):
             return await self._abandon(session, now)
         move: object | None = None
         try:
