@@ -14,8 +14,7 @@ of the hand is exact; when the budget runs out first, the deepest finished itera
 
 from __future__ import annotations
 
-import time
-
+from kafana_bots.clock import Deadline
 from kafana_bots.rollout import greedy_move, rollout, utility
 from kafana_bots.sim import HandSim, SimMove
 
@@ -44,7 +43,7 @@ class Solver:
     """Alpha-beta for one side over a two-side hand, with a node and time budget."""
 
     def __init__(
-        self, side: int, max_nodes: int, deadline: float | None, table_size: int = TABLE_SIZE
+        self, side: int, max_nodes: int, deadline: Deadline | None, table_size: int = TABLE_SIZE
     ) -> None:
         self.side = side
         self.max_nodes = max_nodes
@@ -58,11 +57,7 @@ class Solver:
         if self.nodes > self.max_nodes:
             raise _OutOfBudget
         deadline = self.deadline
-        if (
-            deadline is not None
-            and self.nodes % CLOCK_EVERY < cost
-            and time.perf_counter() > deadline
-        ):
+        if deadline is not None and self.nodes % CLOCK_EVERY < cost and deadline.passed():
             raise _OutOfBudget
 
     def _ordered(self, sim: HandSim, first: SimMove | None) -> list[SimMove]:
@@ -152,24 +147,21 @@ def solve(
     side: int,
     *,
     max_nodes: int,
-    deadline: float | None = None,
+    deadline: Deadline | None = None,
     exact_only: bool = False,
     exact_share: float = EXACT_SHARE,
 ) -> tuple[list[float], bool] | None:
     """Values of the candidate moves; None if not even one iteration fit the budget.
 
     First searches to the end of the hand with `exact_share` of the budget (`max_nodes`, and
-    the time until `deadline` on `time.perf_counter()`); if that does not finish (and not
+    the time until `deadline`, `clock.Deadline`: CPU time); if that does not finish (and not
     `exact_only`), deepens from one ply with the rest, the transposition table kept. Returns
     (values, exact): `exact` when the search reached the end of the hand. Only the best value
     is exact; the others may be bounds (they are shown no better than the best).
     """
     full = plies_left(sim)
     share = 1.0 if exact_only else exact_share
-    first_deadline = deadline
-    if deadline is not None:
-        now = time.perf_counter()
-        first_deadline = now + share * max(0.0, deadline - now)
+    first_deadline = None if deadline is None else deadline.part(share)
     solver = Solver(side, int(share * max_nodes), first_deadline)
     try:
         return _values(solver, sim, candidates, full), True

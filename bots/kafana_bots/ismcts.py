@@ -16,19 +16,21 @@ With two players and an empty deck nothing is hidden: the bot runs iterative dee
 alpha-beta over the rest of the hand instead (`exact.solve`), exact when it fits the budget
 (the clock, or with `iterations=N` a node budget of 4 N, at least 6,000).
 
-The budget is wall time (`budget_ms`, default 200) or, for replayable results, a number of
+The budget is time (`budget_ms`, default 200), counted in the CPU time of the deciding thread
+where the host has that clock (`clock.Deadline`: a loaded host slows the answer, not the
+search; at most 5 times the budget of wall time), or, for replayable results, a number of
 sampled worlds (`iterations`).
 """
 
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Sequence
 
 from kafana.games.tablic import Move, Rules, View
 
 from kafana_bots.base import Bot
+from kafana_bots.clock import Deadline
 from kafana_bots.events import Event
 from kafana_bots.exact import solve
 from kafana_bots.greedy import greedy_value
@@ -46,7 +48,7 @@ in C) a sampled world costs about 44 us of CPU and a node of the last-deal searc
 so 4 N nodes take about as long as N worlds and a decision's time stays about the same in
 every deal (at 16 N, 2,500 worlds, the last-deal decisions took up to 380 ms)."""
 SAFETY = 0.85
-"""Share of the time budget the search aims at; the rest absorbs scheduling delays."""
+"""Share of the time budget the search aims at; the rest is for the work around it."""
 MAX_CANDIDATES = 12
 HORIZON = 10
 """Playouts stop after this many moves (by any seat) and the position is estimated."""
@@ -89,9 +91,8 @@ class SearchBot(Bot):
         self.stats["decisions"] += 1
         if len(moves) == 1:
             return moves[0]
-        start = time.perf_counter()
         budget = SAFETY * self.budget_ms / 1000
-        deadline = None if self.iterations is not None else start + budget
+        deadline = None if self.iterations is not None else Deadline(budget)
         order = sorted(range(len(moves)), key=lambda i: -greedy_value(view, moves[i]))
         candidates = [moves[i] for i in order[:MAX_CANDIDATES]]
         side = self.rules.side_of(self.seat)
@@ -102,7 +103,7 @@ class SearchBot(Bot):
         return self._sample(view, candidates, side, deadline)
 
     def _solve(
-        self, view: View, candidates: list[Move], side: int, deadline: float | None
+        self, view: View, candidates: list[Move], side: int, deadline: Deadline | None
     ) -> Move | None:
         hands, deck = sample_hidden(view, self.rng)  # the only world there is
         sim = sim_from_view(view, hands, deck)
@@ -121,7 +122,7 @@ class SearchBot(Bot):
         return candidates[best]
 
     def _sample(
-        self, view: View, candidates: list[Move], side: int, deadline: float | None
+        self, view: View, candidates: list[Move], side: int, deadline: Deadline | None
     ) -> Move:
         alive = list(range(len(candidates)))
         totals = [0.0] * len(candidates)
@@ -133,14 +134,14 @@ class SearchBot(Bot):
         while True:
             if limit is not None and worlds >= limit:
                 break
-            if deadline is not None and worlds and time.perf_counter() > deadline:
+            if deadline is not None and worlds and deadline.passed():
                 break
             world = sampler.sample(self.rng)
             if sim_moves is None:
                 sim_moves = [world.to_sim(m) for m in candidates]
             results: list[float] = []
             for i in alive:
-                if deadline is not None and worlds and time.perf_counter() > deadline:
+                if deadline is not None and worlds and deadline.passed():
                     break  # this world is left unfinished and not counted
                 sim = world.copy()
                 sim.play(*sim_moves[i])

@@ -15,20 +15,21 @@ way (`best_line`; the others' play is then exactly what loader's policy predicts
 candidates are the moves that keep the order, `loader`'s choice first, so that a tie is
 played as `loader` plays; calls are always made, as `loader` does.
 
-The budget is wall time (`budget_ms`, default 200) or a number of worlds (`iterations`,
-replayable).
+The budget is time (`budget_ms`, default 200: CPU time of the deciding thread where the host
+has that clock, at most 5 times as much wall time, `clock.Deadline`) or a number of worlds
+(`iterations`, replayable).
 """
 
 from __future__ import annotations
 
 import random
-import time
 from collections import Counter
 from collections.abc import Sequence
 
 from kafana.games.tac import Card, GameState, Move, Position, Rules, View, start_position
 from kafana.games.tac.shuffle import canonical_deck
 
+from kafana_bots.clock import Deadline, now
 from kafana_bots.tac_bots import LoaderTacBot, TacBot, in_order
 
 DEFAULT_BUDGET_MS = 200.0
@@ -80,7 +81,7 @@ class TacSearchBot(TacBot):
 
     def choose(self, view: View, legal_moves: Sequence[Move]) -> Move:
         """A call if one is offered, else the in-order move of best mean place."""
-        start = time.perf_counter()
+        start = now()
         self.memory.update(view)
         calls = [m for m in legal_moves if m.kind == "call"]
         if calls:
@@ -93,17 +94,18 @@ class TacSearchBot(TacBot):
         preferred = self.fallback.choose(view, legal_moves)
         candidates.remove(preferred)
         candidates.insert(0, preferred)
-        soft = hard = None
+        soft: float | None = None  # on the budget's clock (`clock.now`)
+        hard: Deadline | None = None
         if self.iterations is None:
             soft = start + SAFETY * self.budget_ms / 1000
-            hard = start + HARD * self.budget_ms / 1000
+            hard = Deadline(HARD * self.budget_ms / 1000 - (now() - start))
         known = fixed_piles(view, self.memory.known(view))
         exact = all(pile is not None and None not in pile for pile in known)
         totals = [0.0] * len(candidates)
         worlds = 0
         longest = 0.0
         while self.iterations is None or worlds < self.iterations:
-            began = time.perf_counter()
+            began = now()
             if soft is not None and worlds and began + longest > soft:
                 break  # the next world would likely end after the soft deadline
             world = sample_world(view, self.rng, known)
@@ -123,7 +125,7 @@ class TacSearchBot(TacBot):
                 break  # out of time within a world: it is dropped (candidates stay paired)
             totals = [t + r for t, r in zip(totals, results, strict=True)]
             worlds += 1
-            longest = max(longest, time.perf_counter() - began)
+            longest = max(longest, now() - began)
             if exact:
                 break  # every closed pile is known: one world is the game itself
         self.stats["worlds"] += worlds
@@ -294,27 +296,26 @@ def loader_move(state: GameState) -> Move:
 
 
 def playout(
-    state: GameState, until_turn: int = 0, deadline: float | None = None
+    state: GameState, until_turn: int = 0, deadline: Deadline | None = None
 ) -> GameState | None:
     """Play with `loader`'s policy for every seat to the end, or until turn `until_turn`
-    starts (0: no limit), or `MAX_PLAYOUT` moves; None if `deadline` (`time.perf_counter`)
-    passes first."""
+    starts (0: no limit), or `MAX_PLAYOUT` moves; None if `deadline` passes first."""
     for done in range(MAX_PLAYOUT):
         if state.is_over or (until_turn and state.turn >= until_turn):
             break
-        if deadline is not None and done % 32 == 31 and time.perf_counter() > deadline:
+        if deadline is not None and done % 32 == 31 and deadline.passed():
             return None
         state = state.apply(loader_move(state))
     return state
 
 
-def best_line(state: GameState, seat: int, depth: int, deadline: float | None) -> float | None:
+def best_line(state: GameState, seat: int, depth: int, deadline: Deadline | None) -> float | None:
     """The seat's best score from `state` when it chooses at its next `depth` choice points
     (every way) and `loader`'s policy plays the rest; None if `deadline` passes first."""
     for done in range(MAX_PLAYOUT):
         if state.is_over:
             break
-        if deadline is not None and done % 32 == 31 and time.perf_counter() > deadline:
+        if deadline is not None and done % 32 == 31 and deadline.passed():
             return None
         moves = state.in_order_moves()
         if depth and len(moves) > 1 and state.current_seat == seat:

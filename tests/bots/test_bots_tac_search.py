@@ -8,6 +8,7 @@ from collections import Counter
 import pytest
 from kafana.games import tac
 from kafana_bots import registry
+from kafana_bots.clock import Deadline
 from kafana_bots.play import play
 from kafana_bots.tac_search import (
     Memory,
@@ -105,7 +106,7 @@ def test_memory_knows_only_true_closed_piles(players: int) -> None:
 
 def test_a_playout_past_its_deadline_is_dropped() -> None:
     state = tac.new_game(tac.Rules(players=2), seed=1)
-    assert playout(state, deadline=0.0) is None
+    assert playout(state, deadline=Deadline(0.0)) is None
     end = playout(state)
     assert end is not None and end.is_over
 
@@ -134,4 +135,4 @@ def test_best_line_is_at_least_the_loader_line(players: int) -> None:
         assert best_line(state, 0, 0, None) == plain
         best = best_line(state, 0, 2, None)
         assert best is not None and best >= plain
-        assert best_line(state, 0, 2, 0.0) is None
+        assert best_line(state, 0, 2, Deadline(0.0)) is None
