@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import pytest
@@ -12,6 +17,7 @@ from click.testing import CliRunner
 from kafana import metrics
 from kafana.cli import main
 from kafana.v1 import service_pb2
+from kit import free_port, healthy, redis_cli, redis_cluster, redis_server, serving
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 SERVICE = service_pb2.DESCRIPTOR.services_by_name["KafanaService"].full_name
@@ -79,3 +85,92 @@ def test_the_image_and_compose_use_real_serve_options() -> None:
     missing = {f for f in flags if f not in help_text}
     assert not missing, f"kafana serve has no {sorted(missing)}"
     assert {"KAFANA_REDIS", "KAFANA_AUTH"} <= set(compose["x-kafana"]["environment"])
+
+
+def _entrypoint() -> list[str]:
+    """The image's `kafana serve` arguments (its ENTRYPOINT after `serve`)."""
+    text = (DEPLOY / "Dockerfile").read_text().replace("\\\n", "")
+    found = re.search(r"^ENTRYPOINT (\[.*\])$", text, re.MULTILINE)
+    assert found, "no ENTRYPOINT in the Dockerfile"
+    words = json.loads(found.group(1))
+    assert words[:2] == ["kafana", "serve"], words
+    return list(words[2:])
+
+
+def _localised(args: list[str]) -> list[str]:
+    """`args` with this machine's addresses: loopback, free ports (the kit gives --port)."""
+    out: list[str] = []
+    pairs = iter(args)
+    for word in pairs:
+        if word in ("--host", "--port", "--http", "--metrics"):
+            next(pairs)  # the container's value
+            if word == "--host":
+                out += [word, "127.0.0.1"]
+            elif word != "--port":
+                out += [word, str(free_port())]
+        else:
+            out.append(word)
+    return out
+
+
+def _manifest_env(name: str) -> tuple[dict[str, str], list[str]]:
+    """The environment and the arguments the manifest `name` gives `kafana serve`."""
+    if name == "compose":
+        kafana = yaml.safe_load((DEPLOY / "compose.yaml").read_text())["x-kafana"]
+        return {k: str(v) for k, v in kafana["environment"].items()}, list(kafana["command"])
+    docs = _documents(DEPLOY / "k8s" / "kafana.yaml")
+    deployment = next(d for d in docs if isinstance(d, dict) and d["kind"] == "Deployment")
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    return {e["name"]: str(e["value"]) for e in container["env"]}, list(container["args"])
+
+
+@contextmanager
+def _cluster_with_replicas(directory: Path) -> Iterator[list[int]]:
+    """The kit's 3-primary Redis Cluster with a replica added to each primary (as deploy/ runs
+    it: three primaries, three replicas); yields the primaries' ports."""
+    with redis_cluster(directory) as ports, ExitStack() as stack:
+        cluster = ("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf")
+        for i, port in enumerate(ports):
+            replica = stack.enter_context(redis_server(directory / f"replica{i}", *cluster))
+            primary_id = redis_cli(port, "cluster", "myid").strip()
+            subprocess.run(
+                ["redis-cli", "--cluster", "add-node", f"127.0.0.1:{replica.port}",
+                 f"127.0.0.1:{port}", "--cluster-slave", "--cluster-master-id", primary_id],
+                check=True, capture_output=True, timeout=60,
+            )  # fmt: skip
+        deadline = time.monotonic() + 60
+        while not all(
+            "connected_slaves:1" in redis_cli(p, "info", "replication")
+            and "cluster_state:ok" in redis_cli(p, "cluster", "info")
+            for p in ports
+        ):
+            assert time.monotonic() < deadline, "the replicas did not join"
+            time.sleep(0.1)
+        yield ports
+
+
+def test_every_manifest_starts_kafana_serve(tmp_path: Path) -> None:
+    """`kafana serve` with the image's arguments and each manifest's environment and
+    arguments (Redis hosts replaced by a local 3+3 cluster) starts and says SERVING."""
+    with _cluster_with_replicas(tmp_path / "cluster") as ports:
+        for name in ("compose", "k8s"):
+            env, args = _manifest_env(name)
+            assert env["KAFANA_REDIS"].startswith("redis+cluster://")
+            env["KAFANA_REDIS"] = f"redis+cluster://127.0.0.1:{ports[0]}"
+            argv = _localised([*_entrypoint(), *args])
+            with serving(tmp_path / name, *argv, env=env) as (server,):
+                server.wait_started()
+                asyncio.run(healthy(server.target))
+                out = server.output()
+                assert "auth: required" in out, out
+                assert "replica has it" in out, out  # --durability replicated took
+
+
+def test_the_redis_of_every_manifest_fsyncs_every_write() -> None:
+    """The promise of docs/reliability.md: appendfsync always wherever deploy/ runs Redis."""
+    compose = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
+    assert "--appendfsync always" in " ".join(compose["x-redis"]["command"].split())
+    cluster = _documents(DEPLOY / "k8s" / "redis-cluster.yaml")
+    config = next(d for d in cluster if isinstance(d, dict) and d["kind"] == "ConfigMap")
+    assert re.search(r"^appendfsync always$", config["data"]["redis.conf"], re.MULTILINE)
+    assert re.search(r"^appendfsync always$", (DEPLOY / "redis.conf").read_text(), re.MULTILINE)
