@@ -96,6 +96,7 @@ def info(session: Session) -> state_pb2.TableInfo:
         seq=session.seq,
         created_ms=stored.created_ms,
         deal_chosen_by_creator=stored.deal_chosen_by_creator,
+        hints=stored.hints,
     )
     out.rules.MergeFromString(rules_in_force_bytes(stored.spec, stored.rules_json))
     return out

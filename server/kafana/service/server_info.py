@@ -11,6 +11,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 
+from kafana_bots import registry
+
 from kafana.games import tablic, tac
 from kafana.games.tac.rules import PLAYERS_FOR_DECKS
 from kafana.service.games import GAMES, Game
@@ -97,10 +99,27 @@ def offer(game: Game) -> service_pb2.GameOffer:
     return out
 
 
+def bots(game: Game) -> list[service_pb2.BotInfo]:
+    """The built-in bots of a game, as the registry lists them (weakest first)."""
+    return [
+        service_pb2.BotInfo(
+            game=game.game,
+            name=name,
+            summary=registry.entry(name, game.name).summary,
+            options=sorted(registry.entry(name, game.name).options),
+        )
+        for name in registry.names(game.name)
+    ]
+
+
 @functools.cache
 def _games() -> bytes:
-    """Every game's offer, serialized as a ServerInfo's `games` (they never change)."""
-    return service_pb2.ServerInfo(games=[offer(g) for g in GAMES.values()]).SerializeToString()
+    """Every game's offer and bots, serialized as a ServerInfo's (they never change)."""
+    games = list(GAMES.values())
+    info = service_pb2.ServerInfo(
+        games=[offer(g) for g in games], bots=[b for g in games for b in bots(g)]
+    )
+    return info.SerializeToString()
 
 
 def server_info(
@@ -116,6 +135,8 @@ def server_info(
     max_request_bytes: int,
     auth_required: bool = False,
     self_register: bool = False,
+    max_analysis_millis: int = 0,
+    default_analysis_millis: int = 0,
 ) -> service_pb2.ServerInfo:
     """The GetServerInfo answer of a server of `version` with these limits."""
     out = service_pb2.ServerInfo.FromString(_games())
@@ -133,6 +154,8 @@ def server_info(
             rate_burst=rate_burst,
             max_streams=max_streams,
             max_request_bytes=max_request_bytes,
+            max_analysis_millis=max_analysis_millis,
+            default_analysis_millis=default_analysis_millis,
         )
     )
     return out

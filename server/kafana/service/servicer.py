@@ -16,10 +16,12 @@ import grpc  # type: ignore[import-untyped, unused-ignore]
 from kafana.errors import InvalidInputError, ServerStopping, StaleSequenceError, TableNotFoundError
 from kafana.games.tablic.capture import CAPTURE_LIMIT
 from kafana.service import convert
+from kafana.service.advice import Advisor, advise
 from kafana.service.auth import OPEN, AuthPolicy, admin_token, caller_of, seat_token
 from kafana.service.errors import unary
 from kafana.service.feed import Feed
 from kafana.service.games import captures
+from kafana.service.guard import caller_key
 from kafana.service.inputs import page_token, read_page_token
 from kafana.service.limits import Limits
 from kafana.service.notices import Notices
@@ -80,6 +82,7 @@ class KafanaServiceServicer(service_pb2_grpc.KafanaServiceServicer):  # type: ig
         self.limits = limits or Limits()
         self.rate_limit = rate_limit or RateLimit()
         self.auth = auth or AuthPolicy()
+        self.advisor = Advisor()  # Analyze: bounded CPU, off the event loop
 
     @unary
     async def GetServerInfo(
@@ -98,6 +101,8 @@ class KafanaServiceServicer(service_pb2_grpc.KafanaServiceServicer):  # type: ig
             max_request_bytes=self.limits.message_bytes,
             auth_required=self.auth.mode != OPEN,
             self_register=self.auth.self_register,
+            max_analysis_millis=self.advisor.max_ms,
+            default_analysis_millis=self.advisor.default_ms,
         )
 
     @unary
@@ -319,6 +324,36 @@ class KafanaServiceServicer(service_pb2_grpc.KafanaServiceServicer):  # type: ig
     ) -> service_pb2.CapturesResponse:
         """Every legal capture of a card from a table, under the given rules (Tablić)."""
         return captures(request)
+
+
+    @unary
+    async def Analyze(
+        self, request: service_pb2.AnalyzeRequest, context: Context
+    ) -> service_pb2.AnalyzeResponse:
+        """The engine's advice: every legal move valued, and its choice (Tablić)."""
+        session, where, found = await advise(
+            self.tables,
+            self.advisor,
+            caller_key(context),
+            request.table_id,
+            seat_token(context),
+            budget_ms=request.budget_millis,
+            at_seq=request.at_seq if request.HasField("at_seq") else None,
+            seat=request.seat if request.HasField("seat") else None,
+        )
+        wire = convert.moves(session, [m.move for m in found.moves])
+        answer = service_pb2.AnalyzeResponse(
+            seq=where.seq,
+            seat=where.seat,
+            method=found.method,
+            worlds=found.worlds,
+            best=wire[[m.move for m in found.moves].index(found.best)],
+        )
+        for message, valued in zip(wire, found.moves, strict=True):
+            answer.moves.add(move=message, value=valued.value, cost=found.cost(valued.move))
+        if where.played is not None:
+            answer.played.CopyFrom(convert.moves(session, [where.played])[0])
+        return answer
 
 
 def _initial(session: Session) -> Session:

@@ -1049,6 +1049,8 @@ class EventInfo(_message.Message):
     PARTNERSHIPS_FIELD_NUMBER: _builtins.int
     GAME_FIELD_NUMBER: _builtins.int
     END_DETAIL_FIELD_NUMBER: _builtins.int
+    SALT_COMMITMENT_FIELD_NUMBER: _builtins.int
+    SALT_FIELD_NUMBER: _builtins.int
     event_id: _builtins.str
     """The event's id."""
     name: _builtins.str
@@ -1072,7 +1074,10 @@ class EventInfo(_message.Message):
     target: _builtins.int
     """Tablić: the points to win in force (0 for Tač)."""
     chosen_seed: _builtins.bool
-    """The organiser chose the event seed (`chosen_seed`): the deals were predictable."""
+    """The organiser chose the event seed (`chosen_seed`): every game's secret is
+    SHA-256("kafana-chosen-v3:<seed>:<salt>:<game id>"), the seed mixed with the event's
+    server salt (`salt_commitment`, `salt`).
+    """
     end_reason: Global___EventEndReason.ValueType
     """Why the event ended before its last round; UNSPECIFIED if it did not."""
     seats_per_game: _builtins.int
@@ -1083,6 +1088,14 @@ class EventInfo(_message.Message):
     """The game."""
     end_detail: _builtins.str
     """The end reason in words, for people (e.g. "no Swiss round 5 without a repeat is left")."""
+    salt_commitment: _builtins.str
+    """A chosen-seed event, once started: SHA-256("kafana-commit-v2:" + salt) in hex, the
+    commitment to the 256-bit server salt mixed into the seed (empty without a chosen seed).
+    """
+    salt: _builtins.str
+    """A chosen-seed event, once finished: the salt itself (64 hex digits), which with the seed
+    replays every deal; empty before (no commitment can be brute-forced from the seed alone).
+    """
     @_builtins.property
     def entrants(self) -> _containers.RepeatedCompositeFieldContainer[Global___EntrantInfo]:
         """Its entrants, in entry order."""
@@ -1130,10 +1143,12 @@ class EventInfo(_message.Message):
         partnerships: _builtins.bool = ...,
         game: _rules_pb2.Game.ValueType = ...,
         end_detail: _builtins.str = ...,
+        salt_commitment: _builtins.str = ...,
+        salt: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["policy", b"policy"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["chosen_seed", b"chosen_seed", "end_detail", b"end_detail", "end_reason", b"end_reason", "entrants", b"entrants", "event_id", b"event_id", "exports", b"exports", "format", b"format", "game", b"game", "name", b"name", "note", b"note", "partnerships", b"partnerships", "phase", b"phase", "policy", b"policy", "preset", b"preset", "records_jsonl", b"records_jsonl", "report", b"report", "rounds", b"rounds", "seats_per_game", b"seats_per_game", "standings", b"standings", "status", b"status", "target", b"target", "total_rounds", b"total_rounds"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["chosen_seed", b"chosen_seed", "end_detail", b"end_detail", "end_reason", b"end_reason", "entrants", b"entrants", "event_id", b"event_id", "exports", b"exports", "format", b"format", "game", b"game", "name", b"name", "note", b"note", "partnerships", b"partnerships", "phase", b"phase", "policy", b"policy", "preset", b"preset", "records_jsonl", b"records_jsonl", "report", b"report", "rounds", b"rounds", "salt", b"salt", "salt_commitment", b"salt_commitment", "seats_per_game", b"seats_per_game", "standings", b"standings", "status", b"status", "target", b"target", "total_rounds", b"total_rounds"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

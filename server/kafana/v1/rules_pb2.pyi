@@ -484,6 +484,7 @@ class TableConfig(_message.Message):
     NAME_FIELD_NUMBER: _builtins.int
     SEAT_ACCOUNTS_FIELD_NUMBER: _builtins.int
     EMBARGO_FIELD_NUMBER: _builtins.int
+    HINTS_FIELD_NUMBER: _builtins.int
     seed: _builtins.int
     """The match seed; a random one when absent. Never shown before the match ends. A string in
     JavaScript (jstype) so that no client loses digits above 2^53.
@@ -495,6 +496,10 @@ class TableConfig(_message.Message):
     whose games share deals, e.g. a duplicate board), the table's seed, decks, record and
     spectator views are refused with FAILED_PRECONDITION (reason EMBARGOED): other games are
     dealt the same cards.
+    """
+    hints: _builtins.bool
+    """The engine's advice (Analyze) is served to this table's seats while the match runs: for
+    casual and teaching tables. Off by default; never on a table of a hosted event.
     """
     @_builtins.property
     def rules(self) -> Global___RulesSpec:
@@ -526,10 +531,11 @@ class TableConfig(_message.Message):
         name: _builtins.str = ...,
         seat_accounts: _abc.Iterable[_builtins.str] | None = ...,
         embargo: _builtins.str = ...,
+        hints: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "rules", b"rules", "seed", b"seed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "decks", b"decks", "embargo", b"embargo", "name", b"name", "rules", b"rules", "seat_accounts", b"seat_accounts", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "decks", b"decks", "embargo", b"embargo", "hints", b"hints", "name", b"name", "rules", b"rules", "seat_accounts", b"seat_accounts", "seed", b"seed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015

@@ -169,6 +169,8 @@ class ServerLimits(_message.Message):
     RATE_BURST_FIELD_NUMBER: _builtins.int
     MAX_STREAMS_FIELD_NUMBER: _builtins.int
     MAX_REQUEST_BYTES_FIELD_NUMBER: _builtins.int
+    MAX_ANALYSIS_MILLIS_FIELD_NUMBER: _builtins.int
+    DEFAULT_ANALYSIS_MILLIS_FIELD_NUMBER: _builtins.int
     default_page_size: _builtins.int
     """ListTables' default page size."""
     max_page_size: _builtins.int
@@ -185,6 +187,10 @@ class ServerLimits(_message.Message):
     """Streams one account (or peer) may hold open at once."""
     max_request_bytes: _builtins.int
     """The largest request message, in bytes."""
+    max_analysis_millis: _builtins.int
+    """Analyze: the CPU milliseconds one call may spend (budget_millis is coerced down to it)."""
+    default_analysis_millis: _builtins.int
+    """Analyze: the budget of a call that names none."""
     def __init__(
         self,
         *,
@@ -196,10 +202,12 @@ class ServerLimits(_message.Message):
         rate_burst: _builtins.int = ...,
         max_streams: _builtins.int = ...,
         max_request_bytes: _builtins.int = ...,
+        max_analysis_millis: _builtins.int = ...,
+        default_analysis_millis: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["default_page_size", b"default_page_size", "heartbeat_millis", b"heartbeat_millis", "max_captures", b"max_captures", "max_page_size", b"max_page_size", "max_request_bytes", b"max_request_bytes", "max_streams", b"max_streams", "rate_burst", b"rate_burst", "rate_per_second", b"rate_per_second"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["default_analysis_millis", b"default_analysis_millis", "default_page_size", b"default_page_size", "heartbeat_millis", b"heartbeat_millis", "max_analysis_millis", b"max_analysis_millis", "max_captures", b"max_captures", "max_page_size", b"max_page_size", "max_request_bytes", b"max_request_bytes", "max_streams", b"max_streams", "rate_burst", b"rate_burst", "rate_per_second", b"rate_per_second"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -217,12 +225,13 @@ class ServerInfo(_message.Message):
     LIMITS_FIELD_NUMBER: _builtins.int
     AUTH_REQUIRED_FIELD_NUMBER: _builtins.int
     SELF_REGISTER_FIELD_NUMBER: _builtins.int
+    BOTS_FIELD_NUMBER: _builtins.int
     version: _builtins.str
     """The server's version (the `kafana` distribution's)."""
     api: _builtins.str
     """The API version ("kafana.v1")."""
     auth_required: _builtins.bool
-    """Calls need an API key (`kafana serve --auth on`); else anonymous calls are served."""
+    """Calls need an API key (`kafana serve --auth required`); else anonymous calls are served."""
     self_register: _builtins.bool
     """Anyone may Register an account."""
     @_builtins.property
@@ -233,6 +242,10 @@ class ServerInfo(_message.Message):
     def limits(self) -> Global___ServerLimits:
         """Its limits."""
 
+    @_builtins.property
+    def bots(self) -> _containers.RepeatedCompositeFieldContainer[Global___BotInfo]:
+        """The built-in bots, per game, strongest last."""
+
     def __init__(
         self,
         *,
@@ -242,14 +255,51 @@ class ServerInfo(_message.Message):
         limits: Global___ServerLimits | None = ...,
         auth_required: _builtins.bool = ...,
         self_register: _builtins.bool = ...,
+        bots: _abc.Iterable[Global___BotInfo] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["limits", b"limits"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["api", b"api", "auth_required", b"auth_required", "games", b"games", "limits", b"limits", "self_register", b"self_register", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["api", b"api", "auth_required", b"auth_required", "bots", b"bots", "games", b"games", "limits", b"limits", "self_register", b"self_register", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ServerInfo: _TypeAlias = ServerInfo  # noqa: Y015
+
+@_typing.final
+class BotInfo(_message.Message):
+    """A built-in bot the server offers."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    SUMMARY_FIELD_NUMBER: _builtins.int
+    OPTIONS_FIELD_NUMBER: _builtins.int
+    game: _rules_pb2.Game.ValueType
+    """The game it plays."""
+    name: _builtins.str
+    """Its name (what `kafana arena --bots` and bot seats take)."""
+    summary: _builtins.str
+    """One line on how it plays."""
+    @_builtins.property
+    def options(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The options it takes (e.g. budget_ms)."""
+
+    def __init__(
+        self,
+        *,
+        game: _rules_pb2.Game.ValueType = ...,
+        name: _builtins.str = ...,
+        summary: _builtins.str = ...,
+        options: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "name", b"name", "options", b"options", "summary", b"summary"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BotInfo: _TypeAlias = BotInfo  # noqa: Y015
 
 @_typing.final
 class CreateTableRequest(_message.Message):
@@ -1004,3 +1054,134 @@ class CapturesResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___CapturesResponse: _TypeAlias = CapturesResponse  # noqa: Y015
+
+@_typing.final
+class AnalyzeRequest(_message.Message):
+    """Analyze's input (live: the seat in `kafana-seat-token`)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    BUDGET_MILLIS_FIELD_NUMBER: _builtins.int
+    AT_SEQ_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    """The table."""
+    budget_millis: _builtins.int
+    """CPU milliseconds the engine may think; 0: the server's default. More than the server's
+    `max_analysis_millis` is coerced down to it.
+    """
+    at_seq: _builtins.int
+    """A finished table's position after this many events (a game review); absent: live, now."""
+    seat: _builtins.int
+    """With `at_seq`: the seat whose view is analysed (it must be that seat's turn there)."""
+    def __init__(
+        self,
+        *,
+        table_id: _builtins.str = ...,
+        budget_millis: _builtins.int = ...,
+        at_seq: _builtins.int | None = ...,
+        seat: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_at_seq", b"_at_seq", "_seat", b"_seat", "at_seq", b"at_seq", "seat", b"seat"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_at_seq", b"_at_seq", "_seat", b"_seat", "at_seq", b"at_seq", "budget_millis", b"budget_millis", "seat", b"seat", "table_id", b"table_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__at_seq: _TypeAlias = _typing.Literal["at_seq"]  # noqa: Y015
+    _WhichOneofArgType__at_seq: _TypeAlias = _typing.Literal["_at_seq", b"_at_seq"]  # noqa: Y015
+    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
+    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__at_seq) -> _WhichOneofReturnType__at_seq | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
+
+Global___AnalyzeRequest: _TypeAlias = AnalyzeRequest  # noqa: Y015
+
+@_typing.final
+class MoveValue(_message.Message):
+    """One legal move and what the engine thinks of it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MOVE_FIELD_NUMBER: _builtins.int
+    VALUE_FIELD_NUMBER: _builtins.int
+    COST_FIELD_NUMBER: _builtins.int
+    value: _builtins.float
+    """The side's expected margin at the end of the hand after this move (its points minus the
+    mean of the other sides'; points taken earlier in the hand included).
+    """
+    cost: _builtins.float
+    """How much margin it gives up against the engine's choice (0 for the best)."""
+    @_builtins.property
+    def move(self) -> _state_pb2.Move:
+        """The move, text and structured."""
+
+    def __init__(
+        self,
+        *,
+        move: _state_pb2.Move | None = ...,
+        value: _builtins.float = ...,
+        cost: _builtins.float = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["move", b"move"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cost", b"cost", "move", b"move", "value", b"value"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MoveValue: _TypeAlias = MoveValue  # noqa: Y015
+
+@_typing.final
+class AnalyzeResponse(_message.Message):
+    """Analyze's answer."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEQ_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    MOVES_FIELD_NUMBER: _builtins.int
+    BEST_FIELD_NUMBER: _builtins.int
+    METHOD_FIELD_NUMBER: _builtins.int
+    WORLDS_FIELD_NUMBER: _builtins.int
+    PLAYED_FIELD_NUMBER: _builtins.int
+    seq: _builtins.int
+    """The position analysed (its seq)."""
+    seat: _builtins.int
+    """The seat whose view was analysed."""
+    method: _builtins.str
+    """"exact" (the last deal of two seats, searched to its end), "sampled" (the hidden cards
+    dealt at random, `worlds` times) or "forced" (one legal move).
+    """
+    worlds: _builtins.int
+    """Sampled worlds behind the values."""
+    @_builtins.property
+    def moves(self) -> _containers.RepeatedCompositeFieldContainer[Global___MoveValue]:
+        """Every legal move there, in GetLegalMoves' order, valued."""
+
+    @_builtins.property
+    def best(self) -> _state_pb2.Move:
+        """The engine's choice."""
+
+    @_builtins.property
+    def played(self) -> _state_pb2.Move:
+        """With `at_seq`: the move the seat played there (the review's subject)."""
+
+    def __init__(
+        self,
+        *,
+        seq: _builtins.int = ...,
+        seat: _builtins.int = ...,
+        moves: _abc.Iterable[Global___MoveValue] | None = ...,
+        best: _state_pb2.Move | None = ...,
+        method: _builtins.str = ...,
+        worlds: _builtins.int = ...,
+        played: _state_pb2.Move | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["best", b"best", "played", b"played"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["best", b"best", "method", b"method", "moves", b"moves", "played", b"played", "seat", b"seat", "seq", b"seq", "worlds", b"worlds"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AnalyzeResponse: _TypeAlias = AnalyzeResponse  # noqa: Y015

@@ -106,6 +106,11 @@ class KafanaServiceStub:
                 request_serializer=kafana_dot_v1_dot_service__pb2.CapturesRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_service__pb2.CapturesResponse.FromString,
                 _registered_method=True)
+        self.Analyze = channel.unary_unary(
+                '/kafana.v1.KafanaService/Analyze',
+                request_serializer=kafana_dot_v1_dot_service__pb2.AnalyzeRequest.SerializeToString,
+                response_deserializer=kafana_dot_v1_dot_service__pb2.AnalyzeResponse.FromString,
+                _registered_method=True)
 
 
 class KafanaServiceServicer:
@@ -215,6 +220,16 @@ class KafanaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Analyze(self, request, context):
+        """The engine's advice (Tablić): every legal move with its value and the engine's choice.
+        Live, for the seat token's seat to move, on a table created with `hints`; or, with
+        `at_seq`, on a finished table for any seat (a game review: whoever may read the record).
+        The server bounds the CPU it spends (ServerLimits.max_analysis_millis).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_KafanaServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -287,6 +302,11 @@ def add_KafanaServiceServicer_to_server(servicer, server):
                     servicer.Captures,
                     request_deserializer=kafana_dot_v1_dot_service__pb2.CapturesRequest.FromString,
                     response_serializer=kafana_dot_v1_dot_service__pb2.CapturesResponse.SerializeToString,
+            ),
+            'Analyze': grpc.unary_unary_rpc_method_handler(
+                    servicer.Analyze,
+                    request_deserializer=kafana_dot_v1_dot_service__pb2.AnalyzeRequest.FromString,
+                    response_serializer=kafana_dot_v1_dot_service__pb2.AnalyzeResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -668,6 +688,33 @@ class KafanaService:
             '/kafana.v1.KafanaService/Captures',
             kafana_dot_v1_dot_service__pb2.CapturesRequest.SerializeToString,
             kafana_dot_v1_dot_service__pb2.CapturesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Analyze(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kafana.v1.KafanaService/Analyze',
+            kafana_dot_v1_dot_service__pb2.AnalyzeRequest.SerializeToString,
+            kafana_dot_v1_dot_service__pb2.AnalyzeResponse.FromString,
             options,
             channel_credentials,
             insecure,

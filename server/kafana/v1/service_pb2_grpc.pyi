@@ -78,6 +78,12 @@ class KafanaServiceStub:
     """The result and the full replayable record, once the match is over."""
     Captures: _grpc.UnaryUnaryMultiCallable[_service_pb2.CapturesRequest, _service_pb2.CapturesResponse]
     """Stateless: every legal capture of `card` from `table` under `rules`."""
+    Analyze: _grpc.UnaryUnaryMultiCallable[_service_pb2.AnalyzeRequest, _service_pb2.AnalyzeResponse]
+    """The engine's advice (Tablić): every legal move with its value and the engine's choice.
+    Live, for the seat token's seat to move, on a table created with `hints`; or, with
+    `at_seq`, on a finished table for any seat (a game review: whoever may read the record).
+    The server bounds the CPU it spends (ServerLimits.max_analysis_millis).
+    """
 
 @_typing.type_check_only
 class KafanaServiceAsyncStub(KafanaServiceStub):
@@ -121,6 +127,12 @@ class KafanaServiceAsyncStub(KafanaServiceStub):
     """The result and the full replayable record, once the match is over."""
     Captures: _aio.UnaryUnaryMultiCallable[_service_pb2.CapturesRequest, _service_pb2.CapturesResponse]  # type: ignore[assignment]
     """Stateless: every legal capture of `card` from `table` under `rules`."""
+    Analyze: _aio.UnaryUnaryMultiCallable[_service_pb2.AnalyzeRequest, _service_pb2.AnalyzeResponse]  # type: ignore[assignment]
+    """The engine's advice (Tablić): every legal move with its value and the engine's choice.
+    Live, for the seat token's seat to move, on a table created with `hints`; or, with
+    `at_seq`, on a finished table for any seat (a game review: whoever may read the record).
+    The server bounds the CPU it spends (ServerLimits.max_analysis_millis).
+    """
 
 class KafanaServiceServicer(metaclass=_abc_1.ABCMeta):
     """Tables, seats, moves and their feeds."""
@@ -245,5 +257,17 @@ class KafanaServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_service_pb2.CapturesResponse, _abc.Awaitable[_service_pb2.CapturesResponse]]:
         """Stateless: every legal capture of `card` from `table` under `rules`."""
+
+    @_abc_1.abstractmethod
+    def Analyze(
+        self,
+        request: _service_pb2.AnalyzeRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_service_pb2.AnalyzeResponse, _abc.Awaitable[_service_pb2.AnalyzeResponse]]:
+        """The engine's advice (Tablić): every legal move with its value and the engine's choice.
+        Live, for the seat token's seat to move, on a table created with `hints`; or, with
+        `at_seq`, on a finished table for any seat (a game review: whoever may read the record).
+        The server bounds the CPU it spends (ServerLimits.max_analysis_millis).
+        """
 
 def add_KafanaServiceServicer_to_server(servicer: KafanaServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -859,6 +859,7 @@ class TableInfo(_message.Message):
     SEQ_FIELD_NUMBER: _builtins.int
     CREATED_MS_FIELD_NUMBER: _builtins.int
     DEAL_CHOSEN_BY_CREATOR_FIELD_NUMBER: _builtins.int
+    HINTS_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     """The table's id."""
     name: _builtins.str
@@ -873,6 +874,8 @@ class TableInfo(_message.Message):
     """The table was created with a chosen seed or explicit decks: its creator knows every hand
     of the match. Clients show it to whoever joins (fair play needs a server-drawn seed).
     """
+    hints: _builtins.bool
+    """Its seats may ask the engine for advice while they play (TableConfig.hints)."""
     @_builtins.property
     def rules(self) -> _rules_pb2.RulesSpec:
         """The rules in force, every switch set (the game's branch of `variant` always present)."""
@@ -897,10 +900,11 @@ class TableInfo(_message.Message):
         seq: _builtins.int = ...,
         created_ms: _builtins.int = ...,
         deal_chosen_by_creator: _builtins.bool = ...,
+        hints: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "created_ms", b"created_ms", "deal_chosen_by_creator", b"deal_chosen_by_creator", "name", b"name", "rules", b"rules", "seats", b"seats", "seq", b"seq", "status", b"status", "table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "created_ms", b"created_ms", "deal_chosen_by_creator", b"deal_chosen_by_creator", "hints", b"hints", "name", b"name", "rules", b"rules", "seats", b"seats", "seq", b"seq", "status", b"status", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

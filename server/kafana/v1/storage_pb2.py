@@ -26,7 +26,7 @@ from kafana.v1 import events_pb2 as kafana_dot_v1_dot_events__pb2
 from kafana.v1 import rules_pb2 as kafana_dot_v1_dot_rules__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17kafana/v1/storage.proto\x12\tkafana.v1\x1a\x16kafana/v1/events.proto\x1a\x15kafana/v1/rules.proto\"\xe9\x02\n\x0bStoredTable\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\"\n\x04spec\x18\x02 \x01(\x0b\x32\x14.kafana.v1.RulesSpec\x12\x12\n\nrules_json\x18\x03 \x01(\t\x12\x11\n\x04seed\x18\x04 \x01(\x04H\x00\x88\x01\x01\x12\x1e\n\x05\x64\x65\x63ks\x18\x05 \x03(\x0b\x32\x0f.kafana.v1.Deck\x12#\n\x05\x63lock\x18\x06 \x01(\x0b\x32\x14.kafana.v1.ClockSpec\x12\x18\n\x10\x61\x64min_token_hash\x18\x07 \x01(\x0c\x12\x12\n\ncreated_ms\x18\x08 \x01(\x03\x12\x0e\n\x06\x66ormat\x18\t \x01(\r\x12\x14\n\x0crules_digest\x18\n \x01(\x0c\x12\x15\n\rseat_accounts\x18\x0b \x03(\t\x12\x17\n\x0f\x63reator_account\x18\x0c \x01(\t\x12\x1e\n\x16\x64\x65\x61l_chosen_by_creator\x18\r \x01(\x08\x12\x0f\n\x07\x65mbargo\x18\x0e \x01(\tB\x07\n\x05_seed\".\n\nStoredSeat\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x12\n\ntoken_hash\x18\x02 \x01(\x0c\"|\n\x0bStoredEvent\x12\"\n\x04kind\x18\x01 \x01(\x0e\x32\x14.kafana.v1.EventKind\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0c\n\x04move\x18\x03 \x01(\t\x12\x0e\n\x06reason\x18\x04 \x01(\t\x12\x0f\n\x07time_ms\x18\x05 \x01(\x03\x12\x0c\n\x04name\x18\x06 \x01(\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17kafana/v1/storage.proto\x12\tkafana.v1\x1a\x16kafana/v1/events.proto\x1a\x15kafana/v1/rules.proto\"\xf8\x02\n\x0bStoredTable\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\"\n\x04spec\x18\x02 \x01(\x0b\x32\x14.kafana.v1.RulesSpec\x12\x12\n\nrules_json\x18\x03 \x01(\t\x12\x11\n\x04seed\x18\x04 \x01(\x04H\x00\x88\x01\x01\x12\x1e\n\x05\x64\x65\x63ks\x18\x05 \x03(\x0b\x32\x0f.kafana.v1.Deck\x12#\n\x05\x63lock\x18\x06 \x01(\x0b\x32\x14.kafana.v1.ClockSpec\x12\x18\n\x10\x61\x64min_token_hash\x18\x07 \x01(\x0c\x12\x12\n\ncreated_ms\x18\x08 \x01(\x03\x12\x0e\n\x06\x66ormat\x18\t \x01(\r\x12\x14\n\x0crules_digest\x18\n \x01(\x0c\x12\x15\n\rseat_accounts\x18\x0b \x03(\t\x12\x17\n\x0f\x63reator_account\x18\x0c \x01(\t\x12\x1e\n\x16\x64\x65\x61l_chosen_by_creator\x18\r \x01(\x08\x12\x0f\n\x07\x65mbargo\x18\x0e \x01(\t\x12\r\n\x05hints\x18\x0f \x01(\x08\x42\x07\n\x05_seed\".\n\nStoredSeat\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x12\n\ntoken_hash\x18\x02 \x01(\x0c\"|\n\x0bStoredEvent\x12\"\n\x04kind\x18\x01 \x01(\x0e\x32\x14.kafana.v1.EventKind\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0c\n\x04move\x18\x03 \x01(\t\x12\x0e\n\x06reason\x18\x04 \x01(\t\x12\x0f\n\x07time_ms\x18\x05 \x01(\x03\x12\x0c\n\x04name\x18\x06 \x01(\tb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,9 +34,9 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'kafana.v1.storage_pb2', _gl
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_STOREDTABLE']._serialized_start=86
-  _globals['_STOREDTABLE']._serialized_end=447
-  _globals['_STOREDSEAT']._serialized_start=449
-  _globals['_STOREDSEAT']._serialized_end=495
-  _globals['_STOREDEVENT']._serialized_start=497
-  _globals['_STOREDEVENT']._serialized_end=621
+  _globals['_STOREDTABLE']._serialized_end=462
+  _globals['_STOREDSEAT']._serialized_start=464
+  _globals['_STOREDSEAT']._serialized_end=510
+  _globals['_STOREDEVENT']._serialized_start=512
+  _globals['_STOREDEVENT']._serialized_end=636
 # @@protoc_insertion_point(module_scope)

@@ -40,6 +40,7 @@ class StoredTable(_message.Message):
     CREATOR_ACCOUNT_FIELD_NUMBER: _builtins.int
     DEAL_CHOSEN_BY_CREATOR_FIELD_NUMBER: _builtins.int
     EMBARGO_FIELD_NUMBER: _builtins.int
+    HINTS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     rules_json: _builtins.str
     """Not stored since format 2 (the spec regenerates it on load); filled in memory."""
@@ -58,6 +59,8 @@ class StoredTable(_message.Message):
     """The creator chose the seed or gave the decks (TableInfo.deal_chosen_by_creator)."""
     embargo: _builtins.str
     """The table's embargo label ("": none; see TableConfig.embargo)."""
+    hints: _builtins.bool
+    """Its seats may ask for the engine's advice (TableConfig.hints)."""
     @_builtins.property
     def spec(self) -> _rules_pb2.RulesSpec: ...
     @_builtins.property
@@ -85,10 +88,11 @@ class StoredTable(_message.Message):
         creator_account: _builtins.str = ...,
         deal_chosen_by_creator: _builtins.bool = ...,
         embargo: _builtins.str = ...,
+        hints: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "seed", b"seed", "spec", b"spec"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "admin_token_hash", b"admin_token_hash", "clock", b"clock", "created_ms", b"created_ms", "creator_account", b"creator_account", "deal_chosen_by_creator", b"deal_chosen_by_creator", "decks", b"decks", "embargo", b"embargo", "format", b"format", "name", b"name", "rules_digest", b"rules_digest", "rules_json", b"rules_json", "seat_accounts", b"seat_accounts", "seed", b"seed", "spec", b"spec"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "admin_token_hash", b"admin_token_hash", "clock", b"clock", "created_ms", b"created_ms", "creator_account", b"creator_account", "deal_chosen_by_creator", b"deal_chosen_by_creator", "decks", b"decks", "embargo", b"embargo", "format", b"format", "hints", b"hints", "name", b"name", "rules_digest", b"rules_digest", "rules_json", b"rules_json", "seat_accounts", b"seat_accounts", "seed", b"seed", "spec", b"spec"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015

@@ -26,7 +26,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kafana/v1/service.proto.
  */
 export const file_kafana_v1_service: GenFile = /*@__PURE__*/
-  fileDesc("ChdrYWZhbmEvdjEvc2VydmljZS5wcm90bxIJa2FmYW5hLnYxIhYKFEdldFNlcnZlckluZm9SZXF1ZXN0Ij0KClN3aXRjaEluZm8SDAoEbmFtZRgBIAEoCRIMCgR0eXBlGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJIrMBCglHYW1lT2ZmZXISHQoEZ2FtZRgBIAEoDjIPLmthZmFuYS52MS5HYW1lEg8KB3BsYXllcnMYAiADKA0SJgoIZGVmYXVsdHMYAyABKAsyFC5rYWZhbmEudjEuUnVsZXNTcGVjEiUKB3ByZXNldHMYBCADKAsyFC5rYWZhbmEudjEuUnVsZXNTcGVjEicKCHN3aXRjaGVzGAUgAygLMhUua2FmYW5hLnYxLlN3aXRjaEluZm8izQEKDFNlcnZlckxpbWl0cxIZChFkZWZhdWx0X3BhZ2Vfc2l6ZRgBIAEoDRIVCg1tYXhfcGFnZV9zaXplGAIgASgNEhQKDG1heF9jYXB0dXJlcxgDIAEoDRIYChBoZWFydGJlYXRfbWlsbGlzGAQgASgNEhcKD3JhdGVfcGVyX3NlY29uZBgFIAEoARISCgpyYXRlX2J1cnN0GAYgASgNEhMKC21heF9zdHJlYW1zGAcgASgNEhkKEW1heF9yZXF1ZXN0X2J5dGVzGAggASgNIqYBCgpTZXJ2ZXJJbmZvEg8KB3ZlcnNpb24YASABKAkSCwoDYXBpGAIgASgJEiMKBWdhbWVzGAMgAygLMhQua2FmYW5hLnYxLkdhbWVPZmZlchInCgZsaW1pdHMYBCABKAsyFy5rYWZhbmEudjEuU2VydmVyTGltaXRzEhUKDWF1dGhfcmVxdWlyZWQYBSABKAgSFQoNc2VsZl9yZWdpc3RlchgGIAEoCCI8ChJDcmVhdGVUYWJsZVJlcXVlc3QSJgoGY29uZmlnGAEgASgLMhYua2FmYW5hLnYxLlRhYmxlQ29uZmlnImAKE0NyZWF0ZVRhYmxlUmVzcG9uc2USEAoIdGFibGVfaWQYASABKAkSEwoLYWRtaW5fdG9rZW4YAiABKAkSIgoEaW5mbxgDIAEoCzIULmthZmFuYS52MS5UYWJsZUluZm8iTgoQSm9pblRhYmxlUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCRIRCgRzZWF0GAIgASgNSACIAQESDAoEbmFtZRgDIAEoCUIHCgVfc2VhdCJbChFKb2luVGFibGVSZXNwb25zZRIMCgRzZWF0GAEgASgNEhIKCnNlYXRfdG9rZW4YAiABKAkSJAoFc3RhdGUYAyABKAsyFS5rYWZhbmEudjEuVGFibGVTdGF0ZSIlChFMZWF2ZVRhYmxlUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCSIhChJMZWF2ZVRhYmxlUmVzcG9uc2USCwoDc2VxGAEgASgEIiUKEUNsb3NlVGFibGVSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJIiEKEkNsb3NlVGFibGVSZXNwb25zZRILCgNzZXEYASABKAQigQEKEUxpc3RUYWJsZXNSZXF1ZXN0Eh0KBGdhbWUYASABKA4yDy5rYWZhbmEudjEuR2FtZRImCgZzdGF0dXMYAiABKA4yFi5rYWZhbmEudjEuVGFibGVTdGF0dXMSEQoJcGFnZV9zaXplGAMgASgNEhIKCnBhZ2VfdG9rZW4YBCABKAkiUwoSTGlzdFRhYmxlc1Jlc3BvbnNlEiQKBnRhYmxlcxgBIAMoCzIULmthZmFuYS52MS5UYWJsZUluZm8SFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIiMKD0dldFRhYmxlUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCSIjCg9HZXRTdGF0ZVJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkiKAoUR2V0TGVnYWxNb3Zlc1JlcXVlc3QSEAoIdGFibGVfaWQYASABKAkicAoVR2V0TGVnYWxNb3Zlc1Jlc3BvbnNlEgsKA3NlcRgBIAEoBBIeCgVtb3ZlcxgCIAMoCzIPLmthZmFuYS52MS5Nb3ZlEhkKDGN1cnJlbnRfc2VhdBgDIAEoDUgAiAEBQg8KDV9jdXJyZW50X3NlYXQigAEKD1BsYXlNb3ZlUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCRIdCgRtb3ZlGAIgASgLMg8ua2FmYW5hLnYxLk1vdmUSFgoOY2xpZW50X21vdmVfaWQYAyABKAkSEAoIbGFzdF9zZXEYBCABKAQSEgoKd2l0aF9zdGF0ZRgFIAEoCCKfAQoQUGxheU1vdmVSZXNwb25zZRIfCgVldmVudBgBIAEoCzIQLmthZmFuYS52MS5FdmVudBIkCgVzdGF0ZRgCIAEoCzIVLmthZmFuYS52MS5UYWJsZVN0YXRlEhEKCWR1cGxpY2F0ZRgDIAEoCBIOCgZzY29yZXMYBCADKAUSIQoGcmVzdWx0GAUgASgLMhEua2FmYW5hLnYxLlJlc3VsdCJNChJXYXRjaEV2ZW50c1JlcXVlc3QSEAoIdGFibGVfaWQYASABKAkSEQoJYWZ0ZXJfc2VxGAIgASgEEhIKCndpdGhfc3RhdGUYAyABKAgiawoTV2F0Y2hFdmVudHNSZXNwb25zZRIhCgVldmVudBgBIAEoCzIQLmthZmFuYS52MS5FdmVudEgAEikKCWhlYXJ0YmVhdBgCIAEoCzIULmthZmFuYS52MS5IZWFydGJlYXRIAEIGCgRpdGVtIiQKE1dhdGNoQWNjb3VudFJlcXVlc3QSDQoFYWZ0ZXIYASABKAki5AEKDUFjY291bnROb3RpY2USCgoCaWQYASABKAkSIwoEa2luZBgCIAEoDjIVLmthZmFuYS52MS5Ob3RpY2VLaW5kEg8KB3RpbWVfbXMYAyABKAMSEAoIdGFibGVfaWQYBCABKAkSDAoEc2VhdBgFIAEoDRILCgNzZXEYBiABKAQSGAoQcmVtYWluaW5nX21pbGxpcxgHIAEoDRIhCgZyZXN1bHQYCCABKAsyES5rYWZhbmEudjEuUmVzdWx0EicKBnRpY2tldBgJIAEoCzIXLmthZmFuYS52MS5UaWNrZXRVcGRhdGUidQoUV2F0Y2hBY2NvdW50UmVzcG9uc2USKgoGbm90aWNlGAEgASgLMhgua2FmYW5hLnYxLkFjY291bnROb3RpY2VIABIpCgloZWFydGJlYXQYAiABKAsyFC5rYWZhbmEudjEuSGVhcnRiZWF0SABCBgoEaXRlbSIkChBHZXRSZWNvcmRSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJImgKEUdldFJlY29yZFJlc3BvbnNlEiEKBnJlc3VsdBgBIAEoCzIRLmthZmFuYS52MS5SZXN1bHQSDgoGcmVjb3JkGAIgASgJEiAKBmV2ZW50cxgDIAMoCzIQLmthZmFuYS52MS5FdmVudCJTCg9DYXB0dXJlc1JlcXVlc3QSDAoEY2FyZBgBIAEoCRINCgV0YWJsZRgCIAMoCRIjCgVydWxlcxgDIAEoCzIULmthZmFuYS52MS5SdWxlc1NwZWMiNgoQQ2FwdHVyZXNSZXNwb25zZRIiCghjYXB0dXJlcxgBIAMoCzIQLmthZmFuYS52MS5DYXJkcyqPAQoKTm90aWNlS2luZBIbChdOT1RJQ0VfS0lORF9VTlNQRUNJRklFRBAAEhYKEk5PVElDRV9LSU5EX1NFQVRFRBABEhkKFU5PVElDRV9LSU5EX1lPVVJfVFVSThACEhkKFU5PVElDRV9LSU5EX0dBTUVfT1ZFUhADEhYKEk5PVElDRV9LSU5EX1RJQ0tFVBAEMpUICg1LYWZhbmFTZXJ2aWNlEkcKDUdldFNlcnZlckluZm8SHy5rYWZhbmEudjEuR2V0U2VydmVySW5mb1JlcXVlc3QaFS5rYWZhbmEudjEuU2VydmVySW5mbxJMCgtDcmVhdGVUYWJsZRIdLmthZmFuYS52MS5DcmVhdGVUYWJsZVJlcXVlc3QaHi5rYWZhbmEudjEuQ3JlYXRlVGFibGVSZXNwb25zZRJGCglKb2luVGFibGUSGy5rYWZhbmEudjEuSm9pblRhYmxlUmVxdWVzdBocLmthZmFuYS52MS5Kb2luVGFibGVSZXNwb25zZRJJCgpMZWF2ZVRhYmxlEhwua2FmYW5hLnYxLkxlYXZlVGFibGVSZXF1ZXN0Gh0ua2FmYW5hLnYxLkxlYXZlVGFibGVSZXNwb25zZRJJCgpDbG9zZVRhYmxlEhwua2FmYW5hLnYxLkNsb3NlVGFibGVSZXF1ZXN0Gh0ua2FmYW5hLnYxLkNsb3NlVGFibGVSZXNwb25zZRJJCgpMaXN0VGFibGVzEhwua2FmYW5hLnYxLkxpc3RUYWJsZXNSZXF1ZXN0Gh0ua2FmYW5hLnYxLkxpc3RUYWJsZXNSZXNwb25zZRI8CghHZXRUYWJsZRIaLmthZmFuYS52MS5HZXRUYWJsZVJlcXVlc3QaFC5rYWZhbmEudjEuVGFibGVJbmZvEj0KCEdldFN0YXRlEhoua2FmYW5hLnYxLkdldFN0YXRlUmVxdWVzdBoVLmthZmFuYS52MS5UYWJsZVN0YXRlElIKDUdldExlZ2FsTW92ZXMSHy5rYWZhbmEudjEuR2V0TGVnYWxNb3Zlc1JlcXVlc3QaIC5rYWZhbmEudjEuR2V0TGVnYWxNb3Zlc1Jlc3BvbnNlEkMKCFBsYXlNb3ZlEhoua2FmYW5hLnYxLlBsYXlNb3ZlUmVxdWVzdBobLmthZmFuYS52MS5QbGF5TW92ZVJlc3BvbnNlEk4KC1dhdGNoRXZlbnRzEh0ua2FmYW5hLnYxLldhdGNoRXZlbnRzUmVxdWVzdBoeLmthZmFuYS52MS5XYXRjaEV2ZW50c1Jlc3BvbnNlMAESUQoMV2F0Y2hBY2NvdW50Eh4ua2FmYW5hLnYxLldhdGNoQWNjb3VudFJlcXVlc3QaHy5rYWZhbmEudjEuV2F0Y2hBY2NvdW50UmVzcG9uc2UwARJGCglHZXRSZWNvcmQSGy5rYWZhbmEudjEuR2V0UmVjb3JkUmVxdWVzdBocLmthZmFuYS52MS5HZXRSZWNvcmRSZXNwb25zZRJDCghDYXB0dXJlcxIaLmthZmFuYS52MS5DYXB0dXJlc1JlcXVlc3QaGy5rYWZhbmEudjEuQ2FwdHVyZXNSZXNwb25zZWIGcHJvdG8z", [file_kafana_v1_events, file_kafana_v1_leagues, file_kafana_v1_rules, file_kafana_v1_state]);
+  fileDesc("ChdrYWZhbmEvdjEvc2VydmljZS5wcm90bxIJa2FmYW5hLnYxIhYKFEdldFNlcnZlckluZm9SZXF1ZXN0Ij0KClN3aXRjaEluZm8SDAoEbmFtZRgBIAEoCRIMCgR0eXBlGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJIrMBCglHYW1lT2ZmZXISHQoEZ2FtZRgBIAEoDjIPLmthZmFuYS52MS5HYW1lEg8KB3BsYXllcnMYAiADKA0SJgoIZGVmYXVsdHMYAyABKAsyFC5rYWZhbmEudjEuUnVsZXNTcGVjEiUKB3ByZXNldHMYBCADKAsyFC5rYWZhbmEudjEuUnVsZXNTcGVjEicKCHN3aXRjaGVzGAUgAygLMhUua2FmYW5hLnYxLlN3aXRjaEluZm8iiwIKDFNlcnZlckxpbWl0cxIZChFkZWZhdWx0X3BhZ2Vfc2l6ZRgBIAEoDRIVCg1tYXhfcGFnZV9zaXplGAIgASgNEhQKDG1heF9jYXB0dXJlcxgDIAEoDRIYChBoZWFydGJlYXRfbWlsbGlzGAQgASgNEhcKD3JhdGVfcGVyX3NlY29uZBgFIAEoARISCgpyYXRlX2J1cnN0GAYgASgNEhMKC21heF9zdHJlYW1zGAcgASgNEhkKEW1heF9yZXF1ZXN0X2J5dGVzGAggASgNEhsKE21heF9hbmFseXNpc19taWxsaXMYCSABKA0SHwoXZGVmYXVsdF9hbmFseXNpc19taWxsaXMYCiABKA0iyAEKClNlcnZlckluZm8SDwoHdmVyc2lvbhgBIAEoCRILCgNhcGkYAiABKAkSIwoFZ2FtZXMYAyADKAsyFC5rYWZhbmEudjEuR2FtZU9mZmVyEicKBmxpbWl0cxgEIAEoCzIXLmthZmFuYS52MS5TZXJ2ZXJMaW1pdHMSFQoNYXV0aF9yZXF1aXJlZBgFIAEoCBIVCg1zZWxmX3JlZ2lzdGVyGAYgASgIEiAKBGJvdHMYByADKAsyEi5rYWZhbmEudjEuQm90SW5mbyJYCgdCb3RJbmZvEh0KBGdhbWUYASABKA4yDy5rYWZhbmEudjEuR2FtZRIMCgRuYW1lGAIgASgJEg8KB3N1bW1hcnkYAyABKAkSDwoHb3B0aW9ucxgEIAMoCSI8ChJDcmVhdGVUYWJsZVJlcXVlc3QSJgoGY29uZmlnGAEgASgLMhYua2FmYW5hLnYxLlRhYmxlQ29uZmlnImAKE0NyZWF0ZVRhYmxlUmVzcG9uc2USEAoIdGFibGVfaWQYASABKAkSEwoLYWRtaW5fdG9rZW4YAiABKAkSIgoEaW5mbxgDIAEoCzIULmthZmFuYS52MS5UYWJsZUluZm8iTgoQSm9pblRhYmxlUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCRIRCgRzZWF0GAIgASgNSACIAQESDAoEbmFtZRgDIAEoCUIHCgVfc2VhdCJbChFKb2luVGFibGVSZXNwb25zZRIMCgRzZWF0GAEgASgNEhIKCnNlYXRfdG9rZW4YAiABKAkSJAoFc3RhdGUYAyABKAsyFS5rYWZhbmEudjEuVGFibGVTdGF0ZSIlChFMZWF2ZVRhYmxlUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCSIhChJMZWF2ZVRhYmxlUmVzcG9uc2USCwoDc2VxGAEgASgEIiUKEUNsb3NlVGFibGVSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJIiEKEkNsb3NlVGFibGVSZXNwb25zZRILCgNzZXEYASABKAQigQEKEUxpc3RUYWJsZXNSZXF1ZXN0Eh0KBGdhbWUYASABKA4yDy5rYWZhbmEudjEuR2FtZRImCgZzdGF0dXMYAiABKA4yFi5rYWZhbmEudjEuVGFibGVTdGF0dXMSEQoJcGFnZV9zaXplGAMgASgNEhIKCnBhZ2VfdG9rZW4YBCABKAkiUwoSTGlzdFRhYmxlc1Jlc3BvbnNlEiQKBnRhYmxlcxgBIAMoCzIULmthZmFuYS52MS5UYWJsZUluZm8SFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIiMKD0dldFRhYmxlUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCSIjCg9HZXRTdGF0ZVJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkiKAoUR2V0TGVnYWxNb3Zlc1JlcXVlc3QSEAoIdGFibGVfaWQYASABKAkicAoVR2V0TGVnYWxNb3Zlc1Jlc3BvbnNlEgsKA3NlcRgBIAEoBBIeCgVtb3ZlcxgCIAMoCzIPLmthZmFuYS52MS5Nb3ZlEhkKDGN1cnJlbnRfc2VhdBgDIAEoDUgAiAEBQg8KDV9jdXJyZW50X3NlYXQigAEKD1BsYXlNb3ZlUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCRIdCgRtb3ZlGAIgASgLMg8ua2FmYW5hLnYxLk1vdmUSFgoOY2xpZW50X21vdmVfaWQYAyABKAkSEAoIbGFzdF9zZXEYBCABKAQSEgoKd2l0aF9zdGF0ZRgFIAEoCCKfAQoQUGxheU1vdmVSZXNwb25zZRIfCgVldmVudBgBIAEoCzIQLmthZmFuYS52MS5FdmVudBIkCgVzdGF0ZRgCIAEoCzIVLmthZmFuYS52MS5UYWJsZVN0YXRlEhEKCWR1cGxpY2F0ZRgDIAEoCBIOCgZzY29yZXMYBCADKAUSIQoGcmVzdWx0GAUgASgLMhEua2FmYW5hLnYxLlJlc3VsdCJNChJXYXRjaEV2ZW50c1JlcXVlc3QSEAoIdGFibGVfaWQYASABKAkSEQoJYWZ0ZXJfc2VxGAIgASgEEhIKCndpdGhfc3RhdGUYAyABKAgiawoTV2F0Y2hFdmVudHNSZXNwb25zZRIhCgVldmVudBgBIAEoCzIQLmthZmFuYS52MS5FdmVudEgAEikKCWhlYXJ0YmVhdBgCIAEoCzIULmthZmFuYS52MS5IZWFydGJlYXRIAEIGCgRpdGVtIiQKE1dhdGNoQWNjb3VudFJlcXVlc3QSDQoFYWZ0ZXIYASABKAki5AEKDUFjY291bnROb3RpY2USCgoCaWQYASABKAkSIwoEa2luZBgCIAEoDjIVLmthZmFuYS52MS5Ob3RpY2VLaW5kEg8KB3RpbWVfbXMYAyABKAMSEAoIdGFibGVfaWQYBCABKAkSDAoEc2VhdBgFIAEoDRILCgNzZXEYBiABKAQSGAoQcmVtYWluaW5nX21pbGxpcxgHIAEoDRIhCgZyZXN1bHQYCCABKAsyES5rYWZhbmEudjEuUmVzdWx0EicKBnRpY2tldBgJIAEoCzIXLmthZmFuYS52MS5UaWNrZXRVcGRhdGUidQoUV2F0Y2hBY2NvdW50UmVzcG9uc2USKgoGbm90aWNlGAEgASgLMhgua2FmYW5hLnYxLkFjY291bnROb3RpY2VIABIpCgloZWFydGJlYXQYAiABKAsyFC5rYWZhbmEudjEuSGVhcnRiZWF0SABCBgoEaXRlbSIkChBHZXRSZWNvcmRSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJImgKEUdldFJlY29yZFJlc3BvbnNlEiEKBnJlc3VsdBgBIAEoCzIRLmthZmFuYS52MS5SZXN1bHQSDgoGcmVjb3JkGAIgASgJEiAKBmV2ZW50cxgDIAMoCzIQLmthZmFuYS52MS5FdmVudCJTCg9DYXB0dXJlc1JlcXVlc3QSDAoEY2FyZBgBIAEoCRINCgV0YWJsZRgCIAMoCRIjCgVydWxlcxgDIAEoCzIULmthZmFuYS52MS5SdWxlc1NwZWMiNgoQQ2FwdHVyZXNSZXNwb25zZRIiCghjYXB0dXJlcxgBIAMoCzIQLmthZmFuYS52MS5DYXJkcyJ1Cg5BbmFseXplUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCRIVCg1idWRnZXRfbWlsbGlzGAIgASgNEhMKBmF0X3NlcRgDIAEoBEgAiAEBEhEKBHNlYXQYBCABKA1IAYgBAUIJCgdfYXRfc2VxQgcKBV9zZWF0IkcKCU1vdmVWYWx1ZRIdCgRtb3ZlGAEgASgLMg8ua2FmYW5hLnYxLk1vdmUSDQoFdmFsdWUYAiABKAESDAoEY29zdBgDIAEoASKxAQoPQW5hbHl6ZVJlc3BvbnNlEgsKA3NlcRgBIAEoBBIMCgRzZWF0GAIgASgNEiMKBW1vdmVzGAMgAygLMhQua2FmYW5hLnYxLk1vdmVWYWx1ZRIdCgRiZXN0GAQgASgLMg8ua2FmYW5hLnYxLk1vdmUSDgoGbWV0aG9kGAUgASgJEg4KBndvcmxkcxgGIAEoDRIfCgZwbGF5ZWQYByABKAsyDy5rYWZhbmEudjEuTW92ZSqPAQoKTm90aWNlS2luZBIbChdOT1RJQ0VfS0lORF9VTlNQRUNJRklFRBAAEhYKEk5PVElDRV9LSU5EX1NFQVRFRBABEhkKFU5PVElDRV9LSU5EX1lPVVJfVFVSThACEhkKFU5PVElDRV9LSU5EX0dBTUVfT1ZFUhADEhYKEk5PVElDRV9LSU5EX1RJQ0tFVBAEMtcICg1LYWZhbmFTZXJ2aWNlEkcKDUdldFNlcnZlckluZm8SHy5rYWZhbmEudjEuR2V0U2VydmVySW5mb1JlcXVlc3QaFS5rYWZhbmEudjEuU2VydmVySW5mbxJMCgtDcmVhdGVUYWJsZRIdLmthZmFuYS52MS5DcmVhdGVUYWJsZVJlcXVlc3QaHi5rYWZhbmEudjEuQ3JlYXRlVGFibGVSZXNwb25zZRJGCglKb2luVGFibGUSGy5rYWZhbmEudjEuSm9pblRhYmxlUmVxdWVzdBocLmthZmFuYS52MS5Kb2luVGFibGVSZXNwb25zZRJJCgpMZWF2ZVRhYmxlEhwua2FmYW5hLnYxLkxlYXZlVGFibGVSZXF1ZXN0Gh0ua2FmYW5hLnYxLkxlYXZlVGFibGVSZXNwb25zZRJJCgpDbG9zZVRhYmxlEhwua2FmYW5hLnYxLkNsb3NlVGFibGVSZXF1ZXN0Gh0ua2FmYW5hLnYxLkNsb3NlVGFibGVSZXNwb25zZRJJCgpMaXN0VGFibGVzEhwua2FmYW5hLnYxLkxpc3RUYWJsZXNSZXF1ZXN0Gh0ua2FmYW5hLnYxLkxpc3RUYWJsZXNSZXNwb25zZRI8CghHZXRUYWJsZRIaLmthZmFuYS52MS5HZXRUYWJsZVJlcXVlc3QaFC5rYWZhbmEudjEuVGFibGVJbmZvEj0KCEdldFN0YXRlEhoua2FmYW5hLnYxLkdldFN0YXRlUmVxdWVzdBoVLmthZmFuYS52MS5UYWJsZVN0YXRlElIKDUdldExlZ2FsTW92ZXMSHy5rYWZhbmEudjEuR2V0TGVnYWxNb3Zlc1JlcXVlc3QaIC5rYWZhbmEudjEuR2V0TGVnYWxNb3Zlc1Jlc3BvbnNlEkMKCFBsYXlNb3ZlEhoua2FmYW5hLnYxLlBsYXlNb3ZlUmVxdWVzdBobLmthZmFuYS52MS5QbGF5TW92ZVJlc3BvbnNlEk4KC1dhdGNoRXZlbnRzEh0ua2FmYW5hLnYxLldhdGNoRXZlbnRzUmVxdWVzdBoeLmthZmFuYS52MS5XYXRjaEV2ZW50c1Jlc3BvbnNlMAESUQoMV2F0Y2hBY2NvdW50Eh4ua2FmYW5hLnYxLldhdGNoQWNjb3VudFJlcXVlc3QaHy5rYWZhbmEudjEuV2F0Y2hBY2NvdW50UmVzcG9uc2UwARJGCglHZXRSZWNvcmQSGy5rYWZhbmEudjEuR2V0UmVjb3JkUmVxdWVzdBocLmthZmFuYS52MS5HZXRSZWNvcmRSZXNwb25zZRJDCghDYXB0dXJlcxIaLmthZmFuYS52MS5DYXB0dXJlc1JlcXVlc3QaGy5rYWZhbmEudjEuQ2FwdHVyZXNSZXNwb25zZRJACgdBbmFseXplEhkua2FmYW5hLnYxLkFuYWx5emVSZXF1ZXN0Ghoua2FmYW5hLnYxLkFuYWx5emVSZXNwb25zZWIGcHJvdG8z", [file_kafana_v1_events, file_kafana_v1_leagues, file_kafana_v1_rules, file_kafana_v1_state]);
 
 /**
  * GetServerInfo takes nothing.
@@ -188,6 +188,20 @@ export type ServerLimits = Message<"kafana.v1.ServerLimits"> & {
    * @generated from field: uint32 max_request_bytes = 8;
    */
   maxRequestBytes: number;
+
+  /**
+   * Analyze: the CPU milliseconds one call may spend (budget_millis is coerced down to it).
+   *
+   * @generated from field: uint32 max_analysis_millis = 9;
+   */
+  maxAnalysisMillis: number;
+
+  /**
+   * Analyze: the budget of a call that names none.
+   *
+   * @generated from field: uint32 default_analysis_millis = 10;
+   */
+  defaultAnalysisMillis: number;
 };
 
 /**
@@ -232,7 +246,7 @@ export type ServerInfo = Message<"kafana.v1.ServerInfo"> & {
   limits?: ServerLimits | undefined;
 
   /**
-   * Calls need an API key (`kafana serve --auth on`); else anonymous calls are served.
+   * Calls need an API key (`kafana serve --auth required`); else anonymous calls are served.
    *
    * @generated from field: bool auth_required = 5;
    */
@@ -244,6 +258,13 @@ export type ServerInfo = Message<"kafana.v1.ServerInfo"> & {
    * @generated from field: bool self_register = 6;
    */
   selfRegister: boolean;
+
+  /**
+   * The built-in bots, per game, strongest last.
+   *
+   * @generated from field: repeated kafana.v1.BotInfo bots = 7;
+   */
+  bots: BotInfo[];
 };
 
 /**
@@ -252,6 +273,48 @@ export type ServerInfo = Message<"kafana.v1.ServerInfo"> & {
  */
 export const ServerInfoSchema: GenMessage<ServerInfo> = /*@__PURE__*/
   messageDesc(file_kafana_v1_service, 4);
+
+/**
+ * A built-in bot the server offers.
+ *
+ * @generated from message kafana.v1.BotInfo
+ */
+export type BotInfo = Message<"kafana.v1.BotInfo"> & {
+  /**
+   * The game it plays.
+   *
+   * @generated from field: kafana.v1.Game game = 1;
+   */
+  game: Game;
+
+  /**
+   * Its name (what `kafana arena --bots` and bot seats take).
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * One line on how it plays.
+   *
+   * @generated from field: string summary = 3;
+   */
+  summary: string;
+
+  /**
+   * The options it takes (e.g. budget_ms).
+   *
+   * @generated from field: repeated string options = 4;
+   */
+  options: string[];
+};
+
+/**
+ * Describes the message kafana.v1.BotInfo.
+ * Use `create(BotInfoSchema)` to create a new message.
+ */
+export const BotInfoSchema: GenMessage<BotInfo> = /*@__PURE__*/
+  messageDesc(file_kafana_v1_service, 5);
 
 /**
  * CreateTable's input.
@@ -272,7 +335,7 @@ export type CreateTableRequest = Message<"kafana.v1.CreateTableRequest"> & {
  * Use `create(CreateTableRequestSchema)` to create a new message.
  */
 export const CreateTableRequestSchema: GenMessage<CreateTableRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_service, 5);
+  messageDesc(file_kafana_v1_service, 6);
 
 /**
  * CreateTable's answer.
@@ -307,7 +370,7 @@ export type CreateTableResponse = Message<"kafana.v1.CreateTableResponse"> & {
  * Use `create(CreateTableResponseSchema)` to create a new message.
  */
 export const CreateTableResponseSchema: GenMessage<CreateTableResponse> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_service, 6);
+  messageDesc(file_kafana_v1_service, 7);
 
 /**
  * JoinTable's input.
@@ -342,7 +405,7 @@ export type JoinTableRequest = Message<"kafana.v1.JoinTableRequest"> & {
  * Use `create(JoinTableRequestSchema)` to create a new message.
  */
 export const JoinTableRequestSchema: GenMessage<JoinTableRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_service, 7);
+  messageDesc(file_kafana_v1_service, 8);
 
 /**
  * JoinTable's answer.
@@ -377,7 +440,7 @@ export type JoinTableResponse = Message<"kafana.v1.JoinTableResponse"> & {
  * Use `create(JoinTableResponseSchema)` to create a new message.
  */
 export const JoinTableResponseSchema: GenMessage<JoinTableResponse> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_service, 8);
+  messageDesc(file_kafana_v1_service, 9);
 
 /**
  * LeaveTable's input (the seat in `kafana-seat-token`).
@@ -398,7 +461,7 @@ export type LeaveTableRequest = Message<"kafana.v1.LeaveTableRequest"> & {
  * Use `create(LeaveTableRequestSchema)` to create a new message.
  */
 export const LeaveTableRequestSchema: GenMessage<LeaveTableRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_service, 9);
+  messageDesc(file_kafana_v1_service, 10);
 
 /**
  * LeaveTable's answer.
@@ -419,7 +482,7 @@ export type LeaveTableResponse = Message<"kafana.v1.LeaveTableResponse"> & {
  * Use `create(LeaveTableResponseSchema)` to create a new message.
  */
 export const LeaveTableResponseSchema: GenMessage<LeaveTableResponse> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_service, 10);
+  messageDesc(file_kafana_v1_service, 11);
 
 /**
  * CloseTable's input (the admin token in `kafana-admin-token`).
@@ -440,7 +503,7 @@ export type CloseTableRequest = Message<"kafana.v1.CloseTableRequest"> & {
  * Use `create(CloseTableRequestSchema)` to create a new message.
  */
 export const CloseTableRequestSchema: GenMessage<CloseTableRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_service, 11);
+  messageDesc(file_kafana_v1_service, 12);
 
 /**
  * CloseTable's answer.
@@ -461,7 +524,7 @@ export type CloseTableResponse = Message<"kafana.v1.CloseTableResponse"> & {
  * Use `create(CloseTableResponseSchema)` to create a new message.
  */
 export const CloseTableResponseSchema: GenMessage<CloseTableResponse> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_service, 12);
+  messageDesc(file_kafana_v1_service, 13);
 
 /**
  * ListTables' input.
@@ -504,7 +567,7 @@ export type ListTablesRequest = Message<"kafana.v1.ListTablesRequest"> & {
  * Use `create(ListTablesRequestSchema)` to create a new message.
  */
 export const ListTablesRequestSchema: GenMessage<ListTablesRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_service, 13);
+  messageDesc(file_kafana_v1_service, 14);
 
 /**
  * ListTables' answer.
@@ -532,7 +595,7 @@ export type ListTablesResponse = Message<"kafana.v1.ListTablesResponse"> & {
  * Use `create(ListTablesResponseSchema)` to create a new message.
  */
 export const ListTablesResponseSchema: GenMessage<ListTablesResponse> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_service, 14);
+  messageDesc(file_kafana_v1_service, 15);
 
 /**
  * GetTable's input.
@@ -553,7 +616,7 @@ export type GetTableRequest = Message<"kafana.v1.GetTableRequest"> & {
  * Use `create(GetTableRequestSchema)` to create a new message.
  */
 export const GetTableRequestSchema: GenMessage<GetTableRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_service, 15);
+  messageDesc(file_kafana_v1_service, 16);
 
 /**
  * GetState's input (a seat's view with `kafana-seat-token`, else the spectator's).
@@ -574,7 +637,7 @@ export type GetStateRequest = Message<"kafana.v1.GetStateRequest"> & {
  * Use `create(GetStateRequestSchema)` to create a new message.
  */
 export const GetStateRequestSchema: GenMessage<GetStateRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_service, 16);
+  messageDesc(file_kafana_v1_service, 17);
 
 /**
  * GetLegalMoves' input (the seat in `kafana-seat-token`).
@@ -595,7 +658,7 @@ export type GetLegalMovesRequest = Message<"kafana.v1.GetLegalMovesRequest"> & {
  * Use `create(GetLegalMovesRequestSchema)` to create a new message.
  */
 export const GetLegalMovesRequestSchema: GenMessage<GetLegalMovesRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_service, 17);
+  messageDesc(file_kafana_v1_service, 18);
 
 /**
  * GetLegalMoves' answer.
@@ -630,7 +693,7 @@ export type GetLegalMovesResponse = Message<"kafana.v1.GetLegalMovesResponse"> &
  * Use `create(GetLegalMovesResponseSchema)` to create a new message.
  */
 export const GetLegalMovesResponseSchema: GenMessage<GetLegalMovesResponse> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_service, 18);
+  messageDesc(file_kafana_v1_service, 19);
 
 /**
  * PlayMove's input (the seat in `kafana-seat-token`).
@@ -683,7 +746,7 @@ export type PlayMoveRequest = Message<"kafana.v1.PlayMoveRequest"> & {
  * Use `create(PlayMoveRequestSchema)` to create a new message.
  */
 export const PlayMoveRequestSchema: GenMessage<PlayMoveRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_service, 19);
+  messageDesc(file_kafana_v1_service, 20);
 
 /**
  * PlayMove's answer.
@@ -732,7 +795,7 @@ export type PlayMoveResponse = Message<"kafana.v1.PlayMoveResponse"> & {
  * Use `create(PlayMoveResponseSchema)` to create a new message.
  */
 export const PlayMoveResponseSchema: GenMessage<PlayMoveResponse> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_service, 20);
+  messageDesc(file_kafana_v1_service, 21);
 
 /**
  * WatchEvents' input (with `kafana-seat-token`, deals show that seat's own cards).
@@ -767,7 +830,7 @@ export type WatchEventsRequest = Message<"kafana.v1.WatchEventsRequest"> & {
  * Use `create(WatchEventsRequestSchema)` to create a new message.
  */
 export const WatchEventsRequestSchema: GenMessage<WatchEventsRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_service, 21);
+  messageDesc(file_kafana_v1_service, 22);
 
 /**
  * One message of a WatchEvents stream.
@@ -804,7 +867,7 @@ export type WatchEventsResponse = Message<"kafana.v1.WatchEventsResponse"> & {
  * Use `create(WatchEventsResponseSchema)` to create a new message.
  */
 export const WatchEventsResponseSchema: GenMessage<WatchEventsResponse> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_service, 22);
+  messageDesc(file_kafana_v1_service, 23);
 
 /**
  * WatchAccount's input (the account of the API key).
@@ -825,7 +888,7 @@ export type WatchAccountRequest = Message<"kafana.v1.WatchAccountRequest"> & {
  * Use `create(WatchAccountRequestSchema)` to create a new message.
  */
 export const WatchAccountRequestSchema: GenMessage<WatchAccountRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_service, 23);
+  messageDesc(file_kafana_v1_service, 24);
 
 /**
  * One notice to an account.
@@ -902,7 +965,7 @@ export type AccountNotice = Message<"kafana.v1.AccountNotice"> & {
  * Use `create(AccountNoticeSchema)` to create a new message.
  */
 export const AccountNoticeSchema: GenMessage<AccountNotice> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_service, 24);
+  messageDesc(file_kafana_v1_service, 25);
 
 /**
  * One message of a WatchAccount stream.
@@ -939,7 +1002,7 @@ export type WatchAccountResponse = Message<"kafana.v1.WatchAccountResponse"> & {
  * Use `create(WatchAccountResponseSchema)` to create a new message.
  */
 export const WatchAccountResponseSchema: GenMessage<WatchAccountResponse> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_service, 25);
+  messageDesc(file_kafana_v1_service, 26);
 
 /**
  * GetRecord's input.
@@ -960,7 +1023,7 @@ export type GetRecordRequest = Message<"kafana.v1.GetRecordRequest"> & {
  * Use `create(GetRecordRequestSchema)` to create a new message.
  */
 export const GetRecordRequestSchema: GenMessage<GetRecordRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_service, 26);
+  messageDesc(file_kafana_v1_service, 27);
 
 /**
  * GetRecord's answer.
@@ -996,7 +1059,7 @@ export type GetRecordResponse = Message<"kafana.v1.GetRecordResponse"> & {
  * Use `create(GetRecordResponseSchema)` to create a new message.
  */
 export const GetRecordResponseSchema: GenMessage<GetRecordResponse> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_service, 27);
+  messageDesc(file_kafana_v1_service, 28);
 
 /**
  * Captures' input.
@@ -1031,7 +1094,7 @@ export type CapturesRequest = Message<"kafana.v1.CapturesRequest"> & {
  * Use `create(CapturesRequestSchema)` to create a new message.
  */
 export const CapturesRequestSchema: GenMessage<CapturesRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_service, 28);
+  messageDesc(file_kafana_v1_service, 29);
 
 /**
  * Captures' answer.
@@ -1052,7 +1115,150 @@ export type CapturesResponse = Message<"kafana.v1.CapturesResponse"> & {
  * Use `create(CapturesResponseSchema)` to create a new message.
  */
 export const CapturesResponseSchema: GenMessage<CapturesResponse> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_service, 29);
+  messageDesc(file_kafana_v1_service, 30);
+
+/**
+ * Analyze's input (live: the seat in `kafana-seat-token`).
+ *
+ * @generated from message kafana.v1.AnalyzeRequest
+ */
+export type AnalyzeRequest = Message<"kafana.v1.AnalyzeRequest"> & {
+  /**
+   * The table.
+   *
+   * @generated from field: string table_id = 1;
+   */
+  tableId: string;
+
+  /**
+   * CPU milliseconds the engine may think; 0: the server's default. More than the server's
+   * `max_analysis_millis` is coerced down to it.
+   *
+   * @generated from field: uint32 budget_millis = 2;
+   */
+  budgetMillis: number;
+
+  /**
+   * A finished table's position after this many events (a game review); absent: live, now.
+   *
+   * @generated from field: optional uint64 at_seq = 3;
+   */
+  atSeq?: bigint | undefined;
+
+  /**
+   * With `at_seq`: the seat whose view is analysed (it must be that seat's turn there).
+   *
+   * @generated from field: optional uint32 seat = 4;
+   */
+  seat?: number | undefined;
+};
+
+/**
+ * Describes the message kafana.v1.AnalyzeRequest.
+ * Use `create(AnalyzeRequestSchema)` to create a new message.
+ */
+export const AnalyzeRequestSchema: GenMessage<AnalyzeRequest> = /*@__PURE__*/
+  messageDesc(file_kafana_v1_service, 31);
+
+/**
+ * One legal move and what the engine thinks of it.
+ *
+ * @generated from message kafana.v1.MoveValue
+ */
+export type MoveValue = Message<"kafana.v1.MoveValue"> & {
+  /**
+   * The move, text and structured.
+   *
+   * @generated from field: kafana.v1.Move move = 1;
+   */
+  move?: Move | undefined;
+
+  /**
+   * The side's expected margin at the end of the hand after this move (its points minus the
+   * mean of the other sides'; points taken earlier in the hand included).
+   *
+   * @generated from field: double value = 2;
+   */
+  value: number;
+
+  /**
+   * How much margin it gives up against the engine's choice (0 for the best).
+   *
+   * @generated from field: double cost = 3;
+   */
+  cost: number;
+};
+
+/**
+ * Describes the message kafana.v1.MoveValue.
+ * Use `create(MoveValueSchema)` to create a new message.
+ */
+export const MoveValueSchema: GenMessage<MoveValue> = /*@__PURE__*/
+  messageDesc(file_kafana_v1_service, 32);
+
+/**
+ * Analyze's answer.
+ *
+ * @generated from message kafana.v1.AnalyzeResponse
+ */
+export type AnalyzeResponse = Message<"kafana.v1.AnalyzeResponse"> & {
+  /**
+   * The position analysed (its seq).
+   *
+   * @generated from field: uint64 seq = 1;
+   */
+  seq: bigint;
+
+  /**
+   * The seat whose view was analysed.
+   *
+   * @generated from field: uint32 seat = 2;
+   */
+  seat: number;
+
+  /**
+   * Every legal move there, in GetLegalMoves' order, valued.
+   *
+   * @generated from field: repeated kafana.v1.MoveValue moves = 3;
+   */
+  moves: MoveValue[];
+
+  /**
+   * The engine's choice.
+   *
+   * @generated from field: kafana.v1.Move best = 4;
+   */
+  best?: Move | undefined;
+
+  /**
+   * "exact" (the last deal of two seats, searched to its end), "sampled" (the hidden cards
+   * dealt at random, `worlds` times) or "forced" (one legal move).
+   *
+   * @generated from field: string method = 5;
+   */
+  method: string;
+
+  /**
+   * Sampled worlds behind the values.
+   *
+   * @generated from field: uint32 worlds = 6;
+   */
+  worlds: number;
+
+  /**
+   * With `at_seq`: the move the seat played there (the review's subject).
+   *
+   * @generated from field: kafana.v1.Move played = 7;
+   */
+  played?: Move | undefined;
+};
+
+/**
+ * Describes the message kafana.v1.AnalyzeResponse.
+ * Use `create(AnalyzeResponseSchema)` to create a new message.
+ */
+export const AnalyzeResponseSchema: GenMessage<AnalyzeResponse> = /*@__PURE__*/
+  messageDesc(file_kafana_v1_service, 33);
 
 /**
  * What an account notice says.
@@ -1252,6 +1458,19 @@ export const KafanaService: GenService<{
     methodKind: "unary";
     input: typeof CapturesRequestSchema;
     output: typeof CapturesResponseSchema;
+  },
+  /**
+   * The engine's advice (Tablić): every legal move with its value and the engine's choice.
+   * Live, for the seat token's seat to move, on a table created with `hints`; or, with
+   * `at_seq`, on a finished table for any seat (a game review: whoever may read the record).
+   * The server bounds the CPU it spends (ServerLimits.max_analysis_millis).
+   *
+   * @generated from rpc kafana.v1.KafanaService.Analyze
+   */
+  analyze: {
+    methodKind: "unary";
+    input: typeof AnalyzeRequestSchema;
+    output: typeof AnalyzeResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_kafana_v1_service, 0);

@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kafana/v1/storage.proto.
  */
 export const file_kafana_v1_storage: GenFile = /*@__PURE__*/
-  fileDesc("ChdrYWZhbmEvdjEvc3RvcmFnZS5wcm90bxIJa2FmYW5hLnYxIukCCgtTdG9yZWRUYWJsZRIMCgRuYW1lGAEgASgJEiIKBHNwZWMYAiABKAsyFC5rYWZhbmEudjEuUnVsZXNTcGVjEhIKCnJ1bGVzX2pzb24YAyABKAkSEQoEc2VlZBgEIAEoBEgAiAEBEh4KBWRlY2tzGAUgAygLMg8ua2FmYW5hLnYxLkRlY2sSIwoFY2xvY2sYBiABKAsyFC5rYWZhbmEudjEuQ2xvY2tTcGVjEhgKEGFkbWluX3Rva2VuX2hhc2gYByABKAwSEgoKY3JlYXRlZF9tcxgIIAEoAxIOCgZmb3JtYXQYCSABKA0SFAoMcnVsZXNfZGlnZXN0GAogASgMEhUKDXNlYXRfYWNjb3VudHMYCyADKAkSFwoPY3JlYXRvcl9hY2NvdW50GAwgASgJEh4KFmRlYWxfY2hvc2VuX2J5X2NyZWF0b3IYDSABKAgSDwoHZW1iYXJnbxgOIAEoCUIHCgVfc2VlZCIuCgpTdG9yZWRTZWF0EgwKBG5hbWUYASABKAkSEgoKdG9rZW5faGFzaBgCIAEoDCJ8CgtTdG9yZWRFdmVudBIiCgRraW5kGAEgASgOMhQua2FmYW5hLnYxLkV2ZW50S2luZBIMCgRzZWF0GAIgASgNEgwKBG1vdmUYAyABKAkSDgoGcmVhc29uGAQgASgJEg8KB3RpbWVfbXMYBSABKAMSDAoEbmFtZRgGIAEoCWIGcHJvdG8z", [file_kafana_v1_events, file_kafana_v1_rules]);
+  fileDesc("ChdrYWZhbmEvdjEvc3RvcmFnZS5wcm90bxIJa2FmYW5hLnYxIvgCCgtTdG9yZWRUYWJsZRIMCgRuYW1lGAEgASgJEiIKBHNwZWMYAiABKAsyFC5rYWZhbmEudjEuUnVsZXNTcGVjEhIKCnJ1bGVzX2pzb24YAyABKAkSEQoEc2VlZBgEIAEoBEgAiAEBEh4KBWRlY2tzGAUgAygLMg8ua2FmYW5hLnYxLkRlY2sSIwoFY2xvY2sYBiABKAsyFC5rYWZhbmEudjEuQ2xvY2tTcGVjEhgKEGFkbWluX3Rva2VuX2hhc2gYByABKAwSEgoKY3JlYXRlZF9tcxgIIAEoAxIOCgZmb3JtYXQYCSABKA0SFAoMcnVsZXNfZGlnZXN0GAogASgMEhUKDXNlYXRfYWNjb3VudHMYCyADKAkSFwoPY3JlYXRvcl9hY2NvdW50GAwgASgJEh4KFmRlYWxfY2hvc2VuX2J5X2NyZWF0b3IYDSABKAgSDwoHZW1iYXJnbxgOIAEoCRINCgVoaW50cxgPIAEoCEIHCgVfc2VlZCIuCgpTdG9yZWRTZWF0EgwKBG5hbWUYASABKAkSEgoKdG9rZW5faGFzaBgCIAEoDCJ8CgtTdG9yZWRFdmVudBIiCgRraW5kGAEgASgOMhQua2FmYW5hLnYxLkV2ZW50S2luZBIMCgRzZWF0GAIgASgNEgwKBG1vdmUYAyABKAkSDgoGcmVhc29uGAQgASgJEg8KB3RpbWVfbXMYBSABKAMSDAoEbmFtZRgGIAEoCWIGcHJvdG8z", [file_kafana_v1_events, file_kafana_v1_rules]);
 
 /**
  * The fixed part of a table, written once at creation.
@@ -108,6 +108,13 @@ export type StoredTable = Message<"kafana.v1.StoredTable"> & {
    * @generated from field: string embargo = 14;
    */
   embargo: string;
+
+  /**
+   * Its seats may ask for the engine's advice (TableConfig.hints).
+   *
+   * @generated from field: bool hints = 15;
+   */
+  hints: boolean;
 };
 
 /**
