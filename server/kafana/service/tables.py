@@ -317,6 +317,7 @@ class Tables:
         elif not config.decks:
             stored.seed = secrets.randbits(63)
         stored.deal_chosen_by_creator = config.HasField("seed") or bool(config.decks)
+        stored.hints = config.hints  # Analyze serves its seats while they play
         game.start(stored)  # validates the decks and the seed
         bind_seats(stored, config.seat_accounts, creator)
         data = table_record(stored)
