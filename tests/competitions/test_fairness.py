@@ -66,7 +66,9 @@ def test_commitment_and_deal_seed_are_the_documented_hashes() -> None:
     assert commitment(secret) == digest
     deal = hashlib.sha256(f"kafana-deal-v2:{secret}".encode()).digest()
     assert deal_seed(secret) == int.from_bytes(deal[:8], "big")
-    assert chosen_secret(7, "r1-g1") != chosen_secret(7, "r1-g2")
+    salt = new_secret()
+    assert chosen_secret(7, "r1-g1", salt) != chosen_secret(7, "r1-g2", salt)
+    assert chosen_secret(7, "r1-g1", salt) != chosen_secret(7, "r1-g1", new_secret())
 
 
 def test_a_record_round_trips_and_verifies() -> None:
@@ -134,7 +136,7 @@ def test_changed_moves_and_scores_are_refused() -> None:
 
 
 def test_an_organiser_chosen_deal_is_noted() -> None:
-    secret = chosen_secret(42, "r1-g1")
+    secret = chosen_secret(42, "r1-g1", new_secret())
     done = verify(fair(tablic_record(secret), secret, deal=CHOSEN))
     assert done.chosen
     assert "the only value is 'organiser-chosen'" in refused(fair(deal="random"))

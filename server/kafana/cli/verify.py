@@ -33,7 +33,7 @@ def _read(path: str) -> str:
 def _ok(done: Verified) -> str:
     what = "places" if done.game == "tac" else "scores"
     state = f"final {what}" if done.finished else f"{done.ending}, {what} at the end"
-    chosen = "; DEAL ORGANISER-CHOSEN (predictable by whoever knows the event seed)"
+    chosen = "; DEAL ORGANISER-CHOSEN (from the event seed mixed with the event's server salt)"
     return (
         f"OK: {done.game}, {' - '.join(done.seats)}: the secret matches its commitment, deal "
         f"seed {done.seed}; {plural(done.deals, 'deal')} recomputed, "

@@ -114,6 +114,12 @@ def report_text(tournament: Tournament) -> str:
         f"{len(tournament.rounds)}/{tournament.total_rounds} rounds, {_state(tournament)}",
         f"Rules: {rules_line(config)}; ratings pool {config.pool}",
     ]
+    if tournament.salt:
+        salt = tournament.salt if tournament.finished else "(revealed at the end)"
+        lines.append(
+            f"Deals: organiser-chosen seed {config.chosen_seed} mixed with the server salt {salt}"
+            f" (committed at the start: {tournament.salt_commitment})"
+        )
     for number, games in enumerate(tournament.rounds, start=1):
         lines.append(f"Round {number}")
         for spec in games:

@@ -20,7 +20,13 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from kafana.competitions import pairing
-from kafana.competitions.fairness import chosen_secret, commitment, deal_seed, new_secret
+from kafana.competitions.fairness import (
+    check_secret,
+    chosen_secret,
+    commitment,
+    deal_seed,
+    new_secret,
+)
 from kafana.competitions.model import Bye, Ending, GameResult, GameSpec
 from kafana.competitions.policy import Action, Fault, FaultPolicy, Reason
 from kafana.competitions.ratings import RatingBook, variant_name
@@ -29,6 +35,8 @@ from kafana.errors import InvalidInputError, WrongStateError
 from kafana.games import tablic, tac
 
 GAMES = ("tablic", "tac")
+SALT = "salt"
+"""The label of a chosen-seed event's server salt among its secrets (`Tournament.salt`)."""
 GameRules = tablic.Rules | tac.Rules
 
 
@@ -58,7 +66,8 @@ class EventConfig:
 
     `players` seats per game (2, 3 or 4; `partnerships`: four as 2 against 2, Tablić only);
     `ratings` the entrants' ratings that seed round 1 of a Swiss (unrated: 0); `chosen_seed`
-    an organiser-chosen event seed (every deal predictable from it; records say so).
+    an organiser-chosen event seed (mixed with the event's server salt, `Tournament.salt`;
+    records say so).
     """
 
     name: str
@@ -123,7 +132,8 @@ class EventConfig:
 
     @property
     def chosen(self) -> bool:
-        """True when the organiser chose the event seed: deals predictable by whoever knows it."""
+        """True when the organiser chose the event seed (mixed with the event's server salt:
+        reproducible with both, predictable by nobody before the salt is revealed)."""
         return self.chosen_seed is not None
 
     @property
@@ -153,10 +163,13 @@ class Tournament:
     """Rounds, results, standings and ratings of one event; organiser controls.
 
     `end_reason` says why an event ended before its last round (a Swiss with no grouping
-    without a repeat left), "" otherwise.
+    without a repeat left), "" otherwise. An event with a chosen seed draws its server salt
+    here (`salt`: give the revealed one to replay an event exactly).
     """
 
-    def __init__(self, config: EventConfig, ratings: RatingBook | None = None) -> None:
+    def __init__(
+        self, config: EventConfig, ratings: RatingBook | None = None, salt: str | None = None
+    ) -> None:
         self.config = config
         self.status = Status.RUNNING
         self.end_reason = ""
@@ -165,6 +178,8 @@ class Tournament:
         self.results: dict[str, GameResult] = {}
         self.ratings = ratings if ratings is not None else RatingBook()
         self._secrets: dict[str, str] = {}
+        if config.chosen:
+            self._secrets[SALT] = check_secret(salt) if salt is not None else new_secret()
         self._schedule = (
             pairing.round_robin_tables(config.entrants, config.players, config.partnerships)
             if config.kind is not Kind.SWISS
@@ -205,7 +220,18 @@ class Tournament:
 
     def restore_secrets(self, secrets: dict[str, str]) -> None:
         """Take back the secrets of `secrets()` (an event resumed from a snapshot)."""
-        self._secrets = dict(secrets)
+        kept = {SALT: self._secrets[SALT]} if SALT in self._secrets else {}
+        self._secrets = {**kept, **secrets}
+
+    @property
+    def salt(self) -> str:
+        """The server salt mixed into a chosen seed ("" without one): secret until the end."""
+        return self._secrets.get(SALT, "")
+
+    @property
+    def salt_commitment(self) -> str:
+        """`commitment(salt)`, published from the start ("" without a chosen seed)."""
+        return commitment(self.salt) if self.salt else ""
 
     def game(self, game_id: str) -> GameSpec:
         """A game handed out earlier."""
@@ -273,7 +299,7 @@ class Tournament:
 
     def _secret(self, label: str) -> str:
         seed = self.config.chosen_seed
-        return chosen_secret(seed, label) if seed is not None else new_secret()
+        return chosen_secret(seed, label, self.salt) if seed is not None else new_secret()
 
     def _game(self, game_id: str, number: int, seats: tuple[str, ...]) -> GameSpec:
         secret = self._secrets[game_id] = self._secret(game_id)

@@ -159,6 +159,9 @@ def event_info(
         end_reason(info, pb.EVENT_END_REASON_NO_PAIRING_LEFT, t.end_reason)
     if info.status == pb.EVENT_STATUS_ENDED and not info.end_reason:
         info.end_reason = pb.EVENT_END_REASON_ORGANISER
+    info.salt_commitment = t.salt_commitment  # a chosen seed's salt: committed from the start
+    if t.finished:
+        info.salt = t.salt  # ... and revealed at the end
     info.total_rounds = t.total_rounds
     info.rounds.extend(rounds_of(hosted, records))
     info.standings.extend(standings_of(t))
