@@ -73,8 +73,8 @@ class BotHooks(Hooks):
             return await asyncio.to_thread(self.bot.choose, view_of(state), moves)
         return self.bot.choose(view_of(state), moves)
 
-    def refused(self, error: RefusedMoveError, move: Decision) -> bool:
-        raise bot_refused(self.name, self.bot.seat, move, error)
+    def refused(self, error: RefusedMoveError) -> bool:
+        raise bot_refused(self.name, self.bot.seat, error)
 
 
 def bot_hooks(bot: Bot | TacBot, *, threaded: bool = False, name: str = "") -> Hooks:

@@ -77,6 +77,9 @@ class InvalidArgumentError(RpcError, domain.InvalidInputError):
 class RefusedMoveError(InvalidArgumentError, domain.IllegalMoveError):
     """ILLEGAL_MOVE (or INVALID_ARGUMENT from PlayMove): the move is mistyped or illegal."""
 
+    move = ""
+    """The text of the move refused (set by the SDK's `play`)."""
+
 
 class TooManyMovesRpcError(InvalidArgumentError, domain.TooManyMovesError):
     """TOO_MANY_MOVES: more legal captures than the server lists; play a move directly."""

@@ -67,9 +67,9 @@ class Hooks:
         """The move to send at `state`, one of `legal` (or typed); None sends nothing."""
         raise NotImplementedError
 
-    def refused(self, error: RefusedMoveError, move: Decision) -> bool:
-        """The server refused `move`: True asks `decide` again, False waits for an event (or
-        raise, to stop the loop)."""
+    def refused(self, error: RefusedMoveError) -> bool:
+        """The server refused the move (`error.move`): True asks `decide` again, False waits
+        for an event (or raise, to stop the loop)."""
         return False
 
     def stale(self) -> None:
@@ -89,15 +89,10 @@ class BotMoveRefused(IllegalMoveError):
     choose the same, and no event comes until the seat moves: its seat loop stops with this."""
 
 
-def move_text(move: Decision) -> str:
-    """How a decision is written (the wire text of a `Move` message)."""
-    return move.text if isinstance(move, state_pb2.Move) else str(move)
-
-
-def bot_refused(name: str, seat: int, move: Decision, error: RefusedMoveError) -> BotMoveRefused:
-    """The error that stops a bot's seat loop when the server refused its `move`."""
+def bot_refused(name: str, seat: int, error: RefusedMoveError) -> BotMoveRefused:
+    """The error that stops a bot's seat loop when the server refused its move."""
     return BotMoveRefused(
-        f"the bot {name} at seat {seat} played {move_text(move)}, which the server refused: "
+        f"the bot {name} at seat {seat} played {error.move}, which the server refused: "
         f"{error.message}"
     )
 
@@ -228,7 +223,7 @@ class SeatLoop:
                 await self.seat.play(move, last_seq=legal.seq, with_state=False)
                 return
             except RefusedMoveError as error:
-                if not self.hooks.refused(error, move):
+                if not self.hooks.refused(error):
                     return
             except (StaleStateError, NotYourTurnRpcError, MatchOverRpcError):
                 self.hooks.stale()

@@ -130,8 +130,8 @@ class TacBotHooks(Hooks):
             return wire[await asyncio.to_thread(self.bot.choose, view, moves)]
         return wire[self.bot.choose(view, moves)]
 
-    def refused(self, error: RefusedMoveError, move: Decision) -> bool:
-        raise bot_refused(self.name, self.bot.seat, move, error)
+    def refused(self, error: RefusedMoveError) -> bool:
+        raise bot_refused(self.name, self.bot.seat, error)
 
 
 def legal_by_move(legal: LegalMoves) -> dict[tac.Move, state_pb2.Move]:

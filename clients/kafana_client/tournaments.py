@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
+from kafana.tasks import cancel_and_wait
 from kafana.v1 import competitions_pb2 as pb
 from kafana.v1 import competitions_pb2_grpc, rules_pb2
 
@@ -267,15 +268,23 @@ class Tournaments:
 SeatPlayer = Callable[[AsyncSeat, pb.Assignment], Coroutine[Any, Any, object]]
 
 
-def _report(game_id: str) -> Callable[[asyncio.Task[object]], None]:
+class LeftEvent(Exception):
+    """Raised by a game's player to stop playing the entry (a person left): `play_entry` stops
+    following the event and returns, with no error logged."""
+
+
+def _report(game_id: str, left: asyncio.Future[None]) -> Callable[[asyncio.Task[object]], None]:
     """A done-callback that logs a game task's error with its traceback (the bot's author
-    sees it; the seat is left to the server's fault policy)."""
+    sees it; the seat is left to the server's fault policy); `LeftEvent` sets `left`."""
 
     def done(task: asyncio.Task[object]) -> None:
         if task.cancelled():
             return
         error = task.exception()
-        if error is not None:
+        if isinstance(error, LeftEvent):
+            if not left.done():
+                left.set_result(None)
+        elif error is not None:
             log.error(
                 "game %s: the bot failed; its seat is left to the event's fault policy",
                 game_id,
@@ -299,10 +308,14 @@ async def play_entry(
     A game whose `play` raises is logged at once with its traceback (logger
     `kafana_client.tournaments`; without logging configured it goes to stderr) and is not
     retried: its seat stops calling, so the server sees a disconnect and applies the event's
-    fault policy. The other games go on."""
+    fault policy. The other games go on. A game whose `play` raises `LeftEvent` ends the
+    whole entry here: the last update is returned at once, the other games are cancelled."""
     tasks: dict[str, asyncio.Task[object]] = {}
     last = pb.EntryUpdate()
-    try:
+    left: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    async def follow() -> None:
+        nonlocal last
         async for update in Tournaments(client).watch_entry(event_id, entry_token):
             last = update
             if on_update is not None:
@@ -311,8 +324,16 @@ async def play_entry(
             if a.table_id and a.game_id not in tasks:
                 seat = AsyncSeat(client, a.table_id, a.seat, a.seat_token, "")
                 tasks[a.game_id] = task = asyncio.create_task(play(seat, a))
-                task.add_done_callback(_report(a.game_id))
+                task.add_done_callback(_report(a.game_id, left))
+
+    following = asyncio.create_task(follow())
+    try:
+        await asyncio.wait({following, left}, return_when=asyncio.FIRST_COMPLETED)
+        if following.done():
+            following.result()  # the stream's error, if any
     finally:
+        await cancel_and_wait([following])
+        left.cancel()
         for task in tasks.values():
             if not task.done():
                 task.cancel()

@@ -4,6 +4,7 @@ replay going back and forth."""
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import time
 from pathlib import Path
@@ -11,8 +12,12 @@ from pathlib import Path
 import pexpect
 from kafana.cli.demo import play_random_match
 from kafana.games import tablic, tac
+from kafana.v1 import competitions_pb2 as pb
+from kafana_client import AsyncClient
 from kafana_client.blocking import Client
 from kafana_client.convert import table_config
+from kafana_client.tournaments import Tournaments
+from kit import serving
 
 from .kafana_client_live import LiveServer
 from .test_play_terminal import PROMPT, kafana, plain, spawn
@@ -186,3 +191,44 @@ def test_the_table_moving_on_during_the_persons_turn_is_shown(server: LiveServer
         finally:
             child.close()
     assert child.exitstatus == 0
+
+
+async def _event_with_a_person(target: str) -> tuple[str, str]:
+    """A started round robin of a person (ana) and a random bot: (event id, ana's entry token)."""
+    async with AsyncClient.connect(target) as client:
+        events = Tournaments(client)
+        made = await events.create("quit-cup", "round_robin", target=11)
+        ana = await events.enter(made.event_id, "ana")
+        await events.enter(made.event_id, "bo", bot="random")
+        await events.start(made.event_id, made.organiser_token)
+        return made.event_id, ana.token
+
+
+async def _game(target: str, event_id: str) -> pb.GameInfo:
+    async with AsyncClient.connect(target) as client:
+        info = await Tournaments(client).get(event_id)
+        return info.rounds[0].games[0]
+
+
+def test_q_in_a_tournament_game_forfeits_it_with_no_traceback(tmp_path: Path) -> None:
+    with serving(tmp_path, "--memory") as servers:
+        servers[0].wait_started()
+        target = servers[0].target
+        event_id, token = asyncio.run(_event_with_a_person(target))
+        child = spawn(
+            "tournament", "watch", event_id, "--token", token, "--play", "--server", target
+        )
+        try:
+            child.expect(PROMPT)
+            child.sendline("q")
+            child.expect(r"Leave the match\? Your seat forfeits this game")
+            child.sendline("y")
+            child.expect(r"You left game r1-g1")
+            child.expect(pexpect.EOF)
+            shown = plain(child.before)
+        finally:
+            child.close()
+        game = asyncio.run(_game(target, event_id))
+    assert child.exitstatus == 0, shown
+    assert "Traceback" not in shown and "Quit" not in shown and "the bot failed" not in shown
+    assert game.ending == pb.GAME_ENDING_FORFEIT, game

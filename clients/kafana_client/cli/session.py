@@ -240,7 +240,7 @@ class PersonAtTable(Hooks):
         answer = await self._line(f"Leave the match? {cost}. [y/N] ", deadline)
         return answer.strip().lower() in YES
 
-    def refused(self, error: RefusedMoveError, move: Decision) -> bool:
+    def refused(self, error: RefusedMoveError) -> bool:
         label = SPEECH[self._game].refused
         message = error.message.replace(f"the hand of seat {self.seat.seat}", "your hand")
         self.console.print(Text(f"{label}: {message}.", style="bold red"))

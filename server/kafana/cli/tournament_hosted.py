@@ -12,6 +12,7 @@ kafana tournament status EVENT --server HOST:PORT --out results/
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import shlex
 from collections.abc import Awaitable, Callable
@@ -253,17 +254,34 @@ def status(event: str, server: str, out: str | None) -> None:
         click.echo(f"exports in {folder}/: {' '.join(sorted(info.exports))}")
 
 
+LEAVING = "your seat forfeits this game (later games: run this command again)"
+"""What q costs in a game of an event played here."""
+
+
 def _player(client: Any, bot: str, play: bool) -> Callable[[Any, pb.Assignment], Any] | None:
     """Who plays each of the entrant's games: a person here, a bot, or nobody (None).
 
     Both are the SDK's seat loop, which trails when a table has too many captures to list.
     """
     if play:
-        from kafana_client.cli.session import PersonAtTable
+        from kafana_client.cli.session import PersonAtTable, Quit
+        from kafana_client.errors import RpcError
+        from kafana_client.tournaments import LeftEvent
         from rich.console import Console
 
+        console = Console(highlight=False)
+
         async def person(seat: Any, a: pb.Assignment) -> object:
-            return await PersonAtTable(seat, Console()).play()
+            try:
+                return await PersonAtTable(seat, console, leaving=LEAVING).play()
+            except Quit:
+                with contextlib.suppress(RpcError):
+                    await seat.leave()  # the seat forfeits this game, as the prompt said
+                console.print(
+                    f"You left game {a.game_id}: your seat forfeits it. Your later games: run "
+                    "this command again."
+                )
+                raise LeftEvent from None
 
         return person
     if bot:
