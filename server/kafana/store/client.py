@@ -113,6 +113,7 @@ class RedisClient:
         self._known: list[Address] = []  # every node seen, replicas too (health asks any)
         self._refreshing: asyncio.Lock | None = None
         self._main = self._lane(address)
+        self._pool: dict[tuple[Address, int], Lane] = {}  # more lanes per node (`calls(pool=)`)
 
     @staticmethod
     def from_url(url: str) -> RedisClient:
@@ -125,7 +126,14 @@ class RedisClient:
         where = self.address.path or f"{self.address.host}:{self.address.port}"
         return f"{'Redis Cluster' if self.cluster else 'Redis'} at {where}"
 
-    def _lane(self, address: Address) -> Lane:
+    def _lane(self, address: Address, pool: int = 0) -> Lane:
+        """The lane to `address`; `pool` > 0: the pool's lane of that number to it (a write
+        that waits on its own connection, WAIT, blocks no other call)."""
+        if pool:
+            pooled = self._pool.get((address, pool))
+            if pooled is None:
+                pooled = self._pool[(address, pool)] = Lane(address)
+            return pooled
         lane = self._lanes.get(address)
         if lane is None:
             lane = self._lanes[address] = Lane(address)
@@ -167,24 +175,26 @@ class RedisClient:
                 return
             raise error
 
-    async def calls(self, commands: list[Command]) -> list[Reply]:
+    async def calls(self, commands: list[Command], *, pool: int = 0) -> list[Reply]:
         """Send commands, each to its key's server (one write per server); replies in order.
 
+        `pool` > 0: on that lane of the pool to each server instead of the shared one.
         Error replies are returned as exceptions; a lost connection raises StoreUnavailable.
         Counted in `kafana.metrics` (one round trip; an error when unavailable).
         """
         metrics.REDIS_CALLS.inc()
         try:
-            return await self._calls(commands)
+            return await self._calls(commands, pool)
         except StoreUnavailable:
             metrics.REDIS_ERRORS.inc()
             raise
 
-    async def _calls(self, commands: list[Command]) -> list[Reply]:
+    async def _calls(self, commands: list[Command], pool: int = 0) -> list[Reply]:
         if not self.cluster:
+            lane = self._lane(self.address, pool) if pool else self._main
             if len(commands) == 1:  # the common case: no list of futures to build
-                return [await self._main.call(commands[0][1])]
-            return await self._main.calls([command for _key, command in commands])
+                return [await lane.call(commands[0][1])]
+            return await lane.calls([command for _key, command in commands])
         try:
             groups: dict[Address, list[int]] = {}
             for i, (key, _command) in enumerate(commands):
@@ -192,7 +202,7 @@ class RedisClient:
             replies: list[Reply] = [None] * len(commands)
 
             async def send(address: Address, indexes: list[int]) -> None:
-                got = await self._lane(address).calls([commands[i][1] for i in indexes])
+                got = await self._lane(address, pool).calls([commands[i][1] for i in indexes])
                 for i, reply in zip(indexes, got, strict=True):
                     replies[i] = reply
 
@@ -221,16 +231,17 @@ class RedisClient:
         return reply
 
     async def run(
-        self, script: Script, keys: list[str], args: list[bytes], *also: Command
+        self, script: Script, keys: list[str], args: list[bytes], *also: Command, pool: int = 0
     ) -> list[Reply]:
-        """`script` on `keys` and `args`, with `also` in the same write: the replies, raised
-        if any is an error. A server that forgot the script gets it loaded again, once."""
+        """`script` on `keys` and `args`, with `also` in the same write (`pool`: on that lane
+        of the pool): the replies, raised if any is an error. A server that forgot the script
+        gets it loaded again, once."""
         command = script.command([key.encode() for key in keys], args)
         batch = [(keys[0] if keys else "", command), *also]
-        replies = await self.calls(batch)
+        replies = await self.calls(batch, pool=pool)
         if isinstance(replies[0], NoScriptError):
             await self.call(keys[0] if keys else "", "SCRIPT", "LOAD", script.text)
-            replies = await self.calls(batch)
+            replies = await self.calls(batch, pool=pool)
         for reply in replies:
             if isinstance(reply, Exception):
                 raise reply
@@ -274,7 +285,8 @@ class RedisClient:
 
     async def close(self) -> None:
         """Close every lane (a later call connects again)."""
-        await asyncio.gather(*(lane.close() for lane in self._lanes.values()))
+        lanes = [*self._lanes.values(), *self._pool.values()]
+        await asyncio.gather(*(lane.close() for lane in lanes))
 
 
 __all__ = ["Command", "RedisClient", "Script", "StoreError", "key_slot", "parse_url"]

@@ -40,6 +40,9 @@ that replica loses no acknowledged move."""
 DURABILITIES = (PRIMARY, REPLICATED)
 REPLICA_WAIT_MS = 1000
 """How long a write waits for a replica's word before it is refused as not acknowledged."""
+WAIT_LANES = 8
+"""Connections per Redis node for writes that WAIT (each blocks its connection until a replica
+answers): that many wait at once, and no read waits behind them."""
 
 LIST_SLACK = 16
 """Index entries read beyond a page from a cursor: the cursor and its ties, mostly none."""
@@ -113,6 +116,7 @@ class RedisStore(TableStore):
         self._namespace = namespace
         self.durability = durability
         self.wait_ms = wait_ms
+        self._turn = 0  # the WAIT lane the next write takes
         self._create = Script.named("create")
         self._load = Script.named("load")
         self._append = Script.named("append")
@@ -134,6 +138,13 @@ class RedisStore(TableStore):
         if self.durability == REPLICATED:
             what += f", each write acknowledged once a replica has it (WAIT 1 {self.wait_ms})"
         return what
+
+    def _pool(self) -> int:
+        """The lane for the next write: 0 (the shared one), or one of WAIT_LANES in turn."""
+        if self.durability != REPLICATED:
+            return 0
+        self._turn = self._turn % WAIT_LANES + 1
+        return self._turn
 
     def _replicated(self, key: str) -> list[Command]:
         """The WAIT that follows a write on `key`'s connection when writes wait for a replica."""
@@ -182,6 +193,7 @@ class RedisStore(TableStore):
             [keys.table, keys.state],
             [table, b"%d" % ttl_ms],
             *self._replicated(keys.state),
+            pool=self._pool(),
         )
         created = replies[0]
         if created:
@@ -228,6 +240,7 @@ class RedisStore(TableStore):
             append_args(table_id, append),
             *also,
             *self._replicated(keys.state),
+            pool=self._pool(),
         )
         raw = replies[0]
         assert isinstance(raw, list)

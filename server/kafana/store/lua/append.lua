@@ -21,6 +21,9 @@ if ARGV[1] ~= '' and tonumber(ARGV[1]) ~= seq then
     -- A retry: its tag is the last tagged event of its slot, at the seq it made.
     local mark = redis.call('HGET', KEYS[1], 'd' .. ARGV[13])
     if mark == (tonumber(ARGV[1]) + 1) .. ':' .. ARGV[2] then
+      -- A write that changes nothing: a WAIT on this connection then covers the original,
+      -- whichever connection wrote it (--durability replicated).
+      redis.call('HSET', KEYS[1], 'seq', seq)
       return {'duplicate', tonumber(ARGV[1]) + 1, status}
     end
   end

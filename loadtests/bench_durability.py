@@ -1,0 +1,179 @@
+"""The cost of `--durability replicated`: moves/s and PlayMove latency, side by side with the
+default (`primary`), on a Redis primary and a replica started here.
+
+    .venv/bin/python loadtests/bench_durability.py --duration 15 --rounds 3 --clients 8
+
+A private primary and a replica of it (both with deploy/redis.conf: AOF, `appendfsync always`;
+free loopback ports, never the shared Redis), and two `kafana serve` processes on the primary:
+one `--durability primary`, one `--durability replicated` (each write waits for `WAIT 1`). Each
+round drives each server in turn, in alternating order, for `--duration` seconds from
+`--clients` threads, each with its own channel playing whole matches (created, both seats
+joined, moves followed with the local engine as the load test's `TableUser`). Measured: moves
+acknowledged per second, PlayMove latency p50 and p99 (client wall time), the server's CPU time
+per move (user + system, psutil); the medians of the rounds are printed, as a Markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import grpc  # type: ignore[import-untyped, unused-ignore]
+import psutil
+from kafana.games import tablic
+from kafana.store.redis_server import RedisServer, free_port
+from kafana.v1 import rules_pb2, service_pb2, service_pb2_grpc, state_pb2
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from instructions import RULES, RULES_SPEC, wait_serving  # noqa: E402
+from run import stop  # noqa: E402
+
+REDIS_CONF = HERE.parent / "deploy" / "redis.conf"
+SERVE = [str(Path(sys.executable).parent / "kafana"), "serve", "--grace", "1", "--auth", "open"]
+SERVE += ["--rate-limit", "0", "--tables-per-hour", "0", "--open-tables", "0"]
+MODES = ("primary", "replicated")
+
+
+def replica_of(primary: RedisServer, directory: Path) -> RedisServer:
+    """A replica of `primary` with the project's settings, once it is in sync."""
+    replica = RedisServer(
+        directory, "--replicaof", "127.0.0.1", str(primary.port), config=REDIS_CONF
+    ).start()
+    deadline = time.monotonic() + 30
+    while True:
+        info = subprocess.run(
+            ["redis-cli", "-p", str(replica.port), "info", "replication"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        if "master_link_status:up" in info:
+            return replica
+        if time.monotonic() > deadline:
+            raise RuntimeError("the replica did not sync")
+        time.sleep(0.1)
+
+
+def client(target: str, seed: int, until: float, latencies: list[float]) -> None:
+    """Whole matches until `until` (monotonic); each acknowledged PlayMove's seconds."""
+    rng = random.Random(seed)
+    with grpc.insecure_channel(target) as channel:
+        stub = service_pb2_grpc.KafanaServiceStub(channel)
+        while time.monotonic() < until:
+            match_seed = rng.getrandbits(63)
+            config = rules_pb2.TableConfig(rules=RULES_SPEC, seed=match_seed)
+            table_id = stub.CreateTable(service_pb2.CreateTableRequest(config=config)).table_id
+            joined = [
+                stub.JoinTable(service_pb2.JoinTableRequest(table_id=table_id, seat=s))
+                for s in range(2)
+            ]
+            seq = max(j.state.seq for j in joined)
+            state = tablic.new_match(RULES, seed=match_seed)
+            while not state.is_over and time.monotonic() < until:
+                seat = state.current_seat
+                assert seat is not None
+                move = rng.choice(state.legal_moves())
+                began = time.perf_counter()
+                answer = stub.PlayMove(
+                    service_pb2.PlayMoveRequest(
+                        table_id=table_id,
+                        move=state_pb2.Move(text=str(move)),
+                        client_move_id=str(seq + 1),
+                        last_seq=seq,
+                    ),
+                    timeout=60,
+                    metadata=(("kafana-seat-token", joined[seat].seat_token),),
+                )
+                latencies.append(time.perf_counter() - began)
+                if answer.event.seq != seq + 1:
+                    raise RuntimeError(f"move at {seq} answered seq {answer.event.seq}")
+                seq += 1
+                state = state.apply(move)
+
+
+def phase(target: str, pid: int, clients: int, seconds: float, seed: int) -> dict[str, float]:
+    """`clients` threads for `seconds`: moves/s, p50 and p99 in ms, server CPU µs per move."""
+    process = psutil.Process(pid)
+    cpu = process.cpu_times()
+    until = time.monotonic() + seconds
+    results: list[list[float]] = [[] for _ in range(clients)]
+    threads = [
+        threading.Thread(target=client, args=(target, seed + i, until, results[i]))
+        for i in range(clients)
+    ]
+    started = time.monotonic()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.monotonic() - started
+    after = process.cpu_times()
+    times = sorted(t for result in results for t in result)
+    moves = len(times)
+    used = (after.user - cpu.user) + (after.system - cpu.system)
+    return {
+        "moves_s": moves / elapsed,
+        "p50_ms": 1000 * statistics.median(times),
+        "p99_ms": 1000 * times[min(moves - 1, int(0.99 * moves))],
+        "cpu_us": 1e6 * used / moves,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--duration", type=float, default=15.0, help="seconds per phase")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--clients", type=int, default=8, help="client threads (tables at once)")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="kafana-durability-"))
+    primary = RedisServer(work / "primary", config=REDIS_CONF).start()
+    replica = replica_of(primary, work / "replica")
+    processes: dict[str, tuple[subprocess.Popen[bytes], int]] = {}
+    try:
+        for mode in MODES:
+            port = free_port()
+            command = [*SERVE, "--redis", primary.url, "--port", str(port), "--durability", mode]
+            log = open(work / f"{mode}.log", "wb")  # noqa: SIM115 (closed with the process)
+            processes[mode] = (subprocess.Popen(command, stdout=log, stderr=log), port)
+            wait_serving(port, processes[mode][0], timeout=60)
+        figures: dict[str, list[dict[str, float]]] = {mode: [] for mode in MODES}
+        for round_ in range(args.rounds):
+            order = MODES if round_ % 2 == 0 else MODES[::-1]
+            for mode in order:
+                process, port = processes[mode]
+                got = phase(f"127.0.0.1:{port}", process.pid, args.clients, args.duration, round_)
+                figures[mode].append(got)
+                print(
+                    f"round {round_ + 1} {mode}: "
+                    + ", ".join(f"{k} {v:.1f}" for k, v in got.items())
+                )
+        print(
+            f"\n{args.clients} clients, {args.duration:g} s phases, medians of {args.rounds} rounds"
+        )
+        print("| durability | moves/s | PlayMove p50 ms | p99 ms | server CPU µs/move |")
+        print("|---|---|---|---|---|")
+        for mode in MODES:
+            med = {k: statistics.median(f[k] for f in figures[mode]) for k in figures[mode][0]}
+            print(
+                f"| {mode} | {med['moves_s']:.0f} | {med['p50_ms']:.2f} | {med['p99_ms']:.2f} "
+                f"| {med['cpu_us']:.0f} |"
+            )
+    finally:
+        for process, _port in processes.values():
+            stop(process)
+        replica.stop()
+        primary.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
