@@ -1,9 +1,16 @@
-"""`kafana verify RECORD`: check fair records (files, or an event's JSON-lines export)."""
+"""`kafana verify RECORD`: check fair records (files, or an event's JSON-lines export).
+
+`kafana verify records.jsonl --server HOST:PORT [--event EVENT]` also holds an export to what
+that server published of the event (`GetEvent`): its id and name, every game, each game's
+pairing, seats and commitment.
+"""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 from kafana_client.cli.words import plural
@@ -11,8 +18,9 @@ from kafana_client.cli.words import plural
 from kafana.competitions.envelope import FairRecord
 from kafana.competitions.verify import VerificationError, Verified
 from kafana.competitions.verify import verify as check
-from kafana.competitions.verify_export import verify_export
+from kafana.competitions.verify_export import Published, published_of, verify_export
 from kafana.errors import KafanaError
+from kafana.v1 import competitions_pb2 as pb
 
 
 def _read(path: str) -> str:
@@ -42,10 +50,41 @@ def _ok(done: Verified) -> str:
     )
 
 
-def _export(path: str, text: str) -> int:
-    """Check every line of an export; the number rejected."""
+def _event_id(text: str) -> str:
+    """The `event_id` of an export's first line that has one ("" if none does)."""
+    for line in text.splitlines():
+        try:
+            item = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(item, dict) and isinstance(item.get("event_id"), str):
+            return str(item["event_id"])
+    return ""
+
+
+def _published(server: str, event_id: str) -> Published:
+    """What `server` shows of `event_id` (GetEvent), to hold an export to."""
+    from kafana.cli.tournament_hosted import with_events
+
+    async def job(client: Any, events: Any) -> pb.EventInfo:
+        info: pb.EventInfo = await events.get(event_id)
+        return info
+
+    return published_of(with_events(server, job))
+
+
+def _export(path: str, text: str, server: str | None, event: str | None) -> int:
+    """Check every line of an export (against what `server` published, if given); the number
+    rejected."""
+    published = None
+    if server:
+        event_id = event or _event_id(text)
+        if not event_id:
+            click.echo(f"kafana verify: {path} names no event_id: give --event EVENT", err=True)
+            raise SystemExit(2)
+        published = _published(server, event_id)
     failed = 0
-    for item in verify_export(text):
+    for item in verify_export(text, published):
         if isinstance(item, VerificationError):
             click.echo(f"{path}: REJECTED: {item}")
             failed += 1
@@ -58,20 +97,32 @@ def _export(path: str, text: str) -> int:
 
 @click.command()
 @click.argument("records", nargs=-1, required=True)
-def verify(records: tuple[str, ...]) -> None:
+@click.option(
+    "--server",
+    default=None,
+    help="HOST:PORT of the server that hosted the event: hold every export to what it "
+    "published (event id and name, every game, pairings, seats, commitments).",
+)
+@click.option(
+    "--event", default=None, help="With --server: the event's id (default: the export's)."
+)
+def verify(records: tuple[str, ...], server: str | None, event: str | None) -> None:
     """Check fair records: the secret against its commitment, every deal, every move and
     every meta line.
 
     RECORDS are fair-record files (or `-` for standard input), or the JSON-lines export of an
-    event (records.jsonl: every field of every game is checked). Exits 1 if any check fails,
-    2 if a file cannot be read.
+    event (records.jsonl: every field of every game is checked; with --server, against what
+    the server published). Exits 1 if any check fails, 2 if a file cannot be read or an export
+    names no event to hold it to.
     """
+    if event and not server:
+        raise click.UsageError("--event goes with --server (the server that hosted it)")
     failed = 0
     for path in records:
         try:
             text = _read(path)
             if text.lstrip().startswith("{"):
-                failed += _export(path, text)
+                failed += _export(path, text, server, event)
                 continue
             click.echo(f"{path}: {_ok(check(FairRecord.from_text(text)))}")
         except KafanaError as exc:

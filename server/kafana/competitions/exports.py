@@ -39,10 +39,13 @@ EXPORTS = ("records.jsonl", "standings.csv", "report.html", "ratings.json")
 """The files every event exports, by name."""
 
 
-def all_exports(tournament: Tournament) -> dict[str, str]:
-    """Every export of an event by file name (`EXPORTS`): what both runners write."""
+def all_exports(tournament: Tournament, event_id: str = "") -> dict[str, str]:
+    """Every export of an event by file name (`EXPORTS`): what both runners write.
+
+    `event_id`: the server's id of a hosted event, on every line of the records, so `kafana
+    verify --server` holds the export to what that server published."""
     return {
-        "records.jsonl": records_jsonl(tournament),
+        "records.jsonl": records_jsonl(tournament, event_id),
         "standings.csv": standings_csv(tournament.standings()),
         "report.html": report_html(tournament),
         "ratings.json": tournament.ratings.to_json(),
@@ -65,8 +68,9 @@ def rules_line(config: EventConfig) -> str:
     return f"Tablić {config.preset}, {config.table_name}, target {target}"
 
 
-def records_jsonl(tournament: Tournament) -> str:
-    """One JSON object per game: who, result, faults and the replayable fair record."""
+def records_jsonl(tournament: Tournament, event_id: str = "") -> str:
+    """One JSON object per game: who, result, faults and the replayable fair record (and the
+    hosted event's id, `event_id`, when it has one)."""
     lines = []
     for games in tournament.rounds:
         for spec in games:
@@ -87,6 +91,8 @@ def records_jsonl(tournament: Tournament) -> str:
                 "note": result.note if result else "",
                 "record": result.record if result else "",
             }
+            if event_id:
+                item["event_id"] = event_id
             lines.append(json.dumps(item, sort_keys=True))
     return "".join(line + "\n" for line in lines)
 

@@ -6,12 +6,19 @@ scores are the replay's (Tablić scores; Tač places, or none as a table gives);
 side the record shows; round and board agree with the game id. A game without a record
 (pending, or decided off the board) must say so consistently. Across lines: one event, each
 game once, and every game of a duplicate board committed to the same secret.
+
+All of that holds for an export anyone could have written from scratch: a record's meta lines
+are not covered by its commitment. Given what the server published (`Published`, from its
+`GetEvent`: `kafana verify --server`), the export is also bound to it: the event's id and name,
+every game of it (none left out, none added), and each game's round, board, seats in order and
+commitment as they were announced; a revealed secret as the server reveals it.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +28,7 @@ from kafana.competitions.policy import Reason
 from kafana.competitions.verify import NAME, VerificationError, Verified, fail, verify
 from kafana.competitions.verify import FaultCode as Code
 from kafana.errors import KafanaError
+from kafana.v1 import competitions_pb2 as pb
 
 FIELDS = (
     "event",
@@ -37,7 +45,7 @@ FIELDS = (
     "note",
     "record",
 )
-OPTIONAL = ("sides",)
+OPTIONAL = ("sides", "event_id")
 PENDING = "pending"
 GAME_ID = re.compile(r"r(\d+)-g\d+(?:-b(\d+)-s\d+)?")
 MAX_NOTE = 1000
@@ -80,6 +88,7 @@ TYPES: dict[str, tuple[str, Any]] = {
     "note": ("a string", lambda v: isinstance(v, str)),
     "record": ("a string", lambda v: isinstance(v, str)),
     "sides": ("a list of whole numbers (a side per seat)", _ints),
+    "event_id": ("a string", lambda v: isinstance(v, str)),
 }
 
 
@@ -211,17 +220,90 @@ def check_line(raw: str) -> tuple[dict[str, Any], Verified | None]:
     return item, _with_record(item)
 
 
-def verify_export(text: str) -> list[Checked | VerificationError]:
-    """Every line of an export, checked (a failure names its line); then the lines together."""
+@dataclass(frozen=True)
+class PublishedGame:
+    """One game as the server announced it (its commitment with the pairing) and revealed it."""
+
+    round: int
+    board: int | None
+    seats: tuple[str, ...]
+    commitment: str
+    secret: str = ""  # "" until the server reveals it
+
+
+@dataclass(frozen=True)
+class Published:
+    """What a server published of one event: its id, name and every game."""
+
+    event_id: str
+    name: str
+    games: Mapping[str, PublishedGame]
+
+
+def published_of(info: pb.EventInfo) -> Published:
+    """What `GetEvent` shows of an event, as `verify_export` compares an export with it."""
+    games = {
+        g.game_id: PublishedGame(g.round, g.board or None, tuple(g.seats), g.commitment, g.secret)
+        for r in info.rounds
+        for g in r.games
+    }
+    return Published(info.event_id, info.name, games)
+
+
+def _as_published(item: dict[str, Any], published: Published) -> None:
+    """The line is a game the server published, as it published it."""
+    if "event_id" in item and item["event_id"] != published.event_id:
+        raise fail(f"field event_id is {item['event_id'][:80]!r}, but the server's event is "
+                   f"{published.event_id!r}")  # fmt: skip
+    if item["event"] != published.name:
+        raise fail(f"field event is {item['event'][:80]!r}, but the server published event "
+                   f"{published.event_id} as {published.name!r}")  # fmt: skip
+    game = published.games.get(item["game"])
+    if game is None:
+        raise fail(f"game {item['game'][:80]!r} is not a game the server published for "
+                   f"{published.event_id}")  # fmt: skip
+    said = {"round": item["round"], "board": item["board"], "seats": item["seats"],
+            "commitment": item["commitment"]}  # fmt: skip
+    shown = {"round": game.round, "board": game.board, "seats": list(game.seats),
+             "commitment": game.commitment}  # fmt: skip
+    for name, value in said.items():
+        if value != shown[name]:
+            raise fail(f"field {name} is {json.dumps(value)[:80]} but the server published "
+                       f"{json.dumps(shown[name])[:80]} for game {item['game']}")  # fmt: skip
+    revealed = FairRecord.from_text(item["record"]).revealed if item["record"] else None
+    if revealed is not None and game.secret and revealed != game.secret:
+        raise fail(f"the record reveals another secret than the server's for {item['game']}")
+
+
+def _game_of(raw: str) -> str:
+    """The `game` field of a line, if it has one ("" else)."""
+    try:
+        item = json.loads(raw)
+    except ValueError:
+        return ""
+    game = item.get("game", "") if isinstance(item, dict) else ""
+    return game if isinstance(game, str) else ""
+
+
+def verify_export(
+    text: str, published: Published | None = None
+) -> list[Checked | VerificationError]:
+    """Every line of an export, checked (a failure names its line); then the lines together;
+    with `published`, every line against it and every published game present (a game left out
+    is an error of its own, naming the game)."""
     out: list[Checked | VerificationError] = []
+    seen: set[str] = set()  # the game of every line, checked or not
     event: tuple[str, int] | None = None
     games: dict[str, int] = {}
     boards: dict[int, tuple[str, int]] = {}
     for number, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
             continue
+        seen.add(_game_of(raw))
         try:
             item, done = check_line(raw)
+            if published is not None:
+                _as_published(item, published)
             event = event or (item["event"], number)
             if item["event"] != event[0]:
                 raise fail(f"event {item['event']!r}, but line {event[1]} is of {event[0]!r}")
@@ -236,4 +318,9 @@ def verify_export(text: str) -> list[Checked | VerificationError]:
             out.append(Checked(number, item["game"], item["ending"], done))
         except VerificationError as exc:
             out.append(VerificationError(f"line {number}: {exc}"))
+    if published is not None:
+        for game in published.games:
+            if game not in seen:
+                out.append(fail(f"game {game} of {published.event_id} (published by the server)"
+                                " is not in the export"))  # fmt: skip
     return out

@@ -168,7 +168,7 @@ def event_info(
     if t.finished:
         info.report = exports.report_text(t)
         if records:
-            files = exports.all_exports(t)  # what `kafana tournament run --out` writes
+            files = exports.all_exports(t, event_id)  # what `tournament run --out` writes
             info.records_jsonl = files["records.jsonl"]
             info.exports.update(files)
     return info
