@@ -112,8 +112,13 @@ def test_usage_errors_exit_2_in_one_line(tmp_path: Path) -> None:
         (2, ("verify", str(tmp_path / "missing.txt"))),
         (2, ("replay", str(tmp_path / "missing.txt"))),
         (2, ("account", "list", "--redis", "localhost:1")),
+        (2, ("play", "--save", str(tmp_path / "no-such-folder" / "m.txt"))),
+        (2, ("watch", "t", "--server", "localhost:1", "--save", str(tmp_path / "no" / "m.txt"))),
     ]
     lines = _many(cases)
+    assert f"no folder {tmp_path / 'no-such-folder'} to write m.txt in" in lines[22]
+    assert "see `kafana play --help`" in lines[22]
+    assert f"no folder {tmp_path / 'no'} to write m.txt in" in lines[23]
     assert "partnerships need --players 4" in lines[1]
     assert "see `kafana demo --help`" in lines[2]
     assert "--tac-calls is an option of --game tac" in lines[6]

@@ -154,6 +154,31 @@ def test_quit_and_replay(tmp_path: Path) -> None:
     assert person.exitstatus == 0
 
 
+def test_a_game_left_with_q_is_saved(tmp_path: Path) -> None:
+    record = tmp_path / "left.txt"
+    child = spawn(
+        "play", "--seed", "3", "--delay", "0", "--bots", "random", "--name", "ana",
+        "--save", str(record),
+    )  # fmt: skip
+    try:
+        child.expect(PROMPT)
+        child.sendline("1")
+        child.expect(PROMPT)
+        child.sendline("q")
+        child.expect(r"\[y/N\] ")
+        child.sendline("y")
+        child.expect("You left the table.")
+        child.expect(r"Record saved to")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+    text = record.read_text()
+    assert "# seat 0: ana" in text
+    moves = tablic.MatchRecord.from_text(text).moves
+    assert len(moves) >= 2  # ana's two turns, and random's moves between them
+
+
 def two_people(server: LiveServer, *args: str) -> tuple[Any, Any]:
     """ana opens a table on `server` with a seat left open (`args`: the game's options), and
     ben takes it: their two terminals."""

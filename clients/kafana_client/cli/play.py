@@ -154,6 +154,7 @@ async def run(options: PlayOptions, console: Console) -> Outcome | None:
         except Quit:
             console.print("You left the table.")
             await _leave(me, created, client, options)
+            await _save(client, me, options, console)
             return None
         except asyncio.CancelledError:  # Ctrl-C: leave as `q` would, then stop
             await _leave(me, created, client, options)
@@ -215,13 +216,19 @@ async def _finish(
     ):
         draw = tac_render if tac else render
         console.print(draw.result_panel(final, side))
-    if options.save is not None:
-        record = await client.record(me.table_id)
-        names = render.seat_names(final.info)
-        options.save.write_text(record.record + names_comment(names))
-        console.print(
-            Text(f"Record saved to {options.save} (kafana replay {options.save}).", style="dim")
-        )
+    await _save(client, me, options, console)
+
+
+async def _save(client: AsyncClient, me: AsyncSeat, options: PlayOptions, console: Console) -> None:
+    """Write the match record to `options.save` (if given): at the end, or once left."""
+    if options.save is None:
+        return
+    record = await client.record(me.table_id)
+    names = render.seat_names(await client.get_table(me.table_id))
+    options.save.write_text(record.record + names_comment(names))
+    console.print(
+        Text(f"Record saved to {options.save} (kafana replay {options.save}).", style="dim")
+    )
 
 
 def default_name() -> str:

@@ -12,6 +12,7 @@ from rich.console import Console
 from kafana_client.aio import AsyncClient
 from kafana_client.cli import quiet_grpc, render, tac_render
 from kafana_client.cli.key import cli_key, key_option
+from kafana_client.cli.paths import OUTPUT_FILE
 from kafana_client.cli.replay import names_comment
 from kafana_client.cli.tls import tls_ca_option
 from kafana_client.connection import Tls
@@ -54,7 +55,7 @@ def _turn_passed(before: state_pb2.TableState | None, after: state_pb2.TableStat
 @click.option("--from-seq", type=click.IntRange(0), default=0, help="Start after this event.")
 @click.option(
     "--save",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=OUTPUT_FILE,
     default=None,
     help="Write the match record here when it ends (for `kafana replay`).",
 )

@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 
 import click
 from kafana_client.cli.key import cli_key, key_option
+from kafana_client.cli.paths import OUTPUT_FILE
 from kafana_client.cli.words import plural
 from kafana_client.remote import CONNECT_SECONDS
 from kafana_client.tournaments import enum_name
@@ -323,10 +324,10 @@ def player(name: str, player: str, server: str, season: int, matches: int) -> No
 @click.argument("number", type=click.IntRange(1))
 @SERVER
 @click.option(
-    "--record", "record_path", type=click.Path(dir_okay=False), default=None,
+    "--record", "record_path", type=OUTPUT_FILE, default=None,
     help="Write the match's fair record here (check it with kafana verify FILE).",
 )  # fmt: skip
-def match(name: str, number: int, server: str, record_path: str | None) -> None:
+def match(name: str, number: int, server: str, record_path: Path | None) -> None:
     """Match NUMBER of league NAME; with --record its fair record, once settled."""
 
     async def job(client: Any, leagues: Any) -> pb.MatchInfo:
@@ -341,9 +342,9 @@ def match(name: str, number: int, server: str, record_path: str | None) -> None:
         raise click.ClickException(
             f"match {number} is {state_name(found)}: its record is published once it is settled"
         )
-    Path(record_path).write_text(found.record, encoding="utf-8")
+    record_path.write_text(found.record, encoding="utf-8")
     click.echo(
-        f"record in {record_path} (check it: {shlex.join(['kafana', 'verify', record_path])})"
+        f"record in {record_path} (check it: {shlex.join(['kafana', 'verify', str(record_path)])})"
     )
 
 

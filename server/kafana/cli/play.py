@@ -13,6 +13,7 @@ import click
 from kafana_bots import registry
 from kafana_client.cli import quiet_grpc
 from kafana_client.cli.key import key_option
+from kafana_client.cli.paths import OUTPUT_FILE
 from kafana_client.cli.play import DEFAULT_BOT, OPEN, PLAYERS, PlayOptions, default_name, run
 from kafana_client.cli.session import Outcome
 from kafana_client.cli.tls import tls_ca_option
@@ -93,9 +94,9 @@ async def _run(options: PlayOptions, console: Console) -> Outcome | None:
 )
 @click.option(
     "--save",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=OUTPUT_FILE,
     default=None,
-    help="Write the match record here at the end.",
+    help="Write the match record here at the end (also when you leave it).",
 )
 def play(
     server: str | None,
