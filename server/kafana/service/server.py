@@ -36,6 +36,7 @@ from kafana.service.quotas import TableQuotas
 from kafana.service.ratelimit import RateLimit
 from kafana.service.reflection import SERVICE_NAMES as REFLECTION_SERVICES
 from kafana.service.reflection import enable_reflection
+from kafana.service.resets import RESETS_PER_SECOND, ResetWatch, reset_options
 from kafana.service.servicer import HEARTBEAT_S, KafanaServiceServicer
 from kafana.service.tables import Tables
 from kafana.service.web import HttpServer, HttpTls, Registry, http_server
@@ -129,10 +130,12 @@ class KafanaServer:
         self.probe_s = PROBE_S
         self._probe: asyncio.Task[None] | None = None
         self.http: HttpServer | None = None  # Connect and gRPC-Web (`http_port`)
+        self.resets = ResetWatch()  # closes connections that reset streams too fast
 
     async def start(self) -> None:
         """Serve, mark the service healthy, and keep health in step with the store."""
         await self.server.start()
+        self.resets.start(self.port)
         if self.http is not None:
             await self.http.start()
         self.clock.start()
@@ -170,6 +173,7 @@ class KafanaServer:
     async def stop(self, grace: float | None = 5.0) -> None:
         """Refuse new calls, let running ones finish for `grace` seconds, stop the clock."""
         await cancel_and_wait([self._probe])
+        await self.resets.stop()
         await self.health.enter_graceful_shutdown()
         self.servicer.stopping.set()
         for plugin in self.plugins:
@@ -210,6 +214,7 @@ def create_server(
     http_port: int | None = None,
     http_origins: Sequence[str] = (),
     http_tls: HttpTls | None = None,
+    resets_per_second: int = RESETS_PER_SECOND,
 ) -> KafanaServer:
     """A server over `store`, bound to host:port (port 0: any free one).
 
@@ -234,6 +239,8 @@ def create_server(
         http_origins: the web page origins allowed to call over HTTP (CORS; `*`: any); none:
             only same-origin pages.
         http_tls: serve HTTPS (the certificate and key); None: plain HTTP.
+        resets_per_second: calls one connection may cancel within a second before it is
+            closed (HTTP/2 rapid reset, `kafana.service.resets`); 0: never closed.
     """
     check_address(host, port, reuse_port=reuse_port)
     served = limits or Limits()
@@ -260,6 +267,7 @@ def create_server(
         interceptors=interceptors,
         options=[
             ("grpc.so_reuseport", 1 if reuse_port else 0),  # no silent port sharing
+            *reset_options(),  # rapid reset: streams per connection, calls queued
             *message_options(served.message_bytes),
         ],
     )
@@ -279,6 +287,7 @@ def create_server(
     accounts_pb2_grpc.add_AccountsServiceServicer_to_server(account_servicer, adder)
     clock = ClockSweeper(tables, tick=clock_tick)
     kafana = KafanaServer(server, servicer, tables, clock, plugins)
+    kafana.resets = ResetWatch(resets_per_second, goaway=credentials is None)
     health_pb2_grpc.add_HealthServicer_to_server(kafana.health, server)
     for plugin in kafana.plugins:
         plugin.add_to(registry)

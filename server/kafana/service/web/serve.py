@@ -12,16 +12,24 @@ import socket
 import ssl
 from dataclasses import dataclass
 
-from hypercorn.asyncio import serve
-from hypercorn.config import Config
+from hypercorn.asyncio.run import worker_serve
+from hypercorn.config import Config, Sockets
+from hypercorn.utils import wrap_app
 
-from kafana.service.web.cors import App, Receive, Scope, Send
+from kafana.service.web.cors import App, Message, Receive, Scope, Send
+from kafana.service.web.listener import Listener, listener
 
 log = logging.getLogger("kafana.http")
 BACKLOG = 128
 MAX_HEADER_BYTES = 16 * 1024
 """Bytes of a request's headers (names and values) before it is refused (gRPC's own hard
 limit on metadata): 431, before any handler runs."""
+BODY_TIMEOUT_S = 10.0
+"""Seconds a request's body may take to arrive whole, from its headers: then 408, and the
+connection is closed."""
+HEADER_TIMEOUT_S = 5.0
+"""Seconds a connection may wait with no request under way (a request's headers incomplete,
+or kept alive between requests): then it is closed (hypercorn's keep-alive timeout)."""
 
 
 @dataclass(frozen=True)
@@ -51,14 +59,19 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 class Bounded:
-    """ASGI middleware: a request whose headers are over `MAX_HEADER_BYTES` is refused (431).
+    """ASGI middleware: a request whose headers are over `MAX_HEADER_BYTES` is refused (431);
+    one whose body has not arrived whole within `body_timeout` seconds is refused (408).
 
     hypercorn bounds only a header block still incomplete (`h11_max_incomplete_size`); one that
-    arrives whole in a read (up to 64 KB) would pass."""
+    arrives whole in a read (up to 64 KB) would pass. It bounds no body in time: a body that
+    never ends kept its connection for ever."""
 
-    def __init__(self, app: App, limit: int = MAX_HEADER_BYTES) -> None:
+    def __init__(
+        self, app: App, limit: int = MAX_HEADER_BYTES, body_timeout: float = BODY_TIMEOUT_S
+    ) -> None:
         self.app = app
         self.limit = limit
+        self.body_timeout = body_timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Refuse headers over the limit; pass the rest on."""
@@ -71,7 +84,49 @@ class Bounded:
                 await send({"type": "http.response.start", "status": 431, "headers": headers})
                 await send({"type": "http.response.body", "body": body})
                 return
+            await self._timed(scope, receive, send)
+            return
         await self.app(scope, receive, send)
+
+    async def _timed(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The request with its body bounded in time: past the deadline the app is told the
+        client left, and the client gets 408 instead of the app's answer (if nothing was
+        answered yet), and its connection is closed."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.body_timeout
+        state = {"body": False, "started": False, "late": False}
+
+        async def timed_receive() -> Message:
+            if state["body"] or state["late"]:
+                return await receive()  # the body is in: no bound on waiting for the end
+            try:
+                async with asyncio.timeout_at(deadline):
+                    message = await receive()
+            except TimeoutError:
+                state["late"] = True
+                return {"type": "http.disconnect"}
+            if message.get("type") != "http.request" or not message.get("more_body", False):
+                state["body"] = True
+            return message
+
+        async def watched_send(message: Message) -> None:
+            if state["late"] and not state["started"]:
+                return  # the app's answer to a client gone ("canceled"): 408 instead
+            if message.get("type") == "http.response.start":
+                state["started"] = True
+            await send(message)
+
+        await self.app(scope, timed_receive, watched_send)
+        if state["late"] and not state["started"]:
+            text = f"the request body did not arrive within {self.body_timeout:g} s"
+            body = text.encode()
+            headers = [
+                (b"content-type", b"text/plain"),
+                (b"content-length", b"%d" % len(body)),
+                (b"connection", b"close"),
+            ]
+            await send({"type": "http.response.start", "status": 408, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
 
 
 class HttpServer:
@@ -81,11 +136,12 @@ class HttpServer:
         self.app = Bounded(app)
         self.host = host
         self.tls = tls
-        self._socket: socket.socket | None = bind(host, port)
+        self._socket: Listener | None = listener(bind(host, port))  # bounded connections
         self.port: int = self._socket.getsockname()[1]
         self._stopping = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._config: Config | None = None
+        self.header_timeout = HEADER_TIMEOUT_S
 
     @property
     def url(self) -> str:
@@ -94,14 +150,11 @@ class HttpServer:
         return f"{'https' if self.tls else 'http'}://{host}:{self.port}"
 
     def config(self) -> Config:
-        """hypercorn's settings: this socket, bounded headers, no server banner."""
-        if self._socket is None:
-            raise RuntimeError("the HTTP server was started already")
+        """hypercorn's settings: bounded headers and waits, no server banner."""
         config = Config()
-        config.bind = [f"fd://{self._socket.detach()}"]  # hypercorn owns the socket now
-        self._socket = None
         config.backlog = BACKLOG
         config.h11_max_incomplete_size = MAX_HEADER_BYTES
+        config.keep_alive_timeout = self.header_timeout
         config.include_server_header = False
         config.accesslog = None
         config.errorlog = log
@@ -114,9 +167,15 @@ class HttpServer:
 
     async def start(self) -> None:
         """Serve (in a task of the running loop)."""
+        if self._socket is None:
+            raise RuntimeError("the HTTP server was started already")
         self._config = config = self.config()
+        sock, self._socket = self._socket, None  # hypercorn owns the socket now
+        # hypercorn's `serve` with the socket given (it would make its own from `bind`)
+        sockets = Sockets([sock], [], []) if config.ssl_enabled else Sockets([], [sock], [])
+        app = wrap_app(self.app, config.wsgi_max_body_size, "asgi")  # type: ignore[arg-type]
         self._task = asyncio.create_task(
-            serve(self.app, config, shutdown_trigger=self._stopping.wait, mode="asgi"),  # type: ignore[arg-type]
+            worker_serve(app, config, sockets=sockets, shutdown_trigger=self._stopping.wait),
             name="kafana-http",
         )
         await asyncio.sleep(0)  # let it take the socket

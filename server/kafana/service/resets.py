@@ -1,0 +1,251 @@
+"""HTTP/2 rapid reset: a connection whose streams fail too fast is closed.
+
+A client may open a stream and reset it at once (HEADERS, then RST_STREAM), thousands a second
+on one connection (CVE-2023-44487). gRPC core drops such streams before Python sees a call, but
+its queue of calls waiting for the application grows, and past 1,000 core refused calls at
+random, other connections' too: they were answered `CANCELLED` (docs/security.md). Core has
+no bound on resets per connection (`grpc.http2.ping_on_rst_stream_percent` and its concurrent
+stream cap slow such a client down but never close it), so the server keeps one itself:
+
+- each connection may have `MAX_STREAMS_PER_CONNECTION` streams open at once (the core
+  option `grpc.max_concurrent_streams`), and core queues up to `PENDING_CALLS` calls for the
+  application before it refuses some (`reset_options`): a reset stream stays in that queue
+  until Python takes it, and with core's defaults two connections filled it;
+- `ResetWatch` reads core's own counters of every connection of the gRPC port (channelz: the
+  streams that failed, which is what a reset stream is) every `interval` seconds, and closes a
+  connection that failed more than `limit` streams a second: a GOAWAY frame
+  (`ENHANCE_YOUR_CALM`, "too_many_resets") on a plaintext port, then the socket is shut down
+  both ways, which core sees as the peer going away (it ends that connection's calls).
+
+Closing finds the socket among this process's file descriptors (`/proc/self/fd`, Linux);
+elsewhere a connection over the bound is logged and left open.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import ipaddress
+import json
+import logging
+import os
+import socket
+import stat
+import struct
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from grpc._cython import cygrpc  # type: ignore[attr-defined, import-untyped, unused-ignore]
+
+from kafana import metrics
+from kafana.logs import Repeated
+from kafana.tasks import cancel_and_wait
+
+__all__ = [
+    "MAX_STREAMS_PER_CONNECTION",
+    "RESETS_PER_SECOND",
+    "ResetWatch",
+    "close_connection",
+    "goaway_frame",
+    "reset_options",
+]
+RESETS_PER_SECOND = 200
+"""Streams one connection may have fail (reset, cancelled) a second before it is closed."""
+MAX_STREAMS_PER_CONNECTION = 1000
+"""Streams open at once on one connection (more wait in the client until one ends)."""
+PENDING_CALLS = 10_000
+"""Calls gRPC core may queue for the application before it refuses some at random (twice
+that: all). Core's default, 1,000 (3,000), let two resetting connections crowd other
+callers' calls out: they were refused `CANCELLED`."""
+INTERVAL_S = 0.5
+"""How often the connections' counters are read."""
+ENHANCE_YOUR_CALM = 0xB
+log = logging.getLogger(__name__)
+
+
+class TooManyResets(Exception):
+    """A connection failed more streams a second than the bound (logged, not raised)."""
+
+
+def reset_options() -> list[tuple[str, int]]:
+    """gRPC server options: streams per connection and the queue of calls not yet taken."""
+    return [
+        ("grpc.max_concurrent_streams", MAX_STREAMS_PER_CONNECTION),
+        ("grpc.server.max_pending_requests", PENDING_CALLS),
+        ("grpc.server.max_pending_requests_hard_limit", 2 * PENDING_CALLS),
+    ]
+
+
+def goaway_frame(code: int = ENHANCE_YOUR_CALM, debug: bytes = b"too_many_resets") -> bytes:
+    """An HTTP/2 GOAWAY frame on stream 0 (RFC 9113, 6.8); the last stream id is the largest,
+    since the server does not know which streams gRPC core took.
+
+    >>> goaway_frame(debug=b"").hex()
+    '0000080700000000007fffffff0000000b'
+    """
+    payload = struct.pack(">II", 0x7FFFFFFF, code) + debug
+    return struct.pack(">I", len(payload))[1:] + bytes([0x7, 0]) + struct.pack(">I", 0) + payload
+
+
+def close_connection(local_port: int, remote: tuple[str, int], goaway: bytes = b"") -> bool:
+    """Shut down this process's TCP connection from `remote` (host, port) to `local_port`,
+    writing `goaway` on it first; False if it is not found (gone already, or no /proc)."""
+    try:
+        names = os.listdir("/proc/self/fd")
+    except OSError:
+        return False
+    for name in names:
+        try:
+            fd = int(name)
+            if not stat.S_ISSOCK(os.fstat(fd).st_mode):
+                continue
+            duplicate = os.dup(fd)  # the socket is gRPC's: only the duplicate is closed here
+        except (OSError, ValueError):
+            continue
+        with socket.socket(fileno=duplicate) as sock:
+            try:
+                here, there = sock.getsockname(), sock.getpeername()
+            except OSError:
+                continue
+            if not (isinstance(there, tuple) and isinstance(here, tuple)):
+                continue
+            if here[1] != local_port or (_host(there[0]), there[1]) != remote:
+                continue
+            if goaway:  # a full send buffer refuses it: the shutdown alone closes it then
+                with contextlib.suppress(OSError):
+                    sock.send(goaway, socket.MSG_DONTWAIT)
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                return False
+            return True
+    return False
+
+
+def _host(address: str) -> str:
+    """An IPv4 address seen on an IPv6 socket (`::ffff:1.2.3.4`) as channelz writes it."""
+    return address.removeprefix("::ffff:").split("%", 1)[0]
+
+
+def _json(data: bytes | str) -> dict[str, Any]:
+    found = json.loads(data)
+    return found if isinstance(found, dict) else {}
+
+
+def server_connections(port: int) -> Iterator[tuple[int, tuple[str, int], int]]:
+    """(channelz socket id, remote address, streams failed) of every connection that gRPC
+    servers of this process accepted on `port`."""
+    start = 0
+    while True:
+        page = _json(cygrpc.channelz_get_servers(start))
+        servers = page.get("server", [])
+        for server in servers:
+            yield from _sockets(int(server["ref"]["serverId"]), port)
+        if page.get("end", True) or not servers:
+            return
+        start = int(servers[-1]["ref"]["serverId"]) + 1
+
+
+def _sockets(server_id: int, port: int) -> Iterator[tuple[int, tuple[str, int], int]]:
+    start = 0
+    while True:
+        try:
+            page = _json(cygrpc.channelz_get_server_sockets(server_id, start, 0))
+        except ValueError:  # the server is gone
+            return
+        refs = page.get("socketRef", [])
+        for ref in refs:
+            socket_id = int(ref["socketId"])
+            try:
+                found = _json(cygrpc.channelz_get_socket(socket_id)).get("socket", {})
+            except ValueError:  # closed meanwhile
+                continue
+            local = found.get("local", {}).get("tcpipAddress", {})
+            remote = found.get("remote", {}).get("tcpipAddress", {})
+            if local.get("port") != port or "port" not in remote:
+                continue
+            address = _address(remote.get("ipAddress", ""))
+            failed = int(found.get("data", {}).get("streamsFailed", 0))
+            yield socket_id, (address, int(remote["port"])), failed
+        if page.get("end", True) or not refs:
+            return
+        start = int(refs[-1]["socketId"]) + 1
+
+
+def _address(encoded: str) -> str:
+    """channelz's base64 bytes of an IP address as text."""
+    raw = base64.b64decode(encoded)
+    ip = ipaddress.ip_address(raw)
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    return str(ip)
+
+
+class ResetWatch:
+    """Closes connections of the gRPC port on `port` whose streams fail faster than `limit`
+    a second (0: off); started and stopped with the server."""
+
+    def __init__(
+        self,
+        limit: int = RESETS_PER_SECOND,
+        *,
+        goaway: bool = True,
+        interval: float = INTERVAL_S,
+        close: Callable[[int, tuple[str, int], bytes], bool] = close_connection,
+    ) -> None:
+        self.limit = limit
+        self.goaway = goaway_frame() if goaway else b""  # not on TLS: the stream is TLS's
+        self.interval = interval
+        self.close = close
+        self.port = 0
+        self.closed = 0  # connections closed so far
+        self._failed: dict[int, int] = {}  # channelz socket id -> streams failed at last look
+        self._closing: set[int] = set()  # socket ids closed here, until they are gone
+        self._task: asyncio.Task[None] | None = None
+        self._log = Repeated(log, "the rapid reset bound", quiet=(TooManyResets,))
+
+    def start(self, port: int) -> None:
+        """Watch the connections to `port` (the gRPC port, once bound)."""
+        self.port = port
+        if self.limit > 0 and self._task is None:
+            self._task = asyncio.create_task(self._run(), name="kafana-resets")
+
+    async def stop(self) -> None:
+        """Stop watching."""
+        await cancel_and_wait([self._task])
+        self._task = None
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        last = loop.time()
+        while True:
+            await asyncio.sleep(self.interval)
+            now = loop.time()
+            self.look(now - last)
+            last = now
+
+    def look(self, elapsed: float) -> None:
+        """Compare every connection's failed streams with the last look, `elapsed` s ago."""
+        bound = self.limit * max(elapsed, self.interval)
+        seen: dict[int, int] = {}
+        closing: set[int] = set()
+        for socket_id, remote, failed in server_connections(self.port):
+            seen[socket_id] = failed
+            if socket_id in self._closing:  # closed, and still listed until core sees it
+                closing.add(socket_id)
+                continue
+            if failed - self._failed.get(socket_id, 0) <= bound:
+                continue
+            closing.add(socket_id)
+            self.closed += 1
+            metrics.REFUSALS.labels("resets").inc()
+            closed = self.close(self.port, remote, self.goaway)
+            self._log.failed(
+                TooManyResets(
+                    f"{remote[0]}:{remote[1]} failed over {self.limit} streams a second: "
+                    + ("connection closed" if closed else "its socket was not found")
+                )
+            )
+        self._failed = seen  # connections gone are forgotten: bounded by those open
+        self._closing = closing

@@ -1,0 +1,99 @@
+"""The `--http` listening socket: a bounded number of connections, in all and per address.
+
+hypercorn accepts every connection it is offered; 1,100 slow ones used every file descriptor
+of the process (1,024), and the gRPC port of the same process stopped answering. `Listener`
+is the listening socket hypercorn serves on: past `MAX_CONNECTIONS` open connections (at most
+a quarter of the process's file descriptors), or `MAX_PER_ADDRESS` from one address, a new
+connection is accepted and closed at once, so the kernel's queue does not fill and the
+descriptors left stay for gRPC, Redis and the rest.
+"""
+
+from __future__ import annotations
+
+import resource
+import socket
+from typing import Any
+
+MAX_CONNECTIONS = 1024
+"""HTTP connections open at once (fewer if the process may open few files: see `budget`)."""
+MAX_PER_ADDRESS = 128
+"""HTTP connections open at once from one address (a browser opens up to 6; NATs share)."""
+
+
+def budget(limit: int = MAX_CONNECTIONS) -> int:
+    """`limit`, or a quarter of the file descriptors the process may open if that is less."""
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return limit
+    return max(1, min(limit, soft // 4))
+
+
+class Counts:
+    """Open connections, in all and by address."""
+
+    def __init__(self, limit: int, per_address: int) -> None:
+        self.limit = limit
+        self.per_address = per_address
+        self.open = 0
+        self.by_address: dict[str, int] = {}  # bounded by `limit` entries
+        self.refused = 0
+
+    def admit(self, address: str) -> bool:
+        """Count one more from `address`, or False if it would be over a bound."""
+        here = self.by_address.get(address, 0)
+        if self.open >= self.limit or here >= self.per_address:
+            self.refused += 1
+            return False
+        self.open += 1
+        self.by_address[address] = here + 1
+        return True
+
+    def release(self, address: str) -> None:
+        """One from `address` closed."""
+        self.open -= 1
+        left = self.by_address.get(address, 0) - 1
+        if left > 0:
+            self.by_address[address] = left
+        else:
+            self.by_address.pop(address, None)
+
+
+class Connection(socket.socket):
+    """An accepted connection that gives its place back when it is closed."""
+
+    counts: Counts | None = None
+    address = ""
+
+    def close(self) -> None:
+        """Close it (its place is given back once)."""
+        counts, self.counts = self.counts, None
+        if counts is not None:
+            counts.release(self.address)
+        super().close()
+
+
+class Listener(socket.socket):
+    """A listening socket whose `accept` keeps to `counts` (asyncio calls it)."""
+
+    counts: Counts
+
+    def accept(self) -> tuple[socket.socket, Any]:
+        """The next connection; one over a bound is closed and ConnectionAbortedError raised
+        (asyncio then waits for the next one, as for a connection the client aborted)."""
+        fd, where = self._accept()  # type: ignore[attr-defined]
+        conn = Connection(self.family, self.type, self.proto, fileno=fd)
+        host = str(where[0]) if isinstance(where, tuple) else str(where)
+        if not self.counts.admit(host):
+            socket.socket.close(conn)
+            raise ConnectionAbortedError(f"too many HTTP connections ({host})")
+        conn.counts, conn.address = self.counts, host
+        return conn, where
+
+
+def listener(
+    sock: socket.socket, limit: int | None = None, per_address: int = MAX_PER_ADDRESS
+) -> Listener:
+    """The bound socket `sock` as a `Listener` (`sock` is detached: use the result)."""
+    bounded = Listener(sock.family, sock.type, sock.proto, fileno=sock.detach())
+    bounded.counts = Counts(budget() if limit is None else limit, per_address)
+    return bounded

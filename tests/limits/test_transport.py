@@ -1,0 +1,235 @@
+"""Transport attacks on a real server: HTTP/2 rapid reset on the gRPC port, slow requests and
+too many connections on the HTTP port.
+
+Issue "A server strangers cannot stall": two connections sent 80,000 HEADERS+RST_STREAM with
+no key; 6-17 of 14-31 legitimate calls a run were answered CANCELLED, and the attacking
+connections were never closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import resource
+import socket
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+import h2.config
+import h2.connection
+import pytest
+from kafana.service.resets import ENHANCE_YOUR_CALM
+from kafana.service.web.listener import MAX_PER_ADDRESS
+from kafana.store.redis_store import RedisStore
+from kafana.v1 import service_pb2
+from kafana.v1.service_pb2_grpc import KafanaServiceStub
+from kit import Service, healthy, running, serving
+
+EMPTY_MESSAGE = b"\x00\x00\x00\x00\x00"  # a gRPC frame of an empty request
+
+
+@dataclass
+class Attack:
+    """What one rapid reset connection saw."""
+
+    streams: int  # opened and reset
+    closed: str  # "goaway <code>", "eof", an error's name, or "" (still open at the end)
+    seconds: float  # from the first stream until the server closed it (or the attack ended)
+
+
+def rapid_reset(port: int, streams: int, method: str = "GetServerInfo") -> Attack:
+    """Open and reset `streams` calls on one HTTP/2 connection, as fast as it can; stop when
+    the server closes it (blocking: run it in a thread)."""
+    sock = socket.create_connection(("127.0.0.1", port))
+    conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+    conn.initiate_connection()
+    sock.sendall(conn.data_to_send())
+    headers = [
+        (":method", "POST"),
+        (":scheme", "http"),
+        (":path", f"/kafana.v1.KafanaService/{method}"),
+        (":authority", f"127.0.0.1:{port}"),
+        ("content-type", "application/grpc"),
+        ("te", "trailers"),
+    ]
+    sent = 0
+    frames = bytearray()  # what the server sent (read as frames, not fed to h2)
+    start = time.monotonic()
+    try:
+        while sent < streams:
+            for _ in range(50):
+                stream = conn.get_next_available_stream_id()
+                conn.send_headers(stream, headers)
+                conn.send_data(stream, EMPTY_MESSAGE, end_stream=True)
+                conn.reset_stream(stream)
+                sent += 1
+            sock.sendall(conn.data_to_send())
+            closed = _read(sock, frames, wait=0.0)
+            if closed:
+                return Attack(sent, closed, time.monotonic() - start)
+        closed = _read(sock, frames, wait=3.0)
+        return Attack(sent, closed, time.monotonic() - start)
+    except OSError as error:
+        return Attack(sent, type(error).__name__, time.monotonic() - start)
+    finally:
+        sock.close()
+
+
+def _read(sock: socket.socket, frames: bytearray, wait: float) -> str:
+    """What the server said, its frames kept in `frames`: "goaway <code>", "eof", or "" if
+    nothing closed it within `wait` seconds."""
+    sock.settimeout(wait if wait else None)
+    sock.setblocking(wait > 0)
+    try:
+        while True:
+            data = sock.recv(65536)
+            if not data:
+                return "eof"
+            frames += data
+            code = _goaway(frames)
+            if code is not None:
+                return f"goaway {code}"
+    except (BlockingIOError, TimeoutError):
+        return ""
+    finally:
+        sock.setblocking(True)
+
+
+def _goaway(frames: bytearray) -> int | None:
+    """The error code of the first GOAWAY among the server's frames read so far, if any."""
+    at = 0
+    while at + 9 <= len(frames):
+        length = int.from_bytes(frames[at : at + 3], "big")
+        if at + 9 + length > len(frames):
+            return None
+        if frames[at + 3] == 0x7:  # GOAWAY: last stream id, then the error code
+            return int.from_bytes(frames[at + 13 : at + 17], "big")
+        at += 9 + length
+    return None
+
+
+async def test_rapid_reset_closes_the_connection_and_others_are_served(
+    service: Service,
+) -> None:
+    answers: list[str] = []
+    done = asyncio.Event()
+
+    async def legitimate() -> None:
+        while not done.is_set():
+            try:
+                await service.stub.GetServerInfo(service_pb2.GetServerInfoRequest(), timeout=10)
+                answers.append("OK")
+            except grpc.aio.AioRpcError as error:
+                answers.append(error.code().name)
+            await asyncio.sleep(0.02)
+
+    callers = [asyncio.create_task(legitimate()) for _ in range(3)]
+    await asyncio.sleep(0.2)
+    attacks = await asyncio.gather(
+        *(asyncio.to_thread(rapid_reset, service.port, 40_000) for _ in range(2))
+    )
+    await asyncio.sleep(0.5)
+    done.set()
+    await asyncio.gather(*callers)
+    for attack in attacks:
+        # closed by the server after a few of its half-second looks (on a busy machine: seconds)
+        assert attack.closed in (
+            f"goaway {ENHANCE_YOUR_CALM}",
+            "eof",
+            "ConnectionResetError",
+            "BrokenPipeError",
+        ), attack
+        assert attack.streams < 40_000 and attack.seconds < 15, attack
+    assert service.server.resets.closed == 2
+    assert len(answers) >= 10 and set(answers) == {"OK"}, answers
+
+
+# --http: bodies and headers that never end, and more connections than the process can hold.
+# Issue "A server strangers cannot stall": 1,100 requests whose body never finished used every
+# file descriptor (1,024), the gRPC port stopped answering, the log wrote ~137,000 lines in 4 s.
+
+SLOW_BODY = (
+    b"POST /kafana.v1.KafanaService/GetServerInfo HTTP/1.1\r\nHost: kafana\r\n"
+    b"Content-Type: application/json\r\nConnect-Protocol-Version: 1\r\n"
+    b"Content-Length: 1000\r\n\r\n{"
+)
+
+
+async def closed_within(reader: asyncio.StreamReader, seconds: float) -> bytes:
+    """Everything the server sent until it closed the connection (fails after `seconds`)."""
+    return await asyncio.wait_for(reader.read(), seconds)
+
+
+@pytest.fixture
+async def web(redis_url: str) -> AsyncIterator[Service]:
+    """The service with its HTTP port, a short body timeout (1 s)."""
+    store = RedisStore.from_url(redis_url)
+    try:
+        async with running(store, http_port=0) as svc:
+            assert svc.server.http is not None
+            svc.server.http.app.body_timeout = 1.0
+            yield svc
+    finally:
+        await store.close()
+
+
+async def test_a_body_that_never_ends_is_refused_and_closed(web: Service) -> None:
+    assert web.server.http is not None
+    reader, writer = await asyncio.open_connection("127.0.0.1", web.server.http.port)
+    writer.write(SLOW_BODY)
+    started = time.monotonic()
+    answer = await closed_within(reader, 10)
+    assert answer.startswith(b"HTTP/1.1 408"), answer
+    assert b"did not arrive within 1 s" in answer
+    assert 0.9 < time.monotonic() - started < 5
+    writer.close()
+
+
+async def test_connections_past_the_bound_are_closed_at_once(web: Service) -> None:
+    assert web.server.http is not None
+    port = web.server.http.port
+    held = []
+    for _ in range(MAX_PER_ADDRESS + 40):
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(SLOW_BODY)
+        held.append((reader, writer))
+    await asyncio.sleep(0.3)
+    ended = 0
+    for reader, _ in held:
+        with contextlib.suppress(TimeoutError):
+            ended += await asyncio.wait_for(reader.read(), 0.05) == b""
+    assert ended == 40
+    info = await web.stub.GetServerInfo(service_pb2.GetServerInfoRequest(), timeout=5)
+    assert info.version
+    for _, writer in held:
+        writer.close()
+
+
+async def test_slow_bodies_leave_the_grpc_port_serving(redis_url: str, tmp_path: Path) -> None:
+    """A real `kafana serve` allowed 1,024 files, 1,100 connections that never finish a body."""
+    with serving(tmp_path, "--redis", redis_url, "--http", "0", "--auth", "open") as (server,):
+        resource.prlimit(server.process.pid, resource.RLIMIT_NOFILE, (1024, 1024))
+        server.wait_started()
+        await healthy(server.target)
+        http = int(re.findall(r"on http://127.0.0.1:(\d+)", server.output())[0])
+        lines = len(server.output().splitlines())
+        held = []
+        for _ in range(1100):
+            try:
+                _, writer = await asyncio.open_connection("127.0.0.1", http)
+            except OSError:
+                break
+            writer.write(SLOW_BODY)
+            held.append(writer)
+        async with grpc.aio.insecure_channel(server.target) as channel:
+            stub = KafanaServiceStub(channel)
+            for _ in range(3):
+                await stub.GetServerInfo(service_pb2.GetServerInfoRequest(), timeout=5)
+                await asyncio.sleep(1)
+        assert len(server.output().splitlines()) - lines < 20, server.output()[-3000:]
+        for writer in held:
+            writer.close()
