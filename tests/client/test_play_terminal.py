@@ -183,8 +183,9 @@ def two_people(server: LiveServer, *args: str) -> tuple[Any, Any]:
     """ana opens a table on `server` with a seat left open (`args`: the game's options), and
     ben takes it: their two terminals."""
     ana = spawn("play", "--server", server.target, *args, "--bots", "open", "--name", "ana")
-    ana.expect(r"--table (\w+)")
-    table = ana.match.group(1)
+    ana.expect(r"\r\n(?P<line>kafana play --server \S+ --table (?P<table>\w+))\r\n")
+    assert len(ana.match.group("line")) < 80  # on a line of its own: pasted whole
+    table = ana.match.group("table")
     ben = spawn("play", "--server", server.target, "--table", table, "--name", "ben")
     return ana, ben
 
@@ -234,7 +235,7 @@ def test_whoever_quits_among_people_forfeits(server: LiveServer, game: str, leav
     prompt = TAC_PROMPT if game == "tac" else PROMPT
     ana, ben = two_people(server, *options, "--seed", "7")
     try:
-        table_id = ana.match.group(1)
+        table_id = ana.match.group("table")
         ben.expect("You are ben, seat 1.")
         people = [(ana, "ana"), (ben, "ben")]
         if leaver == 1:

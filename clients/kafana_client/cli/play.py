@@ -139,13 +139,13 @@ async def run(options: PlayOptions, console: Console) -> Outcome | None:
             me = await client.join(created.table_id, seat=options.seat, name=options.name)
             tasks = await _seat_bots(client, created, options, console)
             if OPEN in options.bots:
+                console.print(Text("Waiting for people: the other person runs", style="bold"))
                 console.print(
                     Text(
-                        f"Waiting for people: kafana play --server {target} "
-                        f"--table {created.table_id}"
-                        + (f" --tls-ca {options.tls_ca}" if options.tls_ca else ""),
-                        style="bold",
-                    )
+                        f"kafana play --server {target} --table {created.table_id}"
+                        + (f" --tls-ca {options.tls_ca}" if options.tls_ca else "")
+                    ),
+                    soft_wrap=True,
                 )
         console.print(Text(f"You are {options.name}, seat {me.seat}.", style="bold"))
         leaving = _consequence(created, options)
