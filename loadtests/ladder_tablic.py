@@ -1,16 +1,26 @@
-"""Tablić pairs with the minimax baseline, printing the running result every few deals.
+"""Tablić pairs, the minimax baseline and the bound, printing the running result as it goes.
 
 `kafana arena` reports at the end; a long run on a shared machine is better read as it goes.
 The bots are registry names or `minimax2` / `minimax3` (`loadtests/minimax_bot.py`); the
-deals, seatings and statistics are the arena's (`kafana_bots.arena`).
+deals, seatings and statistics are the arena's (`kafana_bots.arena`). With `--oracle` every
+deal is also played by the first bot against the all-seeing `oracle` (same budget), and the
+second bot's margin is reported as a share of the oracle's ("how much of the information gap
+it closes", with a 95% interval from resampling the deals). `--partners` plays 2 against 2,
+each bot opposite its partner (`--partners heuristic,heuristic` with `--bots heuristic,ismcts`:
+`ismcts`+`heuristic` against `heuristic`+`heuristic`). `--minutes` stops after that long and
+reports the deals played (each deal's pair and oracle games both finished).
 
     .venv/bin/python loadtests/ladder_tablic.py --bots minimax3,ismcts --hands 400 --jobs 2
+    .venv/bin/python loadtests/ladder_tablic.py --bots heuristic,ismcts --oracle --budget-ms 50
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from dataclasses import replace
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -18,41 +28,104 @@ sys.path[:0] = [str(HERE.parent / d) for d in ("server", "bots")] + [str(HERE)]
 
 from kafana.cli.arena import markdown_rows  # noqa: E402
 from kafana_bots import registry  # noqa: E402
-from kafana_bots.arena import ArenaConfig, DealResult, run, summarize  # noqa: E402
+from kafana_bots.arena import (  # noqa: E402
+    ArenaConfig,
+    DealResult,
+    play_deal,
+    share_of_bound,
+    summarize,
+)
 from minimax_bot import Minimax2, Minimax3  # noqa: E402
+
+Played = tuple[DealResult, DealResult | None]
+"""One deal: the pair's result, and the first bot against the oracle's (with `--oracle`)."""
+
+
+def _register() -> None:
+    if "minimax2" not in registry.names():
+        registry.register("minimax2", Minimax2, "independent minimax baseline, 2 plies")
+        registry.register("minimax3", Minimax3, "independent minimax baseline, 3 plies")
+
+
+def play_both(pair: ArenaConfig, bound: ArenaConfig | None, deal: int) -> Played:
+    """Deal `deal` for the pair, then for the first bot against the oracle."""
+    _register()
+    return play_deal(pair, deal), None if bound is None else play_deal(bound, deal)
+
+
+def oracle_config(pair: ArenaConfig) -> ArenaConfig:
+    """The pair with its second bot replaced by the oracle (and so is a partner of its kind)."""
+    partners = pair.partners
+    if partners is not None:
+        partners = (partners[0], "oracle" if partners[1] == pair.bots[1] else partners[1])
+    return replace(pair, bots=(pair.bots[0], "oracle"), partners=partners)
+
+
+def report(pair: ArenaConfig, bound: ArenaConfig | None, done: list[Played]) -> str:
+    """The Markdown rows of the pair (and the oracle's pair) and the share of the bound."""
+    ordered = sorted(done, key=lambda p: p[0].deal)
+    results = [p for p, _ in ordered]
+    lines = [markdown_rows(pair, summarize(pair, results))]
+    oracle = [o for _, o in ordered if o is not None]
+    if bound is not None and len(oracle) == len(results):
+        lines.append(markdown_rows(bound, summarize(bound, oracle)))
+        mine = [r.points[1] - r.points[0] for r in results]
+        best = [r.points[1] - r.points[0] for r in oracle]
+        share, low, high = share_of_bound(mine, best)
+        lines.append(
+            f"share of the oracle's margin: {pair.bots[1]} {100 * share:.0f}% "
+            f"[{100 * low:.0f}%, {100 * high:.0f}%] over {len(results)} deals"
+        )
+    return "\n".join(lines)
 
 
 def main() -> None:
-    """Run the pair, print the Markdown row every `--every` deals and at the end."""
+    """Run the pair, print the Markdown rows every `--every` deals and at the end."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--bots", required=True)
     parser.add_argument("--hands", type=int, default=400)
+    parser.add_argument("--preset", default="serbian")
     parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--partners", help="2 against 2: the partner of each bot, as X,Y")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--budget-ms", type=float)
     parser.add_argument("--iterations", type=int)
+    parser.add_argument("--oracle", action="store_true", help="also play the first bot vs oracle")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--every", type=int, default=20)
+    parser.add_argument("--minutes", type=float, help="stop after this long")
     args = parser.parse_args()
-    registry.register("minimax2", Minimax2, "independent minimax baseline, 2 plies")
-    registry.register("minimax3", Minimax3, "independent minimax baseline, 3 plies")
-    config = ArenaConfig(
+    _register()
+    partners = None if args.partners is None else tuple(args.partners.split(","))
+    pair = ArenaConfig(
         bots=tuple(args.bots.split(",")),
         hands=args.hands,
-        players=args.players,
+        preset=args.preset,
+        players=4 if partners else args.players,
+        partnerships=partners is not None,
+        partners=partners,
         seed=args.seed,
         budget_ms=args.budget_ms,
         iterations=args.iterations,
     )
-    done: list[DealResult] = []
-
-    def progress(result: DealResult) -> None:
-        done.append(result)
-        if len(done) % args.every == 0:
-            print(markdown_rows(config, summarize(config, done)), flush=True)
-
-    results = run(config, jobs=args.jobs, progress=progress)
-    print("final:", markdown_rows(config, summarize(config, results)), flush=True)
+    bound = oracle_config(pair) if args.oracle else None
+    stop = None if args.minutes is None else time.monotonic() + 60 * args.minutes
+    done: list[Played] = []
+    pool = ProcessPoolExecutor(max_workers=args.jobs)
+    futures: list[Future[Played]] = [
+        pool.submit(play_both, pair, bound, deal) for deal in range(args.hands)
+    ]
+    try:
+        for future in as_completed(futures):
+            done.append(future.result())
+            if len(done) % args.every == 0:
+                print(report(pair, bound, done), flush=True)
+            if stop is not None and time.monotonic() > stop:
+                print(f"stopped after {args.minutes:g} minutes", flush=True)
+                break
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+    print("final:", report(pair, bound, done), flush=True)
 
 
 if __name__ == "__main__":

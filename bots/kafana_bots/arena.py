@@ -2,7 +2,11 @@
 
 Deal k is the deck `shuffled_deck(seed, k)`, played as one hand. With `duplicate`, every deal
 is played once per seating (the two bots swap seats; with more seats, every rotation), so
-the luck of the cards cancels out in the per-deal difference.
+the luck of the cards cancels out in the per-deal difference. With `partners` (2 against 2)
+each bot sits opposite its own partner, and a bot's points are its side's.
+
+The arena is the only place the all-seeing `oracle` plays: it creates bots with
+`registry.create(..., arena=True)` and shows an oracle the deal before play.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from math import sqrt
 from kafana.games.tablic import Rules, new_match, shuffled_deck
 
 from kafana_bots import registry
+from kafana_bots.oracle import OracleBot
 from kafana_bots.play import play
 
 
@@ -33,6 +38,18 @@ class ArenaConfig:
     seed: int = 1
     budget_ms: float | None = None
     iterations: int | None = None
+    partners: tuple[str, ...] | None = None
+    """2 against 2 only: the partner of each of the two bots (`ismcts` with a `heuristic`
+    partner: bots ("heuristic", "ismcts"), partners ("heuristic", "heuristic"))."""
+
+    def __post_init__(self) -> None:
+        if self.partners is not None and not (
+            self.players == 4
+            and self.partnerships
+            and len(self.bots) == 2
+            and len(self.partners) == 2
+        ):
+            raise ValueError("partners need two bots, two partners and 4 players in 2 against 2")
 
     @property
     def rules(self) -> Rules:
@@ -68,8 +85,29 @@ def seatings(bots: int, players: int, duplicate: bool) -> list[tuple[int, ...]]:
     return out
 
 
+Lineup = tuple[tuple[int, str, bool], ...]
+"""Per seat: the bot index it plays for, the bot's name, and whether it is that bot itself
+(False: its partner, whose decisions are not timed)."""
+
+
+def lineups(config: ArenaConfig) -> list[Lineup]:
+    """Each game of a deal: who sits where (`seatings`; with partners, every rotation of
+    bot 0, bot 1, partner 0, partner 1 round the table)."""
+    bots = config.bots
+    if config.partners is None:
+        k = len(bots)
+        return [
+            tuple((b, bots[b], True) for b in seating)
+            for seating in seatings(k, config.players, config.duplicate)
+        ]
+    a, b = config.partners
+    table = ((0, bots[0], True), (1, bots[1], True), (0, a, False), (1, b, False))
+    shifts = range(4) if config.duplicate else range(1)
+    return [tuple(table[(seat + shift) % 4] for seat in range(4)) for shift in shifts]
+
+
 def _options(config: ArenaConfig, name: str) -> dict[str, float | int]:
-    accepted = registry.entry(name).options
+    accepted = registry.entry(name, arena=True).options
     options: dict[str, float | int] = {}
     if config.budget_ms is not None and "budget_ms" in accepted:
         options["budget_ms"] = config.budget_ms
@@ -86,24 +124,31 @@ def play_deal(config: ArenaConfig, deal: int) -> DealResult:
     sums = [0.0] * k
     seats_played = [0] * k
     times: list[list[float]] = [[] for _ in range(k)]
-    for g, seating in enumerate(seatings(k, rules.players, config.duplicate)):
+    for g, lineup in enumerate(lineups(config)):
         bots = [
             registry.create(
-                config.bots[b],
+                name,
                 seat=seat,
                 rules=rules,
                 rng=random.Random(f"{config.seed}:{deal}:{g}:{seat}"),
-                **_options(config, config.bots[b]),
+                arena=True,
+                **_options(config, name),
             )
-            for seat, b in enumerate(seating)
+            for seat, (_, name, _) in enumerate(lineup)
         ]
+        start = new_match(rules, decks=[deck])
+        for bot in bots:
+            if isinstance(bot, OracleBot):
+                bot.see(start)  # the yardstick is shown the deal; no other bot is
 
-        def timed(seat: int, seconds: float, seating: tuple[int, ...] = seating) -> None:
-            times[seating[seat]].append(seconds)
+        def timed(seat: int, seconds: float, lineup: Lineup = lineup) -> None:
+            b, _, itself = lineup[seat]
+            if itself:
+                times[b].append(seconds)
 
-        state = play(new_match(rules, decks=[deck]), bots, hands=1, on_decision=timed)
+        state = play(start, bots, hands=1, on_decision=timed)
         points = state.hand_results[0].points
-        for seat, b in enumerate(seating):
+        for seat, (b, _, _) in enumerate(lineup):
             sums[b] += points[rules.side_of(seat)]
             seats_played[b] += 1
     means = [s / max(1, n) for s, n in zip(sums, seats_played, strict=True)]
@@ -174,3 +219,25 @@ def summarize(config: ArenaConfig, results: Sequence[DealResult]) -> Summary:
         median_ms=tuple(1000 * _percentile(t, 0.5) for t in times),
         p99_ms=tuple(1000 * _percentile(t, 0.99) for t in times),
     )
+
+
+def share_of_bound(
+    bot: Sequence[float], bound: Sequence[float], resamples: int = 2000
+) -> tuple[float, float, float]:
+    """A bot's mean margin as a share of the oracle's against the same opponent on the same
+    deals (per-deal margins, paired), with a 95% interval from resampling the deals."""
+    if len(bot) != len(bound) or not bot:
+        raise ValueError("the two margins must be over the same deals")
+    n = len(bot)
+    rng = random.Random(0)
+    shares: list[float] = []
+    for _ in range(resamples):
+        picks = [rng.randrange(n) for _ in range(n)]
+        total = sum(bound[i] for i in picks)
+        if total > 0:
+            shares.append(sum(bot[i] for i in picks) / total)
+    top = sum(bound)
+    share = sum(bot) / top if top > 0 else float("nan")
+    if not shares:
+        return (share, float("nan"), float("nan"))
+    return (share, _percentile(shares, 0.025), _percentile(shares, 0.975))

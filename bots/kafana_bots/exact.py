@@ -40,7 +40,8 @@ def plies_left(sim: HandSim) -> int:
 
 
 class Solver:
-    """Alpha-beta for one side over a two-side hand, with a node and time budget."""
+    """Alpha-beta for one side, with a node and time budget: the other sides play against
+    it (with more than two sides each is taken to minimize its result: paranoid search)."""
 
     def __init__(
         self, side: int, max_nodes: int, deadline: Deadline | None, table_size: int = TABLE_SIZE
@@ -66,6 +67,14 @@ class Solver:
         moves.sort(key=lambda m: (m != first, m != greedy, -m[1].bit_count()))
         return moves
 
+    def leaf(self, sim: HandSim, left: int) -> float:
+        """The side's utility at a position cut off before the end of the hand (`left` plies
+        still to play): a greedy rollout to its end, whose moves count as nodes."""
+        self._tick(left)
+        leaf = sim.copy()
+        rollout(leaf)
+        return utility(leaf.final_points(), self.side)
+
     def value(self, sim: HandSim, depth: int, alpha: float, beta: float) -> float:
         """The side's utility with both sides playing best, searching `depth` plies (leaves
         cut off before the end of the hand are scored by a greedy rollout)."""
@@ -74,10 +83,7 @@ class Solver:
             return utility(sim.final_points(), self.side)
         left = plies_left(sim)
         if depth <= 0:
-            self._tick(left)  # the rollout's moves count as nodes
-            leaf = sim.copy()
-            rollout(leaf)
-            return utility(leaf.final_points(), self.side)
+            return self.leaf(sim, left)
         depth = min(depth, left)  # searching to the end of the hand: exact
         key = (
             *map(tuple, sim.hands),
@@ -150,6 +156,7 @@ def solve(
     deadline: Deadline | None = None,
     exact_only: bool = False,
     exact_share: float = EXACT_SHARE,
+    solver_type: type[Solver] = Solver,
 ) -> tuple[list[float], bool] | None:
     """Values of the candidate moves; None if not even one iteration fit the budget.
 
@@ -158,11 +165,12 @@ def solve(
     `exact_only`), deepens from one ply with the rest, the transposition table kept. Returns
     (values, exact): `exact` when the search reached the end of the hand. Only the best value
     is exact; the others may be bounds (they are shown no better than the best).
+    `solver_type` may score the cut-off leaves its own way (`Solver.leaf`).
     """
     full = plies_left(sim)
     share = 1.0 if exact_only else exact_share
     first_deadline = None if deadline is None else deadline.part(share)
-    solver = Solver(side, int(share * max_nodes), first_deadline)
+    solver = solver_type(side, int(share * max_nodes), first_deadline)
     try:
         return _values(solver, sim, candidates, full), True
     except _OutOfBudget:

@@ -18,7 +18,7 @@ alpha-beta over the rest of the hand instead (`exact.solve`), exact when it fits
 
 The budget is time (`budget_ms`, default 200), counted in the CPU time of the deciding thread
 where the host has that clock (`clock.Deadline`: a loaded host slows the answer, not the
-search; at most 5 times the budget of wall time), or, for replayable results, a number of
+search; at most 10 times the budget of wall time), or, for replayable results, a number of
 sampled worlds (`iterations`).
 """
 

@@ -36,6 +36,8 @@ class Entry:
     factory: Factory
     summary: str
     options: frozenset[str] = field(default_factory=frozenset)
+    arena_only: bool = False
+    """Sees what a seat may not (the oracle): lent to the arena, refused everywhere else."""
 
 
 _REGISTRY: dict[str, dict[str, Entry]] = {game: {} for game in GAMES}
@@ -57,27 +59,36 @@ def register(
     options: frozenset[str] = frozenset(),
     *,
     game: str = "tablic",
+    arena_only: bool = False,
 ) -> None:
-    """Add a bot under `name` for `game`; called as factory(seat, rules, rng, **options)."""
+    """Add a bot under `name` for `game`; called as factory(seat, rules, rng, **options).
+    An `arena_only` bot is created only for the arena (`create(..., arena=True)`)."""
     bots = _game(game)
     if name in bots:
         raise InvalidInputError(f"a {game} bot named {name!r} is already registered")
-    bots[name] = Entry(factory, summary, options)
+    bots[name] = Entry(factory, summary, options, arena_only)
 
 
-def names(game: str = "tablic") -> list[str]:
-    """Registered bot names of `game`, weakest built-in first."""
-    return list(_game(game))
+def names(game: str = "tablic", *, arena: bool = False) -> list[str]:
+    """Registered bot names of `game`, weakest built-in first (with `arena`, the arena-only
+    ones too)."""
+    return [name for name, found in _game(game).items() if arena or not found.arena_only]
 
 
-def entry(name: str, game: str = "tablic") -> Entry:
-    """The registry entry of `name` for `game`."""
+def entry(name: str, game: str = "tablic", *, arena: bool = False) -> Entry:
+    """The registry entry of `name` for `game`; an arena-only bot only with `arena`."""
     bots = _game(game)
     try:
-        return bots[name]
+        found = bots[name]
     except KeyError:
-        known = ", ".join(bots)
+        known = ", ".join(names(game, arena=arena))
         raise InvalidInputError(f"unknown bot {name!r} for {game}: choose one of {known}") from None
+    if found.arena_only and not arena:
+        raise InvalidInputError(
+            f"bot {name!r} sees every hidden card: it plays only in the arena, never at a "
+            "table, in an event or as a remote bot"
+        )
+    return found
 
 
 def game_of(rules: tablic.Rules | tac.Rules) -> str:
@@ -91,21 +102,40 @@ def game_of(rules: tablic.Rules | tac.Rules) -> str:
 
 @overload
 def create(
-    name: str, *, seat: int, rules: tablic.Rules, rng: random.Random, **options: Any
+    name: str,
+    *,
+    seat: int,
+    rules: tablic.Rules,
+    rng: random.Random,
+    arena: bool = False,
+    **options: Any,
 ) -> Bot: ...
 
 
 @overload
 def create(
-    name: str, *, seat: int, rules: tac.Rules, rng: random.Random, **options: Any
+    name: str,
+    *,
+    seat: int,
+    rules: tac.Rules,
+    rng: random.Random,
+    arena: bool = False,
+    **options: Any,
 ) -> TacBot: ...
 
 
 def create(
-    name: str, *, seat: int, rules: tablic.Rules | tac.Rules, rng: random.Random, **options: Any
+    name: str,
+    *,
+    seat: int,
+    rules: tablic.Rules | tac.Rules,
+    rng: random.Random,
+    arena: bool = False,
+    **options: Any,
 ) -> Bot | TacBot:
-    """A new bot of that name for `seat`, for the game of `rules`; unknown options are an error."""
-    found = entry(name, game_of(rules))
+    """A new bot of that name for `seat`, for the game of `rules`; unknown options are an
+    error, and so is an arena-only bot (the oracle) unless `arena` (only the arena says so)."""
+    found = entry(name, game_of(rules), arena=arena)
     unknown = set(options) - found.options
     if unknown:
         raise InvalidInputError(f"bot {name!r} takes no option(s) {', '.join(sorted(unknown))}")
@@ -117,6 +147,7 @@ def _register_builtins() -> None:
     from kafana_bots.greedy import GreedyBot
     from kafana_bots.heuristic import HeuristicBot
     from kafana_bots.ismcts import SearchBot
+    from kafana_bots.oracle import OracleBot
     from kafana_bots.random_bot import RandomBot
     from kafana_bots.tac_bots import TAC_BOTS
     from kafana_bots.tac_search import TacSearchBot
@@ -129,6 +160,13 @@ def _register_builtins() -> None:
         SearchBot,
         "determinized search over sampled hidden hands; exact last deal with 2 players",
         frozenset({"budget_ms", "iterations", "horizon"}),
+    )
+    register(
+        "oracle",
+        OracleBot,
+        "the bound: searches the true deal (every hand, the deck's order); arena only",
+        frozenset({"budget_ms", "iterations"}),
+        arena_only=True,
     )
     for name, (factory, summary) in TAC_BOTS.items():
         register(name, factory, summary, game="tac")

@@ -16,7 +16,7 @@ candidates are the moves that keep the order, `loader`'s choice first, so that a
 played as `loader` plays; calls are always made, as `loader` does.
 
 The budget is time (`budget_ms`, default 200: CPU time of the deciding thread where the host
-has that clock, at most 5 times as much wall time, `clock.Deadline`) or a number of worlds
+has that clock, at most 10 times as much wall time, `clock.Deadline`) or a number of worlds
 (`iterations`, replayable).
 """
 

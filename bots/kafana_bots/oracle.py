@@ -1,0 +1,171 @@
+"""`oracle`: the all-seeing yardstick. It is shown the true deal and searches it.
+
+No player can know the other hands and the order of the deck, so no bot can do better than
+a search of the true deal; how much of the oracle's margin over an opponent another bot
+achieves against the same opponent says how much of the information gap it closes
+(docs/bots.md, "Against the bound"). The oracle searches the real position the way `ismcts`
+searches the last two-player deal, where every card is known: `exact.solve` (alpha-beta,
+iterative deepening), over the same candidates, with the same budget (`budget_ms` of CPU
+time, or `iterations`: 4 nodes a world, at least 6,000). With cards still in the deck it goes
+straight to deepening (a search to the end of a whole hand never finishes in a budget), and
+scores a leaf cut off before the last deal as `ismcts` scores a sampled world (the same
+greedy playout policy for `HORIZON` moves, then the estimate); in the last deal, as the exact
+solver does (a greedy rollout to the end of the hand).
+
+It sees what no seat may see, so the registry lends it to the arena only (`registry.create`
+refuses it elsewhere: a table with people, an event, a remote seat). The arena shows it the
+deal (`see`) before play; it keeps the true state up to date from the public moves
+(`observe`), and refuses to play a position it was not shown.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from kafana.errors import InvalidInputError
+from kafana.games.cards import CARDS, Card
+from kafana.games.tablic import MatchSetup, MatchState, Move, Rules, View
+from kafana.games.tablic.state import JACK, TABLE_SIZE
+
+from kafana_bots.base import Bot
+from kafana_bots.clock import Deadline
+from kafana_bots.events import Event, MovePlayed
+from kafana_bots.exact import EXACT_SHARE, Solver, solve
+from kafana_bots.greedy import greedy_value
+from kafana_bots.ismcts import (
+    DEFAULT_BUDGET_MS,
+    EXACT_NODES,
+    EXACT_NODES_PER_WORLD,
+    HORIZON,
+    MAX_CANDIDATES,
+    SAFETY,
+)
+from kafana_bots.rollout import estimate, truncated_rollout, utility
+from kafana_bots.sim import HandSim
+from kafana_bots.worlds import sim_from_view
+
+
+class TrueDealSolver(Solver):
+    """The last-deal solver, whose leaves before the last deal are scored as `ismcts` scores
+    a sampled world: `HORIZON` greedy moves, then the estimate (`rollout.estimate`)."""
+
+    def leaf(self, sim: HandSim, left: int) -> float:
+        """In the last deal a greedy rollout to the end (as the exact solver); before it, a
+        playout of `HORIZON` moves and the estimate (a greedy playout to the end of a whole
+        hand is the noisier value: docs/bots.md, "How the search was tuned")."""
+        if not sim.deck:
+            return super().leaf(sim, left)
+        plies = min(left, HORIZON)
+        self._tick(plies)
+        leaf = sim.copy()
+        truncated_rollout(leaf, plies)
+        return utility(estimate(leaf), self.side)
+
+
+class OracleBot(Bot):
+    """Search of the true deal (shown by the arena): the bound no player can pass."""
+
+    name = "oracle"
+
+    def __init__(
+        self,
+        seat: int,
+        rules: Rules,
+        rng: random.Random,
+        budget_ms: float | None = None,
+        iterations: int | None = None,
+    ) -> None:
+        super().__init__(seat, rules, rng)
+        if iterations is not None and iterations < 1:
+            raise ValueError("iterations must be at least 1")
+        self.iterations = iterations
+        self.budget_ms = DEFAULT_BUDGET_MS if budget_ms is None else float(budget_ms)
+        self.truth: MatchState | None = None
+        self.stats: dict[str, int] = {"decisions": 0, "exact": 0}
+
+    def see(self, state: MatchState) -> None:
+        """Be shown the true match (the arena does this before play)."""
+        self.truth = state
+
+    def observe(self, event: Event) -> None:
+        """Follow the true match move by move."""
+        if isinstance(event, MovePlayed) and self.truth is not None:
+            self.truth = self.truth.apply(event.move, event.seat)
+
+    def choose(self, view: View, legal_moves: Sequence[Move]) -> Move:
+        """The candidate of best value in a search of the true deal."""
+        truth = self._truth(view)
+        moves = list(legal_moves)
+        self.stats["decisions"] += 1
+        if len(moves) == 1:
+            return moves[0]
+        deadline = None
+        if self.iterations is None:
+            deadline = Deadline(SAFETY * self.budget_ms / 1000)
+        order = sorted(range(len(moves)), key=lambda i: -greedy_value(view, moves[i]))
+        candidates = [moves[i] for i in order[:MAX_CANDIDATES]]
+        hands = [list(truth.hand(seat)) for seat in range(self.rules.players)]
+        sim = sim_from_view(view, hands, undealt(truth))
+        share = 0.0 if sim.deck else EXACT_SHARE
+        nodes = 10**9
+        if self.iterations is not None:
+            nodes = max(EXACT_NODES, EXACT_NODES_PER_WORLD * self.iterations)
+        found = solve(
+            sim,
+            [sim.to_sim(m) for m in candidates],
+            self.rules.side_of(self.seat),
+            max_nodes=nodes,
+            deadline=deadline,
+            exact_share=share,
+            solver_type=TrueDealSolver,
+        )
+        if found is None:
+            return candidates[0]  # not even one ply fit: the greedy choice
+        values, exact = found
+        self.stats["exact"] += exact
+        return candidates[max(range(len(values)), key=values.__getitem__)]
+
+    def _truth(self, view: View) -> MatchState:
+        truth = self.truth
+        if (
+            truth is None
+            or truth.move_count != view.move_count
+            or truth.hand(self.seat) != view.hand
+            or truth.table != view.table
+        ):
+            raise InvalidInputError(
+                "the oracle was not shown this match: it plays only in the arena, which shows "
+                "it the deal (OracleBot.see)"
+            )
+        return truth
+
+
+def undealt(state: MatchState) -> list[Card]:
+    """The cards of the current hand not dealt yet, in the order they will be dealt.
+
+    The hand's deck comes from the match's record (its seed or decks); the opening table is
+    the first four cards but for jacks that `jack_off_opening_table` puts at the bottom, and
+    the deals take the rest from the top, so the undealt cards are its last ones. Checked
+    against the cards no hand, table or pile holds."""
+    left = state.deck_remaining
+    if not left:
+        return []
+    record = state.record()
+    deck = list(MatchSetup(record.rules, record.seed, record.decks).deck(state.hand_no))
+    opened = 0
+    while opened < TABLE_SIZE:
+        card = deck.pop(0)
+        if record.rules.jack_off_opening_table and card.rank == JACK:
+            deck.append(card)
+        else:
+            opened += 1
+    rest = deck[-left:]
+    placed = set(state.table)
+    for seat in range(record.rules.players):
+        placed.update(state.hand(seat))
+    for side in range(record.rules.sides):
+        placed.update(state.captured(side))
+    if set(rest) != set(CARDS) - placed:
+        raise InvalidInputError("the oracle could not place the undealt cards of this hand")
+    return rest
