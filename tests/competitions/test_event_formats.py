@@ -52,12 +52,13 @@ def test_four_players_swiss_and_a_duplicate_of_three() -> None:
     event, _ = _run(config, BOTS)
     (game,) = event.rounds[0]
     assert len(event.results[game.game_id].side_places(4)) == 4
+    six = {**BOTS, "eve": "random", "fay": "heuristic"}
     dup = EventConfig(
-        "dup3", Kind.DUPLICATE, ("ana", "bob", "cid"), target=11, players=3, boards=1,
-        hands_per_board=2,
+        "dup3", Kind.DUPLICATE, tuple(six), target=11, players=3, boards=1,
+        hands_per_board=2, rounds=1,
     )  # fmt: skip
-    event, _ = _run(dup, BOTS)
-    assert len(event.results) == 3 and len(event.placings()) == 3  # one board, 3 rotations
+    event, _ = _run(dup, six)
+    assert len(event.results) == 2 and len(event.placings()) == 6  # one board at 2 tables
 
 
 def test_two_against_two_rotates_partners() -> None:

@@ -56,17 +56,20 @@ def test_a_chosen_seed_only_by_its_field_and_reproducible() -> None:
 
 
 def test_a_duplicate_board_has_one_secret_and_its_decks_follow_from_it() -> None:
-    t = Tournament(EventConfig("dup", Kind.DUPLICATE, ("a", "b", "c"), boards=2, players=3))
+    six = ("a", "b", "c", "d", "e", "f")
+    t = Tournament(EventConfig("dup", Kind.DUPLICATE, six, boards=2, players=3))
     games = t.next_round()
-    assert len(games) == 2 * 3  # one table of three, two boards, three rotations each
+    assert len(games) == 2 * 2  # two tables of three, two boards, each at both tables
     for g in games:
-        secret = t.secret_of(f"board-{g.board}")
+        secret = t.secret_of(f"r1-b{g.board}")
         assert t.secret_of(g.game_id) == secret and g.commitment == commitment(secret)
         assert g.decks == tuple(tablic.shuffled_deck(deal_seed(secret), k) for k in range(8))
-    first = [g for g in games if g.board == 1]
-    for seat in range(3):
-        assert {g.seats[seat] for g in first} == {"a", "b", "c"}  # each holds each seat once
-    tacs = Tournament(EventConfig("dup-tac", Kind.DUPLICATE, ("a", "b"), game="tac", boards=1))
+    one, two = (g for g in games if g.board == 1)
+    assert set(one.seats).isdisjoint(two.seats)  # two tables, in different seatings
+    assert one.seats[0] != two.seats[0] and {*one.seats, *two.seats} == set(six)
+    tacs = Tournament(
+        EventConfig("dup-tac", Kind.DUPLICATE, ("a", "b", "c", "d"), game="tac", boards=1)
+    )
     (one, two) = tacs.next_round()
     assert one.decks == two.decks == (tac.shuffled_deck(tacs.seed_of(one.game_id), 1),)
 

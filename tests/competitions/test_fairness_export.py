@@ -11,13 +11,15 @@ from kafana.competitions.tournament import EventConfig, Kind, Tournament
 from kafana.competitions.verify import VerificationError
 from kafana.competitions.verify_export import Checked, verify_export
 
-BOTS = registry_bots({"ana": "greedy", "bo": "heuristic"})
+NAMES = {"ana": "greedy", "bo": "heuristic", "cy": "random", "di": "greedy"}
+BOTS = registry_bots(NAMES)
 
 
 def duplicate() -> list[dict[str, object]]:
-    """A one-board duplicate event of two seatings, played in-process: its export's lines."""
+    """A one-board, one-round duplicate event (the board at two tables), played in-process:
+    its export's lines."""
     config = EventConfig(
-        "dup", Kind.DUPLICATE, ("ana", "bo"), target=11, boards=1, hands_per_board=2
+        "dup", Kind.DUPLICATE, tuple(NAMES), target=11, boards=1, hands_per_board=2, rounds=1
     )
     event = run_local(Tournament(config), BOTS)
     return [json.loads(line) for line in exports.records_jsonl(event).splitlines()]
@@ -33,7 +35,7 @@ def test_a_duplicate_board_verifies_and_its_lines_must_belong_together() -> None
     first, second = duplicate()
     assert first["commitment"] == second["commitment"] and first["board"] == 1
     assert errors([first, second]) == []
-    # the second seating of another run of the same event: every field fine on its own ...
+    # the second table of another run of the same event: every field fine on its own ...
     _, stranger = duplicate()
     assert errors([stranger]) == [] and stranger["commitment"] != first["commitment"]
     # ... but the board was dealt from one secret

@@ -25,14 +25,17 @@ from kit import reason_of, refusal
 from .hosted_helpers import Served, games, until
 
 
-async def test_hosted_duplicate_plays_identical_decks_in_both_seatings(
+async def test_hosted_duplicate_plays_identical_decks_at_both_tables(
     hosted: Served,
 ) -> None:
     async with AsyncClient.connect(hosted.target) as client:
         events = Tournaments(client)
-        made = await events.create("dup", "duplicate", boards=2, hands_per_board=3, target=31)
-        await events.enter(made.event_id, "ana", bot="greedy")
-        await events.enter(made.event_id, "bob", bot="heuristic")
+        made = await events.create(
+            "dup", "duplicate", rounds=1, boards=2, hands_per_board=3, target=31
+        )
+        for name, bot in (("ana", "greedy"), ("bob", "heuristic"), ("cid", "random")):
+            await events.enter(made.event_id, name, bot=bot)
+        await events.enter(made.event_id, "dan", bot="greedy")
         await events.start(made.event_id, made.organiser_token)
 
         async def get() -> pb.EventInfo:
@@ -40,7 +43,7 @@ async def test_hosted_duplicate_plays_identical_decks_in_both_seatings(
 
         info = await until(get, lambda i: i.phase == pb.EVENT_PHASE_FINISHED)
     played = games(info)
-    assert len(info.rounds) == 1 and len(played) == 4  # 2 boards x 2 seatings
+    assert len(info.rounds) == 1 and len(played) == 4  # 2 boards x 2 tables
     by_board: dict[int, list[pb.GameInfo]] = {}
     for g in played:
         assert g.ending == pb.GAME_ENDING_SCORE and check_commitment(g.secret, g.commitment)
@@ -48,13 +51,13 @@ async def test_hosted_duplicate_plays_identical_decks_in_both_seatings(
         by_board.setdefault(g.board, []).append(g)
     decks = {}
     for board, (one, two) in sorted(by_board.items()):
-        assert list(two.seats) == list(one.seats)[::-1] and one.secret == two.secret
+        assert set(two.seats).isdisjoint(one.seats) and one.secret == two.secret
         a, b = (MatchRecord.from_text(FairRecord.from_text(g.record).record) for g in (one, two))
         assert a.decks == b.decks  # the same cards, as the server dealt them
         assert a.decks == tuple(shuffled_deck(deal_seed(one.secret), k) for k in range(3))
         decks[board] = a.decks
     assert decks[1] != decks[2]
-    assert sum(s.points for s in info.standings) == 2  # one point per board
+    assert sum(s.points for s in info.standings) == 4  # a point per compared pair, 2 a board
 
 
 async def test_bad_input_is_refused_and_changes_nothing(hosted: Served) -> None:

@@ -60,11 +60,11 @@ def test_provisional_and_history() -> None:
 
 
 def test_a_strong_bot_ends_above_a_random_one() -> None:
-    bots = {"strong": "heuristic", "weak": "random"}
-    config = EventConfig("r", Kind.DUPLICATE, tuple(bots), boards=4, chosen_seed=2, target=51)
+    bots = {"strong": "heuristic", "weak": "random", "also": "heuristic", "lame": "random"}
+    config = EventConfig("r", Kind.DUPLICATE, tuple(bots), boards=2, chosen_seed=2, target=51)
     event = run_local(Tournament(config), registry_bots(bots))
     strong, weak = (event.ratings.get(config.pool, n) for n in ("strong", "weak"))
-    assert strong.games == weak.games == 8
+    assert strong.games == weak.games == 6  # 3 rounds of 2 boards
     assert strong.mu > weak.mu
 
 

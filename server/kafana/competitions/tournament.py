@@ -1,9 +1,12 @@
 """A tournament as pure logic: it hands out rounds of games and takes back their results.
 
 Runners (`local_runner`, `server_runner`, the hosted director) play the games; the tournament
-never does I/O. Round robin and Swiss seat entrants at tables of 2, 3 or 4 (or 2 against 2);
-a duplicate event plays every board (a fixed deal) at every table once in each rotation of
-its seats, so the luck of the deal cancels out. Standings are by placement
+never does I/O. Round robin and Swiss seat entrants at tables of 2, 3 or 4 (or 2 against 2).
+A duplicate event deals fresh boards every round and plays each board once at every table of
+the round, the tables in different seatings, and compares the entrants who held the same cards
+at different tables (matchpoints, as duplicate bridge does): nobody ever plays a board twice or
+both seatings of one, so remembering one's hands teaches nothing about an opponent's
+(`duplicate_schedule`, `Tournament.placings`). Standings are by placement
 (`kafana.competitions.standings`); ratings rate every side of a game (openskill).
 
 >>> config = EventConfig("demo", Kind.SWISS, ("a", "b", "c", "d"))
@@ -104,8 +107,8 @@ class EventConfig:
         unknown = sorted(set(self.ratings) - set(self.entrants))
         if unknown:
             raise InvalidInputError(f"ratings of names that are not entrants: {unknown}")
-        if self.kind is Kind.DUPLICATE and self.boards < 1:
-            raise InvalidInputError("a duplicate event has one or more boards")
+        if self.kind is Kind.DUPLICATE:
+            self._check_duplicate()
         most = pairing.max_rounds(
             self.kind.value, len(self.entrants), self.players, self.partnerships
         )
@@ -115,6 +118,23 @@ class EventConfig:
                 f" most {most} rounds without a repeat, not {self.rounds}"
             )
         self.rules  # noqa: B018  (the rules must exist: an unknown preset is refused now)
+
+    def _check_duplicate(self) -> None:
+        """A duplicate event compares tables of one round: two tables a round or more."""
+        if self.boards < 1:
+            raise InvalidInputError("a duplicate event has one or more boards")
+        fewest = 2 * self.players
+        if len(self.entrants) < fewest:
+            raise InvalidInputError(
+                f"a duplicate event compares the {self.table_name} tables of each round: it"
+                f" needs {fewest} entrants or more (two tables), not {len(self.entrants)}"
+            )
+        most = len(duplicate_schedule(self.entrants, self.players, self.partnerships))
+        if self.rounds > most:
+            raise InvalidInputError(
+                f"a duplicate event of {len(self.entrants)} entrants at {self.table_name} tables"
+                f" has at most {most} rounds of two tables or more, not {self.rounds}"
+            )
 
     @property
     def table_name(self) -> str:
@@ -180,11 +200,14 @@ class Tournament:
         self._secrets: dict[str, str] = {}
         if config.chosen:
             self._secrets[SALT] = check_secret(salt) if salt is not None else new_secret()
-        self._schedule = (
-            pairing.round_robin_tables(config.entrants, config.players, config.partnerships)
-            if config.kind is not Kind.SWISS
-            else []
-        )
+        self._schedule: list[list[pairing.Table]] = []
+        if config.kind is Kind.ROUND_ROBIN:
+            self._schedule = pairing.round_robin_tables(
+                config.entrants, config.players, config.partnerships
+            )
+        elif config.kind is Kind.DUPLICATE:
+            full = duplicate_schedule(config.entrants, config.players, config.partnerships)
+            self._schedule = full[: config.rounds or len(full)]
 
     # -- the schedule ---------------------------------------------------------------------
 
@@ -313,28 +336,30 @@ class Tournament:
         return tuple(tablic.shuffled_deck(seed, k) for k in range(self.config.hands_per_board))
 
     def _duplicate_games(self, number: int, tables: list[pairing.Table]) -> list[GameSpec]:
+        """Round `number`'s boards, fresh: board b (secret `r<n>-b<b>`) once at every table,
+        table i in rotation i + b - 1 of its seats (so the tables hold the board's hands in
+        different seatings). Game ids are ``r<round>-g<table>-b<board>``."""
         games = []
-        for b in range(self.config.boards):
-            label = f"board-{b + 1}"  # one secret per board for the whole event
-            if label not in self._secrets:
-                self._secrets[label] = self._secret(label)
-            secret = self._secrets[label]
+        for b in range(1, self.config.boards + 1):
+            label = f"r{number}-b{b}"  # a board is dealt in this round only
+            secret = self._secrets[label] = self._secret(label)
             decks = self._board_decks(deal_seed(secret))
             for i, table in enumerate(tables):
-                for s in range(len(table)):  # every rotation: each entrant holds each seat
-                    game_id = f"r{number}-g{i + 1}-b{b + 1}-s{s + 1}"
-                    self._secrets[game_id] = secret
-                    games.append(
-                        GameSpec(
-                            game_id,
-                            number,
-                            table[s:] + table[:s],
-                            commitment(secret),
-                            b + 1,
-                            decks,
-                            self.config.partnerships,
-                        )
+                turn = (i + b - 1) % len(table)
+                game_id = f"r{number}-g{i + 1}-b{b}"
+                self._secrets[game_id] = secret
+                seats = table[turn:] + table[:turn]
+                games.append(
+                    GameSpec(
+                        game_id,
+                        number,
+                        seats,
+                        commitment(secret),
+                        b,
+                        decks,
+                        self.config.partnerships,
                     )
+                )
         return games
 
     # -- results and organiser actions ------------------------------------------------------
@@ -421,18 +446,20 @@ class Tournament:
         return out
 
     def _board_placings(self) -> list[Placing]:
-        """Every board at every table, once its games in every rotation are decided."""
-        out = []
-        k = self.config.players
+        """Every board once all its tables are decided: one placing per entrant who held it,
+        against the entrants who held the same seat's cards at the round's other tables."""
+        boards: dict[tuple[int, int], list[GameSpec]] = {}
         for r in self.rounds:
-            for start in range(0, len(r), k):
-                specs = r[start : start + k]
-                results = [self.results.get(g.game_id) for g in specs]
-                decided = [
-                    x for x in results if x is not None and x.ending is not Ending.NOT_PLAYED
-                ]
-                if len(decided) == k:
-                    out += _board_placing(specs, decided)
+            for g in r:
+                boards.setdefault((g.round, g.board or 0), []).append(g)
+        out = []
+        for specs in boards.values():
+            results = [self.results.get(g.game_id) for g in specs]
+            if any(x is None for x in results):
+                continue  # a board is scored once every table has played it
+            out += board_placings(
+                [(g, x) for g, x in zip(specs, results, strict=True) if x is not None]
+            )
         return out
 
     def standings(self) -> list[Standing]:
@@ -444,23 +471,55 @@ class Tournament:
         return standings(self.config.entrants, self.placings(), byes, bye_points)
 
 
-def _board_placing(specs: list[GameSpec], results: list[GameResult]) -> list[Placing]:
-    """A board at a table: each side's points over every rotation decide its place.
+def duplicate_schedule(
+    entrants: tuple[str, ...], players: int, partnerships: bool
+) -> list[list[pairing.Table]]:
+    """The rounds of a duplicate event: the round robin's rounds of two tables or more (a
+    board is compared across the tables of its round)."""
+    rounds = pairing.round_robin_tables(entrants, players, partnerships)
+    return [tables for tables in rounds if len(tables) >= 2]
 
-    When a game of the board was forfeited or adjudicated (or the game scores nothing,
-    Tač), the match points over the rotations decide instead.
+
+def table_value(spec: GameSpec, result: GameResult, seat: int) -> tuple[float, int]:
+    """How well `seat`'s side did at its table: its match points there, then its points
+    margin (its side's points minus the best other side's; 0 when the game scores nothing or
+    ended off the board)."""
+    sides = len(spec.sides)
+    side = spec.side_of(seat)
+    margin = 0
+    if result.ending is Ending.SCORE and len(result.scores) == sides:
+        margin = result.scores[side] - max(v for i, v in enumerate(result.scores) if i != side)
+    return result.match_points(side, sides), margin
+
+
+def board_placings(played: list[tuple[GameSpec, GameResult]]) -> list[Placing]:
+    """Matchpoints of one duplicate board: every entrant who held seat s's cards (at any of
+    the board's tables) against every other who held them, by `table_value`: 1 for each it
+    did better than, 0.5 for each tie, over how many there are. A table whose game was not
+    played is left out; a seat held at one table only scores nothing.
+
+    >>> a = GameSpec("r1-g1-b1", 1, ("ana", "bob"), "", 1)
+    >>> b = GameSpec("r1-g2-b1", 1, ("dan", "cid"), "", 1)
+    >>> rows = board_placings([(a, GameResult(a.game_id, (14, 9), 0)),
+    ...                        (b, GameResult(b.game_id, (11, 12), 1))])
+    >>> for p in rows:
+    ...     print(p.entrant, p.points, p.opponents, p.diff)
+    ana 1.0 ('dan',) 5
+    dan 0.0 ('ana',) -1
+    bob 0.0 ('cid',) -5
+    cid 1.0 ('bob',) 1
     """
-    teams = specs[0].sides
-    team_of = {e: i for i, team in enumerate(teams) for e in team}
-    score = [0] * len(teams)
-    points = [0.0] * len(teams)
-    has_scores = all(len(res.scores) == len(teams) for res in results)
-    by_score = has_scores and all(res.ending is Ending.SCORE for res in results)
-    for spec, res in zip(specs, results, strict=True):
-        for i, side in enumerate(spec.sides):
-            team = team_of[side[0]]
-            points[team] += res.match_points(i, len(teams))
-            if has_scores:
-                score[team] += res.scores[i]
-    values = [float(v) for v in score] if by_score else points
-    return table_placings(teams, values, score if has_scores else [])
+    played = [(g, x) for g, x in played if x.ending is not Ending.NOT_PLAYED]
+    if not played:
+        return []
+    out = []
+    for seat in range(len(played[0][0].seats)):
+        held = [(g.seats[seat], table_value(g, x, seat)) for g, x in played]
+        if len(held) < 2:
+            continue
+        for name, mine in held:
+            others = [(o, v) for o, v in held if o != name]
+            beaten = sum(1.0 if mine > v else 0.5 if mine == v else 0.0 for _, v in others)
+            opponents = tuple(o for o, _ in others)
+            out.append(Placing(name, opponents, beaten / len(others), mine[1]))
+    return out

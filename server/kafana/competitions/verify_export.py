@@ -5,7 +5,7 @@ replay: event, game, table, seats, commitment, ending and faults equal the recor
 scores are the replay's (Tablić scores; Tač places, or none as a table gives); the winner is the
 side the record shows; round and board agree with the game id. A game without a record
 (pending, or decided off the board) must say so consistently. Across lines: one event, each
-game once, and every game of a duplicate board committed to the same secret.
+game once, and every game of a duplicate board (a round's board) committed to the same secret.
 
 All of that holds for an export anyone could have written from scratch: a record's meta lines
 are not covered by its commitment. Given what the server published (`Published`, from its
@@ -47,7 +47,9 @@ FIELDS = (
 )
 OPTIONAL = ("sides", "event_id")
 PENDING = "pending"
-GAME_ID = re.compile(r"r(\d+)-g\d+(?:-b(\d+)-s\d+)?")
+GAME_ID = re.compile(r"r(\d+)-g\d+(?:-b(\d+)(?:-s\d+)?)?")
+"""A game id: ``r<round>-g<table>``, a duplicate board's ``r<round>-g<table>-b<board>`` (before
+2026-12 ``...-b<board>-s<seating>``)."""
 MAX_NOTE = 1000
 
 
@@ -295,7 +297,7 @@ def verify_export(
     seen: set[str] = set()  # the game of every line, checked or not
     event: tuple[str, int] | None = None
     games: dict[str, int] = {}
-    boards: dict[int, tuple[str, int]] = {}
+    boards: dict[tuple[int, int], tuple[str, int]] = {}  # (round, board) -> commitment, line
     for number, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
             continue
@@ -312,7 +314,8 @@ def verify_export(
             games[item["game"]] = number
             board = item["board"]
             if board is not None:
-                commit, where = boards.setdefault(board, (item["commitment"], number))
+                key = (item["round"], board)
+                commit, where = boards.setdefault(key, (item["commitment"], number))
                 if commit != item["commitment"]:
                     raise fail(f"board {board} has another commitment on line {where}")
             out.append(Checked(number, item["game"], item["ending"], done))

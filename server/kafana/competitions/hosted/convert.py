@@ -9,7 +9,7 @@ from kafana.competitions import exports
 from kafana.competitions.hosted.event import Entrant, Hosted, config_from_meta
 from kafana.competitions.policy import FaultPolicy
 from kafana.competitions.standings import Standing
-from kafana.competitions.tournament import Kind, Tournament
+from kafana.competitions.tournament import Tournament
 from kafana.competitions.wire import (
     ACTIONS,
     GAME_ENDINGS,
@@ -64,13 +64,9 @@ def standings_of(t: Tournament) -> list[pb.StandingInfo]:
 
 
 def unfinished_deals(t: Tournament) -> set[str]:
-    """Commitments of deals that some game still has to play: a game handed out and not done,
-    or a duplicate board the rounds still to come deal again (while the event is not over)."""
-    games = [g for r in t.rounds for g in r]
-    out = {g.commitment for g in games if g.game_id not in t.results}
-    if t.config.kind is Kind.DUPLICATE and not t.finished and len(t.rounds) < t.total_rounds:
-        out |= {g.commitment for g in games}  # later rounds reuse every board
-    return out
+    """Commitments of deals that some game still has to play: a game handed out and not done
+    (a duplicate board is dealt in one round only: once its tables are done, it is over)."""
+    return {g.commitment for r in t.rounds for g in r if g.game_id not in t.results}
 
 
 def revealable(t: Tournament, game_id: str, embargoed: set[str] | None = None) -> bool:

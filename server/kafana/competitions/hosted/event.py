@@ -122,9 +122,9 @@ def event_config(request: pb.CreateEventRequest) -> EventConfig:
 def placeholders(kind: Kind, rounds: int, players: int, partnerships: bool) -> tuple[str, ...]:
     """Stand-in entrants of a configuration before the start: the fewest for which it can be
     played (a Swiss of `rounds` needs enough entrants for that many rounds without a repeat)."""
-    n = players
-    if kind is Kind.SWISS:
-        while n < MAX_ENTRANTS and pairing.max_rounds("swiss", n, players, partnerships) < rounds:
+    n = 2 * players if kind is Kind.DUPLICATE else players  # duplicate: two tables a round
+    if kind is not Kind.ROUND_ROBIN:
+        while n < MAX_ENTRANTS and pairing.max_rounds(kind, n, players, partnerships) < rounds:
             n += 1
     return tuple(f"-{i}" for i in range(n))
 
