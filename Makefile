@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint venv proto bench lock
+.PHONY: run test lint venv proto bench lock client-dist
 
 # The rules core compiled by setup.py (mypyc, and C for captures() and the simulator's
 # playouts); rebuilt when one of its sources changes, or a module mypyc reads with them (what
@@ -64,3 +64,7 @@ bench: $(NATIVE)
 lock: $(NATIVE)
 	$(BIN)/uv pip compile pyproject.toml requirements/build.in --extra dev --generate-hashes \
 		--universal --python-version 3.11 -o $(LOCK)
+
+# The client-only wheel (SDK, generated code, rules core, bots; no server) into dist/.
+client-dist: $(NATIVE)
+	$(BIN)/python scripts/build_client.py --out dist

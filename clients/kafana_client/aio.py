@@ -512,6 +512,34 @@ class AsyncClient(Connects):
         )
         return answer
 
+    async def analyze(
+        self,
+        table_id: str,
+        seat_token: str = "",
+        *,
+        budget_ms: int = 0,
+        at_seq: int | None = None,
+        seat: int | None = None,
+        timeout: float | None = None,
+    ) -> service_pb2.AnalyzeResponse:
+        """The engine's advice (Tablić): every legal move with its value and the engine's choice.
+
+        Live for the seat of `seat_token` when it is to move, on a table created with
+        `hints`; with `at_seq` and `seat`, that seat's position in a finished match (a game
+        review: `answer.played` is the move it made, each move's `cost` what it gave up).
+        `budget_ms`: CPU time for the engine (0: the server's default; it caps the rest).
+        """
+        request = service_pb2.AnalyzeRequest(table_id=table_id, budget_millis=budget_ms)
+        if at_seq is not None:
+            request.at_seq = at_seq
+        if seat is not None:
+            request.seat = seat
+        metadata = token_metadata(SEAT_TOKEN, seat_token) if seat_token else ()
+        answer: service_pb2.AnalyzeResponse = await self._call(
+            "Analyze", request, timeout, retry=True, metadata=metadata
+        )
+        return answer
+
     async def captures(
         self,
         card: str,
@@ -561,6 +589,14 @@ class AsyncSeat:
         moves = await self.client.legal_moves(self.table_id, self.token, timeout=timeout)
         self.last_seq = max(self.last_seq, moves.seq)
         return moves
+
+    async def analyze(
+        self, *, budget_ms: int = 0, timeout: float | None = None
+    ) -> service_pb2.AnalyzeResponse:
+        """The engine's advice for this seat now (a table created with `hints`)."""
+        return await self.client.analyze(
+            self.table_id, self.token, budget_ms=budget_ms, timeout=timeout
+        )
 
     async def play(
         self,

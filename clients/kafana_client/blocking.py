@@ -158,6 +158,7 @@ class Client(_Blocking, Connects):
     play = mirror(AsyncClient.play)
     record = mirror(AsyncClient.record)
     captures = mirror(AsyncClient.captures)
+    analyze = mirror(AsyncClient.analyze)
     events = stream(AsyncClient.events)
     watch = stream(AsyncClient.watch)
     watch_account = stream(AsyncClient.watch_account)
@@ -199,6 +200,7 @@ class Seat(_Blocking):
 
     state = mirror(AsyncSeat.state)
     legal_moves = mirror(AsyncSeat.legal_moves)
+    analyze = mirror(AsyncSeat.analyze)
     play = mirror(AsyncSeat.play)
     leave = mirror(AsyncSeat.leave)
 
