@@ -1,9 +1,10 @@
 """Table logic: decide in the service, append atomically in the store, cache the replay.
 
 Every decision is made on a replayed session at sequence number `seq` and appended with
-`expected_seq=seq`, so several processes can serve one table: whoever is behind is refused by
-the store and reloads. A process caches sessions; a move on a current cache costs one store
-round trip.
+`expected_seq=seq` and the digest of the log it replayed, so several processes can serve one
+table: whoever is behind, or holds events the store lost (a failover, a crash), is refused by
+the store and reloads from it. A process caches sessions; a move on a current cache costs one
+store round trip.
 """
 
 from __future__ import annotations
@@ -114,7 +115,9 @@ def check_clock(clock: rules_pb2.ClockSpec) -> None:
     """Refuse a clock whose times are over 24 hours."""
     for name in ("move_millis", "disconnect_grace_millis", "no_show_millis"):
         if getattr(clock, name) > MAX_MOVE_MILLIS:
-            raise InvalidInputError(f"{name} is at most {MAX_MOVE_MILLIS} (24 hours)")
+            raise InvalidInputError(
+                f"{name} is at most {MAX_MOVE_MILLIS} (24 hours)", field=f"config.clock.{name}"
+            )
 
 
 def check_move_request(client_move_id: str, last_seq: int) -> None:
@@ -367,7 +370,8 @@ class Tables:
             free = [s for s in free if seat_account(session.stored, s) in ("", account)]
             if seat is not None and not 0 <= seat < session.players:
                 raise InvalidInputError(
-                    f"seat {seat} does not exist: seats are 0..{session.players - 1}"
+                    f"seat {seat} does not exist: seats are 0..{session.players - 1}",
+                    field="seat",
                 )
             wanted = seat if seat is not None else (free[0] if free else None)
             if wanted is None:
@@ -502,6 +506,9 @@ class Tables:
             chosen = session.game.parse_move(move_text, seat)
             after = session.match.apply(chosen, seat)
         except (IllegalMoveError, InvalidInputError) as error:
+            fresh = await self.session(table_id)  # illegal where the store holds the table?
+            if (fresh.seq, fresh.log.digest) != (session.seq, session.log.digest):
+                return await self._refused(session, fresh, seat, tag, last_seq, move_text)
             if session.stored.clock.illegal_limit and session.match.current_seat == seat:
                 await self._illegal(session, seat, error)
             if isinstance(error, IllegalMoveError):
@@ -535,10 +542,16 @@ class Tables:
         if result.outcome is Outcome.MISSING:
             raise TableNotFoundError(f"no table {table_id!r}", table_id=table_id)
         fresh = await self.session(table_id)
+        return await self._refused(session, fresh, seat, tag, last_seq, move_text)
+
+    async def _refused(
+        self, session: Session, fresh: Session, seat: int, tag: str, last_seq: int, move_text: str
+    ) -> Played:
+        """A move decided on `session` that the store's table (`fresh`) does not continue."""
         if fresh.seq == last_seq and fresh.log.digest != session.log.digest:
             raise StaleSequenceError(
-                f"table {table_id} is at {last_seq} with other events than the move was chosen "
-                f"after (the store lost events): choose again at seq {last_seq}",
+                f"table {fresh.table_id} is at {last_seq} with other events than the move was "
+                f"chosen after (the store lost events): choose again at seq {last_seq}",
                 field="last_seq",
             )
         return await self._not_current(fresh, seat, tag, last_seq, move_text)
@@ -775,6 +788,9 @@ class Tables:
                 session = await self.session(entry[1])
             except NotFoundError:
                 await self.store.forget(entry[1])
+                continue
+            except (KafanaError, ValueError, RuntimeError) as error:  # a log that does not replay
+                log.error("table %s does not replay, left out of the list: %s", entry[1], error)
                 continue
             if game and (session.stored.spec.game or rules_pb2.GAME_TABLIC) != game:
                 continue
