@@ -21,6 +21,7 @@ import random
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import gevent  # type: ignore[import-untyped, unused-ignore]
@@ -195,6 +196,7 @@ class Results:
 
 RESULTS = Results()
 POOL: list[ChannelPool] = []
+KEYS: list[str] = []  # API keys (--keys): user n calls with key n (of this driver's share)
 
 
 def _options(parser: Any) -> None:
@@ -217,6 +219,12 @@ def _options(parser: Any) -> None:
         "--origin", type=float, default=0.0, help="start time (epoch s) shared by several drivers"
     )
     group.add_argument("--raw", action="store_true", help="also write every sample (run.py)")
+    group.add_argument(
+        "--keys", default="", help="a file of API keys, one a line: each user calls with its own"
+    )
+    group.add_argument(
+        "--first-key", type=int, default=0, help="this driver's first user's line in --keys"
+    )
 
 
 def _init(environment: Environment, **_kwargs: Any) -> None:
@@ -230,6 +238,8 @@ def _init(environment: Environment, **_kwargs: Any) -> None:
     RESULTS.raw = options.raw
     targets = [t for t in options.targets.split(",") if t]
     POOL.append(ChannelPool(targets, options.channels, environment.events.request.fire))
+    if options.keys:
+        KEYS.extend(Path(options.keys).read_text().split())
 
 
 def _start(environment: Environment, **_kwargs: Any) -> None:
@@ -332,6 +342,13 @@ class KafanaUser(User):
         self.rng = random.Random((options.seed if options else 1) * 1_000_003 + self.number)
         self.stub = service_pb2_grpc.KafanaServiceStub(POOL[0].pick(self.number))
         self.options = options
+        first = options.first_key if options else 0
+        # Its own account's key, if the run made some: the server's quotas charge each user.
+        self.auth: tuple[tuple[str, str], ...] = (
+            (("authorization", f"Bearer {KEYS[(first + self.number) % len(KEYS)]}"),)
+            if KEYS
+            else ()
+        )
 
 
 class TableUser(KafanaUser):
@@ -346,10 +363,15 @@ class TableUser(KafanaUser):
         """One match from CreateTable to the last PlayMove."""
         seed = self.rng.getrandbits(63)
         config = rules_pb2.TableConfig(rules=RULES_SPEC, seed=seed, name=f"load {self.number}")
-        created = self.stub.CreateTable(service_pb2.CreateTableRequest(config=config))
+        created = self.stub.CreateTable(
+            service_pb2.CreateTableRequest(config=config), metadata=self.auth
+        )
         table_id = created.table_id
         seats = [
-            self.stub.JoinTable(service_pb2.JoinTableRequest(table_id=table_id, seat=s, name="b"))
+            self.stub.JoinTable(
+                service_pb2.JoinTableRequest(table_id=table_id, seat=s, name="b"),
+                metadata=self.auth,
+            )
             for s in range(RULES.players)
         ]
         tokens = [joined.seat_token for joined in seats]
@@ -377,7 +399,7 @@ class TableUser(KafanaUser):
                         client_move_id=str(seq + 1),
                         last_seq=seq,
                     ),
-                    metadata=((SEAT_TOKEN, tokens[seat]),),
+                    metadata=((SEAT_TOKEN, tokens[seat]), *self.auth),
                 )
                 if answer.event.seq != seq + 1:
                     RESULTS.error(f"{table_id}: move at seq {seq} answered seq {answer.event.seq}")

@@ -14,6 +14,7 @@ writes everything measured; `--profile PATH` records the first server with py-sp
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import json
 import os
@@ -33,6 +34,9 @@ from typing import Any
 
 import psutil  # type: ignore[import-untyped, unused-ignore]
 import redis
+from kafana.service.accounts_book import AccountBook
+from kafana.store.accounts_redis import RedisAccounts
+from kafana.store.client import RedisClient
 from kafana.store.keys import table_keys, tables_index
 from kafana.store.redis_server import RedisServer, free_port
 from merge import merge_results
@@ -341,6 +345,26 @@ class Phase:
         }
 
 
+def driver_keys(redis_url: str, count: int, prefix: str) -> list[str]:
+    """API keys of `count` new player accounts, made straight in the store.
+
+    Each locust user calls with its own account's key (`--keys`), so the server's per-caller
+    quotas (600 tables an hour, 200 open: the defaults, unchanged) count each user as they
+    count each player, not the whole driver as one caller (its one address). New accounts for
+    each phase: a long run's users each stay far under an hour's quota.
+    """
+
+    async def make() -> list[str]:
+        client = RedisClient.from_url(redis_url)
+        try:
+            book = AccountBook(RedisAccounts(client))
+            return [(await book.create(f"{prefix}-{i}", "player"))[1] for i in range(count)]
+        finally:
+            await client.close()
+
+    return asyncio.run(make())
+
+
 def run_locust(
     scenario: Scenario,
     args: argparse.Namespace,
@@ -350,8 +374,10 @@ def run_locust(
     rate: float = 0.0,
     driver: int = 0,
     origin: float = 0.0,
+    keys: Path | None = None,
 ) -> subprocess.Popen[bytes]:
-    """Start locust headless (it stops by itself after warm-up + duration).
+    """Start locust headless (it stops by itself after warm-up + duration); `keys`: a file of
+    API keys, one a line, each user calling with its own (`driver_keys`).
 
     `rate` (moves/s of all tables together, else `--rate`) paces the tables. With `--drivers
     N`, this is driver number `driver` of N: its share of the users and of the spawn rate, its
@@ -387,6 +413,7 @@ def run_locust(
         *("--think", str(think), "--pace", str(pace), "--warmup", str(warmup)),
         *("--results", str(out), "--kind", kind, "--seed", str(args.seed + 7919 * driver)),
         *(("--origin", repr(origin), "--raw") if drivers > 1 else ()),
+        *(("--keys", str(keys), "--first-key", str(driver)) if keys is not None else ()),
         scenario.user,
     ]
     log = open(out.with_suffix(".log"), "wb")  # noqa: SIM115 (closed when the process ends)
@@ -427,6 +454,10 @@ def run_phase(
     log = work / f"phase{number}-{kind}-server.log"
     users = args.users or scenario.users
     cache = args.cache_tables or max(1024, users // args.servers + users // 10 + 64)
+    keys = None
+    if kind == "kafana" and scenario.user == "TableUser":
+        keys = work / f"phase{number}-keys.txt"
+        keys.write_text("\n".join(driver_keys(redis_url, users, f"load{number}")) + "\n")
     with servers(template, args.servers, redis_url, log, cache) as up:
         targets = [f"127.0.0.1:{port}" for _process, port in up]
         sampler = CpuSampler({"servers": [p.pid for p, _port in up], "redis": [redis_process.pid]})
@@ -438,7 +469,7 @@ def run_phase(
             else [out.with_name(f"{out.stem}-d{k}.json") for k in range(args.drivers)]
         )
         drivers = [
-            run_locust(scenario, args, targets, kind, part, rate, k, origin)
+            run_locust(scenario, args, targets, kind, part, rate, k, origin, keys)
             for k, part in enumerate(parts)
         ]
         for locust in drivers:
