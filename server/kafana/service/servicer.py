@@ -14,6 +14,7 @@ from typing import Any
 import grpc  # type: ignore[import-untyped, unused-ignore]
 
 from kafana.errors import InvalidInputError, ServerStopping, StaleSequenceError, TableNotFoundError
+from kafana.games.cards import Card
 from kafana.games.tablic.capture import CAPTURE_LIMIT
 from kafana.service import convert
 from kafana.service.advice import Advisor, advise
@@ -323,8 +324,11 @@ class KafanaServiceServicer(service_pb2_grpc.KafanaServiceServicer):  # type: ig
         self, request: service_pb2.CapturesRequest, context: Context
     ) -> service_pb2.CapturesResponse:
         """Every legal capture of a card from a table, under the given rules (Tablić)."""
-        return captures(request)
-
+        try:
+            return captures(request)
+        except InvalidInputError as error:
+            error.metadata.setdefault("field", captures_field(request))
+            raise
 
     @unary
     async def Analyze(
@@ -358,3 +362,18 @@ class KafanaServiceServicer(service_pb2_grpc.KafanaServiceServicer):  # type: ig
 
 def _initial(session: Session) -> Session:
     return Session.start(session.table_id, session.stored)
+
+
+def captures_field(request: service_pb2.CapturesRequest) -> str:
+    """Which field of a refused Captures request was wrong: `card`, `table[i]` (not a card),
+    else `table` (a card twice, or the played card on it)."""
+    try:
+        Card.parse(request.card)
+    except InvalidInputError:
+        return "card"
+    for index, text in enumerate(request.table):
+        try:
+            Card.parse(text)
+        except InvalidInputError:
+            return f"table[{index}]"
+    return "table"

@@ -14,7 +14,9 @@ import asyncio
 import base64
 import contextlib
 import functools
+import json
 import logging
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -105,12 +107,30 @@ class JsonCodec:
         """The request as protobuf bytes; INVALID_ARGUMENT naming the problem if it is not
         JSON of the method's request message (unknown fields are ignored, as in binary)."""
         message = message_class()
+        name = message_class.DESCRIPTOR.full_name
         try:
-            json_format.Parse(bytes(data), message, ignore_unknown_fields=True)
-        except (json_format.ParseError, UnicodeDecodeError) as error:
-            name = message_class.DESCRIPTOR.full_name
+            parsed = json.loads(bytes(data))
+        except (ValueError, UnicodeDecodeError) as error:  # JSONDecodeError is a ValueError
+            where = (
+                f" (line {error.lineno}, column {error.colno})"
+                if isinstance(error, json.JSONDecodeError)
+                else " (not UTF-8)"
+            )
             status = rich_status(
-                "INVALID_ARGUMENT", f"the request is not a {name} in JSON: {error}"
+                "INVALID_ARGUMENT",
+                f"the request body is not JSON{where}: send a {name} in JSON",
+                {"field": "request"},
+            )
+            raise rich_error(status) from None
+        try:
+            json_format.ParseDict(parsed, message, ignore_unknown_fields=True)
+        except json_format.ParseError as error:  # JSON, but not of the message's shape
+            found = re.search(r"Failed to parse (\w+) field", str(error))
+            field = found.group(1) if found else "request"
+            status = rich_status(
+                "INVALID_ARGUMENT",
+                f"the request is not a {name} in JSON: field {field} has a value of the wrong type",
+                {"field": field},
             )
             raise rich_error(status) from None
         return message.SerializeToString()
