@@ -1,4 +1,5 @@
-"""Kafana bots: the bot interface, a ladder of built-in bots, and an arena to measure them.
+"""Kafana bots: the bot interfaces (`Bot` for Tablić, `TacBot` for Tač), a ladder of built-in
+bots, and an arena to measure them.
 
 >>> import random
 >>> from kafana.games import tablic
@@ -13,6 +14,7 @@ True
 from kafana_bots.base import Bot
 from kafana_bots.events import Event, HandEnded, HandStarted, MatchEnded, MovePlayed
 from kafana_bots.registry import create, names
+from kafana_bots.tac_bots import TacBot
 
 __all__ = [
     "Bot",
@@ -21,6 +23,7 @@ __all__ = [
     "HandStarted",
     "MatchEnded",
     "MovePlayed",
+    "TacBot",
     "create",
     "names",
 ]

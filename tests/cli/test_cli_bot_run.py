@@ -1,5 +1,6 @@
-"""`kafana bot run` for bot authors: a Tač bot by name, and a bot in a file of the current
-folder (by `module:Class` with no PYTHONPATH, and by path) play whole games on a real server."""
+"""`kafana bot run` for bot authors: a Tač bot by name and one in a file, and a bot in a file of
+the current folder (by `module:Class` with no PYTHONPATH, and by path) play whole games on a
+real server; a bot whose move the server refuses stops at once, naming it."""
 
 from __future__ import annotations
 
@@ -23,6 +24,14 @@ from kafana_bots import Bot
 class MyBot(Bot):
     def choose(self, view, legal_moves):
         return max(legal_moves, key=lambda move: len(move.captured))
+"""
+MYTACBOT = """
+from kafana_bots import TacBot
+
+
+class First(TacBot):
+    def choose(self, view, legal_moves):
+        return legal_moves[0]
 """
 
 
@@ -60,10 +69,11 @@ def _play(server: Served, seats: list[tuple[str, str]], cwd: Path) -> list[str]:
 
 def test_a_tac_bot_and_an_authors_file_bots_play_to_the_end(server: Served, tmp_path: Path) -> None:
     (tmp_path / "mybot.py").write_text(MYBOT)
+    (tmp_path / "mytacbot.py").write_text(MYTACBOT)  # from kafana_bots, as Bot is
     with Client.connect(server.target) as client:
         tac_table = client.create_table(tac_table_config(players=2, seed=3)).table_id
         tablic_table = client.create_table(table_config(target=11, seed=4)).table_id
-    seats = [(tac_table, "loader"), (tac_table, "random")]
+    seats = [(tac_table, "loader"), (tac_table, "./mytacbot.py:First")]
     seats += [(tablic_table, "mybot:MyBot"), (tablic_table, "./mybot.py:MyBot")]
     outputs = _play(server, seats, tmp_path)
     tac_out, tablic_out = outputs[:2], outputs[2:]
