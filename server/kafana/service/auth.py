@@ -16,25 +16,34 @@ A role without the right to an RPC (`PERMISSIONS`; in `open` mode only the opera
 are kept to a role) is PERMISSION_DENIED, and an unknown or revoked key UNAUTHENTICATED. Keys
 are looked up by their SHA-256 only; a lookup is cached for `cache_s` seconds (a revocation on
 another server takes effect within that time, on this one at once).
+
+A stream opened with a key lasts only as long as its key: every `KEY_CHECK_S` the keys of the
+open streams are looked up again (once per key, through the cache), and the streams of a key
+revoked or rotated away end with UNAUTHENTICATED (`KeyWatch`): within `KEY_CHECK_S` on the
+server that revoked it, `KEY_CHECK_S + cache_s` on the others.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import math
 import re
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
 from kafana import metrics
 from kafana.errors import AuthenticationError
+from kafana.logs import Repeated
 from kafana.service.errors import UNAVAILABLE_ERRORS, refuse, refuse_reason
 from kafana.service.intercept import Behavior, Context, WrappingInterceptor
 from kafana.service.ratelimit import RateLimit, RateLimiter
 from kafana.store.accounts import Account, AccountStore, key_hash
+from kafana.tasks import cancel_and_wait
 from kafana.v1 import accounts_pb2, competitions_pb2, leagues_pb2, service_pb2
 
 OPEN = "open"
@@ -50,6 +59,9 @@ DEFAULT_ANONYMOUS = (
     "GetRecord",
 )
 SPECTATING = ("GetState", "WatchEvents")  # anonymous only without a seat token
+KEY_CHECK_S = 1.0
+"""How often the keys of open streams are looked up again (a revoked key ends its streams)."""
+log = logging.getLogger(__name__)
 UNGUARDED = ("/grpc.health.", "/grpc.reflection.")
 
 ORGANISE = frozenset({"organiser", "operator"})
@@ -289,6 +301,53 @@ class KeyCache:
             del self._items[digest]
 
 
+class KeyWatch:
+    """The keys of open streams, looked up again every `period` seconds while any is open; a
+    key that no longer resolves (revoked, rotated away) sets the event its streams wait on."""
+
+    def __init__(
+        self, lookup: Callable[[bytes], Awaitable[Account | None]], period: float = KEY_CHECK_S
+    ) -> None:
+        self.lookup = lookup
+        self.period = period
+        self.streams: dict[bytes, int] = {}  # open streams by key hash (bounded by streams)
+        self.ended: dict[bytes, asyncio.Event] = {}
+        self._task: asyncio.Task[None] | None = None
+        self.errors = Repeated(log, "looking up the keys of open streams", quiet=UNAVAILABLE_ERRORS)
+
+    def enter(self, digest: bytes) -> asyncio.Event:
+        """One more stream of the key `digest`: the event is set when the key is gone."""
+        self.streams[digest] = self.streams.get(digest, 0) + 1
+        ended = self.ended.setdefault(digest, asyncio.Event())
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._run(), name="kafana-key-watch")
+        return ended
+
+    def leave(self, digest: bytes) -> None:
+        """A stream of the key `digest` ended."""
+        left = self.streams.get(digest, 1) - 1
+        if left > 0:
+            self.streams[digest] = left
+        else:
+            self.streams.pop(digest, None)
+            self.ended.pop(digest, None)
+
+    async def _run(self) -> None:
+        """Until no stream is open: look every key up again each period."""
+        while self.streams:
+            await asyncio.sleep(self.period)
+            for digest in list(self.streams):
+                try:
+                    account = await self.lookup(digest)
+                except UNAVAILABLE_ERRORS as error:  # the store is down: streams go on
+                    self.errors.failed(error)
+                    continue
+                self.errors.succeeded()
+                ended = self.ended.get(digest)
+                if account is None and ended is not None:
+                    ended.set()
+
+
 class Authenticator(WrappingInterceptor):
     """Resolves the caller of every call and refuses what its mode and role do not allow.
 
@@ -306,6 +365,7 @@ class Authenticator(WrappingInterceptor):
         self.policy = policy or AuthPolicy()
         self.cache = KeyCache(self.policy.cache_s, self.policy.cache_entries, clock)
         self.bad_keys = RateLimiter(self.policy.bad_keys, clock)
+        self.key_watch = KeyWatch(self._recheck)
 
     def covers(self, method: str) -> bool:
         """Every method but health checking and reflection."""
@@ -318,11 +378,41 @@ class Authenticator(WrappingInterceptor):
             caller = await self.resolve(name, request, context)
             reset = _current.set((context, caller))
             try:
+                if streaming and caller.account is not None:
+                    return await self._while_key_holds(behavior, request, context)
                 return await behavior(request, context)
             finally:
                 _current.reset(reset)
 
         return authenticated
+
+    async def _while_key_holds(self, behavior: Behavior, request: Any, context: Context) -> Any:
+        """The stream, ended with UNAUTHENTICATED once its key is revoked or rotated away."""
+        digest = key_hash(bearer(context.invocation_metadata()) or "")
+        ended = self.key_watch.enter(digest)
+        stream = asyncio.create_task(behavior(request, context))
+        gone = asyncio.create_task(ended.wait())
+        try:
+            await asyncio.wait({stream, gone}, return_when=asyncio.FIRST_COMPLETED)
+            if stream.done():
+                return stream.result()
+        finally:
+            self.key_watch.leave(digest)
+            await cancel_and_wait([stream, gone])
+        await refuse_reason(
+            context,
+            "API_KEY_INVALID",
+            "the API key of this stream was revoked or rotated: the stream ends",
+        )
+
+    async def _recheck(self, digest: bytes) -> Account | None:
+        """The account of a key hash now (through the cache, as a call would see it)."""
+        found, account = self.cache.get(digest)
+        if found:
+            return account
+        account = await self.accounts.by_key(digest)
+        self.cache.put(digest, account)
+        return account
 
     async def resolve(self, name: str, request: Any, context: Context) -> Caller:
         """The caller, or the call aborted: no key where one is needed, a bad key, no right."""
