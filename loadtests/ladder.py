@@ -5,6 +5,8 @@ others are `loader`), so the luck of the deal cancels out. A seat's score is its
 1 for first and 0 for last; per deal, the difference is the bot's mean score minus the mean
 score of the loaders in the same games, with a 95% interval over the deals (mean ± 1.96 sd/√n).
 Tablić pairs go through `kafana arena` (the minimax baseline: `loadtests/minimax_bot.py`).
+`--bot oracle` plays the all-seeing bound (shown the game before each of its decisions: the
+registry lends it to this ladder only); `--decks 2` plays two decks (2, 4 or 8 players).
 
     .venv/bin/python loadtests/ladder.py --players 2 --deals 100 --iterations 8 --jobs 2
 """
@@ -16,23 +18,41 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from math import sqrt
 from pathlib import Path
+from typing import Any
 
 sys.path[:0] = [str(Path(__file__).resolve().parents[1] / d) for d in ("server", "bots")]
 
 from kafana.games import tac  # noqa: E402
 from kafana_bots import registry  # noqa: E402
+from kafana_bots.arena import share_of_bound  # noqa: E402
 from kafana_bots.play import play  # noqa: E402
+from kafana_bots.tac_oracle import TacOracleBot  # noqa: E402
 
 Deal = tuple[float, float, int, list[float]]
 """(bot's mean score, loaders' mean score, games the bot won, the bot's decision times)."""
 
 
-def play_deal(bot: str, players: int, deal: int, options: dict[str, float]) -> Deal:
+def play_game(
+    state: tac.GameState, bots: list[Any], on_decision: Callable[[int, float], None]
+) -> tac.GameState:
+    """Play to the end; an oracle is shown the game before each move (one move a call)."""
+    oracles = [bot for bot in bots if isinstance(bot, TacOracleBot)]
+    if not oracles:
+        return play(state, bots, on_decision=on_decision)
+    while not state.is_over:
+        for oracle in oracles:
+            oracle.see(state)
+        state = play(state, bots, max_moves=state.move_count + 1, on_decision=on_decision)
+    return state
+
+
+def play_deal(bot: str, players: int, decks: int, deal: int, options: dict[str, float]) -> Deal:
     """Deal `deal` once per seat of `bot`, `loader` at the other seats."""
-    rules = tac.Rules(players=players)
+    rules = tac.Rules(players=players, decks=decks)
     mine: list[float] = []
     theirs: list[float] = []
     wins = 0
@@ -44,6 +64,7 @@ def play_deal(bot: str, players: int, deal: int, options: dict[str, float]) -> D
                 seat=seat,
                 rules=rules,
                 rng=random.Random(f"{deal}:{at}:{seat}"),
+                arena=True,
                 **(options if seat == at else {}),
             )
             for seat in range(players)
@@ -53,7 +74,7 @@ def play_deal(bot: str, players: int, deal: int, options: dict[str, float]) -> D
             if seat == at:
                 times.append(seconds)
 
-        state = play(tac.new_game(rules, seed=deal), bots, on_decision=timed)
+        state = play_game(tac.new_game(rules, seed=deal), bots, timed)
         places = state.places()
         assert places is not None
         scores = [(players - p) / (players - 1) for p in places]
@@ -63,31 +84,24 @@ def play_deal(bot: str, players: int, deal: int, options: dict[str, float]) -> D
     return statistics.fmean(mine), statistics.fmean(theirs), wins, times
 
 
-def main() -> None:
-    """Play the deals and print a Markdown row."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--bot", default="search")
-    parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--deals", type=int, default=100)
-    parser.add_argument("--iterations", type=int)
-    parser.add_argument("--budget-ms", type=float)
-    parser.add_argument("--jobs", type=int, default=1)
-    parser.add_argument("--horizon", type=int)
-    args = parser.parse_args()
-    options: dict[str, float] = {}
-    if args.horizon is not None:
-        options["horizon"] = args.horizon
-    if args.iterations is not None:
-        options["iterations"] = args.iterations
-    if args.budget_ms is not None:
-        options["budget_ms"] = args.budget_ms
-    start = time.perf_counter()
-    deals = range(args.deals)
+def run(bot: str, args: argparse.Namespace, options: dict[str, float]) -> list[Deal]:
+    """Every deal for `bot`, in `--jobs` processes."""
+    n = args.deals
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        n = len(deals)
-        results = list(
-            pool.map(play_deal, [args.bot] * n, [args.players] * n, deals, [options] * n)
+        return list(
+            pool.map(
+                play_deal,
+                [bot] * n,
+                [args.players] * n,
+                [args.decks] * n,
+                range(n),
+                [options] * n,
+            )
         )
+
+
+def report(bot: str, args: argparse.Namespace, results: list[Deal]) -> None:
+    """Print the Markdown row of `bot` (and, on stderr, its searched decisions' times)."""
     diffs = [m - t for m, t, _, _ in results]
     mean = statistics.fmean(diffs)
     half = 1.96 * statistics.stdev(diffs) / sqrt(len(diffs)) if len(diffs) > 1 else 0.0
@@ -97,24 +111,62 @@ def main() -> None:
     median = 1000 * times[len(times) // 2] if times else 0.0
     p99 = 1000 * times[min(len(times) - 1, int(0.99 * len(times)))] if times else 0.0
     budget = f"{args.iterations} worlds" if args.iterations else f"{args.budget_ms or 200:g} ms"
-    if args.horizon is not None:
+    if args.horizon is not None and bot != "oracle":
         budget += f", horizon {args.horizon}"
+    decks = "" if args.decks == 1 else f", {args.decks} decks"
     print(
-        f"| {args.players} players | {args.bot} ({budget}) vs loader | {args.deals} "
+        f"| {args.players} players{decks} | {bot} ({budget}) vs loader | {args.deals} "
         f"| {statistics.fmean(m for m, *_ in results):.3f} / "
         f"{statistics.fmean(t for _, t, *_ in results):.3f} "
         f"| {mean:+.3f} [{mean - half:+.3f}, {mean + half:+.3f}] "
         f"| {wins}/{games} ({100 * wins / games:.1f}%, fair share {100 / args.players:.1f}%) "
-        f"| {median:.3g} / {p99:.3g} |"
+        f"| {median:.3g} / {p99:.3g} |",
+        flush=True,
     )
     searched = [t for t in times if t > 0.001]
     if searched:
         print(
-            f"decisions over 1 ms: {len(searched)} of {len(times)}, median "
+            f"{bot}: decisions over 1 ms: {len(searched)} of {len(times)}, median "
             f"{1000 * searched[len(searched) // 2]:.3g} ms, p99 "
             f"{1000 * searched[min(len(searched) - 1, int(0.99 * len(searched)))]:.3g} ms, "
             f"max {1000 * searched[-1]:.3g} ms",
             file=sys.stderr,
+        )
+
+
+def main() -> None:
+    """Play the deals and print a Markdown row (with `--oracle`, the oracle's row on the same
+    deals and the bot's margin as a share of the oracle's)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--bot", default="search")
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--decks", type=int, default=1)
+    parser.add_argument("--deals", type=int, default=100)
+    parser.add_argument("--iterations", type=int)
+    parser.add_argument("--budget-ms", type=float)
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--horizon", type=int)
+    parser.add_argument("--oracle", action="store_true", help="the oracle too, same deals")
+    args = parser.parse_args()
+    options: dict[str, float] = {}
+    if args.iterations is not None:
+        options["iterations"] = args.iterations
+    if args.budget_ms is not None:
+        options["budget_ms"] = args.budget_ms
+    start = time.perf_counter()
+    mine = run(
+        args.bot, args, options | ({} if args.horizon is None else {"horizon": args.horizon})
+    )
+    report(args.bot, args, mine)
+    if args.oracle:
+        bound = run("oracle", args, options)
+        report("oracle", args, bound)
+        share, low, high = share_of_bound(
+            [m - t for m, t, _, _ in mine], [m - t for m, t, _, _ in bound]
+        )
+        print(
+            f"share of the oracle's margin: {args.bot} {100 * share:.0f}% "
+            f"[{100 * low:.0f}%, {100 * high:.0f}%] over {args.deals} deals"
         )
     print(f"({time.perf_counter() - start:.0f} s)", file=sys.stderr)
 

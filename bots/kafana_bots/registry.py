@@ -150,6 +150,7 @@ def _register_builtins() -> None:
     from kafana_bots.oracle import OracleBot
     from kafana_bots.random_bot import RandomBot
     from kafana_bots.tac_bots import TAC_BOTS
+    from kafana_bots.tac_oracle import TacOracleBot
     from kafana_bots.tac_search import TacSearchBot
 
     register("random", RandomBot, "a uniformly random legal move")
@@ -176,6 +177,14 @@ def _register_builtins() -> None:
         "determinized playouts over the closed piles, loader play for every seat",
         frozenset({"budget_ms", "iterations", "horizon"}),
         game="tac",
+    )
+    register(
+        "oracle",
+        TacOracleBot,
+        "the bound: search with every closed pile known; arena only",
+        frozenset({"budget_ms", "iterations"}),
+        game="tac",
+        arena_only=True,
     )
 
 

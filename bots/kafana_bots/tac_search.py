@@ -75,6 +75,10 @@ class TacSearchBot(TacBot):
         self.stats: dict[str, int] = {"decisions": 0, "worlds": 0}
         self.memory = Memory(rules.players)
 
+    def known_piles(self, view: View) -> list[Pile | None]:
+        """Each closed pile, top first, as far as the bot knows it (its `Memory`)."""
+        return self.memory.known(view)
+
     def wants_call(self, view: View) -> bool:
         """Always, as `loader`: a right call costs the caller nothing."""
         return True
@@ -99,7 +103,7 @@ class TacSearchBot(TacBot):
         if self.iterations is None:
             soft = start + SAFETY * self.budget_ms / 1000
             hard = Deadline(HARD * self.budget_ms / 1000 - (now() - start))
-        known = fixed_piles(view, self.memory.known(view))
+        known = fixed_piles(view, self.known_piles(view))
         exact = all(pile is not None and None not in pile for pile in known)
         totals = [0.0] * len(candidates)
         worlds = 0

@@ -10,12 +10,13 @@ from kafana.cli.bot_spec import load
 from kafana.competitions.hosted.event import entrant_value
 from kafana.competitions.local_runner import registry_bots
 from kafana.errors import InvalidInputError
-from kafana.games import tablic
+from kafana.games import tablic, tac
 from kafana.games.tablic import MatchState, Move
 from kafana_bots import registry
 from kafana_bots.arena import ArenaConfig, play_deal, share_of_bound
 from kafana_bots.oracle import OracleBot, undealt
 from kafana_bots.play import play
+from kafana_bots.tac_oracle import TacOracleBot
 
 RULES = tablic.Rules.preset("serbian", players=2)
 
@@ -88,7 +89,7 @@ def _paranoid(state: MatchState, side: int, hand: int) -> float:
 
 
 def _four_player_ending(seed: int) -> MatchState:
-    rules = tablic.Rules.preset("serbian", players=4)
+    rules = tablic.Rules.preset("serbian", players=4, partnerships=True)
     rng = random.Random(seed)
     state = tablic.new_match(rules, seed=seed)
     while state.deck_remaining or sum(len(state.hand(s)) for s in range(4)) > 7:
@@ -97,7 +98,7 @@ def _four_player_ending(seed: int) -> MatchState:
 
 
 def test_the_oracle_plays_the_best_move_for_the_cards_it_cannot_see() -> None:
-    """In four-player endings the other hands are hidden from every seat: the oracle plays the
+    """In 2 against 2 endings the other hands are hidden from every seat: the oracle plays the
     best move for the true hands (brute force), and a different move when they differ."""
     differ = 0
     for seed in range(8):
@@ -143,3 +144,29 @@ def test_a_share_of_the_bound_and_its_interval() -> None:
     assert low <= share <= high and share == pytest.approx(0.4)
     with pytest.raises(ValueError, match="same deals"):
         share_of_bound([1.0], [1.0, 2.0])
+
+
+def test_tacs_oracle_is_lent_to_the_arena_only_and_sees_every_closed_pile() -> None:
+    rules = tac.Rules(players=3)
+    assert "oracle" not in registry.names("tac") and "oracle" in registry.names("tac", arena=True)
+    with pytest.raises(InvalidInputError, match="plays only in the arena"):
+        registry.create("oracle", seat=0, rules=rules, rng=random.Random(0))
+    bots = [
+        registry.create("oracle", seat=0, rules=rules, rng=random.Random(0), arena=True),
+        registry.create("loader", seat=1, rules=rules, rng=random.Random(1)),
+        registry.create("loader", seat=2, rules=rules, rng=random.Random(2)),
+    ]
+    oracle = bots[0]
+    assert isinstance(oracle, TacOracleBot)
+    state = tac.new_game(rules, seed=3)
+    with pytest.raises(InvalidInputError, match="not shown this game"):
+        oracle.choose(state.view(0), state.legal_moves_for(0))
+    searched = 0
+    while not state.is_over:
+        oracle.see(state)
+        if state.current_seat == 0:
+            piles = oracle.known_piles(state.view(0))
+            assert piles == [state.closed(seat) for seat in range(3)]
+        state = play(state, bots, max_moves=state.move_count + 1)
+        searched = oracle.stats["decisions"]
+    assert searched > 0 and state.places() is not None
