@@ -95,10 +95,10 @@ def test_the_local_runner_ends_a_swiss_that_runs_out_with_standings() -> None:
     bots = dict.fromkeys(names, "greedy")
     event = Tournament(EventConfig("s7", Kind.SWISS, names, rounds=7, target=11))
     run_local(event, _seat_zero_crashes(registry_bots(bots)))  # seat 1 wins every game
-    assert event.finished and len(event.rounds) == 5
-    assert event.end_reason.startswith("no Swiss round 6 without a repeat is left")
+    assert event.finished and len(event.rounds) == 6
+    assert event.end_reason.startswith("no Swiss round 7 without a repeat is left")
     assert {r.entrant for r in event.standings()} == set(names)
-    assert "ended: no Swiss round 6" in exports.report_text(event)
+    assert "ended: no Swiss round 7" in exports.report_text(event)
 
 
 def test_the_cli_refuses_an_impossible_swiss_and_plays_tac() -> None:

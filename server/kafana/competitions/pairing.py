@@ -24,6 +24,7 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
+from kafana.competitions import matching
 from kafana.errors import InvalidInputError
 
 Pair = tuple[str, str]  # (seat 0, seat 1)
@@ -78,6 +79,7 @@ def swiss(
     played: set[frozenset[str]],
     balance: Mapping[str, int],
     byes: set[str],
+    budget_s: float = matching.BUDGET_S,
 ) -> tuple[list[Pair], str | None]:
     """One Swiss round: pairs (top of the ranking first) and the entrant with the bye.
 
@@ -85,39 +87,16 @@ def swiss(
     minus games in seat 1. Nobody meets an opponent twice; the bye goes to the lowest-ranked
     entrant who has not had one; the entrant with the lower balance gets seat 0, and two
     entrants who both need the same seat (balance 2 or more the same way) are kept apart
-    when any other pairing exists. Raises ValueError when no pairing without repeats exists.
+    when any other pairing exists; entrants close in the ranking meet. One maximum-weight
+    matching decides it all (`kafana.competitions.matching`: polynomial, within `budget_s`).
+    Raises ValueError when no pairing without repeats exists.
     """
-    order = list(ranked)
-    candidates: list[str | None] = [None]
-    if len(order) % 2:
-        candidates = [p for p in reversed(order) if p not in byes] or list(reversed(order))
-    for strict in (True, False):
-        for bye in candidates:
-            rest = [p for p in order if p != bye]
-            pairs = _pair(rest, played, balance if strict else {})
-            if pairs is not None:
-                return [_seat(a, b, balance) for a, b in pairs], bye
-    raise ValueError("no Swiss pairing without a repeat is left")
-
-
-def _clash(a: str, b: str, balance: Mapping[str, int]) -> bool:
-    x, y = balance.get(a, 0), balance.get(b, 0)
-    return (x >= 2 and y >= 2) or (x <= -2 and y <= -2)
-
-
-def _pair(
-    players: list[str], played: set[frozenset[str]], balance: Mapping[str, int]
-) -> list[Pair] | None:
-    if not players:
-        return []
-    top, rest = players[0], players[1:]
-    for i, other in enumerate(rest):
-        if frozenset((top, other)) in played or _clash(top, other, balance):
-            continue
-        tail = _pair(rest[:i] + rest[i + 1 :], played, balance)
-        if tail is not None:
-            return [(top, other), *tail]
-    return None
+    pairs, bye, repeats = matching.pair_swiss(
+        ranked, played=played, balance=balance, byes=byes, budget_s=budget_s
+    )
+    if repeats:
+        raise ValueError("no Swiss pairing without a repeat is left")
+    return [_seat(a, b, balance) for a, b in pairs], bye
 
 
 def _seat(a: str, b: str, balance: Mapping[str, int]) -> Pair:

@@ -317,7 +317,9 @@ class EventRun:
                 continue
             games = t.pending()
             if not games:
-                games = t.next_round()  # none: a Swiss out of pairings ended (`end_reason`)
+                # off the event loop (a large Swiss pairs for up to a second or two); none: a
+                # Swiss out of pairings ended (`end_reason`)
+                games = await asyncio.to_thread(t.next_round)
                 await self.save()
                 await self._embargo()  # renewed
                 if not games:
