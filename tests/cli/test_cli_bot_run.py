@@ -125,3 +125,20 @@ def test_a_bot_that_plays_an_illegal_move_exits_naming_it(server: Served, tmp_pa
     assert len(lines) == 1, bad.stderr
     assert lines[0].startswith("kafana bot run: the bot ./bot.py:Bad at seat ")
     assert re.search(r"seat [01] played [2-9TJQKA][CDHS], which the server refused: ", lines[0])
+
+
+def test_a_local_tournament_takes_an_authors_bot(tmp_path: Path) -> None:
+    (tmp_path / "mybot.py").write_text(MYBOT)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("KAFANA_", "PYTHONPATH"))}
+    args = ["mine=mybot:MyBot", "file=./mybot.py:MyBot", "greedy", "--kind", "round_robin"]
+    done = subprocess.run(
+        [KAFANA, "tournament", "run", *args, "--target", "11"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"mine\s", done.stdout) and re.search(r"file\s", done.stdout), done.stdout
+    assert done.stdout.count(" (score)") == 3, done.stdout  # every pairing played to the end

@@ -166,6 +166,46 @@ def test_the_hints_work_when_pasted(server: Served) -> None:
     assert "2 players" in alone.out and "1 matches" not in alone.out, alone
 
 
+async def _person_and_bot(target: str) -> tuple[str, str]:
+    """A started round robin: ana (a person, 2 min to show up) and a random bot; the event id
+    and ana's entry token."""
+    async with AsyncClient.connect(target) as client:
+        events = Tournaments(client)
+        made = await events.create(
+            "hint-cup", "round_robin", target=11, disconnect_grace_ms=120_000
+        )
+        ana = await events.enter(made.event_id, "ana")
+        await events.enter(made.event_id, "bo", bot="random")
+        await events.start(made.event_id, made.organiser_token)
+        return made.event_id, ana.token
+
+
+def test_the_seat_hint_of_watch_plays_the_game_when_pasted(server: Served) -> None:
+    at = ("--server", server.target)
+    event, token = asyncio.run(_person_and_bot(server.target))
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("KAFANA_")}
+    watching = subprocess.Popen(
+        [KAFANA, "tournament", "watch", event, "--token", token, *at],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**environment, "GRPC_VERBOSITY": "NONE", "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        assert watching.stdout is not None
+        line = next(line for line in watching.stdout if line.startswith("r1-g1: "))
+        hint = shlex.split(line.split("(a bot plays it: ")[1].rstrip(")\n"))
+        assert hint[:4] == ["kafana", "bot", "run", "SPEC"], line  # no bot chosen for you
+        played = run(*[("greedy" if word == "SPEC" else word) for word in hint[1:]])
+        assert played.status == 0 and "match over" in played.out, played
+        out, err = watching.communicate(timeout=60)
+    finally:
+        watching.kill()
+        watching.wait()
+    assert watching.returncode == 0 and "the event is over" in out, (out, err)
+
+
 def test_watch_exits_130_on_ctrl_c(server: Served) -> None:
     with Client.connect(server.target) as client:
         table = client.create_table(table_config(name="watched")).table_id

@@ -4,20 +4,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import click
 from kafana_client.cli.key import cli_key, key_option
 from kafana_client.remote import CONNECT_SECONDS
 
 from kafana.cli import tournament_hosted as hosted
+from kafana.cli.bot_spec import BotSpec, load
 from kafana.cli.tournament_hosted import rules_options, show_event, with_events
 from kafana.competitions import exports
 from kafana.competitions.control import EventControl
 from kafana.competitions.hosted.redis_store import RedisEvents
-from kafana.competitions.local_runner import registry_bots, run_local
+from kafana.competitions.local_runner import BotFactory, run_local
 from kafana.competitions.model import GameResult
 from kafana.competitions.policy import Action, FaultPolicy
 from kafana.competitions.ratings import RatingBook
@@ -43,6 +46,22 @@ def _entrants(specs: tuple[str, ...]) -> dict[str, str]:
             name = f"{base}-{n}"
         out[name] = bot
     return out
+
+
+def spec_bots(bot_of: dict[str, str], game: str) -> BotFactory:
+    """Each entrant's bot from its SPEC (a registry name, `module:Class`, `./file.py:Class`):
+    every spec is loaded and checked against `game` now, before a game is played (`remote:`
+    entrants are loaded by their own process)."""
+    found: dict[str, BotSpec] = {}
+    for name, spec in bot_of.items():
+        if not spec.startswith("remote:"):
+            found[name] = load(spec)
+            found[name].factory(game)  # a bot of the other game: a usage error now
+
+    def factory(entrant: str, seat: int, rules: Any, rng: random.Random) -> Any:
+        return found[entrant].factory(game)(seat, rules, rng)
+
+    return factory
 
 
 @tournament.command("run")
@@ -101,7 +120,8 @@ def run(
     control_redis: str,
     seed: int | None = None,
 ) -> None:
-    """Play an event between ENTRANTS (`NAME=BOT` or a registered bot name) and report.
+    """Play an event between ENTRANTS (`NAME=SPEC` or SPEC: a bot name, module:Class or
+    ./file.py:Class) and report.
 
     With --server, `NAME=remote:SPEC` enters a bot that plays as its own process through the
     remote bot runner (`python -m kafana.cli bot run SPEC ...`).
@@ -148,6 +168,7 @@ def run(
     except (ValueError, KeyError, TypeError) as error:  # not what `ratings.json` holds
         raise click.UsageError(f"--ratings {ratings_file}: not a ratings.json ({error})") from None
     event = Tournament(config, book)
+    made = spec_bots(bots, game)
 
     def progress(result: GameResult) -> None:
         spec = event.game(result.game_id)
@@ -155,9 +176,9 @@ def run(
         click.echo(f"{result.game_id}: {' - '.join(spec.seats)}  {score} ({result.ending.value})")
 
     if server:
-        asyncio.run(_on_server(server, event, bots, parallel, progress, remote, control_redis))
+        asyncio.run(_on_server(server, event, made, parallel, progress, remote, control_redis))
     else:
-        run_local(event, registry_bots(bots), on_result=progress)
+        run_local(event, made, on_result=progress)
     click.echo(exports.report_text(event), nl=False)
     if out is not None:
         folder = Path(out)
@@ -181,7 +202,7 @@ async def _control(url: str, event: str) -> AsyncIterator[EventControl]:
 async def _on_server(
     target: str,
     event: Tournament,
-    bots: dict[str, str],
+    bots: BotFactory,
     parallel: int,
     progress: Callable[[GameResult], None],
     remote: dict[str, str],
@@ -200,7 +221,7 @@ async def _on_server(
         await run_on_server(
             client,
             event,
-            registry_bots(bots),
+            bots,
             parallel=parallel,
             on_result=progress,
             remote=remote,
@@ -246,7 +267,6 @@ def _hosted_organiser(
     action: str, event: str, server: str, token: str, game: str, winner: str, note: str
 ) -> None:
     """An organiser's action on an event hosted by `server` (the organiser token)."""
-    from typing import Any
 
     if not token:
         raise click.UsageError("--server needs the organiser --token")

@@ -330,9 +330,9 @@ def watch(event: str, server: str, token: str, bot: str, play: bool) -> None:
             a = update.assignment
             if a.table_id:
                 run = pasteable(
-                    "kafana", "bot", "run", "greedy", "--table", a.table_id, "--token",
+                    "kafana", "bot", "run", "SPEC", "--table", a.table_id, "--token",
                     a.seat_token,
-                )  # fmt: skip
+                )  # fmt: skip  # SPEC: the bot (a name, module:Class, ./file.py:Class)
                 click.echo(
                     f"{a.game_id}: {' - '.join(a.seats)}: table {a.table_id} seat {a.seat} "
                     f"token {a.seat_token}  (a bot plays it: {run})"
