@@ -4,7 +4,8 @@
 turn lets it choose in a worker thread (a bot may think for a while: the event loop serving
 every other table never waits for it), then plays the move with `Tables.play` under the seat's
 token, as the `PlayMove` RPC does. Without a bot the seat plays the table's default moves.
-Tablić only: the bot interface (`kafana_bots.Bot`) is Tablić's.
+A Tablić bot (`kafana_bots.Bot`) is told every public event; a Tač bot (`TacBot`) chooses from
+the seat's view at its turn. `present` marks a seat a process plays as present while it does.
 """
 
 from __future__ import annotations
@@ -12,25 +13,29 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-from kafana_bots import Bot, HandEnded, HandStarted, MatchEnded, MovePlayed
+from kafana_bots import Bot, HandEnded, HandStarted, MatchEnded, MovePlayed, TacBot
 from kafana_bots.events import Event
 
 from kafana.errors import (
     IllegalMoveError,
+    KafanaError,
     MatchOverError,
     NotYourTurnError,
     StaleSequenceError,
     TooManyMovesError,
 )
-from kafana.games import tablic
+from kafana.games import tablic, tac
 from kafana.service.feed import Feed
 from kafana.service.follow import follow, steps
 from kafana.service.session import Session
 from kafana.service.tables import Tables
 from kafana.store.base import PLAYING
+from kafana.store.errors import StoreUnavailable
 from kafana.v1 import events_pb2, storage_pb2
 
 MOVE = events_pb2.EVENT_KIND_MOVE
+BEAT_S = 0.5
+"""How often a live built-in seat is marked present (the presence throttle writes 1/s)."""
 MOVED_ON = (StaleSequenceError, NotYourTurnError, MatchOverError, IllegalMoveError)
 """A move refused because the table moved on (a clock timeout, a forfeit, the end), or a
 fallback trail refused: the seat waits for the next change."""
@@ -95,8 +100,13 @@ async def play_default(tables: Tables, session: Session, token: str) -> None:
     await play_move(tables, session, token, str(session.match.default_move()))
 
 
-async def decide(tables: Tables, session: Session, seat: int, bot: Bot) -> str:
+async def decide(tables: Tables, session: Session, seat: int, bot: Bot | TacBot) -> str:
     """The bot's move at `session`, chosen in a worker thread."""
+    if isinstance(bot, TacBot):
+        match = session.match
+        assert isinstance(match, tac.GameState)
+        legal = [m for m in tables.legal(session, seat) if isinstance(m, tac.Move)]
+        return str(await asyncio.to_thread(bot.choose, match.view(seat), legal))
     match = tablic_match(session)
     moves = playable(tables, session, seat)
     move = await asyncio.to_thread(bot.choose, match.view(seat), moves)
@@ -104,7 +114,7 @@ async def decide(tables: Tables, session: Session, seat: int, bot: Bot) -> str:
 
 
 async def play_seat(
-    tables: Tables, feed: Feed, table_id: str, seat: int, token: str, bot: Bot | None
+    tables: Tables, feed: Feed, table_id: str, seat: int, token: str, bot: Bot | TacBot | None
 ) -> Session:
     """Play `seat` with `bot` (None: default moves) until the match is over; the last session.
 
@@ -116,7 +126,7 @@ async def play_seat(
         async for session in changes:
             if before is None:
                 before = Session.start(table_id, session.stored)
-            if bot is not None:
+            if isinstance(bot, Bot):
                 for event, after in steps(before, session):
                     for item in bot_events(event, before, after):
                         bot.observe(item)
@@ -131,3 +141,17 @@ async def play_seat(
     if before is None:  # over before it was followed
         return await tables.session(table_id)
     return before
+
+
+async def seen(tables: Tables, table_id: str, seat: int) -> None:
+    """Mark the seat present now (nothing if the store fails)."""
+    with contextlib.suppress(KafanaError, StoreUnavailable):
+        session = tables.cached(table_id) or await tables.session(table_id)
+        await tables.seen(session, seat)
+
+
+async def present(tables: Tables, table_id: str, seat: int) -> None:
+    """Mark the seat present every `BEAT_S` until cancelled."""
+    while True:
+        await seen(tables, table_id, seat)
+        await asyncio.sleep(BEAT_S)

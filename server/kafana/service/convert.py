@@ -78,12 +78,14 @@ def info(session: Session) -> state_pb2.TableInfo:
     """The public summary: never the seed, the decks or a hand; the rules in force."""
     stored = session.stored
     match = session.match
+    bots = {b.seat: b.bot for b in stored.bots}
     seats = [
         state_pb2.Seat(
             seat=seat,
             side=match.side_of(seat),
             taken=seat in session.names,
             name=session.names.get(seat, ""),
+            bot=bots.get(seat, ""),
         )
         for seat in range(session.players)
     ]

@@ -139,6 +139,7 @@ class KafanaServer:
         if self.http is not None:
             await self.http.start()
         self.clock.start()
+        self.servicer.bots.start()
         for plugin in self.plugins:
             plugin.start(self.tables, self.servicer.feed)
         await self._set_health(SERVING)
@@ -178,6 +179,7 @@ class KafanaServer:
         self.servicer.stopping.set()
         for plugin in self.plugins:
             await plugin.stop()
+        await self.servicer.bots.stop()
         await self.clock.stop()
         await self.servicer.feed.close()
         await self.servicer.notices.close()

@@ -16,12 +16,13 @@ import grpc  # type: ignore[import-untyped, unused-ignore]
 from kafana.errors import InvalidInputError, ServerStopping, StaleSequenceError, TableNotFoundError
 from kafana.games.cards import Card
 from kafana.games.tablic.capture import CAPTURE_LIMIT
-from kafana.service import convert
+from kafana.service import bot_tables, convert
 from kafana.service.advice import Advisor, advise
 from kafana.service.auth import OPEN, AuthPolicy, admin_token, caller_of, seat_token
+from kafana.service.bot_tables import BotKeeper
 from kafana.service.errors import unary
 from kafana.service.feed import Feed
-from kafana.service.games import captures
+from kafana.service.games import build_rules, captures
 from kafana.service.guard import caller_key
 from kafana.service.inputs import page_token, read_page_token
 from kafana.service.limits import Limits
@@ -84,6 +85,7 @@ class KafanaServiceServicer(service_pb2_grpc.KafanaServiceServicer):  # type: ig
         self.rate_limit = rate_limit or RateLimit()
         self.auth = auth or AuthPolicy()
         self.advisor = Advisor()  # Analyze: bounded CPU, off the event loop
+        self.bots = BotKeeper(tables, self.feed)  # built-in bots seated by CreateTable
 
     @unary
     async def GetServerInfo(
@@ -112,9 +114,13 @@ class KafanaServiceServicer(service_pb2_grpc.KafanaServiceServicer):  # type: ig
     ) -> service_pb2.CreateTableResponse:
         """Create a table."""
         creator = caller_of(context).account or ""
+        if request.config.bots:  # refused before anything is written
+            bot_tables.check(request.config, build_rules(request.config.rules).players)
         table_id, admin, session = await self.tables.create(
             request.config, creator, owner=caller_of(context).key
         )
+        if request.config.bots:
+            session = await self.bots.seat(session)
         return service_pb2.CreateTableResponse(
             table_id=table_id, admin_token=admin, info=convert.info(session)
         )

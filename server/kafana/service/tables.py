@@ -321,6 +321,9 @@ class Tables:
             stored.seed = secrets.randbits(63)
         stored.deal_chosen_by_creator = config.HasField("seed") or bool(config.decks)
         stored.hints = config.hints  # Analyze serves its seats while they play
+        if config.bots:  # seated by BotKeeper, with tokens any process derives from the key
+            stored.bots.extend(config.bots)
+            stored.bot_secret = secrets.token_bytes(32)
         game.start(stored)  # validates the decks and the seed
         bind_seats(stored, config.seat_accounts, creator)
         data = table_record(stored)
@@ -354,10 +357,16 @@ class Tables:
             )
 
     async def join(
-        self, table_id: str, seat: int | None, name: str, account: str | None = None
+        self,
+        table_id: str,
+        seat: int | None,
+        name: str,
+        account: str | None = None,
+        token: str | None = None,
     ) -> tuple[int, str, Session]:
         """Take `seat` (None: the first free one `account` may take); returns the seat, its
-        token and the session. A seat bound to another account is PermissionDeniedError."""
+        token (`token`, else a new one) and the session. A seat bound to another account is
+        PermissionDeniedError."""
         check_name(name, "a seat name", MAX_SEAT_NAME)
         for _attempt in range(8):
             session = await self.session(table_id)
@@ -381,7 +390,7 @@ class Tables:
                     f"seat {wanted} of table {table_id} is taken; free seats: "
                     + (", ".join(map(str, free)) or "none")
                 )
-            token = tokens.new_token()
+            token = token or tokens.new_token()
             now = self.now()
             data = storage_pb2.StoredSeat(name=name, token_hash=tokens.token_hash(token))
             start_deadline = self._next_deadline(session, False, now)

@@ -485,6 +485,7 @@ class TableConfig(_message.Message):
     SEAT_ACCOUNTS_FIELD_NUMBER: _builtins.int
     EMBARGO_FIELD_NUMBER: _builtins.int
     HINTS_FIELD_NUMBER: _builtins.int
+    BOTS_FIELD_NUMBER: _builtins.int
     seed: _builtins.int
     """The match seed; a random one when absent. Never shown before the match ends. A string in
     JavaScript (jstype) so that no client loses digits above 2^53.
@@ -521,6 +522,12 @@ class TableConfig(_message.Message):
         anyone). A JoinTable by another caller is PERMISSION_DENIED.
         """
 
+    @_builtins.property
+    def bots(self) -> _containers.RepeatedCompositeFieldContainer[Global___BotSeat]:
+        """Built-in bots seated at creation (ServerInfo.bots lists them), played by the server: a
+        table against the computer in one call. Each seat at most once; the others stay open.
+        """
+
     def __init__(
         self,
         *,
@@ -532,13 +539,66 @@ class TableConfig(_message.Message):
         seat_accounts: _abc.Iterable[_builtins.str] | None = ...,
         embargo: _builtins.str = ...,
         hints: _builtins.bool = ...,
+        bots: _abc.Iterable[Global___BotSeat] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "rules", b"rules", "seed", b"seed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "decks", b"decks", "embargo", b"embargo", "hints", b"hints", "name", b"name", "rules", b"rules", "seat_accounts", b"seat_accounts", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "bots", b"bots", "clock", b"clock", "decks", b"decks", "embargo", b"embargo", "hints", b"hints", "name", b"name", "rules", b"rules", "seat_accounts", b"seat_accounts", "seed", b"seed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType__seed) -> _WhichOneofReturnType__seed | None: ...
 
 Global___TableConfig: _TypeAlias = TableConfig  # noqa: Y015
+
+@_typing.final
+class BotSeat(_message.Message):
+    """A built-in bot playing one seat of a table."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class OptionsEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.str
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.str = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    OPTIONS_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat it takes."""
+    bot: _builtins.str
+    """The bot's name for the table's game (ServerInfo.bots; e.g. "ismcts", Tač "search")."""
+    @_builtins.property
+    def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
+        """Its options (ServerInfo.bots[].options), numbers as text: {"budget_ms": "100"}."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        bot: _builtins.str = ...,
+        options: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "options", b"options", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BotSeat: _TypeAlias = BotSeat  # noqa: Y015

@@ -430,6 +430,7 @@ class Seat(_message.Message):
     SIDE_FIELD_NUMBER: _builtins.int
     TAKEN_FIELD_NUMBER: _builtins.int
     NAME_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat number, 0-based; seats play in this order."""
     side: _builtins.int
@@ -438,6 +439,10 @@ class Seat(_message.Message):
     """Someone holds the seat."""
     name: _builtins.str
     """The name its holder chose ("" while free)."""
+    bot: _builtins.str
+    """The built-in bot the server plays it with (TableConfig.bots); "" for a person or a
+    remote bot.
+    """
     def __init__(
         self,
         *,
@@ -445,10 +450,11 @@ class Seat(_message.Message):
         side: _builtins.int = ...,
         taken: _builtins.bool = ...,
         name: _builtins.str = ...,
+        bot: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "seat", b"seat", "side", b"side", "taken", b"taken"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "name", b"name", "seat", b"seat", "side", b"side", "taken", b"taken"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -41,6 +41,8 @@ class StoredTable(_message.Message):
     DEAL_CHOSEN_BY_CREATOR_FIELD_NUMBER: _builtins.int
     EMBARGO_FIELD_NUMBER: _builtins.int
     HINTS_FIELD_NUMBER: _builtins.int
+    BOTS_FIELD_NUMBER: _builtins.int
+    BOT_SECRET_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     rules_json: _builtins.str
     """Not stored since format 2 (the spec regenerates it on load); filled in memory."""
@@ -61,6 +63,10 @@ class StoredTable(_message.Message):
     """The table's embargo label ("": none; see TableConfig.embargo)."""
     hints: _builtins.bool
     """Its seats may ask for the engine's advice (TableConfig.hints)."""
+    bot_secret: _builtins.bytes
+    """The key each bot seat's token is derived from (HMAC-SHA256 of the seat number), so any
+    process of the store can play the bots on; never sent to a client.
+    """
     @_builtins.property
     def spec(self) -> _rules_pb2.RulesSpec: ...
     @_builtins.property
@@ -70,6 +76,10 @@ class StoredTable(_message.Message):
     @_builtins.property
     def seat_accounts(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Seat k only for the account seat_accounts[k] ("": anyone); see TableConfig."""
+
+    @_builtins.property
+    def bots(self) -> _containers.RepeatedCompositeFieldContainer[_rules_pb2.BotSeat]:
+        """The built-in bots seated at creation (TableConfig.bots)."""
 
     def __init__(
         self,
@@ -89,10 +99,12 @@ class StoredTable(_message.Message):
         deal_chosen_by_creator: _builtins.bool = ...,
         embargo: _builtins.str = ...,
         hints: _builtins.bool = ...,
+        bots: _abc.Iterable[_rules_pb2.BotSeat] | None = ...,
+        bot_secret: _builtins.bytes = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "seed", b"seed", "spec", b"spec"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "admin_token_hash", b"admin_token_hash", "clock", b"clock", "created_ms", b"created_ms", "creator_account", b"creator_account", "deal_chosen_by_creator", b"deal_chosen_by_creator", "decks", b"decks", "embargo", b"embargo", "format", b"format", "hints", b"hints", "name", b"name", "rules_digest", b"rules_digest", "rules_json", b"rules_json", "seat_accounts", b"seat_accounts", "seed", b"seed", "spec", b"spec"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "admin_token_hash", b"admin_token_hash", "bot_secret", b"bot_secret", "bots", b"bots", "clock", b"clock", "created_ms", b"created_ms", "creator_account", b"creator_account", "deal_chosen_by_creator", b"deal_chosen_by_creator", "decks", b"decks", "embargo", b"embargo", "format", b"format", "hints", b"hints", "name", b"name", "rules_digest", b"rules_digest", "rules_json", b"rules_json", "seat_accounts", b"seat_accounts", "seed", b"seed", "spec", b"spec"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015

@@ -21,28 +21,11 @@ from kafana_bots import Bot
 
 from kafana.competitions.policy import Fault, FaultPolicy, Reason
 from kafana.errors import KafanaError
-from kafana.service.bot_seats import play_seat
+from kafana.service.bot_seats import play_seat, present, seen
 from kafana.service.feed import Feed
 from kafana.service.tables import Tables
-from kafana.store.errors import StoreUnavailable
 
 log = logging.getLogger(__name__)
-BEAT_S = 0.5
-"""How often a live built-in seat is marked present (the presence throttle writes 1/s)."""
-
-
-async def seen(tables: Tables, table_id: str, seat: int) -> None:
-    """Mark the seat present now (nothing if the store fails)."""
-    with contextlib.suppress(KafanaError, StoreUnavailable):
-        session = tables.cached(table_id) or await tables.session(table_id)
-        await tables.seen(session, seat)
-
-
-async def present(tables: Tables, table_id: str, seat: int) -> None:
-    """Mark the seat present every `BEAT_S` until cancelled."""
-    while True:
-        await seen(tables, table_id, seat)
-        await asyncio.sleep(BEAT_S)
 
 
 async def bot_seat(

@@ -8,7 +8,7 @@ import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { EventKind } from "./events_pb.js";
 import { file_kafana_v1_events } from "./events_pb.js";
-import type { ClockSpec, Deck, RulesSpec } from "./rules_pb.js";
+import type { BotSeat, ClockSpec, Deck, RulesSpec } from "./rules_pb.js";
 import { file_kafana_v1_rules } from "./rules_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kafana/v1/storage.proto.
  */
 export const file_kafana_v1_storage: GenFile = /*@__PURE__*/
-  fileDesc("ChdrYWZhbmEvdjEvc3RvcmFnZS5wcm90bxIJa2FmYW5hLnYxIvgCCgtTdG9yZWRUYWJsZRIMCgRuYW1lGAEgASgJEiIKBHNwZWMYAiABKAsyFC5rYWZhbmEudjEuUnVsZXNTcGVjEhIKCnJ1bGVzX2pzb24YAyABKAkSEQoEc2VlZBgEIAEoBEgAiAEBEh4KBWRlY2tzGAUgAygLMg8ua2FmYW5hLnYxLkRlY2sSIwoFY2xvY2sYBiABKAsyFC5rYWZhbmEudjEuQ2xvY2tTcGVjEhgKEGFkbWluX3Rva2VuX2hhc2gYByABKAwSEgoKY3JlYXRlZF9tcxgIIAEoAxIOCgZmb3JtYXQYCSABKA0SFAoMcnVsZXNfZGlnZXN0GAogASgMEhUKDXNlYXRfYWNjb3VudHMYCyADKAkSFwoPY3JlYXRvcl9hY2NvdW50GAwgASgJEh4KFmRlYWxfY2hvc2VuX2J5X2NyZWF0b3IYDSABKAgSDwoHZW1iYXJnbxgOIAEoCRINCgVoaW50cxgPIAEoCEIHCgVfc2VlZCIuCgpTdG9yZWRTZWF0EgwKBG5hbWUYASABKAkSEgoKdG9rZW5faGFzaBgCIAEoDCJ8CgtTdG9yZWRFdmVudBIiCgRraW5kGAEgASgOMhQua2FmYW5hLnYxLkV2ZW50S2luZBIMCgRzZWF0GAIgASgNEgwKBG1vdmUYAyABKAkSDgoGcmVhc29uGAQgASgJEg8KB3RpbWVfbXMYBSABKAMSDAoEbmFtZRgGIAEoCWIGcHJvdG8z", [file_kafana_v1_events, file_kafana_v1_rules]);
+  fileDesc("ChdrYWZhbmEvdjEvc3RvcmFnZS5wcm90bxIJa2FmYW5hLnYxIq4DCgtTdG9yZWRUYWJsZRIMCgRuYW1lGAEgASgJEiIKBHNwZWMYAiABKAsyFC5rYWZhbmEudjEuUnVsZXNTcGVjEhIKCnJ1bGVzX2pzb24YAyABKAkSEQoEc2VlZBgEIAEoBEgAiAEBEh4KBWRlY2tzGAUgAygLMg8ua2FmYW5hLnYxLkRlY2sSIwoFY2xvY2sYBiABKAsyFC5rYWZhbmEudjEuQ2xvY2tTcGVjEhgKEGFkbWluX3Rva2VuX2hhc2gYByABKAwSEgoKY3JlYXRlZF9tcxgIIAEoAxIOCgZmb3JtYXQYCSABKA0SFAoMcnVsZXNfZGlnZXN0GAogASgMEhUKDXNlYXRfYWNjb3VudHMYCyADKAkSFwoPY3JlYXRvcl9hY2NvdW50GAwgASgJEh4KFmRlYWxfY2hvc2VuX2J5X2NyZWF0b3IYDSABKAgSDwoHZW1iYXJnbxgOIAEoCRINCgVoaW50cxgPIAEoCBIgCgRib3RzGBAgAygLMhIua2FmYW5hLnYxLkJvdFNlYXQSEgoKYm90X3NlY3JldBgRIAEoDEIHCgVfc2VlZCIuCgpTdG9yZWRTZWF0EgwKBG5hbWUYASABKAkSEgoKdG9rZW5faGFzaBgCIAEoDCJ8CgtTdG9yZWRFdmVudBIiCgRraW5kGAEgASgOMhQua2FmYW5hLnYxLkV2ZW50S2luZBIMCgRzZWF0GAIgASgNEgwKBG1vdmUYAyABKAkSDgoGcmVhc29uGAQgASgJEg8KB3RpbWVfbXMYBSABKAMSDAoEbmFtZRgGIAEoCWIGcHJvdG8z", [file_kafana_v1_events, file_kafana_v1_rules]);
 
 /**
  * The fixed part of a table, written once at creation.
@@ -115,6 +115,21 @@ export type StoredTable = Message<"kafana.v1.StoredTable"> & {
    * @generated from field: bool hints = 15;
    */
   hints: boolean;
+
+  /**
+   * The built-in bots seated at creation (TableConfig.bots).
+   *
+   * @generated from field: repeated kafana.v1.BotSeat bots = 16;
+   */
+  bots: BotSeat[];
+
+  /**
+   * The key each bot seat's token is derived from (HMAC-SHA256 of the seat number), so any
+   * process of the store can play the bots on; never sent to a client.
+   *
+   * @generated from field: bytes bot_secret = 17;
+   */
+  botSecret: Uint8Array;
 };
 
 /**
