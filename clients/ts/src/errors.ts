@@ -57,12 +57,77 @@ export function isNetworkFailure(error: unknown): boolean {
   return connectError.code === Code.Unknown && connectError.cause instanceof TypeError;
 }
 
+/** Node's and undici's codes for a connection that broke or never opened. */
+const CONNECTION_CODES = new Set([
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "ECONNABORTED",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENETDOWN",
+  "EAI_AGAIN",
+  "UND_ERR_SOCKET",
+  "UND_ERR_CLOSED",
+  "ERR_HTTP2_GOAWAY_SESSION",
+  "ERR_HTTP2_SESSION_ERROR",
+  "ERR_HTTP2_STREAM_CANCEL",
+  "ERR_HTTP2_INVALID_SESSION",
+  "ERR_STREAM_PREMATURE_CLOSE",
+]);
+
+/** How @connectrpc/connect-node names an HTTP/2 stream reset by the peer or lost with it. */
+const H2_RESET = /^http\/2 stream closed with error code /;
+
+/** The error and its causes (`cause` after `cause`, at most 8). */
+function causeChain(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let e = error; e !== undefined && e !== null && chain.length < 8; ) {
+    chain.push(e);
+    e = (e as { cause?: unknown }).cause;
+  }
+  return chain;
+}
+
+/** Whether the error carries a Kafana ErrorInfo: a server's answer, not a broken connection. */
+export function isServerRefusal(error: unknown): boolean {
+  return ConnectError.from(error)
+    .findDetails(ErrorInfoSchema)
+    .some((detail) => detail.domain === KAFANA_DOMAIN);
+}
+
+/**
+ * A call whose connection broke or never opened (the server killed, restarting, unreachable),
+ * as each transport says it: fetch (Connect, gRPC-Web in browsers and from Node) an Unknown
+ * with a TypeError ("fetch failed", "terminated"); Node's HTTP/1.1 an Aborted or Unavailable
+ * caused by ECONNRESET / ECONNREFUSED; Node's HTTP/2 (gRPC) a Canceled "http/2 stream closed
+ * with error code CANCEL". A call the caller aborted (its AbortSignal) is not one.
+ */
+export function isConnectionLost(error: unknown): boolean {
+  const connectError = ConnectError.from(error);
+  if (isServerRefusal(connectError)) return false;
+  if (isNetworkFailure(connectError)) return true;
+  const code = connectError.code;
+  if (
+    H2_RESET.test(connectError.rawMessage) &&
+    (code === Code.Canceled || code === Code.Internal || code === Code.Unavailable)
+  ) {
+    return true;
+  }
+  return causeChain(connectError.cause).some((cause) => {
+    const name = (cause as { code?: unknown }).code;
+    return typeof name === "string" && CONNECTION_CODES.has(name);
+  });
+}
+
 /**
  * Whether resending the same call later can succeed: UNAVAILABLE (the server is stopping or
- * unreachable, the store is down), a rate limit, or no server reached at all. A PlayMove may be
- * resent only with the same client_move_id and last_seq.
+ * unreachable, the store is down), a rate limit, or a connection that broke or never opened
+ * (`isConnectionLost`: a server killed mid-call included). A PlayMove may be resent only with
+ * the same client_move_id and last_seq: the server then applies it at most once.
  */
 export function isRetryable(error: unknown): boolean {
   const { code, reason } = refusal(error);
-  return code === Code.Unavailable || reason === ErrorReason.RATE_LIMITED || isNetworkFailure(error);
+  return code === Code.Unavailable || reason === ErrorReason.RATE_LIMITED || isConnectionLost(error);
 }

@@ -1,15 +1,16 @@
 /**
  * Feeds that survive server restarts. A table's (WatchEvents) ends OK only once the match is
- * over; on UNAVAILABLE (the server stopping, a network error) or a silent stream (no event and
- * no heartbeat for `idleMillis`) it reconnects with `after_seq` = the last seq seen, so every
- * event arrives exactly once and in order. An account's (WatchAccount) resumes the same way
+ * over; on UNAVAILABLE (the server stopping), a lost connection (the server killed: each
+ * transport's words for it, `isConnectionLost`), a rate limit (after its RetryInfo delay) or a
+ * silent stream (no event and no heartbeat for `idleMillis`) it reconnects with `after_seq` =
+ * the last seq seen, so every event arrives exactly once and in order. An account's (WatchAccount) resumes the same way
  * after the last notice id. Heartbeats are skipped.
  */
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import type { Event } from "./gen/kafana/v1/events_pb.js";
 import type { AccountNotice, KafanaService } from "./gen/kafana/v1/service_pb.js";
 import { authHeaders } from "./auth.js";
-import { isNetworkFailure, refusal, type Refusal } from "./errors.js";
+import { isRetryable, isServerRefusal, refusal, type Refusal } from "./errors.js";
 
 /** How to follow a feed. */
 export interface FeedOptions {
@@ -33,13 +34,15 @@ export interface FeedOptions {
   onReconnect?: (why: Refusal, afterSeq: bigint) => void;
 }
 
-/** Whether a stream that ended with `error` is worth resuming. */
+/**
+ * Whether a stream that ended with `error` is worth resuming: whatever `isRetryable` retries
+ * (the server stopping, a rate limit, a connection lost: a server killed mid-stream on any
+ * transport), a deadline, and a Canceled or Aborted with no Kafana ErrorInfo (a stream this
+ * feed did not cancel, so its connection broke). The caller's own abort is never resumed.
+ */
 function resumable(error: ConnectError): boolean {
-  return (
-    error.code === Code.Unavailable ||
-    error.code === Code.DeadlineExceeded ||
-    isNetworkFailure(error)
-  );
+  if (isRetryable(error) || error.code === Code.DeadlineExceeded) return true;
+  return (error.code === Code.Canceled || error.code === Code.Aborted) && !isServerRefusal(error);
 }
 
 function pause(millis: number, signal?: AbortSignal): Promise<void> {
@@ -78,6 +81,7 @@ async function* reconnecting<M, Y>(
   for (;;) {
     const attempt = new AbortController();
     const stop = () => attempt.abort(options.signal?.reason);
+    if (options.signal?.aborted) stop(); // aborted before: the call fails at once, Canceled
     options.signal?.addEventListener("abort", stop);
     let idle = false;
     let watchdog: ReturnType<typeof setTimeout> | undefined;
@@ -107,8 +111,9 @@ async function* reconnecting<M, Y>(
       const now = Date.now();
       failingSince ??= now;
       if (now - failingSince > giveUp) throw error;
-      onReconnect(refusal(error));
-      await pause(retry, options.signal);
+      const why = refusal(error);
+      onReconnect(why);
+      await pause(Math.max(retry, why.retryAfterMillis ?? 0), options.signal);
       retry = Math.min(retry * 2, maxRetry);
     } finally {
       clearTimeout(watchdog);
