@@ -66,3 +66,19 @@ async def test_the_accounts_go_with_the_table_store(redis_url: str) -> None:
 def test_doctests(name: str) -> None:
     failures, _tried = doctest.testmod(importlib.import_module(name))
     assert failures == 0
+
+
+async def test_unused_accounts_that_expire_are_deleted(accounts: AccountStore) -> None:
+    keys = {name: new_key() for name in ("old", "used", "young", "staff")}
+    made = {"old": 1000, "used": 1000, "young": 9000, "staff": 1000}
+    for name, key in keys.items():
+        account = Account(name, "player", made[name], origin="" if name == "staff" else "ipv4:x")
+        assert await accounts.create(account, key_hash(key), expires=name != "staff")
+    assert (await accounts.by_key(key_hash(keys["old"])) or Account("", "", 0)).origin == "ipv4:x"
+    await accounts.used("used")
+    assert await accounts.expire_unused(5000, 10) == ["old"]
+    assert await accounts.get("old") is None
+    assert await accounts.by_key(key_hash(keys["old"])) is None
+    assert {a.name for a in await accounts.list("", 10)} == {"used", "young", "staff"}
+    assert await accounts.expire_unused(5000, 10) == []
+    assert await accounts.create(Account("old", "player", 6000), key_hash(new_key()))

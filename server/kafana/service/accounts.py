@@ -8,6 +8,7 @@ from typing import Any
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
 
+from kafana import metrics
 from kafana.errors import ApiKeyMissing, InvalidInputError, PermissionDeniedError
 from kafana.service.accounts_book import (
     SELF_ROLES,
@@ -15,10 +16,18 @@ from kafana.service.accounts_book import (
     AccountExistsError,
     account_name,
 )
-from kafana.service.auth import Authenticator, caller_of
+from kafana.service.auth import Authenticator, caller_of, peer_address
 from kafana.service.errors import refuse, unary
 from kafana.service.inputs import page_token, read_page_token
-from kafana.store.accounts import Account
+from kafana.service.limits import (
+    HOUR_MS,
+    REGISTER_PER_HOUR,
+    REGISTER_PER_HOUR_ALL,
+    UNUSED_ACCOUNT_MS,
+)
+from kafana.service.quotas import QuotaExceeded
+from kafana.store.accounts import Account, now_ms
+from kafana.store.counters import Counters
 from kafana.v1 import accounts_pb2, accounts_pb2_grpc
 
 __all__ = ["SERVICE_NAME", "AccountsServiceServicer", "account_name", "message", "role_of"]
@@ -55,13 +64,16 @@ def message(account: Account) -> accounts_pb2.Account:
 class AccountsServiceServicer(accounts_pb2_grpc.AccountsServiceServicer):  # type: ignore[misc, unused-ignore]
     """Accounts on the authenticator's store; revoking or re-keying here acts at once."""
 
-    def __init__(self, auth: Authenticator) -> None:
+    def __init__(self, auth: Authenticator, counters: Counters | None = None) -> None:
         self.auth = auth
         self.book = AccountBook(auth.accounts)
+        self.counters = counters  # registrations per hour (shared by the store's processes)
 
-    async def _create(self, name: str, role: str, context: Context) -> accounts_pb2.AccountKey:
+    async def _create(
+        self, name: str, role: str, context: Context, origin: str = ""
+    ) -> accounts_pb2.AccountKey:
         try:
-            account, key = await self.book.create(name, role)
+            account, key = await self.book.create(name, role, origin)
         except AccountExistsError as error:
             await refuse(context, error)
             raise
@@ -85,8 +97,35 @@ class AccountsServiceServicer(accounts_pb2_grpc.AccountsServiceServicer):  # typ
             )
         role = role_of(request.role or accounts_pb2.ROLE_PLAYER)
         if role not in SELF_ROLES:
-            raise InvalidInputError(f"a stranger registers as {' or '.join(SELF_ROLES)}")
-        return await self._create(request.name, role, context)
+            raise InvalidInputError(
+                f"a stranger registers as {' or '.join(SELF_ROLES)}", field="role"
+            )
+        address = peer_address(context)
+        await self._admit_registration(address)
+        return await self._create(request.name, role, context, origin=address)
+
+    async def _admit_registration(self, address: str) -> None:
+        """Count a registration from `address` (per address, and all together, per hour), or
+        raise QuotaExceeded; first delete the unused self-registered accounts that expired."""
+        now = now_ms()
+        for name in await self.auth.accounts.expire_unused(now - UNUSED_ACCOUNT_MS, 100):
+            self.auth.cache.forget(name)
+        if self.counters is None:
+            return
+        for key, limit, whose in (
+            ("reg:p:" + address, REGISTER_PER_HOUR, "per address"),
+            ("reg:*", REGISTER_PER_HOUR_ALL, "from all addresses"),
+        ):
+            wait = await self.counters.count(key, limit, HOUR_MS, now)
+            if wait:
+                metrics.REFUSALS.labels("registrations").inc()
+                raise QuotaExceeded(
+                    f"at most {limit} accounts are registered per hour {whose}: retry in "
+                    f"{-(-wait // 60_000)} min",
+                    wait,
+                    quota="registrations_per_hour",
+                    limit=limit,
+                )
 
     @unary
     async def ListAccounts(

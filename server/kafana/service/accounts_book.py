@@ -58,11 +58,12 @@ class AccountBook:
     def __init__(self, accounts: AccountStore) -> None:
         self.accounts = accounts
 
-    async def create(self, name: str, role_name: str) -> tuple[Account, str]:
-        """A new account and its key (shown to its holder once, never kept)."""
+    async def create(self, name: str, role_name: str, origin: str = "") -> tuple[Account, str]:
+        """A new account and its key (shown to its holder once, never kept); `origin`: made by
+        self-registration from that address (charged to it, deleted if its key goes unused)."""
         key = new_key()
-        account = Account(account_name(name), role(role_name), now_ms())
-        if not await self.accounts.create(account, key_hash(key)):
+        account = Account(account_name(name), role(role_name), now_ms(), origin=origin)
+        if not await self.accounts.create(account, key_hash(key), expires=bool(origin)):
             raise AccountExistsError(f"there is an account {name!r} already", resource="account")
         return account, key
 

@@ -102,8 +102,11 @@ class Caller:
 
     @staticmethod
     def of(account: Account, address: str) -> Caller:
-        """The holder of `account`'s key, calling from `address`."""
-        return Caller("a:" + account.name, account.name, account.role, address)
+        """The holder of `account`'s key, calling from `address`. A self-registered account is
+        charged to the address it was registered from (`p:<address>`, as that address's
+        anonymous calls): accounts a stranger makes buy no budget of their own."""
+        key = "p:" + account.origin if account.origin else "a:" + account.name
+        return Caller(key, account.name, account.role, address)
 
 
 _current: ContextVar[tuple[Context, Caller] | None] = ContextVar("kafana_caller", default=None)
@@ -463,6 +466,8 @@ class Authenticator(WrappingInterceptor):
             )
         try:
             account = await self.accounts.by_key(digest)
+            if account is not None and account.origin:
+                await self.accounts.used(account.name)  # a self-registered key: kept now
         except UNAVAILABLE_ERRORS as error:
             await refuse(context, error)
         self.cache.put(digest, account)

@@ -18,6 +18,12 @@ MAX_CLIENT_MOVE_ID = 64
 """Characters in a `client_move_id`."""
 MAX_DECKS = 256
 """Explicit decks of one table whatever its rules (fewer when its match cannot use so many)."""
+REGISTER_PER_HOUR = 5
+"""Accounts one address may make by self-registration (`Register`) per hour."""
+REGISTER_PER_HOUR_ALL = 1000
+"""Accounts all addresses together may make by self-registration per hour."""
+UNUSED_ACCOUNT_MS = 24 * HOUR_MS
+"""A self-registered account whose key is not used this long after it was made is deleted."""
 
 
 @dataclass(frozen=True)

@@ -285,7 +285,7 @@ def create_server(
     registry = Registry(server)
     adder = cast(grpc.aio.Server, registry)
     service_pb2_grpc.add_KafanaServiceServicer_to_server(servicer, adder)
-    account_servicer = AccountsServiceServicer(authenticator)
+    account_servicer = AccountsServiceServicer(authenticator, store.counters)
     accounts_pb2_grpc.add_AccountsServiceServicer_to_server(account_servicer, adder)
     clock = ClockSweeper(tables, tick=clock_tick)
     kafana = KafanaServer(server, servicer, tables, clock, plugins)

@@ -11,6 +11,7 @@ store keeps only the key's SHA-256 and finds accounts by it.
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import hmac
 import secrets
@@ -45,6 +46,7 @@ class Account:
     role: str
     created_ms: int
     revoked_ms: int = 0
+    origin: str = ""  # self-registered: the address it was registered from ("" otherwise)
 
     @property
     def active(self) -> bool:
@@ -56,8 +58,9 @@ class AccountStore(ABC):
     """Where accounts live. Every method is safe to call from many processes at once."""
 
     @abstractmethod
-    async def create(self, account: Account, digest: bytes) -> bool:
-        """Add `account` with the key hash `digest`; False when the name is taken."""
+    async def create(self, account: Account, digest: bytes, *, expires: bool = False) -> bool:
+        """Add `account` with the key hash `digest`; False when the name is taken. `expires`:
+        deleted by `expire_unused` unless its key is used (`used`) first."""
 
     @abstractmethod
     async def by_key(self, digest: bytes) -> Account | None:
@@ -79,6 +82,15 @@ class AccountStore(ABC):
     async def rotate(self, name: str, digest: bytes) -> bool:
         """Replace the key of an active account by the one hashing to `digest`; False if none."""
 
+    @abstractmethod
+    async def used(self, name: str) -> None:
+        """The account's key was used: it no longer expires unused."""
+
+    @abstractmethod
+    async def expire_unused(self, before_ms: int, limit: int) -> builtins.list[str]:
+        """Delete up to `limit` accounts made (self-registered: `create(..., expires=True)`)
+        before `before_ms` whose key was never used; their names."""
+
 
 class MemoryAccounts(AccountStore):
     """Accounts in this process's memory (the embedded run)."""
@@ -87,14 +99,31 @@ class MemoryAccounts(AccountStore):
         self._accounts: dict[str, Account] = {}
         self._keys: dict[str, bytes] = {}  # name -> digest (active accounts)
         self._names: dict[bytes, str] = {}  # digest -> name
+        self._unused: dict[str, int] = {}  # name -> made (ms), while its key is unused
 
-    async def create(self, account: Account, digest: bytes) -> bool:
+    async def create(self, account: Account, digest: bytes, *, expires: bool = False) -> bool:
         """Add it unless the name is taken."""
         if account.name in self._accounts:
             return False
         self._accounts[account.name] = account
         self._keys[account.name], self._names[digest] = digest, account.name
+        if expires:
+            self._unused[account.name] = account.created_ms
         return True
+
+    async def used(self, name: str) -> None:
+        """No longer expires unused."""
+        self._unused.pop(name, None)
+
+    async def expire_unused(self, before_ms: int, limit: int) -> builtins.list[str]:
+        """Delete the oldest unused ones made before `before_ms`."""
+        old = sorted((made, name) for name, made in self._unused.items() if made < before_ms)
+        names = [name for _, name in old[:limit]]
+        for name in names:
+            del self._unused[name]
+            self._names.pop(self._keys.pop(name, b""), None)
+            del self._accounts[name]
+        return names
 
     async def by_key(self, digest: bytes) -> Account | None:
         """By key hash, compared in constant time once found."""

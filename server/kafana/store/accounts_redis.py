@@ -7,6 +7,7 @@ as hex; the keys themselves never reach Redis.
 
 from __future__ import annotations
 
+import builtins
 import hmac
 import json
 
@@ -30,16 +31,31 @@ class RedisAccounts(AccountStore):
         self._lookup = Script.named("accounts_lookup")
         self._revoke = Script.named("accounts_revoke")
         self._rotate = Script.named("accounts_rotate")
+        self._expire = Script.named("accounts_expire")
 
-    async def create(self, account: Account, digest: bytes) -> bool:
+    async def create(self, account: Account, digest: bytes, *, expires: bool = False) -> bool:
         """The create script: the name, its record and its key hash, or nothing."""
-        record = json.dumps({"role": account.role, "created_ms": account.created_ms})
-        (made,) = await self._client.run(
-            self._create,
-            list(self._keys),
-            [account.name.encode(), record.encode(), digest.hex().encode()],
-        )
+        fields: dict[str, object] = {"role": account.role, "created_ms": account.created_ms}
+        if account.origin:
+            fields["origin"] = account.origin
+        args = [account.name.encode(), json.dumps(fields).encode(), digest.hex().encode()]
+        if expires:
+            args.append(b"%d" % account.created_ms)
+        (made,) = await self._client.run(self._create, list(self._keys), args)
         return bool(made)
+
+    async def used(self, name: str) -> None:
+        """Off the unused set."""
+        key = self._keys.unused
+        await self._client.call(key, "ZREM", key, name)
+
+    async def expire_unused(self, before_ms: int, limit: int) -> builtins.list[str]:
+        """The expire script: the oldest unused accounts made before `before_ms` go."""
+        (names,) = await self._client.run(
+            self._expire, list(self._keys), [b"%d" % before_ms, b"%d" % limit]
+        )
+        assert isinstance(names, list)
+        return [_text(name) for name in names]
 
     async def by_key(self, digest: bytes) -> Account | None:
         """One script call: the name the hash belongs to and its record."""
@@ -55,7 +71,13 @@ class RedisAccounts(AccountStore):
     @staticmethod
     def _account(name: str, record: str, revoked: str) -> Account:
         data = json.loads(record)
-        return Account(name, str(data["role"]), int(data["created_ms"]), int(revoked or 0))
+        return Account(
+            name,
+            str(data["role"]),
+            int(data["created_ms"]),
+            int(revoked or 0),
+            str(data.get("origin", "")),
+        )
 
     async def get(self, name: str) -> Account | None:
         """By name."""

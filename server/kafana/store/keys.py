@@ -56,6 +56,7 @@ class AccountKeys(NamedTuple):
     keyof: str  # hash: name -> hex SHA-256 of its key (absent once revoked)
     bykey: str  # hash: hex SHA-256 of a key -> name
     revoked: str  # hash: name -> revoked at (ms)
+    unused: str  # sorted set: self-registered accounts whose key was never used -> made (ms)
 
 
 def account_keys(namespace: str) -> AccountKeys:
