@@ -122,8 +122,11 @@ async def test_hosted_events_apply_their_fault_policy(
     assert [f.code.split("@")[0] for f in broken.faults] == [
         f"seat{seat}:disconnect->forfeit_match"
     ]
-    (logged,) = [r for r in caplog.records if r.name == "kafana_client.tournaments"]
-    assert logged.exc_info is not None and "my bot is broken" in str(logged.exc_info[1])
+    # Once per time the entry's loop met the game (twice when a slow machine resumed it).
+    logged = [r for r in caplog.records if r.name == "kafana_client.tournaments"]
+    assert 1 <= len(logged) <= 2
+    for record in logged:
+        assert record.exc_info is not None and "my bot is broken" in str(record.exc_info[1])
     assert "Traceback" in caplog.text and "in decide" in caplog.text  # the author's own frame
 
     seat = list(spammed.seats).index("spammer")
