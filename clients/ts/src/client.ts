@@ -35,6 +35,16 @@ import {
 /** A move: its canonical text ("KC:KD+KH", "play D->C") or the structured message. */
 export type MoveInput = string | MessageInitShape<typeof MoveSchema>;
 
+/**
+ * A fresh client_move_id: crypto.randomUUID() where there is one (Node, and pages on https or
+ * localhost), else 128 random bits in hex (a page on plain http has getRandomValues only).
+ */
+export function newMoveId(): string {
+  if (typeof crypto.randomUUID === "function") return crypto.randomUUID();
+  const bits = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bits, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
 /** One server, every service of kafana.v1. */
 export class KafanaClient {
   /** The generated clients, for anything the helpers below do not cover. */
@@ -140,7 +150,7 @@ export class SeatClient {
         tableId: this.tableId,
         move: typeof move === "string" ? { text: move } : move,
         lastSeq,
-        clientMoveId: options.clientMoveId ?? crypto.randomUUID(),
+        clientMoveId: options.clientMoveId ?? newMoveId(),
         withState: options.withState ?? false,
       },
       asSeat(this.token),

@@ -8,6 +8,7 @@ export * from "./auth.js";
 export * from "./client.js";
 export * from "./errors.js";
 export * from "./feed.js";
+export * from "./json.js";
 export * from "./gen/google/rpc/error_details_pb.js";
 export * from "./gen/kafana/v1/accounts_pb.js";
 export * from "./gen/kafana/v1/competitions_pb.js";
