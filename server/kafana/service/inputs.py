@@ -1,8 +1,12 @@
 """Checks of what callers send that the protobuf decoding lets through.
 
-- Names (of seats and tables) are printable Unicode: no character of the categories Cc
-  (controls: NUL, ESC of ANSI escapes, newlines, tabs), Cf (format: bidi overrides,
-  zero-width joiners), Zl or Zp (line and paragraph separators), and a bounded length.
+- Names: one rule per kind (`SEAT`, `TABLE`, `EVENT`, `ENTRANT`, `LEAGUE`, `ACCOUNT`), checked
+  by `check`. Every name is printable Unicode: no character of the categories Cc (controls:
+  NUL, BEL, ESC of ANSI escapes, newlines, tabs), Cf (format: bidi overrides such as U+202E,
+  zero-width spaces and joiners), Zl or Zp (line and paragraph separators), and of a bounded
+  length. An entrant is seated under its name, so an entrant name is at most a seat name's
+  length; events and entrants take no spaces or braces (braces are Redis hash tags); accounts
+  and leagues are identifiers. A refusal is INVALID_ARGUMENT with the request's `field`.
 - Enum fields hold one of their enum's values: proto3 keeps any number it receives, so
   `ClockSpec.policy = 99` decodes; `bad_enum` finds such a field (`clock.policy`).
 - Page tokens (ListTables, AIP-158) are opaque: URL-safe base64 of the cursor and a digest of
@@ -15,11 +19,16 @@
 Traceback (most recent call last):
 ...
 kafana.errors.InvalidPageToken: page_token was handed out for other filters: ...
->>> check_name("Ana \\u0160", "a seat name", 40)
->>> check_name("evil\\x1b[31m", "a seat name", 40)  # doctest: +ELLIPSIS
+>>> check(SEAT, "Ana \\u0160")
+'Ana \u0160'
+>>> check(ENTRANT, "evil\\u202egnp")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-kafana.errors.InvalidInputError: a seat name takes printable characters only: ...
+kafana.errors.InvalidInputError: an entrant name takes printable characters only: ...
+>>> check(ENTRANT, "x" * 41)  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+kafana.errors.InvalidInputError: an entrant name has at most 40 characters, not 41
 """
 
 from __future__ import annotations
@@ -28,28 +37,79 @@ import base64
 import binascii
 import hashlib
 import json
+import re
 import unicodedata
+from dataclasses import dataclass
 from functools import cache
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
 from kafana.errors import InvalidInputError, InvalidPageToken
+from kafana.service.limits import MAX_SEAT_NAME, MAX_TABLE_NAME
 
 REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
+IDENTIFIER = "A-Z a-z 0-9 . _ -, starting with a letter or digit"
+_IDENTIFIER = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
-def check_name(name: str, what: str, max_length: int) -> None:
-    """Refuse a name that is too long or holds a control or format character."""
-    if len(name) > max_length:
-        raise InvalidInputError(f"{what} has at most {max_length} characters, not {len(name)}")
+@dataclass(frozen=True)
+class NameRule:
+    """What one kind of name may be: its length, and whether it takes spaces and braces or
+    is an identifier (`IDENTIFIER`). `field` is the request field a refusal names."""
+
+    what: str
+    field: str
+    max_length: int
+    min_length: int = 1
+    spaces: bool = True
+    identifier: bool = False
+
+
+SEAT = NameRule("a seat name", "name", MAX_SEAT_NAME, min_length=0)
+TABLE = NameRule("a table name", "config.name", MAX_TABLE_NAME, min_length=0)
+EVENT = NameRule("an event name", "name", 64, spaces=False)
+ENTRANT = NameRule("an entrant name", "name", MAX_SEAT_NAME, spaces=False)
+LEAGUE = NameRule("a league name", "league", 48, identifier=True)
+ACCOUNT = NameRule("an account name", "name", 64, identifier=True)
+RULES = {rule.what: rule for rule in (SEAT, TABLE, EVENT, ENTRANT, LEAGUE, ACCOUNT)}
+
+
+def check(rule: NameRule, name: str, field: str = "") -> str:
+    """`name` if `rule` allows it, else InvalidInputError naming what is wrong and the field
+    (`field`, else the rule's)."""
+    where = {"field": field or rule.field} if field or rule.field else {}
+    if not rule.min_length <= len(name) <= rule.max_length:
+        raise InvalidInputError(
+            f"{rule.what} has {rule.min_length} to {rule.max_length} characters, not {len(name)}"
+            if len(name) < rule.min_length
+            else f"{rule.what} has at most {rule.max_length} characters, not {len(name)}",
+            **where,
+        )
     for at, char in enumerate(name):
         if unicodedata.category(char) in REFUSED_CATEGORIES:
             raise InvalidInputError(
-                f"{what} takes printable characters only: character {at} is "
+                f"{rule.what} takes printable characters only: character {at} is "
                 f"U+{ord(char):04X} ({unicodedata.category(char)}, a control or format "
-                "character)"
+                "character)",
+                **where,
             )
+    if rule.identifier and not _IDENTIFIER.fullmatch(name):
+        raise InvalidInputError(
+            f"{rule.what} is 1 to {rule.max_length} of {IDENTIFIER}, not {name!r}", **where
+        )
+    if not rule.spaces and any(c.isspace() or c in "{}" for c in name):
+        raise InvalidInputError(f"{rule.what} has no spaces or braces: {name!r}", **where)
+    return name
+
+
+def check_name(name: str, what: str, max_length: int) -> None:
+    """Refuse a name that is too long or holds a control or format character (the rule of
+    `what` when it is one of `RULES`, with its field)."""
+    rule = RULES.get(what)
+    if rule is None or rule.max_length != max_length:
+        rule = NameRule(what, "", max_length, min_length=0)
+    check(rule, name, rule.field)
 
 
 @cache

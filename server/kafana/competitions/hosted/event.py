@@ -25,6 +25,7 @@ from kafana.competitions.table_results import clock_spec
 from kafana.competitions.tournament import EventConfig, EventError, Kind, Tournament
 from kafana.competitions.wire import FORMATS, action_of, game_name, preset_name
 from kafana.errors import AuthenticationError, InvalidInputError, NotFoundError
+from kafana.service.inputs import EVENT, check
 from kafana.service.tables import check_clock
 from kafana.v1 import competitions_pb2 as pb
 
@@ -34,7 +35,6 @@ ENTRY_TOKEN = "kafana-entry-token"
 """Call metadata: an entrant (`EnterEventResponse.entry_token`)."""
 MAX_ROUNDS = 64
 MAX_BOARDS = 64
-MAX_NAME = 64
 
 
 def digest(token: str) -> str:
@@ -53,15 +53,6 @@ def check_token(token: str, kept: str, what: str) -> None:
         raise AuthenticationError(f"wrong or missing {what} token")
 
 
-def check_name(name: str, what: str) -> str:
-    """A name without spaces or braces, 1 to 64 characters."""
-    if not name or len(name) > MAX_NAME or any(c.isspace() or c in "{}" for c in name):
-        raise InvalidInputError(
-            f"{what} {name[:MAX_NAME]!r}: use 1 to {MAX_NAME} characters, no spaces or braces"
-        )
-    return name
-
-
 def event_config(request: pb.CreateEventRequest) -> EventConfig:
     """An event's configuration (placeholder entrants) from a request; InvalidInputError if
     bad."""
@@ -71,7 +62,7 @@ def event_config(request: pb.CreateEventRequest) -> EventConfig:
     game = game_name(request.game)
     preset = preset_name(request.preset)
     players = request.seats_per_game or (4 if game == "tac" else 2)
-    check_name(name, "event name")
+    check(EVENT, name)
     if request.format not in FORMATS:
         choices = ", ".join(pb.EventFormat.Name(f) for f in FORMATS)
         raise InvalidInputError(

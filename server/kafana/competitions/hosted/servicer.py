@@ -33,7 +33,7 @@ from kafana.competitions.wire import phase_enum, status_enum
 from kafana.errors import AlreadyExistsError, AuthenticationError, InvalidInputError, NotFoundError
 from kafana.service.auth import caller_of, metadata_token
 from kafana.service.errors import unary
-from kafana.service.inputs import page_token, read_page_token
+from kafana.service.inputs import ENTRANT, check, page_token, read_page_token
 from kafana.v1 import competitions_pb2 as pb
 from kafana.v1 import competitions_pb2_grpc, events_pb2
 
@@ -102,7 +102,7 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
     ) -> pb.EnterEventResponse:
         """Enter an open event: a built-in bot by name, or a person / remote bot (a token)."""
         meta = await self._meta(request.event_id)
-        name = ev.check_name(request.name, "entrant name")
+        name = check(ENTRANT, request.name)
         token = "" if request.bot else ev.new_token()
         account = caller_of(context).account or ""
         value = ev.entrant_value(request.bot, token, ev.config_from_meta(meta).game, account)

@@ -29,10 +29,9 @@ from kafana.errors import (
     NotFoundError,
     WrongStateError,
 )
-from kafana.service.accounts_book import account_name
 from kafana.service.auth import caller_of
 from kafana.service.errors import unary
-from kafana.service.inputs import page_token, read_page_token
+from kafana.service.inputs import ACCOUNT, check, page_token, read_page_token
 from kafana.service.tables import Tables
 from kafana.v1 import leagues_pb2 as pb
 from kafana.v1 import leagues_pb2_grpc
@@ -222,7 +221,7 @@ class LeaguesServiceServicer(leagues_pb2_grpc.LeaguesServiceServicer):
         meta = await self._meta(league)
         season = await self._season(meta, request.season, league)
         player = (
-            account_name(request.player)
+            check(ACCOUNT, request.player, "player")
             if request.player
             else _account(context, "GetPlayer without a player")
         )

@@ -11,14 +11,13 @@
 
 from __future__ import annotations
 
-import re
 
 from kafana.competitions.wire import game_name, preset_name, rules_spec
 from kafana.errors import InvalidInputError
 from kafana.service.games import build_rules
+from kafana.service.inputs import LEAGUE, check
 from kafana.v1 import leagues_pb2, rules_pb2
 
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,47}")
 MOVE_MS = 5_000
 MAX_MOVE_MS = 600_000
 TIMEOUTS_TO_FORFEIT = 3
@@ -33,13 +32,9 @@ DAY_MS = 86_400_000
 
 
 def league_name(name: str) -> str:
-    """`name` if it is a valid league name, else InvalidInputError naming the rule."""
-    if not NAME.fullmatch(name):
-        raise InvalidInputError(
-            f"a league name is 1 to 48 of A-Z a-z 0-9 . _ -, starting with a letter or digit, "
-            f"not {name[:64]!r}"
-        )
-    return name
+    """`name` if it is a valid league name (`kafana.service.inputs.LEAGUE`), else
+    InvalidInputError naming the rule."""
+    return check(LEAGUE, name)
 
 
 def _bounded(value: int, default: int, low: int, high: int, what: str) -> int:
