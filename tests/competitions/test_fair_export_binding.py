@@ -14,8 +14,9 @@ from pathlib import Path
 
 from click.testing import CliRunner, Result
 from kafana.cli import main
+from kafana.competitions.hosted.convert import published_of
 from kafana.competitions.verify import VerificationError
-from kafana.competitions.verify_export import Checked, published_of, verify_export
+from kafana.competitions.verify_export import Checked, verify_export
 from kafana.v1 import competitions_pb2 as pb
 from kafana_client import AsyncClient
 from kafana_client.tournaments import Tournaments

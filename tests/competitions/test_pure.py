@@ -14,6 +14,7 @@ PURE = (
     "fairness",
     "envelope",
     "verify",
+    "verify_export",
     "ratings",
     "pairing",
     "standings",

@@ -16,9 +16,10 @@ import click
 from kafana_client.cli.words import plural
 
 from kafana.competitions.envelope import FairRecord
+from kafana.competitions.hosted.convert import published_of
 from kafana.competitions.verify import VerificationError, Verified
 from kafana.competitions.verify import verify as check
-from kafana.competitions.verify_export import Published, published_of, verify_export
+from kafana.competitions.verify_export import Published, verify_export
 from kafana.errors import KafanaError
 from kafana.v1 import competitions_pb2 as pb
 

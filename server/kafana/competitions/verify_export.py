@@ -9,9 +9,10 @@ game once, and every game of a duplicate board (a round's board) committed to th
 
 All of that holds for an export anyone could have written from scratch: a record's meta lines
 are not covered by its commitment. Given what the server published (`Published`, from its
-`GetEvent`: `kafana verify --server`), the export is also bound to it: the event's id and name,
-every game of it (none left out, none added), and each game's round, board, seats in order and
-commitment as they were announced; a revealed secret as the server reveals it.
+`GetEvent` by `hosted.convert.published_of`: `kafana verify --server`), the export is also
+bound to it: the event's id and name, every game of it (none left out, none added), and each
+game's round, board, seats in order and commitment as they were announced; a revealed secret
+as the server reveals it.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ from kafana.competitions.policy import Reason
 from kafana.competitions.verify import NAME, VerificationError, Verified, fail, verify
 from kafana.competitions.verify import FaultCode as Code
 from kafana.errors import KafanaError
-from kafana.v1 import competitions_pb2 as pb
 
 FIELDS = (
     "event",
@@ -240,16 +240,6 @@ class Published:
     event_id: str
     name: str
     games: Mapping[str, PublishedGame]
-
-
-def published_of(info: pb.EventInfo) -> Published:
-    """What `GetEvent` shows of an event, as `verify_export` compares an export with it."""
-    games = {
-        g.game_id: PublishedGame(g.round, g.board or None, tuple(g.seats), g.commitment, g.secret)
-        for r in info.rounds
-        for g in r.games
-    }
-    return Published(info.event_id, info.name, games)
 
 
 def _as_published(item: dict[str, Any], published: Published) -> None:

@@ -10,6 +10,7 @@ from kafana.competitions.hosted.event import Entrant, Hosted, config_from_meta
 from kafana.competitions.policy import FaultPolicy
 from kafana.competitions.standings import Standing
 from kafana.competitions.tournament import Tournament
+from kafana.competitions.verify_export import Published, PublishedGame
 from kafana.competitions.wire import (
     ACTIONS,
     GAME_ENDINGS,
@@ -168,6 +169,16 @@ def event_info(
             info.records_jsonl = files["records.jsonl"]
             info.exports.update(files)
     return info
+
+
+def published_of(info: pb.EventInfo) -> Published:
+    """What `GetEvent` shows of an event, as `verify_export` holds an export to it."""
+    games = {
+        g.game_id: PublishedGame(g.round, g.board or None, tuple(g.seats), g.commitment, g.secret)
+        for r in info.rounds
+        for g in r.games
+    }
+    return Published(info.event_id, info.name, games)
 
 
 def assignments(hosted: Hosted, entrant: str) -> list[pb.Assignment]:
