@@ -121,3 +121,6 @@ async def test_verify_binds_an_export_to_what_the_server_published(
         assert refused.exit_code == 2 and "give --event EVENT" in refused.output
         named = await verify_cli(str(bare), "--server", hosted.target, "--event", made.event_id)
         assert named.exit_code == 0, named.output
+        unknown = await verify_cli(str(bare), "--server", hosted.target, "--event", "ev-0")
+        assert unknown.exit_code == 1 and "no event 'ev-0'" in unknown.output, unknown.output
+        assert "REJECTED" not in unknown.output  # the server's answer, not the export's fault

@@ -71,7 +71,11 @@ def _published(server: str, event_id: str) -> Published:
         info: pb.EventInfo = await events.get(event_id)
         return info
 
-    return published_of(with_events(server, job))
+    try:
+        return published_of(with_events(server, job))
+    except KafanaError as exc:  # not the export's fault: say so, exit 1
+        click.echo(f"kafana verify: {server}: event {event_id}: {exc}", err=True)
+        raise SystemExit(1) from None
 
 
 def _export(path: str, text: str, server: str | None, event: str | None) -> int:
@@ -113,8 +117,8 @@ def verify(records: tuple[str, ...], server: str | None, event: str | None) -> N
 
     RECORDS are fair-record files (or `-` for standard input), or the JSON-lines export of an
     event (records.jsonl: every field of every game is checked; with --server, against what
-    the server published). Exits 1 if any check fails, 2 if a file cannot be read or an export
-    names no event to hold it to.
+    the server published). Exits 1 if any check fails or the server cannot answer for the
+    event, 2 if a file cannot be read or an export names no event to hold it to.
     """
     if event and not server:
         raise click.UsageError("--event goes with --server (the server that hosted it)")
