@@ -113,12 +113,18 @@ def test_usage_errors_exit_2_in_one_line(tmp_path: Path) -> None:
         (2, ("replay", str(tmp_path / "missing.txt"))),
         (2, ("account", "list", "--redis", "localhost:1")),
         (2, ("play", "--save", str(tmp_path / "no-such-folder" / "m.txt"))),
+        (2, ("play", "--delay", "inf")),
+        (2, ("play", "--delay", "1e300")),
+        (2, ("arena", "--bots", "ismcts,greedy", "--budget-ms", "inf")),
         (2, ("watch", "t", "--server", "localhost:1", "--save", str(tmp_path / "no" / "m.txt"))),
     ]
     lines = _many(cases)
     assert f"no folder {tmp_path / 'no-such-folder'} to write m.txt in" in lines[22]
     assert "see `kafana play --help`" in lines[22]
-    assert f"no folder {tmp_path / 'no'} to write m.txt in" in lines[23]
+    assert f"no folder {tmp_path / 'no'} to write m.txt in" in lines[26]
+    assert "'--delay': inf is not a finite number" in lines[23]
+    assert "'--delay': 1e+300 is not in the range 0<=x<=60" in lines[24]
+    assert "'--budget-ms': inf is not a finite number" in lines[25]
     assert "partnerships need --players 4" in lines[1]
     assert "see `kafana demo --help`" in lines[2]
     assert "--tac-calls is an option of --game tac" in lines[6]
@@ -143,8 +149,18 @@ def test_bot_run_refuses_before_it_takes_a_seat(
         (1, ("bot", "run", "greedy", "--server", server.target, "--table", "nope")),
         (1, ("bot", "run", "greedy", "--server", server.target, "--table", tables.closed)),
         (1, ("bot", "run", "greedy", *at, "--token", "wrong")),
+        (2, ("bot", "run", "ismcts", *at, "-o", "budget_ms=1e309")),
+        (2, ("bot", "run", "ismcts", *at, "-o", "budget_ms=-5")),
+        (2, ("bot", "run", "ismcts", *at, "-o", "iterations=nan")),
+        (2, ("bot", "run", "greedy", *at, "--delay", "inf")),
+        (2, ("bot", "run", "greedy", *at, "--poll", "nan")),
     ]
     lines = _many(cases, cwd=tmp_path)
+    assert "budget_ms=1e309 is not a finite number" in lines[11]
+    assert "budget_ms=-5 is negative" in lines[12]
+    assert "iterations=nan is not a finite number" in lines[13]
+    assert "'--delay': inf is not a finite number" in lines[14]
+    assert "'--poll': nan is not a finite number" in lines[15]
     assert "greedy takes no option foo" in lines[0]
     assert "budget_ms='abc' is not a float" in lines[1]
     assert "unknown bot 'nobot'" in lines[3]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 from kafana_bots import registry
 from kafana_bots.arena import ArenaConfig, DealResult, Summary, run, summarize
+from kafana_client.cli.numbers import Finite
 from kafana_client.cli.words import plural
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -42,7 +43,7 @@ from kafana.games.tablic import PRESETS
 @click.option("--partnerships", is_flag=True, help="Four players in two partnerships.")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True)
 @click.option(
-    "--budget-ms", type=click.FloatRange(1), default=None, help="Search bots' time per move."
+    "--budget-ms", type=Finite(1, 600_000), default=None, help="Search bots' time per move."
 )
 @click.option(
     "--iterations",

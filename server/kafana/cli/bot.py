@@ -20,6 +20,7 @@ from kafana_bots import Bot
 from kafana_bots.tac_bots import TacBot
 from kafana_client.aio import AsyncSeat
 from kafana_client.cli.key import cli_key, key_option
+from kafana_client.cli.numbers import Finite
 from kafana_client.connection import Tls
 from kafana_client.remote import run_remote
 
@@ -45,12 +46,12 @@ def bot() -> None:
 @click.option("--option", "-o", "options", multiple=True, help="Bot option key=value, repeatable.")
 @click.option(
     "--poll",
-    type=click.FloatRange(0.1),
+    type=Finite(0.1, 60),
     default=2.0,
     show_default=True,
     help="Seconds between checks for a turn the feed did not announce (after a restart).",
 )
-@click.option("--delay", type=click.FloatRange(0), default=0.0, help="Seconds before each move.")
+@click.option("--delay", type=Finite(0, 60), default=0.0, help="Seconds before each move.")
 @click.option("--tls-ca", type=click.Path(exists=True, dir_okay=False), default=None)
 @key_option
 def run(

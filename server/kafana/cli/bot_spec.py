@@ -26,6 +26,7 @@ from typing import Any
 import click
 from kafana_bots import Bot, registry
 from kafana_bots.tac_bots import TacBot
+from kafana_client.cli.numbers import bot_option
 
 Factory = Callable[..., Bot | TacBot]
 
@@ -77,7 +78,8 @@ class BotSpec:
 
 
 def parse_options(items: tuple[str, ...]) -> dict[str, Any]:
-    """`key=value` items as a dict (numbers as int or float, the rest as text)."""
+    """`key=value` items as a dict (numbers as int or float, the rest as text); a number
+    that is negative or not finite (`1e309`, `nan`) is refused."""
     options: dict[str, Any] = {}
     for item in items:
         key, sep, text = item.partition("=")
@@ -86,7 +88,7 @@ def parse_options(items: tuple[str, ...]) -> dict[str, Any]:
         value: Any = text
         for kind in (int, float):
             try:
-                value = kind(text)
+                value = bot_option(key, text, kind(text))
                 break
             except ValueError:
                 continue

@@ -13,6 +13,7 @@ import click
 from kafana_bots import registry
 from kafana_client.cli import quiet_grpc
 from kafana_client.cli.key import key_option
+from kafana_client.cli.numbers import Finite
 from kafana_client.cli.paths import OUTPUT_FILE
 from kafana_client.cli.play import DEFAULT_BOT, OPEN, PLAYERS, PlayOptions, default_name, run
 from kafana_client.cli.session import Outcome
@@ -87,7 +88,7 @@ async def _run(options: PlayOptions, console: Console) -> Outcome | None:
 )
 @click.option(
     "--delay",
-    type=click.FloatRange(0),
+    type=Finite(0, 60),
     default=0.7,
     show_default=True,
     help="Seconds before each bot move.",
