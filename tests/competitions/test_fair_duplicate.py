@@ -15,8 +15,14 @@ from collections import Counter, defaultdict
 import pytest
 from kafana.competitions.model import GameResult, GameSpec
 from kafana.competitions.tournament import EventConfig, Kind, Tournament
+from kafana.competitions.verify_export import Checked, verify_export
 from kafana.errors import InvalidInputError
 from kafana.games import tablic
+from kafana.v1 import competitions_pb2 as pb
+from kafana_client import AsyncClient
+from kafana_client.tournaments import Tournaments
+
+from .hosted_helpers import Served, until
 
 EIGHT = tuple(f"e{i}" for i in range(8))
 Hand = frozenset[tablic.Card]
@@ -113,3 +119,31 @@ def test_a_duplicate_needs_two_tables_a_round() -> None:
         EventConfig("pairs", Kind.DUPLICATE, EIGHT[:7], players=4, partnerships=True)
     with pytest.raises(InvalidInputError, match="at most 3 rounds"):
         EventConfig("long", Kind.DUPLICATE, EIGHT[:4], rounds=4)
+
+
+async def test_a_hosted_duplicate_of_eight_plays_three_rounds_of_fresh_boards(
+    hosted: Served,
+) -> None:
+    async with AsyncClient.connect(hosted.target) as client:
+        events = Tournaments(client)
+        made = await events.create(
+            "dup8", "duplicate", rounds=3, boards=1, hands_per_board=2, target=11
+        )
+        for name in EIGHT:
+            await events.enter(made.event_id, name, bot="greedy")
+        await events.start(made.event_id, made.organiser_token)
+        info = await until(
+            lambda: events.get(made.event_id, records=True),
+            lambda i: i.phase == pb.EVENT_PHASE_FINISHED,
+        )
+    played = [g for r in info.rounds for g in r.games]
+    assert len(info.rounds) == 3 and len(played) == 3 * 4  # a board a round at 4 tables
+    assert all(g.ending == pb.GAME_ENDING_SCORE and g.secret for g in played)
+    assert len({g.commitment for g in played}) == 3  # a fresh board every round
+    for name in EIGHT:
+        mine = [g.commitment for g in played if name in g.seats]
+        assert len(mine) == len(set(mine)) == 3
+    checked = verify_export(info.exports["records.jsonl"])
+    assert all(isinstance(x, Checked) for x in checked), checked
+    # a board: per seat, 4 holders, 6 pairs compared, each worth 1/3 point: 2; two seats: 4
+    assert sum(s.points for s in info.standings) == pytest.approx(3 * 4)
