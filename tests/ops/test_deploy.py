@@ -5,10 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import subprocess
-import time
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import pytest
@@ -17,7 +13,8 @@ from click.testing import CliRunner
 from kafana import metrics
 from kafana.cli import main
 from kafana.v1 import service_pb2
-from kit import free_port, healthy, redis_cli, redis_cluster, redis_server, serving
+from kit import free_port, healthy, serving
+from reliability.reliability_support import cluster_with_replicas
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 SERVICE = service_pb2.DESCRIPTOR.services_by_name["KafanaService"].full_name
@@ -124,35 +121,10 @@ def _manifest_env(name: str) -> tuple[dict[str, str], list[str]]:
     return {e["name"]: str(e["value"]) for e in container["env"]}, list(container["args"])
 
 
-@contextmanager
-def _cluster_with_replicas(directory: Path) -> Iterator[list[int]]:
-    """The kit's 3-primary Redis Cluster with a replica added to each primary (as deploy/ runs
-    it: three primaries, three replicas); yields the primaries' ports."""
-    with redis_cluster(directory) as ports, ExitStack() as stack:
-        cluster = ("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf")
-        for i, port in enumerate(ports):
-            replica = stack.enter_context(redis_server(directory / f"replica{i}", *cluster))
-            primary_id = redis_cli(port, "cluster", "myid").strip()
-            subprocess.run(
-                ["redis-cli", "--cluster", "add-node", f"127.0.0.1:{replica.port}",
-                 f"127.0.0.1:{port}", "--cluster-slave", "--cluster-master-id", primary_id],
-                check=True, capture_output=True, timeout=60,
-            )  # fmt: skip
-        deadline = time.monotonic() + 60
-        while not all(
-            "connected_slaves:1" in redis_cli(p, "info", "replication")
-            and "cluster_state:ok" in redis_cli(p, "cluster", "info")
-            for p in ports
-        ):
-            assert time.monotonic() < deadline, "the replicas did not join"
-            time.sleep(0.1)
-        yield ports
-
-
 def test_every_manifest_starts_kafana_serve(tmp_path: Path) -> None:
     """`kafana serve` with the image's arguments and each manifest's environment and
     arguments (Redis hosts replaced by a local 3+3 cluster) starts and says SERVING."""
-    with _cluster_with_replicas(tmp_path / "cluster") as ports:
+    with cluster_with_replicas(tmp_path / "cluster") as (ports, _replicas):
         for name in ("compose", "k8s"):
             env, args = _manifest_env(name)
             assert env["KAFANA_REDIS"].startswith("redis+cluster://")

@@ -10,7 +10,7 @@ import sys
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -25,7 +25,16 @@ sys.path.insert(0, str(HERE.parent / "integration"))
 
 import kit  # noqa: E402
 from kafana_play import Table, config, open_table  # noqa: E402
-from kit import RedisServer, Served, free_port, healthy, redis_cli, seat_md  # noqa: E402
+from kit import (  # noqa: E402  # noqa: E402
+    RedisServer,
+    Served,
+    free_port,
+    healthy,
+    redis_cli,
+    redis_cluster,
+    redis_server,
+    seat_md,
+)
 from kit import serving as kit_serving  # noqa: E402
 
 REDIS_CONF = HERE.parent.parent / "deploy" / "redis.conf"
@@ -71,6 +80,46 @@ def serving(directory: Path, *args: str, count: int = 1) -> Iterator[list[Served
     """`count` `kafana serve` processes (each on a free port, `--grace 1`); killed at the end."""
     with kit_serving(directory, "--grace", "1", *args, count=count) as servers:
         yield servers
+
+
+CLUSTER_NODE = ("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf")
+
+
+def add_replica(stack: ExitStack, directory: Path, primary: int) -> RedisServer:
+    """A new cluster node that replicates the primary on port `primary` (ended with `stack`),
+    once it is in sync with it."""
+    replica = stack.enter_context(
+        redis_server(directory, *CLUSTER_NODE, "--cluster-node-timeout", "2000")
+    )
+    primary_id = redis_cli(primary, "cluster", "myid").strip()
+    subprocess.run(
+        ["redis-cli", "--cluster", "add-node", f"127.0.0.1:{replica.port}",
+         f"127.0.0.1:{primary}", "--cluster-slave", "--cluster-master-id", primary_id],
+        check=True, capture_output=True, timeout=60,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while "state=online" not in redis_cli(primary, "info", "replication"):  # synced
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"no replica of 127.0.0.1:{primary} came in sync")
+        time.sleep(0.1)
+    return replica
+
+
+@contextmanager
+def cluster_with_replicas(directory: Path) -> Iterator[tuple[list[int], list[RedisServer]]]:
+    """The kit's 3-primary Redis Cluster with a replica added to each primary (as deploy/ runs
+    it: three primaries, three replicas); yields the primaries' ports and their replicas, in
+    the same order."""
+    with redis_cluster(directory) as ports, ExitStack() as stack:
+        replicas = [
+            add_replica(stack, directory / f"replica{i}", port) for i, port in enumerate(ports)
+        ]
+        deadline = time.monotonic() + 60
+        while not all("cluster_state:ok" in redis_cli(p, "cluster", "info") for p in ports):
+            if time.monotonic() > deadline:
+                raise RuntimeError("the cluster is not ok with its replicas")
+            time.sleep(0.1)
+        yield ports, replicas
 
 
 @dataclass

@@ -137,4 +137,4 @@ async def test_replicated_without_a_replica_is_not_serving(redis: Redis, tmp_pat
                 )
             )
             assert error.code() == grpc.StatusCode.UNAVAILABLE
-        assert "no replica connected" in server.output()  # the health probe's log line
+        assert "has no replica connected" in server.output()  # the health probe's log line

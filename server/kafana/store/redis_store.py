@@ -369,17 +369,22 @@ class RedisStore(TableStore):
             await self._replica_connected()
 
     async def _replica_connected(self) -> None:
-        """StoreUnavailable unless each primary has a replica connected (INFO replication)."""
+        """StoreUnavailable unless each primary has a replica online (INFO replication: one
+        still syncing acknowledges nothing)."""
         nodes = await self._client.primaries()
         for node in nodes:
             info = await self._client.call_at(node, "INFO", "replication")
             text = info.decode(errors="replace") if isinstance(info, bytes) else ""
-            for line in text.splitlines():
-                if line.startswith("connected_slaves:") and int(line.partition(":")[2]) < 1:
-                    raise StoreUnavailable(
-                        f"durability is replicated but {node.host}:{node.port} has no replica "
-                        "connected: no write can be acknowledged"
-                    )
+            online = [
+                line
+                for line in text.splitlines()
+                if line.startswith("slave") and "state=online" in line
+            ]
+            if not online:
+                raise StoreUnavailable(
+                    f"durability is replicated but {node.host}:{node.port} has no replica "
+                    "connected and in sync: no write can be acknowledged"
+                )
 
     async def close(self) -> None:
         """Close the subscriber lanes and the client's lanes."""
