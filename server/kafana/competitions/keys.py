@@ -47,7 +47,11 @@ class EventKeys:
     """Hash (hosted events): name, format, config JSON, organiser token digest, phase."""
 
     entrants = TaggedKey("entrants")
-    """Hash (hosted events): entrant -> "<entry number> <JSON: bot, token digest>"."""
+    """Hash (hosted events): entrant -> "<entry number> <JSON: bot, token digest, account,
+    caller key>"."""
+
+    callers = TaggedKey("callers")
+    """Hash (hosted events): caller key (`a:<account>`, `p:<address>`) -> entrants it entered."""
 
     state = TaggedKey("state")
     """String (hosted events): the director's snapshot (tournament, tables, seat tokens)."""

@@ -411,8 +411,9 @@ class CreateEventRequest(_message.Message):
     CHOSEN_SEED_FIELD_NUMBER: _builtins.int
     PARTNERSHIPS_FIELD_NUMBER: _builtins.int
     GAME_FIELD_NUMBER: _builtins.int
+    ENTRIES_PER_ACCOUNT_FIELD_NUMBER: _builtins.int
     name: _builtins.str
-    """The event's name: 1 to 64 characters, no spaces or braces."""
+    """The event's name: 1 to 64 printable characters, no spaces or braces."""
     format: Global___EventFormat.ValueType
     """The format (required)."""
     rounds: _builtins.int
@@ -441,6 +442,10 @@ class CreateEventRequest(_message.Message):
     """Four seats as two partnerships (2 against 2; Tablić only)."""
     game: _rules_pb2.Game.ValueType
     """The game (unspecified: Tablić). Tač: remote entrants only (built-in bots play Tablić)."""
+    entries_per_account: _builtins.int
+    """How many entrants one caller with a key may enter (an account; self-registered accounts
+    count as the address they were made from): 0 means 1; at most 1024.
+    """
     @_builtins.property
     def policy(self) -> Global___FaultPolicySpec:
         """The fault policy of every game (absent: the defaults, no clock)."""
@@ -462,10 +467,11 @@ class CreateEventRequest(_message.Message):
         chosen_seed: _builtins.bool = ...,
         partnerships: _builtins.bool = ...,
         game: _rules_pb2.Game.ValueType = ...,
+        entries_per_account: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "policy", b"policy", "seed", b"seed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "boards", b"boards", "chosen_seed", b"chosen_seed", "format", b"format", "game", b"game", "hands_per_board", b"hands_per_board", "name", b"name", "parallel", b"parallel", "partnerships", b"partnerships", "policy", b"policy", "preset", b"preset", "rounds", b"rounds", "seats_per_game", b"seats_per_game", "seed", b"seed", "target", b"target"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "boards", b"boards", "chosen_seed", b"chosen_seed", "entries_per_account", b"entries_per_account", "format", b"format", "game", b"game", "hands_per_board", b"hands_per_board", "name", b"name", "parallel", b"parallel", "partnerships", b"partnerships", "policy", b"policy", "preset", b"preset", "rounds", b"rounds", "seats_per_game", b"seats_per_game", "seed", b"seed", "target", b"target"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
@@ -519,7 +525,9 @@ class EnterEventRequest(_message.Message):
     event_id: _builtins.str
     """The event."""
     name: _builtins.str
-    """The entrant's name in the event (1 to 64 characters, no spaces or braces)."""
+    """The entrant's name in the event: 1 to 40 printable characters (its seats carry it), no
+    spaces or braces.
+    """
     bot: _builtins.str
     """A registered bot name (e.g. "greedy") for a built-in bot the server plays; empty for a
     person or a remote bot (it plays its games itself with the entry token's assignments).
@@ -570,6 +578,34 @@ class EnterEventResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___EnterEventResponse: _TypeAlias = EnterEventResponse  # noqa: Y015
+
+@_typing.final
+class WithdrawEntryRequest(_message.Message):
+    """WithdrawEntry's input (the entry token in `kafana-entry-token`, or the organiser token in
+    `kafana-organiser-token`; none for the account that entered a built-in bot).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    EVENT_ID_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    event_id: _builtins.str
+    """The event."""
+    name: _builtins.str
+    """The entrant to take out."""
+    def __init__(
+        self,
+        *,
+        event_id: _builtins.str = ...,
+        name: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["event_id", b"event_id", "name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WithdrawEntryRequest: _TypeAlias = WithdrawEntryRequest  # noqa: Y015
 
 @_typing.final
 class StartEventRequest(_message.Message):

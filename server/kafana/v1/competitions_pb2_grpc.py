@@ -45,6 +45,11 @@ class CompetitionsServiceStub:
                 request_serializer=kafana_dot_v1_dot_competitions__pb2.EnterEventRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_competitions__pb2.EnterEventResponse.FromString,
                 _registered_method=True)
+        self.WithdrawEntry = channel.unary_unary(
+                '/kafana.v1.CompetitionsService/WithdrawEntry',
+                request_serializer=kafana_dot_v1_dot_competitions__pb2.WithdrawEntryRequest.SerializeToString,
+                response_deserializer=kafana_dot_v1_dot_competitions__pb2.EventInfo.FromString,
+                _registered_method=True)
         self.StartEvent = channel.unary_unary(
                 '/kafana.v1.CompetitionsService/StartEvent',
                 request_serializer=kafana_dot_v1_dot_competitions__pb2.StartEventRequest.SerializeToString,
@@ -101,6 +106,14 @@ class CompetitionsServiceServicer:
     def EnterEvent(self, request, context):
         """Enter an open event: a person or remote bot gets a secret entry token; a built-in bot
         (`bot` names a registered bot) is played by the server itself.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WithdrawEntry(self, request, context):
+        """Take an entrant out of an open event: the entrant itself (its entry token, or the account
+        that entered it) or the organiser (organiser token).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -176,6 +189,11 @@ def add_CompetitionsServiceServicer_to_server(servicer, server):
                     servicer.EnterEvent,
                     request_deserializer=kafana_dot_v1_dot_competitions__pb2.EnterEventRequest.FromString,
                     response_serializer=kafana_dot_v1_dot_competitions__pb2.EnterEventResponse.SerializeToString,
+            ),
+            'WithdrawEntry': grpc.unary_unary_rpc_method_handler(
+                    servicer.WithdrawEntry,
+                    request_deserializer=kafana_dot_v1_dot_competitions__pb2.WithdrawEntryRequest.FromString,
+                    response_serializer=kafana_dot_v1_dot_competitions__pb2.EventInfo.SerializeToString,
             ),
             'StartEvent': grpc.unary_unary_rpc_method_handler(
                     servicer.StartEvent,
@@ -273,6 +291,33 @@ class CompetitionsService:
             '/kafana.v1.CompetitionsService/EnterEvent',
             kafana_dot_v1_dot_competitions__pb2.EnterEventRequest.SerializeToString,
             kafana_dot_v1_dot_competitions__pb2.EnterEventResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WithdrawEntry(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kafana.v1.CompetitionsService/WithdrawEntry',
+            kafana_dot_v1_dot_competitions__pb2.WithdrawEntryRequest.SerializeToString,
+            kafana_dot_v1_dot_competitions__pb2.EventInfo.FromString,
             options,
             channel_credentials,
             insecure,

@@ -49,6 +49,10 @@ class CompetitionsServiceStub:
     """Enter an open event: a person or remote bot gets a secret entry token; a built-in bot
     (`bot` names a registered bot) is played by the server itself.
     """
+    WithdrawEntry: _grpc.UnaryUnaryMultiCallable[_competitions_pb2.WithdrawEntryRequest, _competitions_pb2.EventInfo]
+    """Take an entrant out of an open event: the entrant itself (its entry token, or the account
+    that entered it) or the organiser (organiser token).
+    """
     StartEvent: _grpc.UnaryUnaryMultiCallable[_competitions_pb2.StartEventRequest, _competitions_pb2.EventInfo]
     """Close entries and start directing the event (organiser token)."""
     GetEvent: _grpc.UnaryUnaryMultiCallable[_competitions_pb2.GetEventRequest, _competitions_pb2.EventInfo]
@@ -79,6 +83,10 @@ class CompetitionsServiceAsyncStub(CompetitionsServiceStub):
     EnterEvent: _aio.UnaryUnaryMultiCallable[_competitions_pb2.EnterEventRequest, _competitions_pb2.EnterEventResponse]  # type: ignore[assignment]
     """Enter an open event: a person or remote bot gets a secret entry token; a built-in bot
     (`bot` names a registered bot) is played by the server itself.
+    """
+    WithdrawEntry: _aio.UnaryUnaryMultiCallable[_competitions_pb2.WithdrawEntryRequest, _competitions_pb2.EventInfo]  # type: ignore[assignment]
+    """Take an entrant out of an open event: the entrant itself (its entry token, or the account
+    that entered it) or the organiser (organiser token).
     """
     StartEvent: _aio.UnaryUnaryMultiCallable[_competitions_pb2.StartEventRequest, _competitions_pb2.EventInfo]  # type: ignore[assignment]
     """Close entries and start directing the event (organiser token)."""
@@ -119,6 +127,16 @@ class CompetitionsServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_competitions_pb2.EnterEventResponse, _abc.Awaitable[_competitions_pb2.EnterEventResponse]]:
         """Enter an open event: a person or remote bot gets a secret entry token; a built-in bot
         (`bot` names a registered bot) is played by the server itself.
+        """
+
+    @_abc_1.abstractmethod
+    def WithdrawEntry(
+        self,
+        request: _competitions_pb2.WithdrawEntryRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_competitions_pb2.EventInfo, _abc.Awaitable[_competitions_pb2.EventInfo]]:
+        """Take an entrant out of an open event: the entrant itself (its entry token, or the account
+        that entered it) or the organiser (organiser token).
         """
 
     @_abc_1.abstractmethod

@@ -130,9 +130,19 @@ def with_entrants(config: EventConfig, entrants: list[str]) -> EventConfig:
 
 
 def meta_fields(
-    config: EventConfig, organiser_token: str, parallel: int, now: int
+    config: EventConfig,
+    organiser_token: str,
+    parallel: int,
+    now: int,
+    entries_per_account: int = 0,
+    organiser: str = "",
 ) -> dict[str, str]:
-    """The meta hash of a new event."""
+    """The meta hash of a new event (`organiser`: the creating caller's key, if any)."""
+    if entries_per_account > MAX_ENTRANTS:
+        raise InvalidInputError(
+            f"entries_per_account is at most {MAX_ENTRANTS}, not {entries_per_account}",
+            field="entries_per_account",
+        )
     return {
         "name": config.name,
         "format": config.kind.value,
@@ -140,7 +150,14 @@ def meta_fields(
         "organiser": digest(organiser_token),
         "parallel": str(parallel),
         "created": str(now),
+        "entries_per_account": str(entries_per_account or 1),
+        "organiser_caller": organiser,
     }
+
+
+def entries_per_account(meta: dict[str, str]) -> int:
+    """How many entrants one caller may enter (1 for events made before the limit)."""
+    return int(meta.get("entries_per_account", "1") or 1)
 
 
 def config_from_meta(meta: dict[str, str]) -> EventConfig:
@@ -148,9 +165,11 @@ def config_from_meta(meta: dict[str, str]) -> EventConfig:
     return config_of(json.loads(meta["config"]))
 
 
-def entrant_value(bot: str, token: str, game: str = "tablic", account: str = "") -> str:
+def entrant_value(
+    bot: str, token: str, game: str = "tablic", account: str = "", caller: str = ""
+) -> str:
     """An entrant's stored value (bot name, or the entry token's digest; the account that
-    entered it, if the call carried a key)."""
+    entered it, if the call carried a key, and the caller key it counts against)."""
     if bot and game != "tablic":
         raise InvalidInputError(
             f"built-in bots play Tablić only: enter a {game} event as a remote bot or a person "
@@ -159,6 +178,8 @@ def entrant_value(bot: str, token: str, game: str = "tablic", account: str = "")
     if bot:
         registry.entry(bot)  # InvalidInputError naming the known bots
     value = {"bot": bot, "token": digest(token) if token else "", "account": account}
+    if caller:
+        value["caller"] = caller
     return json.dumps(value, sort_keys=True)
 
 
@@ -171,6 +192,7 @@ class Entrant:
     bot: str
     token: str
     account: str = ""  # who entered it, when the call carried an API key
+    caller: str = ""  # the caller key its entry counts against (`a:<account>`, `p:<address>`)
 
     @property
     def kind(self) -> str:
@@ -190,7 +212,16 @@ def entrants_of(raw: dict[str, str]) -> list[Entrant]:
     for name, value in raw.items():
         number, _, text = value.partition(" ")
         data = json.loads(text)
-        out.append(Entrant(name, int(number), data["bot"], data["token"], data.get("account", "")))
+        out.append(
+            Entrant(
+                name,
+                int(number),
+                data["bot"],
+                data["token"],
+                data.get("account", ""),
+                data.get("caller", ""),
+            )
+        )
     return sorted(out, key=lambda e: e.number)
 
 

@@ -56,6 +56,7 @@ class CompetitionsHost:
 
     def start(self, tables: Tables, feed: Feed) -> None:
         """Start directing events on the server's tables (from its event loop)."""
+        self.servicer.quota.counters = tables.store.counters  # shared by the server's processes
         self.director = Director(self.events, tables, feed, lease_ms=self.lease_ms, scan=self.scan)
         self.director.start()
 

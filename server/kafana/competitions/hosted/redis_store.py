@@ -41,6 +41,7 @@ class RedisEvents(EventStore):
         self._lease = Script.named("lease", _HERE)
         self._save = Script.named("save", _HERE)
         self._release = Script.named("release", _HERE)
+        self._withdraw = Script.named("withdraw", _HERE)
 
     async def _run(self, script: Script, keys: list[str], *args: str | int) -> Reply:
         values = [a.encode() if isinstance(a, str) else b"%d" % a for a in args]
@@ -62,7 +63,8 @@ class RedisEvents(EventStore):
 
     def _all(self, event_id: str) -> list[str]:
         keys = EventKeys(event_id)
-        return [keys.meta, keys.entrants, keys.control, keys.adjudications, keys.state]
+        return [keys.meta, keys.entrants, keys.callers, keys.control, keys.adjudications,
+                keys.state]  # fmt: skip
 
     async def _keep(self, key: str) -> None:
         await self.client.call(key, "PEXPIRE", key, self.retention_ms)
@@ -73,10 +75,19 @@ class RedisEvents(EventStore):
     async def meta(self, event_id: str) -> dict[str, str]:
         return await self._hash(EventKeys(event_id).meta)
 
-    async def enter(self, event_id: str, name: str, value: str) -> str:
+    async def enter(
+        self, event_id: str, name: str, value: str, caller: str = "", most: int = 1
+    ) -> str:
         keys = EventKeys(event_id)
-        return _text(await self._run(self._enter, [keys.meta, keys.entrants], name, value,
-                                     MAX_ENTRANTS, self.retention_ms))  # fmt: skip
+        return _text(await self._run(self._enter, [keys.meta, keys.entrants, keys.callers],
+                                     name, value, MAX_ENTRANTS, self.retention_ms, caller,
+                                     most))  # fmt: skip
+
+    async def withdraw(self, event_id: str, name: str, caller: str) -> str:
+        keys = EventKeys(event_id)
+        return _text(
+            await self._run(self._withdraw, [keys.meta, keys.entrants, keys.callers], name, caller)
+        )
 
     async def entrants(self, event_id: str) -> dict[str, str]:
         return await self._hash(EventKeys(event_id).entrants)
@@ -122,7 +133,7 @@ class RedisEvents(EventStore):
 
     async def save(self, event_id: str, owner: str, text: str) -> bool:
         keys = EventKeys(event_id)
-        others = [keys.meta, keys.entrants, keys.control, keys.adjudications]
+        others = [keys.meta, keys.entrants, keys.callers, keys.control, keys.adjudications]
         return bool(
             await self._run(
                 self._save, [keys.lease, keys.state, *others], owner, text, self.retention_ms

@@ -28,12 +28,20 @@ from kafana.competitions.hosted.event import (
     missing,
 )
 from kafana.competitions.hosted.store import EventStore, now_ms
+from kafana.competitions.quota import EVENTS_PER_HOUR, CreationQuota
 from kafana.competitions.tournament import EventError, Status
 from kafana.competitions.wire import phase_enum, status_enum
-from kafana.errors import AlreadyExistsError, AuthenticationError, InvalidInputError, NotFoundError
+from kafana.errors import (
+    AlreadyExistsError,
+    AuthenticationError,
+    InvalidInputError,
+    NotFoundError,
+    PermissionDeniedError,
+)
 from kafana.service.auth import caller_of, metadata_token
 from kafana.service.errors import unary
 from kafana.service.inputs import ENTRANT, check, page_token, read_page_token
+from kafana.service.limits import HOUR_MS
 from kafana.v1 import competitions_pb2 as pb
 from kafana.v1 import competitions_pb2_grpc, events_pb2
 
@@ -56,6 +64,8 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
         self.store = store
         self.wake = wake
         self.stopping = asyncio.Event()
+        # events created per account (counted in the server's shared counters once started)
+        self.quota = CreationQuota("events", EVENTS_PER_HOUR, HOUR_MS, "hour")
 
     async def _meta(self, event_id: str) -> dict[str, str]:
         if not event_id or any(c in event_id for c in "{} \n"):
@@ -90,7 +100,13 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
         config = ev.event_config(request)
         token = ev.new_token()
         event_id = "ev-" + secrets.token_hex(6)
-        meta = ev.meta_fields(config, token, request.parallel, now_ms())
+        caller = caller_of(context)
+        owner = caller.key if caller.account else ""
+        now = now_ms()
+        meta = ev.meta_fields(
+            config, token, request.parallel, now, request.entries_per_account, owner
+        )
+        await self.quota.admit(caller, now)
         if not await self.store.create(event_id, meta):
             raise AlreadyExistsError(f"event id {event_id!r} exists: try again", resource="event")
         info = await self._info(event_id)
@@ -104,15 +120,62 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
         meta = await self._meta(request.event_id)
         name = check(ENTRANT, request.name)
         token = "" if request.bot else ev.new_token()
-        account = caller_of(context).account or ""
-        value = ev.entrant_value(request.bot, token, ev.config_from_meta(meta).game, account)
-        answer = await self.store.enter(request.event_id, name, value)
+        caller = caller_of(context)
+        account = caller.account or ""
+        # a caller with a key enters as many entrants as the organiser allows (1 unless told);
+        # without a key (`--auth open`, one machine's callers) entries are not counted
+        charged = caller.key if account else ""
+        game = ev.config_from_meta(meta).game
+        value = ev.entrant_value(request.bot, token, game, account, charged)
+        most = ev.entries_per_account(meta)
+        answer = await self.store.enter(request.event_id, name, value, charged, most)
         if answer == "missing":
             raise missing(request.event_id)
+        if answer == "many":
+            raise PermissionDeniedError(
+                f"event {request.event_id!r} takes {most} entrant(s) per account and yours has"
+                f" entered {most}: withdraw one (WithdrawEntry) or ask the organiser to allow"
+                " more (entries_per_account)",
+                quota="entries_per_account",
+                limit=most,
+            )
         if answer != "ok":
             refused = AlreadyExistsError if answer == "taken" else EventError
             raise refused(_ENTER_REFUSALS[answer].format(e=request.event_id, n=name))
         return pb.EnterEventResponse(event_id=request.event_id, name=name, entry_token=token)
+
+    @unary
+    async def WithdrawEntry(
+        self, request: pb.WithdrawEntryRequest, context: Context
+    ) -> pb.EventInfo:
+        """Take an entrant out of an open event: by its entry token, the account that entered
+        it, or the organiser token."""
+        meta = await self._meta(request.event_id)
+        entrants = {e.name: e for e in entrants_of(await self.store.entrants(request.event_id))}
+        entrant = entrants.get(request.name)
+        metadata = context.invocation_metadata()
+        organiser = metadata_token(metadata, ORGANISER_TOKEN)
+        if organiser:
+            check_token(organiser, meta["organiser"], "organiser")
+        elif entrant is None:
+            raise NotFoundError(
+                f"event {request.event_id!r} has no entrant named {request.name!r}",
+                resource="entrant",
+            )
+        elif not (entrant.account and entrant.account == caller_of(context).account):
+            check_token(metadata_token(metadata, ENTRY_TOKEN), entrant.token, "entry")
+        caller = entrant.caller if entrant is not None else ""
+        answer = await self.store.withdraw(request.event_id, request.name, caller)
+        if answer == "missing":
+            raise missing(request.event_id)
+        if answer == "closed":
+            raise EventError(f"event {request.event_id!r} has started: entries are closed")
+        if answer == "gone":
+            raise NotFoundError(
+                f"event {request.event_id!r} has no entrant named {request.name!r}",
+                resource="entrant",
+            )
+        return await self._info(request.event_id)
 
     @unary
     async def StartEvent(self, request: pb.StartEventRequest, context: Context) -> pb.EventInfo:

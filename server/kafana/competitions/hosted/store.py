@@ -3,7 +3,8 @@
 `redis_store.RedisEvents` keeps the same data in Redis, so events survive the process and
 another process can take over directing them (the lease). Answers of `enter` and `start`:
 "ok", "missing" (no such event), "closed" (not open for entries), "taken" (name in use),
-"full" (too many entrants), "few" (fewer than two entrants).
+"full" (too many entrants), "many" (the caller entered as many as the event allows one caller),
+"few" (fewer than two entrants).
 
 Every event expires `retention_ms` after it was created or last written (at the latest after it
 finished): its keys carry that TTL in Redis, and the memory store forgets it as late.
@@ -43,8 +44,16 @@ class EventStore(ABC):
         """The event's meta fields ({} when there is no such event)."""
 
     @abstractmethod
-    async def enter(self, event_id: str, name: str, value: str) -> str:
-        """Add an entrant while the event is open (atomically)."""
+    async def enter(
+        self, event_id: str, name: str, value: str, caller: str = "", most: int = 1
+    ) -> str:
+        """Add an entrant while the event is open (atomically); a `caller` (its key, "" for
+        none) enters at most `most` ("many" past it)."""
+
+    @abstractmethod
+    async def withdraw(self, event_id: str, name: str, caller: str) -> str:
+        """Take an entrant out while the event is open (`caller`: the one that entered it);
+        "gone" when there is no such entrant."""
 
     @abstractmethod
     async def entrants(self, event_id: str) -> dict[str, str]:
@@ -119,6 +128,7 @@ class MemoryEvents(EventStore):
         self.retention_ms = retention_ms
         self._meta: dict[str, dict[str, str]] = {}
         self._entrants: dict[str, dict[str, str]] = {}
+        self._callers: dict[str, dict[str, int]] = {}
         self._state: dict[str, str] = {}
         self._lease: dict[str, tuple[str, float]] = {}
         self._control: dict[str, tuple[str, str]] = {}
@@ -131,7 +141,7 @@ class MemoryEvents(EventStore):
         """Forget every event not written for `retention_ms`."""
         old = now_ms() - self.retention_ms
         kept: list[dict[str, Any]] = [
-            self._meta, self._entrants, self._state, self._lease, self._control,
+            self._meta, self._entrants, self._callers, self._state, self._lease, self._control,
             self._adjudications, self._created, self._touched,
         ]  # fmt: skip
         for event_id in [e for e, at in self._touched.items() if at < old]:
@@ -155,7 +165,9 @@ class MemoryEvents(EventStore):
         self._expire()
         return dict(self._meta.get(event_id, {}))
 
-    async def enter(self, event_id: str, name: str, value: str) -> str:
+    async def enter(
+        self, event_id: str, name: str, value: str, caller: str = "", most: int = 1
+    ) -> str:
         meta = self._meta.get(event_id)
         if meta is None:
             return "missing"
@@ -166,7 +178,29 @@ class MemoryEvents(EventStore):
             return "taken"
         if len(entrants) >= MAX_ENTRANTS:
             return "full"
-        entrants[name] = f"{len(entrants)} {value}"
+        callers = self._callers.setdefault(event_id, {})
+        if caller and callers.get(caller, 0) >= most:
+            return "many"
+        if caller:
+            callers[caller] = callers.get(caller, 0) + 1
+        number = max(int(meta.get("entries", "0")), len(entrants))
+        meta["entries"] = str(number + 1)
+        entrants[name] = f"{number} {value}"
+        return "ok"
+
+    async def withdraw(self, event_id: str, name: str, caller: str) -> str:
+        meta = self._meta.get(event_id)
+        if meta is None:
+            return "missing"
+        if meta["phase"] != "open":
+            return "closed"
+        if self._entrants[event_id].pop(name, None) is None:
+            return "gone"
+        callers = self._callers.get(event_id, {})
+        if caller and caller in callers:
+            callers[caller] -= 1
+            if callers[caller] <= 0:
+                del callers[caller]
         return "ok"
 
     async def entrants(self, event_id: str) -> dict[str, str]:

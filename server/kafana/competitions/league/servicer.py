@@ -21,12 +21,14 @@ from kafana.competitions.league.results import load_rating
 from kafana.competitions.league.spec import dump, league_name, league_spec, load
 from kafana.competitions.league.store import IDLE, PAIRED, WAITING, LeagueStore, now_ms
 from kafana.competitions.league.tickets import Waiters, watch
+from kafana.competitions.quota import DAY_MS, LEAGUES_PER_DAY, CreationQuota
 from kafana.competitions.ratings import RatingPolicy
 from kafana.errors import (
     AlreadyExistsError,
     ApiKeyMissing,
     InvalidInputError,
     NotFoundError,
+    PermissionDeniedError,
     WrongStateError,
 )
 from kafana.service.auth import caller_of
@@ -64,6 +66,17 @@ def _account(context: Context, rpc: str) -> str:
     return account
 
 
+def _check_owner(context: Context, meta: dict[str, str], league: str, action: str) -> None:
+    """PermissionDeniedError unless the caller organises `league` or is an operator (a league
+    made without a key, in `--auth open` mode, is anyone's)."""
+    caller = caller_of(context)
+    owner = meta.get("organiser", "")
+    if owner and caller.account != owner and caller.role != "operator":
+        raise PermissionDeniedError(
+            f"only league {league!r}'s organiser ({owner!r}) or an operator may {action} it"
+        )
+
+
 class LeaguesServiceServicer(leagues_pb2_grpc.LeaguesServiceServicer):
     """Leagues: create, queue, tickets, boards, players and matches."""
 
@@ -76,6 +89,8 @@ class LeaguesServiceServicer(leagues_pb2_grpc.LeaguesServiceServicer):
         self.waiters = Waiters()
         self.stopping = asyncio.Event()
         self.policy = RatingPolicy()
+        # leagues created per account (counted in the server's shared counters once started)
+        self.quota = CreationQuota("leagues", LEAGUES_PER_DAY, DAY_MS, "day")
 
     async def _meta(self, league: str) -> dict[str, str]:
         meta = await self.store.meta(league_name(league))
@@ -98,8 +113,13 @@ class LeaguesServiceServicer(leagues_pb2_grpc.LeaguesServiceServicer):
         """A new league with its rules, clock and fault policy fixed."""
         name = league_name(request.league)
         spec = league_spec(request.spec)
-        organiser = caller_of(context).account or ""
-        fields = {"spec": dump(spec), "organiser": organiser, "created_ms": str(now_ms())}
+        caller = caller_of(context)
+        organiser = caller.account or ""
+        now = now_ms()
+        if await self.store.meta(name):
+            raise AlreadyExistsError(f"a league named {name!r} exists", resource="league")
+        await self.quota.admit(caller, now)
+        fields = {"spec": dump(spec), "organiser": organiser, "created_ms": str(now)}
         if not await self.store.create(name, fields):
             raise AlreadyExistsError(f"a league named {name!r} exists", resource="league")
         self.wake()
@@ -114,8 +134,9 @@ class LeaguesServiceServicer(leagues_pb2_grpc.LeaguesServiceServicer):
 
     @unary
     async def NewSeason(self, request: pb.NewSeasonRequest, context: Context) -> pb.LeagueInfo:
-        """The next season: ratings and board begin afresh."""
-        await self._meta(request.league)
+        """The next season: ratings and board begin afresh (its organiser or an operator)."""
+        meta = await self._meta(request.league)
+        _check_owner(context, meta, request.league, "start a new season of")
         await self.store.new_season(request.league)
         meta = await self._meta(request.league)
         return convert.league_info(request.league, meta, await self.store.waiting(request.league))

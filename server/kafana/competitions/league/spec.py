@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-
 from kafana.competitions.wire import game_name, preset_name, rules_spec
 from kafana.errors import InvalidInputError
 from kafana.service.games import build_rules

@@ -1,11 +1,24 @@
--- Enter an open event. KEYS: meta, entrants; ARGV: name, value, most entrants, retention ms.
--- Answers ok, missing, closed, taken or full.
+-- Enter an open event. KEYS: meta, entrants, callers; ARGV: name, value, most entrants,
+-- retention ms, caller ("" for none), most entrants of one caller. Answers ok, missing,
+-- closed, taken, full or many (the caller has entered its most).
 local phase = redis.call('HGET', KEYS[1], 'phase')
 if not phase then return 'missing' end
 if phase ~= 'open' then return 'closed' end
 if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return 'taken' end
 local n = redis.call('HLEN', KEYS[2])
 if n >= tonumber(ARGV[3]) then return 'full' end
-redis.call('HSET', KEYS[2], ARGV[1], n .. ' ' .. ARGV[2])
+if ARGV[5] ~= '' then
+  local had = tonumber(redis.call('HGET', KEYS[3], ARGV[5]) or '0')
+  if had >= tonumber(ARGV[6]) then return 'many' end
+  redis.call('HINCRBY', KEYS[3], ARGV[5], 1)
+  redis.call('PEXPIRE', KEYS[3], ARGV[4])
+end
+-- entry numbers keep growing when entrants withdraw (the count of entries ever made)
+local number = redis.call('HINCRBY', KEYS[1], 'entries', 1) - 1
+if number < n then
+  number = n
+  redis.call('HSET', KEYS[1], 'entries', n + 1)
+end
+redis.call('HSET', KEYS[2], ARGV[1], number .. ' ' .. ARGV[2])
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
 return 'ok'

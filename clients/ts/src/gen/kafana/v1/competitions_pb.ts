@@ -25,7 +25,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kafana/v1/competitions.proto.
  */
 export const file_kafana_v1_competitions: GenFile = /*@__PURE__*/
-  fileDesc("ChxrYWZhbmEvdjEvY29tcGV0aXRpb25zLnByb3RvEglrYWZhbmEudjEihAEKBUZhdWx0EgwKBHNlYXQYASABKA0SJgoGcmVhc29uGAIgASgOMhYua2FmYW5hLnYxLkZhdWx0UmVhc29uEiYKBmFjdGlvbhgDIAEoDjIWLmthZmFuYS52MS5GYXVsdEFjdGlvbhIPCgdtb3ZlX25vGAQgASgNEgwKBGNvZGUYBSABKAki4gEKD0ZhdWx0UG9saWN5U3BlYxIPCgdtb3ZlX21zGAEgASgNEioKCm9uX3RpbWVvdXQYAiABKA4yFi5rYWZhbmEudjEuRmF1bHRBY3Rpb24SGwoTZGlzY29ubmVjdF9ncmFjZV9tcxgDIAEoDRItCg1vbl9kaXNjb25uZWN0GAQgASgOMhYua2FmYW5hLnYxLkZhdWx0QWN0aW9uEhsKE3RpbWVvdXRzX3RvX2ZvcmZlaXQYBSABKA0SFQoNaWxsZWdhbF9saW1pdBgGIAEoDRISCgpub19zaG93X21zGAcgASgNIvwCChJDcmVhdGVFdmVudFJlcXVlc3QSDAoEbmFtZRgBIAEoCRImCgZmb3JtYXQYAiABKA4yFi5rYWZhbmEudjEuRXZlbnRGb3JtYXQSDgoGcm91bmRzGAMgASgNEg4KBmJvYXJkcxgEIAEoDRIXCg9oYW5kc19wZXJfYm9hcmQYBSABKA0SJwoGcHJlc2V0GAYgASgOMhcua2FmYW5hLnYxLlRhYmxpY1ByZXNldBIOCgZ0YXJnZXQYByABKA0SFgoOc2VhdHNfcGVyX2dhbWUYCCABKA0SKgoGcG9saWN5GAkgASgLMhoua2FmYW5hLnYxLkZhdWx0UG9saWN5U3BlYxIVCgRzZWVkGAogASgEQgIwAUgAiAEBEhAKCHBhcmFsbGVsGAsgASgNEhMKC2Nob3Nlbl9zZWVkGAwgASgIEhQKDHBhcnRuZXJzaGlwcxgNIAEoCBIdCgRnYW1lGA4gASgOMg8ua2FmYW5hLnYxLkdhbWVCBwoFX3NlZWQiZQoTQ3JlYXRlRXZlbnRSZXNwb25zZRIQCghldmVudF9pZBgBIAEoCRIXCg9vcmdhbmlzZXJfdG9rZW4YAiABKAkSIwoFZXZlbnQYAyABKAsyFC5rYWZhbmEudjEuRXZlbnRJbmZvIkAKEUVudGVyRXZlbnRSZXF1ZXN0EhAKCGV2ZW50X2lkGAEgASgJEgwKBG5hbWUYAiABKAkSCwoDYm90GAMgASgJIkkKEkVudGVyRXZlbnRSZXNwb25zZRIQCghldmVudF9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEhMKC2VudHJ5X3Rva2VuGAMgASgJIiUKEVN0YXJ0RXZlbnRSZXF1ZXN0EhAKCGV2ZW50X2lkGAEgASgJIjMKEVBhdXNlRXZlbnRSZXF1ZXN0EhAKCGV2ZW50X2lkGAEgASgJEgwKBG5vdGUYAiABKAkiNAoSUmVzdW1lRXZlbnRSZXF1ZXN0EhAKCGV2ZW50X2lkGAEgASgJEgwKBG5vdGUYAiABKAkiMQoPRW5kRXZlbnRSZXF1ZXN0EhAKCGV2ZW50X2lkGAEgASgJEgwKBG5vdGUYAiABKAkiaAoVQWRqdWRpY2F0ZUdhbWVSZXF1ZXN0EhAKCGV2ZW50X2lkGAEgASgJEg8KB2dhbWVfaWQYAiABKAkSEwoGd2lubmVyGAMgASgNSACIAQESDAoEbm90ZRgEIAEoCUIJCgdfd2lubmVyIjQKD0dldEV2ZW50UmVxdWVzdBIQCghldmVudF9pZBgBIAEoCRIPCgdyZWNvcmRzGAIgASgIIjoKEUxpc3RFdmVudHNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoDRISCgpwYWdlX3Rva2VuGAIgASgJIlMKEkxpc3RFdmVudHNSZXNwb25zZRIkCgZldmVudHMYASADKAsyFC5rYWZhbmEudjEuRXZlbnRJbmZvEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJOCgtFbnRyYW50SW5mbxIMCgRuYW1lGAEgASgJEiQKBGtpbmQYAiABKA4yFi5rYWZhbmEudjEuRW50cmFudEtpbmQSCwoDYm90GAMgASgJIroCCghHYW1lSW5mbxIPCgdnYW1lX2lkGAEgASgJEg0KBXJvdW5kGAIgASgNEg0KBXNlYXRzGAMgAygJEhIKCmNvbW1pdG1lbnQYBCABKAkSEAoIdGFibGVfaWQYBSABKAkSDQoFYm9hcmQYBiABKA0SJQoGc3RhdHVzGAcgASgOMhUua2FmYW5hLnYxLkdhbWVTdGF0dXMSDgoGc2NvcmVzGAggAygFEhMKBndpbm5lchgJIAEoDUgAiAEBEiUKBmVuZGluZxgKIAEoDjIVLmthZmFuYS52MS5HYW1lRW5kaW5nEiAKBmZhdWx0cxgLIAMoCzIQLmthZmFuYS52MS5GYXVsdBIOCgZyZWNvcmQYDSABKAkSDgoGc2VjcmV0GA4gASgJQgkKB193aW5uZXJKBAgMEA1SBHNlZWQiTQoJUm91bmRJbmZvEg4KBm51bWJlchgBIAEoDRIiCgVnYW1lcxgCIAMoCzITLmthZmFuYS52MS5HYW1lSW5mbxIMCgRieWVzGAMgAygJItIBCgxTdGFuZGluZ0luZm8SDAoEcmFuaxgBIAEoDRIPCgdlbnRyYW50GAIgASgJEg4KBnBvaW50cxgDIAEoARIOCgZwbGF5ZWQYBCABKA0SDAoEd2lucxgFIAEoDRINCgVkcmF3cxgGIAEoDRIOCgZsb3NzZXMYByABKA0SDAoEYnllcxgIIAEoDRIQCghidWNoaG9sehgJIAEoARIYChBzb25uZWJvcm5fYmVyZ2VyGAogASgBEgwKBGRpZmYYCyABKAUSDgoGcmF0aW5nGAwgASgBIv0FCglFdmVudEluZm8SEAoIZXZlbnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCRImCgZmb3JtYXQYAyABKA4yFi5rYWZhbmEudjEuRXZlbnRGb3JtYXQSJAoFcGhhc2UYBCABKA4yFS5rYWZhbmEudjEuRXZlbnRQaGFzZRImCgZzdGF0dXMYBSABKA4yFi5rYWZhbmEudjEuRXZlbnRTdGF0dXMSDAoEbm90ZRgGIAEoCRIUCgx0b3RhbF9yb3VuZHMYByABKA0SKAoIZW50cmFudHMYCCADKAsyFi5rYWZhbmEudjEuRW50cmFudEluZm8SJAoGcm91bmRzGAkgAygLMhQua2FmYW5hLnYxLlJvdW5kSW5mbxIqCglzdGFuZGluZ3MYCiADKAsyFy5rYWZhbmEudjEuU3RhbmRpbmdJbmZvEg4KBnJlcG9ydBgLIAEoCRIVCg1yZWNvcmRzX2pzb25sGAwgASgJEicKBnByZXNldBgNIAEoDjIXLmthZmFuYS52MS5UYWJsaWNQcmVzZXQSDgoGdGFyZ2V0GA4gASgNEioKBnBvbGljeRgPIAEoCzIaLmthZmFuYS52MS5GYXVsdFBvbGljeVNwZWMSMgoHZXhwb3J0cxgQIAMoCzIhLmthZmFuYS52MS5FdmVudEluZm8uRXhwb3J0c0VudHJ5EhMKC2Nob3Nlbl9zZWVkGBEgASgIEi0KCmVuZF9yZWFzb24YEiABKA4yGS5rYWZhbmEudjEuRXZlbnRFbmRSZWFzb24SFgoOc2VhdHNfcGVyX2dhbWUYEyABKA0SFAoMcGFydG5lcnNoaXBzGBQgASgIEh0KBGdhbWUYFSABKA4yDy5rYWZhbmEudjEuR2FtZRISCgplbmRfZGV0YWlsGBYgASgJEhcKD3NhbHRfY29tbWl0bWVudBgXIAEoCRIMCgRzYWx0GBggASgJGi4KDEV4cG9ydHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIiUKEVdhdGNoRW50cnlSZXF1ZXN0EhAKCGV2ZW50X2lkGAEgASgJIoMBCgpBc3NpZ25tZW50Eg8KB2dhbWVfaWQYASABKAkSDQoFcm91bmQYAiABKA0SEAoIdGFibGVfaWQYAyABKAkSDAoEc2VhdBgEIAEoDRISCgpzZWF0X3Rva2VuGAUgASgJEg0KBXNlYXRzGAYgAygJEhIKCmNvbW1pdG1lbnQYByABKAki/QEKC0VudHJ5VXBkYXRlEikKCmFzc2lnbm1lbnQYASABKAsyFS5rYWZhbmEudjEuQXNzaWdubWVudBIkCgVwaGFzZRgCIAEoDjIVLmthZmFuYS52MS5FdmVudFBoYXNlEiYKBnN0YXR1cxgDIAEoDjIWLmthZmFuYS52MS5FdmVudFN0YXR1cxIMCgRub3RlGAQgASgJEhIKCmV2ZW50X292ZXIYBSABKAgSKgoJc3RhbmRpbmdzGAYgAygLMhcua2FmYW5hLnYxLlN0YW5kaW5nSW5mbxInCgloZWFydGJlYXQYByABKAsyFC5rYWZhbmEudjEuSGVhcnRiZWF0Kn0KC0V2ZW50Rm9ybWF0EhwKGEVWRU5UX0ZPUk1BVF9VTlNQRUNJRklFRBAAEhwKGEVWRU5UX0ZPUk1BVF9ST1VORF9ST0JJThABEhYKEkVWRU5UX0ZPUk1BVF9TV0lTUxACEhoKFkVWRU5UX0ZPUk1BVF9EVVBMSUNBVEUQAyqJAQoLRmF1bHRBY3Rpb24SHAoYRkFVTFRfQUNUSU9OX1VOU1BFQ0lGSUVEEAASHQoZRkFVTFRfQUNUSU9OX0RFRkFVTFRfTU9WRRABEh0KGUZBVUxUX0FDVElPTl9GT1JGRUlUX0hBTkQQAhIeChpGQVVMVF9BQ1RJT05fRk9SRkVJVF9NQVRDSBADKvIBCgtGYXVsdFJlYXNvbhIcChhGQVVMVF9SRUFTT05fVU5TUEVDSUZJRUQQABIYChRGQVVMVF9SRUFTT05fVElNRU9VVBABEhkKFUZBVUxUX1JFQVNPTl9USU1FT1VUUxACEhsKF0ZBVUxUX1JFQVNPTl9ESVNDT05ORUNUEAMSHQoZRkFVTFRfUkVBU09OX0lMTEVHQUxfTU9WRRAEEhgKFEZBVUxUX1JFQVNPTl9OT19TSE9XEAUSHAoYRkFVTFRfUkVBU09OX0FESlVESUNBVEVEEAYSHAoYRkFVTFRfUkVBU09OX0VWRU5UX0VOREVEEAcqYwoLRW50cmFudEtpbmQSHAoYRU5UUkFOVF9LSU5EX1VOU1BFQ0lGSUVEEAASHQoZRU5UUkFOVF9LSU5EX0JVSUxUX0lOX0JPVBABEhcKE0VOVFJBTlRfS0lORF9SRU1PVEUQAipxCgpHYW1lU3RhdHVzEhsKF0dBTUVfU1RBVFVTX1VOU1BFQ0lGSUVEEAASFwoTR0FNRV9TVEFUVVNfV0FJVElORxABEhcKE0dBTUVfU1RBVFVTX1BMQVlJTkcQAhIUChBHQU1FX1NUQVRVU19ET05FEAMqkgEKCkdhbWVFbmRpbmcSGwoXR0FNRV9FTkRJTkdfVU5TUEVDSUZJRUQQABIVChFHQU1FX0VORElOR19TQ09SRRABEhcKE0dBTUVfRU5ESU5HX0ZPUkZFSVQQAhIbChdHQU1FX0VORElOR19BREpVRElDQVRFRBADEhoKFkdBTUVfRU5ESU5HX05PVF9QTEFZRUQQBCpyCgpFdmVudFBoYXNlEhsKF0VWRU5UX1BIQVNFX1VOU1BFQ0lGSUVEEAASFAoQRVZFTlRfUEhBU0VfT1BFThABEhcKE0VWRU5UX1BIQVNFX1NUQVJURUQQAhIYChRFVkVOVF9QSEFTRV9GSU5JU0hFRBADKnYKC0V2ZW50U3RhdHVzEhwKGEVWRU5UX1NUQVRVU19VTlNQRUNJRklFRBAAEhgKFEVWRU5UX1NUQVRVU19SVU5OSU5HEAESFwoTRVZFTlRfU1RBVFVTX1BBVVNFRBACEhYKEkVWRU5UX1NUQVRVU19FTkRFRBADKpkBCg5FdmVudEVuZFJlYXNvbhIgChxFVkVOVF9FTkRfUkVBU09OX1VOU1BFQ0lGSUVEEAASHgoaRVZFTlRfRU5EX1JFQVNPTl9PUkdBTklTRVIQARIkCiBFVkVOVF9FTkRfUkVBU09OX05PX1BBSVJJTkdfTEVGVBACEh8KG0VWRU5UX0VORF9SRUFTT05fVU5QTEFZQUJMRRADMs0FChNDb21wZXRpdGlvbnNTZXJ2aWNlEkwKC0NyZWF0ZUV2ZW50Eh0ua2FmYW5hLnYxLkNyZWF0ZUV2ZW50UmVxdWVzdBoeLmthZmFuYS52MS5DcmVhdGVFdmVudFJlc3BvbnNlEkkKCkVudGVyRXZlbnQSHC5rYWZhbmEudjEuRW50ZXJFdmVudFJlcXVlc3QaHS5rYWZhbmEudjEuRW50ZXJFdmVudFJlc3BvbnNlEkAKClN0YXJ0RXZlbnQSHC5rYWZhbmEudjEuU3RhcnRFdmVudFJlcXVlc3QaFC5rYWZhbmEudjEuRXZlbnRJbmZvEjwKCEdldEV2ZW50Ehoua2FmYW5hLnYxLkdldEV2ZW50UmVxdWVzdBoULmthZmFuYS52MS5FdmVudEluZm8SSQoKTGlzdEV2ZW50cxIcLmthZmFuYS52MS5MaXN0RXZlbnRzUmVxdWVzdBodLmthZmFuYS52MS5MaXN0RXZlbnRzUmVzcG9uc2USRAoKV2F0Y2hFbnRyeRIcLmthZmFuYS52MS5XYXRjaEVudHJ5UmVxdWVzdBoWLmthZmFuYS52MS5FbnRyeVVwZGF0ZTABEkAKClBhdXNlRXZlbnQSHC5rYWZhbmEudjEuUGF1c2VFdmVudFJlcXVlc3QaFC5rYWZhbmEudjEuRXZlbnRJbmZvEkIKC1Jlc3VtZUV2ZW50Eh0ua2FmYW5hLnYxLlJlc3VtZUV2ZW50UmVxdWVzdBoULmthZmFuYS52MS5FdmVudEluZm8SPAoIRW5kRXZlbnQSGi5rYWZhbmEudjEuRW5kRXZlbnRSZXF1ZXN0GhQua2FmYW5hLnYxLkV2ZW50SW5mbxJICg5BZGp1ZGljYXRlR2FtZRIgLmthZmFuYS52MS5BZGp1ZGljYXRlR2FtZVJlcXVlc3QaFC5rYWZhbmEudjEuRXZlbnRJbmZvYgZwcm90bzM", [file_kafana_v1_events, file_kafana_v1_rules]);
+  fileDesc("ChxrYWZhbmEvdjEvY29tcGV0aXRpb25zLnByb3RvEglrYWZhbmEudjEihAEKBUZhdWx0EgwKBHNlYXQYASABKA0SJgoGcmVhc29uGAIgASgOMhYua2FmYW5hLnYxLkZhdWx0UmVhc29uEiYKBmFjdGlvbhgDIAEoDjIWLmthZmFuYS52MS5GYXVsdEFjdGlvbhIPCgdtb3ZlX25vGAQgASgNEgwKBGNvZGUYBSABKAki4gEKD0ZhdWx0UG9saWN5U3BlYxIPCgdtb3ZlX21zGAEgASgNEioKCm9uX3RpbWVvdXQYAiABKA4yFi5rYWZhbmEudjEuRmF1bHRBY3Rpb24SGwoTZGlzY29ubmVjdF9ncmFjZV9tcxgDIAEoDRItCg1vbl9kaXNjb25uZWN0GAQgASgOMhYua2FmYW5hLnYxLkZhdWx0QWN0aW9uEhsKE3RpbWVvdXRzX3RvX2ZvcmZlaXQYBSABKA0SFQoNaWxsZWdhbF9saW1pdBgGIAEoDRISCgpub19zaG93X21zGAcgASgNIpkDChJDcmVhdGVFdmVudFJlcXVlc3QSDAoEbmFtZRgBIAEoCRImCgZmb3JtYXQYAiABKA4yFi5rYWZhbmEudjEuRXZlbnRGb3JtYXQSDgoGcm91bmRzGAMgASgNEg4KBmJvYXJkcxgEIAEoDRIXCg9oYW5kc19wZXJfYm9hcmQYBSABKA0SJwoGcHJlc2V0GAYgASgOMhcua2FmYW5hLnYxLlRhYmxpY1ByZXNldBIOCgZ0YXJnZXQYByABKA0SFgoOc2VhdHNfcGVyX2dhbWUYCCABKA0SKgoGcG9saWN5GAkgASgLMhoua2FmYW5hLnYxLkZhdWx0UG9saWN5U3BlYxIVCgRzZWVkGAogASgEQgIwAUgAiAEBEhAKCHBhcmFsbGVsGAsgASgNEhMKC2Nob3Nlbl9zZWVkGAwgASgIEhQKDHBhcnRuZXJzaGlwcxgNIAEoCBIdCgRnYW1lGA4gASgOMg8ua2FmYW5hLnYxLkdhbWUSGwoTZW50cmllc19wZXJfYWNjb3VudBgPIAEoDUIHCgVfc2VlZCJlChNDcmVhdGVFdmVudFJlc3BvbnNlEhAKCGV2ZW50X2lkGAEgASgJEhcKD29yZ2FuaXNlcl90b2tlbhgCIAEoCRIjCgVldmVudBgDIAEoCzIULmthZmFuYS52MS5FdmVudEluZm8iQAoRRW50ZXJFdmVudFJlcXVlc3QSEAoIZXZlbnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCRILCgNib3QYAyABKAkiSQoSRW50ZXJFdmVudFJlc3BvbnNlEhAKCGV2ZW50X2lkGAEgASgJEgwKBG5hbWUYAiABKAkSEwoLZW50cnlfdG9rZW4YAyABKAkiNgoUV2l0aGRyYXdFbnRyeVJlcXVlc3QSEAoIZXZlbnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCSIlChFTdGFydEV2ZW50UmVxdWVzdBIQCghldmVudF9pZBgBIAEoCSIzChFQYXVzZUV2ZW50UmVxdWVzdBIQCghldmVudF9pZBgBIAEoCRIMCgRub3RlGAIgASgJIjQKElJlc3VtZUV2ZW50UmVxdWVzdBIQCghldmVudF9pZBgBIAEoCRIMCgRub3RlGAIgASgJIjEKD0VuZEV2ZW50UmVxdWVzdBIQCghldmVudF9pZBgBIAEoCRIMCgRub3RlGAIgASgJImgKFUFkanVkaWNhdGVHYW1lUmVxdWVzdBIQCghldmVudF9pZBgBIAEoCRIPCgdnYW1lX2lkGAIgASgJEhMKBndpbm5lchgDIAEoDUgAiAEBEgwKBG5vdGUYBCABKAlCCQoHX3dpbm5lciI0Cg9HZXRFdmVudFJlcXVlc3QSEAoIZXZlbnRfaWQYASABKAkSDwoHcmVjb3JkcxgCIAEoCCI6ChFMaXN0RXZlbnRzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKA0SEgoKcGFnZV90b2tlbhgCIAEoCSJTChJMaXN0RXZlbnRzUmVzcG9uc2USJAoGZXZlbnRzGAEgAygLMhQua2FmYW5hLnYxLkV2ZW50SW5mbxIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiTgoLRW50cmFudEluZm8SDAoEbmFtZRgBIAEoCRIkCgRraW5kGAIgASgOMhYua2FmYW5hLnYxLkVudHJhbnRLaW5kEgsKA2JvdBgDIAEoCSK6AgoIR2FtZUluZm8SDwoHZ2FtZV9pZBgBIAEoCRINCgVyb3VuZBgCIAEoDRINCgVzZWF0cxgDIAMoCRISCgpjb21taXRtZW50GAQgASgJEhAKCHRhYmxlX2lkGAUgASgJEg0KBWJvYXJkGAYgASgNEiUKBnN0YXR1cxgHIAEoDjIVLmthZmFuYS52MS5HYW1lU3RhdHVzEg4KBnNjb3JlcxgIIAMoBRITCgZ3aW5uZXIYCSABKA1IAIgBARIlCgZlbmRpbmcYCiABKA4yFS5rYWZhbmEudjEuR2FtZUVuZGluZxIgCgZmYXVsdHMYCyADKAsyEC5rYWZhbmEudjEuRmF1bHQSDgoGcmVjb3JkGA0gASgJEg4KBnNlY3JldBgOIAEoCUIJCgdfd2lubmVySgQIDBANUgRzZWVkIk0KCVJvdW5kSW5mbxIOCgZudW1iZXIYASABKA0SIgoFZ2FtZXMYAiADKAsyEy5rYWZhbmEudjEuR2FtZUluZm8SDAoEYnllcxgDIAMoCSLSAQoMU3RhbmRpbmdJbmZvEgwKBHJhbmsYASABKA0SDwoHZW50cmFudBgCIAEoCRIOCgZwb2ludHMYAyABKAESDgoGcGxheWVkGAQgASgNEgwKBHdpbnMYBSABKA0SDQoFZHJhd3MYBiABKA0SDgoGbG9zc2VzGAcgASgNEgwKBGJ5ZXMYCCABKA0SEAoIYnVjaGhvbHoYCSABKAESGAoQc29ubmVib3JuX2JlcmdlchgKIAEoARIMCgRkaWZmGAsgASgFEg4KBnJhdGluZxgMIAEoASL9BQoJRXZlbnRJbmZvEhAKCGV2ZW50X2lkGAEgASgJEgwKBG5hbWUYAiABKAkSJgoGZm9ybWF0GAMgASgOMhYua2FmYW5hLnYxLkV2ZW50Rm9ybWF0EiQKBXBoYXNlGAQgASgOMhUua2FmYW5hLnYxLkV2ZW50UGhhc2USJgoGc3RhdHVzGAUgASgOMhYua2FmYW5hLnYxLkV2ZW50U3RhdHVzEgwKBG5vdGUYBiABKAkSFAoMdG90YWxfcm91bmRzGAcgASgNEigKCGVudHJhbnRzGAggAygLMhYua2FmYW5hLnYxLkVudHJhbnRJbmZvEiQKBnJvdW5kcxgJIAMoCzIULmthZmFuYS52MS5Sb3VuZEluZm8SKgoJc3RhbmRpbmdzGAogAygLMhcua2FmYW5hLnYxLlN0YW5kaW5nSW5mbxIOCgZyZXBvcnQYCyABKAkSFQoNcmVjb3Jkc19qc29ubBgMIAEoCRInCgZwcmVzZXQYDSABKA4yFy5rYWZhbmEudjEuVGFibGljUHJlc2V0Eg4KBnRhcmdldBgOIAEoDRIqCgZwb2xpY3kYDyABKAsyGi5rYWZhbmEudjEuRmF1bHRQb2xpY3lTcGVjEjIKB2V4cG9ydHMYECADKAsyIS5rYWZhbmEudjEuRXZlbnRJbmZvLkV4cG9ydHNFbnRyeRITCgtjaG9zZW5fc2VlZBgRIAEoCBItCgplbmRfcmVhc29uGBIgASgOMhkua2FmYW5hLnYxLkV2ZW50RW5kUmVhc29uEhYKDnNlYXRzX3Blcl9nYW1lGBMgASgNEhQKDHBhcnRuZXJzaGlwcxgUIAEoCBIdCgRnYW1lGBUgASgOMg8ua2FmYW5hLnYxLkdhbWUSEgoKZW5kX2RldGFpbBgWIAEoCRIXCg9zYWx0X2NvbW1pdG1lbnQYFyABKAkSDAoEc2FsdBgYIAEoCRouCgxFeHBvcnRzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASIlChFXYXRjaEVudHJ5UmVxdWVzdBIQCghldmVudF9pZBgBIAEoCSKDAQoKQXNzaWdubWVudBIPCgdnYW1lX2lkGAEgASgJEg0KBXJvdW5kGAIgASgNEhAKCHRhYmxlX2lkGAMgASgJEgwKBHNlYXQYBCABKA0SEgoKc2VhdF90b2tlbhgFIAEoCRINCgVzZWF0cxgGIAMoCRISCgpjb21taXRtZW50GAcgASgJIv0BCgtFbnRyeVVwZGF0ZRIpCgphc3NpZ25tZW50GAEgASgLMhUua2FmYW5hLnYxLkFzc2lnbm1lbnQSJAoFcGhhc2UYAiABKA4yFS5rYWZhbmEudjEuRXZlbnRQaGFzZRImCgZzdGF0dXMYAyABKA4yFi5rYWZhbmEudjEuRXZlbnRTdGF0dXMSDAoEbm90ZRgEIAEoCRISCgpldmVudF9vdmVyGAUgASgIEioKCXN0YW5kaW5ncxgGIAMoCzIXLmthZmFuYS52MS5TdGFuZGluZ0luZm8SJwoJaGVhcnRiZWF0GAcgASgLMhQua2FmYW5hLnYxLkhlYXJ0YmVhdCp9CgtFdmVudEZvcm1hdBIcChhFVkVOVF9GT1JNQVRfVU5TUEVDSUZJRUQQABIcChhFVkVOVF9GT1JNQVRfUk9VTkRfUk9CSU4QARIWChJFVkVOVF9GT1JNQVRfU1dJU1MQAhIaChZFVkVOVF9GT1JNQVRfRFVQTElDQVRFEAMqiQEKC0ZhdWx0QWN0aW9uEhwKGEZBVUxUX0FDVElPTl9VTlNQRUNJRklFRBAAEh0KGUZBVUxUX0FDVElPTl9ERUZBVUxUX01PVkUQARIdChlGQVVMVF9BQ1RJT05fRk9SRkVJVF9IQU5EEAISHgoaRkFVTFRfQUNUSU9OX0ZPUkZFSVRfTUFUQ0gQAyryAQoLRmF1bHRSZWFzb24SHAoYRkFVTFRfUkVBU09OX1VOU1BFQ0lGSUVEEAASGAoURkFVTFRfUkVBU09OX1RJTUVPVVQQARIZChVGQVVMVF9SRUFTT05fVElNRU9VVFMQAhIbChdGQVVMVF9SRUFTT05fRElTQ09OTkVDVBADEh0KGUZBVUxUX1JFQVNPTl9JTExFR0FMX01PVkUQBBIYChRGQVVMVF9SRUFTT05fTk9fU0hPVxAFEhwKGEZBVUxUX1JFQVNPTl9BREpVRElDQVRFRBAGEhwKGEZBVUxUX1JFQVNPTl9FVkVOVF9FTkRFRBAHKmMKC0VudHJhbnRLaW5kEhwKGEVOVFJBTlRfS0lORF9VTlNQRUNJRklFRBAAEh0KGUVOVFJBTlRfS0lORF9CVUlMVF9JTl9CT1QQARIXChNFTlRSQU5UX0tJTkRfUkVNT1RFEAIqcQoKR2FtZVN0YXR1cxIbChdHQU1FX1NUQVRVU19VTlNQRUNJRklFRBAAEhcKE0dBTUVfU1RBVFVTX1dBSVRJTkcQARIXChNHQU1FX1NUQVRVU19QTEFZSU5HEAISFAoQR0FNRV9TVEFUVVNfRE9ORRADKpIBCgpHYW1lRW5kaW5nEhsKF0dBTUVfRU5ESU5HX1VOU1BFQ0lGSUVEEAASFQoRR0FNRV9FTkRJTkdfU0NPUkUQARIXChNHQU1FX0VORElOR19GT1JGRUlUEAISGwoXR0FNRV9FTkRJTkdfQURKVURJQ0FURUQQAxIaChZHQU1FX0VORElOR19OT1RfUExBWUVEEAQqcgoKRXZlbnRQaGFzZRIbChdFVkVOVF9QSEFTRV9VTlNQRUNJRklFRBAAEhQKEEVWRU5UX1BIQVNFX09QRU4QARIXChNFVkVOVF9QSEFTRV9TVEFSVEVEEAISGAoURVZFTlRfUEhBU0VfRklOSVNIRUQQAyp2CgtFdmVudFN0YXR1cxIcChhFVkVOVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIYChRFVkVOVF9TVEFUVVNfUlVOTklORxABEhcKE0VWRU5UX1NUQVRVU19QQVVTRUQQAhIWChJFVkVOVF9TVEFUVVNfRU5ERUQQAyqZAQoORXZlbnRFbmRSZWFzb24SIAocRVZFTlRfRU5EX1JFQVNPTl9VTlNQRUNJRklFRBAAEh4KGkVWRU5UX0VORF9SRUFTT05fT1JHQU5JU0VSEAESJAogRVZFTlRfRU5EX1JFQVNPTl9OT19QQUlSSU5HX0xFRlQQAhIfChtFVkVOVF9FTkRfUkVBU09OX1VOUExBWUFCTEUQAzKVBgoTQ29tcGV0aXRpb25zU2VydmljZRJMCgtDcmVhdGVFdmVudBIdLmthZmFuYS52MS5DcmVhdGVFdmVudFJlcXVlc3QaHi5rYWZhbmEudjEuQ3JlYXRlRXZlbnRSZXNwb25zZRJJCgpFbnRlckV2ZW50Ehwua2FmYW5hLnYxLkVudGVyRXZlbnRSZXF1ZXN0Gh0ua2FmYW5hLnYxLkVudGVyRXZlbnRSZXNwb25zZRJGCg1XaXRoZHJhd0VudHJ5Eh8ua2FmYW5hLnYxLldpdGhkcmF3RW50cnlSZXF1ZXN0GhQua2FmYW5hLnYxLkV2ZW50SW5mbxJACgpTdGFydEV2ZW50Ehwua2FmYW5hLnYxLlN0YXJ0RXZlbnRSZXF1ZXN0GhQua2FmYW5hLnYxLkV2ZW50SW5mbxI8CghHZXRFdmVudBIaLmthZmFuYS52MS5HZXRFdmVudFJlcXVlc3QaFC5rYWZhbmEudjEuRXZlbnRJbmZvEkkKCkxpc3RFdmVudHMSHC5rYWZhbmEudjEuTGlzdEV2ZW50c1JlcXVlc3QaHS5rYWZhbmEudjEuTGlzdEV2ZW50c1Jlc3BvbnNlEkQKCldhdGNoRW50cnkSHC5rYWZhbmEudjEuV2F0Y2hFbnRyeVJlcXVlc3QaFi5rYWZhbmEudjEuRW50cnlVcGRhdGUwARJACgpQYXVzZUV2ZW50Ehwua2FmYW5hLnYxLlBhdXNlRXZlbnRSZXF1ZXN0GhQua2FmYW5hLnYxLkV2ZW50SW5mbxJCCgtSZXN1bWVFdmVudBIdLmthZmFuYS52MS5SZXN1bWVFdmVudFJlcXVlc3QaFC5rYWZhbmEudjEuRXZlbnRJbmZvEjwKCEVuZEV2ZW50Ehoua2FmYW5hLnYxLkVuZEV2ZW50UmVxdWVzdBoULmthZmFuYS52MS5FdmVudEluZm8SSAoOQWRqdWRpY2F0ZUdhbWUSIC5rYWZhbmEudjEuQWRqdWRpY2F0ZUdhbWVSZXF1ZXN0GhQua2FmYW5hLnYxLkV2ZW50SW5mb2IGcHJvdG8z", [file_kafana_v1_events, file_kafana_v1_rules]);
 
 /**
  * One fault of one seat in one game.
@@ -147,7 +147,7 @@ export const FaultPolicySpecSchema: GenMessage<FaultPolicySpec> = /*@__PURE__*/
  */
 export type CreateEventRequest = Message<"kafana.v1.CreateEventRequest"> & {
   /**
-   * The event's name: 1 to 64 characters, no spaces or braces.
+   * The event's name: 1 to 64 printable characters, no spaces or braces.
    *
    * @generated from field: string name = 1;
    */
@@ -246,6 +246,14 @@ export type CreateEventRequest = Message<"kafana.v1.CreateEventRequest"> & {
    * @generated from field: kafana.v1.Game game = 14;
    */
   game: Game;
+
+  /**
+   * How many entrants one caller with a key may enter (an account; self-registered accounts
+   * count as the address they were made from): 0 means 1; at most 1024.
+   *
+   * @generated from field: uint32 entries_per_account = 15;
+   */
+  entriesPerAccount: number;
 };
 
 /**
@@ -305,7 +313,8 @@ export type EnterEventRequest = Message<"kafana.v1.EnterEventRequest"> & {
   eventId: string;
 
   /**
-   * The entrant's name in the event (1 to 64 characters, no spaces or braces).
+   * The entrant's name in the event: 1 to 40 printable characters (its seats carry it), no
+   * spaces or braces.
    *
    * @generated from field: string name = 2;
    */
@@ -364,6 +373,35 @@ export const EnterEventResponseSchema: GenMessage<EnterEventResponse> = /*@__PUR
   messageDesc(file_kafana_v1_competitions, 5);
 
 /**
+ * WithdrawEntry's input (the entry token in `kafana-entry-token`, or the organiser token in
+ * `kafana-organiser-token`; none for the account that entered a built-in bot).
+ *
+ * @generated from message kafana.v1.WithdrawEntryRequest
+ */
+export type WithdrawEntryRequest = Message<"kafana.v1.WithdrawEntryRequest"> & {
+  /**
+   * The event.
+   *
+   * @generated from field: string event_id = 1;
+   */
+  eventId: string;
+
+  /**
+   * The entrant to take out.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message kafana.v1.WithdrawEntryRequest.
+ * Use `create(WithdrawEntryRequestSchema)` to create a new message.
+ */
+export const WithdrawEntryRequestSchema: GenMessage<WithdrawEntryRequest> = /*@__PURE__*/
+  messageDesc(file_kafana_v1_competitions, 6);
+
+/**
  * StartEvent's input (the organiser token in `kafana-organiser-token`).
  *
  * @generated from message kafana.v1.StartEventRequest
@@ -382,7 +420,7 @@ export type StartEventRequest = Message<"kafana.v1.StartEventRequest"> & {
  * Use `create(StartEventRequestSchema)` to create a new message.
  */
 export const StartEventRequestSchema: GenMessage<StartEventRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 6);
+  messageDesc(file_kafana_v1_competitions, 7);
 
 /**
  * PauseEvent's input (the organiser token in `kafana-organiser-token`).
@@ -410,7 +448,7 @@ export type PauseEventRequest = Message<"kafana.v1.PauseEventRequest"> & {
  * Use `create(PauseEventRequestSchema)` to create a new message.
  */
 export const PauseEventRequestSchema: GenMessage<PauseEventRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 7);
+  messageDesc(file_kafana_v1_competitions, 8);
 
 /**
  * ResumeEvent's input (the organiser token in `kafana-organiser-token`).
@@ -438,7 +476,7 @@ export type ResumeEventRequest = Message<"kafana.v1.ResumeEventRequest"> & {
  * Use `create(ResumeEventRequestSchema)` to create a new message.
  */
 export const ResumeEventRequestSchema: GenMessage<ResumeEventRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 8);
+  messageDesc(file_kafana_v1_competitions, 9);
 
 /**
  * EndEvent's input (the organiser token in `kafana-organiser-token`).
@@ -466,7 +504,7 @@ export type EndEventRequest = Message<"kafana.v1.EndEventRequest"> & {
  * Use `create(EndEventRequestSchema)` to create a new message.
  */
 export const EndEventRequestSchema: GenMessage<EndEventRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 9);
+  messageDesc(file_kafana_v1_competitions, 10);
 
 /**
  * AdjudicateGame's input (the organiser token in `kafana-organiser-token`).
@@ -508,7 +546,7 @@ export type AdjudicateGameRequest = Message<"kafana.v1.AdjudicateGameRequest"> &
  * Use `create(AdjudicateGameRequestSchema)` to create a new message.
  */
 export const AdjudicateGameRequestSchema: GenMessage<AdjudicateGameRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 10);
+  messageDesc(file_kafana_v1_competitions, 11);
 
 /**
  * GetEvent's input.
@@ -536,7 +574,7 @@ export type GetEventRequest = Message<"kafana.v1.GetEventRequest"> & {
  * Use `create(GetEventRequestSchema)` to create a new message.
  */
 export const GetEventRequestSchema: GenMessage<GetEventRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 11);
+  messageDesc(file_kafana_v1_competitions, 12);
 
 /**
  * ListEvents' input.
@@ -564,7 +602,7 @@ export type ListEventsRequest = Message<"kafana.v1.ListEventsRequest"> & {
  * Use `create(ListEventsRequestSchema)` to create a new message.
  */
 export const ListEventsRequestSchema: GenMessage<ListEventsRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 12);
+  messageDesc(file_kafana_v1_competitions, 13);
 
 /**
  * ListEvents' answer.
@@ -592,7 +630,7 @@ export type ListEventsResponse = Message<"kafana.v1.ListEventsResponse"> & {
  * Use `create(ListEventsResponseSchema)` to create a new message.
  */
 export const ListEventsResponseSchema: GenMessage<ListEventsResponse> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 13);
+  messageDesc(file_kafana_v1_competitions, 14);
 
 /**
  * One entrant of an event.
@@ -627,7 +665,7 @@ export type EntrantInfo = Message<"kafana.v1.EntrantInfo"> & {
  * Use `create(EntrantInfoSchema)` to create a new message.
  */
 export const EntrantInfoSchema: GenMessage<EntrantInfo> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 14);
+  messageDesc(file_kafana_v1_competitions, 15);
 
 /**
  * One game of an event.
@@ -735,7 +773,7 @@ export type GameInfo = Message<"kafana.v1.GameInfo"> & {
  * Use `create(GameInfoSchema)` to create a new message.
  */
 export const GameInfoSchema: GenMessage<GameInfo> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 15);
+  messageDesc(file_kafana_v1_competitions, 16);
 
 /**
  * One round of an event.
@@ -770,7 +808,7 @@ export type RoundInfo = Message<"kafana.v1.RoundInfo"> & {
  * Use `create(RoundInfoSchema)` to create a new message.
  */
 export const RoundInfoSchema: GenMessage<RoundInfo> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 16);
+  messageDesc(file_kafana_v1_competitions, 17);
 
 /**
  * One entrant's row of the standings.
@@ -868,7 +906,7 @@ export type StandingInfo = Message<"kafana.v1.StandingInfo"> & {
  * Use `create(StandingInfoSchema)` to create a new message.
  */
 export const StandingInfoSchema: GenMessage<StandingInfo> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 17);
+  messageDesc(file_kafana_v1_competitions, 18);
 
 /**
  * Everything public about an event.
@@ -1055,7 +1093,7 @@ export type EventInfo = Message<"kafana.v1.EventInfo"> & {
  * Use `create(EventInfoSchema)` to create a new message.
  */
 export const EventInfoSchema: GenMessage<EventInfo> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 18);
+  messageDesc(file_kafana_v1_competitions, 19);
 
 /**
  * WatchEntry's input (the entry token in `kafana-entry-token`).
@@ -1076,7 +1114,7 @@ export type WatchEntryRequest = Message<"kafana.v1.WatchEntryRequest"> & {
  * Use `create(WatchEntryRequestSchema)` to create a new message.
  */
 export const WatchEntryRequestSchema: GenMessage<WatchEntryRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 19);
+  messageDesc(file_kafana_v1_competitions, 20);
 
 /**
  * One game an entrant must play now.
@@ -1140,7 +1178,7 @@ export type Assignment = Message<"kafana.v1.Assignment"> & {
  * Use `create(AssignmentSchema)` to create a new message.
  */
 export const AssignmentSchema: GenMessage<Assignment> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 20);
+  messageDesc(file_kafana_v1_competitions, 21);
 
 /**
  * One message of a WatchEntry stream.
@@ -1204,7 +1242,7 @@ export type EntryUpdate = Message<"kafana.v1.EntryUpdate"> & {
  * Use `create(EntryUpdateSchema)` to create a new message.
  */
 export const EntryUpdateSchema: GenMessage<EntryUpdate> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 21);
+  messageDesc(file_kafana_v1_competitions, 22);
 
 /**
  * How the entrants of an event meet.
@@ -1631,6 +1669,17 @@ export const CompetitionsService: GenService<{
     methodKind: "unary";
     input: typeof EnterEventRequestSchema;
     output: typeof EnterEventResponseSchema;
+  },
+  /**
+   * Take an entrant out of an open event: the entrant itself (its entry token, or the account
+   * that entered it) or the organiser (organiser token).
+   *
+   * @generated from rpc kafana.v1.CompetitionsService.WithdrawEntry
+   */
+  withdrawEntry: {
+    methodKind: "unary";
+    input: typeof WithdrawEntryRequestSchema;
+    output: typeof EventInfoSchema;
   },
   /**
    * Close entries and start directing the event (organiser token).
