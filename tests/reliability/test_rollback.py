@@ -110,7 +110,7 @@ async def test_a_store_that_rolls_back_under_two_processes(redis: Redis) -> None
     async with two_processes(redis.url) as (a, b):
         admin = RedisStore.from_url(redis.url)
         try:
-            tables = [await open_table(a.stub, config(seed=seed)) for seed in (11, 12)]
+            tables = [await open_table(a.stub, config(seed=seed, target=1)) for seed in (11, 12)]
             joined = tables[0].seq
             held: list[dict[int, str]] = [{}, {}]
             for table, kept in zip(tables, held, strict=True):
