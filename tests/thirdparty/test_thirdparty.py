@@ -5,7 +5,9 @@ they use only the generated code of `clients/ts` (protobuf-es v2, `src/gen`) and
 runtime, over gRPC (HTTP/2, `kafana serve --port`) and over the browser protocols (Connect and
 gRPC-Web on fetch, `kafana serve --http`); `client.mjs` alone uses the package's hand-written
 layer instead. Each plays against real `kafana serve` processes on the session's private
-redis-server and prints its figures as one JSON line.
+redis-server and prints its figures as one JSON line. `outside.mjs` is an app outside the
+repository: it runs in a temporary folder where the package was installed from its packed
+tarball as docs/clients.md says, and plays a whole match through a SIGKILL of the server.
 
 The npm packages come from `npm ci` (clients/ts, then this folder), rerun whenever a
 package-lock.json changes: a clean clone needs nothing installed by hand.
@@ -23,7 +25,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from signal import SIGTERM
+from signal import SIGKILL, SIGTERM
 from typing import Any
 
 import pytest
@@ -44,8 +46,8 @@ def tool(name: str) -> str:
     return path
 
 
-def run_npm(directory: Path, *args: str, limit: float = 180.0) -> None:
-    """`npm ARGS` in `directory`; a failure shows npm's output."""
+def run_npm(directory: Path, *args: str, limit: float = 180.0) -> str:
+    """`npm ARGS` in `directory`: its output; a failure shows all of it."""
     done = subprocess.run(
         [tool("npm"), *args],
         cwd=directory,
@@ -54,6 +56,8 @@ def run_npm(directory: Path, *args: str, limit: float = 180.0) -> None:
         timeout=limit,
     )
     assert done.returncode == 0, f"npm {' '.join(args)} in {directory}:\n{done.stdout}{done.stderr}"
+    output: str = done.stdout
+    return output
 
 
 def npm_ci(directory: Path) -> None:
@@ -68,16 +72,9 @@ def npm_ci(directory: Path) -> None:
 
 
 def build(directory: Path) -> None:
-    """`npm run build` (tsc: src/ to dist/) unless dist/ was built from these very sources."""
-    sources = sorted((directory / "src").rglob("*.ts"))
-    digest = hashlib.sha256()
-    for path in [directory / "tsconfig.json", directory / "package-lock.json", *sources]:
-        digest.update(str(path.relative_to(directory)).encode() + b"\0" + path.read_bytes())
-    stamp = directory / "dist" / ".kafana-build"
-    if stamp.exists() and stamp.read_text() == digest.hexdigest():
-        return
-    run_npm(directory, "run", "build")
-    stamp.write_text(digest.hexdigest())
+    """The package's `prepare` (tsc: src/ to dist/), which skips a dist/ built from the same
+    sources (clients/ts/scripts/prepare.mjs)."""
+    run_npm(directory, "run", "prepare")
 
 
 @pytest.fixture(scope="module")
@@ -114,9 +111,9 @@ class Server:
         port = self.served.port if protocol == "grpc" else self.http
         return f"http://127.0.0.1:{port}"
 
-    def stop(self) -> None:
-        """Stop it (SIGTERM: graceful) and wait for it to exit."""
-        self.served.stop(SIGTERM)
+    def stop(self, sig: int = SIGTERM) -> None:
+        """Stop it (SIGTERM: graceful; SIGKILL: a crash) and wait for it to exit."""
+        self.served.stop(sig)
 
     def again(self, directory: Path) -> None:
         """Start it again on the same ports (after `stop`)."""
@@ -162,11 +159,13 @@ def limited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     running.served.end()
 
 
-def launch(script: str, protocol: str, url: str, *args: str) -> subprocess.Popen[str]:
-    """Start `node SCRIPT PROTOCOL URL ARGS` here, its stdin and output piped."""
+def launch(
+    script: str, protocol: str, url: str, *args: str, directory: Path = HERE
+) -> subprocess.Popen[str]:
+    """Start `node SCRIPT PROTOCOL URL ARGS` in `directory`, its stdin and output piped."""
     return subprocess.Popen(
-        [tool("node"), str(HERE / script), protocol, url, *args],
-        cwd=HERE,
+        [tool("node"), str(directory / script), protocol, url, *args],
+        cwd=directory,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -174,13 +173,15 @@ def launch(script: str, protocol: str, url: str, *args: str) -> subprocess.Popen
     )
 
 
-def finish(processes: dict[str, subprocess.Popen[str]], script: str) -> dict[str, dict[str, Any]]:
-    """Wait for every process (keyed by protocol, or a label); the figures of each (its last
-    line, JSON). Every failure is reported, with its output."""
+def finish(
+    processes: dict[str, subprocess.Popen[str]], script: str, limit: float = SCRIPT_LIMIT_S
+) -> dict[str, dict[str, Any]]:
+    """Wait for every process (keyed by protocol, or a label), `limit` seconds each; the figures
+    of each (its last line, JSON). Every failure is reported, with its output."""
     outputs = {}
     try:
         for protocol, process in processes.items():
-            outputs[protocol] = process.communicate(timeout=SCRIPT_LIMIT_S)
+            outputs[protocol] = process.communicate(timeout=limit)
     finally:
         for process in processes.values():
             if process.poll() is None:
@@ -309,3 +310,104 @@ def test_feed_resumes_across_restart(node_app: Path, server: Server, tmp_path: P
         else:
             assert figures["firstReconnect"] == "SERVER_STOPPING", key
             assert figures["events"] == 9, key  # 2 seats, 3 moves, a restart, 3 moves, closed
+
+
+def new_app(directory: Path) -> Path:
+    """An empty Node app (ES modules) in `directory`, outside the repository."""
+    directory.mkdir(parents=True, exist_ok=True)
+    manifest = {"name": directory.name.lower(), "private": True, "type": "module"}
+    (directory / "package.json").write_text(json.dumps(manifest))
+    return directory
+
+
+@pytest.fixture(scope="module")
+def outside_app(node_app: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An app in a temporary folder with @kafana/client installed as docs/clients.md says:
+    `npm pack` of clients/ts, then `npm install` of the tarball (its dependencies from the
+    registry); outside.mjs copied in."""
+    app = new_app(tmp_path_factory.mktemp("outside-app"))
+    packed = json.loads(run_npm(CLIENT, "pack", "--json", "--pack-destination", str(app)))
+    tarball = packed[0]["filename"]
+    shipped = {entry["path"] for entry in packed[0]["files"]}
+    assert {"dist/index.js", "dist/index.d.ts", "dist/node.js", "dist/web.js"} <= shipped
+    assert not any(path.startswith(("test/", "node_modules/")) for path in shipped)
+    run_npm(app, "install", "--no-audit", "--no-fund", f"./{tarball}")
+    shutil.copy(HERE / "outside.mjs", app)
+    return app
+
+
+def test_outside_app_plays_through_a_sigkill(outside_app: Path, redis: str, tmp_path: Path) -> None:
+    """An app installed from the tarball plays a whole Tablić match per protocol with a hint
+    (Analyze) before every move; halfway the server is SIGKILLed and another starts on the
+    same ports and Redis: calls are retried, and the feed resumes with every event once."""
+    args = ("--redis", redis, "--auth", "open", "--self-register")
+    running = start(tmp_path / "first", args)
+    processes = {
+        p: launch("outside.mjs", p, running.url(p), directory=outside_app) for p in PROTOCOLS
+    }
+    try:
+        for protocol, process in processes.items():
+            line = process.stdout.readline() if process.stdout else ""
+            if not line.startswith("HALFWAY"):
+                finish(processes, "outside.mjs")  # reports the failure with the output
+                pytest.fail(f"outside.mjs {protocol} said {line!r}, not HALFWAY")
+        running.stop(SIGKILL)
+        for process in processes.values():
+            assert process.stdin is not None
+            process.stdin.write("GO\n")
+            process.stdin.flush()
+        time.sleep(0.5)  # the apps' calls find no server
+        running.again(tmp_path / "second")
+        # 144 moves and hints each: 35-47 s on this 2-core machine at load 14, hence the limit
+        for protocol, figures in finish(processes, "outside.mjs", limit=180).items():
+            assert figures["moves"] >= 96, protocol  # a whole match: two hands at least
+            assert figures["hints"] == figures["moves"], protocol
+            assert figures["events"] == figures["moves"] + 2, protocol  # 2 seats, then moves
+            assert figures["reconnects"] >= 1 and figures["retries"] >= 1, protocol
+    finally:
+        running.served.end()
+
+
+def test_installs_from_the_repository_path(node_app: Path, tmp_path: Path) -> None:
+    """`npm install --install-links <repo>/clients/ts` (docs/clients.md): every entry point
+    imports, and TypeScript finds the types through `exports`."""
+    app = new_app(tmp_path / "path-app")
+    run_npm(app, "install", "--no-audit", "--no-fund", "--install-links", str(CLIENT))
+    installed = app / "node_modules" / "@kafana" / "client"
+    assert not installed.is_symlink() and (installed / "dist" / "index.js").exists()
+    (app / "app.ts").write_text(
+        'import { KafanaClient, stringify, type Refusal } from "@kafana/client";\n'
+        'import { grpcTransport } from "@kafana/client/node";\n'
+        'import { connectTransport } from "@kafana/client/web";\n'
+        'import { EventSchema } from "@kafana/client/gen/kafana/v1/events_pb";\n'
+        'const client: KafanaClient = new KafanaClient(grpcTransport("http://127.0.0.1:1"));\n'
+        'const web = new KafanaClient(connectTransport("http://127.0.0.1:1"));\n'
+        "const why: Refusal | undefined = undefined;\n"
+        "console.log(stringify({ seq: 1n, why }), EventSchema.typeName,"
+        " typeof client.serverInfo, typeof web.join);\n"
+    )
+    tsc = CLIENT / "node_modules" / "typescript" / "bin" / "tsc"
+    options = ("--strict", "--skipLibCheck", "--module", "nodenext", "--target", "es2022")
+    checked = subprocess.run(
+        [
+            tool("node"),
+            str(tsc),
+            *options,
+            "--outDir",
+            "out",
+            "--types",
+            "node",
+            "--typeRoots",
+            str(CLIENT / "node_modules" / "@types"),
+            "app.ts",
+        ],
+        cwd=app,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    ran = subprocess.run(
+        [tool("node"), "out/app.js"], cwd=app, capture_output=True, text=True, timeout=30
+    )
+    assert ran.stdout.split() == ['{"seq":"1"}', "kafana.v1.Event", "function", "function"]

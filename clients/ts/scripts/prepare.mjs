@@ -1,12 +1,13 @@
 // npm's `prepare` for @kafana/client: it runs on `npm ci` / `npm install` in this folder, on
 // `npm pack`, and when another app installs this folder (`npm install /path/to/clients/ts`,
 // linked, or copied with --install-links). It builds dist/ with tsc, unless dist/ was built from
-// these very sources (their digest is kept in node_modules/.kafana-build, which is never packed).
+// these very sources (their digest is kept in node_modules/.kafana-build, which is never packed;
+// a build starts from an empty dist/).
 // When this folder's devDependencies are missing (a clean clone installed from another app),
 // it installs them first: `npm ci --ignore-scripts --include=dev` here.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -64,6 +65,7 @@ if (!existsSync(tsc)) {
 const digest = sourcesDigest();
 const built = existsSync(join(root, "dist", "index.js")) && existsSync(stamp) && readFileSync(stamp, "utf8") === digest;
 if (!built) {
+  rmSync(join(root, "dist"), { recursive: true, force: true }); // nothing stale is packed
   run(process.execPath, [tsc, "-p", "tsconfig.json"]);
   writeFileSync(stamp, digest);
 }

@@ -123,11 +123,18 @@ export function isConnectionLost(error: unknown): boolean {
 
 /**
  * Whether resending the same call later can succeed: UNAVAILABLE (the server is stopping or
- * unreachable, the store is down), a rate limit, or a connection that broke or never opened
- * (`isConnectionLost`: a server killed mid-call included). A PlayMove may be resent only with
- * the same client_move_id and last_seq: the server then applies it at most once.
+ * unreachable, the store is down), a rate limit, any refusal with a RetryInfo (the server says
+ * waiting helps, e.g. QUOTA_EXCEEDED: `refusal(error).retryAfterMillis` says how long), or a
+ * connection that broke or never opened (`isConnectionLost`: a server killed mid-call
+ * included). A PlayMove may be resent only with the same client_move_id and last_seq: the
+ * server then applies it at most once.
  */
 export function isRetryable(error: unknown): boolean {
-  const { code, reason } = refusal(error);
-  return code === Code.Unavailable || reason === ErrorReason.RATE_LIMITED || isConnectionLost(error);
+  const { code, reason, retryAfterMillis } = refusal(error);
+  return (
+    code === Code.Unavailable ||
+    reason === ErrorReason.RATE_LIMITED ||
+    retryAfterMillis !== undefined ||
+    isConnectionLost(error)
+  );
 }

@@ -144,6 +144,13 @@ test("refusal() reads ErrorInfo and RetryInfo; isRetryable() knows a rate limit"
   assert.equal(plain.reason, ErrorReason.ERROR_REASON_UNSPECIFIED);
   assert.equal(plain.retryAfterMillis, undefined);
   assert.ok(!isRetryable(new ConnectError("bad move", Code.InvalidArgument)));
+  // A quota that frees up with time carries a RetryInfo: waiting helps; without one it does not.
+  const quota = (retry) => new ConnectError("one analysis at a time", Code.ResourceExhausted, undefined, [
+    { desc: ErrorInfoSchema, value: create(ErrorInfoSchema, { reason: "QUOTA_EXCEEDED", domain: "kafana" }) },
+    ...(retry ? [{ desc: RetryInfoSchema, value: create(RetryInfoSchema, { retryDelay: { seconds: 0n, nanos: 5_000_000 } }) }] : []),
+  ]);
+  assert.ok(isRetryable(quota(true)));
+  assert.ok(!isRetryable(quota(false)));
   assert.ok(isRetryable(new ConnectError("fetch failed", Code.Unknown, undefined, undefined, new TypeError("fetch failed"))));
 });
 

@@ -1,0 +1,168 @@
+// An app outside the repository: test_thirdparty.py copies this file into a temporary folder
+// where @kafana/client was installed from its packed tarball as docs/clients.md says, so it
+// imports the package and nothing else (no lib.mjs, no Connect package by name).
+//
+// It registers an account (its key on the transport), creates a Tablić table with hints, plays
+// both seats to the end of the match, asks the engine for a hint (Analyze) before every move,
+// checks that the hint names legal moves, and plays the engine's choice. A spectator's feed
+// (KafanaClient.events) runs alongside. Halfway it prints "HALFWAY <seq>" once the feed has
+// every event so far, and waits for "GO" on stdin: meanwhile the driver SIGKILLs the server.
+// After GO every call is retried while isRetryable() says so (no server, then a new one on the
+// same ports and Redis); the feed must resume by itself and deliver every event exactly once.
+// The last line printed is one JSON object of figures; exit status 1 names a failed check.
+// Usage: node outside.mjs grpc|connect|grpcweb URL
+import { createInterface } from "node:readline";
+import {
+  EventKind,
+  Game,
+  KafanaClient,
+  ResultReason,
+  apiKeyInterceptor,
+  asSeat,
+  isRetryable,
+  refusal,
+  stringify,
+} from "@kafana/client";
+import { grpcTransport } from "@kafana/client/node";
+import { connectTransport, grpcWebTransport } from "@kafana/client/web";
+
+const HALFWAY = 30; // moves before the server is killed (a match is 96 moves at least)
+const BUDGET_MILLIS = 20; // the engine's CPU for each hint
+const RETRY_LIMIT_MILLIS = 45_000;
+
+const [protocol, url] = process.argv.slice(2);
+const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+const sleep = (millis) => new Promise((resolve) => setTimeout(resolve, millis));
+
+function check(condition, message) {
+  if (!condition) {
+    console.error(`FAILED (${protocol}): ${message}`);
+    process.exit(1);
+  }
+}
+
+/** The transport a Node app (gRPC) or a web page (Connect, gRPC-Web on fetch) would use. */
+function transportOf(options) {
+  if (protocol === "grpc") return grpcTransport(url, options);
+  if (protocol === "connect") return connectTransport(url, options);
+  check(protocol === "grpcweb", `usage: node outside.mjs grpc|connect|grpcweb URL, not ${protocol}`);
+  return grpcWebTransport(url, options);
+}
+
+let retries = 0;
+/** `call()`, again while it fails in a way waiting can fix (the pause the server asks, or 100 ms). */
+async function retrying(what, call) {
+  const since = Date.now();
+  for (;;) {
+    try {
+      return await call();
+    } catch (error) {
+      const why = refusal(error);
+      check(isRetryable(error), `${what}: ${why.code} ${why.reasonName} ${why.message}`);
+      check(Date.now() - since < RETRY_LIMIT_MILLIS, `${what}: still failing after 45 s: ${why.message}`);
+      retries += 1;
+      await sleep(Math.min(why.retryAfterMillis ?? 100, 1000));
+    }
+  }
+}
+
+async function main() {
+  const started = Date.now();
+  const anonymous = new KafanaClient(transportOf({}));
+  const name = `outside-${protocol}-${Math.floor(Math.random() * 1e9)}`;
+  const { key } = await anonymous.accounts.register({ name });
+  const client = new KafanaClient(transportOf({ interceptors: [apiKeyInterceptor(key)] }));
+  const table = await client.createTable({
+    name: `outside ${protocol}`,
+    hints: true,
+    rules: { game: Game.TABLIC, players: 2, variant: { case: "tablic", value: { target: 40 } } },
+  });
+  const seats = [await client.join(table.tableId, "north"), await client.join(table.tableId, "south")];
+
+  const events = [];
+  const reconnects = [];
+  const feed = (async () => {
+    const options = { onReconnect: (why, after) => reconnects.push({ code: why.code, after }) };
+    for await (const event of client.events(table.tableId, options)) events.push(event);
+  })();
+  const feedHas = async (seq) => {
+    const until = Date.now() + 20_000;
+    while ((events.at(-1)?.seq ?? 0n) < seq) {
+      check(Date.now() < until, `the feed has ${events.length} events after 20 s, wanted ${seq}`);
+      await sleep(10);
+    }
+  };
+
+  let current = (await client.state(table.tableId)).currentSeat;
+  let moves = 0;
+  let lastSeq = 0n;
+  let result;
+  let killedAt;
+  let goAt; // when the server was gone (killed before GO)
+  let backAt; // the end of the first move played after a failed call
+  const methods = {};
+  while (result === undefined) {
+    check(current === 0 || current === 1, `no seat to move after ${moves} moves`);
+    const seat = seats[current];
+    const legal = await retrying("GetLegalMoves", () => seat.legalMoves());
+    check(legal.moves.length > 0, `seat ${current} to move has no legal move`);
+    const texts = new Set(legal.moves.map((m) => m.text));
+    const hint = await retrying("Analyze", () =>
+      client.kafana.analyze({ tableId: table.tableId, budgetMillis: BUDGET_MILLIS }, asSeat(seat.token)),
+    );
+    check(hint.seq === legal.seq && hint.seat === current, `a hint for seq ${hint.seq} seat ${hint.seat}`);
+    check(texts.has(hint.best?.text), `the hint's choice ${hint.best?.text} is not legal: ${[...texts]}`);
+    check(hint.moves.length === texts.size && hint.moves.every((m) => texts.has(m.move?.text)), "a hint values other moves");
+    methods[hint.method] = (methods[hint.method] ?? 0) + 1;
+    const moveId = `${protocol}-${moves}`;
+    const answer = await retrying("PlayMove", () => seat.play(hint.best, legal.seq, { clientMoveId: moveId }));
+    check(answer.event?.kind === EventKind.MOVE && answer.event.move?.text === hint.best.text, `played ${answer.event?.move?.text}`);
+    moves += 1;
+    lastSeq = answer.event.seq;
+    current = answer.event.currentSeat;
+    if (answer.event.matchOver) result = answer.result;
+    if (moves === HALFWAY) {
+      await feedHas(lastSeq);
+      console.log(`HALFWAY ${lastSeq}`);
+      const go = await lines.next();
+      check(go.value === "GO", `the driver said ${JSON.stringify(go.value)}, not GO`);
+      killedAt = lastSeq;
+      goAt = Date.now();
+    }
+    if (goAt !== undefined && backAt === undefined && retries > 0) backAt = Date.now();
+  }
+  check(killedAt !== undefined, `the match ended after ${moves} moves, before the kill`);
+  check(result.reason === ResultReason.SCORE && Math.max(...result.scores) >= 40, `result ${stringify(result)}`);
+
+  await feed; // it ends OK once the match is over
+  events.forEach((event, i) => check(event.seq === BigInt(i + 1), `feed event ${i} has seq ${event.seq}`));
+  check(events.at(-1).seq === lastSeq && events.at(-1).matchOver, `the feed ends at ${events.at(-1).seq}, the match at ${lastSeq}`);
+  const moveEvents = events.filter((e) => e.kind === EventKind.MOVE);
+  check(moveEvents.length === moves, `the feed has ${moveEvents.length} moves, ${moves} were played`);
+  check(reconnects.length >= 1 && reconnects[0].after === killedAt, `reconnects ${stringify(reconnects)}, killed at ${killedAt}`);
+  check(retries >= 1, "no call failed while the server was down");
+  console.log(
+    stringify({
+      ok: true,
+      protocol,
+      moves,
+      events: events.length,
+      hints: Object.values(methods).reduce((a, b) => a + b, 0),
+      methods,
+      killedAt,
+      reconnects: reconnects.length,
+      firstReconnect: reconnects[0].code,
+      retries,
+      downMillis: backAt - goAt,
+      scores: result.scores,
+      millis: Date.now() - started,
+    }),
+  );
+  process.exit(0);
+}
+
+main().catch((error) => {
+  const why = refusal(error);
+  console.error(`FAILED (${protocol}): ${why.code} ${why.reasonName} ${why.message}\n${error?.stack ?? ""}`);
+  process.exit(1);
+});
