@@ -207,9 +207,27 @@ class RedisClient:
                     replies[i] = reply
 
             await asyncio.gather(*(send(a, i) for a, i in groups.items()))
+            moved: set[int] = set()
             for i, reply in enumerate(replies):
-                if isinstance(reply, RedirectError):
+                if i in moved or not isinstance(reply, RedirectError):
+                    continue
+                if reply.ask:
                     replies[i] = await self._redirected(reply, commands[i][1])
+                    continue
+                # The commands routed by the same slot after it go along (a WAIT that follows
+                # a write must run on the connection that made the write).
+                along = [
+                    j
+                    for j in range(i, len(commands))
+                    if key_slot(commands[j][0]) == reply.slot and commands[j][0]
+                ]
+                along = along if i in along else [i]
+                moved.update(along)
+                await self._read_slots()
+                node = self.address.node(reply.host, reply.port)
+                got = await self._lane(node, pool).calls([commands[j][1] for j in along])
+                for j, again in zip(along, got, strict=True):
+                    replies[j] = again
             return replies
         except StoreUnavailable:
             self._slots = []  # a node is gone: read the map again next time
