@@ -14,6 +14,8 @@ from kafana.competitions.hash_tag import TaggedKey, hash_tag
 
 EVENT_INDEX = "{ev}:index"
 """Sorted set: hosted event id -> the time it was created (ms)."""
+STARTED_INDEX = "{ev}:started"
+"""Set: hosted events started and not finished (what the directors scan)."""
 
 
 def rating_book(pool: str) -> str:

@@ -1,8 +1,9 @@
 """The director: plays every started hosted event through the service, in the background.
 
-Each server process runs one `Director`. It scans the event store every `scan` seconds and
-takes the lease of any started, unfinished event nobody directs (a lease expires `lease_ms`
-after its holder stops renewing it, so a stopped or crashed process's events are taken over).
+Each server process runs one `Director`. It scans the event store's index of started events
+(`EventStore.started`: every one, however many events are newer) every `scan` seconds and takes
+the lease of any started, unfinished event nobody directs (a lease expires `lease_ms` after its
+holder stops renewing it, so a stopped or crashed process's events are taken over).
 Directing an event: hand out rounds (`Tournament`), create one table per game with the
 service's own table operations (`Tables`, as the RPCs do: the deal seed of the game's secret,
 decks and the policy's clock), its seats bound to an account nobody has and taken at once (the
@@ -94,6 +95,7 @@ class Director:
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
         self._scan_errors = Repeated(log, "director: the scan", quiet=(StoreUnavailable,))
+        self._listed = False
 
     def start(self) -> None:
         """Start scanning (call from the server's event loop)."""
@@ -123,16 +125,26 @@ class Director:
             self._wake.clear()
 
     async def scan_once(self) -> None:
-        """Take over every started event without a live director."""
-        for event_id in await self.store.event_ids(1000):
+        """Take over every started event without a live director (the index of started
+        events: however many events are newer)."""
+        if not self._listed:  # events started before the index existed: the newest ones
+            for event_id in await self.store.event_ids(1000):
+                if (await self.store.meta(event_id)).get("phase") == "started":
+                    await self.store.list_started(event_id)
+            self._listed = True
+        for event_id in await self.store.started():
             if event_id in self.running:
                 continue
             meta = await self.store.meta(event_id)
             if not meta:  # expired (its retention is over)
                 await self.store.forget(event_id)
+                await self.store.unlist(event_id)
                 continue
-            if meta.get("phase") != "started":
-                continue
+            phase = meta.get("phase")
+            if phase != "started":
+                if phase == "finished":
+                    await self.store.unlist(event_id)
+                continue  # open: a start that failed or has not run yet (it lists again)
             if await self.store.lease(event_id, self.owner, self.lease_ms):
                 log.info("director %s: directing event %s", self.owner[:8], event_id)
                 task = asyncio.create_task(self._direct(event_id), name=f"kafana-event-{event_id}")

@@ -10,7 +10,7 @@ when the event finishes). The rating book is a hash per pool, `{ev}:ratings:<poo
 from __future__ import annotations
 
 from kafana.competitions.hosted.store import MAX_ENTRANTS, RETENTION_MS, EventStore, now_ms
-from kafana.competitions.keys import EVENT_INDEX, EventKeys, rating_book
+from kafana.competitions.keys import EVENT_INDEX, STARTED_INDEX, EventKeys, rating_book
 from kafana.store.client import RedisClient, Script
 from kafana.store.resp import Reply
 
@@ -94,13 +94,30 @@ class RedisEvents(EventStore):
 
     async def start(self, event_id: str) -> str:
         keys = EventKeys(event_id)
-        return _text(await self._run(self._start, [keys.meta, keys.entrants], self.retention_ms))
+        # listed first (another hash tag: not in the script), so a crash between the two
+        # leaves an id to drop, never a started event no director finds
+        await self.list_started(event_id)
+        answer = _text(await self._run(self._start, [keys.meta, keys.entrants], self.retention_ms))
+        if answer in ("few", "missing"):
+            await self.unlist(event_id)
+        return answer
 
     async def finish(self, event_id: str, reason: str = "") -> None:
         key = EventKeys(event_id).meta
         await self.client.call(key, "HSET", key, "phase", "finished", "reason", reason)
         for each in self._all(event_id):
             await self._keep(each)
+        await self.unlist(event_id)
+
+    async def started(self) -> list[str]:
+        reply = await self.client.call(STARTED_INDEX, "SMEMBERS", STARTED_INDEX)
+        return sorted(_text(e) for e in reply) if isinstance(reply, list) else []
+
+    async def list_started(self, event_id: str) -> None:
+        await self.client.call(STARTED_INDEX, "SADD", STARTED_INDEX, event_id)
+
+    async def unlist(self, event_id: str) -> None:
+        await self.client.call(STARTED_INDEX, "SREM", STARTED_INDEX, event_id)
 
     async def event_ids(self, limit: int) -> list[str]:
         reply = await self.client.call(EVENT_INDEX, "ZREVRANGE", EVENT_INDEX, 0, limit - 1)

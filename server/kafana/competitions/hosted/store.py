@@ -72,6 +72,20 @@ class EventStore(ABC):
         """Event ids, newest first."""
 
     @abstractmethod
+    async def started(self) -> list[str]:
+        """The index of started events: every event started and not finished (written before
+        entries close, so none is missed; an id whose event did not start, finished or expired
+        is dropped with `unlist`)."""
+
+    @abstractmethod
+    async def list_started(self, event_id: str) -> None:
+        """Put an event in the index of started events (`start` does it)."""
+
+    @abstractmethod
+    async def unlist(self, event_id: str) -> None:
+        """Drop an event from the index of started events."""
+
+    @abstractmethod
     async def newest(self, limit: int, before: tuple[int, str] | None) -> list[tuple[str, int]]:
         """Up to `limit` (event id, created ms), newest first (ties: greater id first), after
         the cursor `before` = (created ms, event id) of the previous page's last one."""
@@ -136,6 +150,7 @@ class MemoryEvents(EventStore):
         self._created: dict[str, int] = {}
         self._touched: dict[str, int] = {}
         self._book: dict[str, dict[str, str]] = {}
+        self._started: set[str] = set()
 
     def _expire(self) -> None:
         """Forget every event not written for `retention_ms`."""
@@ -147,6 +162,7 @@ class MemoryEvents(EventStore):
         for event_id in [e for e, at in self._touched.items() if at < old]:
             for table in kept:
                 table.pop(event_id, None)
+            self._started.discard(event_id)
 
     def _touch(self, event_id: str) -> None:
         self._touched[event_id] = now_ms()
@@ -215,11 +231,23 @@ class MemoryEvents(EventStore):
         if len(self._entrants[event_id]) < 2:
             return "few"
         meta["phase"] = "started"
+        self._started.add(event_id)
         return "ok"
 
     async def finish(self, event_id: str, reason: str = "") -> None:
         self._meta[event_id].update(phase="finished", reason=reason)
+        self._started.discard(event_id)
         self._touch(event_id)
+
+    async def started(self) -> list[str]:
+        self._expire()
+        return sorted(self._started)
+
+    async def list_started(self, event_id: str) -> None:
+        self._started.add(event_id)
+
+    async def unlist(self, event_id: str) -> None:
+        self._started.discard(event_id)
 
     async def event_ids(self, limit: int) -> list[str]:
         self._expire()
