@@ -326,7 +326,7 @@ def outside_app(node_app: Path, tmp_path_factory: pytest.TempPathFactory) -> Pat
     `npm pack` of clients/ts, then `npm install` of the tarball (its dependencies from the
     registry); outside.mjs copied in."""
     app = new_app(tmp_path_factory.mktemp("outside-app"))
-    packed = json.loads(run_npm(CLIENT, "pack", "--json", "--pack-destination", str(app)))
+    packed = json.loads(run_npm(app, "pack", "--json", str(CLIENT)))
     tarball = packed[0]["filename"]
     shipped = {entry["path"] for entry in packed[0]["files"]}
     assert {"dist/index.js", "dist/index.d.ts", "dist/node.js", "dist/web.js"} <= shipped
@@ -411,3 +411,59 @@ def test_installs_from_the_repository_path(node_app: Path, tmp_path: Path) -> No
         [tool("node"), "out/app.js"], cwd=app, capture_output=True, text=True, timeout=30
     )
     assert ran.stdout.split() == ['{"seq":"1"}', "kafana.v1.Event", "function", "function"]
+
+
+ESBUILD = "esbuild@0.28.2"  # a bundler, as a web app's build uses one
+PAGE = """\
+import { KafanaClient, stringify } from "@kafana/client";
+import { connectTransport, grpcWebTransport } from "@kafana/client/web";
+
+const answers = [];
+for (const transport of [connectTransport(KAFANA_URL), grpcWebTransport(KAFANA_URL)]) {
+  const info = await new KafanaClient(transport).serverInfo();
+  answers.push({ api: info.api, games: info.games.length, heartbeat: info.limits.heartbeatMillis });
+}
+console.log(stringify(answers));
+"""
+
+
+def test_bundles_for_a_web_page(outside_app: Path, server: Server) -> None:
+    """A page's code bundled by esbuild for the browser from the installed package: it pulls in
+    no Node module (connect-node, node:*), and the bundle, run on fetch, talks Connect and
+    gRPC-Web to `kafana serve --http`."""
+    run_npm(outside_app, "install", "--no-audit", "--no-fund", ESBUILD)
+    (outside_app / "page.js").write_text(PAGE)
+    url = json.dumps(server.url("connect"))
+    esbuild = outside_app / "node_modules" / ".bin" / "esbuild"
+    bundled = subprocess.run(
+        [
+            str(esbuild),
+            "page.js",
+            "--bundle",
+            "--minify",
+            "--platform=browser",
+            "--format=esm",
+            f"--define:KAFANA_URL={url}",
+            "--metafile=meta.json",
+            "--outfile=page.bundle.mjs",
+        ],
+        cwd=outside_app,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert bundled.returncode == 0, bundled.stdout + bundled.stderr
+    inputs = json.loads((outside_app / "meta.json").read_text())["inputs"]
+    assert any("@kafana/client/dist/web.js" in path for path in inputs)
+    assert not [p for p in inputs if "connect-node" in p or p.startswith("node:")]
+    ran = subprocess.run(
+        [tool("node"), "page.bundle.mjs"],
+        cwd=outside_app,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    answers = json.loads(ran.stdout)
+    assert [a["api"] for a in answers] == ["kafana.v1", "kafana.v1"]
+    assert all(a["games"] >= 2 and int(a["heartbeat"]) > 0 for a in answers)
