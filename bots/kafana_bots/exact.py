@@ -157,7 +157,6 @@ def solve(
     exact_only: bool = False,
     exact_share: float = EXACT_SHARE,
     solver_type: type[Solver] = Solver,
-    max_depth: int | None = None,
 ) -> tuple[list[float], bool] | None:
     """Values of the candidate moves; None if not even one iteration fit the budget.
 
@@ -166,24 +165,21 @@ def solve(
     `exact_only`), deepens from one ply with the rest, the transposition table kept. Returns
     (values, exact): `exact` when the search reached the end of the hand. Only the best value
     is exact; the others may be bounds (they are shown no better than the best).
-    `solver_type` may score the cut-off leaves its own way (`Solver.leaf`); `max_depth` stops
-    the deepening there (then no search straight to the end unless that is as deep).
+    `solver_type` may score the cut-off leaves its own way (`Solver.leaf`).
     """
     full = plies_left(sim)
-    deepest = full if max_depth is None else max(1, min(full, max_depth))
     share = 1.0 if exact_only else exact_share
     first_deadline = None if deadline is None else deadline.part(share)
     solver = solver_type(side, int(share * max_nodes), first_deadline)
-    if deepest == full:
-        try:
-            return _values(solver, sim, candidates, full), True
-        except _OutOfBudget:
-            if exact_only:
-                return None
+    try:
+        return _values(solver, sim, candidates, full), True
+    except _OutOfBudget:
+        if exact_only:
+            return None
     solver.max_nodes, solver.deadline = max_nodes, deadline
     order = list(range(len(candidates)))
     result: tuple[list[float], bool] | None = None
-    for depth in range(1, deepest + 1):
+    for depth in range(1, full + 1):
         try:
             found = _values(solver, sim, [candidates[i] for i in order], depth)
         except _OutOfBudget:

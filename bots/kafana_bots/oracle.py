@@ -11,10 +11,10 @@ straight to deepening (a search to the end of a whole hand never finishes in a b
 scores a leaf cut off before the last deal as `ismcts` scores a sampled world (the same
 greedy playout policy for `HORIZON` moves, then the estimate); in the last deal, as the exact
 solver does (a greedy rollout to the end of the hand). With more than two sides (each for
-itself) it searches one ply only: deeper, the search takes every other seat for an opponent
-of this one alone (paranoid), which measured worse than `heuristic` (-0.53 a hand over 10
-four-player deals at 6,000 nodes), so each candidate is valued as `ismcts` values it in a
-world, here the true one.
+itself) the solver would take every other seat for this one's opponent (paranoid search:
+-0.53 a hand against `heuristic` over 10 four-player deals at 6,000 nodes; one ply only, each
+candidate valued as `ismcts` values it in a world, -1.90 over 30), so there it searches max^n
+(`maxn.search`: each seat plays for its own side), with the same leaves and budget.
 
 It sees what no seat may see, so the registry lends it to the arena only (`registry.create`
 refuses it elsewhere: a table with people, an event, a remote seat). The arena shows it the
@@ -32,6 +32,7 @@ from kafana.games.cards import CARDS, Card
 from kafana.games.tablic import MatchSetup, MatchState, Move, Rules, View
 from kafana.games.tablic.state import JACK, TABLE_SIZE
 
+from kafana_bots import maxn
 from kafana_bots.base import Bot
 from kafana_bots.clock import Deadline
 from kafana_bots.events import Event, MovePlayed
@@ -115,15 +116,23 @@ class OracleBot(Bot):
         nodes = 10**9
         if self.iterations is not None:
             nodes = max(EXACT_NODES, EXACT_NODES_PER_WORLD * self.iterations)
+        side = self.rules.side_of(self.seat)
+        sims = [sim.to_sim(m) for m in candidates]
+        if self.rules.sides > 2:
+            valued = maxn.search(
+                sim, sims, side, max_nodes=nodes, deadline=deadline, horizon=HORIZON
+            )
+            if valued is None:
+                return candidates[0]  # not even one ply fit: the greedy choice
+            return candidates[max(range(len(valued)), key=valued.__getitem__)]
         found = solve(
             sim,
-            [sim.to_sim(m) for m in candidates],
-            self.rules.side_of(self.seat),
+            sims,
+            side,
             max_nodes=nodes,
             deadline=deadline,
             exact_share=share,
             solver_type=TrueDealSolver,
-            max_depth=None if self.rules.sides == 2 else 1,
         )
         if found is None:
             return candidates[0]  # not even one ply fit: the greedy choice

@@ -72,4 +72,3 @@ def test_search_spends_its_budget_in_cpu_when_another_thread_takes_half_of_it() 
     # (on the wall clock it stopped after `budget` of wall time, with half as much CPU or less).
     assert cpu >= 0.9 * budget or wall >= WALL_LIMIT * budget, (cpu, wall, bot.stats)
     assert wall > cpu  # it waited for the interpreter while the other thread ran
-    assert wall < WALL_LIMIT * budget + 0.2

@@ -7,7 +7,7 @@ import time
 
 from kafana.games import tablic
 from kafana.games.tablic import MatchState, Move
-from kafana_bots.clock import WALL_LIMIT, Deadline
+from kafana_bots.clock import Deadline
 from kafana_bots.exact import Solver, plies_left, solve
 from kafana_bots.heuristic import HeuristicBot
 from kafana_bots.ismcts import SearchBot
@@ -73,10 +73,10 @@ def test_heuristic_solves_small_endings_exactly() -> None:
 def test_the_clock_stops_the_search() -> None:
     state = ending(2, 12)  # far beyond 50 ms when solved exactly
     sim = sim_of(state)
-    start, cpu = time.perf_counter(), time.thread_time()
+    cpu = time.thread_time()
     found = solve(sim, sim.legal(), 0, max_nodes=10**9, deadline=Deadline(0.05))
-    assert time.thread_time() - cpu < 0.1  # the budget is CPU time...
-    assert time.perf_counter() - start < WALL_LIMIT * 0.05 + 0.1  # ...and WALL_LIMIT x wall time
+    assert time.thread_time() - cpu < 0.1  # the budget is CPU time (its wall-time limit:
+    # tests/bots/test_bots_clock.py; a shared machine may stall this process at any point)
     assert found is None or not found[1]
 
 
