@@ -10,8 +10,9 @@ taken entrant name ALREADY_EXISTS, entering a started event WRONG_STATE.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
@@ -28,6 +29,7 @@ from kafana.competitions.hosted.event import (
     missing,
 )
 from kafana.competitions.hosted.store import EventStore, now_ms
+from kafana.competitions.hosted.views import View, Views
 from kafana.competitions.quota import EVENTS_PER_HOUR, CreationQuota
 from kafana.competitions.tournament import EventError, Status
 from kafana.competitions.wire import phase_enum, status_enum
@@ -66,6 +68,7 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
         self.stopping = asyncio.Event()
         # events created per account (counted in the server's shared counters once started)
         self.quota = CreationQuota("events", EVENTS_PER_HOUR, HOUR_MS, "hour")
+        self.views = Views(store, WATCH_POLL_S)  # one poll per watched event, for every stream
 
     async def _meta(self, event_id: str) -> dict[str, str]:
         if not event_id or any(c in event_id for c in "{} \n"):
@@ -296,6 +299,10 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
         me = next((e for e in entrants if e.token and ev.digest(token) == e.token), None)
         if me is None:
             raise AuthenticationError(f"wrong or missing entry token ({ENTRY_TOKEN} metadata)")
+        with self.views.admit(request.event_id, me.name):
+            await self._watch(request.event_id, me.name, context)
+
+    async def _watch(self, event_id: str, name: str, context: Context) -> None:
         sent: set[str] = set()
         last: tuple[str, str, str] = ("", "", "")
         loop = asyncio.get_running_loop()
@@ -306,35 +313,52 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
             await context.write(update)
             written = loop.time()
 
-        while not (self.stopping.is_set() or context.done()):
-            meta = await self.store.meta(request.event_id)
-            status, note = await self.store.control(request.event_id)
-            hosted = await self._hosted(request.event_id)
-            if hosted is not None:
-                status = hosted.tournament.status.value
-                for assignment in assignments(hosted, me.name):
-                    if assignment.game_id not in sent:
-                        sent.add(assignment.game_id)
-                        await write(
-                            pb.EntryUpdate(
-                                assignment=assignment,
-                                phase=phase_enum(meta["phase"]),
-                                status=status_enum(status),
-                            )
-                        )
-            now = (meta["phase"], status or "running", note)
-            phase, state = phase_enum(now[0]), status_enum(now[1])
-            if meta["phase"] == "finished":
-                rows = standings_of(hosted.tournament) if hosted else []
-                await write(
-                    pb.EntryUpdate(
-                        phase=phase, status=state, note=note, event_over=True, standings=rows
-                    )
-                )
-                return
-            if now != last:
+        async with contextlib.aclosing(self.views.follow(event_id)) as views:
+            async for view in views:
+                if self.stopping.is_set() or context.done():
+                    return
+                idle = loop.time() - written
+                now = await self._entry_update(view, name, sent, last, idle, write)
+                if now is None:
+                    return
                 last = now
-                await write(pb.EntryUpdate(phase=phase, status=state, note=note))
-            elif loop.time() - written >= HEARTBEAT_S:
-                await write(pb.EntryUpdate(heartbeat=events_pb2.Heartbeat(time_ms=now_ms())))
-            await asyncio.sleep(WATCH_POLL_S)
+
+    async def _entry_update(
+        self,
+        view: View,
+        name: str,
+        sent: set[str],
+        last: tuple[str, str, str],
+        idle: float,
+        write: Callable[[pb.EntryUpdate], Awaitable[None]],
+    ) -> tuple[str, str, str] | None:
+        """Write what changed for entrant `name` since `last` (phase, status, note): the new
+        one, or None once the event is over."""
+        meta, status, note, hosted = view.meta, view.status, view.note, view.hosted
+        if hosted is not None:
+            status = hosted.tournament.status.value
+            for assignment in assignments(hosted, name):
+                if assignment.game_id not in sent:
+                    sent.add(assignment.game_id)
+                    await write(
+                        pb.EntryUpdate(
+                            assignment=assignment,
+                            phase=phase_enum(meta["phase"]),
+                            status=status_enum(status),
+                        )
+                    )
+        now = (meta["phase"], status or "running", note)
+        phase, state = phase_enum(now[0]), status_enum(now[1])
+        if meta["phase"] == "finished":
+            rows = standings_of(hosted.tournament) if hosted else []
+            await write(
+                pb.EntryUpdate(
+                    phase=phase, status=state, note=note, event_over=True, standings=rows
+                )
+            )
+            return None
+        if now != last:
+            await write(pb.EntryUpdate(phase=phase, status=state, note=note))
+        elif idle >= HEARTBEAT_S:
+            await write(pb.EntryUpdate(heartbeat=events_pb2.Heartbeat(time_ms=now_ms())))
+        return now
