@@ -14,6 +14,7 @@ side's points minus the mean of the other sides', `rollout.utility`), after that
 The budget is CPU time of the calling thread (`time.thread_time`), or a number of worlds
 (`worlds`, for replayable results); a last deal whose exact search does not fit the budget is
 sampled instead. The difference between the best value and a move's is what that move cost.
+`review` analyses every move of a finished match as its seat saw it then (a game review).
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from kafana.games.tablic import Move, View
+from kafana.games.tablic import MatchRecord, MatchState, Move, View, new_match
 
+from kafana_bots.events import HandStarted, MovePlayed
 from kafana_bots.exact import CLOCK_EVERY, Solver, _OutOfBudget, plies_left
 from kafana_bots.knowledge import PlayLog
 from kafana_bots.rollout import estimate, truncated_rollout, utility
@@ -163,3 +165,46 @@ def _sample(
             totals[i] += utility(estimate(sim), side)
         count += 1
     return totals, count
+
+
+@dataclass(frozen=True)
+class Reviewed:
+    """One move of a match with the engine's analysis of its position (`number` from 1)."""
+
+    number: int
+    seat: int
+    played: Move
+    analysis: Analysis
+
+    @property
+    def cost(self) -> float:
+        """Margin the move gave up against the engine's choice."""
+        return self.analysis.cost(self.played)
+
+
+def review(
+    record: MatchRecord,
+    seats: set[int] | None = None,
+    *,
+    budget_ms: float = DEFAULT_BUDGET_MS,
+    rng: random.Random | None = None,
+) -> list[Reviewed]:
+    """Every move of `record` by `seats` (None: all) analysed as its seat saw it then, with
+    the public moves of the deal for inference."""
+    state: MatchState = new_match(record.rules, seed=record.seed, decks=record.decks or None)
+    log = PlayLog()
+    hand = -1
+    out: list[Reviewed] = []
+    for number, move in enumerate(record.moves, start=1):
+        if state.hand_no != hand:
+            hand = state.hand_no
+            log.observe(HandStarted(hand, tuple(state.table)))
+        seat = state.current_seat
+        assert seat is not None
+        if seats is None or seat in seats:
+            view = state.view(seat)
+            found = analyze(view, state.legal_moves(), budget_ms=budget_ms, rng=rng, log=log)
+            out.append(Reviewed(number, seat, move, found))
+        log.observe(MovePlayed(seat, move))
+        state = state.apply(move)
+    return out

@@ -7,6 +7,7 @@ Names come from `--names`, from `# seat N: name` comment lines (as `kafana play 
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -15,8 +16,10 @@ import click
 from kafana.errors import InvalidInputError
 from kafana.games import tablic, tac
 from kafana.v1 import state_pb2
+from kafana_bots.analysis import review
 from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
+from rich.table import Table
 from rich.text import Text
 
 from kafana_client.cli import render, tac_replay
@@ -140,13 +143,69 @@ def step_through(
     return state
 
 
+def print_review(
+    record: tablic.MatchRecord,
+    console: Console,
+    names: Sequence[str],
+    seats: set[int] | None,
+    budget_ms: float,
+) -> None:
+    """The engine's review: each move, the engine's choice and what the move cost."""
+    table = Table(title="Game review: the engine's choice at every move", title_justify="left")
+    for column in ("move", "seat", "played", "engine", "cost", "how"):
+        table.add_column(column, justify="right" if column in ("move", "cost") else "left")
+    totals: dict[int, float] = {}
+    reviewed = review(record, seats, budget_ms=budget_ms, rng=random.Random(0))
+    for item in reviewed:
+        cost = item.cost
+        totals[item.seat] = totals.get(item.seat, 0.0) + cost
+        best = item.analysis.best
+        table.add_row(
+            str(item.number),
+            names[item.seat],
+            str(item.played),
+            "=" if best == item.played else str(best),
+            f"{cost:.1f}" if cost >= 0.05 else "",
+            item.analysis.method,
+        )
+    console.print(table)
+    for seat, total in sorted(totals.items()):
+        moves = sum(1 for r in reviewed if r.seat == seat)
+        agreed = sum(1 for r in reviewed if r.seat == seat and r.analysis.best == r.played)
+        console.print(
+            f"{names[seat]}: {agreed} of {moves} moves as the engine would; "
+            f"{total:.1f} points of margin given up in all"
+        )
+
+
 @click.command()
 @click.argument("record_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--names", default=None, help="Comma-separated seat names, seat 0 first.")
-def replay(record_file: Path, names: str | None) -> None:
+@click.option(
+    "--review",
+    "reviewing",
+    is_flag=True,
+    help="Print the engine's review instead (Tablić): its choice and each move's cost.",
+)
+@click.option("--seat", type=click.IntRange(min=0), default=None, help="Review only this seat.")
+@click.option(
+    "--budget-ms",
+    type=click.FloatRange(min=1, max=60_000),
+    default=100.0,
+    show_default=True,
+    help="CPU milliseconds the engine thinks about each move of the review.",
+)
+def replay(
+    record_file: Path,
+    names: str | None,
+    reviewing: bool,
+    seat: int | None,
+    budget_ms: float,
+) -> None:
     """Step through the match in RECORD_FILE (as saved by `kafana play --save`): Tablić or Tač.
 
     Enter: next move, b: back, a number: that move, h N: hand N, s/e: start/end, q: quit.
+    With --review: the engine's choice at every move and what each move cost, then a total.
     """
     console = Console(highlight=False)
     try:
@@ -157,6 +216,8 @@ def replay(record_file: Path, names: str | None) -> None:
             return console.input(prompt)
 
         if text.lstrip().startswith(tac.record.HEADER):
+            if reviewing:
+                raise click.ClickException(f"{record_file}: --review reviews Tablić matches")
             record = tac.GameRecord.from_text(text)
             seat_names = given or names_in(text, record.rules.players)
             tac_replay.step_through(record, console, ask, _fit(seat_names, record.rules.players))
@@ -164,8 +225,16 @@ def replay(record_file: Path, names: str | None) -> None:
         match = tablic.MatchRecord.from_text(text)
     except InvalidInputError as error:
         raise click.ClickException(f"{record_file}: {error}") from None
-    seat_names = given or names_in(text, match.rules.players)
-    step_through(match, console, ask, _fit(seat_names, match.rules.players))
+    seat_names = _fit(given or names_in(text, match.rules.players), match.rules.players)
+    if reviewing:
+        if seat is not None and seat >= match.rules.players:
+            raise click.BadParameter(
+                f"seat {seat} is not a seat of this match (0..{match.rules.players - 1})",
+                param_hint="--seat",
+            )
+        print_review(match, console, seat_names, None if seat is None else {seat}, budget_ms)
+        return
+    step_through(match, console, ask, seat_names)
 
 
 def _fit(names: Sequence[str], players: int) -> list[str]:
