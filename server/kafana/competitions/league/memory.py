@@ -2,7 +2,8 @@
 
 Each method runs without awaiting in between, so on the one event loop it is atomic, as the
 Redis scripts are. A settled match, and the histories and match lists of its players, are
-dropped `retention_ms` after it was settled (the last one), as Redis expires them.
+dropped `retention_ms` after it was settled (the last one), as Redis expires them; a league
+nobody used for its retention (`keep`) is dropped whole.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ class _League:
     history: dict[tuple[int, str], list[str]] = field(default_factory=lambda: defaultdict(list))
     recent: dict[tuple[int, str], list[int]] = field(default_factory=lambda: defaultdict(list))
     kept: dict[tuple[int, str], int] = field(default_factory=dict)  # history, recent: until
+    until: int = 0  # the league's own retention (0: not set yet)
 
     def lists(self, season: int, player: str) -> tuple[list[str], list[int]]:
         """The player's history and match list, dropped once their retention passed."""
@@ -65,33 +67,49 @@ class MemoryLeagues(LeagueStore):
     def __init__(self) -> None:
         self._leagues: dict[str, _League] = {}
 
-    def _get(self, league: str) -> _League:
+    def _live(self, league: str) -> _League | None:
+        """The league, unless its retention passed (then it is dropped, as Redis expires it)."""
         found = self._leagues.get(league)
+        if found is not None and found.until and found.until <= now_ms():
+            del self._leagues[league]
+            return None
+        return found
+
+    def _get(self, league: str) -> _League:
+        found = self._live(league)
         if found is None:
             found = self._leagues[league] = _League({})  # reads of a missing league: empty
             del self._leagues[league]
         return found
 
     async def create(self, league: str, fields: dict[str, str]) -> bool:
-        if league in self._leagues:
+        if self._live(league) is not None:
             return False
         self._leagues[league] = _League(dict(fields))
         return True
 
     async def meta(self, league: str) -> dict[str, str]:
-        found = self._leagues.get(league)
+        found = self._live(league)
         if found is None:
             return {}
         counts = {"season": str(found.season), "made": str(found.made)}
         return {**found.meta, **counts, "settled": str(found.settled)}
 
     async def leagues(self) -> list[str]:
-        return sorted(self._leagues)
+        return sorted(name for name in list(self._leagues) if self._live(name) is not None)
 
     async def new_season(self, league: str) -> int:
         found = self._get(league)
         found.season += 1
         return found.season
+
+    async def keep(self, league: str, season: int, retention_ms: int) -> None:
+        found = self._live(league)
+        if found is not None:
+            found.until = now_ms() + retention_ms
+
+    async def forget(self, league: str) -> None:
+        self._live(league)  # gone already once its retention passed
 
     async def join(self, league: str, player: str, mu: float, now: int) -> tuple[str, int]:
         found = self._get(league)

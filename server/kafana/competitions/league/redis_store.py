@@ -75,6 +75,16 @@ class RedisLeagues(LeagueStore):
         keys = LeagueKeys(league)
         return int(text(await self.client.call(keys.season, "INCR", keys.season)))
 
+    async def keep(self, league: str, season: int, retention_ms: int) -> None:
+        keys = LeagueKeys(league)
+        held = [keys.meta, keys.season, keys.match_counter, keys.games, keys.queue_since,
+                keys.queue_rating, keys.active, keys.due, keys.ratings(season),
+                keys.board(season)]  # fmt: skip
+        await atomic(self.client, keys.tag, [("PEXPIRE", key, retention_ms) for key in held])
+
+    async def forget(self, league: str) -> None:
+        await self.client.call(LEAGUES, "SREM", LEAGUES, league)
+
     async def join(self, league: str, player: str, mu: float, now: int) -> tuple[str, int]:
         keys = LeagueKeys(league)
         (reply,) = await self.client.run(

@@ -55,6 +55,11 @@ log = logging.getLogger(__name__)
 _random = secrets.SystemRandom()
 
 
+FORGET_EVERY_MS = 60_000
+"""How often a referee drops the leagues whose keys expired (nobody used them for their
+retention) from the list it pairs."""
+
+
 class Referee:
     """Pairs and settles the matches of every league of a store, on a server's `Tables`."""
 
@@ -84,6 +89,7 @@ class Referee:
         self.wake_players = wake_players
         self.settled = 0  # matches this referee settled
         self._specs: dict[str, leagues_pb2.LeagueSpec] = {}
+        self._forget_at = 0  # when the next look for leagues past their retention is due
         self._finished: set[tuple[str, int]] = set()
         self._woken = asyncio.Event()
         self._errors = Repeated(log, "the league referee", quiet=(StoreUnavailable,))
@@ -127,7 +133,15 @@ class Referee:
         """Rounds until stopped."""
         while not self._stop.is_set():
             try:
-                for league in await self.store.leagues():
+                leagues = await self.store.leagues()
+                if self.clock() >= self._forget_at:  # leagues past their retention
+                    self._forget_at = self.clock() + FORGET_EVERY_MS
+                    for league in leagues:
+                        if not await self.store.meta(league):
+                            await self.store.forget(league)
+                            self._specs.pop(league, None)
+                    leagues = await self.store.leagues()
+                for league in leagues:
                     await self.round(league)
                 self._errors.succeeded()
             except Exception as error:  # the store is down, a bug: logged, the next round tries
@@ -319,6 +333,7 @@ class Referee:
             )
             if answer != "retry":
                 if answer == SETTLED:
+                    await self.store.keep(league, season, retention)  # in use: kept
                     self.settled += 1
                     metrics.league_settled(bool(outcome.scores))
                     self.wake_players(league, players)

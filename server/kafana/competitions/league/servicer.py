@@ -66,6 +66,11 @@ def _account(context: Context, rpc: str) -> str:
     return account
 
 
+def _retention(meta: dict[str, str]) -> int:
+    """The league's retention in ms (its spec's `retention_days`)."""
+    return load(meta["spec"]).retention_days * DAY_MS
+
+
 def _check_owner(context: Context, meta: dict[str, str], league: str, action: str) -> None:
     """PermissionDeniedError unless the caller organises `league` or is an operator (a league
     made without a key, in `--auth open` mode, is anyone's)."""
@@ -122,6 +127,7 @@ class LeaguesServiceServicer(leagues_pb2_grpc.LeaguesServiceServicer):
         fields = {"spec": dump(spec), "organiser": organiser, "created_ms": str(now)}
         if not await self.store.create(name, fields):
             raise AlreadyExistsError(f"a league named {name!r} exists", resource="league")
+        await self.store.keep(name, 1, spec.retention_days * DAY_MS)
         self.wake()
         return convert.league_info(name, await self._meta(name), 0)
 
@@ -137,7 +143,8 @@ class LeaguesServiceServicer(leagues_pb2_grpc.LeaguesServiceServicer):
         """The next season: ratings and board begin afresh (its organiser or an operator)."""
         meta = await self._meta(request.league)
         _check_owner(context, meta, request.league, "start a new season of")
-        await self.store.new_season(request.league)
+        season = await self.store.new_season(request.league)
+        await self.store.keep(request.league, season, _retention(meta))
         meta = await self._meta(request.league)
         return convert.league_info(request.league, meta, await self.store.waiting(request.league))
 
@@ -163,6 +170,7 @@ class LeaguesServiceServicer(leagues_pb2_grpc.LeaguesServiceServicer):
         season = int(meta.get("season", "1"))
         (raw,) = await self.store.ratings(request.league, season, [player])
         state, match = await self.store.join(request.league, player, load_rating(raw).mu, now_ms())
+        await self.store.keep(request.league, season, _retention(meta))  # in use: kept
         if state == PAIRED:
             raise LeagueError(
                 f"{player!r} is in match {match} of league {request.league!r}, not settled "

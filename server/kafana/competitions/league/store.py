@@ -79,6 +79,15 @@ class LeagueStore(ABC):
     async def new_season(self, league: str) -> int:
         """Start the next season; its number."""
 
+    @abstractmethod
+    async def keep(self, league: str, season: int, retention_ms: int) -> None:
+        """The league lives `retention_ms` from now: its meta, season, counters, queue, the
+        season's ratings and board (a league nobody uses for its retention is gone)."""
+
+    @abstractmethod
+    async def forget(self, league: str) -> None:
+        """Drop a league whose keys expired from the list of leagues."""
+
     # -- the queue ------------------------------------------------------------------------
 
     @abstractmethod
