@@ -186,6 +186,32 @@ def test_json_that_is_no_request_is_refused_with_a_reason(http: httpx.Client) ->
     assert error_info(body["details"]).reason == "INVALID_ARGUMENT"
 
 
+@pytest.mark.parametrize(
+    ("body", "field", "words"),
+    [
+        (
+            {"config": {"rules": {"tablic": {"mustCaptur": True}}}},
+            "config.rules.tablic.mustCaptur",
+            "no field",
+        ),
+        ({"config": {"clockk": {"moveMillis": 1000}}}, "config.clockk", "no field"),
+        ({"config": {"rules": {"game": "GAME_CHESS"}}}, "config.rules.game", "GAME_CHESS"),
+        ({"config": {"seed": "x"}}, "config.seed", "wrong type"),
+    ],
+)
+def test_connect_json_is_strict_and_names_the_field(
+    http: httpx.Client, body: dict[str, Any], field: str, words: str
+) -> None:
+    before = len(connect_json(http, "ListTables", {}).get("tables", []))
+    answer = http.post(SERVICE + "CreateTable", json=body)
+    assert answer.status_code == 400, answer.text
+    refused = answer.json()
+    assert words in refused["message"]
+    info = error_info(refused["details"])
+    assert (info.reason, info.metadata["field"]) == ("INVALID_ARGUMENT", field)
+    assert len(connect_json(http, "ListTables", {}).get("tables", [])) == before  # none made
+
+
 def test_a_wrong_api_key_is_refused_as_over_grpc(http: httpx.Client) -> None:
     answer = http.post(
         SERVICE + "ListTables", json={}, headers={"authorization": "Bearer kfk_not_a_key"}
@@ -409,6 +435,7 @@ async def test_grpc_and_http_calls_share_the_callers_rate_limit(
     body = refused.json()
     assert error_info(body["details"]).reason == "RATE_LIMITED"
     assert "google.rpc.RetryInfo" in {d["type"] for d in body["details"]}
+    assert int(refused.headers["retry-after"]) >= 1  # HTTP's own hint, whole seconds
 
 
 async def test_a_grpc_stream_counts_against_http_streams_and_stop_ends_them(

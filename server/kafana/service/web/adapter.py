@@ -16,6 +16,7 @@ import contextlib
 import functools
 import json
 import logging
+import math
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
@@ -29,7 +30,10 @@ from connectrpc.server import ConnectASGIApplication, Endpoint
 from google.protobuf import descriptor_pb2, descriptor_pool, json_format, message_factory
 from google.protobuf.descriptor import MethodDescriptor, ServiceDescriptor
 from google.protobuf.message import Message
-from google.rpc import status_pb2  # type: ignore[import-untyped, unused-ignore]
+from google.rpc import (  # type: ignore[import-untyped, unused-ignore]
+    error_details_pb2,
+    status_pb2,
+)
 from protobuf.wkt import Any as AnyDetail
 
 from kafana.service.errors import DETAILS_METADATA, rich_status
@@ -105,7 +109,7 @@ class JsonCodec:
 
     def decode(self, data: bytes | bytearray, message_class: type[Message]) -> bytes:
         """The request as protobuf bytes; INVALID_ARGUMENT naming the problem if it is not
-        JSON of the method's request message (unknown fields are ignored, as in binary)."""
+        JSON of the method's request message (an unknown field or enum name included)."""
         message = message_class()
         name = message_class.DESCRIPTOR.full_name
         try:
@@ -123,17 +127,37 @@ class JsonCodec:
             )
             raise rich_error(status) from None
         try:
-            json_format.ParseDict(parsed, message, ignore_unknown_fields=True)
+            json_format.ParseDict(parsed, message)
         except json_format.ParseError as error:  # JSON, but not of the message's shape
-            found = re.search(r"Failed to parse (\w+) field", str(error))
-            field = found.group(1) if found else "request"
+            field, why = _misfit(str(error))
             status = rich_status(
-                "INVALID_ARGUMENT",
-                f"the request is not a {name} in JSON: field {field} has a value of the wrong type",
-                {"field": field},
+                "INVALID_ARGUMENT", f"the request is not a {name} in JSON: {why}", {"field": field}
             )
             raise rich_error(status) from None
         return message.SerializeToString()
+
+
+UNKNOWN_FIELD = re.compile(r'has no field named "([^"]+)" at "([\w.]*)"')
+UNKNOWN_ENUM = re.compile(r'Invalid enum value (\S+) for enum type (\S+) at "?([\w.]*?)"?\.?$')
+WRONG_TYPE = re.compile(r"Failed to parse (\w+) field")
+
+
+def _misfit(error: str) -> tuple[str, str]:
+    """The field a proto3 JSON parse error is about (a path without the request's own name,
+    e.g. `config.rules.tablic.mustCaptur`) and what is wrong with it, in words.
+
+    Strict, as the issue asked: a misspelt field or an unknown enum name is refused, never
+    dropped (a client would otherwise get a default table it did not ask for)."""
+    if found := UNKNOWN_FIELD.search(error):
+        path = ".".join([*found.group(2).split(".")[1:], found.group(1)])
+        return path, f"there is no field {path}"
+    if found := UNKNOWN_ENUM.search(error.splitlines()[0].strip()):
+        path = ".".join(p for p in found.group(3).split(".")[1:] if p) or "request"
+        return path, f"{found.group(1)} is not a value of {found.group(2)} (field {path})"
+    if parents := WRONG_TYPE.findall(error):
+        path = ".".join(parents)
+        return path, f"field {path} has a value of the wrong type"
+    return "request", "a value does not fit its field"
 
 
 def rich_error(status: status_pb2.Status) -> ConnectError:
@@ -166,6 +190,20 @@ def status_error(code: grpc.StatusCode, message: str, trailing: Metadata) -> Con
             details = rich_error(status_pb2.Status.FromString(data)).details
             return ConnectError(connect_code(code), message, details)
     return ConnectError(connect_code(code), message)
+
+
+def retry_after(trailing: Metadata) -> int | None:
+    """Whole seconds of the refusal's RetryInfo (at least 1), for a `Retry-After` header."""
+    for key, value in trailing:
+        data = value if isinstance(value, bytes) else unbase64(value)
+        if key != DETAILS_METADATA or data is None:
+            continue
+        for detail in status_pb2.Status.FromString(data).details:
+            wait = error_details_pb2.RetryInfo()
+            if detail.Unpack(wait):
+                millis = int(wait.retry_delay.ToMilliseconds())
+                return max(1, math.ceil(millis / 1000))
+    return None
 
 
 def method_info(method: MethodDescriptor) -> MethodInfo[Any, Any]:
@@ -303,6 +341,8 @@ class Bridge:
         if isinstance(error, Aborted):
             _headers(context, ctx)
             _trailers(error.trailing, ctx)
+            if (seconds := retry_after(error.trailing)) is not None:
+                ctx.response_headers.add("retry-after", str(seconds))  # HTTP's own hint (429)
             return status_error(error.code, error.details, error.trailing)
         if isinstance(error, (ConnectError, asyncio.CancelledError)):
             return error
