@@ -1,7 +1,8 @@
 """Browser reach: the server's gRPC services over Connect and gRPC-Web (`kafana serve --http`).
 
 The same process, event loop, domain objects and interceptors as the gRPC port: an HTTP call is
-a gRPC call made another way (`adapter`), behind CORS (`cors`), served by hypercorn (`serve`).
+a gRPC call made another way (`adapter`; the event feeds also as Server-Sent Events, `sse`),
+behind CORS (`cors`), served by hypercorn (`serve`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from kafana.service.web.adapter import Bridge, KafanaApplication, Registry, serv
 from kafana.service.web.cors import Cors, parse_origins
 from kafana.service.web.pages import Pages
 from kafana.service.web.serve import HttpServer, HttpTls
+from kafana.service.web.sse import EventStreams, methods_of
 
 DEFAULT_READ_BYTES = 4 * 1024 * 1024
 """Request bytes read when the server sets no message limit (gRPC's own default)."""
@@ -38,5 +40,7 @@ def http_server(
     """
     bridge = Bridge(registry, interceptors)
     read = 2 * message_bytes if message_bytes else DEFAULT_READ_BYTES
-    app = KafanaApplication(bridge, services_named(services), read_max_bytes=read)
-    return HttpServer(Pages(Cors(app, origins)), host, port, tls)  # Pages: the web app
+    descriptors = services_named(services)
+    app = KafanaApplication(bridge, descriptors, read_max_bytes=read)
+    feeds = EventStreams(app, bridge, methods_of(descriptors))  # the feeds as SSE too
+    return HttpServer(Pages(Cors(feeds, origins)), host, port, tls)  # Pages: the web app
