@@ -3,8 +3,8 @@
  * over; on UNAVAILABLE (the server stopping), a lost connection (the server killed: each
  * transport's words for it, `isConnectionLost`), a rate limit (after its RetryInfo delay) or a
  * silent stream (no event and no heartbeat for `idleMillis`) it reconnects with `after_seq` =
- * the last seq seen, so every event arrives exactly once and in order. An account's (WatchAccount) resumes the same way
- * after the last notice id. Heartbeats are skipped.
+ * the last seq seen, so every event arrives exactly once and in order. An account's
+ * (WatchAccount) resumes the same way after the last notice id. Heartbeats are skipped.
  */
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import type { Event } from "./gen/kafana/v1/events_pb.js";
@@ -28,7 +28,10 @@ export interface FeedOptions {
   retryMillis?: number;
   /** Longest pause between reconnects (default 2 s). */
   maxRetryMillis?: number;
-  /** Give up (throw the last error) after failing to reconnect for this long (default 60 s). */
+  /**
+   * Give up (throw the last error) after failing to reconnect for this long, or at once when
+   * the server's RetryInfo asks to wait past it (default 60 s).
+   */
   giveUpMillis?: number;
   /** Told about every reconnect: the error that ended the stream and the seq resumed after. */
   onReconnect?: (why: Refusal, afterSeq: bigint) => void;
@@ -110,10 +113,11 @@ async function* reconnecting<M, Y>(
       if (!resumable(error)) throw error;
       const now = Date.now();
       failingSince ??= now;
-      if (now - failingSince > giveUp) throw error;
       const why = refusal(error);
+      const wait = Math.max(retry, why.retryAfterMillis ?? 0);
+      if (now + wait - failingSince > giveUp) throw error; // a wait past giveUp: give up now
       onReconnect(why);
-      await pause(Math.max(retry, why.retryAfterMillis ?? 0), options.signal);
+      await pause(wait, options.signal);
       retry = Math.min(retry * 2, maxRetry);
     } finally {
       clearTimeout(watchdog);

@@ -110,6 +110,27 @@ test("a silent stream (no event, no heartbeat) is reconnected after idleMillis",
   assert.deepEqual(reasons, [Code.Unavailable]);
 });
 
+test("a refusal with RetryInfo is resumed after its delay, unless the delay is past giveUpMillis", async () => {
+  const quota = (seconds) => new ConnectError("too many streams", Code.ResourceExhausted, undefined, [
+    { desc: ErrorInfoSchema, value: create(ErrorInfoSchema, { reason: "QUOTA_EXCEEDED", domain: "kafana" }) },
+    { desc: RetryInfoSchema, value: create(RetryInfoSchema, { retryDelay: { seconds: BigInt(seconds), nanos: 30_000_000 } }) },
+  ]);
+  const soon = fakeServer([[event(1), quota(0)], [event(2, { matchOver: true })]]);
+  const seen = [];
+  const started = Date.now();
+  for await (const e of followEvents(soon.client.kafana, "t1", { retryMillis: 1 })) seen.push(e.seq);
+  assert.deepEqual(seen, [1n, 2n]);
+  assert.ok(Date.now() - started >= 30, "resumed before the RetryInfo delay");
+  const late = fakeServer([[event(1), quota(7200)], [event(2, { matchOver: true })]]);
+  await assert.rejects(
+    async () => {
+      for await (const _ of followEvents(late.client.kafana, "t1", { retryMillis: 1 })) continue;
+    },
+    (error) => refusal(error).reasonName === "QUOTA_EXCEEDED",
+  );
+  assert.equal(late.calls.length, 1);
+});
+
 test("a refusal that waiting cannot fix ends the feed with that error", async () => {
   const notFound = new ConnectError("no table t9", Code.NotFound, undefined, [
     { desc: ErrorInfoSchema, value: create(ErrorInfoSchema, { reason: "TABLE_NOT_FOUND", domain: "kafana" }) },
