@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import grpc
 import pytest
+from kafana.competitions.hosted.event import entrant_value
+from kafana.competitions.hosted.redis_store import RedisEvents
 from kafana.errors import InvalidInputError
 from kafana.service import inputs
 from kafana.v1 import competitions_pb2 as pb
@@ -77,3 +79,24 @@ async def test_hostile_and_overlong_names_are_refused_by_the_server(hosted: Serv
         info = await until(get, lambda i: i.phase == pb.EVENT_PHASE_FINISHED)
     assert [e.name for e in info.entrants] == [longest, "cid"]
     assert all(longest in g.seats for g in games(info)) and games(info)
+
+
+async def test_an_event_whose_entrant_no_seat_takes_ends_instead_of_retrying(
+    hosted: Served, events: RedisEvents
+) -> None:
+    # An entrant stored before the rule (41 characters): before, the director made a new
+    # unjoinable table and logged a traceback every ~2 s until the organiser ended the event.
+    async with AsyncClient.connect(hosted.target) as client:
+        sdk = Tournaments(client)
+        made = await sdk.create("legacy", "round_robin", target=11)
+        await sdk.enter(made.event_id, "ana", bot="greedy")
+        assert await events.enter(made.event_id, "c" * 41, entrant_value("greedy", "")) == "ok"
+        await sdk.start(made.event_id, made.organiser_token)
+
+        async def get() -> pb.EventInfo:
+            return await sdk.get(made.event_id)
+
+        info = await until(get, lambda i: i.phase == pb.EVENT_PHASE_FINISHED, timeout=60)
+    assert info.end_reason == pb.EVENT_END_REASON_UNPLAYABLE
+    assert "a seat name has at most 40 characters" in info.end_detail
+    assert info.status == pb.EVENT_STATUS_ENDED

@@ -52,7 +52,7 @@ from kafana.competitions.policy import Action, Fault
 from kafana.competitions.ratings import Rating, RatingBook
 from kafana.competitions.table_results import game_result, game_table_config
 from kafana.competitions.tournament import EventError, Kind, Status
-from kafana.errors import KafanaError
+from kafana.errors import InvalidInputError, KafanaError
 from kafana.games import tablic
 from kafana.logs import Repeated
 from kafana.service.embargo import MAX_TTL_MS
@@ -66,6 +66,11 @@ log = logging.getLogger(__name__)
 
 class LostLease(Exception):
     """Another process directs the event now."""
+
+
+class Unplayable(Exception):
+    """A game's table cannot be made (the service refuses it, e.g. an entrant's name no seat
+    takes): the event ends rather than retry for ever."""
 
 
 class Director:
@@ -209,15 +214,21 @@ class EventRun:
         assert main is not None
         done = asyncio.Event()
         keeper = asyncio.create_task(self._keep_lease(main, done))
+        reason = ""
         try:
             await self._play(parallel)
+        except* Unplayable as refused:
+            reason = str(refused.exceptions[0])
+            log.warning("director: event %s cannot be played: %s", self.event_id, reason)
+            self.hosted.tournament.end(reason)
+            await self.save()
         finally:
             done.set()  # the keeper stops between two renewals (no Redis call is cut off)
             with contextlib.suppress(asyncio.CancelledError):
                 await keeper
         await self._release(every=True)
         await self._rate()
-        await self.store.finish(self.event_id)
+        await self.store.finish(self.event_id, reason)
         log.info("director: event %s finished", self.event_id)
 
     async def _begin(self, meta: dict[str, str], entrants: list[Entrant]) -> Hosted:
@@ -395,11 +406,14 @@ class EventRun:
         # before it does (the entrants play with the seat tokens it hands out)
         holder = "event-seat." + secrets.token_hex(16)
         config.seat_accounts[:] = [holder] * len(spec.seats)
-        table_id, admin_token, _session = await self.tables.create(config)
         tokens = []
-        for index, name in enumerate(spec.seats):
-            _seat, token, _session = await self.tables.join(table_id, index, name, holder)
-            tokens.append(token)
+        try:
+            table_id, admin_token, _session = await self.tables.create(config)
+            for index, name in enumerate(spec.seats):
+                _seat, token, _session = await self.tables.join(table_id, index, name, holder)
+                tokens.append(token)
+        except InvalidInputError as error:  # retrying would make the same refusal for ever
+            raise Unplayable(f"game {spec.game_id}'s table was refused: {error}") from None
         seats = TableSeats(table_id, admin_token, tokens)
         self.hosted.tables[spec.game_id] = seats
         await self.save()  # from now on remote entrants learn their seat (WatchEntry)

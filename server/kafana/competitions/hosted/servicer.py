@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import secrets
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -52,6 +54,8 @@ ControlRequest = pb.PauseEventRequest | pb.ResumeEventRequest | pb.EndEventReque
 WATCH_POLL_S = 0.25
 HEARTBEAT_S = 3.0
 PAGE_SIZE, MAX_PAGE_SIZE = 50, 500
+ANSWERS_KEPT = 16
+"""Events whose last GetEvent answer a process keeps (rebuilt when the event changes)."""
 _ENTER_REFUSALS = {
     "closed": "event {e!r} has started: entries are closed",
     "taken": "event {e!r} already has an entrant named {n!r}",
@@ -69,6 +73,8 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
         # events created per account (counted in the server's shared counters once started)
         self.quota = CreationQuota("events", EVENTS_PER_HOUR, HOUR_MS, "hour")
         self.views = Views(store, WATCH_POLL_S)  # one poll per watched event, for every stream
+        self._answers: OrderedDict[str, tuple[tuple[Any, ...], pb.EventInfo]] = OrderedDict()
+        self._building: dict[str, asyncio.Lock] = {}
 
     async def _meta(self, event_id: str) -> dict[str, str]:
         if not event_id or any(c in event_id for c in "{} \n"):
@@ -83,11 +89,33 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
         return Hosted.loads(text) if text else None
 
     async def _info(self, event_id: str, *, records: bool = False) -> pb.EventInfo:
+        """The event as everyone may see it: built once per change of what it is made of (in a
+        worker thread: a 1,024-entrant Swiss takes seconds) and kept for the next callers."""
         meta = await self._meta(event_id)
-        entrants = entrants_of(await self.store.entrants(event_id))
+        raw = await self.store.entrants(event_id)
         control = await self.store.control(event_id)
-        hosted = await self._hosted(event_id)
-        return event_info(event_id, meta, entrants, hosted, control, records=records)
+        text = await self.store.state(event_id)
+        digest = hashlib.blake2b((text or "").encode(), digest_size=16).digest()
+        made_of = (records, meta, raw, control, digest)
+        lock = self._building.setdefault(event_id, asyncio.Lock())
+        async with lock:  # callers at once wait for one build, then share it
+            kept = self._answers.get(event_id)
+            if kept is not None and kept[0] == made_of:
+                self._answers.move_to_end(event_id)
+                return kept[1]
+
+            def build() -> pb.EventInfo:
+                hosted = Hosted.loads(text) if text else None
+                entrants = entrants_of(raw)
+                return event_info(event_id, meta, entrants, hosted, control, records=records)
+
+            info = await asyncio.to_thread(build)
+            self._answers[event_id] = (made_of, info)
+            self._answers.move_to_end(event_id)
+            while len(self._answers) > ANSWERS_KEPT:
+                gone, _ = self._answers.popitem(last=False)
+                self._building.pop(gone, None)
+        return info
 
     async def _organiser(self, event_id: str, context: Context) -> dict[str, str]:
         meta = await self._meta(event_id)
