@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import secrets
 import shutil
 import socket
@@ -374,9 +375,28 @@ def test_outside_app_plays_through_a_sigkill(outside_app: Path, redis: str, tmp_
         running.served.end()
 
 
+DOCS = HERE.parents[1] / "docs" / "clients.md"
+CONTINUED = (  # what a docs example that goes on from an earlier one has from it
+    'import type { KafanaClient, SeatClient } from "@kafana/client";\n'
+    "declare const client: KafanaClient;\n"
+    "declare const me: SeatClient;\n"
+)
+
+
+def docs_examples() -> list[str]:
+    """The TypeScript examples of docs/clients.md's TypeScript section, each a module; one that
+    uses `client` / `me` without making them gets them declared (CONTINUED)."""
+    text = DOCS.read_text()
+    section = text[text.index("### TypeScript and JavaScript") : text.index("### Other languages")]
+    blocks = re.findall(r"^```ts\n(.*?)^```", section, flags=re.DOTALL | re.MULTILINE)
+    assert len(blocks) >= 2, "docs/clients.md has no TypeScript examples"
+    return [b if "const client =" in b else CONTINUED + b for b in blocks]
+
+
 def test_installs_from_the_repository_path(node_app: Path, tmp_path: Path) -> None:
     """`npm install --install-links <repo>/clients/ts` (docs/clients.md): every entry point
-    imports, and TypeScript finds the types through `exports`."""
+    imports, and TypeScript finds the types through `exports`: a small app and the docs'
+    TypeScript examples type-check against the installed package."""
     app = new_app(tmp_path / "path-app")
     run_npm(app, "install", "--no-audit", "--no-fund", "--install-links", str(CLIENT))
     installed = app / "node_modules" / "@kafana" / "client"
@@ -392,6 +412,9 @@ def test_installs_from_the_repository_path(node_app: Path, tmp_path: Path) -> No
         "console.log(stringify({ seq: 1n, why }), EventSchema.typeName,"
         " typeof client.serverInfo, typeof web.join);\n"
     )
+    examples = [f"docs{i}.ts" for i, _ in enumerate(docs_examples())]
+    for name, example in zip(examples, docs_examples(), strict=True):
+        (app / name).write_text(example)
     tsc = CLIENT / "node_modules" / "typescript" / "bin" / "tsc"
     options = ("--strict", "--skipLibCheck", "--module", "nodenext", "--target", "es2022")
     checked = subprocess.run(
@@ -406,6 +429,7 @@ def test_installs_from_the_repository_path(node_app: Path, tmp_path: Path) -> No
             "--typeRoots",
             str(CLIENT / "node_modules" / "@types"),
             "app.ts",
+            *examples,
         ],
         cwd=app,
         capture_output=True,
