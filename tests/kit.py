@@ -50,6 +50,7 @@ __all__ = [
     "require_redis",
     "running",
     "seat_md",
+    "seated_table",
     "serve",
     "service",
     "serving",
@@ -164,6 +165,21 @@ class Service:
     def port(self) -> int:
         """The server's port on 127.0.0.1."""
         return self.server.port
+
+
+async def seated_table(
+    svc: Service, config: Any, names: tuple[str, ...] = ("ana", "bora")
+) -> tuple[str, list[str]]:
+    """Create a table of `config` (a `TableConfig`) and take a seat for each name, in seat order:
+    the table id and the seat tokens (the match starts when the last seat is taken)."""
+    from kafana.v1 import service_pb2
+
+    created = await svc.stub.CreateTable(service_pb2.CreateTableRequest(config=config))
+    tokens = []
+    for name in names:
+        request = service_pb2.JoinTableRequest(table_id=created.table_id, name=name)
+        tokens.append((await svc.stub.JoinTable(request)).seat_token)
+    return created.table_id, tokens
 
 
 async def finished(svc: Service, table_id: str, within: float = 10.0) -> TableState:

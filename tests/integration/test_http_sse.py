@@ -12,7 +12,7 @@ import pytest
 from kafana.service.ratelimit import RateLimit
 from kafana.store.memory import MemoryStore
 from kafana.v1 import rules_pb2, service_pb2
-from kit import Service, running, seat_md
+from kit import Service, running, seat_md, seated_table
 
 FEED = "/sse/kafana.v1.KafanaService/WatchEvents"
 
@@ -49,14 +49,7 @@ async def _events(
 
 async def _table(svc: Service) -> tuple[str, list[str]]:
     config = rules_pb2.TableConfig(rules=rules_pb2.RulesSpec(game=rules_pb2.GAME_TABLIC), seed=3)
-    created = await svc.stub.CreateTable(service_pb2.CreateTableRequest(config=config))
-    tokens = []
-    for name in ("ana", "bora"):
-        joined = await svc.stub.JoinTable(
-            service_pb2.JoinTableRequest(table_id=created.table_id, name=name)
-        )
-        tokens.append(joined.seat_token)
-    return created.table_id, tokens
+    return await seated_table(svc, config)
 
 
 async def test_a_plain_http_client_follows_and_resumes_a_game(

@@ -10,7 +10,7 @@ import grpc
 import pytest
 from kafana.service.advice import Advisor
 from kafana.v1 import events_pb2, rules_pb2, service_pb2, state_pb2
-from kit import Service, finished, reason_of, refusal, seat_md
+from kit import Service, finished, reason_of, refusal, seat_md, seated_table
 
 pytestmark = pytest.mark.usefixtures("service")
 
@@ -19,15 +19,10 @@ async def _table(svc: Service, *, hints: bool, seed: int = 5) -> tuple[str, list
     config = rules_pb2.TableConfig(
         rules=rules_pb2.RulesSpec(game=rules_pb2.GAME_TABLIC), hints=hints, seed=seed
     )
-    created = await svc.stub.CreateTable(service_pb2.CreateTableRequest(config=config))
-    assert created.info.hints is hints
-    tokens = []
-    for name in ("ana", "bora"):
-        joined = await svc.stub.JoinTable(
-            service_pb2.JoinTableRequest(table_id=created.table_id, name=name)
-        )
-        tokens.append(joined.seat_token)
-    return created.table_id, tokens
+    table_id, tokens = await seated_table(svc, config)
+    info = await svc.stub.GetTable(service_pb2.GetTableRequest(table_id=table_id))
+    assert info.hints is hints
+    return table_id, tokens
 
 
 async def _to_move(svc: Service, table_id: str, tokens: list[str]) -> tuple[int, str]:
