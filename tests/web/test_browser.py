@@ -97,18 +97,27 @@ def seq(page: Page) -> str:
 
 
 def start_bot_match(
-    page: Page, base: str, name: str, level: str = "greedy", clock_s: int = 30
+    page: Page,
+    base: str,
+    name: str,
+    level: str = "greedy",
+    clock_s: int = 30,
+    game: str = "tablic",
+    hints: bool = False,
 ) -> str:
-    """From the lobby, a match to 1 point against bot `level`, `clock_s` seconds a move: the
-    table's id."""
+    """From the lobby, a match (Tablić: to 1 point) against bot `level`, `clock_s` seconds a
+    move: the table's id."""
     page.goto(base)
     page.fill("#player-name", name)
     page.press("#player-name", "Tab")
+    page.select_option("#bot-game", "2" if game == "tac" else "1")
     page.select_option("#bot-level", level)
-    page.fill("#bot-target", "1")
+    if game == "tablic":
+        page.fill("#bot-target", "1")
+        page.set_checked("#bot-hints", hints)
     page.fill("#bot-clock", str(clock_s))
     page.click("#play-bot")
-    page.wait_for_selector(".hand [data-card]")
+    page.wait_for_selector(".hand [data-card]" if game == "tablic" else ".table-cards.tac")
     match = re.search(r"#/t/([^?]+)", page.url)
     assert match, page.url
     return match.group(1)
@@ -169,7 +178,7 @@ def test_a_person_plays_a_whole_match_against_a_bot_while_others_watch(
     base: str, browser: Browser
 ) -> None:
     """The player's page plays every move; a spectator's page follows the live match (never
-    a hidden card, in its DOM or its answers); an event page's standings count the game."""
+    a hidden card, in its DOM or its answers)."""
     player = new_page(browser)
     mine: list[Response] = []
     player.on("response", lambda r: mine.append(r) if "/kafana.v1." in r.url else None)
@@ -188,12 +197,6 @@ def test_a_person_plays_a_whole_match_against_a_bot_while_others_watch(
     watcher.on("response", lambda r: answers.append(r) if "/kafana.v1." in r.url else None)
     watcher.goto(f"{base}#/t/{table_id}?watch")
     watcher.wait_for_selector(".table-cards")
-    standings = new_page(browser)
-    standings.goto(f"{base}#/e")
-    standings.click("a:has-text('web-Ana-vs-greedy')")
-    standings.wait_for_selector("#standings tbody tr")
-    played = standings.locator("#standings tbody tr td:nth-child(4)")
-    assert [played.nth(i).inner_text() for i in range(played.count())] == ["0", "0"]
     moves: list[float] = []
     while my_turn(player):  # the table holds still until this seat moves: compare the pages
         watcher.wait_for_function(
@@ -224,16 +227,6 @@ def test_a_person_plays_a_whole_match_against_a_bot_while_others_watch(
     shot(player, "result")
     found["table"] = table_id
     watcher.wait_for_selector("#result")
-    standings.wait_for_function(  # no reload: the page follows the event
-        "() => [...document.querySelectorAll('#standings tbody tr td:nth-child(4)')]"
-        ".map(c => c.textContent).join() === '1,1'",
-        timeout=15_000,
-    )
-    standings.wait_for_selector("#rating-curves")  # finished: each entrant's curve
-    assert standings.locator("#rating-curves svg polyline").count() == 2
-    assert standings.locator("#rating-curves svg circle").count() == 4  # from 0, after game 1
-    shot(standings, "event")
-    verify_in_the_browser(browser, standings)
     bodies = [r.text() for r in answers]
     assert any("WatchEvents" in r.url for r in answers) and len(bodies) >= 3
     assert not [b for b in bodies if HAND.search(b)], "a spectator was sent a hand"
@@ -249,6 +242,116 @@ def test_a_person_plays_a_whole_match_against_a_bot_while_others_watch(
     }
     print("web figures", json.dumps(figures))
     assert load_ms < 10_000 and moves[0] < 5
+
+
+def connect(
+    http: httpx.Client, service: str, method: str, body: dict[str, Any], **headers: str
+) -> Any:
+    """One Connect JSON call, as any HTTP client makes it: the answer's JSON."""
+    answer = http.post(f"kafana.v1.{service}/{method}", json=body, headers=headers)
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def test_an_event_page_follows_its_standings_then_verifies(base: str, browser: Browser) -> None:
+    """An event of two built-in bots: its page, open before the start, follows the event (no
+    reload) to 1 game played each, then the rating curves and the records verified in the page."""
+    with httpx.Client(base_url=base, timeout=10) as http:
+        made = connect(
+            http,
+            "CompetitionsService",
+            "CreateEvent",
+            {"name": "web-bots", "format": "EVENT_FORMAT_ROUND_ROBIN", "target": 1},
+        )
+        for bot in ("random", "greedy"):
+            connect(
+                http,
+                "CompetitionsService",
+                "EnterEvent",
+                {"eventId": made["eventId"], "name": f"{bot}-bot", "bot": bot},
+            )
+        standings = new_page(browser)
+        standings.goto(f"{base}#/e")
+        standings.click("a:has-text('web-bots')")
+        standings.wait_for_selector("#event-phase:has-text('open for entries')")
+        connect(
+            http,
+            "CompetitionsService",
+            "StartEvent",
+            {"eventId": made["eventId"]},
+            **{"kafana-organiser-token": made["organiserToken"]},
+        )
+    standings.wait_for_function(  # no reload: the page follows the event
+        "() => [...document.querySelectorAll('#standings tbody tr td:nth-child(4)')]"
+        ".map(c => c.textContent).join() === '1,1'",
+        timeout=30_000,
+    )
+    standings.wait_for_selector("#rating-curves")  # finished: each entrant's curve
+    assert standings.locator("#rating-curves svg polyline").count() == 2
+    assert standings.locator("#rating-curves svg circle").count() == 4  # from 0, after game 1
+    shot(standings, "event")
+    verify_in_the_browser(browser, standings)
+
+
+def events_total(http: httpx.Client) -> int:
+    """How many events the server lists."""
+    total, token = 0, ""
+    while True:
+        page = connect(http, "CompetitionsService", "ListEvents", {"pageToken": token})
+        total += len(page.get("events", []))
+        token = page.get("nextPageToken", "")
+        if not token:
+            return total
+
+
+def test_play_a_bot_is_one_table_with_hints(base: str, browser: Browser) -> None:
+    """ "Play a bot" makes one table with the bot seated by the server (no event in the events
+    list); on a hints table the Hint button selects the engine's choice, ready to play."""
+    with httpx.Client(base_url=base, timeout=10) as http:
+        before = events_total(http)
+        page = new_page(browser)
+        table_id = start_bot_match(page, base, "Mila", level="heuristic", hints=True)
+        assert events_total(http) == before
+        info = connect(http, "KafanaService", "GetTable", {"tableId": table_id})
+    assert [s.get("bot", "") for s in info["seats"]] == ["", "heuristic"]
+    assert info.get("hints") is True
+    assert my_turn(page)
+    page.click("#hint")
+    page.wait_for_selector("#hint-text:has-text('Hint: ')")
+    assert page.locator(".hand button.card[aria-pressed='true']").count() == 1
+    before_seq = seq(page)
+    move = page.locator("#play-selection:not([disabled])")
+    (move if move.count() else page.locator("#trail")).click()
+    page.wait_for_function(
+        f"document.querySelector('main.page').dataset.seq !== '{before_seq}'", timeout=10_000
+    )
+    assert page.locator("#error").inner_text() == ""
+    plain = new_page(browser)  # a table without hints has no Hint button
+    start_bot_match(plain, base, "Nika")
+    assert my_turn(plain)
+    assert plain.locator("#hint").count() == 0
+
+
+def test_play_a_tac_bot(base: str, browser: Browser) -> None:
+    """Tač against a built-in bot, from the same form: the bot answers every move."""
+    page = new_page(browser)
+    start_bot_match(page, base, "Vuk", level="random", game="tac")
+    played = 0
+    deadline = time.monotonic() + 20
+    while played < 6 and time.monotonic() < deadline:
+        choice = page.locator(".my-hand .option, .tac-call")
+        if not choice.count():
+            page.wait_for_timeout(100)
+            continue
+        before = seq(page)
+        choice.first.click()
+        page.wait_for_function(
+            "s => document.querySelector('main.page')?.dataset.seq !== s", arg=before
+        )
+        assert page.locator("#error").inner_text() == ""
+        played += 1
+    assert played >= 6
+    assert "random" in page.locator(".seats").inner_text()
 
 
 def test_a_bad_capture_shows_the_servers_reason(base: str, browser: Browser) -> None:
@@ -391,3 +494,61 @@ def test_the_lobby_pages_through_open_tables(base: str, browser: Browser) -> Non
     page.click("#prev-page")
     page.wait_for_selector(f"tr[data-table='{made[-1]}']")
     assert "Take a seat" in rows.first.inner_text()
+
+
+def test_the_lobby_filters_by_status_on_the_server(base: str, browser: Browser) -> None:
+    """Two open tables behind twenty finished ones: the default lobby (open tables) shows them
+    on its first page, fetched by status (it once fetched every status and dropped the
+    finished ones in the browser: "No tables here yet.")."""
+    with httpx.Client(base_url=base, timeout=10) as http:
+        config = {"rules": {"game": "GAME_TABLIC", "players": 2}}
+        open_ids = [
+            connect(http, "KafanaService", "CreateTable", {"config": {**config, "name": n}})[
+                "tableId"
+            ]
+            for n in ("open-a", "open-b")
+        ]
+        for n in range(20):
+            made = connect(
+                http, "KafanaService", "CreateTable", {"config": {**config, "name": f"done-{n}"}}
+            )
+            connect(
+                http,
+                "KafanaService",
+                "CloseTable",
+                {"tableId": made["tableId"]},
+                **{"kafana-admin-token": made["adminToken"]},
+            )
+        finished = connect(http, "KafanaService", "ListTables", {"pageSize": 20})
+        assert all(t["status"] == "TABLE_STATUS_FINISHED" for t in finished["tables"])
+    page = new_page(browser)
+    page.goto(base)
+    rows = page.locator(".tables tbody tr")
+    page.wait_for_selector(f"tr[data-table='{open_ids[1]}']")
+    assert [rows.nth(i).get_attribute("data-table") for i in range(2)] == open_ids[::-1]
+    page.select_option("#filter-status", "3")  # finished: the closed ones, with replays
+    page.wait_for_selector(".tables tbody tr:has-text('done-19')")
+    assert page.locator(".tables tbody tr:has-text('open-a')").count() == 0
+
+
+def test_the_events_list_is_paged(base: str, browser: Browser) -> None:
+    """More events than a page: the pager reaches the oldest (the list once stopped at 50)."""
+    with httpx.Client(base_url=base, timeout=10) as http:
+        names = [f"paged-{n}" for n in range(13)]
+        for name in names:
+            connect(
+                http,
+                "CompetitionsService",
+                "CreateEvent",
+                {"name": name, "format": "EVENT_FORMAT_ROUND_ROBIN"},
+            )
+    page = new_page(browser)
+    page.goto(f"{base}#/e")
+    page.wait_for_selector("#events tbody tr:has-text('paged-12')")
+    assert page.locator("#events tbody tr").count() == 12
+    assert page.locator("#events tbody tr:has-text('paged-0')").count() == 0
+    page.click("#events-next")
+    page.wait_for_selector("#events tbody tr:has-text('paged-0')")
+    assert page.locator("#events-prev").is_enabled()
+    page.click("#events-prev")
+    page.wait_for_selector("#events tbody tr:has-text('paged-12')")

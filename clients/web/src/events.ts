@@ -14,23 +14,46 @@ const PHASES: Record<number, string> = {
   [EventPhase.FINISHED]: "finished",
 };
 const POLL_MS = 1000;
+const EVENTS_PAGE = 12;
 
-/** The list of events into `root`. */
+/** The list of events into `root`, a page at a time (ListEvents' tokens), newest first. */
 export async function eventsPage(root: HTMLElement): Promise<() => void> {
-  try {
-    const page = await client.competitions.listEvents({ pageSize: 50 });
-    fill(root, h("a", { href: "#/", class: "back" }, "← Lobby"), h("h1", {}, "Events"),
-      page.events.length
-        ? h("table", { class: "list" },
+  const pages: string[] = [""];
+  let next = "";
+  const list = h("div", { class: "tables" });
+  const status = h("p", { class: "status", role: "status" });
+  const prevButton = h("button", { type: "button", id: "events-prev" }, "← Newer");
+  const nextButton = h("button", { type: "button", id: "events-next" }, "Older →");
+  async function load(): Promise<void> {
+    try {
+      const page = await client.competitions.listEvents({ pageSize: EVENTS_PAGE, pageToken: pages[pages.length - 1] });
+      next = page.nextPageToken;
+      fill(list, page.events.length
+        ? h("table", { class: "list", id: "events" },
             h("thead", {}, h("tr", {}, ["Event", "Phase", "Entrants"].map((t) => h("th", {}, t)))),
-            h("tbody", {}, page.events.map((e) => h("tr", {},
+            h("tbody", {}, page.events.map((e) => h("tr", { "data-event": e.eventId },
               h("td", {}, h("a", { href: `#/e/${e.eventId}` }, e.name)),
               h("td", {}, PHASES[e.phase] ?? ""),
               h("td", {}, e.entrants.map((x) => x.name).join(", "))))))
         : h("p", { class: "empty" }, "No events yet."));
-  } catch (error) {
-    fill(root, h("p", { class: "error", role: "alert" }, explain(error)));
+      prevButton.disabled = pages.length <= 1;
+      nextButton.disabled = next === "";
+      status.textContent = "";
+    } catch (error) {
+      status.textContent = explain(error);
+    }
   }
+  prevButton.addEventListener("click", () => {
+    if (pages.length > 1) pages.pop();
+    void load();
+  });
+  nextButton.addEventListener("click", () => {
+    if (next) pages.push(next);
+    void load();
+  });
+  fill(root, h("a", { href: "#/", class: "back" }, "← Lobby"), h("h1", {}, "Events"), status, list,
+    h("div", { class: "pager" }, prevButton, nextButton));
+  await load();
   return () => undefined;
 }
 

@@ -1,12 +1,10 @@
 /**
- * The lobby: tables of both games (ListTables, a page at a time, by game and status), a form
- * that creates a table (game, preset, switches, seats, clock) and one that starts a match
- * against a built-in bot. The API seats built-in bots only in hosted events, so "play a bot"
- * is a two-entrant round-robin event (CreateEvent, EnterEvent twice, StartEvent, WatchEntry).
+ * The lobby: tables of both games (ListTables, a page at a time, filtered by game and status
+ * on the server), a form that creates a table (game, preset, switches, seats, clock) and one
+ * that starts a match against a built-in bot (one CreateTable with `bots`).
  */
 import { fromJson, toJson, type JsonObject } from "@bufbuild/protobuf";
 import {
-  EventFormat,
   Game,
   RulesSpecSchema,
   TableStatus,
@@ -21,7 +19,6 @@ import {
   STATUS_NAMES,
   client,
   explain,
-  freshId,
   playerName,
   seatNames,
   setApiKey,
@@ -32,24 +29,12 @@ import {
 } from "./api.js";
 import { fill, h } from "./dom.js";
 
-/** Built-in Tablić bots, weakest first (kafana_bots.registry). */
-export const BOT_LEVELS: readonly [string, string][] = [
-  ["random", "1: random"],
-  ["greedy", "2: greedy"],
-  ["heuristic", "3: heuristic"],
-  ["ismcts", "4: search (ismcts)"],
-];
 const PAGE_SIZE = 20;
 
 let info: ServerInfo | undefined;
 
 function camel(name: string): string {
   return name.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
-}
-
-/** A name the server accepts for an event entrant (no spaces or braces). */
-function entrantName(name: string): string {
-  return (name.replace(/[\s{}]+/g, "_").slice(0, 60) || "guest");
 }
 
 const REFRESH_MS = 5000;
@@ -65,11 +50,11 @@ export async function lobbyPage(root: HTMLElement): Promise<() => void> {
   keyInput.addEventListener("change", () => setApiKey(keyInput.value.trim()));
   const gameFilter = select("filter-game", [["0", "any game"], [String(Game.TABLIC), "Tablić"], [String(Game.TAC), "Tač"]]);
   const statusFilter = select("filter-status", [
-    ["0", "open and live"],
-    [String(TableStatus.OPEN), "open"],
+    [String(TableStatus.OPEN), "open: seats free"],
     [String(TableStatus.PLAYING), "live"],
     [String(TableStatus.FINISHED), "finished"],
-  ]);
+    ["0", "any"],
+  ], String(TableStatus.OPEN));
   const pages: string[] = [""];
   let next = "";
   const prevButton = h("button", { type: "button", id: "prev-page" }, "← Newer");
@@ -86,14 +71,22 @@ export async function lobbyPage(root: HTMLElement): Promise<() => void> {
         pageToken: token,
       });
       next = page.nextPageToken;
-      const shown = wanted ? page.tables : page.tables.filter((t) => t.status !== TableStatus.FINISHED);
-      fill(list, shown.length ? tableRows(shown) : h("p", { class: "empty" }, "No tables here yet."));
+      fill(list, page.tables.length ? tableRows(page.tables) : emptyList(wanted));
       prevButton.disabled = pages.length <= 1;
       nextButton.disabled = next === "";
       status.textContent = "";
     } catch (error) {
       status.textContent = explain(error);
     }
+  }
+  /** Nothing in this status: say so, and offer the live tables when none is open. */
+  function emptyList(wanted: TableStatus): HTMLElement {
+    const named = STATUS_NAMES[wanted];
+    return h("p", { class: "empty" }, named ? `No ${named} tables.` : "No tables yet.",
+      wanted === TableStatus.OPEN ? [" ", h("button", { type: "button", id: "show-live", onclick: () => {
+        statusFilter.value = String(TableStatus.PLAYING);
+        restart();
+      } }, "Show live tables")] : null);
   }
   const restart = () => {
     pages.length = 1;
@@ -126,7 +119,7 @@ export async function lobbyPage(root: HTMLElement): Promise<() => void> {
     h("div", { class: "columns" },
       h("section", { class: "panel" },
         h("h2", {}, "Tables"),
-        h("div", { class: "filters" }, h("label", {}, "Game ", gameFilter), h("label", {}, "Status ", statusFilter),
+        h("div", { class: "filters" }, h("label", { for: "filter-game" }, "Game "), gameFilter, h("label", { for: "filter-status" }, "Status "), statusFilter,
           h("button", { type: "button", onclick: restart }, "Refresh")),
         list,
         h("div", { class: "pager" }, prevButton, nextButton)),
@@ -264,59 +257,68 @@ function createForm(status: HTMLElement): HTMLElement {
     h("button", { type: "submit", id: "create-table" }, "Create table"));
 }
 
+/** The bots the server offers for `game` (ServerInfo.bots, strongest last). */
+function botsFor(game: Game): [string, string][] {
+  const offered = (info?.bots ?? []).filter((b) => b.game === game);
+  return offered.map((b, i) => [b.name, `${i + 1}: ${b.name}${b.summary ? ` (${b.summary})` : ""}`]);
+}
+
+/** "Play a bot": one CreateTable with a built-in bot in seat 2 (the server plays it), then
+ * this browser takes seat 1. Either game; hints on if asked (the Hint button). No event is made. */
 function botForm(status: HTMLElement): HTMLElement {
-  const level = select("bot-level", BOT_LEVELS.map(([v, t]) => [v, t]), "greedy");
+  const game = select("bot-game", [[String(Game.TABLIC), "Tablić"], [String(Game.TAC), "Tač"]]);
+  const level = h("select", { id: "bot-level" });
   const target = h("input", { id: "bot-target", type: "number", min: 1, max: 10000, value: 101 });
+  const targetRow = h("div", { class: "row" }, h("label", { for: "bot-target" }, "Points to win "), target);
   const clock = h("input", { id: "bot-clock", type: "number", min: 0, max: 3600, value: 60 });
+  const hints = h("input", { id: "bot-hints", type: "checkbox", checked: true });
   const button = h("button", { type: "submit", id: "play-bot" }, "Play");
+
+  function refresh(): void {
+    const chosen = Number(game.value) as Game;
+    const bots = botsFor(chosen);
+    fill(level, bots.map(([v, t]) => h("option", { value: v, selected: v === "greedy" }, t)));
+    targetRow.hidden = chosen !== Game.TABLIC;
+    hints.disabled = chosen !== Game.TABLIC; // Analyze values Tablić positions
+  }
+  game.addEventListener("change", refresh);
+  refresh();
 
   async function start(event: SubmitEvent): Promise<void> {
     event.preventDefault();
     button.disabled = true;
+    button.setAttribute("aria-busy", "true");
     status.textContent = "Starting a match against the bot…";
     try {
-      const me = entrantName(playerName());
-      const bot = `${level.value}-bot`;
-      const made = await client.competitions.createEvent({
-        name: `web-${me}-vs-${level.value}-${freshId().slice(0, 6)}`,
-        format: EventFormat.ROUND_ROBIN,
-        target: Number(target.value) || 0,
-        policy: {
-          moveMs: (Number(clock.value) || 0) * 1000,
-          disconnectGraceMs: 120_000,
-          illegalLimit: 1000,
-        },
+      const tac = Number(game.value) === Game.TAC;
+      const seconds = Number(clock.value) || 0;
+      const made = await client.createTable({
+        rules: fromJson(RulesSpecSchema, tac
+          ? { game: Game.TAC, players: 2, tac: {} }
+          : { game: Game.TABLIC, players: 2, tablic: { target: Number(target.value) || 101 } }),
+        name: `${playerName()} vs ${level.value}`.slice(0, 80),
+        clock: seconds ? { moveMillis: seconds * 1000, policy: TimeoutPolicy.DEFAULT_MOVE } : undefined,
+        hints: !tac && hints.checked,
+        bots: [{ seat: 1, bot: level.value }],
       });
-      const organiser = { headers: { "kafana-organiser-token": made.organiserToken } };
-      const entry = await client.competitions.enterEvent({ eventId: made.eventId, name: me === bot ? `${me}-1` : me });
-      await client.competitions.enterEvent({ eventId: made.eventId, name: bot, bot: level.value });
-      await client.competitions.startEvent({ eventId: made.eventId }, organiser);
-      const stop = new AbortController();
-      const updates = client.competitions.watchEntry(
-        { eventId: made.eventId },
-        { headers: { "kafana-entry-token": entry.entryToken }, signal: stop.signal },
-      );
-      for await (const update of updates) {
-        const game = update.assignment;
-        if (game && game.tableId) {
-          storeSeat(game.tableId, { seat: game.seat, token: game.seatToken, name: entry.name });
-          stop.abort();
-          location.hash = `#/t/${game.tableId}`;
-          return;
-        }
-        if (update.eventOver) break;
-      }
-      status.textContent = "The event ended before a table was made.";
+      localStorage.setItem(`kafana.admin.${made.tableId}`, made.adminToken);
+      const seat = await client.join(made.tableId, playerName(), 0);
+      storeSeat(made.tableId, { seat: seat.seat, token: seat.token, name: playerName() });
+      status.textContent = "";
+      location.hash = `#/t/${made.tableId}`;
     } catch (error) {
-      if (!location.hash.startsWith("#/t/")) status.textContent = `Could not start: ${explain(error)}`;
+      status.textContent = `Could not start: ${explain(error)}`;
     } finally {
       button.disabled = false;
+      button.removeAttribute("aria-busy");
     }
   }
   return h("form", { class: "panel", id: "bot-form", onsubmit: (e: SubmitEvent) => void start(e) },
-    h("h2", {}, "Play a bot (Tablić)"),
-    h("div", { class: "row" }, h("label", { for: "bot-level" }, "Level "), level),
-    h("div", { class: "row" }, h("label", { for: "bot-target" }, "Points to win "), target),
+    h("h2", {}, "Play a bot"),
+    h("div", { class: "row" }, h("label", { for: "bot-game" }, "Game "), game),
+    h("div", { class: "row" }, h("label", { for: "bot-level" }, "Bot "), level),
+    targetRow,
     h("div", { class: "row" }, h("label", { for: "bot-clock" }, "Seconds per move (0: none) "), clock),
+    h("div", { class: "row" }, hints, " ", h("label", { for: "bot-hints" }, "Hints (the engine's advice, Tablić)")),
     button);
 }

@@ -5,6 +5,7 @@
  */
 import {
   EventKind,
+  asSeat,
   EventReason,
   TableStatus,
   TacPhase,
@@ -96,6 +97,8 @@ export async function tablePage(
   let lastMove = "";
   let lastCapture = "";
   let busy = false;
+  let hint = "";
+  let hinting = false;
 
   const header = h("header", { class: "table-head" });
   const noticeBox = h("p", { id: "notice", class: "notice", role: "status", "aria-live": "polite" });
@@ -187,6 +190,7 @@ export async function tablePage(
       selectedCard = undefined;
       selectedTable.clear();
       notice = "";
+      hint = "";
       performance.mark("kafana-move-played");
     } catch (thrown) {
       error = `The server refused the move: ${explain(thrown)}`;
@@ -197,6 +201,35 @@ export async function tablePage(
     }
     render();
     schedule();
+  }
+
+  /** The engine's advice for this seat's move (Analyze, on a hints table): its choice is
+   * selected in the hand and on the table, ready to play. */
+  async function askHint(): Promise<void> {
+    if (!seat || !state || hinting) return;
+    hinting = true;
+    hint = "The engine is thinking…";
+    render();
+    try {
+      const answer = await client.kafana.analyze({ tableId }, asSeat(seat.token));
+      const best = answer.best?.game;
+      if (best?.case === "tablic") {
+        selectedCard = best.value.card;
+        selectedTable.clear();
+        best.value.captured.forEach((c) => selectedTable.add(c));
+        const value = answer.moves.find((m) => m.cost === 0)?.value;
+        hint = `Hint: ${best.value.captured.length ? `take ${labels(best.value.captured)} with ${label(best.value.card)}` : `trail ${label(best.value.card)}`}`
+          + (value !== undefined ? ` (about ${value >= 0 ? "+" : ""}${value.toFixed(1)} points of margin by the hand's end, ${answer.method})` : "");
+      } else {
+        hint = "No hint here.";
+      }
+    } catch (thrown) {
+      hint = `No hint: ${explain(thrown)}`;
+    } finally {
+      hinting = false;
+    }
+    render();
+    root.querySelector<HTMLElement>("#play-selection:not([disabled]), #trail:not([disabled])")?.focus();
   }
 
   async function join(wanted: number): Promise<void> {
@@ -316,7 +349,9 @@ export async function tablePage(
             selectedCard && selectedTable.size ? `Take ${labels([...selectedTable])} with ${label(selectedCard)}` : "Take the selected cards"),
           h("button", { type: "button", id: "trail", disabled: !myTurn || !selectedCard || busy,
             onclick: () => selectedCard && void play(tablicMove(selectedCard, [])) },
-            selectedCard ? `Trail ${label(selectedCard)}` : "Trail")),
+            selectedCard ? `Trail ${label(selectedCard)}` : "Trail"),
+          s.info?.hints && myTurn ? h("button", { type: "button", id: "hint", class: "option", disabled: hinting, "aria-busy": hinting ? "true" : undefined, onclick: () => void askHint() }, "Hint") : null),
+        hint ? h("p", { id: "hint-text", class: "hint", role: "status" }, hint) : null,
         options.length ? h("div", { class: "options", "aria-label": "legal moves with this card" },
           h("span", {}, "Legal: "),
           options.map((m) => h("button", { type: "button", class: "option", onclick: () => void play(m) },
