@@ -6,7 +6,6 @@ The listing pages through ListTables (`AsyncClient.tables`) until `--limit` tabl
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import click
 from kafana.v1 import state_pb2
@@ -14,11 +13,9 @@ from rich.console import Console
 
 from kafana_client.aio import AsyncClient
 from kafana_client.cli import quiet_grpc
-from kafana_client.cli.key import cli_key, key_option
+from kafana_client.cli.reach import cli_key, cli_tls, server_options
 from kafana_client.cli.render import rules_text
-from kafana_client.cli.tls import tls_ca_option
 from kafana_client.cli.words import plural
-from kafana_client.connection import Tls
 from kafana_client.convert import word
 
 STATUSES = {
@@ -47,8 +44,7 @@ async def listed(
 
 @click.command()
 @click.option("--server", required=True, help="HOST:PORT of the Kafana server.")
-@tls_ca_option
-@key_option
+@server_options
 @click.option("--game", type=click.Choice(["tablic", "tac"]), default=None, help="Only this game.")
 @click.option(
     "--status", type=click.Choice(list(STATUSES)), default=None, help="Only tables in this state."
@@ -56,16 +52,13 @@ async def listed(
 @click.option(
     "--limit", type=click.IntRange(1), default=50, show_default=True, help="Tables to show."
 )
-def tables(
-    server: str, tls_ca: Path | None, game: str | None, status: str | None, limit: int
-) -> None:
+def tables(server: str, game: str | None, status: str | None, limit: int) -> None:
     """List the server's tables, newest first: id, status, seats taken, rules, name."""
     quiet_grpc()
     console = Console(highlight=False)
 
     async def main() -> None:
-        tls = Tls(root_certificates=tls_ca) if tls_ca else None
-        async with AsyncClient.connect(server, tls=tls, key=cli_key()) as client:
+        async with AsyncClient.connect(server, tls=cli_tls(), key=cli_key()) as client:
             found = await listed(client, game=game or "", status=status or "", limit=limit)
         for info in found:
             console.print(table_line(info), markup=False)

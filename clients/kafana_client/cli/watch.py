@@ -11,11 +11,9 @@ from rich.console import Console
 
 from kafana_client.aio import AsyncClient
 from kafana_client.cli import quiet_grpc, render, tac_render
-from kafana_client.cli.key import cli_key, key_option
 from kafana_client.cli.paths import OUTPUT_FILE
+from kafana_client.cli.reach import cli_key, cli_tls, server_options
 from kafana_client.cli.replay import names_comment
-from kafana_client.cli.tls import tls_ca_option
-from kafana_client.connection import Tls
 from kafana_client.convert import current_seat
 
 
@@ -50,8 +48,7 @@ def _turn_passed(before: state_pb2.TableState | None, after: state_pb2.TableStat
 @click.command()
 @click.argument("table_id")
 @click.option("--server", required=True, help="HOST:PORT of the Kafana server.")
-@tls_ca_option
-@key_option
+@server_options
 @click.option("--from-seq", type=click.IntRange(0), default=0, help="Start after this event.")
 @click.option(
     "--save",
@@ -59,16 +56,13 @@ def _turn_passed(before: state_pb2.TableState | None, after: state_pb2.TableStat
     default=None,
     help="Write the match record here when it ends (for `kafana replay`).",
 )
-def watch(
-    table_id: str, server: str, tls_ca: Path | None, from_seq: int, save: Path | None
-) -> None:
+def watch(table_id: str, server: str, from_seq: int, save: Path | None) -> None:
     """Watch TABLE_ID live as a spectator until the match ends (Ctrl-C stops: exit 130)."""
     quiet_grpc()
     console = Console(highlight=False)
 
     async def main() -> None:
-        tls = Tls(root_certificates=tls_ca) if tls_ca else None
-        async with AsyncClient.connect(server, tls=tls, key=cli_key()) as client:
+        async with AsyncClient.connect(server, tls=cli_tls(), key=cli_key()) as client:
             info = await client.get_table(table_id)
             console.print(f"Watching table {info.table_id} {info.name!r}: Ctrl-C to stop.")
             console.print(render.rules_text(info.rules), style="dim")

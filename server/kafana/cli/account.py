@@ -16,13 +16,12 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 import click
 import grpc
-from kafana_client.cli.key import cli_key, key_option
-from kafana_client.connection import ConnectOptions, Tls
+from kafana_client.cli.reach import cli_key, cli_tls, server_options
+from kafana_client.connection import ConnectOptions
 from kafana_client.errors import RpcError
 
 from kafana.errors import KafanaError
@@ -108,9 +107,7 @@ class Direct:
         await self.client.close()
 
 
-def _backend(
-    server: str | None, redis_url: str | None, tls_ca: Path | None
-) -> Callable[[], Backend]:
+def _backend(server: str | None, redis_url: str | None) -> Callable[[], Backend]:
     """How to make the backend (inside the event loop: a grpc.aio channel belongs to it)."""
     if bool(server) == bool(redis_url):
         raise click.UsageError("give --server ADDR (with --key), or --redis URL; not both")
@@ -123,18 +120,17 @@ def _backend(
     key = cli_key()
     if not key:
         raise click.UsageError("--server needs an operator's --key (or KAFANA_KEY)")
-    tls = Tls(root_certificates=tls_ca) if tls_ca else None
+    tls = cli_tls()
     return lambda: Remote(ConnectOptions(str(server), tls=tls, key=key))
 
 
 def _run(
     server: str | None,
     redis_url: str | None,
-    tls_ca: Path | None,
     job: Callable[[Backend], Awaitable[T]],
 ) -> T:
     """`job` on the chosen backend; every failure becomes one line and exit status 1."""
-    make = _backend(server, redis_url, tls_ca)
+    make = _backend(server, redis_url)
 
     async def main() -> T:
         backend = make()
@@ -160,13 +156,7 @@ def target_options(command: F) -> F:
             click.option(
                 "--server", envvar="KAFANA_SERVER", default=None, help="HOST:PORT of the server."
             ),
-            key_option,
-            click.option(
-                "--tls-ca",
-                type=click.Path(exists=True, dir_okay=False, path_type=Path),
-                default=None,
-                help="Use TLS with this root certificate (PEM).",
-            ),
+            server_options,
             click.option(
                 "--redis",
                 "redis_url",
@@ -201,17 +191,15 @@ def account() -> None:
 @click.argument("name")
 @click.option("--role", type=click.Choice(ROLE_CHOICES), required=True)
 @target_options
-def create(
-    name: str, role: str, server: str | None, tls_ca: Path | None, redis_url: str | None
-) -> None:
+def create(name: str, role: str, server: str | None, redis_url: str | None) -> None:
     """Make account NAME; print its key (once)."""
-    made, key = _run(server, redis_url, tls_ca, lambda b: b.create(name, role))
+    made, key = _run(server, redis_url, lambda b: b.create(name, role))
     _show_key(made, key)
 
 
 @account.command(name="list")
 @target_options
-def list_accounts(server: str | None, tls_ca: Path | None, redis_url: str | None) -> None:
+def list_accounts(server: str | None, redis_url: str | None) -> None:
     """Every account: name, role, created, status (never a key)."""
 
     async def everything(backend: Backend) -> list[Account]:
@@ -223,7 +211,7 @@ def list_accounts(server: str | None, tls_ca: Path | None, redis_url: str | None
             if not after:
                 return found
 
-    for item in _run(server, redis_url, tls_ca, everything):
+    for item in _run(server, redis_url, everything):
         status = "active" if item.active else f"revoked {_when(item.revoked_ms)}"
         click.echo(f"{item.name:<24} {item.role:<10} {_when(item.created_ms)}  {status}")
 
@@ -231,16 +219,16 @@ def list_accounts(server: str | None, tls_ca: Path | None, redis_url: str | None
 @account.command()
 @click.argument("name")
 @target_options
-def revoke(name: str, server: str | None, tls_ca: Path | None, redis_url: str | None) -> None:
+def revoke(name: str, server: str | None, redis_url: str | None) -> None:
     """Refuse NAME's key from now on (the account stays listed, revoked)."""
-    gone = _run(server, redis_url, tls_ca, lambda b: b.revoke(name))
+    gone = _run(server, redis_url, lambda b: b.revoke(name))
     click.echo(f"revoked {gone.name} ({gone.role})")
 
 
 @account.command()
 @click.argument("name")
 @target_options
-def rotate(name: str, server: str | None, tls_ca: Path | None, redis_url: str | None) -> None:
+def rotate(name: str, server: str | None, redis_url: str | None) -> None:
     """Give NAME a new key (printed once); the old one stops working."""
-    made, key = _run(server, redis_url, tls_ca, lambda b: b.rotate(name))
+    made, key = _run(server, redis_url, lambda b: b.rotate(name))
     _show_key(made, key)

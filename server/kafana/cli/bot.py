@@ -19,9 +19,8 @@ import click
 from kafana_bots import Bot
 from kafana_bots.tac_bots import TacBot
 from kafana_client.aio import AsyncSeat
-from kafana_client.cli.key import cli_key, key_option
 from kafana_client.cli.numbers import Finite
-from kafana_client.connection import Tls
+from kafana_client.cli.reach import cli_key, cli_tls, server_options
 from kafana_client.remote import run_remote
 
 from kafana.cli.bot_spec import load, parse_options
@@ -52,8 +51,7 @@ def bot() -> None:
     help="Seconds between checks for a turn the feed did not announce (after a restart).",
 )
 @click.option("--delay", type=Finite(0, 60), default=0.0, help="Seconds before each move.")
-@click.option("--tls-ca", type=click.Path(exists=True, dir_okay=False), default=None)
-@key_option
+@server_options
 def run(
     spec: str,
     server: str,
@@ -65,7 +63,6 @@ def run(
     options: tuple[str, ...],
     poll: float,
     delay: float,
-    tls_ca: str | None,
 ) -> None:
     """Play SPEC (a bot name, module:Class or ./file.py:Class) at a table until the match ends.
 
@@ -96,7 +93,7 @@ def run(
             name=name or spec,
             poll=poll,
             delay=delay,
-            tls=Tls(root_certificates=tls_ca) if tls_ca else None,
+            tls=cli_tls(),
             on_seat=announce,
             key=cli_key(),
         )

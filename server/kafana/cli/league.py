@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
-from kafana_client.cli.key import cli_key, key_option
 from kafana_client.cli.paths import OUTPUT_FILE
+from kafana_client.cli.reach import cli_key, cli_tls, server_options
 from kafana_client.cli.words import plural
 from kafana_client.remote import CONNECT_SECONDS
 from kafana_client.tournaments import enum_name
@@ -42,8 +42,9 @@ _SERVER = click.option(
 
 
 def SERVER(command: Callable[..., None]) -> Callable[..., None]:
-    """`--server` and `--key` (KAFANA_KEY: the account's API key, sent with every call)."""
-    return _SERVER(key_option(command))
+    """`--server`, `--tls-ca` and `--key` (KAFANA_KEY: the account's API key, sent with every
+    call)."""
+    return _SERVER(server_options(command))
 
 
 def with_leagues(target: str, job: Callable[[Any, Any], Awaitable[T]]) -> T:
@@ -53,7 +54,7 @@ def with_leagues(target: str, job: Callable[[Any, Any], Awaitable[T]]) -> T:
     from kafana_client.leagues import Leagues
 
     async def run() -> T:
-        async with AsyncClient.connect(target, key=cli_key()) as client:
+        async with AsyncClient.connect(target, tls=cli_tls(), key=cli_key()) as client:
             await client.wait_ready(CONNECT_SECONDS)
             return await job(client, Leagues(client))
 

@@ -12,12 +12,11 @@ from pathlib import Path
 import click
 from kafana_bots import registry
 from kafana_client.cli import quiet_grpc
-from kafana_client.cli.key import key_option
 from kafana_client.cli.numbers import Finite
 from kafana_client.cli.paths import OUTPUT_FILE
 from kafana_client.cli.play import DEFAULT_BOT, OPEN, PLAYERS, PlayOptions, default_name, run
+from kafana_client.cli.reach import cli_tls_ca, server_options
 from kafana_client.cli.session import Outcome
-from kafana_client.cli.tls import tls_ca_option
 from rich.console import Console
 
 from kafana.cli.boundary import INTERRUPTED
@@ -37,8 +36,7 @@ async def _run(options: PlayOptions, console: Console) -> Outcome | None:
 @click.option(
     "--server", default=None, help="HOST:PORT of a Kafana server; none: run one in-process."
 )
-@tls_ca_option
-@key_option
+@server_options
 @click.option("--table", "table_id", default=None, help="Join this table instead of creating one.")
 @click.option(
     "--seat",
@@ -101,7 +99,6 @@ async def _run(options: PlayOptions, console: Console) -> Outcome | None:
 )
 def play(
     server: str | None,
-    tls_ca: Path | None,
     table_id: str | None,
     seat: int | None,
     name: str | None,
@@ -156,7 +153,7 @@ def play(
         hands=hands,
         delay=delay,
         save=save,
-        tls_ca=tls_ca,
+        tls_ca=cli_tls_ca(),
         game=game,
         decks=decks,
         tac_calls=tac_calls,

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import click
-from kafana_client.cli.key import cli_key, key_option
+from kafana_client.cli.reach import cli_key, cli_tls, server_options
 from kafana_client.remote import CONNECT_SECONDS
 
 from kafana.cli import tournament_hosted as hosted
@@ -91,7 +91,7 @@ def spec_bots(bot_of: dict[str, str], game: str) -> BotFactory:
     help="ratings.json of an earlier event: a Swiss pairs round 1 by it, and ratings go on.",
 )
 @click.option("--server", default="", help="HOST:PORT: play every game on that server.")
-@key_option
+@server_options
 @click.option("--parallel", type=click.IntRange(1), default=4, help="Games at once on a server.")
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="Export directory.")
 @click.option(
@@ -216,7 +216,9 @@ async def _on_server(
         control = None
         if control_redis:
             control = await stack.enter_async_context(_control(control_redis, event.config.name))
-        client = await stack.enter_async_context(AsyncClient.connect(target, key=cli_key()))
+        client = await stack.enter_async_context(
+            AsyncClient.connect(target, tls=cli_tls(), key=cli_key())
+        )
         await client.wait_ready(CONNECT_SECONDS)
         await run_on_server(
             client,
@@ -287,7 +289,7 @@ _ORGANISER_OPTIONS = (
     click.option("--note", default="", help="Why (kept with the event)."),
     click.option("--server", default="", help="HOST:PORT: an event hosted by this server."),
     click.option("--token", default="", help="The organiser token (with --server)."),
-    key_option,
+    server_options,
 )
 
 

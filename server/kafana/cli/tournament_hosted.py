@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
-from kafana_client.cli.key import KEY_META, cli_key, key_option
+from kafana_client.cli.reach import cli_key, cli_tls, reach_args, server_options
 from kafana_client.cli.words import plural
 from kafana_client.remote import CONNECT_SECONDS
 from kafana_client.tournaments import enum_name
@@ -41,7 +41,7 @@ _SERVER = click.option(
 
 def SERVER(command: Callable[..., None]) -> Callable[..., None]:
     """`--server` and `--key` (KAFANA_KEY, the API key sent with every call)."""
-    return _SERVER(key_option(command))
+    return _SERVER(server_options(command))
 
 
 _RULES_OPTIONS = (
@@ -69,7 +69,7 @@ def with_events(target: str, job: Callable[[Any, Any], Awaitable[T]]) -> T:
     from kafana_client.tournaments import Tournaments
 
     async def run() -> T:
-        async with AsyncClient.connect(target, key=cli_key()) as client:
+        async with AsyncClient.connect(target, tls=cli_tls(), key=cli_key()) as client:
             await client.wait_ready(CONNECT_SECONDS)
             return await job(client, Tournaments(client))
 
@@ -78,12 +78,11 @@ def with_events(target: str, job: Callable[[Any, Any], Awaitable[T]]) -> T:
 
 def pasteable(*words: str) -> str:
     """A command line that works when pasted: `words`, then the running command's `--server`
-    and, when one was typed, its `--key` (a key from KAFANA_KEY is in the shell already)."""
+    and `--tls-ca`, and when one was typed its `--key` (a key from KAFANA_KEY is in the shell
+    already)."""
     ctx = click.get_current_context()
     line = [*words, "--server", str(ctx.params.get("server") or "localhost:50051")]
-    if ctx.get_parameter_source("key") is click.core.ParameterSource.COMMANDLINE:
-        line += ["--key", str(ctx.meta.get(KEY_META))]
-    return shlex.join(line)
+    return shlex.join(line + reach_args())
 
 
 def phase_of(value: int) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from kafana_client.cli.reach import server_options
 from kafana_client.cli.words import plural
 
 from kafana.competitions.envelope import FairRecord
@@ -108,6 +109,7 @@ def _export(path: str, text: str, server: str | None, event: str | None) -> int:
     help="HOST:PORT of the server that hosted the event: hold every export to what it "
     "published (event id and name, every game, pairings, seats, commitments).",
 )
+@server_options
 @click.option(
     "--event", default=None, help="With --server: the event's id (default: the export's)."
 )

@@ -11,6 +11,7 @@ import asyncio
 import os
 import re
 import sys
+from pathlib import Path
 
 from kafana_client.aio import AsyncClient, AsyncSeat
 
@@ -21,12 +22,15 @@ from kafana.games.tablic import Rules
 TOKEN = re.compile(r"seat (\d+) token (\S+)")
 
 
-def command(spec: str, target: str, table_id: str, seat: int, name: str, seed: int) -> list[str]:
-    """The remote bot runner's command line for one seat."""
+def command(
+    spec: str, target: str, table_id: str, seat: int, name: str, seed: int, tls_ca: str = ""
+) -> list[str]:
+    """The remote bot runner's command line for one seat (`tls_ca`: the runner's PEM file)."""
     return [
         *(sys.executable, "-m", "kafana.cli", "bot", "run", spec),
         *("--server", target, "--table", table_id, "--seat", str(seat)),
         *("--name", name, "--seed", str(seed)),
+        *(("--tls-ca", tls_ca) if tls_ca else ()),
     ]
 
 
@@ -43,7 +47,10 @@ async def remote_seat(
     notes: list[Fault],
 ) -> None:
     """Run the remote bot process for `seat` until it exits; apply the policy if it failed."""
-    argv = command(spec, client.options.target, table_id, seat, name, seed)
+    tls = client.options.tls
+    ca = tls.root_certificates if tls is not None else None
+    ca_file = str(ca) if isinstance(ca, str | Path) else ""  # the same PEM the runner trusts
+    argv = command(spec, client.options.target, table_id, seat, name, seed, ca_file)
     env = None
     if client.options.key:  # the runner's API key, in the environment (never on argv)
         env = {**os.environ, "KAFANA_KEY": client.options.key}

@@ -1,0 +1,47 @@
+"""How every command that talks to a server reaches it: `--tls-ca PEM` and `--key`, one
+decorator (`--server` stays each command's own: its default and help differ).
+
+Neither is a parameter of the command: both are kept on click's context and read where the
+command connects::
+
+    @click.command()
+    @click.option("--server", required=True)
+    @server_options
+    def watch(server: str) -> None:
+        ... AsyncClient.connect(server, tls=cli_tls(), key=cli_key())
+
+`reach_args()` gives them back for a command line printed for pasting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from kafana_client.cli.key import KEY_META, cli_key, key_option
+from kafana_client.cli.tls import cli_tls, cli_tls_ca, tls_ca_option
+
+F = TypeVar("F", bound=Callable[..., Any])
+__all__ = ["cli_key", "cli_tls", "cli_tls_ca", "reach_args", "server_options"]
+
+
+def server_options(command: F) -> F:
+    """Add `--tls-ca` and `--key` (KAFANA_KEY) to a command that talks to a server."""
+    return tls_ca_option(key_option(command))
+
+
+def reach_args() -> list[str]:
+    """`--tls-ca PEM` if given, and `--key KEY` if typed on the command line (a key from
+    KAFANA_KEY is in the shell already): for a command line printed to be pasted."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return []
+    out: list[str] = []
+    ca = cli_tls_ca()
+    if ca is not None:
+        out += ["--tls-ca", str(ca)]
+    if ctx.get_parameter_source("key") is click.core.ParameterSource.COMMANDLINE:
+        out += ["--key", str(ctx.meta.get(KEY_META))]
+    return out
