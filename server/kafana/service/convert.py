@@ -35,6 +35,7 @@ EVENT_REASONS: dict[str, state_pb2.EventReason.ValueType] = {
     "admin": state_pb2.EVENT_REASON_ADMIN,
     "abandoned": state_pb2.EVENT_REASON_ABANDONED,
     "adjudicated": state_pb2.EVENT_REASON_ADJUDICATED,
+    "declined": state_pb2.EVENT_REASON_DECLINED,
 }
 """A stored event's reason (and a forfeit's `Ending.why`) on the wire; any other word (none
 is logged) is UNSPECIFIED."""

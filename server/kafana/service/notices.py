@@ -49,6 +49,7 @@ SEATED = service_pb2.NOTICE_KIND_SEATED
 YOUR_TURN = service_pb2.NOTICE_KIND_YOUR_TURN
 GAME_OVER = service_pb2.NOTICE_KIND_GAME_OVER
 TICKET = service_pb2.NOTICE_KIND_TICKET
+CHALLENGED = service_pb2.NOTICE_KIND_CHALLENGED
 RECENT_MS = 5 * 60_000
 """A seat taken or a match ended longer ago than this is not news any more (a process that
 loads an old table tells nobody)."""
@@ -260,6 +261,18 @@ class Notices:
         notice = service_pb2.AccountNotice(kind=TICKET, time_ms=self.tables.now(), ticket=kept)
         mark = Mark(field, "", rank)
         return await self.store.publish(account, notice.SerializeToString(), mark)
+
+    async def challenged(self, account: str, table_id: str, seat: int, by: str) -> None:
+        """Tell `account` that the account `by` challenges it at `table_id`, on `seat`."""
+        notice = service_pb2.AccountNotice(
+            kind=CHALLENGED,
+            time_ms=self.tables.now(),
+            table_id=table_id,
+            seat=seat,
+            from_account=by,
+        )
+        mark = Mark(f"challenge:{table_id}", "", 1)
+        await self.store.publish(account, notice.SerializeToString(), mark, keep_table=table_id)
 
     # -- watching ----------------------------------------------------------------------
 

@@ -279,6 +279,7 @@ def create_server(
         limits=served,
         rate_limit=rate_limit,
         auth=authenticator.policy,
+        accounts=authenticator.accounts,
     )
     # Services are added through the registry: it adds them to the server, and keeps their
     # handlers for HTTP (it has the two methods the generated add_*_to_server call).

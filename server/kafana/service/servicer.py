@@ -20,6 +20,7 @@ from kafana.service import bot_tables, convert
 from kafana.service.advice import Advisor, advise
 from kafana.service.auth import OPEN, AuthPolicy, admin_token, caller_of, seat_token
 from kafana.service.bot_tables import BotKeeper
+from kafana.service.challenges import challenge
 from kafana.service.errors import unary
 from kafana.service.feed import Feed
 from kafana.service.games import build_rules, captures
@@ -31,6 +32,8 @@ from kafana.service.ratelimit import RateLimit
 from kafana.service.server_info import server_info
 from kafana.service.session import Session
 from kafana.service.tables import Tables
+from kafana.store.accounts import AccountStore
+from kafana.store.accounts_redis import accounts_for
 from kafana.store.base import FINISHED, PLAYING
 from kafana.v1 import events_pb2, service_pb2, service_pb2_grpc, state_pb2
 
@@ -72,6 +75,7 @@ class KafanaServiceServicer(service_pb2_grpc.KafanaServiceServicer):  # type: ig
         limits: Limits | None = None,
         rate_limit: RateLimit | None = None,
         auth: AuthPolicy | None = None,
+        accounts: AccountStore | None = None,
     ) -> None:
         if heartbeat_s <= 0:
             raise ValueError(f"the heartbeat period is over 0 seconds, not {heartbeat_s}")
@@ -86,6 +90,7 @@ class KafanaServiceServicer(service_pb2_grpc.KafanaServiceServicer):  # type: ig
         self.auth = auth or AuthPolicy()
         self.advisor = Advisor()  # Analyze: bounded CPU, off the event loop
         self.bots = BotKeeper(tables, self.feed)  # built-in bots seated by CreateTable
+        self.accounts = accounts or accounts_for(tables.store)  # who may be challenged
 
     @unary
     async def GetServerInfo(
@@ -364,6 +369,39 @@ class KafanaServiceServicer(service_pb2_grpc.KafanaServiceServicer):  # type: ig
         if where.played is not None:
             answer.played.CopyFrom(convert.moves(session, [where.played])[0])
         return answer
+
+    @unary
+    async def Challenge(
+        self, request: service_pb2.ChallengeRequest, context: Context
+    ) -> service_pb2.ChallengeResponse:
+        """Challenge another account: a table with both seats bound, the opponent told."""
+        caller = caller_of(context)
+        made = await challenge(
+            self.tables,
+            self.notices,
+            self.accounts,
+            challenger=caller.account,
+            owner=caller.key,
+            opponent=request.opponent,
+            config=request.config,
+            seat=request.seat if request.HasField("seat") else None,
+            opponent_seat=request.opponent_seat if request.HasField("opponent_seat") else None,
+        )
+        return service_pb2.ChallengeResponse(
+            table_id=made.table_id,
+            admin_token=made.admin_token,
+            seat=made.seat,
+            seat_token=made.token,
+            info=convert.info(made.session),
+        )
+
+    @unary
+    async def DeclineChallenge(
+        self, request: service_pb2.DeclineChallengeRequest, context: Context
+    ) -> service_pb2.DeclineChallengeResponse:
+        """Decline a challenge made to the caller's account: its table closes."""
+        session = await self.tables.decline(request.table_id, caller_of(context).account or "")
+        return service_pb2.DeclineChallengeResponse(seq=session.seq)
 
 
 def _initial(session: Session) -> Session:

@@ -452,15 +452,42 @@ class Tables:
 
     async def close(self, table_id: str, admin_token: str) -> Session:
         """End the table now (admin only)."""
-        for _attempt in range(8):
-            session = await self.session(table_id)
+
+        def check(session: Session) -> None:
             if not tokens.matches(admin_token, session.stored.admin_token_hash):
                 if any(tokens.matches(admin_token, h) for h in session.token_hashes.values()):
                     raise PermissionDeniedError("a seat token cannot close the table")
                 raise AuthenticationError(f"not the admin token of table {table_id}")
             if session.status == FINISHED:
                 raise MatchOverError(f"the match at table {table_id} is already over")
-            event = convert.stored_event(Kind.EVENT_KIND_CLOSED, 0, self.now(), reason="admin")
+
+        return await self._close(table_id, check, "admin")
+
+    async def decline(self, table_id: str, account: str) -> Session:
+        """Close an open table one of whose free seats is bound to `account` (a challenge the
+        account declines)."""
+
+        def check(session: Session) -> None:
+            bound = [
+                s
+                for s in range(session.players)
+                if seat_account(session.stored, s) == account and s not in session.names
+            ]
+            if not account or not bound:
+                raise PermissionDeniedError(
+                    f"table {table_id} holds no open seat for account {account or '(none)'}"
+                )
+            if session.status != OPEN:
+                raise MatchOverError(f"table {table_id} is {session.status}: nothing to decline")
+
+        return await self._close(table_id, check, "declined")
+
+    async def _close(self, table_id: str, check: Callable[[Session], None], reason: str) -> Session:
+        """End the table with a CLOSED event for `reason`, once `check` allows it."""
+        for _attempt in range(8):
+            session = await self.session(table_id)
+            check(session)
+            event = convert.stored_event(Kind.EVENT_KIND_CLOSED, 0, self.now(), reason=reason)
             result = await self.store.append(table_id, self._ending(session, event))
             if result.outcome is Outcome.APPLIED:
                 return await self.session(table_id)

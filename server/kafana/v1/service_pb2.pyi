@@ -46,6 +46,10 @@ class _NoticeKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_NoticeKind
     """A game of the account's is over (`result`)."""
     NOTICE_KIND_TICKET: _NoticeKind.ValueType  # 4
     """A league ticket (`ticket`): a match to play, or one settled."""
+    NOTICE_KIND_CHALLENGED: _NoticeKind.ValueType  # 5
+    """Another account (`from_account`) challenges this one at `table_id`, on `seat`: accept
+    with JoinTable, or DeclineChallenge.
+    """
 
 class NoticeKind(_NoticeKind, metaclass=_NoticeKindEnumTypeWrapper):
     """What an account notice says."""
@@ -60,6 +64,10 @@ NOTICE_KIND_GAME_OVER: NoticeKind.ValueType  # 3
 """A game of the account's is over (`result`)."""
 NOTICE_KIND_TICKET: NoticeKind.ValueType  # 4
 """A league ticket (`ticket`): a match to play, or one settled."""
+NOTICE_KIND_CHALLENGED: NoticeKind.ValueType  # 5
+"""Another account (`from_account`) challenges this one at `table_id`, on `seat`: accept
+with JoinTable, or DeclineChallenge.
+"""
 Global___NoticeKind: _TypeAlias = NoticeKind  # noqa: Y015
 
 @_typing.final
@@ -864,6 +872,7 @@ class AccountNotice(_message.Message):
     REMAINING_MILLIS_FIELD_NUMBER: _builtins.int
     RESULT_FIELD_NUMBER: _builtins.int
     TICKET_FIELD_NUMBER: _builtins.int
+    FROM_ACCOUNT_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     """Opaque, increasing: resume after it."""
     kind: Global___NoticeKind.ValueType
@@ -878,6 +887,8 @@ class AccountNotice(_message.Message):
     """YOUR_TURN: the table's sequence number (PlayMove's last_seq)."""
     remaining_millis: _builtins.int
     """YOUR_TURN: milliseconds left for the move (0 without a clock)."""
+    from_account: _builtins.str
+    """CHALLENGED: the account that made the challenge."""
     @_builtins.property
     def result(self) -> _state_pb2.Result:
         """GAME_OVER: how it ended."""
@@ -898,10 +909,11 @@ class AccountNotice(_message.Message):
         remaining_millis: _builtins.int = ...,
         result: _state_pb2.Result | None = ...,
         ticket: _leagues_pb2.TicketUpdate | None = ...,
+        from_account: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["result", b"result", "ticket", b"ticket"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["id", b"id", "kind", b"kind", "remaining_millis", b"remaining_millis", "result", b"result", "seat", b"seat", "seq", b"seq", "table_id", b"table_id", "ticket", b"ticket", "time_ms", b"time_ms"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_account", b"from_account", "id", b"id", "kind", b"kind", "remaining_millis", b"remaining_millis", "result", b"result", "seat", b"seat", "seq", b"seq", "table_id", b"table_id", "ticket", b"ticket", "time_ms", b"time_ms"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1185,3 +1197,132 @@ class AnalyzeResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___AnalyzeResponse: _TypeAlias = AnalyzeResponse  # noqa: Y015
+
+@_typing.final
+class ChallengeRequest(_message.Message):
+    """Challenge's input (the caller's account challenges)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    OPPONENT_FIELD_NUMBER: _builtins.int
+    CONFIG_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    OPPONENT_SEAT_FIELD_NUMBER: _builtins.int
+    opponent: _builtins.str
+    """The account challenged."""
+    seat: _builtins.int
+    """The challenger's seat; absent: 0."""
+    opponent_seat: _builtins.int
+    """The opponent's seat; absent: the first other seat."""
+    @_builtins.property
+    def config(self) -> _rules_pb2.TableConfig:
+        """The match: rules, clock, name, seed... (`seat_accounts` is set by the challenge: leave it
+        empty; `bots` may fill other seats of a larger table).
+        """
+
+    def __init__(
+        self,
+        *,
+        opponent: _builtins.str = ...,
+        config: _rules_pb2.TableConfig | None = ...,
+        seat: _builtins.int | None = ...,
+        opponent_seat: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_opponent_seat", b"_opponent_seat", "_seat", b"_seat", "config", b"config", "opponent_seat", b"opponent_seat", "seat", b"seat"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_opponent_seat", b"_opponent_seat", "_seat", b"_seat", "config", b"config", "opponent", b"opponent", "opponent_seat", b"opponent_seat", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__opponent_seat: _TypeAlias = _typing.Literal["opponent_seat"]  # noqa: Y015
+    _WhichOneofArgType__opponent_seat: _TypeAlias = _typing.Literal["_opponent_seat", b"_opponent_seat"]  # noqa: Y015
+    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
+    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__opponent_seat) -> _WhichOneofReturnType__opponent_seat | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
+
+Global___ChallengeRequest: _TypeAlias = ChallengeRequest  # noqa: Y015
+
+@_typing.final
+class ChallengeResponse(_message.Message):
+    """Challenge's answer: the table, and the challenger's seat in it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    ADMIN_TOKEN_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    SEAT_TOKEN_FIELD_NUMBER: _builtins.int
+    INFO_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    """The new table."""
+    admin_token: _builtins.str
+    """Its admin token (CloseTable withdraws the challenge)."""
+    seat: _builtins.int
+    """The challenger's seat."""
+    seat_token: _builtins.str
+    """Keep it secret: the challenger's seat token."""
+    @_builtins.property
+    def info(self) -> _state_pb2.TableInfo:
+        """The table as created."""
+
+    def __init__(
+        self,
+        *,
+        table_id: _builtins.str = ...,
+        admin_token: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        seat_token: _builtins.str = ...,
+        info: _state_pb2.TableInfo | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["info", b"info"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["admin_token", b"admin_token", "info", b"info", "seat", b"seat", "seat_token", b"seat_token", "table_id", b"table_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ChallengeResponse: _TypeAlias = ChallengeResponse  # noqa: Y015
+
+@_typing.final
+class DeclineChallengeRequest(_message.Message):
+    """DeclineChallenge's input."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    """The challenge's table."""
+    def __init__(
+        self,
+        *,
+        table_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["table_id", b"table_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DeclineChallengeRequest: _TypeAlias = DeclineChallengeRequest  # noqa: Y015
+
+@_typing.final
+class DeclineChallengeResponse(_message.Message):
+    """DeclineChallenge's answer."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEQ_FIELD_NUMBER: _builtins.int
+    seq: _builtins.int
+    """The table's last event (the close)."""
+    def __init__(
+        self,
+        *,
+        seq: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seq", b"seq"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DeclineChallengeResponse: _TypeAlias = DeclineChallengeResponse  # noqa: Y015

@@ -111,6 +111,16 @@ class KafanaServiceStub:
                 request_serializer=kafana_dot_v1_dot_service__pb2.AnalyzeRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_service__pb2.AnalyzeResponse.FromString,
                 _registered_method=True)
+        self.Challenge = channel.unary_unary(
+                '/kafana.v1.KafanaService/Challenge',
+                request_serializer=kafana_dot_v1_dot_service__pb2.ChallengeRequest.SerializeToString,
+                response_deserializer=kafana_dot_v1_dot_service__pb2.ChallengeResponse.FromString,
+                _registered_method=True)
+        self.DeclineChallenge = channel.unary_unary(
+                '/kafana.v1.KafanaService/DeclineChallenge',
+                request_serializer=kafana_dot_v1_dot_service__pb2.DeclineChallengeRequest.SerializeToString,
+                response_deserializer=kafana_dot_v1_dot_service__pb2.DeclineChallengeResponse.FromString,
+                _registered_method=True)
 
 
 class KafanaServiceServicer:
@@ -230,6 +240,22 @@ class KafanaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Challenge(self, request, context):
+        """Challenge another account (a player or a bot account) to a match: a new table with the
+        caller's seat taken and the opponent's seat bound to the opponent, who is told on its
+        WatchAccount (NOTICE_KIND_CHALLENGED) and accepts by JoinTable.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeclineChallenge(self, request, context):
+        """Decline a challenge made to the caller's account: the table closes (reason DECLINED).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_KafanaServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -307,6 +333,16 @@ def add_KafanaServiceServicer_to_server(servicer, server):
                     servicer.Analyze,
                     request_deserializer=kafana_dot_v1_dot_service__pb2.AnalyzeRequest.FromString,
                     response_serializer=kafana_dot_v1_dot_service__pb2.AnalyzeResponse.SerializeToString,
+            ),
+            'Challenge': grpc.unary_unary_rpc_method_handler(
+                    servicer.Challenge,
+                    request_deserializer=kafana_dot_v1_dot_service__pb2.ChallengeRequest.FromString,
+                    response_serializer=kafana_dot_v1_dot_service__pb2.ChallengeResponse.SerializeToString,
+            ),
+            'DeclineChallenge': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeclineChallenge,
+                    request_deserializer=kafana_dot_v1_dot_service__pb2.DeclineChallengeRequest.FromString,
+                    response_serializer=kafana_dot_v1_dot_service__pb2.DeclineChallengeResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -715,6 +751,60 @@ class KafanaService:
             '/kafana.v1.KafanaService/Analyze',
             kafana_dot_v1_dot_service__pb2.AnalyzeRequest.SerializeToString,
             kafana_dot_v1_dot_service__pb2.AnalyzeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Challenge(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kafana.v1.KafanaService/Challenge',
+            kafana_dot_v1_dot_service__pb2.ChallengeRequest.SerializeToString,
+            kafana_dot_v1_dot_service__pb2.ChallengeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeclineChallenge(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kafana.v1.KafanaService/DeclineChallenge',
+            kafana_dot_v1_dot_service__pb2.DeclineChallengeRequest.SerializeToString,
+            kafana_dot_v1_dot_service__pb2.DeclineChallengeResponse.FromString,
             options,
             channel_credentials,
             insecure,

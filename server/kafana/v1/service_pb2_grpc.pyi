@@ -84,6 +84,13 @@ class KafanaServiceStub:
     `at_seq`, on a finished table for any seat (a game review: whoever may read the record).
     The server bounds the CPU it spends (ServerLimits.max_analysis_millis).
     """
+    Challenge: _grpc.UnaryUnaryMultiCallable[_service_pb2.ChallengeRequest, _service_pb2.ChallengeResponse]
+    """Challenge another account (a player or a bot account) to a match: a new table with the
+    caller's seat taken and the opponent's seat bound to the opponent, who is told on its
+    WatchAccount (NOTICE_KIND_CHALLENGED) and accepts by JoinTable.
+    """
+    DeclineChallenge: _grpc.UnaryUnaryMultiCallable[_service_pb2.DeclineChallengeRequest, _service_pb2.DeclineChallengeResponse]
+    """Decline a challenge made to the caller's account: the table closes (reason DECLINED)."""
 
 @_typing.type_check_only
 class KafanaServiceAsyncStub(KafanaServiceStub):
@@ -133,6 +140,13 @@ class KafanaServiceAsyncStub(KafanaServiceStub):
     `at_seq`, on a finished table for any seat (a game review: whoever may read the record).
     The server bounds the CPU it spends (ServerLimits.max_analysis_millis).
     """
+    Challenge: _aio.UnaryUnaryMultiCallable[_service_pb2.ChallengeRequest, _service_pb2.ChallengeResponse]  # type: ignore[assignment]
+    """Challenge another account (a player or a bot account) to a match: a new table with the
+    caller's seat taken and the opponent's seat bound to the opponent, who is told on its
+    WatchAccount (NOTICE_KIND_CHALLENGED) and accepts by JoinTable.
+    """
+    DeclineChallenge: _aio.UnaryUnaryMultiCallable[_service_pb2.DeclineChallengeRequest, _service_pb2.DeclineChallengeResponse]  # type: ignore[assignment]
+    """Decline a challenge made to the caller's account: the table closes (reason DECLINED)."""
 
 class KafanaServiceServicer(metaclass=_abc_1.ABCMeta):
     """Tables, seats, moves and their feeds."""
@@ -269,5 +283,24 @@ class KafanaServiceServicer(metaclass=_abc_1.ABCMeta):
         `at_seq`, on a finished table for any seat (a game review: whoever may read the record).
         The server bounds the CPU it spends (ServerLimits.max_analysis_millis).
         """
+
+    @_abc_1.abstractmethod
+    def Challenge(
+        self,
+        request: _service_pb2.ChallengeRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_service_pb2.ChallengeResponse, _abc.Awaitable[_service_pb2.ChallengeResponse]]:
+        """Challenge another account (a player or a bot account) to a match: a new table with the
+        caller's seat taken and the opponent's seat bound to the opponent, who is told on its
+        WatchAccount (NOTICE_KIND_CHALLENGED) and accepts by JoinTable.
+        """
+
+    @_abc_1.abstractmethod
+    def DeclineChallenge(
+        self,
+        request: _service_pb2.DeclineChallengeRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_service_pb2.DeclineChallengeResponse, _abc.Awaitable[_service_pb2.DeclineChallengeResponse]]:
+        """Decline a challenge made to the caller's account: the table closes (reason DECLINED)."""
 
 def add_KafanaServiceServicer_to_server(servicer: KafanaServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -138,6 +138,8 @@ class _EventReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_EventReas
     """Nobody played: the clock ran out for every seat turn after turn (`--abandon-after`)."""
     EVENT_REASON_ADJUDICATED: _EventReason.ValueType  # 10
     """An event's organiser decided the game's result."""
+    EVENT_REASON_DECLINED: _EventReason.ValueType  # 11
+    """The challenged account declined the challenge (DeclineChallenge): the table closed."""
 
 class EventReason(_EventReason, metaclass=_EventReasonEnumTypeWrapper):
     """Why an event happened or a seat forfeited."""
@@ -164,6 +166,8 @@ EVENT_REASON_ABANDONED: EventReason.ValueType  # 9
 """Nobody played: the clock ran out for every seat turn after turn (`--abandon-after`)."""
 EVENT_REASON_ADJUDICATED: EventReason.ValueType  # 10
 """An event's organiser decided the game's result."""
+EVENT_REASON_DECLINED: EventReason.ValueType  # 11
+"""The challenged account declined the challenge (DeclineChallenge): the table closed."""
 Global___EventReason: _TypeAlias = EventReason  # noqa: Y015
 
 class _ResultReason:

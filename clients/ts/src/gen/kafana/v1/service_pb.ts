@@ -26,7 +26,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kafana/v1/service.proto.
  */
 export const file_kafana_v1_service: GenFile = /*@__PURE__*/
-  fileDesc("ChdrYWZhbmEvdjEvc2VydmljZS5wcm90bxIJa2FmYW5hLnYxIhYKFEdldFNlcnZlckluZm9SZXF1ZXN0Ij0KClN3aXRjaEluZm8SDAoEbmFtZRgBIAEoCRIMCgR0eXBlGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJIrMBCglHYW1lT2ZmZXISHQoEZ2FtZRgBIAEoDjIPLmthZmFuYS52MS5HYW1lEg8KB3BsYXllcnMYAiADKA0SJgoIZGVmYXVsdHMYAyABKAsyFC5rYWZhbmEudjEuUnVsZXNTcGVjEiUKB3ByZXNldHMYBCADKAsyFC5rYWZhbmEudjEuUnVsZXNTcGVjEicKCHN3aXRjaGVzGAUgAygLMhUua2FmYW5hLnYxLlN3aXRjaEluZm8iiwIKDFNlcnZlckxpbWl0cxIZChFkZWZhdWx0X3BhZ2Vfc2l6ZRgBIAEoDRIVCg1tYXhfcGFnZV9zaXplGAIgASgNEhQKDG1heF9jYXB0dXJlcxgDIAEoDRIYChBoZWFydGJlYXRfbWlsbGlzGAQgASgNEhcKD3JhdGVfcGVyX3NlY29uZBgFIAEoARISCgpyYXRlX2J1cnN0GAYgASgNEhMKC21heF9zdHJlYW1zGAcgASgNEhkKEW1heF9yZXF1ZXN0X2J5dGVzGAggASgNEhsKE21heF9hbmFseXNpc19taWxsaXMYCSABKA0SHwoXZGVmYXVsdF9hbmFseXNpc19taWxsaXMYCiABKA0iyAEKClNlcnZlckluZm8SDwoHdmVyc2lvbhgBIAEoCRILCgNhcGkYAiABKAkSIwoFZ2FtZXMYAyADKAsyFC5rYWZhbmEudjEuR2FtZU9mZmVyEicKBmxpbWl0cxgEIAEoCzIXLmthZmFuYS52MS5TZXJ2ZXJMaW1pdHMSFQoNYXV0aF9yZXF1aXJlZBgFIAEoCBIVCg1zZWxmX3JlZ2lzdGVyGAYgASgIEiAKBGJvdHMYByADKAsyEi5rYWZhbmEudjEuQm90SW5mbyJYCgdCb3RJbmZvEh0KBGdhbWUYASABKA4yDy5rYWZhbmEudjEuR2FtZRIMCgRuYW1lGAIgASgJEg8KB3N1bW1hcnkYAyABKAkSDwoHb3B0aW9ucxgEIAMoCSI8ChJDcmVhdGVUYWJsZVJlcXVlc3QSJgoGY29uZmlnGAEgASgLMhYua2FmYW5hLnYxLlRhYmxlQ29uZmlnImAKE0NyZWF0ZVRhYmxlUmVzcG9uc2USEAoIdGFibGVfaWQYASABKAkSEwoLYWRtaW5fdG9rZW4YAiABKAkSIgoEaW5mbxgDIAEoCzIULmthZmFuYS52MS5UYWJsZUluZm8iTgoQSm9pblRhYmxlUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCRIRCgRzZWF0GAIgASgNSACIAQESDAoEbmFtZRgDIAEoCUIHCgVfc2VhdCJbChFKb2luVGFibGVSZXNwb25zZRIMCgRzZWF0GAEgASgNEhIKCnNlYXRfdG9rZW4YAiABKAkSJAoFc3RhdGUYAyABKAsyFS5rYWZhbmEudjEuVGFibGVTdGF0ZSIlChFMZWF2ZVRhYmxlUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCSIhChJMZWF2ZVRhYmxlUmVzcG9uc2USCwoDc2VxGAEgASgEIiUKEUNsb3NlVGFibGVSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJIiEKEkNsb3NlVGFibGVSZXNwb25zZRILCgNzZXEYASABKAQigQEKEUxpc3RUYWJsZXNSZXF1ZXN0Eh0KBGdhbWUYASABKA4yDy5rYWZhbmEudjEuR2FtZRImCgZzdGF0dXMYAiABKA4yFi5rYWZhbmEudjEuVGFibGVTdGF0dXMSEQoJcGFnZV9zaXplGAMgASgNEhIKCnBhZ2VfdG9rZW4YBCABKAkiUwoSTGlzdFRhYmxlc1Jlc3BvbnNlEiQKBnRhYmxlcxgBIAMoCzIULmthZmFuYS52MS5UYWJsZUluZm8SFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIiMKD0dldFRhYmxlUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCSIjCg9HZXRTdGF0ZVJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkiKAoUR2V0TGVnYWxNb3Zlc1JlcXVlc3QSEAoIdGFibGVfaWQYASABKAkicAoVR2V0TGVnYWxNb3Zlc1Jlc3BvbnNlEgsKA3NlcRgBIAEoBBIeCgVtb3ZlcxgCIAMoCzIPLmthZmFuYS52MS5Nb3ZlEhkKDGN1cnJlbnRfc2VhdBgDIAEoDUgAiAEBQg8KDV9jdXJyZW50X3NlYXQigAEKD1BsYXlNb3ZlUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCRIdCgRtb3ZlGAIgASgLMg8ua2FmYW5hLnYxLk1vdmUSFgoOY2xpZW50X21vdmVfaWQYAyABKAkSEAoIbGFzdF9zZXEYBCABKAQSEgoKd2l0aF9zdGF0ZRgFIAEoCCKfAQoQUGxheU1vdmVSZXNwb25zZRIfCgVldmVudBgBIAEoCzIQLmthZmFuYS52MS5FdmVudBIkCgVzdGF0ZRgCIAEoCzIVLmthZmFuYS52MS5UYWJsZVN0YXRlEhEKCWR1cGxpY2F0ZRgDIAEoCBIOCgZzY29yZXMYBCADKAUSIQoGcmVzdWx0GAUgASgLMhEua2FmYW5hLnYxLlJlc3VsdCJNChJXYXRjaEV2ZW50c1JlcXVlc3QSEAoIdGFibGVfaWQYASABKAkSEQoJYWZ0ZXJfc2VxGAIgASgEEhIKCndpdGhfc3RhdGUYAyABKAgiawoTV2F0Y2hFdmVudHNSZXNwb25zZRIhCgVldmVudBgBIAEoCzIQLmthZmFuYS52MS5FdmVudEgAEikKCWhlYXJ0YmVhdBgCIAEoCzIULmthZmFuYS52MS5IZWFydGJlYXRIAEIGCgRpdGVtIiQKE1dhdGNoQWNjb3VudFJlcXVlc3QSDQoFYWZ0ZXIYASABKAki5AEKDUFjY291bnROb3RpY2USCgoCaWQYASABKAkSIwoEa2luZBgCIAEoDjIVLmthZmFuYS52MS5Ob3RpY2VLaW5kEg8KB3RpbWVfbXMYAyABKAMSEAoIdGFibGVfaWQYBCABKAkSDAoEc2VhdBgFIAEoDRILCgNzZXEYBiABKAQSGAoQcmVtYWluaW5nX21pbGxpcxgHIAEoDRIhCgZyZXN1bHQYCCABKAsyES5rYWZhbmEudjEuUmVzdWx0EicKBnRpY2tldBgJIAEoCzIXLmthZmFuYS52MS5UaWNrZXRVcGRhdGUidQoUV2F0Y2hBY2NvdW50UmVzcG9uc2USKgoGbm90aWNlGAEgASgLMhgua2FmYW5hLnYxLkFjY291bnROb3RpY2VIABIpCgloZWFydGJlYXQYAiABKAsyFC5rYWZhbmEudjEuSGVhcnRiZWF0SABCBgoEaXRlbSIkChBHZXRSZWNvcmRSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJImgKEUdldFJlY29yZFJlc3BvbnNlEiEKBnJlc3VsdBgBIAEoCzIRLmthZmFuYS52MS5SZXN1bHQSDgoGcmVjb3JkGAIgASgJEiAKBmV2ZW50cxgDIAMoCzIQLmthZmFuYS52MS5FdmVudCJTCg9DYXB0dXJlc1JlcXVlc3QSDAoEY2FyZBgBIAEoCRINCgV0YWJsZRgCIAMoCRIjCgVydWxlcxgDIAEoCzIULmthZmFuYS52MS5SdWxlc1NwZWMiNgoQQ2FwdHVyZXNSZXNwb25zZRIiCghjYXB0dXJlcxgBIAMoCzIQLmthZmFuYS52MS5DYXJkcyJ1Cg5BbmFseXplUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCRIVCg1idWRnZXRfbWlsbGlzGAIgASgNEhMKBmF0X3NlcRgDIAEoBEgAiAEBEhEKBHNlYXQYBCABKA1IAYgBAUIJCgdfYXRfc2VxQgcKBV9zZWF0IkcKCU1vdmVWYWx1ZRIdCgRtb3ZlGAEgASgLMg8ua2FmYW5hLnYxLk1vdmUSDQoFdmFsdWUYAiABKAESDAoEY29zdBgDIAEoASKxAQoPQW5hbHl6ZVJlc3BvbnNlEgsKA3NlcRgBIAEoBBIMCgRzZWF0GAIgASgNEiMKBW1vdmVzGAMgAygLMhQua2FmYW5hLnYxLk1vdmVWYWx1ZRIdCgRiZXN0GAQgASgLMg8ua2FmYW5hLnYxLk1vdmUSDgoGbWV0aG9kGAUgASgJEg4KBndvcmxkcxgGIAEoDRIfCgZwbGF5ZWQYByABKAsyDy5rYWZhbmEudjEuTW92ZSqPAQoKTm90aWNlS2luZBIbChdOT1RJQ0VfS0lORF9VTlNQRUNJRklFRBAAEhYKEk5PVElDRV9LSU5EX1NFQVRFRBABEhkKFU5PVElDRV9LSU5EX1lPVVJfVFVSThACEhkKFU5PVElDRV9LSU5EX0dBTUVfT1ZFUhADEhYKEk5PVElDRV9LSU5EX1RJQ0tFVBAEMtcICg1LYWZhbmFTZXJ2aWNlEkcKDUdldFNlcnZlckluZm8SHy5rYWZhbmEudjEuR2V0U2VydmVySW5mb1JlcXVlc3QaFS5rYWZhbmEudjEuU2VydmVySW5mbxJMCgtDcmVhdGVUYWJsZRIdLmthZmFuYS52MS5DcmVhdGVUYWJsZVJlcXVlc3QaHi5rYWZhbmEudjEuQ3JlYXRlVGFibGVSZXNwb25zZRJGCglKb2luVGFibGUSGy5rYWZhbmEudjEuSm9pblRhYmxlUmVxdWVzdBocLmthZmFuYS52MS5Kb2luVGFibGVSZXNwb25zZRJJCgpMZWF2ZVRhYmxlEhwua2FmYW5hLnYxLkxlYXZlVGFibGVSZXF1ZXN0Gh0ua2FmYW5hLnYxLkxlYXZlVGFibGVSZXNwb25zZRJJCgpDbG9zZVRhYmxlEhwua2FmYW5hLnYxLkNsb3NlVGFibGVSZXF1ZXN0Gh0ua2FmYW5hLnYxLkNsb3NlVGFibGVSZXNwb25zZRJJCgpMaXN0VGFibGVzEhwua2FmYW5hLnYxLkxpc3RUYWJsZXNSZXF1ZXN0Gh0ua2FmYW5hLnYxLkxpc3RUYWJsZXNSZXNwb25zZRI8CghHZXRUYWJsZRIaLmthZmFuYS52MS5HZXRUYWJsZVJlcXVlc3QaFC5rYWZhbmEudjEuVGFibGVJbmZvEj0KCEdldFN0YXRlEhoua2FmYW5hLnYxLkdldFN0YXRlUmVxdWVzdBoVLmthZmFuYS52MS5UYWJsZVN0YXRlElIKDUdldExlZ2FsTW92ZXMSHy5rYWZhbmEudjEuR2V0TGVnYWxNb3Zlc1JlcXVlc3QaIC5rYWZhbmEudjEuR2V0TGVnYWxNb3Zlc1Jlc3BvbnNlEkMKCFBsYXlNb3ZlEhoua2FmYW5hLnYxLlBsYXlNb3ZlUmVxdWVzdBobLmthZmFuYS52MS5QbGF5TW92ZVJlc3BvbnNlEk4KC1dhdGNoRXZlbnRzEh0ua2FmYW5hLnYxLldhdGNoRXZlbnRzUmVxdWVzdBoeLmthZmFuYS52MS5XYXRjaEV2ZW50c1Jlc3BvbnNlMAESUQoMV2F0Y2hBY2NvdW50Eh4ua2FmYW5hLnYxLldhdGNoQWNjb3VudFJlcXVlc3QaHy5rYWZhbmEudjEuV2F0Y2hBY2NvdW50UmVzcG9uc2UwARJGCglHZXRSZWNvcmQSGy5rYWZhbmEudjEuR2V0UmVjb3JkUmVxdWVzdBocLmthZmFuYS52MS5HZXRSZWNvcmRSZXNwb25zZRJDCghDYXB0dXJlcxIaLmthZmFuYS52MS5DYXB0dXJlc1JlcXVlc3QaGy5rYWZhbmEudjEuQ2FwdHVyZXNSZXNwb25zZRJACgdBbmFseXplEhkua2FmYW5hLnYxLkFuYWx5emVSZXF1ZXN0Ghoua2FmYW5hLnYxLkFuYWx5emVSZXNwb25zZWIGcHJvdG8z", [file_kafana_v1_events, file_kafana_v1_leagues, file_kafana_v1_rules, file_kafana_v1_state]);
+  fileDesc("ChdrYWZhbmEvdjEvc2VydmljZS5wcm90bxIJa2FmYW5hLnYxIhYKFEdldFNlcnZlckluZm9SZXF1ZXN0Ij0KClN3aXRjaEluZm8SDAoEbmFtZRgBIAEoCRIMCgR0eXBlGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJIrMBCglHYW1lT2ZmZXISHQoEZ2FtZRgBIAEoDjIPLmthZmFuYS52MS5HYW1lEg8KB3BsYXllcnMYAiADKA0SJgoIZGVmYXVsdHMYAyABKAsyFC5rYWZhbmEudjEuUnVsZXNTcGVjEiUKB3ByZXNldHMYBCADKAsyFC5rYWZhbmEudjEuUnVsZXNTcGVjEicKCHN3aXRjaGVzGAUgAygLMhUua2FmYW5hLnYxLlN3aXRjaEluZm8iiwIKDFNlcnZlckxpbWl0cxIZChFkZWZhdWx0X3BhZ2Vfc2l6ZRgBIAEoDRIVCg1tYXhfcGFnZV9zaXplGAIgASgNEhQKDG1heF9jYXB0dXJlcxgDIAEoDRIYChBoZWFydGJlYXRfbWlsbGlzGAQgASgNEhcKD3JhdGVfcGVyX3NlY29uZBgFIAEoARISCgpyYXRlX2J1cnN0GAYgASgNEhMKC21heF9zdHJlYW1zGAcgASgNEhkKEW1heF9yZXF1ZXN0X2J5dGVzGAggASgNEhsKE21heF9hbmFseXNpc19taWxsaXMYCSABKA0SHwoXZGVmYXVsdF9hbmFseXNpc19taWxsaXMYCiABKA0iyAEKClNlcnZlckluZm8SDwoHdmVyc2lvbhgBIAEoCRILCgNhcGkYAiABKAkSIwoFZ2FtZXMYAyADKAsyFC5rYWZhbmEudjEuR2FtZU9mZmVyEicKBmxpbWl0cxgEIAEoCzIXLmthZmFuYS52MS5TZXJ2ZXJMaW1pdHMSFQoNYXV0aF9yZXF1aXJlZBgFIAEoCBIVCg1zZWxmX3JlZ2lzdGVyGAYgASgIEiAKBGJvdHMYByADKAsyEi5rYWZhbmEudjEuQm90SW5mbyJYCgdCb3RJbmZvEh0KBGdhbWUYASABKA4yDy5rYWZhbmEudjEuR2FtZRIMCgRuYW1lGAIgASgJEg8KB3N1bW1hcnkYAyABKAkSDwoHb3B0aW9ucxgEIAMoCSI8ChJDcmVhdGVUYWJsZVJlcXVlc3QSJgoGY29uZmlnGAEgASgLMhYua2FmYW5hLnYxLlRhYmxlQ29uZmlnImAKE0NyZWF0ZVRhYmxlUmVzcG9uc2USEAoIdGFibGVfaWQYASABKAkSEwoLYWRtaW5fdG9rZW4YAiABKAkSIgoEaW5mbxgDIAEoCzIULmthZmFuYS52MS5UYWJsZUluZm8iTgoQSm9pblRhYmxlUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCRIRCgRzZWF0GAIgASgNSACIAQESDAoEbmFtZRgDIAEoCUIHCgVfc2VhdCJbChFKb2luVGFibGVSZXNwb25zZRIMCgRzZWF0GAEgASgNEhIKCnNlYXRfdG9rZW4YAiABKAkSJAoFc3RhdGUYAyABKAsyFS5rYWZhbmEudjEuVGFibGVTdGF0ZSIlChFMZWF2ZVRhYmxlUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCSIhChJMZWF2ZVRhYmxlUmVzcG9uc2USCwoDc2VxGAEgASgEIiUKEUNsb3NlVGFibGVSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJIiEKEkNsb3NlVGFibGVSZXNwb25zZRILCgNzZXEYASABKAQigQEKEUxpc3RUYWJsZXNSZXF1ZXN0Eh0KBGdhbWUYASABKA4yDy5rYWZhbmEudjEuR2FtZRImCgZzdGF0dXMYAiABKA4yFi5rYWZhbmEudjEuVGFibGVTdGF0dXMSEQoJcGFnZV9zaXplGAMgASgNEhIKCnBhZ2VfdG9rZW4YBCABKAkiUwoSTGlzdFRhYmxlc1Jlc3BvbnNlEiQKBnRhYmxlcxgBIAMoCzIULmthZmFuYS52MS5UYWJsZUluZm8SFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIiMKD0dldFRhYmxlUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCSIjCg9HZXRTdGF0ZVJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkiKAoUR2V0TGVnYWxNb3Zlc1JlcXVlc3QSEAoIdGFibGVfaWQYASABKAkicAoVR2V0TGVnYWxNb3Zlc1Jlc3BvbnNlEgsKA3NlcRgBIAEoBBIeCgVtb3ZlcxgCIAMoCzIPLmthZmFuYS52MS5Nb3ZlEhkKDGN1cnJlbnRfc2VhdBgDIAEoDUgAiAEBQg8KDV9jdXJyZW50X3NlYXQigAEKD1BsYXlNb3ZlUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCRIdCgRtb3ZlGAIgASgLMg8ua2FmYW5hLnYxLk1vdmUSFgoOY2xpZW50X21vdmVfaWQYAyABKAkSEAoIbGFzdF9zZXEYBCABKAQSEgoKd2l0aF9zdGF0ZRgFIAEoCCKfAQoQUGxheU1vdmVSZXNwb25zZRIfCgVldmVudBgBIAEoCzIQLmthZmFuYS52MS5FdmVudBIkCgVzdGF0ZRgCIAEoCzIVLmthZmFuYS52MS5UYWJsZVN0YXRlEhEKCWR1cGxpY2F0ZRgDIAEoCBIOCgZzY29yZXMYBCADKAUSIQoGcmVzdWx0GAUgASgLMhEua2FmYW5hLnYxLlJlc3VsdCJNChJXYXRjaEV2ZW50c1JlcXVlc3QSEAoIdGFibGVfaWQYASABKAkSEQoJYWZ0ZXJfc2VxGAIgASgEEhIKCndpdGhfc3RhdGUYAyABKAgiawoTV2F0Y2hFdmVudHNSZXNwb25zZRIhCgVldmVudBgBIAEoCzIQLmthZmFuYS52MS5FdmVudEgAEikKCWhlYXJ0YmVhdBgCIAEoCzIULmthZmFuYS52MS5IZWFydGJlYXRIAEIGCgRpdGVtIiQKE1dhdGNoQWNjb3VudFJlcXVlc3QSDQoFYWZ0ZXIYASABKAki+gEKDUFjY291bnROb3RpY2USCgoCaWQYASABKAkSIwoEa2luZBgCIAEoDjIVLmthZmFuYS52MS5Ob3RpY2VLaW5kEg8KB3RpbWVfbXMYAyABKAMSEAoIdGFibGVfaWQYBCABKAkSDAoEc2VhdBgFIAEoDRILCgNzZXEYBiABKAQSGAoQcmVtYWluaW5nX21pbGxpcxgHIAEoDRIhCgZyZXN1bHQYCCABKAsyES5rYWZhbmEudjEuUmVzdWx0EicKBnRpY2tldBgJIAEoCzIXLmthZmFuYS52MS5UaWNrZXRVcGRhdGUSFAoMZnJvbV9hY2NvdW50GAogASgJInUKFFdhdGNoQWNjb3VudFJlc3BvbnNlEioKBm5vdGljZRgBIAEoCzIYLmthZmFuYS52MS5BY2NvdW50Tm90aWNlSAASKQoJaGVhcnRiZWF0GAIgASgLMhQua2FmYW5hLnYxLkhlYXJ0YmVhdEgAQgYKBGl0ZW0iJAoQR2V0UmVjb3JkUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCSJoChFHZXRSZWNvcmRSZXNwb25zZRIhCgZyZXN1bHQYASABKAsyES5rYWZhbmEudjEuUmVzdWx0Eg4KBnJlY29yZBgCIAEoCRIgCgZldmVudHMYAyADKAsyEC5rYWZhbmEudjEuRXZlbnQiUwoPQ2FwdHVyZXNSZXF1ZXN0EgwKBGNhcmQYASABKAkSDQoFdGFibGUYAiADKAkSIwoFcnVsZXMYAyABKAsyFC5rYWZhbmEudjEuUnVsZXNTcGVjIjYKEENhcHR1cmVzUmVzcG9uc2USIgoIY2FwdHVyZXMYASADKAsyEC5rYWZhbmEudjEuQ2FyZHMidQoOQW5hbHl6ZVJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkSFQoNYnVkZ2V0X21pbGxpcxgCIAEoDRITCgZhdF9zZXEYAyABKARIAIgBARIRCgRzZWF0GAQgASgNSAGIAQFCCQoHX2F0X3NlcUIHCgVfc2VhdCJHCglNb3ZlVmFsdWUSHQoEbW92ZRgBIAEoCzIPLmthZmFuYS52MS5Nb3ZlEg0KBXZhbHVlGAIgASgBEgwKBGNvc3QYAyABKAEisQEKD0FuYWx5emVSZXNwb25zZRILCgNzZXEYASABKAQSDAoEc2VhdBgCIAEoDRIjCgVtb3ZlcxgDIAMoCzIULmthZmFuYS52MS5Nb3ZlVmFsdWUSHQoEYmVzdBgEIAEoCzIPLmthZmFuYS52MS5Nb3ZlEg4KBm1ldGhvZBgFIAEoCRIOCgZ3b3JsZHMYBiABKA0SHwoGcGxheWVkGAcgASgLMg8ua2FmYW5hLnYxLk1vdmUilgEKEENoYWxsZW5nZVJlcXVlc3QSEAoIb3Bwb25lbnQYASABKAkSJgoGY29uZmlnGAIgASgLMhYua2FmYW5hLnYxLlRhYmxlQ29uZmlnEhEKBHNlYXQYAyABKA1IAIgBARIaCg1vcHBvbmVudF9zZWF0GAQgASgNSAGIAQFCBwoFX3NlYXRCEAoOX29wcG9uZW50X3NlYXQigAEKEUNoYWxsZW5nZVJlc3BvbnNlEhAKCHRhYmxlX2lkGAEgASgJEhMKC2FkbWluX3Rva2VuGAIgASgJEgwKBHNlYXQYAyABKA0SEgoKc2VhdF90b2tlbhgEIAEoCRIiCgRpbmZvGAUgASgLMhQua2FmYW5hLnYxLlRhYmxlSW5mbyIrChdEZWNsaW5lQ2hhbGxlbmdlUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCSInChhEZWNsaW5lQ2hhbGxlbmdlUmVzcG9uc2USCwoDc2VxGAEgASgEKqsBCgpOb3RpY2VLaW5kEhsKF05PVElDRV9LSU5EX1VOU1BFQ0lGSUVEEAASFgoSTk9USUNFX0tJTkRfU0VBVEVEEAESGQoVTk9USUNFX0tJTkRfWU9VUl9UVVJOEAISGQoVTk9USUNFX0tJTkRfR0FNRV9PVkVSEAMSFgoSTk9USUNFX0tJTkRfVElDS0VUEAQSGgoWTk9USUNFX0tJTkRfQ0hBTExFTkdFRBAFMvwJCg1LYWZhbmFTZXJ2aWNlEkcKDUdldFNlcnZlckluZm8SHy5rYWZhbmEudjEuR2V0U2VydmVySW5mb1JlcXVlc3QaFS5rYWZhbmEudjEuU2VydmVySW5mbxJMCgtDcmVhdGVUYWJsZRIdLmthZmFuYS52MS5DcmVhdGVUYWJsZVJlcXVlc3QaHi5rYWZhbmEudjEuQ3JlYXRlVGFibGVSZXNwb25zZRJGCglKb2luVGFibGUSGy5rYWZhbmEudjEuSm9pblRhYmxlUmVxdWVzdBocLmthZmFuYS52MS5Kb2luVGFibGVSZXNwb25zZRJJCgpMZWF2ZVRhYmxlEhwua2FmYW5hLnYxLkxlYXZlVGFibGVSZXF1ZXN0Gh0ua2FmYW5hLnYxLkxlYXZlVGFibGVSZXNwb25zZRJJCgpDbG9zZVRhYmxlEhwua2FmYW5hLnYxLkNsb3NlVGFibGVSZXF1ZXN0Gh0ua2FmYW5hLnYxLkNsb3NlVGFibGVSZXNwb25zZRJJCgpMaXN0VGFibGVzEhwua2FmYW5hLnYxLkxpc3RUYWJsZXNSZXF1ZXN0Gh0ua2FmYW5hLnYxLkxpc3RUYWJsZXNSZXNwb25zZRI8CghHZXRUYWJsZRIaLmthZmFuYS52MS5HZXRUYWJsZVJlcXVlc3QaFC5rYWZhbmEudjEuVGFibGVJbmZvEj0KCEdldFN0YXRlEhoua2FmYW5hLnYxLkdldFN0YXRlUmVxdWVzdBoVLmthZmFuYS52MS5UYWJsZVN0YXRlElIKDUdldExlZ2FsTW92ZXMSHy5rYWZhbmEudjEuR2V0TGVnYWxNb3Zlc1JlcXVlc3QaIC5rYWZhbmEudjEuR2V0TGVnYWxNb3Zlc1Jlc3BvbnNlEkMKCFBsYXlNb3ZlEhoua2FmYW5hLnYxLlBsYXlNb3ZlUmVxdWVzdBobLmthZmFuYS52MS5QbGF5TW92ZVJlc3BvbnNlEk4KC1dhdGNoRXZlbnRzEh0ua2FmYW5hLnYxLldhdGNoRXZlbnRzUmVxdWVzdBoeLmthZmFuYS52MS5XYXRjaEV2ZW50c1Jlc3BvbnNlMAESUQoMV2F0Y2hBY2NvdW50Eh4ua2FmYW5hLnYxLldhdGNoQWNjb3VudFJlcXVlc3QaHy5rYWZhbmEudjEuV2F0Y2hBY2NvdW50UmVzcG9uc2UwARJGCglHZXRSZWNvcmQSGy5rYWZhbmEudjEuR2V0UmVjb3JkUmVxdWVzdBocLmthZmFuYS52MS5HZXRSZWNvcmRSZXNwb25zZRJDCghDYXB0dXJlcxIaLmthZmFuYS52MS5DYXB0dXJlc1JlcXVlc3QaGy5rYWZhbmEudjEuQ2FwdHVyZXNSZXNwb25zZRJACgdBbmFseXplEhkua2FmYW5hLnYxLkFuYWx5emVSZXF1ZXN0Ghoua2FmYW5hLnYxLkFuYWx5emVSZXNwb25zZRJGCglDaGFsbGVuZ2USGy5rYWZhbmEudjEuQ2hhbGxlbmdlUmVxdWVzdBocLmthZmFuYS52MS5DaGFsbGVuZ2VSZXNwb25zZRJbChBEZWNsaW5lQ2hhbGxlbmdlEiIua2FmYW5hLnYxLkRlY2xpbmVDaGFsbGVuZ2VSZXF1ZXN0GiMua2FmYW5hLnYxLkRlY2xpbmVDaGFsbGVuZ2VSZXNwb25zZWIGcHJvdG8z", [file_kafana_v1_events, file_kafana_v1_leagues, file_kafana_v1_rules, file_kafana_v1_state]);
 
 /**
  * GetServerInfo takes nothing.
@@ -958,6 +958,13 @@ export type AccountNotice = Message<"kafana.v1.AccountNotice"> & {
    * @generated from field: kafana.v1.TicketUpdate ticket = 9;
    */
   ticket?: TicketUpdate | undefined;
+
+  /**
+   * CHALLENGED: the account that made the challenge.
+   *
+   * @generated from field: string from_account = 10;
+   */
+  fromAccount: string;
 };
 
 /**
@@ -1261,6 +1268,140 @@ export const AnalyzeResponseSchema: GenMessage<AnalyzeResponse> = /*@__PURE__*/
   messageDesc(file_kafana_v1_service, 33);
 
 /**
+ * Challenge's input (the caller's account challenges).
+ *
+ * @generated from message kafana.v1.ChallengeRequest
+ */
+export type ChallengeRequest = Message<"kafana.v1.ChallengeRequest"> & {
+  /**
+   * The account challenged.
+   *
+   * @generated from field: string opponent = 1;
+   */
+  opponent: string;
+
+  /**
+   * The match: rules, clock, name, seed... (`seat_accounts` is set by the challenge: leave it
+   * empty; `bots` may fill other seats of a larger table).
+   *
+   * @generated from field: kafana.v1.TableConfig config = 2;
+   */
+  config?: TableConfig | undefined;
+
+  /**
+   * The challenger's seat; absent: 0.
+   *
+   * @generated from field: optional uint32 seat = 3;
+   */
+  seat?: number | undefined;
+
+  /**
+   * The opponent's seat; absent: the first other seat.
+   *
+   * @generated from field: optional uint32 opponent_seat = 4;
+   */
+  opponentSeat?: number | undefined;
+};
+
+/**
+ * Describes the message kafana.v1.ChallengeRequest.
+ * Use `create(ChallengeRequestSchema)` to create a new message.
+ */
+export const ChallengeRequestSchema: GenMessage<ChallengeRequest> = /*@__PURE__*/
+  messageDesc(file_kafana_v1_service, 34);
+
+/**
+ * Challenge's answer: the table, and the challenger's seat in it.
+ *
+ * @generated from message kafana.v1.ChallengeResponse
+ */
+export type ChallengeResponse = Message<"kafana.v1.ChallengeResponse"> & {
+  /**
+   * The new table.
+   *
+   * @generated from field: string table_id = 1;
+   */
+  tableId: string;
+
+  /**
+   * Its admin token (CloseTable withdraws the challenge).
+   *
+   * @generated from field: string admin_token = 2;
+   */
+  adminToken: string;
+
+  /**
+   * The challenger's seat.
+   *
+   * @generated from field: uint32 seat = 3;
+   */
+  seat: number;
+
+  /**
+   * Keep it secret: the challenger's seat token.
+   *
+   * @generated from field: string seat_token = 4;
+   */
+  seatToken: string;
+
+  /**
+   * The table as created.
+   *
+   * @generated from field: kafana.v1.TableInfo info = 5;
+   */
+  info?: TableInfo | undefined;
+};
+
+/**
+ * Describes the message kafana.v1.ChallengeResponse.
+ * Use `create(ChallengeResponseSchema)` to create a new message.
+ */
+export const ChallengeResponseSchema: GenMessage<ChallengeResponse> = /*@__PURE__*/
+  messageDesc(file_kafana_v1_service, 35);
+
+/**
+ * DeclineChallenge's input.
+ *
+ * @generated from message kafana.v1.DeclineChallengeRequest
+ */
+export type DeclineChallengeRequest = Message<"kafana.v1.DeclineChallengeRequest"> & {
+  /**
+   * The challenge's table.
+   *
+   * @generated from field: string table_id = 1;
+   */
+  tableId: string;
+};
+
+/**
+ * Describes the message kafana.v1.DeclineChallengeRequest.
+ * Use `create(DeclineChallengeRequestSchema)` to create a new message.
+ */
+export const DeclineChallengeRequestSchema: GenMessage<DeclineChallengeRequest> = /*@__PURE__*/
+  messageDesc(file_kafana_v1_service, 36);
+
+/**
+ * DeclineChallenge's answer.
+ *
+ * @generated from message kafana.v1.DeclineChallengeResponse
+ */
+export type DeclineChallengeResponse = Message<"kafana.v1.DeclineChallengeResponse"> & {
+  /**
+   * The table's last event (the close).
+   *
+   * @generated from field: uint64 seq = 1;
+   */
+  seq: bigint;
+};
+
+/**
+ * Describes the message kafana.v1.DeclineChallengeResponse.
+ * Use `create(DeclineChallengeResponseSchema)` to create a new message.
+ */
+export const DeclineChallengeResponseSchema: GenMessage<DeclineChallengeResponse> = /*@__PURE__*/
+  messageDesc(file_kafana_v1_service, 37);
+
+/**
  * What an account notice says.
  *
  * @generated from enum kafana.v1.NoticeKind
@@ -1300,6 +1441,14 @@ export enum NoticeKind {
    * @generated from enum value: NOTICE_KIND_TICKET = 4;
    */
   TICKET = 4,
+
+  /**
+   * Another account (`from_account`) challenges this one at `table_id`, on `seat`: accept
+   * with JoinTable, or DeclineChallenge.
+   *
+   * @generated from enum value: NOTICE_KIND_CHALLENGED = 5;
+   */
+  CHALLENGED = 5,
 }
 
 /**
@@ -1471,6 +1620,28 @@ export const KafanaService: GenService<{
     methodKind: "unary";
     input: typeof AnalyzeRequestSchema;
     output: typeof AnalyzeResponseSchema;
+  },
+  /**
+   * Challenge another account (a player or a bot account) to a match: a new table with the
+   * caller's seat taken and the opponent's seat bound to the opponent, who is told on its
+   * WatchAccount (NOTICE_KIND_CHALLENGED) and accepts by JoinTable.
+   *
+   * @generated from rpc kafana.v1.KafanaService.Challenge
+   */
+  challenge: {
+    methodKind: "unary";
+    input: typeof ChallengeRequestSchema;
+    output: typeof ChallengeResponseSchema;
+  },
+  /**
+   * Decline a challenge made to the caller's account: the table closes (reason DECLINED).
+   *
+   * @generated from rpc kafana.v1.KafanaService.DeclineChallenge
+   */
+  declineChallenge: {
+    methodKind: "unary";
+    input: typeof DeclineChallengeRequestSchema;
+    output: typeof DeclineChallengeResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_kafana_v1_service, 0);
