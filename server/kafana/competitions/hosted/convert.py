@@ -181,27 +181,26 @@ def published_of(info: pb.EventInfo) -> Published:
     return Published(info.event_id, info.name, games)
 
 
-def assignments(hosted: Hosted, entrant: str) -> list[pb.Assignment]:
-    """Every game of `entrant` whose table exists and is not decided yet, oldest first."""
+def assignments(hosted: Hosted) -> dict[str, list[pb.Assignment]]:
+    """Each entrant's games whose table exists and that are not decided yet, oldest first
+    (one pass over the games for every entrant's `WatchEntry`)."""
     t = hosted.tournament
-    out = []
+    out: dict[str, list[pb.Assignment]] = {}
     for games in t.rounds:
         for g in games:
             seats = hosted.tables.get(g.game_id)
-            if seats is None or entrant not in g.seats:
-                continue
-            if g.game_id in t.results:
-                continue  # decided: nothing left to play
-            seat = g.seats.index(entrant)
-            out.append(
-                pb.Assignment(
-                    game_id=g.game_id,
-                    round=g.round,
-                    table_id=seats.table_id,
-                    seat=seat,
-                    seat_token=seats.tokens[seat],
-                    seats=list(g.seats),
-                    commitment=g.commitment,
+            if seats is None or g.game_id in t.results:
+                continue  # no table yet, or decided: nothing left to play
+            for seat, entrant in enumerate(g.seats):
+                out.setdefault(entrant, []).append(
+                    pb.Assignment(
+                        game_id=g.game_id,
+                        round=g.round,
+                        table_id=seats.table_id,
+                        seat=seat,
+                        seat_token=seats.tokens[seat],
+                        seats=list(g.seats),
+                        commitment=g.commitment,
+                    )
                 )
-            )
     return out

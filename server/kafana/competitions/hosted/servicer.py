@@ -21,7 +21,7 @@ import grpc  # type: ignore[import-untyped, unused-ignore]
 
 from kafana.competitions.control import adjudication
 from kafana.competitions.hosted import event as ev
-from kafana.competitions.hosted.convert import assignments, event_info, standings_of
+from kafana.competitions.hosted.convert import event_info, standings_of
 from kafana.competitions.hosted.event import (
     ENTRY_TOKEN,
     ORGANISER_TOKEN,
@@ -341,15 +341,17 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
             await context.write(update)
             written = loop.time()
 
+        seen: Hosted | None = None
         async with contextlib.aclosing(self.views.follow(event_id)) as views:
             async for view in views:
                 if self.stopping.is_set() or context.done():
                     return
                 idle = loop.time() - written
-                now = await self._entry_update(view, name, sent, last, idle, write)
+                fresh = view.hosted is not seen  # the entrant's games change with the snapshot
+                now = await self._entry_update(view, name, sent, last, idle, write, fresh)
                 if now is None:
                     return
-                last = now
+                last, seen = now, view.hosted
 
     async def _entry_update(
         self,
@@ -359,13 +361,14 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
         last: tuple[str, str, str],
         idle: float,
         write: Callable[[pb.EntryUpdate], Awaitable[None]],
+        fresh: bool = True,
     ) -> tuple[str, str, str] | None:
         """Write what changed for entrant `name` since `last` (phase, status, note): the new
-        one, or None once the event is over."""
+        one, or None once the event is over. Its games are looked at when `fresh`."""
         meta, status, note, hosted = view.meta, view.status, view.note, view.hosted
         if hosted is not None:
             status = hosted.tournament.status.value
-            for assignment in assignments(hosted, name):
+            for assignment in view.assignments.get(name, []) if fresh else ():
                 if assignment.game_id not in sent:
                     sent.add(assignment.game_id)
                     await write(

@@ -13,9 +13,11 @@ import contextlib
 from collections.abc import AsyncGenerator, Iterator
 from dataclasses import dataclass, field
 
+from kafana.competitions.hosted.convert import assignments
 from kafana.competitions.hosted.event import Hosted
 from kafana.competitions.hosted.store import EventStore
 from kafana.service.quotas import QuotaExceeded
+from kafana.v1 import competitions_pb2 as pb
 
 WATCHES_PER_ENTRY = 2
 """`WatchEntry` streams one entrant may hold open in one server process."""
@@ -29,6 +31,7 @@ class View:
     status: str
     note: str
     hosted: Hosted | None
+    assignments: dict[str, list[pb.Assignment]]  # entrant -> its games to play now
 
 
 @dataclass
@@ -41,6 +44,7 @@ class _Shared:
     error: BaseException | None = None
     text: str | None = None
     hosted: Hosted | None = None
+    assignments: dict[str, list[pb.Assignment]] = field(default_factory=dict)
     changed: asyncio.Condition = field(default_factory=asyncio.Condition)
     task: asyncio.Task[None] | None = None
 
@@ -119,7 +123,14 @@ class Views:
         meta = await self.store.meta(event_id)
         status, note = await self.store.control(event_id)
         text = await self.store.state(event_id)
-        if text != shared.text:  # parsed once per change, not once per stream and poll
-            shared.hosted = Hosted.loads(text) if text else None
-            shared.text = text
-        return View(meta, status, note, shared.hosted)
+        if text != shared.text:  # parsed once per change (in a worker thread: a large
+            # event's snapshot takes most of a second), not once per stream and poll
+            hosted, games = await asyncio.to_thread(_parse, text) if text else (None, {})
+            shared.hosted, shared.assignments, shared.text = hosted, games, text
+        return View(meta, status, note, shared.hosted, shared.assignments)
+
+
+def _parse(text: str) -> tuple[Hosted, dict[str, list[pb.Assignment]]]:
+    """The snapshot and every entrant's games to play."""
+    hosted = Hosted.loads(text)
+    return hosted, assignments(hosted)
