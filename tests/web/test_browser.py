@@ -83,11 +83,11 @@ def new_page(browser: Browser, width: int = 1100, height: int = 800) -> Page:
     return page
 
 
-def shot(page: Page, name: str) -> None:
-    """docs/images/web-NAME.png, the whole page."""
+def shot(page: Page, name: str, full_page: bool = True) -> None:
+    """docs/images/web-NAME.png, the whole page (or what the window shows)."""
     IMAGES.mkdir(parents=True, exist_ok=True)
     path = IMAGES / f"web-{name}.png"
-    page.screenshot(path=str(path), full_page=True)
+    page.screenshot(path=str(path), full_page=full_page)
     assert path.stat().st_size > 5_000
 
 
@@ -552,3 +552,50 @@ def test_the_events_list_is_paged(base: str, browser: Browser) -> None:
     assert page.locator("#events-prev").is_enabled()
     page.click("#events-prev")
     page.wait_for_selector("#events tbody tr:has-text('paged-12')")
+
+
+def finished_bot_table(http: httpx.Client, bots: list[dict[str, Any]]) -> str:
+    """A Tablić match to 1 point between built-in bots (the server plays every seat), waited
+    for to its end: its table id."""
+    config = {"rules": {"game": "GAME_TABLIC", "players": 2, "tablic": {"target": 1}}, "bots": bots}
+    table_id: str = connect(http, "KafanaService", "CreateTable", {"config": config})["tableId"]
+    deadline = time.monotonic() + 60
+    while (
+        connect(http, "KafanaService", "GetTable", {"tableId": table_id}).get("status")
+        != "TABLE_STATUS_FINISHED"
+    ):
+        assert time.monotonic() < deadline, "the bots did not finish their match"
+        time.sleep(0.2)
+    return table_id
+
+
+def test_the_review_of_a_match_against_ismcts(base: str, browser: Browser) -> None:
+    """The replay page's review: every move of both seats analysed (Analyze at each move's
+    seq - 1), the engine's choice, each move's cost, then the totals per seat."""
+    with httpx.Client(base_url=base, timeout=10) as http:
+        table_id = finished_bot_table(
+            http,
+            [
+                {"seat": 0, "bot": "greedy"},
+                {"seat": 1, "bot": "ismcts", "options": {"budget_ms": "20"}},
+            ],
+        )
+        record = connect(http, "KafanaService", "GetRecord", {"tableId": table_id})
+    moves = [e for e in record["events"] if e.get("kind") == "EVENT_KIND_MOVE"]
+    page = new_page(browser, width=1440, height=900)
+    page.goto(f"{base}#/r/{table_id}")
+    page.click("#review")
+    page.wait_for_selector("#review-totals li", timeout=60_000)
+    rows = page.locator("#review-moves tbody tr")
+    assert rows.count() == len(moves) >= 40
+    assert page.locator("#review-totals li").count() == 2
+    totals = page.locator("#review-totals").inner_text()
+    assert re.search(r"ismcts \(bot\): \d+ of 24 moves as the engine would play them", totals), (
+        totals
+    )
+    engine = [rows.nth(i).locator("td").nth(3).inner_text() for i in range(rows.count())]
+    assert "same" in engine and any(e != "same" for e in engine)  # agreed and differed
+    costly = page.locator("#review-moves tbody tr.cost")
+    assert costly.count() > 0 and float(costly.first.locator("td").nth(4).inner_text()) > 0
+    page.locator("#review-panel").evaluate("e => e.scrollIntoView()")
+    shot(page, "review", full_page=False)  # the review's top rows: a small PNG for the docs

@@ -7,6 +7,7 @@ import { EventKind, type Event, type GetRecordResponse } from "@kafana/client";
 import { EVENT_REASONS, RESULT_REASONS, client, explain } from "./api.js";
 import { face, labels } from "./cards.js";
 import { fill, h } from "./dom.js";
+import { reviewPanel } from "./review.js";
 import { describeMove } from "./table.js";
 
 /** What the page shows after `step` events: the table, the names, each side's takes. */
@@ -108,6 +109,8 @@ export async function replayPage(root: HTMLElement, tableId: string): Promise<()
   };
   document.addEventListener("keydown", keys);
   const result = record.result;
+  const tablic = events.some((e) => e.move?.game.case === "tablic");
+  const review = tablic ? reviewPanel(tableId, events, position(events, events.length).names) : undefined;
   fill(root,
     h("a", { href: "#/", class: "back" }, "← Lobby"),
     h("h1", {}, `Replay of ${tableId}`),
@@ -119,8 +122,12 @@ export async function replayPage(root: HTMLElement, tableId: string): Promise<()
       h("button", { type: "button", id: "replay-last", onclick: () => go(events.length), "aria-label": "last" }, "⏭"),
       counter, slider, hands, jump),
     view,
+    review?.element,
     h("details", {}, h("summary", {}, "Record text"), h("pre", { class: "record" }, record.record)),
     h("p", { class: "hint" }, "Keys: ← → step, Home / End. ", labels([])));
   go(step);
-  return () => document.removeEventListener("keydown", keys);
+  return () => {
+    document.removeEventListener("keydown", keys);
+    review?.stop();
+  };
 }
