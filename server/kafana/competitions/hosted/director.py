@@ -64,6 +64,10 @@ from kafana.tasks import cancel_and_wait
 log = logging.getLogger(__name__)
 
 
+SAVE_SPACING = 4
+"""Snapshot writes are spaced this many times the last encoding's time apart."""
+
+
 class LostLease(Exception):
     """Another process directs the event now."""
 
@@ -187,12 +191,34 @@ class EventRun:
         self.bots: dict[str, str] = {}
         self.rating_keys: dict[str, str] = {}  # entrant -> its key in the service's rating book
         self.embargoed: set[int] = set()  # duplicate boards whose label is embargoed
+        self._saving = asyncio.Lock()
+        self._dirty = False
+        self._next_save = 0.0
 
     async def save(self) -> None:
-        """Write the snapshot (LostLease if another process directs the event now)."""
-        if not await self.store.save(self.event_id, self.d.owner, self.hosted.dumps()):
-            self.lost = True
-            raise LostLease(self.event_id)
+        """Write the snapshot, with this change in it (LostLease if another process directs
+        the event now).
+
+        Changes at once share one write, and writes are spaced `SAVE_SPACING` times the last
+        one's encoding apart: a 1,024-entrant event's snapshot takes ~0.7 s to encode on the
+        event loop, and a write after each of a round's 1,024 changes stalled the server for
+        minutes; now encoding takes at most a fifth of the loop's time."""
+        self._dirty = True
+        async with self._saving:
+            if not self._dirty:  # a write that began after this change carried it
+                return
+            loop = asyncio.get_running_loop()
+            wait = self._next_save - loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            self._dirty = False
+            started = loop.time()
+            text = self.hosted.dumps()
+            encoded = loop.time() - started
+            if not await self.store.save(self.event_id, self.d.owner, text):
+                self.lost = True
+                raise LostLease(self.event_id)
+            self._next_save = loop.time() + SAVE_SPACING * encoded
 
     async def run(self) -> None:
         """Load or begin the tournament, play it to the end, mark the event finished."""
