@@ -16,9 +16,10 @@ ROOT = Path(__file__).resolve().parents[1]
 LOCK = ROOT / "requirements" / "lock.txt"
 
 
-def _locked() -> dict[str, tuple[str, Marker | None, int]]:
-    """Each locked package: its version, its marker, and how many hashes it carries."""
-    entries: dict[str, tuple[str, Marker | None, int]] = {}
+def _entries() -> list[tuple[str, str, Marker | None, int]]:
+    """Each locked line: the package, its version, its marker, how many hashes it carries
+    (a package may have one line per Python version)."""
+    entries: list[tuple[str, str, Marker | None, int]] = []
     for block in re.split(r"\n(?=[A-Za-z0-9])", LOCK.read_text()):
         head = block.split("\\", 1)[0].strip()
         if not head or head.startswith("#"):
@@ -27,8 +28,18 @@ def _locked() -> dict[str, tuple[str, Marker | None, int]]:
         (spec,) = requirement.specifier
         assert spec.operator == "==", head
         hashes = block.count("--hash=sha256:")
-        entries[canonicalize_name(requirement.name)] = (spec.version, requirement.marker, hashes)
+        name = canonicalize_name(requirement.name)
+        entries.append((name, spec.version, requirement.marker, hashes))
     return entries
+
+
+def _locked() -> dict[str, tuple[str, Marker | None, int]]:
+    """Each locked package as this interpreter installs it: version, marker, hashes."""
+    found: dict[str, tuple[str, Marker | None, int]] = {}
+    for name, version, marker, hashes in _entries():
+        if marker is None or marker.evaluate() or name not in found:
+            found[name] = (version, marker, hashes)
+    return found
 
 
 def _declared() -> list[Requirement]:
@@ -48,13 +59,13 @@ def test_every_declared_dependency_is_locked_with_hashes() -> None:
         version, _, hashes = locked[canonicalize_name(requirement.name)]
         assert requirement.specifier.contains(version, prereleases=True), (requirement, version)
         assert hashes >= 1, requirement.name
-    assert all(hashes >= 1 for _, _, hashes in locked.values())
+    assert all(hashes >= 1 for *_, hashes in _entries())
 
 
 def test_this_environment_is_the_lock() -> None:
     # What `make venv` installed here is exactly what a fresh clone installs.
     wrong = {}
-    for name, (version, marker, _) in _locked().items():
+    for name, version, marker, _ in _entries():
         if marker is not None and not marker.evaluate():
             continue
         installed = metadata.version(name)
