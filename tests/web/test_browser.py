@@ -599,3 +599,78 @@ def test_the_review_of_a_match_against_ismcts(base: str, browser: Browser) -> No
     assert costly.count() > 0 and float(costly.first.locator("td").nth(4).inner_text()) > 0
     page.locator("#review-panel").evaluate("e => e.scrollIntoView()")
     shot(page, "review", full_page=False)  # the review's top rows: a small PNG for the docs
+
+
+def overflow(page: Page) -> list[str]:
+    """The elements wider than the window (none: nothing scrolls sideways)."""
+    found: list[str] = page.evaluate(
+        """() => {
+            const width = document.documentElement.clientWidth;
+            const out = [];
+            for (const e of document.querySelectorAll('body *')) {
+                const box = e.getBoundingClientRect();
+                if (box.width && box.right > width + 0.5 && !e.closest('.tables')) {
+                    out.push(`${e.tagName}.${e.className} ${Math.round(box.right)}`);
+                }
+            }
+            const whole = document.documentElement.scrollWidth;
+            if (whole > width) out.push(`page ${whole}`);
+            return out.slice(0, 8);
+        }"""
+    )
+    return found
+
+
+def test_every_page_fits_a_360_px_phone(base: str, browser: Browser) -> None:
+    """Lobby, table, replay with its review, events, an event and leagues at 360 px: nothing
+    wider than the window (a wide list scrolls inside its own box). The lobby was once 674 px
+    on a 390 px phone and the event page 776 px."""
+    with httpx.Client(base_url=base, timeout=10) as http:
+        table_id = finished_bot_table(
+            http, [{"seat": 0, "bot": "random"}, {"seat": 1, "bot": "greedy"}]
+        )
+        made = connect(
+            http,
+            "CompetitionsService",
+            "CreateEvent",
+            {"name": "phone-event", "format": "EVENT_FORMAT_ROUND_ROBIN", "target": 1},
+        )
+        for bot in ("random", "greedy"):
+            connect(
+                http,
+                "CompetitionsService",
+                "EnterEvent",
+                {"eventId": made["eventId"], "name": f"{bot}-bot", "bot": bot},
+            )
+        connect(
+            http,
+            "CompetitionsService",
+            "StartEvent",
+            {"eventId": made["eventId"]},
+            **{"kafana-organiser-token": made["organiserToken"]},
+        )
+    page = new_page(browser, width=360, height=740)
+    playing = start_bot_match(page, base, "Tijana Petrović-Njegoš")
+    assert my_turn(page)
+    page.locator(".hand button.card").first.click()
+    widths = {"lobby": [], "table": overflow(page)}
+    page.goto(base)
+    page.wait_for_selector(".tables tbody tr, .tables .empty")
+    widths["lobby"] = overflow(page)
+    page.goto(f"{base}#/t/{playing}?watch")
+    page.wait_for_selector(".table-cards")
+    widths["spectator"] = overflow(page)
+    page.goto(f"{base}#/r/{table_id}")
+    page.click("#review")
+    page.wait_for_selector("#review-totals li", timeout=60_000)
+    widths["replay"] = overflow(page)
+    page.goto(f"{base}#/e")
+    page.wait_for_selector("#events tbody tr")
+    widths["events"] = overflow(page)
+    page.goto(f"{base}#/e/{made['eventId']}")
+    page.wait_for_selector("#rating-curves", timeout=30_000)
+    widths["event"] = overflow(page)
+    page.goto(f"{base}#/l")
+    page.wait_for_selector("h1")
+    widths["leagues"] = overflow(page)
+    assert widths == {name: [] for name in widths}

@@ -58,19 +58,19 @@ export async function eventsPage(root: HTMLElement): Promise<() => void> {
 }
 
 function standings(event: EventInfo): HTMLElement {
-  return h("table", { class: "list", id: "standings" },
+  return h("div", { class: "tables" }, h("table", { class: "list", id: "standings" },
     h("thead", {}, h("tr", {}, ["#", "Entrant", "Points", "Played", "W", "D", "L", "Byes", "Buchholz", "S-B", "Diff", "Rating"].map((t) => h("th", {}, t)))),
     h("tbody", {}, event.standings.map((s) => h("tr", {},
       h("td", {}, s.rank), h("td", {}, s.entrant), h("th", {}, s.points), h("td", {}, s.played),
       h("td", {}, s.wins), h("td", {}, s.draws), h("td", {}, s.losses), h("td", {}, s.byes),
       h("td", {}, s.buchholz.toFixed(1)), h("td", {}, s.sonnebornBerger.toFixed(2)), h("td", {}, s.diff),
-      h("td", {}, s.rating.toFixed(1))))));
+      h("td", {}, s.rating.toFixed(1)))))));
 }
 
 function rounds(event: EventInfo): HTMLElement[] {
   return event.rounds.map((round) => h("section", { class: "panel" },
     h("h3", {}, `Round ${round.number}`),
-    h("table", { class: "list" },
+    h("div", { class: "tables" }, h("table", { class: "list" },
       h("thead", {}, h("tr", {}, ["Game", "Seats", "Status", "Score", "Commitment"].map((t) => h("th", {}, t)))),
       h("tbody", {}, round.games.map((g) => h("tr", {},
         h("td", {}, g.gameId),
@@ -81,7 +81,7 @@ function rounds(event: EventInfo): HTMLElement[] {
             ? h("a", { href: `#/r/${g.tableId}`, class: "button" }, "Replay")
             : "waiting"),
         h("td", {}, g.scores.join(" : ")),
-        h("td", { class: "hash", title: g.commitment }, g.commitment.slice(0, 16) + "…"))))),
+        h("td", { class: "hash", title: g.commitment }, g.commitment.slice(0, 16) + "…")))))),
     round.byes.length ? h("p", {}, `Byes: ${round.byes.join(", ")}`) : null));
 }
 
