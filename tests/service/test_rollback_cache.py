@@ -13,6 +13,7 @@ import uuid
 import pytest
 from kafana.errors import IllegalMoveError, SeqAhead
 from kafana.service.feed import Feed
+from kafana.service.follow import follow, steps
 from kafana.service.records import encode
 from kafana.service.tables import Tables
 from kafana.store.base import Append
@@ -136,3 +137,29 @@ async def test_a_table_that_no_longer_replays_does_not_break_listing() -> None:
         await fresh.session(broken)
     listed, _cursor = await fresh.list(0, "", 10)
     assert [s.table_id for s in listed] == [good]
+
+
+async def test_followers_are_told_the_table_went_back() -> None:
+    """An in-process follower (a bot seat, a referee) that saw the lost events gets the table
+    as the store holds it at once, and `steps` walks it from the start: a bot whose turn it is
+    again moves (the table is not stuck waiting for a seq the store will not reach)."""
+    tables, table_id, tokens = await seated(SPEC, seed=10)
+    store = tables.store
+    assert isinstance(store, MemoryStore)
+    feed = Feed(store, block_ms=50)
+    await moves(tables, table_id, tokens, 2, seed=1)
+    saved = rolled_back(store, table_id)
+    await moves(tables, table_id, tokens, 3, seed=2)
+    lost = await tables.session(table_id)
+    store._tables[table_id] = saved  # type: ignore[assignment]
+    changes = follow(tables, feed, table_id, after_seq=lost.seq)
+    try:
+        back = await asyncio.wait_for(anext(changes), 5)
+    finally:
+        await changes.aclose()
+        await feed.close()
+    assert back.seq == lost.seq - 3 and back.log.data == saved.log  # type: ignore[attr-defined]
+    walked = list(steps(lost, back))
+    assert [after.seq for _event, after in walked] == list(range(1, back.seq + 1))
+    assert walked[-1][1].log.digest == back.log.digest
+    assert str(walked[-1][1].match.record().to_text()) == back.match.record().to_text()

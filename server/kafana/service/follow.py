@@ -33,15 +33,20 @@ async def follow(
 
     The first session comes at once when the table is already past `after_seq`; several events
     may lie between two sessions (`steps` lists them). The last session yielded is the finished
-    one (none when the table was finished at `after_seq` already). Raises `NotFoundError` when
-    the table does not exist or has expired.
+    one (none when the table was finished at `after_seq` already). When the store went back
+    (it lost events: a failover, a crash) the table as the store holds it comes at once, with a
+    lower seq or other events than the last one yielded: a follower acts on it (a bot seat
+    whose turn it is again moves), and `steps` walks it from the start. Raises `NotFoundError`
+    when the table does not exist or has expired.
     """
     seen = after_seq
+    last: Session | None = None
     session = await tables.session(table_id)
     quiet = 0
     while True:
-        if session.seq > seen:
-            seen = session.seq
+        if session.seq != seen or (last is not None and not continues(last, session)):
+            seen = session.seq  # lower when the store went back (it lost events)
+            last = session
             yield session
         if session.status == FINISHED:
             return
@@ -50,7 +55,7 @@ async def follow(
             session = await _fresh(tables, feed, table_id)
         else:
             quiet += 1
-            if quiet % RELOAD_EVERY == 0:
+            if quiet % RELOAD_EVERY == 0 or 0 < feed.latest(table_id) < seen:
                 session = await tables.session(table_id)
 
 
@@ -63,15 +68,24 @@ async def _fresh(tables: Tables, feed: Feed, table_id: str) -> Session:
     return await tables.session(table_id)
 
 
+def continues(before: Session, after: Session) -> bool:
+    """Whether `after` holds every event of `before` (not so when the store lost some)."""
+    return after.seq >= before.seq and after.log.data.startswith(before.log.data)
+
+
 def steps(before: Session, after: Session) -> Iterator[tuple[storage_pb2.StoredEvent, Session]]:
     """Each event after `before` up to `after` (two sessions of one table), with the table
     after it, oldest first. `Session.start(table_id, stored)` is the table before any event.
 
-    One event (the usual case) costs no replay: the table after it is `after`.
+    One event (the usual case) costs no replay: the table after it is `after`. When `after`
+    does not continue `before` (the store lost events `before` holds), every event of `after`
+    from the table's start.
     """
-    if after.seq == before.seq + 1:
+    if after.seq == before.seq + 1 and continues(before, after):
         yield storage_pb2.StoredEvent.FromString(after.log.last().data), after
         return
+    if not continues(before, after):
+        before = Session.start(after.table_id, after.stored)
     session = before
     for entry in after.log[before.seq : after.seq]:
         session = session.apply(entry)
