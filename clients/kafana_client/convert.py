@@ -79,7 +79,7 @@ def _card_points(value: Any) -> list[rules_pb2.CardPoints]:
     return out
 
 
-def _switch_names(branch: Any) -> list[str]:
+def switch_names(branch: Any) -> list[str]:
     """The switches of a game's rules message (TablicRules, TacRules), in field order."""
     skip = {"preset", "card_points_set"}
     return [f.name for f in branch.DESCRIPTOR.fields if f.name not in skip]
@@ -94,7 +94,7 @@ def set_switches(spec: rules_pb2.RulesSpec, switches: Mapping[str, Any]) -> rule
     game = game_name(spec)
     branch: Any = getattr(spec, game)
     branch.SetInParent()  # the branch is present even with no switch (the game is clear)
-    valid = _switch_names(branch)
+    valid = switch_names(branch)
     unknown = sorted(set(switches) - set(valid))
     if unknown:
         raise InvalidInputError(
@@ -191,7 +191,7 @@ def switches_of(spec: rules_pb2.RulesSpec) -> dict[str, Any]:
     as (pattern, points) pairs; only when given)."""
     branch: Any = getattr(spec, game_name(spec))
     out: dict[str, Any] = {}
-    for name in _switch_names(branch):
+    for name in switch_names(branch):
         if name == "card_points":
             if branch.card_points_set or len(branch.card_points):
                 out[name] = tuple((p.pattern, p.points) for p in branch.card_points)

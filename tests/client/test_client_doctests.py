@@ -22,6 +22,7 @@ MODULES = [
     "kafana_client.cli.choice",
     "kafana_client.cli.numbers",
     "kafana_client.cli.paths",
+    "kafana_client.cli.rule_args",
     "kafana_client.cli.render",
 ]
 

@@ -36,13 +36,13 @@ class Finite(click.FloatRange):
         return super().convert(number, param, ctx)
 
 
-def bot_option(key: str, text: str, value: int | float) -> int | float:
-    """A bot option's number (typed as `text`), refused when it is not finite or negative."""
+def bot_option(key: str, text: str, value: int | float, hint: str = "--option") -> int | float:
+    """A bot option's number (typed as `text` after option `hint`), refused when it is not
+    finite or negative."""
     if not math.isfinite(value):
-        raise click.BadParameter(f"{key}={text} is not a finite number", param_hint="--option")
+        raise click.BadParameter(f"{key}={text} is not a finite number", param_hint=hint)
     if value < 0:
         raise click.BadParameter(
-            f"{key}={text} is negative: bot options are counts, sizes and times",
-            param_hint="--option",
+            f"{key}={text} is negative: bot options are counts, sizes and times", param_hint=hint
         )
     return value

@@ -24,6 +24,7 @@ from kafana.cli.demo import demo
 from kafana.cli.league import league
 from kafana.cli.play import play
 from kafana.cli.serve import serve
+from kafana.cli.table import table
 from kafana.cli.tournament import tournament
 from kafana.cli.verify import verify
 
@@ -76,5 +77,5 @@ def main(debug: bool) -> None:
 
 CLIENT = (play, tables, watch, replay)
 """The commands that play or look at a running server's tables."""
-for command in (demo, serve, arena, *CLIENT, verify, tournament, league, bot, account):
+for command in (demo, serve, arena, *CLIENT, table, verify, tournament, league, bot, account):
     main.add_command(command)
