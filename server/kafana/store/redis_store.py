@@ -146,15 +146,17 @@ class RedisStore(TableStore):
         self._turn = self._turn % WAIT_LANES + 1
         return self._turn
 
-    def _replicated(self, key: str) -> list[Command]:
-        """The WAIT that follows a write on `key`'s connection when writes wait for a replica."""
+    def _replicated(self, *keys: str) -> list[Command]:
+        """The WAITs that follow writes on the connections of `keys` (one a key: on a cluster
+        the table and the deadline index may be on two nodes) when writes wait for a replica."""
         if self.durability != REPLICATED:
             return []
-        return [(key, pack("WAIT", 1, self.wait_ms))]
+        return [(key, pack("WAIT", 1, self.wait_ms)) for key in keys]
 
-    def _check_replicated(self, replies: list[Reply]) -> None:
-        """Refuse (retryably) a write no replica confirmed within `wait_ms`."""
-        if self.durability == REPLICATED and _int(replies[-1]) < 1:
+    def _check_replicated(self, replies: list[Reply], waits: int = 1) -> None:
+        """Refuse (retryably) a write no replica confirmed within `wait_ms` (`waits`: the last
+        replies, one a WAIT)."""
+        if self.durability == REPLICATED and min(_int(r) for r in replies[-waits:]) < 1:
             raise StoreUnavailable(
                 f"no replica confirmed the write within {self.wait_ms} ms: it is not "
                 "acknowledged (a retry with the same client_move_id is applied at most once)"
@@ -239,7 +241,7 @@ class RedisStore(TableStore):
             [keys.state, keys.seats, keys.log, keys.table],
             append_args(table_id, append),
             *also,
-            *self._replicated(keys.state),
+            *self._replicated(keys.state, *(key for key, _command in also)),
             pool=self._pool(),
         )
         raw = replies[0]
@@ -247,7 +249,7 @@ class RedisStore(TableStore):
         outcome, seq, status = raw
         result = AppendResult(_OUTCOMES[outcome], _int(seq), status.decode())
         if result.outcome in (Outcome.APPLIED, Outcome.DUPLICATE):
-            self._check_replicated(replies)
+            self._check_replicated(replies, 1 + len(also))
         if (
             result.outcome is Outcome.APPLIED
             and append.take_seat is not None
@@ -258,7 +260,16 @@ class RedisStore(TableStore):
         return result
 
     async def _zadd(self, key: str, member: str, score: int, *flags: str) -> None:
-        await self._client.call(key, "ZADD", key, *flags, score, member)
+        """Index `member` (a table's creation, its next deadline); waits for a replica as a
+        write of the table does (a deadline lost in a failover would never fire)."""
+        if self.durability != REPLICATED:
+            await self._client.call(key, "ZADD", key, *flags, score, member)
+            return
+        command = (key, pack("ZADD", key, *flags, score, member))
+        replies = await self._client.calls([command, *self._replicated(key)], pool=self._pool())
+        if isinstance(replies[0], Exception):
+            raise replies[0]
+        self._check_replicated(replies)
 
     async def schedule_early(self, table_id: str, deadline_ms: int) -> None:
         """Index a deadline unless an earlier one is indexed already."""
