@@ -222,6 +222,7 @@ def test_a_person_plays_a_whole_match_against_a_bot_while_others_watch(
         assert player.locator("#error").inner_text() == ""
     result = player.locator("#result").inner_text()
     assert "won" in result or "draw" in result.lower()
+    assert "Ana" in result and not re.search(r"\b(side|seat) \d", result), result  # names
     assert player.locator("#hand-scores tbody tr").count() >= 2  # a row per side, hand 1
     assert player.locator("#last-capture").inner_text() != ""
     shot(player, "result")
@@ -674,3 +675,32 @@ def test_every_page_fits_a_360_px_phone(base: str, browser: Browser) -> None:
     page.wait_for_selector("h1")
     widths["leagues"] = overflow(page)
     assert widths == {name: [] for name in widths}
+
+
+def test_the_table_feed_reconnects_for_ever_and_says_so(base: str, browser: Browser) -> None:
+    """The server out of reach for over two minutes (the page's clock run forward): the page
+    says it is reconnecting and keeps trying; once the server answers it says so and the
+    match plays on (the feed once gave up for good after 60 s, with no prompt)."""
+    page = new_page(browser)
+    page.clock.install()
+    start_bot_match(page, base, "Bora")
+    assert my_turn(page)
+    page.route("**/kafana.v1.KafanaService/**", lambda route: route.abort("connectionrefused"))
+    page.clock.run_for("00:16")  # no heartbeat for 15 s: the feed drops its stream
+    page.wait_for_selector("#connection:has-text('reconnecting')")
+    for _ in range(14):  # 140 s of failed reconnects
+        page.clock.run_for("00:10")
+        page.wait_for_timeout(50)
+    text = page.locator("#connection").inner_text()
+    tries = re.search(r"reconnecting, try (\d+)", text)
+    assert tries and int(tries.group(1)) >= 8, text
+    assert "feed stopped" not in page.locator("#error").inner_text()
+    page.unroute("**/kafana.v1.KafanaService/**")
+    for _ in range(6):
+        page.clock.run_for("00:10")
+        page.wait_for_timeout(100)
+        if "Reconnected" in page.locator("#connection").inner_text():
+            break
+    assert "Reconnected" in page.locator("#connection").inner_text()
+    play_one(page)
+    assert page.locator("#error").inner_text() == ""

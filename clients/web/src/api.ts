@@ -145,6 +145,18 @@ export function seatNames(info: TableInfo | undefined): string[] {
   return names;
 }
 
+/**
+ * The server's result detail ("side 1 won 31-28", "seat 0 forfeited (left)": 0-based numbers)
+ * in the page's one numbering: names where there are names, else 1-based ("Mira", "seat 2").
+ */
+export function renumbered(detail: string, seats: readonly string[], sides: readonly string[]): string {
+  return detail.replace(/\b(seat|side) (\d+)\b/g, (_all, kind: string, number: string) => {
+    const n = Number(number);
+    const name = kind === "seat" ? seats[n] : sides[n];
+    return name ?? `${kind} ${n + 1}`;
+  });
+}
+
 /** The side of each seat (partnerships: seats 0 and 2 are side 0). */
 export function sideOf(info: TableInfo | undefined, seat: number): number {
   return info?.seats.find((s) => s.seat === seat)?.side ?? seat;

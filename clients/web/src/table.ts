@@ -5,6 +5,7 @@
  */
 import {
   EventKind,
+  ResultReason,
   asSeat,
   EventReason,
   TableStatus,
@@ -30,6 +31,7 @@ import {
   freshId,
   playerName,
   reasonOf,
+  renumbered,
   seatClient,
   seatNames,
   sideOf,
@@ -39,6 +41,9 @@ import {
 } from "./api.js";
 import { backs, face, label, labels } from "./cards.js";
 import { fill, h } from "./dom.js";
+
+/** The longest pause between two reconnects of the table's feed. */
+const FEED_MAX_RETRY_MS = 15_000;
 
 /** Names of each side ("Ana & Ivo" with partnerships). */
 function sideNames(state: TableState): string[] {
@@ -103,8 +108,13 @@ export async function tablePage(
   const header = h("header", { class: "table-head" });
   const noticeBox = h("p", { id: "notice", class: "notice", role: "status", "aria-live": "polite" });
   const errorBox = h("p", { id: "error", class: "error", role: "alert" });
+  const connectionBox = h("p", { id: "connection", class: "connection", role: "status" });
   const board = h("div", { class: "board" });
-  fill(root, header, noticeBox, errorBox, board);
+  fill(root, header, connectionBox, noticeBox, errorBox, board);
+  /** While the feed is down: its reconnect count (the page says so, and checks the table
+   * every few seconds until it answers again). */
+  let reconnects = 0;
+  let recheck: ReturnType<typeof setTimeout> | undefined;
 
   async function refresh(): Promise<void> {
     const before = state;
@@ -143,7 +153,7 @@ export async function tablePage(
         try {
           await refresh();
         } catch (thrown) {
-          error = explain(thrown);
+          if (!reconnects) error = explain(thrown); // else the connection line says it
           render();
         }
       } while (again && !stop.signal.aborted);
@@ -415,10 +425,12 @@ export async function tablePage(
     const result = s.result!;
     const sides = sideNames(s);
     const winner = result.winnerSide !== undefined ? `${sides[result.winnerSide] ?? ""} won` : "A draw";
-    const scores = result.scores.length ? ` ${result.scores.join(" : ")}` : "";
+    const scores = result.scores.length ? ` · ${result.scores.map((points, side) => `${sides[side] ?? `side ${side + 1}`} ${points}`).join(" : ")}` : "";
+    // the server's detail, in names (a score's repeats the line above)
+    const detail = result.detail && result.reason !== ResultReason.SCORE ? renumbered(result.detail, seatNames(s.info), sides) : "";
     return h("section", { class: "panel result", id: "result", role: "status" },
       h("h2", {}, "Match over"),
-      h("p", {}, `${winner}${scores} (${RESULT_REASONS[result.reason] ?? ""})`, result.detail ? ` · ${result.detail}` : ""),
+      h("p", {}, `${winner}${scores} (${RESULT_REASONS[result.reason] ?? ""})`, detail ? ` · ${detail}` : ""),
       h("a", { href: `#/r/${tableId}`, class: "button" }, "Replay this match"));
   }
 
@@ -441,18 +453,59 @@ export async function tablePage(
       clearInterval(timer);
     };
   }
+  /** The feed is back (an event came, or the table answered): say so once. */
+  function reconnected(): void {
+    if (!reconnects) return;
+    reconnects = 0;
+    clearTimeout(recheck);
+    fill(connectionBox, "Reconnected.");
+    connectionBox.classList.remove("down");
+    setTimeout(() => {
+      if (!reconnects) fill(connectionBox);
+    }, 3000);
+  }
+
+  /** While reconnecting: GetState now and then; the first answer means the server is back. */
+  function checkBack(): void {
+    clearTimeout(recheck);
+    recheck = setTimeout(async () => {
+      if (!reconnects || stop.signal.aborted) return;
+      try {
+        await refresh();
+        error = "";
+        reconnected();
+        render();
+      } catch {
+        checkBack();
+      }
+    }, Math.min(30_000, 1000 * 2 ** Math.min(reconnects, 5)));
+  }
+
   void (async () => {
     const after = state?.seq ?? 0n;
-    const feed = seatApi ? seatApi.events({ afterSeq: after, signal: stop.signal }) : client.events(tableId, { afterSeq: after, signal: stop.signal });
+    const options = {
+      afterSeq: after,
+      signal: stop.signal,
+      maxRetryMillis: FEED_MAX_RETRY_MS,
+      giveUpMillis: Number.POSITIVE_INFINITY, // a player comes back: never give up
+      onReconnect: (why: { message: string }) => {
+        reconnects += 1;
+        connectionBox.classList.add("down");
+        fill(connectionBox, `Connection to the server lost (${why.message || "no answer"}): reconnecting, try ${reconnects}…`);
+        checkBack();
+      },
+    };
+    const feed = seatApi ? seatApi.events(options) : client.events(tableId, options);
     try {
       for await (const event of feed) {
+        reconnected();
         onEvent(event);
         schedule();
       }
       schedule();
     } catch (thrown) {
       if (!stop.signal.aborted) {
-        error = `The table's feed stopped: ${explain(thrown)}`;
+        error = `The table's feed stopped: ${explain(thrown)}. Reload the page to follow it again.`;
         render();
       }
     }
@@ -460,6 +513,7 @@ export async function tablePage(
   return () => {
     stop.abort();
     clearInterval(timer);
+    clearTimeout(recheck);
   };
 }
 
