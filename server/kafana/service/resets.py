@@ -11,11 +11,12 @@ stream cap slow such a client down but never close it), so the server keeps one 
   option `grpc.max_concurrent_streams`), and core queues up to `PENDING_CALLS` calls for the
   application before it refuses some (`reset_options`): a reset stream stays in that queue
   until Python takes it, and with core's defaults two connections filled it;
-- `ResetWatch` reads core's own counters of every connection of the gRPC port (channelz: the
-  streams that failed, which is what a reset stream is) every `interval` seconds, and closes a
-  connection that failed more than `limit` streams a second: a GOAWAY frame
-  (`ENHANCE_YOUR_CALM`, "too_many_resets") on a plaintext port, then the socket is shut down
-  both ways, which core sees as the peer going away (it ends that connection's calls).
+- `ResetWatch` reads core's own counters (channelz) of the server every `interval` seconds
+  and, when its unfinished calls grow fast, those of every connection (the streams that
+  failed, which is what a reset stream is), and closes a connection that failed more than
+  `limit` streams a second: a GOAWAY frame (`ENHANCE_YOUR_CALM`, "too_many_resets") on a
+  plaintext port, then the socket is shut down both ways, which core sees as the peer going
+  away (it ends that connection's calls).
 
 Closing finds the socket among this process's file descriptors (`/proc/self/fd`, Linux);
 elsewhere a connection over the bound is logged and left open.
@@ -33,14 +34,15 @@ import os
 import socket
 import stat
 import struct
-from collections.abc import Callable, Iterator
+import threading
+import time
+from collections.abc import Callable
 from typing import Any
 
 from grpc._cython import cygrpc  # type: ignore[attr-defined, import-untyped, unused-ignore]
 
 from kafana import metrics
 from kafana.logs import Repeated
-from kafana.tasks import cancel_and_wait
 
 __all__ = [
     "MAX_STREAMS_PER_CONNECTION",
@@ -50,8 +52,10 @@ __all__ = [
     "goaway_frame",
     "reset_options",
 ]
-RESETS_PER_SECOND = 200
-"""Streams one connection may have fail (reset, cancelled) a second before it is closed."""
+RESETS_PER_SECOND = 100
+"""Streams one connection may have fail (reset, cancelled) a second before it is closed: a
+client cancels a few a second (a watcher closing its stream); a rapid reset attack made core
+fail 150-600 a second per connection on the 2-core test machine, with more sent."""
 MAX_STREAMS_PER_CONNECTION = 1000
 """Streams open at once on one connection (more wait in the client until one ends)."""
 PENDING_CALLS = 10_000
@@ -133,43 +137,55 @@ def _json(data: bytes | str) -> dict[str, Any]:
     return found if isinstance(found, dict) else {}
 
 
-def server_connections(port: int) -> Iterator[tuple[int, tuple[str, int], int]]:
-    """(channelz socket id, remote address, streams failed) of every connection that gRPC
-    servers of this process accepted on `port`."""
-    start = 0
+def newest_server() -> int:
+    """The channelz id of the gRPC server made last in this process (0: none): called right
+    after `grpc.aio.server()`, it is that server's."""
+    newest, start = 0, 0
     while True:
         page = _json(cygrpc.channelz_get_servers(start))
         servers = page.get("server", [])
         for server in servers:
-            yield from _sockets(int(server["ref"]["serverId"]), port)
+            newest = max(newest, int(server["ref"]["serverId"]))
         if page.get("end", True) or not servers:
-            return
+            return newest
         start = int(servers[-1]["ref"]["serverId"]) + 1
 
 
-def _sockets(server_id: int, port: int) -> Iterator[tuple[int, tuple[str, int], int]]:
+def unfinished_calls(server_id: int) -> int:
+    """Calls the server started that did not succeed (failed, reset, or still running): one
+    cheap read that says whether any connection may be resetting streams."""
+    try:
+        data = _json(cygrpc.channelz_get_server(server_id)).get("server", {}).get("data", {})
+    except ValueError:  # no such server (any more)
+        return 0
+    return int(data.get("callsStarted", 0)) - int(data.get("callsSucceeded", 0))
+
+
+def server_connections(server_id: int) -> list[tuple[int, tuple[str, int], int]]:
+    """(channelz socket id, remote address, streams failed) of every connection of the
+    server: one channelz read per connection (~0.5 ms each: a thread's work)."""
+    found: list[tuple[int, tuple[str, int], int]] = []
     start = 0
     while True:
         try:
             page = _json(cygrpc.channelz_get_server_sockets(server_id, start, 0))
         except ValueError:  # the server is gone
-            return
+            return found
         refs = page.get("socketRef", [])
         for ref in refs:
             socket_id = int(ref["socketId"])
             try:
-                found = _json(cygrpc.channelz_get_socket(socket_id)).get("socket", {})
+                data = _json(cygrpc.channelz_get_socket(socket_id)).get("socket", {})
             except ValueError:  # closed meanwhile
                 continue
-            local = found.get("local", {}).get("tcpipAddress", {})
-            remote = found.get("remote", {}).get("tcpipAddress", {})
-            if local.get("port") != port or "port" not in remote:
+            remote = data.get("remote", {}).get("tcpipAddress", {})
+            if "port" not in remote:
                 continue
             address = _address(remote.get("ipAddress", ""))
-            failed = int(found.get("data", {}).get("streamsFailed", 0))
-            yield socket_id, (address, int(remote["port"])), failed
+            failed = int(data.get("data", {}).get("streamsFailed", 0))
+            found.append((socket_id, (address, int(remote["port"])), failed))
         if page.get("end", True) or not refs:
-            return
+            return found
         start = int(refs[-1]["socketId"]) + 1
 
 
@@ -183,8 +199,17 @@ def _address(encoded: str) -> str:
 
 
 class ResetWatch:
-    """Closes connections of the gRPC port on `port` whose streams fail faster than `limit`
-    a second (0: off); started and stopped with the server."""
+    """Closes connections of one gRPC server whose streams fail faster than `limit` a second
+    (0: off); started and stopped with the server.
+
+    Every `interval` (in a thread of its own) it reads the server's own call counters (one
+    cheap channelz read). Only when its calls that did not succeed grew faster than the bound
+    allows a single connection does it read every connection's counters (~0.3 ms each),
+    twice in a row, and close those whose failed streams grew past the bound between the
+    two. A reading that finds no one to close is followed by `quiet` intervals without one, so
+    a load that keeps the server-wide count up with no connection over the bound costs at
+    most one reading of the connections per `quiet + 1` intervals.
+    """
 
     def __init__(
         self,
@@ -192,50 +217,83 @@ class ResetWatch:
         *,
         goaway: bool = True,
         interval: float = INTERVAL_S,
+        quiet: int = 1,
         close: Callable[[int, tuple[str, int], bytes], bool] = close_connection,
     ) -> None:
         self.limit = limit
         self.goaway = goaway_frame() if goaway else b""  # not on TLS: the stream is TLS's
         self.interval = interval
+        self.quiet = quiet
         self.close = close
+        self.server_id = 0  # channelz id of the server (set by `create_server`)
         self.port = 0
         self.closed = 0  # connections closed so far
-        self._failed: dict[int, int] = {}  # channelz socket id -> streams failed at last look
+        self.readings = 0  # readings of every connection so far
+        self._calls: int | None = None  # the server's unfinished calls at the last look
+        self._failed: dict[int, tuple[int, float]] = {}  # socket id -> (failed, read at)
         self._closing: set[int] = set()  # socket ids closed here, until they are gone
-        self._task: asyncio.Task[None] | None = None
+        self._skip = 0
+        self._thread: threading.Thread | None = None
+        self._stopping = threading.Event()
         self._log = Repeated(log, "the rapid reset bound", quiet=(TooManyResets,))
 
     def start(self, port: int) -> None:
-        """Watch the connections to `port` (the gRPC port, once bound)."""
+        """Watch the connections of the server (its gRPC port: `port`, for the log), from a
+        thread of its own: a flood of resets keeps the event loop busy, not this."""
         self.port = port
-        if self.limit > 0 and self._task is None:
-            self._task = asyncio.create_task(self._run(), name="kafana-resets")
+        if self.limit > 0 and self.server_id and self._thread is None:
+            self._stopping.clear()
+            self._thread = threading.Thread(target=self._run, name="kafana-resets", daemon=True)
+            self._thread.start()
 
     async def stop(self) -> None:
-        """Stop watching."""
-        await cancel_and_wait([self._task])
-        self._task = None
+        """Stop watching (the thread ends within one reading)."""
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            self._stopping.set()
+            await asyncio.to_thread(thread.join, 5.0)
 
-    async def _run(self) -> None:
-        loop = asyncio.get_running_loop()
-        last = loop.time()
-        while True:
-            await asyncio.sleep(self.interval)
-            now = loop.time()
-            self.look(now - last)
+    def _run(self) -> None:
+        last = time.monotonic()
+        while not self._stopping.wait(self.interval):
+            now = time.monotonic()
+            try:
+                self.look(now - last)
+            except Exception as error:  # never let the watch die: say so, go on
+                self._log.failed(error)
             last = now
 
     def look(self, elapsed: float) -> None:
-        """Compare every connection's failed streams with the last look, `elapsed` s ago."""
-        bound = self.limit * max(elapsed, self.interval)
-        seen: dict[int, int] = {}
+        """One look: the server's counters; the connections' only if they may be over."""
+        calls = unfinished_calls(self.server_id)
+        grew = calls - (calls if self._calls is None else self._calls)
+        self._calls = calls
+        if grew <= self.limit * max(elapsed, self.interval) and not self._failed:
+            return  # no connection can be over the bound, and none is being followed
+        if self._skip:
+            self._skip -= 1
+            return
+        readings = server_connections(self.server_id)
+        self.readings += 1
+        self._judge(readings, time.monotonic())
+
+    def _judge(self, readings: list[tuple[int, tuple[str, int], int]], now: float) -> None:
+        """Close the connections whose failed streams grew past the bound since the last
+        reading; keep these readings for the next (none kept when nothing grew)."""
+        kept: dict[int, tuple[int, float]] = {}
         closing: set[int] = set()
-        for socket_id, remote, failed in server_connections(self.port):
-            seen[socket_id] = failed
+        compared = 0
+        for socket_id, remote, failed in readings:
             if socket_id in self._closing:  # closed, and still listed until core sees it
                 closing.add(socket_id)
                 continue
-            if failed - self._failed.get(socket_id, 0) <= bound:
+            before = self._failed.get(socket_id)
+            kept[socket_id] = (failed, now)
+            if before is None:
+                continue
+            compared += 1
+            bound = self.limit * max(now - before[1], self.interval)
+            if failed - before[0] <= bound:
                 continue
             closing.add(socket_id)
             self.closed += 1
@@ -247,5 +305,8 @@ class ResetWatch:
                     + ("connection closed" if closed else "its socket was not found")
                 )
             )
-        self._failed = seen  # connections gone are forgotten: bounded by those open
         self._closing = closing
+        if compared and not closing:
+            self._failed, self._skip = {}, self.quiet  # nobody over: rest a while
+        else:
+            self._failed = kept  # compared next look (bounded by the connections open)

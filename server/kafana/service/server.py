@@ -36,7 +36,7 @@ from kafana.service.quotas import TableQuotas
 from kafana.service.ratelimit import RateLimit
 from kafana.service.reflection import SERVICE_NAMES as REFLECTION_SERVICES
 from kafana.service.reflection import enable_reflection
-from kafana.service.resets import RESETS_PER_SECOND, ResetWatch, reset_options
+from kafana.service.resets import RESETS_PER_SECOND, ResetWatch, newest_server, reset_options
 from kafana.service.servicer import HEARTBEAT_S, KafanaServiceServicer
 from kafana.service.tables import Tables
 from kafana.service.web import HttpServer, HttpTls, Registry, http_server
@@ -291,6 +291,7 @@ def create_server(
     clock = ClockSweeper(tables, tick=clock_tick)
     kafana = KafanaServer(server, servicer, tables, clock, plugins)
     kafana.resets = ResetWatch(resets_per_second, goaway=credentials is None)
+    kafana.resets.server_id = newest_server()  # the server just made above
     health_pb2_grpc.add_HealthServicer_to_server(kafana.health, server)
     for plugin in kafana.plugins:
         plugin.add_to(registry)
