@@ -20,6 +20,7 @@ MODULES = [
     "kafana_client.tac",
     "kafana_client.tournaments",
     "kafana_client.cli.choice",
+    "kafana_client.cli.explain",
     "kafana_client.cli.numbers",
     "kafana_client.cli.paths",
     "kafana_client.cli.rule_args",

@@ -18,8 +18,8 @@ from kit import default_sigint
 from .kafana_client_live import LiveServer
 
 SEED = 7
-PROMPT = r"Your move \(number, or e\.g\. KC:KD; q to quit\): "
-TAC_PROMPT = r"Your move \(number, or e\.g\. play X->C; q to quit\): "
+PROMPT = r"Your move \(number, or e\.g\. KC:KD; \? help, q quit\): "
+TAC_PROMPT = r"Your move \(number, or e\.g\. play X->C; \? help, q quit\): "
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
@@ -152,6 +152,27 @@ def test_quit_and_replay(tmp_path: Path) -> None:
     person.expect(pexpect.EOF)
     person.close()
     assert person.exitstatus == 0
+
+
+def test_question_mark_shows_the_keys_and_the_tables_rules() -> None:
+    child = spawn("play", "--seed", "3", "--delay", "0", "--bots", "random", "--preset", "tabinet")
+    try:
+        child.expect(PROMPT)
+        child.sendline("?")
+        child.expect(PROMPT)
+        shown = plain(child.before)
+        child.sendline("q")
+        child.expect(r"\[y/N\] ")
+        child.sendline("y")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+    rules = tablic.Rules.preset("tabinet")
+    assert "Keys" in shown and "KC:KD+KH" in shown and "q: leave" in shown
+    assert "The rules of this table (Tablić tabinet, 2 players, to 151)" in shown
+    assert "The J is wild" in shown and f"Q = {rules.queen_value}, K = {rules.king_value}" in shown
+    assert "Points of the cards taken: A 1 each; 2C 2; 10D 3." in shown
 
 
 def test_a_game_left_with_q_is_saved(tmp_path: Path) -> None:

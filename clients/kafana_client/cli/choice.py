@@ -1,4 +1,4 @@
-"""Reading a person's input: a move (a number from the list, or typed as text), or Enter/q.
+"""Reading a person's input: a move (a number from the list, or typed as text), Enter, q or ?.
 
 >>> from kafana.v1 import state_pb2
 >>> moves = [state_pb2.Move(text="7S"), state_pb2.Move(text="KC:KD")]
@@ -19,16 +19,19 @@ from kafana.games import tablic
 from kafana.v1 import state_pb2
 
 QUIT = frozenset({"q", "quit", "exit"})
+HELP = frozenset({"?", "help"})
 M = TypeVar("M")
 
 
 @dataclass(frozen=True)
 class Choice:
-    """The move to send (canonical text), or the problem to tell the person, or quitting."""
+    """The move to send (canonical text), or the problem to tell the person, or quitting, or
+    the help screen asked for."""
 
     move: str = ""
     problem: str = ""
     quit: bool = False
+    help: bool = False
 
 
 def read_choice(
@@ -46,6 +49,8 @@ def read_choice(
     cleaned = text.strip()
     if cleaned.lower() in QUIT:
         return Choice(quit=True)
+    if cleaned.lower() in HELP:
+        return Choice(help=True)
     if not cleaned:
         return Choice(problem=f"Type a move number (1-{len(moves)}) or a move like {example}.")
     if cleaned.isdigit():

@@ -16,16 +16,18 @@ from kafana.errors import InvalidInputError
 from kafana.games import tablic, tac
 from kafana.tasks import cancel_and_wait
 from kafana.v1 import events_pb2, state_pb2
-from rich.console import Console, RenderableType
+from rich.console import Console, Group, RenderableType
+from rich.panel import Panel
 from rich.text import Text
 
 from kafana_client.aio import AsyncSeat, LegalMoves
-from kafana_client.cli import render, tac_render
+from kafana_client.cli import explain, render, tac_render
 from kafana_client.cli.choice import read_choice
 from kafana_client.cli.prompt import LineReader, TimedOut
 from kafana_client.convert import rules_of
 from kafana_client.errors import RefusedMoveError, RpcError
 from kafana_client.seat_loop import Decision, Hooks, SeatLoop
+from kafana_client.tac import tac_rules_of
 
 Ask = Callable[[str], str]
 Offered = tuple[list[state_pb2.Move], list[RenderableType]]
@@ -97,7 +99,7 @@ def _tac_offer(state: state_pb2.TableState, legal: LegalMoves, received: float) 
 
 SPEECH = {
     "tablic": Speech(
-        prompt="Your move (number, or e.g. KC:KD; q to quit): ",
+        prompt="Your move (number, or e.g. KC:KD; ? help, q quit): ",
         parse=tablic.Move.parse,
         example="KC:KD+KH",
         refused="Illegal move",
@@ -105,7 +107,7 @@ SPEECH = {
         offer=_tablic_offer,
     ),
     "tac": Speech(
-        prompt="Your move (number, or e.g. play X->C; q to quit): ",
+        prompt="Your move (number, or e.g. play X->C; ? help, q quit): ",
         parse=parse_tac,
         example="play X->C",
         refused="Refused",
@@ -117,6 +119,20 @@ SPEECH = {
 
 def _game(state: state_pb2.TableState) -> str:
     return "tac" if state.WhichOneof("game") == "tac" else "tablic"
+
+
+def help_panel(state: state_pb2.TableState) -> RenderableType:
+    """The `?` screen: the keys, how to write a move, and this table's rules in words."""
+    game = _game(state)
+    lines = (
+        explain.tac_rules(tac_rules_of(state.info))
+        if game == "tac"
+        else (explain.tablic_rules(rules_of(state.info)))
+    )
+    body = [Text("Keys", style="bold"), *(Text(f"  {line}") for line in explain.keys(game))]
+    body += [Text(f"The rules of this table ({render.rules_text(state.info.rules)})", style="bold")]
+    body += [Text(f"  {line}") for line in lines]
+    return Panel(Group(*body), title="Help", title_align="left", border_style="cyan")
 
 
 class PersonAtTable(Hooks):
@@ -174,9 +190,10 @@ class PersonAtTable(Hooks):
             self._offered = (legal.seq, moves)
         moves = self._offered[1]
         deadline = render.deadline_of(state, received)
+        helped = help_panel(state)
         if self.ask is not None:  # a blocking reader (tests): nothing to race
-            return await self._choose(moves, speech, deadline)
-        choosing = asyncio.create_task(self._choose(moves, speech, deadline))
+            return await self._choose(moves, speech, deadline, helped)
+        choosing = asyncio.create_task(self._choose(moves, speech, deadline, helped))
         moved = asyncio.create_task(self._moved_on(int(legal.seq)))
         try:
             await asyncio.wait({choosing, moved}, return_when=asyncio.FIRST_COMPLETED)
@@ -197,7 +214,11 @@ class PersonAtTable(Hooks):
         return choosing.result()
 
     async def _choose(
-        self, moves: list[state_pb2.Move], speech: Speech, deadline: float | None
+        self,
+        moves: list[state_pb2.Move],
+        speech: Speech,
+        deadline: float | None,
+        helped: RenderableType,
     ) -> Decision:
         try:
             while True:
@@ -206,6 +227,9 @@ class PersonAtTable(Hooks):
                 if choice.quit:
                     if await self._confirm_leave(deadline):
                         raise Quit
+                    continue
+                if choice.help:
+                    self.console.print(helped)
                     continue
                 if not choice.problem:
                     return choice.move

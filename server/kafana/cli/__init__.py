@@ -23,6 +23,7 @@ from kafana.cli.boundary import DEBUG_ENV, guarded
 from kafana.cli.demo import demo
 from kafana.cli.league import league
 from kafana.cli.play import play
+from kafana.cli.rules import rules
 from kafana.cli.serve import serve
 from kafana.cli.table import table
 from kafana.cli.tournament import tournament
@@ -77,5 +78,6 @@ def main(debug: bool) -> None:
 
 CLIENT = (play, tables, watch, replay)
 """The commands that play or look at a running server's tables."""
-for command in (demo, serve, arena, *CLIENT, table, verify, tournament, league, bot, account):
+COMMANDS = (demo, serve, arena, *CLIENT, table, rules, verify, tournament, league, bot, account)
+for command in COMMANDS:
     main.add_command(command)
