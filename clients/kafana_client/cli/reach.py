@@ -32,9 +32,10 @@ def server_options(command: F) -> F:
     return tls_ca_option(key_option(command))
 
 
-def reach_args() -> list[str]:
-    """`--tls-ca PEM` if given, and `--key KEY` if typed on the command line (a key from
-    KAFANA_KEY is in the shell already): for a command line printed to be pasted."""
+def reach_args(*, key: bool = True) -> list[str]:
+    """`--tls-ca PEM` if given, and with `key` the `--key KEY` if typed on the command line (a
+    key from KAFANA_KEY is in the shell already): for a command line printed to be pasted
+    (`key=False` for lines other people paste: each uses a key of their own)."""
     ctx = click.get_current_context(silent=True)
     if ctx is None:
         return []
@@ -42,6 +43,6 @@ def reach_args() -> list[str]:
     ca = cli_tls_ca()
     if ca is not None:
         out += ["--tls-ca", str(ca)]
-    if ctx.get_parameter_source("key") is click.core.ParameterSource.COMMANDLINE:
+    if key and ctx.get_parameter_source("key") is click.core.ParameterSource.COMMANDLINE:
         out += ["--key", str(ctx.meta.get(KEY_META))]
     return out

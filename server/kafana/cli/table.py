@@ -153,9 +153,10 @@ def create(
 
 
 def show(created: CreatedTable, server: str) -> None:
-    """The table made and the lines to run next (they carry --server, --tls-ca, a typed key)."""
+    """The table made and the lines to run next (with --server and --tls-ca; never the key:
+    whoever takes a seat uses their own, `--key` or KAFANA_KEY)."""
     info = created.info
-    reach = ["--server", server, *reach_args()]
+    reach = ["--server", server, *reach_args(key=False)]
     click.echo(f"table {created.table_id}")
     click.echo(f"admin token {created.admin_token}  (keep it: it closes the table; shown once)")
     click.echo(f"rules: {rules_text(info.rules)}")
