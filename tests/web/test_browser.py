@@ -704,3 +704,42 @@ def test_the_table_feed_reconnects_for_ever_and_says_so(base: str, browser: Brow
     assert "Reconnected" in page.locator("#connection").inner_text()
     play_one(page)
     assert page.locator("#error").inner_text() == ""
+
+
+def test_waiting_for_a_friend_share_link_cancel_and_the_turn_in_the_title(
+    base: str, browser: Browser
+) -> None:
+    """A new table waiting for its second player: no clock reading (0:00 was shown), a link
+    copied to the clipboard with one click, and the creator cancels the table. At a bot's
+    table the tab's title says when it is this seat's move."""
+    host = new_page(browser)
+    host.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base.rstrip("/"))
+    host.goto(base)
+    host.fill("#player-name", "Dara")
+    host.press("#player-name", "Tab")
+    host.fill("#new-name", "friends only")
+    host.click("#create-table")
+    host.wait_for_selector("#share-link")
+    match = re.search(r"#/t/([^?]+)", host.url)
+    assert match, host.url
+    table_id = match.group(1)
+    assert host.locator(".clock").count() == 0
+    assert not host.title().startswith("●") and "friends only" in host.title()
+    host.click("#copy-link")
+    host.wait_for_selector("#copy-status:has-text('Link copied.')")
+    copied = host.evaluate("navigator.clipboard.readText()")
+    assert copied == host.locator("#share-link").input_value() and copied.endswith(
+        f"#/t/{table_id}"
+    )
+    friend = new_page(browser)
+    friend.goto(copied)
+    friend.wait_for_selector(".take-seat")  # the link opens the table with its free seat
+    host.click("#cancel-table")
+    host.wait_for_selector("#bot-form")  # back in the lobby
+    with httpx.Client(base_url=base, timeout=10) as http:
+        info = connect(http, "KafanaService", "GetTable", {"tableId": table_id})
+    assert info["status"] == "TABLE_STATUS_FINISHED"
+    player = new_page(browser)
+    start_bot_match(player, base, "Tara")
+    assert my_turn(player)
+    player.wait_for_function("document.title.startsWith('● Your move')")

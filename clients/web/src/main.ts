@@ -26,6 +26,7 @@ async function route(): Promise<void> {
   };
   const [path, query] = location.hash.replace(/^#/, "").split("?");
   const parts = (path || "/").split("/").filter(Boolean);
+  document.title = "Kafana"; // a table's page names itself (and cues the player's turn)
   const page = h("main", { class: "page" });
   fill(root, h("nav", { class: "top" }, h("a", { href: "#/" }, "Lobby"), h("a", { href: "#/e" }, "Events"), h("a", { href: "#/l" }, "Leagues")), page);
   if (parts[0] === "t" && parts[1]) {

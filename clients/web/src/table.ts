@@ -255,7 +255,7 @@ export async function tablePage(
   }
 
   function clockCell(s: TableState, seatNo: number): HTMLElement | null {
-    if (!s.info?.clock?.moveMillis || s.info.status === TableStatus.FINISHED) return null;
+    if (!s.info?.clock?.moveMillis || s.info.status !== TableStatus.PLAYING) return null; // no 0:00 while waiting
     return h("span", { class: "clock" + (s.currentSeat === seatNo ? " running" : ""), "data-seat": seatNo },
       clockText(s.remainingMillis[seatNo] ?? 0));
   }
@@ -294,13 +294,57 @@ export async function tablePage(
         info.seats.filter((s) => !s.taken).map((s) =>
           h("button", { type: "button", class: "take-seat", onclick: () => void join(s.seat) }, `Take seat ${s.seat + 1}`))));
     } else if (info?.status === TableStatus.OPEN) {
-      parts.push(h("p", { class: "waiting" }, "Waiting for the other seats to be taken…"));
+      parts.push(waitingPanel());
     }
     if (state.game.case === "tablic") parts.push(...tablicBoard(state, state.game.value, names));
     else if (state.game.case === "tac") parts.push(...tacBoard(state, state.game.value, names));
     if (state.result && info?.status === TableStatus.FINISHED) parts.push(resultBanner(state));
     fill(board, parts);
+    title(state);
     tick();
+  }
+
+  /** While the other seats are free: a link to send a friend (copy button) and, for the
+   * table's creator, a button that cancels the table (CloseTable with its admin token). */
+  function waitingPanel(): HTMLElement {
+    const link = `${location.origin}${location.pathname}#/t/${tableId}`;
+    const linkBox = h("input", { id: "share-link", readonly: true, value: link, "aria-label": "link to this table" });
+    const admin = localStorage.getItem(`kafana.admin.${tableId}`);
+    return h("section", { class: "panel waiting" },
+      h("p", {}, "Waiting for the other seats to be taken… Send this link to whoever you want to play:"),
+      h("div", { class: "share" }, linkBox, h("button", { type: "button", id: "copy-link", onclick: () => void copyLink(linkBox) }, "Copy link")),
+      h("p", { id: "copy-status", class: "hint", role: "status" }, copyStatus),
+      admin ? h("button", { type: "button", id: "cancel-table", class: "danger", onclick: () => void cancel(admin) }, "Cancel this table") : null);
+  }
+
+  let copyStatus = "";
+  async function copyLink(box: HTMLInputElement): Promise<void> {
+    try {
+      await navigator.clipboard.writeText(box.value);
+      copyStatus = "Link copied.";
+    } catch {
+      box.select(); // no clipboard (an insecure origin): selected for Ctrl+C
+      copyStatus = "Select the link and copy it (Ctrl+C).";
+    }
+    render();
+  }
+
+  async function cancel(adminToken: string): Promise<void> {
+    try {
+      await client.closeTable(tableId, adminToken);
+      localStorage.removeItem(`kafana.admin.${tableId}`);
+      location.hash = "#/";
+    } catch (thrown) {
+      error = `Could not cancel the table: ${explain(thrown)}`;
+      render();
+    }
+  }
+
+  /** The tab's title: "● Your move" first when this seat is to play (seen from other tabs). */
+  function title(s: TableState): void {
+    const mine = seat !== undefined && s.info?.status === TableStatus.PLAYING && (s.currentSeat === seat.seat || (s.game.case === "tac" && legal.length > 0));
+    const name = s.info?.name || "table";
+    document.title = mine ? `● Your move · ${name} · Kafana` : s.info?.status === TableStatus.FINISHED ? `Match over · ${name} · Kafana` : `${name} · Kafana`;
   }
 
   function seatsPanel(s: TableState, names: string[], hand: (seatNo: number) => HTMLElement | null, extra: (seatNo: number) => string): HTMLElement {

@@ -8,7 +8,9 @@ server only through the public API (Connect), like any other client.
 
 from __future__ import annotations
 
+import gzip
 import mimetypes
+from functools import lru_cache
 from pathlib import Path
 
 from kafana.service.web.cors import App, Receive, Scope, Send
@@ -22,6 +24,25 @@ POLICY = (
     "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'"
 )
 """Content-Security-Policy of the page: its own scripts and styles, calls to this server only."""
+COMPRESSED = frozenset({".js", ".css", ".html", ".svg", ".json"})
+"""Text files sent gzip-compressed to a browser that accepts it (the bundle: 198 KB -> ~60 KB)."""
+
+
+@lru_cache(maxsize=64)  # the package ships a handful of files: each compressed once
+def gzipped(path: Path, mtime_ns: int) -> bytes:
+    """`path` compressed (`mtime_ns` keys the cache: a rebuilt file is compressed anew)."""
+    return gzip.compress(path.read_bytes(), compresslevel=9, mtime=0)
+
+
+def accepts_gzip(scope: Scope) -> bool:
+    """Whether the request's Accept-Encoding names gzip (without q=0)."""
+    for name, value in scope.get("headers", []):
+        if name.lower() == b"accept-encoding":
+            for item in value.decode("latin-1").lower().split(","):
+                coding, _, params = item.strip().partition(";")
+                if coding.strip() in ("gzip", "*") and params.replace(" ", "") != "q=0":
+                    return True
+    return False
 
 
 def asset(path: str) -> Path | None:
@@ -52,7 +73,8 @@ class Pages:
         if found is None:
             await self.app(scope, receive, send)
             return
-        body = found.read_bytes()
+        compress = found.suffix in COMPRESSED and accepts_gzip(scope)
+        body = gzipped(found, found.stat().st_mtime_ns) if compress else found.read_bytes()
         kind = TYPES.get(found.suffix) or mimetypes.guess_type(found.name)[0] or "text/html"
         if kind == "text/html":
             kind = "text/html; charset=utf-8"
@@ -65,7 +87,10 @@ class Pages:
             (b"x-content-type-options", b"nosniff"),
             (b"content-security-policy", POLICY.encode()),
             (b"referrer-policy", b"no-referrer"),
+            (b"vary", b"accept-encoding"),
         ]
+        if compress:
+            headers.append((b"content-encoding", b"gzip"))
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         await send(
             {"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else body}
