@@ -14,7 +14,7 @@ import re
 import resource
 import socket
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +27,7 @@ from kafana.service.web.listener import MAX_PER_ADDRESS
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import service_pb2
 from kafana.v1.service_pb2_grpc import KafanaServiceStub
-from kit import Service, healthy, running, serving
+from kit import Served, Service, healthy, running, serving
 
 EMPTY_MESSAGE = b"\x00\x00\x00\x00\x00"  # a gRPC frame of an empty request
 
@@ -235,10 +235,26 @@ async def test_connections_past_the_bound_are_closed_at_once(web: Service) -> No
         writer.close()
 
 
+@contextlib.contextmanager
+def files_limited(count: int) -> Iterator[None]:
+    """Processes started in the block may open `count` files (as on many hosts by default)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (count, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def started(tmp_path: Path, redis_url: str) -> contextlib.AbstractContextManager[list[Served]]:
+    """A real `kafana serve` with an HTTP port, allowed 1,024 files."""
+    with files_limited(1024):
+        return serving(tmp_path, "--redis", redis_url, "--http", "0", "--auth", "open")
+
+
 async def test_slow_bodies_leave_the_grpc_port_serving(redis_url: str, tmp_path: Path) -> None:
     """A real `kafana serve` allowed 1,024 files, 1,100 connections that never finish a body."""
-    with serving(tmp_path, "--redis", redis_url, "--http", "0", "--auth", "open") as (server,):
-        resource.prlimit(server.process.pid, resource.RLIMIT_NOFILE, (1024, 1024))
+    with started(tmp_path, redis_url) as (server,):
         server.wait_started()
         await healthy(server.target)
         http = int(re.findall(r"on http://127.0.0.1:(\d+)", server.output())[0])
@@ -256,6 +272,42 @@ async def test_slow_bodies_leave_the_grpc_port_serving(redis_url: str, tmp_path:
             for _ in range(3):
                 await stub.GetServerInfo(service_pb2.GetServerInfoRequest(), timeout=5)
                 await asyncio.sleep(1)
+        assert len(server.output().splitlines()) - lines < 20, server.output()[-3000:]
+        for writer in held:
+            writer.close()
+
+
+async def test_idle_grpc_connections_leave_the_other_ports_serving(
+    redis_url: str, tmp_path: Path
+) -> None:
+    """1,100 connections to the gRPC port that do nothing after the HTTP/2 preface, on a
+    process allowed 1,024 files: half of them are kept, the rest closed at once, and an open
+    channel, the HTTP port and the log are unharmed."""
+    preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes.fromhex("000000040000000000")
+    with started(tmp_path, redis_url) as (server,):
+        server.wait_started()
+        await healthy(server.target)
+        http = int(re.findall(r"on http://127.0.0.1:(\d+)", server.output())[0])
+        lines = len(server.output().splitlines())
+        async with grpc.aio.insecure_channel(server.target) as channel:
+            stub = KafanaServiceStub(channel)
+            await stub.GetServerInfo(service_pb2.GetServerInfoRequest(), timeout=5)
+            held = []
+            for _ in range(1100):
+                try:
+                    _, writer = await asyncio.open_connection("127.0.0.1", server.port)
+                except OSError:
+                    break
+                writer.write(preface)
+                held.append(writer)
+            await asyncio.sleep(1)
+            for _ in range(3):
+                await stub.GetServerInfo(service_pb2.GetServerInfoRequest(), timeout=5)
+                reader, writer = await asyncio.open_connection("127.0.0.1", http)
+                writer.write(b"GET / HTTP/1.1\r\nHost: kafana\r\nConnection: close\r\n\r\n")
+                assert (await asyncio.wait_for(reader.read(), 10)).startswith(b"HTTP/1.1 200")
+                writer.close()
+                await asyncio.sleep(0.5)
         assert len(server.output().splitlines()) - lines < 20, server.output()[-3000:]
         for writer in held:
             writer.close()

@@ -40,6 +40,7 @@ from kafana.service.resets import RESETS_PER_SECOND, ResetWatch, newest_server, 
 from kafana.service.servicer import HEARTBEAT_S, KafanaServiceServicer
 from kafana.service.tables import Tables
 from kafana.service.web import HttpServer, HttpTls, Registry, http_server
+from kafana.service.web.listener import budget
 from kafana.store.accounts import AccountStore
 from kafana.store.accounts_redis import accounts_for
 from kafana.store.base import TableStore
@@ -48,6 +49,11 @@ from kafana.tasks import cancel_and_wait
 from kafana.v1 import accounts_pb2_grpc, service_pb2, service_pb2_grpc
 
 SERVICE_NAME = service_pb2.DESCRIPTOR.services_by_name["KafanaService"].full_name
+GRPC_CONNECTIONS = 10_000
+"""gRPC connections open at once (at most half the files the process may open)."""
+IDLE_CONNECTION_MS = 10 * 60 * 1000
+"""A gRPC connection with no call or stream for this long gets a GOAWAY (clients reconnect
+when they call again), so connections held open doing nothing do not keep their places."""
 PROBE_S = 1.0
 """How often the health probe asks the store whether it answers."""
 SERVING = health_pb2.HealthCheckResponse.SERVING
@@ -270,6 +276,10 @@ def create_server(
         options=[
             ("grpc.so_reuseport", 1 if reuse_port else 0),  # no silent port sharing
             *reset_options(),  # rapid reset: streams per connection, calls queued
+            # Half the process's files at most: connections past it are closed at once, so
+            # the HTTP port, Redis and the log keep theirs (a quarter goes to HTTP).
+            ("grpc.max_allowed_incoming_connections", budget(GRPC_CONNECTIONS, share=2)),
+            ("grpc.max_connection_idle_ms", IDLE_CONNECTION_MS),
             *message_options(served.message_bytes),
         ],
     )

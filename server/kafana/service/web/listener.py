@@ -20,12 +20,13 @@ MAX_PER_ADDRESS = 128
 """HTTP connections open at once from one address (a browser opens up to 6; NATs share)."""
 
 
-def budget(limit: int = MAX_CONNECTIONS) -> int:
-    """`limit`, or a quarter of the file descriptors the process may open if that is less."""
+def budget(limit: int = MAX_CONNECTIONS, share: int = 4) -> int:
+    """`limit`, or a `share`-th of the file descriptors the process may open if that is less
+    (the gRPC port takes half, `kafana.service.server`; this one a quarter)."""
     soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft == resource.RLIM_INFINITY:
         return limit
-    return max(1, min(limit, soft // 4))
+    return max(1, min(limit, soft // share))
 
 
 class Counts:
