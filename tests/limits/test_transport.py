@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import re
 import resource
 import socket
@@ -24,6 +25,7 @@ import h2.connection
 import pytest
 from kafana.service.resets import ENHANCE_YOUR_CALM
 from kafana.service.web.listener import MAX_PER_ADDRESS
+from kafana.service.web.serve import FLOOD_LINES
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import service_pb2
 from kafana.v1.service_pb2_grpc import KafanaServiceStub
@@ -213,6 +215,18 @@ async def test_a_body_that_never_ends_is_refused_and_closed(web: Service) -> Non
     assert b"did not arrive within 1 s" in answer
     assert 0.9 < time.monotonic() - started < 5
     writer.close()
+
+
+async def test_a_flood_of_listener_errors_writes_a_few_lines(
+    web: Service, caplog: pytest.LogCaptureFixture
+) -> None:
+    """What asyncio and hypercorn log per connection (an accept failing for want of files, a
+    broken handshake) is bounded while the HTTP port serves: 1,000 errors, 10 lines."""
+    with caplog.at_level(logging.ERROR):
+        for number in range(1000):
+            logging.getLogger("asyncio").error("socket.accept() out of system resource %d", number)
+    written = [r for r in caplog.records if r.name == "asyncio"]
+    assert len(written) == FLOOD_LINES
 
 
 async def test_connections_past_the_bound_are_closed_at_once(web: Service) -> None:

@@ -10,12 +10,15 @@ import asyncio
 import logging
 import socket
 import ssl
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from hypercorn.asyncio.run import worker_serve
 from hypercorn.config import Config, Sockets
 from hypercorn.utils import wrap_app
 
+from kafana.logs import INTERVAL_S
 from kafana.service.web.cors import App, Message, Receive, Scope, Send
 from kafana.service.web.listener import Listener, listener
 
@@ -30,6 +33,49 @@ connection is closed."""
 HEADER_TIMEOUT_S = 5.0
 """Seconds a connection may wait with no request under way (a request's headers incomplete,
 or kept alive between requests): then it is closed (hypercorn's keep-alive timeout)."""
+
+
+FLOOD_LINES = 10
+"""Lines one logger of the HTTP listener (hypercorn's, asyncio's) writes per `INTERVAL_S`;
+past it, one line says how many were dropped."""
+
+
+class FloodFilter(logging.Filter):
+    """Lets through at most `lines` records per `interval` seconds, then one that counts the
+    ones dropped: a flood of connections (accept failures, broken handshakes) writes a few
+    lines, not one per connection."""
+
+    def __init__(
+        self,
+        lines: int = FLOOD_LINES,
+        interval: float = INTERVAL_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        super().__init__()
+        self.lines = lines
+        self.interval = interval
+        self.clock = clock
+        self.started = -interval
+        self.passed = 0
+        self.dropped = 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Whether `record` is written (a dropped count goes with the first one let through)."""
+        now = self.clock()
+        if now - self.started >= self.interval:
+            if self.dropped:
+                record.msg = f"{record.getMessage()} ({self.dropped} similar lines dropped)"
+                record.args = ()
+            self.started, self.passed, self.dropped = now, 0, 0
+        if self.passed >= self.lines:
+            self.dropped += 1
+            return False
+        self.passed += 1
+        return True
+
+
+FLOODED = ("kafana.http", "asyncio")
+"""The loggers a flood of HTTP connections writes to."""
 
 
 @dataclass(frozen=True)
@@ -142,6 +188,7 @@ class HttpServer:
         self._task: asyncio.Task[None] | None = None
         self._config: Config | None = None
         self.header_timeout = HEADER_TIMEOUT_S
+        self.flood = FloodFilter()  # on the loggers of `FLOODED` while serving
 
     @property
     def url(self) -> str:
@@ -169,6 +216,8 @@ class HttpServer:
         """Serve (in a task of the running loop)."""
         if self._socket is None:
             raise RuntimeError("the HTTP server was started already")
+        for name in FLOODED:
+            logging.getLogger(name).addFilter(self.flood)
         self._config = config = self.config()
         sock, self._socket = self._socket, None  # hypercorn owns the socket now
         # hypercorn's `serve` with the socket given (it would make its own from `bind`)
@@ -185,6 +234,8 @@ class HttpServer:
         if self._config is not None:
             self._config.graceful_timeout = 0.0 if grace is None else grace
         self._stopping.set()
+        for name in FLOODED:
+            logging.getLogger(name).removeFilter(self.flood)
         if self._task is not None:
             task, self._task = self._task, None
             await task
