@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -187,6 +188,7 @@ def main() -> int:
             stop(process)
         replica.stop()
         primary.stop()
+        shutil.rmtree(work, ignore_errors=True)
     return 0
 
 
