@@ -45,7 +45,8 @@ export function face(
     class: classes.join(" "),
     "data-card": card,
     title: spoken(card),
-    "aria-label": spoken(card) + (options.legal ? ", part of a legal capture" : ""),
+    // the visible text first (the accessible name contains what is seen), then in words
+    "aria-label": `${label(card)}, ${spoken(card)}${options.legal ? ", part of a legal capture" : ""}`,
   };
   if (options.onclick) {
     const click = options.onclick;
@@ -56,7 +57,7 @@ export function face(
 
 /** `count` face-down cards (never a card's name: a spectator's DOM holds no hidden card). */
 export function backs(count: number): HTMLElement {
-  const row = h("span", { class: "backs", "aria-label": `${count} cards` });
+  const row = h("span", { class: "backs", role: "img", "aria-label": `${count} cards` });
   for (let i = 0; i < count; i++) row.appendChild(h("span", { class: "card back" }));
   return row;
 }

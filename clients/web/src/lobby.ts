@@ -179,7 +179,7 @@ function offer(game: Game): GameOffer | undefined {
 
 function createForm(status: HTMLElement): HTMLElement {
   const game = select("new-game", [[String(Game.TABLIC), "Tablić"], [String(Game.TAC), "Tač"]]);
-  const players = h("select", { id: "new-players" });
+  const players = h("select", { id: "new-players", "aria-label": "players" });
   const preset = h("select", { id: "new-preset" });
   const switches = h("fieldset", { class: "switches" });
   const clock = h("input", { id: "new-clock", type: "number", min: 0, max: 3600, value: 60 });

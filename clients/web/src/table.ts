@@ -110,7 +110,9 @@ export async function tablePage(
   const errorBox = h("p", { id: "error", class: "error", role: "alert" });
   const connectionBox = h("p", { id: "connection", class: "connection", role: "status" });
   const board = h("div", { class: "board" });
-  fill(root, header, connectionBox, noticeBox, errorBox, board);
+  /** Every move in words for screen readers (the board itself is redrawn, never announced). */
+  const announcer = h("div", { id: "announce", class: "visually-hidden", "aria-live": "polite", "aria-atomic": "true" });
+  fill(root, header, connectionBox, noticeBox, errorBox, announcer, board);
   /** While the feed is down: its reconnect count (the page says so, and checks the table
    * every few seconds until it answers again). */
   let reconnects = 0;
@@ -170,6 +172,7 @@ export async function tablePage(
     const who = names[event.seat] ?? `seat ${event.seat + 1}`;
     if (event.kind === EventKind.MOVE) {
       lastMove = describeMove(who, event.move);
+      announcer.textContent = seat && event.seat === seat.seat ? lastMove.replace(who, "You") : lastMove;
       const move = event.move?.game;
       if (move?.case === "tablic" && move.value.captured.length) lastCapture = lastMove;
       if (event.reason === EventReason.TIMEOUT) {
@@ -195,6 +198,8 @@ export async function tablePage(
     if (!seatApi || !state || busy) return;
     busy = true;
     error = "";
+    notice = "Sending your move…"; // a pending state: a slow network once showed nothing for 5 s
+    render();
     try {
       await seatApi.play(move, state.seq, { clientMoveId: freshId() });
       selectedCard = undefined;
@@ -203,8 +208,14 @@ export async function tablePage(
       hint = "";
       performance.mark("kafana-move-played");
     } catch (thrown) {
-      error = `The server refused the move: ${explain(thrown)}`;
       const reason = reasonOf(thrown);
+      notice = "";
+      if (reason === "STALE_SEQ") {
+        // another seat moved first (Tač: a call and a move at once): not the player's fault
+        notice = "The table moved on before your move arrived: here it is now.";
+      } else {
+        error = `The server refused the move: ${explain(thrown)}`;
+      }
       if (reason === "STALE_SEQ" || reason === "NOT_YOUR_TURN") schedule();
     } finally {
       busy = false;
@@ -271,6 +282,24 @@ export async function tablePage(
   }
   const timer = setInterval(tick, 250);
 
+  /** Before the board is redrawn: what gives the focus back after (the same card or button,
+   * else, when it was in the hand, the hand's first card: the keyboard stays in the game). */
+  function focusToKeep(): () => void {
+    const active = document.activeElement;
+    if (!(active instanceof HTMLElement) || !board.contains(active)) return () => undefined;
+    const area = active.closest(".hand") ? ".hand" : active.closest(".my-hand") ? ".my-hand" : active.closest(".table-cards") ? ".table-cards" : "";
+    const card = active.dataset.card;
+    const same = card ? `${area} [data-card="${card}"]` : active.id ? `#${active.id}` : "";
+    const inHand = area === ".hand" || area === ".my-hand";
+    return () => {
+      const again = same ? board.querySelector<HTMLElement>(same) : null;
+      const usable = again && !(again as HTMLButtonElement).disabled ? again : null;
+      const target = usable ?? (inHand ? board.querySelector<HTMLElement>(".hand button.card") ?? board.querySelector<HTMLElement>(".my-hand h2") : null);
+      if (target?.tagName === "H2") target.setAttribute("tabindex", "-1"); // focusable by script
+      target?.focus();
+    };
+  }
+
   function render(): void {
     fill(noticeBox, notice);
     fill(errorBox, error);
@@ -299,7 +328,9 @@ export async function tablePage(
     if (state.game.case === "tablic") parts.push(...tablicBoard(state, state.game.value, names));
     else if (state.game.case === "tac") parts.push(...tacBoard(state, state.game.value, names));
     if (state.result && info?.status === TableStatus.FINISHED) parts.push(resultBanner(state));
+    const focus = focusToKeep();
     fill(board, parts);
+    focus();
     title(state);
     tick();
   }
