@@ -127,12 +127,20 @@ class Tournaments:
         illegal_limit: int = 0,
         no_show_ms: int = 0,
         parallel: int = 0,
+        start_at_ms: int = 0,
+        check_in_ms: int = 0,
+        policy: bool | None = None,
+        entries_per_account: int = 0,
     ) -> CreatedEvent:
         """Create an event (open for entries). Keep the organiser token: it is shown once.
 
-        A `seed` (deals predictable from it) is refused unless `chosen_seed` is set."""
+        A `seed` (deals predictable from it) is refused unless `chosen_seed` is set. The fault
+        policy is sent when any of its fields is set (or `policy` is True: `move_ms` 0 is then
+        no clock); else the server's defaults apply (a clock and a timeouts limit).
+        `start_at_ms`: the event starts by itself then; `check_in_ms`: entrants must `check_in`
+        in that window before the start or are dropped."""
         action = pb.FaultAction
-        policy = pb.FaultPolicySpec(
+        fields = dict(
             move_ms=move_ms,
             on_timeout=enum_value(action, "FAULT_ACTION_", on_timeout),
             disconnect_grace_ms=disconnect_grace_ms,
@@ -141,6 +149,8 @@ class Tournaments:
             illegal_limit=illegal_limit,
             no_show_ms=no_show_ms,
         )
+        send = policy if policy is not None else any(fields.values())
+        spec = pb.FaultPolicySpec(**fields) if send else None
         request = pb.CreateEventRequest(
             name=name,
             format=enum_value(pb.EventFormat, "EVENT_FORMAT_", format),
@@ -152,10 +162,13 @@ class Tournaments:
             seats_per_game=seats_per_game,
             partnerships=partnerships,
             game=enum_value(rules_pb2.Game, "GAME_", game),
-            policy=policy,
+            policy=spec,
             seed=seed,
             chosen_seed=chosen_seed,
             parallel=parallel,
+            start_at_ms=start_at_ms,
+            check_in_ms=check_in_ms,
+            entries_per_account=entries_per_account,
         )
         answer = await self._call("CreateEvent", request)
         return CreatedEvent(answer.event_id, answer.organiser_token, answer.event)
@@ -165,6 +178,45 @@ class Tournaments:
         request = pb.EnterEventRequest(event_id=event_id, name=name, bot=bot)
         answer = await self._call("EnterEvent", request)
         return Entry(answer.event_id, answer.name, answer.entry_token)
+
+    async def check_in(self, event_id: str, name: str, entry_token: str = "") -> pb.EventInfo:
+        """Confirm entrant `name` is present (its entry token, or the key that entered it)."""
+        request = pb.CheckInRequest(event_id=event_id, name=name)
+        metadata = token_metadata(ENTRY_TOKEN, entry_token)
+        info: pb.EventInfo = await self.client._call(
+            "CheckIn", request, None, stub=self._stub, metadata=metadata
+        )
+        return info
+
+    async def withdraw(
+        self, event_id: str, name: str, *, entry_token: str = "", organiser_token: str = ""
+    ) -> pb.EventInfo:
+        """Take entrant `name` out of an open event (its entry token, the key that entered
+        it, or the organiser token)."""
+        request = pb.WithdrawEntryRequest(event_id=event_id, name=name)
+        metadata = token_metadata(ENTRY_TOKEN, entry_token) + token_metadata(
+            ORGANISER_TOKEN, organiser_token
+        )
+        info: pb.EventInfo = await self.client._call(
+            "WithdrawEntry", request, None, stub=self._stub, metadata=metadata
+        )
+        return info
+
+    async def remove(
+        self,
+        event_id: str,
+        name: str,
+        organiser_token: str = "",
+        *,
+        disqualify: bool = True,
+        note: str = "",
+    ) -> pb.EventInfo:
+        """Take an entrant out of a started event: disqualified (organiser token, or an
+        operator's key) or withdrawn; its later games are forfeited."""
+        request = pb.RemoveEntrantRequest(
+            event_id=event_id, name=name, disqualify=disqualify, note=note
+        )
+        return await self._organise("RemoveEntrant", request, organiser_token)
 
     async def start(self, event_id: str, organiser_token: str) -> pb.EventInfo:
         """Close entries and start the event."""

@@ -110,7 +110,7 @@ def run(
     partnerships: bool,
     preset: str,
     target: int,
-    move_ms: int,
+    move_ms: int | None,
     on_timeout: str,
     chosen_seed: int | None,
     ratings_file: str | None,
@@ -145,6 +145,7 @@ def run(
             "knows it (records say `deal organiser-chosen`)",
             err=True,
         )
+    move_ms = move_ms or 0  # `run` plays without a clock unless told
     for option, value in (("--target", target), ("--move-ms", move_ms)):
         if value < 0:
             raise click.BadParameter(f"{value} is negative", param_hint=option)
@@ -270,8 +271,8 @@ def _hosted_organiser(
 ) -> None:
     """An organiser's action on an event hosted by `server` (the organiser token)."""
 
-    if not token:
-        raise click.UsageError("--server needs the organiser --token")
+    if not token and not cli_key():
+        raise click.UsageError("--server needs the organiser --token (or an operator's --key)")
 
     async def job(client: Any, events: Any) -> Any:
         if action == "adjudicate":
@@ -330,5 +331,8 @@ def adjudicate(
     _organiser("adjudicate", event, redis_url, game, winner, note, server, token)
 
 
-for _command in (hosted.create, hosted.enter, hosted.start, hosted.status, hosted.watch):
+for _command in (
+    hosted.create, hosted.enter, hosted.check_in, hosted.start, hosted.status, hosted.watch,
+    hosted.withdraw, hosted.disqualify, hosted.list_events,
+):  # fmt: skip
     tournament.add_command(_command)

@@ -13,18 +13,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime
 import random
 import shlex
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+from kafana_client.aio import token_metadata
 from kafana_client.cli.reach import cli_key, cli_tls, reach_args, server_options
 from kafana_client.cli.words import plural
 from kafana_client.remote import CONNECT_SECONDS
-from kafana_client.tournaments import enum_name
+from kafana_client.tournaments import ENTRY_TOKEN, ORGANISER_TOKEN, enum_name
 
+from kafana.competitions.hosted.event import DEFAULT_MOVE_MS, DEFAULT_TIMEOUTS_TO_FORFEIT
 from kafana.competitions.policy import Action
 from kafana.competitions.tournament import Kind
 from kafana.games.tablic import PRESETS
@@ -48,11 +52,82 @@ _RULES_OPTIONS = (
     click.option("--preset", type=click.Choice(PRESETS), default="serbian", show_default=True),
     click.option("--target", type=COUNT, default=0, help="Points to win (0: the preset's)."),
     click.option("--seed", type=int, default=None, help="Event seed (default: fresh seeds)."),
-    click.option("--move-ms", type=COUNT, default=0, help="Time per move in ms (0: no clock)."),
+    click.option(
+        "--move-ms",
+        type=COUNT,
+        default=None,
+        help="Time per move in ms (0: no clock; default: 10000 hosted, none for `run`).",
+    ),
     click.option(
         "--on-timeout", type=click.Choice([a.value for a in Action]), default="default_move"
     ),
 )
+
+
+_FAULT_OPTIONS = (
+    click.option(
+        "--timeouts-to-forfeit", type=COUNT, default=None,
+        help="A seat forfeits the game at this many timeouts (default: 3 with a clock; 0: never).",
+    ),
+    click.option(
+        "--disconnect-grace-ms", type=COUNT, default=0,
+        help="The seat to move is disconnected when not seen this long (0: 5000).",
+    ),
+    click.option(
+        "--on-disconnect", type=click.Choice([a.value for a in Action]), default="forfeit_match",
+        show_default=True,
+    ),
+    click.option(
+        "--illegal-limit", type=COUNT, default=0,
+        help="Refused illegal moves at which a seat forfeits (0: 3).",
+    ),
+    click.option(
+        "--no-show-ms", type=COUNT, default=0,
+        help="A seat not seen this long after its table was made forfeits (0: not checked).",
+    ),
+)  # fmt: skip
+
+
+def _fault_options(command: Callable[..., None]) -> Callable[..., None]:
+    """The fault policy's options of a hosted event (beyond --move-ms and --on-timeout)."""
+    for option in reversed(_FAULT_OPTIONS):
+        command = option(command)
+    return command
+
+
+_UNITS = {"s": 1_000, "m": 60_000, "h": 3_600_000}
+
+
+def duration_ms(text: str, option: str) -> int:
+    """Milliseconds of `N[smh]` (a bare N: seconds); a usage error naming `option` if bad.
+
+    >>> duration_ms("10m", "--check-in"), duration_ms("90", "--check-in")
+    (600000, 90000)
+    """
+    number, unit = (text[:-1], text[-1]) if text[-1:] in _UNITS else (text, "s")
+    if not number.isdigit():
+        raise click.BadParameter(f"{text!r} is not N, Ns, Nm or Nh", param_hint=option)
+    return int(number) * _UNITS[unit]
+
+
+def start_time(text: str, now: float) -> int:
+    """Unix ms of `--start-at`: ISO 8601 (UTC when no zone is given) or +N[smh] from `now`.
+
+    >>> start_time("2026-12-06T18:00Z", 0), start_time("+2m", 100.0)
+    (1796580000000, 220000)
+    """
+    if text.startswith("+"):
+        return int(now * 1000) + duration_ms(text[1:], "--start-at")
+    try:
+        when = datetime.datetime.fromisoformat(text)
+    except ValueError:
+        raise click.BadParameter(
+            f"{text!r} is not an ISO 8601 time (2026-12-06T18:00Z) or +N[smh]",
+            param_hint="--start-at",
+        ) from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=datetime.UTC)
+    return int(when.timestamp() * 1000)
 
 
 def rules_options(command: Callable[..., None]) -> Callable[..., None]:
@@ -141,13 +216,38 @@ def show_event(info: pb.EventInfo) -> None:
 @click.option(
     "--hands-per-board", type=COUNT, default=0, help="Duplicate: explicit decks per board (0: 8)."
 )
-@rules_options
+@click.option("--game", type=click.Choice(["tablic", "tac"]), default="tablic", show_default=True)
 @click.option(
-    "--chosen-seed", type=SEED, default=None,
+    "--players", type=click.IntRange(0, 4), default=0, help="Seats per game (0: 2; Tač 4)."
+)
+@click.option("--partnerships", is_flag=True, help="Four players as 2 against 2 (Tablić).")
+@rules_options
+@_fault_options
+@click.option(
+    "--chosen-seed",
+    type=SEED,
+    default=None,
     help="Deal every game from this event seed (reproducible, and predictable by whoever knows "
     "it; the records say so). Default: a fresh secret per game.",
-)  # fmt: skip
+)
 @click.option("--parallel", type=COUNT, default=0, help="Games at once (0: a whole round).")
+@click.option(
+    "--entries-per-account",
+    type=click.IntRange(0, 1024),
+    default=0,
+    help="Entrants one account may enter (0: 1).",
+)
+@click.option(
+    "--start-at",
+    default="",
+    help="Start by itself at this time: ISO 8601 (2026-12-06T18:00Z; no zone: UTC) or +N[smh] "
+    "from now. Default: when `tournament start` is run.",
+)
+@click.option(
+    "--check-in", "check_in", default="",
+    help="Entrants must check in (`tournament check-in`) in this window before the start, "
+    "N[smh] (e.g. 10m); those who did not are dropped before round 1.",
+)  # fmt: skip
 def create(
     name: str,
     server: str,
@@ -155,15 +255,29 @@ def create(
     rounds: int,
     boards: int,
     hands_per_board: int,
+    game: str,
+    players: int,
+    partnerships: bool,
     preset: str,
     target: int,
     seed: int | None,
-    move_ms: int,
+    move_ms: int | None,
     on_timeout: str,
+    timeouts_to_forfeit: int | None,
+    disconnect_grace_ms: int,
+    on_disconnect: str,
+    illegal_limit: int,
+    no_show_ms: int,
     chosen_seed: int | None,
     parallel: int,
+    entries_per_account: int,
+    start_at: str,
+    check_in: str,
 ) -> None:
-    """Create an event NAME hosted by the server; prints its id and the organiser token."""
+    """Create an event NAME hosted by the server; prints its id and the organiser token.
+
+    Every game has a clock (--move-ms, 10000 unless told; 0: none) and forfeits a seat at its
+    --timeouts-to-forfeit-th timeout (3 with a clock unless told; 0: never)."""
     if seed is not None:
         raise click.UsageError(
             "--seed is refused: fresh secrets deal every game; --chosen-seed N reproduces an "
@@ -176,15 +290,29 @@ def create(
             err=True,
         )
 
+    clock = DEFAULT_MOVE_MS if move_ms is None else move_ms
+    limit = timeouts_to_forfeit
+    if limit is None:
+        limit = DEFAULT_TIMEOUTS_TO_FORFEIT if clock else 0
+    at = start_time(start_at, time.time()) if start_at else 0
+    window = duration_ms(check_in, "--check-in") if check_in else 0
+
     async def job(client: Any, events: Any) -> Any:
         return await events.create(
             name, format_, rounds=rounds, boards=boards, hands_per_board=hands_per_board,
             preset=preset, target=target, seed=chosen_seed, chosen_seed=chosen_seed is not None,
-            move_ms=move_ms, on_timeout=on_timeout, parallel=parallel,
+            game=game, seats_per_game=players, partnerships=partnerships,
+            move_ms=clock, on_timeout=on_timeout, timeouts_to_forfeit=limit,
+            disconnect_grace_ms=disconnect_grace_ms, on_disconnect=on_disconnect,
+            illegal_limit=illegal_limit, no_show_ms=no_show_ms, policy=True,
+            parallel=parallel, entries_per_account=entries_per_account,
+            start_at_ms=at, check_in_ms=window,
         )  # fmt: skip
 
     made = with_events(server, job)
     click.echo(f"event {made.event_id}")
+    if at:
+        click.echo(f"starts by itself at {made.event.start_at_ms} (Unix ms)")
     click.echo(f"organiser token {made.organiser_token}  (keep it: it is shown only now)")
     start = pasteable(
         "kafana", "tournament", "start", made.event_id, "--token", made.organiser_token
@@ -210,6 +338,87 @@ def enter(event: str, name: str, server: str, bot: str) -> None:
         click.echo(f"play: {line}")
     else:
         click.echo(f"{name} entered: the server plays {bot}")
+
+
+@click.command("check-in")
+@click.argument("event")
+@click.argument("name")
+@SERVER
+@click.option("--token", default="", help="NAME's entry token (or the --key that entered it).")
+def check_in(event: str, name: str, server: str, token: str) -> None:
+    """Confirm entrant NAME is present for EVENT (its check-in window)."""
+
+    async def job(client: Any, events: Any) -> Any:
+        return await events.check_in(event, name, token)
+
+    with_events(server, job)
+    click.echo(f"{name} checked in to {event}")
+
+
+def _remove(
+    event: str, name: str, server: str, token: str, entry: str, note: str, disqualify: bool
+) -> None:
+    """Withdraw (open: WithdrawEntry; started: RemoveEntrant) or disqualify an entrant."""
+
+    async def job(client: Any, events: Any) -> Any:
+        info = await events.get(event)
+        if info.phase == pb.EVENT_PHASE_OPEN and not disqualify:
+            return await events.withdraw(event, name, entry_token=entry, organiser_token=token)
+        request = pb.RemoveEntrantRequest(
+            event_id=event, name=name, disqualify=disqualify, note=note
+        )
+        metadata = token_metadata(ORGANISER_TOKEN, token) + token_metadata(ENTRY_TOKEN, entry)
+        return await client._call("RemoveEntrant", request, None, stub=events._stub,
+                                  metadata=metadata)  # fmt: skip
+
+    show_event(with_events(server, job))
+
+
+@click.command()
+@click.argument("event")
+@click.argument("name")
+@SERVER
+@click.option("--token", default="", help="The organiser token (an operator's --key: none).")
+@click.option("--note", default="", help="Why (shown with the entrant and in the standings).")
+def disqualify(event: str, name: str, server: str, token: str, note: str) -> None:
+    """Disqualify NAME from started EVENT: paired no more, its later games forfeited."""
+    _remove(event, name, server, token, "", note, True)
+
+
+@click.command()
+@click.argument("event")
+@click.argument("name")
+@SERVER
+@click.option("--token", default="", help="The organiser token.")
+@click.option(
+    "--entry-token", default="", help="NAME's entry token (or the --key that entered it)."
+)
+@click.option("--note", default="", help="Why (shown with the entrant).")
+def withdraw(event: str, name: str, server: str, token: str, entry_token: str, note: str) -> None:
+    """Withdraw NAME from EVENT: out of an open event, or paired no more in a started one
+    (its later games forfeited)."""
+    _remove(event, name, server, token, entry_token, note, False)
+
+
+@click.command("list")
+@SERVER
+@click.option("--limit", type=click.IntRange(1, 10_000), default=50, show_default=True)
+def list_events(server: str, limit: int) -> None:
+    """The events the server hosts, newest first: id, name, format, phase, entrants."""
+
+    async def job(client: Any, events: Any) -> Any:
+        return await events.list(limit)
+
+    found = with_events(server, job)
+    if not found:
+        click.echo("no events")
+    for info in found:
+        format_ = enum_name(pb.EventFormat, "EVENT_FORMAT_", info.format)
+        start = f"  starts {info.start_at_ms}" if info.start_at_ms else ""
+        click.echo(
+            f"{info.event_id}  {info.name:<24} {format_:<11} {phase_of(info.phase):<8}"
+            f" {plural(len(info.entrants), 'entrant')}{start}"
+        )
 
 
 @click.command()

@@ -32,6 +32,8 @@ STANDING_FIELDS = (
     "buchholz",
     "sonneborn_berger",
     "diff",
+    "head_to_head",
+    "state",
 )
 
 
@@ -150,6 +152,7 @@ def report_text(tournament: Tournament) -> str:
             f"  {row.rank:<2} {row.entrant:<16} {row.points:>4.4g} {row.wins:>2} {row.draws:>2}"
             f" {row.losses:>2} {row.buchholz:>8.4g} {row.sonneborn_berger:>4.4g} {row.diff:>6}"
             f"  {rating.conservative:6.2f}{flag}"
+            + ("" if row.state == "active" else f"  {row.state.upper()}")
         )
     lines.append("(? = provisional rating; rating = mu - 3 sigma)")
     return "\n".join(lines) + "\n"

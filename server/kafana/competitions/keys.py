@@ -55,6 +55,10 @@ class EventKeys:
     callers = TaggedKey("callers")
     """Hash (hosted events): caller key (`a:<account>`, `p:<address>`) -> entrants it entered."""
 
+    marks = TaggedKey("marks")
+    """Hash (hosted events): `in:<entrant>` -> when it checked in (ms); `out:<entrant>` ->
+    "withdrawn <note>" or "disqualified <note>"."""
+
     state = TaggedKey("state")
     """String (hosted events): the director's snapshot (tournament, tables, seat tokens)."""
 

@@ -1,4 +1,10 @@
-"""Standings: match points, then Buchholz, Sonneborn-Berger, point difference, name.
+"""Standings: match points, then the format's tie-breaks, then the name.
+
+The tie-breaks (`TIEBREAKS` of `kafana.competitions.tournament`): a round robin, where everyone
+meets everyone, ranks by Sonneborn-Berger, then head-to-head (points won in the games among the
+entrants on the same points), then point difference; a Swiss or duplicate event by Buchholz,
+Sonneborn-Berger, point difference. The default (no tie-breaks named) is Buchholz,
+Sonneborn-Berger, point difference.
 
 Every decided game (or duplicate board) gives each entrant one `Placing`: its match points
 (the share of the other sides it finished ahead of, a tie counting half: 1 / 0.5 / 0 with two
@@ -15,7 +21,7 @@ won with 1 point, lost with 0, drawn otherwise (a tie, or a middle place at a ta
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True)
@@ -68,6 +74,11 @@ class Standing:
     buchholz: float  # per game, the opponents' mean points, summed
     sonneborn_berger: float  # per game, the opponents' mean points times the points won
     diff: int  # game points scored minus the best opponent's
+    head_to_head: float = 0.0  # points won against the entrants on the same points
+    state: str = "active"  # or withdrawn, disqualified (kept with its results so far)
+
+
+DEFAULT_TIEBREAKS = ("buchholz", "sonneborn_berger", "diff")
 
 
 def standings(
@@ -75,8 +86,12 @@ def standings(
     placings: Iterable[Placing],
     byes: Mapping[str, int] | None = None,
     bye_points: float = 1.0,
+    tiebreaks: Sequence[str] = DEFAULT_TIEBREAKS,
+    states: Mapping[str, str] | None = None,
 ) -> list[Standing]:
-    """Rank `entrants` from their placings; each bye counted, and worth `bye_points`."""
+    """Rank `entrants` from their placings; each bye counted, and worth `bye_points`; ties
+    broken by `tiebreaks` in order (Standing fields: buchholz, sonneborn_berger,
+    head_to_head, diff), then the name. `states`: entrants withdrawn or disqualified."""
     byes = byes or {}
     points = {e: bye_points * byes.get(e, 0) for e in entrants}
     games: dict[str, list[Placing]] = {e: [] for e in entrants}
@@ -104,5 +119,18 @@ def standings(
                 sum(p.diff for p in mine),
             )
         )
-    rows.sort(key=lambda r: (-r[1], -r[7], -r[8], -r[9], r[0]))
-    return [Standing(i + 1, *row) for i, row in enumerate(rows)]
+    states = states or {}
+    made = [Standing(0, *row, state=states.get(row[0], "active")) for row in rows]
+    made = [
+        replace(r, head_to_head=_head_to_head(r.entrant, games[r.entrant], points)) for r in made
+    ]
+    made.sort(key=lambda r: (-r.points, *(-getattr(r, t) for t in tiebreaks), r.entrant))
+    return [replace(r, rank=i + 1) for i, r in enumerate(made)]
+
+
+def _head_to_head(entrant: str, mine: list[Placing], points: Mapping[str, float]) -> float:
+    """The points `entrant` won in its games whose every opponent has its points."""
+    level = points[entrant]
+    return sum(
+        p.points for p in mine if p.opponents and all(points[o] == level for o in p.opponents)
+    )

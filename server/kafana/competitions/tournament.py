@@ -41,6 +41,14 @@ GAMES = ("tablic", "tac")
 SALT = "salt"
 """The label of a chosen-seed event's server salt among its secrets (`Tournament.salt`)."""
 GameRules = tablic.Rules | tac.Rules
+REMOVED = ("withdrawn", "disqualified")
+"""How an entrant leaves a started event (`Tournament.remove`)."""
+TIEBREAKS = {
+    "round_robin": ("sonneborn_berger", "head_to_head", "diff"),
+    "swiss": ("buchholz", "sonneborn_berger", "diff"),
+    "duplicate": ("buchholz", "sonneborn_berger", "diff"),
+}
+"""The tie-breaks after points, per format, in order (then the name)."""
 
 
 class Kind(StrEnum):
@@ -196,6 +204,7 @@ class Tournament:
         self.rounds: list[list[GameSpec]] = []
         self.byes: list[Bye] = []
         self.results: dict[str, GameResult] = {}
+        self.removed: dict[str, tuple[str, str]] = {}  # entrant -> (withdrawn/disqualified, note)
         self.ratings = ratings if ratings is not None else RatingBook()
         self._secrets: dict[str, str] = {}
         self._games: dict[str, GameSpec] = {}
@@ -303,7 +312,8 @@ class Tournament:
             else [self._game(f"r{number}-g{i + 1}", number, t) for i, t in enumerate(tables)]
         )
         self.rounds.append(games)
-        return games
+        self._forfeit_removed()  # a removed entrant's games of a fixed schedule
+        return [g for g in games if g.game_id not in self.results]
 
     def seeding(self) -> list[str]:
         """The entrants by rating (`EventConfig.ratings`), best first; ties in entry order."""
@@ -314,6 +324,7 @@ class Tournament:
     def _swiss_tables(self) -> tuple[list[pairing.Table], list[str]]:
         history = [g.seats for r in self.rounds for g in r]
         ranked = [row.entrant for row in self.standings()] if self.rounds else self.seeding()
+        ranked = [e for e in ranked if e not in self.removed]  # paired no more
         byes: dict[str, int] = {}
         for bye in self.byes:
             byes[bye.entrant] = byes.get(bye.entrant, 0) + 1
@@ -382,6 +393,53 @@ class Tournament:
                 [list(side) for side in sides],
                 [result.match_points(i, len(sides)) for i in range(len(sides))],
             )
+
+    def remove(self, entrant: str, state: str, note: str = "") -> list[GameResult]:
+        """Take `entrant` out (`state` withdrawn or disqualified): paired no more (Swiss), its
+        undecided games and those of a fixed schedule still to come forfeited to the other
+        sides (ending adjudicated, not rated); its results so far stay. The games decided."""
+        if entrant not in self.config.entrants:
+            raise InvalidInputError(f"no entrant {entrant!r} in event {self.config.name!r}")
+        if state not in REMOVED:
+            raise InvalidInputError(f"an entrant is withdrawn or disqualified, not {state!r}")
+        if entrant in self.removed:
+            raise EventError(f"entrant {entrant!r} is already {self.removed[entrant][0]}")
+        self.removed[entrant] = (state, note)
+        return self._forfeit_removed()
+
+    def _forfeit_removed(self) -> list[GameResult]:
+        """Decide every undecided game with a removed entrant: its side(s) last; a game with
+        no side left in the event is not played."""
+        decided = []
+        for spec in self.pending():
+            sides = spec.sides
+            out = [i for i, side in enumerate(sides) if any(e in self.removed for e in side)]
+            if not out:
+                continue
+            why = "; ".join(
+                f"{e} {self.removed[e][0]} {self.removed[e][1]}".strip()
+                for side in sides
+                for e in side
+                if e in self.removed
+            )
+            faults = tuple(
+                Fault(seat, Reason.ADJUDICATED, Action.FORFEIT_MATCH, 0, why)
+                for seat in range(len(spec.seats))
+                if spec.side_of(seat) in out
+            )
+            left = [i for i in range(len(sides)) if i not in out]
+            zeros = (0,) * len(sides)
+            if not left:
+                result = GameResult(spec.game_id, zeros, None, Ending.NOT_PLAYED, note=why)
+            else:
+                places = tuple(1 if i in left else 2 for i in range(len(sides)))
+                winner = left[0] if len(left) == 1 else None
+                result = GameResult(
+                    spec.game_id, zeros, winner, Ending.ADJUDICATED, faults, note=why, places=places
+                )
+            self.results[spec.game_id] = result
+            decided.append(result)
+        return decided
 
     def pause(self) -> None:
         """Stop handing out games (games already running finish)."""
@@ -473,7 +531,9 @@ class Tournament:
         for bye in self.byes:
             byes[bye.entrant] = byes.get(bye.entrant, 0) + 1
         bye_points = 1.0 if self.config.kind is Kind.SWISS else 0.0
-        return standings(self.config.entrants, self.placings(), byes, bye_points)
+        tiebreaks = TIEBREAKS[self.config.kind.value]
+        states = {e: state for e, (state, _) in self.removed.items()}
+        return standings(self.config.entrants, self.placings(), byes, bye_points, tiebreaks, states)
 
 
 def duplicate_schedule(

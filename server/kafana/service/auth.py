@@ -57,6 +57,12 @@ DEFAULT_ANONYMOUS = (
     "WatchEvents",
     "ListTables",
     "GetRecord",
+    # competitions: standings and boards are public, read-only (docs/competitions.md)
+    "GetEvent",
+    "ListEvents",
+    "GetLeague",
+    "ListLeagues",
+    "GetLeaderboard",
 )
 SPECTATING = ("GetState", "WatchEvents")  # anonymous only without a seat token
 KEY_CHECK_S = 1.0

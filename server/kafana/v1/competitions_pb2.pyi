@@ -161,6 +161,38 @@ ENTRANT_KIND_REMOTE: EntrantKind.ValueType  # 2
 """A person or a remote bot, playing with its entry token's assignments."""
 Global___EntrantKind: _TypeAlias = EntrantKind  # noqa: Y015
 
+class _EntrantState:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _EntrantStateEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_EntrantState.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    ENTRANT_STATE_UNSPECIFIED: _EntrantState.ValueType  # 0
+    """Not set (never sent)."""
+    ENTRANT_STATE_ACTIVE: _EntrantState.ValueType  # 1
+    """Entered (and, with check-in, checked in or not yet); plays."""
+    ENTRANT_STATE_ABSENT: _EntrantState.ValueType  # 2
+    """Not checked in when the event started: dropped before round 1, in no game."""
+    ENTRANT_STATE_WITHDRAWN: _EntrantState.ValueType  # 3
+    """Withdrew after the start: paired no more, its later games forfeited."""
+    ENTRANT_STATE_DISQUALIFIED: _EntrantState.ValueType  # 4
+    """Disqualified by the organiser: paired no more, its later games forfeited."""
+
+class EntrantState(_EntrantState, metaclass=_EntrantStateEnumTypeWrapper):
+    """Whether an entrant still plays."""
+
+ENTRANT_STATE_UNSPECIFIED: EntrantState.ValueType  # 0
+"""Not set (never sent)."""
+ENTRANT_STATE_ACTIVE: EntrantState.ValueType  # 1
+"""Entered (and, with check-in, checked in or not yet); plays."""
+ENTRANT_STATE_ABSENT: EntrantState.ValueType  # 2
+"""Not checked in when the event started: dropped before round 1, in no game."""
+ENTRANT_STATE_WITHDRAWN: EntrantState.ValueType  # 3
+"""Withdrew after the start: paired no more, its later games forfeited."""
+ENTRANT_STATE_DISQUALIFIED: EntrantState.ValueType  # 4
+"""Disqualified by the organiser: paired no more, its later games forfeited."""
+Global___EntrantState: _TypeAlias = EntrantState  # noqa: Y015
+
 class _GameStatus:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -412,6 +444,8 @@ class CreateEventRequest(_message.Message):
     PARTNERSHIPS_FIELD_NUMBER: _builtins.int
     GAME_FIELD_NUMBER: _builtins.int
     ENTRIES_PER_ACCOUNT_FIELD_NUMBER: _builtins.int
+    START_AT_MS_FIELD_NUMBER: _builtins.int
+    CHECK_IN_MS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The event's name: 1 to 64 printable characters, no spaces or braces."""
     format: Global___EventFormat.ValueType
@@ -446,9 +480,20 @@ class CreateEventRequest(_message.Message):
     """How many entrants one caller with a key may enter (an account; self-registered accounts
     count as the address they were made from): 0 means 1; at most 1024.
     """
+    start_at_ms: _builtins.int
+    """When the event starts by itself (Unix ms; 0: when the organiser calls StartEvent). The
+    director starts it at that time (entries close; fewer than two entrants present: it ends).
+    """
+    check_in_ms: _builtins.int
+    """Check-in: entrants must confirm they are present (CheckIn) in the last `check_in_ms`
+    before the start (without `start_at_ms`: any time before it); those who did not are
+    dropped before round 1. 0: no check-in. At most 24 hours.
+    """
     @_builtins.property
     def policy(self) -> Global___FaultPolicySpec:
-        """The fault policy of every game (absent: the defaults, no clock)."""
+        """The fault policy of every game (absent: the defaults: 10 s a move, default move on a
+        timeout, the match forfeited at the 3rd; present: as given, move_ms 0 meaning no clock).
+        """
 
     def __init__(
         self,
@@ -468,10 +513,12 @@ class CreateEventRequest(_message.Message):
         partnerships: _builtins.bool = ...,
         game: _rules_pb2.Game.ValueType = ...,
         entries_per_account: _builtins.int = ...,
+        start_at_ms: _builtins.int = ...,
+        check_in_ms: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "policy", b"policy", "seed", b"seed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "boards", b"boards", "chosen_seed", b"chosen_seed", "entries_per_account", b"entries_per_account", "format", b"format", "game", b"game", "hands_per_board", b"hands_per_board", "name", b"name", "parallel", b"parallel", "partnerships", b"partnerships", "policy", b"policy", "preset", b"preset", "rounds", b"rounds", "seats_per_game", b"seats_per_game", "seed", b"seed", "target", b"target"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "boards", b"boards", "check_in_ms", b"check_in_ms", "chosen_seed", b"chosen_seed", "entries_per_account", b"entries_per_account", "format", b"format", "game", b"game", "hands_per_board", b"hands_per_board", "name", b"name", "parallel", b"parallel", "partnerships", b"partnerships", "policy", b"policy", "preset", b"preset", "rounds", b"rounds", "seats_per_game", b"seats_per_game", "seed", b"seed", "start_at_ms", b"start_at_ms", "target", b"target"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
@@ -606,6 +653,68 @@ class WithdrawEntryRequest(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___WithdrawEntryRequest: _TypeAlias = WithdrawEntryRequest  # noqa: Y015
+
+@_typing.final
+class CheckInRequest(_message.Message):
+    """CheckIn's input (the entry token in `kafana-entry-token`, or the account that entered it)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    EVENT_ID_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    event_id: _builtins.str
+    """The event."""
+    name: _builtins.str
+    """The entrant checking in."""
+    def __init__(
+        self,
+        *,
+        event_id: _builtins.str = ...,
+        name: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["event_id", b"event_id", "name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CheckInRequest: _TypeAlias = CheckInRequest  # noqa: Y015
+
+@_typing.final
+class RemoveEntrantRequest(_message.Message):
+    """RemoveEntrant's input (the organiser token in `kafana-organiser-token`; an operator needs
+    none; for a withdrawal, also the entrant's entry token or account).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    EVENT_ID_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    DISQUALIFY_FIELD_NUMBER: _builtins.int
+    NOTE_FIELD_NUMBER: _builtins.int
+    event_id: _builtins.str
+    """The event."""
+    name: _builtins.str
+    """The entrant."""
+    disqualify: _builtins.bool
+    """True: disqualified (organiser or operator only); false: withdrawn."""
+    note: _builtins.str
+    """Why, shown with the entrant."""
+    def __init__(
+        self,
+        *,
+        event_id: _builtins.str = ...,
+        name: _builtins.str = ...,
+        disqualify: _builtins.bool = ...,
+        note: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["disqualify", b"disqualify", "event_id", b"event_id", "name", b"name", "note", b"note"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RemoveEntrantRequest: _TypeAlias = RemoveEntrantRequest  # noqa: Y015
 
 @_typing.final
 class StartEventRequest(_message.Message):
@@ -832,22 +941,34 @@ class EntrantInfo(_message.Message):
     NAME_FIELD_NUMBER: _builtins.int
     KIND_FIELD_NUMBER: _builtins.int
     BOT_FIELD_NUMBER: _builtins.int
+    CHECKED_IN_FIELD_NUMBER: _builtins.int
+    STATE_FIELD_NUMBER: _builtins.int
+    STATE_NOTE_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """Its name in the event."""
     kind: Global___EntrantKind.ValueType
     """Who plays for it."""
     bot: _builtins.str
     """BUILT_IN_BOT: the registered bot's name ("greedy", ...); empty otherwise."""
+    checked_in: _builtins.bool
+    """It checked in (built-in bots always count as present)."""
+    state: Global___EntrantState.ValueType
+    """Whether it still plays."""
+    state_note: _builtins.str
+    """Why it was withdrawn or disqualified (the organiser's note)."""
     def __init__(
         self,
         *,
         name: _builtins.str = ...,
         kind: Global___EntrantKind.ValueType = ...,
         bot: _builtins.str = ...,
+        checked_in: _builtins.bool = ...,
+        state: Global___EntrantState.ValueType = ...,
+        state_note: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "kind", b"kind", "name", b"name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "checked_in", b"checked_in", "kind", b"kind", "name", b"name", "state", b"state", "state_note", b"state_note"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -989,6 +1110,8 @@ class StandingInfo(_message.Message):
     SONNEBORN_BERGER_FIELD_NUMBER: _builtins.int
     DIFF_FIELD_NUMBER: _builtins.int
     RATING_FIELD_NUMBER: _builtins.int
+    HEAD_TO_HEAD_FIELD_NUMBER: _builtins.int
+    STATE_FIELD_NUMBER: _builtins.int
     rank: _builtins.int
     """1 is best; tied entrants share a rank."""
     entrant: _builtins.str
@@ -1013,6 +1136,10 @@ class StandingInfo(_message.Message):
     """Points scored minus points conceded (Tablić)."""
     rating: _builtins.float
     """Conservative rating (mu - 3 sigma) in this event's ratings."""
+    head_to_head: _builtins.float
+    """Tie-break (round robin): points won in the games among the entrants tied with it."""
+    state: Global___EntrantState.ValueType
+    """ACTIVE, or WITHDRAWN / DISQUALIFIED (kept in the table with its results so far)."""
     def __init__(
         self,
         *,
@@ -1028,10 +1155,12 @@ class StandingInfo(_message.Message):
         sonneborn_berger: _builtins.float = ...,
         diff: _builtins.int = ...,
         rating: _builtins.float = ...,
+        head_to_head: _builtins.float = ...,
+        state: Global___EntrantState.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["buchholz", b"buchholz", "byes", b"byes", "diff", b"diff", "draws", b"draws", "entrant", b"entrant", "losses", b"losses", "played", b"played", "points", b"points", "rank", b"rank", "rating", b"rating", "sonneborn_berger", b"sonneborn_berger", "wins", b"wins"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["buchholz", b"buchholz", "byes", b"byes", "diff", b"diff", "draws", b"draws", "entrant", b"entrant", "head_to_head", b"head_to_head", "losses", b"losses", "played", b"played", "points", b"points", "rank", b"rank", "rating", b"rating", "sonneborn_berger", b"sonneborn_berger", "state", b"state", "wins", b"wins"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1087,6 +1216,9 @@ class EventInfo(_message.Message):
     END_DETAIL_FIELD_NUMBER: _builtins.int
     SALT_COMMITMENT_FIELD_NUMBER: _builtins.int
     SALT_FIELD_NUMBER: _builtins.int
+    START_AT_MS_FIELD_NUMBER: _builtins.int
+    CHECK_IN_MS_FIELD_NUMBER: _builtins.int
+    TIEBREAKS_FIELD_NUMBER: _builtins.int
     event_id: _builtins.str
     """The event's id."""
     name: _builtins.str
@@ -1132,6 +1264,10 @@ class EventInfo(_message.Message):
     """A chosen-seed event, once finished: the salt itself (64 hex digits), which with the seed
     replays every deal; empty before (no commitment can be brute-forced from the seed alone).
     """
+    start_at_ms: _builtins.int
+    """The scheduled start (Unix ms; 0: started by the organiser)."""
+    check_in_ms: _builtins.int
+    """The check-in window before the start in ms (0: no check-in)."""
     @_builtins.property
     def entrants(self) -> _containers.RepeatedCompositeFieldContainer[Global___EntrantInfo]:
         """Its entrants, in entry order."""
@@ -1153,6 +1289,10 @@ class EventInfo(_message.Message):
         """GetEvent with records, once finished: the local runner's export files by name
         (records.jsonl, standings.csv, report.html with the rating curves, ratings.json).
         """
+
+    @_builtins.property
+    def tiebreaks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The tie-breaks after points, in order (e.g. "sonneborn_berger", "head_to_head", "diff")."""
 
     def __init__(
         self,
@@ -1181,10 +1321,13 @@ class EventInfo(_message.Message):
         end_detail: _builtins.str = ...,
         salt_commitment: _builtins.str = ...,
         salt: _builtins.str = ...,
+        start_at_ms: _builtins.int = ...,
+        check_in_ms: _builtins.int = ...,
+        tiebreaks: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["policy", b"policy"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["chosen_seed", b"chosen_seed", "end_detail", b"end_detail", "end_reason", b"end_reason", "entrants", b"entrants", "event_id", b"event_id", "exports", b"exports", "format", b"format", "game", b"game", "name", b"name", "note", b"note", "partnerships", b"partnerships", "phase", b"phase", "policy", b"policy", "preset", b"preset", "records_jsonl", b"records_jsonl", "report", b"report", "rounds", b"rounds", "salt", b"salt", "salt_commitment", b"salt_commitment", "seats_per_game", b"seats_per_game", "standings", b"standings", "status", b"status", "target", b"target", "total_rounds", b"total_rounds"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["check_in_ms", b"check_in_ms", "chosen_seed", b"chosen_seed", "end_detail", b"end_detail", "end_reason", b"end_reason", "entrants", b"entrants", "event_id", b"event_id", "exports", b"exports", "format", b"format", "game", b"game", "name", b"name", "note", b"note", "partnerships", b"partnerships", "phase", b"phase", "policy", b"policy", "preset", b"preset", "records_jsonl", b"records_jsonl", "report", b"report", "rounds", b"rounds", "salt", b"salt", "salt_commitment", b"salt_commitment", "seats_per_game", b"seats_per_game", "standings", b"standings", "start_at_ms", b"start_at_ms", "status", b"status", "target", b"target", "tiebreaks", b"tiebreaks", "total_rounds", b"total_rounds"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

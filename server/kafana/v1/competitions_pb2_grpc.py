@@ -50,6 +50,11 @@ class CompetitionsServiceStub:
                 request_serializer=kafana_dot_v1_dot_competitions__pb2.WithdrawEntryRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_competitions__pb2.EventInfo.FromString,
                 _registered_method=True)
+        self.CheckIn = channel.unary_unary(
+                '/kafana.v1.CompetitionsService/CheckIn',
+                request_serializer=kafana_dot_v1_dot_competitions__pb2.CheckInRequest.SerializeToString,
+                response_deserializer=kafana_dot_v1_dot_competitions__pb2.EventInfo.FromString,
+                _registered_method=True)
         self.StartEvent = channel.unary_unary(
                 '/kafana.v1.CompetitionsService/StartEvent',
                 request_serializer=kafana_dot_v1_dot_competitions__pb2.StartEventRequest.SerializeToString,
@@ -90,6 +95,11 @@ class CompetitionsServiceStub:
                 request_serializer=kafana_dot_v1_dot_competitions__pb2.AdjudicateGameRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_competitions__pb2.EventInfo.FromString,
                 _registered_method=True)
+        self.RemoveEntrant = channel.unary_unary(
+                '/kafana.v1.CompetitionsService/RemoveEntrant',
+                request_serializer=kafana_dot_v1_dot_competitions__pb2.RemoveEntrantRequest.SerializeToString,
+                response_deserializer=kafana_dot_v1_dot_competitions__pb2.EventInfo.FromString,
+                _registered_method=True)
 
 
 class CompetitionsServiceServicer:
@@ -114,6 +124,15 @@ class CompetitionsServiceServicer:
     def WithdrawEntry(self, request, context):
         """Take an entrant out of an open event: the entrant itself (its entry token, or the account
         that entered it) or the organiser (organiser token).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CheckIn(self, request, context):
+        """An entrant confirms it is present (entry token, or the account that entered it), in the
+        event's check-in window: with `check_in_ms` set, entrants not checked in when the event
+        starts are dropped before round 1 (built-in bots are always present).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -177,6 +196,16 @@ class CompetitionsServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RemoveEntrant(self, request, context):
+        """Take an entrant out of a started event (organiser token, or an operator): it is paired no
+        more, its games not yet handed out are forfeited to its opponents, and the standings and
+        exports say so. `disqualify` false: a withdrawal (the entrant's own entry token or account
+        may ask for that too).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_CompetitionsServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -193,6 +222,11 @@ def add_CompetitionsServiceServicer_to_server(servicer, server):
             'WithdrawEntry': grpc.unary_unary_rpc_method_handler(
                     servicer.WithdrawEntry,
                     request_deserializer=kafana_dot_v1_dot_competitions__pb2.WithdrawEntryRequest.FromString,
+                    response_serializer=kafana_dot_v1_dot_competitions__pb2.EventInfo.SerializeToString,
+            ),
+            'CheckIn': grpc.unary_unary_rpc_method_handler(
+                    servicer.CheckIn,
+                    request_deserializer=kafana_dot_v1_dot_competitions__pb2.CheckInRequest.FromString,
                     response_serializer=kafana_dot_v1_dot_competitions__pb2.EventInfo.SerializeToString,
             ),
             'StartEvent': grpc.unary_unary_rpc_method_handler(
@@ -233,6 +267,11 @@ def add_CompetitionsServiceServicer_to_server(servicer, server):
             'AdjudicateGame': grpc.unary_unary_rpc_method_handler(
                     servicer.AdjudicateGame,
                     request_deserializer=kafana_dot_v1_dot_competitions__pb2.AdjudicateGameRequest.FromString,
+                    response_serializer=kafana_dot_v1_dot_competitions__pb2.EventInfo.SerializeToString,
+            ),
+            'RemoveEntrant': grpc.unary_unary_rpc_method_handler(
+                    servicer.RemoveEntrant,
+                    request_deserializer=kafana_dot_v1_dot_competitions__pb2.RemoveEntrantRequest.FromString,
                     response_serializer=kafana_dot_v1_dot_competitions__pb2.EventInfo.SerializeToString,
             ),
     }
@@ -317,6 +356,33 @@ class CompetitionsService:
             target,
             '/kafana.v1.CompetitionsService/WithdrawEntry',
             kafana_dot_v1_dot_competitions__pb2.WithdrawEntryRequest.SerializeToString,
+            kafana_dot_v1_dot_competitions__pb2.EventInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CheckIn(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kafana.v1.CompetitionsService/CheckIn',
+            kafana_dot_v1_dot_competitions__pb2.CheckInRequest.SerializeToString,
             kafana_dot_v1_dot_competitions__pb2.EventInfo.FromString,
             options,
             channel_credentials,
@@ -533,6 +599,33 @@ class CompetitionsService:
             target,
             '/kafana.v1.CompetitionsService/AdjudicateGame',
             kafana_dot_v1_dot_competitions__pb2.AdjudicateGameRequest.SerializeToString,
+            kafana_dot_v1_dot_competitions__pb2.EventInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RemoveEntrant(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kafana.v1.CompetitionsService/RemoveEntrant',
+            kafana_dot_v1_dot_competitions__pb2.RemoveEntrantRequest.SerializeToString,
             kafana_dot_v1_dot_competitions__pb2.EventInfo.FromString,
             options,
             channel_credentials,

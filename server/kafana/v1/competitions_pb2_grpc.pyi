@@ -53,6 +53,11 @@ class CompetitionsServiceStub:
     """Take an entrant out of an open event: the entrant itself (its entry token, or the account
     that entered it) or the organiser (organiser token).
     """
+    CheckIn: _grpc.UnaryUnaryMultiCallable[_competitions_pb2.CheckInRequest, _competitions_pb2.EventInfo]
+    """An entrant confirms it is present (entry token, or the account that entered it), in the
+    event's check-in window: with `check_in_ms` set, entrants not checked in when the event
+    starts are dropped before round 1 (built-in bots are always present).
+    """
     StartEvent: _grpc.UnaryUnaryMultiCallable[_competitions_pb2.StartEventRequest, _competitions_pb2.EventInfo]
     """Close entries and start directing the event (organiser token)."""
     GetEvent: _grpc.UnaryUnaryMultiCallable[_competitions_pb2.GetEventRequest, _competitions_pb2.EventInfo]
@@ -72,6 +77,12 @@ class CompetitionsServiceStub:
     """End now: running games stop, undecided ones are recorded as not played (organiser token)."""
     AdjudicateGame: _grpc.UnaryUnaryMultiCallable[_competitions_pb2.AdjudicateGameRequest, _competitions_pb2.EventInfo]
     """Decide a game handed out and not decided yet; its table is closed (organiser token)."""
+    RemoveEntrant: _grpc.UnaryUnaryMultiCallable[_competitions_pb2.RemoveEntrantRequest, _competitions_pb2.EventInfo]
+    """Take an entrant out of a started event (organiser token, or an operator): it is paired no
+    more, its games not yet handed out are forfeited to its opponents, and the standings and
+    exports say so. `disqualify` false: a withdrawal (the entrant's own entry token or account
+    may ask for that too).
+    """
 
 @_typing.type_check_only
 class CompetitionsServiceAsyncStub(CompetitionsServiceStub):
@@ -87,6 +98,11 @@ class CompetitionsServiceAsyncStub(CompetitionsServiceStub):
     WithdrawEntry: _aio.UnaryUnaryMultiCallable[_competitions_pb2.WithdrawEntryRequest, _competitions_pb2.EventInfo]  # type: ignore[assignment]
     """Take an entrant out of an open event: the entrant itself (its entry token, or the account
     that entered it) or the organiser (organiser token).
+    """
+    CheckIn: _aio.UnaryUnaryMultiCallable[_competitions_pb2.CheckInRequest, _competitions_pb2.EventInfo]  # type: ignore[assignment]
+    """An entrant confirms it is present (entry token, or the account that entered it), in the
+    event's check-in window: with `check_in_ms` set, entrants not checked in when the event
+    starts are dropped before round 1 (built-in bots are always present).
     """
     StartEvent: _aio.UnaryUnaryMultiCallable[_competitions_pb2.StartEventRequest, _competitions_pb2.EventInfo]  # type: ignore[assignment]
     """Close entries and start directing the event (organiser token)."""
@@ -107,6 +123,12 @@ class CompetitionsServiceAsyncStub(CompetitionsServiceStub):
     """End now: running games stop, undecided ones are recorded as not played (organiser token)."""
     AdjudicateGame: _aio.UnaryUnaryMultiCallable[_competitions_pb2.AdjudicateGameRequest, _competitions_pb2.EventInfo]  # type: ignore[assignment]
     """Decide a game handed out and not decided yet; its table is closed (organiser token)."""
+    RemoveEntrant: _aio.UnaryUnaryMultiCallable[_competitions_pb2.RemoveEntrantRequest, _competitions_pb2.EventInfo]  # type: ignore[assignment]
+    """Take an entrant out of a started event (organiser token, or an operator): it is paired no
+    more, its games not yet handed out are forfeited to its opponents, and the standings and
+    exports say so. `disqualify` false: a withdrawal (the entrant's own entry token or account
+    may ask for that too).
+    """
 
 class CompetitionsServiceServicer(metaclass=_abc_1.ABCMeta):
     """Hosted events: create, enter, start, follow, control."""
@@ -137,6 +159,17 @@ class CompetitionsServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_competitions_pb2.EventInfo, _abc.Awaitable[_competitions_pb2.EventInfo]]:
         """Take an entrant out of an open event: the entrant itself (its entry token, or the account
         that entered it) or the organiser (organiser token).
+        """
+
+    @_abc_1.abstractmethod
+    def CheckIn(
+        self,
+        request: _competitions_pb2.CheckInRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_competitions_pb2.EventInfo, _abc.Awaitable[_competitions_pb2.EventInfo]]:
+        """An entrant confirms it is present (entry token, or the account that entered it), in the
+        event's check-in window: with `check_in_ms` set, entrants not checked in when the event
+        starts are dropped before round 1 (built-in bots are always present).
         """
 
     @_abc_1.abstractmethod
@@ -205,5 +238,17 @@ class CompetitionsServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_competitions_pb2.EventInfo, _abc.Awaitable[_competitions_pb2.EventInfo]]:
         """Decide a game handed out and not decided yet; its table is closed (organiser token)."""
+
+    @_abc_1.abstractmethod
+    def RemoveEntrant(
+        self,
+        request: _competitions_pb2.RemoveEntrantRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_competitions_pb2.EventInfo, _abc.Awaitable[_competitions_pb2.EventInfo]]:
+        """Take an entrant out of a started event (organiser token, or an operator): it is paired no
+        more, its games not yet handed out are forfeited to its opponents, and the standings and
+        exports say so. `disqualify` false: a withdrawal (the entrant's own entry token or account
+        may ask for that too).
+        """
 
 def add_CompetitionsServiceServicer_to_server(servicer: CompetitionsServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

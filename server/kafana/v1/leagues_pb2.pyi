@@ -195,6 +195,60 @@ class GetLeagueRequest(_message.Message):
 Global___GetLeagueRequest: _TypeAlias = GetLeagueRequest  # noqa: Y015
 
 @_typing.final
+class ListLeaguesRequest(_message.Message):
+    """ListLeagues' input."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    page_size: _builtins.int
+    """At most this many (0: 50; above 200: coerced down to 200)."""
+    page_token: _builtins.str
+    """The previous answer's next_page_token; empty for the first page."""
+    def __init__(
+        self,
+        *,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListLeaguesRequest: _TypeAlias = ListLeaguesRequest  # noqa: Y015
+
+@_typing.final
+class ListLeaguesResponse(_message.Message):
+    """ListLeagues' answer."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LEAGUES_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """Pass it as page_token for the next page; empty on the last page."""
+    @_builtins.property
+    def leagues(self) -> _containers.RepeatedCompositeFieldContainer[Global___LeagueInfo]:
+        """Leagues in name order."""
+
+    def __init__(
+        self,
+        *,
+        leagues: _abc.Iterable[Global___LeagueInfo] | None = ...,
+        next_page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["leagues", b"leagues", "next_page_token", b"next_page_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListLeaguesResponse: _TypeAlias = ListLeaguesResponse  # noqa: Y015
+
+@_typing.final
 class NewSeasonRequest(_message.Message):
     """NewSeason's input."""
 

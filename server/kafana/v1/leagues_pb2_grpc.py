@@ -45,6 +45,11 @@ class LeaguesServiceStub:
                 request_serializer=kafana_dot_v1_dot_leagues__pb2.GetLeagueRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_leagues__pb2.LeagueInfo.FromString,
                 _registered_method=True)
+        self.ListLeagues = channel.unary_unary(
+                '/kafana.v1.LeaguesService/ListLeagues',
+                request_serializer=kafana_dot_v1_dot_leagues__pb2.ListLeaguesRequest.SerializeToString,
+                response_deserializer=kafana_dot_v1_dot_leagues__pb2.ListLeaguesResponse.FromString,
+                _registered_method=True)
         self.NewSeason = channel.unary_unary(
                 '/kafana.v1.LeaguesService/NewSeason',
                 request_serializer=kafana_dot_v1_dot_leagues__pb2.NewSeasonRequest.SerializeToString,
@@ -95,6 +100,13 @@ class LeaguesServiceServicer:
 
     def GetLeague(self, request, context):
         """A league: its spec, current season, queue length, matches settled.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListLeagues(self, request, context):
+        """Every league, by name, a page at a time (AIP-158).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -164,6 +176,11 @@ def add_LeaguesServiceServicer_to_server(servicer, server):
                     servicer.GetLeague,
                     request_deserializer=kafana_dot_v1_dot_leagues__pb2.GetLeagueRequest.FromString,
                     response_serializer=kafana_dot_v1_dot_leagues__pb2.LeagueInfo.SerializeToString,
+            ),
+            'ListLeagues': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListLeagues,
+                    request_deserializer=kafana_dot_v1_dot_leagues__pb2.ListLeaguesRequest.FromString,
+                    response_serializer=kafana_dot_v1_dot_leagues__pb2.ListLeaguesResponse.SerializeToString,
             ),
             'NewSeason': grpc.unary_unary_rpc_method_handler(
                     servicer.NewSeason,
@@ -256,6 +273,33 @@ class LeaguesService:
             '/kafana.v1.LeaguesService/GetLeague',
             kafana_dot_v1_dot_leagues__pb2.GetLeagueRequest.SerializeToString,
             kafana_dot_v1_dot_leagues__pb2.LeagueInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListLeagues(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kafana.v1.LeaguesService/ListLeagues',
+            kafana_dot_v1_dot_leagues__pb2.ListLeaguesRequest.SerializeToString,
+            kafana_dot_v1_dot_leagues__pb2.ListLeaguesResponse.FromString,
             options,
             channel_credentials,
             insecure,

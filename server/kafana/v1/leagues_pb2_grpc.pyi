@@ -42,6 +42,8 @@ class LeaguesServiceStub:
     """Create a league (organiser role). Its rules, clock and fault policy are fixed here."""
     GetLeague: _grpc.UnaryUnaryMultiCallable[_leagues_pb2.GetLeagueRequest, _leagues_pb2.LeagueInfo]
     """A league: its spec, current season, queue length, matches settled."""
+    ListLeagues: _grpc.UnaryUnaryMultiCallable[_leagues_pb2.ListLeaguesRequest, _leagues_pb2.ListLeaguesResponse]
+    """Every league, by name, a page at a time (AIP-158)."""
     NewSeason: _grpc.UnaryUnaryMultiCallable[_leagues_pb2.NewSeasonRequest, _leagues_pb2.LeagueInfo]
     """Start the next season (organiser role): ratings and board begin afresh; old ones are kept."""
     JoinQueue: _grpc.UnaryUnaryMultiCallable[_leagues_pb2.JoinQueueRequest, _leagues_pb2.QueueStatus]
@@ -71,6 +73,8 @@ class LeaguesServiceAsyncStub(LeaguesServiceStub):
     """Create a league (organiser role). Its rules, clock and fault policy are fixed here."""
     GetLeague: _aio.UnaryUnaryMultiCallable[_leagues_pb2.GetLeagueRequest, _leagues_pb2.LeagueInfo]  # type: ignore[assignment]
     """A league: its spec, current season, queue length, matches settled."""
+    ListLeagues: _aio.UnaryUnaryMultiCallable[_leagues_pb2.ListLeaguesRequest, _leagues_pb2.ListLeaguesResponse]  # type: ignore[assignment]
+    """Every league, by name, a page at a time (AIP-158)."""
     NewSeason: _aio.UnaryUnaryMultiCallable[_leagues_pb2.NewSeasonRequest, _leagues_pb2.LeagueInfo]  # type: ignore[assignment]
     """Start the next season (organiser role): ratings and board begin afresh; old ones are kept."""
     JoinQueue: _aio.UnaryUnaryMultiCallable[_leagues_pb2.JoinQueueRequest, _leagues_pb2.QueueStatus]  # type: ignore[assignment]
@@ -109,6 +113,14 @@ class LeaguesServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_leagues_pb2.LeagueInfo, _abc.Awaitable[_leagues_pb2.LeagueInfo]]:
         """A league: its spec, current season, queue length, matches settled."""
+
+    @_abc_1.abstractmethod
+    def ListLeagues(
+        self,
+        request: _leagues_pb2.ListLeaguesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_leagues_pb2.ListLeaguesResponse, _abc.Awaitable[_leagues_pb2.ListLeaguesResponse]]:
+        """Every league, by name, a page at a time (AIP-158)."""
 
     @_abc_1.abstractmethod
     def NewSeason(

@@ -6,10 +6,18 @@ from __future__ import annotations
 import dataclasses
 
 from kafana.competitions import exports
-from kafana.competitions.hosted.event import Entrant, Hosted, config_from_meta
+from kafana.competitions.hosted.event import (
+    Entrant,
+    Hosted,
+    check_in_window,
+    checked_in,
+    config_from_meta,
+    removed,
+    start_at,
+)
 from kafana.competitions.policy import FaultPolicy
 from kafana.competitions.standings import Standing
-from kafana.competitions.tournament import Tournament
+from kafana.competitions.tournament import TIEBREAKS, Tournament
 from kafana.competitions.verify_export import Published, PublishedGame
 from kafana.competitions.wire import (
     ACTIONS,
@@ -38,11 +46,30 @@ def policy_spec(policy: FaultPolicy) -> pb.FaultPolicySpec:
     )
 
 
-def entrant_info(entrant: Entrant) -> pb.EntrantInfo:
-    """One entrant: a built-in bot (named) or a remote player."""
+ENTRANT_STATES = {
+    "withdrawn": pb.ENTRANT_STATE_WITHDRAWN,
+    "disqualified": pb.ENTRANT_STATE_DISQUALIFIED,
+}
+
+
+def entrant_info(
+    entrant: Entrant, marks: dict[str, str] | None = None, playing: set[str] | None = None
+) -> pb.EntrantInfo:
+    """One entrant: a built-in bot (named) or a remote player; checked in or not, and whether
+    it still plays (`playing`: the started event's entrants; absent from it: dropped at
+    check-in)."""
+    marks = marks or {}
+    info = pb.EntrantInfo(name=entrant.name, kind=pb.ENTRANT_KIND_REMOTE)
     if entrant.bot:
-        return pb.EntrantInfo(name=entrant.name, kind=pb.ENTRANT_KIND_BUILT_IN_BOT, bot=entrant.bot)
-    return pb.EntrantInfo(name=entrant.name, kind=pb.ENTRANT_KIND_REMOTE)
+        info.kind, info.bot = pb.ENTRANT_KIND_BUILT_IN_BOT, entrant.bot
+    info.checked_in = checked_in(entrant, marks)
+    info.state = pb.ENTRANT_STATE_ACTIVE
+    out = removed(marks).get(entrant.name)
+    if playing is not None and entrant.name not in playing:
+        info.state = pb.ENTRANT_STATE_ABSENT
+    elif out is not None:
+        info.state, info.state_note = ENTRANT_STATES[out[0]], out[1]
+    return info
 
 
 def end_reason(info: pb.EventInfo, reason: pb.EventEndReason.ValueType, detail: str) -> None:
@@ -53,7 +80,9 @@ def end_reason(info: pb.EventInfo, reason: pb.EventEndReason.ValueType, detail: 
 
 def standing_info(row: Standing, rating: float) -> pb.StandingInfo:
     """One row of the standings (the message has the row's fields, and the rating)."""
-    return pb.StandingInfo(**dataclasses.asdict(row), rating=rating)
+    fields = dataclasses.asdict(row)
+    state = ENTRANT_STATES.get(fields.pop("state"), pb.ENTRANT_STATE_ACTIVE)
+    return pb.StandingInfo(**fields, rating=rating, state=state)
 
 
 def standings_of(t: Tournament) -> list[pb.StandingInfo]:
@@ -125,9 +154,11 @@ def event_info(
     control: tuple[str, str],
     *,
     records: bool = False,
+    marks: dict[str, str] | None = None,
 ) -> pb.EventInfo:
-    """Everything public about an event."""
+    """Everything public about an event (`marks`: check-ins and removals)."""
     config = config_from_meta(meta)
+    playing = set(hosted.tournament.config.entrants) if hosted is not None else None
     status, note = control
     tablic_rules = isinstance(config.rules, tablic.Rules)
     info = pb.EventInfo(
@@ -137,7 +168,10 @@ def event_info(
         phase=phase_enum(meta.get("phase", "")),
         status=status_enum(status),
         note=note,
-        entrants=[entrant_info(e) for e in entrants],
+        entrants=[entrant_info(e, marks, playing) for e in entrants],
+        start_at_ms=start_at(meta),
+        check_in_ms=check_in_window(meta),
+        tiebreaks=TIEBREAKS[config.kind.value],
         preset=preset_enum(config.preset if tablic_rules else ""),
         target=config.rules.target if isinstance(config.rules, tablic.Rules) else 0,
         policy=policy_spec(config.policy),

@@ -44,9 +44,12 @@ from kafana.competitions.hosted.event import (
     TableSeats,
     config_from_meta,
     entrants_of,
+    present,
+    removed,
+    start_at,
 )
 from kafana.competitions.hosted.referee import referee
-from kafana.competitions.hosted.store import EventStore
+from kafana.competitions.hosted.store import EventStore, now_ms
 from kafana.competitions.model import GameResult, GameSpec
 from kafana.competitions.policy import Action, Fault
 from kafana.competitions.ratings import Rating, RatingBook
@@ -150,6 +153,8 @@ class Director:
                 await self.store.unlist(event_id)
                 continue
             phase = meta.get("phase")
+            if phase == "open" and 0 < start_at(meta) <= now_ms():
+                phase = await self._start_scheduled(event_id)
             if phase != "started":
                 if phase == "finished":
                     await self.store.unlist(event_id)
@@ -158,6 +163,16 @@ class Director:
                 log.info("director %s: directing event %s", self.owner[:8], event_id)
                 task = asyncio.create_task(self._direct(event_id), name=f"kafana-event-{event_id}")
                 self.running[event_id] = task
+
+    async def _start_scheduled(self, event_id: str) -> str:
+        """Start an event whose scheduled time has come (entries close): its phase now. Too
+        few entrants: it ends, with the reason."""
+        answer = await self.store.start(event_id)
+        if answer == "few":
+            log.info("director: event %s: too few entrants at its scheduled start", event_id)
+            await self.store.finish(event_id, "fewer than two entrants at the scheduled start")
+            return "finished"
+        return (await self.store.meta(event_id)).get("phase", "")
 
     async def _direct(self, event_id: str) -> None:
         run = EventRun(self, event_id)
@@ -228,6 +243,9 @@ class EventRun:
         self.rating_keys = {e.name: e.rating_key for e in entrants}
         text = await self.store.state(self.event_id)
         try:
+            if not text:  # with check-in, the entrants who did not are dropped now
+                marks = await self.store.marks(self.event_id)
+                entrants = present(meta, entrants, marks)
             self.hosted = Hosted.loads(text) if text else await self._begin(meta, entrants)
         except EventError as error:  # started without the start's check: it cannot be played
             log.warning("director: event %s: %s", self.event_id, error)
@@ -330,6 +348,11 @@ class EventRun:
         decisions = await self.store.adjudications(self.event_id)
         before = t.status
         decided = apply_controls(t, Status(status) if status else t.status, note, decisions)
+        changed = False
+        for name, (state, why) in removed(await self.store.marks(self.event_id)).items():
+            if name in t.config.entrants and name not in t.removed:
+                decided += t.remove(name, state, why)  # its undecided games forfeited
+                changed = True
         for result in decided:
             seats = self.hosted.tables.get(result.game_id)
             if seats is not None:
@@ -337,7 +360,7 @@ class EventRun:
                     await self.tables.close(seats.table_id, seats.admin_token)
                 with contextlib.suppress(KafanaError):
                     await self._keep_record(result, seats)
-        if decided or t.status is not before:
+        if decided or changed or t.status is not before:
             await self.save()
             await self._release()
         return decided

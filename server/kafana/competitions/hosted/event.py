@@ -35,6 +35,14 @@ ENTRY_TOKEN = "kafana-entry-token"
 """Call metadata: an entrant (`EnterEventResponse.entry_token`)."""
 MAX_ROUNDS = 64
 MAX_BOARDS = 64
+DEFAULT_MOVE_MS = 10_000
+"""An event's clock when the organiser sends no fault policy: 10 s a move."""
+DEFAULT_TIMEOUTS_TO_FORFEIT = 3
+"""... and the timeouts at which a seat forfeits its game: a hung bot costs at most ~30 s."""
+MAX_CHECK_IN_MS = 86_400_000
+"""The longest check-in window (24 hours)."""
+MAX_AHEAD_MS = 30 * 86_400_000
+"""A scheduled start is at most 30 days ahead (the default retention)."""
 
 
 def digest(token: str) -> str:
@@ -82,6 +90,10 @@ def event_config(request: pb.CreateEventRequest) -> EventConfig:
     if target > 10_000:
         raise InvalidInputError(f"target {target}: at most 10000")
     base = FaultPolicy()
+    if not request.HasField("policy"):  # sensible defaults: a clock, and a forfeit limit
+        p = pb.FaultPolicySpec(
+            move_ms=DEFAULT_MOVE_MS, timeouts_to_forfeit=DEFAULT_TIMEOUTS_TO_FORFEIT
+        )
     policy = FaultPolicy(
         move_ms=p.move_ms,
         on_timeout=action_of(p.on_timeout, base.on_timeout),
@@ -136,14 +148,29 @@ def meta_fields(
     now: int,
     entries_per_account: int = 0,
     organiser: str = "",
+    start_at_ms: int = 0,
+    check_in_ms: int = 0,
 ) -> dict[str, str]:
-    """The meta hash of a new event (`organiser`: the creating caller's key, if any)."""
+    """The meta hash of a new event (`organiser`: the creating caller's key, if any; a
+    scheduled start and a check-in window, if set)."""
     if entries_per_account > MAX_ENTRANTS:
         raise InvalidInputError(
             f"entries_per_account is at most {MAX_ENTRANTS}, not {entries_per_account}",
             field="entries_per_account",
         )
+    if check_in_ms > MAX_CHECK_IN_MS:
+        raise InvalidInputError(
+            f"check_in_ms is at most {MAX_CHECK_IN_MS} (24 hours), not {check_in_ms}",
+            field="check_in_ms",
+        )
+    if start_at_ms and not now <= start_at_ms <= now + MAX_AHEAD_MS:
+        raise InvalidInputError(
+            f"start_at_ms {start_at_ms} is not between now ({now}) and 30 days ahead",
+            field="start_at_ms",
+        )
     return {
+        "start_at": str(start_at_ms),
+        "check_in": str(check_in_ms),
         "name": config.name,
         "format": config.kind.value,
         "config": json.dumps(config_dict(config), sort_keys=True),
@@ -158,6 +185,44 @@ def meta_fields(
 def entries_per_account(meta: dict[str, str]) -> int:
     """How many entrants one caller may enter (1 for events made before the limit)."""
     return int(meta.get("entries_per_account", "1") or 1)
+
+
+def start_at(meta: dict[str, str]) -> int:
+    """The scheduled start (Unix ms), 0 for none."""
+    return int(meta.get("start_at", "0") or 0)
+
+
+def check_in_window(meta: dict[str, str]) -> int:
+    """The check-in window (ms) before the start; 0: no check-in."""
+    return int(meta.get("check_in", "0") or 0)
+
+
+def check_in_opens(meta: dict[str, str]) -> int:
+    """When check-in opens (Unix ms): `check_in_ms` before a scheduled start, else at once."""
+    at = start_at(meta)
+    return at - check_in_window(meta) if at else 0
+
+
+def checked_in(entrant: Entrant, marks: dict[str, str]) -> bool:
+    """Whether `entrant` counts as present: it checked in, or is a built-in bot."""
+    return bool(entrant.bot) or f"in:{entrant.name}" in marks
+
+
+def present(meta: dict[str, str], entrants: list[Entrant], marks: dict[str, str]) -> list[Entrant]:
+    """The entrants who play round 1: every one, or with check-in those who checked in."""
+    if not check_in_window(meta):
+        return entrants
+    return [e for e in entrants if checked_in(e, marks)]
+
+
+def removed(marks: dict[str, str]) -> dict[str, tuple[str, str]]:
+    """Entrants taken out after the start: name -> (withdrawn or disqualified, note)."""
+    out = {}
+    for key, value in marks.items():
+        if key.startswith("out:"):
+            state, _, note = value.partition(" ")
+            out[key[4:]] = (state, note)
+    return out
 
 
 def config_from_meta(meta: dict[str, str]) -> EventConfig:

@@ -64,7 +64,7 @@ class RedisEvents(EventStore):
     def _all(self, event_id: str) -> list[str]:
         keys = EventKeys(event_id)
         return [keys.meta, keys.entrants, keys.callers, keys.control, keys.adjudications,
-                keys.state]  # fmt: skip
+                keys.marks, keys.state]  # fmt: skip
 
     async def _keep(self, key: str) -> None:
         await self.client.call(key, "PEXPIRE", key, self.retention_ms)
@@ -150,7 +150,9 @@ class RedisEvents(EventStore):
 
     async def save(self, event_id: str, owner: str, text: str) -> bool:
         keys = EventKeys(event_id)
-        others = [keys.meta, keys.entrants, keys.callers, keys.control, keys.adjudications]
+        others = [
+            keys.meta, keys.entrants, keys.callers, keys.control, keys.adjudications, keys.marks
+        ]  # fmt: skip
         return bool(
             await self._run(
                 self._save, [keys.lease, keys.state, *others], owner, text, self.retention_ms
@@ -179,6 +181,14 @@ class RedisEvents(EventStore):
 
     async def adjudications(self, event_id: str) -> dict[str, str]:
         return await self._hash(EventKeys(event_id).adjudications)
+
+    async def mark(self, event_id: str, name: str, value: str) -> None:
+        key = EventKeys(event_id).marks
+        await self.client.call(key, "HSET", key, name, value)
+        await self._keep(key)
+
+    async def marks(self, event_id: str) -> dict[str, str]:
+        return await self._hash(EventKeys(event_id).marks)
 
     async def forget(self, event_id: str) -> None:
         await self.client.call(EVENT_INDEX, "ZREM", EVENT_INDEX, event_id)

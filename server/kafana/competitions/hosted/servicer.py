@@ -94,9 +94,10 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
         meta = await self._meta(event_id)
         raw = await self.store.entrants(event_id)
         control = await self.store.control(event_id)
+        marks = await self.store.marks(event_id)
         text = await self.store.state(event_id)
         digest = hashlib.blake2b((text or "").encode(), digest_size=16).digest()
-        made_of = (records, meta, raw, control, digest)
+        made_of = (records, meta, raw, control, marks, digest)
         lock = self._building.setdefault(event_id, asyncio.Lock())
         async with lock:  # callers at once wait for one build, then share it
             kept = self._answers.get(event_id)
@@ -107,7 +108,9 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
             def build() -> pb.EventInfo:
                 hosted = Hosted.loads(text) if text else None
                 entrants = entrants_of(raw)
-                return event_info(event_id, meta, entrants, hosted, control, records=records)
+                return event_info(
+                    event_id, meta, entrants, hosted, control, records=records, marks=marks
+                )
 
             info = await asyncio.to_thread(build)
             self._answers[event_id] = (made_of, info)
@@ -118,7 +121,10 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
         return info
 
     async def _organiser(self, event_id: str, context: Context) -> dict[str, str]:
+        """The event's meta if the caller is its organiser (its token) or an operator."""
         meta = await self._meta(event_id)
+        if caller_of(context).role == "operator":  # operators act on any event
+            return meta
         token = metadata_token(context.invocation_metadata(), ORGANISER_TOKEN)
         check_token(token, meta["organiser"], "organiser")
         return meta
@@ -135,11 +141,20 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
         owner = caller.key if caller.account else ""
         now = now_ms()
         meta = ev.meta_fields(
-            config, token, request.parallel, now, request.entries_per_account, owner
+            config,
+            token,
+            request.parallel,
+            now,
+            request.entries_per_account,
+            owner,
+            request.start_at_ms,
+            request.check_in_ms,
         )
         await self.quota.admit(caller, now)
         if not await self.store.create(event_id, meta):
             raise AlreadyExistsError(f"event id {event_id!r} exists: try again", resource="event")
+        if request.start_at_ms:  # the directors start it at its time
+            await self.store.list_started(event_id)
         info = await self._info(event_id)
         return pb.CreateEventResponse(event_id=event_id, organiser_token=token, event=info)
 
@@ -209,11 +224,44 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
         return await self._info(request.event_id)
 
     @unary
+    async def CheckIn(self, request: pb.CheckInRequest, context: Context) -> pb.EventInfo:
+        """An entrant confirms it is present (its entry token, or the account that entered
+        it), while the event is open and its check-in window is."""
+        meta = await self._meta(request.event_id)
+        entrants = {e.name: e for e in entrants_of(await self.store.entrants(request.event_id))}
+        entrant = entrants.get(request.name)
+        if entrant is None:
+            raise NotFoundError(
+                f"event {request.event_id!r} has no entrant named {request.name!r}",
+                resource="entrant",
+            )
+        if not (entrant.account and entrant.account == caller_of(context).account):
+            token = metadata_token(context.invocation_metadata(), ENTRY_TOKEN)
+            check_token(token, entrant.token, "entry")
+        if meta.get("phase") != "open":
+            raise EventError(f"event {request.event_id!r} has started: check-in is closed")
+        opens = ev.check_in_opens(meta)
+        if now_ms() < opens:
+            raise EventError(
+                f"check-in of event {request.event_id!r} opens at {opens} (Unix ms),"
+                f" {ev.check_in_window(meta) // 1000} s before its start"
+            )
+        await self.store.mark(request.event_id, f"in:{request.name}", str(now_ms()))
+        return await self._info(request.event_id)
+
+    @unary
     async def StartEvent(self, request: pb.StartEventRequest, context: Context) -> pb.EventInfo:
         """Close entries; the service directs the event from now on. A Swiss with more rounds
-        than its entrants can play without a repeat is refused."""
+        than its entrants can play without a repeat is refused. With check-in, the entrants
+        who did not check in are dropped."""
         meta = await self._organiser(request.event_id, context)
         entrants = entrants_of(await self.store.entrants(request.event_id))
+        entrants = ev.present(meta, entrants, await self.store.marks(request.event_id))
+        if meta.get("phase") == "open" and ev.check_in_window(meta) and len(entrants) < 2:
+            raise EventError(
+                f"event {request.event_id!r} needs two entrants or more checked in to start,"
+                f" not {len(entrants)}"
+            )
         if meta.get("phase") == "open" and len(entrants) >= 2:  # else refused below
             ev.with_entrants(ev.config_from_meta(meta), [e.name for e in entrants])
         answer = await self.store.start(request.event_id)
@@ -246,7 +294,8 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
                 continue
             entrants = entrants_of(await self.store.entrants(event_id))
             control = await self.store.control(event_id)
-            out.events.append(event_info(event_id, meta, entrants, None, control))
+            marks = await self.store.marks(event_id)
+            out.events.append(event_info(event_id, meta, entrants, None, control, marks=marks))
         if len(found) > size:
             last, created = found[size - 1]
             out.next_page_token = page_token((created, last), "events")
@@ -313,6 +362,39 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
             raise InvalidInputError(f"winner side {winner}: 0 to {sides - 1} (or none for a draw)")
         value = adjudication(winner, request.note)
         await self.store.adjudicate(request.event_id, request.game_id, value)
+        return await self._info(request.event_id)
+
+    @unary
+    async def RemoveEntrant(
+        self, request: pb.RemoveEntrantRequest, context: Context
+    ) -> pb.EventInfo:
+        """Take an entrant out of a started event: disqualified (organiser or operator) or
+        withdrawn (also by the entrant); the director forfeits its games still to come."""
+        meta = await self._meta(request.event_id)
+        entrants = {e.name: e for e in entrants_of(await self.store.entrants(request.event_id))}
+        entrant = entrants.get(request.name)
+        if entrant is None:
+            raise NotFoundError(
+                f"event {request.event_id!r} has no entrant named {request.name!r}",
+                resource="entrant",
+            )
+        metadata = context.invocation_metadata()
+        own = (entrant.account and entrant.account == caller_of(context).account) or (
+            entrant.token and ev.digest(metadata_token(metadata, ENTRY_TOKEN)) == entrant.token
+        )
+        if request.disqualify or not own:
+            await self._organiser(request.event_id, context)
+        if meta.get("phase") != "started":
+            raise EventError(
+                f"event {request.event_id!r} is {meta.get('phase')}: only a started event's"
+                " entrants are removed (WithdrawEntry takes one out before the start)"
+            )
+        gone = ev.removed(await self.store.marks(request.event_id)).get(request.name)
+        if gone is not None:
+            raise EventError(f"entrant {request.name!r} is already {gone[0]}")
+        state = "disqualified" if request.disqualify else "withdrawn"
+        note = " ".join(request.note.split())[:200]
+        await self.store.mark(request.event_id, f"out:{request.name}", f"{state} {note}".strip())
         return await self._info(request.event_id)
 
     @unary

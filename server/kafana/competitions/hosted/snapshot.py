@@ -135,6 +135,7 @@ def dumps(t: Tournament) -> str:
         "secrets": t.secrets(),
         "ratings": t.ratings.to_json(),
         "end_reason": t.end_reason,
+        "removed": {name: list(out) for name, out in t.removed.items()},
     }
     return json.dumps(data, sort_keys=True)
 
@@ -150,4 +151,5 @@ def loads(text: str) -> Tournament:
     t.results = {r["id"]: _result_of(r) for r in data["results"]}
     t.restore_secrets(dict(data["secrets"]))
     t.end_reason = data.get("end_reason", "")
+    t.removed = {name: (state, note) for name, (state, note) in data.get("removed", {}).items()}
     return t

@@ -123,6 +123,15 @@ class EventStore(ABC):
         """Game -> decision."""
 
     @abstractmethod
+    async def mark(self, event_id: str, name: str, value: str) -> None:
+        """Note something of an entrant: `in:<entrant>` (checked in, the time), `out:<entrant>`
+        ("withdrawn <note>" or "disqualified <note>")."""
+
+    @abstractmethod
+    async def marks(self, event_id: str) -> dict[str, str]:
+        """Every mark of `mark`."""
+
+    @abstractmethod
     async def forget(self, event_id: str) -> None:
         """Drop an expired event from the index."""
 
@@ -147,6 +156,7 @@ class MemoryEvents(EventStore):
         self._lease: dict[str, tuple[str, float]] = {}
         self._control: dict[str, tuple[str, str]] = {}
         self._adjudications: dict[str, dict[str, str]] = {}
+        self._marks: dict[str, dict[str, str]] = {}
         self._created: dict[str, int] = {}
         self._touched: dict[str, int] = {}
         self._book: dict[str, dict[str, str]] = {}
@@ -157,7 +167,7 @@ class MemoryEvents(EventStore):
         old = now_ms() - self.retention_ms
         kept: list[dict[str, Any]] = [
             self._meta, self._entrants, self._callers, self._state, self._lease, self._control,
-            self._adjudications, self._created, self._touched,
+            self._adjudications, self._marks, self._created, self._touched,
         ]  # fmt: skip
         for event_id in [e for e, at in self._touched.items() if at < old]:
             for table in kept:
@@ -296,6 +306,12 @@ class MemoryEvents(EventStore):
 
     async def adjudications(self, event_id: str) -> dict[str, str]:
         return dict(self._adjudications.get(event_id, {}))
+
+    async def mark(self, event_id: str, name: str, value: str) -> None:
+        self._marks.setdefault(event_id, {})[name] = value
+
+    async def marks(self, event_id: str) -> dict[str, str]:
+        return dict(self._marks.get(event_id, {}))
 
     async def forget(self, event_id: str) -> None:
         self._created.pop(event_id, None)

@@ -139,6 +139,24 @@ class LeaguesServiceServicer(leagues_pb2_grpc.LeaguesServiceServicer):
         return convert.league_info(request.league, meta, waiting)
 
     @unary
+    async def ListLeagues(
+        self, request: pb.ListLeaguesRequest, context: Context
+    ) -> pb.ListLeaguesResponse:
+        """Every league in name order, a page at a time (AIP-158; a league gone meanwhile is
+        left out)."""
+        size = min(request.page_size or PAGE_SIZE, MAX_PAGE_SIZE)
+        after = read_page_token(request.page_token, "leagues")[1] if request.page_token else ""
+        names = sorted(n for n in await self.store.leagues() if n > after)
+        out = pb.ListLeaguesResponse()
+        for name in names[:size]:
+            meta = await self.store.meta(name)
+            if meta.get("spec"):
+                out.leagues.append(convert.league_info(name, meta, await self.store.waiting(name)))
+        if len(names) > size:
+            out.next_page_token = page_token((0, names[size - 1]), "leagues")
+        return out
+
+    @unary
     async def NewSeason(self, request: pb.NewSeasonRequest, context: Context) -> pb.LeagueInfo:
         """The next season: ratings and board begin afresh (its organiser or an operator)."""
         meta = await self._meta(request.league)

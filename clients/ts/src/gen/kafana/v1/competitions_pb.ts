@@ -25,7 +25,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kafana/v1/competitions.proto.
  */
 export const file_kafana_v1_competitions: GenFile = /*@__PURE__*/
-  fileDesc("ChxrYWZhbmEvdjEvY29tcGV0aXRpb25zLnByb3RvEglrYWZhbmEudjEihAEKBUZhdWx0EgwKBHNlYXQYASABKA0SJgoGcmVhc29uGAIgASgOMhYua2FmYW5hLnYxLkZhdWx0UmVhc29uEiYKBmFjdGlvbhgDIAEoDjIWLmthZmFuYS52MS5GYXVsdEFjdGlvbhIPCgdtb3ZlX25vGAQgASgNEgwKBGNvZGUYBSABKAki4gEKD0ZhdWx0UG9saWN5U3BlYxIPCgdtb3ZlX21zGAEgASgNEioKCm9uX3RpbWVvdXQYAiABKA4yFi5rYWZhbmEudjEuRmF1bHRBY3Rpb24SGwoTZGlzY29ubmVjdF9ncmFjZV9tcxgDIAEoDRItCg1vbl9kaXNjb25uZWN0GAQgASgOMhYua2FmYW5hLnYxLkZhdWx0QWN0aW9uEhsKE3RpbWVvdXRzX3RvX2ZvcmZlaXQYBSABKA0SFQoNaWxsZWdhbF9saW1pdBgGIAEoDRISCgpub19zaG93X21zGAcgASgNIpkDChJDcmVhdGVFdmVudFJlcXVlc3QSDAoEbmFtZRgBIAEoCRImCgZmb3JtYXQYAiABKA4yFi5rYWZhbmEudjEuRXZlbnRGb3JtYXQSDgoGcm91bmRzGAMgASgNEg4KBmJvYXJkcxgEIAEoDRIXCg9oYW5kc19wZXJfYm9hcmQYBSABKA0SJwoGcHJlc2V0GAYgASgOMhcua2FmYW5hLnYxLlRhYmxpY1ByZXNldBIOCgZ0YXJnZXQYByABKA0SFgoOc2VhdHNfcGVyX2dhbWUYCCABKA0SKgoGcG9saWN5GAkgASgLMhoua2FmYW5hLnYxLkZhdWx0UG9saWN5U3BlYxIVCgRzZWVkGAogASgEQgIwAUgAiAEBEhAKCHBhcmFsbGVsGAsgASgNEhMKC2Nob3Nlbl9zZWVkGAwgASgIEhQKDHBhcnRuZXJzaGlwcxgNIAEoCBIdCgRnYW1lGA4gASgOMg8ua2FmYW5hLnYxLkdhbWUSGwoTZW50cmllc19wZXJfYWNjb3VudBgPIAEoDUIHCgVfc2VlZCJlChNDcmVhdGVFdmVudFJlc3BvbnNlEhAKCGV2ZW50X2lkGAEgASgJEhcKD29yZ2FuaXNlcl90b2tlbhgCIAEoCRIjCgVldmVudBgDIAEoCzIULmthZmFuYS52MS5FdmVudEluZm8iQAoRRW50ZXJFdmVudFJlcXVlc3QSEAoIZXZlbnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCRILCgNib3QYAyABKAkiSQoSRW50ZXJFdmVudFJlc3BvbnNlEhAKCGV2ZW50X2lkGAEgASgJEgwKBG5hbWUYAiABKAkSEwoLZW50cnlfdG9rZW4YAyABKAkiNgoUV2l0aGRyYXdFbnRyeVJlcXVlc3QSEAoIZXZlbnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCSIlChFTdGFydEV2ZW50UmVxdWVzdBIQCghldmVudF9pZBgBIAEoCSIzChFQYXVzZUV2ZW50UmVxdWVzdBIQCghldmVudF9pZBgBIAEoCRIMCgRub3RlGAIgASgJIjQKElJlc3VtZUV2ZW50UmVxdWVzdBIQCghldmVudF9pZBgBIAEoCRIMCgRub3RlGAIgASgJIjEKD0VuZEV2ZW50UmVxdWVzdBIQCghldmVudF9pZBgBIAEoCRIMCgRub3RlGAIgASgJImgKFUFkanVkaWNhdGVHYW1lUmVxdWVzdBIQCghldmVudF9pZBgBIAEoCRIPCgdnYW1lX2lkGAIgASgJEhMKBndpbm5lchgDIAEoDUgAiAEBEgwKBG5vdGUYBCABKAlCCQoHX3dpbm5lciI0Cg9HZXRFdmVudFJlcXVlc3QSEAoIZXZlbnRfaWQYASABKAkSDwoHcmVjb3JkcxgCIAEoCCI6ChFMaXN0RXZlbnRzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKA0SEgoKcGFnZV90b2tlbhgCIAEoCSJTChJMaXN0RXZlbnRzUmVzcG9uc2USJAoGZXZlbnRzGAEgAygLMhQua2FmYW5hLnYxLkV2ZW50SW5mbxIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiTgoLRW50cmFudEluZm8SDAoEbmFtZRgBIAEoCRIkCgRraW5kGAIgASgOMhYua2FmYW5hLnYxLkVudHJhbnRLaW5kEgsKA2JvdBgDIAEoCSK6AgoIR2FtZUluZm8SDwoHZ2FtZV9pZBgBIAEoCRINCgVyb3VuZBgCIAEoDRINCgVzZWF0cxgDIAMoCRISCgpjb21taXRtZW50GAQgASgJEhAKCHRhYmxlX2lkGAUgASgJEg0KBWJvYXJkGAYgASgNEiUKBnN0YXR1cxgHIAEoDjIVLmthZmFuYS52MS5HYW1lU3RhdHVzEg4KBnNjb3JlcxgIIAMoBRITCgZ3aW5uZXIYCSABKA1IAIgBARIlCgZlbmRpbmcYCiABKA4yFS5rYWZhbmEudjEuR2FtZUVuZGluZxIgCgZmYXVsdHMYCyADKAsyEC5rYWZhbmEudjEuRmF1bHQSDgoGcmVjb3JkGA0gASgJEg4KBnNlY3JldBgOIAEoCUIJCgdfd2lubmVySgQIDBANUgRzZWVkIk0KCVJvdW5kSW5mbxIOCgZudW1iZXIYASABKA0SIgoFZ2FtZXMYAiADKAsyEy5rYWZhbmEudjEuR2FtZUluZm8SDAoEYnllcxgDIAMoCSLSAQoMU3RhbmRpbmdJbmZvEgwKBHJhbmsYASABKA0SDwoHZW50cmFudBgCIAEoCRIOCgZwb2ludHMYAyABKAESDgoGcGxheWVkGAQgASgNEgwKBHdpbnMYBSABKA0SDQoFZHJhd3MYBiABKA0SDgoGbG9zc2VzGAcgASgNEgwKBGJ5ZXMYCCABKA0SEAoIYnVjaGhvbHoYCSABKAESGAoQc29ubmVib3JuX2JlcmdlchgKIAEoARIMCgRkaWZmGAsgASgFEg4KBnJhdGluZxgMIAEoASL9BQoJRXZlbnRJbmZvEhAKCGV2ZW50X2lkGAEgASgJEgwKBG5hbWUYAiABKAkSJgoGZm9ybWF0GAMgASgOMhYua2FmYW5hLnYxLkV2ZW50Rm9ybWF0EiQKBXBoYXNlGAQgASgOMhUua2FmYW5hLnYxLkV2ZW50UGhhc2USJgoGc3RhdHVzGAUgASgOMhYua2FmYW5hLnYxLkV2ZW50U3RhdHVzEgwKBG5vdGUYBiABKAkSFAoMdG90YWxfcm91bmRzGAcgASgNEigKCGVudHJhbnRzGAggAygLMhYua2FmYW5hLnYxLkVudHJhbnRJbmZvEiQKBnJvdW5kcxgJIAMoCzIULmthZmFuYS52MS5Sb3VuZEluZm8SKgoJc3RhbmRpbmdzGAogAygLMhcua2FmYW5hLnYxLlN0YW5kaW5nSW5mbxIOCgZyZXBvcnQYCyABKAkSFQoNcmVjb3Jkc19qc29ubBgMIAEoCRInCgZwcmVzZXQYDSABKA4yFy5rYWZhbmEudjEuVGFibGljUHJlc2V0Eg4KBnRhcmdldBgOIAEoDRIqCgZwb2xpY3kYDyABKAsyGi5rYWZhbmEudjEuRmF1bHRQb2xpY3lTcGVjEjIKB2V4cG9ydHMYECADKAsyIS5rYWZhbmEudjEuRXZlbnRJbmZvLkV4cG9ydHNFbnRyeRITCgtjaG9zZW5fc2VlZBgRIAEoCBItCgplbmRfcmVhc29uGBIgASgOMhkua2FmYW5hLnYxLkV2ZW50RW5kUmVhc29uEhYKDnNlYXRzX3Blcl9nYW1lGBMgASgNEhQKDHBhcnRuZXJzaGlwcxgUIAEoCBIdCgRnYW1lGBUgASgOMg8ua2FmYW5hLnYxLkdhbWUSEgoKZW5kX2RldGFpbBgWIAEoCRIXCg9zYWx0X2NvbW1pdG1lbnQYFyABKAkSDAoEc2FsdBgYIAEoCRouCgxFeHBvcnRzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASIlChFXYXRjaEVudHJ5UmVxdWVzdBIQCghldmVudF9pZBgBIAEoCSKDAQoKQXNzaWdubWVudBIPCgdnYW1lX2lkGAEgASgJEg0KBXJvdW5kGAIgASgNEhAKCHRhYmxlX2lkGAMgASgJEgwKBHNlYXQYBCABKA0SEgoKc2VhdF90b2tlbhgFIAEoCRINCgVzZWF0cxgGIAMoCRISCgpjb21taXRtZW50GAcgASgJIv0BCgtFbnRyeVVwZGF0ZRIpCgphc3NpZ25tZW50GAEgASgLMhUua2FmYW5hLnYxLkFzc2lnbm1lbnQSJAoFcGhhc2UYAiABKA4yFS5rYWZhbmEudjEuRXZlbnRQaGFzZRImCgZzdGF0dXMYAyABKA4yFi5rYWZhbmEudjEuRXZlbnRTdGF0dXMSDAoEbm90ZRgEIAEoCRISCgpldmVudF9vdmVyGAUgASgIEioKCXN0YW5kaW5ncxgGIAMoCzIXLmthZmFuYS52MS5TdGFuZGluZ0luZm8SJwoJaGVhcnRiZWF0GAcgASgLMhQua2FmYW5hLnYxLkhlYXJ0YmVhdCp9CgtFdmVudEZvcm1hdBIcChhFVkVOVF9GT1JNQVRfVU5TUEVDSUZJRUQQABIcChhFVkVOVF9GT1JNQVRfUk9VTkRfUk9CSU4QARIWChJFVkVOVF9GT1JNQVRfU1dJU1MQAhIaChZFVkVOVF9GT1JNQVRfRFVQTElDQVRFEAMqiQEKC0ZhdWx0QWN0aW9uEhwKGEZBVUxUX0FDVElPTl9VTlNQRUNJRklFRBAAEh0KGUZBVUxUX0FDVElPTl9ERUZBVUxUX01PVkUQARIdChlGQVVMVF9BQ1RJT05fRk9SRkVJVF9IQU5EEAISHgoaRkFVTFRfQUNUSU9OX0ZPUkZFSVRfTUFUQ0gQAyryAQoLRmF1bHRSZWFzb24SHAoYRkFVTFRfUkVBU09OX1VOU1BFQ0lGSUVEEAASGAoURkFVTFRfUkVBU09OX1RJTUVPVVQQARIZChVGQVVMVF9SRUFTT05fVElNRU9VVFMQAhIbChdGQVVMVF9SRUFTT05fRElTQ09OTkVDVBADEh0KGUZBVUxUX1JFQVNPTl9JTExFR0FMX01PVkUQBBIYChRGQVVMVF9SRUFTT05fTk9fU0hPVxAFEhwKGEZBVUxUX1JFQVNPTl9BREpVRElDQVRFRBAGEhwKGEZBVUxUX1JFQVNPTl9FVkVOVF9FTkRFRBAHKmMKC0VudHJhbnRLaW5kEhwKGEVOVFJBTlRfS0lORF9VTlNQRUNJRklFRBAAEh0KGUVOVFJBTlRfS0lORF9CVUlMVF9JTl9CT1QQARIXChNFTlRSQU5UX0tJTkRfUkVNT1RFEAIqcQoKR2FtZVN0YXR1cxIbChdHQU1FX1NUQVRVU19VTlNQRUNJRklFRBAAEhcKE0dBTUVfU1RBVFVTX1dBSVRJTkcQARIXChNHQU1FX1NUQVRVU19QTEFZSU5HEAISFAoQR0FNRV9TVEFUVVNfRE9ORRADKpIBCgpHYW1lRW5kaW5nEhsKF0dBTUVfRU5ESU5HX1VOU1BFQ0lGSUVEEAASFQoRR0FNRV9FTkRJTkdfU0NPUkUQARIXChNHQU1FX0VORElOR19GT1JGRUlUEAISGwoXR0FNRV9FTkRJTkdfQURKVURJQ0FURUQQAxIaChZHQU1FX0VORElOR19OT1RfUExBWUVEEAQqcgoKRXZlbnRQaGFzZRIbChdFVkVOVF9QSEFTRV9VTlNQRUNJRklFRBAAEhQKEEVWRU5UX1BIQVNFX09QRU4QARIXChNFVkVOVF9QSEFTRV9TVEFSVEVEEAISGAoURVZFTlRfUEhBU0VfRklOSVNIRUQQAyp2CgtFdmVudFN0YXR1cxIcChhFVkVOVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIYChRFVkVOVF9TVEFUVVNfUlVOTklORxABEhcKE0VWRU5UX1NUQVRVU19QQVVTRUQQAhIWChJFVkVOVF9TVEFUVVNfRU5ERUQQAyqZAQoORXZlbnRFbmRSZWFzb24SIAocRVZFTlRfRU5EX1JFQVNPTl9VTlNQRUNJRklFRBAAEh4KGkVWRU5UX0VORF9SRUFTT05fT1JHQU5JU0VSEAESJAogRVZFTlRfRU5EX1JFQVNPTl9OT19QQUlSSU5HX0xFRlQQAhIfChtFVkVOVF9FTkRfUkVBU09OX1VOUExBWUFCTEUQAzKVBgoTQ29tcGV0aXRpb25zU2VydmljZRJMCgtDcmVhdGVFdmVudBIdLmthZmFuYS52MS5DcmVhdGVFdmVudFJlcXVlc3QaHi5rYWZhbmEudjEuQ3JlYXRlRXZlbnRSZXNwb25zZRJJCgpFbnRlckV2ZW50Ehwua2FmYW5hLnYxLkVudGVyRXZlbnRSZXF1ZXN0Gh0ua2FmYW5hLnYxLkVudGVyRXZlbnRSZXNwb25zZRJGCg1XaXRoZHJhd0VudHJ5Eh8ua2FmYW5hLnYxLldpdGhkcmF3RW50cnlSZXF1ZXN0GhQua2FmYW5hLnYxLkV2ZW50SW5mbxJACgpTdGFydEV2ZW50Ehwua2FmYW5hLnYxLlN0YXJ0RXZlbnRSZXF1ZXN0GhQua2FmYW5hLnYxLkV2ZW50SW5mbxI8CghHZXRFdmVudBIaLmthZmFuYS52MS5HZXRFdmVudFJlcXVlc3QaFC5rYWZhbmEudjEuRXZlbnRJbmZvEkkKCkxpc3RFdmVudHMSHC5rYWZhbmEudjEuTGlzdEV2ZW50c1JlcXVlc3QaHS5rYWZhbmEudjEuTGlzdEV2ZW50c1Jlc3BvbnNlEkQKCldhdGNoRW50cnkSHC5rYWZhbmEudjEuV2F0Y2hFbnRyeVJlcXVlc3QaFi5rYWZhbmEudjEuRW50cnlVcGRhdGUwARJACgpQYXVzZUV2ZW50Ehwua2FmYW5hLnYxLlBhdXNlRXZlbnRSZXF1ZXN0GhQua2FmYW5hLnYxLkV2ZW50SW5mbxJCCgtSZXN1bWVFdmVudBIdLmthZmFuYS52MS5SZXN1bWVFdmVudFJlcXVlc3QaFC5rYWZhbmEudjEuRXZlbnRJbmZvEjwKCEVuZEV2ZW50Ehoua2FmYW5hLnYxLkVuZEV2ZW50UmVxdWVzdBoULmthZmFuYS52MS5FdmVudEluZm8SSAoOQWRqdWRpY2F0ZUdhbWUSIC5rYWZhbmEudjEuQWRqdWRpY2F0ZUdhbWVSZXF1ZXN0GhQua2FmYW5hLnYxLkV2ZW50SW5mb2IGcHJvdG8z", [file_kafana_v1_events, file_kafana_v1_rules]);
+  fileDesc("ChxrYWZhbmEvdjEvY29tcGV0aXRpb25zLnByb3RvEglrYWZhbmEudjEihAEKBUZhdWx0EgwKBHNlYXQYASABKA0SJgoGcmVhc29uGAIgASgOMhYua2FmYW5hLnYxLkZhdWx0UmVhc29uEiYKBmFjdGlvbhgDIAEoDjIWLmthZmFuYS52MS5GYXVsdEFjdGlvbhIPCgdtb3ZlX25vGAQgASgNEgwKBGNvZGUYBSABKAki4gEKD0ZhdWx0UG9saWN5U3BlYxIPCgdtb3ZlX21zGAEgASgNEioKCm9uX3RpbWVvdXQYAiABKA4yFi5rYWZhbmEudjEuRmF1bHRBY3Rpb24SGwoTZGlzY29ubmVjdF9ncmFjZV9tcxgDIAEoDRItCg1vbl9kaXNjb25uZWN0GAQgASgOMhYua2FmYW5hLnYxLkZhdWx0QWN0aW9uEhsKE3RpbWVvdXRzX3RvX2ZvcmZlaXQYBSABKA0SFQoNaWxsZWdhbF9saW1pdBgGIAEoDRISCgpub19zaG93X21zGAcgASgNIscDChJDcmVhdGVFdmVudFJlcXVlc3QSDAoEbmFtZRgBIAEoCRImCgZmb3JtYXQYAiABKA4yFi5rYWZhbmEudjEuRXZlbnRGb3JtYXQSDgoGcm91bmRzGAMgASgNEg4KBmJvYXJkcxgEIAEoDRIXCg9oYW5kc19wZXJfYm9hcmQYBSABKA0SJwoGcHJlc2V0GAYgASgOMhcua2FmYW5hLnYxLlRhYmxpY1ByZXNldBIOCgZ0YXJnZXQYByABKA0SFgoOc2VhdHNfcGVyX2dhbWUYCCABKA0SKgoGcG9saWN5GAkgASgLMhoua2FmYW5hLnYxLkZhdWx0UG9saWN5U3BlYxIVCgRzZWVkGAogASgEQgIwAUgAiAEBEhAKCHBhcmFsbGVsGAsgASgNEhMKC2Nob3Nlbl9zZWVkGAwgASgIEhQKDHBhcnRuZXJzaGlwcxgNIAEoCBIdCgRnYW1lGA4gASgOMg8ua2FmYW5hLnYxLkdhbWUSGwoTZW50cmllc19wZXJfYWNjb3VudBgPIAEoDRIXCgtzdGFydF9hdF9tcxgQIAEoBEICMAESEwoLY2hlY2tfaW5fbXMYESABKA1CBwoFX3NlZWQiZQoTQ3JlYXRlRXZlbnRSZXNwb25zZRIQCghldmVudF9pZBgBIAEoCRIXCg9vcmdhbmlzZXJfdG9rZW4YAiABKAkSIwoFZXZlbnQYAyABKAsyFC5rYWZhbmEudjEuRXZlbnRJbmZvIkAKEUVudGVyRXZlbnRSZXF1ZXN0EhAKCGV2ZW50X2lkGAEgASgJEgwKBG5hbWUYAiABKAkSCwoDYm90GAMgASgJIkkKEkVudGVyRXZlbnRSZXNwb25zZRIQCghldmVudF9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEhMKC2VudHJ5X3Rva2VuGAMgASgJIjYKFFdpdGhkcmF3RW50cnlSZXF1ZXN0EhAKCGV2ZW50X2lkGAEgASgJEgwKBG5hbWUYAiABKAkiMAoOQ2hlY2tJblJlcXVlc3QSEAoIZXZlbnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCSJYChRSZW1vdmVFbnRyYW50UmVxdWVzdBIQCghldmVudF9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEhIKCmRpc3F1YWxpZnkYAyABKAgSDAoEbm90ZRgEIAEoCSIlChFTdGFydEV2ZW50UmVxdWVzdBIQCghldmVudF9pZBgBIAEoCSIzChFQYXVzZUV2ZW50UmVxdWVzdBIQCghldmVudF9pZBgBIAEoCRIMCgRub3RlGAIgASgJIjQKElJlc3VtZUV2ZW50UmVxdWVzdBIQCghldmVudF9pZBgBIAEoCRIMCgRub3RlGAIgASgJIjEKD0VuZEV2ZW50UmVxdWVzdBIQCghldmVudF9pZBgBIAEoCRIMCgRub3RlGAIgASgJImgKFUFkanVkaWNhdGVHYW1lUmVxdWVzdBIQCghldmVudF9pZBgBIAEoCRIPCgdnYW1lX2lkGAIgASgJEhMKBndpbm5lchgDIAEoDUgAiAEBEgwKBG5vdGUYBCABKAlCCQoHX3dpbm5lciI0Cg9HZXRFdmVudFJlcXVlc3QSEAoIZXZlbnRfaWQYASABKAkSDwoHcmVjb3JkcxgCIAEoCCI6ChFMaXN0RXZlbnRzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKA0SEgoKcGFnZV90b2tlbhgCIAEoCSJTChJMaXN0RXZlbnRzUmVzcG9uc2USJAoGZXZlbnRzGAEgAygLMhQua2FmYW5hLnYxLkV2ZW50SW5mbxIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkingEKC0VudHJhbnRJbmZvEgwKBG5hbWUYASABKAkSJAoEa2luZBgCIAEoDjIWLmthZmFuYS52MS5FbnRyYW50S2luZBILCgNib3QYAyABKAkSEgoKY2hlY2tlZF9pbhgEIAEoCBImCgVzdGF0ZRgFIAEoDjIXLmthZmFuYS52MS5FbnRyYW50U3RhdGUSEgoKc3RhdGVfbm90ZRgGIAEoCSK6AgoIR2FtZUluZm8SDwoHZ2FtZV9pZBgBIAEoCRINCgVyb3VuZBgCIAEoDRINCgVzZWF0cxgDIAMoCRISCgpjb21taXRtZW50GAQgASgJEhAKCHRhYmxlX2lkGAUgASgJEg0KBWJvYXJkGAYgASgNEiUKBnN0YXR1cxgHIAEoDjIVLmthZmFuYS52MS5HYW1lU3RhdHVzEg4KBnNjb3JlcxgIIAMoBRITCgZ3aW5uZXIYCSABKA1IAIgBARIlCgZlbmRpbmcYCiABKA4yFS5rYWZhbmEudjEuR2FtZUVuZGluZxIgCgZmYXVsdHMYCyADKAsyEC5rYWZhbmEudjEuRmF1bHQSDgoGcmVjb3JkGA0gASgJEg4KBnNlY3JldBgOIAEoCUIJCgdfd2lubmVySgQIDBANUgRzZWVkIk0KCVJvdW5kSW5mbxIOCgZudW1iZXIYASABKA0SIgoFZ2FtZXMYAiADKAsyEy5rYWZhbmEudjEuR2FtZUluZm8SDAoEYnllcxgDIAMoCSKQAgoMU3RhbmRpbmdJbmZvEgwKBHJhbmsYASABKA0SDwoHZW50cmFudBgCIAEoCRIOCgZwb2ludHMYAyABKAESDgoGcGxheWVkGAQgASgNEgwKBHdpbnMYBSABKA0SDQoFZHJhd3MYBiABKA0SDgoGbG9zc2VzGAcgASgNEgwKBGJ5ZXMYCCABKA0SEAoIYnVjaGhvbHoYCSABKAESGAoQc29ubmVib3JuX2JlcmdlchgKIAEoARIMCgRkaWZmGAsgASgFEg4KBnJhdGluZxgMIAEoARIUCgxoZWFkX3RvX2hlYWQYDSABKAESJgoFc3RhdGUYDiABKA4yFy5rYWZhbmEudjEuRW50cmFudFN0YXRlIr4GCglFdmVudEluZm8SEAoIZXZlbnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCRImCgZmb3JtYXQYAyABKA4yFi5rYWZhbmEudjEuRXZlbnRGb3JtYXQSJAoFcGhhc2UYBCABKA4yFS5rYWZhbmEudjEuRXZlbnRQaGFzZRImCgZzdGF0dXMYBSABKA4yFi5rYWZhbmEudjEuRXZlbnRTdGF0dXMSDAoEbm90ZRgGIAEoCRIUCgx0b3RhbF9yb3VuZHMYByABKA0SKAoIZW50cmFudHMYCCADKAsyFi5rYWZhbmEudjEuRW50cmFudEluZm8SJAoGcm91bmRzGAkgAygLMhQua2FmYW5hLnYxLlJvdW5kSW5mbxIqCglzdGFuZGluZ3MYCiADKAsyFy5rYWZhbmEudjEuU3RhbmRpbmdJbmZvEg4KBnJlcG9ydBgLIAEoCRIVCg1yZWNvcmRzX2pzb25sGAwgASgJEicKBnByZXNldBgNIAEoDjIXLmthZmFuYS52MS5UYWJsaWNQcmVzZXQSDgoGdGFyZ2V0GA4gASgNEioKBnBvbGljeRgPIAEoCzIaLmthZmFuYS52MS5GYXVsdFBvbGljeVNwZWMSMgoHZXhwb3J0cxgQIAMoCzIhLmthZmFuYS52MS5FdmVudEluZm8uRXhwb3J0c0VudHJ5EhMKC2Nob3Nlbl9zZWVkGBEgASgIEi0KCmVuZF9yZWFzb24YEiABKA4yGS5rYWZhbmEudjEuRXZlbnRFbmRSZWFzb24SFgoOc2VhdHNfcGVyX2dhbWUYEyABKA0SFAoMcGFydG5lcnNoaXBzGBQgASgIEh0KBGdhbWUYFSABKA4yDy5rYWZhbmEudjEuR2FtZRISCgplbmRfZGV0YWlsGBYgASgJEhcKD3NhbHRfY29tbWl0bWVudBgXIAEoCRIMCgRzYWx0GBggASgJEhcKC3N0YXJ0X2F0X21zGBkgASgEQgIwARITCgtjaGVja19pbl9tcxgaIAEoDRIRCgl0aWVicmVha3MYGyADKAkaLgoMRXhwb3J0c0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiJQoRV2F0Y2hFbnRyeVJlcXVlc3QSEAoIZXZlbnRfaWQYASABKAkigwEKCkFzc2lnbm1lbnQSDwoHZ2FtZV9pZBgBIAEoCRINCgVyb3VuZBgCIAEoDRIQCgh0YWJsZV9pZBgDIAEoCRIMCgRzZWF0GAQgASgNEhIKCnNlYXRfdG9rZW4YBSABKAkSDQoFc2VhdHMYBiADKAkSEgoKY29tbWl0bWVudBgHIAEoCSL9AQoLRW50cnlVcGRhdGUSKQoKYXNzaWdubWVudBgBIAEoCzIVLmthZmFuYS52MS5Bc3NpZ25tZW50EiQKBXBoYXNlGAIgASgOMhUua2FmYW5hLnYxLkV2ZW50UGhhc2USJgoGc3RhdHVzGAMgASgOMhYua2FmYW5hLnYxLkV2ZW50U3RhdHVzEgwKBG5vdGUYBCABKAkSEgoKZXZlbnRfb3ZlchgFIAEoCBIqCglzdGFuZGluZ3MYBiADKAsyFy5rYWZhbmEudjEuU3RhbmRpbmdJbmZvEicKCWhlYXJ0YmVhdBgHIAEoCzIULmthZmFuYS52MS5IZWFydGJlYXQqfQoLRXZlbnRGb3JtYXQSHAoYRVZFTlRfRk9STUFUX1VOU1BFQ0lGSUVEEAASHAoYRVZFTlRfRk9STUFUX1JPVU5EX1JPQklOEAESFgoSRVZFTlRfRk9STUFUX1NXSVNTEAISGgoWRVZFTlRfRk9STUFUX0RVUExJQ0FURRADKokBCgtGYXVsdEFjdGlvbhIcChhGQVVMVF9BQ1RJT05fVU5TUEVDSUZJRUQQABIdChlGQVVMVF9BQ1RJT05fREVGQVVMVF9NT1ZFEAESHQoZRkFVTFRfQUNUSU9OX0ZPUkZFSVRfSEFORBACEh4KGkZBVUxUX0FDVElPTl9GT1JGRUlUX01BVENIEAMq8gEKC0ZhdWx0UmVhc29uEhwKGEZBVUxUX1JFQVNPTl9VTlNQRUNJRklFRBAAEhgKFEZBVUxUX1JFQVNPTl9USU1FT1VUEAESGQoVRkFVTFRfUkVBU09OX1RJTUVPVVRTEAISGwoXRkFVTFRfUkVBU09OX0RJU0NPTk5FQ1QQAxIdChlGQVVMVF9SRUFTT05fSUxMRUdBTF9NT1ZFEAQSGAoURkFVTFRfUkVBU09OX05PX1NIT1cQBRIcChhGQVVMVF9SRUFTT05fQURKVURJQ0FURUQQBhIcChhGQVVMVF9SRUFTT05fRVZFTlRfRU5ERUQQBypjCgtFbnRyYW50S2luZBIcChhFTlRSQU5UX0tJTkRfVU5TUEVDSUZJRUQQABIdChlFTlRSQU5UX0tJTkRfQlVJTFRfSU5fQk9UEAESFwoTRU5UUkFOVF9LSU5EX1JFTU9URRACKp4BCgxFbnRyYW50U3RhdGUSHQoZRU5UUkFOVF9TVEFURV9VTlNQRUNJRklFRBAAEhgKFEVOVFJBTlRfU1RBVEVfQUNUSVZFEAESGAoURU5UUkFOVF9TVEFURV9BQlNFTlQQAhIbChdFTlRSQU5UX1NUQVRFX1dJVEhEUkFXThADEh4KGkVOVFJBTlRfU1RBVEVfRElTUVVBTElGSUVEEAQqcQoKR2FtZVN0YXR1cxIbChdHQU1FX1NUQVRVU19VTlNQRUNJRklFRBAAEhcKE0dBTUVfU1RBVFVTX1dBSVRJTkcQARIXChNHQU1FX1NUQVRVU19QTEFZSU5HEAISFAoQR0FNRV9TVEFUVVNfRE9ORRADKpIBCgpHYW1lRW5kaW5nEhsKF0dBTUVfRU5ESU5HX1VOU1BFQ0lGSUVEEAASFQoRR0FNRV9FTkRJTkdfU0NPUkUQARIXChNHQU1FX0VORElOR19GT1JGRUlUEAISGwoXR0FNRV9FTkRJTkdfQURKVURJQ0FURUQQAxIaChZHQU1FX0VORElOR19OT1RfUExBWUVEEAQqcgoKRXZlbnRQaGFzZRIbChdFVkVOVF9QSEFTRV9VTlNQRUNJRklFRBAAEhQKEEVWRU5UX1BIQVNFX09QRU4QARIXChNFVkVOVF9QSEFTRV9TVEFSVEVEEAISGAoURVZFTlRfUEhBU0VfRklOSVNIRUQQAyp2CgtFdmVudFN0YXR1cxIcChhFVkVOVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIYChRFVkVOVF9TVEFUVVNfUlVOTklORxABEhcKE0VWRU5UX1NUQVRVU19QQVVTRUQQAhIWChJFVkVOVF9TVEFUVVNfRU5ERUQQAyqZAQoORXZlbnRFbmRSZWFzb24SIAocRVZFTlRfRU5EX1JFQVNPTl9VTlNQRUNJRklFRBAAEh4KGkVWRU5UX0VORF9SRUFTT05fT1JHQU5JU0VSEAESJAogRVZFTlRfRU5EX1JFQVNPTl9OT19QQUlSSU5HX0xFRlQQAhIfChtFVkVOVF9FTkRfUkVBU09OX1VOUExBWUFCTEUQAzKZBwoTQ29tcGV0aXRpb25zU2VydmljZRJMCgtDcmVhdGVFdmVudBIdLmthZmFuYS52MS5DcmVhdGVFdmVudFJlcXVlc3QaHi5rYWZhbmEudjEuQ3JlYXRlRXZlbnRSZXNwb25zZRJJCgpFbnRlckV2ZW50Ehwua2FmYW5hLnYxLkVudGVyRXZlbnRSZXF1ZXN0Gh0ua2FmYW5hLnYxLkVudGVyRXZlbnRSZXNwb25zZRJGCg1XaXRoZHJhd0VudHJ5Eh8ua2FmYW5hLnYxLldpdGhkcmF3RW50cnlSZXF1ZXN0GhQua2FmYW5hLnYxLkV2ZW50SW5mbxI6CgdDaGVja0luEhkua2FmYW5hLnYxLkNoZWNrSW5SZXF1ZXN0GhQua2FmYW5hLnYxLkV2ZW50SW5mbxJACgpTdGFydEV2ZW50Ehwua2FmYW5hLnYxLlN0YXJ0RXZlbnRSZXF1ZXN0GhQua2FmYW5hLnYxLkV2ZW50SW5mbxI8CghHZXRFdmVudBIaLmthZmFuYS52MS5HZXRFdmVudFJlcXVlc3QaFC5rYWZhbmEudjEuRXZlbnRJbmZvEkkKCkxpc3RFdmVudHMSHC5rYWZhbmEudjEuTGlzdEV2ZW50c1JlcXVlc3QaHS5rYWZhbmEudjEuTGlzdEV2ZW50c1Jlc3BvbnNlEkQKCldhdGNoRW50cnkSHC5rYWZhbmEudjEuV2F0Y2hFbnRyeVJlcXVlc3QaFi5rYWZhbmEudjEuRW50cnlVcGRhdGUwARJACgpQYXVzZUV2ZW50Ehwua2FmYW5hLnYxLlBhdXNlRXZlbnRSZXF1ZXN0GhQua2FmYW5hLnYxLkV2ZW50SW5mbxJCCgtSZXN1bWVFdmVudBIdLmthZmFuYS52MS5SZXN1bWVFdmVudFJlcXVlc3QaFC5rYWZhbmEudjEuRXZlbnRJbmZvEjwKCEVuZEV2ZW50Ehoua2FmYW5hLnYxLkVuZEV2ZW50UmVxdWVzdBoULmthZmFuYS52MS5FdmVudEluZm8SSAoOQWRqdWRpY2F0ZUdhbWUSIC5rYWZhbmEudjEuQWRqdWRpY2F0ZUdhbWVSZXF1ZXN0GhQua2FmYW5hLnYxLkV2ZW50SW5mbxJGCg1SZW1vdmVFbnRyYW50Eh8ua2FmYW5hLnYxLlJlbW92ZUVudHJhbnRSZXF1ZXN0GhQua2FmYW5hLnYxLkV2ZW50SW5mb2IGcHJvdG8z", [file_kafana_v1_events, file_kafana_v1_rules]);
 
 /**
  * One fault of one seat in one game.
@@ -203,7 +203,8 @@ export type CreateEventRequest = Message<"kafana.v1.CreateEventRequest"> & {
   seatsPerGame: number;
 
   /**
-   * The fault policy of every game (absent: the defaults, no clock).
+   * The fault policy of every game (absent: the defaults: 10 s a move, default move on a
+   * timeout, the match forfeited at the 3rd; present: as given, move_ms 0 meaning no clock).
    *
    * @generated from field: kafana.v1.FaultPolicySpec policy = 9;
    */
@@ -254,6 +255,23 @@ export type CreateEventRequest = Message<"kafana.v1.CreateEventRequest"> & {
    * @generated from field: uint32 entries_per_account = 15;
    */
   entriesPerAccount: number;
+
+  /**
+   * When the event starts by itself (Unix ms; 0: when the organiser calls StartEvent). The
+   * director starts it at that time (entries close; fewer than two entrants present: it ends).
+   *
+   * @generated from field: uint64 start_at_ms = 16 [jstype = JS_STRING];
+   */
+  startAtMs: string;
+
+  /**
+   * Check-in: entrants must confirm they are present (CheckIn) in the last `check_in_ms`
+   * before the start (without `start_at_ms`: any time before it); those who did not are
+   * dropped before round 1. 0: no check-in. At most 24 hours.
+   *
+   * @generated from field: uint32 check_in_ms = 17;
+   */
+  checkInMs: number;
 };
 
 /**
@@ -402,6 +420,77 @@ export const WithdrawEntryRequestSchema: GenMessage<WithdrawEntryRequest> = /*@_
   messageDesc(file_kafana_v1_competitions, 6);
 
 /**
+ * CheckIn's input (the entry token in `kafana-entry-token`, or the account that entered it).
+ *
+ * @generated from message kafana.v1.CheckInRequest
+ */
+export type CheckInRequest = Message<"kafana.v1.CheckInRequest"> & {
+  /**
+   * The event.
+   *
+   * @generated from field: string event_id = 1;
+   */
+  eventId: string;
+
+  /**
+   * The entrant checking in.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message kafana.v1.CheckInRequest.
+ * Use `create(CheckInRequestSchema)` to create a new message.
+ */
+export const CheckInRequestSchema: GenMessage<CheckInRequest> = /*@__PURE__*/
+  messageDesc(file_kafana_v1_competitions, 7);
+
+/**
+ * RemoveEntrant's input (the organiser token in `kafana-organiser-token`; an operator needs
+ * none; for a withdrawal, also the entrant's entry token or account).
+ *
+ * @generated from message kafana.v1.RemoveEntrantRequest
+ */
+export type RemoveEntrantRequest = Message<"kafana.v1.RemoveEntrantRequest"> & {
+  /**
+   * The event.
+   *
+   * @generated from field: string event_id = 1;
+   */
+  eventId: string;
+
+  /**
+   * The entrant.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * True: disqualified (organiser or operator only); false: withdrawn.
+   *
+   * @generated from field: bool disqualify = 3;
+   */
+  disqualify: boolean;
+
+  /**
+   * Why, shown with the entrant.
+   *
+   * @generated from field: string note = 4;
+   */
+  note: string;
+};
+
+/**
+ * Describes the message kafana.v1.RemoveEntrantRequest.
+ * Use `create(RemoveEntrantRequestSchema)` to create a new message.
+ */
+export const RemoveEntrantRequestSchema: GenMessage<RemoveEntrantRequest> = /*@__PURE__*/
+  messageDesc(file_kafana_v1_competitions, 8);
+
+/**
  * StartEvent's input (the organiser token in `kafana-organiser-token`).
  *
  * @generated from message kafana.v1.StartEventRequest
@@ -420,7 +509,7 @@ export type StartEventRequest = Message<"kafana.v1.StartEventRequest"> & {
  * Use `create(StartEventRequestSchema)` to create a new message.
  */
 export const StartEventRequestSchema: GenMessage<StartEventRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 7);
+  messageDesc(file_kafana_v1_competitions, 9);
 
 /**
  * PauseEvent's input (the organiser token in `kafana-organiser-token`).
@@ -448,7 +537,7 @@ export type PauseEventRequest = Message<"kafana.v1.PauseEventRequest"> & {
  * Use `create(PauseEventRequestSchema)` to create a new message.
  */
 export const PauseEventRequestSchema: GenMessage<PauseEventRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 8);
+  messageDesc(file_kafana_v1_competitions, 10);
 
 /**
  * ResumeEvent's input (the organiser token in `kafana-organiser-token`).
@@ -476,7 +565,7 @@ export type ResumeEventRequest = Message<"kafana.v1.ResumeEventRequest"> & {
  * Use `create(ResumeEventRequestSchema)` to create a new message.
  */
 export const ResumeEventRequestSchema: GenMessage<ResumeEventRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 9);
+  messageDesc(file_kafana_v1_competitions, 11);
 
 /**
  * EndEvent's input (the organiser token in `kafana-organiser-token`).
@@ -504,7 +593,7 @@ export type EndEventRequest = Message<"kafana.v1.EndEventRequest"> & {
  * Use `create(EndEventRequestSchema)` to create a new message.
  */
 export const EndEventRequestSchema: GenMessage<EndEventRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 10);
+  messageDesc(file_kafana_v1_competitions, 12);
 
 /**
  * AdjudicateGame's input (the organiser token in `kafana-organiser-token`).
@@ -546,7 +635,7 @@ export type AdjudicateGameRequest = Message<"kafana.v1.AdjudicateGameRequest"> &
  * Use `create(AdjudicateGameRequestSchema)` to create a new message.
  */
 export const AdjudicateGameRequestSchema: GenMessage<AdjudicateGameRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 11);
+  messageDesc(file_kafana_v1_competitions, 13);
 
 /**
  * GetEvent's input.
@@ -574,7 +663,7 @@ export type GetEventRequest = Message<"kafana.v1.GetEventRequest"> & {
  * Use `create(GetEventRequestSchema)` to create a new message.
  */
 export const GetEventRequestSchema: GenMessage<GetEventRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 12);
+  messageDesc(file_kafana_v1_competitions, 14);
 
 /**
  * ListEvents' input.
@@ -602,7 +691,7 @@ export type ListEventsRequest = Message<"kafana.v1.ListEventsRequest"> & {
  * Use `create(ListEventsRequestSchema)` to create a new message.
  */
 export const ListEventsRequestSchema: GenMessage<ListEventsRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 13);
+  messageDesc(file_kafana_v1_competitions, 15);
 
 /**
  * ListEvents' answer.
@@ -630,7 +719,7 @@ export type ListEventsResponse = Message<"kafana.v1.ListEventsResponse"> & {
  * Use `create(ListEventsResponseSchema)` to create a new message.
  */
 export const ListEventsResponseSchema: GenMessage<ListEventsResponse> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 14);
+  messageDesc(file_kafana_v1_competitions, 16);
 
 /**
  * One entrant of an event.
@@ -658,6 +747,27 @@ export type EntrantInfo = Message<"kafana.v1.EntrantInfo"> & {
    * @generated from field: string bot = 3;
    */
   bot: string;
+
+  /**
+   * It checked in (built-in bots always count as present).
+   *
+   * @generated from field: bool checked_in = 4;
+   */
+  checkedIn: boolean;
+
+  /**
+   * Whether it still plays.
+   *
+   * @generated from field: kafana.v1.EntrantState state = 5;
+   */
+  state: EntrantState;
+
+  /**
+   * Why it was withdrawn or disqualified (the organiser's note).
+   *
+   * @generated from field: string state_note = 6;
+   */
+  stateNote: string;
 };
 
 /**
@@ -665,7 +775,7 @@ export type EntrantInfo = Message<"kafana.v1.EntrantInfo"> & {
  * Use `create(EntrantInfoSchema)` to create a new message.
  */
 export const EntrantInfoSchema: GenMessage<EntrantInfo> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 15);
+  messageDesc(file_kafana_v1_competitions, 17);
 
 /**
  * One game of an event.
@@ -773,7 +883,7 @@ export type GameInfo = Message<"kafana.v1.GameInfo"> & {
  * Use `create(GameInfoSchema)` to create a new message.
  */
 export const GameInfoSchema: GenMessage<GameInfo> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 16);
+  messageDesc(file_kafana_v1_competitions, 18);
 
 /**
  * One round of an event.
@@ -808,7 +918,7 @@ export type RoundInfo = Message<"kafana.v1.RoundInfo"> & {
  * Use `create(RoundInfoSchema)` to create a new message.
  */
 export const RoundInfoSchema: GenMessage<RoundInfo> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 17);
+  messageDesc(file_kafana_v1_competitions, 19);
 
 /**
  * One entrant's row of the standings.
@@ -899,6 +1009,20 @@ export type StandingInfo = Message<"kafana.v1.StandingInfo"> & {
    * @generated from field: double rating = 12;
    */
   rating: number;
+
+  /**
+   * Tie-break (round robin): points won in the games among the entrants tied with it.
+   *
+   * @generated from field: double head_to_head = 13;
+   */
+  headToHead: number;
+
+  /**
+   * ACTIVE, or WITHDRAWN / DISQUALIFIED (kept in the table with its results so far).
+   *
+   * @generated from field: kafana.v1.EntrantState state = 14;
+   */
+  state: EntrantState;
 };
 
 /**
@@ -906,7 +1030,7 @@ export type StandingInfo = Message<"kafana.v1.StandingInfo"> & {
  * Use `create(StandingInfoSchema)` to create a new message.
  */
 export const StandingInfoSchema: GenMessage<StandingInfo> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 18);
+  messageDesc(file_kafana_v1_competitions, 20);
 
 /**
  * Everything public about an event.
@@ -1086,6 +1210,27 @@ export type EventInfo = Message<"kafana.v1.EventInfo"> & {
    * @generated from field: string salt = 24;
    */
   salt: string;
+
+  /**
+   * The scheduled start (Unix ms; 0: started by the organiser).
+   *
+   * @generated from field: uint64 start_at_ms = 25 [jstype = JS_STRING];
+   */
+  startAtMs: string;
+
+  /**
+   * The check-in window before the start in ms (0: no check-in).
+   *
+   * @generated from field: uint32 check_in_ms = 26;
+   */
+  checkInMs: number;
+
+  /**
+   * The tie-breaks after points, in order (e.g. "sonneborn_berger", "head_to_head", "diff").
+   *
+   * @generated from field: repeated string tiebreaks = 27;
+   */
+  tiebreaks: string[];
 };
 
 /**
@@ -1093,7 +1238,7 @@ export type EventInfo = Message<"kafana.v1.EventInfo"> & {
  * Use `create(EventInfoSchema)` to create a new message.
  */
 export const EventInfoSchema: GenMessage<EventInfo> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 19);
+  messageDesc(file_kafana_v1_competitions, 21);
 
 /**
  * WatchEntry's input (the entry token in `kafana-entry-token`).
@@ -1114,7 +1259,7 @@ export type WatchEntryRequest = Message<"kafana.v1.WatchEntryRequest"> & {
  * Use `create(WatchEntryRequestSchema)` to create a new message.
  */
 export const WatchEntryRequestSchema: GenMessage<WatchEntryRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 20);
+  messageDesc(file_kafana_v1_competitions, 22);
 
 /**
  * One game an entrant must play now.
@@ -1178,7 +1323,7 @@ export type Assignment = Message<"kafana.v1.Assignment"> & {
  * Use `create(AssignmentSchema)` to create a new message.
  */
 export const AssignmentSchema: GenMessage<Assignment> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 21);
+  messageDesc(file_kafana_v1_competitions, 23);
 
 /**
  * One message of a WatchEntry stream.
@@ -1242,7 +1387,7 @@ export type EntryUpdate = Message<"kafana.v1.EntryUpdate"> & {
  * Use `create(EntryUpdateSchema)` to create a new message.
  */
 export const EntryUpdateSchema: GenMessage<EntryUpdate> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 22);
+  messageDesc(file_kafana_v1_competitions, 24);
 
 /**
  * How the entrants of an event meet.
@@ -1432,6 +1577,54 @@ export const EntrantKindSchema: GenEnum<EntrantKind> = /*@__PURE__*/
   enumDesc(file_kafana_v1_competitions, 3);
 
 /**
+ * Whether an entrant still plays.
+ *
+ * @generated from enum kafana.v1.EntrantState
+ */
+export enum EntrantState {
+  /**
+   * Not set (never sent).
+   *
+   * @generated from enum value: ENTRANT_STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Entered (and, with check-in, checked in or not yet); plays.
+   *
+   * @generated from enum value: ENTRANT_STATE_ACTIVE = 1;
+   */
+  ACTIVE = 1,
+
+  /**
+   * Not checked in when the event started: dropped before round 1, in no game.
+   *
+   * @generated from enum value: ENTRANT_STATE_ABSENT = 2;
+   */
+  ABSENT = 2,
+
+  /**
+   * Withdrew after the start: paired no more, its later games forfeited.
+   *
+   * @generated from enum value: ENTRANT_STATE_WITHDRAWN = 3;
+   */
+  WITHDRAWN = 3,
+
+  /**
+   * Disqualified by the organiser: paired no more, its later games forfeited.
+   *
+   * @generated from enum value: ENTRANT_STATE_DISQUALIFIED = 4;
+   */
+  DISQUALIFIED = 4,
+}
+
+/**
+ * Describes the enum kafana.v1.EntrantState.
+ */
+export const EntrantStateSchema: GenEnum<EntrantState> = /*@__PURE__*/
+  enumDesc(file_kafana_v1_competitions, 4);
+
+/**
  * Where one game of an event stands.
  *
  * @generated from enum kafana.v1.GameStatus
@@ -1470,7 +1663,7 @@ export enum GameStatus {
  * Describes the enum kafana.v1.GameStatus.
  */
 export const GameStatusSchema: GenEnum<GameStatus> = /*@__PURE__*/
-  enumDesc(file_kafana_v1_competitions, 4);
+  enumDesc(file_kafana_v1_competitions, 5);
 
 /**
  * How a decided game's result came about.
@@ -1518,7 +1711,7 @@ export enum GameEnding {
  * Describes the enum kafana.v1.GameEnding.
  */
 export const GameEndingSchema: GenEnum<GameEnding> = /*@__PURE__*/
-  enumDesc(file_kafana_v1_competitions, 5);
+  enumDesc(file_kafana_v1_competitions, 6);
 
 /**
  * Where an event is in its life.
@@ -1559,7 +1752,7 @@ export enum EventPhase {
  * Describes the enum kafana.v1.EventPhase.
  */
 export const EventPhaseSchema: GenEnum<EventPhase> = /*@__PURE__*/
-  enumDesc(file_kafana_v1_competitions, 6);
+  enumDesc(file_kafana_v1_competitions, 7);
 
 /**
  * The organiser's status of an event.
@@ -1600,7 +1793,7 @@ export enum EventStatus {
  * Describes the enum kafana.v1.EventStatus.
  */
 export const EventStatusSchema: GenEnum<EventStatus> = /*@__PURE__*/
-  enumDesc(file_kafana_v1_competitions, 7);
+  enumDesc(file_kafana_v1_competitions, 8);
 
 /**
  * Why an event ended before its last round.
@@ -1641,7 +1834,7 @@ export enum EventEndReason {
  * Describes the enum kafana.v1.EventEndReason.
  */
 export const EventEndReasonSchema: GenEnum<EventEndReason> = /*@__PURE__*/
-  enumDesc(file_kafana_v1_competitions, 8);
+  enumDesc(file_kafana_v1_competitions, 9);
 
 /**
  * Hosted events: create, enter, start, follow, control.
@@ -1679,6 +1872,18 @@ export const CompetitionsService: GenService<{
   withdrawEntry: {
     methodKind: "unary";
     input: typeof WithdrawEntryRequestSchema;
+    output: typeof EventInfoSchema;
+  },
+  /**
+   * An entrant confirms it is present (entry token, or the account that entered it), in the
+   * event's check-in window: with `check_in_ms` set, entrants not checked in when the event
+   * starts are dropped before round 1 (built-in bots are always present).
+   *
+   * @generated from rpc kafana.v1.CompetitionsService.CheckIn
+   */
+  checkIn: {
+    methodKind: "unary";
+    input: typeof CheckInRequestSchema;
     output: typeof EventInfoSchema;
   },
   /**
@@ -1761,6 +1966,19 @@ export const CompetitionsService: GenService<{
   adjudicateGame: {
     methodKind: "unary";
     input: typeof AdjudicateGameRequestSchema;
+    output: typeof EventInfoSchema;
+  },
+  /**
+   * Take an entrant out of a started event (organiser token, or an operator): it is paired no
+   * more, its games not yet handed out are forfeited to its opponents, and the standings and
+   * exports say so. `disqualify` false: a withdrawal (the entrant's own entry token or account
+   * may ask for that too).
+   *
+   * @generated from rpc kafana.v1.CompetitionsService.RemoveEntrant
+   */
+  removeEntrant: {
+    methodKind: "unary";
+    input: typeof RemoveEntrantRequestSchema;
     output: typeof EventInfoSchema;
   },
 }> = /*@__PURE__*/

@@ -24,7 +24,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kafana/v1/leagues.proto.
  */
 export const file_kafana_v1_leagues: GenFile = /*@__PURE__*/
-  fileDesc("ChdrYWZhbmEvdjEvbGVhZ3Vlcy5wcm90bxIJa2FmYW5hLnYxIokCCgpMZWFndWVTcGVjEh0KBGdhbWUYASABKA4yDy5rYWZhbmEudjEuR2FtZRInCgZwcmVzZXQYAiABKA4yFy5rYWZhbmEudjEuVGFibGljUHJlc2V0Eg4KBnRhcmdldBgDIAEoDRIPCgdwbGF5ZXJzGAQgASgNEg8KB21vdmVfbXMYBSABKA0SGwoTdGltZW91dHNfdG9fZm9yZmVpdBgGIAEoDRIYChBqb2luX2RlYWRsaW5lX21zGAcgASgNEhYKDnJldGVudGlvbl9kYXlzGAggASgNEhsKE2Rpc2Nvbm5lY3RfZ3JhY2VfbXMYCSABKA0SFQoNaWxsZWdhbF9saW1pdBgKIAEoDSJKChNDcmVhdGVMZWFndWVSZXF1ZXN0Eg4KBmxlYWd1ZRgBIAEoCRIjCgRzcGVjGAIgASgLMhUua2FmYW5hLnYxLkxlYWd1ZVNwZWMiIgoQR2V0TGVhZ3VlUmVxdWVzdBIOCgZsZWFndWUYASABKAkiIgoQTmV3U2Vhc29uUmVxdWVzdBIOCgZsZWFndWUYASABKAkipAEKCkxlYWd1ZUluZm8SDgoGbGVhZ3VlGAEgASgJEiMKBHNwZWMYAiABKAsyFS5rYWZhbmEudjEuTGVhZ3VlU3BlYxIOCgZzZWFzb24YAyABKA0SDwoHd2FpdGluZxgEIAEoDRIUCgxtYXRjaGVzX21hZGUYBSABKAQSFwoPbWF0Y2hlc19zZXR0bGVkGAYgASgEEhEKCW9yZ2FuaXNlchgHIAEoCSIiChBKb2luUXVldWVSZXF1ZXN0Eg4KBmxlYWd1ZRgBIAEoCSIjChFMZWF2ZVF1ZXVlUmVxdWVzdBIOCgZsZWFndWUYASABKAkigAEKC1F1ZXVlU3RhdHVzEg4KBmxlYWd1ZRgBIAEoCRIOCgZwbGF5ZXIYAiABKAkSJAoFc3RhdGUYAyABKA4yFS5rYWZhbmEudjEuUXVldWVTdGF0ZRIPCgd3YWl0aW5nGAQgASgNEgoKAm11GAUgASgBEg4KBnJhdGluZxgGIAEoASIlChNXYXRjaFRpY2tldHNSZXF1ZXN0Eg4KBmxlYWd1ZRgBIAEoCSLJAQoGVGlja2V0Eg4KBmxlYWd1ZRgBIAEoCRINCgVtYXRjaBgCIAEoBBIOCgZzZWFzb24YAyABKA0SEAoIdGFibGVfaWQYBCABKAkSDAoEc2VhdBgFIAEoDRISCgpzZWF0X3Rva2VuGAYgASgJEg8KB3BsYXllcnMYByADKAkSEgoKY29tbWl0bWVudBgIIAEoCRISCgpjcmVhdGVkX21zGAkgASgDEg8KB21vdmVfbXMYCiABKA0SEgoKam9pbl9ieV9tcxgLIAEoAyKRAQoMVGlja2V0VXBkYXRlEiMKBnRpY2tldBgBIAEoCzIRLmthZmFuYS52MS5UaWNrZXRIABInCgdzZXR0bGVkGAIgASgLMhQua2FmYW5hLnYxLk1hdGNoSW5mb0gAEikKCWhlYXJ0YmVhdBgDIAEoCzIULmthZmFuYS52MS5IZWFydGJlYXRIAEIICgZ1cGRhdGUiXgoVR2V0TGVhZGVyYm9hcmRSZXF1ZXN0Eg4KBmxlYWd1ZRgBIAEoCRIOCgZzZWFzb24YAiABKA0SEQoJcGFnZV9zaXplGAMgASgNEhIKCnBhZ2VfdG9rZW4YBCABKAkiOAoIQm9hcmRSb3cSDAoEcmFuaxgBIAEoDRIOCgZwbGF5ZXIYAiABKAkSDgoGcmF0aW5nGAMgASgBIpkBCg9MZWFkZXJib2FyZFBhZ2USDgoGbGVhZ3VlGAEgASgJEg4KBnNlYXNvbhgCIAEoDRINCgV0b3RhbBgFIAEoDRIhCgRyb3dzGAYgAygLMhMua2FmYW5hLnYxLkJvYXJkUm93EhcKD25leHRfcGFnZV90b2tlbhgHIAEoCUoECAMQBEoECAQQBVIEcGFnZVIJcGFnZV9zaXplIlMKEEdldFBsYXllclJlcXVlc3QSDgoGbGVhZ3VlGAEgASgJEg4KBnBsYXllchgCIAEoCRIOCgZzZWFzb24YAyABKA0SDwoHbWF0Y2hlcxgEIAEoDSI2CgtSYXRpbmdQb2ludBIMCgRnYW1lGAEgASgEEgoKAm11GAIgASgBEg0KBXNpZ21hGAMgASgBIukBCgpQbGF5ZXJJbmZvEg4KBmxlYWd1ZRgBIAEoCRIOCgZwbGF5ZXIYAiABKAkSDgoGc2Vhc29uGAMgASgNEgoKAm11GAQgASgBEg0KBXNpZ21hGAUgASgBEg4KBnJhdGluZxgGIAEoARINCgVnYW1lcxgHIAEoDRITCgtwcm92aXNpb25hbBgIIAEoCBIMCgRyYW5rGAkgASgNEicKB2hpc3RvcnkYCiADKAsyFi5rYWZhbmEudjEuUmF0aW5nUG9pbnQSJQoHbWF0Y2hlcxgLIAMoCzIULmthZmFuYS52MS5NYXRjaEluZm8iQAoPR2V0TWF0Y2hSZXF1ZXN0Eg4KBmxlYWd1ZRgBIAEoCRINCgVtYXRjaBgCIAEoBBIOCgZyZWNvcmQYAyABKAgiiQMKCU1hdGNoSW5mbxIOCgZsZWFndWUYASABKAkSDQoFbWF0Y2gYAiABKAQSDgoGc2Vhc29uGAMgASgNEg8KB3BsYXllcnMYBCADKAkSEAoIdGFibGVfaWQYBSABKAkSEgoKY29tbWl0bWVudBgGIAEoCRIkCgVzdGF0ZRgHIAEoDjIVLmthZmFuYS52MS5NYXRjaFN0YXRlEicKBmVuZGluZxgIIAEoDjIXLmthZmFuYS52MS5SZXN1bHRSZWFzb24SDgoGc2NvcmVzGAkgAygBEg0KBXJhdGVkGAogASgIEiAKBmZhdWx0cxgLIAMoCzIQLmthZmFuYS52MS5GYXVsdBIOCgZzZWNyZXQYDCABKAkSDgoGcmVjb3JkGA0gASgJEhIKCmNyZWF0ZWRfbXMYDiABKAMSEgoKc2V0dGxlZF9tcxgPIAEoAxIuCg5mb3JmZWl0X3JlYXNvbhgQIAEoDjIWLmthZmFuYS52MS5FdmVudFJlYXNvbhIOCgZkZXRhaWwYESABKAkqcAoKUXVldWVTdGF0ZRIbChdRVUVVRV9TVEFURV9VTlNQRUNJRklFRBAAEhcKE1FVRVVFX1NUQVRFX1dBSVRJTkcQARIWChJRVUVVRV9TVEFURV9QQUlSRUQQAhIUChBRVUVVRV9TVEFURV9JRExFEAMqWwoKTWF0Y2hTdGF0ZRIbChdNQVRDSF9TVEFURV9VTlNQRUNJRklFRBAAEhcKE01BVENIX1NUQVRFX1BMQVlJTkcQARIXChNNQVRDSF9TVEFURV9TRVRUTEVEEAIy+QQKDkxlYWd1ZXNTZXJ2aWNlEkUKDENyZWF0ZUxlYWd1ZRIeLmthZmFuYS52MS5DcmVhdGVMZWFndWVSZXF1ZXN0GhUua2FmYW5hLnYxLkxlYWd1ZUluZm8SPwoJR2V0TGVhZ3VlEhsua2FmYW5hLnYxLkdldExlYWd1ZVJlcXVlc3QaFS5rYWZhbmEudjEuTGVhZ3VlSW5mbxI/CglOZXdTZWFzb24SGy5rYWZhbmEudjEuTmV3U2Vhc29uUmVxdWVzdBoVLmthZmFuYS52MS5MZWFndWVJbmZvEkAKCUpvaW5RdWV1ZRIbLmthZmFuYS52MS5Kb2luUXVldWVSZXF1ZXN0GhYua2FmYW5hLnYxLlF1ZXVlU3RhdHVzEkIKCkxlYXZlUXVldWUSHC5rYWZhbmEudjEuTGVhdmVRdWV1ZVJlcXVlc3QaFi5rYWZhbmEudjEuUXVldWVTdGF0dXMSSQoMV2F0Y2hUaWNrZXRzEh4ua2FmYW5hLnYxLldhdGNoVGlja2V0c1JlcXVlc3QaFy5rYWZhbmEudjEuVGlja2V0VXBkYXRlMAESTgoOR2V0TGVhZGVyYm9hcmQSIC5rYWZhbmEudjEuR2V0TGVhZGVyYm9hcmRSZXF1ZXN0Ghoua2FmYW5hLnYxLkxlYWRlcmJvYXJkUGFnZRI/CglHZXRQbGF5ZXISGy5rYWZhbmEudjEuR2V0UGxheWVyUmVxdWVzdBoVLmthZmFuYS52MS5QbGF5ZXJJbmZvEjwKCEdldE1hdGNoEhoua2FmYW5hLnYxLkdldE1hdGNoUmVxdWVzdBoULmthZmFuYS52MS5NYXRjaEluZm9iBnByb3RvMw", [file_kafana_v1_competitions, file_kafana_v1_events, file_kafana_v1_rules, file_kafana_v1_state]);
+  fileDesc("ChdrYWZhbmEvdjEvbGVhZ3Vlcy5wcm90bxIJa2FmYW5hLnYxIokCCgpMZWFndWVTcGVjEh0KBGdhbWUYASABKA4yDy5rYWZhbmEudjEuR2FtZRInCgZwcmVzZXQYAiABKA4yFy5rYWZhbmEudjEuVGFibGljUHJlc2V0Eg4KBnRhcmdldBgDIAEoDRIPCgdwbGF5ZXJzGAQgASgNEg8KB21vdmVfbXMYBSABKA0SGwoTdGltZW91dHNfdG9fZm9yZmVpdBgGIAEoDRIYChBqb2luX2RlYWRsaW5lX21zGAcgASgNEhYKDnJldGVudGlvbl9kYXlzGAggASgNEhsKE2Rpc2Nvbm5lY3RfZ3JhY2VfbXMYCSABKA0SFQoNaWxsZWdhbF9saW1pdBgKIAEoDSJKChNDcmVhdGVMZWFndWVSZXF1ZXN0Eg4KBmxlYWd1ZRgBIAEoCRIjCgRzcGVjGAIgASgLMhUua2FmYW5hLnYxLkxlYWd1ZVNwZWMiIgoQR2V0TGVhZ3VlUmVxdWVzdBIOCgZsZWFndWUYASABKAkiOwoSTGlzdExlYWd1ZXNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoDRISCgpwYWdlX3Rva2VuGAIgASgJIlYKE0xpc3RMZWFndWVzUmVzcG9uc2USJgoHbGVhZ3VlcxgBIAMoCzIVLmthZmFuYS52MS5MZWFndWVJbmZvEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIiChBOZXdTZWFzb25SZXF1ZXN0Eg4KBmxlYWd1ZRgBIAEoCSKkAQoKTGVhZ3VlSW5mbxIOCgZsZWFndWUYASABKAkSIwoEc3BlYxgCIAEoCzIVLmthZmFuYS52MS5MZWFndWVTcGVjEg4KBnNlYXNvbhgDIAEoDRIPCgd3YWl0aW5nGAQgASgNEhQKDG1hdGNoZXNfbWFkZRgFIAEoBBIXCg9tYXRjaGVzX3NldHRsZWQYBiABKAQSEQoJb3JnYW5pc2VyGAcgASgJIiIKEEpvaW5RdWV1ZVJlcXVlc3QSDgoGbGVhZ3VlGAEgASgJIiMKEUxlYXZlUXVldWVSZXF1ZXN0Eg4KBmxlYWd1ZRgBIAEoCSKAAQoLUXVldWVTdGF0dXMSDgoGbGVhZ3VlGAEgASgJEg4KBnBsYXllchgCIAEoCRIkCgVzdGF0ZRgDIAEoDjIVLmthZmFuYS52MS5RdWV1ZVN0YXRlEg8KB3dhaXRpbmcYBCABKA0SCgoCbXUYBSABKAESDgoGcmF0aW5nGAYgASgBIiUKE1dhdGNoVGlja2V0c1JlcXVlc3QSDgoGbGVhZ3VlGAEgASgJIskBCgZUaWNrZXQSDgoGbGVhZ3VlGAEgASgJEg0KBW1hdGNoGAIgASgEEg4KBnNlYXNvbhgDIAEoDRIQCgh0YWJsZV9pZBgEIAEoCRIMCgRzZWF0GAUgASgNEhIKCnNlYXRfdG9rZW4YBiABKAkSDwoHcGxheWVycxgHIAMoCRISCgpjb21taXRtZW50GAggASgJEhIKCmNyZWF0ZWRfbXMYCSABKAMSDwoHbW92ZV9tcxgKIAEoDRISCgpqb2luX2J5X21zGAsgASgDIpEBCgxUaWNrZXRVcGRhdGUSIwoGdGlja2V0GAEgASgLMhEua2FmYW5hLnYxLlRpY2tldEgAEicKB3NldHRsZWQYAiABKAsyFC5rYWZhbmEudjEuTWF0Y2hJbmZvSAASKQoJaGVhcnRiZWF0GAMgASgLMhQua2FmYW5hLnYxLkhlYXJ0YmVhdEgAQggKBnVwZGF0ZSJeChVHZXRMZWFkZXJib2FyZFJlcXVlc3QSDgoGbGVhZ3VlGAEgASgJEg4KBnNlYXNvbhgCIAEoDRIRCglwYWdlX3NpemUYAyABKA0SEgoKcGFnZV90b2tlbhgEIAEoCSI4CghCb2FyZFJvdxIMCgRyYW5rGAEgASgNEg4KBnBsYXllchgCIAEoCRIOCgZyYXRpbmcYAyABKAEimQEKD0xlYWRlcmJvYXJkUGFnZRIOCgZsZWFndWUYASABKAkSDgoGc2Vhc29uGAIgASgNEg0KBXRvdGFsGAUgASgNEiEKBHJvd3MYBiADKAsyEy5rYWZhbmEudjEuQm9hcmRSb3cSFwoPbmV4dF9wYWdlX3Rva2VuGAcgASgJSgQIAxAESgQIBBAFUgRwYWdlUglwYWdlX3NpemUiUwoQR2V0UGxheWVyUmVxdWVzdBIOCgZsZWFndWUYASABKAkSDgoGcGxheWVyGAIgASgJEg4KBnNlYXNvbhgDIAEoDRIPCgdtYXRjaGVzGAQgASgNIjYKC1JhdGluZ1BvaW50EgwKBGdhbWUYASABKAQSCgoCbXUYAiABKAESDQoFc2lnbWEYAyABKAEi6QEKClBsYXllckluZm8SDgoGbGVhZ3VlGAEgASgJEg4KBnBsYXllchgCIAEoCRIOCgZzZWFzb24YAyABKA0SCgoCbXUYBCABKAESDQoFc2lnbWEYBSABKAESDgoGcmF0aW5nGAYgASgBEg0KBWdhbWVzGAcgASgNEhMKC3Byb3Zpc2lvbmFsGAggASgIEgwKBHJhbmsYCSABKA0SJwoHaGlzdG9yeRgKIAMoCzIWLmthZmFuYS52MS5SYXRpbmdQb2ludBIlCgdtYXRjaGVzGAsgAygLMhQua2FmYW5hLnYxLk1hdGNoSW5mbyJACg9HZXRNYXRjaFJlcXVlc3QSDgoGbGVhZ3VlGAEgASgJEg0KBW1hdGNoGAIgASgEEg4KBnJlY29yZBgDIAEoCCKJAwoJTWF0Y2hJbmZvEg4KBmxlYWd1ZRgBIAEoCRINCgVtYXRjaBgCIAEoBBIOCgZzZWFzb24YAyABKA0SDwoHcGxheWVycxgEIAMoCRIQCgh0YWJsZV9pZBgFIAEoCRISCgpjb21taXRtZW50GAYgASgJEiQKBXN0YXRlGAcgASgOMhUua2FmYW5hLnYxLk1hdGNoU3RhdGUSJwoGZW5kaW5nGAggASgOMhcua2FmYW5hLnYxLlJlc3VsdFJlYXNvbhIOCgZzY29yZXMYCSADKAESDQoFcmF0ZWQYCiABKAgSIAoGZmF1bHRzGAsgAygLMhAua2FmYW5hLnYxLkZhdWx0Eg4KBnNlY3JldBgMIAEoCRIOCgZyZWNvcmQYDSABKAkSEgoKY3JlYXRlZF9tcxgOIAEoAxISCgpzZXR0bGVkX21zGA8gASgDEi4KDmZvcmZlaXRfcmVhc29uGBAgASgOMhYua2FmYW5hLnYxLkV2ZW50UmVhc29uEg4KBmRldGFpbBgRIAEoCSpwCgpRdWV1ZVN0YXRlEhsKF1FVRVVFX1NUQVRFX1VOU1BFQ0lGSUVEEAASFwoTUVVFVUVfU1RBVEVfV0FJVElORxABEhYKElFVRVVFX1NUQVRFX1BBSVJFRBACEhQKEFFVRVVFX1NUQVRFX0lETEUQAypbCgpNYXRjaFN0YXRlEhsKF01BVENIX1NUQVRFX1VOU1BFQ0lGSUVEEAASFwoTTUFUQ0hfU1RBVEVfUExBWUlORxABEhcKE01BVENIX1NUQVRFX1NFVFRMRUQQAjLHBQoOTGVhZ3Vlc1NlcnZpY2USRQoMQ3JlYXRlTGVhZ3VlEh4ua2FmYW5hLnYxLkNyZWF0ZUxlYWd1ZVJlcXVlc3QaFS5rYWZhbmEudjEuTGVhZ3VlSW5mbxI/CglHZXRMZWFndWUSGy5rYWZhbmEudjEuR2V0TGVhZ3VlUmVxdWVzdBoVLmthZmFuYS52MS5MZWFndWVJbmZvEkwKC0xpc3RMZWFndWVzEh0ua2FmYW5hLnYxLkxpc3RMZWFndWVzUmVxdWVzdBoeLmthZmFuYS52MS5MaXN0TGVhZ3Vlc1Jlc3BvbnNlEj8KCU5ld1NlYXNvbhIbLmthZmFuYS52MS5OZXdTZWFzb25SZXF1ZXN0GhUua2FmYW5hLnYxLkxlYWd1ZUluZm8SQAoJSm9pblF1ZXVlEhsua2FmYW5hLnYxLkpvaW5RdWV1ZVJlcXVlc3QaFi5rYWZhbmEudjEuUXVldWVTdGF0dXMSQgoKTGVhdmVRdWV1ZRIcLmthZmFuYS52MS5MZWF2ZVF1ZXVlUmVxdWVzdBoWLmthZmFuYS52MS5RdWV1ZVN0YXR1cxJJCgxXYXRjaFRpY2tldHMSHi5rYWZhbmEudjEuV2F0Y2hUaWNrZXRzUmVxdWVzdBoXLmthZmFuYS52MS5UaWNrZXRVcGRhdGUwARJOCg5HZXRMZWFkZXJib2FyZBIgLmthZmFuYS52MS5HZXRMZWFkZXJib2FyZFJlcXVlc3QaGi5rYWZhbmEudjEuTGVhZGVyYm9hcmRQYWdlEj8KCUdldFBsYXllchIbLmthZmFuYS52MS5HZXRQbGF5ZXJSZXF1ZXN0GhUua2FmYW5hLnYxLlBsYXllckluZm8SPAoIR2V0TWF0Y2gSGi5rYWZhbmEudjEuR2V0TWF0Y2hSZXF1ZXN0GhQua2FmYW5hLnYxLk1hdGNoSW5mb2IGcHJvdG8z", [file_kafana_v1_competitions, file_kafana_v1_events, file_kafana_v1_rules, file_kafana_v1_state]);
 
 /**
  * A league's rules, clock and fault policy (LeagueInfo.spec: every default filled in).
@@ -163,6 +163,62 @@ export const GetLeagueRequestSchema: GenMessage<GetLeagueRequest> = /*@__PURE__*
   messageDesc(file_kafana_v1_leagues, 2);
 
 /**
+ * ListLeagues' input.
+ *
+ * @generated from message kafana.v1.ListLeaguesRequest
+ */
+export type ListLeaguesRequest = Message<"kafana.v1.ListLeaguesRequest"> & {
+  /**
+   * At most this many (0: 50; above 200: coerced down to 200).
+   *
+   * @generated from field: uint32 page_size = 1;
+   */
+  pageSize: number;
+
+  /**
+   * The previous answer's next_page_token; empty for the first page.
+   *
+   * @generated from field: string page_token = 2;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message kafana.v1.ListLeaguesRequest.
+ * Use `create(ListLeaguesRequestSchema)` to create a new message.
+ */
+export const ListLeaguesRequestSchema: GenMessage<ListLeaguesRequest> = /*@__PURE__*/
+  messageDesc(file_kafana_v1_leagues, 3);
+
+/**
+ * ListLeagues' answer.
+ *
+ * @generated from message kafana.v1.ListLeaguesResponse
+ */
+export type ListLeaguesResponse = Message<"kafana.v1.ListLeaguesResponse"> & {
+  /**
+   * Leagues in name order.
+   *
+   * @generated from field: repeated kafana.v1.LeagueInfo leagues = 1;
+   */
+  leagues: LeagueInfo[];
+
+  /**
+   * Pass it as page_token for the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message kafana.v1.ListLeaguesResponse.
+ * Use `create(ListLeaguesResponseSchema)` to create a new message.
+ */
+export const ListLeaguesResponseSchema: GenMessage<ListLeaguesResponse> = /*@__PURE__*/
+  messageDesc(file_kafana_v1_leagues, 4);
+
+/**
  * NewSeason's input.
  *
  * @generated from message kafana.v1.NewSeasonRequest
@@ -181,7 +237,7 @@ export type NewSeasonRequest = Message<"kafana.v1.NewSeasonRequest"> & {
  * Use `create(NewSeasonRequestSchema)` to create a new message.
  */
 export const NewSeasonRequestSchema: GenMessage<NewSeasonRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_leagues, 3);
+  messageDesc(file_kafana_v1_leagues, 5);
 
 /**
  * A league as everyone may see it.
@@ -244,7 +300,7 @@ export type LeagueInfo = Message<"kafana.v1.LeagueInfo"> & {
  * Use `create(LeagueInfoSchema)` to create a new message.
  */
 export const LeagueInfoSchema: GenMessage<LeagueInfo> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_leagues, 4);
+  messageDesc(file_kafana_v1_leagues, 6);
 
 /**
  * JoinQueue's input (the account of the API key).
@@ -265,7 +321,7 @@ export type JoinQueueRequest = Message<"kafana.v1.JoinQueueRequest"> & {
  * Use `create(JoinQueueRequestSchema)` to create a new message.
  */
 export const JoinQueueRequestSchema: GenMessage<JoinQueueRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_leagues, 5);
+  messageDesc(file_kafana_v1_leagues, 7);
 
 /**
  * LeaveQueue's input (the account of the API key).
@@ -286,7 +342,7 @@ export type LeaveQueueRequest = Message<"kafana.v1.LeaveQueueRequest"> & {
  * Use `create(LeaveQueueRequestSchema)` to create a new message.
  */
 export const LeaveQueueRequestSchema: GenMessage<LeaveQueueRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_leagues, 6);
+  messageDesc(file_kafana_v1_leagues, 8);
 
 /**
  * JoinQueue's and LeaveQueue's answer.
@@ -342,7 +398,7 @@ export type QueueStatus = Message<"kafana.v1.QueueStatus"> & {
  * Use `create(QueueStatusSchema)` to create a new message.
  */
 export const QueueStatusSchema: GenMessage<QueueStatus> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_leagues, 7);
+  messageDesc(file_kafana_v1_leagues, 9);
 
 /**
  * WatchTickets' input (the account of the API key).
@@ -363,7 +419,7 @@ export type WatchTicketsRequest = Message<"kafana.v1.WatchTicketsRequest"> & {
  * Use `create(WatchTicketsRequestSchema)` to create a new message.
  */
 export const WatchTicketsRequestSchema: GenMessage<WatchTicketsRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_leagues, 8);
+  messageDesc(file_kafana_v1_leagues, 10);
 
 /**
  * A match to play: where, in which seat, with which secret token.
@@ -455,7 +511,7 @@ export type Ticket = Message<"kafana.v1.Ticket"> & {
  * Use `create(TicketSchema)` to create a new message.
  */
 export const TicketSchema: GenMessage<Ticket> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_leagues, 9);
+  messageDesc(file_kafana_v1_leagues, 11);
 
 /**
  * One message of a WatchTickets stream.
@@ -500,7 +556,7 @@ export type TicketUpdate = Message<"kafana.v1.TicketUpdate"> & {
  * Use `create(TicketUpdateSchema)` to create a new message.
  */
 export const TicketUpdateSchema: GenMessage<TicketUpdate> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_leagues, 10);
+  messageDesc(file_kafana_v1_leagues, 12);
 
 /**
  * GetLeaderboard's input.
@@ -543,7 +599,7 @@ export type GetLeaderboardRequest = Message<"kafana.v1.GetLeaderboardRequest"> &
  * Use `create(GetLeaderboardRequestSchema)` to create a new message.
  */
 export const GetLeaderboardRequestSchema: GenMessage<GetLeaderboardRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_leagues, 11);
+  messageDesc(file_kafana_v1_leagues, 13);
 
 /**
  * One row of a leaderboard.
@@ -578,7 +634,7 @@ export type BoardRow = Message<"kafana.v1.BoardRow"> & {
  * Use `create(BoardRowSchema)` to create a new message.
  */
 export const BoardRowSchema: GenMessage<BoardRow> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_leagues, 12);
+  messageDesc(file_kafana_v1_leagues, 14);
 
 /**
  * GetLeaderboard's answer.
@@ -627,7 +683,7 @@ export type LeaderboardPage = Message<"kafana.v1.LeaderboardPage"> & {
  * Use `create(LeaderboardPageSchema)` to create a new message.
  */
 export const LeaderboardPageSchema: GenMessage<LeaderboardPage> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_leagues, 13);
+  messageDesc(file_kafana_v1_leagues, 15);
 
 /**
  * GetPlayer's input.
@@ -669,7 +725,7 @@ export type GetPlayerRequest = Message<"kafana.v1.GetPlayerRequest"> & {
  * Use `create(GetPlayerRequestSchema)` to create a new message.
  */
 export const GetPlayerRequestSchema: GenMessage<GetPlayerRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_leagues, 14);
+  messageDesc(file_kafana_v1_leagues, 16);
 
 /**
  * One point of a player's rating history.
@@ -704,7 +760,7 @@ export type RatingPoint = Message<"kafana.v1.RatingPoint"> & {
  * Use `create(RatingPointSchema)` to create a new message.
  */
 export const RatingPointSchema: GenMessage<RatingPoint> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_leagues, 15);
+  messageDesc(file_kafana_v1_leagues, 17);
 
 /**
  * A player in one season of a league.
@@ -795,7 +851,7 @@ export type PlayerInfo = Message<"kafana.v1.PlayerInfo"> & {
  * Use `create(PlayerInfoSchema)` to create a new message.
  */
 export const PlayerInfoSchema: GenMessage<PlayerInfo> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_leagues, 16);
+  messageDesc(file_kafana_v1_leagues, 18);
 
 /**
  * GetMatch's input.
@@ -830,7 +886,7 @@ export type GetMatchRequest = Message<"kafana.v1.GetMatchRequest"> & {
  * Use `create(GetMatchRequestSchema)` to create a new message.
  */
 export const GetMatchRequestSchema: GenMessage<GetMatchRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_leagues, 17);
+  messageDesc(file_kafana_v1_leagues, 19);
 
 /**
  * One league match.
@@ -963,7 +1019,7 @@ export type MatchInfo = Message<"kafana.v1.MatchInfo"> & {
  * Use `create(MatchInfoSchema)` to create a new message.
  */
 export const MatchInfoSchema: GenMessage<MatchInfo> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_leagues, 18);
+  messageDesc(file_kafana_v1_leagues, 20);
 
 /**
  * Where an account stands in a league's queue.
@@ -1065,6 +1121,16 @@ export const LeaguesService: GenService<{
     methodKind: "unary";
     input: typeof GetLeagueRequestSchema;
     output: typeof LeagueInfoSchema;
+  },
+  /**
+   * Every league, by name, a page at a time (AIP-158).
+   *
+   * @generated from rpc kafana.v1.LeaguesService.ListLeagues
+   */
+  listLeagues: {
+    methodKind: "unary";
+    input: typeof ListLeaguesRequestSchema;
+    output: typeof ListLeaguesResponseSchema;
   },
   /**
    * Start the next season (organiser role): ratings and board begin afresh; old ones are kept.
