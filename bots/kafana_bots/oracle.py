@@ -3,18 +3,19 @@
 No player can know the other hands and the order of the deck, so a search of the true deal is
 the yardstick: how much of the oracle's margin over an opponent another bot achieves against
 the same opponent says how much of the information gap it closes (docs/bots.md, "Against the
-bound"; with two sides, 2 players or 2 against 2, it is far ahead of every bot). The oracle searches the real position the way `ismcts`
-searches the last two-player deal, where every card is known: `exact.solve` (alpha-beta,
-iterative deepening), over the same candidates, with the same budget (`budget_ms` of CPU
-time, or `iterations`: 4 nodes a world, at least 6,000). With cards still in the deck it goes
-straight to deepening (a search to the end of a whole hand never finishes in a budget), and
-scores a leaf cut off before the last deal as `ismcts` scores a sampled world (the same
-greedy playout policy for `HORIZON` moves, then the estimate); in the last deal, as the exact
-solver does (a greedy rollout to the end of the hand). With more than two sides (each for
-itself) the solver would take every other seat for this one's opponent (paranoid search), so
-there it searches max^n (`maxn.search`: each seat plays for its own side), with the same
-leaves and budget. With four players each for itself none of these is a bound: at 6,000 nodes
-against `heuristic`, paranoid -0.53 a hand (10 deals), one ply -1.53 (40), max^n -0.72 (118).
+bound"; with two sides, 2 players or 2 against 2, it is far ahead of every bot). The oracle
+searches the real position the way `ismcts` searches the last two-player deal, where every card
+is known: `exact.solve` (alpha-beta, iterative deepening), over the same candidates, with the
+same budget (`budget_ms` of CPU time, or `iterations`: 4 nodes a world, at least 6,000). With
+cards still in the deck it goes straight to deepening (a search to the end of a whole hand
+never finishes in a budget), and scores a leaf cut off before the last deal as `ismcts` scores
+a sampled world (the same greedy playout policy for `HORIZON` moves, then the estimate); in the
+last deal, as the exact solver does (a greedy rollout to the end of the hand). With more than
+two sides (each for itself) the solver would take every other seat for this one's opponent
+(paranoid search), so there it searches max^n (`maxn.search`: each seat plays for its own
+side), with the same leaves and budget. With four players each for itself none of these is a
+bound: at 6,000 nodes against `heuristic`, paranoid -0.53 a hand (10 deals), one ply -1.53
+(40), max^n -0.72 (118).
 
 It sees what no seat may see, so the registry lends it to the arena only (`registry.create`
 refuses it elsewhere: a table with people, an event, a remote seat). The arena shows it the
