@@ -90,6 +90,19 @@ class Leagues:
         )
         return info
 
+    async def list(self, limit: int = 50) -> list[pb.LeagueInfo]:
+        """Up to `limit` leagues, in name order (as many pages as it takes)."""
+        out: list[pb.LeagueInfo] = []
+        token = ""
+        while len(out) < limit:
+            request = pb.ListLeaguesRequest(page_size=min(limit - len(out), 200), page_token=token)
+            answer = await self._call("ListLeagues", request, retry=True)
+            out += answer.leagues
+            token = answer.next_page_token
+            if not token:
+                break
+        return out
+
     async def new_season(self, league: str) -> pb.LeagueInfo:
         """Start the next season (organiser role); the old boards are kept."""
         info: pb.LeagueInfo = await self._call("NewSeason", pb.NewSeasonRequest(league=league))
@@ -134,19 +147,29 @@ class Leagues:
         info: pb.MatchInfo = await self._call("GetMatch", request, retry=True)
         return info
 
-    async def tickets(self, league: str) -> AsyncIterator[pb.TicketUpdate]:
+    async def tickets(
+        self, league: str, on_reopen: Callable[[], None] | None = None
+    ) -> AsyncIterator[pb.TicketUpdate]:
         """The caller's tickets and settled matches (and heartbeats), until the caller stops.
 
         A dropped stream, or one the server ended (it stops: another process or its restart
-        carries on), is reopened; a ticket may then come again: key on `match`.
+        carries on), is reopened; a ticket may then come again: key on `match`. The server
+        takes a player whose stream ended out of the queue: `on_reopen` is called at the first
+        message of a reopened stream (join again there).
         """
         failures = 0
+        opened = 0
         policy = self.client.options.retry
         while True:
             call = self._stub.WatchTickets(pb.WatchTicketsRequest(league=league))
+            opened += 1
+            first = True
             try:
                 async for update in call:
                     failures = 0
+                    if first and opened > 1 and on_reopen is not None:
+                        on_reopen()
+                    first = False
                     yield update
                 failures += 1  # ended by the server
             except grpc.aio.AioRpcError as error:
@@ -178,6 +201,7 @@ class BlockingLeagues(_Blocking):
 
     create = mirror(Leagues.create)
     get = mirror(Leagues.get)
+    list = mirror(Leagues.list)
     new_season = mirror(Leagues.new_season)
     join = mirror(Leagues.join)
     leave = mirror(Leagues.leave)
@@ -238,9 +262,17 @@ async def play_league(
     done: set[int] = set()
     updates: asyncio.Queue[pb.TicketUpdate | BaseException] = asyncio.Queue()
 
+    joins: set[asyncio.Task[None]] = set()
+
+    def rejoin() -> None:  # the server took us out of the queue when the stream dropped
+        if not playing and (not matches or len(settled) < matches):
+            task = asyncio.create_task(_join(leagues, league))
+            joins.add(task)
+            task.add_done_callback(joins.discard)
+
     async def read() -> None:
         try:
-            async for update in leagues.tickets(league):
+            async for update in leagues.tickets(league, rejoin):
                 updates.put_nowait(update)
         except BaseException as error:  # handed to the loop below
             updates.put_nowait(error)
@@ -274,9 +306,9 @@ async def play_league(
         return settled
     finally:
         reader.cancel()
-        for task in playing.values():
+        for task in (*playing.values(), *joins):
             task.cancel()
-        for task in (reader, *playing.values()):
+        for task in (reader, *playing.values(), *joins):
             with contextlib.suppress(asyncio.CancelledError, RpcError):
                 await task
         if not matches or len(settled) < matches:

@@ -2,6 +2,7 @@
 
 kafana league create spring --server HOST:PORT --key $ORGANISER --target 51 --move-ms 5000
 kafana league play spring greedy --server HOST:PORT --key $ANA --matches 10
+kafana league list --server HOST:PORT                     # every league, by name
 kafana league board spring --server HOST:PORT --key $ANA --page 2
 kafana league player spring bob --server HOST:PORT --key $ANA
 kafana league match spring 12 --record m12.txt --server HOST:PORT --key $ANA   # kafana verify
@@ -18,6 +19,7 @@ import asyncio
 import itertools
 import random
 import shlex
+import signal
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -184,6 +186,22 @@ def info(name: str, server: str) -> None:
     show_info(with_leagues(server, job))
 
 
+@league.command("list")
+@SERVER
+@click.option("--limit", type=click.IntRange(1, 10_000), default=50, show_default=True)
+def list_leagues(server: str, limit: int) -> None:
+    """The leagues the server hosts, by name: season, waiting, matches."""
+
+    async def job(client: Any, leagues: Any) -> Any:
+        return await leagues.list(limit)
+
+    found = with_leagues(server, job)
+    if not found:
+        click.echo("no leagues")
+    for info in found:
+        show_info(info)
+
+
 @league.command()
 @click.argument("name")
 @click.argument("bot")
@@ -202,7 +220,8 @@ def play(
 
     Joins the queue, plays each match the server pairs it into, joins again after each settled
     match; one line per settled match. A bot's exception is printed with its traceback (the
-    league's fault policy then handles the seat). Ctrl-C leaves the queue.
+    league's fault policy then handles the seat). Ctrl-C (exit 130) or SIGTERM (exit 143)
+    leaves the queue.
     """
     from kafana.cli.bot_spec import load, parse_options
     from kafana.games import tac
@@ -253,11 +272,21 @@ def play(
             reporter.cancel()
         return count
 
+    terminated = False
+
+    def on_term(signum: int, frame: Any) -> None:  # as Ctrl-C: the queue is left on the way out
+        nonlocal terminated
+        terminated = True
+        signal.raise_signal(signal.SIGINT)
+
+    before = signal.signal(signal.SIGTERM, on_term)
     try:
         settled = with_leagues(server, job)
     except KeyboardInterrupt:
         click.echo(f"league {name}: stopped (left the queue)", err=True)
-        raise SystemExit(130) from None
+        raise SystemExit(143 if terminated else 130) from None
+    finally:
+        signal.signal(signal.SIGTERM, before)
     click.echo(f"league {name}: {plural(settled, 'match')} settled")
 
 

@@ -312,7 +312,8 @@ def create(
     made = with_events(server, job)
     click.echo(f"event {made.event_id}")
     if at:
-        click.echo(f"starts by itself at {made.event.start_at_ms} (Unix ms)")
+        when = datetime.datetime.fromtimestamp(made.info.start_at_ms / 1000, datetime.UTC)
+        click.echo(f"starts by itself at {when:%Y-%m-%d %H:%M:%S} UTC")
     click.echo(f"organiser token {made.organiser_token}  (keep it: it is shown only now)")
     start = pasteable(
         "kafana", "tournament", "start", made.event_id, "--token", made.organiser_token

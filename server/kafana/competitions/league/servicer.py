@@ -10,7 +10,9 @@ starting a season need the organiser role (`kafana.service.auth.PERMISSIONS`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -39,6 +41,7 @@ from kafana.v1 import leagues_pb2 as pb
 from kafana.v1 import leagues_pb2_grpc
 
 Context = grpc.aio.ServicerContext[Any, Any]
+log = logging.getLogger(__name__)
 MAX_PAGE_SIZE = 200
 PAGE_SIZE = 50
 MAX_START = 200_000_000
@@ -93,6 +96,7 @@ class LeaguesServiceServicer(leagues_pb2_grpc.LeaguesServiceServicer):
         self.wake = wake
         self.waiters = Waiters()
         self.stopping = asyncio.Event()
+        self._leaving: set[asyncio.Future[None]] = set()
         self.policy = RatingPolicy()
         # leagues created per account (counted in the server's shared counters once started)
         self.quota = CreationQuota("leagues", LEAGUES_PER_DAY, DAY_MS, "day")
@@ -219,16 +223,33 @@ class LeaguesServiceServicer(leagues_pb2_grpc.LeaguesServiceServicer):
         async def write(update: pb.TicketUpdate) -> None:
             await context.write(update)
 
-        await watch(
-            self.store,
-            self.tables(),
-            self.waiters,
-            request.league,
-            player,
-            spec.move_ms,
-            write,
-            lambda: self.stopping.is_set() or context.done(),
-        )
+        try:
+            await watch(
+                self.store,
+                self.tables(),
+                self.waiters,
+                request.league,
+                player,
+                spec.move_ms,
+                write,
+                lambda: self.stopping.is_set() or context.done(),
+            )
+        finally:  # the player is gone (its process died, or it closed its stream)
+            if not self.stopping.is_set():
+                gone = asyncio.ensure_future(self._gone(request.league, player))
+                self._leaving.add(gone)
+                gone.add_done_callback(self._leaving.discard)
+
+    async def _gone(self, league: str, player: str) -> None:
+        """Take a player whose last ticket stream in this process ended out of the queue: a
+        dead client is never paired (and rated) for a match it cannot play. A match already
+        made is left to the referee (a no-show)."""
+        if self.waiters.watched(league, player):
+            return  # another stream of the player is open here
+        with contextlib.suppress(Exception):  # the store is down: the join deadline decides
+            if (await self.store.status(league, player))[0] == WAITING:
+                await self.store.leave(league, player)
+                log.info("league %s: %s left the queue with its ticket stream", league, player)
 
     @unary
     async def GetLeaderboard(

@@ -54,6 +54,10 @@ class Waiters:
             for event in events:
                 event.set()
 
+    def watched(self, league: str, player: str) -> bool:
+        """Whether a stream of `player` is open in this process."""
+        return bool(self._events.get((league, player)))
+
     @contextlib.contextmanager
     def watching(self, league: str, player: str) -> Iterator[asyncio.Event]:
         """An event set when the player's stream should look (while the block runs)."""
