@@ -257,3 +257,37 @@ async def test_withdrawn_and_disqualified_entrants_in_standings_and_exports(
             assert not [c for c in checked if isinstance(c, VerificationError)], checked
     finally:
         await store.close()
+
+
+async def test_a_round_whose_every_game_is_forfeited_does_not_end_the_event(
+    redis_url: str,
+) -> None:
+    store = RedisStore.from_url(redis_url)
+    try:
+        host = CompetitionsHost(events_for(store), scan=0.1)
+        async with running(store, plugins=[host]) as svc:
+            stub = competitions_pb2_grpc.CompetitionsServiceStub(svc.channel)
+            made = await stub.CreateEvent(_event("four"))
+            event_id = made.event_id
+            organiser = (("kafana-organiser-token", made.organiser_token),)
+            for name in ("ana", "bo", "cy", "dee"):
+                enter = pb.EnterEventRequest(event_id=event_id, name=name, bot="greedy")
+                await stub.EnterEvent(enter)
+            await stub.StartEvent(pb.StartEventRequest(event_id=event_id), metadata=organiser)
+            await stub.PauseEvent(pb.PauseEventRequest(event_id=event_id), metadata=organiser)
+            for name in ("cy", "dee"):
+                remove = pb.RemoveEntrantRequest(event_id=event_id, name=name, disqualify=True)
+                await stub.RemoveEntrant(remove, metadata=organiser)
+            await stub.ResumeEvent(pb.ResumeEventRequest(event_id=event_id), metadata=organiser)
+            info = await until(
+                lambda: stub.GetEvent(pb.GetEventRequest(event_id=event_id)),
+                lambda i: i.phase == pb.EVENT_PHASE_FINISHED,
+                timeout=120,
+            )
+            # a round of (ana or bo) against (cy or dee) only: every game decided off the
+            # board; the event goes on to its last round and ana meets bo
+            assert len(info.rounds) == 3 and not info.end_reason
+            met = [g for g in games(info) if set(g.seats) == {"ana", "bo"}]
+            assert len(met) == 1 and met[0].status == pb.GAME_STATUS_DONE
+    finally:
+        await store.close()

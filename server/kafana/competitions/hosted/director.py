@@ -394,9 +394,10 @@ class EventRun:
                 games = await asyncio.to_thread(t.next_round)
                 await self.save()
                 await self._embargo()  # renewed
-                if not games:
-                    log.warning("director: event %s: %s", self.event_id, t.end_reason)
-                    return
+                if not games:  # a Swiss out of pairings ended, or removed entrants' games only
+                    if t.end_reason:
+                        log.warning("director: event %s: %s", self.event_id, t.end_reason)
+                    continue
             limit = asyncio.Semaphore(parallel or len(games))
             stop = asyncio.Event()
             async with asyncio.TaskGroup() as group:  # a failing game cancels the others
