@@ -179,16 +179,18 @@ def test_a_person_plays_a_whole_match_against_a_bot_while_others_watch(
 ) -> None:
     """The player's page plays every move; a spectator's page follows the live match (never
     a hidden card, in its DOM or its answers)."""
-    player = new_page(browser)
+    player = new_page(browser, width=1440, height=900)
     mine: list[Response] = []
     player.on("response", lambda r: mine.append(r) if "/kafana.v1." in r.url else None)
+    scripts: list[Response] = []
+    player.on("response", lambda r: scripts.append(r) if r.url.endswith(".js") else None)
     player.goto(base)
     player.wait_for_selector("#bot-form")
+    assert scripts and scripts[0].header_value("content-encoding") == "gzip"  # 198 KB -> 63
     load_ms = player.evaluate("performance.now()")
     navigation = player.evaluate(
         "JSON.stringify(performance.getEntriesByType('navigation')[0].toJSON())"
     )
-    shot(player, "lobby")
     started = time.monotonic()
     table_id = start_bot_match(player, base, "Ana")
     start_s = time.monotonic() - started
@@ -212,10 +214,10 @@ def test_a_person_plays_a_whole_match_against_a_bot_while_others_watch(
         everywhere = watcher.locator("[data-card]").count()
         assert everywhere == watcher.locator(".table-cards [data-card]").count()
         if len(moves) == 1:
-            shot(player, "table")
+            shot(player, "table", full_page=False)  # mid-hand at 1440 px
             player.set_viewport_size({"width": 390, "height": 844})
-            shot(player, "phone")
-            player.set_viewport_size({"width": 1100, "height": 800})
+            shot(player, "phone", full_page=False)  # and on a phone
+            player.set_viewport_size({"width": 1440, "height": 900})
         if len(moves) == 5:
             shot(watcher, "spectator")  # mid-match: the table, and the hands as backs
         moves.append(play_one(player))
@@ -525,11 +527,14 @@ def test_the_lobby_filters_by_status_on_the_server(base: str, browser: Browser) 
             )
         finished = connect(http, "KafanaService", "ListTables", {"pageSize": 20})
         assert all(t["status"] == "TABLE_STATUS_FINISHED" for t in finished["tables"])
-    page = new_page(browser)
+    page = new_page(browser, width=1440, height=900)
     page.goto(base)
     rows = page.locator(".tables tbody tr")
     page.wait_for_selector(f"tr[data-table='{open_ids[1]}']")
     assert [rows.nth(i).get_attribute("data-table") for i in range(2)] == open_ids[::-1]
+    shot(page, "lobby", full_page=False)
+    page.set_viewport_size({"width": 390, "height": 844})
+    shot(page, "lobby-phone", full_page=False)
     page.select_option("#filter-status", "3")  # finished: the closed ones, with replays
     page.wait_for_selector(".tables tbody tr:has-text('done-19')")
     assert page.locator(".tables tbody tr:has-text('open-a')").count() == 0
@@ -831,3 +836,52 @@ def test_the_keyboard_stays_in_the_hand_and_moves_are_announced(
         live = page.locator("#announce")
         assert live.get_attribute("aria-live") == "polite"
         assert re.match(r"random \(bot\) (took|trailed) ", live.inner_text()), live.inner_text()
+
+
+def test_a_hand_ends_with_its_score_then_a_rematch(base: str, browser: Browser) -> None:
+    """A match to 101 against a bot: the last move is drawn on the table; when the first hand
+    ends a panel shows its score and the match's; the table closed, Rematch makes the same
+    table (same bot, same rules) with this browser in its seat."""
+    page = new_page(browser, width=1440, height=900)
+    page.goto(base)
+    page.fill("#player-name", "Iva")
+    page.press("#player-name", "Tab")
+    page.select_option("#bot-level", "random")
+    page.fill("#bot-target", "101")
+    page.click("#play-bot")
+    page.wait_for_selector(".hand [data-card]")
+    match = re.search(r"#/t/([^?]+)", page.url)
+    assert match
+    table_id = match.group(1)
+    seen = 0
+    while page.locator("#hand-end").count() == 0:
+        assert my_turn(page)
+        play_one(page)
+        if page.locator("#hand-end").count():
+            break
+        takes = page.locator("#last-take").all_inner_texts()  # (no wait: it may be redrawn)
+        seen += len(takes)
+        assert all(re.search(r"took\s.+\swith\s", t, re.S) for t in takes), takes
+    assert seen > 0  # a capture was drawn on the table
+    assert "Hand 1 is over" in page.locator("#hand-end").inner_text()
+    assert re.search(r"match Iva \d+ : random \(bot\) \d+", page.locator("#hand-end").inner_text())
+    shot(page, "hand-end", full_page=False)
+    admin = page.evaluate(f"localStorage.getItem('kafana.admin.{table_id}')")
+    with httpx.Client(base_url=base, timeout=10) as http:
+        connect(
+            http,
+            "KafanaService",
+            "CloseTable",
+            {"tableId": table_id},
+            **{"kafana-admin-token": admin},
+        )
+        page.wait_for_selector("#result")
+        page.click("#rematch")
+        page.wait_for_function(f"!location.hash.includes('{table_id}')")
+        page.wait_for_selector(".hand [data-card]")
+        again = re.search(r"#/t/([^?]+)", page.url)
+        assert again
+        info = connect(http, "KafanaService", "GetTable", {"tableId": again.group(1)})
+    assert [s.get("bot", "") for s in info["seats"]] == ["", "random"]
+    assert info["seats"][0]["name"] == "Iva"
+    assert info["rules"]["tablic"]["target"] == 101

@@ -45,7 +45,7 @@ export function position(events: readonly Event[], step: number): Position {
           at.table.push(card);
         }
       }
-      at.text = describeMove(who, event.move);
+      at.text = describeMove(who, event.move, at.names);
       if (event.reason && event.reason !== 1) at.text += ` (${EVENT_REASONS[event.reason] ?? ""})`;
     }
     if (event.kind === EventKind.FORFEIT) at.text = `${who} forfeited (${EVENT_REASONS[event.reason] ?? ""}).`;

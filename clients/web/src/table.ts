@@ -57,17 +57,17 @@ function sideNames(state: TableState): string[] {
 }
 
 /** A move in words: "Ana took 5♣ + 4♦ with 9♥", "Ana trailed 7♠". */
-export function describeMove(name: string, move: Move | undefined): string {
+export function describeMove(name: string, move: Move | undefined, names: readonly string[] = []): string {
   if (!move) return name;
   if (move.game.case === "tablic") {
     const { card, captured } = move.game.value;
     return captured.length ? `${name} took ${labels(captured)} with ${label(card)}` : `${name} trailed ${label(card)}`;
   }
-  return `${name}: ${move.text}`;
+  return `${name}: ${tacLabel(move, names, undefined)}`;
 }
 
 /** A Tač move in words: "7♥: turned card → centre", "Turn a card over", "Tač!". */
-export function tacLabel(move: Move, names: string[], me: number | undefined): string {
+export function tacLabel(move: Move, names: readonly string[], me: number | undefined): string {
   if (move.game.case !== "tac") return move.text;
   const action = move.game.value.action;
   if (action.case === "flip") return "Turn a card over";
@@ -103,6 +103,10 @@ export async function tablePage(
   let lastCapture = "";
   let busy = false;
   let hint = "";
+  /** The last Tablić move, drawn on the table: the card played and what it took. */
+  let lastPlayed: { card: string; captured: string[]; who: string } | undefined;
+  /** The hand just scored, shown until the next move of this seat or a click. */
+  let handEnd: { hand: number; points: number[] } | undefined;
   let hinting = false;
 
   const header = h("header", { class: "table-head" });
@@ -130,6 +134,12 @@ export async function tablePage(
     fetchedAt = performance.now();
     legal = moves;
     if (before?.game.case === "tablic" && next.game.case === "tablic") {
+      const done = next.game.value.handResults;
+      if (next.game.value.handNo > before.game.value.handNo && done.length) {
+        const last = done[done.length - 1]; // a new deal: the hand before it, scored
+        handEnd = { hand: last.hand, points: [...last.points] };
+        lastPlayed = undefined; // a new table: the last hand's move is not on it
+      }
       const names = seatNames(next.info);
       next.game.value.tablas.forEach((count, side) => {
         if (count > (before.game.value as TablicView).tablas[side]) notice = `Tabla! ${sideNames(next)[side] ?? names[side]}`;
@@ -171,7 +181,9 @@ export async function tablePage(
     const names = seatNames(state?.info);
     const who = names[event.seat] ?? `seat ${event.seat + 1}`;
     if (event.kind === EventKind.MOVE) {
-      lastMove = describeMove(who, event.move);
+      lastMove = describeMove(who, event.move, names);
+      const played = event.move?.game;
+      lastPlayed = played?.case === "tablic" ? { card: played.value.card, captured: [...played.value.captured], who } : undefined;
       announcer.textContent = seat && event.seat === seat.seat ? lastMove.replace(who, "You") : lastMove;
       const move = event.move?.game;
       if (move?.case === "tablic" && move.value.captured.length) lastCapture = lastMove;
@@ -206,6 +218,7 @@ export async function tablePage(
       selectedTable.clear();
       notice = "";
       hint = "";
+      handEnd = undefined;
       performance.mark("kafana-move-played");
     } catch (thrown) {
       const reason = reasonOf(thrown);
@@ -413,7 +426,13 @@ export async function tablePage(
           render();
         } : undefined,
       })) : h("p", { class: "empty" }, "The table is empty."),
-      h("p", { class: "deck" }, `Deck: ${view.deckRemaining} cards · hand ${view.handNo + 1} · dealer ${names[view.dealer] ?? ""}`));
+      h("p", { class: "deck" }, `Deck: ${view.deckRemaining} cards · hand ${view.handNo + 1} · dealer ${names[view.dealer] ?? ""}`),
+      lastPlayed?.captured.length ? h("div", { class: "last-take", id: "last-take", "aria-hidden": "true" },
+        h("span", {}, `${lastPlayed.who} took `), lastPlayed.captured.map((c) => face(c, { extra: "taken" })),
+        h("span", {}, " with "), face(lastPlayed.card, { extra: "arrived" })) : null);
+    if (lastPlayed && !lastPlayed.captured.length) {
+      table.querySelector<HTMLElement>(`[data-card="${lastPlayed.card}"]`)?.classList.add("arrived");
+    }
     const parts: HTMLElement[] = [seats, table];
     if (mine) {
       parts.push(h("section", { class: "my-hand", "aria-label": "your hand" },
@@ -435,7 +454,7 @@ export async function tablePage(
           h("button", { type: "button", id: "trail", disabled: !myTurn || !selectedCard || busy,
             onclick: () => selectedCard && void play(tablicMove(selectedCard, [])) },
             selectedCard ? `Trail ${label(selectedCard)}` : "Trail"),
-          s.info?.hints && myTurn ? h("button", { type: "button", id: "hint", class: "option", disabled: hinting, "aria-busy": hinting ? "true" : undefined, onclick: () => void askHint() }, "Hint") : null),
+          s.info?.hints && myTurn ? h("button", { type: "button", id: "hint", class: "ask-hint", disabled: hinting, "aria-busy": hinting ? "true" : undefined, onclick: () => void askHint() }, "Hint") : null),
         hint ? h("p", { id: "hint-text", class: "hint", role: "status" }, hint) : null,
         options.length ? h("div", { class: "options", "aria-label": "legal moves with this card" },
           h("span", {}, "Legal: "),
@@ -448,6 +467,17 @@ export async function tablePage(
       h("p", { id: "last-capture" }, view.lastCapturer !== undefined
         ? `Last capture: ${names[view.lastCapturer] ?? ""}${lastCapture ? ` (${lastCapture})` : ""}` : "No capture yet.")));
     if (view.handResults.length) parts.push(handScores(view, sides));
+    if (handEnd && s.info?.status === TableStatus.PLAYING) {
+      const ended = handEnd;
+      parts.unshift(h("section", { class: "panel hand-end", id: "hand-end", role: "status" },
+        h("h2", {}, `Hand ${ended.hand + 1} is over`),
+        h("p", {}, ended.points.map((p, side) => `${sides[side] ?? `side ${side + 1}`} ${p}`).join(" : "),
+          ` · match ${view.scores.map((p, side) => `${sides[side] ?? `side ${side + 1}`} ${p}`).join(" : ")}`),
+        h("button", { type: "button", id: "hand-end-ok", onclick: () => {
+          handEnd = undefined;
+          render();
+        } }, "Next hand")));
+    }
     return parts;
   }
 
@@ -506,7 +536,31 @@ export async function tablePage(
     return h("section", { class: "panel result", id: "result", role: "status" },
       h("h2", {}, "Match over"),
       h("p", {}, `${winner}${scores} (${RESULT_REASONS[result.reason] ?? ""})`, detail ? ` · ${detail}` : ""),
-      h("a", { href: `#/r/${tableId}`, class: "button" }, "Replay this match"));
+      h("a", { href: `#/r/${tableId}`, class: "button" }, "Replay this match"), " ",
+      seat ? h("button", { type: "button", id: "rematch", onclick: () => void rematch(s) }, "Rematch") : null);
+  }
+
+  /** The same table again (rules, clock, hints, the same bots in the same seats), this
+   * browser in its seat: the other people get the new table's link to share. */
+  async function rematch(s: TableState): Promise<void> {
+    const info = s.info;
+    if (!info || !seat) return;
+    try {
+      const made = await client.createTable({
+        rules: info.rules,
+        name: info.name,
+        clock: info.clock,
+        hints: info.hints,
+        bots: info.seats.filter((x) => x.bot).map((x) => ({ seat: x.seat, bot: x.bot })),
+      });
+      localStorage.setItem(`kafana.admin.${made.tableId}`, made.adminToken);
+      const taken = await client.join(made.tableId, seat.name, seat.seat);
+      storeSeat(made.tableId, { seat: taken.seat, token: taken.token, name: seat.name });
+      location.hash = `#/t/${made.tableId}`;
+    } catch (thrown) {
+      error = `Could not start a rematch: ${explain(thrown)}`;
+      render();
+    }
   }
 
   root.addEventListener("keydown", (event) => {
