@@ -49,15 +49,17 @@ def test_the_clock_counts_down_then_the_server_plays_for_the_person() -> None:
 
 
 def test_a_clocked_tac_game_with_the_person_away_is_played_to_its_end(tmp_path: Path) -> None:
-    """The clock plays every step of the away seat (a Tač turn may be several in a row) while
-    the bot plays its own: the game ends by the rules, not as abandoned after 4 timeouts."""
+    """The clock plays every step of the away seat (a Tač turn may be several in a row: up to
+    6 with this seed) while the bot plays its own: the game ends by the rules, not as abandoned
+    after 4 timeouts. 200 ms a move leaves the bot time to answer on a loaded machine; the
+    seed has the shortest such game of 400 (104 steps of the away seat)."""
     record = tmp_path / "tac.txt"
     child = spawn(
-        "play", "--game", "tac", "--move-ms", "30", "--seed", "9", "--delay", "0",
+        "play", "--game", "tac", "--move-ms", "200", "--seed", "144", "--delay", "0",
         "--bots", "loader", "--name", "ana", "--save", str(record),
     )  # fmt: skip
     try:
-        child.expect(pexpect.EOF, timeout=120)
+        child.expect(pexpect.EOF, timeout=150)
         shown = plain(child.before)
     finally:
         child.close()
