@@ -885,3 +885,25 @@ def test_a_hand_ends_with_its_score_then_a_rematch(base: str, browser: Browser) 
     assert [s.get("bot", "") for s in info["seats"]] == ["", "random"]
     assert info["seats"][0]["name"] == "Iva"
     assert info["rules"]["tablic"]["target"] == 101
+
+
+def test_the_rules_page(base: str, browser: Browser) -> None:
+    """Both games in short, the rule book's seven capture examples drawn as cards, and every
+    preset and switch the server offers (GetServerInfo), axe-clean and 360 px wide."""
+    with httpx.Client(base_url=base, timeout=10) as http:
+        offer = connect(http, "KafanaService", "GetServerInfo", {})
+    page = new_page(browser, width=1440, height=900)
+    page.goto(f"{base}#/rules")
+    page.wait_for_selector("#rules-tac")
+    assert page.locator(".example").count() == 7
+    assert page.locator(".example").nth(1).locator(".taken-example").count() == 2  # 5 + 4 = 9
+    for game, section in (("GAME_TABLIC", "#rules-tablic"), ("GAME_TAC", "#rules-tac")):
+        switches = next(g for g in offer["games"] if g["game"] == game)["switches"]
+        rows = page.locator(f"{section} tbody tr")
+        assert rows.count() == len(switches) > 0
+        assert rows.first.locator("code").inner_text() == switches[0]["name"]
+    assert page.locator("#rules-tablic thead th").count() == 2 + 4  # four presets
+    shot(page, "rules", full_page=False)
+    assert axe(page) == []
+    page.set_viewport_size({"width": 360, "height": 740})
+    assert overflow(page) == []

@@ -1,7 +1,7 @@
 /**
  * Kafana's web app: a hash router over the pages. #/ lobby, #/t/ID a table (play with a
  * stored seat, else watch; #/t/ID?watch always watches), #/r/ID a replay, #/e events,
- * #/e/ID an event (#/e/ID/verify: its records checked), #/l/LEAGUE a league's board, #/l/LEAGUE/p/PLAYER a player.
+ * #/rules the rules, #/e/ID an event (#/e/ID/verify: its records checked), #/l/LEAGUE a league's board, #/l/LEAGUE/p/PLAYER a player.
  */
 import "./style.css";
 import { h, fill } from "./dom.js";
@@ -9,6 +9,7 @@ import { eventPage, eventsPage } from "./events.js";
 import { leaguePage, leaguesPage, playerPage } from "./leagues.js";
 import { lobbyPage } from "./lobby.js";
 import { replayPage } from "./replay.js";
+import { rulesPage } from "./rules.js";
 import { tablePage } from "./table.js";
 import { verifyPage } from "./verify.js";
 
@@ -28,7 +29,7 @@ async function route(): Promise<void> {
   const parts = (path || "/").split("/").filter(Boolean);
   document.title = "Kafana"; // a table's page names itself (and cues the player's turn)
   const page = h("main", { class: "page" });
-  fill(root, h("nav", { class: "top" }, h("a", { href: "#/" }, "Lobby"), h("a", { href: "#/e" }, "Events"), h("a", { href: "#/l" }, "Leagues")), page);
+  fill(root, h("nav", { class: "top" }, h("a", { href: "#/" }, "Lobby"), h("a", { href: "#/e" }, "Events"), h("a", { href: "#/l" }, "Leagues"), h("a", { href: "#/rules" }, "Rules")), page);
   if (parts[0] === "t" && parts[1]) {
     done(await tablePage(page, parts[1], query === "watch", () => void route()));
   } else if (parts[0] === "r" && parts[1]) {
@@ -43,6 +44,8 @@ async function route(): Promise<void> {
     done(await leaguePage(page, decodeURIComponent(parts[1])));
   } else if (parts[0] === "l") {
     done(await leaguesPage(page));
+  } else if (parts[0] === "rules") {
+    done(await rulesPage(page));
   } else if (parts[0] === "e") {
     done(await eventsPage(page));
   } else {
