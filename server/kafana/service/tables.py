@@ -77,8 +77,9 @@ JOIN_DEADLINE_MS = 600_000
 LIST_SCAN = 100
 """Tables a ListTables page looks at beyond its size: filtered out ones, expired ones."""
 ABANDON_AFTER = 2
-"""A match ends as abandoned when the clock has played this many turns of every seat in a row
-(seats x this many timeouts with no move played by a seat): no server-played loop runs for ever."""
+"""A match ends as abandoned when the clock has played this many moves of every seat, counted
+per seat, with no move played by a seat (`faults.abandoned`): no server-played loop runs for
+ever, and one away seat is played for while another plays."""
 
 
 def wall_ms() -> int:
