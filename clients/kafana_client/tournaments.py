@@ -131,6 +131,7 @@ class Tournaments:
         check_in_ms: int = 0,
         policy: bool | None = None,
         entries_per_account: int = 0,
+        max_entrants: int = 0,
     ) -> CreatedEvent:
         """Create an event (open for entries). Keep the organiser token: it is shown once.
 
@@ -169,6 +170,7 @@ class Tournaments:
             start_at_ms=start_at_ms,
             check_in_ms=check_in_ms,
             entries_per_account=entries_per_account,
+            max_entrants=max_entrants,
         )
         answer = await self._call("CreateEvent", request)
         return CreatedEvent(answer.event_id, answer.organiser_token, answer.event)

@@ -33,7 +33,7 @@ def test_an_organiser_sets_everything_from_the_command_line(hosted: Served) -> N
         "--on-timeout", "forfeit_hand", "--timeouts-to-forfeit", "5", "--disconnect-grace-ms",
         "7000", "--on-disconnect", "default_move", "--illegal-limit", "2", "--no-show-ms",
         "60000", "--entries-per-account", "2", "--start-at", "+10m", "--check-in", "15m",
-        "--game", "tac", "--players", "4",
+        "--game", "tac", "--players", "4", "--max-entrants", "8",
     )  # fmt: skip
     assert code == 0 and "starts by itself at" in out, out
     full = re.findall(r"event (ev-\w+)", out)[0]
@@ -45,7 +45,7 @@ def test_an_organiser_sets_everything_from_the_command_line(hosted: Served) -> N
     assert (p.disconnect_grace_ms, p.on_disconnect) == (7000, pb.FAULT_ACTION_DEFAULT_MOVE)
     assert (p.illegal_limit, p.no_show_ms) == (2, 60_000)
     assert info.check_in_ms == 900_000 and info.start_at_ms > 0
-    assert info.seats_per_game == 4
+    assert info.seats_per_game == 4 and info.max_entrants == 8
 
     code, out = kafana("tournament", "create", "bad", *at, "--start-at", "yesterday")
     assert code == 2 and "--start-at" in out, out

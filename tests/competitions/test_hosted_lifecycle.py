@@ -291,3 +291,22 @@ async def test_a_round_whose_every_game_is_forfeited_does_not_end_the_event(
             assert len(met) == 1 and met[0].status == pb.GAME_STATUS_DONE
     finally:
         await store.close()
+
+
+async def test_an_event_takes_at_most_its_organisers_number_of_entrants(redis_url: str) -> None:
+    store = RedisStore.from_url(redis_url)
+    try:
+        async with running(store, plugins=[CompetitionsHost(events_for(store))]) as svc:
+            stub = competitions_pb2_grpc.CompetitionsServiceStub(svc.channel)
+            refused = await refusal(stub.CreateEvent(_event("huge", max_entrants=2000)))
+            assert refused.code() == grpc.StatusCode.INVALID_ARGUMENT
+            made = await stub.CreateEvent(_event("small", max_entrants=2))
+            assert made.event.max_entrants == 2
+            for name in ("ana", "bo"):
+                await stub.EnterEvent(pb.EnterEventRequest(event_id=made.event_id, name=name))
+            third = pb.EnterEventRequest(event_id=made.event_id, name="cy")
+            refused = await refusal(stub.EnterEvent(third))
+            assert refused.code() == grpc.StatusCode.FAILED_PRECONDITION
+            assert "is full" in (refused.details() or "")
+    finally:
+        await store.close()

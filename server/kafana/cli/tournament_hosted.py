@@ -238,6 +238,12 @@ def show_event(info: pb.EventInfo) -> None:
     help="Entrants one account may enter (0: 1).",
 )
 @click.option(
+    "--max-entrants",
+    type=click.IntRange(0, 1024),
+    default=0,
+    help="The most entrants the event takes (0: 1024).",
+)
+@click.option(
     "--start-at",
     default="",
     help="Start by itself at this time: ISO 8601 (2026-12-06T18:00Z; no zone: UTC) or +N[smh] "
@@ -271,6 +277,7 @@ def create(
     chosen_seed: int | None,
     parallel: int,
     entries_per_account: int,
+    max_entrants: int,
     start_at: str,
     check_in: str,
 ) -> None:
@@ -305,7 +312,7 @@ def create(
             move_ms=clock, on_timeout=on_timeout, timeouts_to_forfeit=limit,
             disconnect_grace_ms=disconnect_grace_ms, on_disconnect=on_disconnect,
             illegal_limit=illegal_limit, no_show_ms=no_show_ms, policy=True,
-            parallel=parallel, entries_per_account=entries_per_account,
+            parallel=parallel, entries_per_account=entries_per_account, max_entrants=max_entrants,
             start_at_ms=at, check_in_ms=window,
         )  # fmt: skip
 

@@ -446,6 +446,7 @@ class CreateEventRequest(_message.Message):
     ENTRIES_PER_ACCOUNT_FIELD_NUMBER: _builtins.int
     START_AT_MS_FIELD_NUMBER: _builtins.int
     CHECK_IN_MS_FIELD_NUMBER: _builtins.int
+    MAX_ENTRANTS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The event's name: 1 to 64 printable characters, no spaces or braces."""
     format: Global___EventFormat.ValueType
@@ -489,6 +490,10 @@ class CreateEventRequest(_message.Message):
     before the start (without `start_at_ms`: any time before it); those who did not are
     dropped before round 1. 0: no check-in. At most 24 hours.
     """
+    max_entrants: _builtins.int
+    """The most entrants the event takes (0: 1024, the most; at most 1024): EnterEvent past it
+    is WRONG_STATE ("full").
+    """
     @_builtins.property
     def policy(self) -> Global___FaultPolicySpec:
         """The fault policy of every game (absent: the defaults: 10 s a move, default move on a
@@ -515,10 +520,11 @@ class CreateEventRequest(_message.Message):
         entries_per_account: _builtins.int = ...,
         start_at_ms: _builtins.int = ...,
         check_in_ms: _builtins.int = ...,
+        max_entrants: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "policy", b"policy", "seed", b"seed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "boards", b"boards", "check_in_ms", b"check_in_ms", "chosen_seed", b"chosen_seed", "entries_per_account", b"entries_per_account", "format", b"format", "game", b"game", "hands_per_board", b"hands_per_board", "name", b"name", "parallel", b"parallel", "partnerships", b"partnerships", "policy", b"policy", "preset", b"preset", "rounds", b"rounds", "seats_per_game", b"seats_per_game", "seed", b"seed", "start_at_ms", b"start_at_ms", "target", b"target"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "boards", b"boards", "check_in_ms", b"check_in_ms", "chosen_seed", b"chosen_seed", "entries_per_account", b"entries_per_account", "format", b"format", "game", b"game", "hands_per_board", b"hands_per_board", "max_entrants", b"max_entrants", "name", b"name", "parallel", b"parallel", "partnerships", b"partnerships", "policy", b"policy", "preset", b"preset", "rounds", b"rounds", "seats_per_game", b"seats_per_game", "seed", b"seed", "start_at_ms", b"start_at_ms", "target", b"target"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
@@ -1219,6 +1225,7 @@ class EventInfo(_message.Message):
     START_AT_MS_FIELD_NUMBER: _builtins.int
     CHECK_IN_MS_FIELD_NUMBER: _builtins.int
     TIEBREAKS_FIELD_NUMBER: _builtins.int
+    MAX_ENTRANTS_FIELD_NUMBER: _builtins.int
     event_id: _builtins.str
     """The event's id."""
     name: _builtins.str
@@ -1268,6 +1275,8 @@ class EventInfo(_message.Message):
     """The scheduled start (Unix ms; 0: started by the organiser)."""
     check_in_ms: _builtins.int
     """The check-in window before the start in ms (0: no check-in)."""
+    max_entrants: _builtins.int
+    """The most entrants the event takes."""
     @_builtins.property
     def entrants(self) -> _containers.RepeatedCompositeFieldContainer[Global___EntrantInfo]:
         """Its entrants, in entry order."""
@@ -1324,10 +1333,11 @@ class EventInfo(_message.Message):
         start_at_ms: _builtins.int = ...,
         check_in_ms: _builtins.int = ...,
         tiebreaks: _abc.Iterable[_builtins.str] | None = ...,
+        max_entrants: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["policy", b"policy"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["check_in_ms", b"check_in_ms", "chosen_seed", b"chosen_seed", "end_detail", b"end_detail", "end_reason", b"end_reason", "entrants", b"entrants", "event_id", b"event_id", "exports", b"exports", "format", b"format", "game", b"game", "name", b"name", "note", b"note", "partnerships", b"partnerships", "phase", b"phase", "policy", b"policy", "preset", b"preset", "records_jsonl", b"records_jsonl", "report", b"report", "rounds", b"rounds", "salt", b"salt", "salt_commitment", b"salt_commitment", "seats_per_game", b"seats_per_game", "standings", b"standings", "start_at_ms", b"start_at_ms", "status", b"status", "target", b"target", "tiebreaks", b"tiebreaks", "total_rounds", b"total_rounds"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["check_in_ms", b"check_in_ms", "chosen_seed", b"chosen_seed", "end_detail", b"end_detail", "end_reason", b"end_reason", "entrants", b"entrants", "event_id", b"event_id", "exports", b"exports", "format", b"format", "game", b"game", "max_entrants", b"max_entrants", "name", b"name", "note", b"note", "partnerships", b"partnerships", "phase", b"phase", "policy", b"policy", "preset", b"preset", "records_jsonl", b"records_jsonl", "report", b"report", "rounds", b"rounds", "salt", b"salt", "salt_commitment", b"salt_commitment", "seats_per_game", b"seats_per_game", "standings", b"standings", "start_at_ms", b"start_at_ms", "status", b"status", "target", b"target", "tiebreaks", b"tiebreaks", "total_rounds", b"total_rounds"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

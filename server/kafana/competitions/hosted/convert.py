@@ -15,6 +15,7 @@ from kafana.competitions.hosted.event import (
     removed,
     start_at,
 )
+from kafana.competitions.hosted.store import MAX_ENTRANTS
 from kafana.competitions.policy import FaultPolicy
 from kafana.competitions.standings import Standing
 from kafana.competitions.tournament import TIEBREAKS, Tournament
@@ -172,6 +173,7 @@ def event_info(
         start_at_ms=start_at(meta),
         check_in_ms=check_in_window(meta),
         tiebreaks=TIEBREAKS[config.kind.value],
+        max_entrants=int(meta.get("max_entrants", "0") or 0) or MAX_ENTRANTS,
         preset=preset_enum(config.preset if tablic_rules else ""),
         target=config.rules.target if isinstance(config.rules, tablic.Rules) else 0,
         policy=policy_spec(config.policy),

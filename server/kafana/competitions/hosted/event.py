@@ -150,6 +150,7 @@ def meta_fields(
     organiser: str = "",
     start_at_ms: int = 0,
     check_in_ms: int = 0,
+    max_entrants: int = 0,
 ) -> dict[str, str]:
     """The meta hash of a new event (`organiser`: the creating caller's key, if any; a
     scheduled start and a check-in window, if set)."""
@@ -157,6 +158,10 @@ def meta_fields(
         raise InvalidInputError(
             f"entries_per_account is at most {MAX_ENTRANTS}, not {entries_per_account}",
             field="entries_per_account",
+        )
+    if max_entrants > MAX_ENTRANTS:
+        raise InvalidInputError(
+            f"max_entrants is at most {MAX_ENTRANTS}, not {max_entrants}", field="max_entrants"
         )
     if check_in_ms > MAX_CHECK_IN_MS:
         raise InvalidInputError(
@@ -170,6 +175,7 @@ def meta_fields(
         )
     return {
         "start_at": str(start_at_ms),
+        "max_entrants": str(max_entrants or MAX_ENTRANTS),
         "check_in": str(check_in_ms),
         "name": config.name,
         "format": config.kind.value,

@@ -149,6 +149,7 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
             owner,
             request.start_at_ms,
             request.check_in_ms,
+            request.max_entrants,
         )
         await self.quota.admit(caller, now)
         if not await self.store.create(event_id, meta):

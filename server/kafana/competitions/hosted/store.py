@@ -202,7 +202,9 @@ class MemoryEvents(EventStore):
         entrants = self._entrants[event_id]
         if name in entrants:
             return "taken"
-        if len(entrants) >= MAX_ENTRANTS:
+        if len(entrants) >= min(
+            int(meta.get("max_entrants", "0") or 0) or MAX_ENTRANTS, MAX_ENTRANTS
+        ):
             return "full"
         callers = self._callers.setdefault(event_id, {})
         if caller and callers.get(caller, 0) >= most:

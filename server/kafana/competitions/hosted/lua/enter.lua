@@ -1,4 +1,5 @@
--- Enter an open event. KEYS: meta, entrants, callers; ARGV: name, value, most entrants,
+-- Enter an open event. KEYS: meta, entrants, callers; ARGV: name, value, most entrants (or the
+-- meta's max_entrants when fewer),
 -- retention ms, caller ("" for none), most entrants of one caller. Answers ok, missing,
 -- closed, taken, full or many (the caller has entered its most).
 local phase = redis.call('HGET', KEYS[1], 'phase')
@@ -6,7 +7,10 @@ if not phase then return 'missing' end
 if phase ~= 'open' then return 'closed' end
 if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return 'taken' end
 local n = redis.call('HLEN', KEYS[2])
-if n >= tonumber(ARGV[3]) then return 'full' end
+local cap = tonumber(ARGV[3])
+local own = tonumber(redis.call('HGET', KEYS[1], 'max_entrants') or '0')
+if own > 0 and own < cap then cap = own end  -- the organiser's limit
+if n >= cap then return 'full' end
 if ARGV[5] ~= '' then
   local had = tonumber(redis.call('HGET', KEYS[3], ARGV[5]) or '0')
   if had >= tonumber(ARGV[6]) then return 'many' end
