@@ -3,6 +3,7 @@
 kafana league create spring --server HOST:PORT --key $ORGANISER --target 51 --move-ms 5000
 kafana league play spring greedy --server HOST:PORT --key $ANA --matches 10
 kafana league list --server HOST:PORT                     # every league, by name
+kafana league export spring --out spring/ --server HOST:PORT --key $ANA   # board, matches
 kafana league board spring --server HOST:PORT --key $ANA --page 2
 kafana league player spring bob --server HOST:PORT --key $ANA
 kafana league match spring 12 --record m12.txt --server HOST:PORT --key $ANA   # kafana verify
@@ -16,7 +17,10 @@ unreachable server.
 from __future__ import annotations
 
 import asyncio
+import csv
+import io
 import itertools
+import json
 import random
 import shlex
 import signal
@@ -317,6 +321,68 @@ def board(name: str, server: str, season: int, page: int, size: int) -> None:
     )
     for row in found.rows:
         click.echo(f"{row.rank:>6}. {row.player:<24} {row.rating:8.2f}")
+
+
+def season_exports(board: list[pb.BoardRow], matches: list[pb.MatchInfo]) -> dict[str, str]:
+    """A season's files: `board.csv` (rank, player, rating = mu - 3 sigma) and
+    `matches.jsonl` (one match a line, every field of `GetMatch` with its fair record; enums by
+    name, 64-bit numbers as strings, as the proto's JSON mapping writes them)."""
+    from google.protobuf.json_format import MessageToDict
+
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(("rank", "player", "rating"))
+    for row in board:
+        writer.writerow((row.rank, row.player, f"{row.rating:.6f}"))
+    lines = [
+        json.dumps(MessageToDict(m, preserving_proto_field_name=True), sort_keys=True)
+        for m in matches
+    ]
+    return {"board.csv": out.getvalue(), "matches.jsonl": "".join(f"{x}\n" for x in lines)}
+
+
+@league.command()
+@click.argument("name")
+@SERVER
+@click.option("--season", type=COUNT, default=0, help="Season (0: the current one).")
+@click.option(
+    "--out", type=click.Path(file_okay=False, path_type=Path), required=True,
+    help="Directory for board.csv and matches.jsonl.",
+)  # fmt: skip
+def export(name: str, server: str, season: int, out: Path) -> None:
+    """League NAME's season as files: its board (board.csv) and its matches with their fair
+    records (matches.jsonl; each record checks with `kafana verify`)."""
+
+    async def job(client: Any, leagues: Any) -> tuple[int, list[pb.BoardRow], list[pb.MatchInfo]]:
+        from kafana_client.errors import NotFoundRpcError
+
+        page = await leagues.board(name, season=season, page_size=200)
+        chosen = page.season
+        rows = list(page.rows)
+        while page.next_page_token:
+            page = await leagues.board(
+                name, season=chosen, page_size=200, page_token=page.next_page_token
+            )
+            rows += page.rows
+        made = (await leagues.get(name)).matches_made
+        found = []
+        for number in range(1, made + 1):
+            try:
+                m = await leagues.match(name, number, record=True)
+            except NotFoundRpcError:  # past its retention
+                continue
+            if m.season == chosen:
+                found.append(m)
+        return chosen, rows, found
+
+    chosen, rows, found = with_leagues(server, job)
+    out.mkdir(parents=True, exist_ok=True)
+    for file, text in season_exports(rows, found).items():
+        (out / file).write_text(text, encoding="utf-8")
+    click.echo(
+        f"league {name}, season {chosen}: {plural(len(rows), 'player')},"
+        f" {plural(len(found), 'match')} in {out}/ (board.csv, matches.jsonl)"
+    )
 
 
 @league.command()
