@@ -52,6 +52,8 @@ def test_an_organiser_sets_everything_from_the_command_line(hosted: Served) -> N
     code, out = kafana("tournament", "create", "bad", *at, "--check-in", "ten")
     assert code == 2 and "--check-in" in out, out
 
+    code, out = kafana("tournament", "start", plain, *at)
+    assert code == 2 and "--token" in out, out  # nor an operator's --key
     code, out = kafana("tournament", "list", *at)
     assert code == 0 and plain in out and full in out and "open" in out, out
 

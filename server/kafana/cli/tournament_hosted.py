@@ -432,9 +432,11 @@ def list_events(server: str, limit: int) -> None:
 @click.command()
 @click.argument("event")
 @SERVER
-@click.option("--token", required=True, help="The organiser token.")
+@click.option("--token", default="", help="The organiser token (an operator's --key: none).")
 def start(event: str, server: str, token: str) -> None:
     """Close entries and start EVENT."""
+    if not token and not cli_key():
+        raise click.UsageError("give the organiser --token (or an operator's --key)")
 
     async def job(client: Any, events: Any) -> Any:
         return await events.start(event, token)
