@@ -215,8 +215,12 @@ function createForm(status: HTMLElement): HTMLElement {
   game.addEventListener("change", refresh);
   refresh();
 
+  const submit = h("button", { type: "submit", id: "create-table" }, "Create table");
   async function create(event: SubmitEvent): Promise<void> {
     event.preventDefault();
+    if (submit.disabled) return;
+    submit.disabled = true; // pending until the table is made (or refused)
+    submit.setAttribute("aria-busy", "true");
     const tac = Number(game.value) === Game.TAC;
     const branch: JsonObject = {};
     if (!tac) branch.preset = Number(preset.value);
@@ -244,6 +248,9 @@ function createForm(status: HTMLElement): HTMLElement {
       location.hash = `#/t/${made.tableId}`;
     } catch (error) {
       status.textContent = `Could not create the table: ${explain(error)}`;
+    } finally {
+      submit.disabled = false;
+      submit.removeAttribute("aria-busy");
     }
   }
   return h("form", { class: "panel", id: "create-form", onsubmit: (e: SubmitEvent) => void create(e) },
@@ -254,7 +261,7 @@ function createForm(status: HTMLElement): HTMLElement {
     h("div", { class: "row" }, h("label", { for: "new-name" }, "Name "), name),
     h("div", { class: "row" }, sit, " ", h("label", { for: "new-sit" }, "Take the first seat")),
     h("details", {}, h("summary", {}, "Rules switches"), switches),
-    h("button", { type: "submit", id: "create-table" }, "Create table"));
+    submit);
 }
 
 /** The bots the server offers for `game` (ServerInfo.bots, strongest last). */
