@@ -205,9 +205,9 @@ def test_a_person_plays_a_whole_match_against_a_bot_while_others_watch(
             "s => document.querySelector('main.page')?.dataset.seq === s", arg=seq(player)
         )
         if moves:  # (the first move may have come before the spectator's page loaded)
-            assert (
-                watcher.locator("#last-move").inner_text()
-                == player.locator("#last-move").inner_text()
+            watcher.wait_for_function(  # the state may be read before the move's event lands
+                "t => document.querySelector('#last-move')?.textContent === t",
+                arg=player.locator("#last-move").inner_text(),
             )
         assert watcher.locator(".my-hand").count() == 0
         assert watcher.locator(".seat [data-card]").count() == 0  # hands: backs only
@@ -400,10 +400,15 @@ def test_a_replay_steps_back_and_forward(base: str, browser: Browser) -> None:
     assert page.locator(".replay-view .table-cards [data-card]").count() == 0
     page.select_option("#replay-hand", index=0)  # jump to the first hand: the opening table
     assert page.locator(".replay-view .table-cards [data-card]").count() == 4
+    hands = page.locator(".replay-view .seat .replay-hand [data-card]")
+    assert hands.count() == 12  # both hands of the first deal, six cards each
+    table = set(page.locator(".replay-view .table-cards [data-card]").all_inner_texts())
+    assert not table & set(hands.all_inner_texts())
     dealt = int(page.locator("#replay-step").inner_text().split("/")[0])
     page.locator("h1").click()  # the keys act on the page, not on the hand menu
     page.keyboard.press("ArrowRight")
     assert page.locator("#replay-step").inner_text() == f"{dealt + 1} / {total}"
+    assert hands.count() == 11  # the first move's card left its hand
     page.keyboard.press("ArrowLeft")
     assert page.locator("#replay-step").inner_text() == f"{dealt} / {total}"
     assert "Ana" in page.locator(".replay-view .seats").inner_text()  # names, not seat numbers

@@ -1,7 +1,7 @@
 /**
  * A replay from GetRecord: the record's events, stepped back and forward (buttons, the arrow
- * keys, a slider, a jump to any hand), the Tablić table rebuilt from the deals and moves, the
- * players by name. The record text itself (docs/records.md) is shown too.
+ * keys, a slider, a jump to any hand), the Tablić table rebuilt from the deals and moves with
+ * every seat's hand, the players by name. The record text itself (docs/records.md) is shown too.
  */
 import { EventKind, type Event, type GetRecordResponse } from "@kafana/client";
 import { EVENT_REASONS, RESULT_REASONS, client, explain } from "./api.js";
@@ -18,11 +18,25 @@ interface Position {
   scores: number[];
   hand: number;
   text: string;
+  /** Tablić: each seat's cards in hand (every card dealt is played before the next deal, so a
+   * seat holds the cards it plays from here to the next deal). */
+  hands: string[][];
+}
+
+/** The cards each seat holds after the first `step` events: its moves up to the next deal. */
+function handsAt(events: readonly Event[], step: number): string[][] {
+  const hands: string[][] = [];
+  for (const event of events.slice(step)) {
+    const move = event.move?.game;
+    if (event.kind === EventKind.MOVE && move?.case === "tablic") (hands[event.seat] ??= []).push(move.value.card);
+    if (event.deal) break; // the next deal (alone, or after the move that emptied the hands)
+  }
+  return hands;
 }
 
 /** The position after the first `step` events of `events`. */
 export function position(events: readonly Event[], step: number): Position {
-  const at: Position = { table: [], names: [], taken: [], scores: [], hand: 0, text: "The match is about to start." };
+  const at: Position = { table: [], names: [], taken: [], scores: [], hand: 0, text: "The match is about to start.", hands: handsAt(events, step) };
   for (const event of events.slice(0, step)) {
     const who = at.names[event.seat] ?? `seat ${event.seat + 1}`;
     if (event.kind === EventKind.SEAT_TAKEN) {
@@ -93,7 +107,8 @@ export async function replayPage(root: HTMLElement, tableId: string): Promise<()
       h("p", { id: "replay-text", class: "notice" }, at.text),
       h("section", { class: "seats" }, Array.from({ length: players }, (_, n) =>
         h("div", { class: "seat" }, h("div", { class: "seat-name" }, at.names[n] ?? `seat ${n + 1}`),
-          h("div", { class: "seat-info" }, `${at.taken[n] ?? 0} cards taken`)))),
+          h("div", { class: "seat-info" }, `${at.taken[n] ?? 0} cards taken`),
+          at.hands[n]?.length ? h("div", { class: "hand replay-hand", "aria-label": `${at.names[n] ?? `seat ${n + 1}`}'s hand` }, at.hands[n].map((c) => face(c))) : null))),
       h("section", { class: "table-cards" }, h("h2", {}, `Table · hand ${at.hand + 1}`),
         at.table.length ? at.table.map((c) => face(c)) : h("p", { class: "empty" }, "empty")),
       h("p", {}, at.scores.length ? `Points so far: ${at.scores.join(" : ")}` : ""));
