@@ -204,9 +204,10 @@ def check_in_window(meta: dict[str, str]) -> int:
 
 
 def check_in_opens(meta: dict[str, str]) -> int:
-    """When check-in opens (Unix ms): `check_in_ms` before a scheduled start, else at once."""
-    at = start_at(meta)
-    return at - check_in_window(meta) if at else 0
+    """When check-in opens (Unix ms): `check_in_ms` before a scheduled start, else (no start
+    time, or no check-in: nothing to wait for) at once."""
+    at, window = start_at(meta), check_in_window(meta)
+    return at - window if at and window else 0
 
 
 def checked_in(entrant: Entrant, marks: dict[str, str]) -> bool:
