@@ -55,6 +55,10 @@ async def test_a_league_match_queued_and_played_in_the_browser_then_its_pages(
             await page.click("#player-matches a:has-text('Replay')")
             await page.wait_for_selector("#replay-step")
             assert "Match over" in await page.inner_text("#replay-text")
+            await page.goto(f"{http.url}/#/l/web/p/nobody")  # a name that never played
+            notice = await page.wait_for_selector("#no-player")
+            assert notice is not None and "No rated match of “nobody”" in await notice.inner_text()
+            assert await page.locator("#player-meta").count() == 0  # no blank rating shown
             await browser.close()
 
 

@@ -117,6 +117,12 @@ export async function playerPage(root: HTMLElement, league: string, name: string
   const back = h("a", { href: `#/l/${encodeURIComponent(league)}`, class: "back" }, `← League ${league}`);
   try {
     const player = await client.leagues.getPlayer({ league, player: name, matches: 20 });
+    if (!player.games && !player.rank && !player.matches.length) {
+      // the server answers any name with a blank profile: say there is nothing, not a rating
+      fill(root, back, h("h1", {}, name),
+        h("p", { class: "error", role: "alert", id: "no-player" }, `No rated match of “${name}” in league ${league} this season (names are account names, as on the leaderboard).`));
+      return () => undefined;
+    }
     fill(root, back,
       h("h1", {}, player.player),
       h("p", { class: "meta", id: "player-meta" },
