@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import replace
 from pathlib import Path
 
@@ -111,20 +111,28 @@ def main() -> None:
     bound = oracle_config(pair) if args.oracle else None
     stop = None if args.minutes is None else time.monotonic() + 60 * args.minutes
     done: list[Played] = []
-    pool = ProcessPoolExecutor(max_workers=args.jobs)
-    futures: list[Future[Played]] = [
-        pool.submit(play_both, pair, bound, deal) for deal in range(args.hands)
-    ]
-    try:
-        for future in as_completed(futures):
-            done.append(future.result())
-            if len(done) % args.every == 0:
-                print(report(pair, bound, done), flush=True)
-            if stop is not None and time.monotonic() > stop:
-                print(f"stopped after {args.minutes:g} minutes", flush=True)
+    deals = iter(range(args.hands))
+    running: set[Future[Played]] = set()
+    stopping = False
+    # A deal is handed to a worker only when one is free, so that at the stop nothing is
+    # queued: the deals under way finish (and count), and the workers exit.
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        while True:
+            while not stopping and len(running) < args.jobs:
+                deal = next(deals, None)
+                if deal is None:
+                    break
+                running.add(pool.submit(play_both, pair, bound, deal))
+            if not running:
                 break
-    finally:
-        pool.shutdown(wait=False, cancel_futures=True)
+            finished, running = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                done.append(future.result())
+                if len(done) % args.every == 0:
+                    print(report(pair, bound, done), flush=True)
+            if not stopping and stop is not None and time.monotonic() > stop:
+                print(f"stopped after {args.minutes:g} minutes", flush=True)
+                stopping = True
     print("final:", report(pair, bound, done), flush=True)
 
 
