@@ -2,9 +2,10 @@
 // where @kafana/client was installed from its packed tarball as docs/clients.md says, so it
 // imports the package and nothing else (no lib.mjs, no Connect package by name).
 //
-// It registers an account (its key on the transport), creates a Tablić table with hints, plays
-// both seats to the end of the match, asks the engine for a hint (Analyze) before every move,
-// checks that the hint names legal moves, and plays the engine's choice. A spectator's feed
+// It registers an account (its key on the transport), creates in one call a Tablić table with
+// hints and a server-played bot (`greedy`) in seat 1, plays seat 0 to the end of the match, asks
+// the engine for a hint (Analyze) before every move of its own, checks that the hint names legal
+// moves, and plays the engine's choice; the bot answers from the server. A spectator's feed
 // (KafanaClient.events) runs alongside. Halfway it prints "HALFWAY <seq>" once the feed has
 // every event so far, and waits for "GO" on stdin: meanwhile the driver SIGKILLs the server.
 // After GO every call is retried while isRetryable() says so (no server, then a new one on the
@@ -27,7 +28,7 @@ import {
 import * as node from "@kafana/client/node";
 import * as web from "@kafana/client/web";
 
-const HALFWAY = 30; // moves before the server is killed (a match is 96 moves at least)
+const HALFWAY = 15; // own moves before the server is killed (a match is 48 a seat at least)
 const BUDGET_MILLIS = 20; // the engine's CPU for each hint
 const RETRY_LIMIT_MILLIS = 45_000;
 
@@ -91,11 +92,13 @@ async function main() {
     client.createTable({
       name: `outside ${protocol}`,
       hints: true,
+      bots: [{ seat: 1, bot: "greedy" }],
       rules: { game: Game.TABLIC, players: 2, variant: { case: "tablic", value: { target: 40 } } },
     }),
   );
-  const seats = [];
-  for (const seatName of ["north", "south"]) seats.push(await retrying("JoinTable", () => client.join(table.tableId, seatName)));
+  check(table.info?.seats[1]?.bot === "greedy", `seat 1 is not the server's greedy bot: ${stringify(table.info)}`);
+  const seats = [await retrying("JoinTable", () => client.join(table.tableId, "north"))];
+  check(seats[0].seat === 0, `joined seat ${seats[0].seat}, not 0`);
 
   const events = [];
   const reconnects = [];
@@ -120,8 +123,27 @@ async function main() {
   let backAt; // the end of the first move played after a failed call
   let retriesAtGo;
   const methods = {};
+  const botTurnUntil = async () => {
+    // The bot (seat 1) plays from the server: wait for our turn or the end.
+    const until = Date.now() + RETRY_LIMIT_MILLIS;
+    for (;;) {
+      const state = await retrying("GetState", () => client.state(table.tableId));
+      if (state.result?.reason) return state;
+      if (state.currentSeat === 0) return state;
+      check(Date.now() < until, "the server's bot did not move for 45 s");
+      await sleep(20);
+    }
+  };
   while (result === undefined) {
-    check(current === 0 || current === 1, `no seat to move after ${moves} moves`);
+    if (current === 1) {
+      const state = await botTurnUntil();
+      if (state.result?.reason) {
+        result = state.result;
+        break;
+      }
+      current = state.currentSeat;
+    }
+    check(current === 0, `seat ${current} to move after ${moves} moves`);
     const seat = seats[current];
     const legal = await retrying("GetLegalMoves", () => seat.legalMoves());
     check(legal.moves.length > 0, `seat ${current} to move has no legal move`);
@@ -140,6 +162,12 @@ async function main() {
     lastSeq = answer.event.seq;
     current = answer.event.currentSeat;
     if (answer.event.matchOver) result = answer.result;
+    if (result === undefined && current === 1) {
+      const state = await botTurnUntil();
+      lastSeq = state.seq;
+      if (state.result?.reason) result = state.result;
+      else current = state.currentSeat;
+    }
     if (moves === HALFWAY) {
       await feedHas(lastSeq);
       console.log(`HALFWAY ${lastSeq}`);
@@ -156,9 +184,12 @@ async function main() {
 
   await feed; // it ends OK once the match is over
   events.forEach((event, i) => check(event.seq === BigInt(i + 1), `feed event ${i} has seq ${event.seq}`));
-  check(events.at(-1).seq === lastSeq && events.at(-1).matchOver, `the feed ends at ${events.at(-1).seq}, the match at ${lastSeq}`);
+  check(events.at(-1).matchOver, `the feed ends at ${events.at(-1).seq}, not at the match's end`);
   const moveEvents = events.filter((e) => e.kind === EventKind.MOVE);
-  check(moveEvents.length === moves, `the feed has ${moveEvents.length} moves, ${moves} were played`);
+  const ours = moveEvents.filter((e) => e.seat === 0).length;
+  const bots = moveEvents.filter((e) => e.seat === 1).length;
+  check(ours === moves, `the feed has ${ours} moves of seat 0, ${moves} were played`);
+  check(bots >= moves - 1 && bots <= moves + 1, `the bot played ${bots} moves to our ${moves}`);
   check(reconnects.length >= 1 && reconnects[0].after === killedAt, `reconnects ${stringify(reconnects)}, killed at ${killedAt}`);
   check(backAt !== undefined, "no call failed while the server was down");
   console.log(
@@ -166,6 +197,7 @@ async function main() {
       ok: true,
       protocol,
       moves,
+      botMoves: bots,
       events: events.length,
       hints: Object.values(methods).reduce((a, b) => a + b, 0),
       methods,
