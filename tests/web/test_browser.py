@@ -719,12 +719,23 @@ def test_the_table_feed_reconnects_for_ever_and_says_so(base: str, browser: Brow
     assert page.locator("#error").inner_text() == ""
 
 
+TONES = """
+window.tones = 0;
+const made = AudioContext.prototype.createOscillator;
+AudioContext.prototype.createOscillator = function () {
+    window.tones += 1;
+    return made.call(this);
+};
+"""
+"""Counts the oscillators the page makes (its turn tone), before any script of the page runs."""
+
+
 def test_waiting_for_a_friend_share_link_cancel_and_the_turn_in_the_title(
     base: str, browser: Browser
 ) -> None:
     """A new table waiting for its second player: no clock reading (0:00 was shown), a link
     copied to the clipboard with one click, and the creator cancels the table. At a bot's
-    table the tab's title says when it is this seat's move."""
+    table the tab's title says when it is this seat's move, and with the sound on a tone."""
     host = new_page(browser)
     host.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base.rstrip("/"))
     host.goto(base)
@@ -753,9 +764,15 @@ def test_waiting_for_a_friend_share_link_cancel_and_the_turn_in_the_title(
         info = connect(http, "KafanaService", "GetTable", {"tableId": table_id})
     assert info["status"] == "TABLE_STATUS_FINISHED"
     player = new_page(browser)
+    player.add_init_script(TONES)
     start_bot_match(player, base, "Tara")
     assert my_turn(player)
     player.wait_for_function("document.title.startsWith('● Your move')")
+    assert player.evaluate("window.tones") == 0  # the sound is off unless asked for
+    player.check("#sound")
+    play_one(player)
+    assert my_turn(player)
+    player.wait_for_function("window.tones >= 2")  # the two notes of the turn's tone
 
 
 AXE = (

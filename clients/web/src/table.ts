@@ -42,6 +42,40 @@ import {
 import { backs, face, label, labels } from "./cards.js";
 import { fill, h } from "./dom.js";
 
+const SOUND_ITEM = "kafana.sound";
+
+/** Whether this browser wants a tone on its turn (off unless asked for). */
+function soundOn(): boolean {
+  return localStorage.getItem(SOUND_ITEM) === "1";
+}
+
+function setSound(on: boolean): void {
+  if (on) localStorage.setItem(SOUND_ITEM, "1");
+  else localStorage.removeItem(SOUND_ITEM);
+}
+
+let audio: AudioContext | undefined;
+
+/** A short two-note tone (Web Audio: no sound file to fetch). */
+function beep(): void {
+  try {
+    audio ??= new AudioContext();
+    const start = audio.currentTime;
+    [660, 880].forEach((pitch, i) => {
+      const tone = audio!.createOscillator();
+      const level = audio!.createGain();
+      tone.frequency.value = pitch;
+      level.gain.setValueAtTime(0.15, start + i * 0.12);
+      level.gain.exponentialRampToValueAtTime(0.001, start + i * 0.12 + 0.11);
+      tone.connect(level).connect(audio!.destination);
+      tone.start(start + i * 0.12);
+      tone.stop(start + i * 0.12 + 0.12);
+    });
+  } catch {
+    // no audio here: the title still says it
+  }
+}
+
 /** The longest pause between two reconnects of the table's feed. */
 const FEED_MAX_RETRY_MS = 15_000;
 
@@ -325,6 +359,7 @@ export async function tablePage(
     fill(header,
       h("a", { href: "#/", class: "back" }, "← Lobby"),
       h("h1", {}, info?.name || tableId),
+      seat ? h("label", { class: "sound" }, h("input", { type: "checkbox", id: "sound", checked: soundOn(), onchange: (e: globalThis.Event) => setSound((e.target as HTMLInputElement).checked) }), " Sound on my turn") : null,
       h("p", { class: "meta" },
         `${GAME_NAMES[rules?.game ?? 0] ?? "?"}${preset ? " · " + preset : ""} · ${STATUS_NAMES[info?.status ?? 0] ?? ""}`,
         rules?.variant.case === "tablic" ? ` · to ${rules.variant.value.target ?? "?"} points` : "",
@@ -384,9 +419,15 @@ export async function tablePage(
     }
   }
 
-  /** The tab's title: "● Your move" first when this seat is to play (seen from other tabs). */
+  /** The tab's title: "● Your move" first when this seat is to play (seen from other tabs);
+   * with the sound on, a short tone when the turn comes to this seat. */
+  let cuedAt = -1n; // the seq of the last turn cued: one tone a turn, however often it redraws
   function title(s: TableState): void {
     const mine = seat !== undefined && s.info?.status === TableStatus.PLAYING && (s.currentSeat === seat.seat || (s.game.case === "tac" && legal.length > 0));
+    if (mine && s.seq > cuedAt) {
+      cuedAt = s.seq;
+      if (soundOn()) beep();
+    }
     const name = s.info?.name || "table";
     document.title = mine ? `● Your move · ${name} · Kafana` : s.info?.status === TableStatus.FINISHED ? `Match over · ${name} · Kafana` : `${name} · Kafana`;
   }
