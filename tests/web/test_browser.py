@@ -537,6 +537,7 @@ def test_the_lobby_filters_by_status_on_the_server(base: str, browser: Browser) 
     rows = page.locator(".tables tbody tr")
     page.wait_for_selector(f"tr[data-table='{open_ids[1]}']")
     assert [rows.nth(i).get_attribute("data-table") for i in range(2)] == open_ids[::-1]
+    assert page.locator("#register").count() == 0  # this server has no self-registration
     shot(page, "lobby", full_page=False)
     page.set_viewport_size({"width": 390, "height": 844})
     shot(page, "lobby-phone", full_page=False)
@@ -929,3 +930,33 @@ def test_the_rules_page(base: str, browser: Browser) -> None:
     assert axe(page) == []
     page.set_viewport_size({"width": 360, "height": 740})
     assert overflow(page) == []
+
+
+def test_a_stranger_gets_an_api_key_where_the_server_allows_it(
+    tmp_path: Path, private_redis: RedisServer, browser: Browser
+) -> None:
+    """`kafana serve --self-register`: the lobby offers "Get an API key" (Register with the
+    name typed), keeps the key and sends it; a name the server refuses is explained. The
+    module's server (no self-registration) offers no such button."""
+    http_port = free_port()
+    args = ("--redis", flush(private_redis), "--auth", "open", "--self-register")
+    served = serve(tmp_path, *args, "--http", str(http_port))
+    try:
+        served.wait_started()
+        wait_port(http_port)
+        site = f"http://127.0.0.1:{http_port}/"
+        page = new_page(browser)
+        page.goto(site)
+        page.fill("#player-name", "two words")
+        page.click("#register")
+        page.wait_for_selector("#register-status:has-text('No account: INVALID_ARGUMENT')")
+        page.fill("#player-name", "Mara")
+        page.click("#register")
+        page.wait_for_selector("#register-status:has-text('Account Mara made')")
+        key = page.input_value("#api-key")
+        assert key and page.evaluate("localStorage.getItem('kafana.apiKey')") == key
+        with httpx.Client(base_url=site, timeout=10) as http:
+            me = connect(http, "AccountsService", "WhoAmI", {}, authorization=f"Bearer {key}")
+        assert me["name"] == "Mara"
+    finally:
+        served.end()

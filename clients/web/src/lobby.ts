@@ -114,7 +114,8 @@ export async function lobbyPage(root: HTMLElement): Promise<() => void> {
     h("p", { class: "server" }, info ? `Server ${info.version}, ${info.api}` : ""),
     h("section", { class: "panel who" },
       h("label", { for: "player-name" }, "Your name "), nameInput, " ",
-      h("label", { for: "api-key" }, "API key "), keyInput),
+      h("label", { for: "api-key" }, "API key "), keyInput,
+      info?.selfRegister ? registerBox(nameInput, keyInput) : null),
     status,
     h("div", { class: "columns" },
       h("section", { class: "panel" },
@@ -132,6 +133,30 @@ export async function lobbyPage(root: HTMLElement): Promise<() => void> {
     if (!document.hidden && !list.contains(document.activeElement)) void load();
   }, REFRESH_MS);
   return () => clearInterval(timer);
+}
+
+/** Self-registration (when the server allows it: `ServerInfo.self_register`): Register makes a
+ * player account of the name typed above and its API key, kept in this browser and shown once. */
+function registerBox(nameInput: HTMLInputElement, keyInput: HTMLInputElement): HTMLElement {
+  const said = h("p", { id: "register-status", class: "hint", role: "status" });
+  const button = h("button", { type: "button", id: "register" }, "Get an API key");
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    button.setAttribute("aria-busy", "true");
+    try {
+      const made = await client.accounts.register({ name: nameInput.value.trim() });
+      setApiKey(made.key);
+      keyInput.value = made.key;
+      keyInput.type = "text"; // shown once: readable, to be copied
+      fill(said, `Account ${made.account?.name ?? ""} made. Its key is kept in this browser and sent with every call; copy it from the box above to use it elsewhere: it is shown only now.`);
+    } catch (error) {
+      fill(said, `No account: ${explain(error)}`);
+    } finally {
+      button.disabled = false;
+      button.removeAttribute("aria-busy");
+    }
+  });
+  return h("div", { class: "register" }, button, said);
 }
 
 function select(id: string, options: [string, string][], value?: string): HTMLSelectElement {
