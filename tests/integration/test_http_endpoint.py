@@ -176,6 +176,15 @@ def test_an_illegal_move_gives_its_reason_over_connect(http: httpx.Client) -> No
     assert (info.reason, info.domain) == ("ILLEGAL_MOVE", "kafana")
 
 
+def test_json_error_details_are_readable_as_json_too(http: httpx.Client) -> None:
+    answer = http.post(SERVICE + "GetTable", json={"tableId": "no-such-table"})
+    assert answer.status_code == 404, answer.text
+    (info,) = [d for d in answer.json()["details"] if d["type"] == "google.rpc.ErrorInfo"]
+    assert info["debug"]["reason"] == "TABLE_NOT_FOUND" and info["debug"]["domain"] == "kafana"
+    assert error_info([info]).reason == "TABLE_NOT_FOUND"  # the base64 value stays too
+    assert int(answer.headers["content-length"]) == len(answer.content)
+
+
 def test_json_that_is_no_request_is_refused_with_a_reason(http: httpx.Client) -> None:
     answer = http.post(
         SERVICE + "GetTable", content=b'{"tableId": 7', headers={"content-type": "application/json"}

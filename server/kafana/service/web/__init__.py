@@ -12,6 +12,7 @@ from typing import Any
 
 from kafana.service.web.adapter import Bridge, KafanaApplication, Registry, services_named
 from kafana.service.web.cors import Cors, parse_origins
+from kafana.service.web.details import ReadableDetails
 from kafana.service.web.pages import Pages
 from kafana.service.web.serve import HttpServer, HttpTls
 from kafana.service.web.sse import EventStreams, methods_of
@@ -42,5 +43,6 @@ def http_server(
     read = 2 * message_bytes if message_bytes else DEFAULT_READ_BYTES
     descriptors = services_named(services)
     app = KafanaApplication(bridge, descriptors, read_max_bytes=read)
-    feeds = EventStreams(app, bridge, methods_of(descriptors))  # the feeds as SSE too
+    readable = ReadableDetails(app)  # JSON errors: details as JSON too (`debug`)
+    feeds = EventStreams(readable, bridge, methods_of(descriptors))  # the feeds as SSE too
     return HttpServer(Pages(Cors(feeds, origins)), host, port, tls)  # Pages: the web app
