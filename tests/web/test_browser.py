@@ -960,3 +960,43 @@ def test_a_stranger_gets_an_api_key_where_the_server_allows_it(
         assert me["name"] == "Mara"
     finally:
         served.end()
+
+
+def test_a_person_enters_a_hosted_event_from_its_page(base: str, browser: Browser) -> None:
+    """An open event's page offers "Enter this event"; once it starts, the entrant's game
+    opens in the page (WatchEntry's assignment) and is played there."""
+    with httpx.Client(base_url=base, timeout=10) as http:
+        made = connect(
+            http,
+            "CompetitionsService",
+            "CreateEvent",
+            {"name": "open-to-all", "format": "EVENT_FORMAT_ROUND_ROBIN", "target": 1},
+        )
+        connect(
+            http,
+            "CompetitionsService",
+            "EnterEvent",
+            {"eventId": made["eventId"], "name": "greedy-bot", "bot": "greedy"},
+        )
+        page = new_page(browser)
+        page.goto(f"{base}#/e/{made['eventId']}")
+        page.fill("#entry-name", "two words")
+        page.click("#enter-event")
+        page.wait_for_selector("#entry-status:has-text('Could not enter: INVALID_ARGUMENT')")
+        page.fill("#entry-name", "Sava")
+        page.click("#enter-event")
+        page.wait_for_selector("#entry-status:has-text('You are entered as Sava')")
+        page.reload()  # the entry is kept: the page follows it again
+        page.wait_for_selector("#entry-status:has-text('You are entered as Sava')")
+        connect(
+            http,
+            "CompetitionsService",
+            "StartEvent",
+            {"eventId": made["eventId"]},
+            **{"kafana-organiser-token": made["organiserToken"]},
+        )
+    page.wait_for_selector(".hand [data-card]", timeout=30_000)  # the game opened by itself
+    assert "Sava (you)" in page.locator(".seats").inner_text()
+    assert my_turn(page)
+    play_one(page)
+    assert page.locator("#error").inner_text() == ""

@@ -5,6 +5,7 @@
  */
 import { EventPhase, GameStatus, type EventInfo } from "@kafana/client";
 import { client, explain } from "./api.js";
+import { entryPanel } from "./entry.js";
 import { fill, h } from "./dom.js";
 import { linePlot, type Series } from "./plot.js";
 
@@ -98,10 +99,12 @@ export async function eventPage(root: HTMLElement, eventId: string): Promise<() 
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
   const body = h("div");
-  fill(root, h("a", { href: "#/e", class: "back" }, "← Events"), body);
+  const entry = entryPanel(eventId);
+  fill(root, h("a", { href: "#/e", class: "back" }, "← Events"), entry.element, body);
   async function poll(): Promise<void> {
     try {
       const event = await client.competitions.getEvent({ eventId });
+      entry.phase(event.phase);
       fill(body,
         h("h1", {}, event.name),
         h("p", {}, h("a", { href: `#/e/${eventId}/verify`, class: "button", id: "verify-link" }, "Verify this event")),
@@ -129,5 +132,6 @@ export async function eventPage(root: HTMLElement, eventId: string): Promise<() 
   return () => {
     stopped = true;
     clearTimeout(timer);
+    entry.stop();
   };
 }
