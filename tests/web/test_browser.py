@@ -759,6 +759,14 @@ def test_waiting_for_a_friend_share_link_cancel_and_the_turn_in_the_title(
     friend = new_page(browser)
     friend.goto(copied)
     friend.wait_for_selector(".take-seat")  # the link opens the table with its free seat
+    held: list[Route] = []  # JoinTable held back: the button shows the seat is being taken
+    friend.route("**/kafana.v1.KafanaService/JoinTable", lambda route: held.append(route))
+    friend.click(".take-seat")
+    friend.wait_for_selector(".take-seat[aria-busy='true']:has-text('Taking seat 2…')")
+    assert friend.locator(".take-seat").is_disabled()
+    held[0].abort("connectionrefused")
+    friend.wait_for_selector("#error:has-text('Could not take the seat')")
+    assert friend.locator(".take-seat").is_enabled()
     host.click("#cancel-table")
     host.wait_for_selector("#bot-form")  # back in the lobby
     with httpx.Client(base_url=base, timeout=10) as http:

@@ -300,7 +300,11 @@ export async function tablePage(
     root.querySelector<HTMLElement>("#play-selection:not([disabled]), #trail:not([disabled])")?.focus();
   }
 
+  let joining: number | undefined; // the seat being taken (its button shows it is pending)
   async function join(wanted: number): Promise<void> {
+    if (joining !== undefined) return;
+    joining = wanted;
+    render();
     try {
       const taken = await client.join(tableId, playerName(), wanted);
       storeSeat(tableId, { seat: taken.seat, token: taken.token, name: playerName() });
@@ -308,8 +312,10 @@ export async function tablePage(
       else reload();
     } catch (thrown) {
       error = `Could not take the seat: ${explain(thrown)}`;
-      render();
+    } finally {
+      joining = undefined;
     }
+    render();
   }
 
   function clockCell(s: TableState, seatNo: number): HTMLElement | null {
@@ -369,7 +375,8 @@ export async function tablePage(
     if (info?.status === TableStatus.OPEN && !seat) {
       parts.push(h("section", { class: "panel join" }, h("h2", {}, "Free seats"),
         info.seats.filter((s) => !s.taken).map((s) =>
-          h("button", { type: "button", class: "take-seat", onclick: () => void join(s.seat) }, `Take seat ${s.seat + 1}`))));
+          h("button", { type: "button", class: "take-seat", disabled: joining !== undefined, "aria-busy": joining === s.seat ? "true" : undefined, onclick: () => void join(s.seat) },
+            joining === s.seat ? `Taking seat ${s.seat + 1}…` : `Take seat ${s.seat + 1}`))));
     } else if (info?.status === TableStatus.OPEN) {
       parts.push(waitingPanel());
     }
