@@ -22,9 +22,11 @@ PURE_TESTS := tests/games/tablic tests/bots/test_bots_sim.py tests/bots/test_bot
 # `make lock` makes it anew from pyproject.toml and requirements/build.in. The project itself is
 # then installed once, by $(NATIVE), built with the pinned mypyc (no isolated build: one compile).
 LOCK := requirements/lock.txt
-$(STAMP): pyproject.toml setup.py $(LOCK)
+# uv installs the lock (pip took 48 s here, uv 10 s); pip installs uv itself, hashed too.
+$(STAMP): pyproject.toml setup.py $(LOCK) requirements/uv.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --require-hashes --no-deps -r $(LOCK)
+	$(BIN)/python -m pip install -q --require-hashes --no-deps -r requirements/uv.txt
+	$(BIN)/uv pip install -q --python $(BIN)/python --require-hashes --no-deps -r $(LOCK)
 	touch $(STAMP)
 
 $(NATIVE): $(STAMP) $(NATIVE_SOURCES)
@@ -35,8 +37,10 @@ venv: $(NATIVE)
 
 # buf (scripts/buf-check) from npm, pinned in package.json and package-lock.json.
 NODE_TOOLS := node_modules/.installed
-$(NODE_TOOLS): package.json package-lock.json
+# and the web app's own (axe-core for the browser tests' accessibility checks).
+$(NODE_TOOLS): package.json package-lock.json clients/web/package.json clients/web/package-lock.json
 	npm ci --no-audit --no-fund
+	npm ci --prefix clients/web --no-audit --no-fund
 	touch $(NODE_TOOLS)
 
 # gRPC on 50051 (--port), Connect and gRPC-Web for browsers on HTTP_PORT (--http).
@@ -64,6 +68,8 @@ bench: $(NATIVE)
 lock: $(NATIVE)
 	$(BIN)/uv pip compile pyproject.toml requirements/build.in --extra dev --generate-hashes \
 		--universal --python-version 3.11 -o $(LOCK)
+	$(BIN)/uv pip compile requirements/uv.in --generate-hashes --universal --python-version 3.11 \
+		-c $(LOCK) -o requirements/uv.txt
 
 # The client-only wheel (SDK, generated code, rules core, bots; no server) into dist/.
 client-dist: $(NATIVE)

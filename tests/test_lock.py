@@ -90,7 +90,13 @@ def test_a_fresh_venv_installs_the_lock_and_builds_the_core_once() -> None:
         check=True,
     ).stdout
     installs = [line for line in plan.splitlines() if " pip install " in line]
-    assert len(installs) == 2, installs
-    assert "--require-hashes" in installs[0] and "requirements/lock.txt" in installs[0]
-    assert "--no-build-isolation" in installs[1] and "--no-deps" in installs[1]
+    assert len(installs) == 3, installs
+    assert "--require-hashes" in installs[0] and "requirements/uv.txt" in installs[0]
+    assert "--require-hashes" in installs[1] and "requirements/lock.txt" in installs[1]
+    assert "--no-build-isolation" in installs[2] and "--no-deps" in installs[2]
     assert all("--upgrade" not in line for line in installs)
+
+
+def test_uv_is_installed_at_the_version_the_lock_pins() -> None:
+    pinned = (ROOT / "requirements/uv.txt").read_text().split("\nuv==")[1].split()[0]
+    assert _locked()["uv"][0] == pinned
