@@ -489,6 +489,12 @@ def test_the_lobby_pages_through_open_tables(base: str, browser: Browser) -> Non
             answer = http.post("kafana.v1.KafanaService/CreateTable", json={"config": config})
             assert answer.status_code == 200, answer.text
             made.append(answer.json()["tableId"])
+        # Every open Tablić table the server lists, newest first: other test files on this
+        # worker share its Redis and may have left open tables too.
+        listing = {"game": "GAME_TABLIC", "status": "TABLE_STATUS_OPEN", "pageSize": 500}
+        answer = http.post("kafana.v1.KafanaService/ListTables", json=listing)
+        listed = [t["tableId"] for t in answer.json()["tables"]]
+    assert listed[:23] == made[::-1]  # ours are the newest
     page = new_page(browser)
     page.goto(base)
     page.select_option("#filter-game", "1")  # Game.TABLIC
@@ -496,12 +502,12 @@ def test_the_lobby_pages_through_open_tables(base: str, browser: Browser) -> Non
     rows = page.locator(".tables tbody tr")
     page.wait_for_selector(f"tr[data-table='{made[-1]}']")
     first = [rows.nth(i).get_attribute("data-table") for i in range(rows.count())]
-    assert first == made[::-1][:20]  # newest first, 20 a page
+    assert first == listed[:20]  # newest first, 20 a page
     page.click("#next-page")
-    page.wait_for_selector(f"tr[data-table='{made[0]}']")
+    page.wait_for_selector(f"tr[data-table='{listed[20]}']")
     second = [rows.nth(i).get_attribute("data-table") for i in range(rows.count())]
-    assert second == made[2::-1]
-    assert page.locator("#next-page").is_disabled()
+    assert second == listed[20:40]
+    assert page.locator("#next-page").is_disabled() == (len(listed) <= 40)
     page.click("#prev-page")
     page.wait_for_selector(f"tr[data-table='{made[-1]}']")
     assert "Take a seat" in rows.first.inner_text()
@@ -894,7 +900,8 @@ def test_a_hand_ends_with_its_score_then_a_rematch(base: str, browser: Browser) 
         seen += len(takes)
         assert all(re.search(r"took\s.+\swith\s", t, re.S) for t in takes), takes
     assert seen > 0  # a capture was drawn on the table
-    assert "Hand 1 is over" in page.locator("#hand-end").inner_text()
+    # Hand 1's, or a later one's where a loaded machine let the first pause run out unseen
+    assert re.search(r"Hand \d+ is over", page.locator("#hand-end").inner_text())
     assert re.search(r"match Iva \d+ : random \(bot\) \d+", page.locator("#hand-end").inner_text())
     shot(page, "hand-end", full_page=False)
     admin = page.evaluate(f"localStorage.getItem('kafana.admin.{table_id}')")
