@@ -43,12 +43,14 @@ def run_load(tmp_path: Path, *options: str) -> tuple[subprocess.CompletedProcess
 
 
 def test_fast_scenario_runs_clean_against_kafana_and_baseline(tmp_path: Path) -> None:
-    """~2 × 9 s of a few users: no error, matches finished and replayed, a ratio reported.
+    """~2 × 13 s of a few users: no error, matches finished and replayed, a ratio reported.
+    (12 s a phase: the ramp takes about a second of it, and a window under 90% of the duration
+    is a problem of the run; at 8 s it measured 7 s on a quiet machine, short by 0.2 s.)
 
     Few users, so each table gets a large share of a slow (loaded) machine: a match is ~386
     moves, and with 6 tables at ~220 moves/s none finished within the run.
     """
-    _done, summary = run_load(tmp_path, "--users", "3", "--duration", "8", "--baseline")
+    _done, summary = run_load(tmp_path, "--users", "3", "--duration", "12", "--baseline")
     assert summary["ok"]
     kafana = next(p for p in summary["phases"] if p["kind"] == "kafana")
     baseline = next(p for p in summary["phases"] if p["kind"] == "baseline")
