@@ -1,9 +1,22 @@
-"""Stopping asyncio tasks without swallowing the caller's own cancellation."""
+"""Background asyncio work: stopping tasks without swallowing the caller's own cancellation,
+and the scan loop of a process's background keepers."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+import contextlib
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Protocol
+
+
+class Failures(Protocol):
+    """What a scan loop tells of its outcomes (`kafana.logs.Repeated` logs them, bounded)."""
+
+    def succeeded(self) -> None:
+        """A scan went through."""
+
+    def failed(self, error: Exception) -> None:
+        """A scan failed with `error`."""
 
 
 async def cancel_and_wait(
@@ -25,3 +38,19 @@ async def cancel_and_wait(
     for task in done:
         if not task.cancelled():
             task.exception()
+
+
+async def scan_forever(
+    scan: Callable[[], Awaitable[None]], period: float, wake: asyncio.Event, errors: Failures
+) -> None:
+    """Run `scan` every `period` seconds, or at once when `wake` is set, until cancelled; a
+    scan that fails (the store down for now) is told to `errors` and the next one tries again."""
+    while True:
+        try:
+            await scan()
+            errors.succeeded()
+        except Exception as exc:
+            errors.failed(exc)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(wake.wait(), period)
+        wake.clear()

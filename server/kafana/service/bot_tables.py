@@ -38,7 +38,7 @@ from kafana.service.tables import Tables
 from kafana.store.base import FINISHED
 from kafana.store.counters import Counters
 from kafana.store.errors import StoreUnavailable
-from kafana.tasks import cancel_and_wait
+from kafana.tasks import cancel_and_wait, scan_forever
 from kafana.v1 import rules_pb2
 
 log = logging.getLogger(__name__)
@@ -135,7 +135,10 @@ class BotKeeper:
 
     def start(self) -> None:
         """Start scanning (on the server's event loop)."""
-        self._task = asyncio.create_task(self._scan_forever(), name="kafana-bot-tables")
+        self._task = asyncio.create_task(
+            scan_forever(self.scan_once, self.scan, self._wake, self._errors),
+            name="kafana-bot-tables",
+        )
 
     async def stop(self) -> None:
         """Stop playing: leases released, so another process plays on at once."""
@@ -144,17 +147,6 @@ class BotKeeper:
             with contextlib.suppress(Exception):
                 await self.counters.release(LEASE + table_id, self.owner)
         self.running.clear()
-
-    async def _scan_forever(self) -> None:
-        while True:
-            try:
-                await self.scan_once()
-                self._errors.succeeded()
-            except Exception as exc:  # the store is down for now: the next scan tries again
-                self._errors.failed(exc)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), self.scan)
-            self._wake.clear()
 
     async def scan_once(self) -> None:
         """Play every listed bot table whose lease nobody holds."""

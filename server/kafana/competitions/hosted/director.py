@@ -62,7 +62,7 @@ from kafana.service.embargo import MAX_TTL_MS
 from kafana.service.feed import Feed
 from kafana.service.tables import Tables
 from kafana.store.errors import StoreUnavailable
-from kafana.tasks import cancel_and_wait
+from kafana.tasks import cancel_and_wait, scan_forever
 
 log = logging.getLogger(__name__)
 
@@ -111,7 +111,10 @@ class Director:
 
     def start(self) -> None:
         """Start scanning (call from the server's event loop)."""
-        self._task = asyncio.create_task(self._scan_forever(), name="kafana-director")
+        self._task = asyncio.create_task(
+            scan_forever(self.scan_once, self.scan, self._wake, self._scan_errors),
+            name="kafana-director",
+        )
 
     def wake(self) -> None:
         """Scan now (an event was just started)."""
@@ -124,17 +127,6 @@ class Director:
             with contextlib.suppress(Exception):
                 await self.store.release(event_id, self.owner)
         self.running.clear()
-
-    async def _scan_forever(self) -> None:
-        while True:
-            try:
-                await self.scan_once()
-                self._scan_errors.succeeded()
-            except Exception as exc:  # the store is down for now: try again at the next scan
-                self._scan_errors.failed(exc)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), self.scan)
-            self._wake.clear()
 
     async def scan_once(self) -> None:
         """Take over every started event without a live director (the index of started
