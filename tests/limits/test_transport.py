@@ -32,6 +32,7 @@ from kafana.v1.service_pb2_grpc import KafanaServiceStub
 from kit import Served, Service, healthy, running, serving
 
 EMPTY_MESSAGE = b"\x00\x00\x00\x00\x00"  # a gRPC frame of an empty request
+SEND_TIMEOUT_S = 10.0  # the attacker's sends: a server that stops reading must not hang it
 
 
 @dataclass
@@ -46,7 +47,7 @@ class Attack:
 def rapid_reset(port: int, streams: int, method: str = "GetServerInfo") -> Attack:
     """Open and reset `streams` calls on one HTTP/2 connection, as fast as it can; stop when
     the server closes it (blocking: run it in a thread)."""
-    sock = socket.create_connection(("127.0.0.1", port))
+    sock = socket.create_connection(("127.0.0.1", port), timeout=SEND_TIMEOUT_S)
     conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
     conn.initiate_connection()
     sock.sendall(conn.data_to_send())
@@ -78,6 +79,10 @@ def rapid_reset(port: int, streams: int, method: str = "GetServerInfo") -> Attac
                 return Attack(sent, closed, time.monotonic() - start)
         closed = _read(sock, frames, wait=3.0)
         return Attack(sent, closed, time.monotonic() - start)
+    except TimeoutError:
+        # The server stopped reading (its window is full) without closing: what did it say?
+        said = _read(sock, frames, wait=3.0) or "TimeoutError"
+        return Attack(sent, said, time.monotonic() - start)
     except OSError as error:
         return Attack(sent, type(error).__name__, time.monotonic() - start)
     finally:
@@ -112,7 +117,7 @@ def _read(sock: socket.socket, frames: bytearray, wait: float) -> str:
     except (BlockingIOError, TimeoutError):
         return ""
     finally:
-        sock.setblocking(True)
+        sock.settimeout(SEND_TIMEOUT_S)  # a send the server never reads fails, never hangs
 
 
 def _answer(frames: bytearray) -> tuple[int | None, bytes]:
