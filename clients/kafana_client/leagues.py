@@ -34,9 +34,8 @@ from kafana.v1 import leagues_pb2_grpc, rules_pb2
 
 from kafana_client.aio import RESUMABLE, AsyncClient, AsyncSeat, _Synthetic
 from kafana_client.blocking import Client, _Blocking, mirror, stream
-from kafana_client.convert import rules_of
 from kafana_client.errors import FailedPreconditionError, RpcError, from_grpc
-from kafana_client.remote import BotMaker, play_seat
+from kafana_client.remote import AnyBotMaker, BotMaker, play_seat, table_rules
 from kafana_client.tournaments import enum_value
 
 Update = Callable[[pb.TicketUpdate], None]
@@ -217,9 +216,14 @@ def received_ms() -> int:
 
 
 async def play_ticket(
-    client: AsyncClient, ticket: pb.Ticket, make_bot: BotMaker, *, poll: float = 2.0
+    client: AsyncClient,
+    ticket: pb.Ticket,
+    make_bot: BotMaker | AnyBotMaker,
+    *,
+    poll: float = 2.0,
 ) -> None:
-    """Play a ticket's seat to the end with a bot from `make_bot(seat, rules)`.
+    """Play a ticket's seat to the end with a bot from `make_bot(seat, rules)`, given the
+    rules of the match's table (Tablić or Tač: the league's game).
 
     A bot's exception is printed with its traceback on stderr (the seat is then left to the
     league's fault policy: its clock runs out); an RPC failure is printed on one line.
@@ -227,7 +231,7 @@ async def play_ticket(
     who = ticket.players[ticket.seat] if len(ticket.players) > ticket.seat else ""
     seat = AsyncSeat(client, ticket.table_id, ticket.seat, ticket.seat_token, who)
     try:
-        rules = rules_of(await client.get_table(ticket.table_id))
+        rules = table_rules(await client.get_table(ticket.table_id))
         await play_seat(seat, make_bot, rules, poll=poll)
     except asyncio.CancelledError:
         raise
@@ -242,7 +246,7 @@ async def play_ticket(
 async def play_league(
     client: AsyncClient,
     league: str,
-    make_bot: BotMaker,
+    make_bot: BotMaker | AnyBotMaker,
     *,
     matches: int = 0,
     on_update: Update | None = None,

@@ -43,7 +43,7 @@ def table_rules(info: state_pb2.TableInfo) -> tablic.Rules | tac.Rules:
 
 async def play_seat(
     seat: AsyncSeat,
-    make_bot: BotMaker,
+    make_bot: BotMaker | AnyBotMaker,
     rules: tablic.Rules | tac.Rules,
     *,
     poll: float = 2.0,
