@@ -2,12 +2,20 @@
 
 A table's keys share the hash tag `{t:<id>}` so they live in one Redis Cluster slot and one
 Lua script may touch them all; its live channel carries the same tag, so `SPUBLISH` from that
-script stays on the table's shard. The two global keys are single keys, fine on a cluster too.
+script stays on the table's shard. The listing index is a single key, fine on a cluster too;
+the clock's deadline index, written on every clocked move, is `DEADLINE_SHARDS` keys with a hash
+tag each, so a Redis Cluster spreads those writes over its primaries.
 """
 
 from __future__ import annotations
 
+import zlib
 from typing import NamedTuple
+
+DEADLINE_SHARDS = 16
+"""Keys of the clock's deadline index: a table's deadline lives in the shard its id hashes to;
+the clock sweeper reads every shard (one round trip, a command per shard). Every process of a
+deployment must use the same number (changing it strands the entries of the old shards)."""
 
 
 class TableKeys(NamedTuple):
@@ -43,8 +51,38 @@ def tables_index(namespace: str) -> str:
     return f"{namespace}:tables"
 
 
-def deadlines_index(namespace: str) -> str:
-    """Sorted set of table ids by clock deadline (ms); a score is never later than the truth."""
+def deadline_shard(table_id: str) -> int:
+    """The deadline shard of table `table_id` (CRC-32 of its id: the same in every process).
+
+    >>> deadline_shard("ab12")
+    6
+    """
+    return zlib.crc32(table_id.encode()) % DEADLINE_SHARDS
+
+
+def deadline_shard_key(namespace: str, shard: int) -> str:
+    """Shard `shard` of the deadline index: a sorted set of table ids by clock deadline (ms);
+    a score is never later than the truth. Each shard has its own hash tag (its own slot).
+
+    >>> deadline_shard_key("kafana", 3)
+    '{kafana:deadlines:3}'
+    """
+    return "{" + namespace + ":deadlines:" + str(shard) + "}"
+
+
+def deadlines_index(namespace: str, table_id: str) -> str:
+    """The deadline index shard that holds table `table_id`'s deadline."""
+    return deadline_shard_key(namespace, deadline_shard(table_id))
+
+
+def deadline_shard_keys(namespace: str) -> list[str]:
+    """Every shard of the deadline index, in shard order."""
+    return [deadline_shard_key(namespace, shard) for shard in range(DEADLINE_SHARDS)]
+
+
+def legacy_deadlines_index(namespace: str) -> str:
+    """The one deadline index of releases before the shards: the sweeper moves what it finds
+    there into the shards (a rolling upgrade's old processes may still write it)."""
     return f"{namespace}:deadlines"
 
 

@@ -20,7 +20,14 @@ from kafana.store.client import Command, RedisClient, Script
 from kafana.store.counters import Counters
 from kafana.store.errors import StoreUnavailable
 from kafana.store.framing import frame, skip
-from kafana.store.keys import deadlines_index, live_channel, table_keys, tables_index
+from kafana.store.keys import (
+    deadline_shard_keys,
+    deadlines_index,
+    legacy_deadlines_index,
+    live_channel,
+    table_keys,
+    tables_index,
+)
 from kafana.store.notify import Notifier
 from kafana.store.redis_counters import RedisCounters
 from kafana.store.resp import Reply, pack
@@ -234,7 +241,7 @@ class RedisStore(TableStore):
         also: list[Command] = []
         if append.deadline_ms:
             # LT: the index may be early, never late; the clock sweeper repairs early ones.
-            key = deadlines_index(self._namespace)
+            key = deadlines_index(self._namespace, table_id)
             also.append((key, pack("ZADD", key, "LT", append.deadline_ms, table_id)))
         replies = await self._client.run(
             self._append,
@@ -273,7 +280,7 @@ class RedisStore(TableStore):
 
     async def schedule_early(self, table_id: str, deadline_ms: int) -> None:
         """Index a deadline unless an earlier one is indexed already."""
-        await self._zadd(deadlines_index(self._namespace), table_id, deadline_ms, "LT")
+        await self._zadd(deadlines_index(self._namespace, table_id), table_id, deadline_ms, "LT")
 
     async def events(self, table_id: str, after_seq: int, block_ms: int) -> list[Entry]:
         """The log after `after_seq`, waiting for a live notification when there is none."""
@@ -335,28 +342,59 @@ class RedisStore(TableStore):
 
     async def forget(self, table_id: str) -> None:
         """Remove from both indexes."""
-        for key in (tables_index(self._namespace), deadlines_index(self._namespace)):
+        for key in (tables_index(self._namespace), deadlines_index(self._namespace, table_id)):
             await self._client.call(key, "ZREM", key, table_id)
 
     async def due(self, now_ms: int, limit: int) -> list[str]:
-        """Index entries at or before now."""
-        key = deadlines_index(self._namespace)
-        ids = await self._client.call(
-            key, "ZRANGE", key, "-inf", now_ms, "BYSCORE", "LIMIT", 0, limit
+        """Index entries at or before now, earliest first: every shard read in one round trip
+        (a command per shard, each sent to its node). Entries found in the index of releases
+        before the shards are moved into their shards first."""
+        keys = [*deadline_shard_keys(self._namespace), legacy_deadlines_index(self._namespace)]
+        replies = await self._client.calls(
+            [
+                (
+                    key,
+                    pack("ZRANGE", key, "-inf", now_ms, "BYSCORE", "LIMIT", 0, limit, "WITHSCORES"),
+                )
+                for key in keys
+            ]
         )
-        assert isinstance(ids, list)
-        return [i.decode() for i in ids]
+        read: list[list[tuple[float, str]]] = []
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
+            assert isinstance(reply, list)
+            read.append(
+                [
+                    (float(score), member.decode())
+                    for member, score in zip(reply[::2], reply[1::2], strict=True)
+                ]
+            )
+        if read[-1]:
+            await self._move_legacy(read[-1])
+        earliest: dict[str, float] = {}  # a table moving out of the legacy index: in both
+        for score, table_id in (entry for shard in read for entry in shard):
+            earliest[table_id] = min(score, earliest.get(table_id, score))
+        found = sorted((score, table_id) for table_id, score in earliest.items())
+        return [table_id for _score, table_id in found[:limit]]
+
+    async def _move_legacy(self, entries: list[tuple[float, str]]) -> None:
+        """Move deadlines of the unsharded index into their shards (never later: LT)."""
+        legacy = legacy_deadlines_index(self._namespace)
+        for score, table_id in entries:
+            await self._zadd(deadlines_index(self._namespace, table_id), table_id, int(score), "LT")
+            await self._client.call(legacy, "ZREM", legacy, table_id)
 
     async def claim(self, table_id: str, now_ms: int, lease_ms: int) -> bool:
-        """The claim script on the deadline index."""
-        key = deadlines_index(self._namespace)
+        """The claim script on the table's deadline shard."""
+        key = deadlines_index(self._namespace, table_id)
         args = [table_id.encode(), b"%d" % now_ms, b"%d" % lease_ms]
         (won,) = await self._client.run(self._claim, [key], args)
         return bool(won)
 
     async def schedule(self, table_id: str, deadline_ms: int) -> None:
         """Set (or with 0 remove) the index entry."""
-        key = deadlines_index(self._namespace)
+        key = deadlines_index(self._namespace, table_id)
         if deadline_ms:
             await self._zadd(key, table_id, deadline_ms)
         else:
