@@ -24,6 +24,8 @@ import pytest
 from kit import RedisServer, flush, free_port, serve
 from playwright.sync_api import Browser, Page, Response, Route, sync_playwright
 
+from web.axe_check import axe
+
 CHROMIUM = Path("/usr/bin/chromium")
 DOCS_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
 # The tests always take their screenshots; `KAFANA_SCREENSHOTS=1` writes them over the docs'
@@ -788,34 +790,6 @@ def test_waiting_for_a_friend_share_link_cancel_and_the_turn_in_the_title(
     play_one(player)
     assert my_turn(player)
     player.wait_for_function("window.tones >= 2")  # the two notes of the turn's tone
-
-
-AXE = (
-    Path(__file__).resolve().parents[2]
-    / "clients"
-    / "web"
-    / "node_modules"
-    / "axe-core"
-    / "axe.min.js"
-)
-
-
-def axe(page: Page) -> list[str]:
-    """axe-core's critical and serious findings on the page as it stands (rule: elements)."""
-    if not AXE.exists():
-        pytest.fail(f"{AXE} is missing: `npm ci` in clients/web installs axe-core")
-    if not page.evaluate("typeof window.axe === 'object'"):
-        page.add_script_tag(path=str(AXE))
-    found: list[str] = page.evaluate(
-        """async () => {
-            const result = await axe.run(document, { resultTypes: ['violations'] });
-            return result.violations
-                .filter(v => v.impact === 'critical' || v.impact === 'serious')
-                .map(v => `${v.impact} ${v.id}: `
-                    + v.nodes.map(n => n.target.join(' ')).slice(0, 4).join(', '));
-        }"""
-    )
-    return found
 
 
 def test_axe_finds_nothing_critical_or_serious(base: str, browser: Browser) -> None:

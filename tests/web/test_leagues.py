@@ -15,6 +15,8 @@ from pathlib import Path
 from competitions.league_helpers import Metadata, create_league, site
 from playwright.async_api import Browser, Page, async_playwright
 
+from web.axe_check import axe_async
+
 CHROMIUM = "/usr/bin/chromium"
 DOCS_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
 # The tests always take their screenshots; `KAFANA_SCREENSHOTS=1` writes them over the docs'
@@ -40,6 +42,7 @@ async def test_a_league_match_queued_and_played_in_the_browser_then_its_pages(
             browser = await playwright.chromium.launch(executable_path=CHROMIUM)
             page = await play_a_league_match_in_two_browsers(browser, http.url, keys)
             await page.wait_for_selector("#league-meta:has-text('1 of 1 matches settled')")
+            findings = {"league": await axe_async(page)}
             rows = await page.locator("#leaderboard tbody tr").all_inner_texts()
             assert len(rows) == 2 and {r.split("\t")[1] for r in rows} == {"ana", "ivo"}
             IMAGES.mkdir(parents=True, exist_ok=True)
@@ -52,6 +55,7 @@ async def test_a_league_match_queued_and_played_in_the_browser_then_its_pages(
             players = (await page.inner_text("#player-matches tbody td:nth-child(2)")).split(" – ")
             assert sorted(players) == ["ana", "ivo"]  # names, in seat order
             await page.screenshot(path=str(IMAGES / "web-player.png"), full_page=True)
+            findings["player"] = await axe_async(page)
             await page.click("#player-matches a:has-text('Replay')")
             await page.wait_for_selector("#replay-step")
             assert "Match over" in await page.inner_text("#replay-text")
@@ -59,7 +63,49 @@ async def test_a_league_match_queued_and_played_in_the_browser_then_its_pages(
             notice = await page.wait_for_selector("#no-player")
             assert notice is not None and "No rated match of “nobody”" in await notice.inner_text()
             assert await page.locator("#player-meta").count() == 0  # no blank rating shown
+            await create_league(node, organiser, "spare", game="tac", players=4)
+            findings["lists"] = await the_leagues_list_and_the_account_page(page, http.url)
             await browser.close()
+        assert findings == {name: [] for name in findings}
+
+
+async def the_leagues_list_and_the_account_page(page: Page, base: str) -> list[str]:
+    """ListLeagues on #/l (both leagues, the match counted, a row opens the league's queue),
+    then ana's account page: her rating in "web" and the league game she played, with its
+    replay (her WatchAccount notices). axe's findings on both pages."""
+    await page.goto(f"{base}/#/l")
+    await page.wait_for_selector("#leagues tbody tr")
+    rows = {
+        await row.get_attribute("data-league"): (await row.inner_text()).split("\t")
+        for row in await page.locator("#leagues tbody tr").all()
+    }
+    assert set(rows) == {"spare", "web"}
+    assert rows["web"][1:5] == ["Tablić", "2", "10 s a move", "1"] and rows["web"][6] == "1"
+    assert rows["spare"][1:3] == ["Tač", "4"] and rows["spare"][6] == "0"
+    found = await axe_async(page)
+    await page.screenshot(path=str(IMAGES / "web-leagues.png"), full_page=True)
+    await page.click("#leagues tr[data-league='web'] a.button")
+    await page.wait_for_selector("#join-queue")
+    await page.click("nav.top a:has-text('Account')")
+    await page.wait_for_selector("#account-meta")
+    assert await page.inner_text("h1") == "ana"
+    rating = await page.wait_for_selector("#account-ratings tbody tr")
+    assert rating is not None
+    cells = (await rating.inner_text()).split("\t")
+    assert cells[0] == "web" and cells[4] == "1"  # one rated match, in league web only
+    game = await page.wait_for_selector("#account-games tbody tr")
+    assert game is not None
+    text = await game.inner_text()
+    assert "ana (you)" in text and "ivo" in text and ("won" in text or "lost" in text)
+    found += await axe_async(page)
+    await page.screenshot(path=str(IMAGES / "web-account.png"), full_page=True)
+    await page.click("#account-games a:has-text('Replay')")
+    await page.wait_for_selector("#replay-step")
+    await page.goto(f"{base}/#/me")
+    await page.evaluate("localStorage.removeItem('kafana.apiKey')")
+    await page.reload()
+    await page.wait_for_selector("#no-account")  # no key: no account, said so
+    return found
 
 
 async def signed_in(browser: Browser, base: str, key: str) -> Page:

@@ -157,6 +157,13 @@ export function renumbered(detail: string, seats: readonly string[], sides: read
   });
 }
 
+/** Names of each side ("Ana & Ivo" with partnerships). */
+export function sideNamesOf(info: TableInfo | undefined): string[] {
+  const sides: string[][] = [];
+  seatNames(info).forEach((name, seat) => (sides[sideOf(info, seat)] ??= []).push(name));
+  return sides.map((s) => s.join(" & "));
+}
+
 /** The side of each seat (partnerships: seats 0 and 2 are side 0). */
 export function sideOf(info: TableInfo | undefined, seat: number): number {
   return info?.seats.find((s) => s.seat === seat)?.side ?? seat;

@@ -1,24 +1,66 @@
 /**
  * Leagues (LeaguesService): a league's leaderboard, a page at a time (GetLeaderboard's page
  * tokens), and a player's page: the rating, its history as a plot (SVG, drawn here), and the
- * recent matches with their replays. There is no call that lists leagues: one is opened by
- * its name. Leagues need an API key (the lobby's "API key" field).
+ * recent matches with their replays; the list of leagues (ListLeagues). Leagues need an API
+ * key (the lobby's "API key" field).
  */
-import { MatchState, type PlayerInfo } from "@kafana/client";
-import { RESULT_REASONS, client, explain, storeSeat } from "./api.js";
+import { Game, MatchState, type PlayerInfo } from "@kafana/client";
+import { GAME_NAMES, RESULT_REASONS, client, explain, storeSeat } from "./api.js";
 import { fill, h } from "./dom.js";
 import { linePlot } from "./plot.js";
 
 const PAGE_SIZE = 50;
+const LEAGUES_PAGE = 20;
 
-/** The page that opens a league by name. */
+/** The list of leagues (ListLeagues, a page at a time, by name), and a form that opens one by
+ * name. Each row links to the league's page, where its queue is joined. */
 export async function leaguesPage(root: HTMLElement): Promise<() => void> {
+  const pages: string[] = [""];
+  let next = "";
+  const list = h("div", { class: "tables" });
+  const status = h("p", { class: "status", role: "status" });
+  const prev = h("button", { type: "button", id: "leagues-prev" }, "← Back");
+  const more = h("button", { type: "button", id: "leagues-next" }, "More →");
+  async function load(): Promise<void> {
+    try {
+      const page = await client.leagues.listLeagues({ pageSize: LEAGUES_PAGE, pageToken: pages[pages.length - 1] });
+      next = page.nextPageToken;
+      fill(list, page.leagues.length
+        ? h("table", { class: "list", id: "leagues" },
+            h("thead", {}, h("tr", {}, ["League", "Game", "Players", "Clock", "Season", "Waiting", "Matches", ""].map((t) => h("th", {}, t)))),
+            h("tbody", {}, page.leagues.map((l) => h("tr", { "data-league": l.league },
+              h("td", {}, h("a", { href: `#/l/${encodeURIComponent(l.league)}` }, l.league)),
+              h("td", {}, GAME_NAMES[l.spec?.game || Game.TABLIC] ?? ""),
+              h("td", {}, l.spec?.players || 2),
+              h("td", {}, `${((l.spec?.moveMs ?? 0) / 1000).toFixed(0)} s a move`),
+              h("td", {}, l.season),
+              h("td", { class: "waiting" }, l.waiting),
+              h("td", {}, String(l.matchesSettled)),
+              h("td", {}, h("a", { class: "button", href: `#/l/${encodeURIComponent(l.league)}`, "aria-label": `Queue in ${l.league}` }, "Queue"))))))
+        : h("p", { class: "empty" }, "No leagues here yet."));
+      prev.disabled = pages.length <= 1;
+      more.disabled = next === "";
+      status.textContent = "";
+    } catch (error) {
+      status.textContent = `Could not list the leagues: ${explain(error)}`;
+    }
+  }
+  prev.addEventListener("click", () => {
+    if (pages.length > 1) pages.pop();
+    void load();
+  });
+  more.addEventListener("click", () => {
+    if (next) pages.push(next);
+    void load();
+  });
   const name = h("input", { id: "league-name", placeholder: "league name", maxlength: 48 });
-  fill(root, h("a", { href: "#/", class: "back" }, "← Lobby"), h("h1", {}, "Leagues"),
+  fill(root, h("a", { href: "#/", class: "back" }, "← Lobby"), h("h1", {}, "Leagues"), status, list,
+    h("div", { class: "pager" }, prev, more),
     h("form", { class: "panel", onsubmit: (e: SubmitEvent) => {
       e.preventDefault();
       if (name.value.trim()) location.hash = `#/l/${encodeURIComponent(name.value.trim())}`;
     } }, h("label", { for: "league-name" }, "Open the league "), name, " ", h("button", { type: "submit" }, "Open")));
+  await load();
   return () => undefined;
 }
 

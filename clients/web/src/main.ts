@@ -1,10 +1,11 @@
 /**
  * Kafana's web app: a hash router over the pages. #/ lobby, #/t/ID a table (play with a
  * stored seat, else watch; #/t/ID?watch always watches), #/r/ID a replay, #/e events,
- * #/rules the rules, #/e/ID an event (#/e/ID/verify: its records checked), #/l/LEAGUE a league's board, #/l/LEAGUE/p/PLAYER a player.
+ * #/rules the rules, #/me the account of this browser's API key, #/e/ID an event (#/e/ID/verify: its records checked), #/l/LEAGUE a league's board, #/l/LEAGUE/p/PLAYER a player.
  */
 import "./style.css";
 import { h, fill } from "./dom.js";
+import { accountPage } from "./account.js";
 import { eventPage, eventsPage } from "./events.js";
 import { leaguePage, leaguesPage, playerPage } from "./leagues.js";
 import { lobbyPage } from "./lobby.js";
@@ -29,7 +30,7 @@ async function route(): Promise<void> {
   const parts = (path || "/").split("/").filter(Boolean);
   document.title = "Kafana"; // a table's page names itself (and cues the player's turn)
   const page = h("main", { class: "page" });
-  fill(root, h("nav", { class: "top" }, h("a", { href: "#/" }, "Lobby"), h("a", { href: "#/e" }, "Events"), h("a", { href: "#/l" }, "Leagues"), h("a", { href: "#/rules" }, "Rules")), page);
+  fill(root, h("nav", { class: "top" }, h("a", { href: "#/" }, "Lobby"), h("a", { href: "#/e" }, "Events"), h("a", { href: "#/l" }, "Leagues"), h("a", { href: "#/rules" }, "Rules"), h("a", { href: "#/me" }, "Account")), page);
   if (parts[0] === "t" && parts[1]) {
     done(await tablePage(page, parts[1], query === "watch", () => void route()));
   } else if (parts[0] === "r" && parts[1]) {
@@ -44,6 +45,8 @@ async function route(): Promise<void> {
     done(await leaguePage(page, decodeURIComponent(parts[1])));
   } else if (parts[0] === "l") {
     done(await leaguesPage(page));
+  } else if (parts[0] === "me") {
+    done(await accountPage(page));
   } else if (parts[0] === "rules") {
     done(await rulesPage(page));
   } else if (parts[0] === "e") {

@@ -32,6 +32,7 @@ import {
   playerName,
   reasonOf,
   renumbered,
+  sideNamesOf,
   seatClient,
   seatNames,
   sideOf,
@@ -81,13 +82,7 @@ const FEED_MAX_RETRY_MS = 15_000;
 
 /** Names of each side ("Ana & Ivo" with partnerships). */
 function sideNames(state: TableState): string[] {
-  const names = seatNames(state.info);
-  const sides: string[][] = [];
-  names.forEach((name, seat) => {
-    const side = sideOf(state.info, seat);
-    (sides[side] ??= []).push(name);
-  });
-  return sides.map((s) => s.join(" & "));
+  return sideNamesOf(state.info);
 }
 
 /** A move in words: "Ana took 5♣ + 4♦ with 9♥", "Ana trailed 7♠". */
