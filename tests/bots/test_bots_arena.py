@@ -53,3 +53,15 @@ def test_arena_in_processes() -> None:
     serial = summarize(config, run(config, jobs=1))
     parallel = summarize(config, run(config, jobs=2))
     assert serial.mean == parallel.mean
+
+
+def test_arena_command_line_plays_the_oracle() -> None:
+    # The oracle plays only in the arena: `kafana arena` lends it, and it wins there.
+    result = CliRunner().invoke(
+        main,
+        ["arena", "--bots", "greedy,oracle", "--hands", "2", "--iterations", "20", "--markdown"],
+    )
+    assert result.exit_code == 0, result.output
+    row = next(line for line in result.output.splitlines() if line.startswith("| oracle vs"))
+    assert row.startswith("| oracle vs greedy | 2 |")
+    assert float(row.split("|")[4].split()[0]) > 0  # the all-seeing bot is ahead

@@ -20,7 +20,8 @@ from kafana.games.tablic import PRESETS
     "--bots",
     "bot_names",
     required=True,
-    help="Comma-separated bots: registry names (greedy,ismcts), module:Class or ./file.py:Class.",
+    help="Comma-separated bots: registry names (greedy,ismcts; the arena-only oracle too), "
+    "module:Class or ./file.py:Class.",
 )
 @click.option(
     "--vs",
@@ -114,12 +115,13 @@ def arena(
 
 def _registered(spec: str) -> None:
     """Make SPEC an arena bot: a registry name as it is, an author's class registered under
-    its spec (worker processes are forked, so they have it too)."""
+    its spec (worker processes are forked, so they have it too). The arena lends the
+    arena-only bots (the all-seeing `oracle`) that no table gets."""
+    if spec in registry.names(arena=True):
+        return
     found = load(spec)
     if "tablic" not in found.factories:
         raise click.BadParameter(f"{spec!r} is not a Tablić bot (the arena plays Tablić)")
-    if spec in registry.names():
-        return
     options = frozenset({"budget_ms", "iterations"}) & set(keywords(found.factory("tablic")))
     registry.register(spec, found.factory("tablic"), f"{spec} (from the command line)", options)
 
