@@ -40,6 +40,7 @@ from kafana_client.errors import (
     UnavailableError,
     from_grpc,
 )
+from kafana_client.routing import ranking
 
 RESUMABLE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED})
 """Stream endings that a reopening after the last event seen recovers from (the server
@@ -138,6 +139,14 @@ class AsyncClient(Connects):
         self.channel = channel if channel is not None else options.aio_channel()
         self._stub: Any = service_pb2_grpc.KafanaServiceStub(self.channel)
         self._heartbeat_millis: int | None = None
+        # With `routes`: a channel to each process; a table's calls go to its first in ranking.
+        self._routes: dict[str, grpc.aio.Channel] = {
+            target: options.aio_channel(target) for target in options.targets[1:]
+        }
+        self._routed: dict[str, Any] = {options.target: self._stub} | {
+            target: service_pb2_grpc.KafanaServiceStub(routed)
+            for target, routed in self._routes.items()
+        }
 
     async def __aenter__(self) -> AsyncClient:
         return self
@@ -151,8 +160,18 @@ class AsyncClient(Connects):
         await self.close()
 
     async def close(self) -> None:
-        """Close the channel (running calls are cancelled)."""
+        """Close the channels (running calls are cancelled)."""
+        for routed in self._routes.values():
+            await routed.close()
         await self.channel.close()
+
+    def _stub_for(self, table_id: str, failures: int = 0) -> Any:
+        """The stub of the process that serves `table_id`'s calls (the main one without
+        routes); after `failures` unreachable tries, the next in the table's ranking."""
+        if not self._routes or not table_id:
+            return self._stub
+        order = ranking(table_id, self.options.targets)
+        return self._routed[order[failures % len(order)]]
 
     async def wait_ready(self, timeout: float = 10.0) -> None:
         """Wait until the channel is connected; DeadlineExceededError after `timeout`."""
@@ -177,16 +196,18 @@ class AsyncClient(Connects):
         with `metadata` (a seat's or the admin's token)."""
         deadline = _timeout(self.options.deadline(method) if timeout is None else timeout)
         policy = self.options.retry
-        attempt = 0
+        attempt = unreachable = 0
+        table_id = str(getattr(request, "table_id", "")) if stub is None else ""
         while True:
             try:
-                call = getattr(stub or self._stub, method)
+                call = getattr(stub or self._stub_for(table_id, unreachable), method)
                 if metadata:
                     return await call(request, timeout=deadline, metadata=metadata)
                 return await call(request, timeout=deadline)
             except grpc.aio.AioRpcError as error:
                 attempt += 1
                 refused = from_grpc(error, method)
+                unreachable += isinstance(refused, UnavailableError)
                 if retry and refused.retryable and attempt < policy.attempts:
                     # the server's RetryInfo, when it sent one (a rate limit), else backoff
                     await asyncio.sleep(max(policy.delay(attempt), refused.retry_after or 0.0))
@@ -402,10 +423,11 @@ class AsyncClient(Connects):
             request = service_pb2.WatchEventsRequest(
                 table_id=table_id, after_seq=last, with_state=with_state
             )
+            stub = self._stub_for(table_id, failures)
             if metadata:
-                call = self._stub.WatchEvents(request, timeout=deadline, metadata=metadata)
+                call = stub.WatchEvents(request, timeout=deadline, metadata=metadata)
             else:
-                call = self._stub.WatchEvents(request, timeout=deadline)
+                call = stub.WatchEvents(request, timeout=deadline)
             try:
                 while True:
                     item = await read_within(call, silence)

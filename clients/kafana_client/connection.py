@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
@@ -127,7 +127,9 @@ class ConnectOptions:
     """Everything about a connection. `target` is "host:port" (or any gRPC target).
 
     `key`: an API key, sent as `authorization: Bearer <key>` with every call (call credentials
-    on a TLS channel, call metadata on a plaintext one); never shown in a repr.
+    on a TLS channel, call metadata on a plaintext one); never shown in a repr. `routes`: the
+    other processes of the same deployment; each table's calls then go to one process of all
+    (`kafana_client.routing`), the next one when it is unreachable.
     """
 
     target: str
@@ -137,6 +139,12 @@ class ConnectOptions:
     channel_options: tuple[tuple[str, int | str], ...] = ()
     max_message_bytes: int = MAX_MESSAGE_BYTES
     key: str | None = field(default=None, repr=False)
+    routes: tuple[str, ...] = ()
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        """Every process this client may call: `target`, then `routes`."""
+        return (self.target, *(route for route in self.routes if route != self.target))
 
     def deadline(self, method: str) -> float | None:
         """The default deadline (seconds) of RPC `method`."""
@@ -151,21 +159,23 @@ class ConnectOptions:
             options.append(("grpc.ssl_target_name_override", self.tls.server_name))
         return options
 
-    def aio_channel(self) -> grpc.aio.Channel:
-        """A new grpc.aio channel for these options (with the key on every call, if any)."""
+    def aio_channel(self, target: str | None = None) -> grpc.aio.Channel:
+        """A new grpc.aio channel to `target` (default: `self.target`) for these options, with
+        the key on every call, if any."""
+        target = target or self.target
         if self.tls is None:
             interceptors: list[grpc.aio.ClientInterceptor] | None = None
             if self.key:
                 interceptors = [_KeyedUnary(self.key), _KeyedStream(self.key)]
             return grpc.aio.insecure_channel(
-                self.target, options=self._grpc_options(), interceptors=interceptors
+                target, options=self._grpc_options(), interceptors=interceptors
             )
         credentials = self.tls.credentials()
         if self.key:
             credentials = grpc.composite_channel_credentials(
                 credentials, grpc.access_token_call_credentials(self.key)
             )
-        return grpc.aio.secure_channel(self.target, credentials, options=self._grpc_options())
+        return grpc.aio.secure_channel(target, credentials, options=self._grpc_options())
 
 
 class Connects:
@@ -183,6 +193,7 @@ class Connects:
         deadlines: Deadlines | None = None,
         retry: Retry | None = None,
         key: str | None = None,
+        routes: Sequence[str] = (),
     ) -> Self:
         """A client for `target` ("host:port"); insecure unless `tls` is given; `key`: the
         API key sent with every call (`authorization: Bearer <key>`).
@@ -194,7 +205,13 @@ class Connects:
             tls = Tls(root_certificates="ca.pem", client_certificate="me.pem", client_key="me.key")
             secure = AsyncClient.connect("kafana.example:443", tls=tls)
             keyed = AsyncClient.connect("kafana.example:443", key=os.environ["KAFANA_KEY"])
+            routed = AsyncClient.connect("10.0.0.1:50051", routes=["10.0.0.2:50051"])
+
+        `routes`: the deployment's other processes (see `ConnectOptions`).
         """
         deadlines = deadlines if deadlines is not None else Deadlines()
         retry = retry if retry is not None else Retry()
-        return cls(ConnectOptions(target, tls=tls, deadlines=deadlines, retry=retry, key=key))
+        options = ConnectOptions(
+            target, tls=tls, deadlines=deadlines, retry=retry, key=key, routes=tuple(routes)
+        )
+        return cls(options)
