@@ -7,6 +7,10 @@ drops a channel a while after its last waiter left. A message can be lost (a rec
 subscription still in flight): waiters re-check the store at least every `block_ms`, so a lost
 message costs latency, never an event. A lost subscriber lane subscribes again to all its
 channels on the next wait.
+
+Other wake-ups ride the same lanes: `publish` sends `SPUBLISH` on any channels (a league
+player's tickets, `kafana.competitions.league.tickets`), `listening` sets an event on each
+message of a channel while a block runs.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 
 from kafana.logs import Repeated
 from kafana.store.client import RedisClient
@@ -59,6 +63,41 @@ class Notifier:
             )
         return lane
 
+    async def subscribe(self, channel: str) -> None:
+        """Be subscribed to `channel` (again, after a lost subscriber lane): nothing to do when
+        it is; a failure is logged, not raised (the caller's periodic re-check still works)."""
+        try:
+            await self._subscribe(channel)
+            self._errors.succeeded()
+        except Exception as error:
+            self._errors.failed(error)
+            self._server.pop(channel, None)  # a cluster may have moved it
+
+    @contextlib.contextmanager
+    def listening(self, channel: str, woken: asyncio.Event) -> Iterator[None]:
+        """Set `woken` on each message of `channel` while the block runs (`subscribe` first;
+        the channel is dropped a while after its last listener left)."""
+        self._waiters.setdefault(channel, set()).add(woken)
+        try:
+            yield
+        finally:
+            waiters = self._waiters.get(channel)
+            if waiters is not None:
+                waiters.discard(woken)
+                if not waiters:
+                    del self._waiters[channel]
+            now = self._used[channel] = time.monotonic()
+            if now - self._swept >= IDLE_S / 2:
+                self._swept = now
+                self._sweep(now)
+
+    async def publish(self, channels: list[str]) -> None:
+        """`SPUBLISH` a wake-up on each channel, one round trip (each sent to its node)."""
+        replies = await self._client.calls([(c, pack("SPUBLISH", c, "1")) for c in channels])
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
+
     async def _subscribe(self, channel: str) -> None:
         self._used[channel] = time.monotonic()
         if self._closed:
@@ -77,31 +116,15 @@ class Notifier:
         self, channel: str, current: Callable[[], Awaitable[int]], after_seq: int, block_ms: int
     ) -> int:
         """`current()` once it passes `after_seq` (or is -1: gone), else after `block_ms`."""
-        try:
-            await self._subscribe(channel)
-            self._errors.succeeded()
-        except Exception as error:  # no live channel: the caller's periodic re-check still works
-            self._errors.failed(error)
-            self._server.pop(channel, None)  # a cluster may have moved it
+        await self.subscribe(channel)
         woken = asyncio.Event()
-        self._waiters.setdefault(channel, set()).add(woken)
-        try:
+        with self.listening(channel, woken):
             seq = await current()
             if seq > after_seq or seq < 0 or block_ms <= 0:
                 return seq
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(woken.wait(), block_ms / 1000)
             return await current()
-        finally:
-            waiters = self._waiters.get(channel)
-            if waiters is not None:
-                waiters.discard(woken)
-                if not waiters:
-                    del self._waiters[channel]
-            now = self._used[channel] = time.monotonic()
-            if now - self._swept >= IDLE_S / 2:
-                self._swept = now
-                self._sweep(now)
 
     def _idle(self, channel: str, now: float) -> bool:
         return now - self._used.get(channel, 0.0) >= IDLE_S

@@ -60,6 +60,7 @@ class LeaguesHost:
     def start(self, tables: Tables, feed: Feed) -> None:
         """Start refereeing on the server's tables (from its event loop)."""
         self._tables = tables
+        self.servicer.waiters.connect(tables.store)  # tickets pushed to every process
         self.servicer.quota.counters = tables.store.counters  # shared by the server's processes
         notices = notices_of(tables)
         if notices is not None:  # WatchAccount carries the tickets, seat tokens revealed
