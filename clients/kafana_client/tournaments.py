@@ -132,6 +132,9 @@ class Tournaments:
         policy: bool | None = None,
         entries_per_account: int = 0,
         max_entrants: int = 0,
+        duration_ms: int = 0,
+        entries_open_at_ms: int = 0,
+        entries_close_at_ms: int = 0,
     ) -> CreatedEvent:
         """Create an event (open for entries). Keep the organiser token: it is shown once.
 
@@ -139,7 +142,9 @@ class Tournaments:
         policy is sent when any of its fields is set (or `policy` is True: `move_ms` 0 is then
         no clock); else the server's defaults apply (a clock and a timeouts limit).
         `start_at_ms`: the event starts by itself then; `check_in_ms`: entrants must `check_in`
-        in that window before the start or are dropped."""
+        in that window before the start or are dropped. `duration_ms`: an arena's length;
+        `entries_open_at_ms` / `entries_close_at_ms`: the registration window (0: from now,
+        until the start)."""
         action = pb.FaultAction
         fields = dict(
             move_ms=move_ms,
@@ -171,6 +176,9 @@ class Tournaments:
             check_in_ms=check_in_ms,
             entries_per_account=entries_per_account,
             max_entrants=max_entrants,
+            duration_ms=duration_ms,
+            entries_open_at_ms=entries_open_at_ms,
+            entries_close_at_ms=entries_close_at_ms,
         )
         answer = await self._call("CreateEvent", request)
         return CreatedEvent(answer.event_id, answer.organiser_token, answer.event)

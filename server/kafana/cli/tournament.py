@@ -66,7 +66,11 @@ def spec_bots(bot_of: dict[str, str], game: str) -> BotFactory:
 
 @tournament.command("run")
 @click.argument("entrants", nargs=-1, required=True)
-@click.option("--kind", type=click.Choice([k.value for k in Kind]), default="swiss")
+@click.option(
+    "--kind",
+    type=click.Choice([k.value for k in Kind if k is not Kind.ARENA]),  # arenas: hosted only
+    default="swiss",
+)
 @click.option("--name", default="event", help="The event's name.")
 @click.option(
     "--rounds", type=click.IntRange(0), default=0, help="Swiss rounds (0: ceil(log2(entrants)))."
@@ -333,6 +337,6 @@ def adjudicate(
 
 for _command in (
     hosted.create, hosted.enter, hosted.check_in, hosted.start, hosted.status, hosted.watch,
-    hosted.withdraw, hosted.disqualify, hosted.list_events,
+    hosted.withdraw, hosted.disqualify, hosted.list_events, hosted.registration,
 ):  # fmt: skip
     tournament.add_command(_command)

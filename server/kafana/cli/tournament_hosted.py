@@ -110,20 +110,26 @@ def duration_ms(text: str, option: str) -> int:
     return int(number) * _UNITS[unit]
 
 
-def start_time(text: str, now: float) -> int:
+def _utc(ms: int) -> str:
+    """Unix ms as a UTC time."""
+    when = datetime.datetime.fromtimestamp(ms / 1000, datetime.UTC)
+    return f"{when:%Y-%m-%d %H:%M:%S} UTC"
+
+
+def start_time(text: str, now: float, option: str = "--start-at") -> int:
     """Unix ms of `--start-at`: ISO 8601 (UTC when no zone is given) or +N[smh] from `now`.
 
     >>> start_time("2026-12-06T18:00Z", 0), start_time("+2m", 100.0)
     (1796580000000, 220000)
     """
     if text.startswith("+"):
-        return int(now * 1000) + duration_ms(text[1:], "--start-at")
+        return int(now * 1000) + duration_ms(text[1:], option)
     try:
         when = datetime.datetime.fromisoformat(text)
     except ValueError:
         raise click.BadParameter(
             f"{text!r} is not an ISO 8601 time (2026-12-06T18:00Z) or +N[smh]",
-            param_hint="--start-at",
+            param_hint=option,
         ) from None
     if when.tzinfo is None:
         when = when.replace(tzinfo=datetime.UTC)
@@ -254,6 +260,19 @@ def show_event(info: pb.EventInfo) -> None:
     help="Entrants must check in (`tournament check-in`) in this window before the start, "
     "N[smh] (e.g. 10m); those who did not are dropped before round 1.",
 )  # fmt: skip
+@click.option(
+    "--duration", default="",
+    help="Arena (--format arena): how long it pairs entrants, N[smh] (10s to 24h); games "
+    "running at the end are played out.",
+)  # fmt: skip
+@click.option(
+    "--entries-open", default="",
+    help="Registration opens at this time (as --start-at). Default: at once.",
+)  # fmt: skip
+@click.option(
+    "--entries-close", default="",
+    help="Registration closes at this time (as --start-at). Default: at the start.",
+)  # fmt: skip
 def create(
     name: str,
     server: str,
@@ -280,6 +299,9 @@ def create(
     max_entrants: int,
     start_at: str,
     check_in: str,
+    duration: str,
+    entries_open: str,
+    entries_close: str,
 ) -> None:
     """Create an event NAME hosted by the server; prints its id and the organiser token.
 
@@ -303,6 +325,11 @@ def create(
         limit = DEFAULT_TIMEOUTS_TO_FORFEIT if clock else 0
     at = start_time(start_at, time.time()) if start_at else 0
     window = duration_ms(check_in, "--check-in") if check_in else 0
+    length = duration_ms(duration, "--duration") if duration else 0
+    if (format_ == "arena") != bool(length):
+        raise click.UsageError("--duration goes with --format arena, and an arena needs it")
+    opens = start_time(entries_open, time.time(), "--entries-open") if entries_open else 0
+    closes = start_time(entries_close, time.time(), "--entries-close") if entries_close else 0
 
     async def job(client: Any, events: Any) -> Any:
         return await events.create(
@@ -313,11 +340,18 @@ def create(
             disconnect_grace_ms=disconnect_grace_ms, on_disconnect=on_disconnect,
             illegal_limit=illegal_limit, no_show_ms=no_show_ms, policy=True,
             parallel=parallel, entries_per_account=entries_per_account, max_entrants=max_entrants,
-            start_at_ms=at, check_in_ms=window,
+            start_at_ms=at, check_in_ms=window, duration_ms=length,
+            entries_open_at_ms=opens, entries_close_at_ms=closes,
         )  # fmt: skip
 
     made = with_events(server, job)
     click.echo(f"event {made.event_id}")
+    if made.info.entries_open_at_ms or made.info.entries_close_at_ms:
+        click.echo(
+            "registration "
+            + (f"opens {_utc(made.info.entries_open_at_ms)}" if opens else "open now")
+            + (f", closes {_utc(made.info.entries_close_at_ms)}" if closes else "")
+        )
     if at:
         when = datetime.datetime.fromtimestamp(made.info.start_at_ms / 1000, datetime.UTC)
         click.echo(f"starts by itself at {when:%Y-%m-%d %H:%M:%S} UTC")
@@ -406,6 +440,26 @@ def withdraw(event: str, name: str, server: str, token: str, entry_token: str, n
     """Withdraw NAME from EVENT: out of an open event, or paired no more in a started one
     (its later games forfeited)."""
     _remove(event, name, server, token, entry_token, note, False)
+
+
+@click.command()
+@click.argument("event")
+@click.argument("state", type=click.Choice(["open", "close"]))
+@SERVER
+@click.option("--token", default="", help="The organiser token (an operator's --key: none).")
+def registration(event: str, state: str, server: str, token: str) -> None:
+    """Open or close EVENT's registration now (entries made stay)."""
+    if not token and not cli_key():
+        raise click.UsageError("give the organiser --token (or an operator's --key)")
+
+    async def job(client: Any, events: Any) -> Any:
+        request = pb.SetRegistrationRequest(event_id=event, open=state == "open")
+        metadata = token_metadata(ORGANISER_TOKEN, token)
+        return await client._call("SetRegistration", request, None, stub=events._stub,
+                                  metadata=metadata)  # fmt: skip
+
+    info = with_events(server, job)
+    click.echo(f"event {info.event_id}: registration {'open' if info.entries_open else 'closed'}")
 
 
 @click.command("list")

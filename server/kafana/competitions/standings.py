@@ -76,6 +76,7 @@ class Standing:
     diff: int  # game points scored minus the best opponent's
     head_to_head: float = 0.0  # points won against the entrants on the same points
     state: str = "active"  # or withdrawn, disqualified (kept with its results so far)
+    streak: int = 0  # arena: the wins in a row it is on now
 
 
 DEFAULT_TIEBREAKS = ("buchholz", "sonneborn_berger", "diff")

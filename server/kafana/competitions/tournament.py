@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
-from kafana.competitions import pairing
+from kafana.competitions import arena, pairing
 from kafana.competitions.fairness import (
     check_secret,
     chosen_secret,
@@ -47,6 +47,7 @@ TIEBREAKS = {
     "round_robin": ("sonneborn_berger", "head_to_head", "diff"),
     "swiss": ("buchholz", "sonneborn_berger", "diff"),
     "duplicate": ("buchholz", "sonneborn_berger", "diff"),
+    "arena": ("wins", "diff"),
 }
 """The tie-breaks after points, per format, in order (then the name)."""
 
@@ -57,6 +58,12 @@ class Kind(StrEnum):
     ROUND_ROBIN = "round_robin"
     SWISS = "swiss"
     DUPLICATE = "duplicate"
+    ARENA = "arena"
+
+
+MIN_ARENA_MS = 10_000
+MAX_ARENA_MS = 86_400_000
+"""An arena pairs for 10 s to 24 hours."""
 
 
 class Status(StrEnum):
@@ -95,6 +102,7 @@ class EventConfig:
     players: int = 2
     partnerships: bool = False
     ratings: Mapping[str, float] = field(default_factory=dict)
+    duration_ms: int = 0  # arena: how long it pairs entrants
 
     def __post_init__(self) -> None:
         if len(set(self.entrants)) != len(self.entrants) or len(self.entrants) < 2:
@@ -117,6 +125,14 @@ class EventConfig:
             raise InvalidInputError(f"ratings of names that are not entrants: {unknown}")
         if self.kind is Kind.DUPLICATE:
             self._check_duplicate()
+        if self.kind is Kind.ARENA and not self.duration_ms:
+            raise InvalidInputError("an arena needs its duration (duration_ms, --duration)")
+        if self.kind is not Kind.ARENA and self.duration_ms:
+            raise InvalidInputError(f"only an arena has a duration, not a {self.kind.value}")
+        if self.duration_ms and not MIN_ARENA_MS <= self.duration_ms <= MAX_ARENA_MS:
+            raise InvalidInputError(
+                f"an arena lasts {MIN_ARENA_MS // 1000} s to 24 hours, not {self.duration_ms} ms"
+            )
         most = pairing.max_rounds(
             self.kind.value, len(self.entrants), self.players, self.partnerships
         )
@@ -206,6 +222,8 @@ class Tournament:
         self.results: dict[str, GameResult] = {}
         self.removed: dict[str, tuple[str, str]] = {}  # entrant -> (withdrawn/disqualified, note)
         self.ratings = ratings if ratings is not None else RatingBook()
+        self.ends_ms = 0  # arena: when it stops pairing (set by whoever starts it)
+        self.closed = False  # arena: the time is up, no new game is paired
         self._secrets: dict[str, str] = {}
         self._games: dict[str, GameSpec] = {}
         if config.chosen:
@@ -226,6 +244,8 @@ class Tournament:
         """How many rounds the event has."""
         if self.config.kind is Kind.SWISS:
             return self.config.swiss_rounds
+        if self.config.kind is Kind.ARENA:
+            return len(self.rounds)  # a round is one pairing of the arena
         return len(self._schedule)
 
     @property
@@ -233,6 +253,8 @@ class Tournament:
         """True once ended, or every round is out and decided."""
         if self.status is Status.ENDED:
             return True
+        if self.config.kind is Kind.ARENA:
+            return self.closed and not self.pending()
         return len(self.rounds) == self.total_rounds and not self.pending()
 
     def pending(self) -> list[GameSpec]:
@@ -286,6 +308,8 @@ class Tournament:
         """
         if self.status is not Status.RUNNING:
             raise EventError(f"event {self.config.name!r} is {self.status.value}")
+        if self.config.kind is Kind.ARENA:
+            raise EventError("an arena pairs its entrants as they free up (arena_round)")
         if self.pending():
             raise EventError("the current round still has games without a result")
         if len(self.rounds) >= self.total_rounds:
@@ -314,6 +338,59 @@ class Tournament:
         self.rounds.append(games)
         self._forfeit_removed()  # a removed entrant's games of a fixed schedule
         return [g for g in games if g.game_id not in self.results]
+
+    # -- the arena -------------------------------------------------------------------------
+
+    def idle(self) -> list[str]:
+        """The entrants in no game being played and still in the event, in entry order."""
+        busy = {e for g in self.pending() for e in g.seats}
+        return [e for e in self.config.entrants if e not in busy and e not in self.removed]
+
+    def close(self) -> None:
+        """An arena's time is up: nothing more is paired; games being played finish."""
+        self.closed = True
+
+    def arena_round(
+        self, waited: Mapping[str, int], rematch_wait_ms: int = 2_000
+    ) -> list[GameSpec]:
+        """An arena's next games among its idle entrants (`waited`: how long each free
+        entrant has waited, ms; `arena.arena_tables` pairs them), as one more round; none
+        while paused, ended, closed or with too few free. The entrant whose games were least
+        often at seat 0 takes it."""
+        if self.config.kind is not Kind.ARENA:
+            raise EventError(f"event {self.config.name!r} is not an arena")
+        if self.status is not Status.RUNNING or self.closed:
+            return []
+        idle = set(self.idle())
+        free = {e: w for e, w in waited.items() if e in idle}
+        if len(free) < self.config.players:
+            return []
+        ranked = [row.entrant for row in self.standings()]
+        tables = arena.arena_tables(
+            ranked, free, self._last_tables(), self.config.players, rematch_wait_ms
+        )
+        if not tables:
+            return []
+        number = len(self.rounds) + 1
+        lead: dict[str, int] = {}  # games at seat 0 minus games at another seat
+        for g in (g for r in self.rounds for g in r):
+            for seat, e in enumerate(g.seats):
+                lead[e] = lead.get(e, 0) + (1 if seat == 0 else -1)
+        games = []
+        for i, table in enumerate(tables):
+            seats = tuple(sorted(table, key=lambda e: (lead.get(e, 0), table.index(e))))
+            games.append(self._game(f"r{number}-g{i + 1}", number, seats))
+        self.rounds.append(games)
+        return games
+
+    def _last_tables(self) -> dict[str, frozenset[str]]:
+        """Each entrant's opponents (and partner) at its latest game."""
+        last: dict[str, frozenset[str]] = {}
+        for r in self.rounds:
+            for g in r:
+                for e in g.seats:
+                    last[e] = frozenset(g.seats) - {e}
+        return last
 
     def seeding(self) -> list[str]:
         """The entrants by rating (`EventConfig.ratings`), best first; ties in entry order."""
@@ -526,14 +603,26 @@ class Tournament:
         return out
 
     def standings(self) -> list[Standing]:
-        """The current table: every bye counted; worth a point in a Swiss only."""
+        """The current table: every bye counted; worth a point in a Swiss only. An arena
+        ranks by its arena points (`arena`), then wins, then point difference."""
         byes: dict[str, int] = {}
         for bye in self.byes:
             byes[bye.entrant] = byes.get(bye.entrant, 0) + 1
         bye_points = 1.0 if self.config.kind is Kind.SWISS else 0.0
         tiebreaks = TIEBREAKS[self.config.kind.value]
         states = {e: state for e, (state, _) in self.removed.items()}
-        return standings(self.config.entrants, self.placings(), byes, bye_points, tiebreaks, states)
+        rows = standings(self.config.entrants, self.placings(), byes, bye_points, tiebreaks, states)
+        if self.config.kind is not Kind.ARENA:
+            return rows
+        games: dict[str, list[float]] = {e: [] for e in self.config.entrants}
+        for p in self.placings():  # in round order: each entrant's games in time order
+            games[p.entrant].append(p.points)
+        scored = []
+        for row in rows:
+            points, streak = arena.arena_points(games[row.entrant])
+            scored.append(replace(row, points=points, streak=streak))
+        scored.sort(key=lambda r: (-r.points, *(-getattr(r, t) for t in tiebreaks), r.entrant))
+        return [replace(r, rank=i + 1) for i, r in enumerate(scored)]
 
 
 def duplicate_schedule(

@@ -36,6 +36,7 @@ FORMATS = {
     competitions_pb2.EVENT_FORMAT_ROUND_ROBIN: Kind.ROUND_ROBIN,
     competitions_pb2.EVENT_FORMAT_SWISS: Kind.SWISS,
     competitions_pb2.EVENT_FORMAT_DUPLICATE: Kind.DUPLICATE,
+    competitions_pb2.EVENT_FORMAT_ARENA: Kind.ARENA,
 }
 PHASES = {
     "open": competitions_pb2.EVENT_PHASE_OPEN,

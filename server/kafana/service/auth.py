@@ -80,6 +80,7 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     "ResumeEvent": ORGANISE,
     "EndEvent": ORGANISE,
     "AdjudicateGame": ORGANISE,
+    "SetRegistration": ORGANISE,
     # Leagues: organisers create leagues and seasons; the queue needs an account (the servicer).
     "CreateLeague": ORGANISE,
     "NewSeason": ORGANISE,

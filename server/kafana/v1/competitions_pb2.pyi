@@ -45,6 +45,11 @@ class _EventFormatEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_EventForm
     """Swiss rounds: entrants of similar points meet, never twice."""
     EVENT_FORMAT_DUPLICATE: _EventFormat.ValueType  # 3
     """Duplicate: every pairing plays the same boards (the same deals), so luck cancels out."""
+    EVENT_FORMAT_ARENA: _EventFormat.ValueType  # 4
+    """Arena: for `duration_ms` from the start, entrants are paired as they free up (never
+    waiting for a round); a win scores 2, a draw 1, doubled while on a streak of two wins or
+    more (Lichess's arena scoring; docs/competitions.md).
+    """
 
 class EventFormat(_EventFormat, metaclass=_EventFormatEnumTypeWrapper):
     """How the entrants of an event meet."""
@@ -57,6 +62,11 @@ EVENT_FORMAT_SWISS: EventFormat.ValueType  # 2
 """Swiss rounds: entrants of similar points meet, never twice."""
 EVENT_FORMAT_DUPLICATE: EventFormat.ValueType  # 3
 """Duplicate: every pairing plays the same boards (the same deals), so luck cancels out."""
+EVENT_FORMAT_ARENA: EventFormat.ValueType  # 4
+"""Arena: for `duration_ms` from the start, entrants are paired as they free up (never
+waiting for a round); a win scores 2, a draw 1, doubled while on a streak of two wins or
+more (Lichess's arena scoring; docs/competitions.md).
+"""
 Global___EventFormat: _TypeAlias = EventFormat  # noqa: Y015
 
 class _FaultAction:
@@ -447,6 +457,9 @@ class CreateEventRequest(_message.Message):
     START_AT_MS_FIELD_NUMBER: _builtins.int
     CHECK_IN_MS_FIELD_NUMBER: _builtins.int
     MAX_ENTRANTS_FIELD_NUMBER: _builtins.int
+    DURATION_MS_FIELD_NUMBER: _builtins.int
+    ENTRIES_OPEN_AT_MS_FIELD_NUMBER: _builtins.int
+    ENTRIES_CLOSE_AT_MS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The event's name: 1 to 64 printable characters, no spaces or braces."""
     format: Global___EventFormat.ValueType
@@ -494,6 +507,18 @@ class CreateEventRequest(_message.Message):
     """The most entrants the event takes (0: 1024, the most; at most 1024): EnterEvent past it
     is WRONG_STATE ("full").
     """
+    duration_ms: _builtins.int
+    """Arena: how long it pairs entrants, from its start (required; 10 s to 24 hours). Games
+    running at the end are played out and count.
+    """
+    entries_open_at_ms: _builtins.int
+    """Registration opens at this time (Unix ms; 0: at once). EnterEvent before it is
+    WRONG_STATE ("entries open at ...").
+    """
+    entries_close_at_ms: _builtins.int
+    """Registration closes at this time (Unix ms; 0: at the start). EnterEvent at or after it is
+    WRONG_STATE ("entries closed at ..."); at most `start_at_ms` when that is set.
+    """
     @_builtins.property
     def policy(self) -> Global___FaultPolicySpec:
         """The fault policy of every game (absent: the defaults: 10 s a move, default move on a
@@ -521,10 +546,13 @@ class CreateEventRequest(_message.Message):
         start_at_ms: _builtins.int = ...,
         check_in_ms: _builtins.int = ...,
         max_entrants: _builtins.int = ...,
+        duration_ms: _builtins.int = ...,
+        entries_open_at_ms: _builtins.int = ...,
+        entries_close_at_ms: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "policy", b"policy", "seed", b"seed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "boards", b"boards", "check_in_ms", b"check_in_ms", "chosen_seed", b"chosen_seed", "entries_per_account", b"entries_per_account", "format", b"format", "game", b"game", "hands_per_board", b"hands_per_board", "max_entrants", b"max_entrants", "name", b"name", "parallel", b"parallel", "partnerships", b"partnerships", "policy", b"policy", "preset", b"preset", "rounds", b"rounds", "seats_per_game", b"seats_per_game", "seed", b"seed", "start_at_ms", b"start_at_ms", "target", b"target"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "boards", b"boards", "check_in_ms", b"check_in_ms", "chosen_seed", b"chosen_seed", "duration_ms", b"duration_ms", "entries_close_at_ms", b"entries_close_at_ms", "entries_open_at_ms", b"entries_open_at_ms", "entries_per_account", b"entries_per_account", "format", b"format", "game", b"game", "hands_per_board", b"hands_per_board", "max_entrants", b"max_entrants", "name", b"name", "parallel", b"parallel", "partnerships", b"partnerships", "policy", b"policy", "preset", b"preset", "rounds", b"rounds", "seats_per_game", b"seats_per_game", "seed", b"seed", "start_at_ms", b"start_at_ms", "target", b"target"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
@@ -721,6 +749,32 @@ class RemoveEntrantRequest(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___RemoveEntrantRequest: _TypeAlias = RemoveEntrantRequest  # noqa: Y015
+
+@_typing.final
+class SetRegistrationRequest(_message.Message):
+    """SetRegistration's input (the organiser token in `kafana-organiser-token`)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    EVENT_ID_FIELD_NUMBER: _builtins.int
+    OPEN_FIELD_NUMBER: _builtins.int
+    event_id: _builtins.str
+    """The event."""
+    open: _builtins.bool
+    """True: take entries (within the window); false: take none."""
+    def __init__(
+        self,
+        *,
+        event_id: _builtins.str = ...,
+        open: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["event_id", b"event_id", "open", b"open"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SetRegistrationRequest: _TypeAlias = SetRegistrationRequest  # noqa: Y015
 
 @_typing.final
 class StartEventRequest(_message.Message):
@@ -1118,6 +1172,7 @@ class StandingInfo(_message.Message):
     RATING_FIELD_NUMBER: _builtins.int
     HEAD_TO_HEAD_FIELD_NUMBER: _builtins.int
     STATE_FIELD_NUMBER: _builtins.int
+    STREAK_FIELD_NUMBER: _builtins.int
     rank: _builtins.int
     """1 is best; tied entrants share a rank."""
     entrant: _builtins.str
@@ -1146,6 +1201,8 @@ class StandingInfo(_message.Message):
     """Tie-break (round robin): points won in the games among the entrants tied with it."""
     state: Global___EntrantState.ValueType
     """ACTIVE, or WITHDRAWN / DISQUALIFIED (kept in the table with its results so far)."""
+    streak: _builtins.int
+    """Arena: the wins in a row it is on now (2 or more: on a streak, its points doubled)."""
     def __init__(
         self,
         *,
@@ -1163,10 +1220,11 @@ class StandingInfo(_message.Message):
         rating: _builtins.float = ...,
         head_to_head: _builtins.float = ...,
         state: Global___EntrantState.ValueType = ...,
+        streak: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["buchholz", b"buchholz", "byes", b"byes", "diff", b"diff", "draws", b"draws", "entrant", b"entrant", "head_to_head", b"head_to_head", "losses", b"losses", "played", b"played", "points", b"points", "rank", b"rank", "rating", b"rating", "sonneborn_berger", b"sonneborn_berger", "state", b"state", "wins", b"wins"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["buchholz", b"buchholz", "byes", b"byes", "diff", b"diff", "draws", b"draws", "entrant", b"entrant", "head_to_head", b"head_to_head", "losses", b"losses", "played", b"played", "points", b"points", "rank", b"rank", "rating", b"rating", "sonneborn_berger", b"sonneborn_berger", "state", b"state", "streak", b"streak", "wins", b"wins"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1226,6 +1284,11 @@ class EventInfo(_message.Message):
     CHECK_IN_MS_FIELD_NUMBER: _builtins.int
     TIEBREAKS_FIELD_NUMBER: _builtins.int
     MAX_ENTRANTS_FIELD_NUMBER: _builtins.int
+    DURATION_MS_FIELD_NUMBER: _builtins.int
+    ENDS_AT_MS_FIELD_NUMBER: _builtins.int
+    ENTRIES_OPEN_AT_MS_FIELD_NUMBER: _builtins.int
+    ENTRIES_CLOSE_AT_MS_FIELD_NUMBER: _builtins.int
+    ENTRIES_OPEN_FIELD_NUMBER: _builtins.int
     event_id: _builtins.str
     """The event's id."""
     name: _builtins.str
@@ -1277,6 +1340,18 @@ class EventInfo(_message.Message):
     """The check-in window before the start in ms (0: no check-in)."""
     max_entrants: _builtins.int
     """The most entrants the event takes."""
+    duration_ms: _builtins.int
+    """Arena: how long it pairs entrants (ms)."""
+    ends_at_ms: _builtins.int
+    """Arena, once started: when it stops pairing (Unix ms); games running then are played out."""
+    entries_open_at_ms: _builtins.int
+    """When registration opens (Unix ms; 0: when the event was created)."""
+    entries_close_at_ms: _builtins.int
+    """When registration closes (Unix ms; 0: at the start), or when the organiser closed it."""
+    entries_open: _builtins.bool
+    """Whether EnterEvent takes entries now (open phase, inside the window, not closed by the
+    organiser).
+    """
     @_builtins.property
     def entrants(self) -> _containers.RepeatedCompositeFieldContainer[Global___EntrantInfo]:
         """Its entrants, in entry order."""
@@ -1334,10 +1409,15 @@ class EventInfo(_message.Message):
         check_in_ms: _builtins.int = ...,
         tiebreaks: _abc.Iterable[_builtins.str] | None = ...,
         max_entrants: _builtins.int = ...,
+        duration_ms: _builtins.int = ...,
+        ends_at_ms: _builtins.int = ...,
+        entries_open_at_ms: _builtins.int = ...,
+        entries_close_at_ms: _builtins.int = ...,
+        entries_open: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["policy", b"policy"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["check_in_ms", b"check_in_ms", "chosen_seed", b"chosen_seed", "end_detail", b"end_detail", "end_reason", b"end_reason", "entrants", b"entrants", "event_id", b"event_id", "exports", b"exports", "format", b"format", "game", b"game", "max_entrants", b"max_entrants", "name", b"name", "note", b"note", "partnerships", b"partnerships", "phase", b"phase", "policy", b"policy", "preset", b"preset", "records_jsonl", b"records_jsonl", "report", b"report", "rounds", b"rounds", "salt", b"salt", "salt_commitment", b"salt_commitment", "seats_per_game", b"seats_per_game", "standings", b"standings", "start_at_ms", b"start_at_ms", "status", b"status", "target", b"target", "tiebreaks", b"tiebreaks", "total_rounds", b"total_rounds"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["check_in_ms", b"check_in_ms", "chosen_seed", b"chosen_seed", "duration_ms", b"duration_ms", "end_detail", b"end_detail", "end_reason", b"end_reason", "ends_at_ms", b"ends_at_ms", "entrants", b"entrants", "entries_close_at_ms", b"entries_close_at_ms", "entries_open", b"entries_open", "entries_open_at_ms", b"entries_open_at_ms", "event_id", b"event_id", "exports", b"exports", "format", b"format", "game", b"game", "max_entrants", b"max_entrants", "name", b"name", "note", b"note", "partnerships", b"partnerships", "phase", b"phase", "policy", b"policy", "preset", b"preset", "records_jsonl", b"records_jsonl", "report", b"report", "rounds", b"rounds", "salt", b"salt", "salt_commitment", b"salt_commitment", "seats_per_game", b"seats_per_game", "standings", b"standings", "start_at_ms", b"start_at_ms", "status", b"status", "target", b"target", "tiebreaks", b"tiebreaks", "total_rounds", b"total_rounds"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

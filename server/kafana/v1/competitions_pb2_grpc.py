@@ -100,6 +100,11 @@ class CompetitionsServiceStub:
                 request_serializer=kafana_dot_v1_dot_competitions__pb2.RemoveEntrantRequest.SerializeToString,
                 response_deserializer=kafana_dot_v1_dot_competitions__pb2.EventInfo.FromString,
                 _registered_method=True)
+        self.SetRegistration = channel.unary_unary(
+                '/kafana.v1.CompetitionsService/SetRegistration',
+                request_serializer=kafana_dot_v1_dot_competitions__pb2.SetRegistrationRequest.SerializeToString,
+                response_deserializer=kafana_dot_v1_dot_competitions__pb2.EventInfo.FromString,
+                _registered_method=True)
 
 
 class CompetitionsServiceServicer:
@@ -206,6 +211,15 @@ class CompetitionsServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SetRegistration(self, request, context):
+        """Open or close an open event's registration now (the organiser token, or an operator):
+        closed, EnterEvent is WRONG_STATE until it is opened again; opening clears a closing time
+        already passed. Entries already made stay.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_CompetitionsServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -272,6 +286,11 @@ def add_CompetitionsServiceServicer_to_server(servicer, server):
             'RemoveEntrant': grpc.unary_unary_rpc_method_handler(
                     servicer.RemoveEntrant,
                     request_deserializer=kafana_dot_v1_dot_competitions__pb2.RemoveEntrantRequest.FromString,
+                    response_serializer=kafana_dot_v1_dot_competitions__pb2.EventInfo.SerializeToString,
+            ),
+            'SetRegistration': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetRegistration,
+                    request_deserializer=kafana_dot_v1_dot_competitions__pb2.SetRegistrationRequest.FromString,
                     response_serializer=kafana_dot_v1_dot_competitions__pb2.EventInfo.SerializeToString,
             ),
     }
@@ -626,6 +645,33 @@ class CompetitionsService:
             target,
             '/kafana.v1.CompetitionsService/RemoveEntrant',
             kafana_dot_v1_dot_competitions__pb2.RemoveEntrantRequest.SerializeToString,
+            kafana_dot_v1_dot_competitions__pb2.EventInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetRegistration(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kafana.v1.CompetitionsService/SetRegistration',
+            kafana_dot_v1_dot_competitions__pb2.SetRegistrationRequest.SerializeToString,
             kafana_dot_v1_dot_competitions__pb2.EventInfo.FromString,
             options,
             channel_credentials,

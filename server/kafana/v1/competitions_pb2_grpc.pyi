@@ -83,6 +83,11 @@ class CompetitionsServiceStub:
     exports say so. `disqualify` false: a withdrawal (the entrant's own entry token or account
     may ask for that too).
     """
+    SetRegistration: _grpc.UnaryUnaryMultiCallable[_competitions_pb2.SetRegistrationRequest, _competitions_pb2.EventInfo]
+    """Open or close an open event's registration now (the organiser token, or an operator):
+    closed, EnterEvent is WRONG_STATE until it is opened again; opening clears a closing time
+    already passed. Entries already made stay.
+    """
 
 @_typing.type_check_only
 class CompetitionsServiceAsyncStub(CompetitionsServiceStub):
@@ -128,6 +133,11 @@ class CompetitionsServiceAsyncStub(CompetitionsServiceStub):
     more, its games not yet handed out are forfeited to its opponents, and the standings and
     exports say so. `disqualify` false: a withdrawal (the entrant's own entry token or account
     may ask for that too).
+    """
+    SetRegistration: _aio.UnaryUnaryMultiCallable[_competitions_pb2.SetRegistrationRequest, _competitions_pb2.EventInfo]  # type: ignore[assignment]
+    """Open or close an open event's registration now (the organiser token, or an operator):
+    closed, EnterEvent is WRONG_STATE until it is opened again; opening clears a closing time
+    already passed. Entries already made stay.
     """
 
 class CompetitionsServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -249,6 +259,17 @@ class CompetitionsServiceServicer(metaclass=_abc_1.ABCMeta):
         more, its games not yet handed out are forfeited to its opponents, and the standings and
         exports say so. `disqualify` false: a withdrawal (the entrant's own entry token or account
         may ask for that too).
+        """
+
+    @_abc_1.abstractmethod
+    def SetRegistration(
+        self,
+        request: _competitions_pb2.SetRegistrationRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_competitions_pb2.EventInfo, _abc.Awaitable[_competitions_pb2.EventInfo]]:
+        """Open or close an open event's registration now (the organiser token, or an operator):
+        closed, EnterEvent is WRONG_STATE until it is opened again; opening clears a closing time
+        already passed. Entries already made stay.
         """
 
 def add_CompetitionsServiceServicer_to_server(servicer: CompetitionsServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

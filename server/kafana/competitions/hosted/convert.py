@@ -12,6 +12,7 @@ from kafana.competitions.hosted.event import (
     check_in_window,
     checked_in,
     config_from_meta,
+    registration,
     removed,
     start_at,
 )
@@ -156,8 +157,10 @@ def event_info(
     *,
     records: bool = False,
     marks: dict[str, str] | None = None,
+    now: int = 0,
 ) -> pb.EventInfo:
-    """Everything public about an event (`marks`: check-ins and removals)."""
+    """Everything public about an event (`marks`: check-ins, removals, the organiser's
+    registration; `now`: Unix ms, whether registration is open)."""
     config = config_from_meta(meta)
     playing = set(hosted.tournament.config.entrants) if hosted is not None else None
     status, note = control
@@ -181,7 +184,11 @@ def event_info(
         seats_per_game=config.players,
         partnerships=config.partnerships,
         game=game_enum(config.game),
+        duration_ms=config.duration_ms,
     )
+    window = registration(meta, marks or {})
+    info.entries_open_at_ms, info.entries_close_at_ms = window.opens, window.closes
+    info.entries_open = meta.get("phase") == "open" and not window.refusal(now)
     if meta.get("reason"):  # the director could not play it
         end_reason(info, pb.EVENT_END_REASON_UNPLAYABLE, meta["reason"])
     if hosted is None:
@@ -196,6 +203,7 @@ def event_info(
     if t.finished:
         info.salt = t.salt  # ... and revealed at the end
     info.total_rounds = t.total_rounds
+    info.ends_at_ms = t.ends_ms
     info.rounds.extend(rounds_of(hosted, records))
     info.standings.extend(standings_of(t))
     if t.finished:

@@ -58,6 +58,7 @@ from kafana.competitions.tournament import EventError, Kind, Status
 from kafana.errors import InvalidInputError, KafanaError
 from kafana.games import tablic
 from kafana.logs import Repeated
+from kafana.service import convert
 from kafana.service.embargo import MAX_TTL_MS
 from kafana.service.feed import Feed
 from kafana.service.tables import Tables
@@ -67,6 +68,9 @@ from kafana.tasks import cancel_and_wait, scan_forever
 log = logging.getLogger(__name__)
 
 
+ARENA_REMATCH_WAIT_MS = 2_000
+"""An arena pairs two entrants who just played each other again only once both (and any
+other at the table) have waited this long for anyone else."""
 SAVE_SPACING = 4
 """Snapshot writes are spaced this many times the last encoding's time apart."""
 
@@ -252,7 +256,10 @@ class EventRun:
         keeper = asyncio.create_task(self._keep_lease(main, done))
         reason = ""
         try:
-            await self._play(parallel)
+            if self.hosted.tournament.config.kind is Kind.ARENA:
+                await self._play_arena(parallel)
+            else:
+                await self._play(parallel)
         except* Unplayable as refused:
             reason = str(refused.exceptions[0])
             log.warning("director: event %s cannot be played: %s", self.event_id, reason)
@@ -277,7 +284,7 @@ class EventRun:
             for e in entrants
             if e.rating_key in kept
         }
-        return Hosted.begin(meta, entrants, book)
+        return Hosted.begin(meta, entrants, book, now_ms())
 
     async def _rate(self) -> None:
         """The entrants' ratings after the event, into the service's rating book."""
@@ -361,7 +368,7 @@ class EventRun:
         """A game decided off the board keeps the fair record of the moves played on it."""
         t = self.hosted.tournament
         spec = t.game(decided.game_id)
-        answer = await self.tables.record(seats.table_id, past_embargo=True)
+        answer = convert.record(await self.tables.record(seats.table_id, past_embargo=True))
         played = game_result(spec, t.secret_of(spec.game_id), seats.table_id, answer, t, [])
         fair = FairRecord.from_text(played.record)
         ending = f"{decided.ending.value} {decided.note}".strip()
@@ -400,6 +407,47 @@ class EventRun:
                         await asyncio.wait(played, timeout=1.0)
                 finally:
                     stop.set()
+
+    async def _play_arena(self, parallel: int) -> None:
+        """An arena: every poll (and as soon as a game ends) its idle entrants are paired
+        (`Tournament.arena_round`), each game played in a task of its own, until its time is
+        up; then nothing more is paired and the games being played finish (and count)."""
+        t = self.hosted.tournament
+        loop = asyncio.get_running_loop()
+        free_since: dict[str, float] = {}  # idle entrant -> since when (this process's clock)
+        running: dict[str, asyncio.Task[None]] = {}
+        limit = asyncio.Semaphore(parallel or len(t.config.entrants))
+        stop = asyncio.Event()
+        async with asyncio.TaskGroup() as group:  # a failing game cancels the others
+            group.create_task(self._watch_controls(stop))
+            try:
+                while True:
+                    if not t.closed and now_ms() >= t.ends_ms:
+                        t.close()
+                        await self.save()
+                    if t.finished:
+                        return
+                    for spec in t.pending():  # new games, and a resumed event's running ones
+                        if spec.game_id not in running:
+                            running[spec.game_id] = group.create_task(self._game(spec, limit))
+                    for game_id in [g for g, task in running.items() if task.done()]:
+                        del running[game_id]
+                    now, idle = loop.time(), t.idle()
+                    free_since = {e: free_since.get(e, now) for e in idle}
+                    waited = {e: int(1000 * (now - since)) for e, since in free_since.items()}
+                    if t.arena_round(waited, ARENA_REMATCH_WAIT_MS):
+                        await self.save()
+                        continue  # their tables at once
+                    if running:
+                        await asyncio.wait(
+                            running.values(),
+                            timeout=self.d.poll,
+                            return_when=asyncio.FIRST_COMPLETED,
+                        )
+                    else:
+                        await asyncio.sleep(self.d.poll)
+            finally:
+                stop.set()
 
     async def _watch_controls(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
@@ -481,7 +529,7 @@ class EventRun:
                     bot_seat(tables, feed, table_id, index, token, bot, config.policy, notes, vouch)
                 )
             group.create_task(referee(tables, feed, table_id, seats.tokens, config.policy))
-        answer = await tables.record(table_id, past_embargo=True)
+        answer = convert.record(await tables.record(table_id, past_embargo=True))
         result = game_result(spec, secret, seats.table_id, answer, t, notes)
         if config.policy.on_timeout is Action.FORFEIT_HAND:
             faults = tuple(_hand_forfeit(f) for f in result.faults)

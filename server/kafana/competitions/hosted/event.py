@@ -119,6 +119,7 @@ def event_config(request: pb.CreateEventRequest) -> EventConfig:
         game=game,
         players=players,
         partnerships=partnerships,
+        duration_ms=request.duration_ms,
     )
 
 
@@ -126,7 +127,7 @@ def placeholders(kind: Kind, rounds: int, players: int, partnerships: bool) -> t
     """Stand-in entrants of a configuration before the start: the fewest for which it can be
     played (a Swiss of `rounds` needs enough entrants for that many rounds without a repeat)."""
     n = 2 * players if kind is Kind.DUPLICATE else players  # duplicate: two tables a round
-    if kind is not Kind.ROUND_ROBIN:
+    if kind in (Kind.SWISS, Kind.DUPLICATE):
         while n < MAX_ENTRANTS and pairing.max_rounds(kind, n, players, partnerships) < rounds:
             n += 1
     return tuple(f"-{i}" for i in range(n))
@@ -151,9 +152,12 @@ def meta_fields(
     start_at_ms: int = 0,
     check_in_ms: int = 0,
     max_entrants: int = 0,
+    entries_open_at_ms: int = 0,
+    entries_close_at_ms: int = 0,
 ) -> dict[str, str]:
     """The meta hash of a new event (`organiser`: the creating caller's key, if any; a
-    scheduled start and a check-in window, if set)."""
+    scheduled start, a check-in window and a registration window, if set)."""
+    check_registration(now, start_at_ms, entries_open_at_ms, entries_close_at_ms)
     if entries_per_account > MAX_ENTRANTS:
         raise InvalidInputError(
             f"entries_per_account is at most {MAX_ENTRANTS}, not {entries_per_account}",
@@ -185,7 +189,71 @@ def meta_fields(
         "created": str(now),
         "entries_per_account": str(entries_per_account or 1),
         "organiser_caller": organiser,
+        "entries_open": str(entries_open_at_ms),
+        "entries_close": str(entries_close_at_ms),
     }
+
+
+def check_registration(now: int, start: int, opens: int, closes: int) -> None:
+    """A registration window's times: within 30 days, opening before it closes, closing no
+    later than a scheduled start; InvalidInputError naming the field otherwise."""
+    for value, name in ((opens, "entries_open_at_ms"), (closes, "entries_close_at_ms")):
+        if value and not 0 <= value <= now + MAX_AHEAD_MS:
+            raise InvalidInputError(f"{name} {value} is more than 30 days ahead", field=name)
+    if opens and closes and closes <= opens:
+        raise InvalidInputError(
+            f"entries_close_at_ms {closes} is not after entries_open_at_ms {opens}",
+            field="entries_close_at_ms",
+        )
+    if closes and closes <= now:
+        raise InvalidInputError(
+            f"entries_close_at_ms {closes} has passed (now {now})", field="entries_close_at_ms"
+        )
+    if start and closes > start:
+        raise InvalidInputError(
+            f"entries_close_at_ms {closes} is after the start ({start}): entries close at the"
+            " start at the latest",
+            field="entries_close_at_ms",
+        )
+
+
+REGISTRATION = "registration"
+"""The mark of an organiser's SetRegistration: "closed <ms>" or "open <ms>"."""
+
+
+@dataclass(frozen=True)
+class Registration:
+    """When an open event takes entries: its window, as the organiser last set it."""
+
+    opens: int  # Unix ms, 0: from the creation
+    closes: int  # Unix ms, 0: until the start
+    closed: bool  # the organiser closed it
+
+    def refusal(self, now: int) -> str:
+        """Why an entry at `now` is refused ("" when it is taken)."""
+        if self.closed:
+            return "the organiser has closed registration"
+        if now < self.opens:
+            wait = (self.opens - now) // 1000
+            return f"registration opens at {self.opens} (Unix ms), in {wait} s"
+        if self.closes and now >= self.closes:
+            return f"registration closed at {self.closes} (Unix ms)"
+        return ""
+
+
+def registration(meta: dict[str, str], marks: dict[str, str]) -> Registration:
+    """The registration window of an event: its meta's, changed by the organiser's last
+    SetRegistration (opened at T: from T on, a closing time before T no longer applies)."""
+    opens = int(meta.get("entries_open", "0") or 0)
+    closes = int(meta.get("entries_close", "0") or 0)
+    state, _, at = marks.get(REGISTRATION, "").partition(" ")
+    if state == "closed":  # closed then
+        return Registration(opens, int(at or 0), True)
+    if state == "open":
+        when = int(at or 0)
+        opens = min(opens, when)
+        closes = closes if closes > when else 0
+    return Registration(opens, closes, False)
 
 
 def entries_per_account(meta: dict[str, str]) -> int:
@@ -326,13 +394,19 @@ class Hosted:
         return Hosted(loads(data["tournament"]), tables)
 
     @staticmethod
-    def begin(meta: dict[str, str], entrants: list[Entrant], book: RatingBook) -> Hosted:
-        """A new tournament for a started event; `book` holds the entrants' ratings so far
-        (the service's rating book), which seed Swiss round 1."""
+    def begin(
+        meta: dict[str, str], entrants: list[Entrant], book: RatingBook, now: int = 0
+    ) -> Hosted:
+        """A new tournament for a started event at `now` (Unix ms: an arena ends its duration
+        later); `book` holds the entrants' ratings so far (the service's rating book), which
+        seed Swiss round 1."""
         config = with_entrants(config_from_meta(meta), [e.name for e in entrants])
         pool = config.pool
         rated = {n: r.conservative for n, r in book.ratings.get(pool, {}).items()}
-        return Hosted(Tournament(replace(config, ratings=rated), book))
+        t = Tournament(replace(config, ratings=rated), book)
+        if config.duration_ms:
+            t.ends_ms = now + config.duration_ms
+        return Hosted(t)
 
 
 def missing(event_id: str) -> NotFoundError:

@@ -97,7 +97,9 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
         marks = await self.store.marks(event_id)
         text = await self.store.state(event_id)
         digest = hashlib.blake2b((text or "").encode(), digest_size=16).digest()
-        made_of = (records, meta, raw, control, marks, digest)
+        now = now_ms()
+        taking = not ev.registration(meta, marks).refusal(now)  # changes with the time
+        made_of = (records, meta, raw, control, marks, digest, taking)
         lock = self._building.setdefault(event_id, asyncio.Lock())
         async with lock:  # callers at once wait for one build, then share it
             kept = self._answers.get(event_id)
@@ -109,8 +111,9 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
                 hosted = Hosted.loads(text) if text else None
                 entrants = entrants_of(raw)
                 return event_info(
-                    event_id, meta, entrants, hosted, control, records=records, marks=marks
-                )
+                    event_id, meta, entrants, hosted, control, records=records, marks=marks,
+                    now=now,
+                )  # fmt: skip
 
             info = await asyncio.to_thread(build)
             self._answers[event_id] = (made_of, info)
@@ -150,6 +153,8 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
             request.start_at_ms,
             request.check_in_ms,
             request.max_entrants,
+            request.entries_open_at_ms,
+            request.entries_close_at_ms,
         )
         await self.quota.admit(caller, now)
         if not await self.store.create(event_id, meta):
@@ -175,6 +180,11 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
         game = ev.config_from_meta(meta).game
         value = ev.entrant_value(request.bot, token, game, account, charged)
         most = ev.entries_per_account(meta)
+        if meta.get("phase") == "open":  # a started event is refused below, as it was
+            window = ev.registration(meta, await self.store.marks(request.event_id))
+            refusal = window.refusal(now_ms())
+            if refusal:
+                raise EventError(f"event {request.event_id!r} takes no entries now: {refusal}")
         answer = await self.store.enter(request.event_id, name, value, charged, most)
         if answer == "missing":
             raise missing(request.event_id)
@@ -276,6 +286,21 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
         return await self._info(request.event_id)
 
     @unary
+    async def SetRegistration(
+        self, request: pb.SetRegistrationRequest, context: Context
+    ) -> pb.EventInfo:
+        """Open or close an open event's registration now (organiser token, or an operator)."""
+        meta = await self._organiser(request.event_id, context)
+        if meta.get("phase") != "open":
+            raise EventError(
+                f"event {request.event_id!r} is {meta.get('phase')}: registration closed at"
+                " its start"
+            )
+        state = "open" if request.open else "closed"
+        await self.store.mark(request.event_id, ev.REGISTRATION, f"{state} {now_ms()}")
+        return await self._info(request.event_id)
+
+    @unary
     async def GetEvent(self, request: pb.GetEventRequest, context: Context) -> pb.EventInfo:
         """The event as everyone may see it."""
         return await self._info(request.event_id, records=request.records)
@@ -296,7 +321,9 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
             entrants = entrants_of(await self.store.entrants(event_id))
             control = await self.store.control(event_id)
             marks = await self.store.marks(event_id)
-            out.events.append(event_info(event_id, meta, entrants, None, control, marks=marks))
+            out.events.append(
+                event_info(event_id, meta, entrants, None, control, marks=marks, now=now_ms())
+            )
         if len(found) > size:
             last, created = found[size - 1]
             out.next_page_token = page_token((created, last), "events")

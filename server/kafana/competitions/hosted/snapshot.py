@@ -136,6 +136,8 @@ def dumps(t: Tournament) -> str:
         "ratings": t.ratings.to_json(),
         "end_reason": t.end_reason,
         "removed": {name: list(out) for name, out in t.removed.items()},
+        "ends_ms": t.ends_ms,
+        "closed": t.closed,
     }
     return json.dumps(data, sort_keys=True)
 
@@ -152,4 +154,6 @@ def loads(text: str) -> Tournament:
     t.restore_secrets(dict(data["secrets"]))
     t.end_reason = data.get("end_reason", "")
     t.removed = {name: (state, note) for name, (state, note) in data.get("removed", {}).items()}
+    t.ends_ms = int(data.get("ends_ms", 0))
+    t.closed = bool(data.get("closed", False))
     return t
