@@ -73,7 +73,7 @@ async def test_two_bots_play_a_match_in_process(store: TableStore) -> None:
         assert isinstance(bot.told[0], HandStarted)
         assert bot.told[-1] == MatchEnded(final.match.scores)
         played = [(e.seat, e.move) for e in bot.told if isinstance(e, MovePlayed)]
-        assert played == final.match.moves(), seat  # every move, in order, once
+        assert played == final.full_match().moves(), seat  # every move, in order, once
         ended = [e.result for e in bot.told if isinstance(e, HandEnded)]
         assert ended == list(final.match.hand_results)
         assert sum(isinstance(e, HandStarted) for e in bot.told) == len(ended)

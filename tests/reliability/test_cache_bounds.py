@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import random
+import tracemalloc
 from collections.abc import Iterator
 
 import pytest
@@ -13,6 +15,7 @@ from kafana.games.tablic import capture
 from kafana.service import records, session, session_cache
 from kafana.service.games import tablic as tablic_game
 from kafana.service.session import Session
+from kafana.store.base import Entry
 from kafana.v1 import rules_pb2, service_pb2, storage_pb2
 
 RULES = tablic.Rules.preset("serbian", players=2)
@@ -183,3 +186,59 @@ def test_packed_rules_are_bounded_by_rules_object() -> None:
     assert state._STATE_PARAMS  # packed once, then found by the Rules object
     again = tablic.new_match(many[-1], seed=2)
     assert again._params is tablic.new_match(many[-1], seed=3)._params
+
+
+def match_events(seed: int) -> tuple[storage_pb2.StoredTable, list[bytes]]:
+    """A table and the events of a whole 2-player serbian match on it (two seats taken, then
+    random legal moves: 386 events), as stored."""
+    stored = storage_pb2.StoredTable(
+        spec=rules_pb2.RulesSpec(game=rules_pb2.GAME_TABLIC), seed=seed, created_ms=1
+    )
+    stored.rules_json = tablic_game.build_rules(stored.spec).to_json()
+    rng = random.Random(seed)
+    events = [
+        storage_pb2.StoredEvent(kind=session.SEAT_TAKEN, seat=seat, name="b", time_ms=2 + seat)
+        for seat in range(2)
+    ]
+    match = tablic.new_match(tablic.Rules.preset("serbian", players=2), seed=seed)
+    while not match.is_over:
+        move = rng.choice(match.legal_moves())
+        seat = match.current_seat
+        events.append(
+            storage_pb2.StoredEvent(
+                kind=session.MOVE, seat=seat, move=str(move), time_ms=1500 * len(events)
+            )
+        )
+        match = match.apply(move)
+    return stored, [event.SerializeToString() for event in events]
+
+
+def replayed(table: tuple[storage_pb2.StoredTable, list[bytes]]) -> Session:
+    """The table's session, every event applied from its stored form (as a cache miss does)."""
+    stored, events = table
+    current = Session.start("t", stored)
+    for number, data in enumerate(events, start=1):
+        current = current.apply(Entry(number, data))
+    return current
+
+
+def test_a_cached_match_is_small_and_its_record_whole() -> None:
+    """A cached table at the end of its match holds its log, not a history per move: ~16 KB
+    at most (it held ~135 KB when the game state kept every move it was replayed through)."""
+    table = match_events(7)
+    replayed(table)  # once first: the rules core's and the codec's shared caches warm
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        whole = replayed(table)
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert whole.seq == 386 and whole.status == "finished"
+    assert held < 16_384, held
+    assert session_cache.session_bytes(whole) >= held  # the cache's estimate does not undercount
+    record = tablic.MatchRecord.from_text(whole.record_text())
+    assert len(record.moves) == 384
+    assert record.replay().scores == whole.match.scores == whole.full_match().scores

@@ -162,4 +162,4 @@ async def test_followers_are_told_the_table_went_back() -> None:
     walked = list(steps(lost, back))
     assert [after.seq for _event, after in walked] == list(range(1, back.seq + 1))
     assert walked[-1][1].log.digest == back.log.digest
-    assert str(walked[-1][1].match.record().to_text()) == back.match.record().to_text()
+    assert walked[-1][1].record_text() == back.record_text()

@@ -78,6 +78,7 @@ async def test_the_session_a_move_leaves_in_the_cache_is_the_one_the_log_replays
     for name in ("seq", "status", "deadline_ms", "names", "token_hashes", "ending", "marks"):
         assert getattr(session, name) == getattr(replayed, name), name
     assert session.log == replayed.log
-    assert session.match.record().to_text() == replayed.match.record().to_text()
+    assert session.record_text() == replayed.record_text()
+    assert session.match.view(0) == replayed.match.view(0)
     assert before.seq == session.seq - 60 and before.names == {0: "p0", 1: "p1"}  # unchanged
     assert before.log.count == before.seq and len(before.marks) == 0

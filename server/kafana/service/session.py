@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 from dataclasses import dataclass, field
@@ -28,6 +29,24 @@ DEFAULTED = ("timeout", "disconnect")
 """Reasons of a move the server played for a seat (out of time; disconnected)."""
 
 
+def without_history(match: AnyState) -> AnyState:
+    """`match`, keeping of its own move history only the last move; returns it.
+
+    A game state links every move played (`_log`: Tablić's `(seat, move, before)`, Tač's
+    `(step, before)`), ~350 bytes a move once replayed: most of what a cached table weighed
+    (~110 KB at the end of a Tablić match). A session holds every event in its compact log
+    already, so it cuts that chain on each state it makes (fresh, not yet seen by anyone) and
+    rebuilds a state with its history where one is needed (`Session.full_match`). The last move
+    stays: Tač's answers show `last_step`.
+    """
+    node = getattr(match, "_log", None)
+    if type(node) is tuple and node and node[-1] is not None:
+        # A state that keeps no such chain as a settable slot is left as it is.
+        with contextlib.suppress(AttributeError, TypeError):
+            setattr(match, "_log", (*node[:-1], None))  # noqa: B010 (a slot of the state)
+    return match
+
+
 @dataclass(frozen=True)
 class Ending:
     """A match that ended other than by score: a forfeit, the admin closing the table, or
@@ -40,7 +59,11 @@ class Ending:
 
 @dataclass(frozen=True)
 class Session:
-    """One table at sequence number `seq`. Immutable: `apply` returns the next one."""
+    """One table at sequence number `seq`. Immutable: `apply` returns the next one.
+
+    `match` is the game now without its move history (`without_history`: the log has every
+    event); `full_match()` replays one with it, `record_text()` the record.
+    """
 
     table_id: str
     stored: storage_pb2.StoredTable
@@ -162,7 +185,7 @@ class Session:
         if seq != self.seq + 1:
             raise ValueError(f"event {seq} does not follow {self.seq}")
         return self._evolve(
-            match=match,
+            match=without_history(match),
             seq=seq,
             status=FINISHED if match.is_over else self.status,
             deadline_ms=deadline_ms,
@@ -206,7 +229,7 @@ class Session:
                 ending = Ending(NO_SHOW if event.reason == NO_SHOW else "closed")
             status = FINISHED
         return self._evolve(
-            match=new_match,
+            match=without_history(new_match),
             seq=seq,
             status=status,
             names=names,
@@ -236,9 +259,18 @@ class Session:
             outcome = self.match.outcome(forfeit=self.ending.seat)
         return None if outcome is None else outcome.winner
 
+    def full_match(self) -> AnyState:
+        """The game now with its whole move history, replayed from the log (what `match`
+        does not keep): for its `record()`."""
+        match: AnyState = self.game.start(self.stored)
+        for _seq, _record, event in self.log.events():
+            if event.kind == MOVE:
+                match = match.apply(event.move, event.seat)
+        return match
+
     def record_text(self) -> str:
         """The replayable record; how an early end came about is noted in comments."""
-        text = self.match.record().to_text()
+        text = self.full_match().record().to_text()
         for seq, _record, event in self.log.events():
             if event.kind == MOVE and event.reason in DEFAULTED:
                 why = "ran out of time" if event.reason == "timeout" else "was disconnected"

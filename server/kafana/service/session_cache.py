@@ -1,8 +1,10 @@
 """The sessions a process keeps: least recently used dropped past a bound in entries and bytes.
 
-A session's bytes are estimated (`session_bytes`): a replayed match keeps about 360 bytes per
-event (a 300-event Tablić match weighs about 110 KB by tracemalloc), plus its log and table
-record. A dropped session is replayed from the store when asked for again.
+A session's bytes are estimated (`session_bytes`): its game state without the move history
+(`session.without_history`), table record and names, ~4.4 KB, plus its compact log, ~14 bytes
+an event all told (tracemalloc, `loadtests/cache_probe.py`: 4.4 KB at the seats taken, 9.6 KB
+at the end of a 386-event Tablić match; 135 KB before the history was cut). A dropped session
+is replayed from the store when asked for again.
 """
 
 from __future__ import annotations
@@ -11,12 +13,12 @@ from collections import OrderedDict
 
 from kafana.service.session import Session
 
-CACHE_ENTRIES = 1024
-"""Sessions kept by default (`kafana serve --cache-tables`)."""
-CACHE_BYTES = 128 * 2**20
-"""Estimated bytes of the sessions kept, by default."""
-SESSION_BYTES = 8192  # a session at move 0
-EVENT_BYTES = 400  # each event replayed
+CACHE_ENTRIES = 16_384
+"""Sessions kept by default (`kafana serve --cache-tables`): 10,000 live tables fit."""
+CACHE_BYTES = 192 * 2**20
+"""Estimated bytes of the sessions kept, by default (16,384 whole matches: ~160 MB)."""
+SESSION_BYTES = 4608  # a session at move 0
+EVENT_BYTES = 8  # each event, besides its record in the log
 DECK_BYTES = 4096  # each explicit deck of the table record (52 card texts, parsed and not)
 
 
