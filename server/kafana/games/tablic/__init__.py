@@ -17,6 +17,7 @@ from kafana.errors import (
 )
 from kafana.games.cards import CANONICAL_DECK, CARDS, Card, format_cards, parse_cards
 from kafana.games.tablic.build import BUILD  # first of the package: it picks the build
+from kafana.games.tablic.builds import Build
 from kafana.games.tablic.capture import CaptureEngine, captures, engine_for
 from kafana.games.tablic.move import Move
 from kafana.games.tablic.result import HandResult
@@ -30,6 +31,7 @@ __all__ = [
     "CANONICAL_DECK",
     "CARDS",
     "PRESETS",
+    "Build",
     "CaptureEngine",
     "Card",
     "HandResult",

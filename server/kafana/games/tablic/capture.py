@@ -290,18 +290,19 @@ class CaptureEngine:
             return False
         if self.wild and played_rank == JACK:
             return len(taken) == len(table_ranks)
+        values = (0,) if played_rank in self.rank_only else self.played_values[played_rank]
+        return any(self.is_capture_as(played_rank, value, taken) for value in values)
+
+    def is_capture_as(self, played_rank: int, value: int, taken: tuple[int, ...]) -> bool:
+        """Whether cards of ranks `taken` (not empty) are one capture of a card of
+        `played_rank` declared as `value` (0: by rank only), the wild jack aside."""
         vector = 0
         for rank in taken:
             vector += 1 << 4 * (rank - 1)
-        values = (0,) if played_rank in self.rank_only else self.played_values[played_rank]
-        for value in values:
-            by_low = self._groups_by_low(played_rank, value)
-            if self.multi_group:
-                if _can_partition(vector, by_low, {}):
-                    return True
-            elif any(vector in groups for groups in by_low.values()):
-                return True
-        return False
+        by_low = self._groups_by_low(played_rank, value)
+        if self.multi_group:
+            return _can_partition(vector, by_low, {})
+        return any(vector in groups for groups in by_low.values())
 
     def has_capture(self, played_rank: int, table_ranks: tuple[int, ...]) -> bool:
         """Whether the card can capture anything at all (a subset-sum test, no listing)."""

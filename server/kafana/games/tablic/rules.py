@@ -79,6 +79,7 @@ class Rules(Switches):
     must_capture: bool = False
     rank_priority: bool = False  # a card that can take by rank must take a same-rank card
     most_cards_tie_to_last: bool = False  # a most-cards tie goes to the last capturing side
+    building: bool = False  # builds and raises (RULES.md "Building"; docs/rules.md)
 
     def __post_init__(self) -> None:
         if isinstance(self.card_points, list):
@@ -125,6 +126,14 @@ class Rules(Switches):
             sum(p for pattern, p in self.card_points if pattern in (c.text, c.rank_text))
             for c in CARDS
         )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every switch as `Switches.to_dict`, but `building` only when on: the rules of a
+        match without it write the same JSON (records, stored tables) as before it existed."""
+        out = super().to_dict()
+        if not self.building:
+            del out["building"]
+        return out
 
     @classmethod
     def _decode(cls, values: dict[str, Any]) -> dict[str, Any]:

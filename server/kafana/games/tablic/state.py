@@ -17,6 +17,9 @@ from kafana.games.cards import CARDS, Card, check_distinct, parse_cards
 from kafana.games.protocol import FORFEIT, SCORE, Outcome, places_by_score
 from kafana.games.records import check_result, replay_moves
 from kafana.games.seats import SeatedState
+from kafana.games.tablic.builds import Build, after_build, after_capture
+from kafana.games.tablic.builds import check as check_building
+from kafana.games.tablic.builds import legal as legal_building
 from kafana.games.tablic.capture import (
     LISTING_TAGS,
     NATIVE,
@@ -80,6 +83,7 @@ class MatchState(SeatedState[Rules, View]):
     """
 
     __slots__ = (
+        "_builds",
         "_current",
         "_deck",
         "_engine",
@@ -116,6 +120,7 @@ class MatchState(SeatedState[Rules, View]):
     _log: tuple[int, Move, object] | None
     _legal: Sequence[Move] | None  # once listed (trail first, then captures, per card)
     _params: bytes  # the rules as the C fast path reads them (`state_params`)
+    _builds: tuple[Build, ...]  # with `building` only (else unset: the C paths know no builds)
 
     # -- public read-only properties ---------------------------------------------------
 
@@ -128,6 +133,11 @@ class MatchState(SeatedState[Rules, View]):
     def table(self) -> tuple[Card, ...]:
         """Cards face up on the table, in rank order."""
         return self._table
+
+    @property
+    def builds(self) -> tuple[Build, ...]:
+        """Builds on the table (the `building` switch; `table` is the loose cards)."""
+        return self._builds if self._setup.rules.building else ()
 
     @property
     def hand_results(self) -> tuple[HandResult, ...]:
@@ -197,7 +207,7 @@ class MatchState(SeatedState[Rules, View]):
         """
         legal = self._legal
         if legal is None:
-            if _FAST_MOVES is not None:  # the compiled build: listed (and kept) in C
+            if _FAST_MOVES is not None and not self._setup.rules.building:  # listed in C
                 fast = _FAST_MOVES(self, LISTING_KEPT, LEGAL_KEPT)
                 if fast is not None:
                     return fast
@@ -232,8 +242,12 @@ class MatchState(SeatedState[Rules, View]):
 
     def _list_moves(self, seat: int) -> tuple[Move, ...]:
         """The legal moves of `seat` in Python, from the engine's listings: the reference of
-        the C listing (`_ccore.legal`, which `_FAST_MOVES` runs on the state's own fields)."""
+        the C listing (`_ccore.legal`, which `_FAST_MOVES` runs on the state's own fields);
+        with `building`, `builds.legal`."""
         rules = self._setup.rules
+        if rules.building:
+            table = self._table
+            return legal_building(rules, self._engine, self._hands[seat], seat, table, self._builds)
         priority = rules.rank_priority
         engine = self._engine
         cached = engine._by_vector.get
@@ -285,9 +299,17 @@ class MatchState(SeatedState[Rules, View]):
             raise MatchOverError("the match is over: no more moves")
         if not isinstance(move, Move):
             raise InvalidInputError(f"expected a Move, got {move!r}")
-        card, taken = move
+        card = move[0]
+        taken = move[1]
         if card not in self._hands[seat]:
             raise IllegalMoveError(f"{card} is not in the hand of seat {seat}")
+        rules = self._setup.rules
+        if rules.building:
+            hand = self._hands[seat]
+            table = self._table
+            return check_building(move, seat, hand, table, self._builds, rules, self._engine)
+        if len(move) == 3:
+            raise IllegalMoveError(f"{move} is a build: these rules have no building")
         table = self._table
         mask = 0
         for i, c in enumerate(table):
@@ -300,7 +322,6 @@ class MatchState(SeatedState[Rules, View]):
                 "not on the table"
             )
         ranks = tuple(c.rank for c in table)
-        rules = self._setup.rules
         if not taken:
             if rules.must_capture and any(
                 self._engine.has_capture(c.rank, ranks) for c in self._hands[seat]
@@ -325,7 +346,7 @@ class MatchState(SeatedState[Rules, View]):
         """
         if seat is not None and seat != self._current:
             self._check_turn(seat)
-        if _FAST_ADVANCE is not None:  # the compiled build: a move of this state's listing, in C
+        if _FAST_ADVANCE is not None and not self._setup.rules.building:  # C: a listed move
             fast = _FAST_ADVANCE(self, move)
             if fast is not None:
                 return fast
@@ -343,7 +364,7 @@ class MatchState(SeatedState[Rules, View]):
         return self._advance(played, self._check(played))
 
     def _advance(self, move: Move, mask: int) -> MatchState:
-        """The next state; `mask` is non-zero when the move captures."""
+        """The next state; `mask` is non-zero when the move captures (or builds)."""
         seat = self._current
         assert seat is not None
         setup = self._setup
@@ -359,13 +380,29 @@ class MatchState(SeatedState[Rules, View]):
         nxt._results = self._results
         nxt._log = (seat, move, self._log)
         nxt._legal = None
-        card, taken = move
+        card = move[0]
+        taken = move[1]
         hands = list(self._hands)
         hand = hands[seat]
         hands[seat] = tuple([c for c in hand if c is not card])
         nxt._hands = now = tuple(hands)
         table = self._table
         played = card.index
+        builds: tuple[Build, ...] = ()
+        loose_taken = -1  # with building: the count vector of the loose cards captured
+        if rules.building:
+            builds = self._builds
+            if len(move) == 3:  # a build or a raise: the joined cards leave the loose ones
+                table, nxt._builds, joined = after_build(move, seat, table, builds)
+                nxt._table = table
+                nxt._vector = self._vector - joined
+                nxt._piles = self._piles
+                nxt._tablas = self._tablas
+                nxt._last_capturer = self._last_capturer
+                return nxt._next_turn(seat, now, deck)
+            if mask:  # the captured builds leave with the loose cards they are listed with
+                table, builds, loose_taken = after_capture(move, table, builds)
+            nxt._builds = builds
         if mask:
             side = seat % 2 if rules.partnerships else seat
             piles = list(self._piles)
@@ -375,12 +412,14 @@ class MatchState(SeatedState[Rules, View]):
                 pile |= 1 << c.index
                 vector -= UNITS[c.rank]
             piles[side] = pile
+            if loose_taken >= 0:  # builds' cards are not in the table's count vector
+                vector = self._vector - loose_taken
             nxt._piles = tuple(piles)
             remaining = tuple([c for c in table if c not in taken])
             nxt._table = remaining
             nxt._vector = vector
             nxt._last_capturer = side
-            if not remaining and (rules.last_card_tabla or deck or any(now)):
+            if not remaining and not builds and (rules.last_card_tabla or deck or any(now)):
                 tablas = list(self._tablas)
                 tablas[side] += 1
                 nxt._tablas = tuple(tablas)
@@ -397,15 +436,22 @@ class MatchState(SeatedState[Rules, View]):
                 at += 1
             nxt._table = (*table[:at], card, *table[at:])
             nxt._vector = self._vector + UNITS[card.rank]
-        if any(now):
-            nxt._current = (seat + 1) % rules.players
-            return nxt
-        nxt._current = seat
+        return nxt._next_turn(seat, now, deck)
+
+    def _next_turn(
+        self, seat: int, hands: tuple[tuple[Card, ...], ...], deck: tuple[Card, ...]
+    ) -> MatchState:
+        """This new state, after `seat` moved, handed on: to the next seat, else a new deal,
+        else the hand scored (and the next one dealt, unless the match is over)."""
+        if any(hands):
+            self._current = (seat + 1) % self._setup.rules.players
+            return self
+        self._current = seat
         if deck:
-            nxt._deal_round()
+            self._deal_round()
         else:
-            nxt._finish_hand()
-        return nxt
+            self._finish_hand()
+        return self
 
     def _copy(self) -> MatchState:
         nxt = MatchState.__new__(MatchState)
@@ -426,6 +472,8 @@ class MatchState(SeatedState[Rules, View]):
         nxt._results = self._results
         nxt._log = self._log
         nxt._legal = self._legal
+        if self._setup.rules.building:
+            nxt._builds = self._builds
         return nxt
 
     def _deal_round(self) -> None:
@@ -448,6 +496,12 @@ class MatchState(SeatedState[Rules, View]):
         if self._last_capturer is not None:
             for c in self._table:
                 piles[self._last_capturer] |= 1 << c.index
+            if rules.building:  # builds go with the loose cards, counted card by card
+                for build in self._builds:
+                    for c in build.cards:
+                        piles[self._last_capturer] |= 1 << c.index
+        if rules.building:
+            self._builds = ()
         self._table = ()
         self._vector = 0
         points_of = rules.points_by_index
@@ -492,6 +546,8 @@ class MatchState(SeatedState[Rules, View]):
         self._piles = (0,) * rules.sides
         self._tablas = (0,) * rules.sides
         self._last_capturer = None
+        if rules.building:
+            self._builds = ()
         self._deal_round()
 
     def determinize(self, hands: Sequence[Iterable[Card]], deck: Iterable[Card]) -> MatchState:
@@ -553,6 +609,7 @@ class MatchState(SeatedState[Rules, View]):
             scores=self._scores,
             hand_results=self._results,
             is_over=self._current is None,
+            builds=self.builds,
         )
 
     def record(self) -> MatchRecord:
@@ -702,7 +759,7 @@ def new_match(
     state._legal = None
     state._scores = (0,) * rules.sides
     state._results = ()
-    if _FAST_START is None or _FAST_START(state) is None:
+    if rules.building or _FAST_START is None or _FAST_START(state) is None:
         state._start_hand(0)
     return state
 

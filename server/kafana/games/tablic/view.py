@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kafana.games.cards import Card
+from kafana.games.tablic.builds import Build
 from kafana.games.tablic.result import HandResult
 from kafana.games.tablic.rules import Rules
 
@@ -16,6 +17,7 @@ class View:
 
     Captured cards are public: every capture is made face up before it goes to the pile.
     Other hands appear only as sizes; the deck only as a count; the seed not at all.
+    `table` is the loose cards; with `building`, `builds` are the builds beside them.
     """
 
     rules: Rules
@@ -34,6 +36,7 @@ class View:
     scores: tuple[int, ...]  # per side, the match
     hand_results: tuple[HandResult, ...]
     is_over: bool
+    builds: tuple[Build, ...] = ()  # on the table, beside its loose cards (`building`)
 
     @property
     def side(self) -> int | None:
@@ -46,7 +49,7 @@ class View:
         def cards(items: Any) -> list[str]:
             return [c.text for c in sorted(items)]
 
-        return {
+        out: dict[str, Any] = {
             "seat": self.seat,
             "hand": None if self.hand is None else cards(self.hand),
             "table": cards(self.table),
@@ -62,3 +65,6 @@ class View:
             "scores": list(self.scores),
             "is_over": self.is_over,
         }
+        if self.rules.building:
+            out["builds"] = [b.to_dict() for b in self.builds]
+        return out
