@@ -8,15 +8,26 @@ from collections.abc import Sequence
 from kafana.games.tablic import Move, Rules, View
 
 from kafana_bots.base import Bot
-from kafana_bots.values import capture_value, trail_value
+from kafana_bots.values import CARD_WEIGHT, capture_value, trail_value
+
+BUILD_SHARE = 0.5
+"""Share of a build's cards a build or raise counts as won: its maker holds the card that
+takes it, but another player may take or raise it first."""
 
 
 def greedy_value(view: View, move: Move) -> float:
-    """Immediate value of `move`: points, cards and tabla taken, or the cost of a trail."""
+    """Immediate value of `move`: points, cards and tabla taken, or the cost of a trail (a
+    build: that cost, plus a share of the build's cards)."""
     rules = view.rules
     if move.is_trail:
         return trail_value(rules, move.card.index)
-    clears = len(move.captured) == len(view.table)
+    if move.is_build:
+        points = rules.points_by_index
+        built = [move.card, *move.joined]
+        share = sum(points[c.index] + CARD_WEIGHT for c in built)
+        return trail_value(rules, move.card.index) + BUILD_SHARE * share
+    on_table = len(view.table) + sum(len(b.cards) for b in view.builds)
+    clears = len(move.captured) == on_table
     last = view.deck_remaining == 0 and sum(view.hand_sizes) == 1
     taken = [c.index for c in move.captured]
     return capture_value(rules, move.card.index, taken, clears, last)

@@ -1,7 +1,8 @@
 """`heuristic`: greedy play plus card counting, tabla safety and a planned last capture.
 
 In a small two-player last deal, where every card is known, the bot searches to the end of
-the hand when that fits a few thousand nodes (`exact.solve`). Otherwise each move is scored
+the hand when that fits a few thousand nodes (`exact.solve`; not with `building`: the
+search's simulator knows no builds). Otherwise each move is scored
 as its immediate value (`greedy_value`), minus what the next player can expect to take from
 the table it leaves (counting which cards can still be in their hand: every card not in this
 hand, on the table or in a pile), plus the leftovers it should win by being the last to
@@ -41,7 +42,7 @@ class HeuristicBot(Bot):
         """The move of highest heuristic score; among equally good trails the cheapest, lowest
         rank first (`greedy.trail_order`), other ties broken with the injected generator.
         A small, fully known ending is solved exactly instead (`exact.solve`)."""
-        if len(legal_moves) > 1 and hands_known(view):
+        if len(legal_moves) > 1 and not view.rules.building and hands_known(view):
             solved = _solved(view, legal_moves, self)
             if solved is not None:
                 return solved
@@ -96,16 +97,17 @@ class _Context:
         """Immediate value, minus the next player's expected take, plus last-capture credit."""
         view = self.view
         base = greedy_value(view, move)
-        if not move.is_trail:
+        if move.captured:
             base += (self.card_weight - CARD_WEIGHT) * (1 + len(move.captured))
         if move.is_trail:
             left = sorted([*view.table, move.card])
-        else:
-            left = [c for c in view.table if c not in move.captured]
+        else:  # a build's cards leave the loose ones too (builds are not taken by rank)
+            gone = move.captured or move.joined
+            left = [c for c in view.table if c not in gone]
         if self.others_after <= 0:
             return base  # the last card of the hand: nothing follows
         base -= RISK_WEIGHT * self._expected_take([c.index for c in left])
-        if view.deck_remaining == 0 and not move.is_trail and left:
+        if view.deck_remaining == 0 and move.captured and left:
             leftovers = sum(self.values[c.index] for c in left) + self.card_weight * len(left)
             base += LAST_CAPTURE_SHARE * leftovers
         return base
