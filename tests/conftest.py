@@ -12,4 +12,9 @@ import sys
 os.environ["GRPC_ENABLE_FORK_SUPPORT"] = "false"
 assert "grpc" not in sys.modules, "gRPC was imported before tests/conftest.py could configure it"
 
-from kit import private_redis, redis_url, service  # noqa: E402, F401 (fixtures for every folder)
+from kit import (  # noqa: E402, F401 (fixtures for every folder)
+    private_redis,
+    redis_store,
+    redis_url,
+    service,
+)

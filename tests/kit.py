@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # the service is imported when a test serves, not by every te
     import grpc
     from kafana.service.server import KafanaServer
     from kafana.store.base import TableStore
+    from kafana.store.redis_store import RedisStore
     from kafana.v1.service_pb2_grpc import KafanaServiceStub
     from kafana.v1.state_pb2 import TableState
 
@@ -46,6 +47,8 @@ __all__ = [
     "redis_cli",
     "redis_cluster",
     "redis_server",
+    "redis_store",
+    "redis_store_at",
     "redis_url",
     "require_redis",
     "running",
@@ -216,6 +219,27 @@ async def running(store: TableStore, **options: Any) -> AsyncIterator[Service]:
             await asyncio.wait_for(server.stop(0.5), STOP_LIMIT_S)
         except TimeoutError:
             warnings.warn(f"the test server took over {STOP_LIMIT_S} s to stop", stacklevel=1)
+
+
+@asynccontextmanager
+async def redis_store_at(url: str) -> AsyncIterator[RedisStore]:
+    """A table store on the Redis at `url` for the block (closed at its end): one a process."""
+    from kafana.store.redis_store import RedisStore
+
+    store = RedisStore.from_url(url)
+    try:
+        yield store
+    finally:
+        await store.close()
+
+
+@pytest.fixture
+async def redis_store(redis_url: str) -> AsyncIterator[RedisStore]:
+    """The table store on the session's private redis-server, emptied first: the store every
+    test uses (there is no in-memory one). More stores on the same Redis, as more processes
+    would have: `redis_store_at(redis_url)`."""
+    async with redis_store_at(redis_url) as store:
+        yield store
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 from kafana.service.ratelimit import RateLimit
-from kafana.store.memory import MemoryStore
+from kafana.store.redis_store import RedisStore
 from kafana.v1 import rules_pb2, service_pb2
 from kit import Service, running, seat_md, seated_table
 
@@ -18,9 +18,9 @@ FEED = "/sse/kafana.v1.KafanaService/WatchEvents"
 
 
 @pytest.fixture
-async def site() -> AsyncIterator[tuple[Service, str]]:
+async def site(redis_store: RedisStore) -> AsyncIterator[tuple[Service, str]]:
     """An in-process server with HTTP on."""
-    async with running(MemoryStore(), http_port=0) as svc:
+    async with running(redis_store, http_port=0) as svc:
         assert svc.server.http is not None
         yield svc, svc.server.http.url
 
@@ -107,8 +107,8 @@ async def test_errors_come_as_an_error_event_and_unknown_feeds_as_404(
         assert answer.status_code == 404
 
 
-async def test_a_closed_feed_frees_its_stream_for_the_next() -> None:
-    async with running(MemoryStore(), http_port=0, rate_limit=RateLimit(max_streams=1)) as svc:
+async def test_a_closed_feed_frees_its_stream_for_the_next(redis_store: RedisStore) -> None:
+    async with running(redis_store, http_port=0, rate_limit=RateLimit(max_streams=1)) as svc:
         assert svc.server.http is not None
         table_id, _ = await _table(svc)
         async with httpx.AsyncClient(base_url=svc.server.http.url) as client:

@@ -7,7 +7,6 @@ import asyncio
 import grpc
 import pytest
 from kafana.store.keys import table_keys
-from kafana.store.memory import MemoryStore
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import events_pb2, service_pb2, state_pb2
 from kafana_play import config, legal_moves, open_table, play_text, take_events
@@ -76,15 +75,8 @@ async def test_timeouts_do_not_renew_the_time_to_live(redis_url: str) -> None:
         await store.close()
 
 
-@pytest.mark.parametrize("kind", ["memory", "redis"])
-async def test_an_open_table_expires_at_its_join_deadline(
-    kind: str, request: pytest.FixtureRequest
-) -> None:
-    store = (
-        MemoryStore()
-        if kind == "memory"
-        else RedisStore.from_url(request.getfixturevalue("redis_url"))
-    )
+async def test_an_open_table_expires_at_its_join_deadline(redis_url: str) -> None:
+    store = RedisStore.from_url(redis_url)
     try:
         async with running(store, join_deadline_ms=700, idle_ttl_ms=60_000) as svc:
             stub = svc.stub
@@ -93,9 +85,8 @@ async def test_an_open_table_expires_at_its_join_deadline(
                 service_pb2.JoinTableRequest(table_id=lonely.table_id, seat=0, name="early")
             )
             full = await open_table(stub, config(seed=55))
-            if isinstance(store, RedisStore):
-                assert await pttl(store, lonely.table_id) <= 700
-                assert await pttl(store, full.table_id) > 50_000  # the match started
+            assert await pttl(store, lonely.table_id) <= 700
+            assert await pttl(store, full.table_id) > 50_000  # the match started
             await asyncio.sleep(1.0)
             with pytest.raises(grpc.aio.AioRpcError) as missing:
                 await stub.GetState(service_pb2.GetStateRequest(table_id=lonely.table_id))

@@ -1,27 +1,18 @@
-"""The store's shared counters behave the same in memory and on a real Redis."""
+"""The store's shared counters on a real Redis (the session's private server)."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
 import pytest
 from kafana.store.base import TableStore
-from kafana.store.memory import MemoryStore
 from kafana.store.redis_store import RedisStore
 
 
-@pytest.fixture(params=["memory", "redis"])
-async def store(request: pytest.FixtureRequest) -> AsyncIterator[TableStore]:
-    """Each kind of store (Redis: the session's private server, emptied)."""
-    if request.param == "memory":
-        yield MemoryStore()
-        return
-    redis = RedisStore.from_url(request.getfixturevalue("redis_url"))
-    try:
-        yield redis
-    finally:
-        await redis.close()
+@pytest.fixture
+def store(redis_store: RedisStore) -> TableStore:
+    """The store on the session's private server, emptied."""
+    return redis_store
 
 
 async def test_a_window_counts_up_to_its_limit_then_ends(store: TableStore) -> None:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 from kafana.service import tracing
-from kafana.store.memory import MemoryStore
+from kafana.store.redis_store import RedisStore
 from kafana.v1 import service_pb2
 from kafana_client import table_config
 from kit import running
@@ -36,8 +36,10 @@ def spans() -> Iterator[InMemorySpanExporter]:
         tracing.disable()
 
 
-async def test_a_served_call_is_a_span_of_the_callers_trace(spans: InMemorySpanExporter) -> None:
-    async with running(MemoryStore()) as svc:
+async def test_a_served_call_is_a_span_of_the_callers_trace(
+    spans: InMemorySpanExporter, redis_store: RedisStore
+) -> None:
+    async with running(redis_store) as svc:
         made = await svc.stub.CreateTable(
             service_pb2.CreateTableRequest(config=table_config(target=1)),
             metadata=(("traceparent", TRACEPARENT),),

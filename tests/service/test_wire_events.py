@@ -11,6 +11,7 @@ from google.protobuf.message import Message
 from kafana.games import tablic
 from kafana.service import convert
 from kafana.service.session import Session
+from kafana.store.redis_store import RedisStore
 from kafana.v1 import events_pb2, rules_pb2, state_pb2
 from wire_support import events_as, play_to_end, seated
 
@@ -45,8 +46,10 @@ def hidden(state: tablic.MatchState, viewer: int | None) -> set[str]:
 
 
 @pytest.mark.parametrize("viewer", [None, 0, 1])
-async def test_tablic_events_carry_what_changed_and_no_hidden_card(viewer: int | None) -> None:
-    tables, table_id, tokens = await seated(rules_pb2.RulesSpec(), seed=SEED)
+async def test_tablic_events_carry_what_changed_and_no_hidden_card(
+    viewer: int | None, redis_store: RedisStore
+) -> None:
+    tables, table_id, tokens = await seated(redis_store, rules_pb2.RulesSpec(), seed=SEED)
     final = await play_to_end(tables, table_id, tokens, random.Random(2))
     events = events_as(final, viewer)
     local = tablic.new_match(tablic.Rules(), seed=SEED)
@@ -94,9 +97,11 @@ async def test_tablic_events_carry_what_changed_and_no_hidden_card(viewer: int |
 
 
 @pytest.mark.parametrize("players", [2, 3])
-async def test_tac_events_deal_at_the_start_and_step_every_move(players: int) -> None:
+async def test_tac_events_deal_at_the_start_and_step_every_move(
+    players: int, redis_store: RedisStore
+) -> None:
     spec = rules_pb2.RulesSpec(game=rules_pb2.GAME_TAC, players=players)
-    tables, table_id, tokens = await seated(spec, seed=3)
+    tables, table_id, tokens = await seated(redis_store, spec, seed=3)
     final = await play_to_end(tables, table_id, tokens, random.Random(0))
     replays = [Session.start(table_id, final.stored), *final.replays()]
     for viewer in (None, 1):
@@ -116,8 +121,8 @@ async def test_tac_events_deal_at_the_start_and_step_every_move(players: int) ->
     assert sum(first.held(s) for s in range(players)) + len(first.central) == 52
 
 
-async def test_a_leave_and_a_close_are_enums() -> None:
-    tables, table_id, tokens = await seated(rules_pb2.RulesSpec(), seed=4)
+async def test_a_leave_and_a_close_are_enums(redis_store: RedisStore) -> None:
+    tables, table_id, tokens = await seated(redis_store, rules_pb2.RulesSpec(), seed=4)
     session = await tables.session(table_id)
     await tables.leave(table_id, tokens[1])
     last = events_as(await tables.session(table_id), None)[-1]
@@ -127,7 +132,7 @@ async def test_a_leave_and_a_close_are_enums() -> None:
     assert last.result.forfeit_reason == S.EVENT_REASON_LEFT
     assert session.seq == last.seq - 1
 
-    tables, table_id, _tokens = await seated(rules_pb2.RulesSpec(), seed=5)
+    tables, table_id, _tokens = await seated(redis_store, rules_pb2.RulesSpec(), seed=5)
     created = await tables.create(rules_pb2.TableConfig(rules=rules_pb2.RulesSpec(), seed=5))
     closed = await tables.close(created[0], created[1])
     last = events_as(closed, None)[-1]
@@ -145,9 +150,9 @@ def test_every_logged_reason_word_has_its_enum() -> None:
     assert len(convert.RESULT_REASONS) == len(S.ResultReason.values()) - 1
 
 
-async def test_remaining_millis_count_down_for_the_seat_to_move() -> None:
+async def test_remaining_millis_count_down_for_the_seat_to_move(redis_store: RedisStore) -> None:
     clock = rules_pb2.ClockSpec(move_millis=5000)
-    tables, table_id, tokens = await seated(rules_pb2.RulesSpec(), seed=6, clock=clock)
+    tables, table_id, tokens = await seated(redis_store, rules_pb2.RulesSpec(), seed=6, clock=clock)
     session = await tables.session(table_id)
     seat = session.match.current_seat
     assert session.deadline_ms
@@ -158,7 +163,7 @@ async def test_remaining_millis_count_down_for_the_seat_to_move() -> None:
     assert list(state.remaining_millis) == expected
     late = convert.table_state(session, None, now_ms=session.deadline_ms + 10)
     assert late.remaining_millis[seat] == 0
-    no_clock, other_id, _ = await seated(rules_pb2.RulesSpec(), seed=6)
+    no_clock, other_id, _ = await seated(redis_store, rules_pb2.RulesSpec(), seed=6)
     plain = convert.table_state(await no_clock.session(other_id), 0)
     assert not plain.remaining_millis and plain.HasField("current_seat")
     await tables.leave(table_id, tokens[0])
@@ -166,8 +171,8 @@ async def test_remaining_millis_count_down_for_the_seat_to_move() -> None:
     assert not over.remaining_millis and not over.HasField("current_seat")
 
 
-async def test_get_record_is_small_its_events_have_no_state() -> None:
-    tables, table_id, tokens = await seated(rules_pb2.RulesSpec(), seed=11)
+async def test_get_record_is_small_its_events_have_no_state(redis_store: RedisStore) -> None:
+    tables, table_id, tokens = await seated(redis_store, rules_pb2.RulesSpec(), seed=11)
     session = await play_to_end(tables, table_id, tokens, random.Random(3))
     record = await tables.record(table_id)
     assert record.events and not any(e.HasField("state") for e in record.events)

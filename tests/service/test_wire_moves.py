@@ -10,6 +10,7 @@ from kafana.errors import InvalidInputError
 from kafana.games import tac
 from kafana.service import convert
 from kafana.service.games import GAMES
+from kafana.store.redis_store import RedisStore
 from kafana.v1 import events_pb2, rules_pb2, state_pb2
 from wire_support import play_to_end, seated
 
@@ -26,8 +27,10 @@ def pile(kind: int, seat: int = 0) -> S.TacPile:
     return S.TacPile(kind=kind, seat=seat)  # type: ignore[arg-type]
 
 
-async def test_tablic_legal_moves_are_text_and_structure_and_both_play() -> None:
-    tables, table_id, _tokens = await seated(rules_pb2.RulesSpec(), seed=21)
+async def test_tablic_legal_moves_are_text_and_structure_and_both_play(
+    redis_store: RedisStore,
+) -> None:
+    tables, table_id, _tokens = await seated(redis_store, rules_pb2.RulesSpec(), seed=21)
     session = await tables.session(table_id)
     seat = session.match.current_seat
     legal = tables.legal(session, seat)
@@ -126,9 +129,9 @@ def test_tac_wire_moves_refused(move: S.Move, words: str) -> None:
         TAC.move_text(move, 1)
 
 
-async def test_tac_legal_moves_round_trip_through_their_structure() -> None:
+async def test_tac_legal_moves_round_trip_through_their_structure(redis_store: RedisStore) -> None:
     spec = rules_pb2.RulesSpec(game=rules_pb2.GAME_TAC, players=3)
-    tables, table_id, tokens = await seated(spec, seed=5)
+    tables, table_id, tokens = await seated(redis_store, spec, seed=5)
     checked = 0
     for _ in range(40):
         session = await tables.session(table_id)
@@ -149,9 +152,9 @@ async def test_tac_legal_moves_round_trip_through_their_structure() -> None:
     assert checked > 40
 
 
-async def test_tac_played_moves_and_steps_show_the_card_moved() -> None:
+async def test_tac_played_moves_and_steps_show_the_card_moved(redis_store: RedisStore) -> None:
     spec = rules_pb2.RulesSpec(game=rules_pb2.GAME_TAC, players=2)
-    tables, table_id, tokens = await seated(spec, seed=9)
+    tables, table_id, tokens = await seated(redis_store, spec, seed=9)
     session = await play_to_end(tables, table_id, tokens, random.Random(1))
     replays = session.replays()
     plays = 0

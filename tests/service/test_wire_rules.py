@@ -11,6 +11,7 @@ from kafana.service import convert
 from kafana.service.games import build_rules, game_enum, game_name, rules_in_force
 from kafana.service.games.tablic import PRESETS, captures
 from kafana.service.tables import Tables
+from kafana.store.redis_store import RedisStore
 from kafana.v1 import rules_pb2, service_pb2
 from wire_support import seated
 
@@ -139,9 +140,9 @@ def test_the_preset_in_force_is_the_one_asked_for() -> None:
     )
 
 
-async def test_table_info_shows_the_rules_in_force() -> None:
+async def test_table_info_shows_the_rules_in_force(redis_store: RedisStore) -> None:
     spec = R.RulesSpec(tablic=R.TablicRules(must_capture=True))
-    tables, table_id, _tokens = await seated(spec)
+    tables, table_id, _tokens = await seated(redis_store, spec)
     info = convert.info(await tables.session(table_id))
     assert info.rules.game == R.GAME_TABLIC and info.rules.tablic.must_capture
     assert info.rules.tablic.HasField("target") and info.rules.tablic.target == 101
@@ -157,13 +158,13 @@ def test_captures_take_typed_rules_and_refuse_tac() -> None:
         captures(request)
 
 
-async def test_a_stored_table_loads_back_with_the_same_rules() -> None:
+async def test_a_stored_table_loads_back_with_the_same_rules(redis_store: RedisStore) -> None:
     """The store keeps the spec and a digest of the rules' JSON; another process (nothing
     cached) makes the same rules again from the typed spec."""
     spec = R.RulesSpec(
         game=R.GAME_TAC, players=4, tac=R.TacRules(decks=2, tac_calls=True, stall_rounds=9)
     )
-    tables, table_id, _tokens = await seated(spec)
+    tables, table_id, _tokens = await seated(redis_store, spec)
     mine = await tables.session(table_id)
     other = await Tables(tables.store).session(table_id)
     assert other.stored.rules_json == mine.stored.rules_json == build_rules(spec).to_json()

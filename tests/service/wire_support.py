@@ -1,4 +1,4 @@
-"""Tables on a memory store for the wire conversion tests: seat them, play them, read their
+"""Tables on a store for the wire conversion tests: seat them, play them, read their
 events as one viewer sees them."""
 
 from __future__ import annotations
@@ -10,16 +10,18 @@ from itertools import pairwise
 from kafana.service import convert
 from kafana.service.session import Session
 from kafana.service.tables import Tables
-from kafana.store.base import FINISHED
-from kafana.store.memory import MemoryStore
+from kafana.store.base import FINISHED, TableStore
 from kafana.v1 import events_pb2, rules_pb2
 
 
 async def seated(
-    rules: rules_pb2.RulesSpec, seed: int = 7, clock: rules_pb2.ClockSpec | None = None
+    store: TableStore,
+    rules: rules_pb2.RulesSpec,
+    seed: int = 7,
+    clock: rules_pb2.ClockSpec | None = None,
 ) -> tuple[Tables, str, dict[int, str]]:
-    """A table with every seat taken: the tables, its id and the seat tokens."""
-    tables = Tables(MemoryStore())
+    """A table on `store` with every seat taken: the tables, its id and the seat tokens."""
+    tables = Tables(store)
     config = rules_pb2.TableConfig(rules=rules, seed=seed, clock=clock, name="wire")
     table_id, _admin, session = await tables.create(config)
     tokens = {}

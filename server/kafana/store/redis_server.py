@@ -8,9 +8,12 @@ load tests' Redis (never a shared one).
 
 from __future__ import annotations
 
+import ctypes
 import shutil
+import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -20,6 +23,16 @@ from pathlib import Path
 HOST = "127.0.0.1"
 START_S = 10.0
 """How long a server may take to answer PING before `start` gives up."""
+
+
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """In the child before exec (Linux): SIGTERM when the thread that started it ends, so a
+    process killed outright (SIGKILL) leaves no private redis-server behind."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
 
 
 def free_port(host: str = HOST) -> int:
@@ -44,7 +57,8 @@ class RedisServer:
 
     `directory`: its working directory (None: a temporary one, removed by `stop`). `args` go on
     the command line after the port; `config` is a redis.conf given first (then nothing is
-    turned off: the config says what persists). A port taken by
+    turned off: the config says what persists). `die_with_parent` (Linux): the server ends
+    when the thread that started it does (start it from the main thread). A port taken by
     someone else between `free_port` and the server's bind is retried on another port.
     """
 
@@ -55,6 +69,7 @@ class RedisServer:
         config: Path | None = None,
         binary: str = "redis-server",
         preexec: Callable[[], None] | None = None,
+        die_with_parent: bool = False,
     ) -> None:
         found = shutil.which(binary)
         if found is None:
@@ -66,6 +81,7 @@ class RedisServer:
         self.args = args
         self.config = config
         self.preexec = preexec  # run in the child before exec (load tests pin CPUs with it)
+        self.die_with_parent = die_with_parent and sys.platform == "linux"
         self.port = 0
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -97,7 +113,7 @@ class RedisServer:
                 self.command(),
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
-                preexec_fn=self.preexec,
+                preexec_fn=self._preexec() if self.preexec or self.die_with_parent else None,
             )
             deadline = time.monotonic() + timeout
             while time.monotonic() < deadline and process.poll() is None:
@@ -107,6 +123,18 @@ class RedisServer:
                 time.sleep(0.05)
             _end(process)
         raise OSError(f"redis-server did not start on {HOST}:{self.port}")
+
+    def _preexec(self) -> Callable[[], None]:
+        """What the child runs before exec: `preexec`, and the death signal if asked for."""
+        first, dies = self.preexec, self.die_with_parent
+
+        def run() -> None:
+            if dies:
+                _die_with_parent()
+            if first is not None:
+                first()
+
+        return run
 
     def kill(self) -> None:
         """SIGKILL: no shutdown, no last write (only what was fsynced survives)."""
