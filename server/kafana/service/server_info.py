@@ -52,6 +52,7 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "must_capture": "A seat that can capture must capture.",
         "rank_priority": "A card that can take a card of its own rank must take one.",
         "most_cards_tie_to_last": "A most-cards tie goes to the side that captured last.",
+        "building": "Builds and raises (Cassino's house rule): a card played onto table cards.",
     },
     "tac": {
         "decks": "Decks dealt: 1 (2, 3 or 4 players) or 2 (2, 4 or 8 players).",

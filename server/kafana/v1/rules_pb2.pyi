@@ -155,6 +155,7 @@ class TablicRules(_message.Message):
     MUST_CAPTURE_FIELD_NUMBER: _builtins.int
     RANK_PRIORITY_FIELD_NUMBER: _builtins.int
     MOST_CARDS_TIE_TO_LAST_FIELD_NUMBER: _builtins.int
+    BUILDING_FIELD_NUMBER: _builtins.int
     preset: Global___TablicPreset.ValueType
     """The preset the switches start from."""
     target: _builtins.int
@@ -189,6 +190,8 @@ class TablicRules(_message.Message):
     """A card that can take a card of its own rank must take one."""
     most_cards_tie_to_last: _builtins.bool
     """A most-cards tie goes to the side that captured last (else nobody scores it)."""
+    building: _builtins.bool
+    """Builds and raises (Cassino's house rule, docs/rules.md "Building"); off in every preset."""
     @_builtins.property
     def card_points(self) -> _containers.RepeatedCompositeFieldContainer[Global___CardPoints]:
         """Points per card or rank; empty keeps the preset's table (set `card_points_set` to give
@@ -216,13 +219,16 @@ class TablicRules(_message.Message):
         must_capture: _builtins.bool | None = ...,
         rank_priority: _builtins.bool | None = ...,
         most_cards_tie_to_last: _builtins.bool | None = ...,
+        building: _builtins.bool | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_ace_high", b"_ace_high", "_jack_off_opening_table", b"_jack_off_opening_table", "_jack_value", b"_jack_value", "_king_value", b"_king_value", "_last_card_tabla", b"_last_card_tabla", "_most_cards_points", b"_most_cards_points", "_most_cards_tie_to_last", b"_most_cards_tie_to_last", "_multi_group", b"_multi_group", "_must_capture", b"_must_capture", "_queen_value", b"_queen_value", "_rank_priority", b"_rank_priority", "_royals_by_rank_only", b"_royals_by_rank_only", "_tabla_points", b"_tabla_points", "_target", b"_target", "_wild_jack", b"_wild_jack", "ace_high", b"ace_high", "jack_off_opening_table", b"jack_off_opening_table", "jack_value", b"jack_value", "king_value", b"king_value", "last_card_tabla", b"last_card_tabla", "most_cards_points", b"most_cards_points", "most_cards_tie_to_last", b"most_cards_tie_to_last", "multi_group", b"multi_group", "must_capture", b"must_capture", "queen_value", b"queen_value", "rank_priority", b"rank_priority", "royals_by_rank_only", b"royals_by_rank_only", "tabla_points", b"tabla_points", "target", b"target", "wild_jack", b"wild_jack"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_ace_high", b"_ace_high", "_building", b"_building", "_jack_off_opening_table", b"_jack_off_opening_table", "_jack_value", b"_jack_value", "_king_value", b"_king_value", "_last_card_tabla", b"_last_card_tabla", "_most_cards_points", b"_most_cards_points", "_most_cards_tie_to_last", b"_most_cards_tie_to_last", "_multi_group", b"_multi_group", "_must_capture", b"_must_capture", "_queen_value", b"_queen_value", "_rank_priority", b"_rank_priority", "_royals_by_rank_only", b"_royals_by_rank_only", "_tabla_points", b"_tabla_points", "_target", b"_target", "_wild_jack", b"_wild_jack", "ace_high", b"ace_high", "building", b"building", "jack_off_opening_table", b"jack_off_opening_table", "jack_value", b"jack_value", "king_value", b"king_value", "last_card_tabla", b"last_card_tabla", "most_cards_points", b"most_cards_points", "most_cards_tie_to_last", b"most_cards_tie_to_last", "multi_group", b"multi_group", "must_capture", b"must_capture", "queen_value", b"queen_value", "rank_priority", b"rank_priority", "royals_by_rank_only", b"royals_by_rank_only", "tabla_points", b"tabla_points", "target", b"target", "wild_jack", b"wild_jack"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_ace_high", b"_ace_high", "_jack_off_opening_table", b"_jack_off_opening_table", "_jack_value", b"_jack_value", "_king_value", b"_king_value", "_last_card_tabla", b"_last_card_tabla", "_most_cards_points", b"_most_cards_points", "_most_cards_tie_to_last", b"_most_cards_tie_to_last", "_multi_group", b"_multi_group", "_must_capture", b"_must_capture", "_queen_value", b"_queen_value", "_rank_priority", b"_rank_priority", "_royals_by_rank_only", b"_royals_by_rank_only", "_tabla_points", b"_tabla_points", "_target", b"_target", "_wild_jack", b"_wild_jack", "ace_high", b"ace_high", "card_points", b"card_points", "card_points_set", b"card_points_set", "jack_off_opening_table", b"jack_off_opening_table", "jack_value", b"jack_value", "king_value", b"king_value", "last_card_tabla", b"last_card_tabla", "most_cards_points", b"most_cards_points", "most_cards_tie_to_last", b"most_cards_tie_to_last", "multi_group", b"multi_group", "must_capture", b"must_capture", "preset", b"preset", "queen_value", b"queen_value", "rank_priority", b"rank_priority", "royals_by_rank_only", b"royals_by_rank_only", "tabla_points", b"tabla_points", "target", b"target", "wild_jack", b"wild_jack"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_ace_high", b"_ace_high", "_building", b"_building", "_jack_off_opening_table", b"_jack_off_opening_table", "_jack_value", b"_jack_value", "_king_value", b"_king_value", "_last_card_tabla", b"_last_card_tabla", "_most_cards_points", b"_most_cards_points", "_most_cards_tie_to_last", b"_most_cards_tie_to_last", "_multi_group", b"_multi_group", "_must_capture", b"_must_capture", "_queen_value", b"_queen_value", "_rank_priority", b"_rank_priority", "_royals_by_rank_only", b"_royals_by_rank_only", "_tabla_points", b"_tabla_points", "_target", b"_target", "_wild_jack", b"_wild_jack", "ace_high", b"ace_high", "building", b"building", "card_points", b"card_points", "card_points_set", b"card_points_set", "jack_off_opening_table", b"jack_off_opening_table", "jack_value", b"jack_value", "king_value", b"king_value", "last_card_tabla", b"last_card_tabla", "most_cards_points", b"most_cards_points", "most_cards_tie_to_last", b"most_cards_tie_to_last", "multi_group", b"multi_group", "must_capture", b"must_capture", "preset", b"preset", "queen_value", b"queen_value", "rank_priority", b"rank_priority", "royals_by_rank_only", b"royals_by_rank_only", "tabla_points", b"tabla_points", "target", b"target", "wild_jack", b"wild_jack"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__ace_high: _TypeAlias = _typing.Literal["ace_high"]  # noqa: Y015
     _WhichOneofArgType__ace_high: _TypeAlias = _typing.Literal["_ace_high", b"_ace_high"]  # noqa: Y015
+    _WhichOneofReturnType__building: _TypeAlias = _typing.Literal["building"]  # noqa: Y015
+    _WhichOneofArgType__building: _TypeAlias = _typing.Literal["_building", b"_building"]  # noqa: Y015
     _WhichOneofReturnType__jack_off_opening_table: _TypeAlias = _typing.Literal["jack_off_opening_table"]  # noqa: Y015
     _WhichOneofArgType__jack_off_opening_table: _TypeAlias = _typing.Literal["_jack_off_opening_table", b"_jack_off_opening_table"]  # noqa: Y015
     _WhichOneofReturnType__jack_value: _TypeAlias = _typing.Literal["jack_value"]  # noqa: Y015
@@ -253,6 +259,8 @@ class TablicRules(_message.Message):
     _WhichOneofArgType__wild_jack: _TypeAlias = _typing.Literal["_wild_jack", b"_wild_jack"]  # noqa: Y015
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__ace_high) -> _WhichOneofReturnType__ace_high | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__building) -> _WhichOneofReturnType__building | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__jack_off_opening_table) -> _WhichOneofReturnType__jack_off_opening_table | None: ...
     @_typing.overload

@@ -216,31 +216,79 @@ Global___ResultReason: _TypeAlias = ResultReason  # noqa: Y015
 
 @_typing.final
 class TablicMove(_message.Message):
-    """A Tablić move: one card from the hand, and the table cards it captures (none: a trail)."""
+    """A Tablić move: one card from the hand, and the table cards it captures (none: a trail);
+    with the `building` switch, or a build: the table cards it joins and the build's value.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
     CARD_FIELD_NUMBER: _builtins.int
     CAPTURED_FIELD_NUMBER: _builtins.int
+    JOINED_FIELD_NUMBER: _builtins.int
+    BUILD_VALUE_FIELD_NUMBER: _builtins.int
     card: _builtins.str
     """The card played from the hand."""
+    build_value: _builtins.int
+    """A build or a raise: the value of the build it makes (2..14); 0 for a capture or a trail."""
     @_builtins.property
     def captured(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """The table cards it takes; empty for a trail (the card stays on the table)."""
+        """The table cards it takes (a captured build: all its cards); empty for a trail (the card
+        stays on the table) and for a build.
+        """
+
+    @_builtins.property
+    def joined(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """A build or a raise: the table cards the card joins (loose cards, and every card of the
+        build it raises). Empty for a capture or a trail.
+        """
 
     def __init__(
         self,
         *,
         card: _builtins.str = ...,
         captured: _abc.Iterable[_builtins.str] | None = ...,
+        joined: _abc.Iterable[_builtins.str] | None = ...,
+        build_value: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["captured", b"captured", "card", b"card"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["build_value", b"build_value", "captured", b"captured", "card", b"card", "joined", b"joined"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___TablicMove: _TypeAlias = TablicMove  # noqa: Y015
+
+@_typing.final
+class TablicBuild(_message.Message):
+    """A build on the Tablić table (the `building` switch): cards that lie as one unit."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARDS_FIELD_NUMBER: _builtins.int
+    VALUE_FIELD_NUMBER: _builtins.int
+    OWNER_FIELD_NUMBER: _builtins.int
+    value: _builtins.int
+    """Its value: a card of this capture value takes it whole."""
+    owner: _builtins.int
+    """The seat that made it or raised it last."""
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Its cards, in canonical order."""
+
+    def __init__(
+        self,
+        *,
+        cards: _abc.Iterable[_builtins.str] | None = ...,
+        value: _builtins.int = ...,
+        owner: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "owner", b"owner", "value", b"value"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TablicBuild: _TypeAlias = TablicBuild  # noqa: Y015
 
 @_typing.final
 class TacPile(_message.Message):
@@ -396,7 +444,8 @@ class Move(_message.Message):
     TAC_FIELD_NUMBER: _builtins.int
     text: _builtins.str
     """Canonical text. Tablić: "KC:KD+KH" (card, then the captured cards joined by +; several
-    groups are all listed), or "7S" for a trail; loose forms ("kc:kh+kd") are accepted.
+    groups are all listed), or "7S" for a trail; loose forms ("kc:kh+kd") are accepted; with
+    `building`, "7C>AH+5D=13" for a build (card, the table cards it joins, the value).
     Tač: "flip", "play D->C", "play X->P2", "play X->D" or "call P1" (docs/service.md).
     """
     @_builtins.property
@@ -566,6 +615,7 @@ class TablicView(_message.Message):
     SCORES_FIELD_NUMBER: _builtins.int
     HAND_RESULTS_FIELD_NUMBER: _builtins.int
     IS_OVER_FIELD_NUMBER: _builtins.int
+    BUILDS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The viewing seat; absent for a spectator."""
     hand_no: _builtins.int
@@ -586,7 +636,7 @@ class TablicView(_message.Message):
 
     @_builtins.property
     def table(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """The table cards, face up, in the order they came."""
+        """The loose table cards, face up, in the order they came (builds: `builds`)."""
 
     @_builtins.property
     def hand_sizes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
@@ -608,6 +658,10 @@ class TablicView(_message.Message):
     def hand_results(self) -> _containers.RepeatedCompositeFieldContainer[Global___HandScore]:
         """Every finished hand's score."""
 
+    @_builtins.property
+    def builds(self) -> _containers.RepeatedCompositeFieldContainer[Global___TablicBuild]:
+        """With `building`: the builds on the table (`table` holds the loose cards only)."""
+
     def __init__(
         self,
         *,
@@ -625,10 +679,11 @@ class TablicView(_message.Message):
         scores: _abc.Iterable[_builtins.int] | None = ...,
         hand_results: _abc.Iterable[Global___HandScore] | None = ...,
         is_over: _builtins.bool = ...,
+        builds: _abc.Iterable[Global___TablicBuild] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_last_capturer", b"_last_capturer", "_seat", b"_seat", "last_capturer", b"last_capturer", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_last_capturer", b"_last_capturer", "_seat", b"_seat", "captured", b"captured", "dealer", b"dealer", "deck_remaining", b"deck_remaining", "hand", b"hand", "hand_no", b"hand_no", "hand_results", b"hand_results", "hand_sizes", b"hand_sizes", "is_over", b"is_over", "last_capturer", b"last_capturer", "move_count", b"move_count", "scores", b"scores", "seat", b"seat", "tablas", b"tablas", "table", b"table"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_last_capturer", b"_last_capturer", "_seat", b"_seat", "builds", b"builds", "captured", b"captured", "dealer", b"dealer", "deck_remaining", b"deck_remaining", "hand", b"hand", "hand_no", b"hand_no", "hand_results", b"hand_results", "hand_sizes", b"hand_sizes", "is_over", b"is_over", "last_capturer", b"last_capturer", "move_count", b"move_count", "scores", b"scores", "seat", b"seat", "tablas", b"tablas", "table", b"table"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__last_capturer: _TypeAlias = _typing.Literal["last_capturer"]  # noqa: Y015
     _WhichOneofArgType__last_capturer: _TypeAlias = _typing.Literal["_last_capturer", b"_last_capturer"]  # noqa: Y015

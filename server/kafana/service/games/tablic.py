@@ -40,10 +40,14 @@ def cards(items: Iterable[tablic.Card]) -> list[str]:
 
 
 def move_message(value: tablic.Move) -> state_pb2.Move:
-    """A move as text and structured (the card and the cards it captures)."""
+    """A move as text and structured (the card and the cards it captures, or the cards a
+    build joins and its value)."""
     out = state_pb2.Move(text=str(value))
     out.tablic.card = value.card.text
     out.tablic.captured.extend(cards(value.captured))
+    if value.is_build:
+        out.tablic.joined.extend(cards(value.joined))
+        out.tablic.build_value = value.build_value
     return out
 
 
@@ -138,6 +142,10 @@ def tablic_view(view: tablic.View) -> state_pb2.TablicView:
         scores=view.scores,
         hand_results=[hand_score(r) for r in view.hand_results],
         is_over=view.is_over,
+        builds=[
+            state_pb2.TablicBuild(cards=cards(b.cards), value=b.value, owner=b.owner)
+            for b in view.builds
+        ],
     )
     set_present(out, seat=view.seat, last_capturer=view.last_capturer)
     return out
@@ -185,19 +193,41 @@ def captures(request: service_pb2.CapturesRequest) -> service_pb2.CapturesRespon
     return service_pb2.CapturesResponse(captures=[state_pb2.Cards(cards=c) for c in ordered])
 
 
+def _cards_of(texts: Iterable[str], name: str) -> list[tablic.Card]:
+    """Cards of a `TablicMove` field (errors name the field)."""
+    try:
+        return [tablic.Card.parse(c) for c in texts]
+    except InvalidInputError as error:
+        raise InvalidInputError(f"move.tablic.{name}: {error}", field="move") from None
+
+
 def structured_move(move: state_pb2.TablicMove) -> tablic.Move:
-    """The move a `TablicMove` names (errors name the field)."""
+    """The move a `TablicMove` names: a capture or a trail, or with `build_value` a build
+    (errors name the field)."""
     if not move.card:
         raise InvalidInputError("move.tablic.card is empty: name the card played", field="move")
-    try:
-        captured = [tablic.Card.parse(c) for c in move.captured]
-    except InvalidInputError as error:
-        raise InvalidInputError(f"move.tablic.captured: {error}", field="move") from None
+    captured = _cards_of(move.captured, "captured")
+    joined = _cards_of(move.joined, "joined")
     try:
         card = tablic.Card.parse(move.card)
     except InvalidInputError as error:
         raise InvalidInputError(f"move.tablic.card: {error}", field="move") from None
-    return tablic.Move(card, captured)
+    if not move.build_value and not joined:
+        return tablic.Move(card, captured)
+    if captured:
+        raise InvalidInputError(
+            "move.tablic: a build captures nothing: set joined and build_value, not captured",
+            field="move",
+        )
+    if not move.build_value or not joined:
+        raise InvalidInputError(
+            "move.tablic: a build needs both joined (the table cards) and build_value",
+            field="move",
+        )
+    try:
+        return tablic.Move.build(card, joined, move.build_value)
+    except InvalidInputError as error:
+        raise InvalidInputError(f"move.tablic: {error}", field="move") from None
 
 
 MIN_DECKS = 16
@@ -239,7 +269,7 @@ class TablicGame(TableGame[tablic.MatchState, tablic.Move]):
         return tablic.new_match(rules, seed=seed_of(stored), decks=decks)
 
     def parse_move(self, text: str, seat: int) -> tablic.Move:
-        """`KC:KD+KH` or `7S`."""
+        """`KC:KD+KH`, `7S` or (with `building`) `7C>AH+5D=13`."""
         return tablic.Move.parse(text)
 
     def move_text(self, move: state_pb2.Move, seat: int) -> str:
@@ -253,7 +283,7 @@ class TablicGame(TableGame[tablic.MatchState, tablic.Move]):
         return str(structured)
 
     def move_message(self, state: tablic.MatchState, move: tablic.Move) -> state_pb2.Move:
-        """Text, card and captured cards."""
+        """Text, card and captured cards (a build: joined cards and value)."""
         return move_message(move)
 
     def played_message(self, after: tablic.MatchState, text: str) -> state_pb2.Move:

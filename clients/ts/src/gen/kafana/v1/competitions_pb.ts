@@ -25,7 +25,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kafana/v1/competitions.proto.
  */
 export const file_kafana_v1_competitions: GenFile = /*@__PURE__*/
-  fileDesc("ChxrYWZhbmEvdjEvY29tcGV0aXRpb25zLnByb3RvEglrYWZhbmEudjEihAEKBUZhdWx0EgwKBHNlYXQYASABKA0SJgoGcmVhc29uGAIgASgOMhYua2FmYW5hLnYxLkZhdWx0UmVhc29uEiYKBmFjdGlvbhgDIAEoDjIWLmthZmFuYS52MS5GYXVsdEFjdGlvbhIPCgdtb3ZlX25vGAQgASgNEgwKBGNvZGUYBSABKAki4gEKD0ZhdWx0UG9saWN5U3BlYxIPCgdtb3ZlX21zGAEgASgNEioKCm9uX3RpbWVvdXQYAiABKA4yFi5rYWZhbmEudjEuRmF1bHRBY3Rpb24SGwoTZGlzY29ubmVjdF9ncmFjZV9tcxgDIAEoDRItCg1vbl9kaXNjb25uZWN0GAQgASgOMhYua2FmYW5hLnYxLkZhdWx0QWN0aW9uEhsKE3RpbWVvdXRzX3RvX2ZvcmZlaXQYBSABKA0SFQoNaWxsZWdhbF9saW1pdBgGIAEoDRISCgpub19zaG93X21zGAcgASgNIt0DChJDcmVhdGVFdmVudFJlcXVlc3QSDAoEbmFtZRgBIAEoCRImCgZmb3JtYXQYAiABKA4yFi5rYWZhbmEudjEuRXZlbnRGb3JtYXQSDgoGcm91bmRzGAMgASgNEg4KBmJvYXJkcxgEIAEoDRIXCg9oYW5kc19wZXJfYm9hcmQYBSABKA0SJwoGcHJlc2V0GAYgASgOMhcua2FmYW5hLnYxLlRhYmxpY1ByZXNldBIOCgZ0YXJnZXQYByABKA0SFgoOc2VhdHNfcGVyX2dhbWUYCCABKA0SKgoGcG9saWN5GAkgASgLMhoua2FmYW5hLnYxLkZhdWx0UG9saWN5U3BlYxIVCgRzZWVkGAogASgEQgIwAUgAiAEBEhAKCHBhcmFsbGVsGAsgASgNEhMKC2Nob3Nlbl9zZWVkGAwgASgIEhQKDHBhcnRuZXJzaGlwcxgNIAEoCBIdCgRnYW1lGA4gASgOMg8ua2FmYW5hLnYxLkdhbWUSGwoTZW50cmllc19wZXJfYWNjb3VudBgPIAEoDRIXCgtzdGFydF9hdF9tcxgQIAEoBEICMAESEwoLY2hlY2tfaW5fbXMYESABKA0SFAoMbWF4X2VudHJhbnRzGBIgASgNQgcKBV9zZWVkImUKE0NyZWF0ZUV2ZW50UmVzcG9uc2USEAoIZXZlbnRfaWQYASABKAkSFwoPb3JnYW5pc2VyX3Rva2VuGAIgASgJEiMKBWV2ZW50GAMgASgLMhQua2FmYW5hLnYxLkV2ZW50SW5mbyJAChFFbnRlckV2ZW50UmVxdWVzdBIQCghldmVudF9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEgsKA2JvdBgDIAEoCSJJChJFbnRlckV2ZW50UmVzcG9uc2USEAoIZXZlbnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCRITCgtlbnRyeV90b2tlbhgDIAEoCSI2ChRXaXRoZHJhd0VudHJ5UmVxdWVzdBIQCghldmVudF9pZBgBIAEoCRIMCgRuYW1lGAIgASgJIjAKDkNoZWNrSW5SZXF1ZXN0EhAKCGV2ZW50X2lkGAEgASgJEgwKBG5hbWUYAiABKAkiWAoUUmVtb3ZlRW50cmFudFJlcXVlc3QSEAoIZXZlbnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCRISCgpkaXNxdWFsaWZ5GAMgASgIEgwKBG5vdGUYBCABKAkiJQoRU3RhcnRFdmVudFJlcXVlc3QSEAoIZXZlbnRfaWQYASABKAkiMwoRUGF1c2VFdmVudFJlcXVlc3QSEAoIZXZlbnRfaWQYASABKAkSDAoEbm90ZRgCIAEoCSI0ChJSZXN1bWVFdmVudFJlcXVlc3QSEAoIZXZlbnRfaWQYASABKAkSDAoEbm90ZRgCIAEoCSIxCg9FbmRFdmVudFJlcXVlc3QSEAoIZXZlbnRfaWQYASABKAkSDAoEbm90ZRgCIAEoCSJoChVBZGp1ZGljYXRlR2FtZVJlcXVlc3QSEAoIZXZlbnRfaWQYASABKAkSDwoHZ2FtZV9pZBgCIAEoCRITCgZ3aW5uZXIYAyABKA1IAIgBARIMCgRub3RlGAQgASgJQgkKB193aW5uZXIiNAoPR2V0RXZlbnRSZXF1ZXN0EhAKCGV2ZW50X2lkGAEgASgJEg8KB3JlY29yZHMYAiABKAgiOgoRTGlzdEV2ZW50c1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgNEhIKCnBhZ2VfdG9rZW4YAiABKAkiUwoSTGlzdEV2ZW50c1Jlc3BvbnNlEiQKBmV2ZW50cxgBIAMoCzIULmthZmFuYS52MS5FdmVudEluZm8SFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIp4BCgtFbnRyYW50SW5mbxIMCgRuYW1lGAEgASgJEiQKBGtpbmQYAiABKA4yFi5rYWZhbmEudjEuRW50cmFudEtpbmQSCwoDYm90GAMgASgJEhIKCmNoZWNrZWRfaW4YBCABKAgSJgoFc3RhdGUYBSABKA4yFy5rYWZhbmEudjEuRW50cmFudFN0YXRlEhIKCnN0YXRlX25vdGUYBiABKAkiugIKCEdhbWVJbmZvEg8KB2dhbWVfaWQYASABKAkSDQoFcm91bmQYAiABKA0SDQoFc2VhdHMYAyADKAkSEgoKY29tbWl0bWVudBgEIAEoCRIQCgh0YWJsZV9pZBgFIAEoCRINCgVib2FyZBgGIAEoDRIlCgZzdGF0dXMYByABKA4yFS5rYWZhbmEudjEuR2FtZVN0YXR1cxIOCgZzY29yZXMYCCADKAUSEwoGd2lubmVyGAkgASgNSACIAQESJQoGZW5kaW5nGAogASgOMhUua2FmYW5hLnYxLkdhbWVFbmRpbmcSIAoGZmF1bHRzGAsgAygLMhAua2FmYW5hLnYxLkZhdWx0Eg4KBnJlY29yZBgNIAEoCRIOCgZzZWNyZXQYDiABKAlCCQoHX3dpbm5lckoECAwQDVIEc2VlZCJNCglSb3VuZEluZm8SDgoGbnVtYmVyGAEgASgNEiIKBWdhbWVzGAIgAygLMhMua2FmYW5hLnYxLkdhbWVJbmZvEgwKBGJ5ZXMYAyADKAkikAIKDFN0YW5kaW5nSW5mbxIMCgRyYW5rGAEgASgNEg8KB2VudHJhbnQYAiABKAkSDgoGcG9pbnRzGAMgASgBEg4KBnBsYXllZBgEIAEoDRIMCgR3aW5zGAUgASgNEg0KBWRyYXdzGAYgASgNEg4KBmxvc3NlcxgHIAEoDRIMCgRieWVzGAggASgNEhAKCGJ1Y2hob2x6GAkgASgBEhgKEHNvbm5lYm9ybl9iZXJnZXIYCiABKAESDAoEZGlmZhgLIAEoBRIOCgZyYXRpbmcYDCABKAESFAoMaGVhZF90b19oZWFkGA0gASgBEiYKBXN0YXRlGA4gASgOMhcua2FmYW5hLnYxLkVudHJhbnRTdGF0ZSLUBgoJRXZlbnRJbmZvEhAKCGV2ZW50X2lkGAEgASgJEgwKBG5hbWUYAiABKAkSJgoGZm9ybWF0GAMgASgOMhYua2FmYW5hLnYxLkV2ZW50Rm9ybWF0EiQKBXBoYXNlGAQgASgOMhUua2FmYW5hLnYxLkV2ZW50UGhhc2USJgoGc3RhdHVzGAUgASgOMhYua2FmYW5hLnYxLkV2ZW50U3RhdHVzEgwKBG5vdGUYBiABKAkSFAoMdG90YWxfcm91bmRzGAcgASgNEigKCGVudHJhbnRzGAggAygLMhYua2FmYW5hLnYxLkVudHJhbnRJbmZvEiQKBnJvdW5kcxgJIAMoCzIULmthZmFuYS52MS5Sb3VuZEluZm8SKgoJc3RhbmRpbmdzGAogAygLMhcua2FmYW5hLnYxLlN0YW5kaW5nSW5mbxIOCgZyZXBvcnQYCyABKAkSFQoNcmVjb3Jkc19qc29ubBgMIAEoCRInCgZwcmVzZXQYDSABKA4yFy5rYWZhbmEudjEuVGFibGljUHJlc2V0Eg4KBnRhcmdldBgOIAEoDRIqCgZwb2xpY3kYDyABKAsyGi5rYWZhbmEudjEuRmF1bHRQb2xpY3lTcGVjEjIKB2V4cG9ydHMYECADKAsyIS5rYWZhbmEudjEuRXZlbnRJbmZvLkV4cG9ydHNFbnRyeRITCgtjaG9zZW5fc2VlZBgRIAEoCBItCgplbmRfcmVhc29uGBIgASgOMhkua2FmYW5hLnYxLkV2ZW50RW5kUmVhc29uEhYKDnNlYXRzX3Blcl9nYW1lGBMgASgNEhQKDHBhcnRuZXJzaGlwcxgUIAEoCBIdCgRnYW1lGBUgASgOMg8ua2FmYW5hLnYxLkdhbWUSEgoKZW5kX2RldGFpbBgWIAEoCRIXCg9zYWx0X2NvbW1pdG1lbnQYFyABKAkSDAoEc2FsdBgYIAEoCRIXCgtzdGFydF9hdF9tcxgZIAEoBEICMAESEwoLY2hlY2tfaW5fbXMYGiABKA0SEQoJdGllYnJlYWtzGBsgAygJEhQKDG1heF9lbnRyYW50cxgcIAEoDRouCgxFeHBvcnRzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASIlChFXYXRjaEVudHJ5UmVxdWVzdBIQCghldmVudF9pZBgBIAEoCSKDAQoKQXNzaWdubWVudBIPCgdnYW1lX2lkGAEgASgJEg0KBXJvdW5kGAIgASgNEhAKCHRhYmxlX2lkGAMgASgJEgwKBHNlYXQYBCABKA0SEgoKc2VhdF90b2tlbhgFIAEoCRINCgVzZWF0cxgGIAMoCRISCgpjb21taXRtZW50GAcgASgJIv0BCgtFbnRyeVVwZGF0ZRIpCgphc3NpZ25tZW50GAEgASgLMhUua2FmYW5hLnYxLkFzc2lnbm1lbnQSJAoFcGhhc2UYAiABKA4yFS5rYWZhbmEudjEuRXZlbnRQaGFzZRImCgZzdGF0dXMYAyABKA4yFi5rYWZhbmEudjEuRXZlbnRTdGF0dXMSDAoEbm90ZRgEIAEoCRISCgpldmVudF9vdmVyGAUgASgIEioKCXN0YW5kaW5ncxgGIAMoCzIXLmthZmFuYS52MS5TdGFuZGluZ0luZm8SJwoJaGVhcnRiZWF0GAcgASgLMhQua2FmYW5hLnYxLkhlYXJ0YmVhdCp9CgtFdmVudEZvcm1hdBIcChhFVkVOVF9GT1JNQVRfVU5TUEVDSUZJRUQQABIcChhFVkVOVF9GT1JNQVRfUk9VTkRfUk9CSU4QARIWChJFVkVOVF9GT1JNQVRfU1dJU1MQAhIaChZFVkVOVF9GT1JNQVRfRFVQTElDQVRFEAMqiQEKC0ZhdWx0QWN0aW9uEhwKGEZBVUxUX0FDVElPTl9VTlNQRUNJRklFRBAAEh0KGUZBVUxUX0FDVElPTl9ERUZBVUxUX01PVkUQARIdChlGQVVMVF9BQ1RJT05fRk9SRkVJVF9IQU5EEAISHgoaRkFVTFRfQUNUSU9OX0ZPUkZFSVRfTUFUQ0gQAyryAQoLRmF1bHRSZWFzb24SHAoYRkFVTFRfUkVBU09OX1VOU1BFQ0lGSUVEEAASGAoURkFVTFRfUkVBU09OX1RJTUVPVVQQARIZChVGQVVMVF9SRUFTT05fVElNRU9VVFMQAhIbChdGQVVMVF9SRUFTT05fRElTQ09OTkVDVBADEh0KGUZBVUxUX1JFQVNPTl9JTExFR0FMX01PVkUQBBIYChRGQVVMVF9SRUFTT05fTk9fU0hPVxAFEhwKGEZBVUxUX1JFQVNPTl9BREpVRElDQVRFRBAGEhwKGEZBVUxUX1JFQVNPTl9FVkVOVF9FTkRFRBAHKmMKC0VudHJhbnRLaW5kEhwKGEVOVFJBTlRfS0lORF9VTlNQRUNJRklFRBAAEh0KGUVOVFJBTlRfS0lORF9CVUlMVF9JTl9CT1QQARIXChNFTlRSQU5UX0tJTkRfUkVNT1RFEAIqngEKDEVudHJhbnRTdGF0ZRIdChlFTlRSQU5UX1NUQVRFX1VOU1BFQ0lGSUVEEAASGAoURU5UUkFOVF9TVEFURV9BQ1RJVkUQARIYChRFTlRSQU5UX1NUQVRFX0FCU0VOVBACEhsKF0VOVFJBTlRfU1RBVEVfV0lUSERSQVdOEAMSHgoaRU5UUkFOVF9TVEFURV9ESVNRVUFMSUZJRUQQBCpxCgpHYW1lU3RhdHVzEhsKF0dBTUVfU1RBVFVTX1VOU1BFQ0lGSUVEEAASFwoTR0FNRV9TVEFUVVNfV0FJVElORxABEhcKE0dBTUVfU1RBVFVTX1BMQVlJTkcQAhIUChBHQU1FX1NUQVRVU19ET05FEAMqkgEKCkdhbWVFbmRpbmcSGwoXR0FNRV9FTkRJTkdfVU5TUEVDSUZJRUQQABIVChFHQU1FX0VORElOR19TQ09SRRABEhcKE0dBTUVfRU5ESU5HX0ZPUkZFSVQQAhIbChdHQU1FX0VORElOR19BREpVRElDQVRFRBADEhoKFkdBTUVfRU5ESU5HX05PVF9QTEFZRUQQBCpyCgpFdmVudFBoYXNlEhsKF0VWRU5UX1BIQVNFX1VOU1BFQ0lGSUVEEAASFAoQRVZFTlRfUEhBU0VfT1BFThABEhcKE0VWRU5UX1BIQVNFX1NUQVJURUQQAhIYChRFVkVOVF9QSEFTRV9GSU5JU0hFRBADKnYKC0V2ZW50U3RhdHVzEhwKGEVWRU5UX1NUQVRVU19VTlNQRUNJRklFRBAAEhgKFEVWRU5UX1NUQVRVU19SVU5OSU5HEAESFwoTRVZFTlRfU1RBVFVTX1BBVVNFRBACEhYKEkVWRU5UX1NUQVRVU19FTkRFRBADKpkBCg5FdmVudEVuZFJlYXNvbhIgChxFVkVOVF9FTkRfUkVBU09OX1VOU1BFQ0lGSUVEEAASHgoaRVZFTlRfRU5EX1JFQVNPTl9PUkdBTklTRVIQARIkCiBFVkVOVF9FTkRfUkVBU09OX05PX1BBSVJJTkdfTEVGVBACEh8KG0VWRU5UX0VORF9SRUFTT05fVU5QTEFZQUJMRRADMpkHChNDb21wZXRpdGlvbnNTZXJ2aWNlEkwKC0NyZWF0ZUV2ZW50Eh0ua2FmYW5hLnYxLkNyZWF0ZUV2ZW50UmVxdWVzdBoeLmthZmFuYS52MS5DcmVhdGVFdmVudFJlc3BvbnNlEkkKCkVudGVyRXZlbnQSHC5rYWZhbmEudjEuRW50ZXJFdmVudFJlcXVlc3QaHS5rYWZhbmEudjEuRW50ZXJFdmVudFJlc3BvbnNlEkYKDVdpdGhkcmF3RW50cnkSHy5rYWZhbmEudjEuV2l0aGRyYXdFbnRyeVJlcXVlc3QaFC5rYWZhbmEudjEuRXZlbnRJbmZvEjoKB0NoZWNrSW4SGS5rYWZhbmEudjEuQ2hlY2tJblJlcXVlc3QaFC5rYWZhbmEudjEuRXZlbnRJbmZvEkAKClN0YXJ0RXZlbnQSHC5rYWZhbmEudjEuU3RhcnRFdmVudFJlcXVlc3QaFC5rYWZhbmEudjEuRXZlbnRJbmZvEjwKCEdldEV2ZW50Ehoua2FmYW5hLnYxLkdldEV2ZW50UmVxdWVzdBoULmthZmFuYS52MS5FdmVudEluZm8SSQoKTGlzdEV2ZW50cxIcLmthZmFuYS52MS5MaXN0RXZlbnRzUmVxdWVzdBodLmthZmFuYS52MS5MaXN0RXZlbnRzUmVzcG9uc2USRAoKV2F0Y2hFbnRyeRIcLmthZmFuYS52MS5XYXRjaEVudHJ5UmVxdWVzdBoWLmthZmFuYS52MS5FbnRyeVVwZGF0ZTABEkAKClBhdXNlRXZlbnQSHC5rYWZhbmEudjEuUGF1c2VFdmVudFJlcXVlc3QaFC5rYWZhbmEudjEuRXZlbnRJbmZvEkIKC1Jlc3VtZUV2ZW50Eh0ua2FmYW5hLnYxLlJlc3VtZUV2ZW50UmVxdWVzdBoULmthZmFuYS52MS5FdmVudEluZm8SPAoIRW5kRXZlbnQSGi5rYWZhbmEudjEuRW5kRXZlbnRSZXF1ZXN0GhQua2FmYW5hLnYxLkV2ZW50SW5mbxJICg5BZGp1ZGljYXRlR2FtZRIgLmthZmFuYS52MS5BZGp1ZGljYXRlR2FtZVJlcXVlc3QaFC5rYWZhbmEudjEuRXZlbnRJbmZvEkYKDVJlbW92ZUVudHJhbnQSHy5rYWZhbmEudjEuUmVtb3ZlRW50cmFudFJlcXVlc3QaFC5rYWZhbmEudjEuRXZlbnRJbmZvYgZwcm90bzM", [file_kafana_v1_events, file_kafana_v1_rules]);
+  fileDesc("ChxrYWZhbmEvdjEvY29tcGV0aXRpb25zLnByb3RvEglrYWZhbmEudjEihAEKBUZhdWx0EgwKBHNlYXQYASABKA0SJgoGcmVhc29uGAIgASgOMhYua2FmYW5hLnYxLkZhdWx0UmVhc29uEiYKBmFjdGlvbhgDIAEoDjIWLmthZmFuYS52MS5GYXVsdEFjdGlvbhIPCgdtb3ZlX25vGAQgASgNEgwKBGNvZGUYBSABKAki4gEKD0ZhdWx0UG9saWN5U3BlYxIPCgdtb3ZlX21zGAEgASgNEioKCm9uX3RpbWVvdXQYAiABKA4yFi5rYWZhbmEudjEuRmF1bHRBY3Rpb24SGwoTZGlzY29ubmVjdF9ncmFjZV9tcxgDIAEoDRItCg1vbl9kaXNjb25uZWN0GAQgASgOMhYua2FmYW5hLnYxLkZhdWx0QWN0aW9uEhsKE3RpbWVvdXRzX3RvX2ZvcmZlaXQYBSABKA0SFQoNaWxsZWdhbF9saW1pdBgGIAEoDRISCgpub19zaG93X21zGAcgASgNIrMEChJDcmVhdGVFdmVudFJlcXVlc3QSDAoEbmFtZRgBIAEoCRImCgZmb3JtYXQYAiABKA4yFi5rYWZhbmEudjEuRXZlbnRGb3JtYXQSDgoGcm91bmRzGAMgASgNEg4KBmJvYXJkcxgEIAEoDRIXCg9oYW5kc19wZXJfYm9hcmQYBSABKA0SJwoGcHJlc2V0GAYgASgOMhcua2FmYW5hLnYxLlRhYmxpY1ByZXNldBIOCgZ0YXJnZXQYByABKA0SFgoOc2VhdHNfcGVyX2dhbWUYCCABKA0SKgoGcG9saWN5GAkgASgLMhoua2FmYW5hLnYxLkZhdWx0UG9saWN5U3BlYxIVCgRzZWVkGAogASgEQgIwAUgAiAEBEhAKCHBhcmFsbGVsGAsgASgNEhMKC2Nob3Nlbl9zZWVkGAwgASgIEhQKDHBhcnRuZXJzaGlwcxgNIAEoCBIdCgRnYW1lGA4gASgOMg8ua2FmYW5hLnYxLkdhbWUSGwoTZW50cmllc19wZXJfYWNjb3VudBgPIAEoDRIXCgtzdGFydF9hdF9tcxgQIAEoBEICMAESEwoLY2hlY2tfaW5fbXMYESABKA0SFAoMbWF4X2VudHJhbnRzGBIgASgNEhMKC2R1cmF0aW9uX21zGBMgASgNEh4KEmVudHJpZXNfb3Blbl9hdF9tcxgUIAEoBEICMAESHwoTZW50cmllc19jbG9zZV9hdF9tcxgVIAEoBEICMAFCBwoFX3NlZWQiZQoTQ3JlYXRlRXZlbnRSZXNwb25zZRIQCghldmVudF9pZBgBIAEoCRIXCg9vcmdhbmlzZXJfdG9rZW4YAiABKAkSIwoFZXZlbnQYAyABKAsyFC5rYWZhbmEudjEuRXZlbnRJbmZvIkAKEUVudGVyRXZlbnRSZXF1ZXN0EhAKCGV2ZW50X2lkGAEgASgJEgwKBG5hbWUYAiABKAkSCwoDYm90GAMgASgJIkkKEkVudGVyRXZlbnRSZXNwb25zZRIQCghldmVudF9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEhMKC2VudHJ5X3Rva2VuGAMgASgJIjYKFFdpdGhkcmF3RW50cnlSZXF1ZXN0EhAKCGV2ZW50X2lkGAEgASgJEgwKBG5hbWUYAiABKAkiMAoOQ2hlY2tJblJlcXVlc3QSEAoIZXZlbnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCSJYChRSZW1vdmVFbnRyYW50UmVxdWVzdBIQCghldmVudF9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEhIKCmRpc3F1YWxpZnkYAyABKAgSDAoEbm90ZRgEIAEoCSI4ChZTZXRSZWdpc3RyYXRpb25SZXF1ZXN0EhAKCGV2ZW50X2lkGAEgASgJEgwKBG9wZW4YAiABKAgiJQoRU3RhcnRFdmVudFJlcXVlc3QSEAoIZXZlbnRfaWQYASABKAkiMwoRUGF1c2VFdmVudFJlcXVlc3QSEAoIZXZlbnRfaWQYASABKAkSDAoEbm90ZRgCIAEoCSI0ChJSZXN1bWVFdmVudFJlcXVlc3QSEAoIZXZlbnRfaWQYASABKAkSDAoEbm90ZRgCIAEoCSIxCg9FbmRFdmVudFJlcXVlc3QSEAoIZXZlbnRfaWQYASABKAkSDAoEbm90ZRgCIAEoCSJoChVBZGp1ZGljYXRlR2FtZVJlcXVlc3QSEAoIZXZlbnRfaWQYASABKAkSDwoHZ2FtZV9pZBgCIAEoCRITCgZ3aW5uZXIYAyABKA1IAIgBARIMCgRub3RlGAQgASgJQgkKB193aW5uZXIiNAoPR2V0RXZlbnRSZXF1ZXN0EhAKCGV2ZW50X2lkGAEgASgJEg8KB3JlY29yZHMYAiABKAgiOgoRTGlzdEV2ZW50c1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgNEhIKCnBhZ2VfdG9rZW4YAiABKAkiUwoSTGlzdEV2ZW50c1Jlc3BvbnNlEiQKBmV2ZW50cxgBIAMoCzIULmthZmFuYS52MS5FdmVudEluZm8SFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIp4BCgtFbnRyYW50SW5mbxIMCgRuYW1lGAEgASgJEiQKBGtpbmQYAiABKA4yFi5rYWZhbmEudjEuRW50cmFudEtpbmQSCwoDYm90GAMgASgJEhIKCmNoZWNrZWRfaW4YBCABKAgSJgoFc3RhdGUYBSABKA4yFy5rYWZhbmEudjEuRW50cmFudFN0YXRlEhIKCnN0YXRlX25vdGUYBiABKAkiugIKCEdhbWVJbmZvEg8KB2dhbWVfaWQYASABKAkSDQoFcm91bmQYAiABKA0SDQoFc2VhdHMYAyADKAkSEgoKY29tbWl0bWVudBgEIAEoCRIQCgh0YWJsZV9pZBgFIAEoCRINCgVib2FyZBgGIAEoDRIlCgZzdGF0dXMYByABKA4yFS5rYWZhbmEudjEuR2FtZVN0YXR1cxIOCgZzY29yZXMYCCADKAUSEwoGd2lubmVyGAkgASgNSACIAQESJQoGZW5kaW5nGAogASgOMhUua2FmYW5hLnYxLkdhbWVFbmRpbmcSIAoGZmF1bHRzGAsgAygLMhAua2FmYW5hLnYxLkZhdWx0Eg4KBnJlY29yZBgNIAEoCRIOCgZzZWNyZXQYDiABKAlCCQoHX3dpbm5lckoECAwQDVIEc2VlZCJNCglSb3VuZEluZm8SDgoGbnVtYmVyGAEgASgNEiIKBWdhbWVzGAIgAygLMhMua2FmYW5hLnYxLkdhbWVJbmZvEgwKBGJ5ZXMYAyADKAkioAIKDFN0YW5kaW5nSW5mbxIMCgRyYW5rGAEgASgNEg8KB2VudHJhbnQYAiABKAkSDgoGcG9pbnRzGAMgASgBEg4KBnBsYXllZBgEIAEoDRIMCgR3aW5zGAUgASgNEg0KBWRyYXdzGAYgASgNEg4KBmxvc3NlcxgHIAEoDRIMCgRieWVzGAggASgNEhAKCGJ1Y2hob2x6GAkgASgBEhgKEHNvbm5lYm9ybl9iZXJnZXIYCiABKAESDAoEZGlmZhgLIAEoBRIOCgZyYXRpbmcYDCABKAESFAoMaGVhZF90b19oZWFkGA0gASgBEiYKBXN0YXRlGA4gASgOMhcua2FmYW5hLnYxLkVudHJhbnRTdGF0ZRIOCgZzdHJlYWsYDyABKA0i2AcKCUV2ZW50SW5mbxIQCghldmVudF9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEiYKBmZvcm1hdBgDIAEoDjIWLmthZmFuYS52MS5FdmVudEZvcm1hdBIkCgVwaGFzZRgEIAEoDjIVLmthZmFuYS52MS5FdmVudFBoYXNlEiYKBnN0YXR1cxgFIAEoDjIWLmthZmFuYS52MS5FdmVudFN0YXR1cxIMCgRub3RlGAYgASgJEhQKDHRvdGFsX3JvdW5kcxgHIAEoDRIoCghlbnRyYW50cxgIIAMoCzIWLmthZmFuYS52MS5FbnRyYW50SW5mbxIkCgZyb3VuZHMYCSADKAsyFC5rYWZhbmEudjEuUm91bmRJbmZvEioKCXN0YW5kaW5ncxgKIAMoCzIXLmthZmFuYS52MS5TdGFuZGluZ0luZm8SDgoGcmVwb3J0GAsgASgJEhUKDXJlY29yZHNfanNvbmwYDCABKAkSJwoGcHJlc2V0GA0gASgOMhcua2FmYW5hLnYxLlRhYmxpY1ByZXNldBIOCgZ0YXJnZXQYDiABKA0SKgoGcG9saWN5GA8gASgLMhoua2FmYW5hLnYxLkZhdWx0UG9saWN5U3BlYxIyCgdleHBvcnRzGBAgAygLMiEua2FmYW5hLnYxLkV2ZW50SW5mby5FeHBvcnRzRW50cnkSEwoLY2hvc2VuX3NlZWQYESABKAgSLQoKZW5kX3JlYXNvbhgSIAEoDjIZLmthZmFuYS52MS5FdmVudEVuZFJlYXNvbhIWCg5zZWF0c19wZXJfZ2FtZRgTIAEoDRIUCgxwYXJ0bmVyc2hpcHMYFCABKAgSHQoEZ2FtZRgVIAEoDjIPLmthZmFuYS52MS5HYW1lEhIKCmVuZF9kZXRhaWwYFiABKAkSFwoPc2FsdF9jb21taXRtZW50GBcgASgJEgwKBHNhbHQYGCABKAkSFwoLc3RhcnRfYXRfbXMYGSABKARCAjABEhMKC2NoZWNrX2luX21zGBogASgNEhEKCXRpZWJyZWFrcxgbIAMoCRIUCgxtYXhfZW50cmFudHMYHCABKA0SEwoLZHVyYXRpb25fbXMYHSABKA0SFgoKZW5kc19hdF9tcxgeIAEoBEICMAESHgoSZW50cmllc19vcGVuX2F0X21zGB8gASgEQgIwARIfChNlbnRyaWVzX2Nsb3NlX2F0X21zGCAgASgEQgIwARIUCgxlbnRyaWVzX29wZW4YISABKAgaLgoMRXhwb3J0c0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiJQoRV2F0Y2hFbnRyeVJlcXVlc3QSEAoIZXZlbnRfaWQYASABKAkigwEKCkFzc2lnbm1lbnQSDwoHZ2FtZV9pZBgBIAEoCRINCgVyb3VuZBgCIAEoDRIQCgh0YWJsZV9pZBgDIAEoCRIMCgRzZWF0GAQgASgNEhIKCnNlYXRfdG9rZW4YBSABKAkSDQoFc2VhdHMYBiADKAkSEgoKY29tbWl0bWVudBgHIAEoCSL9AQoLRW50cnlVcGRhdGUSKQoKYXNzaWdubWVudBgBIAEoCzIVLmthZmFuYS52MS5Bc3NpZ25tZW50EiQKBXBoYXNlGAIgASgOMhUua2FmYW5hLnYxLkV2ZW50UGhhc2USJgoGc3RhdHVzGAMgASgOMhYua2FmYW5hLnYxLkV2ZW50U3RhdHVzEgwKBG5vdGUYBCABKAkSEgoKZXZlbnRfb3ZlchgFIAEoCBIqCglzdGFuZGluZ3MYBiADKAsyFy5rYWZhbmEudjEuU3RhbmRpbmdJbmZvEicKCWhlYXJ0YmVhdBgHIAEoCzIULmthZmFuYS52MS5IZWFydGJlYXQqlQEKC0V2ZW50Rm9ybWF0EhwKGEVWRU5UX0ZPUk1BVF9VTlNQRUNJRklFRBAAEhwKGEVWRU5UX0ZPUk1BVF9ST1VORF9ST0JJThABEhYKEkVWRU5UX0ZPUk1BVF9TV0lTUxACEhoKFkVWRU5UX0ZPUk1BVF9EVVBMSUNBVEUQAxIWChJFVkVOVF9GT1JNQVRfQVJFTkEQBCqJAQoLRmF1bHRBY3Rpb24SHAoYRkFVTFRfQUNUSU9OX1VOU1BFQ0lGSUVEEAASHQoZRkFVTFRfQUNUSU9OX0RFRkFVTFRfTU9WRRABEh0KGUZBVUxUX0FDVElPTl9GT1JGRUlUX0hBTkQQAhIeChpGQVVMVF9BQ1RJT05fRk9SRkVJVF9NQVRDSBADKvIBCgtGYXVsdFJlYXNvbhIcChhGQVVMVF9SRUFTT05fVU5TUEVDSUZJRUQQABIYChRGQVVMVF9SRUFTT05fVElNRU9VVBABEhkKFUZBVUxUX1JFQVNPTl9USU1FT1VUUxACEhsKF0ZBVUxUX1JFQVNPTl9ESVNDT05ORUNUEAMSHQoZRkFVTFRfUkVBU09OX0lMTEVHQUxfTU9WRRAEEhgKFEZBVUxUX1JFQVNPTl9OT19TSE9XEAUSHAoYRkFVTFRfUkVBU09OX0FESlVESUNBVEVEEAYSHAoYRkFVTFRfUkVBU09OX0VWRU5UX0VOREVEEAcqYwoLRW50cmFudEtpbmQSHAoYRU5UUkFOVF9LSU5EX1VOU1BFQ0lGSUVEEAASHQoZRU5UUkFOVF9LSU5EX0JVSUxUX0lOX0JPVBABEhcKE0VOVFJBTlRfS0lORF9SRU1PVEUQAiqeAQoMRW50cmFudFN0YXRlEh0KGUVOVFJBTlRfU1RBVEVfVU5TUEVDSUZJRUQQABIYChRFTlRSQU5UX1NUQVRFX0FDVElWRRABEhgKFEVOVFJBTlRfU1RBVEVfQUJTRU5UEAISGwoXRU5UUkFOVF9TVEFURV9XSVRIRFJBV04QAxIeChpFTlRSQU5UX1NUQVRFX0RJU1FVQUxJRklFRBAEKnEKCkdhbWVTdGF0dXMSGwoXR0FNRV9TVEFUVVNfVU5TUEVDSUZJRUQQABIXChNHQU1FX1NUQVRVU19XQUlUSU5HEAESFwoTR0FNRV9TVEFUVVNfUExBWUlORxACEhQKEEdBTUVfU1RBVFVTX0RPTkUQAyqSAQoKR2FtZUVuZGluZxIbChdHQU1FX0VORElOR19VTlNQRUNJRklFRBAAEhUKEUdBTUVfRU5ESU5HX1NDT1JFEAESFwoTR0FNRV9FTkRJTkdfRk9SRkVJVBACEhsKF0dBTUVfRU5ESU5HX0FESlVESUNBVEVEEAMSGgoWR0FNRV9FTkRJTkdfTk9UX1BMQVlFRBAEKnIKCkV2ZW50UGhhc2USGwoXRVZFTlRfUEhBU0VfVU5TUEVDSUZJRUQQABIUChBFVkVOVF9QSEFTRV9PUEVOEAESFwoTRVZFTlRfUEhBU0VfU1RBUlRFRBACEhgKFEVWRU5UX1BIQVNFX0ZJTklTSEVEEAMqdgoLRXZlbnRTdGF0dXMSHAoYRVZFTlRfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGAoURVZFTlRfU1RBVFVTX1JVTk5JTkcQARIXChNFVkVOVF9TVEFUVVNfUEFVU0VEEAISFgoSRVZFTlRfU1RBVFVTX0VOREVEEAMqmQEKDkV2ZW50RW5kUmVhc29uEiAKHEVWRU5UX0VORF9SRUFTT05fVU5TUEVDSUZJRUQQABIeChpFVkVOVF9FTkRfUkVBU09OX09SR0FOSVNFUhABEiQKIEVWRU5UX0VORF9SRUFTT05fTk9fUEFJUklOR19MRUZUEAISHwobRVZFTlRfRU5EX1JFQVNPTl9VTlBMQVlBQkxFEAMy5QcKE0NvbXBldGl0aW9uc1NlcnZpY2USTAoLQ3JlYXRlRXZlbnQSHS5rYWZhbmEudjEuQ3JlYXRlRXZlbnRSZXF1ZXN0Gh4ua2FmYW5hLnYxLkNyZWF0ZUV2ZW50UmVzcG9uc2USSQoKRW50ZXJFdmVudBIcLmthZmFuYS52MS5FbnRlckV2ZW50UmVxdWVzdBodLmthZmFuYS52MS5FbnRlckV2ZW50UmVzcG9uc2USRgoNV2l0aGRyYXdFbnRyeRIfLmthZmFuYS52MS5XaXRoZHJhd0VudHJ5UmVxdWVzdBoULmthZmFuYS52MS5FdmVudEluZm8SOgoHQ2hlY2tJbhIZLmthZmFuYS52MS5DaGVja0luUmVxdWVzdBoULmthZmFuYS52MS5FdmVudEluZm8SQAoKU3RhcnRFdmVudBIcLmthZmFuYS52MS5TdGFydEV2ZW50UmVxdWVzdBoULmthZmFuYS52MS5FdmVudEluZm8SPAoIR2V0RXZlbnQSGi5rYWZhbmEudjEuR2V0RXZlbnRSZXF1ZXN0GhQua2FmYW5hLnYxLkV2ZW50SW5mbxJJCgpMaXN0RXZlbnRzEhwua2FmYW5hLnYxLkxpc3RFdmVudHNSZXF1ZXN0Gh0ua2FmYW5hLnYxLkxpc3RFdmVudHNSZXNwb25zZRJECgpXYXRjaEVudHJ5Ehwua2FmYW5hLnYxLldhdGNoRW50cnlSZXF1ZXN0GhYua2FmYW5hLnYxLkVudHJ5VXBkYXRlMAESQAoKUGF1c2VFdmVudBIcLmthZmFuYS52MS5QYXVzZUV2ZW50UmVxdWVzdBoULmthZmFuYS52MS5FdmVudEluZm8SQgoLUmVzdW1lRXZlbnQSHS5rYWZhbmEudjEuUmVzdW1lRXZlbnRSZXF1ZXN0GhQua2FmYW5hLnYxLkV2ZW50SW5mbxI8CghFbmRFdmVudBIaLmthZmFuYS52MS5FbmRFdmVudFJlcXVlc3QaFC5rYWZhbmEudjEuRXZlbnRJbmZvEkgKDkFkanVkaWNhdGVHYW1lEiAua2FmYW5hLnYxLkFkanVkaWNhdGVHYW1lUmVxdWVzdBoULmthZmFuYS52MS5FdmVudEluZm8SRgoNUmVtb3ZlRW50cmFudBIfLmthZmFuYS52MS5SZW1vdmVFbnRyYW50UmVxdWVzdBoULmthZmFuYS52MS5FdmVudEluZm8SSgoPU2V0UmVnaXN0cmF0aW9uEiEua2FmYW5hLnYxLlNldFJlZ2lzdHJhdGlvblJlcXVlc3QaFC5rYWZhbmEudjEuRXZlbnRJbmZvYgZwcm90bzM", [file_kafana_v1_events, file_kafana_v1_rules]);
 
 /**
  * One fault of one seat in one game.
@@ -280,6 +280,30 @@ export type CreateEventRequest = Message<"kafana.v1.CreateEventRequest"> & {
    * @generated from field: uint32 max_entrants = 18;
    */
   maxEntrants: number;
+
+  /**
+   * Arena: how long it pairs entrants, from its start (required; 10 s to 24 hours). Games
+   * running at the end are played out and count.
+   *
+   * @generated from field: uint32 duration_ms = 19;
+   */
+  durationMs: number;
+
+  /**
+   * Registration opens at this time (Unix ms; 0: at once). EnterEvent before it is
+   * WRONG_STATE ("entries open at ...").
+   *
+   * @generated from field: uint64 entries_open_at_ms = 20 [jstype = JS_STRING];
+   */
+  entriesOpenAtMs: string;
+
+  /**
+   * Registration closes at this time (Unix ms; 0: at the start). EnterEvent at or after it is
+   * WRONG_STATE ("entries closed at ..."); at most `start_at_ms` when that is set.
+   *
+   * @generated from field: uint64 entries_close_at_ms = 21 [jstype = JS_STRING];
+   */
+  entriesCloseAtMs: string;
 };
 
 /**
@@ -499,6 +523,34 @@ export const RemoveEntrantRequestSchema: GenMessage<RemoveEntrantRequest> = /*@_
   messageDesc(file_kafana_v1_competitions, 8);
 
 /**
+ * SetRegistration's input (the organiser token in `kafana-organiser-token`).
+ *
+ * @generated from message kafana.v1.SetRegistrationRequest
+ */
+export type SetRegistrationRequest = Message<"kafana.v1.SetRegistrationRequest"> & {
+  /**
+   * The event.
+   *
+   * @generated from field: string event_id = 1;
+   */
+  eventId: string;
+
+  /**
+   * True: take entries (within the window); false: take none.
+   *
+   * @generated from field: bool open = 2;
+   */
+  open: boolean;
+};
+
+/**
+ * Describes the message kafana.v1.SetRegistrationRequest.
+ * Use `create(SetRegistrationRequestSchema)` to create a new message.
+ */
+export const SetRegistrationRequestSchema: GenMessage<SetRegistrationRequest> = /*@__PURE__*/
+  messageDesc(file_kafana_v1_competitions, 9);
+
+/**
  * StartEvent's input (the organiser token in `kafana-organiser-token`).
  *
  * @generated from message kafana.v1.StartEventRequest
@@ -517,7 +569,7 @@ export type StartEventRequest = Message<"kafana.v1.StartEventRequest"> & {
  * Use `create(StartEventRequestSchema)` to create a new message.
  */
 export const StartEventRequestSchema: GenMessage<StartEventRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 9);
+  messageDesc(file_kafana_v1_competitions, 10);
 
 /**
  * PauseEvent's input (the organiser token in `kafana-organiser-token`).
@@ -545,7 +597,7 @@ export type PauseEventRequest = Message<"kafana.v1.PauseEventRequest"> & {
  * Use `create(PauseEventRequestSchema)` to create a new message.
  */
 export const PauseEventRequestSchema: GenMessage<PauseEventRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 10);
+  messageDesc(file_kafana_v1_competitions, 11);
 
 /**
  * ResumeEvent's input (the organiser token in `kafana-organiser-token`).
@@ -573,7 +625,7 @@ export type ResumeEventRequest = Message<"kafana.v1.ResumeEventRequest"> & {
  * Use `create(ResumeEventRequestSchema)` to create a new message.
  */
 export const ResumeEventRequestSchema: GenMessage<ResumeEventRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 11);
+  messageDesc(file_kafana_v1_competitions, 12);
 
 /**
  * EndEvent's input (the organiser token in `kafana-organiser-token`).
@@ -601,7 +653,7 @@ export type EndEventRequest = Message<"kafana.v1.EndEventRequest"> & {
  * Use `create(EndEventRequestSchema)` to create a new message.
  */
 export const EndEventRequestSchema: GenMessage<EndEventRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 12);
+  messageDesc(file_kafana_v1_competitions, 13);
 
 /**
  * AdjudicateGame's input (the organiser token in `kafana-organiser-token`).
@@ -643,7 +695,7 @@ export type AdjudicateGameRequest = Message<"kafana.v1.AdjudicateGameRequest"> &
  * Use `create(AdjudicateGameRequestSchema)` to create a new message.
  */
 export const AdjudicateGameRequestSchema: GenMessage<AdjudicateGameRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 13);
+  messageDesc(file_kafana_v1_competitions, 14);
 
 /**
  * GetEvent's input.
@@ -671,7 +723,7 @@ export type GetEventRequest = Message<"kafana.v1.GetEventRequest"> & {
  * Use `create(GetEventRequestSchema)` to create a new message.
  */
 export const GetEventRequestSchema: GenMessage<GetEventRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 14);
+  messageDesc(file_kafana_v1_competitions, 15);
 
 /**
  * ListEvents' input.
@@ -699,7 +751,7 @@ export type ListEventsRequest = Message<"kafana.v1.ListEventsRequest"> & {
  * Use `create(ListEventsRequestSchema)` to create a new message.
  */
 export const ListEventsRequestSchema: GenMessage<ListEventsRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 15);
+  messageDesc(file_kafana_v1_competitions, 16);
 
 /**
  * ListEvents' answer.
@@ -727,7 +779,7 @@ export type ListEventsResponse = Message<"kafana.v1.ListEventsResponse"> & {
  * Use `create(ListEventsResponseSchema)` to create a new message.
  */
 export const ListEventsResponseSchema: GenMessage<ListEventsResponse> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 16);
+  messageDesc(file_kafana_v1_competitions, 17);
 
 /**
  * One entrant of an event.
@@ -783,7 +835,7 @@ export type EntrantInfo = Message<"kafana.v1.EntrantInfo"> & {
  * Use `create(EntrantInfoSchema)` to create a new message.
  */
 export const EntrantInfoSchema: GenMessage<EntrantInfo> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 17);
+  messageDesc(file_kafana_v1_competitions, 18);
 
 /**
  * One game of an event.
@@ -891,7 +943,7 @@ export type GameInfo = Message<"kafana.v1.GameInfo"> & {
  * Use `create(GameInfoSchema)` to create a new message.
  */
 export const GameInfoSchema: GenMessage<GameInfo> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 18);
+  messageDesc(file_kafana_v1_competitions, 19);
 
 /**
  * One round of an event.
@@ -926,7 +978,7 @@ export type RoundInfo = Message<"kafana.v1.RoundInfo"> & {
  * Use `create(RoundInfoSchema)` to create a new message.
  */
 export const RoundInfoSchema: GenMessage<RoundInfo> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 19);
+  messageDesc(file_kafana_v1_competitions, 20);
 
 /**
  * One entrant's row of the standings.
@@ -1031,6 +1083,13 @@ export type StandingInfo = Message<"kafana.v1.StandingInfo"> & {
    * @generated from field: kafana.v1.EntrantState state = 14;
    */
   state: EntrantState;
+
+  /**
+   * Arena: the wins in a row it is on now (2 or more: on a streak, its points doubled).
+   *
+   * @generated from field: uint32 streak = 15;
+   */
+  streak: number;
 };
 
 /**
@@ -1038,7 +1097,7 @@ export type StandingInfo = Message<"kafana.v1.StandingInfo"> & {
  * Use `create(StandingInfoSchema)` to create a new message.
  */
 export const StandingInfoSchema: GenMessage<StandingInfo> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 20);
+  messageDesc(file_kafana_v1_competitions, 21);
 
 /**
  * Everything public about an event.
@@ -1246,6 +1305,42 @@ export type EventInfo = Message<"kafana.v1.EventInfo"> & {
    * @generated from field: uint32 max_entrants = 28;
    */
   maxEntrants: number;
+
+  /**
+   * Arena: how long it pairs entrants (ms).
+   *
+   * @generated from field: uint32 duration_ms = 29;
+   */
+  durationMs: number;
+
+  /**
+   * Arena, once started: when it stops pairing (Unix ms); games running then are played out.
+   *
+   * @generated from field: uint64 ends_at_ms = 30 [jstype = JS_STRING];
+   */
+  endsAtMs: string;
+
+  /**
+   * When registration opens (Unix ms; 0: when the event was created).
+   *
+   * @generated from field: uint64 entries_open_at_ms = 31 [jstype = JS_STRING];
+   */
+  entriesOpenAtMs: string;
+
+  /**
+   * When registration closes (Unix ms; 0: at the start), or when the organiser closed it.
+   *
+   * @generated from field: uint64 entries_close_at_ms = 32 [jstype = JS_STRING];
+   */
+  entriesCloseAtMs: string;
+
+  /**
+   * Whether EnterEvent takes entries now (open phase, inside the window, not closed by the
+   * organiser).
+   *
+   * @generated from field: bool entries_open = 33;
+   */
+  entriesOpen: boolean;
 };
 
 /**
@@ -1253,7 +1348,7 @@ export type EventInfo = Message<"kafana.v1.EventInfo"> & {
  * Use `create(EventInfoSchema)` to create a new message.
  */
 export const EventInfoSchema: GenMessage<EventInfo> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 21);
+  messageDesc(file_kafana_v1_competitions, 22);
 
 /**
  * WatchEntry's input (the entry token in `kafana-entry-token`).
@@ -1274,7 +1369,7 @@ export type WatchEntryRequest = Message<"kafana.v1.WatchEntryRequest"> & {
  * Use `create(WatchEntryRequestSchema)` to create a new message.
  */
 export const WatchEntryRequestSchema: GenMessage<WatchEntryRequest> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 22);
+  messageDesc(file_kafana_v1_competitions, 23);
 
 /**
  * One game an entrant must play now.
@@ -1338,7 +1433,7 @@ export type Assignment = Message<"kafana.v1.Assignment"> & {
  * Use `create(AssignmentSchema)` to create a new message.
  */
 export const AssignmentSchema: GenMessage<Assignment> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 23);
+  messageDesc(file_kafana_v1_competitions, 24);
 
 /**
  * One message of a WatchEntry stream.
@@ -1402,7 +1497,7 @@ export type EntryUpdate = Message<"kafana.v1.EntryUpdate"> & {
  * Use `create(EntryUpdateSchema)` to create a new message.
  */
 export const EntryUpdateSchema: GenMessage<EntryUpdate> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_competitions, 24);
+  messageDesc(file_kafana_v1_competitions, 25);
 
 /**
  * How the entrants of an event meet.
@@ -1437,6 +1532,15 @@ export enum EventFormat {
    * @generated from enum value: EVENT_FORMAT_DUPLICATE = 3;
    */
   DUPLICATE = 3,
+
+  /**
+   * Arena: for `duration_ms` from the start, entrants are paired as they free up (never
+   * waiting for a round); a win scores 2, a draw 1, doubled while on a streak of two wins or
+   * more (Lichess's arena scoring; docs/competitions.md).
+   *
+   * @generated from enum value: EVENT_FORMAT_ARENA = 4;
+   */
+  ARENA = 4,
 }
 
 /**
@@ -1994,6 +2098,18 @@ export const CompetitionsService: GenService<{
   removeEntrant: {
     methodKind: "unary";
     input: typeof RemoveEntrantRequestSchema;
+    output: typeof EventInfoSchema;
+  },
+  /**
+   * Open or close an open event's registration now (the organiser token, or an operator):
+   * closed, EnterEvent is WRONG_STATE until it is opened again; opening clears a closing time
+   * already passed. Entries already made stay.
+   *
+   * @generated from rpc kafana.v1.CompetitionsService.SetRegistration
+   */
+  setRegistration: {
+    methodKind: "unary";
+    input: typeof SetRegistrationRequestSchema;
     output: typeof EventInfoSchema;
   },
 }> = /*@__PURE__*/

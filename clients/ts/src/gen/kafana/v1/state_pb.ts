@@ -15,10 +15,11 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kafana/v1/state.proto.
  */
 export const file_kafana_v1_state: GenFile = /*@__PURE__*/
-  fileDesc("ChVrYWZhbmEvdjEvc3RhdGUucHJvdG8SCWthZmFuYS52MSIsCgpUYWJsaWNNb3ZlEgwKBGNhcmQYASABKAkSEAoIY2FwdHVyZWQYAiADKAkiPQoHVGFjUGlsZRIkCgRraW5kGAEgASgOMhYua2FmYW5hLnYxLlRhY1BpbGVLaW5kEgwKBHNlYXQYAiABKA0iCQoHVGFjRmxpcCJfCgdUYWNQbGF5EiIKBnNvdXJjZRgBIAEoCzISLmthZmFuYS52MS5UYWNQaWxlEiIKBnRhcmdldBgCIAEoCzISLmthZmFuYS52MS5UYWNQaWxlEgwKBGNhcmQYAyABKAkiGQoHVGFjQ2FsbBIOCgZjYWxsZXIYASABKA0ifwoHVGFjTW92ZRIiCgRmbGlwGAEgASgLMhIua2FmYW5hLnYxLlRhY0ZsaXBIABIiCgRwbGF5GAIgASgLMhIua2FmYW5hLnYxLlRhY1BsYXlIABIiCgRjYWxsGAMgASgLMhIua2FmYW5hLnYxLlRhY0NhbGxIAEIICgZhY3Rpb24iaAoETW92ZRIMCgR0ZXh0GAEgASgJEicKBnRhYmxpYxgCIAEoCzIVLmthZmFuYS52MS5UYWJsaWNNb3ZlSAASIQoDdGFjGAMgASgLMhIua2FmYW5hLnYxLlRhY01vdmVIAEIGCgRnYW1lIkwKBFNlYXQSDAoEc2VhdBgBIAEoDRIMCgRzaWRlGAIgASgNEg0KBXRha2VuGAMgASgIEgwKBG5hbWUYBCABKAkSCwoDYm90GAUgASgJIhYKBUNhcmRzEg0KBWNhcmRzGAEgAygJIp8BCglIYW5kU2NvcmUSDAoEaGFuZBgBIAEoDRINCgVjYXJkcxgCIAMoDRITCgtjYXJkX3BvaW50cxgDIAMoBRISCgptb3N0X2NhcmRzGAQgAygFEg4KBnRhYmxhcxgFIAMoDRIOCgZwb2ludHMYBiADKAUSGgoNbGFzdF9jYXB0dXJlchgHIAEoDUgAiAEBQhAKDl9sYXN0X2NhcHR1cmVyItUCCgpUYWJsaWNWaWV3EhEKBHNlYXQYASABKA1IAIgBARIMCgRoYW5kGAIgAygJEg0KBXRhYmxlGAMgAygJEg8KB2hhbmRfbm8YBCABKA0SDgoGZGVhbGVyGAUgASgNEhIKCm1vdmVfY291bnQYBiABKA0SEgoKaGFuZF9zaXplcxgHIAMoDRIWCg5kZWNrX3JlbWFpbmluZxgIIAEoDRIiCghjYXB0dXJlZBgJIAMoCzIQLmthZmFuYS52MS5DYXJkcxIOCgZ0YWJsYXMYCiADKA0SGgoNbGFzdF9jYXB0dXJlchgLIAEoDUgBiAEBEg4KBnNjb3JlcxgMIAMoBRIqCgxoYW5kX3Jlc3VsdHMYDSADKAsyFC5rYWZhbmEudjEuSGFuZFNjb3JlEg8KB2lzX292ZXIYDiABKAhCBwoFX3NlYXRCEAoOX2xhc3RfY2FwdHVyZXIiewoHVGFjU3RlcBIMCgRzZWF0GAEgASgNEh0KBG1vdmUYAiABKAsyDy5rYWZhbmEudjEuTW92ZRIMCgRjYXJkGAMgASgJEhMKC3R1cm5lZF9vdmVyGAQgASgIEg8KB3BlbmFsdHkYBSABKA0SDwoHb2ZmZW5jZRgGIAEoCCKcAwoHVGFjVmlldxIRCgRzZWF0GAEgASgNSACIAQESIgoFcGhhc2UYAiABKA4yEy5rYWZhbmEudjEuVGFjUGhhc2USDwoHY2VudHJhbBgDIAMoCRIiCghkaXNjYXJkcxgEIAMoCzIQLmthZmFuYS52MS5DYXJkcxIUCgxjbG9zZWRfc2l6ZXMYBSADKA0SDgoGdHVybmVkGAYgASgJEh0KEHBlbmRpbmdfb2ZmZW5kZXIYByABKA1IAYgBARIRCglvdXRfb3JkZXIYCCADKA0SDgoGcGxhY2VzGAkgAygNEg8KB3N0YWxsZWQYCiABKAgSEgoKbW92ZV9jb3VudBgLIAEoDRIMCgR0dXJuGAwgASgNEhMKC3N0YWxsX3R1cm5zGA0gASgNEioKCWxhc3Rfc3RlcBgOIAEoCzISLmthZmFuYS52MS5UYWNTdGVwSAKIAQESDwoHaXNfb3ZlchgPIAEoCBIMCgRoZWxkGBAgAygNQgcKBV9zZWF0QhMKEV9wZW5kaW5nX29mZmVuZGVyQgwKCl9sYXN0X3N0ZXAi5wEKBlJlc3VsdBIOCgZzY29yZXMYASADKAUSGAoLd2lubmVyX3NpZGUYAiABKA1IAIgBARInCgZyZWFzb24YAyABKA4yFy5rYWZhbmEudjEuUmVzdWx0UmVhc29uEhkKDGZvcmZlaXRfc2VhdBgEIAEoDUgBiAEBEi4KDmZvcmZlaXRfcmVhc29uGAcgASgOMhYua2FmYW5hLnYxLkV2ZW50UmVhc29uEg4KBmRldGFpbBgFIAEoCRIOCgZwbGFjZXMYBiADKA1CDgoMX3dpbm5lcl9zaWRlQg8KDV9mb3JmZWl0X3NlYXQijQIKCVRhYmxlSW5mbxIQCgh0YWJsZV9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEiMKBXJ1bGVzGAMgASgLMhQua2FmYW5hLnYxLlJ1bGVzU3BlYxIjCgVjbG9jaxgEIAEoCzIULmthZmFuYS52MS5DbG9ja1NwZWMSJgoGc3RhdHVzGAUgASgOMhYua2FmYW5hLnYxLlRhYmxlU3RhdHVzEh4KBXNlYXRzGAYgAygLMg8ua2FmYW5hLnYxLlNlYXQSCwoDc2VxGAcgASgEEhIKCmNyZWF0ZWRfbXMYCCABKAMSHgoWZGVhbF9jaG9zZW5fYnlfY3JlYXRvchgJIAEoCBINCgVoaW50cxgKIAEoCCL6AQoKVGFibGVTdGF0ZRIiCgRpbmZvGAEgASgLMhQua2FmYW5hLnYxLlRhYmxlSW5mbxILCgNzZXEYAiABKAQSGQoMY3VycmVudF9zZWF0GAMgASgNSAGIAQESGAoQcmVtYWluaW5nX21pbGxpcxgEIAMoDRInCgZ0YWJsaWMYCiABKAsyFS5rYWZhbmEudjEuVGFibGljVmlld0gAEiEKA3RhYxgLIAEoCzISLmthZmFuYS52MS5UYWNWaWV3SAASIQoGcmVzdWx0GBQgASgLMhEua2FmYW5hLnYxLlJlc3VsdEIGCgRnYW1lQg8KDV9jdXJyZW50X3NlYXQqfAoLVGFjUGlsZUtpbmQSHQoZVEFDX1BJTEVfS0lORF9VTlNQRUNJRklFRBAAEhkKFVRBQ19QSUxFX0tJTkRfQ0VOVFJBTBABEhkKFVRBQ19QSUxFX0tJTkRfRElTQ0FSRBACEhgKFFRBQ19QSUxFX0tJTkRfVFVSTkVEEAMqYgoIVGFjUGhhc2USGQoVVEFDX1BIQVNFX1VOU1BFQ0lGSUVEEAASEgoOVEFDX1BIQVNFX0RSQVcQARITCg9UQUNfUEhBU0VfUExBQ0UQAhISCg5UQUNfUEhBU0VfT1ZFUhADKncKC1RhYmxlU3RhdHVzEhwKGFRBQkxFX1NUQVRVU19VTlNQRUNJRklFRBAAEhUKEVRBQkxFX1NUQVRVU19PUEVOEAESGAoUVEFCTEVfU1RBVFVTX1BMQVlJTkcQAhIZChVUQUJMRV9TVEFUVVNfRklOSVNIRUQQAyrTAgoLRXZlbnRSZWFzb24SHAoYRVZFTlRfUkVBU09OX1VOU1BFQ0lGSUVEEAASFwoTRVZFTlRfUkVBU09OX1BMQVlFRBABEhgKFEVWRU5UX1JFQVNPTl9USU1FT1VUEAISGQoVRVZFTlRfUkVBU09OX1RJTUVPVVRTEAMSFQoRRVZFTlRfUkVBU09OX0xFRlQQBBIbChdFVkVOVF9SRUFTT05fRElTQ09OTkVDVBAFEhgKFEVWRU5UX1JFQVNPTl9OT19TSE9XEAYSHQoZRVZFTlRfUkVBU09OX0lMTEVHQUxfTU9WRRAHEhYKEkVWRU5UX1JFQVNPTl9BRE1JThAIEhoKFkVWRU5UX1JFQVNPTl9BQkFORE9ORUQQCRIcChhFVkVOVF9SRUFTT05fQURKVURJQ0FURUQQChIZChVFVkVOVF9SRUFTT05fREVDTElORUQQCyrlAQoMUmVzdWx0UmVhc29uEh0KGVJFU1VMVF9SRUFTT05fVU5TUEVDSUZJRUQQABIXChNSRVNVTFRfUkVBU09OX1NDT1JFEAESFQoRUkVTVUxUX1JFQVNPTl9PVVQQAhIZChVSRVNVTFRfUkVBU09OX1NUQUxMRUQQAxIZChVSRVNVTFRfUkVBU09OX0ZPUkZFSVQQBBIYChRSRVNVTFRfUkVBU09OX0NMT1NFRBAFEhsKF1JFU1VMVF9SRUFTT05fQUJBTkRPTkVEEAYSGQoVUkVTVUxUX1JFQVNPTl9OT19TSE9XEAdiBnByb3RvMw", [file_kafana_v1_rules]);
+  fileDesc("ChVrYWZhbmEvdjEvc3RhdGUucHJvdG8SCWthZmFuYS52MSJRCgpUYWJsaWNNb3ZlEgwKBGNhcmQYASABKAkSEAoIY2FwdHVyZWQYAiADKAkSDgoGam9pbmVkGAMgAygJEhMKC2J1aWxkX3ZhbHVlGAQgASgNIjoKC1RhYmxpY0J1aWxkEg0KBWNhcmRzGAEgAygJEg0KBXZhbHVlGAIgASgNEg0KBW93bmVyGAMgASgNIj0KB1RhY1BpbGUSJAoEa2luZBgBIAEoDjIWLmthZmFuYS52MS5UYWNQaWxlS2luZBIMCgRzZWF0GAIgASgNIgkKB1RhY0ZsaXAiXwoHVGFjUGxheRIiCgZzb3VyY2UYASABKAsyEi5rYWZhbmEudjEuVGFjUGlsZRIiCgZ0YXJnZXQYAiABKAsyEi5rYWZhbmEudjEuVGFjUGlsZRIMCgRjYXJkGAMgASgJIhkKB1RhY0NhbGwSDgoGY2FsbGVyGAEgASgNIn8KB1RhY01vdmUSIgoEZmxpcBgBIAEoCzISLmthZmFuYS52MS5UYWNGbGlwSAASIgoEcGxheRgCIAEoCzISLmthZmFuYS52MS5UYWNQbGF5SAASIgoEY2FsbBgDIAEoCzISLmthZmFuYS52MS5UYWNDYWxsSABCCAoGYWN0aW9uImgKBE1vdmUSDAoEdGV4dBgBIAEoCRInCgZ0YWJsaWMYAiABKAsyFS5rYWZhbmEudjEuVGFibGljTW92ZUgAEiEKA3RhYxgDIAEoCzISLmthZmFuYS52MS5UYWNNb3ZlSABCBgoEZ2FtZSJMCgRTZWF0EgwKBHNlYXQYASABKA0SDAoEc2lkZRgCIAEoDRINCgV0YWtlbhgDIAEoCBIMCgRuYW1lGAQgASgJEgsKA2JvdBgFIAEoCSIWCgVDYXJkcxINCgVjYXJkcxgBIAMoCSKfAQoJSGFuZFNjb3JlEgwKBGhhbmQYASABKA0SDQoFY2FyZHMYAiADKA0SEwoLY2FyZF9wb2ludHMYAyADKAUSEgoKbW9zdF9jYXJkcxgEIAMoBRIOCgZ0YWJsYXMYBSADKA0SDgoGcG9pbnRzGAYgAygFEhoKDWxhc3RfY2FwdHVyZXIYByABKA1IAIgBAUIQCg5fbGFzdF9jYXB0dXJlciL9AgoKVGFibGljVmlldxIRCgRzZWF0GAEgASgNSACIAQESDAoEaGFuZBgCIAMoCRINCgV0YWJsZRgDIAMoCRIPCgdoYW5kX25vGAQgASgNEg4KBmRlYWxlchgFIAEoDRISCgptb3ZlX2NvdW50GAYgASgNEhIKCmhhbmRfc2l6ZXMYByADKA0SFgoOZGVja19yZW1haW5pbmcYCCABKA0SIgoIY2FwdHVyZWQYCSADKAsyEC5rYWZhbmEudjEuQ2FyZHMSDgoGdGFibGFzGAogAygNEhoKDWxhc3RfY2FwdHVyZXIYCyABKA1IAYgBARIOCgZzY29yZXMYDCADKAUSKgoMaGFuZF9yZXN1bHRzGA0gAygLMhQua2FmYW5hLnYxLkhhbmRTY29yZRIPCgdpc19vdmVyGA4gASgIEiYKBmJ1aWxkcxgPIAMoCzIWLmthZmFuYS52MS5UYWJsaWNCdWlsZEIHCgVfc2VhdEIQCg5fbGFzdF9jYXB0dXJlciJ7CgdUYWNTdGVwEgwKBHNlYXQYASABKA0SHQoEbW92ZRgCIAEoCzIPLmthZmFuYS52MS5Nb3ZlEgwKBGNhcmQYAyABKAkSEwoLdHVybmVkX292ZXIYBCABKAgSDwoHcGVuYWx0eRgFIAEoDRIPCgdvZmZlbmNlGAYgASgIIpwDCgdUYWNWaWV3EhEKBHNlYXQYASABKA1IAIgBARIiCgVwaGFzZRgCIAEoDjITLmthZmFuYS52MS5UYWNQaGFzZRIPCgdjZW50cmFsGAMgAygJEiIKCGRpc2NhcmRzGAQgAygLMhAua2FmYW5hLnYxLkNhcmRzEhQKDGNsb3NlZF9zaXplcxgFIAMoDRIOCgZ0dXJuZWQYBiABKAkSHQoQcGVuZGluZ19vZmZlbmRlchgHIAEoDUgBiAEBEhEKCW91dF9vcmRlchgIIAMoDRIOCgZwbGFjZXMYCSADKA0SDwoHc3RhbGxlZBgKIAEoCBISCgptb3ZlX2NvdW50GAsgASgNEgwKBHR1cm4YDCABKA0SEwoLc3RhbGxfdHVybnMYDSABKA0SKgoJbGFzdF9zdGVwGA4gASgLMhIua2FmYW5hLnYxLlRhY1N0ZXBIAogBARIPCgdpc19vdmVyGA8gASgIEgwKBGhlbGQYECADKA1CBwoFX3NlYXRCEwoRX3BlbmRpbmdfb2ZmZW5kZXJCDAoKX2xhc3Rfc3RlcCLnAQoGUmVzdWx0Eg4KBnNjb3JlcxgBIAMoBRIYCgt3aW5uZXJfc2lkZRgCIAEoDUgAiAEBEicKBnJlYXNvbhgDIAEoDjIXLmthZmFuYS52MS5SZXN1bHRSZWFzb24SGQoMZm9yZmVpdF9zZWF0GAQgASgNSAGIAQESLgoOZm9yZmVpdF9yZWFzb24YByABKA4yFi5rYWZhbmEudjEuRXZlbnRSZWFzb24SDgoGZGV0YWlsGAUgASgJEg4KBnBsYWNlcxgGIAMoDUIOCgxfd2lubmVyX3NpZGVCDwoNX2ZvcmZlaXRfc2VhdCKNAgoJVGFibGVJbmZvEhAKCHRhYmxlX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSIwoFcnVsZXMYAyABKAsyFC5rYWZhbmEudjEuUnVsZXNTcGVjEiMKBWNsb2NrGAQgASgLMhQua2FmYW5hLnYxLkNsb2NrU3BlYxImCgZzdGF0dXMYBSABKA4yFi5rYWZhbmEudjEuVGFibGVTdGF0dXMSHgoFc2VhdHMYBiADKAsyDy5rYWZhbmEudjEuU2VhdBILCgNzZXEYByABKAQSEgoKY3JlYXRlZF9tcxgIIAEoAxIeChZkZWFsX2Nob3Nlbl9ieV9jcmVhdG9yGAkgASgIEg0KBWhpbnRzGAogASgIIvoBCgpUYWJsZVN0YXRlEiIKBGluZm8YASABKAsyFC5rYWZhbmEudjEuVGFibGVJbmZvEgsKA3NlcRgCIAEoBBIZCgxjdXJyZW50X3NlYXQYAyABKA1IAYgBARIYChByZW1haW5pbmdfbWlsbGlzGAQgAygNEicKBnRhYmxpYxgKIAEoCzIVLmthZmFuYS52MS5UYWJsaWNWaWV3SAASIQoDdGFjGAsgASgLMhIua2FmYW5hLnYxLlRhY1ZpZXdIABIhCgZyZXN1bHQYFCABKAsyES5rYWZhbmEudjEuUmVzdWx0QgYKBGdhbWVCDwoNX2N1cnJlbnRfc2VhdCp8CgtUYWNQaWxlS2luZBIdChlUQUNfUElMRV9LSU5EX1VOU1BFQ0lGSUVEEAASGQoVVEFDX1BJTEVfS0lORF9DRU5UUkFMEAESGQoVVEFDX1BJTEVfS0lORF9ESVNDQVJEEAISGAoUVEFDX1BJTEVfS0lORF9UVVJORUQQAypiCghUYWNQaGFzZRIZChVUQUNfUEhBU0VfVU5TUEVDSUZJRUQQABISCg5UQUNfUEhBU0VfRFJBVxABEhMKD1RBQ19QSEFTRV9QTEFDRRACEhIKDlRBQ19QSEFTRV9PVkVSEAMqdwoLVGFibGVTdGF0dXMSHAoYVEFCTEVfU1RBVFVTX1VOU1BFQ0lGSUVEEAASFQoRVEFCTEVfU1RBVFVTX09QRU4QARIYChRUQUJMRV9TVEFUVVNfUExBWUlORxACEhkKFVRBQkxFX1NUQVRVU19GSU5JU0hFRBADKtMCCgtFdmVudFJlYXNvbhIcChhFVkVOVF9SRUFTT05fVU5TUEVDSUZJRUQQABIXChNFVkVOVF9SRUFTT05fUExBWUVEEAESGAoURVZFTlRfUkVBU09OX1RJTUVPVVQQAhIZChVFVkVOVF9SRUFTT05fVElNRU9VVFMQAxIVChFFVkVOVF9SRUFTT05fTEVGVBAEEhsKF0VWRU5UX1JFQVNPTl9ESVNDT05ORUNUEAUSGAoURVZFTlRfUkVBU09OX05PX1NIT1cQBhIdChlFVkVOVF9SRUFTT05fSUxMRUdBTF9NT1ZFEAcSFgoSRVZFTlRfUkVBU09OX0FETUlOEAgSGgoWRVZFTlRfUkVBU09OX0FCQU5ET05FRBAJEhwKGEVWRU5UX1JFQVNPTl9BREpVRElDQVRFRBAKEhkKFUVWRU5UX1JFQVNPTl9ERUNMSU5FRBALKuUBCgxSZXN1bHRSZWFzb24SHQoZUkVTVUxUX1JFQVNPTl9VTlNQRUNJRklFRBAAEhcKE1JFU1VMVF9SRUFTT05fU0NPUkUQARIVChFSRVNVTFRfUkVBU09OX09VVBACEhkKFVJFU1VMVF9SRUFTT05fU1RBTExFRBADEhkKFVJFU1VMVF9SRUFTT05fRk9SRkVJVBAEEhgKFFJFU1VMVF9SRUFTT05fQ0xPU0VEEAUSGwoXUkVTVUxUX1JFQVNPTl9BQkFORE9ORUQQBhIZChVSRVNVTFRfUkVBU09OX05PX1NIT1cQB2IGcHJvdG8z", [file_kafana_v1_rules]);
 
 /**
- * A Tablić move: one card from the hand, and the table cards it captures (none: a trail).
+ * A Tablić move: one card from the hand, and the table cards it captures (none: a trail);
+ * with the `building` switch, or a build: the table cards it joins and the build's value.
  *
  * @generated from message kafana.v1.TablicMove
  */
@@ -31,11 +32,27 @@ export type TablicMove = Message<"kafana.v1.TablicMove"> & {
   card: string;
 
   /**
-   * The table cards it takes; empty for a trail (the card stays on the table).
+   * The table cards it takes (a captured build: all its cards); empty for a trail (the card
+   * stays on the table) and for a build.
    *
    * @generated from field: repeated string captured = 2;
    */
   captured: string[];
+
+  /**
+   * A build or a raise: the table cards the card joins (loose cards, and every card of the
+   * build it raises). Empty for a capture or a trail.
+   *
+   * @generated from field: repeated string joined = 3;
+   */
+  joined: string[];
+
+  /**
+   * A build or a raise: the value of the build it makes (2..14); 0 for a capture or a trail.
+   *
+   * @generated from field: uint32 build_value = 4;
+   */
+  buildValue: number;
 };
 
 /**
@@ -44,6 +61,41 @@ export type TablicMove = Message<"kafana.v1.TablicMove"> & {
  */
 export const TablicMoveSchema: GenMessage<TablicMove> = /*@__PURE__*/
   messageDesc(file_kafana_v1_state, 0);
+
+/**
+ * A build on the Tablić table (the `building` switch): cards that lie as one unit.
+ *
+ * @generated from message kafana.v1.TablicBuild
+ */
+export type TablicBuild = Message<"kafana.v1.TablicBuild"> & {
+  /**
+   * Its cards, in canonical order.
+   *
+   * @generated from field: repeated string cards = 1;
+   */
+  cards: string[];
+
+  /**
+   * Its value: a card of this capture value takes it whole.
+   *
+   * @generated from field: uint32 value = 2;
+   */
+  value: number;
+
+  /**
+   * The seat that made it or raised it last.
+   *
+   * @generated from field: uint32 owner = 3;
+   */
+  owner: number;
+};
+
+/**
+ * Describes the message kafana.v1.TablicBuild.
+ * Use `create(TablicBuildSchema)` to create a new message.
+ */
+export const TablicBuildSchema: GenMessage<TablicBuild> = /*@__PURE__*/
+  messageDesc(file_kafana_v1_state, 1);
 
 /**
  * One Tač pile.
@@ -71,7 +123,7 @@ export type TacPile = Message<"kafana.v1.TacPile"> & {
  * Use `create(TacPileSchema)` to create a new message.
  */
 export const TacPileSchema: GenMessage<TacPile> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_state, 1);
+  messageDesc(file_kafana_v1_state, 2);
 
 /**
  * Tač: turn up the top card of the own closed pile (the discard pile is turned over first
@@ -87,7 +139,7 @@ export type TacFlip = Message<"kafana.v1.TacFlip"> & {
  * Use `create(TacFlipSchema)` to create a new message.
  */
 export const TacFlipSchema: GenMessage<TacFlip> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_state, 2);
+  messageDesc(file_kafana_v1_state, 3);
 
 /**
  * Tač: move one face-up card.
@@ -123,7 +175,7 @@ export type TacPlay = Message<"kafana.v1.TacPlay"> & {
  * Use `create(TacPlaySchema)` to create a new message.
  */
 export const TacPlaySchema: GenMessage<TacPlay> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_state, 3);
+  messageDesc(file_kafana_v1_state, 4);
 
 /**
  * Tač: call "Tač!" on the out-of-order move just made (only with `tac_calls`).
@@ -144,7 +196,7 @@ export type TacCall = Message<"kafana.v1.TacCall"> & {
  * Use `create(TacCallSchema)` to create a new message.
  */
 export const TacCallSchema: GenMessage<TacCall> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_state, 4);
+  messageDesc(file_kafana_v1_state, 5);
 
 /**
  * A Tač move: one action of one seat.
@@ -189,7 +241,7 @@ export type TacMove = Message<"kafana.v1.TacMove"> & {
  * Use `create(TacMoveSchema)` to create a new message.
  */
 export const TacMoveSchema: GenMessage<TacMove> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_state, 5);
+  messageDesc(file_kafana_v1_state, 6);
 
 /**
  * A move, as text and structured. In a PlayMove set either `text` or the game's branch; with
@@ -200,7 +252,8 @@ export const TacMoveSchema: GenMessage<TacMove> = /*@__PURE__*/
 export type Move = Message<"kafana.v1.Move"> & {
   /**
    * Canonical text. Tablić: "KC:KD+KH" (card, then the captured cards joined by +; several
-   * groups are all listed), or "7S" for a trail; loose forms ("kc:kh+kd") are accepted.
+   * groups are all listed), or "7S" for a trail; loose forms ("kc:kh+kd") are accepted; with
+   * `building`, "7C>AH+5D=13" for a build (card, the table cards it joins, the value).
    * Tač: "flip", "play D->C", "play X->P2", "play X->D" or "call P1" (docs/service.md).
    *
    * @generated from field: string text = 1;
@@ -236,7 +289,7 @@ export type Move = Message<"kafana.v1.Move"> & {
  * Use `create(MoveSchema)` to create a new message.
  */
 export const MoveSchema: GenMessage<Move> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_state, 6);
+  messageDesc(file_kafana_v1_state, 7);
 
 /**
  * A table seat.
@@ -286,7 +339,7 @@ export type Seat = Message<"kafana.v1.Seat"> & {
  * Use `create(SeatSchema)` to create a new message.
  */
 export const SeatSchema: GenMessage<Seat> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_state, 7);
+  messageDesc(file_kafana_v1_state, 8);
 
 /**
  * Cards, e.g. the cards one side captured.
@@ -307,7 +360,7 @@ export type Cards = Message<"kafana.v1.Cards"> & {
  * Use `create(CardsSchema)` to create a new message.
  */
 export const CardsSchema: GenMessage<Cards> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_state, 8);
+  messageDesc(file_kafana_v1_state, 9);
 
 /**
  * The score of one finished Tablić hand, per side (index = side).
@@ -370,7 +423,7 @@ export type HandScore = Message<"kafana.v1.HandScore"> & {
  * Use `create(HandScoreSchema)` to create a new message.
  */
 export const HandScoreSchema: GenMessage<HandScore> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_state, 9);
+  messageDesc(file_kafana_v1_state, 10);
 
 /**
  * A Tablić position as one seat (or a spectator) may know it.
@@ -393,7 +446,7 @@ export type TablicView = Message<"kafana.v1.TablicView"> & {
   hand: string[];
 
   /**
-   * The table cards, face up, in the order they came.
+   * The loose table cards, face up, in the order they came (builds: `builds`).
    *
    * @generated from field: repeated string table = 3;
    */
@@ -475,6 +528,13 @@ export type TablicView = Message<"kafana.v1.TablicView"> & {
    * @generated from field: bool is_over = 14;
    */
   isOver: boolean;
+
+  /**
+   * With `building`: the builds on the table (`table` holds the loose cards only).
+   *
+   * @generated from field: repeated kafana.v1.TablicBuild builds = 15;
+   */
+  builds: TablicBuild[];
 };
 
 /**
@@ -482,7 +542,7 @@ export type TablicView = Message<"kafana.v1.TablicView"> & {
  * Use `create(TablicViewSchema)` to create a new message.
  */
 export const TablicViewSchema: GenMessage<TablicView> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_state, 10);
+  messageDesc(file_kafana_v1_state, 11);
 
 /**
  * One move of Tač with what it showed everyone (the card turned up or moved; a penalty's
@@ -539,7 +599,7 @@ export type TacStep = Message<"kafana.v1.TacStep"> & {
  * Use `create(TacStepSchema)` to create a new message.
  */
 export const TacStepSchema: GenMessage<TacStep> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_state, 11);
+  messageDesc(file_kafana_v1_state, 12);
 
 /**
  * A Tač position as one seat (or a spectator) may know it. Closed piles are face down for
@@ -667,7 +727,7 @@ export type TacView = Message<"kafana.v1.TacView"> & {
  * Use `create(TacViewSchema)` to create a new message.
  */
 export const TacViewSchema: GenMessage<TacView> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_state, 12);
+  messageDesc(file_kafana_v1_state, 13);
 
 /**
  * How a match ended.
@@ -730,7 +790,7 @@ export type Result = Message<"kafana.v1.Result"> & {
  * Use `create(ResultSchema)` to create a new message.
  */
 export const ResultSchema: GenMessage<Result> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_state, 13);
+  messageDesc(file_kafana_v1_state, 14);
 
 /**
  * A table's summary, safe for anyone: no seed, no decks, no hands.
@@ -815,7 +875,7 @@ export type TableInfo = Message<"kafana.v1.TableInfo"> & {
  * Use `create(TableInfoSchema)` to create a new message.
  */
 export const TableInfoSchema: GenMessage<TableInfo> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_state, 14);
+  messageDesc(file_kafana_v1_state, 15);
 
 /**
  * A table as one seat or a spectator sees it, at sequence number `seq`.
@@ -888,7 +948,7 @@ export type TableState = Message<"kafana.v1.TableState"> & {
  * Use `create(TableStateSchema)` to create a new message.
  */
 export const TableStateSchema: GenMessage<TableState> = /*@__PURE__*/
-  messageDesc(file_kafana_v1_state, 15);
+  messageDesc(file_kafana_v1_state, 16);
 
 /**
  * Where a Tač card comes from or goes to.
