@@ -14,8 +14,6 @@ Both are the seat loop of `kafana_client.seat_loop` with the bot's hooks.
 
 from __future__ import annotations
 
-import asyncio
-
 from kafana.v1 import events_pb2, state_pb2
 from kafana_bots import Bot, HandEnded, HandStarted, MatchEnded, MovePlayed
 from kafana_bots.events import Event
@@ -24,7 +22,7 @@ from kafana_bots.tac_bots import TacBot
 from kafana_client.aio import AsyncSeat, LegalMoves
 from kafana_client.convert import cards_of, hand_result_of, move_of, view_of
 from kafana_client.errors import RefusedMoveError
-from kafana_client.seat_loop import Decision, Hooks, bot_refused, follow_seat
+from kafana_client.seat_loop import Decision, Hooks, Worker, bot_refused, follow_seat
 from kafana_client.tac import TacBotHooks
 
 
@@ -53,14 +51,15 @@ def bot_events(event: events_pb2.Event, before: state_pb2.TableState | None = No
 class BotHooks(Hooks):
     """A Tablić bot at a seat: told every public event, chooses from the legal moves.
 
-    `threaded` runs each decision in a worker thread, so a slow bot never holds up the event
-    loop (a server hosting bots uses it). A move the server refuses stops the loop with
-    `BotMoveRefused` naming the bot (`name`, default its class) and the move.
+    `threaded` runs each decision on the game's own `Worker` thread, so a slow bot never holds
+    up the event loop nor another game's (the SDK's league and event players, a server hosting
+    bots use it). A move the server refuses stops the loop with `BotMoveRefused` naming the bot
+    (`name`, default its class) and the move.
     """
 
     def __init__(self, bot: Bot, *, threaded: bool = False, name: str = "") -> None:
         self.bot = bot
-        self.threaded = threaded
+        self.worker = Worker() if threaded else None
         self.name = name or type(bot).__name__
 
     def observe(self, event: events_pb2.Event, before: state_pb2.TableState | None) -> None:
@@ -69,12 +68,16 @@ class BotHooks(Hooks):
 
     async def decide(self, state: state_pb2.TableState, legal: LegalMoves) -> Decision:
         moves = legal.parsed()
-        if self.threaded:
-            return await asyncio.to_thread(self.bot.choose, view_of(state), moves)
+        if self.worker is not None:
+            return await self.worker.run(self.bot.choose, view_of(state), moves)
         return self.bot.choose(view_of(state), moves)
 
     def refused(self, error: RefusedMoveError) -> bool:
         raise bot_refused(self.name, self.bot.seat, error)
+
+    def close(self) -> None:
+        if self.worker is not None:
+            self.worker.close()
 
 
 def bot_hooks(bot: Bot | TacBot, *, threaded: bool = False, name: str = "") -> Hooks:
@@ -97,8 +100,9 @@ async def run_bot(
 
     The bot is told every public event from the start of the table (its `observe` hook),
     and chooses from the server's legal moves whenever the seat is to move. `delay` seconds
-    pass before each move (so people can follow). `threaded` runs each decision in a worker
-    thread. `poll` and `reconnects`: see `kafana_client.seat_loop.SeatLoop`.
+    pass before each move (so people can follow). `threaded` runs each decision on a thread of
+    the game's own (`kafana_client.seat_loop.Worker`). `poll` and `reconnects`: see
+    `kafana_client.seat_loop.SeatLoop`.
     """
     hooks = bot_hooks(bot, threaded=threaded)
     return await follow_seat(seat, hooks, delay=delay, poll=poll, reconnects=reconnects)

@@ -35,7 +35,7 @@ from kafana.v1 import leagues_pb2_grpc, rules_pb2
 from kafana_client.aio import RESUMABLE, AsyncClient, AsyncSeat, _Synthetic
 from kafana_client.blocking import Client, _Blocking, mirror, stream
 from kafana_client.errors import FailedPreconditionError, RpcError, from_grpc
-from kafana_client.remote import AnyBotMaker, BotMaker, play_seat, table_rules
+from kafana_client.remote import AnyBotMaker, BotMaker, play_table_seat
 from kafana_client.tournaments import enum_value
 
 Update = Callable[[pb.TicketUpdate], None]
@@ -231,8 +231,7 @@ async def play_ticket(
     who = ticket.players[ticket.seat] if len(ticket.players) > ticket.seat else ""
     seat = AsyncSeat(client, ticket.table_id, ticket.seat, ticket.seat_token, who)
     try:
-        rules = table_rules(await client.get_table(ticket.table_id))
-        await play_seat(seat, make_bot, rules, poll=poll)
+        await play_table_seat(seat, make_bot, poll=poll)
     except asyncio.CancelledError:
         raise
     except RpcError as error:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 from kafana.errors import AuthenticationError, MatchOverError
 from kafana.games import tablic, tac
-from kafana.v1 import state_pb2
+from kafana.v1 import competitions_pb2, state_pb2
 from kafana_bots import Bot
 from kafana_bots.tac_bots import TacBot
 
@@ -27,6 +27,7 @@ from kafana_client.connection import Retry, Tls
 from kafana_client.convert import game_name, rules_of, view_seat
 from kafana_client.seat_loop import follow_seat
 from kafana_client.tac import tac_rules_of
+from kafana_client.tournaments import SeatPlayer
 
 BotMaker = Callable[[int, tablic.Rules], Bot | TacBot]
 AnyBotMaker = Callable[[int, tablic.Rules | tac.Rules], Bot | TacBot]
@@ -52,11 +53,33 @@ async def play_seat(
 ) -> state_pb2.TableState:
     """Play `seat` until the match is over, reconnecting after failures; the last state.
 
-    A move the server refuses ends it with `BotMoveRefused` (naming the bot by `name`)."""
+    The bot decides on a thread of the game's own (`kafana_client.seat_loop.Worker`): the
+    process's other games (an entrant's simultaneous games, a league's next match) never wait
+    for it. A move the server refuses ends it with `BotMoveRefused` (naming the bot by
+    `name`)."""
     maker: AnyBotMaker = make_bot  # type: ignore[assignment]
-    hooks = bot_hooks(maker(seat.seat, rules), name=name)
+    hooks = bot_hooks(maker(seat.seat, rules), name=name, threaded=True)
     hooks.who = "kafana bot"
     return await follow_seat(seat, hooks, delay=delay, poll=poll, reconnects=RECONNECTS)
+
+
+async def play_table_seat(
+    seat: AsyncSeat, make_bot: BotMaker | AnyBotMaker, *, poll: float = 2.0, name: str = ""
+) -> state_pb2.TableState:
+    """`play_seat` with the rules of the seat's table, of either game (what a league ticket
+    or an event's assignment gives is a seat: the table says which game it is)."""
+    rules = table_rules(await seat.client.get_table(seat.table_id))
+    return await play_seat(seat, make_bot, rules, poll=poll, name=name)
+
+
+def bot_player(make_bot: BotMaker | AnyBotMaker, *, poll: float = 2.0) -> SeatPlayer:
+    """A `play_entry` player: each of the entry's games played by a bot from `make_bot`
+    (`play_table_seat`), every game on a worker of its own."""
+
+    async def play(seat: AsyncSeat, assignment: competitions_pb2.Assignment) -> object:
+        return await play_table_seat(seat, make_bot, poll=poll)
+
+    return play
 
 
 async def run_remote(

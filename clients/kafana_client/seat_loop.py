@@ -24,6 +24,9 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
 
 from kafana.errors import IllegalMoveError
 from kafana.games import tablic
@@ -43,10 +46,37 @@ from kafana_client.errors import (
     UnavailableError,
 )
 
+T = TypeVar("T")
 Decision = str | tablic.Move | state_pb2.Move | None
 TOO_MANY_MOVES = "TOO_MANY_MOVES"
 """The reason of a position whose captures are too many for the server to list."""
 DISCONNECTS = (UnavailableError, DeadlineExceededError)
+
+
+class Worker:
+    """One game's own thread for its bot's decisions (started at the first, ended by `close`).
+
+    A decision run here never holds up the event loop (the feeds, heartbeats and moves of every
+    other game of the process) nor waits behind another game's decision in a shared pool: a slow
+    game never slows another. Pure-Python bots that compute still share the interpreter's lock;
+    a bot that waits (a sleep, I/O, native code that releases it) runs alongside the others.
+    """
+
+    def __init__(self, name: str = "kafana-bot") -> None:
+        self.name = name
+        self._pool: ThreadPoolExecutor | None = None
+
+    async def run(self, call: Callable[..., T], *args: object) -> T:
+        """`call(*args)` on this game's thread."""
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix=self.name)
+        return await asyncio.get_running_loop().run_in_executor(self._pool, call, *args)
+
+    def close(self) -> None:
+        """End the thread once its current decision (if any) returns."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
 
 
 class Hooks:
@@ -82,6 +112,9 @@ class Hooks:
     def reconnecting(self, error: RpcError, failures: int) -> None:
         """The connection failed (`failures` times in a row); the loop tries again."""
         print(f"{self.who}: {error}; reconnecting ({failures})", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        """The loop is done with the seat (over, stopped or failed): free what the hooks hold."""
 
 
 class BotMoveRefused(IllegalMoveError):
@@ -168,6 +201,7 @@ class SeatLoop:
                     await asyncio.sleep(min(2.0, 0.1 * 2**failures))
         finally:
             await cancel_and_wait([watchdog])
+            self.hooks.close()
 
     async def _follow(self) -> state_pb2.TableState:
         if self.last is not None:  # resumed: the turn of the last event may still be open

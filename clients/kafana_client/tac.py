@@ -14,7 +14,6 @@ A Tač bot plays through the SDK like a Tablić one (inside an `async def`)::
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterable
 from typing import Any
 
@@ -25,7 +24,7 @@ from kafana_bots.tac_bots import TacBot
 from kafana_client.aio import AsyncSeat, LegalMoves
 from kafana_client.convert import config_of, current_seat, rules_spec, switches_of, word
 from kafana_client.errors import RefusedMoveError
-from kafana_client.seat_loop import Decision, Hooks, bot_refused, follow_seat
+from kafana_client.seat_loop import Decision, Hooks, Worker, bot_refused, follow_seat
 
 
 def tac_table_config(
@@ -107,13 +106,13 @@ def may_act(state: state_pb2.TableState, seat: int) -> bool:
 class TacBotHooks(Hooks):
     """A Tač bot at a seat: moves on its turns, and may call "Tač!" on another seat's offence.
 
-    `threaded` runs each decision in a worker thread, and a refused move stops the loop (see
-    `kafana_client.bots.BotHooks`).
+    `threaded` runs each decision on the game's own `Worker` thread, and a refused move stops
+    the loop (see `kafana_client.bots.BotHooks`).
     """
 
     def __init__(self, bot: TacBot, *, threaded: bool = False, name: str = "") -> None:
         self.bot = bot
-        self.threaded = threaded
+        self.worker = Worker() if threaded else None
         self.name = name or type(bot).__name__
 
     def may_act(self, state: state_pb2.TableState, seat: int) -> bool:
@@ -126,12 +125,16 @@ class TacBotHooks(Hooks):
         if view.current_seat != view.seat:
             calls = [m for m in moves if m.kind == "call"]
             return wire[calls[0]] if calls and self.bot.wants_call(view) else None
-        if self.threaded:
-            return wire[await asyncio.to_thread(self.bot.choose, view, moves)]
+        if self.worker is not None:
+            return wire[await self.worker.run(self.bot.choose, view, moves)]
         return wire[self.bot.choose(view, moves)]
 
     def refused(self, error: RefusedMoveError) -> bool:
         raise bot_refused(self.name, self.bot.seat, error)
+
+    def close(self) -> None:
+        if self.worker is not None:
+            self.worker.close()
 
 
 def legal_by_move(legal: LegalMoves) -> dict[tac.Move, state_pb2.Move]:
