@@ -1,8 +1,9 @@
-"""`kafana replay RECORD`: step through a match record back and forth, with the seats' names.
+"""`kafana replay`'s drawing: step through a match record back and forth, with the seats' names.
 
 The keys are `kafana_client.cli.navigate`'s: Enter next, b back, a number a move, h N a hand.
 Names come from `--names`, from `# seat N: name` comment lines (as `kafana play --save` and
-`kafana watch --save` write them); else `seat N`.
+`kafana watch --save` write them); else `seat N`. The command itself (`kafana.cli.replay`)
+also opens fair records and the lines of event and league exports.
 """
 
 from __future__ import annotations
@@ -10,10 +11,8 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path
 
 import click
-from kafana.errors import InvalidInputError
 from kafana.games import tablic, tac
 from kafana.v1 import state_pb2
 from kafana_bots.analysis import review
@@ -178,54 +177,31 @@ def print_review(
         )
 
 
-@click.command()
-@click.argument("record_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--names", default=None, help="Comma-separated seat names, seat 0 first.")
-@click.option(
-    "--review",
-    "reviewing",
-    is_flag=True,
-    help="Print the engine's review instead (Tablić): its choice and each move's cost.",
-)
-@click.option("--seat", type=click.IntRange(min=0), default=None, help="Review only this seat.")
-@click.option(
-    "--budget-ms",
-    type=click.FloatRange(min=1, max=60_000),
-    default=100.0,
-    show_default=True,
-    help="CPU milliseconds the engine thinks about each move of the review.",
-)
-def replay(
-    record_file: Path,
-    names: str | None,
-    reviewing: bool,
-    seat: int | None,
-    budget_ms: float,
+def show_record(
+    text: str,
+    console: Console,
+    ask: Callable[[str], str],
+    *,
+    names: Sequence[str] | None = None,
+    reviewing: bool = False,
+    seat: int | None = None,
+    budget_ms: float = 100.0,
 ) -> None:
-    """Step through the match in RECORD_FILE (as saved by `kafana play --save`): Tablić or Tač.
+    """Step through the match record `text` (Tablić or Tač) with `ask`'s answers, or with
+    `reviewing` print the engine's review (Tablić; `seat`: only that seat's moves).
 
-    Enter: next move, b: back, a number: that move, h N: hand N, s/e: start/end, q: quit.
-    With --review: the engine's choice at every move and what each move cost, then a total.
-    """
-    console = Console(highlight=False)
-    try:
-        text = record_file.read_text()
-        given = [n.strip() for n in names.split(",")] if names else None
-
-        def ask(prompt: str) -> str:
-            return console.input(prompt)
-
-        if text.lstrip().startswith(tac.record.HEADER):
-            if reviewing:
-                raise click.ClickException(f"{record_file}: --review reviews Tablić matches")
-            record = tac.GameRecord.from_text(text)
-            seat_names = given or names_in(text, record.rules.players)
-            tac_replay.step_through(record, console, ask, _fit(seat_names, record.rules.players))
-            return
-        match = tablic.MatchRecord.from_text(text)
-    except InvalidInputError as error:
-        raise click.ClickException(f"{record_file}: {error}") from None
-    seat_names = _fit(given or names_in(text, match.rules.players), match.rules.players)
+    Seat names: `names`, else the record's `# seat N: name` comments, else `seat N`. A record
+    that does not parse raises InvalidInputError; a wrong `names` or `seat`, click's
+    BadParameter; a review of Tač, ClickException."""
+    if text.lstrip().startswith(tac.record.HEADER):
+        if reviewing:
+            raise click.ClickException("--review reviews Tablić matches")
+        record = tac.GameRecord.from_text(text)
+        seat_names = names or names_in(text, record.rules.players)
+        tac_replay.step_through(record, console, ask, _fit(seat_names, record.rules.players))
+        return
+    match = tablic.MatchRecord.from_text(text)
+    seat_names = _fit(names or names_in(text, match.rules.players), match.rules.players)
     if reviewing:
         if seat is not None and seat >= match.rules.players:
             raise click.BadParameter(

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import click
-from kafana_client.cli.replay import replay
 from kafana_client.cli.tables import tables
 from kafana_client.cli.watch import watch
 
@@ -23,6 +22,7 @@ from kafana.cli.boundary import DEBUG_ENV, guarded
 from kafana.cli.demo import demo
 from kafana.cli.league import league
 from kafana.cli.play import play
+from kafana.cli.replay import replay
 from kafana.cli.rules import rules
 from kafana.cli.serve import serve
 from kafana.cli.table import table
