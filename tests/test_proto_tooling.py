@@ -14,7 +14,7 @@ import pytest
 from google.protobuf import descriptor_pb2
 from grpc_reflection.v1alpha import reflection_pb2
 from kafana.service.server import create_server
-from kafana.store.memory import MemoryStore
+from kafana.store.redis_store import RedisStore
 
 ROOT = Path(__file__).resolve().parents[1]
 BUF = ROOT / "node_modules" / ".bin" / "buf"
@@ -48,8 +48,10 @@ def comment_of(file: descriptor_pb2.FileDescriptorProto, message: str, field: st
 
 
 @pytest.mark.parametrize("version", ["v1", "v1alpha"])
-async def test_reflection_serves_descriptors_with_their_comments(version: str) -> None:
-    server = create_server(MemoryStore())
+async def test_reflection_serves_descriptors_with_their_comments(
+    version: str, redis_store: RedisStore
+) -> None:
+    server = create_server(redis_store)
     await server.start()
     try:
         target = f"127.0.0.1:{server.port}"

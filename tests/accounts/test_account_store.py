@@ -1,4 +1,4 @@
-"""Both account stores, memory and Redis, behave alike; doctests of the account modules."""
+"""The account store on a real Redis; doctests of the account modules."""
 
 from __future__ import annotations
 
@@ -7,19 +7,15 @@ import importlib
 from collections.abc import AsyncIterator
 
 import pytest
-from kafana.store.accounts import Account, AccountStore, MemoryAccounts, key_hash, new_key
+from kafana.store.accounts import Account, AccountStore, key_hash, new_key
 from kafana.store.accounts_redis import RedisAccounts, accounts_for
 from kafana.store.client import RedisClient
-from kafana.store.memory import MemoryStore
 from kafana.store.redis_store import RedisStore
 
 
-@pytest.fixture(params=["memory", "redis"])
-async def accounts(request: pytest.FixtureRequest) -> AsyncIterator[AccountStore]:
-    if request.param == "memory":
-        yield MemoryAccounts()
-        return
-    client = RedisClient.from_url(request.getfixturevalue("redis_url"))
+@pytest.fixture
+async def accounts(redis_url: str) -> AsyncIterator[AccountStore]:
+    client = RedisClient.from_url(redis_url)
     try:
         yield RedisAccounts(client)
     finally:
@@ -51,7 +47,6 @@ async def test_create_find_list_revoke_rotate(accounts: AccountStore) -> None:
 
 
 async def test_the_accounts_go_with_the_table_store(redis_url: str) -> None:
-    assert isinstance(accounts_for(MemoryStore()), MemoryAccounts)
     store = RedisStore.from_url(redis_url)
     try:
         assert isinstance(accounts_for(store), RedisAccounts)

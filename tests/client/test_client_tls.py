@@ -11,7 +11,8 @@ import grpc
 import pytest
 from kafana.service.servicer import KafanaServiceServicer
 from kafana.service.tables import Tables
-from kafana.store.memory import MemoryStore
+from kafana.store.base import TableStore
+from kafana.store.redis_store import RedisStore
 from kafana.v1 import service_pb2_grpc
 from kafana_client import AsyncClient, Deadlines, Retry, RpcError, Tls, table_config
 
@@ -48,9 +49,11 @@ def certs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return directory
 
 
-async def _tls_server(certs: Path, require_client: bool) -> tuple[grpc.aio.Server, int]:
+async def _tls_server(
+    store: TableStore, certs: Path, require_client: bool
+) -> tuple[grpc.aio.Server, int]:
     server = grpc.aio.server()
-    servicer = KafanaServiceServicer(Tables(MemoryStore()))
+    servicer = KafanaServiceServicer(Tables(store))
     service_pb2_grpc.add_KafanaServiceServicer_to_server(servicer, server)
     credentials = grpc.ssl_server_credentials(
         [((certs / "server.key").read_bytes(), (certs / "server.pem").read_bytes())],
@@ -64,9 +67,9 @@ async def _tls_server(certs: Path, require_client: bool) -> tuple[grpc.aio.Serve
 
 @pytest.fixture(params=[False, True], ids=["server-auth", "mutual"])
 async def tls_server(
-    certs: Path, request: pytest.FixtureRequest
+    certs: Path, request: pytest.FixtureRequest, redis_store: RedisStore
 ) -> AsyncIterator[tuple[int, bool]]:
-    server, port = await _tls_server(certs, request.param)
+    server, port = await _tls_server(redis_store, certs, request.param)
     try:
         yield port, request.param
     finally:

@@ -6,16 +6,16 @@ import asyncio
 
 from kafana.competitions.hosted.director import Director, EventRun
 from kafana.competitions.hosted.event import Hosted
-from kafana.competitions.hosted.store import MemoryEvents
+from kafana.competitions.hosted.redis_store import RedisEvents
 from kafana.competitions.tournament import EventConfig, Kind, Tournament
 from kafana.service.feed import Feed
 from kafana.service.tables import Tables
-from kafana.store.memory import MemoryStore
+from kafana.store.redis_store import RedisStore
 
 
-async def test_changes_at_once_share_one_snapshot_write() -> None:
-    events = MemoryEvents()
-    store = MemoryStore()
+async def test_changes_at_once_share_one_snapshot_write(redis_store: RedisStore) -> None:
+    events = RedisEvents(redis_store.client)
+    store = redis_store
     director = Director(events, Tables(store), Feed(store))
     run = EventRun(director, "ev-1")
     t = Tournament(EventConfig("s", Kind.SWISS, tuple(f"e{i}" for i in range(64))))

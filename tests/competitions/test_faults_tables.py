@@ -12,6 +12,7 @@ import time
 import grpc
 from kafana.competitions.policy import Reason
 from kafana.competitions.table_results import table_faults
+from kafana.store.redis_store import RedisStore
 from kafana.v1 import events_pb2, rules_pb2, service_pb2, state_pb2
 from kit import Service, finished, refusal, running, seat_md
 
@@ -147,8 +148,6 @@ async def watch(svc: Service, table_id: str, token: str) -> None:
 
 
 async def test_a_dead_seat_forfeits_after_the_grace_on_any_process(redis_url: str) -> None:
-    from kafana.store.redis_store import RedisStore
-
     grace = 800
     config = table_config(
         disconnect_grace_millis=grace, on_disconnect=rules_pb2.TIMEOUT_POLICY_FORFEIT
@@ -255,11 +254,12 @@ async def take(svc: Service, table_id: str, after: int) -> list[events_pb2.Event
     return out
 
 
-async def test_presence_writes_a_seat_at_most_once_a_second_per_process() -> None:
+async def test_presence_writes_a_seat_at_most_once_a_second_per_process(
+    redis_store: RedisStore,
+) -> None:
     from kafana.service.presence import Presence
-    from kafana.store.counters import MemoryCounters
 
-    presence = Presence(MemoryCounters())
+    presence = Presence(redis_store.counters)
     clock = rules_pb2.ClockSpec(disconnect_grace_millis=5000)
     for ms in range(0, 1000, 10):  # 100 calls in one second: the first sighting's two writes
         await presence.mark("t1", 0, 2, clock, ms)

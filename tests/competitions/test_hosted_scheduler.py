@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from kafana.competitions.hosted.redis_store import RedisEvents
-from kafana.competitions.hosted.store import MemoryEvents
 from kafana.v1 import competitions_pb2 as pb
 from kafana_client import AsyncClient
 from kafana_client.tournaments import Tournaments
@@ -33,8 +32,8 @@ async def test_an_old_event_started_behind_1001_newer_ones_is_played(
     assert made.event_id not in await events.started()  # finished: out of the index
 
 
-async def test_the_index_holds_started_events_until_they_finish() -> None:
-    store = MemoryEvents()
+async def test_the_index_holds_started_events_until_they_finish(events: RedisEvents) -> None:
+    store = events
     for event_id in ("a", "b"):
         assert await store.create(event_id, {"name": event_id, "config": "{}"})
         for name in ("x", "y"):

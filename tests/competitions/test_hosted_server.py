@@ -6,7 +6,7 @@ import grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from kafana.competitions.server import create_server as full_server
 from kafana.service.server import KafanaServer, create_server
-from kafana.store.memory import MemoryStore
+from kafana.store.redis_store import RedisStore
 from kafana_client import AsyncClient
 from kafana_client.tournaments import Tournaments
 
@@ -22,8 +22,8 @@ async def services(server: KafanaServer) -> set[str]:
     return names
 
 
-async def test_competitions_are_a_plug_in_of_the_full_server() -> None:
-    alone, full = create_server(MemoryStore()), full_server(MemoryStore())
+async def test_competitions_are_a_plug_in_of_the_full_server(redis_store: RedisStore) -> None:
+    alone, full = create_server(redis_store), full_server(redis_store)
     for server in (alone, full):
         await server.start()
     try:

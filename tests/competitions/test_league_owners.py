@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 
 import grpc
-from kafana.competitions.league.memory import MemoryLeagues
+from kafana.competitions.league.redis_store import RedisLeagues
 from kafana.competitions.quota import DAY_MS, LEAGUES_PER_DAY
+from kafana.store.redis_store import RedisStore
 from kafana.v1 import leagues_pb2 as pb
 from kit import info_metadata, reason_of, refusal
 from redis.asyncio import Redis
@@ -65,11 +66,13 @@ async def test_every_key_of_a_league_carries_its_retention(redis_url: str, redis
             assert 0 < ttl <= 2 * DAY_MS, (key, ttl)
 
 
-async def test_a_league_nobody_uses_for_its_retention_is_gone_from_memory() -> None:
-    store = MemoryLeagues()
+async def test_a_league_nobody_uses_for_its_retention_is_gone(redis_store: RedisStore) -> None:
+    store = RedisLeagues(redis_store.client)
     assert await store.create("idle", {"spec": "00"})
     await store.keep("idle", 1, 50)
     assert await store.leagues() == ["idle"]
     await asyncio.sleep(0.1)
-    assert await store.leagues() == [] and await store.meta("idle") == {}
+    assert await store.meta("idle") == {}  # expired: the referee forgets it from the list
+    await store.forget("idle")
+    assert await store.leagues() == []
     assert await store.create("idle", {"spec": "00"})  # the name is free again

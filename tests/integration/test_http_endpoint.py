@@ -21,7 +21,7 @@ import pytest
 from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 from kafana.service.ratelimit import RateLimit
-from kafana.store.memory import MemoryStore
+from kafana.store.redis_store import RedisStore
 from kafana.v1 import events_pb2, service_pb2, state_pb2
 from kit import Served, free_port, running, serve
 
@@ -413,17 +413,17 @@ def test_the_servers_own_pages_may_call_but_not_a_rebinding_name(
 
 
 @pytest.fixture
-async def limited() -> AsyncIterator[tuple[Any, str]]:
+async def limited(redis_store: RedisStore) -> AsyncIterator[tuple[Any, str]]:
     """An in-process server, HTTP on too, with a tiny rate limit: 4 calls per caller."""
-    async with running(MemoryStore(), http_port=0, rate_limit=RateLimit(0.01, 4)) as svc:
+    async with running(redis_store, http_port=0, rate_limit=RateLimit(0.01, 4)) as svc:
         assert svc.server.http is not None
         yield svc, svc.server.http.url
 
 
 @pytest.fixture
-async def one_stream() -> AsyncIterator[tuple[Any, str]]:
+async def one_stream(redis_store: RedisStore) -> AsyncIterator[tuple[Any, str]]:
     """An in-process server, HTTP on too, that allows one event stream per caller."""
-    async with running(MemoryStore(), http_port=0, rate_limit=RateLimit(max_streams=1)) as svc:
+    async with running(redis_store, http_port=0, rate_limit=RateLimit(max_streams=1)) as svc:
         assert svc.server.http is not None
         yield svc, svc.server.http.url
 
@@ -550,7 +550,7 @@ def test_request_sizes_are_bounded_as_over_grpc(http: httpx.Client) -> None:
     assert too_long.status_code == 431 and "at most 16384" in too_long.text
 
 
-async def test_http_calls_are_counted_by_the_metrics_interceptor() -> None:
+async def test_http_calls_are_counted_by_the_metrics_interceptor(redis_store: RedisStore) -> None:
     from kafana import metrics
 
     def calls(code: str) -> float:
@@ -560,7 +560,7 @@ async def test_http_calls_are_counted_by_the_metrics_interceptor() -> None:
         )
         return value or 0.0
 
-    async with running(MemoryStore(), http_port=0, metered=True) as svc:
+    async with running(redis_store, http_port=0, metered=True) as svc:
         assert svc.server.http is not None
         before = calls("OK"), calls("NOT_FOUND")
         async with httpx.AsyncClient(base_url=svc.server.http.url) as client:

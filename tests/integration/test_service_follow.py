@@ -13,7 +13,6 @@ from kafana.service.follow import follow, steps, until_over
 from kafana.service.session import Session
 from kafana.service.tables import Tables
 from kafana.store.base import FINISHED, TableStore
-from kafana.store.memory import MemoryStore
 from kafana.v1 import events_pb2, rules_pb2
 
 
@@ -27,8 +26,6 @@ def config() -> rules_pb2.TableConfig:
 async def test_follow_sees_moves_of_another_process_until_the_end(store: TableStore) -> None:
     here, there = Tables(store), Tables(store)  # two server processes on one store
     feed = Feed(store, block_ms=200)
-    if isinstance(store, MemoryStore):
-        there = here  # one process's memory: the same tables
     here.listeners.append(feed.notify)
     table_id, _admin, _ = await there.create(config())
     tokens = [(await there.join(table_id, seat, f"p{seat}"))[1] for seat in (0, 1)]
@@ -63,8 +60,8 @@ async def test_follow_sees_moves_of_another_process_until_the_end(store: TableSt
     await feed.close()
 
 
-async def test_follow_of_a_missing_table_raises() -> None:
-    tables = Tables(MemoryStore())
+async def test_follow_of_a_missing_table_raises(store: TableStore) -> None:
+    tables = Tables(store)
     with pytest.raises(NotFoundError):
         async for _session in follow(tables, Feed(tables.store), "nope"):
             pass

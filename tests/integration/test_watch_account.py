@@ -15,11 +15,10 @@ import pytest
 from kafana.service import notices as notices_module
 from kafana.service.notices import notices_of
 from kafana.service.ratelimit import RateLimit
-from kafana.store.accounts import Account, AccountStore, MemoryAccounts, key_hash, new_key, now_ms
+from kafana.store.accounts import Account, AccountStore, key_hash, new_key, now_ms
 from kafana.store.accounts_redis import RedisAccounts
 from kafana.store.keys import notice_keys
-from kafana.store.memory import MemoryStore
-from kafana.store.notices import Mark, MemoryNotices, NoticeStore
+from kafana.store.notices import Mark, NoticeStore
 from kafana.store.redis_notices import RedisNotices
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import leagues_pb2, service_pb2, state_pb2
@@ -58,21 +57,16 @@ async def account(store: RedisStore | AccountStore, name: str) -> str:
 
 @dataclass
 class Served:
-    """A server on a store of either kind, and where its accounts are."""
+    """A server on the private Redis, and where its accounts are."""
 
     svc: Service
     accounts: RedisStore | AccountStore
 
 
-@pytest.fixture(params=["memory", "redis"])
-async def served(request: pytest.FixtureRequest) -> AsyncIterator[Served]:
-    """The service on each store (the memory one keeps notices in this process)."""
-    if request.param == "memory":
-        accounts = MemoryAccounts()
-        async with running(MemoryStore(), heartbeat_s=0.3, accounts=accounts) as svc:
-            yield Served(svc, accounts)
-        return
-    store = RedisStore.from_url(request.getfixturevalue("redis_url"))
+@pytest.fixture
+async def served(redis_url: str) -> AsyncIterator[Served]:
+    """The service on the private Redis (its accounts and notices there too)."""
+    store = RedisStore.from_url(redis_url)
     try:
         async with running(store, heartbeat_s=0.3) as svc:
             yield Served(svc, store)
@@ -334,13 +328,10 @@ async def test_account_streams_count_against_the_stream_cap(redis_url: str) -> N
         await store.close()
 
 
-@pytest.fixture(params=["memory", "redis"])
-async def notices(request: pytest.FixtureRequest) -> AsyncIterator[NoticeStore]:
-    """A notice store of each kind, keeping 5 notices and 3 marks per account."""
-    if request.param == "memory":
-        yield MemoryNotices(max_len=5, max_marks=3, max_accounts=2)
-        return
-    store = RedisStore.from_url(request.getfixturevalue("redis_url"))
+@pytest.fixture
+async def notices(redis_url: str) -> AsyncIterator[NoticeStore]:
+    """The notice store on the private Redis, keeping 5 notices and 3 marks per account."""
+    store = RedisStore.from_url(redis_url)
     try:
         yield RedisNotices(store.client, store.notifier, max_len=5, max_marks=3)
     finally:
@@ -371,11 +362,6 @@ async def test_the_stream_is_bounded_and_marks_keep_news_once(notices: NoticeSto
     for table in ("a", "b", "c"):
         assert await notices.publish(name, b"m", Mark(f"{table}:0", "h", 1)) is not None
     assert await notices.publish(name, b"t", Mark("tab:0", "h2", 1)) is not None
-    if isinstance(notices, MemoryNotices):  # at most 2 accounts: the least recent goes
-        await notices.publish("second", b"s")
-        await notices.publish("third", b"s")
-        assert (await notices.read(name, "0-0", 10)).count == 0
-        assert (await notices.read("third", "0-0", 10)).count == 1
 
 
 async def test_a_waiter_wakes_on_a_notice_from_another_client(redis_url: str) -> None:

@@ -10,7 +10,7 @@ import gc
 import pytest
 from competitions.league_helpers import Tickets, create_league, play_out, site
 from kafana import metrics
-from kafana.competitions.league.memory import MemoryLeagues
+from kafana.competitions.league.redis_store import RedisLeagues
 from kafana.competitions.league.referee import Referee
 from kafana.competitions.league.spec import dump, league_spec
 from kafana.errors import InvalidInputError
@@ -19,8 +19,8 @@ from kafana.service.metered import watch
 from kafana.service.tables import Tables
 from kafana.store.client import RedisClient
 from kafana.store.errors import StoreUnavailable
-from kafana.store.memory import MemoryStore
 from kafana.store.redis_server import free_port
+from kafana.store.redis_store import RedisStore
 from kafana.v1 import leagues_pb2
 from kafana_client import AsyncClient, table_config
 from kit import finished, running
@@ -31,13 +31,13 @@ def count(name: str, **labels: str) -> float:
     return metrics.REGISTRY.get_sample_value(name, labels) or 0.0
 
 
-async def test_clock_timeouts_and_an_abandonment_are_counted() -> None:
+async def test_clock_timeouts_and_an_abandonment_are_counted(redis_store: RedisStore) -> None:
     before = {
         "timeouts": count("kafana_clock_timeouts_total"),
         "abandoned": count("kafana_tables_abandoned_total"),
         "moves": count("kafana_moves_applied_total", game="tablic"),
     }
-    async with running(MemoryStore()) as svc, AsyncClient.connect(svc.target) as client:
+    async with running(redis_store) as svc, AsyncClient.connect(svc.target) as client:
         table = await client.create_table(table_config(move_millis=30))
         for name in ("a", "b"):
             await client.join(table.table_id, name=name)
@@ -50,8 +50,8 @@ async def test_clock_timeouts_and_an_abandonment_are_counted() -> None:
     assert count("kafana_moves_applied_total", game="tablic") - before["moves"] == 3
 
 
-async def test_a_config_over_its_size_is_a_refusal() -> None:
-    tables = Tables(MemoryStore())
+async def test_a_config_over_its_size_is_a_refusal(redis_store: RedisStore) -> None:
+    tables = Tables(redis_store)
     tables.quotas.limits = Limits(config_bytes=10)
     before = count("kafana_refusals_total", limit="config_bytes")
     with pytest.raises(InvalidInputError, match="at most 10 bytes"):
@@ -69,8 +69,8 @@ async def test_a_redis_that_does_not_answer_is_an_error() -> None:
     assert count("kafana_redis_errors_total") - errors == 1
 
 
-async def test_the_gauges_of_a_server_that_is_gone_go_with_it() -> None:
-    tables = Tables(MemoryStore())
+async def test_the_gauges_of_a_server_that_is_gone_go_with_it(redis_store: RedisStore) -> None:
+    tables = Tables(redis_store)
     await tables.create(table_config())
     watch(tables)
     assert count("kafana_tables", game="tablic", status="open") >= 1
@@ -82,13 +82,15 @@ async def test_the_gauges_of_a_server_that_is_gone_go_with_it() -> None:
     assert count("kafana_cache_entries", cache="sessions") == held - 1
 
 
-async def test_a_referee_that_stops_or_loses_the_pairing_lease_drops_its_queue_reading() -> None:
-    leagues = MemoryLeagues()
+async def test_a_referee_that_stops_or_loses_the_pairing_lease_drops_its_queue_reading(
+    redis_store: RedisStore,
+) -> None:
+    leagues = RedisLeagues(redis_store.client)
     spec = league_spec(leagues_pb2.LeagueSpec(target=11))
     assert await leagues.create("alone", {"spec": dump(spec)})
     await leagues.join("alone", "ana", 25.0, 1)
     before = count("kafana_league_queue_length")
-    first, second = Referee(leagues, Tables(MemoryStore())), Referee(leagues, Tables(MemoryStore()))
+    first, second = Referee(leagues, Tables(redis_store)), Referee(leagues, Tables(redis_store))
     await first.round("alone")
     assert count("kafana_league_queue_length") == before + 1  # ana waits alone
     await second.round("alone")  # the first holds the pairing lease: the second reads nothing
