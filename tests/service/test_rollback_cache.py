@@ -1,12 +1,11 @@
-"""A process's cached tables after the store lost events (the in-process store rolled back by
-hand, as a failover with lag or a crash with `appendfsync everysec` does to Redis): the cache
-never outlives the store's history, the feed follows the store down, and a table whose log no
-longer replays does not take listing down with it."""
+"""A process's cached tables after the store lost events (the table's keys rolled back with
+DUMP/RESTORE, as a failover with lag or a crash with `appendfsync everysec` does to Redis):
+the cache never outlives the store's history, the feed follows the store down, and a table
+whose log no longer replays does not take listing down with it."""
 
 from __future__ import annotations
 
 import asyncio
-import copy
 import random
 import uuid
 
@@ -17,7 +16,8 @@ from kafana.service.follow import follow, steps
 from kafana.service.records import encode
 from kafana.service.tables import Tables
 from kafana.store.base import Append
-from kafana.store.memory import MemoryStore
+from kafana.store.keys import seat_accounts_key, table_keys
+from kafana.store.redis_store import RedisStore
 from kafana.v1 import events_pb2, rules_pb2, storage_pb2
 from wire_support import seated
 
@@ -43,22 +43,51 @@ async def moves(
     return played
 
 
-def rolled_back(store: MemoryStore, table_id: str) -> object:
-    """A copy of the table as the store holds it now (`restore` puts it back)."""
-    return copy.deepcopy(store._tables[table_id])
+Saved = dict[str, tuple[bytes, int]]
 
 
-async def test_a_process_never_plays_on_events_the_store_lost() -> None:
-    tables, table_id, tokens = await seated(SPEC, seed=5)
-    store = tables.store
-    assert isinstance(store, MemoryStore)
+def keys_of(table_id: str) -> list[str]:
+    """Every key of the table."""
+    return [*table_keys(table_id), seat_accounts_key(table_id)]
+
+
+async def rolled_back(store: RedisStore, table_id: str) -> Saved:
+    """The table's keys as the store holds them now (DUMP and PTTL; `restore` puts them back)."""
+    saved = {}
+    for key in keys_of(table_id):
+        dumped = await store.client.call(key, "DUMP", key)
+        if isinstance(dumped, bytes):
+            ttl = await store.client.call(key, "PTTL", key)
+            saved[key] = (dumped, max(int(ttl), 0) if isinstance(ttl, int) else 0)
+    return saved
+
+
+async def restore(store: RedisStore, table_id: str, saved: Saved) -> None:
+    """Put the table's keys back as `rolled_back` saved them: what the store lost is gone."""
+    for key in keys_of(table_id):
+        if key in saved:
+            dumped, ttl = saved[key]
+            await store.client.call(key, "RESTORE", key, ttl, dumped, "REPLACE")
+        else:
+            await store.client.call(key, "DEL", key)
+
+
+async def log_of(store: RedisStore, table_id: str) -> object:
+    """The table's log as the store holds it."""
+    key = table_keys(table_id).log
+    return await store.client.call(key, "GET", key)
+
+
+async def test_a_process_never_plays_on_events_the_store_lost(redis_store: RedisStore) -> None:
+    tables, table_id, tokens = await seated(redis_store, SPEC, seed=5)
+    store = redis_store
     other = Tables(store)  # a second process on the same store
     await moves(tables, table_id, tokens, 4, seed=1)
-    saved = rolled_back(store, table_id)
+    saved = await rolled_back(store, table_id)
     held = (await other.session(table_id)).seq
     lost = await moves(tables, table_id, tokens, 3, seed=2)
     await other.session(table_id)  # both caches hold the lost moves
-    store._tables[table_id] = saved  # type: ignore[assignment]
+    await restore(store, table_id, saved)
 
     # The process that played them is told where the table is, and never decides on them.
     ahead = held + len(lost)
@@ -89,29 +118,28 @@ async def test_a_process_never_plays_on_events_the_store_lost() -> None:
     assert fresh.log.digest == session.log.digest
 
 
-async def test_a_move_chosen_on_the_lost_history_is_not_written() -> None:
-    tables, table_id, tokens = await seated(SPEC, seed=6)
-    store = tables.store
-    assert isinstance(store, MemoryStore)
+async def test_a_move_chosen_on_the_lost_history_is_not_written(redis_store: RedisStore) -> None:
+    tables, table_id, tokens = await seated(redis_store, SPEC, seed=6)
+    store = redis_store
     await moves(tables, table_id, tokens, 2, seed=3)
-    saved = rolled_back(store, table_id)
+    saved = await rolled_back(store, table_id)
     await moves(tables, table_id, tokens, 2, seed=4)
     stale = tables.cached(table_id)
-    store._tables[table_id] = saved  # type: ignore[assignment]
+    await restore(store, table_id, saved)
     other = Tables(store)
     await moves(other, table_id, tokens, 2, seed=5)  # the store is at the same seq again
     assert stale is not None and (await other.session(table_id)).seq == stale.seq
-    before = store._tables[table_id].log
+    before = await log_of(store, table_id)
     tables._cache.put(stale)
     seat = stale.match.current_seat
     move = str(tables.legal(stale, seat)[0])
     with pytest.raises(Exception, match="store lost events"):
         await tables.play(table_id, tokens[seat], move, "late", stale.seq)
-    assert store._tables[table_id].log == before  # nothing written
+    assert await log_of(store, table_id) == before  # nothing written
 
 
-async def test_the_feed_follows_the_store_down() -> None:
-    tables, table_id, _tokens = await seated(SPEC, seed=7)
+async def test_the_feed_follows_the_store_down(redis_store: RedisStore) -> None:
+    tables, table_id, _tokens = await seated(redis_store, SPEC, seed=7)
     feed = Feed(tables.store, block_ms=50)
     seq = (await tables.session(table_id)).seq
     waiting = asyncio.create_task(feed.wait(table_id, seq, 5))
@@ -123,8 +151,10 @@ async def test_the_feed_follows_the_store_down() -> None:
     await feed.close()
 
 
-async def test_a_table_that_no_longer_replays_does_not_break_listing() -> None:
-    tables, broken, _tokens = await seated(SPEC, seed=8)
+async def test_a_table_that_no_longer_replays_does_not_break_listing(
+    redis_store: RedisStore,
+) -> None:
+    tables, broken, _tokens = await seated(redis_store, SPEC, seed=8)
     good, _admin, _ = await tables.create(rules_pb2.TableConfig(rules=SPEC, seed=9))
     session = await tables.session(broken)
     event = storage_pb2.StoredEvent(
@@ -139,26 +169,26 @@ async def test_a_table_that_no_longer_replays_does_not_break_listing() -> None:
     assert [s.table_id for s in listed] == [good]
 
 
-async def test_followers_are_told_the_table_went_back() -> None:
+async def test_followers_are_told_the_table_went_back(redis_store: RedisStore) -> None:
     """An in-process follower (a bot seat, a referee) that saw the lost events gets the table
     as the store holds it at once, and `steps` walks it from the start: a bot whose turn it is
     again moves (the table is not stuck waiting for a seq the store will not reach)."""
-    tables, table_id, tokens = await seated(SPEC, seed=10)
-    store = tables.store
-    assert isinstance(store, MemoryStore)
+    tables, table_id, tokens = await seated(redis_store, SPEC, seed=10)
+    store = redis_store
     feed = Feed(store, block_ms=50)
     await moves(tables, table_id, tokens, 2, seed=1)
-    saved = rolled_back(store, table_id)
+    saved = await rolled_back(store, table_id)
+    log = await log_of(store, table_id)
     await moves(tables, table_id, tokens, 3, seed=2)
     lost = await tables.session(table_id)
-    store._tables[table_id] = saved  # type: ignore[assignment]
+    await restore(store, table_id, saved)
     changes = follow(tables, feed, table_id, after_seq=lost.seq)
     try:
         back = await asyncio.wait_for(anext(changes), 5)
     finally:
         await changes.aclose()
         await feed.close()
-    assert back.seq == lost.seq - 3 and back.log.data == saved.log  # type: ignore[attr-defined]
+    assert back.seq == lost.seq - 3 and back.log.data == log
     walked = list(steps(lost, back))
     assert [after.seq for _event, after in walked] == list(range(1, back.seq + 1))
     assert walked[-1][1].log.digest == back.log.digest

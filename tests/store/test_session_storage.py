@@ -7,7 +7,8 @@ from kafana.service.games import build_rules
 from kafana.service.records import FORMAT
 from kafana.service.session import load_table, rules_digest, table_record
 from kafana.service.tables import Tables
-from kafana.store.memory import MemoryStore
+from kafana.store.base import TableStore
+from kafana.store.redis_store import RedisStore
 from kafana.v1 import rules_pb2, storage_pb2
 
 SERBIAN = rules_pb2.TablicRules(preset=rules_pb2.TABLIC_PRESET_SERBIAN)
@@ -36,9 +37,9 @@ def test_a_spec_that_now_makes_other_rules_is_refused() -> None:
         load_table(kept.SerializeToString())
 
 
-async def seated_table(seed: int) -> tuple[Tables, str, dict[int, str]]:
-    """A serbian 2-player table on a memory store with both seats taken: tables, id, tokens."""
-    tables = Tables(MemoryStore())
+async def seated_table(store: TableStore, seed: int) -> tuple[Tables, str, dict[int, str]]:
+    """A serbian 2-player table on `store` with both seats taken: tables, id, tokens."""
+    tables = Tables(store)
     spec = rules_pb2.RulesSpec(players=2, tablic=SERBIAN)
     table_id, _admin, _ = await tables.create(rules_pb2.TableConfig(rules=spec, seed=seed))
     tokens = {}
@@ -47,8 +48,8 @@ async def seated_table(seed: int) -> tuple[Tables, str, dict[int, str]]:
     return tables, table_id, tokens
 
 
-async def test_a_retry_is_answered_after_the_other_seat_moved() -> None:
-    tables, table_id, tokens = await seated_table(seed=4)
+async def test_a_retry_is_answered_after_the_other_seat_moved(redis_store: RedisStore) -> None:
+    tables, table_id, tokens = await seated_table(redis_store, seed=4)
     other = Tables(tables.store)  # a second process: nothing cached
     session = await tables.session(table_id)
     first_seat = session.match.current_seat
@@ -64,8 +65,10 @@ async def test_a_retry_is_answered_after_the_other_seat_moved() -> None:
     assert (await tables.session(table_id)).seq == played.seq + 1  # nothing appended
 
 
-async def test_the_session_a_move_leaves_in_the_cache_is_the_one_the_log_replays() -> None:
-    tables, table_id, tokens = await seated_table(seed=9)
+async def test_the_session_a_move_leaves_in_the_cache_is_the_one_the_log_replays(
+    redis_store: RedisStore,
+) -> None:
+    tables, table_id, tokens = await seated_table(redis_store, seed=9)
     session = await tables.session(table_id)
     before = session
     for number in range(60):
