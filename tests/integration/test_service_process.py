@@ -60,4 +60,6 @@ async def test_embedded_default_store_is_announced(tmp_path: Path) -> None:
     with serving(tmp_path, "--memory") as (served,):
         await healthy(served.target)
         served.stop(signal.SIGTERM)
-    assert served.process.returncode == 0 and "store: in-process memory" in served.output()
+    assert served.process.returncode == 0  # --memory: a private redis-server all the same
+    assert "store: private redis-server on 127.0.0.1:" in served.output()
+    assert "(--memory; one process only" in served.output()
