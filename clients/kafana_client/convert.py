@@ -270,6 +270,7 @@ def view_of(state: state_pb2.TableState) -> tablic.View:
         scores=tuple(tv.scores),
         hand_results=tuple(hand_result_of(r) for r in tv.hand_results),
         is_over=tv.is_over,
+        builds=tuple(tablic.Build(cards_of(b.cards), b.value, b.owner) for b in tv.builds),
     )
 
 

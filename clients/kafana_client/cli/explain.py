@@ -18,6 +18,7 @@ from collections import defaultdict
 
 from kafana.games import tablic, tac
 from kafana.games.cards import CARDS
+from kafana.games.tablic.builds import value_limit
 
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 
@@ -67,6 +68,14 @@ def tablic_rules(rules: tablic.Rules) -> list[str]:
         )
     if rules.rank_priority:
         out.append("A card that can take a card of its own rank must take one.")
+    if rules.building:
+        limit = value_limit(rules)
+        out.append(
+            "Building: instead, play a card onto table cards to make a build worth the value of "
+            f"a card still in your hand (at most {limit}; e.g. 7C>AH+5D=13), or raise a build "
+            "(it becomes yours). A build is taken whole, by a card of its value; while you own "
+            "one you may not trail."
+        )
     out.append(f"Points of the cards taken: {card_points(rules)}.")
     tie = (
         " (a tie goes to the last side to capture)"

@@ -58,6 +58,7 @@ class PlayOptions:
     tac_calls: bool = False
     play_on: bool = False
     move_ms: int = 0
+    building: bool = False
 
 
 async def _seat_bots(
@@ -117,6 +118,8 @@ async def _create(client: AsyncClient, options: PlayOptions) -> CreatedTable:
         name=f"{options.name} in the terminal",
         move_millis=options.move_ms,
     )
+    if options.building:
+        config.rules.tablic.building = True
     return await client.create_table(config)
 
 

@@ -50,17 +50,31 @@ def tablic_move(move: state_pb2.Move) -> state_pb2.TablicMove:
     except InvalidInputError:
         return state_pb2.TablicMove(card="?")
     return state_pb2.TablicMove(
-        card=parsed.card.text, captured=[c.text for c in sorted(parsed.captured)]
+        card=parsed.card.text,
+        captured=[c.text for c in sorted(parsed.captured)],
+        joined=[c.text for c in sorted(parsed.joined)],
+        build_value=parsed.build_value,
     )
 
 
 def move_text(move: state_pb2.Move) -> Text:
-    """`7♦ trail` or `K♣ takes K♦ K♥`."""
+    """`7♦ trail`, `K♣ takes K♦ K♥` or (`building`) `2♣ builds 7 on 5♦`."""
     played = tablic_move(move)
     out = card_text(played.card)
+    if played.build_value:
+        return out + Text(f" builds {played.build_value} on ") + cards_text(played.joined)
     if not played.captured:
         return out + Text(" trail", style="dim")
     return out + Text(" takes ") + cards_text(played.captured)
+
+
+def builds_text(view: state_pb2.TablicView, names: Sequence[str]) -> Text:
+    """`5♦ 2♣ = 7 (ana) · ...`: the builds on the table with their value and owner."""
+    parts = [
+        cards_text(b.cards) + Text(f" = {b.value} ({names[b.owner]})", style="bold")
+        for b in view.builds
+    ]
+    return Text(" · ").join(parts)
 
 
 def seat_names(info: state_pb2.TableInfo) -> list[str]:
@@ -113,6 +127,8 @@ def table_panel(
     notice = deal_notice(info)
     lines: list[RenderableType] = [notice] if notice else []
     lines.append(Text("Table:     ", style="bold") + cards_text(view.table, "(empty)"))
+    if view.builds:
+        lines.append(Text("Builds:    ", style="bold") + builds_text(view, names))
     if view.HasField("seat"):
         lines.append(Text("Your hand: ", style="bold") + cards_text(view.hand, "(empty)"))
     others = [
@@ -151,11 +167,13 @@ def _rank(card: str) -> int:
 
 
 def order_moves(moves: Iterable[state_pb2.Move]) -> list[state_pb2.Move]:
-    """Captures first, most cards taken first; then trails in rank order (A 2 ... K)."""
+    """Captures first, most cards taken first; then builds, then trails, in rank order
+    (A 2 ... K)."""
 
-    def key(move: state_pb2.Move) -> tuple[bool, int, int, str]:
+    def key(move: state_pb2.Move) -> tuple[int, int, int, str]:
         played = tablic_move(move)
-        return (not played.captured, -len(played.captured), _rank(played.card), move.text)
+        kind = 0 if played.captured else 1 if played.build_value else 2
+        return (kind, -len(played.captured), _rank(played.card), move.text)
 
     return sorted(moves, key=key)
 

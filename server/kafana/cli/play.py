@@ -70,6 +70,7 @@ async def _run(options: PlayOptions, console: Console) -> Outcome | None:
 @click.option("--tac-calls", is_flag=True, help="Tač: accept out-of-order moves, to be called.")
 @click.option("--play-on", is_flag=True, help="Tač: play on for every place.")
 @click.option("--partnerships", is_flag=True, help="Four players in two partnerships.")
+@click.option("--building", is_flag=True, help="Tablić: builds and raises (docs/rules.md).")
 @click.option("--preset", type=click.Choice(PRESETS), default="serbian", show_default=True)
 @click.option(
     "--target", type=click.IntRange(0), default=0, help="Points to win (0: the preset's)."
@@ -109,6 +110,7 @@ def play(
     tac_calls: bool,
     play_on: bool,
     partnerships: bool,
+    building: bool,
     preset: str,
     target: int,
     seed: int | None,
@@ -126,7 +128,7 @@ def play(
                 f"unknown {game} bot {bot!r}: choose from {', '.join(registry.names(game))}",
                 param_hint="--bots",
             )
-    _refuse_other_game(game, tac_calls, play_on, decks, partnerships, target, preset)
+    _refuse_other_game(game, tac_calls, play_on, decks, partnerships, target, preset, building)
     if partnerships and players != 4:
         raise click.BadParameter("partnerships need --players 4", param_hint="--partnerships")
     if seat is not None and table_id is None and seat >= players:
@@ -159,6 +161,7 @@ def play(
         tac_calls=tac_calls,
         play_on=play_on,
         move_ms=move_ms,
+        building=building,
     )
     console = Console(highlight=False)
     try:
@@ -176,6 +179,7 @@ def _refuse_other_game(
     partnerships: bool,
     target: int,
     preset: str,
+    building: bool = False,
 ) -> None:
     """An option of the other game is refused, not ignored."""
     if game == "tablic":
@@ -186,6 +190,7 @@ def _refuse_other_game(
             ("--partnerships", partnerships),
             ("--target", target != 0),
             ("--preset", preset != "serbian"),
+            ("--building", building),
         ]
         other = "tablic"
     for name, used in given:

@@ -53,6 +53,17 @@ def test_building_is_off_by_default_in_every_preset(preset: str) -> None:
     assert not any(m.is_build for m in state.legal_moves())
 
 
+def test_building_takes_the_python_paths_on_either_build() -> None:
+    # The C fast paths know no builds: the compiled build lists (a list, not the C MoveList)
+    # and applies in Python, so it plays building exactly as the pure one.
+    state = deal("5D 9S 10S 10C", "2C 7H")
+    assert type(state.legal_moves()) is list
+    after = state.apply("2C>5D=7")
+    assert type(after.legal_moves()) is list and after.builds
+    off = tablic.new_match(Rules(), decks=[build_deck("5D 9S 10S 10C", "2C 7H")])
+    assert (type(off.legal_moves()) is list) == (tablic.BUILD == "pure")  # else C's MoveList
+
+
 def test_rules_json_names_building_only_when_on() -> None:
     # Records of matches without building keep the JSON they had before the switch existed.
     assert "building" not in Rules().to_json()
