@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime
+import itertools
 import random
 import shlex
 import time
@@ -33,6 +34,7 @@ from kafana.competitions.policy import Action
 from kafana.competitions.tournament import Kind
 from kafana.games.tablic import PRESETS
 from kafana.v1 import competitions_pb2 as pb
+from kafana.v1 import rules_pb2
 
 T = TypeVar("T")
 COUNT = click.IntRange(0, 2**32 - 1)  # the proto's uint32 fields: refused here, before a call
@@ -557,19 +559,19 @@ def _player(client: Any, bot: str, play: bool) -> Callable[[Any, pb.Assignment],
 
         return person
     if bot:
-        from kafana_client.convert import rules_of
-        from kafana_client.remote import play_seat
+        from kafana_client.remote import bot_player
 
-        from kafana.cli.bot import load_factory
+        from kafana.cli.bot_spec import load
+        from kafana.games import tac
 
-        factory = load_factory(bot)
+        found = load(bot)
+        made = itertools.count()
 
-        async def remote(seat: Any, a: pb.Assignment) -> object:
-            rules = rules_of(await client.get_table(a.table_id))
-            rng = random.Random(a.game_id)
-            return await play_seat(seat, lambda at, r: factory(at, r, rng), rules)
+        def make_bot(at: int, rules: Any) -> Any:  # the event's game: Tablić or Tač
+            game = "tac" if isinstance(rules, tac.Rules) else "tablic"
+            return found.factory(game)(at, rules, random.Random(next(made)))
 
-        return remote
+        return bot_player(make_bot)
     return None
 
 
@@ -589,13 +591,18 @@ def watch(event: str, server: str, token: str, bot: str, play: bool) -> None:
     if (bot or play) and not token:
         raise click.UsageError("--bot and --play need your entry --token")
     if bot:
-        from kafana.cli.bot import load_factory
+        from kafana.cli.bot_spec import load
 
-        load_factory(bot)  # an unknown bot is refused before anything is asked of the server
+        load(bot)  # an unknown bot is refused before anything is asked of the server
 
     async def entrant(client: Any, events: Any) -> None:
         from kafana_client.tournaments import play_entry
 
+        if bot:  # and one that does not play the event's game, before any game of it
+            from kafana.cli.bot_spec import load
+
+            game = enum_name(rules_pb2.Game, "GAME_", (await events.get(event)).game)
+            load(bot).factory(game or "tablic")
         player = _player(client, bot, play)
 
         def told(update: pb.EntryUpdate) -> None:
