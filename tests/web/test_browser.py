@@ -989,3 +989,107 @@ def test_a_person_enters_a_hosted_event_from_its_page(base: str, browser: Browse
     assert my_turn(page)
     play_one(page)
     assert page.locator("#error").inner_text() == ""
+
+
+def event_of(http: httpx.Client, event_id: str) -> Any:
+    """GetEvent's answer as any HTTP client reads it."""
+    return connect(http, "CompetitionsService", "GetEvent", {"eventId": event_id})
+
+
+def test_an_organiser_runs_an_event_from_the_page(base: str, browser: Browser) -> None:
+    """Issue 32's organiser page: an event made in the form (its clock, fault policy and
+    entry limit as typed), a built-in bot added, started, paused with a note and resumed, a
+    game adjudicated, an entrant disqualified, the event ended and its exports downloaded;
+    axe-clean and 360 px wide."""
+    page = new_page(browser, width=1440, height=900)
+    page.goto(f"{base}#/e")
+    page.click("#organise-link")
+    page.wait_for_selector("#organise-form")
+    assert page.locator("#event-format option").all_inner_texts() == [
+        "round robin",
+        "swiss",
+        "duplicate",
+        "arena",
+    ]  # the API's formats
+    page.fill("#event-name", "web-cup")
+    page.select_option("#event-format", label="round robin")
+    page.fill("#event-target", "1")
+    page.fill("#event-clock", "60")
+    page.fill("#event-grace", "600")  # the remote entrants never come: no forfeit for it
+    page.fill("#event-max", "3")
+    found = {"form": axe(page)}
+    phone = new_page(browser, width=360, height=740)
+    phone.goto(page.url)
+    phone.wait_for_selector("#organise-form")
+    assert overflow(phone) == []
+    shot(page, "organise")
+    page.click("#create-event")
+    page.wait_for_selector("#organiser")
+    event_id = page.url.rsplit("/", 1)[1]
+    page.select_option("#add-bot", "greedy")
+    page.click("#add-bot-button")
+    page.wait_for_selector("#organiser-status:has-text('greedy-bot entered')")
+    with httpx.Client(base_url=base, timeout=10) as http:
+        made = event_of(http, event_id)
+        assert made["name"] == "web-cup" and made["maxEntrants"] == 3
+        assert made["policy"]["moveMs"] == 60_000 and made["policy"]["disconnectGraceMs"] == 600_000
+        page.click("#registration")
+        page.wait_for_selector("#organiser-status:has-text('Registration closed')")
+        refused = http.post(
+            "kafana.v1.CompetitionsService/EnterEvent", json={"eventId": event_id, "name": "Late"}
+        )
+        assert refused.status_code != 200 and "WRONG_STATE" in refused.text
+        page.click("#registration:has-text('Open registration')")
+        page.wait_for_selector("#entries-state:has-text('Taking entries (1 of 3)')")
+        for name in ("Ghost", "Shade"):
+            connect(http, "CompetitionsService", "EnterEvent", {"eventId": event_id, "name": name})
+        page.click("#start-event")
+        page.wait_for_selector("#event-phase:has-text('running')")
+        page.fill("#organiser-note", "tea break")
+        page.click("#pause-event")
+        page.wait_for_selector("#event-phase:has-text('tea break')")
+        assert event_of(http, event_id)["status"] == "EVENT_STATUS_PAUSED"
+        page.fill("#organiser-note", "")
+        page.click("#resume-event")
+        page.wait_for_selector("#resume-event", state="hidden")
+        assert event_of(http, event_id)["status"] == "EVENT_STATUS_RUNNING"
+        page.wait_for_selector(
+            "#adjudicate-row:not([hidden]) #adjudicate-game option", state="attached"
+        )
+        game_id = page.input_value("#adjudicate-game")
+        winner = page.locator("#adjudicate-winner option").first.inner_text().removesuffix(" wins")
+        page.click("#adjudicate")
+        page.wait_for_selector(f"#organiser-status:has-text('Game {game_id} decided')")
+        deadline = time.monotonic() + 15  # the event's director applies the decision
+        while True:
+            games = [g for r in event_of(http, event_id)["rounds"] for g in r["games"]]
+            decided = next(g for g in games if g["gameId"] == game_id)
+            if decided.get("ending") or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        assert decided.get("ending") == "GAME_ENDING_ADJUDICATED", json.dumps(decided)
+        assert decided["seats"][decided.get("winner", 0)] == winner
+        page.select_option("#remove-entrant", "Shade")
+        page.check("#remove-disqualify")
+        page.click("#remove")
+        page.wait_for_selector("#organiser-status:has-text('Shade disqualified')")
+        states = {e["name"]: e["state"] for e in event_of(http, event_id)["entrants"]}
+        assert states["Shade"] == "ENTRANT_STATE_DISQUALIFIED"
+        page.wait_for_selector("#standings td:has-text('Shade (disqualified)')")
+        page.click("#end-event")  # armed: a second press ends
+        assert event_of(http, event_id)["phase"] == "EVENT_PHASE_STARTED"
+        page.click("#end-event")
+        page.wait_for_selector("#event-phase:has-text('finished')")
+        assert event_of(http, event_id)["phase"] == "EVENT_PHASE_FINISHED"
+    page.click("#export")
+    page.wait_for_selector("#exports li")
+    files = [f.split(" ")[0] for f in page.locator("#exports li").all_inner_texts()]
+    assert "records.jsonl" in files and len(files) == len(set(files)) >= 3, files
+    standings = next(f for f in files if f.endswith(".csv"))
+    with page.expect_download() as download:
+        page.click(f"#exports a:has-text('{standings}')")
+    text = Path(download.value.path()).read_text()
+    assert "greedy-bot" in text and "Shade" in text
+    found["event"] = axe(page)
+    shot(page, "organiser")
+    assert found == {"form": [], "event": []}

@@ -3,9 +3,10 @@
  * ratings, rounds, pairings, live games (watch) and finished ones (replay), the published
  * commitments. The event page polls GetEvent, so standings update live while it runs.
  */
-import { EventPhase, GameStatus, type EventInfo } from "@kafana/client";
+import { EntrantState, EventPhase, GameStatus, type EventInfo } from "@kafana/client";
 import { client, explain } from "./api.js";
 import { entryPanel } from "./entry.js";
+import { organiserPanel, organiserToken } from "./organiser.js";
 import { fill, h } from "./dom.js";
 import { linePlot, type Series } from "./plot.js";
 
@@ -14,6 +15,7 @@ const PHASES: Record<number, string> = {
   [EventPhase.STARTED]: "running",
   [EventPhase.FINISHED]: "finished",
 };
+const STATES: Record<number, string> = { [EntrantState.WITHDRAWN]: "withdrawn", [EntrantState.DISQUALIFIED]: "disqualified", [EntrantState.ABSENT]: "absent" };
 const POLL_MS = 1000;
 const EVENTS_PAGE = 12;
 
@@ -52,7 +54,8 @@ export async function eventsPage(root: HTMLElement): Promise<() => void> {
     if (next) pages.push(next);
     void load();
   });
-  fill(root, h("a", { href: "#/", class: "back" }, "← Lobby"), h("h1", {}, "Events"), status, list,
+  fill(root, h("a", { href: "#/", class: "back" }, "← Lobby"), h("h1", {}, "Events"),
+    h("p", {}, h("a", { href: "#/o", class: "button", id: "organise-link" }, "Organise an event")), status, list,
     h("div", { class: "pager" }, prevButton, nextButton));
   await load();
   return () => undefined;
@@ -62,7 +65,7 @@ function standings(event: EventInfo): HTMLElement {
   return h("div", { class: "tables" }, h("table", { class: "list", id: "standings" },
     h("thead", {}, h("tr", {}, ["#", "Entrant", "Points", "Played", "W", "D", "L", "Byes", "Buchholz", "S-B", "Diff", "Rating"].map((t) => h("th", {}, t)))),
     h("tbody", {}, event.standings.map((s) => h("tr", {},
-      h("td", {}, s.rank), h("td", {}, s.entrant), h("th", {}, s.points), h("td", {}, s.played),
+      h("td", {}, s.rank), h("td", {}, s.entrant, STATES[s.state] ? ` (${STATES[s.state]})` : ""), h("th", {}, s.points), h("td", {}, s.played),
       h("td", {}, s.wins), h("td", {}, s.draws), h("td", {}, s.losses), h("td", {}, s.byes),
       h("td", {}, s.buchholz.toFixed(1)), h("td", {}, s.sonnebornBerger.toFixed(2)), h("td", {}, s.diff),
       h("td", {}, s.rating.toFixed(1)))))));
@@ -100,15 +103,21 @@ export async function eventPage(root: HTMLElement, eventId: string): Promise<() 
   let stopped = false;
   const body = h("div");
   const entry = entryPanel(eventId);
-  fill(root, h("a", { href: "#/e", class: "back" }, "← Events"), entry.element, body);
+  const organiser = organiserToken(eventId) ? organiserPanel(eventId) : undefined;
+  fill(root, h("a", { href: "#/e", class: "back" }, "← Events"), organiser?.element, entry.element, body);
   async function poll(): Promise<void> {
     try {
       const event = await client.competitions.getEvent({ eventId });
       entry.phase(event.phase);
+      organiser?.update(event);
       fill(body,
         h("h1", {}, event.name),
         h("p", {}, h("a", { href: `#/e/${eventId}/verify`, class: "button", id: "verify-link" }, "Verify this event")),
-        h("p", { class: "meta", id: "event-phase" }, `${PHASES[event.phase] ?? ""} · ${event.entrants.length} entrants · ${event.totalRounds} rounds`, event.note ? ` · ${event.note}` : ""),
+        h("p", { class: "meta", id: "event-phase" }, `${PHASES[event.phase] ?? ""} · ${event.entrants.length} entrants · ${event.totalRounds} rounds`,
+          event.phase === EventPhase.OPEN ? (event.entriesOpen ? " · taking entries" : " · not taking entries now") : "",
+          Number(event.startAtMs) ? ` · starts ${new Date(Number(event.startAtMs)).toLocaleString()}` : "",
+          Number(event.endsAtMs) ? ` · pairs until ${new Date(Number(event.endsAtMs)).toLocaleTimeString()}` : "",
+          event.note ? ` · ${event.note}` : ""),
         h("h2", {}, "Standings"), standings(event),
         h("h2", { id: "rounds-heading" }, "Rounds"), rounds(event),
         event.report ? h("details", {}, h("summary", {}, "Report"), h("pre", {}, event.report)) : null);

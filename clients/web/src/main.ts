@@ -1,7 +1,7 @@
 /**
  * Kafana's web app: a hash router over the pages. #/ lobby, #/t/ID a table (play with a
  * stored seat, else watch; #/t/ID?watch always watches), #/r/ID a replay, #/e events,
- * #/rules the rules, #/me the account of this browser's API key, #/e/ID an event (#/e/ID/verify: its records checked), #/l/LEAGUE a league's board, #/l/LEAGUE/p/PLAYER a player.
+ * #/rules the rules, #/me the account of this browser's API key, #/o a new event (the organiser's), #/e/ID an event (#/e/ID/verify: its records checked), #/l/LEAGUE a league's board, #/l/LEAGUE/p/PLAYER a player.
  */
 import "./style.css";
 import { h, fill } from "./dom.js";
@@ -9,6 +9,7 @@ import { accountPage } from "./account.js";
 import { eventPage, eventsPage } from "./events.js";
 import { leaguePage, leaguesPage, playerPage } from "./leagues.js";
 import { lobbyPage } from "./lobby.js";
+import { organisePage } from "./organiser.js";
 import { replayPage } from "./replay.js";
 import { rulesPage } from "./rules.js";
 import { tablePage } from "./table.js";
@@ -45,6 +46,8 @@ async function route(): Promise<void> {
     done(await leaguePage(page, decodeURIComponent(parts[1])));
   } else if (parts[0] === "l") {
     done(await leaguesPage(page));
+  } else if (parts[0] === "o") {
+    done(await organisePage(page));
   } else if (parts[0] === "me") {
     done(await accountPage(page));
   } else if (parts[0] === "rules") {
