@@ -386,9 +386,9 @@ def test_legal_moves_are_exactly_the_moves_accepted(preset: str) -> None:
     rng = random.Random(preset)
     rules = Rules.preset(preset, building=True, target=30)
     checked = 0
-    for seed in range(3):
+    for seed in range(2):  # ~10,000 candidates a position: 15 positions a seed
         state = tablic.new_match(rules, seed=seed)
-        while not state.is_over and checked < 60 * (seed + 1):
+        while not state.is_over and checked < 15 * (seed + 1):
             legal = set(state.legal_moves())
             if len(state.table) + len(state.builds) <= 7:
                 for move in candidates(state):
@@ -397,7 +397,7 @@ def test_legal_moves_are_exactly_the_moves_accepted(preset: str) -> None:
             builds = [m for m in legal if m.is_build]
             pool = builds if builds and rng.random() < 0.5 else list(legal)
             state = state.apply(rng.choice(sorted(pool, key=str)))
-    assert checked >= 60
+    assert checked == 30
 
 
 # -- random play: the invariants -----------------------------------------------------------
@@ -424,7 +424,7 @@ def test_random_play_with_building_keeps_the_invariants(
             assert held + state.deck_remaining + len(state.table) + built + piles == 52
             moves = state.legal_moves()
             assert moves and len(set(moves)) == len(moves)
-            for move in rng.sample(list(moves), min(4, len(moves))):
+            for move in rng.sample(list(moves), min(30, len(moves))):  # all, or 30
                 assert state.is_legal(move) and Move.parse(str(move)) == move
                 state.apply(move)
             if any(b.owner == seat for b in state.builds) and any(not m.is_trail for m in moves):
