@@ -141,13 +141,13 @@ def serve_quietly(redis_url: str, port: int) -> None:
     from kafana.service.collector import calm_full_collections
     from kafana.service.ratelimit import RateLimit
     from kafana.service.server import create_server, serve_until_signal
+    from kafana.service.settings import Settings
     from kafana.store.redis_store import RedisStore
 
     async def serve() -> None:
         store = RedisStore.from_url(redis_url)
-        kafana = create_server(
-            store, port=port, clock_tick=QUIET_TICK_S, rate_limit=RateLimit(rate=0)
-        )
+        settings = Settings(port=port, clock_tick=QUIET_TICK_S, rate_limit=RateLimit(rate=0))
+        kafana = create_server(store, settings)
         try:
             await serve_until_signal(kafana, lambda line: print(line, flush=True), grace=1.0)
         finally:

@@ -28,6 +28,7 @@ from kafana.store.redis_server import RedisServer, free_port, redis_server
 if TYPE_CHECKING:  # the service is imported when a test serves, not by every test folder
     import grpc
     from kafana.service.server import KafanaServer
+    from kafana.service.settings import Settings
     from kafana.store.base import TableStore
     from kafana.store.redis_store import RedisStore
     from kafana.v1.service_pb2_grpc import KafanaServiceStub
@@ -199,13 +200,21 @@ async def finished(svc: Service, table_id: str, within: float = 10.0) -> TableSt
 
 
 @asynccontextmanager
-async def running(store: TableStore, **options: Any) -> AsyncIterator[Service]:
-    """Serve `store` (`create_server` options) on a free loopback port until the block ends."""
+async def running(
+    store: TableStore, settings: Settings | None = None, **options: Any
+) -> AsyncIterator[Service]:
+    """Serve `store` on a free loopback port until the block ends, with `settings` (the one
+    object `kafana serve` builds from its flags), else `Settings(**options)` with a quick
+    clock; `plugins` and `accounts` go to `create_server` beside them."""
     import grpc
     from kafana.service.server import create_server
+    from kafana.service.settings import Settings
     from kafana.v1.service_pb2_grpc import KafanaServiceStub
 
-    server = create_server(store, host="127.0.0.1", port=0, clock_tick=0.05, **options)
+    beside = {k: options.pop(k) for k in ("plugins", "accounts") if k in options}
+    if settings is None:
+        settings = Settings(**{"host": "127.0.0.1", "port": 0, "clock_tick": 0.05, **options})
+    server = create_server(store, settings, **beside)
     await server.start()
     target = f"127.0.0.1:{server.port}"
     channel = grpc.aio.insecure_channel(target)

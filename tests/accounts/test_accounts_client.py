@@ -11,7 +11,7 @@ import pytest
 from kafana.errors import AuthenticationError
 from kafana.service.auth import REQUIRED, AuthPolicy
 from kafana.service.server import create_server
-from kafana.service.tls import server_credentials
+from kafana.service.settings import Settings
 from kafana.store.accounts import Account, MemoryAccounts, key_hash, new_key, now_ms
 from kafana.store.memory import MemoryStore
 from kafana_client import AsyncClient, Client, Tls, table_config
@@ -56,12 +56,12 @@ async def test_on_tls_the_key_goes_as_call_credentials(tmp_path: Path) -> None:
     )  # fmt: skip
     store = MemoryStore()
     accounts = MemoryAccounts()
-    server = create_server(
-        store,
-        credentials=server_credentials(tmp_path / "server.pem", tmp_path / "server.key"),
+    settings = Settings(
+        tls_cert=str(tmp_path / "server.pem"),
+        tls_key=str(tmp_path / "server.key"),
         auth=AuthPolicy(mode=REQUIRED),
-        accounts=accounts,
     )
+    server = create_server(store, settings, accounts=accounts)
     await server.start()
     try:
         key = new_key()

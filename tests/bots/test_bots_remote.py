@@ -14,6 +14,7 @@ import pytest
 from kafana.cli.bot import load_factory
 from kafana.games import tablic
 from kafana.service.server import create_server
+from kafana.service.settings import Settings
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import state_pb2
 from kafana_client.aio import AsyncClient
@@ -46,7 +47,7 @@ def _bot_process(target: str, table_id: str, seat: int, spec: str) -> subprocess
 
 
 async def test_remote_bots_play_a_match_through_a_server_restart(redis_url: str) -> None:
-    server = create_server(RedisStore.from_url(redis_url), port=0, clock_tick=0.05)
+    server = create_server(RedisStore.from_url(redis_url), Settings(port=0, clock_tick=0.05))
     await server.start()
     port = server.port
     target = f"127.0.0.1:{port}"
@@ -63,7 +64,7 @@ async def test_remote_bots_play_a_match_through_a_server_restart(redis_url: str)
         assert before.info.status == state_pb2.TABLE_STATUS_PLAYING, "restart must be mid-match"
         await server.stop(0)
         await asyncio.sleep(1.0)  # the bots see the server gone
-        server = create_server(RedisStore.from_url(redis_url), port=port, clock_tick=0.05)
+        server = create_server(RedisStore.from_url(redis_url), Settings(port=port, clock_tick=0.05))
         await server.start()
         for process in processes:
             try:

@@ -9,7 +9,7 @@ from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 from kafana.service.server import KafanaServer, create_server
-from kafana.service.servicer import HEARTBEAT_S
+from kafana.service.settings import HEARTBEAT_S, Settings
 from kafana.store.base import TableStore
 from kafana.store.memory import MemoryStore
 from kafana.store.redis_store import RedisStore
@@ -55,7 +55,7 @@ class LiveServer:
 
         async def start() -> KafanaServer:
             beat = HEARTBEAT_S if self.heartbeat_s is None else self.heartbeat_s
-            kafana = create_server(self.store, port=self.port, heartbeat_s=beat)
+            kafana = create_server(self.store, Settings(port=self.port, heartbeat_s=beat))
             await kafana.start()
             return kafana
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from kafana.competitions.server import create_server
 from kafana.service.auth import REQUIRED, AuthPolicy
 from kafana.service.server import KafanaServer
+from kafana.service.settings import Settings
 from kafana.store.accounts import Account, key_hash, new_key, now_ms
 from kafana.store.accounts_redis import RedisAccounts
 from kafana.store.redis_store import RedisStore
@@ -34,9 +35,8 @@ async def make_accounts(url: str, **roles: str) -> dict[str, str]:
 
 
 def _server(store: RedisStore, port: int) -> KafanaServer:
-    return create_server(
-        store, host="127.0.0.1", port=port, clock_tick=0.05, auth=AuthPolicy(mode=REQUIRED)
-    )
+    settings = Settings(port=port, clock_tick=0.05, auth=AuthPolicy(mode=REQUIRED))
+    return create_server(store, settings)
 
 
 async def _stop(server: KafanaServer) -> None:

@@ -10,6 +10,7 @@ import pytest
 from kafana.errors import MatchNotStartedError, TableFullError, TooManyMovesError
 from kafana.service.ratelimit import RateLimit
 from kafana.service.server import KafanaServer, create_server
+from kafana.service.settings import Settings
 from kafana.store.memory import MemoryStore
 from kafana_client import (
     AsyncClient,
@@ -33,7 +34,7 @@ from kafana_client.errors import (
 
 @pytest.fixture
 async def server() -> AsyncIterator[KafanaServer]:
-    served = create_server(MemoryStore(), port=0, rate_limit=RateLimit(rate=5, burst=12))
+    served = create_server(MemoryStore(), Settings(rate_limit=RateLimit(rate=5, burst=12)))
     await served.start()
     try:
         yield served

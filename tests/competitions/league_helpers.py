@@ -7,11 +7,13 @@ import contextlib
 import random
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import grpc
 from kafana.competitions.server import create_server
 from kafana.service.auth import REQUIRED, AuthPolicy
 from kafana.service.server import KafanaServer
+from kafana.service.settings import Settings
 from kafana.store.accounts import Account, key_hash, new_key, now_ms
 from kafana.store.accounts_redis import RedisAccounts
 from kafana.store.redis_store import RedisStore
@@ -60,7 +62,7 @@ class Site:
 
 
 @contextlib.asynccontextmanager
-async def site(redis_url: str, count: int = 1, **options: object) -> AsyncIterator[Site]:
+async def site(redis_url: str, count: int = 1, **options: Any) -> AsyncIterator[Site]:
     """`count` servers with leagues on the private Redis (each its own store, as processes)."""
     stores: list[RedisStore] = []
     nodes: list[Node] = []
@@ -68,10 +70,8 @@ async def site(redis_url: str, count: int = 1, **options: object) -> AsyncIterat
         for _ in range(count):
             store = RedisStore.from_url(redis_url)
             stores.append(store)
-            server = create_server(
-                store, host="127.0.0.1", port=0, clock_tick=0.05,
-                auth=AuthPolicy(mode=REQUIRED), **options,
-            )  # fmt: skip
+            settings = Settings(clock_tick=0.05, auth=AuthPolicy(mode=REQUIRED), **options)
+            server = create_server(store, settings)
             await server.start()
             channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")
             nodes.append(

@@ -134,7 +134,7 @@ async def test_an_embargoed_record_is_refused_until_released(
             assert f"under embargo {LABEL!r}" in (error.details() or "")
 
             # the organiser reads it (to publish the result); then releases the label
-            assert (await organiser.record(done[0], past_embargo=True)).record
+            assert (await organiser.record(done[0], past_embargo=True)).record_text()
             await organiser.release(LABEL)
             answer = await service_pb2_grpc.KafanaServiceStub(channel).GetRecord(record)
     assert f"seed {seed}" in answer.record
@@ -163,7 +163,7 @@ async def test_on_the_memory_store_an_embargo_lapses_at_its_time_to_live() -> No
         await tables.record(table_id)
     await tables.embargo("cup/board-2", 60_000)  # another board's label: not this table's
     await asyncio.sleep(0.4)
-    assert f"seed {seed}" in (await tables.record(table_id)).record
+    assert f"seed {seed}" in (await tables.record(table_id)).record_text()
 
 
 async def test_bad_labels_and_times_are_refused(service: Service, organiser: Tables) -> None:

@@ -21,7 +21,6 @@ from kafana.games import tablic
 from kafana.service import tokens
 from kafana.service.ratelimit import RateLimit
 from kafana.service.tables import Tables
-from kafana.service.tls import server_credentials
 from kafana.store.accounts import Account, MemoryAccounts, key_hash, new_key, now_ms
 from kafana.store.memory import MemoryStore
 from kafana.store.redis_store import RedisStore
@@ -60,8 +59,8 @@ def certs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @needs_openssl
 async def test_tls_serves_encrypted_and_refuses_plaintext(certs: Path) -> None:
-    credentials = server_credentials(certs / "server.pem", certs / "server.key")
-    async with running(MemoryStore(), credentials=credentials) as server:
+    tls = {"tls_cert": str(certs / "server.pem"), "tls_key": str(certs / "server.key")}
+    async with running(MemoryStore(), **tls) as server:
         target = f"127.0.0.1:{server.port}"
         secure = grpc.aio.secure_channel(target, channel_credentials(certs, None))
         async with secure:
@@ -78,8 +77,8 @@ async def test_tls_serves_encrypted_and_refuses_plaintext(certs: Path) -> None:
 
 @needs_openssl
 async def test_mutual_tls_refuses_clients_without_a_trusted_certificate(certs: Path) -> None:
-    credentials = server_credentials(certs / "server.pem", certs / "server.key", certs / "ca.pem")
-    async with running(MemoryStore(), credentials=credentials) as server:
+    tls = {"tls_cert": str(certs / "server.pem"), "tls_key": str(certs / "server.key")}
+    async with running(MemoryStore(), **tls, tls_client_ca=str(certs / "ca.pem")) as server:
         target = f"127.0.0.1:{server.port}"
         for client, admitted in (("client", True), (None, False), ("rogue", False)):
             channel = grpc.aio.secure_channel(target, channel_credentials(certs, client))

@@ -174,7 +174,7 @@ async def test_remaining_millis_count_down_for_the_seat_to_move(redis_store: Red
 async def test_get_record_is_small_its_events_have_no_state(redis_store: RedisStore) -> None:
     tables, table_id, tokens = await seated(redis_store, rules_pb2.RulesSpec(), seed=11)
     session = await play_to_end(tables, table_id, tokens, random.Random(3))
-    record = await tables.record(table_id)
+    record = convert.record(await tables.record(table_id))
     assert record.events and not any(e.HasField("state") for e in record.events)
     replays = [Session.start(table_id, session.stored), *session.replays()]
     full = [convert.event(b, a, None, with_state=True) for b, a in pairwise(replays)]

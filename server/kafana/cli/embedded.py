@@ -14,6 +14,7 @@ from contextlib import asynccontextmanager
 
 from kafana.cli.boundary import debugging
 from kafana.service.server import create_server
+from kafana.service.settings import Settings
 from kafana.store.memory import MemoryStore
 
 
@@ -25,7 +26,7 @@ async def embedded_server(host: str = "127.0.0.1", port: int = 0) -> AsyncIterat
     if quiet:
         service_log.addHandler(logging.NullHandler())
         service_log.propagate = False
-    kafana = create_server(MemoryStore(), host=host, port=port)
+    kafana = create_server(MemoryStore(), Settings(host=host, port=port))
     await kafana.start()
     try:
         yield f"{host}:{kafana.port}"

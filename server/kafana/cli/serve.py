@@ -22,9 +22,9 @@ from kafana.service.embedded import choose_store
 from kafana.service.limits import Limits
 from kafana.service.ratelimit import RateLimit
 from kafana.service.server import AddressError, check_address, serve_until_signal
-from kafana.service.tables import ABANDON_AFTER, JOIN_DEADLINE_MS
+from kafana.service.settings import ABANDON_AFTER, JOIN_DEADLINE_MS, Settings
 from kafana.service.tls import server_credentials
-from kafana.service.web import HttpTls, parse_origins
+from kafana.service.web import parse_origins
 from kafana.store.redis_store import DURABILITIES, PRIMARY
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -231,7 +231,6 @@ def serve(
         raise click.UsageError("--tls-client-ca needs --tls-cert and --tls-key")
     if rate_limit < 0 or (rate_limit > 0 and rate_burst < 1):
         raise click.UsageError("--rate-limit must be >= 0 and --rate-burst >= 1")
-    limits = Limits(tables_per_hour, open_tables, max_config_bytes, max_message_bytes)
     if min(tables_per_hour, open_tables, max_config_bytes, max_message_bytes, max_streams) < 0:
         raise click.UsageError("limits are >= 0 (0: no limit)")
     try:
@@ -240,54 +239,71 @@ def serve(
         raise click.UsageError(f"--http-origins: {error}") from None
     if http_port is not None and http_port == port != 0:
         raise click.UsageError("--http needs a port of its own (not --port)")
-    credentials = http_tls = None
-    if tls_cert is not None and tls_key is not None:
-        credentials = server_credentials(tls_cert, tls_key, tls_client_ca)
-        http_tls = HttpTls(tls_cert, tls_key, tls_client_ca)
-    configure_logs(log_format)
-    if tracing.wanted(trace) and tracing.enable() is None:
+    try:
+        settings = Settings(
+            host=host,
+            port=port,
+            reuse_port=reuse_port,
+            tls_cert=tls_cert,
+            tls_key=tls_key,
+            tls_client_ca=tls_client_ca,
+            http_port=http_port,
+            http_origins=tuple(origins),
+            redis_url=redis_url,
+            memory=memory,
+            durability=durability,
+            idle_ttl_ms=idle_ttl * 1000,
+            finished_ttl_ms=finished_ttl * 1000,
+            join_deadline_ms=join_deadline * 1000,
+            abandon_after=abandon_after,
+            retention_ms=round(retention_days * 86_400_000),
+            cache_size=cache_tables,
+            grace=grace,
+            auth=auth,
+            limits=Limits(tables_per_hour, open_tables, max_config_bytes, max_message_bytes),
+            rate_limit=RateLimit(rate=rate_limit, burst=rate_burst, max_streams=max_streams),
+            metered=metrics_port is not None,
+            metrics_port=metrics_port,
+            log_format=log_format,
+            trace=trace,
+        )
+    except ValueError as error:  # a setting the checks above did not word for a flag
+        raise click.UsageError(str(error)) from None
+    run(settings)
+
+
+def run(settings: Settings) -> None:
+    """Serve with `settings` (built from the flags and environment) until a signal."""
+    if settings.tls_cert is not None and settings.tls_key is not None:  # unreadable: fail now
+        server_credentials(settings.tls_cert, settings.tls_key, settings.tls_client_ca)
+    configure_logs(settings.log_format)
+    if tracing.wanted(settings.trace) and tracing.enable() is None:
         click.echo(tracing.MISSING, err=True)
-    if metrics_port is not None:
-        bound = serve_metrics(metrics_port, host)
-        click.echo(f"metrics: http://{host}:{bound}/metrics")
+    if settings.metrics_port is not None:
+        bound = serve_metrics(settings.metrics_port, settings.host)
+        click.echo(f"metrics: http://{settings.host}:{bound}/metrics")
+    memory = settings.memory
     try:
         choice = choose_store(
-            None if memory else redis_url, allow_private=not memory, durability=durability
+            None if memory else settings.redis_url,
+            allow_private=not memory,
+            durability=settings.durability,
         )
     except ValueError as error:
         raise click.UsageError(str(error)) from None
     click.echo(choice.description, err=False)
-    click.echo(_tls_line(tls_cert, tls_client_ca))
+    click.echo(_tls_line(settings.tls_cert, settings.tls_client_ca))
 
     async def main() -> None:
         try:
-            kafana = create_server(
-                choice.store,
-                host=host,
-                port=port,
-                idle_ttl_ms=idle_ttl * 1000,
-                finished_ttl_ms=finished_ttl * 1000,
-                retention_ms=round(retention_days * 86_400_000),
-                join_deadline_ms=join_deadline * 1000,
-                abandon_after=abandon_after,
-                reuse_port=reuse_port,
-                cache_size=cache_tables,
-                credentials=credentials,
-                rate_limit=RateLimit(rate=rate_limit, burst=rate_burst, max_streams=max_streams),
-                limits=limits,
-                auth=auth,
-                metered=metrics_port is not None,
-                http_port=http_port,
-                http_origins=origins,
-                http_tls=http_tls,
-            )
+            kafana = create_server(choice.store, settings)
         except AddressError:  # taken since the check above
             await choice.store.close()
             raise
         collecting = asyncio.create_task(collect_every())  # a short full collection a second
         clean = True  # also when serving fails: the store is closed, the error goes on
         try:
-            clean = await serve_until_signal(kafana, lambda line: click.echo(line), grace)
+            clean = await serve_until_signal(kafana, lambda line: click.echo(line), settings.grace)
         finally:
             collecting.cancel()
             if clean:

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from itertools import pairwise
 
 from kafana.games.protocol import FORFEIT, OUT, SCORE, STALLED
 from kafana.games.records import score_detail
 from kafana.service.games import rules_in_force_bytes
 from kafana.service.session import ABANDONED, NO_SHOW, Session
 from kafana.store.base import FINISHED, OPEN, PLAYING, Entry
-from kafana.v1 import events_pb2, state_pb2, storage_pb2
+from kafana.v1 import events_pb2, service_pb2, state_pb2, storage_pb2
 
 MOVE = events_pb2.EVENT_KIND_MOVE
 STATUS = {
@@ -162,7 +163,8 @@ def table_state(
     session: Session, seat: int | None, *, now_ms: int | None = None
 ) -> state_pb2.TableState:
     """The table as `seat` (None: a spectator) may see it; `now_ms` (default: the wall clock)
-    counts the seat to move's remaining time."""
+    counts the seat to move's remaining time. No cards before every seat is taken: the deal
+    is shown once the match starts, so no creator can look at it and abandon a bad one."""
     out = state_pb2.TableState(
         info=info(session),
         seq=session.seq,
@@ -172,7 +174,13 @@ def table_state(
     to_move = current_seat(session)
     if to_move is not None:
         out.current_seat = to_move
-    session.game.fill_view(out, session.match, seat)
+    if session.status != OPEN:
+        session.game.fill_view(out, session.match, seat)
+    else:  # no card before the table fills: nobody sees a deal they could still walk away from
+        waiting = getattr(out, session.game.name)  # the game's view, empty but for the seat
+        waiting.SetInParent()
+        if seat is not None:
+            waiting.seat = seat
     return out
 
 
@@ -230,6 +238,47 @@ def event(
     return out
 
 
+def record(session: Session) -> service_pb2.GetRecordResponse:
+    """A finished match's result, record and every event, as a spectator sees them."""
+    replays = [Session.start(session.table_id, session.stored), *session.replays()]
+    events = [event(before, after, None) for before, after in pairwise(replays)]
+    return service_pb2.GetRecordResponse(
+        result=result(session), record=session.record_text(), events=events
+    )
+
+
+def move_answer(
+    session: Session,
+    seq: int,
+    seat: int,
+    *,
+    duplicate: bool = False,
+    before: Session | None = None,
+    stored: storage_pb2.StoredEvent | None = None,
+    with_state: bool = False,
+) -> service_pb2.PlayMoveResponse:
+    """PlayMove's answer: the move's event as its seat sees it, the scores, the result once
+    over and, `with_state`, the table. `before`: the table just before a freshly applied
+    move (`session` is just after it, `stored` the move); a retry (no `before`) answers with
+    the tables around the move it already applied at `seq`."""
+    if before is not None:
+        after = session
+    else:
+        replays = session.replays()
+        before = replays[seq - 2] if seq > 1 else Session.start(session.table_id, session.stored)
+        after = replays[seq - 1]
+        stored = None
+    answer = service_pb2.PlayMoveResponse(
+        duplicate=duplicate, scores=after.game.scores(after.match)
+    )
+    event(before, after, seat, stored=stored, out=answer.event)
+    if after.status == FINISHED:
+        answer.result.CopyFrom(result(after))
+    if with_state:
+        answer.state.CopyFrom(table_state(session, seat))
+    return answer
+
+
 def stored_event(
     kind: events_pb2.EventKind.ValueType,
     seat: int,
@@ -253,8 +302,10 @@ __all__ = [
     "event",
     "event_reason",
     "info",
+    "move_answer",
     "move_text",
     "moves",
+    "record",
     "remaining_millis",
     "result",
     "stored_event",

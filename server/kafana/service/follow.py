@@ -3,7 +3,8 @@
 In-process followers (the built-in bot seats, a tournament's referee, a director waiting for a
 game's end) use `follow` instead of the SDK: it waits with the service's `Feed`, the mechanism
 `WatchEvents` uses, so moves made by any process on the same store are seen at once. `steps`
-walks the events between two sessions of a table, for followers that need each one.
+walks the events between two sessions of a table, for followers that need each one; `watch`
+is the loop of a `WatchEvents` stream (the servicer only converts and writes what it hands on).
 
     async with contextlib.aclosing(follow(tables, feed, table_id)) as changes:
         async for session in changes:
@@ -12,18 +13,27 @@ walks the events between two sessions of a table, for followers that need each o
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Iterator
+import asyncio
+import time
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator
 
+from kafana.errors import ServerStopping, TableNotFoundError
 from kafana.service.feed import Feed
 from kafana.service.session import Session
 from kafana.service.tables import Tables
-from kafana.store.base import FINISHED
+from kafana.store.base import FINISHED, Entry
 from kafana.v1 import storage_pb2
 
 WAIT_S = 1.0
 """How long one wait on the feed lasts before it is made again."""
 RELOAD_EVERY = 5
 """Quiet waits after which the table is loaded anyway (a table that expired raises then)."""
+EXPIRY_CHECK_S = 30.0
+"""An idle stream checks this often that its table has not expired."""
+Send = Callable[[Session, Session, Entry], Awaitable[None]]
+"""Hands one event on: the table before it, after it, and its log entry."""
+Beat = Callable[[int, int], Awaitable[None]]
+"""Hands a heartbeat on: the time (Unix ms) and the seq the stream is at."""
 
 
 async def follow(
@@ -98,3 +108,57 @@ async def until_over(tables: Tables, feed: Feed, table_id: str) -> Session:
     async for later in follow(tables, feed, table_id, last.seq):
         last = later
     return last
+
+
+async def watch(
+    tables: Tables,
+    feed: Feed,
+    session: Session,
+    seat: int | None,
+    after_seq: int,
+    send: Send,
+    beat: Beat,
+    *,
+    stopping: asyncio.Event,
+    heartbeat_s: float,
+    done: Callable[[], bool],
+) -> None:
+    """A stream's loop: every event of `session`'s table after `after_seq` to `send`, then
+    live ones, a `beat` after `heartbeat_s` idle; returns after the match-over event or once
+    `done()` (the client went). `seat` is present while it watches. Raises ServerStopping
+    when `stopping` is set, TableNotFoundError when the table expired."""
+    table_id = session.table_id
+    replayed = Session.start(table_id, session.stored)
+    delivered = after_seq
+    loop = asyncio.get_running_loop()
+    sent = checked = loop.time()  # when it last sent something; checked the table is there
+    while True:
+        await tables.seen(session, seat)  # an open stream: its seat is present
+        for entry in session.log[replayed.seq :]:
+            after = replayed.apply(entry)
+            if entry.seq > delivered:
+                await send(replayed, after, entry)
+                delivered = entry.seq
+                sent = loop.time()
+            replayed = after
+        if replayed.status == FINISHED or done():
+            # Checked each round: redis-py may swallow the cancellation of a gone client.
+            return
+        if stopping.is_set():
+            raise ServerStopping(
+                f"the server is stopping: resume with after_seq {delivered} (on another "
+                "process, or once it is back)",
+                after_seq=delivered,
+            )
+        idle = loop.time() - sent
+        wait_s = max(0.0, min(WAIT_S, heartbeat_s - idle))
+        if await feed.wait(table_id, replayed.seq, wait_s):
+            session = await tables.session(table_id)
+            continue
+        if loop.time() - sent >= heartbeat_s and not stopping.is_set():
+            await beat(int(time.time() * 1000), replayed.seq)
+            sent = loop.time()
+        if loop.time() - checked >= EXPIRY_CHECK_S:
+            checked = loop.time()
+            if await tables.store.load(table_id, 1 << 62) is None:
+                raise TableNotFoundError(f"table {table_id} expired", table_id=table_id)

@@ -26,19 +26,18 @@ from grpc_health.v1 import (  # type: ignore[import-untyped, unused-ignore]
 from kafana.logs import Repeated
 from kafana.service.accounts import SERVICE_NAME as ACCOUNTS_SERVICE
 from kafana.service.accounts import AccountsServiceServicer
-from kafana.service.auth import Authenticator, AuthPolicy
+from kafana.service.auth import Authenticator
 from kafana.service.clock import ClockSweeper
 from kafana.service.feed import Feed
 from kafana.service.guard import Guard, message_options
-from kafana.service.limits import Limits
 from kafana.service.metered import Metered
-from kafana.service.quotas import TableQuotas
-from kafana.service.ratelimit import RateLimit
 from kafana.service.reflection import SERVICE_NAMES as REFLECTION_SERVICES
 from kafana.service.reflection import enable_reflection
-from kafana.service.resets import RESETS_PER_SECOND, ResetWatch, newest_server, reset_options
-from kafana.service.servicer import HEARTBEAT_S, KafanaServiceServicer
+from kafana.service.resets import ResetWatch, newest_server, reset_options
+from kafana.service.servicer import KafanaServiceServicer
+from kafana.service.settings import Settings
 from kafana.service.tables import Tables
+from kafana.service.tls import server_credentials
 from kafana.service.web import HttpServer, HttpTls, Registry, http_server
 from kafana.service.web.listener import budget
 from kafana.store.accounts import AccountStore
@@ -201,96 +200,46 @@ class KafanaServer:
 
 def create_server(
     store: TableStore,
+    settings: Settings | None = None,
     *,
-    host: str = "127.0.0.1",
-    port: int = 0,
-    clock_tick: float = 0.1,
-    idle_ttl_ms: int | None = None,
-    finished_ttl_ms: int | None = None,
-    join_deadline_ms: int | None = None,
-    abandon_after: int | None = None,
-    reuse_port: bool = False,
-    cache_size: int = 1024,
-    credentials: grpc.ServerCredentials | None = None,
-    rate_limit: RateLimit | None = None,
-    limits: Limits | None = None,
     plugins: Sequence[Plugin] = (),
-    auth: AuthPolicy | None = None,
     accounts: AccountStore | None = None,
-    heartbeat_s: float = HEARTBEAT_S,
-    metered: bool = False,
-    http_port: int | None = None,
-    http_origins: Sequence[str] = (),
-    http_tls: HttpTls | None = None,
-    resets_per_second: int = RESETS_PER_SECOND,
 ) -> KafanaServer:
-    """A server over `store`, bound to host:port (port 0: any free one).
+    """A server over `store`, bound to `settings.host:port` (port 0: any free one).
+
+    `settings` (one `Settings`, None: the defaults) is everything the server is told, passed
+    down whole: `Tables`, the servicer, the interceptors and the HTTP side read it. A port in
+    use is refused (AddressError) unless `reuse_port`, as is an invalid host or port.
 
     Args:
-        credentials: TLS (see `kafana.service.tls.server_credentials`); None serves plaintext.
-        rate_limit: calls per second per client; None is the generous default, and
-            `RateLimit(rate=0)` turns limits off.
-        limits: table quotas and sizes per caller (`kafana.service.limits.Limits`); None:
-            the defaults.
         plugins: services of higher layers served beside Kafana's (see `Plugin`).
-        join_deadline_ms: how long an open table waits for its seats (then it expires).
-        abandon_after: a match nobody plays ends, abandoned, after this many clock timeouts
-            of every seat in a row (see `kafana.service.tables.ABANDON_AFTER`).
-        reuse_port: share the port with other processes (SO_REUSEPORT); by default a port
-            in use is refused (AddressError), as is an invalid host or port.
-        auth: who may call what (`kafana.service.auth`); None is `open` mode.
         accounts: the account store; None: the one that goes with `store` (its Redis).
-        heartbeat_s: an idle event stream gets a Heartbeat this often (tests: shorter).
-        metered: count and time every call in `kafana.metrics` (`kafana serve --metrics`).
-        http_port: also serve every Kafana service over Connect and gRPC-Web on this port of
-            `host` (0: any free one; `kafana.service.web`), through the same interceptors.
-        http_origins: the web page origins allowed to call over HTTP (CORS; `*`: any); none:
-            only same-origin pages.
-        http_tls: serve HTTPS (the certificate and key); None: plain HTTP.
-        resets_per_second: calls one connection may cancel within a second before it is
-            closed (HTTP/2 rapid reset, `kafana.service.resets`); 0: never closed.
     """
-    check_address(host, port, reuse_port=reuse_port)
-    served = limits or Limits()
-    tables = Tables(store, cache_size=cache_size)
-    tables.quotas = TableQuotas(store, served)
-    if idle_ttl_ms is not None:
-        tables.idle_ttl_ms = idle_ttl_ms
-    if finished_ttl_ms is not None:
-        tables.finished_ttl_ms = finished_ttl_ms
-    if join_deadline_ms is not None:
-        tables.join_deadline_ms = join_deadline_ms
-    if abandon_after is not None:
-        if abandon_after < 1:
-            raise ValueError("abandon_after is at least 1")
-        tables.abandon_after = abandon_after
-    authenticator = Authenticator(accounts or accounts_for(store), auth)
+    settings = settings or Settings()
+    host, port = settings.host, settings.port
+    check_address(host, port, reuse_port=settings.reuse_port)
+    tables = Tables(store, settings)
+    authenticator = Authenticator(accounts or accounts_for(store), settings.auth)
     # The authenticator goes first: the limits after it charge `caller_of(context)`.
+    message_bytes = settings.limits.message_bytes
     interceptors = [
-        *([Metered(tables)] if metered else []),  # outermost: refusals are counted too
+        *([Metered(tables)] if settings.metered else []),  # outermost: refusals counted too
         authenticator,
-        Guard(rate_limit or RateLimit(), served.message_bytes),
+        Guard(settings.rate_limit, message_bytes),
     ]
     server = grpc.aio.server(
         interceptors=interceptors,
         options=[
-            ("grpc.so_reuseport", 1 if reuse_port else 0),  # no silent port sharing
+            ("grpc.so_reuseport", 1 if settings.reuse_port else 0),  # no silent port sharing
             *reset_options(),  # rapid reset: streams per connection, calls queued
             # Half the process's files at most: connections past it are closed at once, so
             # the HTTP port, Redis and the log keep theirs (a quarter goes to HTTP).
             ("grpc.max_allowed_incoming_connections", budget(GRPC_CONNECTIONS, share=2)),
             ("grpc.max_connection_idle_ms", IDLE_CONNECTION_MS),
-            *message_options(served.message_bytes),
+            *message_options(message_bytes),
         ],
     )
-    servicer = KafanaServiceServicer(
-        tables,
-        heartbeat_s=heartbeat_s,
-        limits=served,
-        rate_limit=rate_limit,
-        auth=authenticator.policy,
-        accounts=authenticator.accounts,
-    )
+    servicer = KafanaServiceServicer(tables, accounts=authenticator.accounts)
     # Services are added through the registry: it adds them to the server, and keeps their
     # handlers for HTTP (it has the two methods the generated add_*_to_server call).
     registry = Registry(server)
@@ -298,9 +247,9 @@ def create_server(
     service_pb2_grpc.add_KafanaServiceServicer_to_server(servicer, adder)
     account_servicer = AccountsServiceServicer(authenticator, store.counters)
     accounts_pb2_grpc.add_AccountsServiceServicer_to_server(account_servicer, adder)
-    clock = ClockSweeper(tables, tick=clock_tick)
+    clock = ClockSweeper(tables, tick=settings.clock_tick)
     kafana = KafanaServer(server, servicer, tables, clock, plugins)
-    kafana.resets = ResetWatch(resets_per_second, goaway=credentials is None)
+    kafana.resets = ResetWatch(settings.resets_per_second, goaway=not settings.tls)
     kafana.resets.server_id = newest_server()  # the server just made above
     health_pb2_grpc.add_HealthServicer_to_server(kafana.health, server)
     for plugin in kafana.plugins:
@@ -308,30 +257,35 @@ def create_server(
     names = [SERVICE_NAME, ACCOUNTS_SERVICE, *(p.service_name for p in kafana.plugins)]
     enable_reflection((*names, health.SERVICE_NAME, *REFLECTION_SERVICES), server)
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"  # IPv6 in brackets
+    http_tls = None
     try:
-        if credentials is None:
+        if settings.tls_cert is None or settings.tls_key is None:
             kafana.port = server.add_insecure_port(address)
         else:
+            http_tls = HttpTls(settings.tls_cert, settings.tls_key, settings.tls_client_ca)
+            credentials = server_credentials(
+                settings.tls_cert, settings.tls_key, settings.tls_client_ca
+            )
             kafana.port = server.add_secure_port(address, credentials)
     except RuntimeError:  # taken since `check_address` looked
         kafana.port = 0
     if kafana.port == 0:
         raise AddressError(f"cannot listen on {host}:{port}")
-    if http_port is not None:
+    if settings.http_port is not None:
         try:
             kafana.http = http_server(
                 registry,
                 interceptors,
                 names,
                 host,
-                http_port,
-                origins=http_origins,
-                message_bytes=served.message_bytes,
+                settings.http_port,
+                origins=settings.http_origins,
+                message_bytes=message_bytes,
                 tls=http_tls,
             )
         except OSError as error:
             raise AddressError(
-                f"cannot serve HTTP on {host}:{http_port}: {error.strerror or error}"
+                f"cannot serve HTTP on {host}:{settings.http_port}: {error.strerror or error}"
             ) from None
     return kafana
 

@@ -7,44 +7,37 @@ Tokens travel in call metadata (`kafana-seat-token`, `kafana-admin-token`: `auth
 from __future__ import annotations
 
 import asyncio
-import time
 from importlib import metadata
 from typing import Any
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
 
-from kafana.errors import InvalidInputError, ServerStopping, StaleSequenceError, TableNotFoundError
+from kafana.errors import InvalidInputError, StaleSequenceError
 from kafana.games.cards import Card
 from kafana.games.tablic.capture import CAPTURE_LIMIT
 from kafana.service import bot_tables, convert
 from kafana.service.advice import Advisor, advise
-from kafana.service.auth import OPEN, AuthPolicy, admin_token, caller_of, seat_token
+from kafana.service.auth import OPEN, admin_token, caller_of, seat_token
 from kafana.service.bot_tables import BotKeeper
 from kafana.service.challenges import challenge
 from kafana.service.errors import unary
 from kafana.service.feed import Feed
+from kafana.service.follow import watch
 from kafana.service.games import build_rules, captures
 from kafana.service.guard import caller_key
 from kafana.service.inputs import page_token, read_page_token
-from kafana.service.limits import Limits
 from kafana.service.notices import Notices
-from kafana.service.ratelimit import RateLimit
 from kafana.service.server_info import server_info
 from kafana.service.session import Session
+from kafana.service.settings import HEARTBEAT_S
 from kafana.service.tables import Tables
 from kafana.store.accounts import AccountStore
 from kafana.store.accounts_redis import accounts_for
-from kafana.store.base import FINISHED, PLAYING
+from kafana.store.base import PLAYING, Entry
 from kafana.v1 import events_pb2, service_pb2, service_pb2_grpc, state_pb2
 
 Context = grpc.aio.ServicerContext[Any, Any]
 STATE_METADATA = "kafana-state-bin"
-WATCH_POLL_S = 1.0
-EXPIRY_CHECK_S = 30.0
-"""An idle stream checks this often that its table has not expired."""
-HEARTBEAT_S = 5.0
-"""A WatchEvents stream idle this long gets a Heartbeat (`ServerLimits.heartbeat_millis`;
-`create_server(heartbeat_s=...)` sets another period)."""
 DEFAULT_PAGE_SIZE = 50
 """ListTables' page when `page_size` is 0."""
 MAX_PAGE_SIZE = 500
@@ -63,31 +56,21 @@ def version() -> str:
 class KafanaServiceServicer(service_pb2_grpc.KafanaServiceServicer):  # type: ignore[misc, unused-ignore]
     """The Kafana service over one `Tables`.
 
-    `heartbeat_s`, `limits`, `rate_limit` and `auth` are what the server enforces; the
-    servicer only reports them (GetServerInfo) and paces its streams' heartbeats.
+    What the server enforces (`tables.settings`: limits, rate limit, auth) the servicer only
+    reports (GetServerInfo); it paces its streams' heartbeats (`settings.heartbeat_s`).
     """
 
-    def __init__(
-        self,
-        tables: Tables,
-        *,
-        heartbeat_s: float = HEARTBEAT_S,
-        limits: Limits | None = None,
-        rate_limit: RateLimit | None = None,
-        auth: AuthPolicy | None = None,
-        accounts: AccountStore | None = None,
-    ) -> None:
-        if heartbeat_s <= 0:
-            raise ValueError(f"the heartbeat period is over 0 seconds, not {heartbeat_s}")
+    def __init__(self, tables: Tables, *, accounts: AccountStore | None = None) -> None:
+        settings = tables.settings
         self.tables = tables
         self.feed = Feed(tables.store)
         tables.listeners.append(self.feed.notify)
         self.notices = Notices(tables)  # account notices: published on news, WatchAccount
         self.stopping = asyncio.Event()  # set on shutdown: event feeds end (SERVER_STOPPING)
-        self.heartbeat_s = heartbeat_s
-        self.limits = limits or Limits()
-        self.rate_limit = rate_limit or RateLimit()
-        self.auth = auth or AuthPolicy()
+        self.heartbeat_s = settings.heartbeat_s
+        self.limits = settings.limits
+        self.rate_limit = settings.rate_limit
+        self.auth = settings.auth
         self.advisor = Advisor()  # Analyze: bounded CPU, off the event loop
         self.bots = BotKeeper(tables, self.feed)  # built-in bots seated by CreateTable
         self.accounts = accounts or accounts_for(tables.store)  # who may be challenged
@@ -223,7 +206,7 @@ class KafanaServiceServicer(service_pb2_grpc.KafanaServiceServicer):  # type: ig
         """
         token = seat_token(context)
         try:
-            played = await self.tables.play(
+            played = await self.tables.moves.play(
                 request.table_id, token, request.move, request.client_move_id, request.last_seq
             )
         except StaleSequenceError:
@@ -233,22 +216,15 @@ class KafanaServiceServicer(service_pb2_grpc.KafanaServiceServicer):  # type: ig
                 state = convert.table_state(session, seat).SerializeToString()
                 context.set_trailing_metadata(((STATE_METADATA, state),))
             raise
-        session = played.session
-        if played.before is not None:
-            before, after = played.before, session
-        else:  # a retry: the tables around the move it already applied
-            replays = session.replays()
-            before = replays[played.seq - 2] if played.seq > 1 else _initial(session)
-            after = replays[played.seq - 1]
-        answer = service_pb2.PlayMoveResponse(
-            duplicate=played.duplicate, scores=after.game.scores(after.match)
+        return convert.move_answer(
+            played.session,
+            played.seq,
+            played.seat,
+            duplicate=played.duplicate,
+            before=played.before,
+            stored=played.event,
+            with_state=request.with_state,
         )
-        convert.event(before, after, played.seat, stored=played.event, out=answer.event)
-        if after.status == FINISHED:
-            answer.result.CopyFrom(convert.result(after))
-        if request.with_state:
-            answer.state.CopyFrom(convert.table_state(session, played.seat))
-        return answer
 
     @unary
     async def WatchEvents(  # type: ignore[override]  # streams with context.write
@@ -261,8 +237,7 @@ class KafanaServiceServicer(service_pb2_grpc.KafanaServiceServicer):  # type: ig
         depends on the event loop finalising generators.
         """
         token = seat_token(context)
-        table_id = request.table_id
-        session = await self.tables.session(table_id)
+        session = await self.tables.session(request.table_id)
         seat = self.tables.viewer(session, token)
         await self.tables.check_view(session, seat)  # embargoed: no spectator
         if request.after_seq > session.seq:
@@ -270,44 +245,27 @@ class KafanaServiceServicer(service_pb2_grpc.KafanaServiceServicer):  # type: ig
                 f"after_seq {request.after_seq} is ahead of the table (at {session.seq})",
                 field="after_seq",
             )
-        replayed = Session.start(session.table_id, session.stored)
-        delivered = request.after_seq
-        loop = asyncio.get_running_loop()
-        sent = checked = loop.time()  # when it last sent something; checked the table is there
-        while True:
-            await self.tables.seen(session, seat)  # an open stream: its seat is present
-            for entry in session.log[replayed.seq :]:
-                after = replayed.apply(entry)
-                if entry.seq > delivered:
-                    event = convert.event(
-                        replayed, after, seat, entry=entry, with_state=request.with_state
-                    )
-                    await context.write(service_pb2.WatchEventsResponse(event=event))
-                    delivered = entry.seq
-                    sent = loop.time()
-                replayed = after
-            if replayed.status == FINISHED or context.done():
-                # Checked each round: redis-py may swallow the cancellation of a gone client.
-                return
-            if self.stopping.is_set():
-                raise ServerStopping(
-                    f"the server is stopping: resume with after_seq {delivered} (on another "
-                    "process, or once it is back)",
-                    after_seq=delivered,
-                )
-            idle = loop.time() - sent
-            wait_s = max(0.0, min(WATCH_POLL_S, self.heartbeat_s - idle))
-            if await self.feed.wait(table_id, replayed.seq, wait_s):
-                session = await self.tables.session(table_id)
-                continue
-            if loop.time() - sent >= self.heartbeat_s and not self.stopping.is_set():
-                beat = events_pb2.Heartbeat(time_ms=int(time.time() * 1000), seq=replayed.seq)
-                await context.write(service_pb2.WatchEventsResponse(heartbeat=beat))
-                sent = loop.time()
-            if loop.time() - checked >= EXPIRY_CHECK_S:
-                checked = loop.time()
-                if await self.tables.store.load(table_id, 1 << 62) is None:
-                    raise TableNotFoundError(f"table {table_id} expired", table_id=table_id)
+
+        async def send(before: Session, after: Session, entry: Entry) -> None:
+            event = convert.event(before, after, seat, entry=entry, with_state=request.with_state)
+            await context.write(service_pb2.WatchEventsResponse(event=event))
+
+        async def beat(time_ms: int, seq: int) -> None:
+            heartbeat = events_pb2.Heartbeat(time_ms=time_ms, seq=seq)
+            await context.write(service_pb2.WatchEventsResponse(heartbeat=heartbeat))
+
+        await watch(
+            self.tables,
+            self.feed,
+            session,
+            seat,
+            request.after_seq,
+            send,
+            beat,
+            stopping=self.stopping,
+            heartbeat_s=self.heartbeat_s,
+            done=context.done,
+        )
 
     @unary
     async def WatchAccount(  # type: ignore[override]  # streams with context.write
@@ -328,7 +286,7 @@ class KafanaServiceServicer(service_pb2_grpc.KafanaServiceServicer):  # type: ig
         self, request: service_pb2.GetRecordRequest, context: Context
     ) -> service_pb2.GetRecordResponse:
         """Result, record and events of a finished match."""
-        return await self.tables.record(request.table_id)
+        return convert.record(await self.tables.record(request.table_id))
 
     @unary
     async def Captures(
@@ -404,10 +362,6 @@ class KafanaServiceServicer(service_pb2_grpc.KafanaServiceServicer):  # type: ig
         return service_pb2.DeclineChallengeResponse(seq=session.seq)
 
 
-def _initial(session: Session) -> Session:
-    return Session.start(session.table_id, session.stored)
-
-
 def captures_field(request: service_pb2.CapturesRequest) -> str:
     """Which field of a refused Captures request was wrong: `card`, `table[i]` (not a card),
     else `table` (a card twice, or the played card on it)."""
@@ -421,3 +375,6 @@ def captures_field(request: service_pb2.CapturesRequest) -> str:
         except InvalidInputError:
             return f"table[{index}]"
     return "table"
+
+
+__all__ = ["HEARTBEAT_S", "STATE_METADATA", "KafanaServiceServicer", "captures_field", "version"]

@@ -46,6 +46,7 @@ from kafana.competitions.table_results import ENDINGS
 from kafana.competitions.wire import result_enum
 from kafana.errors import KafanaError, MatchOverError, NotFoundError
 from kafana.logs import Repeated
+from kafana.service import convert
 from kafana.service.tables import Tables
 from kafana.store.base import FINISHED, OPEN
 from kafana.store.errors import StoreUnavailable
@@ -243,7 +244,7 @@ class Referee:
             await self.settle(league, spec, number, match, outcome)
             return
         if session.status == FINISHED:
-            record = await self.tables.record(table_id)
+            record = convert.record(await self.tables.record(table_id))
             await self.settle(league, spec, number, match, played(record, len(players)))
         elif session.status == OPEN and now >= join_by:
             try:
