@@ -1093,3 +1093,70 @@ def test_an_organiser_runs_an_event_from_the_page(base: str, browser: Browser) -
     found["event"] = axe(page)
     shot(page, "organiser")
     assert found == {"form": [], "event": []}
+
+
+def seated(browser: Browser, base: str, table_id: str, joined: Any, name: str) -> Page:
+    """A page holding the seat `joined` (JoinTable's answer) at `table_id`, on the table."""
+    page = new_page(browser, width=1440, height=900)
+    page.goto(base)
+    seat = {"seat": joined.get("seat", 0), "token": joined["seatToken"], "name": name}
+    page.evaluate(
+        "([k, v]) => localStorage.setItem(k, v)", [f"kafana.seat.{table_id}", json.dumps(seat)]
+    )
+    page.goto(f"{base}#/t/{table_id}")
+    page.wait_for_selector(".hand [data-card]")
+    return page
+
+
+def offered_build(page: Page) -> str:
+    """Select each card of the hand until one offers a build or a raise: its button's words
+    ("" when none does)."""
+    for card in page.locator(".hand button.card").all():
+        if card.get_attribute("aria-pressed") != "true":
+            card.click()
+        offer = page.locator(".option", has_text=re.compile(r"^(Build|Raise to) "))
+        if offer.count():
+            return offer.first.inner_text()
+    return ""
+
+
+def test_builds_on_the_table_and_a_build_made_in_the_page(base: str, browser: Browser) -> None:
+    """Two people at a table with the `building` switch: when a card of Bea's hand has a build
+    among its legal moves, its button (*Build N on ...*) makes it, and both pages then show the
+    build on the table as one unit with its value and its owner."""
+    with httpx.Client(base_url=base, timeout=10) as http:
+        rules = {"game": "GAME_TABLIC", "players": 2, "tablic": {"target": 101, "building": True}}
+        table_id = connect(http, "KafanaService", "CreateTable", {"config": {"rules": rules}})[
+            "tableId"
+        ]
+        seats = {
+            name: connect(http, "KafanaService", "JoinTable", {"tableId": table_id, "name": name})
+            for name in ("Bea", "Cid")
+        }
+    pages = {name: seated(browser, base, table_id, joined, name) for name, joined in seats.items()}
+    built = ""
+    for _ in range(120):  # turns of both; a build comes up within a few hands
+        mover = next((p for p in pages.values() if p.locator(".seat.mine.to-move").count()), None)
+        if mover is None:
+            time.sleep(0.05)
+            continue
+        if mover is pages["Bea"]:
+            built = offered_build(mover)
+            if built:
+                before = seq(mover)
+                mover.locator(".option", has_text=built).first.click()
+                mover.wait_for_function(
+                    f"document.querySelector('main.page').dataset.seq !== '{before}'"
+                )
+                break
+        play_one(mover)
+    assert built, "no build was offered to Bea in 120 turns"
+    value = re.search(r"(\d+) on", built)
+    assert value is not None
+    for page in pages.values():
+        unit = page.locator(f".table-cards .build[data-build='{value.group(1)}']").first
+        unit.wait_for()
+        assert "Bea" in unit.inner_text() and unit.locator(".card").count() >= 2
+        assert "a build of" in (unit.get_attribute("aria-label") or "")
+    assert "built" in pages["Cid"].inner_text("#last-move")
+    shot(pages["Cid"], "build")

@@ -89,10 +89,23 @@ function sideNames(state: TableState): string[] {
 export function describeMove(name: string, move: Move | undefined, names: readonly string[] = []): string {
   if (!move) return name;
   if (move.game.case === "tablic") {
-    const { card, captured } = move.game.value;
+    const { card, captured, joined, buildValue } = move.game.value;
+    if (buildValue) return `${name} built ${buildValue}: ${label(card)} on ${labels(joined)}`;
     return captured.length ? `${name} took ${labels(captured)} with ${label(card)}` : `${name} trailed ${label(card)}`;
   }
   return `${name}: ${tacLabel(move, names, undefined)}`;
+}
+
+/** A legal Tablić move of the selected card as its button says it: "Take 5♣ + 4♦", "Build 9 on
+ * 4♦", "Raise to 11: 2♠ + 4♦ + 5♣", "Trail". */
+function optionLabel(move: Move, view: TablicView): string {
+  if (move.game.case !== "tablic") return move.text;
+  const { captured, joined, buildValue } = move.game.value;
+  if (buildValue) {
+    const raise = view.builds.some((b) => b.cards.some((c) => joined.includes(c)));
+    return `${raise ? "Raise to" : "Build"} ${buildValue} on ${labels(joined)}`;
+  }
+  return captured.length ? `Take ${labels(captured)}` : "Trail";
 }
 
 /** A Tač move in words: "7♥: turned card → centre", "Turn a card over", "Tač!". */
@@ -443,6 +456,19 @@ export async function tablePage(
   }
 
   function tablicBoard(s: TableState, view: TablicView, names: string[]): HTMLElement[] {
+    /** A table card: chosen for a capture by a click (a build's card: the whole build). */
+    const tableCard = (card: string, unit: readonly string[] = [card]) => face(card, {
+      selected: selectedTable.has(card),
+      legal: takeable.has(card),
+      onclick: mine ? () => {
+        const on = !selectedTable.has(card);
+        for (const c of unit) {
+          if (on) selectedTable.add(c);
+          else selectedTable.delete(c);
+        }
+        render();
+      } : undefined,
+    });
     const mine = seat !== undefined && view.seat === seat.seat;
     const myTurn = mine && s.currentSeat === seat?.seat && s.info?.status === TableStatus.PLAYING;
     const sides = sideNames(s);
@@ -460,15 +486,14 @@ export async function tablePage(
     });
     const table = h("section", { class: "table-cards", "aria-label": "cards on the table" },
       h("h2", {}, "Table"),
-      view.table.length ? view.table.map((card) => face(card, {
-        selected: selectedTable.has(card),
-        legal: takeable.has(card),
-        onclick: mine ? () => {
-          if (selectedTable.has(card)) selectedTable.delete(card);
-          else selectedTable.add(card);
-          render();
-        } : undefined,
-      })) : h("p", { class: "empty" }, "The table is empty."),
+      view.table.length || view.builds.length ? [
+        view.table.map((card) => tableCard(card)),
+        view.builds.map((build) => h("div", {
+          class: `build${build.cards.some((c) => takeable.has(c)) ? " legal" : ""}`, role: "group", "data-build": build.value,
+          "aria-label": `a build of ${build.value}, ${names[build.owner] ?? `seat ${build.owner + 1}`}'s: ${labels(build.cards)}`,
+        }, build.cards.map((card) => tableCard(card, build.cards)),
+        h("span", { class: "build-value" }, `= ${build.value} · ${names[build.owner] ?? ""}`))),
+      ] : h("p", { class: "empty" }, "The table is empty."),
       h("p", { class: "deck" }, `Deck: ${view.deckRemaining} cards · hand ${view.handNo + 1} · dealer ${names[view.dealer] ?? ""}`),
       lastPlayed?.captured.length ? h("div", { class: "last-take", id: "last-take", "aria-hidden": "true" },
         h("span", {}, `${lastPlayed.who} took `), lastPlayed.captured.map((c) => face(c, { extra: "taken" })),
@@ -502,7 +527,7 @@ export async function tablePage(
         options.length ? h("div", { class: "options", "aria-label": "legal moves with this card" },
           h("span", {}, "Legal: "),
           options.map((m) => h("button", { type: "button", class: "option", onclick: () => void play(m) },
-            m.game.case === "tablic" && m.game.value.captured.length ? `Take ${labels(m.game.value.captured)}` : "Trail"))) : null,
+            optionLabel(m, view)))) : null,
         !myTurn && s.info?.status === TableStatus.PLAYING ? h("p", { class: "waiting" }, `Waiting for ${names[s.currentSeat ?? 0]}…`) : null));
     }
     parts.push(h("section", { class: "panel last" },
