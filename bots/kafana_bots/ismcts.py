@@ -16,6 +16,10 @@ With two players and an empty deck nothing is hidden: the bot runs iterative dee
 alpha-beta over the rest of the hand instead (`exact.solve`), exact when it fits the budget
 (the clock, or with `iterations=N` a node budget of 4 N, at least 6,000).
 
+With `building` (which the simulator does not know) the worlds are states of the engine
+itself, made by replaying the hand (`state_worlds.Replayed`; worlds where another seat's build
+could not have been made are drawn again), and played out with `greedy`'s choices there.
+
 The budget is time (`budget_ms`, default 200), counted in the CPU time of the deciding thread
 where the host has that clock (`clock.Deadline`: a loaded host slows the answer, not the
 search; at most 10 times the budget of wall time), or, for replayable results, a number of
@@ -25,8 +29,9 @@ sampled worlds (`iterations`).
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+from kafana.errors import IllegalMoveError
 from kafana.games.tablic import Move, Rules, View
 
 from kafana_bots.base import Bot
@@ -36,7 +41,8 @@ from kafana_bots.exact import solve
 from kafana_bots.greedy import greedy_value
 from kafana_bots.knowledge import PlayLog
 from kafana_bots.rollout import estimate, truncated_rollout, utility
-from kafana_bots.sim import SimMove
+from kafana_bots.sim import HandSim, SimMove
+from kafana_bots.state_worlds import Replayed, build_needs, cards_of, meets, state_playout
 from kafana_bots.worlds import WorldSampler, hands_known, sample_hidden, sim_from_view
 
 DEFAULT_BUDGET_MS = 200.0
@@ -54,6 +60,8 @@ HORIZON = 10
 """Playouts stop after this many moves (by any seat) and the position is estimated."""
 INFERENCE = True
 """Whether worlds are drawn with the other seats' card weights (`knowledge.hand_weights`)."""
+BUILD_TRIES = 50
+"""Worlds drawn, with `building`, to find one where the other seats' builds were legal."""
 
 
 class SearchBot(Bot):
@@ -96,6 +104,8 @@ class SearchBot(Bot):
         order = sorted(range(len(moves)), key=lambda i: -greedy_value(view, moves[i]))
         candidates = [moves[i] for i in order[:MAX_CANDIDATES]]
         side = self.rules.side_of(self.seat)
+        if self.rules.building:
+            return self._sample_states(view, candidates, deadline)
         if hands_known(view):
             picked = self._solve(view, candidates, side, deadline)
             if picked is not None:
@@ -124,10 +134,67 @@ class SearchBot(Bot):
     def _sample(
         self, view: View, candidates: list[Move], side: int, deadline: Deadline | None
     ) -> Move:
-        alive = list(range(len(candidates)))
-        totals = [0.0] * len(candidates)
         sampler = WorldSampler(view, self.log.weights(view) if INFERENCE else None)
-        sim_moves: list[SimMove] | None = None
+        sim_moves: list[SimMove] = []
+
+        def next_world() -> Callable[[int], float]:
+            world = sampler.sample(self.rng)
+            if not sim_moves:
+                sim_moves.extend(world.to_sim(m) for m in candidates)
+
+            def value(i: int) -> float:
+                sim = world.copy()
+                sim.play(*sim_moves[i])
+                return self._value(sim, side)
+
+            return value
+
+        return candidates[self._halving(len(candidates), next_world, deadline)]
+
+    def _sample_states(self, view: View, candidates: list[Move], deadline: Deadline | None) -> Move:
+        """`building` (the simulator knows no builds): the worlds are `MatchState`s, made by
+        replaying the hand's moves (`state_worlds.Replayed`), played out by greedy play."""
+        deal = self.log.deal_moves(view)
+        if deal is None:
+            return candidates[0]  # not told every move: the greedy choice
+        sampler = WorldSampler(view, self.log.weights(view) if INFERENCE else None)
+        needs = build_needs(view, deal)
+
+        def sample() -> HandSim:
+            for _ in range(BUILD_TRIES):  # a world where the builds made were legal
+                world = sampler.sample(self.rng)
+                if meets(world, needs):
+                    return world
+            return world
+
+        try:
+            replayed = Replayed(view, self.log.opening, self.log.moves, *cards_of(sample()))
+        except IllegalMoveError:
+            return candidates[0]  # no world found that replays the hand: the greedy choice
+        plies = self.horizon or 52
+
+        def next_world() -> Callable[[int], float]:
+            state = replayed.world(*cards_of(sample()))
+
+            def value(i: int) -> float:
+                points = state_playout(state.apply(candidates[i]), plies)
+                return utility(points, replayed.side)
+
+            return value
+
+        return candidates[self._halving(len(candidates), next_world, deadline)]
+
+    def _halving(
+        self,
+        count: int,
+        next_world: Callable[[], Callable[[int], float]],
+        deadline: Deadline | None,
+    ) -> int:
+        """The best of `count` candidates over sampled worlds (`next_world` samples one and
+        gives each candidate's value in it), the worse half dropped after 8, 16, 32...
+        worlds; a world the deadline interrupts is not counted."""
+        alive = list(range(count))
+        totals = [0.0] * count
         worlds = 0
         next_cut = 8
         limit = self.iterations
@@ -136,26 +203,26 @@ class SearchBot(Bot):
                 break
             if deadline is not None and worlds and deadline.passed():
                 break
-            world = sampler.sample(self.rng)
-            if sim_moves is None:
-                sim_moves = [world.to_sim(m) for m in candidates]
+            value = next_world()
             results: list[float] = []
             for i in alive:
                 if deadline is not None and worlds and deadline.passed():
                     break  # this world is left unfinished and not counted
-                sim = world.copy()
-                sim.play(*sim_moves[i])
-                truncated_rollout(sim, self.horizon or 52)
-                results.append(utility(estimate(sim), side))
+                results.append(value(i))
             if len(results) < len(alive):
                 break
-            for i, value in zip(alive, results, strict=True):
-                totals[i] += value
+            for i, result in zip(alive, results, strict=True):
+                totals[i] += result
             worlds += 1
             if worlds == next_cut and len(alive) > 2:
                 alive.sort(key=lambda i: -totals[i])
                 alive = alive[: max(2, (len(alive) + 1) // 2)]
                 next_cut *= 2
         self.stats["worlds"] += worlds
-        best = max(alive, key=lambda i: totals[i])
-        return candidates[best]
+        return max(alive, key=lambda i: totals[i])
+
+    def _value(self, sim: HandSim, side: int) -> float:
+        """Our side's result of a world after a candidate: a greedy playout of `horizon`
+        moves, then the estimate."""
+        truncated_rollout(sim, self.horizon or 52)
+        return utility(estimate(sim), side)

@@ -21,6 +21,8 @@ def unseen(view: View) -> list[Card]:
     card that is not in this hand, on the table or in a side's pile can only be hidden.
     """
     seen: set[Card] = set(view.table)
+    for build in view.builds:  # `building`: a build's cards lie on the table too
+        seen.update(build.cards)
     seen.update(view.hand or ())
     for pile in view.captured:
         seen.update(pile)
@@ -66,7 +68,8 @@ LoggedMove = tuple[int, Move, tuple[Card, ...]]
 
 
 class PlayLog:
-    """The moves of the current hand as a seat saw them, each with the table it was played to.
+    """The moves of the current hand as a seat saw them, each with the table (its loose
+    cards) it was played to.
 
     Fed by `Bot.observe`; `deal_moves` keeps the moves since the hands were last dealt and
     checks the log against the seat's view (a bot that was not told every event gets None).
@@ -74,6 +77,7 @@ class PlayLog:
 
     def __init__(self) -> None:
         self.hand_no: int | None = None
+        self.opening: tuple[Card, ...] = ()
         self.start_table = 0
         self.table: list[Card] = []
         self.moves: list[LoggedMove] = []
@@ -84,6 +88,7 @@ class PlayLog:
         if isinstance(event, HandStarted):
             self.hand_no = event.hand_no
             self.table = sorted(event.table)
+            self.opening = tuple(self.table)
             self.start_table = len(self.table)
             self.moves = []
             self.values = []
@@ -92,8 +97,9 @@ class PlayLog:
             self.moves.append((event.seat, move, tuple(self.table)))
             if move.is_trail:
                 self.table = sorted([*self.table, move.card])
-            else:
-                self.table = [c for c in self.table if c not in move.captured]
+            else:  # a capture, or a build (`building`): its loose cards leave the table
+                gone = move.captured | move.joined
+                self.table = [c for c in self.table if c not in gone]
 
     def weights(self, view: View) -> dict[int, dict[int, float]] | None:
         """`hand_weights` for this deal, or None if the log does not match the view; each

@@ -123,9 +123,15 @@ def estimate(sim: HandSim) -> list[float]:
     """Points per side: final if the hand is over, else taken so far plus the cards' race."""
     if sim.current is None:
         return [float(p) for p in sim.final_points()]
-    rules = sim.rules
-    out = [p + t * rules.tabla_points for p, t in zip(sim.points, sim.tablas, strict=True)]
-    cards = sim.cards
+    return score_estimate(sim.rules, sim.points, sim.tablas, sim.cards)
+
+
+def score_estimate(
+    rules: Rules, points: Sequence[int], tablas: Sequence[int], cards: Sequence[int]
+) -> list[float]:
+    """Points per side in the middle of a hand: card points and tablas taken, and each card's
+    share of the most-cards race (the race's points once one of two sides has 27)."""
+    out = [p + t * rules.tabla_points for p, t in zip(points, tablas, strict=True)]
     if len(cards) == 2 and max(cards) >= 27:
         out[0 if cards[0] >= 27 else 1] += rules.most_cards_points
         return [float(v) for v in out]

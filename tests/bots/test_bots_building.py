@@ -1,7 +1,7 @@
-"""Every built-in bot but `ismcts` plays the `building` switch legally, whole matches.
+"""Every built-in bot plays the `building` switch legally, whole matches.
 
-(`ismcts` searches with the simulator `kafana_bots.sim`, which knows no builds yet: its
-owner adds them.) `CheckedBot` asserts each answer is one of the legal moves offered.
+(`ismcts` searches worlds of the engine itself there: the simulator `kafana_bots.sim` knows
+no builds.) `CheckedBot` asserts each answer is one of the legal moves offered.
 """
 
 from __future__ import annotations
@@ -9,17 +9,17 @@ from __future__ import annotations
 import random
 
 import pytest
-from bots_support import TABLES
+from bots_support import TABLES, quick_options
 from kafana.games import tablic
 from kafana_bots import registry
 from kafana_bots.play import play
 from test_bots_legal import CheckedBot
 
-BOTS = ("random", "greedy", "heuristic")
+BOTS = ("random", "greedy", "heuristic", "ismcts")
 
 
-def test_the_bots_checked_are_every_built_in_one_but_ismcts() -> None:
-    assert set(registry.names()) == {*BOTS, "ismcts"}  # the oracle is the arena's only
+def test_the_bots_checked_are_every_built_in_one() -> None:
+    assert set(registry.names()) == set(BOTS)  # the oracle is the arena's only
 
 
 @pytest.mark.parametrize("name", BOTS)
@@ -32,7 +32,11 @@ def test_bot_finishes_a_match_with_building(
         preset, players=players, partnerships=partnerships, building=True, target=30
     )
     bots = [
-        CheckedBot(registry.create(name, seat=s, rules=rules, rng=random.Random(s)))
+        CheckedBot(
+            registry.create(
+                name, seat=s, rules=rules, rng=random.Random(s), **quick_options(name, 4)
+            )
+        )
         for s in range(players)
     ]
     state = play(tablic.new_match(rules, seed=3), bots)

@@ -10,6 +10,7 @@ from bots_support import TABLES, play_hand, quick_options
 from kafana.games import tablic
 from kafana.games.tablic import Move, View
 from kafana_bots import Bot, registry
+from kafana_bots.events import Event
 from kafana_bots.play import play
 
 
@@ -27,6 +28,10 @@ class CheckedBot(Bot):
         assert view.seat == self.seat and view.current_seat == self.seat
         self.decisions += 1
         return move
+
+    def observe(self, event: Event) -> None:
+        """Passed on: a search bot infers from the moves it is told of."""
+        self.inner.observe(event)
 
 
 def test_registry_lists_the_ladder_weakest_first() -> None:
