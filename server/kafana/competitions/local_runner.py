@@ -1,27 +1,25 @@
 """Play a tournament in-process: bots from `kafana_bots`, the fault policy enforced per move.
 
 Both games (Tablić for 2, 3 or 4 players or 2 against 2, Tač) are played by the one
-in-process runner, `kafana_bots.play.play`. A bot's decision is timed; past the policy's
-`move_ms` its move is discarded and the policy applies (the game is deterministic given the
-secrets, except for what the clock decides). A bot that raises counts as disconnected; one
-that returns a move that is not legal is asked again up to `illegal_limit` times.
+in-process runner, `kafana_bots.play.play`, with the policy's `Referee` as its decision step
+(`kafana.competitions.policy`: a late move is discarded, a bot that raises is disconnected, an
+illegal move is asked again up to `illegal_limit` times). The game is deterministic given the
+secrets, except for what the clock decides.
 """
 
 from __future__ import annotations
 
 import random
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from kafana_bots import Bot, registry
-from kafana_bots.base import Player
 from kafana_bots.play import play
 
 from kafana.competitions.envelope import FairRecord
 from kafana.competitions.fairness import CHOSEN, commitment, deal_seed
 from kafana.competitions.model import Ending, GameResult, GameSpec, forfeit_places
-from kafana.competitions.policy import Action, Fault, FaultPolicy, Reason
+from kafana.competitions.policy import FaultPolicy, Referee
 from kafana.competitions.tournament import GameRules, Status, Tournament
 from kafana.games import tablic, tac
 from kafana.games.protocol import GameState
@@ -50,32 +48,6 @@ def new_game(rules: GameRules, seed: int, spec: GameSpec) -> GameState[Any, Any,
     return tablic.new_match(rules, seed=seed, decks=spec.decks or None)
 
 
-class _Decision:
-    """One seat's decision under the policy: a move, or a fault and the action to take."""
-
-    def __init__(self, move: Any, fault: Reason | None = None, detail: str = "") -> None:
-        self.move = move
-        self.fault = fault
-        self.detail = detail
-
-
-def _decide(
-    bot: Player[Any, Any, Any], state_view: Any, legal: Sequence[Any], policy: FaultPolicy
-) -> _Decision:
-    for _attempt in range(max(1, policy.illegal_limit)):
-        start = time.perf_counter()
-        try:
-            move = bot.choose(state_view, legal)
-        except Exception as exc:  # a crashing bot is a disconnected seat
-            return _Decision(None, Reason.DISCONNECT, f"{type(exc).__name__}: {exc}")
-        elapsed_ms = (time.perf_counter() - start) * 1000
-        if policy.move_ms and elapsed_ms > policy.move_ms:
-            return _Decision(None, Reason.TIMEOUT, f"{elapsed_ms:.0f} ms > {policy.move_ms} ms")
-        if move in legal:
-            return _Decision(move)
-    return _Decision(None, Reason.ILLEGAL_MOVES, f"{policy.illegal_limit} illegal moves")
-
-
 def play_game(
     spec: GameSpec,
     secret: str,
@@ -96,27 +68,9 @@ def play_game(
         factory(name, seat, rules, random.Random(f"{seed}:{spec.game_id}:{seat}"))
         for seat, name in enumerate(spec.seats)
     ]
-    faults: list[Fault] = []
-    autopilot: dict[int, int] = {}  # seat -> hand number it plays default moves in (Tač: all)
-    forfeit: int | None = None
-
-    def decide(seat: int, view: Any, legal: Sequence[Any]) -> Any:
-        nonlocal forfeit
-        if autopilot.get(seat) == getattr(view, "hand_no", 0):
-            return legal[0]
-        decision = _decide(bots[seat], view, legal, policy)
-        if decision.fault is None:
-            return decision.move
-        action = policy.action(decision.fault)
-        faults.append(Fault(seat, decision.fault, action, view.move_count, decision.detail))
-        if action is Action.FORFEIT_MATCH:
-            forfeit = seat
-            return None
-        if action is Action.FORFEIT_HAND:
-            autopilot[seat] = getattr(view, "hand_no", 0)
-        return legal[0]
-
-    state = play(new_game(rules, seed, spec), bots, decide=decide)
+    referee = Referee(policy, bots)
+    state = play(new_game(rules, seed, spec), bots, decide=referee.decide)
+    faults, forfeit = referee.faults, referee.forfeit
     outcome = state.outcome(forfeit)
     assert outcome is not None  # play ends a game, or stops it for a forfeit
     sides = len(spec.sides)

@@ -1,13 +1,22 @@
 """Fault policy: what happens to a seat that times out, disconnects or keeps moving illegally.
 
 Every fault is recorded on its game with a reason code and the action taken, so standings and
-exports show why a game ended the way it did.
+exports show why a game ended the way it did. Where it is applied: a game on a server table by
+the table itself (`table_results.clock_spec` turns the policy into the table's clock: every
+runner on a server, the hosted director and `kafana tournament run --server`, leaves its seats
+to it); a game played in-process by `Referee` here, the `decide` step of the one match runner
+(`kafana_bots.play.play`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
+
+from kafana_bots.base import Player
 
 
 class Reason(StrEnum):
@@ -70,3 +79,56 @@ class Fault:
     def code(self) -> str:
         """A compact code for exports: ``seat1:timeout->default_move@12``."""
         return f"seat{self.seat}:{self.reason.value}->{self.action.value}@{self.move_no}"
+
+
+@dataclass
+class Referee:
+    """The policy applied in-process: each seat's decision through `decide`, the match
+    runner's hook (`kafana_bots.play.play(state, bots, decide=referee.decide)`).
+
+    A decision is timed (past `move_ms` its move is discarded: a timeout); a bot that raises
+    is a disconnect; a move that is not legal is asked for again, `illegal_limit` times in all.
+    The fault's action then applies: the default move (the first legal one, a trail when there
+    is one), default moves to the end of the hand (Tač: of the game), or a forfeit (`decide`
+    answers None, which stops the match; `forfeit` says whose). Every fault is in `faults`.
+    """
+
+    policy: FaultPolicy
+    bots: Sequence[Player[Any, Any, Any]]
+    faults: list[Fault] = field(default_factory=list)
+    forfeit: int | None = None
+    """The seat whose side forfeited the match (None: none)."""
+    _autopilot: dict[int, int] = field(default_factory=dict)  # seat -> hand it plays by default
+
+    def decide(self, seat: int, view: Any, legal: Sequence[Any]) -> Any:
+        """The move `seat` plays at `view` under the policy; None: its side forfeits."""
+        hand = getattr(view, "hand_no", 0)
+        if self._autopilot.get(seat) == hand:
+            return legal[0]
+        move, reason, detail = self._ask(seat, view, legal)
+        if reason is None:
+            return move
+        action = self.policy.action(reason)
+        self.faults.append(Fault(seat, reason, action, view.move_count, detail))
+        if action is Action.FORFEIT_MATCH:
+            self.forfeit = seat
+            return None
+        if action is Action.FORFEIT_HAND:
+            self._autopilot[seat] = hand
+        return legal[0]
+
+    def _ask(self, seat: int, view: Any, legal: Sequence[Any]) -> tuple[Any, Reason | None, str]:
+        """The bot's move, or the fault it committed and its detail."""
+        limit = self.policy.illegal_limit
+        for _attempt in range(max(1, limit)):
+            start = time.perf_counter()
+            try:
+                move = self.bots[seat].choose(view, legal)
+            except Exception as exc:  # a crashing bot is a disconnected seat
+                return None, Reason.DISCONNECT, f"{type(exc).__name__}: {exc}"
+            elapsed_ms = (time.perf_counter() - start) * 1000
+            if self.policy.move_ms and elapsed_ms > self.policy.move_ms:
+                return None, Reason.TIMEOUT, f"{elapsed_ms:.0f} ms > {self.policy.move_ms} ms"
+            if move in legal:
+                return move, None, ""
+        return None, Reason.ILLEGAL_MOVE, f"{limit} illegal moves"

@@ -1,8 +1,8 @@
 """A remote entrant: its bot runs as a separate process, `python -m kafana.cli bot run`.
 
 The process joins its seat itself, plays, and exits when the match is over. If it exits
-with an error before that, the seat is disconnected: after the policy's grace period the
-runner (which learnt the seat's token from the process) forfeits or plays default moves.
+with an error before that, the seat is disconnected: the table's policy forfeits it or plays
+its turns by default after the grace (`seats.gone`); a seat it never took has its table closed.
 """
 
 from __future__ import annotations
@@ -13,11 +13,10 @@ import re
 import sys
 from pathlib import Path
 
-from kafana_client.aio import AsyncClient, AsyncSeat
+from kafana_client.aio import AsyncClient
 
-from kafana.cli.runner.seats import disconnected
+from kafana.cli.runner.seats import gone
 from kafana.competitions.policy import Fault, FaultPolicy
-from kafana.games.tablic import Rules
 
 TOKEN = re.compile(r"seat (\d+) token (\S+)")
 
@@ -43,10 +42,10 @@ async def remote_seat(
     spec: str,
     seed: int,
     policy: FaultPolicy,
-    rules: Rules,
     notes: list[Fault],
 ) -> None:
-    """Run the remote bot process for `seat` until it exits; apply the policy if it failed."""
+    """Run the remote bot process for `seat` until it exits; if it failed, note it and leave
+    the seat to the table's policy."""
     tls = client.options.tls
     ca = tls.root_certificates if tls is not None else None
     ca_file = str(ca) if isinstance(ca, str | Path) else ""  # the same PEM the runner trusts
@@ -61,11 +60,6 @@ async def remote_seat(
     if process.returncode == 0:
         return
     text = err.decode(errors="replace")
-    found = TOKEN.search(text)
+    seated = TOKEN.search(text) is not None  # it printed its seat's token once it took it
     detail = f"remote bot exited with {process.returncode}: {text.strip().splitlines()[-1:]}"
-    held = None
-    if found is not None:
-        held = AsyncSeat(client, table_id, int(found.group(1)), found.group(2), name)
-    await disconnected(
-        client, table_id, seat, held, detail, policy, rules, notes, admin_token=admin_token
-    )
+    await gone(client, table_id, seat, seated, detail, policy, notes, admin_token=admin_token)

@@ -1,31 +1,20 @@
-"""Seats whose bot is gone: the disconnect policy, its default-move stand-in, and whether the
-table is over anyway (then nobody is at fault)."""
+"""Seats whose bot is gone: noted, and left to the table's fault policy.
+
+The table enforces the event's policy (`table_results.clock_spec`: after the disconnect grace
+it forfeits the seat or plays its turns by default); the runner only notes what happened to
+the bot (the detail of the table's `disconnect` fault) and waits for the table's end. A seat
+nobody took (its remote bot process never joined) cannot be played: its table is closed.
+"""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import random
-from collections.abc import Sequence
 
-from kafana_bots import Bot
-from kafana_client.aio import AsyncClient, AsyncSeat
-from kafana_client.bots import run_bot
+from kafana_client.aio import AsyncClient
 from kafana_client.errors import RpcError
 
-from kafana.competitions.policy import Action, Fault, FaultPolicy, Reason
-from kafana.games.tablic import Move, Rules, View
+from kafana.competitions.policy import Fault, FaultPolicy, Reason
 from kafana.v1 import state_pb2
-
-
-class Fallback(Bot):
-    """The default move for a seat whose own bot is gone (a trail when it can)."""
-
-    name = "default"
-
-    def choose(self, view: View, legal_moves: Sequence[Move]) -> Move:
-        """The first legal move."""
-        return legal_moves[0]
 
 
 async def table_over(client: AsyncClient, table_id: str) -> bool:
@@ -37,29 +26,25 @@ async def table_over(client: AsyncClient, table_id: str) -> bool:
     return bool(info.status == state_pb2.TABLE_STATUS_FINISHED)
 
 
-async def disconnected(
+async def gone(
     client: AsyncClient,
     table_id: str,
     seat: int,
-    held: AsyncSeat | None,
+    seated: bool,
     detail: str,
     policy: FaultPolicy,
-    rules: Rules,
     notes: list[Fault],
     admin_token: str = "",
 ) -> None:
-    """The bot of `seat` is gone (`detail` says how). Unless the table is over, after the grace
-    period the fault is noted and the seat forfeits or plays default moves from here on (the
-    server has no per-hand forfeit); a seat never `held` has its table closed instead."""
+    """The bot of `seat` is gone (`detail` says how). Unless the table is over, the fault is
+    noted and the table's policy plays on to the end (waited for here); a seat never `seated`
+    has its table closed instead (the game is not played)."""
     if await table_over(client, table_id):
         return  # the table ended (the other seat, the organiser): no seat is at fault
-    await asyncio.sleep(policy.disconnect_grace_ms / 1000)
-    action = policy.action(Reason.DISCONNECT)
-    notes.append(Fault(seat, Reason.DISCONNECT, action, -1, detail))
+    notes.append(Fault(seat, Reason.DISCONNECT, policy.action(Reason.DISCONNECT), -1, detail))
     with contextlib.suppress(RpcError):
-        if held is None:  # nobody can play it
+        if not seated:
             await client.close_table(table_id, admin_token)
-        elif action is Action.FORFEIT_MATCH:
-            await held.leave()
-        else:
-            await run_bot(held, Fallback(seat, rules, random.Random(0)))
+            return
+        async for _event in client.events(table_id):  # a spectator, until the table ends
+            pass

@@ -1,10 +1,12 @@
 """Play a tournament through a running Kafana server: one table per game, bots via the SDK.
 
-For each game the runner creates a table with the game's seed (and decks), seats the
-entrants' bots with `kafana_client.bots.run_bot`, waits for the end, and fetches the record.
-The server's clock enforces `move_ms` (its default move, or a forfeit); a bot whose task
-fails is a disconnected seat, handled after the policy's grace period. Every fault found in
-the table's events is recorded on the game with its reason code.
+For each game the runner creates a table with the game's seed (and decks) and the event's
+fault policy as its clock (`table_results.game_table_config`, as the hosted director does),
+seats the entrants' bots with `kafana_client.bots.run_bot` (each deciding on a thread of its
+own), waits for the end, and fetches the record. The table applies the whole policy (clock,
+disconnects, illegal moves); a bot whose task fails is noted and its seat left to the table
+(`seats.gone`). Every fault found in the table's events is recorded on the game with its
+reason code. Tablić and Tač events alike.
 """
 
 from __future__ import annotations
@@ -15,51 +17,31 @@ import random
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
-from kafana_bots import Bot
 from kafana_client.aio import AsyncClient, AsyncSeat
 from kafana_client.bots import run_bot
-from kafana_client.connection import ConnectOptions
 from kafana_client.errors import RpcError
 
 from kafana.cli.runner.remote_seat import remote_seat
-from kafana.cli.runner.seat_loops import SeatLoops
-from kafana.cli.runner.seats import disconnected
+from kafana.cli.runner.seats import gone
 from kafana.competitions.control import EventControl
 from kafana.competitions.local_runner import BotFactory
 from kafana.competitions.model import GameResult, GameSpec
 from kafana.competitions.policy import Fault, FaultPolicy
 from kafana.competitions.table_results import game_result, game_table_config
 from kafana.competitions.tournament import Status, Tournament
-from kafana.errors import InvalidInputError
-from kafana.games.tablic import Rules
 from kafana.tasks import cancel_and_wait
 from kafana.v1 import service_pb2
 
 
-async def seat_task(
-    seat: AsyncSeat, bot: Bot, policy: FaultPolicy, rules: Rules, notes: list[Fault]
-) -> None:
-    """Play `seat` with `bot`; if the bot fails, apply the disconnect policy (noted in `notes`)."""
+async def seat_task(seat: AsyncSeat, bot: Any, policy: FaultPolicy, notes: list[Fault]) -> None:
+    """Play `seat` with `bot` (on a thread of its own); if the bot fails, note it and leave the
+    seat to the table's policy until the table ends."""
     try:
-        await run_bot(seat, bot)
+        await run_bot(seat, bot, threaded=True)
         return
-    except Exception as exc:  # the bot or its connection failed
+    except Exception as exc:  # the bot or its connection failed: its stream is closed
         detail = f"{type(exc).__name__}: {exc}"
-    await disconnected(seat.client, seat.table_id, seat.seat, seat, detail, policy, rules, notes)
-
-
-async def isolated_seat(
-    options: ConnectOptions,
-    joined: AsyncSeat,
-    bot: Bot,
-    policy: FaultPolicy,
-    rules: Rules,
-    notes: list[Fault],
-) -> None:
-    """Run one seat on its own loop with its own connection."""
-    async with AsyncClient(options) as client:
-        seat = AsyncSeat(client, joined.table_id, joined.seat, joined.token, joined.name)
-        await seat_task(seat, bot, policy, rules, notes)
+    await gone(seat.client, seat.table_id, seat.seat, True, detail, policy, notes)
 
 
 async def play_game(
@@ -67,17 +49,15 @@ async def play_game(
     tournament: Tournament,
     spec: GameSpec,
     factory: BotFactory,
-    loops: SeatLoops | None = None,
     remote: Mapping[str, str] | None = None,
     on_table: Callable[[str, tuple[str, str]], None] | None = None,
 ) -> GameResult:
     """Play one game on the server; the result carries the fair record and its faults.
 
     Entrants named in `remote` (entrant -> bot spec) play through their own process, the
-    remote bot runner (`remote_seat`); the others through `factory`.
-
-    With `loops`, every seat's bot runs on a loop in another thread, with its own connection,
-    as separate processes would: a slow or busy bot cannot stall the other seats' clocks.
+    remote bot runner (`remote_seat`); the others through `factory`, each bot deciding on a
+    thread of its own (`kafana_client.seat_loop.Worker`): a slow or busy bot cannot stall the
+    other seats' clocks.
     """
     config = tournament.config
     seed = tournament.seed_of(spec.game_id)
@@ -86,11 +66,8 @@ async def play_game(
     if on_table is not None:
         on_table(spec.game_id, (table_id, created.admin_token))
     rules = config.rules
-    if not isinstance(rules, Rules):
-        raise InvalidInputError("tournament run --server plays Tablić events (Tač: in-process)")
     notes: list[Fault] = []
     tasks: list[Coroutine[Any, Any, None]] = []
-    inner: list[Coroutine[Any, Any, None]] = []  # the seats' own, run by `loops`
     for index, name in enumerate(spec.seats):
         if remote and name in remote:
             tasks.append(
@@ -103,7 +80,6 @@ async def play_game(
                     remote[name],
                     seed,
                     config.policy,
-                    rules,
                     notes,
                 )
             )
@@ -111,15 +87,11 @@ async def play_game(
         try:
             seat = await client.join(table_id, seat=index, name=name)
         except BaseException:
-            for task in tasks + inner:
+            for task in tasks:
                 task.close()  # the seats taken never play: the table was closed under them
             raise
         bot = factory(name, index, rules, random.Random(f"{seed}:{spec.game_id}:{index}"))
-        if loops is None:
-            tasks.append(seat_task(seat, bot, config.policy, rules, notes))
-        else:
-            inner.append(isolated_seat(client.options, seat, bot, config.policy, rules, notes))
-            tasks.append(loops.run(inner[-1]))
+        tasks.append(seat_task(seat, bot, config.policy, notes))
     await asyncio.gather(*tasks)
     answer: service_pb2.GetRecordResponse = await client.record(table_id)
     return game_result(spec, seed, table_id, answer, tournament, notes)
@@ -133,20 +105,17 @@ async def run_on_server(
     parallel: int = 4,
     on_result: Callable[[GameResult], None] | None = None,
     poll: float = 0.2,
-    isolate: bool = True,
     remote: Mapping[str, str] | None = None,
     control: EventControl | None = None,
 ) -> Tournament:
     """Play every round on the server (up to `parallel` games at once) until finished.
 
-    With `isolate` (the default) each bot runs in its own thread, loop and connection;
-    entrants in `remote` (entrant -> bot spec) run as separate processes. While the event is
-    paused no new game starts. With `control`, an organiser's pause, resume, end and
-    adjudications (from any process) are read every `poll` seconds; a game adjudicated or
-    ended while it runs has its table closed.
+    Each bot decides on a thread of its own; entrants in `remote` (entrant -> bot spec) run
+    as separate processes. While the event is paused no new game starts. With `control`, an
+    organiser's pause, resume, end and adjudications (from any process) are read every `poll`
+    seconds; a game adjudicated or ended while it runs has its table closed.
     """
     limit = asyncio.Semaphore(parallel)
-    loops = SeatLoops(2 * parallel) if isolate else None
     running: dict[str, tuple[str, str]] = {}  # game -> (table id, admin token)
 
     async def one(spec: GameSpec) -> None:
@@ -157,7 +126,7 @@ async def run_on_server(
                 return  # adjudicated or ended meanwhile
             try:
                 result = await play_game(
-                    client, tournament, spec, factory, loops, remote, running.__setitem__
+                    client, tournament, spec, factory, remote, running.__setitem__
                 )
             except RpcError:
                 if spec.game_id in tournament.results:
@@ -194,6 +163,4 @@ async def run_on_server(
             await asyncio.gather(*(one(spec) for spec in games))
     finally:
         await cancel_and_wait([watcher])
-        if loops is not None:
-            loops.close()
     return tournament
