@@ -69,3 +69,35 @@ def test_a_league_from_the_command_line(private_redis: RedisServer, tmp_path: Pa
     assert code == 2 and "is gone" in out and "the server referees" in out, out
     code, out = kafana("league", "board", "cup", "--server", served.target, *mine)
     assert code == 1 and out.count("\n") == 1 and "Traceback" not in out, out  # it stopped
+
+
+def test_a_tac_league_from_the_command_line(private_redis: RedisServer, tmp_path: Path) -> None:
+    url = flush(private_redis)
+    keys = asyncio.run(make_accounts(url, org="organiser", ana="bot", bob="bot"))
+    with serving(tmp_path, "--redis", url, "--auth", "required") as (served,):
+        served.wait_started()
+        at = ("--server", served.target)
+        create = ("league", "create", "tac-cup", *at, "--game", "tac", "--move-ms", "3000")
+        code, out = kafana(*create, "--key", keys["org"])
+        assert code == 0 and "tac default preset" in out, out
+        players = [
+            subprocess.Popen(
+                [KAFANA, "league", "play", "tac-cup", bot, *at, "--matches", "1"],
+                env={"KAFANA_KEY": keys[name], "PATH": ""},
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+            for name, bot in (("ana", "loader"), ("bob", "random"))
+        ]
+        outs = [p.communicate(timeout=90)[0] for p in players]
+        for player, out in zip(players, outs, strict=True):
+            assert player.returncode == 0, out
+            assert "match 1 settled: " in out and "not rated" not in out, out
+            assert "forfeit" not in out and "abandoned" not in out, out
+        record = tmp_path / "m1.txt"
+        mine = ("--key", keys["ana"])
+        code, out = kafana("league", "match", "tac-cup", "1", "--record", str(record), *at, *mine)
+        assert code == 0 and "settled" in out, out
+        code, out = kafana("verify", str(record))
+        assert code == 0 and ": OK: tac, " in out, out
