@@ -1160,3 +1160,52 @@ def test_builds_on_the_table_and_a_build_made_in_the_page(base: str, browser: Br
         assert "a build of" in (unit.get_attribute("aria-label") or "")
     assert "built" in pages["Cid"].inner_text("#last-move")
     shot(pages["Cid"], "build")
+
+
+def test_the_last_move_travels_to_the_table(base: str, browser: Browser) -> None:
+    """The card of a move travels from where it was played to where it lands: on the
+    player's page up from the hand, on the other player's page down from the mover's seat;
+    with prefers-reduced-motion (Cid's browser) it does not move."""
+    with httpx.Client(base_url=base, timeout=10) as http:
+        rules = {"game": "GAME_TABLIC", "players": 2, "tablic": {"target": 101}}
+        table_id = connect(http, "KafanaService", "CreateTable", {"config": {"rules": rules}})[
+            "tableId"
+        ]
+        joined = {
+            name: connect(http, "KafanaService", "JoinTable", {"tableId": table_id, "name": name})
+            for name in ("Tea", "Cid")
+        }
+    tea = seated(browser, base, table_id, joined["Tea"], "Tea")
+    calm = browser.new_context(
+        viewport={"width": 1100, "height": 800}, bypass_csp=True, reduced_motion="reduce"
+    )
+    cid = calm.new_page()
+    cid.set_default_timeout(15_000)
+    cid.goto(base)
+    seat = {"seat": joined["Cid"].get("seat", 0), "token": joined["Cid"]["seatToken"]}
+    cid.evaluate(
+        "([k, v]) => localStorage.setItem(k, v)",
+        [f"kafana.seat.{table_id}", json.dumps({**seat, "name": "Cid"})],
+    )
+    cid.goto(f"{base}#/t/{table_id}")
+    cid.wait_for_selector(".hand [data-card]")
+    first, second = (tea, cid) if tea.locator(".seat.mine.to-move").count() else (cid, tea)
+    first.wait_for_selector(".seat.mine.to-move")
+    card = first.locator(".hand button.card").first.get_attribute("data-card") or ""
+    first.locator(f".hand [data-card='{card}']").click()
+    first.locator(".option").first.click()
+    travels = {}
+    for page in (first, second):
+        page.wait_for_function(
+            "c => (document.querySelector('main.page').dataset.travel || '').startsWith(c + ' ')",
+            arg=card,
+        )
+        travels[page] = (page.locator("main.page").get_attribute("data-travel") or "").split(" ")
+    for page in (tea, cid):
+        if page is cid:
+            assert travels[page][1] == "still"  # reduced motion: no travel
+            assert cid.evaluate("document.getAnimations().length") == 0
+        else:
+            _dx, dy = (int(n) for n in travels[page][1].split(","))
+            # the mover's card comes up from the hand; the other's down from the seat
+            assert (dy > 40) if page is first else (dy < -40), travels[page]

@@ -147,6 +147,8 @@ export async function tablePage(
   let hint = "";
   /** The last Tablić move, drawn on the table: the card played and what it took. */
   let lastPlayed: { card: string; captured: string[]; who: string } | undefined;
+  /** The card of the last move, to travel from where it was played to where it lands. */
+  let travel: { card: string; seat: number; from?: DOMRect } | undefined;
   /** The hand just scored, shown until the next move of this seat or a click. */
   let handEnd: { hand: number; points: number[] } | undefined;
   let hinting = false;
@@ -226,6 +228,7 @@ export async function tablePage(
       lastMove = describeMove(who, event.move, names);
       const played = event.move?.game;
       lastPlayed = played?.case === "tablic" ? { card: played.value.card, captured: [...played.value.captured], who } : undefined;
+      travel = lastPlayed ? { card: lastPlayed.card, seat: event.seat, from: startOf(lastPlayed.card, event.seat) } : undefined;
       announcer.textContent = seat && event.seat === seat.seat ? lastMove.replace(who, "You") : lastMove;
       const move = event.move?.game;
       if (move?.case === "tablic" && move.value.captured.length) lastCapture = lastMove;
@@ -361,6 +364,27 @@ export async function tablePage(
     };
   }
 
+  /** Where a played card starts from: the card in this seat's hand, else the seat's panel. */
+  function startOf(card: string, seatNo: number): DOMRect | undefined {
+    const from = board.querySelector<HTMLElement>(`.hand [data-card="${card}"]`) ?? board.querySelector<HTMLElement>(`.seat[data-seat="${seatNo}"] .backs, .seat[data-seat="${seatNo}"]`);
+    return from?.getBoundingClientRect();
+  }
+
+  /** The last move's card travels from where it was played to where it landed (a trail or a
+   * build on the table, a capture beside what it took); not with prefers-reduced-motion. */
+  function travelled(): void {
+    if (!travel?.from) return;
+    const to = board.querySelector<HTMLElement>(`#last-take [data-card="${travel.card}"], .table-cards [data-card="${travel.card}"]`);
+    if (!to) return; // the table is not drawn after the move yet
+    const end = to.getBoundingClientRect();
+    const dx = travel.from.left - end.left;
+    const dy = travel.from.top - end.top;
+    const still = matchMedia("(prefers-reduced-motion: reduce)").matches || typeof to.animate !== "function";
+    if (!still) to.animate([{ transform: `translate(${dx}px, ${dy}px)` }, { transform: "none" }], { duration: 550, easing: "ease-out" });
+    root.dataset.travel = `${travel.card} ${still ? "still" : `${Math.round(dx)},${Math.round(dy)}`}`;
+    travel = undefined;
+  }
+
   function render(): void {
     fill(noticeBox, notice);
     fill(errorBox, error);
@@ -392,8 +416,10 @@ export async function tablePage(
     else if (state.game.case === "tac") parts.push(...tacBoard(state, state.game.value, names));
     if (state.result && info?.status === TableStatus.FINISHED) parts.push(resultBanner(state));
     const focus = focusToKeep();
+    if (travel && !travel.from) travel.from = startOf(travel.card, travel.seat);
     fill(board, parts);
     focus();
+    travelled();
     title(state);
     tick();
   }
