@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import random
+from itertools import accumulate
 from math import log
 
 from kafana.games.tablic import Card, View
 
 from kafana_bots.knowledge import hidden_sizes, unseen
 from kafana_bots.sim import HandSim
+
+REDRAWS = 8
+"""Rounds of weighted draws for a hand before the keys finish it (see `WorldSampler`)."""
 
 
 def sample_hidden(view: View, rng: random.Random) -> tuple[list[list[Card]], list[Card]]:
@@ -56,7 +60,13 @@ def hands_known(view: View) -> bool:
 class WorldSampler:
     """Samples the worlds of one decision: the position is built once, each world copies it
     and deals the unseen cards; a seat with card weights (`knowledge.hand_weights`) draws its
-    hand with them (weighted sampling without replacement), the rest uniformly."""
+    hand with them (weighted sampling without replacement), the rest uniformly.
+
+    A weighted hand is drawn card by card in proportion to the weights of the cards left
+    (`random.choices` on cumulative weights, a card already dealt drawn again), which is the
+    distribution of Efraimidis-Spirakis keys, at a few draws instead of a logarithm per unseen
+    card; when the cards left weigh almost nothing next to those dealt (redrawn too often),
+    the keys finish the hand."""
 
     def __init__(self, view: View, weights: dict[int, dict[int, float]] | None = None) -> None:
         sizes, self.deck_size = hidden_sizes(view)
@@ -65,34 +75,55 @@ class WorldSampler:
         empty[view.seat if view.seat is not None else 0] = list(view.hand or ())
         self.base = sim_from_view(view, empty, [])
         self.sizes = [(s, n) for s, n in enumerate(sizes) if n]
-        self.weights = {
-            seat: {i: 1.0 / w[i] if w[i] > 1e-300 else 1e300 for i in self.pool}
-            for seat, w in (weights or {}).items()
-            if any(w[i] != 1.0 for i in self.pool)
-        }
+        self.cumulative: dict[int, list[float]] = {}
+        self.inverse: dict[int, dict[int, float]] = {}
+        for seat, w in (weights or {}).items():
+            if all(w[i] == 1.0 for i in self.pool):
+                continue
+            self.cumulative[seat] = list(accumulate(max(w[i], 1e-300) for i in self.pool))
+            self.inverse[seat] = {i: 1.0 / w[i] if w[i] > 1e-300 else 1e300 for i in self.pool}
         assert sum(n for _, n in self.sizes) + self.deck_size == len(self.pool)
 
     def sample(self, rng: random.Random) -> HandSim:
         """One world: a copy of the position with the hidden cards dealt."""
         world = self.base.copy()
         hands = world.hands
-        random_ = rng.random
-        pool = self.pool
-        inverse = self.weights
+        dealt: set[int] = set()
         for seat, size in self.sizes:
-            power = inverse.get(seat)
-            if power is None:
-                continue
-            # Efraimidis-Spirakis: the `size` largest keys u ** (1 / w) are a weighted sample
-            # (as logarithms: no underflow for the least likely cards).
-            keyed = sorted(pool, key=lambda c: log(1.0 - random_()) * power[c], reverse=True)
-            hands[seat] = sorted(keyed[:size])
-            pool = keyed[size:]
-        pool = sorted(pool, key=lambda _: random_())  # twice as fast as a shuffle
+            cumulative = self.cumulative.get(seat)
+            if cumulative is not None:
+                hands[seat] = self._weighted(seat, size, cumulative, dealt, rng)
+        random_ = rng.random
+        pool = [c for c in self.pool if c not in dealt]
+        pool.sort(key=lambda _: random_())  # twice as fast as a shuffle
         at = 0
         for seat, size in self.sizes:
-            if seat not in inverse:
+            if seat not in self.cumulative:
                 hands[seat] = sorted(pool[at : at + size])
                 at += size
         world.deck = pool[at:]
         return world
+
+    def _weighted(
+        self,
+        seat: int,
+        size: int,
+        cumulative: list[float],
+        dealt: set[int],
+        rng: random.Random,
+    ) -> list[int]:
+        """`size` cards for `seat`, none of `dealt` (which gets them too)."""
+        hand: list[int] = []
+        for _ in range(REDRAWS):
+            for card in rng.choices(self.pool, cum_weights=cumulative, k=size - len(hand)):
+                if card not in dealt:
+                    dealt.add(card)
+                    hand.append(card)
+            if len(hand) == size:
+                return sorted(hand)
+        power = self.inverse[seat]  # Efraimidis-Spirakis keys for the rest, as logarithms
+        left = [c for c in self.pool if c not in dealt]
+        left.sort(key=lambda c: log(1.0 - rng.random()) * power[c], reverse=True)
+        hand += left[: size - len(hand)]
+        dealt.update(hand)
+        return sorted(hand)

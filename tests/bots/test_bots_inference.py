@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from math import log
 
 import pytest
 from bots_support import TABLES
@@ -138,3 +139,35 @@ def test_ismcts_with_inference_replays() -> None:
         return play(tablic.new_match(rules, seed=8), bots, hands=1).moves()
 
     assert hand() == hand()
+
+
+def _keyed_hand(
+    pool: list[int], weights: dict[int, float], size: int, rng: random.Random
+) -> set[int]:
+    """The reference: Efraimidis-Spirakis keys u ** (1 / w), the `size` largest (as
+    logarithms, which do not underflow)."""
+    return set(sorted(pool, key=lambda c: log(1.0 - rng.random()) / weights[c])[-size:])
+
+
+@pytest.mark.parametrize("levels", [(1.0, 0.5, 0.3), (1.0, *(1e-12,) * 12)])
+def test_weighted_hands_follow_the_keys_distribution(levels: tuple[float, ...]) -> None:
+    # Each card's chance of being in the weighted hand is the keys' (within sampling noise),
+    # also when only a few cards weigh anything (the redraws give up and the keys finish).
+    view, _ = _position()
+    pool = [c.index for c in unseen(view)]
+    pick = random.Random(3)
+    weights = {c: pick.choice(levels) for c in pool}
+    sampler = WorldSampler(view, {1: weights})
+    rng = random.Random(4)
+    rounds = 3000
+    ours = dict.fromkeys(pool, 0)
+    keyed = dict.fromkeys(pool, 0)
+    for _ in range(rounds):
+        world = sampler.sample(rng)
+        assert len(set(world.hands[1])) == 5 and sorted(world.hands[1] + world.deck) == pool
+        for c in world.hands[1]:
+            ours[c] += 1
+        for c in _keyed_hand(pool, weights, 5, rng):
+            keyed[c] += 1
+    worst = max(abs(ours[c] - keyed[c]) / rounds for c in pool)
+    assert worst < 0.04, worst
