@@ -38,6 +38,8 @@ class ArenaConfig:
     seed: int = 1
     budget_ms: float | None = None
     iterations: int | None = None
+    building: bool = False
+    """The `building` switch (builds and raises) on top of the preset."""
     partners: tuple[str, ...] | None = None
     """2 against 2 only: the partner of each of the two bots (`ismcts` with a `heuristic`
     partner: bots ("heuristic", "ismcts"), partners ("heuristic", "heuristic"))."""
@@ -54,7 +56,12 @@ class ArenaConfig:
     @property
     def rules(self) -> Rules:
         """The rules of every deal."""
-        return Rules.preset(self.preset, players=self.players, partnerships=self.partnerships)
+        return Rules.preset(
+            self.preset,
+            players=self.players,
+            partnerships=self.partnerships,
+            building=self.building,
+        )
 
 
 @dataclass

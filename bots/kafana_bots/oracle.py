@@ -15,7 +15,8 @@ two sides (each for itself) the solver would take every other seat for this one'
 (paranoid search), so there it searches max^n (`maxn.search`: each seat plays for its own
 side), with the same leaves and budget. With four players each for itself none of these is a
 bound: at 6,000 nodes against `heuristic`, paranoid -0.53 a hand (10 deals), one ply -1.53
-(40), max^n -0.72 (118).
+(40), max^n -0.72 (118). With `building` (which the simulator does not know) it values each
+candidate by one greedy playout of `HORIZON` moves in the true state (`state_worlds`).
 
 It sees what no seat may see, so the registry lends it to the arena only (`registry.create`
 refuses it elsewhere: a table with people, an event, a remote seat). The arena shows it the
@@ -49,6 +50,7 @@ from kafana_bots.ismcts import (
 )
 from kafana_bots.rollout import estimate, truncated_rollout, utility
 from kafana_bots.sim import HandSim
+from kafana_bots.state_worlds import state_playout
 from kafana_bots.worlds import sim_from_view
 
 
@@ -111,13 +113,16 @@ class OracleBot(Bot):
             deadline = Deadline(SAFETY * self.budget_ms / 1000)
         order = sorted(range(len(moves)), key=lambda i: -greedy_value(view, moves[i]))
         candidates = [moves[i] for i in order[:MAX_CANDIDATES]]
+        side = self.rules.side_of(self.seat)
+        if self.rules.building:  # the simulator knows no builds: one ply in the engine
+            valued = [utility(state_playout(truth.apply(m), HORIZON), side) for m in candidates]
+            return candidates[max(range(len(valued)), key=valued.__getitem__)]
         hands = [list(truth.hand(seat)) for seat in range(self.rules.players)]
         sim = sim_from_view(view, hands, undealt(truth))
         share = 0.0 if sim.deck else EXACT_SHARE
         nodes = 10**9
         if self.iterations is not None:
             nodes = max(EXACT_NODES, EXACT_NODES_PER_WORLD * self.iterations)
-        side = self.rules.side_of(self.seat)
         sims = [sim.to_sim(m) for m in candidates]
         if self.rules.sides > 2:
             valued = maxn.search(

@@ -65,3 +65,17 @@ def test_arena_command_line_plays_the_oracle() -> None:
     row = next(line for line in result.output.splitlines() if line.startswith("| oracle vs"))
     assert row.startswith("| oracle vs greedy | 2 |")
     assert float(row.split("|")[4].split()[0]) > 0  # the all-seeing bot is ahead
+
+
+def test_arena_with_building() -> None:
+    # `--building` turns the switch on; ismcts and the oracle search the engine's own states.
+    result = CliRunner().invoke(
+        main,
+        ["arena", "--bots", "heuristic,ismcts", "--building", "--hands", "1", "--iterations", "4"],
+    )
+    assert result.exit_code == 0, result.output
+    assert "serbian 2p building, 1 deal" in result.output
+    config = ArenaConfig(bots=("greedy", "oracle"), hands=1, building=True)
+    assert config.rules.building
+    dealt = play_deal(config, 0)
+    assert sum(dealt.points) >= 22 and [len(t) for t in dealt.times] == [48, 48]

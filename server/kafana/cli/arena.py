@@ -42,6 +42,7 @@ from kafana.games.tablic import PRESETS
 @click.option("--preset", type=click.Choice(PRESETS), default="serbian", show_default=True)
 @click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True)
 @click.option("--partnerships", is_flag=True, help="Four players in two partnerships.")
+@click.option("--building", is_flag=True, help="Builds and raises (the `building` switch).")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True)
 @click.option(
     "--budget-ms", type=Finite(1, 600_000), default=None, help="Search bots' time per move."
@@ -64,6 +65,7 @@ def arena(
     preset: str,
     players: int,
     partnerships: bool,
+    building: bool,
     seed: int,
     budget_ms: float | None,
     iterations: int | None,
@@ -89,6 +91,7 @@ def arena(
         preset=preset,
         players=players,
         partnerships=partnerships,
+        building=building,
         seed=seed,
         budget_ms=budget_ms,
         iterations=iterations,
@@ -128,6 +131,7 @@ def _registered(spec: str) -> None:
 
 def _table(config: ArenaConfig, summary: Summary) -> Table:
     seats = f"{config.players}p" + (" 2v2" if config.partnerships else "")
+    seats += " building" if config.building else ""
     table = Table(
         title=f"{config.preset} {seats}, {plural(summary.deals, 'deal')}, seed {config.seed}"
     )
