@@ -1209,3 +1209,53 @@ def test_the_last_move_travels_to_the_table(base: str, browser: Browser) -> None
             _dx, dy = (int(n) for n in travels[page][1].split(","))
             # the mover's card comes up from the hand; the other's down from the seat
             assert (dy > 40) if page is first else (dy < -40), travels[page]
+
+
+def test_a_tac_replay_rebuilds_the_piles(base: str, browser: Browser) -> None:
+    """A finished Tač match of two built-in bots, replayed: at its last step the piles rebuilt
+    from the record's steps are the server's own final view (GetState): the centre's count and
+    top card, each seat's closed pile and discard pile; on the way, no card is lost."""
+    with httpx.Client(base_url=base, timeout=10) as http:
+        bots = [{"seat": 0, "bot": "random"}, {"seat": 1, "bot": "loader"}]
+        config = {"rules": {"game": "GAME_TAC", "players": 2}, "bots": bots}
+        table_id = connect(http, "KafanaService", "CreateTable", {"config": config})["tableId"]
+        deadline = time.monotonic() + 60
+        while (
+            connect(http, "KafanaService", "GetTable", {"tableId": table_id}).get("status")
+            != "TABLE_STATUS_FINISHED"
+        ):
+            assert time.monotonic() < deadline, "the bots did not finish their Tač match"
+            time.sleep(0.2)
+        final = connect(http, "KafanaService", "GetState", {"tableId": table_id})["tac"]
+    page = new_page(browser, width=1440, height=900)
+    page.goto(f"{base}#/r/{table_id}")
+    page.wait_for_selector("#tac-piles")
+
+    def piles() -> dict[str, Any]:
+        seats = page.locator(".tac-seat").all()
+        return {
+            "central": int(page.get_attribute("#tac-central", "data-count") or 0),
+            "top": page.get_attribute("#tac-central", "data-top"),
+            "closed": [int(s.get_attribute("data-closed") or 0) for s in seats],
+            "discard": [int(s.get_attribute("data-discard") or 0) for s in seats],
+            "tops": [s.get_attribute("data-discard-top") for s in seats],
+            "turned": page.locator("#tac-turned .card").count(),
+        }
+
+    end = piles()
+    assert end["central"] == len(final.get("central", []))
+    assert end["top"] == (final.get("central") or [""])[-1]
+    assert end["closed"] == [int(n) for n in final.get("closedSizes", [0, 0])]
+    discards = [d.get("cards", []) for d in final.get("discards", [{}, {}])]
+    assert end["discard"] == [len(d) for d in discards]
+    assert end["tops"] == [d[-1] if d else "" for d in discards]
+    total = sum([end["central"], *end["closed"], *end["discard"], end["turned"]])
+    steps = int(page.get_attribute("#replay-slider", "max") or 0)
+    for at in range(2, steps, max(1, steps // 12)):  # a dozen steps on the way
+        page.fill("#replay-goto", str(at))
+        page.dispatch_event("#replay-goto", "change")
+        page.wait_for_selector(f"#replay-step:has-text('{at} / ')")
+        here = piles()
+        assert sum([here["central"], *here["closed"], *here["discard"], here["turned"]]) == total
+    shot(page, "tac-replay")
+    assert axe(page) == []

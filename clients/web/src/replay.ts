@@ -1,7 +1,7 @@
 /**
  * A replay from GetRecord: the record's events, stepped back and forward (buttons, the arrow
  * keys, a slider, a jump to any hand), the Tablić table rebuilt from the deals and moves with
- * every seat's hand, the players by name. The record text itself (docs/records.md) is shown too.
+ * every seat's hand, the Tač piles rebuilt from each step (tacpiles.ts), the players by name. The record text itself (docs/records.md) is shown too.
  */
 import { EventKind, type Event, type GetRecordResponse } from "@kafana/client";
 import { EVENT_REASONS, RESULT_REASONS, client, explain } from "./api.js";
@@ -9,6 +9,7 @@ import { face, labels } from "./cards.js";
 import { fill, h } from "./dom.js";
 import { reviewPanel } from "./review.js";
 import { describeMove } from "./table.js";
+import { tacPiles, tacPilesView } from "./tacpiles.js";
 
 /** What the page shows after `step` events: the table, the names, each side's takes. */
 interface Position {
@@ -82,6 +83,7 @@ export async function replayPage(root: HTMLElement, tableId: string): Promise<()
     return () => undefined;
   }
   const events = record.events;
+  const tac = events.some((e) => e.move?.game.case === "tac");
   let step = events.length;
   const view = h("div", { class: "replay-view" });
   const slider = h("input", { type: "range", id: "replay-slider", min: 0, max: events.length, value: step, "aria-label": "move" });
@@ -107,9 +109,9 @@ export async function replayPage(root: HTMLElement, tableId: string): Promise<()
       h("p", { id: "replay-text", class: "notice" }, at.text),
       h("section", { class: "seats" }, Array.from({ length: players }, (_, n) =>
         h("div", { class: "seat" }, h("div", { class: "seat-name" }, at.names[n] ?? `seat ${n + 1}`),
-          h("div", { class: "seat-info" }, `${at.taken[n] ?? 0} cards taken`),
+          tac ? null : h("div", { class: "seat-info" }, `${at.taken[n] ?? 0} cards taken`),
           at.hands[n]?.length ? h("div", { class: "hand replay-hand", "aria-label": `${at.names[n] ?? `seat ${n + 1}`}'s hand` }, at.hands[n].map((c) => face(c))) : null))),
-      h("section", { class: "table-cards" }, h("h2", {}, `Table · hand ${at.hand + 1}`),
+      tac ? tacPilesView(tacPiles(events, step), at.names) : h("section", { class: "table-cards" }, h("h2", {}, `Table · hand ${at.hand + 1}`),
         at.table.length ? at.table.map((c) => face(c)) : h("p", { class: "empty" }, "empty")),
       h("p", {}, at.scores.length ? `Points so far: ${at.scores.join(" : ")}` : ""));
   }
