@@ -1,6 +1,6 @@
-"""League stores, Redis and memory alike: a match is settled and rated once however many
-referees settle it at once; settled data expires after the league's retention; a league works
-in-process on the memory store."""
+"""The league store on Redis: a match is settled and rated once however many referees settle
+it at once; settled data expires after the league's retention; a league works in-process in
+open mode."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from collections.abc import AsyncIterator
 
 import grpc
 import pytest
-from kafana.competitions.league.memory import MemoryLeagues
 from kafana.competitions.league.redis_store import RedisLeagues
 from kafana.competitions.league.referee import Referee
 from kafana.competitions.league.results import Outcome
@@ -18,9 +17,10 @@ from kafana.competitions.league.spec import dump, league_spec
 from kafana.competitions.league.store import SETTLED, LeagueStore, RatingWrite, Settlement
 from kafana.competitions.server import create_server
 from kafana.service.tables import Tables
-from kafana.store.accounts import Account, MemoryAccounts, key_hash, new_key, now_ms
+from kafana.store.accounts import Account, key_hash, new_key, now_ms
+from kafana.store.accounts_redis import RedisAccounts
 from kafana.store.client import RedisClient
-from kafana.store.memory import MemoryStore
+from kafana.store.redis_store import RedisStore
 from kafana.v1 import leagues_pb2 as pb
 from kafana.v1 import leagues_pb2_grpc
 from redis.asyncio import Redis
@@ -28,20 +28,19 @@ from redis.asyncio import Redis
 from .league_helpers import Node, Tickets, bearer, play_out
 
 
-@pytest.fixture(params=["memory", "redis"])
-async def leagues(request: pytest.FixtureRequest) -> AsyncIterator[LeagueStore]:
-    """Both league stores (Redis on the private server)."""
-    if request.param == "memory":
-        yield MemoryLeagues()
-        return
-    client = RedisClient.from_url(request.getfixturevalue("redis_url"))
+@pytest.fixture
+async def leagues(redis_url: str) -> AsyncIterator[LeagueStore]:
+    """The league store on the private server."""
+    client = RedisClient.from_url(redis_url)
     try:
         yield RedisLeagues(client)
     finally:
         await client.close()
 
 
-async def test_a_match_is_settled_and_rated_once(leagues: LeagueStore) -> None:
+async def test_a_match_is_settled_and_rated_once(
+    leagues: LeagueStore, redis_store: RedisStore
+) -> None:
     spec = league_spec(pb.LeagueSpec(target=11, retention_days=2))
     assert await leagues.create("once", {"spec": dump(spec), "organiser": "org"})
     assert not await leagues.create("once", {"spec": dump(spec)})  # the name is taken
@@ -52,7 +51,7 @@ async def test_a_match_is_settled_and_rated_once(leagues: LeagueStore) -> None:
     number = await leagues.claim("once", ["ana", "bob"], fields, 0)
     assert number == 1 and await leagues.claim("once", ["ana", "bob"], fields, 0) == 0
     assert await leagues.join("once", "ana", 25.0, 2) == ("paired", 1)  # refused: paired
-    referees = [Referee(leagues, Tables(MemoryStore())) for _ in range(4)]
+    referees = [Referee(leagues, Tables(redis_store)) for _ in range(4)]
     match = await leagues.match("once", number)
     outcome = Outcome("score", (11.0, 3.0), "side 0 won")
     answers = await asyncio.gather(
@@ -103,7 +102,9 @@ async def test_a_settled_match_and_its_lists_expire(leagues: LeagueStore) -> Non
     assert await leagues.rank("short", 1, "ana") == 1  # the season's board is kept
 
 
-async def test_a_match_whose_table_is_gone_is_settled_as_a_no_show(leagues: LeagueStore) -> None:
+async def test_a_match_whose_table_is_gone_is_settled_as_a_no_show(
+    leagues: LeagueStore, redis_store: RedisStore
+) -> None:
     spec = league_spec(pb.LeagueSpec())
     await leagues.create("gone", {"spec": dump(spec)})
     for player in ("ana", "bob"):
@@ -112,13 +113,15 @@ async def test_a_match_whose_table_is_gone_is_settled_as_a_no_show(leagues: Leag
     fields |= {"created_ms": "1", "join_by_ms": str(10**15), "state": "playing"}
     number = await leagues.claim("gone", ["ana", "bob"], fields, 0)
     await leagues.set_fields("gone", number, {"table": "0123456789abcdef admin", "token0": "t"})
-    await Referee(leagues, Tables(MemoryStore())).look("gone", spec, number)  # no such table
+    await Referee(leagues, Tables(redis_store)).look("gone", spec, number)  # no such table
     match = await leagues.match("gone", number)
     assert match["state"] == SETTLED and match["ending"] == "no_show"
     assert match["scores"] == "[1.0, 0.0]" and match["rated"] == "1"
 
 
-async def test_settled_data_expires_after_the_retention(redis_url: str) -> None:
+async def test_settled_data_expires_after_the_retention(
+    redis_url: str, redis_store: RedisStore
+) -> None:
     client = RedisClient.from_url(redis_url)
     checker = Redis.from_url(redis_url)
     try:
@@ -130,7 +133,7 @@ async def test_settled_data_expires_after_the_retention(redis_url: str) -> None:
         fields = {"season": "1", "players": "ana bob", "secret": "00" * 32, "commitment": "c"}
         number = await leagues.claim("kept", ["ana", "bob"], fields | {"join_by_ms": "2"}, 0)
         match = await leagues.match("kept", number)
-        referee = Referee(leagues, Tables(MemoryStore()))
+        referee = Referee(leagues, Tables(redis_store))
         await referee.settle("kept", spec, number, match, Outcome("score", (1.0, 0.0)))
         two_days = 2 * 86_400_000
         for key in (
@@ -145,14 +148,12 @@ async def test_settled_data_expires_after_the_retention(redis_url: str) -> None:
 
 
 @contextlib.asynccontextmanager
-async def memory_node() -> AsyncIterator[tuple[Node, MemoryAccounts]]:
-    """`kafana serve --memory` in this process: open mode, accounts in memory."""
+async def open_node(store: RedisStore) -> AsyncIterator[tuple[Node, RedisAccounts]]:
+    """A server in this process in open mode (`kafana serve`'s default) on `store`."""
     from kafana.v1 import service_pb2_grpc
 
-    accounts = MemoryAccounts()
-    server = create_server(
-        MemoryStore(), host="127.0.0.1", port=0, clock_tick=0.05, accounts=accounts
-    )
+    accounts = RedisAccounts(store.client)
+    server = create_server(store, host="127.0.0.1", port=0, clock_tick=0.05, accounts=accounts)
     await server.start()
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")
     try:
@@ -168,8 +169,8 @@ async def memory_node() -> AsyncIterator[tuple[Node, MemoryAccounts]]:
         await asyncio.wait_for(server.stop(0.5), 20)
 
 
-async def test_a_league_plays_in_process_on_the_memory_store() -> None:
-    async with memory_node() as (node, accounts):
+async def test_a_league_plays_in_process_in_open_mode(redis_store: RedisStore) -> None:
+    async with open_node(redis_store) as (node, accounts):
         keys = {}
         for name in ("ana", "bob"):
             key = new_key()

@@ -439,3 +439,12 @@ class RedisStore(TableStore):
         """Close the subscriber lanes and the client's lanes."""
         await self._notifier.close()
         await self._client.close()
+
+
+def redis_client_of(store: TableStore) -> RedisClient:
+    """The Redis client under `store`: leagues, events, accounts and notices live beside its
+    tables (TypeError for a store that has none)."""
+    client = getattr(store, "client", None)
+    if not isinstance(client, RedisClient):
+        raise TypeError(f"{type(store).__name__} is not in Redis: it has no Redis client")
+    return client

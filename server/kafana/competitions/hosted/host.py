@@ -2,8 +2,8 @@
 
 `kafana.competitions.server.create_server` plugs one `CompetitionsHost` into the service's
 server; on a Redis table store the events live in the same Redis (keys `{ev:<event>}:*`), so
-any server process on it can take over directing an event; on the in-memory store they live
-in this process only (and die with it). The director plays on the server's own `Tables`.
+any server process on it can take over directing an event. The director plays on the
+server's own `Tables`.
 """
 
 from __future__ import annotations
@@ -14,10 +14,11 @@ from typing import Any
 from kafana.competitions.hosted.director import Director
 from kafana.competitions.hosted.redis_store import RedisEvents
 from kafana.competitions.hosted.servicer import CompetitionsServiceServicer
-from kafana.competitions.hosted.store import RETENTION_MS, EventStore, MemoryEvents
+from kafana.competitions.hosted.store import RETENTION_MS, EventStore
 from kafana.service.feed import Feed
 from kafana.service.tables import Tables
 from kafana.store.base import TableStore
+from kafana.store.redis_store import redis_client_of
 from kafana.v1 import competitions_pb2, competitions_pb2_grpc
 
 SERVICE_NAME = competitions_pb2.DESCRIPTOR.services_by_name["CompetitionsService"].full_name
@@ -25,12 +26,9 @@ log = logging.getLogger(__name__)
 
 
 def events_for(store: TableStore, retention_ms: int = RETENTION_MS) -> EventStore:
-    """The event store that goes with a table store: its Redis, else this process's memory;
-    events and their data are kept `retention_ms`."""
-    client = getattr(store, "client", None) or getattr(store, "_client", None)
-    if client is not None:
-        return RedisEvents(client, retention_ms)
-    return MemoryEvents(retention_ms)
+    """The event store that goes with a table store: in its Redis; events and their data are
+    kept `retention_ms`."""
+    return RedisEvents(redis_client_of(store), retention_ms)
 
 
 class CompetitionsHost:

@@ -1,15 +1,13 @@
 """Hosting leagues in a server process: the Leagues service and the league referee.
 
-On a Redis table store the leagues live in the same Redis (keys `{lg:<league>}:*`) and every
-server process on it referees them together (`referee`); on the in-memory store they live in
-this process only.
+The leagues live in the table store's Redis (keys `{lg:<league>}:*`) and every server process
+on it referees them together (`referee`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from kafana.competitions.league.memory import MemoryLeagues
 from kafana.competitions.league.notices import revealer
 from kafana.competitions.league.redis_store import RedisLeagues
 from kafana.competitions.league.referee import Referee
@@ -19,15 +17,15 @@ from kafana.service.feed import Feed
 from kafana.service.notices import notices_of
 from kafana.service.tables import Tables
 from kafana.store.base import TableStore
+from kafana.store.redis_store import redis_client_of
 from kafana.v1 import leagues_pb2, leagues_pb2_grpc
 
 SERVICE_NAME = leagues_pb2.DESCRIPTOR.services_by_name["LeaguesService"].full_name
 
 
 def leagues_for(store: TableStore) -> LeagueStore:
-    """The league store that goes with a table store: its Redis, else this process's memory."""
-    client = getattr(store, "client", None) or getattr(store, "_client", None)
-    return RedisLeagues(client) if client is not None else MemoryLeagues()
+    """The league store that goes with a table store: in its Redis."""
+    return RedisLeagues(redis_client_of(store))
 
 
 class LeaguesHost:
