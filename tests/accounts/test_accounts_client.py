@@ -12,8 +12,9 @@ from kafana.errors import AuthenticationError
 from kafana.service.auth import REQUIRED, AuthPolicy
 from kafana.service.server import create_server
 from kafana.service.settings import Settings
-from kafana.store.accounts import Account, MemoryAccounts, key_hash, new_key, now_ms
-from kafana.store.memory import MemoryStore
+from kafana.store.accounts import Account, key_hash, new_key, now_ms
+from kafana.store.accounts_redis import RedisAccounts
+from kafana.store.redis_store import RedisStore
 from kafana_client import AsyncClient, Client, Tls, table_config
 
 from .accounts_support import Guarded, make_account
@@ -47,15 +48,17 @@ async def test_the_blocking_client_sends_its_key(guarded: Guarded) -> None:
 
 
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="needs openssl")
-async def test_on_tls_the_key_goes_as_call_credentials(tmp_path: Path) -> None:
+async def test_on_tls_the_key_goes_as_call_credentials(
+    tmp_path: Path, redis_store: RedisStore
+) -> None:
     subprocess.run(
         ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key",
          "-out", "server.pem", "-days", "2", "-subj", "/CN=localhost",
          "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
         cwd=tmp_path, check=True, capture_output=True,
     )  # fmt: skip
-    store = MemoryStore()
-    accounts = MemoryAccounts()
+    store = redis_store
+    accounts = RedisAccounts(redis_store.client)
     settings = Settings(
         tls_cert=str(tmp_path / "server.pem"),
         tls_key=str(tmp_path / "server.key"),

@@ -11,22 +11,19 @@ from .kafana_client_live import BlackHole, LiveServer
 
 
 @pytest.fixture
-def server() -> Iterator[LiveServer]:
-    """A fresh server (and memory store) per test."""
-    live = LiveServer()
+def server(redis_url: str) -> Iterator[LiveServer]:
+    """A fresh server per test on the test kit's private Redis (emptied first)."""
+    live = LiveServer(redis_url)
     try:
         yield live
     finally:
         live.close()
 
 
-@pytest.fixture(params=["memory", "redis"])
-def any_server(request: pytest.FixtureRequest) -> Iterator[LiveServer]:
-    """A server over each store in turn: memory, and a real Redis (emptied first)."""
-    url = None
-    if request.param == "redis":
-        url = request.getfixturevalue("redis_url")  # the test kit's private Redis, emptied
-    live = LiveServer(url)
+@pytest.fixture
+def any_server(redis_url: str) -> Iterator[LiveServer]:
+    """A server on the test kit's private Redis (emptied first)."""
+    live = LiveServer(redis_url)
     try:
         yield live
     finally:

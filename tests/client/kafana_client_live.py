@@ -11,20 +11,20 @@ from typing import Any, TypeVar
 from kafana.service.server import KafanaServer, create_server
 from kafana.service.settings import HEARTBEAT_S, Settings
 from kafana.store.base import TableStore
-from kafana.store.memory import MemoryStore
 from kafana.store.redis_store import RedisStore
 
 T = TypeVar("T")
 
 
 class LiveServer:
-    """A server on a free port, run by an event loop in a background thread.
+    """A server on a free port over the Redis at `redis_url`, run by an event loop in a
+    background thread.
 
     The blocking client can call it from the test's thread, and tests can stop and restart
     it on the same port (the store survives, as a Redis would) to drop streams and calls.
     """
 
-    def __init__(self, redis_url: str | None = None, *, heartbeat_s: float | None = None) -> None:
+    def __init__(self, redis_url: str, *, heartbeat_s: float | None = None) -> None:
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
@@ -36,9 +36,7 @@ class LiveServer:
         self.start()
 
     @staticmethod
-    async def _make_store(redis_url: str | None) -> TableStore:
-        if redis_url is None:
-            return MemoryStore()
+    async def _make_store(redis_url: str) -> TableStore:
         return RedisStore.from_url(redis_url)
 
     def run(self, coroutine: Coroutine[Any, Any, T]) -> T:

@@ -330,8 +330,8 @@ async def test_a_stream_gives_up_when_the_server_stays_away(server: LiveServer) 
         assert seen == [1, 2]
 
 
-async def test_heartbeats_keep_a_quiet_feed_open_and_are_never_told() -> None:
-    live = LiveServer(heartbeat_s=0.1)
+async def test_heartbeats_keep_a_quiet_feed_open_and_are_never_told(redis_url: str) -> None:
+    live = LiveServer(redis_url, heartbeat_s=0.1)
     streams = CountStreams()
     try:
         channel = grpc.aio.insecure_channel(live.target, interceptors=[streams])

@@ -11,7 +11,7 @@ from kafana.errors import MatchNotStartedError, TableFullError, TooManyMovesErro
 from kafana.service.ratelimit import RateLimit
 from kafana.service.server import KafanaServer, create_server
 from kafana.service.settings import Settings
-from kafana.store.memory import MemoryStore
+from kafana.store.redis_store import RedisStore
 from kafana_client import (
     AsyncClient,
     MatchOverRpcError,
@@ -33,8 +33,8 @@ from kafana_client.errors import (
 
 
 @pytest.fixture
-async def server() -> AsyncIterator[KafanaServer]:
-    served = create_server(MemoryStore(), Settings(rate_limit=RateLimit(rate=5, burst=12)))
+async def server(redis_store: RedisStore) -> AsyncIterator[KafanaServer]:
+    served = create_server(redis_store, Settings(rate_limit=RateLimit(rate=5, burst=12)))
     await served.start()
     try:
         yield served

@@ -20,7 +20,6 @@ from kafana.games import tablic
 from kafana.service.embargo import EmbargoedError
 from kafana.service.tables import Tables
 from kafana.store.base import FINISHED
-from kafana.store.memory import MemoryStore
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import rules_pb2, service_pb2, service_pb2_grpc, state_pb2
 from kit import Service, healthy, refusal, seat_md, serving
@@ -151,8 +150,8 @@ async def finish_here(tables: Tables, table_id: str, tokens: list[str]) -> None:
         await tables.play(table_id, tokens[seat], str(move), uuid.uuid4().hex, session.seq)
 
 
-async def test_on_the_memory_store_an_embargo_lapses_at_its_time_to_live() -> None:
-    tables = Tables(MemoryStore())
+async def test_an_embargo_lapses_at_its_time_to_live(redis_store: RedisStore) -> None:
+    tables = Tables(redis_store)
     seed = deal_seed(new_secret())
     table_id, _admin, _session = await tables.create(board_config(seed))
     tokens = [(await tables.join(table_id, seat, f"p{seat}"))[1] for seat in (0, 1)]

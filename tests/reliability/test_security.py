@@ -21,8 +21,8 @@ from kafana.games import tablic
 from kafana.service import tokens
 from kafana.service.ratelimit import RateLimit
 from kafana.service.tables import Tables
-from kafana.store.accounts import Account, MemoryAccounts, key_hash, new_key, now_ms
-from kafana.store.memory import MemoryStore
+from kafana.store.accounts import Account, key_hash, new_key, now_ms
+from kafana.store.accounts_redis import RedisAccounts
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import service_pb2, state_pb2
 from kafana.v1.service_pb2_grpc import KafanaServiceStub
@@ -58,9 +58,11 @@ def certs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @needs_openssl
-async def test_tls_serves_encrypted_and_refuses_plaintext(certs: Path) -> None:
+async def test_tls_serves_encrypted_and_refuses_plaintext(
+    certs: Path, redis_store: RedisStore
+) -> None:
     tls = {"tls_cert": str(certs / "server.pem"), "tls_key": str(certs / "server.key")}
-    async with running(MemoryStore(), **tls) as server:
+    async with running(redis_store, **tls) as server:
         target = f"127.0.0.1:{server.port}"
         secure = grpc.aio.secure_channel(target, channel_credentials(certs, None))
         async with secure:
@@ -76,9 +78,11 @@ async def test_tls_serves_encrypted_and_refuses_plaintext(certs: Path) -> None:
 
 
 @needs_openssl
-async def test_mutual_tls_refuses_clients_without_a_trusted_certificate(certs: Path) -> None:
+async def test_mutual_tls_refuses_clients_without_a_trusted_certificate(
+    certs: Path, redis_store: RedisStore
+) -> None:
     tls = {"tls_cert": str(certs / "server.pem"), "tls_key": str(certs / "server.key")}
-    async with running(MemoryStore(), **tls, tls_client_ca=str(certs / "ca.pem")) as server:
+    async with running(redis_store, **tls, tls_client_ca=str(certs / "ca.pem")) as server:
         target = f"127.0.0.1:{server.port}"
         for client, admitted in (("client", True), (None, False), ("rogue", False)):
             channel = grpc.aio.secure_channel(target, channel_credentials(certs, client))
@@ -120,12 +124,14 @@ def test_tls_flags_go_together(tmp_path: Path) -> None:
 # -- rate limits -------------------------------------------------------------------------------
 
 
-async def test_rate_limit_is_resource_exhausted_with_retry_information() -> None:
+async def test_rate_limit_is_resource_exhausted_with_retry_information(
+    redis_store: RedisStore,
+) -> None:
     # Slow refill (a token every 500 ms): the 11 calls below must drain the burst before one
     # comes back, even on a loaded machine (at 20/s, 11 calls over 50 ms got a fresh token).
     limit = RateLimit(rate=2, burst=10)
     async with (
-        running(MemoryStore(), rate_limit=limit) as server,
+        running(redis_store, rate_limit=limit) as server,
         grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel,
     ):
         stub = KafanaServiceStub(channel)
@@ -149,9 +155,9 @@ async def test_rate_limit_is_resource_exhausted_with_retry_information() -> None
         await stub.GetState(spectator)  # the bucket refilled
 
 
-async def test_made_up_tokens_buy_no_fresh_budget() -> None:
+async def test_made_up_tokens_buy_no_fresh_budget(redis_store: RedisStore) -> None:
     async with (
-        running(MemoryStore(), rate_limit=RateLimit(rate=1, burst=10)) as server,
+        running(redis_store, rate_limit=RateLimit(rate=1, burst=10)) as server,
         grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel,
     ):
         stub = KafanaServiceStub(channel)
@@ -166,18 +172,18 @@ async def test_made_up_tokens_buy_no_fresh_budget() -> None:
         assert codes[-1] == grpc.StatusCode.RESOURCE_EXHAUSTED
 
 
-async def test_a_hammering_caller_is_limited_and_the_others_play_on() -> None:
+async def test_a_hammering_caller_is_limited_and_the_others_play_on(
+    redis_store: RedisStore,
+) -> None:
     # Limits are charged to the caller: two accounts on one address have a budget each.
-    accounts = MemoryAccounts()
+    accounts = RedisAccounts(redis_store.client)
     keys = {}
     for name in ("ana", "bora"):
         keys[name] = new_key()
         assert await accounts.create(Account(name, "player", now_ms()), key_hash(keys[name]))
     ana, bora = ((("authorization", f"Bearer {keys[n]}"),) for n in ("ana", "bora"))
     async with (
-        running(
-            MemoryStore(), rate_limit=RateLimit(rate=50, burst=20), accounts=accounts
-        ) as server,
+        running(redis_store, rate_limit=RateLimit(rate=50, burst=20), accounts=accounts) as server,
         grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel,
     ):
         stub = KafanaServiceStub(channel)
@@ -204,9 +210,9 @@ async def test_a_hammering_caller_is_limited_and_the_others_play_on() -> None:
         assert legal.moves and legal.current_seat == 0
 
 
-async def test_open_event_streams_per_client_are_capped() -> None:
+async def test_open_event_streams_per_client_are_capped(redis_store: RedisStore) -> None:
     async with (
-        running(MemoryStore(), rate_limit=RateLimit(max_streams=2)) as server,
+        running(redis_store, rate_limit=RateLimit(max_streams=2)) as server,
         grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel,
     ):
         stub = KafanaServiceStub(channel)
@@ -241,9 +247,9 @@ async def test_open_event_streams_per_client_are_capped() -> None:
 # -- refusal reasons, the admin token, seat tokens -----------------------------------------
 
 
-async def test_every_refusal_names_its_reason() -> None:
+async def test_every_refusal_names_its_reason(redis_store: RedisStore) -> None:
     async with (
-        running(MemoryStore()) as server,
+        running(redis_store) as server,
         grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel,
     ):
         stub = KafanaServiceStub(channel)
@@ -323,9 +329,9 @@ async def test_a_store_that_is_down_is_unavailable_with_a_reason() -> None:
         await store.close()
 
 
-async def test_admin_operations_need_the_admin_token() -> None:
+async def test_admin_operations_need_the_admin_token(redis_store: RedisStore) -> None:
     async with (
-        running(MemoryStore()) as server,
+        running(redis_store) as server,
         grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel,
     ):
         stub = KafanaServiceStub(channel)
@@ -351,7 +357,7 @@ async def test_admin_operations_need_the_admin_token() -> None:
 
 
 async def test_seat_tokens_are_unguessable_and_compared_in_constant_time(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, redis_store: RedisStore
 ) -> None:
     made = {tokens.new_token() for _ in range(2000)}
     assert len(made) == 2000
@@ -366,7 +372,7 @@ async def test_seat_tokens_are_unguessable_and_compared_in_constant_time(
         return real(a, b)
 
     monkeypatch.setattr(tokens.hmac, "compare_digest", spy)
-    tables = Tables(MemoryStore())
+    tables = Tables(redis_store)
     table_id, admin, _session = await tables.create(config())
     _seat, token, session = await tables.join(table_id, 0, "ana")
     assert tables.seat_of(session, token) == 0

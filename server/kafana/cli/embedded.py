@@ -1,4 +1,6 @@
-"""An in-process Kafana server for `kafana play` when no --server is given.
+"""An in-process Kafana server for `kafana play` when no --server is given, on a private
+redis-server of its own (`kafana.service.embedded`: without one, a line saying how to install
+it, exit status 1).
 
 Its log is not the person's screen: the service's messages (a stream cut as the match ends)
 are kept off the terminal unless `--debug` or KAFANA_DEBUG=1 asks for them.
@@ -13,23 +15,30 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from kafana.cli.boundary import debugging
+from kafana.service.embedded import private_server
 from kafana.service.server import create_server
 from kafana.service.settings import Settings
-from kafana.store.memory import MemoryStore
+from kafana.store.redis_store import RedisStore
 
 
 @asynccontextmanager
 async def embedded_server(host: str = "127.0.0.1", port: int = 0) -> AsyncIterator[str]:
-    """Serve on host:port (0: a free port) with the memory store; yields the target."""
+    """Serve on host:port (0: a free port) on a private redis-server; yields the target."""
     service_log = logging.getLogger("kafana")
     quiet = not debugging(sys.argv[1:])
     if quiet:
         service_log.addHandler(logging.NullHandler())
         service_log.propagate = False
-    kafana = create_server(MemoryStore(), Settings(host=host, port=port))
-    await kafana.start()
+    redis = private_server()
+    store = RedisStore.from_url(redis.url)
     try:
-        yield f"{host}:{kafana.port}"
+        kafana = create_server(store, Settings(host=host, port=port))
+        await kafana.start()
+        try:
+            yield f"{host}:{kafana.port}"
+        finally:
+            await asyncio.sleep(0.1)  # let closed client channels go before the server goes
+            await kafana.stop(0.5)
     finally:
-        await asyncio.sleep(0.1)  # let closed client channels go before the server says goodbye
-        await kafana.stop(0.5)
+        await store.close()
+        redis.stop()
