@@ -115,8 +115,8 @@ class OracleBot(Bot):
         candidates = [moves[i] for i in order[:MAX_CANDIDATES]]
         side = self.rules.side_of(self.seat)
         if self.rules.building:  # the simulator knows no builds: one ply in the engine
-            valued = [utility(state_playout(truth.apply(m), HORIZON), side) for m in candidates]
-            return candidates[max(range(len(valued)), key=valued.__getitem__)]
+            played = [utility(state_playout(truth.apply(m), HORIZON), side) for m in candidates]
+            return candidates[max(range(len(played)), key=played.__getitem__)]
         hands = [list(truth.hand(seat)) for seat in range(self.rules.players)]
         sim = sim_from_view(view, hands, undealt(truth))
         share = 0.0 if sim.deck else EXACT_SHARE
