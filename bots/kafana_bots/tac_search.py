@@ -250,14 +250,17 @@ class Memory:
         pile = self.piles[seat]
         old = self.discards[seat]
         # a discard pile still on its two bottom cards was not turned over (one deck: a pile
-        # turned over gets at most its first card back before this seat moves again)
+        # turned over gets at most its first card back before this seat moves again; two
+        # decks: the same two cards again would be a coincidence, taken as none)
         kept = len(old) >= 2 and view.discards[seat][:2] == old[:2]
         if pile is not None and (size <= before or kept):
             rest = pile[before - size :] if size <= before else ()
             if size <= before and _within(rest, hidden):
                 return rest
-        if kept or view.rules.decks > 1:
+        if kept:
             return None
+        if view.rules.decks > 1:  # with 3-4 players a pile can hold others' unknown cards
+            return _turned_over(old, size, hidden) if view.rules.players == 2 else None
         down = [i for i, card in enumerate(old) if hidden[card]]
         if not down:
             return None
@@ -278,6 +281,25 @@ class Memory:
                 pile = None
             out.append(pile)
         return out
+
+
+def _turned_over(old: Sequence[Card], size: int, hidden: Counter[Card]) -> Pile | None:
+    """Two players, two decks (a card face down may be the other copy of one seen): the
+    closed pile the discard pile `old` (bottom first) was turned into, if only one way fits.
+    It is `old[a:b]`: the cards below `a` were flipped since, those from `b` played off the
+    discard pile before it was turned over (nobody else moves in between, so no unknown card
+    joined it); each of `old[a:b]` is face down now, the others face up."""
+    ways: list[Pile] = []
+    for a in range(len(old) - size + 1):
+        down = Counter(old[a : a + size])
+        up = Counter(old[:a]) + Counter(old[a + size :])
+        if all(hidden[c] >= n for c, n in down.items()) and all(
+            2 - hidden[c] >= n for c, n in up.items()
+        ):
+            ways.append(tuple(old[a : a + size]))
+            if len(ways) > 1:
+                return None
+    return ways[0] if ways else None
 
 
 def _within(cards: Sequence[Card | None], hidden: Counter[Card]) -> bool:
