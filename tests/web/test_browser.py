@@ -35,6 +35,7 @@ IMAGES = (
     if os.environ.get("KAFANA_SCREENSHOTS") == "1"
     else Path(tempfile.gettempdir()) / "kafana-web-shots"
 )
+SCRATCH = Path(tempfile.gettempdir()) / "kafana-web-shots"
 HAND = re.compile(r'"hand"\s*:\s*\[\s*"')  # a TablicView or Deal hand with a card in it
 MATCH_LIMIT_MS = 30_000
 found: dict[str, Any] = {}  # what one test leaves the next (the finished table's id)
@@ -85,10 +86,12 @@ def new_page(browser: Browser, width: int = 1100, height: int = 800) -> Page:
     return page
 
 
-def shot(page: Page, name: str, full_page: bool = True) -> None:
-    """docs/images/web-NAME.png, the whole page (or what the window shows)."""
-    IMAGES.mkdir(parents=True, exist_ok=True)
-    path = IMAGES / f"web-{name}.png"
+def shot(page: Page, name: str, full_page: bool = True, docs: bool = True) -> None:
+    """docs/images/web-NAME.png, the whole page (or what the window shows); `docs` False: the
+    scratch folder only (tests/web/screenshots.py makes the docs' picture of that page)."""
+    folder = IMAGES if docs else SCRATCH
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"web-{name}.png"
     page.screenshot(path=str(path), full_page=full_page)
     assert path.stat().st_size > 5_000
 
@@ -157,6 +160,7 @@ def verify_in_the_browser(browser: Browser, event_page: Page) -> None:
     assert summary is not None and summary.inner_text() == "1 of 1 games verified in this browser."
     assert event_page.locator("#verify li.ok").count() == 5
     shot(event_page, "verify")
+    assert axe(event_page) == []
 
     def tamper(route: Route) -> None:
         answer = route.fetch()
@@ -216,9 +220,9 @@ def test_a_person_plays_a_whole_match_against_a_bot_while_others_watch(
         everywhere = watcher.locator("[data-card]").count()
         assert everywhere == watcher.locator(".table-cards [data-card]").count()
         if len(moves) == 1:
-            shot(player, "table", full_page=False)  # mid-hand at 1440 px
+            shot(player, "table", full_page=False, docs=False)  # mid-hand at 1440 px
             player.set_viewport_size({"width": 390, "height": 844})
-            shot(player, "phone", full_page=False)  # and on a phone
+            shot(player, "phone", full_page=False, docs=False)  # and on a phone
             player.set_viewport_size({"width": 1440, "height": 900})
         if len(moves) == 5:
             shot(watcher, "spectator")  # mid-match: the table, and the hands as backs
@@ -357,6 +361,7 @@ def test_play_a_tac_bot(base: str, browser: Browser) -> None:
         played += 1
     assert played >= 6
     assert "random" in page.locator(".seats").inner_text()
+    assert axe(page) == []  # the Tač table
 
 
 def test_a_bad_capture_shows_the_servers_reason(base: str, browser: Browser) -> None:
@@ -546,9 +551,9 @@ def test_the_lobby_filters_by_status_on_the_server(base: str, browser: Browser) 
     page.wait_for_selector(f"tr[data-table='{open_ids[1]}']")
     assert [rows.nth(i).get_attribute("data-table") for i in range(2)] == open_ids[::-1]
     assert page.locator("#register").count() == 0  # this server has no self-registration
-    shot(page, "lobby", full_page=False)
+    shot(page, "lobby", full_page=False, docs=False)
     page.set_viewport_size({"width": 390, "height": 844})
-    shot(page, "lobby-phone", full_page=False)
+    shot(page, "lobby-phone", full_page=False, docs=False)
     page.select_option("#filter-status", "3")  # finished: the closed ones, with replays
     page.wait_for_selector(".tables tbody tr:has-text('done-19')")
     assert page.locator(".tables tbody tr:has-text('open-a')").count() == 0
@@ -621,7 +626,9 @@ def test_the_review_of_a_match_against_ismcts(base: str, browser: Browser) -> No
     costly = page.locator("#review-moves tbody tr.cost")
     assert costly.count() > 0 and float(costly.first.locator("td").nth(4).inner_text()) > 0
     page.locator("#review-panel").evaluate("e => e.scrollIntoView()")
-    shot(page, "review", full_page=False)  # the review's top rows: a small PNG for the docs
+    shot(
+        page, "review", full_page=False, docs=False
+    )  # the review's top rows: a small PNG for the docs
 
 
 def overflow(page: Page) -> list[str]:
@@ -877,7 +884,7 @@ def test_a_hand_ends_with_its_score_then_a_rematch(base: str, browser: Browser) 
     # Hand 1's, or a later one's where a loaded machine let the first pause run out unseen
     assert re.search(r"Hand \d+ is over", page.locator("#hand-end").inner_text())
     assert re.search(r"match Iva \d+ : random \(bot\) \d+", page.locator("#hand-end").inner_text())
-    shot(page, "hand-end", full_page=False)
+    shot(page, "hand-end", full_page=False, docs=False)
     admin = page.evaluate(f"localStorage.getItem('kafana.admin.{table_id}')")
     with httpx.Client(base_url=base, timeout=10) as http:
         connect(
@@ -915,7 +922,7 @@ def test_the_rules_page(base: str, browser: Browser) -> None:
         assert rows.count() == len(switches) > 0
         assert rows.first.locator("code").inner_text() == switches[0]["name"]
     assert page.locator("#rules-tablic thead th").count() == 2 + 4  # four presets
-    shot(page, "rules", full_page=False)
+    shot(page, "rules", full_page=False, docs=False)
     assert axe(page) == []
     page.set_viewport_size({"width": 360, "height": 740})
     assert overflow(page) == []
