@@ -4,6 +4,7 @@ kafana league create spring --server HOST:PORT --key $ORGANISER --target 51 --mo
 kafana league play spring greedy --server HOST:PORT --key $ANA --matches 10
 kafana league list --server HOST:PORT                     # every league, by name
 kafana league export spring --out spring/ --server HOST:PORT --key $ANA   # board, matches
+kafana league report spring --server HOST:PORT --key $ANA   # pairs whose results are improbable
 kafana league board spring --server HOST:PORT --key $ANA --page 2
 kafana league player spring bob --server HOST:PORT --key $ANA
 kafana league match spring 12 --record m12.txt --server HOST:PORT --key $ANA   # kafana verify
@@ -36,6 +37,7 @@ from kafana_client.remote import CONNECT_SECONDS
 from kafana_client.tournaments import enum_name
 
 from kafana.cli.tournament_hosted import COUNT
+from kafana.competitions.league import collusion
 from kafana.v1 import leagues_pb2 as pb
 from kafana.v1 import rules_pb2, state_pb2
 
@@ -338,22 +340,23 @@ def season_exports(board: list[pb.BoardRow], matches: list[pb.MatchInfo]) -> dic
         json.dumps(MessageToDict(m, preserving_proto_field_name=True), sort_keys=True)
         for m in matches
     ]
-    return {"board.csv": out.getvalue(), "matches.jsonl": "".join(f"{x}\n" for x in lines)}
+    jsonl = "".join(f"{x}\n" for x in lines)
+    suspects = collusion.report(collusion.from_export(jsonl))
+    return {
+        "board.csv": out.getvalue(),
+        "matches.jsonl": jsonl,
+        "collusion.csv": collusion.report_csv(suspects),
+    }
 
 
-@league.command()
-@click.argument("name")
-@SERVER
-@click.option("--season", type=COUNT, default=0, help="Season (0: the current one).")
-@click.option(
-    "--out", type=click.Path(file_okay=False, path_type=Path), required=True,
-    help="Directory for board.csv and matches.jsonl.",
-)  # fmt: skip
-def export(name: str, server: str, season: int, out: Path) -> None:
-    """League NAME's season as files: its board (board.csv) and its matches with their fair
-    records (matches.jsonl; each record checks with `kafana verify`)."""
+Season = tuple[int, list[pb.BoardRow], list[pb.MatchInfo]]
 
-    async def job(client: Any, leagues: Any) -> tuple[int, list[pb.BoardRow], list[pb.MatchInfo]]:
+
+def _season(server: str, name: str, season: int) -> Season:
+    """League NAME's season (0: the current one): its number, every board row and every
+    match still kept, with its record."""
+
+    async def job(client: Any, leagues: Any) -> Season:
         from kafana_client.errors import NotFoundRpcError
 
         page = await leagues.board(name, season=season, page_size=200)
@@ -375,14 +378,80 @@ def export(name: str, server: str, season: int, out: Path) -> None:
                 found.append(m)
         return chosen, rows, found
 
-    chosen, rows, found = with_leagues(server, job)
+    return with_leagues(server, job)
+
+
+@league.command()
+@click.argument("name")
+@SERVER
+@click.option("--season", type=COUNT, default=0, help="Season (0: the current one).")
+@click.option(
+    "--out", type=click.Path(file_okay=False, path_type=Path), required=True,
+    help="Directory for board.csv, matches.jsonl and collusion.csv.",
+)  # fmt: skip
+def export(name: str, server: str, season: int, out: Path) -> None:
+    """League NAME's season as files: its board (board.csv) and its matches with their fair
+    records (matches.jsonl; each record checks with `kafana verify`) and its collusion report
+    (collusion.csv, as `kafana league report`)."""
+    chosen, rows, found = _season(server, name, season)
     out.mkdir(parents=True, exist_ok=True)
     for file, text in season_exports(rows, found).items():
         (out / file).write_text(text, encoding="utf-8")
     click.echo(
         f"league {name}, season {chosen}: {plural(len(rows), 'player')},"
-        f" {plural(len(found), 'match')} in {out}/ (board.csv, matches.jsonl)"
+        f" {plural(len(found), 'match')} in {out}/ (board.csv, matches.jsonl, collusion.csv)"
     )
+
+
+@league.command()
+@click.argument("name", default="")
+@SERVER
+@click.option("--season", type=COUNT, default=0, help="Season (0: the current one).")
+@click.option(
+    "--matches", "matches_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+    help="Read an exported matches.jsonl instead of asking a server.",
+)  # fmt: skip
+@click.option(
+    "--min-games", type=click.IntRange(2, 1000), default=collusion.MIN_GAMES, show_default=True,
+    help="Pairs that met at least this often are looked at.",
+)  # fmt: skip
+@click.option(
+    "--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=collusion.ALPHA, show_default=True,
+    help="The chance of flagging any pair of an honest league.",
+)  # fmt: skip
+def report(
+    name: str, server: str, season: int, matches_file: Path | None, min_games: int, alpha: float
+) -> None:
+    """Pairs of players in league NAME whose results against each other are improbable for
+    their ratings (rated without those games): possible collusion, to look into. Exit 0
+    either way."""
+    if matches_file is not None:
+        try:
+            text = matches_file.read_text(encoding="utf-8")
+            played = collusion.from_export(text)
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise click.UsageError(f"cannot read {matches_file}: {error}") from None
+        where = str(matches_file)
+    elif name:
+        chosen, _rows, found = _season(server, name, season)
+        played = collusion.from_export(season_exports([], found)["matches.jsonl"])
+        where = f"league {name}, season {chosen}"
+    else:
+        raise click.UsageError("name a league (with --server) or give --matches FILE")
+    suspects = collusion.report(played, min_games, alpha)
+    looked = collusion.pairs_met(played, min_games)
+    click.echo(
+        f"{where}: {plural(len(played), 'rated match')},"
+        f" {plural(looked, 'pair')} met {min_games} times or more"
+    )
+    if not suspects:
+        click.echo("no pair's results are improbable for their ratings")
+    for x in suspects:
+        click.echo(
+            f"{x.winner} over {x.loser}: {x.wins:g} of {x.games} won, {x.expected:.1f} expected,"
+            f" p = {x.p_value:.2g} (flagged below {x.threshold:.2g})"
+        )
 
 
 @league.command()
