@@ -14,6 +14,7 @@ import itertools
 import json
 import random
 import re
+import statistics
 from collections import defaultdict
 
 import pytest
@@ -109,8 +110,7 @@ async def test_an_arena_of_twelve_bots_scores_streaks_and_keeps_everyone_playing
 
     # nobody waited long while another was free: idle spells (from a game's end to the
     # entrant's next game's start) of two entrants overlap at most the rematch wait (two who
-    # just played each other wait for anyone else that long), plus the pairing's poll and a
-    # loaded machine's slack
+    # just played each other wait for anyone else that long) plus twice the usual spell
     spells: dict[str, list[tuple[int, int]]] = defaultdict(list)
     mine: dict[str, list[tuple[int, int]]] = defaultdict(list)
     for g in played:
@@ -118,7 +118,7 @@ async def test_an_arena_of_twelve_bots_scores_streaks_and_keeps_everyone_playing
             mine[name].append(spans[g.game_id])
     for name, games in mine.items():
         games.sort()
-        spells[name] = [(a[1], b[0]) for a, b in zip(games, games[1:], strict=False)]
+        spells[name] = [(a[1], b[0]) for a, b in itertools.pairwise(games)]
     worst = 0
     for a in NAMES:
         for b in NAMES:
@@ -126,7 +126,16 @@ async def test_an_arena_of_twelve_bots_scores_streaks_and_keeps_everyone_playing
                 for s in spells[a]:
                     for t in spells[b]:
                         worst = max(worst, min(s[1], t[1]) - max(s[0], t[0]))
-    assert worst <= ARENA_REMATCH_WAIT_MS + 4_000, worst
+    # an entrant's own idle spell (its game's end to its next game's start: the director
+    # notices the end, records it, pairs, makes the table and seats it) grows with the load
+    # of the machine; two entrants free at once must not wait much longer than that
+    usual = statistics.median(b - a for spell in spells.values() for a, b in spell)
+    counts = sorted(len(mine[n]) for n in NAMES)
+    print(
+        f"arena: {len(played)} games, {counts[0]}-{counts[-1]} each; idle spell median"
+        f" {usual:.0f} ms; two idle together at most {worst} ms"
+    )
+    assert worst <= ARENA_REMATCH_WAIT_MS + 2 * usual + 1_000, (worst, usual)
     assert all(len(mine[n]) >= 2 for n in NAMES), {n: len(mine[n]) for n in NAMES}
 
 
