@@ -19,6 +19,7 @@ from kafana.competitions.policy import Action, FaultPolicy, Reason
 from kafana.competitions.table_results import clock_spec, table_faults
 from kafana.games import tablic
 from kafana.games.tablic import Move, View
+from kafana.service import convert
 from kafana.service.clock import ClockSweeper
 from kafana.service.feed import Feed
 from kafana.service.tables import Tables
@@ -193,7 +194,7 @@ async def test_a_built_in_bot_that_raises_is_left_to_the_tables_policy(
             )
     finally:
         await sweeper.stop()
-    answer = await domain.record(table_id)
+    answer = convert.record(await domain.record(table_id))
     last = answer.events[-1]
     assert (last.kind, last.seat) == (events_pb2.EVENT_KIND_FORFEIT, 0)
     assert last.reason == state_pb2.EVENT_REASON_DISCONNECT
@@ -252,7 +253,7 @@ async def test_a_built_in_seat_outlasts_a_takeover_of_its_director(
             await asyncio.gather(*seats(vouch_ms=4_000))  # the next director plays on
     finally:
         await sweeper.stop()
-    answer = await domain.record(table_id)
+    answer = convert.record(await domain.record(table_id))
     assert all(e.kind != events_pb2.EVENT_KIND_FORFEIT for e in answer.events)
     over = await domain.session(table_id)
     assert over.match.is_over and over.ending is None and stopped < over.seq
