@@ -46,6 +46,8 @@ def test_arena_command_line() -> None:
     assert "greedy vs random | 4 |" in result.output
     bad = CliRunner().invoke(main, ["arena", "--bots", "greedy,nobody", "--hands", "1"])
     assert bad.exit_code != 0 and "unknown bot 'nobody'" in bad.output
+    seatless = CliRunner().invoke(main, ["arena", "--bots", "random,greedy,heuristic"])
+    assert seatless.exit_code == 2 and "3 bots for 2 seats" in seatless.output
 
 
 def test_arena_in_processes() -> None:

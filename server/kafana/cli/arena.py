@@ -80,6 +80,12 @@ def arena(
         raise click.BadParameter(
             "name at least two bots (or one with --vs BOT)", param_hint="--bots"
         )
+    if len(names) > players:
+        raise click.BadParameter(
+            f"{len(names)} bots for {players} seats: a bot without a seat would score 0 "
+            f"(name at most {players}, or add --players)",
+            param_hint="--bots",
+        )
     if partnerships and players != 4:
         raise click.BadParameter("partnerships need --players 4", param_hint="--partnerships")
     for name in names:
