@@ -102,7 +102,7 @@ def test_a_fair_record_replays_with_its_meta_seats(
 
 
 def test_a_tac_game_of_an_event_export_replays(tmp_path: Path) -> None:
-    (line,) = event("tac", {"ana": "loader", "bob": "random"})
+    line = event("tac", {"ana": "loader", "bob": "random"})[0]
     path = tmp_path / "records.jsonl"
     path.write_text(json.dumps(line) + "\n")
     done = replay(str(path))
