@@ -652,7 +652,8 @@ def overflow(page: Page) -> list[str]:
 
 
 def test_every_page_fits_a_360_px_phone(base: str, browser: Browser) -> None:
-    """Lobby, table, replay with its review, events, an event and leagues at 360 px: nothing
+    """Lobby, table, replay with its review, events, an event (with the organiser's panel),
+    leagues and the account page at 360 px: nothing
     wider than the window (a wide list scrolls inside its own box). The lobby was once 674 px
     on a 390 px phone and the event page 776 px."""
     with httpx.Client(base_url=base, timeout=10) as http:
@@ -703,6 +704,17 @@ def test_every_page_fits_a_360_px_phone(base: str, browser: Browser) -> None:
     page.goto(f"{base}#/l")
     page.wait_for_selector("h1")
     widths["leagues"] = overflow(page)
+    page.evaluate(  # this browser made the event: the organiser's panel shows
+        "([k, v]) => localStorage.setItem(k, v)",
+        [f"kafana.organiser.{made['eventId']}", made["organiserToken"]],
+    )
+    page.goto(f"{base}#/e/{made['eventId']}")
+    page.wait_for_selector("#organiser #export")
+    page.wait_for_selector("#rating-curves", timeout=30_000)
+    widths["organiser"] = overflow(page)
+    page.goto(f"{base}#/me")
+    page.wait_for_selector("#no-account")
+    widths["account"] = overflow(page)
     assert widths == {name: [] for name in widths}
 
 
