@@ -6,16 +6,13 @@ a self-registered account counts as its address, `p:<address>`). Callers without
 (`--auth open`, one machine's) and operators are not counted. A refusal is `QuotaExceeded`
 (RESOURCE_EXHAUSTED, QUOTA_EXCEEDED, with a RetryInfo): the window ends.
 
->>> import asyncio
->>> from kafana.store.counters import MemoryCounters
->>> quota = CreationQuota("events", 2, HOUR_MS, "hour", MemoryCounters())
->>> for _ in range(2):
-...     asyncio.run(quota.admit(Caller("a:ana", "ana", "organiser", "10.0.0.7"), now_ms=0))
->>> asyncio.run(quota.admit(Caller("a:ana", "ana", "organiser", "10.0.0.7"), now_ms=1))
-... # doctest: +ELLIPSIS
-Traceback (most recent call last):
-...
-kafana.service.quotas.QuotaExceeded: at most 2 events per account are created per hour: ...
+With `store` a table store, the third creation within the hour is refused:
+
+    quota = CreationQuota("events", 2, HOUR_MS, "hour", store.counters)
+    ana = Caller("a:ana", "ana", "organiser", "10.0.0.7")
+    await quota.admit(ana, now_ms=0)
+    await quota.admit(ana, now_ms=0)
+    await quota.admit(ana, now_ms=1)  # QuotaExceeded: at most 2 events per account are ...
 """
 
 from __future__ import annotations
@@ -24,7 +21,7 @@ from kafana import metrics
 from kafana.service.auth import Caller
 from kafana.service.limits import HOUR_MS
 from kafana.service.quotas import QuotaExceeded, _span
-from kafana.store.counters import Counters, MemoryCounters
+from kafana.store.counters import Counters
 
 DAY_MS = 24 * HOUR_MS
 EVENTS_PER_HOUR = 20
@@ -48,12 +45,14 @@ class CreationQuota:
         self.limit = limit
         self.window_ms = window_ms
         self.period = period
-        self.counters: Counters = counters or MemoryCounters()
+        self.counters: Counters | None = counters  # the server's store's, once it starts
 
     async def admit(self, caller: Caller, now_ms: int) -> None:
         """Count one creation by `caller`, or raise `QuotaExceeded` (nothing counted)."""
         if caller.account is None or caller.role == "operator" or not self.limit:
             return
+        if self.counters is None:
+            raise RuntimeError(f"the {self.what} quota has no counters: the server has not started")
         key = f"{self.what}:{caller.key}"
         wait = await self.counters.count(key, self.limit, self.window_ms, now_ms)
         if wait:

@@ -1,14 +1,11 @@
 """Account administration on an account store: the rules, with no gRPC in them.
 
 The Accounts service (`kafana.service.accounts`) and `kafana account --redis` (which makes the
-first operator straight in the store) both act through an `AccountBook`:
+first operator straight in the store) both act through an `AccountBook`, here on the accounts
+of a table store `store` (`kafana.store.accounts_redis.accounts_for`):
 
->>> import asyncio
->>> from kafana.store.accounts import MemoryAccounts
->>> book = AccountBook(MemoryAccounts())
->>> account, key = asyncio.run(book.create("ana", "player"))
->>> account.role, key.startswith("kfk_")
-('player', True)
+    book = AccountBook(accounts_for(store))
+    account, key = await book.create("ana", "player")  # account.role == "player", key "kfk_..."
 """
 
 from __future__ import annotations

@@ -7,15 +7,13 @@ cards still to come at the others. The flag is a place held in the store's share
 (`Counters.hold`), so every server process on one store sees it, and it lapses by itself
 after its time to live (an organiser that dies does not keep records hidden for ever).
 
->>> import asyncio
->>> from kafana.store.counters import MemoryCounters
->>> embargoes = Embargoes(MemoryCounters(), clock=lambda: 1_000)
->>> asyncio.run(embargoes.embargo("cup/board-1", 60_000))
->>> asyncio.run(embargoes.active("cup/board-1")), asyncio.run(embargoes.active("cup/board-2"))
-(True, False)
->>> asyncio.run(embargoes.release("cup/board-1"))
->>> asyncio.run(embargoes.active("cup/board-1"))
-False
+With `store` a table store (`tests/competitions/test_embargo.py` runs this on Redis):
+
+    embargoes = Embargoes(store.counters)
+    await embargoes.embargo("cup/board-1", 60_000)
+    await embargoes.active("cup/board-1"), await embargoes.active("cup/board-2")  # True, False
+    await embargoes.release("cup/board-1")
+    await embargoes.active("cup/board-1")  # False
 """
 
 from __future__ import annotations

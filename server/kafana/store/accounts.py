@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import builtins
 import hashlib
-import hmac
 import secrets
 import time
 from abc import ABC, abstractmethod
@@ -90,71 +89,3 @@ class AccountStore(ABC):
     async def expire_unused(self, before_ms: int, limit: int) -> builtins.list[str]:
         """Delete up to `limit` accounts made (self-registered: `create(..., expires=True)`)
         before `before_ms` whose key was never used; their names."""
-
-
-class MemoryAccounts(AccountStore):
-    """Accounts in this process's memory (the embedded run)."""
-
-    def __init__(self) -> None:
-        self._accounts: dict[str, Account] = {}
-        self._keys: dict[str, bytes] = {}  # name -> digest (active accounts)
-        self._names: dict[bytes, str] = {}  # digest -> name
-        self._unused: dict[str, int] = {}  # name -> made (ms), while its key is unused
-
-    async def create(self, account: Account, digest: bytes, *, expires: bool = False) -> bool:
-        """Add it unless the name is taken."""
-        if account.name in self._accounts:
-            return False
-        self._accounts[account.name] = account
-        self._keys[account.name], self._names[digest] = digest, account.name
-        if expires:
-            self._unused[account.name] = account.created_ms
-        return True
-
-    async def used(self, name: str) -> None:
-        """No longer expires unused."""
-        self._unused.pop(name, None)
-
-    async def expire_unused(self, before_ms: int, limit: int) -> builtins.list[str]:
-        """Delete the oldest unused ones made before `before_ms`."""
-        old = sorted((made, name) for name, made in self._unused.items() if made < before_ms)
-        names = [name for _, name in old[:limit]]
-        for name in names:
-            del self._unused[name]
-            self._names.pop(self._keys.pop(name, b""), None)
-            del self._accounts[name]
-        return names
-
-    async def by_key(self, digest: bytes) -> Account | None:
-        """By key hash, compared in constant time once found."""
-        name = self._names.get(digest)
-        if name is None or not hmac.compare_digest(self._keys.get(name, b""), digest):
-            return None
-        return self._accounts[name]
-
-    async def get(self, name: str) -> Account | None:
-        """By name."""
-        return self._accounts.get(name)
-
-    async def list(self, after: str, limit: int) -> list[Account]:
-        """Sorted by name."""
-        names = sorted(n for n in self._accounts if n > after)[:limit]
-        return [self._accounts[n] for n in names]
-
-    async def revoke(self, name: str, at_ms: int) -> bool:
-        """Drop its key; keep the account, marked revoked."""
-        account = self._accounts.get(name)
-        if account is None:
-            return False
-        self._names.pop(self._keys.pop(name, b""), None)
-        if account.active:
-            self._accounts[name] = Account(name, account.role, account.created_ms, at_ms)
-        return True
-
-    async def rotate(self, name: str, digest: bytes) -> bool:
-        """A new key for an active account."""
-        if name not in self._keys:
-            return False
-        self._names.pop(self._keys[name], None)
-        self._keys[name], self._names[digest] = digest, name
-        return True

@@ -11,10 +11,11 @@ import builtins
 import hmac
 import json
 
-from kafana.store.accounts import Account, AccountStore, MemoryAccounts
+from kafana.store.accounts import Account, AccountStore
 from kafana.store.base import TableStore
 from kafana.store.client import RedisClient, Script
 from kafana.store.keys import account_keys
+from kafana.store.redis_store import redis_client_of
 
 
 def _text(value: object) -> str:
@@ -122,6 +123,5 @@ class RedisAccounts(AccountStore):
 
 
 def accounts_for(store: TableStore) -> AccountStore:
-    """The account store that goes with a table store: its Redis, else this process's memory."""
-    client = getattr(store, "client", None)
-    return RedisAccounts(client) if isinstance(client, RedisClient) else MemoryAccounts()
+    """The account store that goes with a table store: in its Redis."""
+    return RedisAccounts(redis_client_of(store))

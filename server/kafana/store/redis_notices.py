@@ -24,7 +24,6 @@ from kafana.store.notices import (
     NONE,
     TTL_MS,
     Mark,
-    MemoryNotices,
     Notice,
     NoticeStore,
     Page,
@@ -158,7 +157,8 @@ class RedisNotices(NoticeStore):
 
 
 def notices_for(store: TableStore) -> NoticeStore:
-    """The notice store that goes with a table store: its Redis, else this process's memory."""
-    if isinstance(store, RedisStore):
-        return RedisNotices(store.client, store.notifier, namespace=store.namespace)
-    return MemoryNotices()
+    """The notice store that goes with a table store: in its Redis (TypeError for a store that
+    is not in Redis)."""
+    if not isinstance(store, RedisStore):
+        raise TypeError(f"{type(store).__name__} is not in Redis: account notices live in Redis")
+    return RedisNotices(store.client, store.notifier, namespace=store.namespace)
