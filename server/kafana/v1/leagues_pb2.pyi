@@ -96,6 +96,7 @@ class LeagueSpec(_message.Message):
     RETENTION_DAYS_FIELD_NUMBER: _builtins.int
     DISCONNECT_GRACE_MS_FIELD_NUMBER: _builtins.int
     ILLEGAL_LIMIT_FIELD_NUMBER: _builtins.int
+    REMATCH_LIMIT_FIELD_NUMBER: _builtins.int
     game: _rules_pb2.Game.ValueType
     """The game (unspecified: Tablić)."""
     preset: _rules_pb2.TablicPreset.ValueType
@@ -122,6 +123,11 @@ class LeagueSpec(_message.Message):
     """
     illegal_limit: _builtins.int
     """A player's refused illegal moves: the N-th forfeits the match (0: the default, 3)."""
+    rematch_limit: _builtins.int
+    """Rematches: a player is not paired with a player it met in each of its last
+    `rematch_limit` matches (0: the default, 2; 1 to 8), until both have waited 60 s in the
+    queue for someone else.
+    """
     def __init__(
         self,
         *,
@@ -135,10 +141,11 @@ class LeagueSpec(_message.Message):
         retention_days: _builtins.int = ...,
         disconnect_grace_ms: _builtins.int = ...,
         illegal_limit: _builtins.int = ...,
+        rematch_limit: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["disconnect_grace_ms", b"disconnect_grace_ms", "game", b"game", "illegal_limit", b"illegal_limit", "join_deadline_ms", b"join_deadline_ms", "move_ms", b"move_ms", "players", b"players", "preset", b"preset", "retention_days", b"retention_days", "target", b"target", "timeouts_to_forfeit", b"timeouts_to_forfeit"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["disconnect_grace_ms", b"disconnect_grace_ms", "game", b"game", "illegal_limit", b"illegal_limit", "join_deadline_ms", b"join_deadline_ms", "move_ms", b"move_ms", "players", b"players", "preset", b"preset", "rematch_limit", b"rematch_limit", "retention_days", b"retention_days", "target", b"target", "timeouts_to_forfeit", b"timeouts_to_forfeit"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -48,6 +48,10 @@ class LeagueKeys:
     """Sorted set: unsettled match -> when a referee looks at it next (ms); claiming one
     moves it a lease ahead, so one referee at a time looks at a match."""
 
+    recent = TaggedKey("recent")
+    """Hash: player -> the other players of its last 8 matches, newest first ("b c;d;"):
+    the rematch limit."""
+
     lease = TaggedKey("lease:pair")
     """String: the referee process pairing the queue now (expires)."""
 

@@ -79,7 +79,7 @@ class RedisLeagues(LeagueStore):
         keys = LeagueKeys(league)
         held = [keys.meta, keys.season, keys.match_counter, keys.games, keys.queue_since,
                 keys.queue_rating, keys.active, keys.due, keys.ratings(season),
-                keys.board(season)]  # fmt: skip
+                keys.board(season), keys.recent]  # fmt: skip
         await atomic(self.client, keys.tag, [("PEXPIRE", key, retention_ms) for key in held])
 
     async def forget(self, league: str) -> None:
@@ -142,10 +142,30 @@ class RedisLeagues(LeagueStore):
         args += [part for kv in fields.items() for part in kv]
         (found,) = await self.client.run(
             _CLAIM,
-            [keys.queue_since, keys.queue_rating, keys.match_counter, keys.active, keys.due],
+            [
+                keys.queue_since,
+                keys.queue_rating,
+                keys.match_counter,
+                keys.active,
+                keys.due,
+                keys.recent,
+            ],
             _encode(args),
         )
         return int(text(found))
+
+    async def last_opponents(
+        self, league: str, players: list[str]
+    ) -> dict[str, list[frozenset[str]]]:
+        if not players:
+            return {}
+        keys = LeagueKeys(league)
+        kept = items(await self.client.call(keys.recent, "HMGET", keys.recent, *players))
+        return {
+            p: [frozenset(group.split()) for group in text(v).split(";")[:-1]]
+            for p, v in zip(players, kept, strict=True)
+            if v is not None
+        }
 
     async def pair_lease(self, league: str, owner: str, ttl_ms: int) -> bool:
         keys = LeagueKeys(league)

@@ -31,7 +31,7 @@ from kafana.competitions.league.results import (
     no_show,
     played,
 )
-from kafana.competitions.league.spec import DAY_MS, load
+from kafana.competitions.league.spec import DAY_MS, REMATCH_LIMIT, load
 from kafana.competitions.league.store import (
     PLAYING,
     SETTLED,
@@ -188,8 +188,10 @@ class Referee:
             return []
         now = self.clock()
         season = (await self.store.meta(league)).get("season", "1")
+        recent = await self.store.last_opponents(league, [w.player for w in waiting])
+        limit = spec.rematch_limit or REMATCH_LIMIT  # leagues made before the limit: its default
         claims = []
-        for group in groups(waiting, spec.players, self.window, now):
+        for group in groups(waiting, spec.players, self.window, now, recent, limit):
             _random.shuffle(group)  # seat order
             secret = new_secret()
             fields = {

@@ -26,6 +26,10 @@ MAX_JOIN_DEADLINE_MS = 600_000
 RETENTION_DAYS = 30
 DISCONNECT_GRACE_MS = 10_000
 ILLEGAL_LIMIT = 3
+REMATCH_LIMIT = 2
+"""A player meets one opponent at most this many matches in a row (unless nobody else comes)."""
+MAX_REMATCH_LIMIT = 8
+"""The most a league sets (the store keeps each player's last 8 tables)."""
 MAX_RETENTION_DAYS = 3650
 DAY_MS = 86_400_000
 
@@ -71,6 +75,9 @@ def league_spec(spec: leagues_pb2.LeagueSpec) -> leagues_pb2.LeagueSpec:
             spec.disconnect_grace_ms, DISCONNECT_GRACE_MS, 500, MAX_MOVE_MS, "disconnect_grace_ms"
         ),
         illegal_limit=_bounded(spec.illegal_limit, ILLEGAL_LIMIT, 1, 1000, "illegal_limit"),
+        rematch_limit=_bounded(
+            spec.rematch_limit, REMATCH_LIMIT, 1, MAX_REMATCH_LIMIT, "rematch_limit"
+        ),
     )
     build_rules(rules_of(out))  # the game, preset, players and target can be played
     return out

@@ -115,6 +115,13 @@ class LeagueStore(ABC):
         """Take `players` out of the queue into a new match (fields stored with it, first look
         at `due`): its number, or 0 and nothing changed if one of them is not waiting."""
 
+    async def last_opponents(
+        self, league: str, players: list[str]
+    ) -> dict[str, list[frozenset[str]]]:
+        """Each player's opponents in its last matches, newest first (the rematch limit; a
+        store that keeps none: no limit)."""
+        return {}
+
     @abstractmethod
     async def pair_lease(self, league: str, owner: str, ttl_ms: int) -> bool:
         """Take or renew the right to pair the league's queue for `ttl_ms`."""

@@ -1,5 +1,6 @@
 -- Take every player out of the queue into a new match, or nothing if one is not waiting.
--- KEYS: queue since, queue rating, match counter, active, due
+-- KEYS: queue since, queue rating, match counter, active, due, recent (optional: each
+-- player's other players of its last 8 matches, newest first, "b c;d;")
 -- ARGV: first look (ms), match key prefix, player count, players..., field/value pairs...
 local n = tonumber(ARGV[3])
 for i = 4, 3 + n do
@@ -18,4 +19,17 @@ for i = 4 + n, #ARGV, 2 do
   redis.call('HSET', match, ARGV[i], ARGV[i + 1])
 end
 redis.call('ZADD', KEYS[5], ARGV[1], id)
+if KEYS[6] then
+  for i = 4, 3 + n do
+    local others = {}
+    for j = 4, 3 + n do
+      if j ~= i then table.insert(others, ARGV[j]) end
+    end
+    local kept = {table.concat(others, ' ')}
+    for group in string.gmatch(redis.call('HGET', KEYS[6], ARGV[i]) or '', '([^;]*);') do
+      if #kept < 8 then table.insert(kept, group) end
+    end
+    redis.call('HSET', KEYS[6], ARGV[i], table.concat(kept, ';') .. ';')
+  end
+end
 return id
