@@ -46,6 +46,7 @@ $(NODE_TOOLS): package.json package-lock.json clients/web/package.json clients/w
 # gRPC on 50051 (--port), Connect and gRPC-Web for browsers on HTTP_PORT (--http).
 HTTP_PORT ?= 8080
 run: $(NATIVE)
+	scripts/ensure-redis
 	$(BIN)/kafana serve --http $(HTTP_PORT) $(ARGS)
 
 test: $(NATIVE) $(NODE_TOOLS)

@@ -50,6 +50,19 @@ def test_without_redis_server_the_store_choice_says_how_to_install_it(
     assert "scripts/ensure-redis" in line and "--redis URL" in line
 
 
+def test_a_redis_server_older_than_7_is_refused_the_same_way(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    old = tmp_path / "redis-server"  # what Ubuntu 22.04's package says
+    old.write_text('#!/bin/sh\necho "Redis server v=6.0.16 sha=00000000:0 malloc=jemalloc"\n')
+    old.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(MissingRedisServer) as refused:
+        choose_store(None)
+    line, status = describe(refused.value, ["serve"])
+    assert status == 1 and line.startswith("redis-server 6.0.16 is older than Redis 7: install")
+
+
 def test_a_private_redis_server_is_the_store_without_redis() -> None:
     choice = choose_store(None)
     try:

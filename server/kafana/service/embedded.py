@@ -13,9 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kafana.store.base import TableStore
-from kafana.store.redis_server import RedisServer
+from kafana.store.redis_server import RedisServer, version
 from kafana.store.redis_store import PRIMARY, REPLICATED, RedisStore
 
+MIN_VERSION = (7, 0)
+"""Redis 7 brought sharded pub/sub (`SPUBLISH`), which every append publishes with."""
 INSTALL = (
     "install Redis 7 or later (`scripts/ensure-redis` in a checkout; apt-get install "
     "redis-server; brew install redis) or give --redis URL"
@@ -44,6 +46,11 @@ def private_server() -> RedisServer:
     """A started redis-server of this process's own (MissingRedisServer without one)."""
     if shutil.which("redis-server") is None:
         raise MissingRedisServer(f"redis-server is not on the PATH: {INSTALL}")
+    found = version()
+    if found and found < MIN_VERSION:
+        raise MissingRedisServer(
+            f"redis-server {'.'.join(map(str, found))} is older than Redis 7: {INSTALL}"
+        )
     try:
         return RedisServer(die_with_parent=True).start()  # none left behind a SIGKILL
     except OSError as error:

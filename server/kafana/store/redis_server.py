@@ -35,6 +35,28 @@ def _die_with_parent() -> None:
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
 
 
+def version(binary: str = "redis-server") -> tuple[int, ...]:
+    """The version of the `binary` on the PATH, from `redis-server --version` (() if none or
+    unreadable).
+
+    >>> version("no-such-redis-server")
+    ()
+    """
+    found = shutil.which(binary)
+    if found is None:
+        return ()
+    try:
+        out = subprocess.run([found, "--version"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return ()
+    for word in out.stdout.split():
+        if word.startswith("v="):
+            parts = word[2:].split(".")
+            if all(part.isdigit() for part in parts):
+                return tuple(int(part) for part in parts)
+    return ()
+
+
 def free_port(host: str = HOST) -> int:
     """A TCP port free on `host` right now (another process may take it before we bind it)."""
     with socket.socket() as sock:
