@@ -49,7 +49,7 @@ def setting(name: str, default: int | float, help: str) -> Callable[[F], F]:
     envvar="KAFANA_REDIS",
     default=None,
     help="redis://host:port/db or redis+cluster://host:port; without it a private "
-    "redis-server (or memory) is used. Env: KAFANA_REDIS.",
+    "redis-server is started (none on the PATH: exit 1). Env: KAFANA_REDIS.",
 )
 @click.option("--host", envvar="KAFANA_HOST", default="127.0.0.1", show_default=True)
 @click.option(
@@ -67,7 +67,7 @@ def setting(name: str, default: int | float, help: str) -> Callable[[F], F]:
     help="Share the port with other processes (SO_REUSEPORT); off: a port in use is refused.",
 )
 @click.option("--grace", default=5.0, show_default=True, help="Seconds to finish calls on stop.")
-@click.option("--memory", is_flag=True, help="Use the in-process store even if Redis is around.")
+@click.option("--memory", is_flag=True, help="A private redis-server even if --redis is set.")
 @click.option(
     "--durability",
     envvar="KAFANA_DURABILITY",
