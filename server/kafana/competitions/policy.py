@@ -95,10 +95,11 @@ class Referee:
 
     policy: FaultPolicy
     bots: Sequence[Player[Any, Any, Any]]
-    faults: list[Fault] = field(default_factory=list)
-    forfeit: int | None = None
+    faults: list[Fault] = field(default_factory=list, init=False)
+    forfeit: int | None = field(default=None, init=False)
     """The seat whose side forfeited the match (None: none)."""
-    _autopilot: dict[int, int] = field(default_factory=dict)  # seat -> hand it plays by default
+    _autopilot: dict[int, int] = field(default_factory=dict, init=False, repr=False)
+    """Seat -> the hand it plays by default moves (Tač, whose views have no hand: the game)."""
 
     def decide(self, seat: int, view: Any, legal: Sequence[Any]) -> Any:
         """The move `seat` plays at `view` under the policy; None: its side forfeits."""
