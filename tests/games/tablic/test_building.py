@@ -64,6 +64,19 @@ def test_building_takes_the_python_paths_on_either_build() -> None:
     assert (type(off.legal_moves()) is list) == (tablic.BUILD == "pure")  # else C's MoveList
 
 
+def test_the_c_paths_decline_a_match_with_building() -> None:
+    # The state's C parameters are empty with building: C lists, applies and deals nothing.
+    from kafana.games.tablic import state as state_module
+
+    assert state_module.state_params(Rules(building=True)) == b""
+    state = deal("5D 9S 10S 10C", "2C 7H")
+    if state_module._FAST_MOVES is not None:  # the compiled build only
+        assert state_module._FAST_MOVES(state, 1024, 256) is None
+        assert state_module._FAST_ADVANCE is not None and state_module._FAST_START is not None
+        assert state_module._FAST_ADVANCE(state, state.legal_moves()[0]) is None
+        assert state_module._FAST_START(state) is None
+
+
 def test_rules_json_names_building_only_when_on() -> None:
     # Records of matches without building keep the JSON they had before the switch existed.
     assert "building" not in Rules().to_json()

@@ -119,7 +119,7 @@ class MatchState(SeatedState[Rules, View]):
     _results: tuple[HandResult, ...]
     _log: tuple[int, Move, object] | None
     _legal: Sequence[Move] | None  # once listed (trail first, then captures, per card)
-    _params: bytes  # the rules as the C fast path reads them (`state_params`)
+    _params: bytes  # the rules as the C fast path reads them (`state_params`; b"": it declines)
     _builds: tuple[Build, ...]  # with `building` only (else unset: the C paths know no builds)
 
     # -- public read-only properties ---------------------------------------------------
@@ -207,7 +207,7 @@ class MatchState(SeatedState[Rules, View]):
         """
         legal = self._legal
         if legal is None:
-            if _FAST_MOVES is not None and not self._setup.rules.building:  # listed in C
+            if _FAST_MOVES is not None:  # the compiled build: listed (and kept) in C
                 fast = _FAST_MOVES(self, LISTING_KEPT, LEGAL_KEPT)
                 if fast is not None:
                     return fast
@@ -346,7 +346,7 @@ class MatchState(SeatedState[Rules, View]):
         """
         if seat is not None and seat != self._current:
             self._check_turn(seat)
-        if _FAST_ADVANCE is not None and not self._setup.rules.building:  # C: a listed move
+        if _FAST_ADVANCE is not None:  # the compiled build: a move of this state's listing, in C
             fast = _FAST_ADVANCE(self, move)
             if fast is not None:
                 return fast
@@ -699,7 +699,13 @@ def _pack_params(rules: Rules) -> bytes:
     players, partnerships, last_card_tabla, rank_priority, must_capture; whether the card
     points fit a byte each (else Python scores a hand), most_cards_points,
     most_cards_tie_to_last, tabla_points, jack_off_opening_table; the target (4 bytes,
-    little-endian); each card's points by index."""
+    little-endian); each card's points by index.
+
+    With `building`, none (b""): every C path then declines, as it does for parameters it
+    cannot read (None: Python answers), so builds are played by the Python paths alone, and
+    the paths of a match without them pay no test of the switch."""
+    if rules.building:
+        return b""
     switches = (rules.partnerships, rules.last_card_tabla, rules.rank_priority, rules.must_capture)
     points = rules.points_by_index
     fits = max(points) <= 255
@@ -759,7 +765,7 @@ def new_match(
     state._legal = None
     state._scores = (0,) * rules.sides
     state._results = ()
-    if rules.building or _FAST_START is None or _FAST_START(state) is None:
+    if _FAST_START is None or _FAST_START(state) is None:
         state._start_hand(0)
     return state
 
