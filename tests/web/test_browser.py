@@ -1278,3 +1278,38 @@ def test_a_tac_replay_rebuilds_the_piles(base: str, browser: Browser) -> None:
         assert sum([here["central"], *here["closed"], *here["discard"], here["turned"]]) == total
     shot(page, "tac-replay")
     assert axe(page) == []
+
+
+def test_an_arena_made_in_the_organisers_form(base: str, browser: Browser) -> None:
+    """An arena from the organiser's form (a quarter of a minute), four built-in bots added
+    in the panel: it pairs them until its time is up, then its standings show each entrant's
+    streak in place of byes, as the server scores it."""
+    page = new_page(browser, width=1440, height=900)
+    page.goto(f"{base}#/o")
+    page.fill("#event-name", "web-arena")
+    page.select_option("#event-format", label="arena")
+    page.fill("#event-duration", "0.25")
+    page.fill("#event-target", "1")
+    page.click("#create-event")
+    page.wait_for_selector("#organiser")
+    event_id = page.url.rsplit("/", 1)[1]
+    for entered, bot in enumerate(("random", "greedy", "random", "greedy"), 1):
+        page.select_option("#add-bot", bot)
+        page.click("#add-bot-button")
+        page.wait_for_selector(f"#entries-state:has-text('Taking entries ({entered} of')")
+    page.click("#start-event")
+    page.wait_for_selector("#event-phase:has-text('pairs until')")
+    page.wait_for_selector("#event-phase:has-text('finished')", timeout=60_000)
+    assert page.locator("#standings thead th").nth(7).inner_text() == "Streak"
+    with httpx.Client(base_url=base, timeout=10) as http:
+        event = event_of(http, event_id)
+    assert event["durationMs"] == 15_000 and event["format"] == "EVENT_FORMAT_ARENA"
+    rows = page.locator("#standings tbody tr")
+    assert rows.count() == 4 and sum(len(r["games"]) for r in event["rounds"]) >= 2
+    shown = {
+        rows.nth(i).locator("td").nth(1).inner_text(): rows.nth(i).locator("td").nth(6).inner_text()
+        for i in range(4)
+    }
+    server = {s["entrant"]: s.get("streak", 0) for s in event["standings"]}
+    assert {name: int(text.split(",")[0]) for name, text in shown.items()} == server
+    assert axe(page) == []

@@ -3,7 +3,7 @@
  * ratings, rounds, pairings, live games (watch) and finished ones (replay), the published
  * commitments. The event page polls GetEvent, so standings update live while it runs.
  */
-import { EntrantState, EventPhase, GameStatus, type EventInfo } from "@kafana/client";
+import { EntrantState, EventFormat, EventPhase, GameStatus, type EventInfo } from "@kafana/client";
 import { client, explain } from "./api.js";
 import { entryPanel } from "./entry.js";
 import { organiserPanel, organiserToken } from "./organiser.js";
@@ -62,11 +62,12 @@ export async function eventsPage(root: HTMLElement): Promise<() => void> {
 }
 
 function standings(event: EventInfo): HTMLElement {
+  const arena = event.format === EventFormat.ARENA; // no byes; a streak doubles the points
   return h("div", { class: "tables" }, h("table", { class: "list", id: "standings" },
-    h("thead", {}, h("tr", {}, ["#", "Entrant", "Points", "Played", "W", "D", "L", "Byes", "Buchholz", "S-B", "Diff", "Rating"].map((t) => h("th", {}, t)))),
+    h("thead", {}, h("tr", {}, ["#", "Entrant", "Points", "Played", "W", "D", "L", arena ? "Streak" : "Byes", "Buchholz", "S-B", "Diff", "Rating"].map((t) => h("th", {}, t)))),
     h("tbody", {}, event.standings.map((s) => h("tr", {},
       h("td", {}, s.rank), h("td", {}, s.entrant, STATES[s.state] ? ` (${STATES[s.state]})` : ""), h("th", {}, s.points), h("td", {}, s.played),
-      h("td", {}, s.wins), h("td", {}, s.draws), h("td", {}, s.losses), h("td", {}, s.byes),
+      h("td", {}, s.wins), h("td", {}, s.draws), h("td", {}, s.losses), h("td", { class: arena && s.streak >= 2 ? "streak" : undefined }, arena ? (s.streak >= 2 ? `${s.streak}, points ×2` : s.streak) : s.byes),
       h("td", {}, s.buchholz.toFixed(1)), h("td", {}, s.sonnebornBerger.toFixed(2)), h("td", {}, s.diff),
       h("td", {}, s.rating.toFixed(1)))))));
 }

@@ -96,7 +96,7 @@ export async function organisePage(root: HTMLElement): Promise<() => void> {
   const startAt = h("input", { id: "event-start", type: "datetime-local" });
   const opensAt = h("input", { id: "event-opens", type: "datetime-local" });
   const closesAt = h("input", { id: "event-closes", type: "datetime-local" });
-  const duration = number("event-duration", 20, 1440);
+  const duration = h("input", { id: "event-duration", type: "number", min: 0.25, max: 1440, step: "any", value: 20 });
   const checkIn = number("event-check-in", 0, 1440);
   const maxEntrants = number("event-max", 0, 1024);
   const perAccount = number("event-per-account", 1, 1024);
@@ -133,7 +133,7 @@ export async function organisePage(root: HTMLElement): Promise<() => void> {
         startAtMs: when(startAt),
         entriesOpenAtMs: when(opensAt),
         entriesCloseAtMs: when(closesAt),
-        durationMs: arena ? (Number(duration.value) || 0) * 60_000 : 0,
+        durationMs: arena ? Math.round((Number(duration.value) || 0) * 60_000) : 0,
         checkInMs: (Number(checkIn.value) || 0) * 60_000,
         maxEntrants: Number(maxEntrants.value) || 0,
         entriesPerAccount: Number(perAccount.value) || 0,
