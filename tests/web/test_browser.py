@@ -1313,3 +1313,45 @@ def test_an_arena_made_in_the_organisers_form(base: str, browser: Browser) -> No
     server = {s["entrant"]: s.get("streak", 0) for s in event["standings"]}
     assert {name: int(text.split(",")[0]) for name, text in shown.items()} == server
     assert axe(page) == []
+
+
+def test_a_replay_shows_the_builds(base: str, browser: Browser) -> None:
+    """A `building` match of two built-in bots (they build where they can), replayed: at the
+    step after each build the table shows it as one unit (its cards, value and owner)."""
+    with httpx.Client(base_url=base, timeout=10) as http:
+        tablic = {"target": 1, "building": True}
+        config = {
+            "rules": {"game": "GAME_TABLIC", "players": 2, "tablic": tablic},
+            "bots": [{"seat": 0, "bot": "heuristic"}, {"seat": 1, "bot": "greedy"}],
+        }
+        builds: list[tuple[int, dict[str, Any]]] = []
+        for _ in range(5):  # a match with no build at all is rare; try another then
+            table_id = connect(http, "KafanaService", "CreateTable", {"config": config})["tableId"]
+            deadline = time.monotonic() + 60
+            while (
+                connect(http, "KafanaService", "GetTable", {"tableId": table_id}).get("status")
+                != "TABLE_STATUS_FINISHED"
+            ):
+                assert time.monotonic() < deadline, "the bots did not finish their match"
+                time.sleep(0.2)
+            events = connect(http, "KafanaService", "GetRecord", {"tableId": table_id})["events"]
+            builds = [
+                (step, e["move"]["tablic"])
+                for step, e in enumerate(events, 1)
+                if e.get("move", {}).get("tablic", {}).get("buildValue")
+            ]
+            if builds:
+                break
+    assert builds, "no build in five matches of bots that build"
+    page = new_page(browser, width=1440, height=900)
+    page.goto(f"{base}#/r/{table_id}")
+    page.wait_for_selector("#replay-step")
+    for step, move in builds[:3]:
+        page.fill("#replay-goto", str(step))
+        page.dispatch_event("#replay-goto", "change")
+        page.wait_for_selector(f"#replay-step:has-text('{step} / ')")
+        unit = page.locator(f".table-cards .build[data-build='{move['buildValue']}']")
+        assert unit.count() >= 1
+        cards = {c.get_attribute("data-card") for c in unit.last.locator(".card").all()}
+        assert cards == {move["card"], *move["joined"]}
+        assert "built" in page.inner_text("#replay-text")

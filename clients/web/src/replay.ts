@@ -14,6 +14,8 @@ import { tacPiles, tacPilesView } from "./tacpiles.js";
 /** What the page shows after `step` events: the table, the names, each side's takes. */
 interface Position {
   table: string[];
+  /** Builds on the table (the `building` switch): cards, value, owner. */
+  builds: { cards: string[]; value: number; owner: number }[];
   names: string[];
   taken: number[];
   scores: number[];
@@ -37,7 +39,7 @@ function handsAt(events: readonly Event[], step: number): string[][] {
 
 /** The position after the first `step` events of `events`. */
 export function position(events: readonly Event[], step: number): Position {
-  const at: Position = { table: [], names: [], taken: [], scores: [], hand: 0, text: "The match is about to start.", hands: handsAt(events, step) };
+  const at: Position = { table: [], builds: [], names: [], taken: [], scores: [], hand: 0, text: "The match is about to start.", hands: handsAt(events, step) };
   for (const event of events.slice(0, step)) {
     const who = at.names[event.seat] ?? `seat ${event.seat + 1}`;
     if (event.kind === EventKind.SEAT_TAKEN) {
@@ -46,15 +48,24 @@ export function position(events: readonly Event[], step: number): Position {
     }
     if (event.deal) {
       at.hand = event.deal.handNo;
-      if (event.deal.table.length) at.table = [...event.deal.table];
+      if (event.deal.table.length) {
+        at.table = [...event.deal.table];
+        at.builds = [];
+      }
       at.text = `Hand ${event.deal.handNo + 1} is dealt.`;
     }
     if (event.kind === EventKind.MOVE && event.move) {
       const move = event.move.game;
       if (move.case === "tablic") {
-        const { card, captured } = move.value;
-        if (captured.length) {
+        const { card, captured, joined, buildValue } = move.value;
+        if (buildValue) { // a build or a raise: the card and what it joins lie as one unit
+          const raised = at.builds.filter((b) => b.cards.some((c) => joined.includes(c)));
+          at.builds = at.builds.filter((b) => !raised.includes(b));
+          at.table = at.table.filter((c) => !joined.includes(c));
+          at.builds.push({ cards: [...joined, card], value: buildValue, owner: event.seat });
+        } else if (captured.length) {
           at.table = at.table.filter((c) => !captured.includes(c));
+          at.builds = at.builds.filter((b) => !b.cards.some((c) => captured.includes(c)));
           at.taken[event.seat] = (at.taken[event.seat] ?? 0) + captured.length + 1;
         } else {
           at.table.push(card);
@@ -112,7 +123,9 @@ export async function replayPage(root: HTMLElement, tableId: string): Promise<()
           tac ? null : h("div", { class: "seat-info" }, `${at.taken[n] ?? 0} cards taken`),
           at.hands[n]?.length ? h("div", { class: "hand replay-hand", "aria-label": `${at.names[n] ?? `seat ${n + 1}`}'s hand` }, at.hands[n].map((c) => face(c))) : null))),
       tac ? tacPilesView(tacPiles(events, step), at.names) : h("section", { class: "table-cards" }, h("h2", {}, `Table · hand ${at.hand + 1}`),
-        at.table.length ? at.table.map((c) => face(c)) : h("p", { class: "empty" }, "empty")),
+        at.table.length || at.builds.length ? [at.table.map((c) => face(c)), at.builds.map((b) => h("div", {
+          class: "build", role: "group", "data-build": b.value, "aria-label": `a build of ${b.value}, ${at.names[b.owner] ?? `seat ${b.owner + 1}`}'s: ${labels(b.cards)}`,
+        }, b.cards.map((c) => face(c)), h("span", { class: "build-value" }, `= ${b.value} · ${at.names[b.owner] ?? ""}`)))] : h("p", { class: "empty" }, "empty")),
       h("p", {}, at.scores.length ? `Points so far: ${at.scores.join(" : ")}` : ""));
   }
   slider.addEventListener("input", () => go(Number(slider.value)));
