@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 from competitions.league_helpers import Metadata, create_league, site
-from playwright.async_api import Browser, Page, async_playwright
+from playwright.async_api import Browser, Page, Route, async_playwright
 
 from web.axe_check import axe_async
 
@@ -85,7 +85,13 @@ async def the_leagues_list_and_the_account_page(page: Page, base: str) -> list[s
     found = await axe_async(page)
     await page.screenshot(path=str(IMAGES / "web-leagues.png"), full_page=True)
     await page.click("#leagues tr[data-league='web'] a.button")
-    await page.wait_for_selector("#join-queue")
+    await page.click("#join-queue")  # queue, then leave: the queue is empty again
+    await page.wait_for_selector("#queue-status:has-text('ana is waiting (1 in the queue')")
+    await page.click("#leave-queue")
+    await page.wait_for_selector("#queue-status:has-text('Left the queue.')")
+    assert await page.locator("#join-queue").is_enabled()
+    await page.goto(f"{base}/#/l")
+    await page.wait_for_selector("#leagues tr[data-league='web'] td.waiting:text-is('0')")
     await page.click("nav.top a:has-text('Account')")
     await page.wait_for_selector("#account-meta")
     assert await page.inner_text("h1") == "ana"
@@ -124,9 +130,19 @@ async def play_a_league_match_in_two_browsers(
     """Both players queue from the league page, get their tickets, play the match there: ana's
     page, back on the league's page."""
     pages = {n: await signed_in(browser, base, k[0][1].split(" ", 1)[1]) for n, k in keys.items()}
+    held = asyncio.Event()
+
+    async def slowly(route: Route) -> None:  # JoinQueue held back: the button says it waits
+        await held.wait()
+        await route.continue_()
+
+    await pages["ana"].route("**/kafana.v1.LeaguesService/JoinQueue", slowly)
     for page in pages.values():
         await page.goto(f"{base}/#/l/web")
         await page.click("#join-queue")
+    busy = pages["ana"].locator("#join-queue")
+    assert await busy.inner_text() == "Joining…" and await busy.get_attribute("aria-busy") == "true"
+    held.set()
     for page in pages.values():
         await page.wait_for_selector(".hand [data-card]")  # the ticket opened the table
     moves = 0

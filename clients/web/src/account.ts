@@ -10,6 +10,8 @@ import { fill, h } from "./dom.js";
 
 /** Leagues looked at, at most (4 pages of ListLeagues). */
 const MAX_LEAGUES = 200;
+/** GetPlayer calls in flight at once. */
+const AT_ONCE = 4;
 /** Games shown, newest first. */
 const MAX_GAMES = 20;
 /** The notices kept are sent at once: a stream quiet this long has sent them all. */
@@ -60,11 +62,17 @@ async function ratingsOf(name: string): Promise<{ league: LeagueInfo; player: Pl
     leagues.push(...page.leagues);
     token = page.nextPageToken;
   } while (token && leagues.length < MAX_LEAGUES);
-  const found = await Promise.all(leagues.map(async (league) => {
-    const player = await client.leagues.getPlayer({ league: league.league, player: name, matches: 1 });
-    return { league, player };
-  }));
-  return found.filter(({ player }) => player.games > 0);
+  const found: { league: LeagueInfo; player: PlayerInfo }[] = [];
+  let next = 0;
+  const worker = async () => { // a few calls at a time: the server's rate limit is shared
+    while (next < leagues.length) {
+      const league = leagues[next++]!;
+      const player = await client.leagues.getPlayer({ league: league.league, player: name, matches: 1 });
+      if (player.games > 0) found.push({ league, player });
+    }
+  };
+  await Promise.all(Array.from({ length: AT_ONCE }, worker));
+  return found.sort((a, b) => a.league.league.localeCompare(b.league.league));
 }
 
 function gameRow(game: Game, info: TableInfo | undefined): HTMLElement {

@@ -73,11 +73,16 @@ function queuePanel(league: string, stop: AbortSignal): HTMLElement {
   let watching: AbortController | undefined;
   join.addEventListener("click", async () => {
     join.disabled = true;
+    join.setAttribute("aria-busy", "true");
+    join.textContent = "Joining…";
     watching = new AbortController();
     stop.addEventListener("abort", () => watching?.abort());
     const tickets = client.leagues.watchTickets({ league }, { signal: watching.signal });
     try {
-      const queued = await client.leagues.joinQueue({ league });
+      const queued = await client.leagues.joinQueue({ league }).finally(() => {
+        join.removeAttribute("aria-busy");
+        join.textContent = "Join the queue";
+      });
       status.textContent = `${queued.player} is waiting (${queued.waiting} in the queue, rating ${queued.rating.toFixed(1)})…`;
       leave.disabled = false;
       for await (const update of tickets) {
@@ -95,6 +100,9 @@ function queuePanel(league: string, stop: AbortSignal): HTMLElement {
     leave.disabled = true;
   });
   leave.addEventListener("click", async () => {
+    leave.disabled = true;
+    leave.setAttribute("aria-busy", "true");
+    leave.textContent = "Leaving…";
     try {
       await client.leagues.leaveQueue({ league });
       watching?.abort();
@@ -103,6 +111,10 @@ function queuePanel(league: string, stop: AbortSignal): HTMLElement {
       join.disabled = false;
     } catch (error) {
       status.textContent = explain(error);
+      leave.disabled = false;
+    } finally {
+      leave.removeAttribute("aria-busy");
+      leave.textContent = "Leave the queue";
     }
   });
   return h("section", { class: "panel" }, h("h2", {}, "Play"), join, " ", leave, status);
