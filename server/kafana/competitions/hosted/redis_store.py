@@ -9,8 +9,17 @@ when the event finishes). The rating book is a hash per pool, `{ev}:ratings:<poo
 
 from __future__ import annotations
 
-from kafana.competitions.hosted.store import MAX_ENTRANTS, RETENTION_MS, EventStore, now_ms
+import asyncio
+
+from kafana.competitions.hosted.store import (
+    MAX_ENTRANTS,
+    RETENTION_MS,
+    EventStore,
+    StoredEvent,
+    now_ms,
+)
 from kafana.competitions.keys import EVENT_INDEX, STARTED_INDEX, EventKeys, rating_book
+from kafana.competitions.league.replies import Args, atomic
 from kafana.store.client import RedisClient, Script
 from kafana.store.resp import Reply
 
@@ -189,6 +198,40 @@ class RedisEvents(EventStore):
 
     async def marks(self, event_id: str) -> dict[str, str]:
         return await self._hash(EventKeys(event_id).marks)
+
+    def _reads(self, event_id: str, state: bool) -> list[Args]:
+        keys = EventKeys(event_id)
+        reads: list[Args] = [
+            ("HGETALL", keys.meta),
+            ("HGETALL", keys.entrants),
+            ("HGETALL", keys.control),
+            ("HGETALL", keys.marks),
+        ]
+        return [*reads, ("GET", keys.state)] if state else reads
+
+    @staticmethod
+    def _stored(event_id: str, replies: list[Reply]) -> StoredEvent:
+        control = _texts(replies[2])
+        state = replies[4] if len(replies) > 4 else None
+        return StoredEvent(
+            event_id,
+            _texts(replies[0]),
+            _texts(replies[1]),
+            (control.get("status", ""), control.get("note", "")),
+            _texts(replies[3]),
+            None if state is None else _text(state),
+        )
+
+    async def record(self, event_id: str, *, state: bool = True) -> StoredEvent:
+        """One MULTI on the event's slot: a round trip, and one moment's view."""
+        keys = EventKeys(event_id)
+        replies = await atomic(self.client, keys.meta, self._reads(event_id, state))
+        return self._stored(event_id, replies)
+
+    async def records(self, event_ids: list[str]) -> list[StoredEvent]:
+        """Each event's MULTI, all at once (events live on different slots)."""
+        done = await asyncio.gather(*(self.record(e, state=False) for e in event_ids))
+        return list(done)
 
     async def forget(self, event_id: str) -> None:
         await self.client.call(EVENT_INDEX, "ZREM", EVENT_INDEX, event_id)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 
 MAX_ENTRANTS = 1024
 DAY_MS = 86_400_000
@@ -24,6 +25,18 @@ RETENTION_MS = 30 * DAY_MS
 def now_ms() -> int:
     """Wall-clock milliseconds."""
     return int(time.time() * 1000)
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """What the store keeps of one event, as read at once."""
+
+    event_id: str
+    meta: dict[str, str]  # {}: no such event
+    entrants: dict[str, str]  # name -> "<entry number> <value>"
+    control: tuple[str, str]  # the organiser's status ("" if never set) and note
+    marks: dict[str, str]
+    state: str | None  # the director's snapshot, when asked for and written
 
 
 class EventStore(ABC):
@@ -127,6 +140,22 @@ class EventStore(ABC):
     @abstractmethod
     async def marks(self, event_id: str) -> dict[str, str]:
         """Every mark of `mark`."""
+
+    async def record(self, event_id: str, *, state: bool = True) -> StoredEvent:
+        """Everything kept of an event (meta {} when there is none), the snapshot only with
+        `state`: one call (a store may read it at once)."""
+        return StoredEvent(
+            event_id,
+            await self.meta(event_id),
+            await self.entrants(event_id),
+            await self.control(event_id),
+            await self.marks(event_id),
+            await self.state(event_id) if state else None,
+        )
+
+    async def records(self, event_ids: list[str]) -> list[StoredEvent]:
+        """`record` of each event, without snapshots (a page of a listing): one call."""
+        return [await self.record(e, state=False) for e in event_ids]
 
     @abstractmethod
     async def forget(self, event_id: str) -> None:
