@@ -13,6 +13,8 @@ import json
 import os
 import re
 import socket
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -27,6 +29,7 @@ from playwright.sync_api import Browser, Page, Response, Route, sync_playwright
 from web.axe_check import axe
 
 CHROMIUM = Path("/usr/bin/chromium")
+KAFANA = Path(sys.executable).with_name("kafana")
 DOCS_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
 # The tests always take their screenshots; `KAFANA_SCREENSHOTS=1` writes them over the docs'
 # (docs/web.md), else they go to a scratch folder so a test run leaves the tree clean.
@@ -1355,3 +1358,44 @@ def test_a_replay_shows_the_builds(base: str, browser: Browser) -> None:
         cards = {c.get_attribute("data-card") for c in unit.last.locator(".card").all()}
         assert cards == {move["card"], *move["joined"]}
         assert "built" in page.inner_text("#replay-text")
+
+
+def test_an_operator_runs_any_event_from_its_page(
+    base: str, private_redis: RedisServer, browser: Browser
+) -> None:
+    """An operator's API key (no organiser token in the browser) gets the organiser's panel on
+    an event someone else made, and starts, pauses and ends it; a browser without the key sees
+    no panel."""
+    create = ("account", "create", "opera", "--role", "operator", "--redis", private_redis.url)
+    made_key = subprocess.run(
+        [str(KAFANA), *create],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    key = made_key.stdout.strip().split()[-1]
+    with httpx.Client(base_url=base, timeout=10) as http:
+        body = {"name": "ops-cup", "format": "EVENT_FORMAT_ROUND_ROBIN", "target": 1}
+        body["policy"] = {"moveMs": 60_000, "disconnectGraceMs": 600_000}
+        event_id = connect(http, "CompetitionsService", "CreateEvent", body)["eventId"]
+        for name in ("Ghost", "Shade"):
+            connect(http, "CompetitionsService", "EnterEvent", {"eventId": event_id, "name": name})
+        stranger = new_page(browser)
+        stranger.goto(f"{base}#/e/{event_id}")
+        stranger.wait_for_selector("#event-phase")
+        assert stranger.locator("#organiser").count() == 0
+        page = new_page(browser)
+        page.goto(base)
+        page.fill("#api-key", key)
+        page.press("#api-key", "Tab")
+        page.goto(f"{base}#/e/{event_id}")
+        page.wait_for_selector("#organiser")
+        page.click("#start-event")
+        page.wait_for_selector("#event-phase:has-text('running')")
+        page.click("#pause-event")
+        page.wait_for_selector("#resume-event")
+        assert event_of(http, event_id)["status"] == "EVENT_STATUS_PAUSED"
+        page.click("#end-event")
+        page.click("#end-event")
+        page.wait_for_selector("#event-phase:has-text('finished')")
+        assert event_of(http, event_id)["phase"] == "EVENT_PHASE_FINISHED"

@@ -4,7 +4,8 @@
  * time, check-in, entry limits); the organiser token it hands out is kept in this browser, and
  * the event's page (#/e/ID) then shows the organiser's panel: add a built-in bot, start, pause
  * and resume with a note, adjudicate a game, withdraw or disqualify an entrant, end, and export
- * (GetEvent with records: every export file as a download). The formats are the API's own
+ * (GetEvent with records: every export file as a download). An operator's API key gets the
+ * panel on every event (the server lets operators act on any). The formats are the API's own
  * (EventFormat's values in the generated code), so a format the server adds shows here too.
  */
 import {
@@ -15,12 +16,13 @@ import {
   FaultAction,
   Game,
   GameStatus,
+  Role,
   TablicPreset,
   type EventInfo,
   type ServerInfo,
 } from "@kafana/client";
 import type { CallOptions } from "@connectrpc/connect";
-import { GAME_NAMES, PRESET_NAMES, client, explain } from "./api.js";
+import { GAME_NAMES, PRESET_NAMES, client, explain, storedApiKey } from "./api.js";
 import { fill, h } from "./dom.js";
 
 const TOKEN_KEY = "kafana.organiser.";
@@ -30,8 +32,21 @@ export function organiserToken(eventId: string): string {
   return localStorage.getItem(TOKEN_KEY + eventId) ?? "";
 }
 
+/** The organiser token when this browser keeps one; else nothing (an operator's API key, sent
+ * with every call, acts on any event). */
 function asOrganiser(eventId: string): CallOptions {
-  return { headers: { "kafana-organiser-token": organiserToken(eventId) } };
+  const token = organiserToken(eventId);
+  return token ? { headers: { "kafana-organiser-token": token } } : {};
+}
+
+/** Whether this browser's API key is an operator's (who may act on any event). */
+export async function isOperator(): Promise<boolean> {
+  if (!storedApiKey()) return false;
+  try {
+    return (await client.accounts.whoAmI({})).role === Role.OPERATOR;
+  } catch {
+    return false;
+  }
 }
 
 /** Each format the API names: [value, "round robin"]. */
