@@ -1365,7 +1365,7 @@ def test_an_operator_runs_any_event_from_its_page(
 ) -> None:
     """An operator's API key (no organiser token in the browser) gets the organiser's panel on
     an event someone else made, and starts, pauses and ends it; a browser without the key sees
-    no panel."""
+    no panel until its organiser pastes the event's token."""
     create = ("account", "create", "opera", "--role", "operator", "--redis", private_redis.url)
     made_key = subprocess.run(
         [str(KAFANA), *create],
@@ -1377,13 +1377,19 @@ def test_an_operator_runs_any_event_from_its_page(
     with httpx.Client(base_url=base, timeout=10) as http:
         body = {"name": "ops-cup", "format": "EVENT_FORMAT_ROUND_ROBIN", "target": 1}
         body["policy"] = {"moveMs": 60_000, "disconnectGraceMs": 600_000}
-        event_id = connect(http, "CompetitionsService", "CreateEvent", body)["eventId"]
+        made = connect(http, "CompetitionsService", "CreateEvent", body)
+        event_id = made["eventId"]
         for name in ("Ghost", "Shade"):
             connect(http, "CompetitionsService", "EnterEvent", {"eventId": event_id, "name": name})
         stranger = new_page(browser)
         stranger.goto(f"{base}#/e/{event_id}")
         stranger.wait_for_selector("#event-phase")
         assert stranger.locator("#organiser").count() == 0
+        assert axe(stranger) == []  # an event's page as anyone sees it
+        stranger.click("#organiser-token-form summary")  # the organiser, in another browser
+        stranger.fill("#organiser-token", made["organiserToken"])
+        stranger.click("#organiser-token-form button")
+        stranger.wait_for_selector("#organiser #start-event")
         page = new_page(browser)
         page.goto(base)
         page.fill("#api-key", key)

@@ -6,7 +6,7 @@
 import { EntrantState, EventFormat, EventPhase, GameStatus, type EventInfo } from "@kafana/client";
 import { client, explain } from "./api.js";
 import { entryPanel } from "./entry.js";
-import { isOperator, organiserPanel, organiserToken } from "./organiser.js";
+import { isOperator, organiserPanel, organiserToken, tokenForm } from "./organiser.js";
 import { fill, h } from "./dom.js";
 import { linePlot, type Series } from "./plot.js";
 
@@ -105,7 +105,8 @@ export async function eventPage(root: HTMLElement, eventId: string): Promise<() 
   const body = h("div");
   const entry = entryPanel(eventId);
   const organiser = organiserToken(eventId) || (await isOperator()) ? organiserPanel(eventId) : undefined;
-  fill(root, h("a", { href: "#/e", class: "back" }, "← Events"), organiser?.element, entry.element, body);
+  fill(root, h("a", { href: "#/e", class: "back" }, "← Events"), organiser?.element, entry.element, body,
+    organiser ? null : tokenForm(eventId));
   async function poll(): Promise<void> {
     try {
       const event = await client.competitions.getEvent({ eventId });

@@ -39,6 +39,20 @@ function asOrganiser(eventId: string): CallOptions {
   return token ? { headers: { "kafana-organiser-token": token } } : {};
 }
 
+/** For an organiser whose token this browser does not keep (the event made with the CLI or in
+ * another browser): paste it, and the page shows the panel. */
+export function tokenForm(eventId: string): HTMLElement {
+  const input = h("input", { id: "organiser-token", type: "password", autocomplete: "off" });
+  return h("details", { class: "panel", id: "organiser-token-form" }, h("summary", {}, "Organiser? Use your token here"),
+    h("form", { onsubmit: (e: SubmitEvent) => {
+      e.preventDefault();
+      if (!input.value.trim()) return;
+      localStorage.setItem(TOKEN_KEY + eventId, input.value.trim());
+      window.dispatchEvent(new HashChangeEvent("hashchange")); // the page again, with the panel
+    } }, h("label", { for: "organiser-token" }, "The event's organiser token "), input, " ", h("button", { type: "submit" }, "Use it"),
+    h("p", { class: "hint" }, "Kept in this browser only; sent as kafana-organiser-token with the organiser's calls.")));
+}
+
 /** Whether this browser's API key is an operator's (who may act on any event). */
 export async function isOperator(): Promise<boolean> {
   if (!storedApiKey()) return false;
