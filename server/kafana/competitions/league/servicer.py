@@ -1,4 +1,5 @@
-"""The `kafana.v1.LeaguesService` service over a `LeagueStore` and the server's `Tables`.
+"""The `kafana.v1.LeaguesService` service, on the `Leagues` domain layer and the server's
+`Tables` (ticket streams).
 
 Every refusal is a `KafanaError` mapped to its `google.rpc.Status` and changes nothing: a bad
 name INVALID_ARGUMENT, a bad page token INVALID_PAGE_TOKEN, an unknown league or match
@@ -11,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -19,23 +19,14 @@ from typing import Any
 import grpc  # type: ignore[import-untyped, unused-ignore]
 
 from kafana.competitions.league import convert
-from kafana.competitions.league.results import load_rating
-from kafana.competitions.league.spec import dump, league_name, league_spec, load
-from kafana.competitions.league.store import IDLE, PAIRED, WAITING, LeagueStore, now_ms
+from kafana.competitions.league.leagues import Leagues, QueueView, account_of
+from kafana.competitions.league.spec import load
+from kafana.competitions.league.store import IDLE, PAIRED, WAITING, LeagueStore
 from kafana.competitions.league.tickets import Waiters, watch
-from kafana.competitions.quota import DAY_MS, LEAGUES_PER_DAY, CreationQuota
-from kafana.competitions.ratings import RatingPolicy
-from kafana.errors import (
-    AlreadyExistsError,
-    ApiKeyMissing,
-    InvalidInputError,
-    NotFoundError,
-    PermissionDeniedError,
-    WrongStateError,
-)
+from kafana.competitions.quota import CreationQuota
 from kafana.service.auth import caller_of
 from kafana.service.errors import unary
-from kafana.service.inputs import ACCOUNT, check, page_token, read_page_token
+from kafana.service.inputs import page_token, read_page_token
 from kafana.service.tables import Tables
 from kafana.v1 import leagues_pb2 as pb
 from kafana.v1 import leagues_pb2_grpc
@@ -44,103 +35,45 @@ Context = grpc.aio.ServicerContext[Any, Any]
 log = logging.getLogger(__name__)
 MAX_PAGE_SIZE = 200
 PAGE_SIZE = 50
-MAX_START = 200_000_000
 QUEUE_STATES = {
     WAITING: pb.QUEUE_STATE_WAITING,
     PAIRED: pb.QUEUE_STATE_PAIRED,
     IDLE: pb.QUEUE_STATE_IDLE,
 }
-MATCHES = 20
-MAX_MATCHES = 200
-MAX_HISTORY = 1000
-
-
-class LeagueError(WrongStateError):
-    """What the league's state does not allow now (WRONG_STATE)."""
-
-
-def _account(context: Context, rpc: str) -> str:
-    """The caller's account; API_KEY_MISSING for an anonymous caller."""
-    account = caller_of(context).account
-    if not account:
-        raise ApiKeyMissing(
-            f"{rpc} needs an account: send its API key (authorization: Bearer <key>)"
-        )
-    return account
-
-
-def _retention(meta: dict[str, str]) -> int:
-    """The league's retention in ms (its spec's `retention_days`)."""
-    return load(meta["spec"]).retention_days * DAY_MS
-
-
-def _check_owner(context: Context, meta: dict[str, str], league: str, action: str) -> None:
-    """PermissionDeniedError unless the caller organises `league` or is an operator (a league
-    made without a key, in `--auth open` mode, is anyone's)."""
-    caller = caller_of(context)
-    owner = meta.get("organiser", "")
-    if owner and caller.account != owner and caller.role != "operator":
-        raise PermissionDeniedError(
-            f"only league {league!r}'s organiser ({owner!r}) or an operator may {action} it"
-        )
 
 
 class LeaguesServiceServicer(leagues_pb2_grpc.LeaguesServiceServicer):
-    """Leagues: create, queue, tickets, boards, players and matches."""
+    """The wire of leagues: requests in, messages out; every decision is `Leagues`' (the
+    domain layer), the ticket streams `tickets.watch`."""
 
     def __init__(
         self, store: LeagueStore, tables: Callable[[], Tables], wake: Callable[[], None]
     ) -> None:
         self.store = store
         self.tables = tables  # the server's, once it started
-        self.wake = wake
         self.waiters = Waiters()
+        self.leagues = Leagues(store, wake, self.waiters.wake)
         self.stopping = asyncio.Event()
         self._leaving: set[asyncio.Future[None]] = set()
-        self.policy = RatingPolicy()
-        # leagues created per account (counted in the server's shared counters once started)
-        self.quota = CreationQuota("leagues", LEAGUES_PER_DAY, DAY_MS, "day")
 
-    async def _meta(self, league: str) -> dict[str, str]:
-        meta = await self.store.meta(league_name(league))
-        if not meta.get("spec"):
-            raise NotFoundError(f"no league {league!r}", resource="league")
-        return meta
-
-    async def _season(self, meta: dict[str, str], season: int, league: str) -> int:
-        current = int(meta.get("season", "1"))
-        if season > current:
-            raise NotFoundError(
-                f"league {league!r} has seasons 1 to {current}, not {season}", resource="season"
-            )
-        return season or current
+    @property
+    def quota(self) -> CreationQuota:
+        """Leagues created per account (`Leagues.quota`)."""
+        return self.leagues.quota
 
     @unary
     async def CreateLeague(
         self, request: pb.CreateLeagueRequest, context: Context
     ) -> pb.LeagueInfo:
         """A new league with its rules, clock and fault policy fixed."""
-        name = league_name(request.league)
-        spec = league_spec(request.spec)
-        caller = caller_of(context)
-        organiser = caller.account or ""
-        now = now_ms()
-        if await self.store.meta(name):
-            raise AlreadyExistsError(f"a league named {name!r} exists", resource="league")
-        await self.quota.admit(caller, now)
-        fields = {"spec": dump(spec), "organiser": organiser, "created_ms": str(now)}
-        if not await self.store.create(name, fields):
-            raise AlreadyExistsError(f"a league named {name!r} exists", resource="league")
-        await self.store.keep(name, 1, spec.retention_days * DAY_MS)
-        self.wake()
-        return convert.league_info(name, await self._meta(name), 0)
+        made = await self.leagues.create(request.league, request.spec, caller_of(context))
+        return convert.league_info(made.name, made.meta, made.waiting)
 
     @unary
     async def GetLeague(self, request: pb.GetLeagueRequest, context: Context) -> pb.LeagueInfo:
         """The league's spec, season and counts."""
-        meta = await self._meta(request.league)
-        waiting = await self.store.waiting(request.league)
-        return convert.league_info(request.league, meta, waiting)
+        found = await self.leagues.get(request.league)
+        return convert.league_info(found.name, found.meta, found.waiting)
 
     @unary
     async def ListLeagues(
@@ -150,75 +83,37 @@ class LeaguesServiceServicer(leagues_pb2_grpc.LeaguesServiceServicer):
         left out)."""
         size = min(request.page_size or PAGE_SIZE, MAX_PAGE_SIZE)
         after = read_page_token(request.page_token, "leagues")[1] if request.page_token else ""
-        names = sorted(n for n in await self.store.leagues() if n > after)
-        out = pb.ListLeaguesResponse()
-        for name in names[:size]:
-            meta = await self.store.meta(name)
-            if meta.get("spec"):
-                out.leagues.append(convert.league_info(name, meta, await self.store.waiting(name)))
-        if len(names) > size:
-            out.next_page_token = page_token((0, names[size - 1]), "leagues")
+        found, last = await self.leagues.page(size, after)
+        out = pb.ListLeaguesResponse(
+            leagues=[convert.league_info(x.name, x.meta, x.waiting) for x in found]
+        )
+        if last is not None:
+            out.next_page_token = page_token((0, last), "leagues")
         return out
 
     @unary
     async def NewSeason(self, request: pb.NewSeasonRequest, context: Context) -> pb.LeagueInfo:
         """The next season: ratings and board begin afresh (its organiser or an operator)."""
-        meta = await self._meta(request.league)
-        _check_owner(context, meta, request.league, "start a new season of")
-        season = await self.store.new_season(request.league)
-        await self.store.keep(request.league, season, _retention(meta))
-        meta = await self._meta(request.league)
-        return convert.league_info(request.league, meta, await self.store.waiting(request.league))
-
-    async def _queue_status(self, league: str, player: str, state: str) -> pb.QueueStatus:
-        meta = await self._meta(league)
-        season = int(meta.get("season", "1"))
-        (raw,) = await self.store.ratings(league, season, [player])
-        rating = load_rating(raw)
-        return pb.QueueStatus(
-            league=league,
-            player=player,
-            state=QUEUE_STATES.get(state, pb.QUEUE_STATE_UNSPECIFIED),
-            waiting=await self.store.waiting(league),
-            mu=rating.mu,
-            rating=rating.conservative,
-        )
+        found = await self.leagues.new_season(request.league, caller_of(context))
+        return convert.league_info(found.name, found.meta, found.waiting)
 
     @unary
     async def JoinQueue(self, request: pb.JoinQueueRequest, context: Context) -> pb.QueueStatus:
         """Wait for a match; refused while the caller has a match not settled."""
-        player = _account(context, "JoinQueue")
-        meta = await self._meta(request.league)
-        season = int(meta.get("season", "1"))
-        (raw,) = await self.store.ratings(request.league, season, [player])
-        state, match = await self.store.join(request.league, player, load_rating(raw).mu, now_ms())
-        await self.store.keep(request.league, season, _retention(meta))  # in use: kept
-        if state == PAIRED:
-            raise LeagueError(
-                f"{player!r} is in match {match} of league {request.league!r}, not settled "
-                "yet: play it (WatchTickets) before queueing again"
-            )
-        self.wake()
-        self.waiters.wake(request.league, [player])
-        return await self._queue_status(request.league, player, state)
+        return _queue_status(await self.leagues.join(request.league, caller_of(context)))
 
     @unary
     async def LeaveQueue(self, request: pb.LeaveQueueRequest, context: Context) -> pb.QueueStatus:
         """Stop waiting (a match already made is still to be played)."""
-        player = _account(context, "LeaveQueue")
-        await self._meta(request.league)
-        await self.store.leave(request.league, player)
-        state, _ = await self.store.status(request.league, player)
-        return await self._queue_status(request.league, player, state)
+        return _queue_status(await self.leagues.leave(request.league, caller_of(context)))
 
     @unary
     async def WatchTickets(  # type: ignore[override]  # streams with context.write
         self, request: pb.WatchTicketsRequest, context: Context
     ) -> None:
         """The caller's tickets and settled matches, and a heartbeat, until it closes."""
-        player = _account(context, "WatchTickets")
-        meta = await self._meta(request.league)
-        spec = load(meta["spec"])
+        player = account_of(caller_of(context), "WatchTickets")
+        spec = load((await self.leagues.meta(request.league))["spec"])
 
         async def write(update: pb.TicketUpdate) -> None:
             await context.write(update)
@@ -257,72 +152,61 @@ class LeaguesServiceServicer(leagues_pb2_grpc.LeaguesServiceServicer):
     ) -> pb.LeaderboardPage:
         """A page of a season's board, best first (AIP-158: the token holds the next rank and
         the season, so a new season does not shift a board being paged)."""
-        meta = await self._meta(request.league)
-        season = await self._season(meta, request.season, request.league)
         size = min(request.page_size or PAGE_SIZE, MAX_PAGE_SIZE)
         filters = f"board {request.league} {request.season}"
-        start = 0
+        start, shown = 0, 0
         if request.page_token:
-            start, shown = read_page_token(request.page_token, filters)
-            season = int(shown) if shown.isdigit() else season
-            if not 0 <= start <= MAX_START:
-                raise InvalidInputError("page_token is out of range", field="page_token")
-        rows = await self.store.page(request.league, season, start, size + 1)
-        total = await self.store.board_size(request.league, season)
+            start, text = read_page_token(request.page_token, filters)
+            shown = int(text) if text.isdigit() else 0
+        page = await self.leagues.board(request.league, request.season, start, size, shown)
         out = pb.LeaderboardPage(
-            league=request.league,
-            season=season,
-            total=total,
+            league=page.league,
+            season=page.season,
+            total=page.total,
             rows=[
-                pb.BoardRow(rank=start + i + 1, player=p, rating=r)
-                for i, (p, r) in enumerate(rows[:size])
+                pb.BoardRow(rank=page.start + i + 1, player=p, rating=r)
+                for i, (p, r) in enumerate(page.rows)
             ],
         )
-        if len(rows) > size:
-            out.next_page_token = page_token((start + size, str(season)), filters)
+        if page.next_start is not None:
+            out.next_page_token = page_token((page.next_start, str(page.season)), filters)
         return out
 
     @unary
     async def GetPlayer(self, request: pb.GetPlayerRequest, context: Context) -> pb.PlayerInfo:
         """A player's rating, rank, history and recent matches in a season."""
-        league = request.league
-        meta = await self._meta(league)
-        season = await self._season(meta, request.season, league)
-        player = (
-            check(ACCOUNT, request.player, "player")
-            if request.player
-            else _account(context, "GetPlayer without a player")
+        view = await self.leagues.player(
+            request.league, request.season, request.player, caller_of(context), request.matches
         )
-        count = request.matches or MATCHES
-        if count > MAX_MATCHES:
-            raise InvalidInputError(f"matches is at most {MAX_MATCHES}, not {count}")
-        (raw,) = await self.store.ratings(league, season, [player])
-        rating = load_rating(raw)
-        history = await self.store.history(league, season, player, MAX_HISTORY)
-        numbers = await self.store.recent(league, season, player, count)
-        matches = [(n, await self.store.match(league, n)) for n in numbers]
+        rating = view.rating
         return pb.PlayerInfo(
-            league=league,
-            player=player,
-            season=season,
+            league=view.league,
+            player=view.player,
+            season=view.season,
             mu=rating.mu,
             sigma=rating.sigma,
             rating=rating.conservative,
             games=rating.games,
-            provisional=self.policy.provisional(rating),
-            rank=await self.store.rank(league, season, player),
-            history=[pb.RatingPoint(**json.loads(point)) for point in history],
-            matches=[convert.match_info(league, n, m) for n, m in matches if m],
+            provisional=view.provisional,
+            rank=view.rank,
+            history=[pb.RatingPoint(**point) for point in view.history],
+            matches=[convert.match_info(m.league, m.number, m.fields) for m in view.matches],
         )
 
     @unary
     async def GetMatch(self, request: pb.GetMatchRequest, context: Context) -> pb.MatchInfo:
         """One match; its secret, result and record once settled."""
-        await self._meta(request.league)
-        match = await self.store.match(request.league, request.match)
-        if not match:
-            raise NotFoundError(
-                f"no match {request.match} in league {request.league!r} (it may have expired)",
-                resource="match",
-            )
-        return convert.match_info(request.league, request.match, match, record=request.record)
+        m = await self.leagues.match(request.league, request.match)
+        return convert.match_info(m.league, m.number, m.fields, record=request.record)
+
+
+def _queue_status(view: QueueView) -> pb.QueueStatus:
+    """A queue state as a message."""
+    return pb.QueueStatus(
+        league=view.league,
+        player=view.player,
+        state=QUEUE_STATES.get(view.state, pb.QUEUE_STATE_UNSPECIFIED),
+        waiting=view.waiting,
+        mu=view.rating.mu,
+        rating=view.rating.conservative,
+    )
