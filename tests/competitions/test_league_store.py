@@ -16,6 +16,7 @@ from kafana.competitions.league.results import Outcome
 from kafana.competitions.league.spec import dump, league_spec
 from kafana.competitions.league.store import SETTLED, LeagueStore, RatingWrite, Settlement
 from kafana.competitions.server import create_server
+from kafana.service.settings import Settings
 from kafana.service.tables import Tables
 from kafana.store.accounts import Account, key_hash, new_key, now_ms
 from kafana.store.accounts_redis import RedisAccounts
@@ -153,7 +154,7 @@ async def open_node(store: RedisStore) -> AsyncIterator[tuple[Node, RedisAccount
     from kafana.v1 import service_pb2_grpc
 
     accounts = RedisAccounts(store.client)
-    server = create_server(store, host="127.0.0.1", port=0, clock_tick=0.05, accounts=accounts)
+    server = create_server(store, Settings(clock_tick=0.05), accounts=accounts)
     await server.start()
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")
     try:
