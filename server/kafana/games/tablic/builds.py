@@ -117,13 +117,14 @@ def legal(
     loses its trails where it has another move. TooManyMovesError past CAPTURE_LIMIT."""
     limit = value_limit(rules)
     vector = count_vector(c.rank for c in table)
+    subsets = loose_sums(engine, table, limit) if table or builds else []
     moves: dict[Move, int] = {}
     for card in hand:
         moves[TRAILS[card.index]] = TRAIL
         for move in capture_moves(card, table, vector, builds, rules, engine):
             moves[move] = CAPTURE
         others = {v for c in hand if c is not card for v in build_values(engine, c.rank)}
-        for move in build_moves(card, others, table, builds, engine, limit):
+        for move in build_moves(card, others, subsets, builds, engine, limit):
             moves[move] = BUILD
         if len(moves) > CAPTURE_LIMIT:
             raise _too_many()
@@ -185,56 +186,63 @@ def capture_moves(
 def build_moves(
     card: Card,
     targets: set[int],
-    table: tuple[Card, ...],
+    subsets: list[tuple[tuple[Card, ...], int]],
     builds: tuple[Build, ...],
     engine: CaptureEngine,
     limit: int,
 ) -> Iterator[Move]:
     """Every build and raise of `card` whose value is in `targets` (capture values of the cards
     left in the hand) and at most `limit`: onto one or more loose cards, or onto one build
-    with or without loose cards."""
+    with or without loose cards. `subsets`: `loose_sums` of the table."""
     wanted = [t for t in sorted(targets) if t <= limit]
     own = sums(engine, (card,))
     if not wanted or not own:
         return
-    loose = [c for c in table if engine.table_values[c.rank]]
+    keep = (2 << limit) - 1
     starts: list[tuple[tuple[Card, ...], int, bool]] = [((), own, True)]
     starts += [(b.cards, own << b.value, False) for b in builds]
     count = 0
+    new = tuple.__new__
     for base, reach, needs_loose in starts:
-        for joined, total in _subsets(engine, loose, reach, limit):
+        shifts = [bit for bit in range(limit + 1) if reach >> bit & 1]
+        if not shifts:
+            continue
+        for joined, reached in subsets:
             if needs_loose and not joined:
                 continue
+            total = 0
+            for shift in shifts:
+                total |= reached << shift
+            total &= keep
             for value in wanted:
                 if total >> value & 1:
                     count += 1
                     if count > CAPTURE_LIMIT:
                         raise _too_many()
-                    yield Move.build(card, base + joined, value)
+                    yield new(Move, (card, frozenset(base + joined), value))
 
 
-def _subsets(
-    engine: CaptureEngine, cards: list[Card], reach: int, limit: int
-) -> Iterator[tuple[tuple[Card, ...], int]]:
-    """Every subset of `cards` (the empty one first) with the sums it reaches from `reach`,
-    where some sum stays at most `limit`."""
-    keep = (2 << limit) - 1
-    nodes = 0
+def loose_sums(
+    engine: CaptureEngine, table: tuple[Card, ...], limit: int
+) -> list[tuple[tuple[Card, ...], int]]:
+    """Every subset of the loose cards that have a value in a sum (the empty one first), with
+    the sums it reaches (bit s: sum s), where some sum is below `limit` (a build adds a card).
+    TooManyMovesError past a bound of 20 x CAPTURE_LIMIT subsets."""
+    cards = [c for c in table if engine.table_values[c.rank]]
+    keep = (1 << limit) - 1
+    out: list[tuple[tuple[Card, ...], int]] = []
 
-    def walk(
-        at: int, chosen: tuple[Card, ...], reach: int
-    ) -> Iterator[tuple[tuple[Card, ...], int]]:
-        nonlocal nodes
-        yield chosen, reach
+    def walk(at: int, chosen: tuple[Card, ...], reach: int) -> None:
+        out.append((chosen, reach))
+        if len(out) > 20 * CAPTURE_LIMIT:
+            raise _too_many()
         for i in range(at, len(cards)):
-            nodes += 1
-            if nodes > 20 * CAPTURE_LIMIT:
-                raise _too_many()
             nxt = _add(reach, engine.table_values[cards[i].rank]) & keep
             if nxt:
-                yield from walk(i + 1, (*chosen, cards[i]), nxt)
+                walk(i + 1, (*chosen, cards[i]), nxt)
 
-    yield from walk(0, (), reach & keep)
+    walk(0, (), 1)
+    return out
 
 
 def check(
