@@ -15,7 +15,7 @@ import time
 from collections.abc import Sequence
 
 from kafana.games import tablic
-from kafana.v1 import state_pb2
+from kafana.v1 import events_pb2, state_pb2
 from kafana_bots import Bot, registry
 from kafana_client import AsyncClient, table_config
 from kafana_client.remote import play_table_seat
@@ -45,10 +45,14 @@ def make_bot(seat: int, rules: tablic.Rules) -> Bot:
 
 
 async def timeouts(client: AsyncClient, table_id: str) -> int:
-    """The moves the table's clock played for a seat (its whole feed, once the match is over)."""
-    count = 0
+    """The moves the table's clock played for a seat after each seat's first move (its whole
+    feed, once the match is over). The first moves are left out: their clock runs from the
+    table's filling, before the seats' loops have opened their feeds (start-up, not play)."""
+    count = moves = 0
     async for event in client.events(table_id):
-        count += event.reason == state_pb2.EVENT_REASON_TIMEOUT
+        if event.kind == events_pb2.EVENT_KIND_MOVE:
+            moves += 1
+            count += moves > 2 and event.reason == state_pb2.EVENT_REASON_TIMEOUT
     return count
 
 
