@@ -40,7 +40,7 @@ from kafana.service.session import SEAT_TAKEN, Session
 from kafana.service.tables import Tables, seat_account
 from kafana.store.base import FINISHED, OPEN, PLAYING
 from kafana.store.errors import StoreUnavailable
-from kafana.store.notices import Mark, NoticeStore, parse_id
+from kafana.store.notices import Mark, NoticeStore, Publish, parse_id
 from kafana.store.redis_notices import notices_for
 from kafana.v1 import events_pb2, leagues_pb2, service_pb2
 
@@ -62,6 +62,9 @@ POLL_S = 1.0
 HOLDER_HEX = 16
 """Hex digits of a seat token's hash that name its holder in marks and bindings."""
 UINT32 = (1 << 32) - 1
+KEEP_EVERY = 24
+"""A table's bindings are kept alive by one notice per `ttl_ms / KEEP_EVERY` at most (an
+hour of the 24): they outlive the table's last notice by 23 hours or more."""
 Write = Callable[[service_pb2.WatchAccountResponse], Awaitable[None]]
 Reveal = Callable[[str, leagues_pb2.Ticket], Awaitable[str]]
 
@@ -85,7 +88,7 @@ def wall_ms() -> int:
     return int(time.time() * 1000)
 
 
-@dataclass
+@dataclass(slots=True)
 class _Seen:
     """What this process told of a table: up to `seq`; whether its seats are all taken;
     `quiet`: started with no seat an account's, so nothing will ever be told."""
@@ -93,6 +96,27 @@ class _Seen:
     seq: int
     started: bool = False
     quiet: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Seat:
+    """A seat held for an account: the account, the holder's name and the notices' mark field."""
+
+    account: str
+    holder: str
+    field: str
+
+
+@dataclass(slots=True)
+class _Holders:
+    """Who holds a table's seats, worked out once per set of seat tokens (`hashes`, the
+    session's own dict: a move keeps it) and kept with `key`, their set; `kept_ms`: when a
+    notice last kept the table's bindings alive."""
+
+    hashes: dict[int, bytes]
+    key: frozenset[bytes]
+    seats: dict[int, _Seat]
+    kept_ms: int = 0
 
 
 class Notices:
@@ -103,8 +127,10 @@ class Notices:
         self.store = store or notices_for(tables.store)
         self.reveal: list[Reveal] = []  # give a ticket its seat token back ("" if unknown)
         self._seen: OrderedDict[str, _Seen] = OrderedDict()
-        self._holders: OrderedDict[str, tuple[frozenset[bytes], dict[str, str]]] = OrderedDict()
-        self._telling: dict[str, asyncio.Task[None]] = {}
+        self._holders: OrderedDict[str, _Holders] = OrderedDict()
+        self._pending: dict[str, None] = {}  # tables with news since the last flush began
+        self._flush_due = False  # a flush task is made and has not begun yet
+        self._flushes: set[asyncio.Task[None]] = set()
         self._errors = Repeated(log, "telling accounts of their tables", quiet=(StoreUnavailable,))
         tables.listeners.append(self.notify)
         tables.seating.append(self.bind)
@@ -112,7 +138,7 @@ class Notices:
 
     async def close(self) -> None:
         """Let the notices being told finish (at most a second), then stop."""
-        tasks = list(self._telling.values())
+        tasks = list(self._flushes)
         if tasks:
             _done, pending = await asyncio.wait(tasks, timeout=1.0)
             for task in pending:
@@ -129,7 +155,11 @@ class Notices:
         await self.store.bind(session.table_id, holder(token_hash), account, keep)
 
     def notify(self, table_id: str, seq: int) -> None:
-        """A `Tables` listener: `table_id` is at `seq` in this process; tell what is news."""
+        """A `Tables` listener: `table_id` is at `seq` in this process; tell what is news.
+
+        The news of every table notified within one event-loop turn goes in one flush (one
+        store write); a table notified twice before its flush begins is told once, at its
+        latest seq."""
         seen = self._seen.get(table_id)
         if seen is None:
             self._seen[table_id] = _Seen(seq)
@@ -143,104 +173,141 @@ class Notices:
         if seen.quiet:
             seen.seq = seq
             return
-        if table_id not in self._telling:
-            try:
-                task = asyncio.get_running_loop().create_task(self._tell(table_id))
-            except RuntimeError:  # no event loop (a synchronous caller): nobody to tell
-                return
-            self._telling[table_id] = task
-
-    async def _tell(self, table_id: str) -> None:
-        """Tell the news of `table_id` until this process's session has none left."""
+        self._pending[table_id] = None
+        if self._flush_due:
+            return
         try:
-            while True:
+            task = asyncio.get_running_loop().create_task(self._flush())
+        except RuntimeError:  # no event loop (a synchronous caller): nobody to tell
+            self._pending.pop(table_id, None)
+            return
+        self._flush_due = True
+        self._flushes.add(task)
+        task.add_done_callback(self._flushes.discard)
+
+    async def _flush(self) -> None:
+        """Tell the news of the tables notified since the last flush began, in one write.
+        On an error nothing counts as told: the table's next news tells it again (marks
+        keep each notice once)."""
+        self._flush_due = False
+        tables, self._pending = self._pending, {}
+        out: list[Publish] = []
+        told: list[tuple[_Seen, _Seen, _Holders, int]] = []  # to undo: seen, before, kept
+        try:
+            for table_id in tables:
                 seen = self._seen.get(table_id)
                 session = self.tables.cached(table_id)
                 if seen is None or session is None or session.seq <= seen.seq:
-                    return
-                await self._tell_range(session, seen)
-                self._errors.succeeded()
-        except Exception as error:  # told again with the table's next news (marks dedupe)
+                    continue
+                holders = await self._seats(session)
+                if session.seq <= seen.seq:  # told meanwhile by another flush
+                    continue
+                told.append(
+                    (seen, _Seen(seen.seq, seen.started, seen.quiet), holders, holders.kept_ms)
+                )
+                self._news(session, seen, holders, out)
+            await self.store.publish_many(out)
+            self._errors.succeeded()
+        except Exception as error:
+            for seen, before, holders, kept_ms in told:
+                seen.seq, seen.started, seen.quiet = before.seq, before.started, before.quiet
+                holders.kept_ms = kept_ms
             self._errors.failed(error)
-        finally:
-            self._telling.pop(table_id, None)
 
-    async def _tell_range(self, session: Session, seen: _Seen) -> None:
-        """Every notice of the events after `seen.seq` up to `session`."""
-        accounts = await self._accounts(session)
+    def _news(self, session: Session, seen: _Seen, holders: _Holders, out: list[Publish]) -> None:
+        """Add to `out` every notice of the events after `seen.seq` up to `session`; mark
+        them told."""
+        seats = holders.seats
         now = self.tables.now()
+        first = len(out)
         if not seen.started:
             for seq, _record, event in session.log.events():
                 if (
                     seq > seen.seq
                     and event.kind == SEAT_TAKEN
-                    and event.seat in accounts
+                    and event.seat in seats
                     and now - event.time_ms <= RECENT_MS
                 ):
-                    await self._publish(session, event.seat, accounts[event.seat], SEATED, 1)
+                    out.append(self._notice(session, event.seat, seats[event.seat], SEATED, 1, now))
         if session.status == PLAYING:
             seat = session.match.current_seat
-            if seat is not None and seat in accounts:
+            if seat is not None and seat in seats:
                 left = max(0, session.deadline_ms - now) if session.deadline_ms else 0
-                await self._publish(
-                    session,
-                    seat,
-                    accounts[seat],
-                    YOUR_TURN,
-                    session.seq * 4 + 2,
-                    seq=session.seq,
-                    remaining_millis=min(left, UINT32),
+                out.append(
+                    self._notice(
+                        session,
+                        seat,
+                        seats[seat],
+                        YOUR_TURN,
+                        session.seq * 4 + 2,
+                        now,
+                        seq=session.seq,
+                        remaining_millis=min(left, UINT32),
+                    )
                 )
         elif session.status == FINISHED and now - session.log.last_ms <= RECENT_MS:
             result = convert.result(session)
-            for seat, account in sorted(accounts.items()):
-                await self._publish(
-                    session, seat, account, GAME_OVER, session.seq * 4 + 3, result=result
+            for seat, held in sorted(seats.items()):
+                out.append(
+                    self._notice(
+                        session, seat, held, GAME_OVER, session.seq * 4 + 3, now, result=result
+                    )
                 )
+        if len(out) > first and now - holders.kept_ms >= self.store.ttl_ms // KEEP_EVERY:
+            told = out[first]  # its write keeps the table's bindings alive too
+            out[first] = Publish(told.account, told.data, told.mark, keep_table=session.table_id)
+            holders.kept_ms = now
         seen.seq = session.seq
         seen.started = session.status != OPEN
-        seen.quiet = seen.started and not accounts
+        seen.quiet = seen.started and not seats
 
-    async def _accounts(self, session: Session) -> dict[int, str]:
-        """The seats held now for an account: seat -> account."""
+    async def _seats(self, session: Session) -> _Holders:
+        """The seats held now for an account, read from the store only when the table's
+        seat tokens changed since the last time."""
         table_id = session.table_id
         hashes = session.token_hashes
-        key = frozenset(hashes.values())
         known = self._holders.get(table_id)
-        if known is None or known[0] != key:
-            unbound = any(not seat_account(session.stored, s) for s in hashes)
-            known = (key, await self.store.bound(table_id) if unbound else {})
-            self._holders[table_id] = known
-            while len(self._holders) > TABLES_SEEN:
-                self._holders.popitem(last=False)
-        else:
+        if known is not None and (
+            known.hashes is hashes or known.key == frozenset(hashes.values())
+        ):
+            known.hashes = hashes
             self._holders.move_to_end(table_id)
-        out = {}
+            return known
+        unbound = any(not seat_account(session.stored, s) for s in hashes)
+        bound = await self.store.bound(table_id) if unbound else {}
+        seats = {}
         for seat, digest in hashes.items():
-            account = seat_account(session.stored, seat) or known[1].get(holder(digest), "")
+            name = holder(digest)
+            account = seat_account(session.stored, seat) or bound.get(name, "")
             if account:
-                out[seat] = account
-        return out
+                seats[seat] = _Seat(account, name, f"{table_id}:{seat}")
+        kept_ms = known.kept_ms if known is not None else 0
+        known = _Holders(hashes, frozenset(hashes.values()), seats, kept_ms)
+        self._holders[table_id] = known
+        self._holders.move_to_end(table_id)
+        while len(self._holders) > TABLES_SEEN:
+            self._holders.popitem(last=False)
+        return known
 
-    async def _publish(
+    def _notice(
         self,
         session: Session,
         seat: int,
-        account: str,
+        held: _Seat,
         kind: service_pb2.NoticeKind.ValueType,
         rank: int,
+        now: int,
         **fields: object,
-    ) -> None:
+    ) -> Publish:
         notice = service_pb2.AccountNotice(
             kind=kind,
-            time_ms=self.tables.now(),
+            time_ms=now,
             table_id=session.table_id,
             seat=seat,
             **fields,  # type: ignore[arg-type]
         )
-        mark = Mark(f"{session.table_id}:{seat}", holder(session.token_hashes[seat]), rank)
-        await self.store.publish(
-            account, notice.SerializeToString(), mark, keep_table=session.table_id
+        return Publish(
+            held.account, notice.SerializeToString(), Mark(held.field, held.holder, rank)
         )
 
     async def ticket(self, account: str, update: leagues_pb2.TicketUpdate) -> str | None:

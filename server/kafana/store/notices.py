@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 MAX_LEN = 256
@@ -80,6 +80,17 @@ class Mark:
     rank: int
 
 
+@dataclass(frozen=True, slots=True)
+class Publish:
+    """One notice to append (`NoticeStore.publish_many`): for `account`, its bytes, its mark,
+    and `keep_table`: a table whose bindings to keep alive in the same write ("": none)."""
+
+    account: str
+    data: bytes
+    mark: Mark | None = None
+    keep_table: str = ""
+
+
 class NoticeStore(ABC):
     """Where account notices live. Safe to call from many processes at once (Redis)."""
 
@@ -100,6 +111,13 @@ class NoticeStore(ABC):
 
         `keep_table`: also keep that table's bindings for another `ttl_ms`.
         """
+
+    async def publish_many(self, notices: Sequence[Publish]) -> list[str | None]:
+        """`publish` each of `notices`, in order: their ids (None: a duplicate). A store may
+        send them all in one write (Redis does); an error raises for the whole batch."""
+        return [
+            await self.publish(n.account, n.data, n.mark, keep_table=n.keep_table) for n in notices
+        ]
 
     @abstractmethod
     async def read(self, account: str, after: str, limit: int) -> Page:

@@ -12,10 +12,12 @@ re-read after `block_ms`, never a notice. Table bindings live beside the table's
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
+from functools import lru_cache
 
 from kafana.store.base import TableStore
 from kafana.store.client import Command, RedisClient, Script
+from kafana.store.errors import NoScriptError
 from kafana.store.keys import notice_keys, seat_accounts_key
 from kafana.store.notices import (
     MAX_BOUND,
@@ -27,10 +29,26 @@ from kafana.store.notices import (
     Notice,
     NoticeStore,
     Page,
+    Publish,
 )
 from kafana.store.notify import Notifier
 from kafana.store.redis_store import RedisStore
-from kafana.store.resp import Reply, pack
+from kafana.store.resp import Reply, pack, pack_bytes
+
+ACCOUNTS_KEYED = 4096
+"""Accounts whose encoded notice keys are kept (the least recently used go first)."""
+
+
+@lru_cache(maxsize=ACCOUNTS_KEYED)
+def _account_keys(namespace: str, account: str) -> tuple[str, tuple[bytes, ...], bytes]:
+    """An account's notice stream key (it routes the script), the script's three keys and
+    its live channel, encoded once."""
+    keys = notice_keys(namespace, account)
+    return (
+        keys.stream,
+        (keys.stream.encode(), keys.marks.encode(), keys.order.encode()),
+        keys.live.encode(),
+    )
 
 
 def _text(value: Reply) -> str:
@@ -71,30 +89,53 @@ class RedisNotices(NoticeStore):
         self._notifier = notifier
         self._namespace = namespace
         self._script = Script.named("notice")
+        self._head = [b"EVALSHA", self._script.sha, b"3"]
+        # ARGV 5-7 (max len, ttl ms, max marks): the same for every notice.
+        self._limits = (b"%d" % self.max_len, b"%d" % self.ttl_ms, b"%d" % self.max_marks)
 
     async def publish(
         self, account: str, data: bytes, mark: Mark | None = None, *, keep_table: str = ""
     ) -> str | None:
         """The notice script; a table's bindings kept alive in the same write."""
-        keys = notice_keys(self._namespace, account)
-        args = [
-            (mark.field if mark else "").encode(),
-            (mark.holder if mark else "").encode(),
-            b"%d" % (mark.rank if mark else 0),
-            data,
-            b"%d" % self.max_len,
-            b"%d" % self.ttl_ms,
-            b"%d" % self.max_marks,
-            keys.live.encode(),
-        ]
-        also: list[Command] = []
-        if keep_table:
-            key = seat_accounts_key(keep_table)
-            also.append((key, pack("PEXPIRE", key, self.ttl_ms)))
-        replies = await self._client.run(
-            self._script, [keys.stream, keys.marks, keys.order], args, *also
-        )
-        return _text(replies[0]) or None
+        return (await self.publish_many([Publish(account, data, mark, keep_table)]))[0]
+
+    async def publish_many(self, notices: Sequence[Publish]) -> list[str | None]:
+        """One notice script per notice, all in one write (per node), in order; a server
+        that forgot the script gets it loaded again, once."""
+        if not notices:
+            return []
+        commands: list[Command] = []
+        at: list[int] = []  # where each notice's script is in `commands`
+        for notice in notices:
+            stream, keys, live = _account_keys(self._namespace, notice.account)
+            mark = notice.mark
+            args = [
+                *self._head,
+                *keys,
+                mark.field.encode() if mark else b"",
+                mark.holder.encode() if mark else b"",
+                b"%d" % (mark.rank if mark else 0),
+                notice.data,
+                *self._limits,
+                live,
+            ]
+            at.append(len(commands))
+            commands.append((stream, pack_bytes(args)))
+            if notice.keep_table:
+                key = seat_accounts_key(notice.keep_table)
+                commands.append((key, pack("PEXPIRE", key, self.ttl_ms)))
+        replies = await self._client.calls(commands)
+        forgot = [i for i in at if isinstance(replies[i], NoScriptError)]
+        if forgot:
+            for i in forgot:  # each node that forgot it (a cluster has several)
+                await self._client.call(commands[i][0], "SCRIPT", "LOAD", self._script.text)
+            again = await self._client.calls([commands[i] for i in forgot])
+            for i, reply in zip(forgot, again, strict=True):
+                replies[i] = reply
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
+        return [_text(replies[i]) or None for i in at]
 
     async def read(self, account: str, after: str, limit: int) -> Page:
         """The count, the newest id and the notices after `after`, in one write."""
