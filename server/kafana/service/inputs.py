@@ -131,28 +131,47 @@ def _has_enums(descriptor: Descriptor) -> bool:
     return walk(descriptor)
 
 
+@cache
+def _enum_fields(descriptor: Descriptor) -> tuple[tuple[str, FieldDescriptor, str], ...]:
+    """The fields of this message type that may hold an enum value, at any depth, in the
+    order of their numbers: (name, field, how: "enum", "enums", "message", "messages" or
+    "map")."""
+    out = []
+    for field in sorted(descriptor.fields, key=lambda f: f.number):
+        many = _repeated(field)
+        if field.type == FieldDescriptor.TYPE_ENUM:
+            out.append((field.name, field, "enums" if many else "enum"))
+        elif field.message_type is not None and _has_enums(field.message_type):
+            if field.message_type.GetOptions().map_entry:
+                out.append((field.name, field, "map"))
+            else:
+                out.append((field.name, field, "messages" if many else "message"))
+    return tuple(out)
+
+
 def bad_enum(message: Message, prefix: str = "") -> str | None:
     """The path of the first enum field whose value its enum does not define, else None.
 
-    Quick for messages without enum fields (the move path): their type is checked once.
+    Only the fields that may hold an enum are looked at (worked out once per message type):
+    a PlayMove request costs a look at its move's Tač part, which a Tablić move has not.
     """
-    if not _has_enums(message.DESCRIPTOR):
-        return None
-    for field, value in message.ListFields():
-        path = prefix + field.name
-        if field.type == FieldDescriptor.TYPE_ENUM:
+    for name, field, how in _enum_fields(message.DESCRIPTOR):
+        if how == "message":
+            if message.HasField(name):
+                found = bad_enum(getattr(message, name), prefix + name + ".")
+                if found is not None:
+                    return found
+        elif how == "enum" or how == "enums":
             known = field.enum_type.values_by_number if field.enum_type else {}
-            for item in value if _repeated(field) else [value]:
+            value = getattr(message, name)
+            for item in value if how == "enums" else (value,):
                 if item not in known:
-                    return f"{path} = {item}"
-        elif field.message_type is not None:
-            if field.message_type.GetOptions().map_entry:
-                items = list(value.values())
-            else:
-                items = list(value) if _repeated(field) else [value]
-            for item in items:
+                    return f"{prefix}{name} = {item}"
+        else:  # repeated messages, or a map's values (a map of enums is not looked into)
+            value = getattr(message, name)
+            for item in value.values() if how == "map" else value:
                 if isinstance(item, Message):
-                    found = bad_enum(item, path + ".")
+                    found = bad_enum(item, prefix + name + ".")
                     if found is not None:
                         return found
     return None
