@@ -98,7 +98,9 @@ def game_table_config(spec: GameSpec, seed: int, tournament: Tournament) -> rule
     game's seed and decks."""
     config = tournament.config
     players = len(spec.seats) or config.players
-    rules = rules_spec(config.game, config.preset, config.target, players, config.partnerships)
+    rules = rules_spec(
+        config.game, config.preset, config.target, players, config.partnerships, config.switches
+    )
     return rules_pb2.TableConfig(
         rules=rules,
         decks=[rules_pb2.Deck(cards=[card.text for card in deck]) for deck in spec.decks],

@@ -17,10 +17,14 @@ both seatings of one, so remembering one's hands teaches nothing about an oppone
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from typing import Any
 
 from kafana.competitions import arena, pairing
 from kafana.competitions.fairness import (
@@ -103,6 +107,7 @@ class EventConfig:
     partnerships: bool = False
     ratings: Mapping[str, float] = field(default_factory=dict)
     duration_ms: int = 0  # arena: how long it pairs entrants
+    switches: Mapping[str, Any] = field(default_factory=dict)  # rule switches off the preset
 
     def __post_init__(self) -> None:
         if len(set(self.entrants)) != len(self.entrants) or len(self.entrants) < 2:
@@ -183,12 +188,20 @@ class EventConfig:
     @property
     def rules(self) -> GameRules:
         """The rules of every game."""
-        if self.game == "tac":
-            return tac.Rules(players=self.players)
-        rules = tablic.Rules.preset(
-            self.preset, players=self.players, partnerships=self.partnerships
-        )
-        return rules.with_switches(target=self.target) if self.target else rules
+        switches: dict[str, Any] = {
+            k: tuple(tuple(x) for x in v) if k == "card_points" else v
+            for k, v in self.switches.items()
+        }
+        try:
+            if self.game == "tac":
+                return dataclasses.replace(tac.Rules(players=self.players), **switches)
+            rules = tablic.Rules.preset(
+                self.preset, players=self.players, partnerships=self.partnerships
+            )
+            rules = rules.with_switches(target=self.target) if self.target else rules
+            return rules.with_switches(**switches) if switches else rules
+        except (TypeError, ValueError) as error:
+            raise InvalidInputError(f"rule switches {dict(self.switches)}: {error}") from None
 
     @property
     def sides(self) -> int:
@@ -198,9 +211,13 @@ class EventConfig:
     @property
     def pool(self) -> str:
         """The ratings pool of this event's games."""
+        custom = ""  # rule switches make a pool of their own
+        if self.switches:
+            text = json.dumps(dict(self.switches), sort_keys=True)
+            custom = "+" + hashlib.sha256(text.encode()).hexdigest()[:8]
         if self.game == "tac":
-            return "tac/" + variant_name("standard", self.players)
-        return "tablic/" + variant_name(self.preset, self.players, self.partnerships)
+            return "tac/" + variant_name("standard", self.players) + custom
+        return "tablic/" + variant_name(self.preset, self.players, self.partnerships) + custom
 
 
 class Tournament:

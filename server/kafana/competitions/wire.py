@@ -14,6 +14,9 @@ set both ways, and `rules_spec` makes the typed `RulesSpec` of a competition's t
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from kafana.competitions.model import Ending
 from kafana.competitions.policy import Action, Fault, Reason
 from kafana.competitions.tournament import Kind, Status
@@ -179,15 +182,32 @@ def result_enum(name: str) -> state_pb2.ResultReason.ValueType:
 
 
 def rules_spec(
-    game: str, preset: str, target: int, players: int, partnerships: bool
+    game: str,
+    preset: str,
+    target: int,
+    players: int,
+    partnerships: bool,
+    switches: Mapping[str, Any] | None = None,
 ) -> rules_pb2.RulesSpec:
     """The typed rules of a competition's table: the game, its seats, and for Tablić the
-    preset and (0: the preset's) target."""
+    preset and (0: the preset's) target; `switches` (engine names, as the RulesSpec's) set
+    on top."""
     spec = rules_pb2.RulesSpec(game=game_enum(game), players=players, partnerships=partnerships)
+    switches = switches or {}
     if spec.game == rules_pb2.GAME_TAC:
         spec.tac.SetInParent()
+        for name, value in switches.items():
+            setattr(spec.tac, name, value)
         return spec
     spec.tablic.preset = preset_enum(preset or "serbian")
     if target:
         spec.tablic.target = target
+    for name, value in switches.items():
+        if name == "card_points":
+            spec.tablic.card_points.extend(
+                rules_pb2.CardPoints(pattern=p, points=n) for p, n in value
+            )
+            spec.tablic.card_points_set = True
+        else:
+            setattr(spec.tablic, name, value)
     return spec

@@ -460,6 +460,8 @@ class CreateEventRequest(_message.Message):
     DURATION_MS_FIELD_NUMBER: _builtins.int
     ENTRIES_OPEN_AT_MS_FIELD_NUMBER: _builtins.int
     ENTRIES_CLOSE_AT_MS_FIELD_NUMBER: _builtins.int
+    RULES_FIELD_NUMBER: _builtins.int
+    CLOCK_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The event's name: 1 to 64 printable characters, no spaces or braces."""
     format: Global___EventFormat.ValueType
@@ -525,6 +527,18 @@ class CreateEventRequest(_message.Message):
         timeout, the match forfeited at the 3rd; present: as given, move_ms 0 meaning no clock).
         """
 
+    @_builtins.property
+    def rules(self) -> _rules_pb2.RulesSpec:
+        """Every game's rules, as a table's (`TableConfig.rules`: every switch of the game): set,
+        `game`, `preset`, `target`, `seats_per_game` and `partnerships` must be left unset.
+        """
+
+    @_builtins.property
+    def clock(self) -> _rules_pb2.ClockSpec:
+        """Every game's clock and fault policy, as a table's (`TableConfig.clock`): set, `policy`
+        must be left unset (FORFEIT_HAND is `policy` only).
+        """
+
     def __init__(
         self,
         *,
@@ -549,10 +563,12 @@ class CreateEventRequest(_message.Message):
         duration_ms: _builtins.int = ...,
         entries_open_at_ms: _builtins.int = ...,
         entries_close_at_ms: _builtins.int = ...,
+        rules: _rules_pb2.RulesSpec | None = ...,
+        clock: _rules_pb2.ClockSpec | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "policy", b"policy", "seed", b"seed"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "policy", b"policy", "rules", b"rules", "seed", b"seed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "boards", b"boards", "check_in_ms", b"check_in_ms", "chosen_seed", b"chosen_seed", "duration_ms", b"duration_ms", "entries_close_at_ms", b"entries_close_at_ms", "entries_open_at_ms", b"entries_open_at_ms", "entries_per_account", b"entries_per_account", "format", b"format", "game", b"game", "hands_per_board", b"hands_per_board", "max_entrants", b"max_entrants", "name", b"name", "parallel", b"parallel", "partnerships", b"partnerships", "policy", b"policy", "preset", b"preset", "rounds", b"rounds", "seats_per_game", b"seats_per_game", "seed", b"seed", "start_at_ms", b"start_at_ms", "target", b"target"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "boards", b"boards", "check_in_ms", b"check_in_ms", "chosen_seed", b"chosen_seed", "clock", b"clock", "duration_ms", b"duration_ms", "entries_close_at_ms", b"entries_close_at_ms", "entries_open_at_ms", b"entries_open_at_ms", "entries_per_account", b"entries_per_account", "format", b"format", "game", b"game", "hands_per_board", b"hands_per_board", "max_entrants", b"max_entrants", "name", b"name", "parallel", b"parallel", "partnerships", b"partnerships", "policy", b"policy", "preset", b"preset", "rounds", b"rounds", "rules", b"rules", "seats_per_game", b"seats_per_game", "seed", b"seed", "start_at_ms", b"start_at_ms", "target", b"target"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
@@ -1289,6 +1305,8 @@ class EventInfo(_message.Message):
     ENTRIES_OPEN_AT_MS_FIELD_NUMBER: _builtins.int
     ENTRIES_CLOSE_AT_MS_FIELD_NUMBER: _builtins.int
     ENTRIES_OPEN_FIELD_NUMBER: _builtins.int
+    RULES_FIELD_NUMBER: _builtins.int
+    CLOCK_FIELD_NUMBER: _builtins.int
     event_id: _builtins.str
     """The event's id."""
     name: _builtins.str
@@ -1378,6 +1396,14 @@ class EventInfo(_message.Message):
     def tiebreaks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The tie-breaks after points, in order (e.g. "sonneborn_berger", "head_to_head", "diff")."""
 
+    @_builtins.property
+    def rules(self) -> _rules_pb2.RulesSpec:
+        """The rules of every game, as its tables get them (every switch; `seats_per_game` players)."""
+
+    @_builtins.property
+    def clock(self) -> _rules_pb2.ClockSpec:
+        """The clock of every game, as its tables get it (from the fault policy)."""
+
     def __init__(
         self,
         *,
@@ -1414,10 +1440,12 @@ class EventInfo(_message.Message):
         entries_open_at_ms: _builtins.int = ...,
         entries_close_at_ms: _builtins.int = ...,
         entries_open: _builtins.bool = ...,
+        rules: _rules_pb2.RulesSpec | None = ...,
+        clock: _rules_pb2.ClockSpec | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["policy", b"policy"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "policy", b"policy", "rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["check_in_ms", b"check_in_ms", "chosen_seed", b"chosen_seed", "duration_ms", b"duration_ms", "end_detail", b"end_detail", "end_reason", b"end_reason", "ends_at_ms", b"ends_at_ms", "entrants", b"entrants", "entries_close_at_ms", b"entries_close_at_ms", "entries_open", b"entries_open", "entries_open_at_ms", b"entries_open_at_ms", "event_id", b"event_id", "exports", b"exports", "format", b"format", "game", b"game", "max_entrants", b"max_entrants", "name", b"name", "note", b"note", "partnerships", b"partnerships", "phase", b"phase", "policy", b"policy", "preset", b"preset", "records_jsonl", b"records_jsonl", "report", b"report", "rounds", b"rounds", "salt", b"salt", "salt_commitment", b"salt_commitment", "seats_per_game", b"seats_per_game", "standings", b"standings", "start_at_ms", b"start_at_ms", "status", b"status", "target", b"target", "tiebreaks", b"tiebreaks", "total_rounds", b"total_rounds"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["check_in_ms", b"check_in_ms", "chosen_seed", b"chosen_seed", "clock", b"clock", "duration_ms", b"duration_ms", "end_detail", b"end_detail", "end_reason", b"end_reason", "ends_at_ms", b"ends_at_ms", "entrants", b"entrants", "entries_close_at_ms", b"entries_close_at_ms", "entries_open", b"entries_open", "entries_open_at_ms", b"entries_open_at_ms", "event_id", b"event_id", "exports", b"exports", "format", b"format", "game", b"game", "max_entrants", b"max_entrants", "name", b"name", "note", b"note", "partnerships", b"partnerships", "phase", b"phase", "policy", b"policy", "preset", b"preset", "records_jsonl", b"records_jsonl", "report", b"report", "rounds", b"rounds", "rules", b"rules", "salt", b"salt", "salt_commitment", b"salt_commitment", "seats_per_game", b"seats_per_game", "standings", b"standings", "start_at_ms", b"start_at_ms", "status", b"status", "target", b"target", "tiebreaks", b"tiebreaks", "total_rounds", b"total_rounds"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -97,6 +97,8 @@ class LeagueSpec(_message.Message):
     DISCONNECT_GRACE_MS_FIELD_NUMBER: _builtins.int
     ILLEGAL_LIMIT_FIELD_NUMBER: _builtins.int
     REMATCH_LIMIT_FIELD_NUMBER: _builtins.int
+    RULES_FIELD_NUMBER: _builtins.int
+    CLOCK_FIELD_NUMBER: _builtins.int
     game: _rules_pb2.Game.ValueType
     """The game (unspecified: Tablić)."""
     preset: _rules_pb2.TablicPreset.ValueType
@@ -128,6 +130,20 @@ class LeagueSpec(_message.Message):
     `rematch_limit` matches (0: the default, 2; 1 to 8), until both have waited 60 s in the
     queue for someone else.
     """
+    @_builtins.property
+    def rules(self) -> _rules_pb2.RulesSpec:
+        """The tables' rules as a table's (`TableConfig.rules`: every switch of the game; one
+        player a side). Set, `game`, `preset`, `target` and `players` are taken from it and must
+        be left unset.
+        """
+
+    @_builtins.property
+    def clock(self) -> _rules_pb2.ClockSpec:
+        """The tables' clock as a table's (`TableConfig.clock`). Set, `move_ms`,
+        `timeouts_to_forfeit`, `disconnect_grace_ms` and `illegal_limit` are taken from it and
+        must be left unset; its no-show time is always twice `join_deadline_ms`.
+        """
+
     def __init__(
         self,
         *,
@@ -142,10 +158,12 @@ class LeagueSpec(_message.Message):
         disconnect_grace_ms: _builtins.int = ...,
         illegal_limit: _builtins.int = ...,
         rematch_limit: _builtins.int = ...,
+        rules: _rules_pb2.RulesSpec | None = ...,
+        clock: _rules_pb2.ClockSpec | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["disconnect_grace_ms", b"disconnect_grace_ms", "game", b"game", "illegal_limit", b"illegal_limit", "join_deadline_ms", b"join_deadline_ms", "move_ms", b"move_ms", "players", b"players", "preset", b"preset", "rematch_limit", b"rematch_limit", "retention_days", b"retention_days", "target", b"target", "timeouts_to_forfeit", b"timeouts_to_forfeit"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "disconnect_grace_ms", b"disconnect_grace_ms", "game", b"game", "illegal_limit", b"illegal_limit", "join_deadline_ms", b"join_deadline_ms", "move_ms", b"move_ms", "players", b"players", "preset", b"preset", "rematch_limit", b"rematch_limit", "retention_days", b"retention_days", "rules", b"rules", "target", b"target", "timeouts_to_forfeit", b"timeouts_to_forfeit"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

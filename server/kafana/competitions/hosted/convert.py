@@ -19,6 +19,7 @@ from kafana.competitions.hosted.event import (
 from kafana.competitions.hosted.store import MAX_ENTRANTS
 from kafana.competitions.policy import FaultPolicy
 from kafana.competitions.standings import Standing
+from kafana.competitions.table_results import clock_spec
 from kafana.competitions.tournament import TIEBREAKS, Tournament
 from kafana.competitions.verify_export import Published, PublishedGame
 from kafana.competitions.wire import (
@@ -29,6 +30,7 @@ from kafana.competitions.wire import (
     game_enum,
     phase_enum,
     preset_enum,
+    rules_spec,
     status_enum,
 )
 from kafana.games import tablic
@@ -185,7 +187,12 @@ def event_info(
         partnerships=config.partnerships,
         game=game_enum(config.game),
         duration_ms=config.duration_ms,
-    )
+        rules=rules_spec(
+            config.game, config.preset, config.target, config.players, config.partnerships,
+            config.switches,
+        ),
+        clock=clock_spec(config.policy),
+    )  # fmt: skip
     window = registration(meta, marks or {})
     info.entries_open_at_ms, info.entries_close_at_ms = window.opens, window.closes
     info.entries_open = meta.get("phase") == "open" and not window.refusal(now)

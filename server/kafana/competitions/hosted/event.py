@@ -7,6 +7,7 @@ An entrant's value: JSON {"bot": registry name or "", "token": SHA-256 of its en
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -25,9 +26,12 @@ from kafana.competitions.table_results import clock_spec
 from kafana.competitions.tournament import EventConfig, EventError, Kind, Tournament
 from kafana.competitions.wire import FORMATS, action_of, game_name, preset_name
 from kafana.errors import AuthenticationError, InvalidInputError, NotFoundError
+from kafana.games import tablic, tac
+from kafana.service.games import build_rules
 from kafana.service.inputs import EVENT, check
 from kafana.service.tables import check_clock
 from kafana.v1 import competitions_pb2 as pb
+from kafana.v1 import rules_pb2
 
 ORGANISER_TOKEN = "kafana-organiser-token"
 """Call metadata: the event's organiser (`CreateEventResponse.organiser_token`)."""
@@ -70,6 +74,10 @@ def event_config(request: pb.CreateEventRequest) -> EventConfig:
     game = game_name(request.game)
     preset = preset_name(request.preset)
     players = request.seats_per_game or (4 if game == "tac" else 2)
+    partnerships = request.partnerships
+    switches: dict[str, Any] = {}
+    if request.HasField("rules"):  # a table's RulesSpec: every switch
+        game, preset, target, players, partnerships, switches = rules_of_spec(request)
     check(EVENT, name)
     if request.format not in FORMATS:
         choices = ", ".join(pb.EventFormat.Name(f) for f in FORMATS)
@@ -90,7 +98,11 @@ def event_config(request: pb.CreateEventRequest) -> EventConfig:
     if target > 10_000:
         raise InvalidInputError(f"target {target}: at most 10000")
     base = FaultPolicy()
-    if not request.HasField("policy"):  # sensible defaults: a clock, and a forfeit limit
+    if request.HasField("clock"):  # a table's ClockSpec
+        if request.HasField("policy"):
+            raise InvalidInputError("give the clock or the policy, not both", field="clock")
+        p = policy_spec_of(request.clock)
+    elif not request.HasField("policy"):  # sensible defaults: a clock, and a forfeit limit
         p = pb.FaultPolicySpec(
             move_ms=DEFAULT_MOVE_MS, timeouts_to_forfeit=DEFAULT_TIMEOUTS_TO_FORFEIT
         )
@@ -104,7 +116,7 @@ def event_config(request: pb.CreateEventRequest) -> EventConfig:
         no_show_ms=p.no_show_ms,
     )
     check_clock(clock_spec(policy))  # the tables' own limits (24 hours at most)
-    kind, partnerships = FORMATS[request.format], request.partnerships
+    kind = FORMATS[request.format]
     return EventConfig(  # InvalidInputError for an unknown preset or game, a bad table
         name,
         kind,
@@ -120,6 +132,61 @@ def event_config(request: pb.CreateEventRequest) -> EventConfig:
         players=players,
         partnerships=partnerships,
         duration_ms=request.duration_ms,
+        switches=switches,
+    )
+
+
+SPEC_FIELDS = ("game", "preset", "target", "seats_per_game", "partnerships")
+"""CreateEventRequest's own rules fields: unset when `rules` (a RulesSpec) says it all."""
+
+
+def rules_of_spec(
+    request: pb.CreateEventRequest,
+) -> tuple[str, str, int, int, bool, dict[str, Any]]:
+    """Game, preset, target, players, partnerships and the switches off the preset of a
+    request's `rules` (a table's RulesSpec, checked as a table's: InvalidInputError)."""
+    given = [f for f in SPEC_FIELDS if getattr(request, f)]
+    if given:
+        raise InvalidInputError(
+            f"give the rules (a RulesSpec) or {', '.join(given)}, not both", field="rules"
+        )
+    spec = request.rules
+    engine = build_rules(spec)  # InvalidRulesError naming the switch
+    if isinstance(engine, tac.Rules):
+        plain = tac.Rules(players=engine.players)
+        switches = {
+            f.name: getattr(engine, f.name)
+            for f in dataclasses.fields(engine)
+            if getattr(engine, f.name) != getattr(plain, f.name)
+        }
+        return "tac", "", 0, engine.players, False, switches
+    assert isinstance(engine, tablic.Rules)  # build_rules makes one of the two
+    preset = preset_name(spec.tablic.preset)
+    base = tablic.Rules.preset(preset, players=engine.players, partnerships=engine.partnerships)
+    switches = {}
+    for f in dataclasses.fields(engine):
+        value = getattr(engine, f.name)
+        if f.name in ("players", "partnerships", "target") or value == getattr(base, f.name):
+            continue
+        switches[f.name] = [list(x) for x in value] if f.name == "card_points" else value
+    target = engine.target if engine.target != base.target else 0
+    return "tablic", preset, target, engine.players, engine.partnerships, switches
+
+
+def policy_spec_of(clock: rules_pb2.ClockSpec) -> pb.FaultPolicySpec:
+    """A table's ClockSpec as an event's fault policy."""
+    answers = {
+        rules_pb2.TIMEOUT_POLICY_FORFEIT: pb.FAULT_ACTION_FORFEIT_MATCH,
+        rules_pb2.TIMEOUT_POLICY_DEFAULT_MOVE: pb.FAULT_ACTION_DEFAULT_MOVE,
+    }
+    return pb.FaultPolicySpec(
+        move_ms=clock.move_millis,
+        on_timeout=answers.get(clock.policy, pb.FAULT_ACTION_UNSPECIFIED),
+        disconnect_grace_ms=clock.disconnect_grace_millis,
+        on_disconnect=answers.get(clock.on_disconnect, pb.FAULT_ACTION_UNSPECIFIED),
+        timeouts_to_forfeit=clock.forfeit_after_timeouts,
+        illegal_limit=clock.illegal_limit,
+        no_show_ms=clock.no_show_millis,
     )
 
 

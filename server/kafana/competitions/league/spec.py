@@ -47,8 +47,47 @@ def _bounded(value: int, default: int, low: int, high: int, what: str) -> int:
     return chosen
 
 
+RULES_FIELDS = ("game", "preset", "target", "players")
+CLOCK_FIELDS = ("move_ms", "timeouts_to_forfeit", "disconnect_grace_ms", "illegal_limit")
+
+
+def _from_table_spec(spec: leagues_pb2.LeagueSpec) -> leagues_pb2.LeagueSpec:
+    """`spec` with its own fields taken from its `rules` and `clock` (a table's), which are
+    kept; InvalidInputError if both spellings are given."""
+    out = leagues_pb2.LeagueSpec()
+    out.CopyFrom(spec)
+    if spec.HasField("rules"):
+        given = [f for f in RULES_FIELDS if getattr(spec, f)]
+        if given:
+            raise InvalidInputError(
+                f"give the rules (a RulesSpec) or {', '.join(given)}, not both", field="rules"
+            )
+        if spec.rules.partnerships:
+            raise InvalidInputError("a league seats one player a side: no partnerships")
+        engine = build_rules(spec.rules)  # InvalidRulesError naming the switch
+        out.game = spec.rules.game or rules_pb2.GAME_TABLIC
+        out.players = engine.players
+        out.rules.players = engine.players
+        if out.game == rules_pb2.GAME_TABLIC:
+            out.preset = spec.rules.tablic.preset or rules_pb2.TABLIC_PRESET_SERBIAN
+            out.target = spec.rules.tablic.target
+    if spec.HasField("clock"):
+        given = [f for f in CLOCK_FIELDS if getattr(spec, f)]
+        if given:
+            raise InvalidInputError(
+                f"give the clock (a ClockSpec) or {', '.join(given)}, not both", field="clock"
+            )
+        out.move_ms = spec.clock.move_millis
+        out.timeouts_to_forfeit = spec.clock.forfeit_after_timeouts
+        out.disconnect_grace_ms = spec.clock.disconnect_grace_millis
+        out.illegal_limit = spec.clock.illegal_limit
+    return out
+
+
 def league_spec(spec: leagues_pb2.LeagueSpec) -> leagues_pb2.LeagueSpec:
-    """The spec with every default filled in; InvalidInputError for what cannot be played."""
+    """The spec with every default filled in; InvalidInputError for what cannot be played.
+    A table's `rules` and `clock` may stand for the league's own fields (kept as given)."""
+    spec = _from_table_spec(spec)
     tac = game_name(spec.game) == "tac"
     out = leagues_pb2.LeagueSpec(
         game=rules_pb2.GAME_TAC if tac else rules_pb2.GAME_TABLIC,
@@ -79,12 +118,22 @@ def league_spec(spec: leagues_pb2.LeagueSpec) -> leagues_pb2.LeagueSpec:
             spec.rematch_limit, REMATCH_LIMIT, 1, MAX_REMATCH_LIMIT, "rematch_limit"
         ),
     )
+    if spec.HasField("rules"):
+        out.rules.CopyFrom(spec.rules)
+    if spec.HasField("clock"):  # with the defaults filled in (a league always has a clock)
+        out.clock.CopyFrom(spec.clock)
+        out.clock.move_millis = out.move_ms
+        out.clock.forfeit_after_timeouts = out.timeouts_to_forfeit
+        out.clock.disconnect_grace_millis = out.disconnect_grace_ms
+        out.clock.illegal_limit = out.illegal_limit
     build_rules(rules_of(out))  # the game, preset, players and target can be played
     return out
 
 
 def rules_of(spec: leagues_pb2.LeagueSpec) -> rules_pb2.RulesSpec:
-    """The rules of the league's tables."""
+    """The rules of the league's tables (its table spec's, when it has one)."""
+    if spec.HasField("rules"):
+        return spec.rules
     game = game_name(spec.game)
     preset = preset_name(spec.preset) if game == "tablic" else ""
     return rules_spec(game, preset, spec.target, spec.players, False)

@@ -48,6 +48,9 @@ def league_table(
         no_show_millis=2 * spec.join_deadline_ms,
         illegal_limit=spec.illegal_limit,
     )
+    if spec.HasField("clock"):  # the league's table clock, as given (its policies too)
+        clock.CopyFrom(spec.clock)
+        clock.no_show_millis = 2 * spec.join_deadline_ms
     return rules_pb2.TableConfig(
         rules=rules_of(spec),
         clock=clock,
