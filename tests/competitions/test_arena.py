@@ -10,6 +10,7 @@ entrants were idle at once for long (from the tables' own event times).
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import random
@@ -29,7 +30,7 @@ from kafana.v1 import competitions_pb2 as pb
 from kafana_client import AsyncClient
 from kafana_client.tournaments import Tournaments
 
-from .hosted_helpers import Served, until
+from .hosted_helpers import Served, bot_player, entry_task, until
 from .test_hosted_cli import kafana
 
 NAMES = tuple(f"bot{i:02d}" for i in range(12))
@@ -37,7 +38,9 @@ BOTS = ("greedy", "heuristic", "random")
 DURATION_MS = 20_000
 
 
-def by_hand(lines: list[dict[str, object]]) -> dict[str, tuple[float, int]]:
+def by_hand(
+    lines: list[dict[str, object]], names: tuple[str, ...] = NAMES
+) -> dict[str, tuple[float, int]]:
     """Each entrant's arena points and streak, from the export's games alone: its games in
     round order (one at a time, so in time order), a win 2, a draw 1, a loss 0, every game
     after two wins in a row doubled until one is not won."""
@@ -53,7 +56,7 @@ def by_hand(lines: list[dict[str, object]]) -> dict[str, tuple[float, int]]:
             mp = 0.5 if winner is None else 1.0 if winner == seat else 0.0
             games[name].append((number, mp))
     out = {}
-    for name in NAMES:
+    for name in names:
         total, wins_in_a_row = 0.0, 0
         for _, mp in sorted(games[name]):
             total += 2 * mp * (2 if wins_in_a_row >= 2 else 1)
@@ -140,6 +143,31 @@ async def test_an_arena_of_twelve_bots_scores_streaks_and_keeps_everyone_playing
     )
     assert worst <= ARENA_REMATCH_WAIT_MS + 2 * slow + 1_000, (worst, usual, slow)
     assert all(len(mine[n]) >= 2 for n in NAMES), {n: len(mine[n]) for n in NAMES}
+
+
+async def test_a_remote_entrant_plays_an_arena_through_the_sdk(hosted: Served) -> None:
+    names = ("ana", "bob", "cid", "remote")
+    async with AsyncClient.connect(hosted.target) as client:
+        events = Tournaments(client)
+        made = await events.create("mixed", "arena", target=11, duration_ms=10_000)
+        for name in names[:3]:
+            await events.enter(made.event_id, name, bot="random")
+        entry = await events.enter(made.event_id, "remote")
+        await events.start(made.event_id, made.organiser_token)
+        player = await entry_task(client, made.event_id, entry.token, bot_player(client))
+        over = await asyncio.wait_for(player, 120)
+        info = await until(
+            lambda: events.get(made.event_id, records=True),
+            lambda i: i.phase == pb.EVENT_PHASE_FINISHED,
+        )
+    assert over.event_over
+    lines = [json.loads(line) for line in info.exports["records.jsonl"].splitlines()]
+    assert all(isinstance(x, Checked) for x in verify_export(info.exports["records.jsonl"]))
+    theirs = [x for x in lines if "remote" in x["seats"]]
+    assert len(theirs) >= 2 and all(x["ending"] == "score" for x in theirs)
+    rows = {row.entrant: row for row in info.standings}
+    for name, (points, streak) in by_hand(lines, names).items():
+        assert (rows[name].points, rows[name].streak) == (points, streak), name
 
 
 def test_arena_points_follow_lichess() -> None:
