@@ -1,4 +1,4 @@
-"""Account notices are told in batches: every table with news in one event-loop turn goes in
+"""Account notices are told in batches: every table with news within `FLUSH_S` (2 ms) goes in
 one store write, in order, and a script the server forgot is loaded again."""
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ async def test_the_news_of_one_turn_goes_in_one_write(redis_url: str) -> None:
             notices.store.publish_many = recorded  # type: ignore[method-assign,assignment]
             await asyncio.sleep(0.3)
             batches.clear()
-            # The listener as one event-loop turn calls it: three tables' news, one flush.
+            # Three tables with news at once (as one event-loop turn has it): one flush.
             tables_api = svc.server.servicer.tables
             for table_id in tables:
                 session = tables_api.cached(table_id)
