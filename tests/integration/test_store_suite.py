@@ -1,4 +1,4 @@
-"""The store contract, run against Redis and the in-process store alike."""
+"""The store contract, run against a real Redis (the test kit's private redis-server)."""
 
 from __future__ import annotations
 

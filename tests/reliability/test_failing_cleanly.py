@@ -117,7 +117,7 @@ async def test_a_redis_outage_writes_a_bounded_number_of_log_lines(
 
 
 def kafana_serve(*args: str) -> subprocess.CompletedProcess[str]:
-    """`kafana serve ARGS` on the in-process store, expected to refuse at once."""
+    """`kafana serve ARGS` (--memory: a private redis-server), expected to refuse at once."""
     environment = {k: v for k, v in os.environ.items() if not k.startswith("KAFANA_")}
     return subprocess.run(
         [KAFANA, "serve", "--memory", *args],
