@@ -5,18 +5,21 @@ are still accepted; both at once are refused."""
 
 from __future__ import annotations
 
+import re
+
 import grpc
 import pytest
 from kafana.competitions.hosted.event import event_config
 from kafana.competitions.verify_export import Checked, verify_export
 from kafana.errors import InvalidInputError
 from kafana.v1 import competitions_pb2 as pb
-from kafana.v1 import rules_pb2
+from kafana.v1 import competitions_pb2_grpc, rules_pb2
 from kafana_client import AsyncClient
 from kafana_client.tournaments import Tournaments
 from kit import refusal
 
 from .hosted_helpers import Served, until
+from .test_hosted_cli import kafana
 
 
 def spec() -> rules_pb2.RulesSpec:
@@ -110,3 +113,22 @@ async def test_both_spellings_at_once_are_refused_and_nothing_is_made(hosted: Se
         assert refused.code() == grpc.StatusCode.INVALID_ARGUMENT
         assert "not both" in str(refused.details())
         assert await events.list() == []
+
+
+def test_the_command_line_sets_rule_switches(hosted: Served) -> None:
+    at = ("--server", hosted.target)
+    code, out = kafana(
+        "tournament", "create", "switched", *at, "--format", "round_robin", "--target", "21",
+        "--rule", "must_capture=true", "--rule", "jack_value=11", "--move-ms", "3000",
+    )  # fmt: skip
+    assert code == 0, out
+    event_id = re.findall(r"event (ev-\w+)", out)[0]
+    with grpc.insecure_channel(hosted.target) as channel:
+        stub = competitions_pb2_grpc.CompetitionsServiceStub(channel)
+        info = stub.GetEvent(pb.GetEventRequest(event_id=event_id))
+    assert info.rules.tablic.must_capture and info.rules.tablic.jack_value == 11
+    assert info.target == 21 and info.clock.move_millis == 3_000
+    code, out = kafana("tournament", "create", "bad", *at, "--rule", "wild=yes")
+    assert code == 2 and "--rule" in out and "must_capture" in out, out
+    code, out = kafana("tournament", "create", "bad", *at, "--rule", "jack_value=eleven")
+    assert code == 2 and "whole number" in out, out

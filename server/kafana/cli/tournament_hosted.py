@@ -23,15 +23,23 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+from google.protobuf.descriptor import FieldDescriptor
 from kafana_client.aio import token_metadata
 from kafana_client.cli.reach import cli_key, cli_tls, reach_args, server_options
 from kafana_client.cli.words import plural
 from kafana_client.remote import CONNECT_SECONDS
-from kafana_client.tournaments import ENTRY_TOKEN, ORGANISER_TOKEN, enum_name
+from kafana_client.tournaments import (
+    ENTRY_TOKEN,
+    ORGANISER_TOKEN,
+    CreatedEvent,
+    enum_name,
+    enum_value,
+)
 
 from kafana.competitions.hosted.event import DEFAULT_MOVE_MS, DEFAULT_TIMEOUTS_TO_FORFEIT
 from kafana.competitions.policy import Action
 from kafana.competitions.tournament import Kind
+from kafana.competitions.wire import rules_spec
 from kafana.games.tablic import PRESETS
 from kafana.v1 import competitions_pb2 as pb
 from kafana.v1 import rules_pb2
@@ -110,6 +118,50 @@ def duration_ms(text: str, option: str) -> int:
     if not number.isdigit():
         raise click.BadParameter(f"{text!r} is not N, Ns, Nm or Nh", param_hint=option)
     return int(number) * _UNITS[unit]
+
+
+def table_rules(
+    game: str, preset: str, target: int, players: int, partnerships: bool, rules: tuple[str, ...]
+) -> rules_pb2.RulesSpec:
+    """A table's RulesSpec: the game, preset, target and seats, with the `NAME=VALUE` switches
+    of `--rule` (names and types as the RulesSpec's; a usage error naming the bad one).
+
+    >>> spec = table_rules("tablic", "", 21, 0, False, ("must_capture=true", "jack_value=11"))
+    >>> spec.tablic.must_capture, spec.tablic.jack_value, spec.tablic.target, spec.players
+    (True, 11, 21, 2)
+    """
+    branch = rules_pb2.TacRules if game == "tac" else rules_pb2.TablicRules
+    kinds = (FieldDescriptor.TYPE_BOOL, FieldDescriptor.TYPE_UINT32)
+    fields = {
+        n: f
+        for n, f in branch.DESCRIPTOR.fields_by_name.items()
+        if f.type in kinds and n not in ("target", "card_points_set")
+    }
+    switches: dict[str, Any] = {}
+    for text in rules:
+        key, _, value = text.partition("=")
+        field = fields.get(key)
+        if field is None:
+            names = ", ".join(fields)
+            raise click.BadParameter(
+                f"{key!r} is not a rule switch of {game}: {names}", param_hint="--rule"
+            )
+        if field.type == field.TYPE_BOOL and value.lower() in (
+            "true",
+            "false",
+            "yes",
+            "no",
+            "1",
+            "0",
+        ):
+            switches[key] = value.lower() in ("true", "yes", "1")
+        elif field.type != field.TYPE_BOOL and value.isdigit():
+            switches[key] = int(value)
+        else:
+            kind = "true or false" if field.type == field.TYPE_BOOL else "a whole number"
+            raise click.BadParameter(f"{key}={value!r}: {key} is {kind}", param_hint="--rule")
+    seats = players or (4 if game == "tac" else 2)
+    return rules_spec(game, preset, target, seats, partnerships, switches)
 
 
 def _utc(ms: int) -> str:
@@ -275,6 +327,11 @@ def show_event(info: pb.EventInfo) -> None:
     "--entries-close", default="",
     help="Registration closes at this time (as --start-at). Default: at the start.",
 )  # fmt: skip
+@click.option(
+    "--rule", "rule", multiple=True, metavar="NAME=VALUE",
+    help="A rule switch of the game, as a table's RulesSpec names it (e.g. must_capture=true, "
+    "jack_value=11); repeat for more. The event's tables get every one.",
+)  # fmt: skip
 def create(
     name: str,
     server: str,
@@ -304,6 +361,7 @@ def create(
     duration: str,
     entries_open: str,
     entries_close: str,
+    rule: tuple[str, ...],
 ) -> None:
     """Create an event NAME hosted by the server; prints its id and the organiser token.
 
@@ -333,7 +391,27 @@ def create(
     opens = start_time(entries_open, time.time(), "--entries-open") if entries_open else 0
     closes = start_time(entries_close, time.time(), "--entries-close") if entries_close else 0
 
+    switched = table_rules(game, preset, target, players, partnerships, rule) if rule else None
+
     async def job(client: Any, events: Any) -> Any:
+        if switched is not None:  # a table's RulesSpec: the request spelled out here
+            action = pb.FaultAction
+            request = pb.CreateEventRequest(
+                name=name, format=enum_value(pb.EventFormat, "EVENT_FORMAT_", format_),
+                rounds=rounds, boards=boards, hands_per_board=hands_per_board, rules=switched,
+                policy=pb.FaultPolicySpec(
+                    move_ms=clock, on_timeout=enum_value(action, "FAULT_ACTION_", on_timeout),
+                    timeouts_to_forfeit=limit, disconnect_grace_ms=disconnect_grace_ms,
+                    on_disconnect=enum_value(action, "FAULT_ACTION_", on_disconnect),
+                    illegal_limit=illegal_limit, no_show_ms=no_show_ms,
+                ),
+                seed=chosen_seed, chosen_seed=chosen_seed is not None, parallel=parallel,
+                entries_per_account=entries_per_account, max_entrants=max_entrants,
+                start_at_ms=at, check_in_ms=window, duration_ms=length,
+                entries_open_at_ms=opens, entries_close_at_ms=closes,
+            )  # fmt: skip
+            answer = await events._call("CreateEvent", request)
+            return CreatedEvent(answer.event_id, answer.organiser_token, answer.event)
         return await events.create(
             name, format_, rounds=rounds, boards=boards, hands_per_board=hands_per_board,
             preset=preset, target=target, seed=chosen_seed, chosen_seed=chosen_seed is not None,
