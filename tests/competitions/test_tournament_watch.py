@@ -31,8 +31,10 @@ def test_an_entrant_plays_its_games_with_a_bot_from_the_command_line(hosted: Ser
 
 def test_two_entrants_play_a_tac_event_with_bots_from_the_command_line(hosted: Served) -> None:
     at = ("--server", hosted.target)
+    # A long grace: a loaded machine may take seconds to start the other entrant's process.
     code, out = kafana("tournament", "create", "tac-ev", *at, "--format", "round_robin",
-                       "--game", "tac", "--players", "2")  # fmt: skip
+                       "--game", "tac", "--players", "2",
+                       "--disconnect-grace-ms", "60000")  # fmt: skip
     made = re.search(r"event (ev-\w+)", out), re.search(r"organiser token (\S+)", out)
     assert code == 0 and made[0] and made[1], out
     ev, organiser = made[0].group(1), made[1].group(1)
