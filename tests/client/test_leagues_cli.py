@@ -77,7 +77,7 @@ def test_a_tac_league_from_the_command_line(private_redis: RedisServer, tmp_path
     with serving(tmp_path, "--redis", url, "--auth", "required") as (served,):
         served.wait_started()
         at = ("--server", served.target)
-        create = ("league", "create", "tac-cup", *at, "--game", "tac", "--move-ms", "3000")
+        create = ("league", "create", "tac-cup", *at, "--game", "tac", "--move-ms", "10000")
         code, out = kafana(*create, "--key", keys["org"])
         assert code == 0 and "tac default preset" in out, out
         players = [

@@ -35,7 +35,7 @@ async def test_a_tac_league_is_played_to_the_end_and_rated(redis_url: str) -> No
         channel = served.options().aio_channel()
         try:
             org, ana, bob = (keyed_client(channel, served.keys[n]) for n in ("org", "ana", "bob"))
-            made = await Leagues(org).create("tac-cup", game="tac", move_ms=3000)
+            made = await Leagues(org).create("tac-cup", game="tac", move_ms=10_000)
             assert made.spec.game
             games = await asyncio.wait_for(
                 asyncio.gather(
