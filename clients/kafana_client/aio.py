@@ -22,7 +22,8 @@ from __future__ import annotations
 import asyncio
 import math
 import uuid
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
@@ -414,42 +415,61 @@ class AsyncClient(Connects):
         ...         print(event.seq, event.move.text)
         """
         last = after_seq
-        failures = 0
-        policy = self.options.retry
         deadline = _timeout(self.options.deadline("WatchEvents") if timeout is None else timeout)
         metadata = token_metadata(SEAT_TOKEN, seat_token)
-        while True:
-            silence = await self._silence()
+
+        def open_call(failures: int) -> Any:
             request = service_pb2.WatchEventsRequest(
                 table_id=table_id, after_seq=last, with_state=with_state
             )
             stub = self._stub_for(table_id, failures)
             if metadata:
-                call = stub.WatchEvents(request, timeout=deadline, metadata=metadata)
-            else:
-                call = stub.WatchEvents(request, timeout=deadline)
+                return stub.WatchEvents(request, timeout=deadline, metadata=metadata)
+            return stub.WatchEvents(request, timeout=deadline)
+
+        # a feed ends OK only once the match is over
+        items = self._reopened("WatchEvents", open_call, reopen_at_end=False)
+        async with aclosing(items):
+            async for item in items:
+                if item.WhichOneof("item") != "event" or item.event.seq <= last:
+                    continue
+                last = item.event.seq
+                yield item.event
+                if item.event.match_over:
+                    return
+
+    async def _reopened(
+        self, method: str, open_call: Callable[[int], Any], *, reopen_at_end: bool
+    ) -> AsyncGenerator[Any, None]:
+        """Every message (heartbeats too) of the server stream `method` that `open_call(failures)`
+        opens, reopened (the caller resumes after what it delivered) when silent for
+        `SILENT_PERIODS` heartbeats, on a `resumable` error, and at its end when
+        `reopen_at_end`; the retry policy's `stream_attempts` openings in a row that deliver
+        nothing end it with the error."""
+        failures = 0
+        policy = self.options.retry
+        while True:
+            silence = await self._silence()
+            call = open_call(failures)
             try:
                 while True:
                     item = await read_within(call, silence)
                     if item is SILENT:
                         break  # silent too long: the connection is gone without a word
                     if item is grpc.aio.EOF:
-                        return  # a feed ends OK only once the match is over
-                    failures = 0  # an event or a heartbeat: the stream works
-                    if item.WhichOneof("item") != "event" or item.event.seq <= last:
-                        continue
-                    last = item.event.seq
-                    yield item.event
-                    if item.event.match_over:
+                        if reopen_at_end:
+                            break
                         return
+                    failures = 0  # a message or a heartbeat: the stream works
+                    yield item
             except grpc.aio.AioRpcError as error:
                 if not resumable(error) or failures + 1 >= policy.stream_attempts:
-                    raise from_grpc(error, "WatchEvents") from None
+                    raise from_grpc(error, method) from None
             finally:
                 call.cancel()
             failures += 1
             if failures >= policy.stream_attempts:
-                raise from_grpc(_Unavailable(), "WatchEvents")
+                raise from_grpc(_Unavailable(), method)
             await asyncio.sleep(policy.delay(failures))
 
     async def _silence(self) -> float | None:
@@ -491,35 +511,20 @@ class AsyncClient(Connects):
         ...             print(notice.table_id, notice.seq)
         """
         last = after
-        failures = 0
-        policy = self.options.retry
         deadline = _timeout(self.options.deadline("WatchAccount") if timeout is None else timeout)
-        while True:
-            silence = await self._silence()
-            call = self._stub.WatchAccount(
-                service_pb2.WatchAccountRequest(after=last), timeout=deadline
-            )
-            try:
-                while True:
-                    item = await read_within(call, silence)
-                    if item is SILENT:
-                        break  # silent too long: the connection is gone without a word
-                    if item is grpc.aio.EOF:
-                        break  # the stream never ends on its own: open it again
-                    failures = 0  # a notice or a heartbeat: the stream works
-                    if item.WhichOneof("item") != "notice":
-                        continue
-                    last = item.notice.id
-                    yield item.notice
-            except grpc.aio.AioRpcError as error:
-                if not resumable(error) or failures + 1 >= policy.stream_attempts:
-                    raise from_grpc(error, "WatchAccount") from None
-            finally:
-                call.cancel()
-            failures += 1
-            if failures >= policy.stream_attempts:
-                raise from_grpc(_Unavailable(), "WatchAccount")
-            await asyncio.sleep(policy.delay(failures))
+
+        def open_call(failures: int) -> Any:
+            request = service_pb2.WatchAccountRequest(after=last)
+            return self._stub.WatchAccount(request, timeout=deadline)
+
+        # the stream never ends on its own: at its end it is opened again
+        items = self._reopened("WatchAccount", open_call, reopen_at_end=True)
+        async with aclosing(items):
+            async for item in items:
+                if item.WhichOneof("item") != "notice":
+                    continue
+                last = item.notice.id
+                yield item.notice
 
     async def record(
         self, table_id: str, *, timeout: float | None = None
