@@ -461,7 +461,7 @@ def run_phase(
     users = args.users or scenario.users
     cache = args.cache_tables or max(1024, users // args.servers + users // 10 + 64)
     keys = None
-    if kind == "kafana" and scenario.user == "TableUser":
+    if scenario.user == "TableUser" and (kind == "kafana" or args.baseline_keys):
         keys = work / f"phase{number}-keys.txt"
         keys.write_text("\n".join(driver_keys(redis_url, users, f"load{number}")) + "\n")
     with servers(template, args.servers, redis_url, log, cache) as up:
@@ -662,6 +662,12 @@ def main(argv: list[str] | None = None) -> int:
         help="kafana serve --cache-tables (default: the tables each process serves, + 10%%)",
     )
     parser.add_argument("--baseline-command", default=BASELINE_COMMAND, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--baseline-keys",
+        action="store_true",
+        help="the baseline phases' users call with API keys too: with --baseline-command "
+        "another Kafana build (an A/B of two builds, accounts and notices in both)",
+    )
     args = parser.parse_args(argv)
     scenario = SCENARIOS[args.scenario]
     NICE[0] = args.nice
