@@ -9,6 +9,9 @@ news, in whatever process learns of it) and tells each account seated at the tab
   answer at, the milliseconds left on the clock);
 - GAME_OVER to every seated account when the match ends (the `Result` as GetRecord gives it).
 
+News is told in batches: the tables with news within `FLUSH_S` go in one store write
+(`publish_many`), a table that moved twice meanwhile told once at its latest seq.
+
 Which account holds a seat: `seat_accounts`, or a binding `Tables.seating` records (through
 `bind`) *before* the seat is appended, so every process that sees the seat finds it. Several
 processes may tell the same news (each one that loads the table sees it): each notice carries
