@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from kafana.service.notices import notices_of
 from kafana.store.accounts import Account, key_hash, new_key, now_ms
 from kafana.store.accounts_redis import RedisAccounts
+from kafana.store.errors import StoreUnavailable
 from kafana.store.keys import seat_accounts_key
 from kafana.store.notices import Mark, Publish
 from kafana.store.redis_notices import RedisNotices
@@ -102,5 +103,28 @@ async def test_the_news_of_one_turn_goes_in_one_write(redis_url: str) -> None:
             assert [p.mark.field.split(":")[0] for p in told if p.mark] == tables
             assert {p.account for p in told} <= {"ann", "ben"}
             assert len(told) == 3
+            # A write that fails tells nothing: the table's next news tells it again.
+            failing = True
+
+            async def flaky(batch: Sequence[Publish]) -> list[str | None]:
+                if failing:
+                    raise StoreUnavailable("the test's Redis is away")
+                return await recorded(batch)
+
+            notices.store.publish_many = flaky  # type: ignore[method-assign,assignment]
+            batches.clear()
+            table_id = tables[0]
+            session = tables_api.cached(table_id)
+            assert session is not None
+            notices._seen[table_id].seq = session.seq - 1
+            notices.notify(table_id, session.seq)
+            await asyncio.sleep(0.3)
+            assert notices._seen[table_id].seq == session.seq - 1, "not told: not marked told"
+            failing = False
+            notices.notify(table_id, session.seq)
+            await asyncio.sleep(0.3)
+            assert [len(b) for b in batches] == [1] and batches[0][0].mark is not None
+            assert batches[0][0].mark.field == f"{table_id}:{session.match.current_seat}"
+            assert notices._seen[table_id].seq == session.seq
     finally:
         await store.close()
