@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import grpc
+from kafana.service.session_cache import CACHE_ENTRIES
 from kafana.v1 import service_pb2
 from kafana.v1.service_pb2_grpc import KafanaServiceStub
 from kafana_client import AsyncClient, table_config
@@ -42,7 +43,7 @@ async def test_counters_move_by_what_the_clients_did(redis_url: str, tmp_path: P
     # While they played: three Tablić tables in play in this process's cache.
     assert value(during, "kafana_tables", game="tablic", status="playing") == len(SEEDS)
     assert value(during, "kafana_cache_entries", cache="sessions") >= len(SEEDS)
-    assert value(during, "kafana_cache_capacity", cache="sessions") == 1024
+    assert value(during, "kafana_cache_capacity", cache="sessions") == CACHE_ENTRIES  # default
     assert value(during, "kafana_streams_open", method="WatchEvents") == 2 * len(SEEDS)
 
     played = sum(len(m.recorded) for m in matches)

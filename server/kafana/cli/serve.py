@@ -22,6 +22,7 @@ from kafana.service.embedded import choose_store
 from kafana.service.limits import Limits
 from kafana.service.ratelimit import RateLimit
 from kafana.service.server import AddressError, check_address, serve_until_signal
+from kafana.service.session_cache import CACHE_BYTES, CACHE_ENTRIES
 from kafana.service.settings import ABANDON_AFTER, JOIN_DEADLINE_MS, Settings
 from kafana.service.tls import server_credentials
 from kafana.service.web import parse_origins
@@ -99,7 +100,10 @@ def setting(name: str, default: int | float, help: str) -> Callable[[F], F]:
     "in a row (>= 1).",
 )
 @setting(
-    "--cache-tables", 1024, "Tables whose replay each process keeps in memory (up to ~200 KB each)."
+    "--cache-tables",
+    CACHE_ENTRIES,
+    "Tables whose replay each process keeps in memory (4-10 KB each; also bounded to "
+    f"{CACHE_BYTES // 2**20} MiB in all).",
 )
 @click.option("--tls-cert", envvar="KAFANA_TLS_CERT", type=PEM, help="Server certificate (PEM).")
 @click.option("--tls-key", envvar="KAFANA_TLS_KEY", type=PEM, help="Its private key (PEM).")
