@@ -15,8 +15,10 @@ import asyncio
 import binascii
 import contextlib
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
+from typing import TypeVar
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from kafana import metrics
@@ -30,6 +32,7 @@ MAX_KNOWN = 64
 """Cluster nodes remembered for health checks (primaries and replicas of the slot maps read)."""
 Command = tuple[str, bytes]
 """A packed command and the key that routes it (any key of its slot; "" for any node)."""
+T = TypeVar("T")
 
 
 def key_slot(key: str) -> int:
@@ -152,28 +155,45 @@ class RedisClient:
         if self._refreshing is None:
             self._refreshing = asyncio.Lock()
         async with self._refreshing:
-            error: Exception = StoreUnavailable("no cluster node answered")
-            for address in dict.fromkeys([self.address, *self._nodes]):
-                try:
-                    reply = await self._lane(address).call(pack("CLUSTER", "SLOTS"))
-                except StoreUnavailable as lost:
-                    error = lost
-                    continue
-                if isinstance(reply, Exception) or not isinstance(reply, list):
-                    error = reply if isinstance(reply, Exception) else error
-                    continue
-                slots = [self.address] * SLOTS
-                seen = []
-                for start, end, primary, *replicas in reply:
-                    node = self.address.node(primary[0].decode() or address.host, primary[1])
-                    slots[start : end + 1] = [node] * (end - start + 1)
-                    seen += [
-                        self.address.node(r[0].decode() or address.host, r[1]) for r in replicas
-                    ]
-                self._slots, self._nodes = slots, list(dict.fromkeys(slots))
-                self._known = list(dict.fromkeys([*self._nodes, *seen, *self._known]))[:MAX_KNOWN]
-                return
-            raise error
+            await self._first_answer(self._nodes, ("CLUSTER", "SLOTS"), self._take_slots)
+
+    def _take_slots(self, address: Address, reply: Reply) -> bool | None:
+        """Keep the slot map of a `CLUSTER SLOTS` reply from `address` (None: no map)."""
+        if not isinstance(reply, list):
+            return None
+        slots = [self.address] * SLOTS
+        seen = []
+        for start, end, primary, *replicas in reply:
+            node = self.address.node(primary[0].decode() or address.host, primary[1])
+            slots[start : end + 1] = [node] * (end - start + 1)
+            seen += [self.address.node(r[0].decode() or address.host, r[1]) for r in replicas]
+        self._slots, self._nodes = slots, list(dict.fromkeys(slots))
+        self._known = list(dict.fromkeys([*self._nodes, *seen, *self._known]))[:MAX_KNOWN]
+        return True
+
+    async def _first_answer(
+        self,
+        nodes: list[Address],
+        command: tuple[str, ...],
+        take: Callable[[Address, Reply], T | None],
+    ) -> T:
+        """What `take` makes of `command`'s reply from the first node that answers with one it
+        can use (not None): the seed, then `nodes`. The last error (StoreUnavailable when no
+        node answered) when none does."""
+        error: Exception = StoreUnavailable("no cluster node answered")
+        for address in dict.fromkeys([self.address, *nodes]):
+            try:
+                reply = await self._lane(address).call(pack(*command))
+            except StoreUnavailable as lost:
+                error = lost
+                continue
+            if isinstance(reply, Exception):
+                error = reply
+                continue
+            taken = take(address, reply)
+            if taken is not None:
+                return taken
+        raise error
 
     async def calls(self, commands: list[Command], *, pool: int = 0) -> list[Reply]:
         """Send commands, each to its key's server (one write per server); replies in order.
@@ -287,24 +307,21 @@ class RedisClient:
         if not self._slots:
             with contextlib.suppress(StoreUnavailable):
                 await self._read_slots()  # learn the other nodes while one answers
-        error: Exception = StoreUnavailable("no cluster node answered")
-        for address in dict.fromkeys([self.address, *self._known]):
-            try:
-                reply = await self._lane(address).call(pack("CLUSTER", "INFO"))
-            except StoreUnavailable as lost:
-                error = lost
-                continue
-            if isinstance(reply, bytes):
-                for line in reply.decode(errors="replace").splitlines():
-                    if line.startswith("cluster_state:"):
-                        return line.partition(":")[2].strip()
-            error = reply if isinstance(reply, Exception) else error
-        raise error
+        return await self._first_answer(self._known, ("CLUSTER", "INFO"), _cluster_state)
 
     async def close(self) -> None:
         """Close every lane (a later call connects again)."""
         lanes = [*self._lanes.values(), *self._pool.values()]
         await asyncio.gather(*(lane.close() for lane in lanes))
+
+
+def _cluster_state(address: Address, reply: Reply) -> str | None:
+    """The `cluster_state` line of a `CLUSTER INFO` reply (None: not one)."""
+    if isinstance(reply, bytes):
+        for line in reply.decode(errors="replace").splitlines():
+            if line.startswith("cluster_state:"):
+                return line.partition(":")[2].strip()
+    return None
 
 
 __all__ = ["Command", "RedisClient", "Script", "StoreError", "key_slot", "parse_url"]
