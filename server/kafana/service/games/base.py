@@ -113,6 +113,9 @@ class TableGame(ABC, Generic[S, M]):
     """One game at a table: the conversions between the wire and the game's state `S`."""
 
     name: str = ""
+    """The game's name, also its `Move` branch (`move.tablic`, `move.tac`)."""
+    label: str = ""
+    """The game's name in messages ("Tablić")."""
     game: rules_pb2.Game.ValueType = rules_pb2.GAME_UNSPECIFIED
     """The game's `Game` enum value."""
 
@@ -144,10 +147,24 @@ class TableGame(ABC, Generic[S, M]):
     def parse_move(self, text: str, seat: int) -> M:
         """The move `seat` wrote as `text`."""
 
-    @abstractmethod
     def move_text(self, move: state_pb2.Move, seat: int) -> str:
-        """The text of a wire move `seat` sends (its text, or its structured branch as text;
-        with both they must name the same move); errors name the field."""
+        """The text of a wire move `seat` sends: its text, or its structured branch (the one
+        named as the game) as text; with both they must name the same move. Errors name the
+        field."""
+        wrong_move_branch(move, self.name, self.label)
+        if move.WhichOneof("game") is None:  # else it is the game's own branch
+            return move.text
+        named = self.structured_move(getattr(move, self.name), seat)
+        if move.text.strip() and self.parse_move(move.text, seat) != named:
+            raise InvalidInputError(
+                f"move.text and move.{self.name} name different moves", field="move"
+            )
+        return str(named)
+
+    @abstractmethod
+    def structured_move(self, branch: Any, seat: int) -> M:
+        """The move a wire move's structured branch (`TablicMove`, `TacMove`) names, as
+        `seat` sends it; errors name the field."""
 
     @abstractmethod
     def move_message(self, state: S, move: M) -> state_pb2.Move:

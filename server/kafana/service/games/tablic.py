@@ -17,7 +17,6 @@ from kafana.service.games.base import (
     seed_of,
     set_present,
     set_switches,
-    wrong_move_branch,
 )
 from kafana.v1 import events_pb2, rules_pb2, service_pb2, state_pb2, storage_pb2
 
@@ -238,6 +237,7 @@ class TablicGame(TableGame[tablic.MatchState, tablic.Move]):
     """Tablić: one seat moves at a time; sides score points over hands."""
 
     name = "tablic"
+    label = "Tablić"
     game = rules_pb2.GAME_TABLIC
 
     def build_rules(self, spec: rules_pb2.RulesSpec) -> tablic.Rules:
@@ -272,15 +272,9 @@ class TablicGame(TableGame[tablic.MatchState, tablic.Move]):
         """`KC:KD+KH`, `7S` or (with `building`) `7C>AH+5D=13`."""
         return tablic.Move.parse(text)
 
-    def move_text(self, move: state_pb2.Move, seat: int) -> str:
-        """The text, or the card and captures as text (both: the same move, in any order)."""
-        wrong_move_branch(move, "tablic", "Tablić")
-        if not move.HasField("tablic"):
-            return move.text
-        structured = structured_move(move.tablic)
-        if move.text.strip() and tablic.Move.parse(move.text) != structured:
-            raise InvalidInputError("move.text and move.tablic name different moves", field="move")
-        return str(structured)
+    def structured_move(self, branch: state_pb2.TablicMove, seat: int) -> tablic.Move:
+        """The card and captures (a build: joined cards and value)."""
+        return structured_move(branch)
 
     def move_message(self, state: tablic.MatchState, move: tablic.Move) -> state_pb2.Move:
         """Text, card and captured cards (a build: joined cards and value)."""

@@ -19,7 +19,6 @@ from kafana.service.games.base import (
     seed_of,
     set_present,
     set_switches,
-    wrong_move_branch,
 )
 from kafana.v1 import events_pb2, rules_pb2, state_pb2, storage_pb2
 
@@ -182,6 +181,7 @@ class TacGame(TableGame[tac.GameState, tac.Move]):
     """Tač: seats are sides; the first player out wins."""
 
     name = "tac"
+    label = "Tač"
     game = rules_pb2.GAME_TAC
 
     def build_rules(self, spec: rules_pb2.RulesSpec) -> tac.Rules:
@@ -212,16 +212,10 @@ class TacGame(TableGame[tac.GameState, tac.Move]):
         """See `parse_move`."""
         return parse_move(text, seat)
 
-    def move_text(self, move: state_pb2.Move, seat: int) -> str:
-        """The text, or the structured move as text (both: the same move). Structured piles:
-        TURNED is `X`; DISCARD is `D` for the mover's own, `P<k>` for seat k's; CENTRAL `C`."""
-        wrong_move_branch(move, "tac", "Tač")
-        if not move.HasField("tac"):
-            return move.text
-        named = move_of(move.tac, seat)
-        if move.text.strip() and parse_move(move.text, seat) != named:
-            raise InvalidInputError("move.text and move.tac name different moves", field="move")
-        return str(named)
+    def structured_move(self, branch: state_pb2.TacMove, seat: int) -> tac.Move:
+        """Structured piles: TURNED is `X`; DISCARD is `D` for the mover's own, `P<k>` for seat
+        k's; CENTRAL `C`."""
+        return move_of(branch, seat)
 
     def move_message(self, state: tac.GameState, move: tac.Move) -> state_pb2.Move:
         """The text and structure, with the card moved when it is face up (a flip's card is
