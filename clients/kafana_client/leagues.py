@@ -65,8 +65,20 @@ class Leagues:
         timeouts_to_forfeit: int = 0,
         join_deadline_ms: int = 0,
         retention_days: int = 0,
+        disconnect_grace_ms: int = 0,
+        illegal_limit: int = 0,
+        rematch_limit: int = 0,
+        rules: rules_pb2.RulesSpec | None = None,
+        clock: rules_pb2.ClockSpec | None = None,
     ) -> pb.LeagueInfo:
-        """Create a league (organiser role); 0 or "" leaves a setting at the server's default."""
+        """Create a league (organiser role); 0 or "" leaves a setting at the server's default.
+
+        `rules`: the tables' rules as a table's `RulesSpec` (every switch; `convert.rules_spec`
+        builds one), instead of `game`, `preset`, `target` and `players`; `clock`: the tables'
+        clock as a table's `ClockSpec`, instead of `move_ms`, `timeouts_to_forfeit`,
+        `disconnect_grace_ms` and `illegal_limit` (the server refuses both at once).
+        `rematch_limit`: two players are not paired again within each one's last N matches
+        (0: 2; 1 to 8) until both have waited 60 s."""
         spec = pb.LeagueSpec(
             game=enum_value(rules_pb2.Game, "GAME_", game),
             preset=enum_value(rules_pb2.TablicPreset, "TABLIC_PRESET_", preset),
@@ -76,6 +88,11 @@ class Leagues:
             timeouts_to_forfeit=timeouts_to_forfeit,
             join_deadline_ms=join_deadline_ms,
             retention_days=retention_days,
+            disconnect_grace_ms=disconnect_grace_ms,
+            illegal_limit=illegal_limit,
+            rematch_limit=rematch_limit,
+            rules=rules,
+            clock=clock,
         )
         info: pb.LeagueInfo = await self._call(
             "CreateLeague", pb.CreateLeagueRequest(league=league, spec=spec)

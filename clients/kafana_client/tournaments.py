@@ -135,6 +135,8 @@ class Tournaments:
         duration_ms: int = 0,
         entries_open_at_ms: int = 0,
         entries_close_at_ms: int = 0,
+        rules: rules_pb2.RulesSpec | None = None,
+        clock: rules_pb2.ClockSpec | None = None,
     ) -> CreatedEvent:
         """Create an event (open for entries). Keep the organiser token: it is shown once.
 
@@ -144,7 +146,12 @@ class Tournaments:
         `start_at_ms`: the event starts by itself then; `check_in_ms`: entrants must `check_in`
         in that window before the start or are dropped. `duration_ms`: an arena's length;
         `entries_open_at_ms` / `entries_close_at_ms`: the registration window (0: from now,
-        until the start)."""
+        until the start).
+
+        `rules`: every game's rules as a table's `RulesSpec` (every switch; `convert.rules_spec`
+        builds one), instead of `game`, `preset`, `target`, `seats_per_game` and
+        `partnerships`; `clock`: every game's clock as a table's `ClockSpec`, instead of the
+        fault policy's fields (the server refuses both at once)."""
         action = pb.FaultAction
         fields = dict(
             move_ms=move_ms,
@@ -179,6 +186,8 @@ class Tournaments:
             duration_ms=duration_ms,
             entries_open_at_ms=entries_open_at_ms,
             entries_close_at_ms=entries_close_at_ms,
+            rules=rules,
+            clock=clock,
         )
         answer = await self._call("CreateEvent", request)
         return CreatedEvent(answer.event_id, answer.organiser_token, answer.event)
@@ -227,6 +236,14 @@ class Tournaments:
             event_id=event_id, name=name, disqualify=disqualify, note=note
         )
         return await self._organise("RemoveEntrant", request, organiser_token)
+
+    async def set_registration(
+        self, event_id: str, open: bool, organiser_token: str = ""
+    ) -> pb.EventInfo:
+        """Open (within the window) or close an open event's registration now; entries made
+        stay (the organiser token, or an operator's key)."""
+        request = pb.SetRegistrationRequest(event_id=event_id, open=open)
+        return await self._organise("SetRegistration", request, organiser_token)
 
     async def start(self, event_id: str, organiser_token: str) -> pb.EventInfo:
         """Close entries and start the event."""
