@@ -4,8 +4,9 @@
 
 from __future__ import annotations
 
+import grpc
 import pytest
-from kafana.v1 import rules_pb2
+from kafana.v1 import leagues_pb2, leagues_pb2_grpc, rules_pb2
 from kafana_client import AsyncClient, FailedPreconditionError, InvalidArgumentError
 from kafana_client.convert import rules_spec
 from kafana_client.errors import UnauthenticatedError
@@ -13,6 +14,7 @@ from kafana_client.leagues import Leagues
 from kafana_client.tournaments import Tournaments
 
 from .hosted_helpers import Served
+from .test_hosted_cli import kafana
 
 
 def clock() -> rules_pb2.ClockSpec:
@@ -76,3 +78,32 @@ async def test_a_league_takes_a_table_spec_and_its_limits_from_the_sdk(hosted: S
         with pytest.raises(InvalidArgumentError, match="rematch_limit"):
             await leagues.create("many", rematch_limit=9)
         assert [i.league for i in await leagues.list()] == ["plain", "specced"]
+
+
+def test_league_create_takes_rule_switches_and_a_rematch_limit(hosted: Served) -> None:
+    at = ("--server", hosted.target)
+    code, out = kafana(
+        "league", "create", "switched", *at, "--target", "31", "--rule", "rank_priority=true",
+        "--rematch-limit", "4", "--illegal-limit", "5", "--disconnect-grace-ms", "8000",
+    )  # fmt: skip
+    assert code == 0, out
+    assert "rules target=31 rank_priority=true" in out and "within 4 matches" in out, out
+    with grpc.insecure_channel(hosted.target) as channel:
+        stub = leagues_pb2_grpc.LeaguesServiceStub(channel)
+        spec = stub.GetLeague(leagues_pb2.GetLeagueRequest(league="switched")).spec
+    assert spec.rules.tablic.rank_priority and spec.target == 31
+    assert (spec.rematch_limit, spec.illegal_limit, spec.disconnect_grace_ms) == (4, 5, 8_000)
+
+    for bad, said in (
+        (("--rule", "wild=yes"), "rank_priority"),
+        (("--rule", "jack_value=eleven"), "whole number"),
+        (("--rematch-limit", "9"), "--rematch-limit"),
+    ):
+        code, out = kafana("league", "create", "bad", *at, *bad)
+        assert code == 2 and said in out and "Traceback" not in out, out
+    code, out = kafana("league", "create", "tac", *at, "--game", "tac", "--rule", "must_capture=1")
+    assert code == 2 and "tac" in out, out
+    with grpc.insecure_channel(hosted.target) as channel:
+        stub = leagues_pb2_grpc.LeaguesServiceStub(channel)
+        names = [i.league for i in stub.ListLeagues(leagues_pb2.ListLeaguesRequest()).leagues]
+    assert names == ["switched"]

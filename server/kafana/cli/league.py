@@ -33,10 +33,11 @@ import click
 from kafana_client.cli.paths import OUTPUT_FILE
 from kafana_client.cli.reach import cli_key, cli_tls, server_options
 from kafana_client.cli.words import plural
+from kafana_client.convert import switches_of
 from kafana_client.remote import CONNECT_SECONDS
 from kafana_client.tournaments import enum_name
 
-from kafana.cli.tournament_hosted import COUNT
+from kafana.cli.tournament_hosted import COUNT, table_rules
 from kafana.competitions.league import collusion
 from kafana.v1 import leagues_pb2 as pb
 from kafana.v1 import rules_pb2, state_pb2
@@ -84,8 +85,13 @@ def show_info(info: pb.LeagueInfo) -> None:
         f"{plural(s.players or 2, 'player')}, {s.move_ms or 'default'} ms per move, "
         f"forfeit after {plural(s.timeouts_to_forfeit or 3, 'timeout')}, "
         f"join within {s.join_deadline_ms or 30000} ms, "
-        f"kept {plural(s.retention_days or 30, 'day')}"
+        f"kept {plural(s.retention_days or 30, 'day')}, "
+        f"no rematch within {plural(s.rematch_limit or 2, 'match')}"
     )
+    if s.HasField("rules"):  # a table's RulesSpec: the switches it sets
+        given = switches_of(s.rules)
+        words = [f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in given.items()]
+        click.echo("  rules " + (" ".join(words) or "as the preset"))
 
 
 def result_line(match: pb.MatchInfo) -> str:
@@ -154,6 +160,23 @@ def league() -> None:
 @click.option(
     "--retention-days", type=COUNT, default=0, help="Days a match's data is kept (0: 30)."
 )
+@click.option(
+    "--disconnect-grace-ms", type=COUNT, default=0,
+    help="A seated player not seen this long on its turn forfeits (0: 10000).",
+)  # fmt: skip
+@click.option(
+    "--illegal-limit", type=COUNT, default=0, help="Illegal moves that forfeit a match (0: 3)."
+)
+@click.option(
+    "--rematch-limit", type=click.IntRange(0, 8), default=0,
+    help="Not paired with a player met in each of the last N matches, until both have waited "
+    "60 s (0: 2; 1 to 8).",
+)  # fmt: skip
+@click.option(
+    "--rule", "rule", multiple=True, metavar="NAME=VALUE",
+    help="A rule switch of the game, as a table's RulesSpec names it (as `tournament create "
+    "--rule`, e.g. rank_priority=true); repeat for more. Every match table gets every one.",
+)  # fmt: skip
 def create(
     name: str,
     server: str,
@@ -165,14 +188,25 @@ def create(
     timeouts_to_forfeit: int,
     join_deadline_ms: int,
     retention_days: int,
+    disconnect_grace_ms: int,
+    illegal_limit: int,
+    rematch_limit: int,
+    rule: tuple[str, ...],
 ) -> None:
     """Create league NAME (an organiser's key); its rules, clock and fault policy are fixed."""
+    # a table's RulesSpec (every --rule switch) stands for the game, preset, target and players
+    spelled: dict[str, Any] = (
+        {"rules": table_rules(game, preset or "", target, players, False, rule)}
+        if rule
+        else {"game": game, "preset": preset or "", "target": target, "players": players}
+    )
 
     async def job(client: Any, leagues: Any) -> pb.LeagueInfo:
         info: pb.LeagueInfo = await leagues.create(
-            name, game=game, preset=preset or "", target=target, players=players, move_ms=move_ms,
-            timeouts_to_forfeit=timeouts_to_forfeit, join_deadline_ms=join_deadline_ms,
-            retention_days=retention_days,
+            name, move_ms=move_ms, timeouts_to_forfeit=timeouts_to_forfeit,
+            join_deadline_ms=join_deadline_ms, retention_days=retention_days,
+            disconnect_grace_ms=disconnect_grace_ms, illegal_limit=illegal_limit,
+            rematch_limit=rematch_limit, **spelled,
         )  # fmt: skip
         return info
 

@@ -23,17 +23,15 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
-from google.protobuf.descriptor import FieldDescriptor
 from kafana_client.aio import token_metadata
 from kafana_client.cli.reach import cli_key, cli_tls, reach_args, server_options
+from kafana_client.cli.rule_args import switches
 from kafana_client.cli.words import plural
 from kafana_client.remote import CONNECT_SECONDS
 from kafana_client.tournaments import (
     ENTRY_TOKEN,
     ORGANISER_TOKEN,
-    CreatedEvent,
     enum_name,
-    enum_value,
 )
 
 from kafana.competitions.hosted.event import DEFAULT_MOVE_MS, DEFAULT_TIMEOUTS_TO_FORFEIT
@@ -124,44 +122,15 @@ def table_rules(
     game: str, preset: str, target: int, players: int, partnerships: bool, rules: tuple[str, ...]
 ) -> rules_pb2.RulesSpec:
     """A table's RulesSpec: the game, preset, target and seats, with the `NAME=VALUE` switches
-    of `--rule` (names and types as the RulesSpec's; a usage error naming the bad one).
+    of `--rule` read as `kafana table create --rule` reads them (`rule_args.switches`: names
+    and types as the RulesSpec's; a usage error naming the bad one).
 
     >>> spec = table_rules("tablic", "", 21, 0, False, ("must_capture=true", "jack_value=11"))
     >>> spec.tablic.must_capture, spec.tablic.jack_value, spec.tablic.target, spec.players
     (True, 11, 21, 2)
     """
-    branch = rules_pb2.TacRules if game == "tac" else rules_pb2.TablicRules
-    kinds = (FieldDescriptor.TYPE_BOOL, FieldDescriptor.TYPE_UINT32)
-    fields = {
-        n: f
-        for n, f in branch.DESCRIPTOR.fields_by_name.items()
-        if f.type in kinds and n not in ("target", "card_points_set")
-    }
-    switches: dict[str, Any] = {}
-    for text in rules:
-        key, _, value = text.partition("=")
-        field = fields.get(key)
-        if field is None:
-            names = ", ".join(fields)
-            raise click.BadParameter(
-                f"{key!r} is not a rule switch of {game}: {names}", param_hint="--rule"
-            )
-        if field.type == field.TYPE_BOOL and value.lower() in (
-            "true",
-            "false",
-            "yes",
-            "no",
-            "1",
-            "0",
-        ):
-            switches[key] = value.lower() in ("true", "yes", "1")
-        elif field.type != field.TYPE_BOOL and value.isdigit():
-            switches[key] = int(value)
-        else:
-            kind = "true or false" if field.type == field.TYPE_BOOL else "a whole number"
-            raise click.BadParameter(f"{key}={value!r}: {key} is {kind}", param_hint="--rule")
     seats = players or (4 if game == "tac" else 2)
-    return rules_spec(game, preset, target, seats, partnerships, switches)
+    return rules_spec(game, preset, target, seats, partnerships, switches(game, rules))
 
 
 def _utc(ms: int) -> str:
@@ -391,37 +360,27 @@ def create(
     opens = start_time(entries_open, time.time(), "--entries-open") if entries_open else 0
     closes = start_time(entries_close, time.time(), "--entries-close") if entries_close else 0
 
-    switched = table_rules(game, preset, target, players, partnerships, rule) if rule else None
+    # a table's RulesSpec (every --rule switch) stands for the game, preset, target and seats
+    if rule:
+        spelled: dict[str, Any] = {
+            "rules": table_rules(game, preset, target, players, partnerships, rule)
+        }
+    else:
+        spelled = dict(
+            game=game, preset=preset, target=target, seats_per_game=players,
+            partnerships=partnerships,
+        )  # fmt: skip
 
     async def job(client: Any, events: Any) -> Any:
-        if switched is not None:  # a table's RulesSpec: the request spelled out here
-            action = pb.FaultAction
-            request = pb.CreateEventRequest(
-                name=name, format=enum_value(pb.EventFormat, "EVENT_FORMAT_", format_),
-                rounds=rounds, boards=boards, hands_per_board=hands_per_board, rules=switched,
-                policy=pb.FaultPolicySpec(
-                    move_ms=clock, on_timeout=enum_value(action, "FAULT_ACTION_", on_timeout),
-                    timeouts_to_forfeit=limit, disconnect_grace_ms=disconnect_grace_ms,
-                    on_disconnect=enum_value(action, "FAULT_ACTION_", on_disconnect),
-                    illegal_limit=illegal_limit, no_show_ms=no_show_ms,
-                ),
-                seed=chosen_seed, chosen_seed=chosen_seed is not None, parallel=parallel,
-                entries_per_account=entries_per_account, max_entrants=max_entrants,
-                start_at_ms=at, check_in_ms=window, duration_ms=length,
-                entries_open_at_ms=opens, entries_close_at_ms=closes,
-            )  # fmt: skip
-            answer = await events._call("CreateEvent", request)
-            return CreatedEvent(answer.event_id, answer.organiser_token, answer.event)
         return await events.create(
             name, format_, rounds=rounds, boards=boards, hands_per_board=hands_per_board,
-            preset=preset, target=target, seed=chosen_seed, chosen_seed=chosen_seed is not None,
-            game=game, seats_per_game=players, partnerships=partnerships,
+            seed=chosen_seed, chosen_seed=chosen_seed is not None,
             move_ms=clock, on_timeout=on_timeout, timeouts_to_forfeit=limit,
             disconnect_grace_ms=disconnect_grace_ms, on_disconnect=on_disconnect,
             illegal_limit=illegal_limit, no_show_ms=no_show_ms, policy=True,
             parallel=parallel, entries_per_account=entries_per_account, max_entrants=max_entrants,
             start_at_ms=at, check_in_ms=window, duration_ms=length,
-            entries_open_at_ms=opens, entries_close_at_ms=closes,
+            entries_open_at_ms=opens, entries_close_at_ms=closes, **spelled,
         )  # fmt: skip
 
     made = with_events(server, job)
@@ -533,10 +492,7 @@ def registration(event: str, state: str, server: str, token: str) -> None:
         raise click.UsageError("give the organiser --token (or an operator's --key)")
 
     async def job(client: Any, events: Any) -> Any:
-        request = pb.SetRegistrationRequest(event_id=event, open=state == "open")
-        metadata = token_metadata(ORGANISER_TOKEN, token)
-        return await client._call("SetRegistration", request, None, stub=events._stub,
-                                  metadata=metadata)  # fmt: skip
+        return await events.set_registration(event, state == "open", token)
 
     info = with_events(server, job)
     click.echo(f"event {info.event_id}: registration {'open' if info.entries_open else 'closed'}")
