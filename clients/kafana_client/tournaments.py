@@ -229,13 +229,21 @@ class Tournaments:
         *,
         disqualify: bool = True,
         note: str = "",
+        entry_token: str = "",
     ) -> pb.EventInfo:
         """Take an entrant out of a started event: disqualified (organiser token, or an
-        operator's key) or withdrawn; its later games are forfeited."""
+        operator's key) or withdrawn (also its own `entry_token`); its later games are
+        forfeited."""
         request = pb.RemoveEntrantRequest(
             event_id=event_id, name=name, disqualify=disqualify, note=note
         )
-        return await self._organise("RemoveEntrant", request, organiser_token)
+        metadata = token_metadata(ORGANISER_TOKEN, organiser_token) + token_metadata(
+            ENTRY_TOKEN, entry_token
+        )
+        info: pb.EventInfo = await self.client._call(
+            "RemoveEntrant", request, None, stub=self._stub, metadata=metadata
+        )
+        return info
 
     async def set_registration(
         self, event_id: str, open: bool, organiser_token: str = ""

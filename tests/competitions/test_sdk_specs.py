@@ -1,11 +1,15 @@
 """Every competitions option of the wire from the SDK and the CLI (issue 32): an event's
 `rules` / `clock` and `set_registration`; a league's `rules`, `clock`, `rematch_limit`,
-`illegal_limit` and `disconnect_grace_ms` (`kafana league create --rule`, `--rematch-limit`)."""
+`illegal_limit` and `disconnect_grace_ms` (`kafana league create --rule`, `--rematch-limit`);
+`tournament disqualify` / `withdraw` of a started entrant through the SDK's `remove`."""
 
 from __future__ import annotations
 
+import asyncio
+
 import grpc
 import pytest
+from kafana.v1 import competitions_pb2 as cpb
 from kafana.v1 import leagues_pb2, leagues_pb2_grpc, rules_pb2
 from kafana_client import AsyncClient, FailedPreconditionError, InvalidArgumentError
 from kafana_client.convert import rules_spec
@@ -107,3 +111,38 @@ def test_league_create_takes_rule_switches_and_a_rematch_limit(hosted: Served) -
         stub = leagues_pb2_grpc.LeaguesServiceStub(channel)
         names = [i.league for i in stub.ListLeagues(leagues_pb2.ListLeaguesRequest()).leagues]
     assert names == ["switched"]
+
+
+def test_disqualify_and_withdraw_a_started_entrant_from_the_command_line(hosted: Served) -> None:
+    async def setup() -> tuple[str, str, str]:
+        async with AsyncClient.connect(hosted.target) as client:
+            events = Tournaments(client)
+            made = await events.create("started", "round_robin")
+            for name in ("ana", "bob"):
+                await events.enter(made.event_id, name, bot="greedy")
+            await events.enter(made.event_id, "dee")
+            eve = await events.enter(made.event_id, "eve")
+            await events.start(made.event_id, made.organiser_token)
+            await events.pause(made.event_id, made.organiser_token)  # nothing ends meanwhile
+            return made.event_id, made.organiser_token, eve.token
+
+    async def states(event_id: str) -> dict[str, tuple[int, str]]:
+        async with AsyncClient.connect(hosted.target) as client:
+            info = await Tournaments(client).get(event_id)
+            return {e.name: (e.state, e.state_note) for e in info.entrants}
+
+    event_id, token, eve = asyncio.run(setup())
+    at = ("--server", hosted.target)
+    code, out = kafana("tournament", "disqualify", event_id, "dee", *at, "--token", "wrong")
+    assert code == 1 and "Traceback" not in out, out
+    assert asyncio.run(states(event_id))["dee"][0] == cpb.ENTRANT_STATE_ACTIVE
+    code, out = kafana(
+        "tournament", "disqualify", event_id, "dee", *at, "--token", token, "--note", "engine"
+    )
+    assert code == 0, out
+    code, out = kafana("tournament", "withdraw", event_id, "eve", *at, "--entry-token", eve)
+    assert code == 0, out
+    shown = asyncio.run(states(event_id))
+    assert shown["dee"] == (cpb.ENTRANT_STATE_DISQUALIFIED, "engine")
+    assert shown["eve"][0] == cpb.ENTRANT_STATE_WITHDRAWN
+    assert shown["ana"][0] == shown["bob"][0] == cpb.ENTRANT_STATE_ACTIVE

@@ -23,16 +23,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
-from kafana_client.aio import token_metadata
 from kafana_client.cli.reach import cli_key, cli_tls, reach_args, server_options
 from kafana_client.cli.rule_args import switches
 from kafana_client.cli.words import plural
 from kafana_client.remote import CONNECT_SECONDS
-from kafana_client.tournaments import (
-    ENTRY_TOKEN,
-    ORGANISER_TOKEN,
-    enum_name,
-)
+from kafana_client.tournaments import enum_name
 
 from kafana.competitions.hosted.event import DEFAULT_MOVE_MS, DEFAULT_TIMEOUTS_TO_FORFEIT
 from kafana.competitions.policy import Action
@@ -445,12 +440,9 @@ def _remove(
         info = await events.get(event)
         if info.phase == pb.EVENT_PHASE_OPEN and not disqualify:
             return await events.withdraw(event, name, entry_token=entry, organiser_token=token)
-        request = pb.RemoveEntrantRequest(
-            event_id=event, name=name, disqualify=disqualify, note=note
+        return await events.remove(
+            event, name, token, disqualify=disqualify, note=note, entry_token=entry
         )
-        metadata = token_metadata(ORGANISER_TOKEN, token) + token_metadata(ENTRY_TOKEN, entry)
-        return await client._call("RemoveEntrant", request, None, stub=events._stub,
-                                  metadata=metadata)  # fmt: skip
 
     show_event(with_events(server, job))
 
