@@ -11,6 +11,10 @@ side's points minus the mean of the other sides', `rollout.utility`), after that
   playouts of `horizon` moves and the position's estimate, as the `ismcts` bot scores them,
   but with no move dropped, so every move gets a mean over the same worlds.
 
+With `building` (which the simulator does not know) the worlds are states of the engine,
+made by replaying the hand (`state_worlds.building_worlds`, as `ismcts` does), each move played
+out greedily to the hand's end; there is no exact search.
+
 The budget is CPU time of the calling thread (`time.thread_time`), or a number of worlds
 (`worlds`, for replayable results); a last deal whose exact search does not fit the budget is
 sampled instead. The difference between the best value and a move's is what that move cost.
@@ -32,6 +36,7 @@ from kafana_bots.exact import CLOCK_EVERY, Solver, _OutOfBudget, plies_left
 from kafana_bots.knowledge import PlayLog
 from kafana_bots.rollout import estimate, truncated_rollout, utility
 from kafana_bots.sim import HandSim
+from kafana_bots.state_worlds import building_worlds, state_playout
 from kafana_bots.worlds import WorldSampler, hands_known, sample_hidden, sim_from_view
 
 DEFAULT_BUDGET_MS = 200.0
@@ -90,6 +95,9 @@ def analyze(
     rng = rng or random.Random()
     side = view.rules.side_of(view.seat)
     deadline = time.thread_time() + max(0.0, budget_ms) / 1000
+    if view.rules.building:  # the simulator knows no builds: worlds of the engine itself
+        totals, count = _sample_states(view, moves, log or PlayLog(), rng, deadline, worlds)
+        return _answer(moves, [t / count for t in totals], "sampled", count)
     if hands_known(view):
         hands, deck = sample_hidden(view, rng)  # the only world there is
         exact_until = time.thread_time() + EXACT_SHARE * max(0.0, budget_ms) / 1000
@@ -163,6 +171,32 @@ def _sample(
             sim.play(*sim_move)
             truncated_rollout(sim, horizon or 52)
             totals[i] += utility(estimate(sim), side)
+        count += 1
+    return totals, count
+
+
+def _sample_states(
+    view: View,
+    moves: list[Move],
+    log: PlayLog,
+    rng: random.Random,
+    deadline: float,
+    limit: int | None,
+) -> tuple[list[float], int]:
+    """`_sample` with `building`: each world an engine state (`state_worlds.building_worlds`),
+    each move played out greedily to the hand's end."""
+    worlds = building_worlds(view, log, rng)
+    if worlds is None:
+        raise ValueError("a position with builds is analysed from every move of its hand")
+    new_world, side = worlds
+    totals = [0.0] * len(moves)
+    count = 0
+    while limit is None or count < limit:
+        if limit is None and count >= MIN_WORLDS and time.thread_time() > deadline:
+            break
+        state = new_world()
+        for i, move in enumerate(moves):
+            totals[i] += utility(state_playout(state.apply(move), 52), side)
         count += 1
     return totals, count
 

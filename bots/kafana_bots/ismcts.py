@@ -17,8 +17,8 @@ alpha-beta over the rest of the hand instead (`exact.solve`), exact when it fits
 (the clock, or with `iterations=N` a node budget of 4 N, at least 6,000).
 
 With `building` (which the simulator does not know) the worlds are states of the engine
-itself, made by replaying the hand (`state_worlds.Replayed`; worlds where another seat's build
-could not have been made are drawn again), and played out with `greedy`'s choices there.
+itself, made by replaying the hand (`state_worlds.building_worlds`; worlds where another seat's
+build could not have been made are drawn again), and played out with `greedy`'s choices there.
 
 The budget is time (`budget_ms`, default 200), counted in the CPU time of the deciding thread
 where the host has that clock (`clock.Deadline`: a loaded host slows the answer, not the
@@ -31,7 +31,6 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-from kafana.errors import IllegalMoveError
 from kafana.games.tablic import Move, Rules, View
 
 from kafana_bots.base import Bot
@@ -42,7 +41,7 @@ from kafana_bots.greedy import greedy_value
 from kafana_bots.knowledge import PlayLog
 from kafana_bots.rollout import estimate, truncated_rollout, utility
 from kafana_bots.sim import HandSim, SimMove
-from kafana_bots.state_worlds import Replayed, build_needs, cards_of, meets, state_playout
+from kafana_bots.state_worlds import building_worlds, state_playout
 from kafana_bots.worlds import WorldSampler, hands_known, sample_hidden, sim_from_view
 
 DEFAULT_BUDGET_MS = 200.0
@@ -60,8 +59,6 @@ HORIZON = 10
 """Playouts stop after this many moves (by any seat) and the position is estimated."""
 INFERENCE = True
 """Whether worlds are drawn with the other seats' card weights (`knowledge.hand_weights`)."""
-BUILD_TRIES = 50
-"""Worlds drawn, with `building`, to find one where the other seats' builds were legal."""
 
 
 class SearchBot(Bot):
@@ -153,32 +150,18 @@ class SearchBot(Bot):
 
     def _sample_states(self, view: View, candidates: list[Move], deadline: Deadline | None) -> Move:
         """`building` (the simulator knows no builds): the worlds are `MatchState`s, made by
-        replaying the hand's moves (`state_worlds.Replayed`), played out by greedy play."""
-        deal = self.log.deal_moves(view)
-        if deal is None:
-            return candidates[0]  # not told every move: the greedy choice
-        sampler = WorldSampler(view, self.log.weights(view) if INFERENCE else None)
-        needs = build_needs(view, deal)
-
-        def sample() -> HandSim:
-            for _ in range(BUILD_TRIES):  # a world where the builds made were legal
-                world = sampler.sample(self.rng)
-                if meets(world, needs):
-                    return world
-            return world
-
-        try:
-            replayed = Replayed(view, self.log.opening, self.log.moves, *cards_of(sample()))
-        except IllegalMoveError:
-            return candidates[0]  # no world found that replays the hand: the greedy choice
+        replaying the hand's moves (`state_worlds.building_worlds`), played out greedily."""
+        worlds = building_worlds(view, self.log, self.rng, inference=INFERENCE)
+        if worlds is None:
+            return candidates[0]  # not told every move, or no world replays it: greedy's
+        new_world, side = worlds
         plies = self.horizon or 52
 
         def next_world() -> Callable[[int], float]:
-            state = replayed.world(*cards_of(sample()))
+            state = new_world()
 
             def value(i: int) -> float:
-                points = state_playout(state.apply(candidates[i]), plies)
-                return utility(points, replayed.side)
+                return utility(state_playout(state.apply(candidates[i]), plies), side)
 
             return value
 

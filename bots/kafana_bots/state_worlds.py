@@ -13,17 +13,23 @@ cards dealt again (`MatchState.determinize`). Search in it plays the greedy poli
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import random
+from collections.abc import Callable, Sequence
 
+from kafana.errors import IllegalMoveError
 from kafana.games.cards import CARDS, Card
 from kafana.games.tablic import MatchState, Rules, View, engine_for, new_match
 from kafana.games.tablic.builds import build_values
 from kafana.games.tablic.state import TABLE_SIZE, deal_size
 
 from kafana_bots.greedy import greedy_value
-from kafana_bots.knowledge import LoggedMove
+from kafana_bots.knowledge import LoggedMove, PlayLog
 from kafana_bots.rollout import score_estimate
 from kafana_bots.sim import HandSim
+from kafana_bots.worlds import WorldSampler
+
+BUILD_TRIES = 50
+"""Worlds drawn, with `building`, to find one where the other seats' builds were legal."""
 
 
 class Replayed:
@@ -117,6 +123,34 @@ def meets(world: HandSim, needs: Sequence[Need]) -> bool:
 def cards_of(world: HandSim) -> tuple[list[list[Card]], list[Card]]:
     """A sampled world's hands (by seat) and deck as cards."""
     return [[CARDS[i] for i in hand] for hand in world.hands], [CARDS[i] for i in world.deck]
+
+
+def building_worlds(
+    view: View, log: PlayLog, rng: random.Random, *, inference: bool = True
+) -> tuple[Callable[[], MatchState], int] | None:
+    """Sampled worlds of `view`'s position as engine states (with `building`), and the side
+    of `view`'s seat in them; None where `log` was not told every move of the hand, or no
+    world sampled replays it. Each world's hidden cards are dealt at random, with the other
+    seats' card weights from `log` (`inference`), redrawn up to `BUILD_TRIES` times until
+    the builds the others made this deal were legal for the hands drawn."""
+    deal = log.deal_moves(view)
+    if deal is None:
+        return None
+    sampler = WorldSampler(view, log.weights(view) if inference else None)
+    needs = build_needs(view, deal)
+
+    def sample() -> HandSim:
+        for _ in range(BUILD_TRIES):
+            world = sampler.sample(rng)
+            if meets(world, needs):
+                return world
+        return world
+
+    try:
+        replayed = Replayed(view, log.opening, log.moves, *cards_of(sample()))
+    except IllegalMoveError:
+        return None
+    return (lambda: replayed.world(*cards_of(sample()))), replayed.side
 
 
 def state_playout(state: MatchState, plies: int) -> list[float]:
