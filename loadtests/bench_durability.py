@@ -26,7 +26,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
 import psutil
@@ -66,49 +68,60 @@ def replica_of(primary: RedisServer, directory: Path) -> RedisServer:
         time.sleep(0.1)
 
 
+def play_matches(
+    pick: Callable[[str], Any],
+    rng: random.Random,
+    until: float,
+    latencies: list[float],
+    refused: list[int],
+) -> None:
+    """Whole matches until `until` (monotonic), each call on the stub `pick(table_id)` gives
+    ("" for CreateTable); each acknowledged PlayMove's seconds, and a 1 in `refused` for each
+    answer UNAVAILABLE (resent with the same id)."""
+    while time.monotonic() < until:
+        match_seed = rng.getrandbits(63)
+        config = rules_pb2.TableConfig(rules=RULES_SPEC, seed=match_seed)
+        table_id = pick("").CreateTable(service_pb2.CreateTableRequest(config=config)).table_id
+        joined = [
+            pick(table_id).JoinTable(service_pb2.JoinTableRequest(table_id=table_id, seat=s))
+            for s in range(2)
+        ]
+        seq = max(j.state.seq for j in joined)
+        state = tablic.new_match(RULES, seed=match_seed)
+        while not state.is_over and time.monotonic() < until:
+            seat = state.current_seat
+            assert seat is not None
+            move = rng.choice(state.legal_moves())
+            request = service_pb2.PlayMoveRequest(
+                table_id=table_id,
+                move=state_pb2.Move(text=str(move)),
+                client_move_id=str(seq + 1),
+                last_seq=seq,
+            )
+            token = (("kafana-seat-token", joined[seat].seat_token),)
+            began = time.perf_counter()
+            while True:  # UNAVAILABLE (no replica's word in time): resent, as the SDK does
+                try:
+                    answer = pick(table_id).PlayMove(request, timeout=60, metadata=token)
+                    break
+                except grpc.RpcError as error:
+                    if error.code() != grpc.StatusCode.UNAVAILABLE:
+                        raise
+                    refused.append(1)
+            latencies.append(time.perf_counter() - began)  # until acknowledged
+            if answer.event.seq != seq + 1:
+                raise RuntimeError(f"move at {seq} answered seq {answer.event.seq}")
+            seq += 1
+            state = state.apply(move)
+
+
 def client(
     target: str, seed: int, until: float, latencies: list[float], refused: list[int]
 ) -> None:
-    """Whole matches until `until` (monotonic); each acknowledged PlayMove's seconds, and a 1
-    in `refused` for each answer UNAVAILABLE (resent with the same id)."""
-    rng = random.Random(seed)
+    """`play_matches` on one channel to `target`."""
     with grpc.insecure_channel(target) as channel:
         stub = service_pb2_grpc.KafanaServiceStub(channel)
-        while time.monotonic() < until:
-            match_seed = rng.getrandbits(63)
-            config = rules_pb2.TableConfig(rules=RULES_SPEC, seed=match_seed)
-            table_id = stub.CreateTable(service_pb2.CreateTableRequest(config=config)).table_id
-            joined = [
-                stub.JoinTable(service_pb2.JoinTableRequest(table_id=table_id, seat=s))
-                for s in range(2)
-            ]
-            seq = max(j.state.seq for j in joined)
-            state = tablic.new_match(RULES, seed=match_seed)
-            while not state.is_over and time.monotonic() < until:
-                seat = state.current_seat
-                assert seat is not None
-                move = rng.choice(state.legal_moves())
-                request = service_pb2.PlayMoveRequest(
-                    table_id=table_id,
-                    move=state_pb2.Move(text=str(move)),
-                    client_move_id=str(seq + 1),
-                    last_seq=seq,
-                )
-                token = (("kafana-seat-token", joined[seat].seat_token),)
-                began = time.perf_counter()
-                while True:  # UNAVAILABLE (no replica's word in time): resent, as the SDK does
-                    try:
-                        answer = stub.PlayMove(request, timeout=60, metadata=token)
-                        break
-                    except grpc.RpcError as error:
-                        if error.code() != grpc.StatusCode.UNAVAILABLE:
-                            raise
-                        refused.append(1)
-                latencies.append(time.perf_counter() - began)  # until acknowledged
-                if answer.event.seq != seq + 1:
-                    raise RuntimeError(f"move at {seq} answered seq {answer.event.seq}")
-                seq += 1
-                state = state.apply(move)
+        play_matches(lambda _table_id: stub, random.Random(seed), until, latencies, refused)
 
 
 def phase(target: str, pid: int, clients: int, seconds: float, seed: int) -> dict[str, float]:

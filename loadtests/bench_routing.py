@@ -31,16 +31,15 @@ from typing import Any
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
 import psutil
-from kafana.games import tablic
 from kafana.store.redis_server import RedisServer, free_port
-from kafana.v1 import rules_pb2, service_pb2, service_pb2_grpc, state_pb2
+from kafana.v1 import service_pb2_grpc
 from kafana_client.routing import ranking
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_durability import SERVE  # noqa: E402
-from instructions import RULES, RULES_SPEC, wait_serving  # noqa: E402
+from bench_durability import SERVE, play_matches  # noqa: E402
+from instructions import wait_serving  # noqa: E402
 from run import stop  # noqa: E402
 
 MODES = ("balanced", "routed")
@@ -56,7 +55,8 @@ def picker(mode: str, stubs: dict[str, Any], rng: random.Random) -> Pick:
 
 
 def client(targets: list[str], mode: str, seed: int, until: float, out: list[float]) -> None:
-    """Whole matches until `until` (monotonic); the seconds of each acknowledged PlayMove."""
+    """`bench_durability.play_matches` with a channel to every process, `mode`'s choice of one
+    for each call."""
     rng = random.Random(seed)
     channels = [grpc.insecure_channel(target) for target in targets]
     try:
@@ -64,36 +64,7 @@ def client(targets: list[str], mode: str, seed: int, until: float, out: list[flo
             target: service_pb2_grpc.KafanaServiceStub(channel)
             for target, channel in zip(targets, channels, strict=True)
         }
-        pick = picker(mode, stubs, rng)
-        while time.monotonic() < until:
-            match_seed = rng.getrandbits(63)
-            config = rules_pb2.TableConfig(rules=RULES_SPEC, seed=match_seed)
-            created = pick("").CreateTable(service_pb2.CreateTableRequest(config=config))
-            table_id = created.table_id
-            joined = [
-                pick(table_id).JoinTable(service_pb2.JoinTableRequest(table_id=table_id, seat=s))
-                for s in range(2)
-            ]
-            seq = max(j.state.seq for j in joined)
-            state = tablic.new_match(RULES, seed=match_seed)
-            while not state.is_over and time.monotonic() < until:
-                seat = state.current_seat
-                assert seat is not None
-                move = rng.choice(state.legal_moves())
-                request = service_pb2.PlayMoveRequest(
-                    table_id=table_id,
-                    move=state_pb2.Move(text=str(move)),
-                    client_move_id=str(seq + 1),
-                    last_seq=seq,
-                )
-                token = (("kafana-seat-token", joined[seat].seat_token),)
-                began = time.perf_counter()
-                answer = pick(table_id).PlayMove(request, timeout=60, metadata=token)
-                out.append(time.perf_counter() - began)
-                if answer.event.seq != seq + 1:
-                    raise RuntimeError(f"move at {seq} answered seq {answer.event.seq}")
-                seq += 1
-                state = state.apply(move)
+        play_matches(picker(mode, stubs, rng), rng, until, out, [])
     finally:
         for channel in channels:
             channel.close()
