@@ -64,8 +64,8 @@ async def test_a_tac_event_of_remote_bots(hosted: Served) -> None:
     async with AsyncClient.connect(hosted.target) as client:
         events = Tournaments(client)
         made = await events.create("tac", "round_robin", game="tac")
-        with pytest.raises(InvalidArgumentError, match="built-in bots play Tablić only"):
-            await events.enter(made.event_id, "x", bot="random")
+        with pytest.raises(InvalidArgumentError, match="unknown bot 'greedy' for tac"):
+            await events.enter(made.event_id, "x", bot="greedy")
         names = ("ana", "bob", "cid", "dan")
         entries = [await events.enter(made.event_id, n) for n in names]
         await events.start(made.event_id, made.organiser_token)

@@ -1,4 +1,5 @@
-"""A built-in entrant's seat, played in the server process, and what happens when its bot fails.
+"""A built-in entrant's seat (a Tablić or a Tač bot), played in the server process, and what
+happens when its bot fails.
 
 The service's seat runner (`kafana.service.bot_seats.play_seat`) plays it: decisions in worker
 threads, moves through `Tables.play`. While it runs the seat is marked present (as an open
@@ -17,7 +18,7 @@ import asyncio
 import contextlib
 import logging
 
-from kafana_bots import Bot
+from kafana_bots import Bot, TacBot
 
 from kafana.competitions.policy import Fault, FaultPolicy, Reason
 from kafana.errors import KafanaError
@@ -34,7 +35,7 @@ async def bot_seat(
     table_id: str,
     seat: int,
     token: str,
-    bot: Bot,
+    bot: Bot | TacBot,
     policy: FaultPolicy,
     notes: list[Fault],
     vouch_ms: int = 0,

@@ -56,7 +56,6 @@ from kafana.competitions.ratings import Rating, RatingBook
 from kafana.competitions.table_results import game_result, game_table_config
 from kafana.competitions.tournament import EventError, Kind, Status
 from kafana.errors import InvalidInputError, KafanaError
-from kafana.games import tablic
 from kafana.logs import Repeated
 from kafana.service import convert
 from kafana.service.embargo import MAX_TTL_MS
@@ -520,8 +519,8 @@ class EventRun:
         async with asyncio.TaskGroup() as group:
             for index, name in enumerate(spec.seats):
                 bot_name = self.bots.get(name)
-                if not bot_name or not isinstance(rules, tablic.Rules):
-                    continue  # a person or remote bot plays this seat itself (Tač: always)
+                if not bot_name:
+                    continue  # a person or remote bot plays this seat itself
                 rng = random.Random(f"{seed}:{spec.game_id}:{index}")
                 bot = registry.create(bot_name, seat=index, rules=rules, rng=rng)
                 token = seats.tokens[index]

@@ -377,13 +377,8 @@ def entrant_value(
 ) -> str:
     """An entrant's stored value (bot name, or the entry token's digest; the account that
     entered it, if the call carried a key, and the caller key it counts against)."""
-    if bot and game != "tablic":
-        raise InvalidInputError(
-            f"built-in bots play Tablić only: enter a {game} event as a remote bot or a person "
-            "(no bot name), then play its games with the entry token"
-        )
     if bot:
-        registry.entry(bot)  # InvalidInputError naming the known bots
+        registry.entry(bot, game)  # InvalidInputError naming the game's known bots
     value = {"bot": bot, "token": digest(token) if token else "", "account": account}
     if caller:
         value["caller"] = caller
