@@ -1,0 +1,28 @@
+"""A Tač table of every Tač bot the registry offers (TableConfig.bots) plays itself to the end."""
+
+from __future__ import annotations
+
+import pytest
+from kafana.v1 import rules_pb2, service_pb2, state_pb2
+from kafana_bots import registry
+from kit import Service, finished
+
+pytestmark = pytest.mark.usefixtures("service")
+
+
+async def test_a_tac_table_of_every_tac_bot_plays_itself_to_the_end(service: Service) -> None:
+    names = registry.names("tac")
+    assert {"random", "loader", "search"} <= set(names) and len(names) <= 4
+    config = rules_pb2.TableConfig(
+        rules=rules_pb2.RulesSpec(game=rules_pb2.GAME_TAC, players=len(names))
+    )
+    for seat, name in enumerate(names):
+        config.bots.add(seat=seat, bot=name)
+    created = await service.stub.CreateTable(service_pb2.CreateTableRequest(config=config))
+    assert [s.bot for s in created.info.seats] == names
+    state = await finished(service, created.table_id, within=120)
+    assert state.result.reason == state_pb2.RESULT_REASON_OUT  # a seat went out: played through
+    assert sorted(state.result.places) == list(range(1, len(names) + 1))
+    record = await service.stub.GetRecord(service_pb2.GetRecordRequest(table_id=created.table_id))
+    moves = [e.seat for e in record.events if e.move.text]
+    assert set(moves) == set(range(len(names))), moves
