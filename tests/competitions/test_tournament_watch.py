@@ -39,7 +39,7 @@ def test_two_entrants_play_a_tac_event_with_bots_from_the_command_line(hosted: S
     assert code == 0 and made[0] and made[1], out
     ev, organiser = made[0].group(1), made[1].group(1)
     tokens = {}
-    for name in ("mine", "theirs"):  # built-in bots play Tablić only: both are remote bots
+    for name in ("mine", "theirs"):  # both remote bots, played by `watch --bot`
         code, out = kafana("tournament", "enter", ev, name, *at)
         entry = re.search(r"entry token (\S+)", out)
         assert code == 0 and entry, out

@@ -491,7 +491,7 @@ class CreateEventRequest(_message.Message):
     partnerships: _builtins.bool
     """Four seats as two partnerships (2 against 2; Tablić only)."""
     game: _rules_pb2.Game.ValueType
-    """The game (unspecified: Tablić). Tač: remote entrants only (built-in bots play Tablić)."""
+    """The game (unspecified: Tablić). Tač events take remote entrants and the server's Tač bots."""
     entries_per_account: _builtins.int
     """How many entrants one caller with a key may enter (an account; self-registered accounts
     count as the address they were made from): 0 means 1; at most 1024.

@@ -242,7 +242,7 @@ export type CreateEventRequest = Message<"kafana.v1.CreateEventRequest"> & {
   partnerships: boolean;
 
   /**
-   * The game (unspecified: Tablić). Tač: remote entrants only (built-in bots play Tablić).
+   * The game (unspecified: Tablić). Tač events take remote entrants and the server's Tač bots.
    *
    * @generated from field: kafana.v1.Game game = 14;
    */
