@@ -45,6 +45,11 @@ class ArenaConfig:
     partner: bots ("heuristic", "ismcts"), partners ("heuristic", "heuristic"))."""
 
     def __post_init__(self) -> None:
+        if len(self.bots) > self.players:
+            raise ValueError(
+                f"{len(self.bots)} bots for {self.players} seats: a bot without a seat would "
+                "never play"
+            )
         if self.partners is not None and not (
             self.players == 4
             and self.partnerships

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from click.testing import CliRunner
 from kafana.cli import main
 from kafana_bots.arena import ArenaConfig, play_deal, run, seatings, summarize
@@ -24,7 +25,9 @@ def test_a_deal_replays_and_shares_out_its_points() -> None:
 
 
 def test_arena_run_and_summary() -> None:
-    config = ArenaConfig(bots=("random", "greedy", "ismcts"), hands=3, iterations=2, seed=5)
+    config = ArenaConfig(
+        bots=("random", "greedy", "ismcts"), hands=3, players=3, iterations=2, seed=5
+    )
     seen = []
     results = run(config, jobs=1, progress=seen.append)
     assert [r.deal for r in results] == [0, 1, 2] and len(seen) == 3
@@ -81,3 +84,11 @@ def test_arena_with_building() -> None:
     assert config.rules.building
     dealt = play_deal(config, 0)
     assert sum(dealt.points) >= 22 and [len(t) for t in dealt.times] == [48, 48]
+
+
+def test_a_config_with_more_bots_than_seats_is_refused() -> None:
+    # seatings() seats bots round the table: a third bot at two seats would never play, and
+    # its 0 points would read as a result.
+    with pytest.raises(ValueError, match="3 bots for 2 seats"):
+        ArenaConfig(bots=("greedy", "heuristic", "random"), players=2)
+    assert ArenaConfig(bots=("greedy", "heuristic", "random"), players=3).players == 3
