@@ -366,7 +366,10 @@ export async function tablePage(
 
   /** Where a played card starts from: the card in this seat's hand, else the seat's panel. */
   function startOf(card: string, seatNo: number): DOMRect | undefined {
-    const from = board.querySelector<HTMLElement>(`.hand [data-card="${card}"]`) ?? board.querySelector<HTMLElement>(`.seat[data-seat="${seatNo}"] .backs, .seat[data-seat="${seatNo}"]`);
+    // The player's own card comes from the hand, even once the move's answer has redrawn the
+    // hand without it (the answer can arrive before the feed's event); others' from their seat.
+    const own = seat && seatNo === seat.seat ? board.querySelector<HTMLElement>(".hand") : null;
+    const from = board.querySelector<HTMLElement>(`.hand [data-card="${card}"]`) ?? own ?? board.querySelector<HTMLElement>(`.seat[data-seat="${seatNo}"] .backs, .seat[data-seat="${seatNo}"]`);
     return from?.getBoundingClientRect();
   }
 
