@@ -25,6 +25,7 @@ import httpx
 import pytest
 from kit import RedisServer, flush, free_port, serve
 from playwright.sync_api import Browser, Page, Response, Route, sync_playwright
+from playwright.sync_api import TimeoutError as PageTimeout
 
 from web.axe_check import axe
 
@@ -78,6 +79,15 @@ def browser() -> Iterator[Browser]:
         launched = playwright.chromium.launch(executable_path=str(CHROMIUM))
         yield launched
         launched.close()
+
+
+@pytest.fixture(autouse=True)
+def close_pages(browser: Browser) -> Iterator[None]:
+    """Every page a test opened is closed after it: a page left open keeps calling the server
+    (lobby refreshes, table feeds) while the next tests run."""
+    yield
+    for context in browser.contexts:
+        context.close()
 
 
 def new_page(browser: Browser, width: int = 1100, height: int = 800) -> Page:
@@ -510,7 +520,12 @@ def test_the_lobby_pages_through_open_tables(base: str, browser: Browser) -> Non
     page.select_option("#filter-game", "1")  # Game.TABLIC
     page.select_option("#filter-status", "1")  # open
     rows = page.locator(".tables tbody tr")
-    page.wait_for_selector(f"tr[data-table='{made[-1]}']")
+    try:
+        page.wait_for_selector(f"tr[data-table='{made[-1]}']")
+    except PageTimeout as timeout:  # say what the page shows instead
+        shown = [rows.nth(i).get_attribute("data-table") for i in range(rows.count())]
+        said = page.locator(".status").first.inner_text()
+        raise AssertionError(f"the lobby shows {shown[:3]}..., status {said!r}") from timeout
     first = [rows.nth(i).get_attribute("data-table") for i in range(rows.count())]
     assert first == listed[:20]  # newest first, 20 a page
     page.click("#next-page")
