@@ -23,7 +23,7 @@ from typing import Any
 
 import httpx
 import pytest
-from kit import RedisServer, flush, free_port, serve
+from kit import RedisServer, flush, free_port, redis_server, serve
 from playwright.sync_api import Browser, Page, Response, Route, sync_playwright
 from playwright.sync_api import TimeoutError as PageTimeout
 
@@ -959,33 +959,35 @@ def test_the_rules_page(base: str, browser: Browser) -> None:
 
 
 def test_a_stranger_gets_an_api_key_where_the_server_allows_it(
-    tmp_path: Path, private_redis: RedisServer, browser: Browser
+    tmp_path: Path, browser: Browser
 ) -> None:
     """`kafana serve --self-register`: the lobby offers "Get an API key" (Register with the
     name typed), keeps the key and sends it; a name the server refuses is explained. The
-    module's server (no self-registration) offers no such button."""
+    module's server (no self-registration) offers no such button. This server has a Redis of
+    its own: the module's server keeps running on the session's."""
     http_port = free_port()
-    args = ("--redis", flush(private_redis), "--auth", "open", "--self-register")
-    served = serve(tmp_path, *args, "--http", str(http_port))
-    try:
-        served.wait_started()
-        wait_port(http_port)
-        site = f"http://127.0.0.1:{http_port}/"
-        page = new_page(browser)
-        page.goto(site)
-        page.fill("#player-name", "two words")
-        page.click("#register")
-        page.wait_for_selector("#register-status:has-text('No account: INVALID_ARGUMENT')")
-        page.fill("#player-name", "Mara")
-        page.click("#register")
-        page.wait_for_selector("#register-status:has-text('Account Mara made')")
-        key = page.input_value("#api-key")
-        assert key and page.evaluate("localStorage.getItem('kafana.apiKey')") == key
-        with httpx.Client(base_url=site, timeout=10) as http:
-            me = connect(http, "AccountsService", "WhoAmI", {}, authorization=f"Bearer {key}")
-        assert me["name"] == "Mara"
-    finally:
-        served.end()
+    with redis_server(tmp_path / "redis") as redis:
+        args = ("--redis", redis.url, "--auth", "open", "--self-register")
+        served = serve(tmp_path, *args, "--http", str(http_port))
+        try:
+            served.wait_started()
+            wait_port(http_port)
+            site = f"http://127.0.0.1:{http_port}/"
+            page = new_page(browser)
+            page.goto(site)
+            page.fill("#player-name", "two words")
+            page.click("#register")
+            page.wait_for_selector("#register-status:has-text('No account: INVALID_ARGUMENT')")
+            page.fill("#player-name", "Mara")
+            page.click("#register")
+            page.wait_for_selector("#register-status:has-text('Account Mara made')")
+            key = page.input_value("#api-key")
+            assert key and page.evaluate("localStorage.getItem('kafana.apiKey')") == key
+            with httpx.Client(base_url=site, timeout=10) as http:
+                me = connect(http, "AccountsService", "WhoAmI", {}, authorization=f"Bearer {key}")
+            assert me["name"] == "Mara"
+        finally:
+            served.end()
 
 
 def test_a_person_enters_a_hosted_event_from_its_page(base: str, browser: Browser) -> None:
