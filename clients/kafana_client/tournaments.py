@@ -104,6 +104,18 @@ class Tournaments:
     async def _call(self, method: str, request: Any, timeout: float | None = None) -> Any:
         return await self.client._call(method, request, timeout, stub=self._stub)
 
+    async def _event(
+        self, method: str, request: Any, *, organiser_token: str = "", entry_token: str = ""
+    ) -> pb.EventInfo:
+        """A call that answers the event, with the tokens given (each "" for none)."""
+        metadata = token_metadata(ORGANISER_TOKEN, organiser_token) + token_metadata(
+            ENTRY_TOKEN, entry_token
+        )
+        info: pb.EventInfo = await self.client._call(
+            method, request, None, stub=self._stub, metadata=metadata
+        )
+        return info
+
     async def create(
         self,
         name: str,
@@ -201,11 +213,7 @@ class Tournaments:
     async def check_in(self, event_id: str, name: str, entry_token: str = "") -> pb.EventInfo:
         """Confirm entrant `name` is present (its entry token, or the key that entered it)."""
         request = pb.CheckInRequest(event_id=event_id, name=name)
-        metadata = token_metadata(ENTRY_TOKEN, entry_token)
-        info: pb.EventInfo = await self.client._call(
-            "CheckIn", request, None, stub=self._stub, metadata=metadata
-        )
-        return info
+        return await self._event("CheckIn", request, entry_token=entry_token)
 
     async def withdraw(
         self, event_id: str, name: str, *, entry_token: str = "", organiser_token: str = ""
@@ -213,13 +221,9 @@ class Tournaments:
         """Take entrant `name` out of an open event (its entry token, the key that entered
         it, or the organiser token)."""
         request = pb.WithdrawEntryRequest(event_id=event_id, name=name)
-        metadata = token_metadata(ENTRY_TOKEN, entry_token) + token_metadata(
-            ORGANISER_TOKEN, organiser_token
+        return await self._event(
+            "WithdrawEntry", request, organiser_token=organiser_token, entry_token=entry_token
         )
-        info: pb.EventInfo = await self.client._call(
-            "WithdrawEntry", request, None, stub=self._stub, metadata=metadata
-        )
-        return info
 
     async def remove(
         self,
@@ -237,13 +241,9 @@ class Tournaments:
         request = pb.RemoveEntrantRequest(
             event_id=event_id, name=name, disqualify=disqualify, note=note
         )
-        metadata = token_metadata(ORGANISER_TOKEN, organiser_token) + token_metadata(
-            ENTRY_TOKEN, entry_token
+        return await self._event(
+            "RemoveEntrant", request, organiser_token=organiser_token, entry_token=entry_token
         )
-        info: pb.EventInfo = await self.client._call(
-            "RemoveEntrant", request, None, stub=self._stub, metadata=metadata
-        )
-        return info
 
     async def set_registration(
         self, event_id: str, open: bool, organiser_token: str = ""
@@ -251,16 +251,12 @@ class Tournaments:
         """Open (within the window) or close an open event's registration now; entries made
         stay (the organiser token, or an operator's key)."""
         request = pb.SetRegistrationRequest(event_id=event_id, open=open)
-        return await self._organise("SetRegistration", request, organiser_token)
+        return await self._event("SetRegistration", request, organiser_token=organiser_token)
 
     async def start(self, event_id: str, organiser_token: str) -> pb.EventInfo:
         """Close entries and start the event."""
         request = pb.StartEventRequest(event_id=event_id)
-        metadata = token_metadata(ORGANISER_TOKEN, organiser_token)
-        info: pb.EventInfo = await self.client._call(
-            "StartEvent", request, None, stub=self._stub, metadata=metadata
-        )
-        return info
+        return await self._event("StartEvent", request, organiser_token=organiser_token)
 
     async def get(self, event_id: str, *, records: bool = False) -> pb.EventInfo:
         """The event; with `records`, the fair records of the games whose seed is revealed."""
@@ -287,27 +283,20 @@ class Tournaments:
                 break
         return out
 
-    async def _organise(self, method: str, request: Any, token: str) -> pb.EventInfo:
-        metadata = token_metadata(ORGANISER_TOKEN, token)
-        info: pb.EventInfo = await self.client._call(
-            method, request, None, stub=self._stub, metadata=metadata
-        )
-        return info
-
     async def pause(self, event_id: str, organiser_token: str, note: str = "") -> pb.EventInfo:
         """No new game starts until `resume`."""
         request = pb.PauseEventRequest(event_id=event_id, note=note)
-        return await self._organise("PauseEvent", request, organiser_token)
+        return await self._event("PauseEvent", request, organiser_token=organiser_token)
 
     async def resume(self, event_id: str, organiser_token: str, note: str = "") -> pb.EventInfo:
         """Games start again."""
         request = pb.ResumeEventRequest(event_id=event_id, note=note)
-        return await self._organise("ResumeEvent", request, organiser_token)
+        return await self._event("ResumeEvent", request, organiser_token=organiser_token)
 
     async def end(self, event_id: str, organiser_token: str, note: str = "") -> pb.EventInfo:
         """End now: running games stop, undecided ones are not played."""
         request = pb.EndEventRequest(event_id=event_id, note=note)
-        return await self._organise("EndEvent", request, organiser_token)
+        return await self._event("EndEvent", request, organiser_token=organiser_token)
 
     async def adjudicate(
         self,
@@ -321,7 +310,7 @@ class Tournaments:
         request = pb.AdjudicateGameRequest(
             event_id=event_id, game_id=game_id, winner=winner, note=note
         )
-        return await self._organise("AdjudicateGame", request, organiser_token)
+        return await self._event("AdjudicateGame", request, organiser_token=organiser_token)
 
     async def watch_entry(self, event_id: str, entry_token: str) -> AsyncIterator[pb.EntryUpdate]:
         """Your games (table, seat, seat token) as they are created, until the event is over.
