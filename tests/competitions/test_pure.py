@@ -24,7 +24,7 @@ PURE = (
     "exports",
     "local_runner",
 )
-DOCTESTED = (*PURE, "keys", "league.matchmaking")
+DOCTESTED = (*PURE, "keys", "league.matchmaking", "wire")
 
 SCRIPT = textwrap.dedent(
     """

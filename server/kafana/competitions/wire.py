@@ -14,8 +14,8 @@ set both ways, and `rules_spec` makes the typed `RulesSpec` of a competition's t
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import Any, Protocol, TypeVar
 
 from kafana.competitions.model import Ending
 from kafana.competitions.policy import Action, Fault, Reason
@@ -23,49 +23,38 @@ from kafana.competitions.tournament import Kind, Status
 from kafana.errors import InvalidInputError
 from kafana.v1 import competitions_pb2, rules_pb2, state_pb2
 
-GAMES = {"tablic": rules_pb2.GAME_TABLIC, "tac": rules_pb2.GAME_TAC}
-PRESETS = {
-    "serbian": rules_pb2.TABLIC_PRESET_SERBIAN,
-    "wild_jack": rules_pb2.TABLIC_PRESET_WILD_JACK,
-    "tabinet": rules_pb2.TABLIC_PRESET_TABINET,
-    "tablanette": rules_pb2.TABLIC_PRESET_TABLANETTE,
-}
-ACTIONS = {
-    Action.DEFAULT_MOVE: competitions_pb2.FAULT_ACTION_DEFAULT_MOVE,
-    Action.FORFEIT_HAND: competitions_pb2.FAULT_ACTION_FORFEIT_HAND,
-    Action.FORFEIT_MATCH: competitions_pb2.FAULT_ACTION_FORFEIT_MATCH,
-}
-FORMATS = {
-    competitions_pb2.EVENT_FORMAT_ROUND_ROBIN: Kind.ROUND_ROBIN,
-    competitions_pb2.EVENT_FORMAT_SWISS: Kind.SWISS,
-    competitions_pb2.EVENT_FORMAT_DUPLICATE: Kind.DUPLICATE,
-    competitions_pb2.EVENT_FORMAT_ARENA: Kind.ARENA,
-}
-PHASES = {
-    "open": competitions_pb2.EVENT_PHASE_OPEN,
-    "started": competitions_pb2.EVENT_PHASE_STARTED,
-    "finished": competitions_pb2.EVENT_PHASE_FINISHED,
-}
-STATUSES = {
-    Status.RUNNING: competitions_pb2.EVENT_STATUS_RUNNING,
-    Status.PAUSED: competitions_pb2.EVENT_STATUS_PAUSED,
-    Status.ENDED: competitions_pb2.EVENT_STATUS_ENDED,
-}
-GAME_ENDINGS = {
-    Ending.SCORE: competitions_pb2.GAME_ENDING_SCORE,
-    Ending.FORFEIT: competitions_pb2.GAME_ENDING_FORFEIT,
-    Ending.ADJUDICATED: competitions_pb2.GAME_ENDING_ADJUDICATED,
-    Ending.NOT_PLAYED: competitions_pb2.GAME_ENDING_NOT_PLAYED,
-}
-REASONS = {
-    Reason.TIMEOUT: competitions_pb2.FAULT_REASON_TIMEOUT,
-    Reason.TIMEOUTS: competitions_pb2.FAULT_REASON_TIMEOUTS,
-    Reason.DISCONNECT: competitions_pb2.FAULT_REASON_DISCONNECT,
-    Reason.ILLEGAL_MOVE: competitions_pb2.FAULT_REASON_ILLEGAL_MOVE,
-    Reason.NO_SHOW: competitions_pb2.FAULT_REASON_NO_SHOW,
-    Reason.ADJUDICATED: competitions_pb2.FAULT_REASON_ADJUDICATED,
-    Reason.EVENT_ENDED: competitions_pb2.FAULT_REASON_EVENT_ENDED,
-}
+V_co = TypeVar("V_co", covariant=True)
+K = TypeVar("K", bound=str)
+
+
+class WireEnum(Protocol[V_co]):
+    """A generated enum (`rules_pb2.Game`...): its values by name."""
+
+    def Value(self, name: str) -> V_co:  # protobuf's spelling
+        """The value named `name` (ValueError if none is)."""
+        ...
+
+
+def by_name(names: Iterable[K], wire: WireEnum[V_co], prefix: str) -> dict[K, V_co]:
+    """Each stored name with the `wire` value spelled `prefix` + the name in upper case
+    (ValueError at import if the proto lacks one: the two sets cannot drift apart).
+
+    >>> by_name(["tac"], rules_pb2.Game, "GAME_") == {"tac": rules_pb2.GAME_TAC}
+    True
+    """
+    return {name: wire.Value(prefix + name.upper()) for name in names}
+
+
+GAMES = by_name(("tablic", "tac"), rules_pb2.Game, "GAME_")
+PRESETS = by_name(
+    ("serbian", "wild_jack", "tabinet", "tablanette"), rules_pb2.TablicPreset, "TABLIC_PRESET_"
+)
+ACTIONS = by_name(Action, competitions_pb2.FaultAction, "FAULT_ACTION_")
+FORMATS = {v: k for k, v in by_name(Kind, competitions_pb2.EventFormat, "EVENT_FORMAT_").items()}
+PHASES = by_name(("open", "started", "finished"), competitions_pb2.EventPhase, "EVENT_PHASE_")
+STATUSES = by_name(Status, competitions_pb2.EventStatus, "EVENT_STATUS_")
+GAME_ENDINGS = by_name(Ending, competitions_pb2.GameEnding, "GAME_ENDING_")
+REASONS = by_name(Reason, competitions_pb2.FaultReason, "FAULT_REASON_")
 
 
 def format_enum(kind: Kind) -> competitions_pb2.EventFormat.ValueType:
