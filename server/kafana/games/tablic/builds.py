@@ -245,6 +245,18 @@ def loose_sums(
     return out
 
 
+@dataclass(frozen=True)
+class _Position:
+    """What a move is checked against: the mover, its hand, the table, the rules."""
+
+    seat: int
+    hand: tuple[Card, ...]
+    table: tuple[Card, ...]
+    builds: tuple[Build, ...]
+    rules: Rules
+    engine: CaptureEngine
+
+
 def check(
     move: Move,
     seat: int,
@@ -267,54 +279,39 @@ def check(
     if missing:
         verb = "is" if len(missing) == 1 else "are"
         raise IllegalMoveError(f"{' '.join(map(str, missing))} {verb} not on the table")
+    at = _Position(seat, hand, table, builds, rules, engine)
     moved = kind(move)
     if moved == TRAIL:
-        _check_trail(card, seat, hand, table, builds, rules, engine)
+        _check_trail(card, at)
     elif moved == CAPTURE:
-        _check_capture(card, loose, touched, table, builds, rules, engine)
+        _check_capture(card, loose, touched, at)
     else:
-        _check_build(move, loose, touched, hand, table, builds, rules, engine)
+        _check_build(move, loose, touched, at)
     return moved
 
 
-def _check_trail(
-    card: Card,
-    seat: int,
-    hand: tuple[Card, ...],
-    table: tuple[Card, ...],
-    builds: tuple[Build, ...],
-    rules: Rules,
-    engine: CaptureEngine,
-) -> None:
-    if not (rules.must_capture or owns_build(builds, seat)):
+def _check_trail(card: Card, at: _Position) -> None:
+    if not (at.rules.must_capture or owns_build(at.builds, at.seat)):
         return
     try:
-        moves = legal(rules, engine, hand, seat, table, builds)
+        moves = legal(at.rules, at.engine, at.hand, at.seat, at.table, at.builds)
     except TooManyMovesError:
         moves = ()  # so many captures, builds or raises: a trail is refused below
     if TRAILS[card.index] in moves:
         return
-    required = rules.must_capture and any(kind(m) == CAPTURE for m in moves)
-    if required or not owns_build(builds, seat):
+    required = at.rules.must_capture and any(kind(m) == CAPTURE for m in moves)
+    if required or not owns_build(at.builds, at.seat):
         raise IllegalMoveError(f"cannot trail {card}: a capture is possible and required")
     raise IllegalMoveError(
-        f"cannot trail {card}: seat {seat} owns a build, so it must capture, build or raise"
+        f"cannot trail {card}: seat {at.seat} owns a build, so it must capture, build or raise"
     )
 
 
-def _check_capture(
-    card: Card,
-    loose: frozenset[Card],
-    taken: set[Build],
-    table: tuple[Card, ...],
-    builds: tuple[Build, ...],
-    rules: Rules,
-    engine: CaptureEngine,
-) -> None:
-    rank = card.rank
+def _check_capture(card: Card, loose: frozenset[Card], taken: set[Build], at: _Position) -> None:
+    rank, table, engine = card.rank, at.table, at.engine
     names = "+".join(c.text for c in sorted(loose.union(*(b.cards for b in taken))))
     if engine.wild and rank == JACK:
-        if len(loose) != len(table) or len(taken) != len(builds):
+        if len(loose) != len(table) or len(taken) != len(at.builds):
             raise IllegalMoveError(
                 f"{card} cannot capture {names}: a wild jack takes the whole table, builds too"
             )
@@ -338,31 +335,21 @@ def _check_capture(
                 f"{card} cannot capture {names}: a build is taken whole by a card of its value "
                 f"({card} counts {values}), the other cards in groups of that value"
             )
-    if rules.rank_priority and any(c.rank == rank for c in table) and rank not in ranks:
+    if at.rules.rank_priority and any(c.rank == rank for c in table) and rank not in ranks:
         raise IllegalMoveError(
             f"{card} must take a card of its own rank from the table (rank priority)"
         )
 
 
-def _check_build(
-    move: Move,
-    loose: frozenset[Card],
-    raised: set[Build],
-    hand: tuple[Card, ...],
-    table: tuple[Card, ...],
-    builds: tuple[Build, ...],
-    rules: Rules,
-    engine: CaptureEngine,
-) -> None:
-    card, value = move[0], move.build_value
+def _check_build(move: Move, loose: frozenset[Card], raised: set[Build], at: _Position) -> None:
+    card, value, table, engine = move[0], move.build_value, at.table, at.engine
     if len(raised) > 1:
         raise IllegalMoveError(f"{move}: a raise joins one build, not {len(raised)}")
-    if rules.must_capture and any(
-        capture_moves(c, table, count_vector(t.rank for t in table), builds, rules, engine)
-        for c in hand
-    ):
-        raise IllegalMoveError(f"cannot build with {card}: a capture is possible and required")
-    limit = value_limit(rules)
+    if at.rules.must_capture:
+        vector = count_vector(t.rank for t in table)
+        if any(capture_moves(c, table, vector, at.builds, at.rules, engine) for c in at.hand):
+            raise IllegalMoveError(f"cannot build with {card}: a capture is possible and required")
+    limit = value_limit(at.rules)
     if value > limit:
         raise IllegalMoveError(f"{move}: a build's value is at most {limit} under these rules")
     start = 1
@@ -374,7 +361,7 @@ def _check_build(
             f"{move}: those cards do not sum to {value} "
             "(a wild J, or a Q or K taken by rank only, has no value in a sum)"
         )
-    others = {v for c in hand if c is not card for v in build_values(engine, c.rank)}
+    others = {v for c in at.hand if c is not card for v in build_values(engine, c.rank)}
     if value not in others:
         raise IllegalMoveError(
             f"{move}: a build's value must be the capture value of a card left in the hand"
