@@ -8,7 +8,6 @@ from typing import Any
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
 
-from kafana import metrics
 from kafana.errors import ApiKeyMissing, InvalidInputError, PermissionDeniedError
 from kafana.service.accounts_book import (
     SELF_ROLES,
@@ -25,7 +24,7 @@ from kafana.service.limits import (
     REGISTER_PER_HOUR_ALL,
     UNUSED_ACCOUNT_MS,
 )
-from kafana.service.quotas import QuotaExceeded
+from kafana.service.quotas import over_quota
 from kafana.store.accounts import Account, now_ms
 from kafana.store.counters import Counters
 from kafana.v1 import accounts_pb2, accounts_pb2_grpc
@@ -118,13 +117,13 @@ class AccountsServiceServicer(accounts_pb2_grpc.AccountsServiceServicer):  # typ
         ):
             wait = await self.counters.count(key, limit, HOUR_MS, now)
             if wait:
-                metrics.REFUSALS.labels("registrations").inc()
-                raise QuotaExceeded(
+                raise over_quota(
                     f"at most {limit} accounts are registered per hour {whose}: retry in "
                     f"{-(-wait // 60_000)} min",
                     wait,
-                    quota="registrations_per_hour",
-                    limit=limit,
+                    "registrations_per_hour",
+                    limit,
+                    refusal="registrations",
                 )
 
     @unary

@@ -24,6 +24,13 @@ class QuotaExceeded(KafanaError):
         self.retry_after_ms = max(1, retry_after_ms)
 
 
+def over_quota(message: str, wait: int, quota: str, limit: int, refusal: str = "") -> QuotaExceeded:
+    """The refusal of a call over `quota` (at most `limit`; waiting `wait` ms helps), counted
+    in the refusals metric under `refusal` (default: `quota`)."""
+    metrics.REFUSALS.labels(refusal or quota).inc()
+    return QuotaExceeded(message, wait, quota=quota, limit=limit)
+
+
 class TableQuotas:
     """Charges each new table to its creator (a caller key, e.g. `p:ipv4:10.0.0.7`)."""
 
@@ -42,26 +49,24 @@ class TableQuotas:
             if wait and await self._drop_ended(held, now_ms):
                 wait = await counters.hold(held, table_id, limits.open_tables, until_ms, now_ms)
             if wait:
-                metrics.REFUSALS.labels("open_tables").inc()
-                raise QuotaExceeded(
+                raise over_quota(
                     f"at most {limits.open_tables} tables per caller are open at once: finish "
                     f"or close one, or retry in {_span(wait)} when the oldest expires",
                     wait,
-                    quota="open_tables",
-                    limit=limits.open_tables,
+                    "open_tables",
+                    limits.open_tables,
                 )
         if limits.tables_per_hour:
             wait = await counters.count("made:" + owner, limits.tables_per_hour, HOUR_MS, now_ms)
             if wait:
                 if limits.open_tables:
                     await counters.release(held, table_id)
-                metrics.REFUSALS.labels("tables_per_hour").inc()
-                raise QuotaExceeded(
+                raise over_quota(
                     f"at most {limits.tables_per_hour} tables per caller are created per hour: "
                     f"retry in {_span(wait)}",
                     wait,
-                    quota="tables_per_hour",
-                    limit=limits.tables_per_hour,
+                    "tables_per_hour",
+                    limits.tables_per_hour,
                 )
 
     async def _drop_ended(self, held: str, now_ms: int) -> bool:
