@@ -21,7 +21,6 @@ import argparse
 import asyncio
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -36,14 +35,14 @@ from kafana.service.accounts_book import AccountBook
 from kafana.service.auth import OPEN, REQUIRED, Authenticator, AuthPolicy
 from kafana.store.accounts_redis import RedisAccounts
 from kafana.store.client import RedisClient
-from kafana.store.redis_server import free_port
 from kafana.v1 import service_pb2, service_pb2_grpc
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from instructions import RULES_SPEC, play, wait_serving  # noqa: E402
-from run import redis_server, server_command, stop  # noqa: E402
+from instructions import RULES_SPEC, play  # noqa: E402
+from run import redis_server, server_command  # noqa: E402
+from side_by_side import alternating, serving  # noqa: E402
 
 SERVE = f"{Path(sys.executable).parent / 'kafana'} serve --redis {{redis}} --port {{port}}"
 SERVE += " --grace 1 --rate-limit 0 --auth "
@@ -149,37 +148,24 @@ def main() -> int:
             "open": (),
             "required": (("authorization", f"Bearer {bot_key(url)}"),),
         }
-        servers: dict[str, tuple[str, subprocess.Popen[bytes]]] = {}
-        try:
-            for mode in modes:
-                port = free_port()
-                with open(Path(work) / f"{mode}.log", "wb") as log:
-                    command = server_command(SERVE + mode, url, port)
-                    process = subprocess.Popen(command, stdout=log, stderr=log)
-                servers[mode] = (f"127.0.0.1:{port}", process)
-                wait_serving(port, process)
-            for round_ in range(args.rounds):
+        commands = {mode: partial(server_command, SERVE + mode, url) for mode in modes}
+        with serving(commands, Path(work)) as servers:
+            for round_, mode in alternating(modes, args.rounds):
                 seed = args.seed + round_
-                for mode in modes if round_ % 2 == 0 else modes[::-1]:
-                    target, process = servers[mode]
-                    jobs = {
-                        "move path": (
-                            partial(play, target, args.moves, seed, metadata[mode]),
-                            args.moves,
-                        ),
-                        "Captures": (
-                            partial(captures, target, args.captures, seed, metadata[mode]),
-                            args.captures,
-                        ),
-                    }
-                    for what, (job, calls) in jobs.items():
-                        results.setdefault((mode, what), []).append(
-                            measure(process.pid, job, calls)
-                        )
+                target, process = servers[mode]
+                jobs = {
+                    "move path": (
+                        partial(play, target, args.moves, seed, metadata[mode]),
+                        args.moves,
+                    ),
+                    "Captures": (
+                        partial(captures, target, args.captures, seed, metadata[mode]),
+                        args.captures,
+                    ),
+                }
+                for what, (job, calls) in jobs.items():
+                    results.setdefault((mode, what), []).append(measure(process.pid, job, calls))
             costs = resolve_costs(url, metadata["required"][0][1].removeprefix("Bearer "), 20_000)
-        finally:
-            for _target, process in servers.values():
-                stop(process)
     print(f"medians of {args.rounds} rounds; {args.moves} moves, {args.captures} Captures a round")
     print(f"{'calls':<10} {'auth':<9} {'server CPU µs/call':>19} {'client wall µs/call':>20}")
     for what in ("move path", "Captures"):

@@ -26,21 +26,21 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
 import psutil
 from kafana.games import tablic
-from kafana.store.redis_server import RedisServer, free_port
+from kafana.store.redis_server import RedisServer
 from kafana.v1 import rules_pb2, service_pb2, service_pb2_grpc, state_pb2
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from instructions import RULES, RULES_SPEC, wait_serving  # noqa: E402
-from run import stop  # noqa: E402
+from instructions import RULES, RULES_SPEC  # noqa: E402
+from side_by_side import medians_table, rounds_of, serving  # noqa: E402
 
 REDIS_CONF = HERE.parent / "deploy" / "redis.conf"
 SERVE = [str(Path(sys.executable).parent / "kafana"), "serve", "--grace", "1", "--auth", "open"]
@@ -124,27 +124,48 @@ def client(
         play_matches(lambda _table_id: stub, random.Random(seed), until, latencies, refused)
 
 
-def phase(target: str, pid: int, clients: int, seconds: float, seed: int) -> dict[str, float]:
-    """`clients` threads for `seconds`: moves/s, p50 and p99 in ms, server CPU µs per move."""
-    process = psutil.Process(pid)
-    cpu = process.cpu_times()
+def serve(redis_url: str, *options: str) -> Callable[[int], list[str]]:
+    """The command line of a `kafana serve` on `redis_url` with `options`, for a port."""
+    return lambda port: [*SERVE, "--redis", redis_url, "--port", str(port), *options]
+
+
+def phase(
+    pids: Sequence[int],
+    clients: int,
+    seconds: float,
+    play: Callable[[int, float, list[float], list[int]], None],
+) -> dict[str, float]:
+    """`clients` threads, thread i calling `play(i, until, its latencies, refused)`, for
+    `seconds`: moves/s, p50 and p99 in ms, the servers' CPU µs per move (user + system of the
+    processes `pids`), calls answered UNAVAILABLE."""
+    processes = [psutil.Process(pid) for pid in pids]
+    before = [p.cpu_times() for p in processes]
     until = time.monotonic() + seconds
     results: list[list[float]] = [[] for _ in range(clients)]
     refused: list[int] = []
-    threads = [
-        threading.Thread(target=client, args=(target, seed + i, until, results[i], refused))
-        for i in range(clients)
-    ]
+    failures: list[BaseException] = []
+
+    def run(i: int) -> None:
+        try:
+            play(i, until, results[i], refused)
+        except BaseException as error:  # reported after the phase
+            failures.append(error)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(clients)]
     started = time.monotonic()
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     elapsed = time.monotonic() - started
-    after = process.cpu_times()
+    if failures:
+        raise RuntimeError(f"{len(failures)} of {clients} clients failed") from failures[0]
+    used = sum(
+        (a.user - b.user) + (a.system - b.system)
+        for a, b in zip((p.cpu_times() for p in processes), before, strict=True)
+    )
     times = sorted(t for result in results for t in result)
     moves = len(times)
-    used = (after.user - cpu.user) + (after.system - cpu.system)
     return {
         "moves_s": moves / elapsed,
         "p50_ms": 1000 * statistics.median(times),
@@ -152,6 +173,15 @@ def phase(target: str, pid: int, clients: int, seconds: float, seed: int) -> dic
         "cpu_us": 1e6 * used / moves,
         "refused": float(len(refused)),
     }
+
+
+COLUMNS = [
+    ("moves/s", "moves_s", ".0f"),
+    ("PlayMove p50 ms", "p50_ms", ".2f"),
+    ("p99 ms", "p99_ms", ".2f"),
+    ("server CPU µs/move", "cpu_us", ".0f"),
+]
+"""The table's columns (`side_by_side.medians_table`); this benchmark adds the resent calls."""
 
 
 def main() -> int:
@@ -163,42 +193,26 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="kafana-durability-"))
     primary = RedisServer(work / "primary", config=REDIS_CONF).start()
     replica = replica_of(primary, work / "replica")
-    processes: dict[str, tuple[subprocess.Popen[bytes], int]] = {}
+    commands = {mode: serve(primary.url, "--durability", mode) for mode in MODES}
     try:
-        for mode in MODES:
-            port = free_port()
-            command = [*SERVE, "--redis", primary.url, "--port", str(port), "--durability", mode]
-            log = open(work / f"{mode}.log", "wb")  # noqa: SIM115 (closed with the process)
-            processes[mode] = (subprocess.Popen(command, stdout=log, stderr=log), port)
-            wait_serving(port, processes[mode][0], timeout=60)
-        figures: dict[str, list[dict[str, float]]] = {mode: [] for mode in MODES}
-        for round_ in range(args.rounds):
-            order = MODES if round_ % 2 == 0 else MODES[::-1]
-            for mode in order:
-                process, port = processes[mode]
-                got = phase(f"127.0.0.1:{port}", process.pid, args.clients, args.duration, round_)
-                figures[mode].append(got)
-                print(
-                    f"round {round_ + 1} {mode}: "
-                    + ", ".join(f"{k} {v:.1f}" for k, v in got.items())
+        with serving(commands, work, timeout=60) as servers:
+
+            def measure(round_: int, mode: str) -> dict[str, float]:
+                target, process = servers[mode]
+                return phase(
+                    [process.pid],
+                    args.clients,
+                    args.duration,
+                    lambda i, until, out, refused: client(target, round_ + i, until, out, refused),
                 )
+
+            figures = rounds_of(MODES, args.rounds, measure)
         print(
             f"\n{args.clients} clients, {args.duration:g} s phases, medians of {args.rounds} rounds"
         )
-        print(
-            "| durability | moves/s | PlayMove p50 ms | p99 ms | server CPU µs/move "
-            "| answered UNAVAILABLE, resent |"
-        )
-        print("|---|---|---|---|---|---|")
-        for mode in MODES:
-            med = {k: statistics.median(f[k] for f in figures[mode]) for k in figures[mode][0]}
-            print(
-                f"| {mode} | {med['moves_s']:.0f} | {med['p50_ms']:.2f} | {med['p99_ms']:.2f} "
-                f"| {med['cpu_us']:.0f} | {med['refused']:.0f} |"
-            )
+        resent = ("answered UNAVAILABLE, resent", "refused", ".0f")
+        print("\n".join(medians_table(figures, "durability", [*COLUMNS, resent])))
     finally:
-        for process, _port in processes.values():
-            stop(process)
         replica.stop()
         primary.stop()
         shutil.rmtree(work, ignore_errors=True)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -34,8 +33,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from bench_auth import measure  # noqa: E402
-from instructions import play, wait_serving  # noqa: E402
-from run import redis_server, server_command, stop  # noqa: E402
+from instructions import play  # noqa: E402
+from run import redis_server, server_command  # noqa: E402
+from side_by_side import alternating, serving  # noqa: E402
 
 SERVE = f"{Path(sys.executable).parent / 'kafana'} serve --redis {{redis}} --port {{port}}"
 SERVE += " --grace 1 --rate-limit 0 --auth open"
@@ -77,27 +77,15 @@ def main() -> int:
         url = f"redis://127.0.0.1:{redis_port}/0"
         metrics_port = free_port()
         extra = {"off": "", "on": f" --metrics {metrics_port}"}
-        servers: dict[str, tuple[str, subprocess.Popen[bytes]]] = {}
-        try:
-            for mode in MODES:
-                port = free_port()
-                with open(Path(work) / f"{mode}.log", "wb") as log:
-                    command = server_command(SERVE + extra[mode], url, port)
-                    process = subprocess.Popen(command, stdout=log, stderr=log)
-                servers[mode] = (f"127.0.0.1:{port}", process)
-                wait_serving(port, process)
-            for round_ in range(args.rounds):
-                seed = args.seed + round_
-                for mode in MODES if round_ % 2 == 0 else MODES[::-1]:
-                    target, process = servers[mode]
-                    job = partial(play, target, args.moves, seed)
-                    if mode == "on":
-                        job = partial(_then, job, partial(scrape, metrics_port))
-                    results[mode].append(measure(process.pid, job, args.moves))
+        commands = {mode: partial(server_command, SERVE + extra[mode], url) for mode in MODES}
+        with serving(commands, Path(work)) as servers:
+            for round_, mode in alternating(MODES, args.rounds):
+                target, process = servers[mode]
+                job = partial(play, target, args.moves, args.seed + round_)
+                if mode == "on":
+                    job = partial(_then, job, partial(scrape, metrics_port))
+                results[mode].append(measure(process.pid, job, args.moves))
             scraped = scrape(metrics_port)
-        finally:
-            for _target, process in servers.values():
-                stop(process)
     print(f"medians of {args.rounds} rounds; {args.moves} moves a round")
     print(f"{'metrics':<8} {'server CPU µs/move':>19} {'client wall µs/move':>20}")
     medians = {}

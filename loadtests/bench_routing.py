@@ -19,28 +19,22 @@ from __future__ import annotations
 import argparse
 import random
 import shutil
-import statistics
-import subprocess
 import sys
 import tempfile
-import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
-import psutil
-from kafana.store.redis_server import RedisServer, free_port
+from kafana.store.redis_server import RedisServer
 from kafana.v1 import service_pb2_grpc
 from kafana_client.routing import ranking
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_durability import SERVE, play_matches  # noqa: E402
-from instructions import wait_serving  # noqa: E402
-from run import stop  # noqa: E402
+from bench_durability import COLUMNS, phase, play_matches, serve  # noqa: E402
+from side_by_side import medians_table, rounds_of, serving  # noqa: E402
 
 MODES = ("balanced", "routed")
 Pick = Callable[[str], Any]
@@ -54,7 +48,9 @@ def picker(mode: str, stubs: dict[str, Any], rng: random.Random) -> Pick:
     return lambda table_id: stubs[ranking(table_id, targets)[0]]
 
 
-def client(targets: list[str], mode: str, seed: int, until: float, out: list[float]) -> None:
+def client(
+    targets: list[str], mode: str, seed: int, until: float, out: list[float], refused: list[int]
+) -> None:
     """`bench_durability.play_matches` with a channel to every process, `mode`'s choice of one
     for each call."""
     rng = random.Random(seed)
@@ -64,49 +60,10 @@ def client(targets: list[str], mode: str, seed: int, until: float, out: list[flo
             target: service_pb2_grpc.KafanaServiceStub(channel)
             for target, channel in zip(targets, channels, strict=True)
         }
-        play_matches(picker(mode, stubs, rng), rng, until, out, [])
+        play_matches(picker(mode, stubs, rng), rng, until, out, refused)
     finally:
         for channel in channels:
             channel.close()
-
-
-def phase(
-    targets: list[str], pids: list[int], mode: str, clients: int, seconds: float, seed: int
-) -> dict[str, float]:
-    """`clients` threads for `seconds`: moves/s, p50 and p99 in ms, servers' CPU µs per move."""
-    processes = [psutil.Process(pid) for pid in pids]
-    before = [p.cpu_times() for p in processes]
-    until = time.monotonic() + seconds
-    results: list[list[float]] = [[] for _ in range(clients)]
-    failures: list[BaseException] = []
-
-    def run(i: int) -> None:
-        try:
-            client(targets, mode, seed + i, until, results[i])
-        except BaseException as error:  # reported after the phase
-            failures.append(error)
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(clients)]
-    started = time.monotonic()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    elapsed = time.monotonic() - started
-    if failures:
-        raise RuntimeError(f"{len(failures)} of {clients} clients failed") from failures[0]
-    used = sum(
-        (a.user - b.user) + (a.system - b.system)
-        for a, b in zip((p.cpu_times() for p in processes), before, strict=True)
-    )
-    times = sorted(t for result in results for t in result)
-    moves = len(times)
-    return {
-        "moves_s": moves / elapsed,
-        "p50_ms": 1000 * statistics.median(times),
-        "p99_ms": 1000 * times[min(moves - 1, int(0.99 * moves))],
-        "cpu_us": 1e6 * used / moves,
-    }
 
 
 def main() -> int:
@@ -119,41 +76,31 @@ def main() -> int:
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="kafana-routing-"))
     redis = RedisServer(work / "redis").start()
-    processes: list[tuple[subprocess.Popen[bytes], int]] = []
+    cache = ("--cache-tables", str(args.cache_tables))
+    commands = {f"serve{i}": serve(redis.url, *cache) for i in range(args.servers)}
     try:
-        for i in range(args.servers):
-            port = free_port()
-            command = [*SERVE, "--redis", redis.url, "--port", str(port)]
-            command += ["--cache-tables", str(args.cache_tables)]
-            log = open(work / f"serve{i}.log", "wb")  # noqa: SIM115 (closed with the process)
-            processes.append((subprocess.Popen(command, stdout=log, stderr=log), port))
-            wait_serving(port, processes[-1][0], timeout=60)
-        targets = [f"127.0.0.1:{port}" for _process, port in processes]
-        pids = [process.pid for process, _port in processes]
-        figures: dict[str, list[dict[str, float]]] = {mode: [] for mode in MODES}
-        for round_ in range(args.rounds):
-            for mode in MODES if round_ % 2 == 0 else MODES[::-1]:
-                got = phase(targets, pids, mode, args.clients, args.duration, 1000 * round_)
-                figures[mode].append(got)
-                print(
-                    f"round {round_ + 1} {mode}: "
-                    + ", ".join(f"{k} {v:.1f}" for k, v in got.items())
+        with serving(commands, work, timeout=60) as servers:
+            targets = [target for target, _process in servers.values()]
+            pids = [process.pid for _target, process in servers.values()]
+
+            def measure(round_: int, mode: str) -> dict[str, float]:
+                return phase(
+                    pids,
+                    args.clients,
+                    args.duration,
+                    lambda i, until, out, refused: client(
+                        targets, mode, 1000 * round_ + i, until, out, refused
+                    ),
                 )
+
+            figures = rounds_of(MODES, args.rounds, measure)
         print(
             f"\n{args.servers} processes, cache {args.cache_tables} tables each, {args.clients} "
             f"tables at once, {args.duration:g} s phases, medians of {args.rounds} rounds"
         )
-        print("| calls | moves/s | PlayMove p50 ms | p99 ms | servers' CPU µs/move |")
-        print("|---|---|---|---|---|")
-        for mode in MODES:
-            med = {k: statistics.median(f[k] for f in figures[mode]) for k in figures[mode][0]}
-            print(
-                f"| {mode} | {med['moves_s']:.0f} | {med['p50_ms']:.2f} | {med['p99_ms']:.2f} "
-                f"| {med['cpu_us']:.0f} |"
-            )
+        columns = [*COLUMNS[:3], ("servers' CPU µs/move", "cpu_us", ".0f")]
+        print("\n".join(medians_table(figures, "calls", columns)))
     finally:
-        for process, _port in processes:
-            stop(process)
         redis.stop()
         shutil.rmtree(work, ignore_errors=True)
     return 0

@@ -108,7 +108,7 @@ def test_the_checker_finds_points_that_do_not_add_up() -> None:
     assert any("hands sum to" in p for p in problems)
 
 
-@pytest.mark.parametrize("name", ["check", "merge", "profile_top", "run", "stats"])
+@pytest.mark.parametrize("name", ["check", "merge", "profile_top", "run", "side_by_side", "stats"])
 def test_doctests_of_the_load_test_scripts(name: str) -> None:
     """The examples in the scripts' docstrings hold (locustfile is left out: it patches gevent)."""
     import doctest
