@@ -75,11 +75,10 @@ def test_options_are_checked() -> None:
     assert isinstance(bot, TacSearchBot) and bot.budget_ms == 5
 
 
-@pytest.mark.parametrize(("players", "decks"), [(2, 1), (3, 1), (4, 1), (2, 2)])
+@pytest.mark.parametrize(("players", "decks"), [(2, 1), (3, 1), (4, 1), (2, 2), (4, 2)])
 def test_memory_knows_only_true_closed_piles(players: int, decks: int) -> None:
     """From the views of one seat's moves, every pile it says it knows is the real one, and
-    it knows some (the piles turned over); with two decks too (every card twice: two
-    players only)."""
+    it knows some (the piles turned over); with two decks too (every card twice)."""
     rules = tac.Rules(players=players, decks=decks)
     known = 0
     for seed in range(6 if decks == 1 else 3):
