@@ -22,7 +22,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kafana_client.cli import render, tac_replay
-from kafana_client.cli.navigate import Frame, navigate
+from kafana_client.cli.navigate import Frame, replay
 from kafana_client.cli.words import plural
 
 SEAT_COMMENT = re.compile(r"^#\s*seat\s+(\d+):\s*(.*)$")
@@ -131,15 +131,14 @@ def step_through(
 ) -> tablic.MatchState:
     """Navigate the record (see `navigate`); returns the last state shown."""
     names = list(names) or [f"seat {s}" for s in range(record.rules.players)]
-    shown = frames(record, names)
-    state = tablic.new_match(record.rules, seed=record.seed, decks=record.decks or None)
-    end = state
-    for move in record.moves:
-        end = end.apply(move)
-    at = navigate(shown, console, ask, final_line(end, names))
-    for move in record.moves[:at]:
-        state = state.apply(move)
-    return state
+    return replay(
+        lambda: tablic.new_match(record.rules, seed=record.seed, decks=record.decks or None),
+        record.moves,
+        frames(record, names),
+        console,
+        ask,
+        lambda end: final_line(end, names),
+    )
 
 
 def print_review(

@@ -9,7 +9,7 @@ from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
 from rich.text import Text
 
-from kafana_client.cli.navigate import Frame, navigate
+from kafana_client.cli.navigate import Frame, replay
 from kafana_client.cli.render import card_text, cards_text
 from kafana_client.cli.words import plural
 
@@ -78,18 +78,22 @@ def step_through(
 ) -> tac.GameState:
     """Navigate the record (see `navigate`); returns the last state shown."""
     names = list(names) or [f"seat {s}" for s in range(record.rules.players)]
-    end = _start(record)
-    for move in record.moves:
-        end = end.apply(move)
-    places = end.places()
-    ending = Text(
+    return replay(
+        lambda: _start(record),
+        record.moves,
+        frames(record, names),
+        console,
+        ask,
+        lambda end: final_line(end, names),
+    )
+
+
+def final_line(state: tac.GameState, names: Sequence[str]) -> Text:
+    """`Places ana 1 · ivo 2`, or `Not finished.`"""
+    places = state.places()
+    return Text(
         "Places " + " · ".join(f"{names[s]} {p}" for s, p in enumerate(places))
         if places
         else "Not finished.",
         style="bold green",
     )
-    at = navigate(frames(record, names), console, ask, ending)
-    state = _start(record)
-    for move in record.moves[:at]:
-        state = state.apply(move)
-    return state
