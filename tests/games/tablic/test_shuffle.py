@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import hashlib
-import platform
 import random
 import string
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from kafana.games import tablic
@@ -169,26 +167,29 @@ def test_the_c_shuffle_equals_permute_on_any_list_and_domain() -> None:
         domain = "".join(rng.choice(string.printable) for _ in range(length))
         items = tuple(range(rng.randint(0, 60)))
         expected = permute(items, domain)
-        assert fast(items, domain) == expected, (length, len(items))
-        assert fast(items, domain, True) == expected, (length, len(items))  # type: ignore[call-arg]
-    assert fast(tuple(tablic.CARDS), "x" * 201) is None  # past its bound: Python permutes
-    assert fast(tuple(tablic.CARDS), "\u0161") is None  # not ASCII: Python raises
-    assert fast(list(tablic.CARDS), "x") is None  # type: ignore[arg-type]
+        assert fast(items, domain, hashlib.sha256) == expected, (length, len(items))
+    assert fast(tuple(tablic.CARDS), "x" * 201, hashlib.sha256) is None  # past its bound
+    assert fast(tuple(tablic.CARDS), "\u0161", hashlib.sha256) is None  # not ASCII: Python raises
+    assert fast(list(tablic.CARDS), "x", hashlib.sha256) is None  # type: ignore[arg-type]
     assert tablic.shuffled_deck(REJECTION_SEED, 0) == permute(
         tablic.CANONICAL_DECK, f"kafana-tablic-v1:{REJECTION_SEED}:0"
     )
 
 
 @pytest.mark.skipif(shuffle._FAST_PERMUTE is None, reason="the pure build has no C shuffle")
-def test_the_c_shuffle_uses_the_cpus_sha_instructions_where_it_has_them() -> None:
-    """x86-64 CPUs with the SHA extensions hash with them (the test above compares both ways
-    of hashing with `permute`); elsewhere the portable SHA-256 runs."""
-    native = tablic.capture.NATIVE
-    assert native is not None
-    flags: set[str] = set()
-    if platform.machine() == "x86_64" and Path("/proc/cpuinfo").exists():
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("flags"):
-                flags = set(line.split(":", 1)[1].split())
-                break
-    assert ("sha_ni" in flags and "sse4_1" in flags) == native.SHA_EXTENSIONS
+def test_the_c_shuffle_takes_its_digests_from_the_hash_it_is_given() -> None:
+    """The C draws read the standard library's digests: another hash gives another deck, a
+    hash whose digests are not 32 bytes is refused, and the hash's own error comes through."""
+    fast = shuffle._FAST_PERMUTE
+    assert fast is not None
+    deck = tuple(tablic.CARDS)
+    assert fast(deck, "d", hashlib.sha256) == permute(deck, "d")
+    assert fast(deck, "d", hashlib.sha3_256) != permute(deck, "d")
+    with pytest.raises(ValueError, match="32-byte digests"):
+        fast(deck, "d", hashlib.sha512)
+
+    def broken(message: bytes) -> object:
+        raise OSError(f"no hash for {message!r}")
+
+    with pytest.raises(OSError, match="no hash for b'd:0'"):
+        fast(deck, "d", broken)

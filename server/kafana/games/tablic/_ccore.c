@@ -23,7 +23,8 @@
  * `permute(items, domain)` are `MatchState`'s and the deal's: its legal moves (a tuple of
  * Moves; `moves` lists a state's own and keeps them on it), its next state for a move of its
  * own listing, hands scored and dealt included (written through the class's compiled field
- * descriptors), and `kafana.games.shuffle.permute` (SHA-256 in C); None where Python answers
+ * descriptors), and `kafana.games.shuffle.permute` (the draws in C, the digests by the standard
+ * library's SHA-256, `hashlib.sha256`); None where Python answers
  * (too many captures, anything else). tests/games/tablic/test_fast_legal.py,
  * test_fast_advance.py and test_shuffle.py check them against the Python they stand in for.
  *
@@ -2040,125 +2041,21 @@ static PyObject *set_cards(PyObject *self, PyObject *args) {
 
 /* -- the documented shuffle (kafana.games.shuffle.permute) ---------------------------------- */
 
-/* SHA-256 (FIPS 180-4) of a short message: the word stream of the shuffle. */
-static const uint32_t sha_k[64] = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
-    0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
-    0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
-    0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
-    0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
-    0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
-    0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
-    0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
-    0xc67178f2,
-};
-
-static inline uint32_t rotr(uint32_t x, int n) { return x >> n | x << (32 - n); }
-
-static void sha_block(uint32_t *h, const uint8_t *block) {
-    uint32_t w[64];
-    for (int i = 0; i < 16; i++)
-        w[i] = (uint32_t)block[4 * i] << 24 | (uint32_t)block[4 * i + 1] << 16 |
-               (uint32_t)block[4 * i + 2] << 8 | block[4 * i + 3];
-    for (int i = 16; i < 64; i++) {
-        uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ w[i - 15] >> 3;
-        uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ w[i - 2] >> 10;
-        w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-    }
-    uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
-    for (int i = 0; i < 64; i++) {
-        uint32_t t1 = k + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) +
-                      sha_k[i] + w[i];
-        uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
-        k = g;
-        g = f;
-        f = e;
-        e = d + t1;
-        d = c;
-        c = b;
-        b = a;
-        a = t1 + t2;
-    }
-    h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += k;
-}
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-#define SHA_EXTENSIONS 1
-
-/* SHA-256's compression with the x86 SHA extensions: four rounds a step, the message schedule
-   by sha256msg1/msg2; the state kept as ABEF and CDGH, as sha256rnds2 takes it. */
-__attribute__((target("sha,sse4.1"))) static void sha_block_ni(uint32_t *h, const uint8_t *block) {
-    const __m128i swap = _mm_set_epi64x(0x0c0d0e0f08090a0bll, 0x0405060700010203ll);
-    __m128i dcba = _mm_loadu_si128((const __m128i *)&h[0]);
-    __m128i hgfe = _mm_loadu_si128((const __m128i *)&h[4]);
-    __m128i cdab = _mm_shuffle_epi32(dcba, 0xB1);
-    __m128i efgh = _mm_shuffle_epi32(hgfe, 0x1B);
-    __m128i abef = _mm_alignr_epi8(cdab, efgh, 8);
-    __m128i cdgh = _mm_blend_epi16(efgh, cdab, 0xF0);
-    __m128i abef_in = abef, cdgh_in = cdgh, w[4];
-    for (int j = 0; j < 16; j++) {
-        __m128i *now = &w[j & 3];
-        if (j < 4)
-            *now = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(block + 16 * j)), swap);
-        else {
-            __m128i before = w[(j - 1) & 3], two_before = w[(j - 2) & 3];
-            __m128i sum = _mm_add_epi32(_mm_sha256msg1_epu32(*now, w[(j - 3) & 3]),
-                                        _mm_alignr_epi8(before, two_before, 4));
-            *now = _mm_sha256msg2_epu32(sum, before);
-        }
-        __m128i message = _mm_add_epi32(*now, _mm_loadu_si128((const __m128i *)&sha_k[4 * j]));
-        cdgh = _mm_sha256rnds2_epu32(cdgh, abef, message);
-        abef = _mm_sha256rnds2_epu32(abef, cdgh, _mm_shuffle_epi32(message, 0x0E));
-    }
-    abef = _mm_add_epi32(abef, abef_in);
-    cdgh = _mm_add_epi32(cdgh, cdgh_in);
-    __m128i feba = _mm_shuffle_epi32(abef, 0x1B);
-    __m128i dchg = _mm_shuffle_epi32(cdgh, 0xB1);
-    _mm_storeu_si128((__m128i *)&h[0], _mm_blend_epi16(feba, dchg, 0xF0));
-    _mm_storeu_si128((__m128i *)&h[4], _mm_alignr_epi8(dchg, feba, 8));
-}
-#endif
-
-/* Whether `sha_block_ni` runs (the CPU has the SHA extensions; checked once, at import). */
-static int sha_ni = 0;
-
-/* The eight big-endian words of SHA-256(message): `out`, as `struct.unpack(">8I", digest)`;
-   by the CPU's SHA instructions where it has them and `portable` is 0. */
-static void sha256_words(const uint8_t *message, size_t length, uint32_t *out, int portable) {
-    void (*compress)(uint32_t *, const uint8_t *) = sha_block;
-#ifdef SHA_EXTENSIONS
-    if (sha_ni && !portable) compress = sha_block_ni;
-#else
-    (void)portable;
-#endif
-    uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                     0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-    size_t done = 0;
-    for (; length - done >= 64; done += 64) compress(h, message + done);
-    uint8_t tail[128] = {0};
-    size_t rest = length - done;
-    memcpy(tail, message + done, rest);
-    tail[rest] = 0x80;
-    size_t blocks = rest + 9 <= 64 ? 1 : 2;
-    uint64_t bits = (uint64_t)length * 8;
-    for (int i = 0; i < 8; i++) tail[blocks * 64 - 1 - i] = (uint8_t)(bits >> 8 * i);
-    for (size_t b = 0; b < blocks; b++) compress(h, tail + 64 * b);
-    memcpy(out, h, sizeof h);
-}
-
 #define DOMAIN_MOST 200
 
-/* The word stream of a domain: SHA-256(`<domain>:<block>`) for block = 0, 1, ... */
+/* The word stream of a domain: SHA-256(`<domain>:<block>`) for block = 0, 1, ..., each digest
+   made by the standard library's SHA-256 (`hash`: `hashlib.sha256`, called through the Python
+   API once per block of eight words: seven for a deck of 52). */
 typedef struct {
     uint8_t text[DOMAIN_MOST + 24];
     size_t length; /* of the domain and its ':' */
     uint64_t block;
     uint32_t words[8];
     int next; /* 8: the block's words are used up */
-    int portable;
+    PyObject *hash;
 } Words;
+
+static PyObject *digest_name = NULL; /* "digest", interned */
 
 /* `value` in decimal at `out` (no terminator): its length. */
 static size_t decimal(uint64_t value, uint8_t *out) {
@@ -2170,41 +2067,69 @@ static size_t decimal(uint64_t value, uint8_t *out) {
     return n;
 }
 
-static uint32_t next_word(Words *w) {
+/* The next word of the stream (0 with an error set where the hash failed or did not answer a
+   32-byte digest: `*failed` is then 1). */
+static uint32_t next_word(Words *w, int *failed) {
     if (w->next == 8) {
         size_t digits = decimal(w->block++, w->text + w->length);
-        sha256_words(w->text, w->length + digits, w->words, w->portable);
+        PyObject *message = PyBytes_FromStringAndSize((const char *)w->text, (Py_ssize_t)(w->length + digits));
+        PyObject *hashed = message == NULL ? NULL : PyObject_CallOneArg(w->hash, message);
+        Py_XDECREF(message);
+        PyObject *digest = hashed == NULL ? NULL : PyObject_CallMethodNoArgs(hashed, digest_name);
+        Py_XDECREF(hashed);
+        if (digest != NULL && (!PyBytes_Check(digest) || PyBytes_GET_SIZE(digest) != 32)) {
+            PyErr_SetString(PyExc_ValueError, "the shuffle's hash must answer 32-byte digests");
+            Py_CLEAR(digest);
+        }
+        if (digest == NULL) {
+            *failed = 1;
+            return 0;
+        }
+        const uint8_t *d = (const uint8_t *)PyBytes_AS_STRING(digest);
+        for (int i = 0; i < 8; i++)
+            w->words[i] = (uint32_t)d[4 * i] << 24 | (uint32_t)d[4 * i + 1] << 16 |
+                          (uint32_t)d[4 * i + 2] << 8 | d[4 * i + 3];
+        Py_DECREF(digest);
         w->next = 0;
     }
     return w->words[w->next++];
 }
 
-/* permute(items, domain[, portable]): `kafana.games.shuffle.permute` of a tuple (Fisher-Yates
-   from the top, draws without bias by rejection), a new tuple; None where Python must answer
-   (not a tuple, or a domain that is not ASCII text of at most DOMAIN_MOST characters). A true
-   `portable` hashes without the CPU's SHA instructions (the tests compare both). */
+/* permute(items, domain, sha256): `kafana.games.shuffle.permute` of a tuple (Fisher-Yates from
+   the top, draws without bias by rejection), a new tuple, the digests made by `sha256` (the
+   standard library's constructor); None where Python must answer (not a tuple, or a domain
+   that is not ASCII text of at most DOMAIN_MOST characters). */
 static PyObject *fast_permute(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    int portable = nargs == 3 ? PyObject_IsTrue(args[2]) : 0;
-    if (portable < 0) return NULL;
-    if (nargs < 2 || nargs > 3 || !PyTuple_CheckExact(args[0]) || !PyUnicode_CheckExact(args[1]) ||
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "permute(items, domain, sha256) takes three arguments");
+        return NULL;
+    }
+    if (!PyTuple_CheckExact(args[0]) || !PyUnicode_CheckExact(args[1]) ||
         !PyUnicode_IS_ASCII(args[1]) || PyUnicode_GET_LENGTH(args[1]) > DOMAIN_MOST)
         Py_RETURN_NONE;
+    if (digest_name == NULL && (digest_name = PyUnicode_InternFromString("digest")) == NULL)
+        return NULL;
     Words w;
     w.length = (size_t)PyUnicode_GET_LENGTH(args[1]);
     memcpy(w.text, PyUnicode_DATA(args[1]), w.length);
     w.text[w.length++] = ':';
     w.block = 0;
     w.next = 8;
-    w.portable = portable;
+    w.hash = args[2];
     Py_ssize_t n = PyTuple_GET_SIZE(args[0]);
     PyObject *out = PyTuple_New(n);
     if (out == NULL) return NULL;
     PyObject **items = &PyTuple_GET_ITEM(out, 0);
     for (Py_ssize_t i = 0; i < n; i++) items[i] = Py_NewRef(PyTuple_GET_ITEM(args[0], i));
+    int failed = 0;
     for (Py_ssize_t i = n - 1; i >= 1; i--) {
         uint64_t bound = (uint64_t)i + 1, limit = (1ull << 32) - (1ull << 32) % bound, u;
-        do u = next_word(&w); while (u >= limit);
+        do u = next_word(&w, &failed); while (!failed && u >= limit);
+        if (failed) {
+            Py_DECREF(out);
+            return NULL;
+        }
         Py_ssize_t j = (Py_ssize_t)(u % bound);
         PyObject *swap = items[i];
         items[i] = items[j];
@@ -2226,8 +2151,8 @@ static PyMethodDef methods[] = {
     {"start", fast_start, METH_O,
      "start(state): the first hand of a new MatchState dealt (the state), or None (Python deals)."},
     {"permute", (PyCFunction)(void (*)(void))fast_permute, METH_FASTCALL,
-     "permute(items, domain[, portable]): kafana.games.shuffle.permute of a tuple, or None "
-     "(Python); portable: without the CPU's SHA instructions."},
+     "permute(items, domain, sha256): kafana.games.shuffle.permute of a tuple, its digests by "
+     "sha256 (the standard library's), or None (Python)."},
     {"set_cards", set_cards, METH_VARARGS, "set_cards(Card, CARDS): the 52 interned cards."},
     {"set_moves", set_moves, METH_VARARGS, "set_moves(Move, TRAILS): the type and the trails."},
     {"moves", (PyCFunction)(void (*)(void))fast_moves, METH_FASTCALL,
@@ -2247,13 +2172,8 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__ccore(void) {
     if (PyType_Ready(&MoveListType) < 0) return NULL;
-#ifdef SHA_EXTENSIONS
-    __builtin_cpu_init();
-    sha_ni = __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1");
-#endif
     PyObject *m = PyModule_Create(&module);
-    if (m != NULL && (PyModule_AddObjectRef(m, "MoveList", (PyObject *)&MoveListType) < 0 ||
-                      PyModule_AddObjectRef(m, "SHA_EXTENSIONS", sha_ni ? Py_True : Py_False) < 0))
+    if (m != NULL && PyModule_AddObjectRef(m, "MoveList", (PyObject *)&MoveListType) < 0)
         Py_CLEAR(m);
     return m;
 }

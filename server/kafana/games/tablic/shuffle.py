@@ -14,6 +14,7 @@ Specification (see docs/shuffle.md for test vectors):
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 
 from kafana.errors import InvalidInputError
@@ -23,10 +24,11 @@ from kafana.games.tablic.capture import NATIVE
 
 __all__ = ["MAX_SEED", "check_seed", "shuffled_deck"]
 
-FastPermute = Callable[[tuple[Card, ...], str], tuple[Card, ...] | None]
+FastPermute = Callable[[tuple[Card, ...], str, Callable[[bytes], object]], tuple[Card, ...] | None]
 _FAST_PERMUTE: FastPermute | None = None if NATIVE is None else NATIVE.permute
-"""`permute` in C (the compiled build: SHA-256 and the draws without Python objects), or None;
-tests/games/tablic/test_shuffle.py checks it against `permute` and the specification."""
+"""`permute` in C (the compiled build: the draws without Python objects, each block's digest by
+the standard library's `hashlib.sha256`, passed in), or None; tests/games/tablic/test_shuffle.py
+checks it against `permute` and the specification."""
 
 
 def shuffled_deck(seed: int, hand: int) -> tuple[Card, ...]:
@@ -36,7 +38,7 @@ def shuffled_deck(seed: int, hand: int) -> tuple[Card, ...]:
         raise InvalidInputError(f"hand number must be a whole number >= 0, not {hand!r}")
     domain = f"kafana-tablic-v1:{seed}:{hand}"
     if _FAST_PERMUTE is not None:
-        deck = _FAST_PERMUTE(CANONICAL_DECK, domain)
+        deck = _FAST_PERMUTE(CANONICAL_DECK, domain, hashlib.sha256)
         if deck is not None:
             return deck
     return permute(CANONICAL_DECK, domain)
