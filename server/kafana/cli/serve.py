@@ -35,11 +35,23 @@ PEM = click.Path(exists=True, dir_okay=False)
 def setting(name: str, default: int | float, help: str) -> Callable[[F], F]:
     """A number option (of its default's type) the environment may set too: `--idle-ttl`
     reads KAFANA_IDLE_TTL."""
-    envvar = "KAFANA_" + name.removeprefix("--").replace("-", "_").upper()
     kind = type(default)
     return click.option(
-        name, envvar=envvar, default=default, show_default=True, type=kind, help=help
+        name, envvar=env_name(name), default=default, show_default=True, type=kind, help=help
     )
+
+
+def port_setting(name: str, dest: str, help: str) -> Callable[[F], F]:
+    """A port of another listener, served only when given (0: any free port): `--http`
+    reads KAFANA_HTTP."""
+    return click.option(
+        name, dest, envvar=env_name(name), type=click.IntRange(0, 65535), default=None, help=help
+    )
+
+
+def env_name(name: str) -> str:
+    """The environment variable of option `name`: `--idle-ttl` is KAFANA_IDLE_TTL."""
+    return "KAFANA_" + name.removeprefix("--").replace("-", "_").upper()
 
 
 @click.command()
@@ -141,13 +153,10 @@ def setting(name: str, default: int | float, help: str) -> Callable[[F], F]:
     Limits().config_bytes,
     "Bytes of one table config (its explicit decks, mostly); 0: no limit.",
 )
-@click.option(
+@port_setting(
     "--metrics",
     "metrics_port",
-    envvar="KAFANA_METRICS",
-    type=click.IntRange(0, 65535),
-    default=None,
-    help="Serve Prometheus metrics at http://HOST:PORT/metrics (0: any free port).",
+    "Serve Prometheus metrics at http://HOST:PORT/metrics (0: any free port).",
 )
 @click.option(
     "--log-format",
@@ -169,13 +178,10 @@ def setting(name: str, default: int | float, help: str) -> Callable[[F], F]:
     Limits().message_bytes,
     "Bytes of one request; 0: gRPC's own limit (4 MB).",
 )
-@click.option(
+@port_setting(
     "--http",
     "http_port",
-    envvar="KAFANA_HTTP",
-    type=click.IntRange(0, 65535),
-    default=None,
-    help="Also serve every service over Connect and gRPC-Web (browsers, HTTP clients) on "
+    "Also serve every service over Connect and gRPC-Web (browsers, HTTP clients) on "
     "this port of --host (0: any free port); TLS as the gRPC port.",
 )
 @click.option(
