@@ -25,7 +25,7 @@ import contextlib
 import sys
 import time
 import traceback
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
@@ -70,6 +70,7 @@ class Leagues:
         rematch_limit: int = 0,
         rules: rules_pb2.RulesSpec | None = None,
         clock: rules_pb2.ClockSpec | None = None,
+        band_edges: Sequence[float] = (),
     ) -> pb.LeagueInfo:
         """Create a league (organiser role); 0 or "" leaves a setting at the server's default.
 
@@ -78,7 +79,9 @@ class Leagues:
         clock as a table's `ClockSpec`, instead of `move_ms`, `timeouts_to_forfeit`,
         `disconnect_grace_ms` and `illegal_limit` (the server refuses both at once).
         `rematch_limit`: two players are not paired again within each one's last N matches
-        (0: 2; 1 to 8) until both have waited 60 s."""
+        (0: 2; 1 to 8) until both have waited 60 s. `band_edges`: rising ratings that split the
+        queue into bands paired apart (a big league spread over a Redis Cluster's nodes;
+        empty: one band)."""
         spec = pb.LeagueSpec(
             game=enum_value(rules_pb2.Game, "GAME_", game),
             preset=enum_value(rules_pb2.TablicPreset, "TABLIC_PRESET_", preset),
@@ -93,6 +96,7 @@ class Leagues:
             rematch_limit=rematch_limit,
             rules=rules,
             clock=clock,
+            band_edges=band_edges,
         )
         info: pb.LeagueInfo = await self._call(
             "CreateLeague", pb.CreateLeagueRequest(league=league, spec=spec)

@@ -6,6 +6,7 @@ import asyncio
 
 import grpc
 from kafana.competitions.league.redis_store import RedisLeagues
+from kafana.competitions.league.spec import dump, league_spec
 from kafana.competitions.quota import DAY_MS, LEAGUES_PER_DAY
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import leagues_pb2 as pb
@@ -68,11 +69,12 @@ async def test_every_key_of_a_league_carries_its_retention(redis_url: str, redis
 
 async def test_a_league_nobody_uses_for_its_retention_is_gone(redis_store: RedisStore) -> None:
     store = RedisLeagues(redis_store.client)
-    assert await store.create("idle", {"spec": "00"})
+    spec = dump(league_spec(pb.LeagueSpec()))
+    assert await store.create("idle", {"spec": spec})
     await store.keep("idle", 1, 50)
     assert await store.leagues() == ["idle"]
     await asyncio.sleep(0.1)
     assert await store.meta("idle") == {}  # expired: the referee forgets it from the list
     await store.forget("idle")
     assert await store.leagues() == []
-    assert await store.create("idle", {"spec": "00"})  # the name is free again
+    assert await store.create("idle", {"spec": spec})  # the name is free again

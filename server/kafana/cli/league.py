@@ -88,6 +88,9 @@ def show_info(info: pb.LeagueInfo) -> None:
         f"kept {plural(s.retention_days or 30, 'day')}, "
         f"no rematch within {plural(s.rematch_limit or 2, 'match')}"
     )
+    if s.band_edges:
+        edges = ", ".join(f"{e:g}" for e in s.band_edges)
+        click.echo(f"  {len(s.band_edges) + 1} rating bands, edges at {edges}")
     if s.HasField("rules"):  # a table's RulesSpec: the switches it sets
         given = switches_of(s.rules)
         words = [f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in given.items()]
@@ -129,6 +132,26 @@ def show_match(match: pb.MatchInfo) -> None:
     if match.state == pb.MATCH_STATE_SETTLED:
         click.echo(f"  result {result_line(match)}")
         click.echo(f"  secret {match.secret}")
+
+
+def edges_option(ctx: click.Context, param: click.Parameter, value: str) -> tuple[float, ...]:
+    """`--band-edges 20,30` as rising ratings (BadParameter naming the word that is not)."""
+    edges = []
+    for word in filter(None, (w.strip() for w in value.split(","))):
+        try:
+            edges.append(float(word))
+        except ValueError:
+            raise click.BadParameter(f"{word!r} is not a rating (R1,R2,...: numbers)") from None
+    return tuple(edges)
+
+
+def show_league(server: str, call: Callable[[Any], Awaitable[pb.LeagueInfo]]) -> None:
+    """Show the league `call(leagues)` answers (`with_leagues` on `server`)."""
+
+    async def job(client: Any, leagues: Any) -> pb.LeagueInfo:
+        return await call(leagues)
+
+    show_info(with_leagues(server, job))
 
 
 @click.group()
@@ -173,6 +196,12 @@ def league() -> None:
     "60 s (0: 2; 1 to 8).",
 )  # fmt: skip
 @click.option(
+    "--band-edges", callback=edges_option, default="", metavar="R1,R2,...",
+    help="Split the queue into rating bands at these rising ratings (mu), each paired apart "
+    "and kept on its own Redis Cluster slot (a big league spread over the nodes; default: one "
+    "band).",
+)  # fmt: skip
+@click.option(
     "--rule", "rule", multiple=True, metavar="NAME=VALUE",
     help="A rule switch of the game, as a table's RulesSpec names it (as `tournament create "
     "--rule`, e.g. rank_priority=true); repeat for more. Every match table gets every one.",
@@ -191,6 +220,7 @@ def create(
     disconnect_grace_ms: int,
     illegal_limit: int,
     rematch_limit: int,
+    band_edges: tuple[float, ...],
     rule: tuple[str, ...],
 ) -> None:
     """Create league NAME (an organiser's key); its rules, clock and fault policy are fixed."""
@@ -206,7 +236,7 @@ def create(
             name, move_ms=move_ms, timeouts_to_forfeit=timeouts_to_forfeit,
             join_deadline_ms=join_deadline_ms, retention_days=retention_days,
             disconnect_grace_ms=disconnect_grace_ms, illegal_limit=illegal_limit,
-            rematch_limit=rematch_limit, **spelled,
+            rematch_limit=rematch_limit, band_edges=band_edges, **spelled,
         )  # fmt: skip
         return info
 
@@ -218,12 +248,7 @@ def create(
 @SERVER
 def info(name: str, server: str) -> None:
     """League NAME: its spec, season, queue and matches."""
-
-    async def job(client: Any, leagues: Any) -> pb.LeagueInfo:
-        found: pb.LeagueInfo = await leagues.get(name)
-        return found
-
-    show_info(with_leagues(server, job))
+    show_league(server, lambda leagues: leagues.get(name))
 
 
 @league.command("list")
@@ -552,12 +577,7 @@ def match(name: str, number: int, server: str, record_path: Path | None) -> None
 @SERVER
 def season(name: str, server: str) -> None:
     """Start the next season of league NAME (an organiser's key); old boards are kept."""
-
-    async def job(client: Any, leagues: Any) -> pb.LeagueInfo:
-        found: pb.LeagueInfo = await leagues.new_season(name)
-        return found
-
-    show_info(with_leagues(server, job))
+    show_league(server, lambda leagues: leagues.new_season(name))
 
 
 GONE = {

@@ -99,6 +99,7 @@ class LeagueSpec(_message.Message):
     REMATCH_LIMIT_FIELD_NUMBER: _builtins.int
     RULES_FIELD_NUMBER: _builtins.int
     CLOCK_FIELD_NUMBER: _builtins.int
+    BAND_EDGES_FIELD_NUMBER: _builtins.int
     game: _rules_pb2.Game.ValueType
     """The game (unspecified: Tablić)."""
     preset: _rules_pb2.TablicPreset.ValueType
@@ -144,6 +145,15 @@ class LeagueSpec(_message.Message):
         must be left unset; its no-show time is always twice `join_deadline_ms`.
         """
 
+    @_builtins.property
+    def band_edges(self) -> _containers.RepeatedScalarFieldContainer[_builtins.float]:
+        """Rating edges, rising strictly (at most 15): the queue is split into bands by the pairing
+        rating (mu; an edge belongs to the band above it), each paired apart and kept under its own
+        hash tag, so a Redis Cluster spreads one league's queue over its nodes. Players are paired
+        within their band only; a rating that crosses an edge moves the player at their next
+        JoinQueue. Empty: one band (the whole league together).
+        """
+
     def __init__(
         self,
         *,
@@ -160,10 +170,11 @@ class LeagueSpec(_message.Message):
         rematch_limit: _builtins.int = ...,
         rules: _rules_pb2.RulesSpec | None = ...,
         clock: _rules_pb2.ClockSpec | None = ...,
+        band_edges: _abc.Iterable[_builtins.float] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "disconnect_grace_ms", b"disconnect_grace_ms", "game", b"game", "illegal_limit", b"illegal_limit", "join_deadline_ms", b"join_deadline_ms", "move_ms", b"move_ms", "players", b"players", "preset", b"preset", "rematch_limit", b"rematch_limit", "retention_days", b"retention_days", "rules", b"rules", "target", b"target", "timeouts_to_forfeit", b"timeouts_to_forfeit"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["band_edges", b"band_edges", "clock", b"clock", "disconnect_grace_ms", b"disconnect_grace_ms", "game", b"game", "illegal_limit", b"illegal_limit", "join_deadline_ms", b"join_deadline_ms", "move_ms", b"move_ms", "players", b"players", "preset", b"preset", "rematch_limit", b"rematch_limit", "retention_days", b"retention_days", "rules", b"rules", "target", b"target", "timeouts_to_forfeit", b"timeouts_to_forfeit"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

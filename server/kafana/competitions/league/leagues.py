@@ -210,8 +210,11 @@ class Leagues:
         meta = await self.meta(league)
         season = int(meta.get("season", "1"))
         (raw,) = await self.store.ratings(league, season, [player])
-        state, match = await self.store.join(league, player, load_rating(raw).mu, now_ms())
-        await self.store.keep(league, season, _retention(meta))  # in use: kept
+        keep = _retention(meta)
+        mu = load_rating(raw).mu
+        state, match = await self.store.join(league, player, mu, now_ms(), keep)
+        band = (await self.store.bands(league)).of(mu)
+        await self.store.keep(league, season, keep, band)  # in use: kept
         if state == PAIRED:
             raise LeagueError(
                 f"{player!r} is in match {match} of league {league!r}, not settled "

@@ -1,16 +1,24 @@
-"""Leagues in Redis, under each league's hash tag (`keys`): any server process on it serves them.
+"""Leagues in Redis, under each league's hash tag and each rating band's (`keys`, `bands`):
+any server process on it serves them.
 
 The steps that must happen once are Lua scripts (`lua/`): joining the queue, claiming players
-for a match, claiming due matches, and settling a match with its ratings.
+for a match, claiming due matches, and settling a match (its result fixed, its ratings
+written, marked settled: three steps, each once, so a band's match and the league's ratings
+may live on different nodes). In a league of several bands a player's home band (a key of
+its own) says where it queues; moving it takes the player out of the old band first, and a
+join begun before the move is refused there (`depart.lua`), so a player waits in one queue.
 """
 
 from __future__ import annotations
 
-from kafana.competitions.league.keys import LEAGUES, LeagueKeys
-from kafana.competitions.league.replies import atomic, fields, items, text, with_scores
+from kafana.competitions.league.bands import Bands
+from kafana.competitions.league.keys import LEAGUES, BandKeys, LeagueKeys, home
+from kafana.competitions.league.replies import atomic, each, fields, items, text, with_scores
 from kafana.competitions.league.replies import number as score
+from kafana.competitions.league.spec import load
 from kafana.competitions.league.store import (
     IDLE,
+    KEEP_MS,
     PAIRED,
     WAITING,
     LeagueStore,
@@ -21,10 +29,16 @@ from kafana.store.client import RedisClient, Script
 
 _PACKAGE = "kafana.competitions.league"
 _JOIN = Script.named("join", _PACKAGE)
+_DEPART = Script.named("depart", _PACKAGE)
+_HOME = Script.named("home", _PACKAGE)
 _CLAIM = Script.named("claim", _PACKAGE)
 _DUE = Script.named("due", _PACKAGE)
 _LEASE = Script.named("lease", _PACKAGE)
-_SETTLE = Script.named("settle", _PACKAGE)
+_FIX = Script.named("fix", _PACKAGE)
+_RATE = Script.named("rate", _PACKAGE)
+_CLOSE = Script.named("close", _PACKAGE)
+MOVES = 8
+"""Tries of a join whose player's home band another join moves meanwhile."""
 
 
 def _encode(values: list[str]) -> list[bytes]:
@@ -38,6 +52,28 @@ class RedisLeagues(LeagueStore):
 
     def __init__(self, client: RedisClient) -> None:
         self.client = client
+        self._bands: dict[str, Bands] = {}  # a league's bands never change: read once
+
+    async def bands(self, league: str) -> Bands:
+        found = self._bands.get(league)
+        if found is None:
+            key = LeagueKeys(league).meta
+            spec = await self.client.call(key, "HGET", key, "spec")
+            if spec is None:  # no league (yet): one band, not kept
+                return Bands()
+            found = self._bands[league] = Bands(tuple(load(text(spec)).band_edges))
+        return found
+
+    async def _band(self, league: str, band: int) -> BandKeys:
+        return BandKeys(league, band, (await self.bands(league)).count)
+
+    async def _of_match(self, league: str, number: int) -> BandKeys:
+        bands = await self.bands(league)
+        return BandKeys(league, bands.band_of(number), bands.count)
+
+    async def _every_band(self, league: str) -> list[BandKeys]:
+        count = (await self.bands(league)).count
+        return [BandKeys(league, band, count) for band in range(count)]
 
     async def create(self, league: str, fields: dict[str, str]) -> bool:
         keys = LeagueKeys(league)
@@ -53,16 +89,18 @@ class RedisLeagues(LeagueStore):
 
     async def meta(self, league: str) -> dict[str, str]:
         keys = LeagueKeys(league)
-        raw, season, made = await atomic(
-            self.client,
-            keys.tag,
-            [("HGETALL", keys.meta), ("GET", keys.season), ("GET", keys.match_counter)],
+        raw, season = await atomic(
+            self.client, keys.tag, [("HGETALL", keys.meta), ("GET", keys.season)]
         )
         found = fields(raw)
         if not found:
             return {}
+        counters = [
+            (b.match_counter, ("GET", b.match_counter)) for b in await self._every_band(league)
+        ]
+        made = await each(self.client, counters)
         found["season"] = text(season) if season is not None else "1"
-        found["made"] = text(made) if made is not None else "0"
+        found["made"] = str(sum(int(text(n)) for n in made if n is not None))
         found.setdefault("settled", "0")
         return found
 
@@ -75,28 +113,87 @@ class RedisLeagues(LeagueStore):
         keys = LeagueKeys(league)
         return int(text(await self.client.call(keys.season, "INCR", keys.season)))
 
-    async def keep(self, league: str, season: int, retention_ms: int) -> None:
+    async def keep(
+        self, league: str, season: int, retention_ms: int, band: int | None = None
+    ) -> None:
         keys = LeagueKeys(league)
-        held = [keys.meta, keys.season, keys.match_counter, keys.games, keys.queue_since,
-                keys.queue_rating, keys.active, keys.due, keys.ratings(season),
-                keys.board(season), keys.recent]  # fmt: skip
+        held = [keys.meta, keys.season, keys.games, keys.ratings(season), keys.board(season)]
+        bands = await self._every_band(league)
+        if band is not None:
+            bands = bands[band : band + 1]
+        if bands[0].count == 1:  # one band: under the league's tag, in the same step
+            held += bands.pop().held()
         await atomic(self.client, keys.tag, [("PEXPIRE", key, retention_ms) for key in held])
+        for each_band in bands:
+            renew = [("PEXPIRE", key, retention_ms) for key in each_band.held()]
+            await atomic(self.client, each_band.tag, renew)
 
     async def forget(self, league: str) -> None:
         await self.client.call(LEAGUES, "SREM", LEAGUES, league)
+        self._bands.pop(league, None)
 
-    async def join(self, league: str, player: str, mu: float, now: int) -> tuple[str, int]:
-        keys = LeagueKeys(league)
-        (reply,) = await self.client.run(
-            _JOIN,
-            [keys.active, keys.queue_since, keys.queue_rating],
-            _encode([player, str(now), score(mu)]),
-        )
+    async def join(
+        self, league: str, player: str, mu: float, now: int, keep_ms: int = KEEP_MS
+    ) -> tuple[str, int]:
+        bands = await self.bands(league)
+        if bands.count == 1:
+            return await self._enter(BandKeys(league), player, mu, now, None)
+        want = bands.of(mu)
+        key = home(league, player)
+        for _ in range(MOVES):
+            read, _ = await atomic(self.client, key, [("GET", key), ("PEXPIRE", key, keep_ms)])
+            held = text(read) if read is not None else ""
+            band, epoch = (int(part) for part in held.split()) if held else (want, 0)
+            if not held or band != want:  # a first join, or the rating crossed an edge
+                epoch = max(now, epoch + 1)
+                if held:
+                    old = BandKeys(league, band, bands.count)
+                    (reply,) = await self.client.run(
+                        _DEPART,
+                        [old.active, old.queue_since, old.queue_rating, old.fence],
+                        _encode([player, str(epoch)]),
+                    )
+                    gone, match = items(reply)
+                    if text(gone) == PAIRED:
+                        return PAIRED, int(text(match))
+                new = f"{want} {epoch}"
+                (moved,) = await self.client.run(_HOME, [key], _encode([held, new, str(keep_ms)]))
+                if not int(text(moved)):
+                    continue  # another join moved it meanwhile: read it again
+                band = want
+            joined = await self._enter(BandKeys(league, band, bands.count), player, mu, now, epoch)
+            if joined[0] != "moved":
+                return joined
+        raise RuntimeError(f"league {league}: {player}'s band kept moving; retried")
+
+    async def _enter(
+        self, keys: BandKeys, player: str, mu: float, now: int, epoch: int | None
+    ) -> tuple[str, int]:
+        """The band's join step (`epoch`: the home band's, in a league of several bands)."""
+        names = [keys.active, keys.queue_since, keys.queue_rating]
+        args = [player, str(now), score(mu)]
+        if epoch is not None:
+            names.append(keys.fence)
+            args.append(str(epoch))
+        (reply,) = await self.client.run(_JOIN, names, _encode(args))
         state, match = items(reply)
         return text(state), int(text(match))
 
+    async def _home(self, league: str, player: str) -> BandKeys | None:
+        """The band the player queues in (None: it never queued in this league)."""
+        bands = await self.bands(league)
+        if bands.count == 1:
+            return BandKeys(league)
+        key = home(league, player)
+        held = await self.client.call(key, "GET", key)
+        if held is None:
+            return None
+        return BandKeys(league, int(text(held).split()[0]), bands.count)
+
     async def leave(self, league: str, player: str) -> bool:
-        keys = LeagueKeys(league)
+        keys = await self._home(league, player)
+        if keys is None:
+            return False
         removed, _ = await atomic(
             self.client,
             keys.tag,
@@ -105,7 +202,9 @@ class RedisLeagues(LeagueStore):
         return bool(removed)
 
     async def status(self, league: str, player: str) -> tuple[str, int]:
-        keys = LeagueKeys(league)
+        keys = await self._home(league, player)
+        if keys is None:
+            return IDLE, 0
         match, since = await atomic(
             self.client,
             keys.tag,
@@ -116,11 +215,11 @@ class RedisLeagues(LeagueStore):
         return (WAITING, 0) if since is not None else (IDLE, 0)
 
     async def waiting(self, league: str) -> int:
-        key = LeagueKeys(league).queue_since
-        return int(text(await self.client.call(key, "ZCARD", key)))
+        counts = [(b.queue_since, ("ZCARD", b.queue_since)) for b in await self._every_band(league)]
+        return sum(int(text(n)) for n in await each(self.client, counts))
 
-    async def oldest(self, league: str, limit: int) -> list[Waiting]:
-        keys = LeagueKeys(league)
+    async def oldest(self, league: str, limit: int, band: int = 0) -> list[Waiting]:
+        keys = await self._band(league, band)
         since = with_scores(
             await self.client.call(
                 keys.queue_since, "ZRANGE", keys.queue_since, 0, limit - 1, "WITHSCORES"
@@ -136,10 +235,12 @@ class RedisLeagues(LeagueStore):
             if m is not None
         ]
 
-    async def claim(self, league: str, players: list[str], fields: dict[str, str], due: int) -> int:
-        keys = LeagueKeys(league)
-        args = [str(due), keys.match(0)[:-1], str(len(players)), *players]
-        args += [part for kv in fields.items() for part in kv]
+    async def claim(
+        self, league: str, players: list[str], fields: dict[str, str], due: int, band: int = 0
+    ) -> int:
+        keys = await self._band(league, band)
+        args = [str(due), keys.match(0)[:-1], str(keys.count), str(band), str(len(players))]
+        args += players + [part for kv in fields.items() for part in kv]
         (found,) = await self.client.run(
             _CLAIM,
             [
@@ -155,11 +256,11 @@ class RedisLeagues(LeagueStore):
         return int(text(found))
 
     async def last_opponents(
-        self, league: str, players: list[str]
+        self, league: str, players: list[str], band: int = 0
     ) -> dict[str, list[frozenset[str]]]:
         if not players:
             return {}
-        keys = LeagueKeys(league)
+        keys = await self._band(league, band)
         kept = items(await self.client.call(keys.recent, "HMGET", keys.recent, *players))
         return {
             p: [frozenset(group.split()) for group in text(v).split(";")[:-1]]
@@ -167,56 +268,68 @@ class RedisLeagues(LeagueStore):
             if v is not None
         }
 
-    async def pair_lease(self, league: str, owner: str, ttl_ms: int) -> bool:
-        keys = LeagueKeys(league)
+    async def pair_lease(self, league: str, owner: str, ttl_ms: int, band: int = 0) -> bool:
+        keys = await self._band(league, band)
         (held,) = await self.client.run(_LEASE, [keys.lease], _encode([owner, str(ttl_ms)]))
         return bool(int(text(held)))
 
     async def match(self, league: str, number: int) -> dict[str, str]:
-        key = LeagueKeys(league).match(number)
+        key = (await self._of_match(league, number)).match(number)
         return fields(await self.client.call(key, "HGETALL", key))
 
     async def set_fields(self, league: str, number: int, fields: dict[str, str]) -> None:
-        key = LeagueKeys(league).match(number)
+        key = (await self._of_match(league, number)).match(number)
         await self.client.call(key, "HSET", key, *(part for kv in fields.items() for part in kv))
 
     async def set_once(self, league: str, number: int, name: str, value: str) -> str:
-        key = LeagueKeys(league).match(number)
+        key = (await self._of_match(league, number)).match(number)
         _, now = await atomic(self.client, key, [("HSETNX", key, name, value), ("HGET", key, name)])
         return "" if now is None else text(now)
 
     async def due(self, league: str, now: int, limit: int, lease_ms: int) -> list[int]:
-        key = LeagueKeys(league).due
-        (found,) = await self.client.run(
-            _DUE, [key], _encode([str(now), str(limit), str(lease_ms)])
-        )
-        return [int(text(n)) for n in items(found)]
+        found: list[int] = []
+        for keys in await self._every_band(league):
+            (ids,) = await self.client.run(
+                _DUE, [keys.due], _encode([str(now), str(limit - len(found)), str(lease_ms)])
+            )
+            found += [int(text(n)) for n in items(ids)]
+            if len(found) >= limit:
+                break
+        return found
 
     async def reschedule(self, league: str, number: int, at: int) -> None:
-        key = LeagueKeys(league).due
+        key = (await self._of_match(league, number)).due
         await self.client.call(key, "ZADD", key, "XX", at, number)
 
+    async def fix(self, league: str, number: int, result: dict[str, str]) -> dict[str, str]:
+        key = (await self._of_match(league, number)).match(number)
+        (found,) = await self.client.run(
+            _FIX, [key], _encode([part for kv in result.items() for part in kv])
+        )
+        return fields(found)
+
     async def settle(self, league: str, number: int, settlement: Settlement) -> str:
+        if not await self.fix(league, number, settlement.fields):
+            return "done"
         keys = LeagueKeys(league)
         season = settlement.season
-        names = [
-            keys.match(number),
-            keys.ratings(season),
-            keys.board(season),
-            keys.games,
-            keys.due,
-            keys.active,
-            keys.meta,
-        ]
+        names = [keys.ratings(season), keys.board(season), keys.games, keys.meta]
+        names.append(keys.rated(season))
         for player in settlement.players:
             names += [keys.history(season, player), keys.matches(season, player)]
-        args = [str(number), str(settlement.retention_ms), str(len(settlement.fields))]
-        args += [part for kv in settlement.fields.items() for part in kv]
-        args.append(str(len(settlement.ratings)))
+        args = [str(number), str(settlement.retention_ms), str(len(settlement.ratings))]
         for w in settlement.ratings:
             args += [w.player, w.read or "", w.rating, score(w.board), w.point]
         args += [str(len(settlement.players)), *settlement.players]
-        (answer,) = await self.client.run(_SETTLE, names, _encode(args))
+        (rated,) = await self.client.run(_RATE, names, _encode(args))
+        if text(rated) == "retry":
+            return "retry"
+        band = await self._of_match(league, number)
+        (answer,) = await self.client.run(
+            _CLOSE,
+            [band.match(number), band.due, band.active],
+            _encode([str(number), str(settlement.retention_ms), *settlement.players]),
+        )
         return text(answer)
 
     async def ratings(self, league: str, season: int, players: list[str]) -> list[str | None]:

@@ -7,8 +7,11 @@ looks at a match, and a match whose referee died is looked at again when its lea
 There is no stream per match: a claimed match is looked at once (its table made, its seats
 checked at the join deadline, its end settled) and put back with the time of its next look;
 a table that finishes in this process (the last move, a timeout) is settled at once. Settling
-is one atomic store step (marked settled and rated together), so a match is rated once
-whichever referees look at it and however many tables run.
+is three store steps, each once (the first settler's result fixed, the ratings written, the
+match marked settled); a match left half-settled (its referee died) is due again and finished
+from its fixed result, so a match is rated once whichever referees look at it and however
+many tables run. A league of several rating bands is paired band by band, each band leased
+on its own (so several processes pair one league).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from kafana.competitions.league.results import (
 from kafana.competitions.league.spec import DAY_MS, REMATCH_LIMIT, load
 from kafana.competitions.league.store import (
     PLAYING,
+    RATING,
     SETTLED,
     LeagueStore,
     RatingWrite,
@@ -178,17 +182,33 @@ class Referee:
     # -- pairing ----------------------------------------------------------------------
 
     async def pair(self, league: str, spec: leagues_pb2.LeagueSpec) -> list[int]:
-        """Make matches of the longest-waiting players; their numbers."""
-        if not await self.store.pair_lease(league, self.owner, self.lease_ms):
-            metrics.league_queue_gone(self.owner, league)  # the lease's holder reports it
-            return []
-        waiting = await self.store.oldest(league, self.batch)
-        metrics.league_queue(self.owner, league, len(waiting))
+        """Make matches of the longest-waiting players of each band whose lease this process
+        holds; their numbers."""
+        made: list[int] = []
+        held = waiting = 0
+        for band in range((await self.store.bands(league)).count):
+            if await self.store.pair_lease(league, self.owner, self.lease_ms, band):
+                held += 1
+                left, numbers = await self._pair_band(league, spec, band)
+                waiting += left
+                made += numbers
+        if held:
+            metrics.league_queue(self.owner, league, waiting)
+        else:
+            metrics.league_queue_gone(self.owner, league)  # the leases' holders report it
+        await asyncio.gather(*(self.look(league, spec, n) for n in made))
+        return made
+
+    async def _pair_band(
+        self, league: str, spec: leagues_pb2.LeagueSpec, band: int
+    ) -> tuple[int, list[int]]:
+        """Matches of one band's longest-waiting players: the players left, the numbers."""
+        waiting = await self.store.oldest(league, self.batch, band)
         if len(waiting) < spec.players:
-            return []
+            return len(waiting), []
         now = self.clock()
         season = (await self.store.meta(league)).get("season", "1")
-        recent = await self.store.last_opponents(league, [w.player for w in waiting])
+        recent = await self.store.last_opponents(league, [w.player for w in waiting], band)
         limit = spec.rematch_limit or REMATCH_LIMIT  # leagues made before the limit: its default
         claims = []
         for group in groups(waiting, spec.players, self.window, now, recent, limit):
@@ -203,12 +223,9 @@ class Referee:
                 "join_by_ms": str(now + spec.join_deadline_ms),
                 "state": PLAYING,
             }
-            claims.append(self.store.claim(league, group, fields, now + self.lease_ms))
+            claims.append(self.store.claim(league, group, fields, now + self.lease_ms, band))
         made = [number for number in await asyncio.gather(*claims) if number]
-        left = len(waiting) - spec.players * len(made)
-        metrics.league_queue(self.owner, league, left)
-        await asyncio.gather(*(self.look(league, spec, n) for n in made))
-        return made
+        return len(waiting) - spec.players * len(made), made
 
     # -- looking at a match -----------------------------------------------------------
 
@@ -222,6 +239,9 @@ class Referee:
     async def _look(self, league: str, spec: leagues_pb2.LeagueSpec, number: int) -> None:
         match = await self.store.match(league, number)
         if not match or match.get("state") == SETTLED:
+            return
+        if match.get("state") == RATING:  # its settler stopped half-way: finished here
+            await self.settle(league, spec, number, match, Outcome(match["ending"], ()))
             return
         players = match["players"].split()
         table_id, admin = table_of(match)
@@ -315,12 +335,16 @@ class Referee:
             )
             fair = fair_record(match["commitment"], match["secret"], outcome.record, meta)
             fields["record"] = fair.to_text()
+        fixed = await self.store.fix(league, number, fields)  # the first settler's result
+        if not fixed:
+            return "done"
+        scores = json.loads(fixed["scores"]) if fixed.get("rated") == "1" else []
         retention = spec.retention_days * DAY_MS
         for _attempt in range(20):
             writes: tuple[RatingWrite, ...] = ()
-            if outcome.scores:
+            if scores:
                 read = await self.store.ratings(league, season, players)
-                rated = new_ratings(read, outcome.scores)
+                rated = new_ratings(read, scores)
                 writes = tuple(
                     RatingWrite(
                         p,
@@ -332,13 +356,14 @@ class Referee:
                     for p, old, (rating, text) in zip(players, read, rated, strict=True)
                 )
             answer = await self.store.settle(
-                league, number, Settlement(season, tuple(players), fields, writes, retention)
+                league, number, Settlement(season, tuple(players), fixed, writes, retention)
             )
             if answer != "retry":
                 if answer == SETTLED:
-                    await self.store.keep(league, season, retention)  # in use: kept
+                    band = (await self.store.bands(league)).band_of(number)
+                    await self.store.keep(league, season, retention, band)  # in use: kept
                     self.settled += 1
-                    metrics.league_settled(bool(outcome.scores))
+                    metrics.league_settled(bool(scores))
                     self.wake_players(league, players)
                     await tell_settled(self.tables, self.store, league, number)
                 return answer

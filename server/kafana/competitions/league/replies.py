@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from kafana.store.client import RedisClient
 from kafana.store.resp import Reply, pack
 
@@ -36,16 +38,22 @@ def number(value: bytes | str | int | float) -> str:
     return repr(float(value))
 
 
-async def batch(client: RedisClient, key: str, commands: list[Args]) -> list[Reply]:
-    """Commands on `key`'s server in one write: their replies, the first error raised."""
-    replies = await client.calls([(key, pack(*words)) for words in commands])
+async def each(client: RedisClient, commands: Sequence[tuple[str, Args]]) -> list[Reply]:
+    """Commands, each on its key's server (one write per server): their replies, the first
+    error raised."""
+    replies = await client.calls([(key, pack(*words)) for key, words in commands])
     for reply in replies:
         if isinstance(reply, Exception):
             raise reply
     return replies
 
 
-async def atomic(client: RedisClient, key: str, commands: list[Args]) -> list[Reply]:
+async def batch(client: RedisClient, key: str, commands: Sequence[Args]) -> list[Reply]:
+    """Commands on `key`'s server in one write: their replies, the first error raised."""
+    return await each(client, [(key, words) for words in commands])
+
+
+async def atomic(client: RedisClient, key: str, commands: Sequence[Args]) -> list[Reply]:
     """Commands in one `MULTI`/`EXEC` on `key`'s server (keys of one hash tag): their replies."""
     replies = await batch(client, key, [("MULTI",), *commands, ("EXEC",)])
     done = items(replies[-1])

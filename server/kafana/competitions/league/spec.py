@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+from kafana.competitions.league.bands import checked
 from kafana.competitions.wire import game_name, preset_name, rules_spec
 from kafana.errors import InvalidInputError
 from kafana.service.games import build_rules
@@ -118,6 +119,7 @@ def league_spec(spec: leagues_pb2.LeagueSpec) -> leagues_pb2.LeagueSpec:
             spec.rematch_limit, REMATCH_LIMIT, 1, MAX_REMATCH_LIMIT, "rematch_limit"
         ),
     )
+    out.band_edges.extend(checked(spec.band_edges).edges)
     if spec.HasField("rules"):
         out.rules.CopyFrom(spec.rules)
     if spec.HasField("clock"):  # with the defaults filled in (a league always has a clock)

@@ -4,7 +4,10 @@ A league is its spec and organiser, a season number, a queue (join time and pair
 every waiting player), its matches and, per season, ratings, a board, histories and match lists.
 Every write that must not happen twice is one atomic step of the store: joining the queue
 (refused while the player has a match not settled), claiming players for a match, claiming due
-matches for a referee, and settling a match (marked settled and rated together, once).
+matches for a referee; settling a match is three, each once (its result fixed, its ratings
+written, marked settled), so a player is rated once for it whoever takes settling it up again.
+A league may split its queue into rating bands (`bands`): each band is paired, and its matches
+kept, apart from the others.
 """
 
 from __future__ import annotations
@@ -13,11 +16,19 @@ import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
+from kafana.competitions.league.bands import Bands
+
 PAIRED = "paired"
 WAITING = "waiting"
 IDLE = "idle"
 SETTLED = "settled"
+RATING = "rating"
+"""A match whose result is fixed, being rated (settled in a moment)."""
 PLAYING = "playing"
+
+
+KEEP_MS = 30 * 86_400_000
+"""What a league keeps unless told (its spec's default retention)."""
 
 
 def now_ms() -> int:
@@ -53,7 +64,7 @@ class Settlement:
     players: tuple[str, ...]
     fields: dict[str, str]
     ratings: tuple[RatingWrite, ...] = field(default=())
-    retention_ms: int = 30 * 86_400_000
+    retention_ms: int = KEEP_MS
 
 
 class LeagueStore(ABC):
@@ -72,6 +83,10 @@ class LeagueStore(ABC):
         """The league's fields, with `season`, `made` and `settled` counts ({}: no league)."""
 
     @abstractmethod
+    async def bands(self, league: str) -> Bands:
+        """The league's rating bands (one band: a league without edges, or none)."""
+
+    @abstractmethod
     async def leagues(self) -> list[str]:
         """Every league's name."""
 
@@ -80,9 +95,12 @@ class LeagueStore(ABC):
         """Start the next season; its number."""
 
     @abstractmethod
-    async def keep(self, league: str, season: int, retention_ms: int) -> None:
-        """The league lives `retention_ms` from now: its meta, season, counters, queue, the
-        season's ratings and board (a league nobody uses for its retention is gone)."""
+    async def keep(
+        self, league: str, season: int, retention_ms: int, band: int | None = None
+    ) -> None:
+        """The league lives `retention_ms` from now: its meta, season, counters, the season's
+        ratings and board, and its bands' queues, matches made and due (`band`: that band's
+        only, the one in use). A league nobody uses for its retention is gone."""
 
     @abstractmethod
     async def forget(self, league: str) -> None:
@@ -91,8 +109,12 @@ class LeagueStore(ABC):
     # -- the queue ------------------------------------------------------------------------
 
     @abstractmethod
-    async def join(self, league: str, player: str, mu: float, now: int) -> tuple[str, int]:
-        """Wait for a match: (WAITING, 0), or (PAIRED, match) and nothing changed."""
+    async def join(
+        self, league: str, player: str, mu: float, now: int, keep_ms: int = KEEP_MS
+    ) -> tuple[str, int]:
+        """Wait for a match in the band of rating `mu` (a player whose rating crossed an
+        edge moves band now): (WAITING, 0), or (PAIRED, match) and nothing changed.
+        `keep_ms`: how long the player's band is remembered."""
 
     @abstractmethod
     async def leave(self, league: str, player: str) -> bool:
@@ -104,27 +126,29 @@ class LeagueStore(ABC):
 
     @abstractmethod
     async def waiting(self, league: str) -> int:
-        """Players in the queue."""
+        """Players in the queue (every band's)."""
 
     @abstractmethod
-    async def oldest(self, league: str, limit: int) -> list[Waiting]:
-        """The `limit` longest-waiting players."""
+    async def oldest(self, league: str, limit: int, band: int = 0) -> list[Waiting]:
+        """The `limit` longest-waiting players of a band."""
 
     @abstractmethod
-    async def claim(self, league: str, players: list[str], fields: dict[str, str], due: int) -> int:
-        """Take `players` out of the queue into a new match (fields stored with it, first look
-        at `due`): its number, or 0 and nothing changed if one of them is not waiting."""
+    async def claim(
+        self, league: str, players: list[str], fields: dict[str, str], due: int, band: int = 0
+    ) -> int:
+        """Take `players` out of the band's queue into a new match (fields stored with it,
+        first look at `due`): its number, or 0 and nothing changed if one is not waiting."""
 
     async def last_opponents(
-        self, league: str, players: list[str]
+        self, league: str, players: list[str], band: int = 0
     ) -> dict[str, list[frozenset[str]]]:
         """Each player's opponents in its last matches, newest first (the rematch limit; a
         store that keeps none: no limit)."""
         return {}
 
     @abstractmethod
-    async def pair_lease(self, league: str, owner: str, ttl_ms: int) -> bool:
-        """Take or renew the right to pair the league's queue for `ttl_ms`."""
+    async def pair_lease(self, league: str, owner: str, ttl_ms: int, band: int = 0) -> bool:
+        """Take or renew the right to pair the band's queue for `ttl_ms`."""
 
     # -- matches --------------------------------------------------------------------------
 
@@ -150,9 +174,15 @@ class LeagueStore(ABC):
         """Look at an unsettled match again at `at` (sooner than its lease, or later)."""
 
     @abstractmethod
+    async def fix(self, league: str, number: int, result: dict[str, str]) -> dict[str, str]:
+        """Store the match's result unless one is (the first settler's wins): the match's
+        fields then ({}: settled before, or gone)."""
+
+    @abstractmethod
     async def settle(self, league: str, number: int, settlement: Settlement) -> str:
-        """Mark the match settled and write its ratings, atomically: SETTLED, "retry" (a
-        rating changed since it was read: nothing written) or "done" (settled before)."""
+        """Settle the match: its result fixed (`fix`), its ratings written once, then marked
+        settled: SETTLED, "retry" (a rating changed since it was read: none written) or "done"
+        (settled before, or by another settler now)."""
 
     # -- ratings and boards ---------------------------------------------------------------
 
