@@ -25,8 +25,18 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Sequence
+from itertools import pairwise
 
-from kafana.games.tac import Card, GameState, Move, Position, Rules, View, start_position
+from kafana.games.tac import (
+    Card,
+    GameState,
+    Move,
+    Position,
+    Rules,
+    View,
+    follows,
+    start_position,
+)
 from kafana.games.tac.shuffle import canonical_deck
 
 from kafana_bots.clock import Deadline, now
@@ -47,6 +57,9 @@ DEPTH = 3
 MAX_TAIL = 4
 """Cards others put on a discard pile between two looks, at most, when the bot works out the
 pile it was turned into (two decks, 4 players: 97% of the turnovers in 60 games of loader)."""
+MAX_RUN = 3
+"""Cards of a closed pile not known, at most, that the bot takes its owner to have flipped
+all in one turn and then turned its discard pile over (else it claims no pile)."""
 WIN_CARDS = 60.0
 """Cards of lead an unfinished playout would need to count as much as a win."""
 
@@ -274,18 +287,18 @@ class Memory:
 
     def _follow_two(self, seat: int, view: View, hidden: Counter[Card]) -> Pile | None:
         """Two decks: `seat`'s closed pile, from the pile known before or the discard pile
-        turned over (`_ways`), if only one fits. Every turn of another seat flips at least one
-        card, the last onto its discard pile; this bot's own pile changes only by its moves,
-        all seen. Cards others put on a pile before it was turned over are unknown, unless
-        nobody moved between this bot's last look and the owner's turn (the owner is this bot
-        or the next seat)."""
+        turned over (`turnover_piles`), if only one fits. Every turn of another seat flips at
+        least one card, the last onto its discard pile; this bot's own pile changes only by
+        its moves, all seen. Cards others put on a pile before it was turned over are unknown,
+        unless nobody moved between this bot's last look and the owner's turn (the owner is
+        this bot or the next seat)."""
         size, before = view.closed_sizes[seat], self.sizes[seat]
         pile, old, now = self.piles[seat], self.discards[seat], view.discards[seat]
         me = view.seat if view.seat is not None else -1
         if seat == me:  # one move since the last look (a flip), or none (a new turn)
             if before:
                 return pile[before - size :] if pile is not None and size <= before else None
-            fits = _ways(old, now, size, hidden, view.rules.decks, False, True, False)
+            fits = turnover_piles(old, now, size, hidden, view.rules.decks, False, True, False)
             return next(iter(fits)) if len(fits) == 1 else None
         if view.move_count == self.move_count + 1:  # only this bot moved since
             return pile if size == before else None
@@ -294,15 +307,21 @@ class Memory:
         fits = set[Pile]()
         if flips >= 1 and pile is not None:
             rest = pile[flips:]
-            last = pile[flips - 1]  # the card that ended the owner's turn, onto its pile
-            if _within(rest, hidden) and (last is None or last in now):
+            last = pile[flips - 1]  # the card that ended the owner's turn, under others' cards
+            ended = last is None or any(c == last and _run(now[i:]) for i, c in enumerate(now))
+            if _within(rest, hidden) and ended:
                 fits.add(rest)
-        # a turnover: every card of the pile before was flipped and went face up
+        # a turnover: every card of the pile before was flipped and went face up (when the
+        # pile was not known, that many cards in a row make a turnover the less likely way)
         flipped = Counter(c for c in pile or () if c is not None)
-        if not kept and all(view.rules.decks - hidden[c] >= n for c, n in flipped.items()):
+        if (
+            not kept
+            and (pile is not None or before <= MAX_RUN)
+            and all(view.rules.decks - hidden[c] >= n for c, n in flipped.items())
+        ):
             tail = seat != (me + 1) % self.players
             two = self.players == 2
-            fits |= _ways(old, now, size, hidden, view.rules.decks, tail, False, two)
+            fits |= turnover_piles(old, now, size, hidden, view.rules.decks, tail, False, two)
         return next(iter(fits)) if len(fits) == 1 else None
 
     def known(self, view: View) -> list[Pile | None]:
@@ -319,7 +338,7 @@ class Memory:
         return out
 
 
-def _ways(
+def turnover_piles(
     old: Sequence[Card],
     now: Sequence[Card],
     size: int,
@@ -341,17 +360,17 @@ def _ways(
     It flips `a` of them (at least the one the turnover turned up): the cards above `a` are
     the closed pile now. The turn then ends with the last one onto the emptied discard pile,
     so it is the bottom of `now` (a `moving` owner, still in its turn, may not have ended it),
-    and the others went face up elsewhere. So: each of `old[a:b]` is face down now, and the
-    cards seen face up (`now`, and when they `stay_up`, `old[:a-1]` and `old[b:]` played
-    elsewhere: with two players, onto this bot's pile or the central one) have copies face
-    up."""
+    under cards others put on it (`_run`), and the others went face up elsewhere. So: each
+    of `old[a:b]` is face down now, and the cards seen face up (`now`, and when they
+    `stay_up`, `old[:a-1]` and `old[b:]` played elsewhere: with two players, onto this bot's
+    pile or the central one) have copies face up."""
     ways: set[Pile] = set()
     for b in range(1, len(old) + 1):
         for a in range(1, b + 1):
             u = size - (b - a)
             if u < 0 or (u and not (tail and b == len(old) and u <= MAX_TAIL)):
                 continue
-            if now and now[0] != old[a - 1]:
+            if now and (now[0] != old[a - 1] or not _run(now)):
                 continue
             if not now and not moving:
                 continue
@@ -370,6 +389,11 @@ def _ways(
                 if len(ways) > 1:
                     return ways
     return ways
+
+
+def _run(cards: Sequence[Card]) -> bool:
+    """Whether each card follows the one before: cards others put on a discard pile."""
+    return all(follows(top, card) for top, card in pairwise(cards))
 
 
 def _within(cards: Sequence[Card | None], hidden: Counter[Card]) -> bool:

@@ -18,6 +18,7 @@ from kafana_bots.tac_search import (
     playout,
     sample_world,
     score,
+    turnover_piles,
     unseen,
 )
 
@@ -75,7 +76,7 @@ def test_options_are_checked() -> None:
     assert isinstance(bot, TacSearchBot) and bot.budget_ms == 5
 
 
-@pytest.mark.parametrize(("players", "decks"), [(2, 1), (3, 1), (4, 1), (2, 2), (4, 2)])
+@pytest.mark.parametrize(("players", "decks"), [(2, 1), (3, 1), (4, 1), (2, 2), (4, 2), (8, 2)])
 def test_memory_knows_only_true_closed_piles(players: int, decks: int) -> None:
     """From the views of one seat's moves, every pile it says it knows is the real one, and
     it knows some (the piles turned over); with two decks too (every card twice)."""
@@ -102,6 +103,25 @@ def test_memory_knows_only_true_closed_piles(players: int, decks: int) -> None:
                         assert all(c is None or c == r for c, r in zip(pile, drawn, strict=True))
             state = state.apply(loader_move(state))
     assert known > 0
+
+
+def test_two_decks_a_turnover_is_read_from_the_discard_pile() -> None:
+    """The owner turned [9H, 10S, 4C] over, flipped 9H (its turn ended with it on the emptied
+    discard pile) and others put 10D, JC on it: its closed pile is [10S, 4C]. Had KC come
+    after 9H, the owner put it there itself (others' cards follow the top): no turnover."""
+    cards = [tac.Card.parse(c) for c in ("9H", "10S", "4C", "10D", "JC", "KC")]
+    nine, ten, four, ten_d, jack, king = cards
+    hidden = Counter([ten, four, king])
+    old = (nine, ten, four)
+    assert turnover_piles(old, (nine, ten_d, jack), 2, hidden, 2, False, False, False) == {
+        (ten, four)
+    }
+    assert turnover_piles(old, (nine, king), 2, hidden, 2, True, False, False) == set()
+    # a card others may have put on it first: [9H, 9H, 4C] flipped once or twice fits too
+    fits = turnover_piles(
+        (nine, nine, four), (nine,), 2, Counter([nine, four]), 2, True, False, False
+    )
+    assert fits == {(nine, four), (four, None)}  # two piles fit: the memory claims neither
 
 
 def test_a_playout_past_its_deadline_is_dropped() -> None:
