@@ -22,7 +22,7 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from math import sqrt
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 sys.path[:0] = [str(Path(__file__).resolve().parents[1] / d) for d in ("server", "bots")]
 
@@ -85,28 +85,32 @@ def play_deal(bot: str, players: int, decks: int, deal: int, options: dict[str, 
 
 
 def run(bot: str, args: argparse.Namespace, options: dict[str, float]) -> list[Deal]:
-    """Every deal for `bot`, in `--jobs` processes."""
+    """Every deal for `bot`, in `--jobs` processes (with `--every k`, the running row on
+    stderr every k deals)."""
     n = args.deals
+    results: list[Deal] = []
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        return list(
-            pool.map(
-                play_deal,
-                [bot] * n,
-                [args.players] * n,
-                [args.decks] * n,
-                range(n),
-                [options] * n,
-            )
+        deals = pool.map(
+            play_deal, [bot] * n, [args.players] * n, [args.decks] * n, range(n), [options] * n
         )
+        for deal in deals:
+            results.append(deal)
+            if args.every and len(results) % args.every == 0 and len(results) < n:
+                report(bot, args, results, sys.stderr)
+    return results
 
 
-def report(bot: str, args: argparse.Namespace, results: list[Deal]) -> None:
-    """Print the Markdown row of `bot` (and, on stderr, its searched decisions' times)."""
+def report(
+    bot: str, args: argparse.Namespace, results: list[Deal], out: TextIO = sys.stdout
+) -> None:
+    """Print the Markdown row of `bot` over `results` (and, on stderr, its searched
+    decisions' times)."""
     diffs = [m - t for m, t, _, _ in results]
     mean = statistics.fmean(diffs)
     half = 1.96 * statistics.stdev(diffs) / sqrt(len(diffs)) if len(diffs) > 1 else 0.0
     wins = sum(w for _, _, w, _ in results)
-    games = args.deals * args.players
+    deals = len(results)
+    games = deals * args.players
     times = sorted(t for *_, ts in results for t in ts)
     median = 1000 * times[len(times) // 2] if times else 0.0
     p99 = 1000 * times[min(len(times) - 1, int(0.99 * len(times)))] if times else 0.0
@@ -115,12 +119,13 @@ def report(bot: str, args: argparse.Namespace, results: list[Deal]) -> None:
         budget += f", horizon {args.horizon}"
     decks = "" if args.decks == 1 else f", {args.decks} decks"
     print(
-        f"| {args.players} players{decks} | {bot} ({budget}) vs loader | {args.deals} "
+        f"| {args.players} players{decks} | {bot} ({budget}) vs loader | {deals} "
         f"| {statistics.fmean(m for m, *_ in results):.3f} / "
         f"{statistics.fmean(t for _, t, *_ in results):.3f} "
         f"| {mean:+.3f} [{mean - half:+.3f}, {mean + half:+.3f}] "
         f"| {wins}/{games} ({100 * wins / games:.1f}%, fair share {100 / args.players:.1f}%) "
         f"| {median:.3g} / {p99:.3g} |",
+        file=out,
         flush=True,
     )
     searched = [t for t in times if t > 0.001]
@@ -147,6 +152,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--horizon", type=int)
     parser.add_argument("--oracle", action="store_true", help="the oracle too, same deals")
+    parser.add_argument("--every", type=int, default=0, help="running row every k deals")
     args = parser.parse_args()
     options: dict[str, float] = {}
     if args.iterations is not None:
