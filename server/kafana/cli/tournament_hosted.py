@@ -404,10 +404,7 @@ def create(
 def enter(event: str, name: str, server: str, bot: str) -> None:
     """Enter NAME into EVENT: a built-in --bot, or yourself (prints your entry token)."""
 
-    async def job(client: Any, events: Any) -> Any:
-        return await events.enter(event, name, bot=bot)
-
-    entry = with_events(server, job)
+    entry = with_events(server, lambda _, events: events.enter(event, name, bot=bot))
     if entry.token:
         click.echo(f"entry token {entry.token}")
         line = pasteable("kafana", "tournament", "watch", event, "--token", entry.token, "--play")
@@ -424,10 +421,7 @@ def enter(event: str, name: str, server: str, bot: str) -> None:
 def check_in(event: str, name: str, server: str, token: str) -> None:
     """Confirm entrant NAME is present for EVENT (its check-in window)."""
 
-    async def job(client: Any, events: Any) -> Any:
-        return await events.check_in(event, name, token)
-
-    with_events(server, job)
+    with_events(server, lambda _, events: events.check_in(event, name, token))
     click.echo(f"{name} checked in to {event}")
 
 
@@ -483,10 +477,9 @@ def registration(event: str, state: str, server: str, token: str) -> None:
     if not token and not cli_key():
         raise click.UsageError("give the organiser --token (or an operator's --key)")
 
-    async def job(client: Any, events: Any) -> Any:
-        return await events.set_registration(event, state == "open", token)
-
-    info = with_events(server, job)
+    info = with_events(
+        server, lambda _, events: events.set_registration(event, state == "open", token)
+    )
     click.echo(f"event {info.event_id}: registration {'open' if info.entries_open else 'closed'}")
 
 
@@ -496,10 +489,7 @@ def registration(event: str, state: str, server: str, token: str) -> None:
 def list_events(server: str, limit: int) -> None:
     """The events the server hosts, newest first: id, name, format, phase, entrants."""
 
-    async def job(client: Any, events: Any) -> Any:
-        return await events.list(limit)
-
-    found = with_events(server, job)
+    found = with_events(server, lambda _, events: events.list(limit))
     if not found:
         click.echo("no events")
     for info in found:
@@ -520,10 +510,7 @@ def start(event: str, server: str, token: str) -> None:
     if not token and not cli_key():
         raise click.UsageError("give the organiser --token (or an operator's --key)")
 
-    async def job(client: Any, events: Any) -> Any:
-        return await events.start(event, token)
-
-    show_event(with_events(server, job))
+    show_event(with_events(server, lambda _, events: events.start(event, token)))
 
 
 @click.command()
@@ -538,10 +525,7 @@ def status(event: str, server: str, out: str | None) -> None:
     ratings.json.
     """
 
-    async def job(client: Any, events: Any) -> Any:
-        return await events.get(event, records=out is not None)
-
-    info = with_events(server, job)
+    info = with_events(server, lambda _, events: events.get(event, records=out is not None))
     show_event(info)
     if out is not None:
         folder = Path(out)
