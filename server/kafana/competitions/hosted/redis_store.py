@@ -78,6 +78,11 @@ class RedisEvents(EventStore):
     async def _keep(self, key: str) -> None:
         await self.client.call(key, "PEXPIRE", key, self.retention_ms)
 
+    async def _set(self, key: str, *fields: str) -> None:
+        """HSET `fields` (name, value, ...) in hash `key`, kept as long as the event."""
+        await self.client.call(key, "HSET", key, *fields)
+        await self._keep(key)
+
     async def _hash(self, key: str) -> dict[str, str]:
         return _texts(await self.client.call(key, "HGETALL", key))
 
@@ -175,26 +180,20 @@ class RedisEvents(EventStore):
         await self._run(self._release, [EventKeys(event_id).lease], owner)
 
     async def set_control(self, event_id: str, status: str, note: str) -> None:
-        key = EventKeys(event_id).control
-        await self.client.call(key, "HSET", key, "status", status, "note", note)
-        await self._keep(key)
+        await self._set(EventKeys(event_id).control, "status", status, "note", note)
 
     async def control(self, event_id: str) -> tuple[str, str]:
         data = await self._hash(EventKeys(event_id).control)
         return data.get("status", ""), data.get("note", "")
 
     async def adjudicate(self, event_id: str, game_id: str, value: str) -> None:
-        key = EventKeys(event_id).adjudications
-        await self.client.call(key, "HSET", key, game_id, value)
-        await self._keep(key)
+        await self._set(EventKeys(event_id).adjudications, game_id, value)
 
     async def adjudications(self, event_id: str) -> dict[str, str]:
         return await self._hash(EventKeys(event_id).adjudications)
 
     async def mark(self, event_id: str, name: str, value: str) -> None:
-        key = EventKeys(event_id).marks
-        await self.client.call(key, "HSET", key, name, value)
-        await self._keep(key)
+        await self._set(EventKeys(event_id).marks, name, value)
 
     async def marks(self, event_id: str) -> dict[str, str]:
         return await self._hash(EventKeys(event_id).marks)
