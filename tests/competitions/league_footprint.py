@@ -30,6 +30,7 @@ from typing import Any
 
 import redis
 from kafana.competitions.envelope import FairRecord
+from kafana.competitions.league.keys import BandKeys, LeagueKeys
 from kafana.competitions.league.redis_store import RedisLeagues
 from kafana.competitions.league.referee import Referee
 from kafana.competitions.league.results import Outcome
@@ -97,7 +98,24 @@ def show_commands(what: str, per: str, count: int, seen: list[dict[str, int]]) -
     print(f"  the busiest node: {top}")
 
 
-async def measure(urls: list[str], accounts: int, bands: int) -> None:
+async def where(client: RedisClient, urls: list[str], bands: int) -> str:
+    """Which node holds the league's own tag and each band's."""
+    ports = [int(u.rsplit(":", 1)[1]) for u in urls[1:]]
+
+    async def node(tag: str) -> int:
+        return ports.index((await client.node_of(tag)).port) if client.cluster else 0
+
+    held = [await node(BandKeys(LEAGUE, b, bands).tag) for b in range(bands)]
+    by_node = [
+        ",".join(str(b) for b in range(bands) if held[b] == n) or "-" for n in range(len(ports))
+    ]
+    return (
+        f"the league's own tag on node {await node(LeagueKeys(LEAGUE).tag)}; bands by node: "
+        + " | ".join(by_node)
+    )
+
+
+async def measure(urls: list[str], accounts: int, bands: int, queue_only: bool) -> None:
     nodes = [redis.Redis.from_url(u) for u in urls[1:]]
     client = RedisClient.from_url(urls[0])
     tables_store = RedisStore.from_url(urls[0])
@@ -115,6 +133,15 @@ async def measure(urls: list[str], accounts: int, bands: int) -> None:
         await leagues.join(LEAGUE, p, rng.uniform(LOW, HIGH), now)
     joining = [delta(a, b) for a, b in zip(calls(nodes), before, strict=True)]
     queued, used1 = league_bytes(nodes), used(nodes)
+    print(f"{accounts} accounts queued in {bands} band(s) on {len(nodes)} node(s)")
+    print(await where(client, urls, bands))
+    if queue_only:
+        print("league keys by node (count, MEMORY USAGE): " + " | ".join(
+            f"{c} keys {b / 1e6:.2f} MB" for c, b in queued))  # fmt: skip
+        show_commands("joining", "join", accounts, joining)
+        await client.close()
+        await tables_store.close()
+        return
     before = calls(nodes)
     made: list[int] = []
     while True:
@@ -136,10 +163,7 @@ async def measure(urls: list[str], accounts: int, bands: int) -> None:
         await referee.round(LEAGUE)
     idle = [delta(a, b) for a, b in zip(calls(nodes), before, strict=True)]
     n = len(made)
-    print(
-        f"{accounts} accounts queued in {bands} band(s) on {len(nodes)} node(s),"
-        f" {n} matches made and settled"
-    )
+    print(f"{n} matches made and settled")
     print("league keys by node (count, MEMORY USAGE) after settling: " + " | ".join(
         f"{c} keys {b / 1e6:.2f} MB" for c, b in settled))  # fmt: skip
     for i in range(len(nodes)):
@@ -177,9 +201,10 @@ def main() -> None:
     parser.add_argument("--accounts", type=int, default=4000)
     parser.add_argument("--bands", type=int, default=1, help="rating bands (1: none)")
     parser.add_argument("--cluster", type=int, default=0, help="primaries (0: one server)")
+    parser.add_argument("--queue-only", action="store_true", help="only join (no matches)")
     args = parser.parse_args()
     with servers(args.cluster) as urls:
-        asyncio.run(measure(urls, args.accounts, args.bands))
+        asyncio.run(measure(urls, args.accounts, args.bands, args.queue_only))
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from typing import Any
 
 from kafana.competitions.league.results import load_rating
 from kafana.competitions.league.spec import dump, league_name, league_spec, load
-from kafana.competitions.league.store import PAIRED, LeagueStore, now_ms
+from kafana.competitions.league.store import PAIRED, LeagueStore
 from kafana.competitions.quota import DAY_MS, LEAGUES_PER_DAY, CreationQuota
 from kafana.competitions.ratings import Rating, RatingPolicy
 from kafana.errors import (
@@ -28,6 +28,7 @@ from kafana.errors import (
 )
 from kafana.service.auth import Caller
 from kafana.service.inputs import ACCOUNT, check
+from kafana.store.accounts import now_ms
 from kafana.v1 import leagues_pb2 as pb
 
 MATCHES = 20

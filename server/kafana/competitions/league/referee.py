@@ -42,7 +42,6 @@ from kafana.competitions.league.store import (
     LeagueStore,
     RatingWrite,
     Settlement,
-    now_ms,
 )
 from kafana.competitions.league.tables import league_table, match_of, table_of
 from kafana.competitions.model import Ending
@@ -52,6 +51,7 @@ from kafana.errors import KafanaError, MatchOverError, NotFoundError
 from kafana.logs import Repeated
 from kafana.service import convert
 from kafana.service.tables import Tables
+from kafana.store.accounts import now_ms
 from kafana.store.base import FINISHED, OPEN
 from kafana.store.errors import StoreUnavailable
 from kafana.v1 import leagues_pb2

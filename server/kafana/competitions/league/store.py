@@ -12,7 +12,6 @@ kept, apart from the others.
 
 from __future__ import annotations
 
-import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
@@ -29,11 +28,6 @@ PLAYING = "playing"
 
 KEEP_MS = 30 * 86_400_000
 """What a league keeps unless told (its spec's default retention)."""
-
-
-def now_ms() -> int:
-    """Wall-clock milliseconds."""
-    return int(time.time() * 1000)
 
 
 @dataclass(frozen=True)

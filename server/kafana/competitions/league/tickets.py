@@ -19,13 +19,14 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 
 from kafana.competitions.league.convert import match_info
-from kafana.competitions.league.store import PAIRED, SETTLED, LeagueStore, now_ms
+from kafana.competitions.league.store import PAIRED, SETTLED, LeagueStore
 from kafana.competitions.league.tables import table_of
 from kafana.errors import KafanaError
 from kafana.logs import Repeated
 from kafana.service.errors import UNAVAILABLE_ERRORS
 from kafana.service.limits import MAX_SEAT_NAME
 from kafana.service.tables import Tables
+from kafana.store.accounts import now_ms
 from kafana.store.base import TableStore
 from kafana.store.notify import Notifier
 from kafana.v1 import events_pb2
