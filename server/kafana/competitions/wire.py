@@ -23,19 +23,28 @@ from kafana.competitions.tournament import Kind, Status
 from kafana.errors import InvalidInputError
 from kafana.v1 import competitions_pb2, rules_pb2, state_pb2
 
-V_co = TypeVar("V_co", covariant=True)
+V = TypeVar("V", bound=int)
 K = TypeVar("K", bound=str)
 
 
-class WireEnum(Protocol[V_co]):
-    """A generated enum (`rules_pb2.Game`...): its values by name."""
+class WireEnum(Protocol[V]):
+    """A generated enum (`rules_pb2.Game`...): its values and their names (protobuf's
+    spelling of the methods)."""
 
-    def Value(self, name: str) -> V_co:  # protobuf's spelling
+    def Value(self, name: str) -> V:
         """The value named `name` (ValueError if none is)."""
         ...
 
+    def Name(self, number: V) -> str:
+        """The name of value `number` (ValueError if none has it)."""
+        ...
 
-def by_name(names: Iterable[K], wire: WireEnum[V_co], prefix: str) -> dict[K, V_co]:
+    def keys(self) -> list[str]:
+        """Every name."""
+        ...
+
+
+def by_name(names: Iterable[K], wire: WireEnum[V], prefix: str) -> dict[K, V]:
     """Each stored name with the `wire` value spelled `prefix` + the name in upper case
     (ValueError at import if the proto lacks one: the two sets cannot drift apart).
 
@@ -142,32 +151,37 @@ def parse_fault(code: str) -> Fault:
 
 def reason_name(value: state_pb2.EventReason.ValueType) -> str:
     """An EventReason's name as the fault codes spell it ("" for UNSPECIFIED)."""
-    if value == state_pb2.EVENT_REASON_UNSPECIFIED:
-        return ""
-    return state_pb2.EventReason.Name(value).removeprefix("EVENT_REASON_").lower()
+    return lower_name(state_pb2.EventReason, "EVENT_REASON_", value)
 
 
 def reason_enum(name: str) -> state_pb2.EventReason.ValueType:
     """The EventReason of a name ("no_show"; "" or unknown: UNSPECIFIED)."""
-    key = "EVENT_REASON_" + name.upper()
-    if not name or key not in list(state_pb2.EventReason.keys()):
-        return state_pb2.EVENT_REASON_UNSPECIFIED
-    return state_pb2.EventReason.Value(key)
+    return named_value(state_pb2.EventReason, "EVENT_REASON_", name)
 
 
 def result_name(value: state_pb2.ResultReason.ValueType) -> str:
     """A ResultReason's name, lower case ("score", "no_show"; "" for UNSPECIFIED)."""
-    if value == state_pb2.RESULT_REASON_UNSPECIFIED:
-        return ""
-    return state_pb2.ResultReason.Name(value).removeprefix("RESULT_REASON_").lower()
+    return lower_name(state_pb2.ResultReason, "RESULT_REASON_", value)
 
 
 def result_enum(name: str) -> state_pb2.ResultReason.ValueType:
     """The ResultReason of a stored ending's name ("" or unknown: UNSPECIFIED)."""
-    key = "RESULT_REASON_" + name.upper()
-    if not name or key not in list(state_pb2.ResultReason.keys()):
-        return state_pb2.RESULT_REASON_UNSPECIFIED
-    return state_pb2.ResultReason.Value(key)
+    return named_value(state_pb2.ResultReason, "RESULT_REASON_", name)
+
+
+def lower_name(wire: WireEnum[V], prefix: str, value: V) -> str:
+    """A `wire` value's name without `prefix`, lower case ("" for UNSPECIFIED, value 0)."""
+    return wire.Name(value).removeprefix(prefix).lower() if value else ""
+
+
+def named_value(wire: WireEnum[V], prefix: str, name: str) -> V:
+    """The `wire` value spelled `prefix` + `name` in upper case ("" or unknown: UNSPECIFIED).
+
+    >>> [named_value(state_pb2.ResultReason, "RESULT_REASON_", n) for n in ("out", "", "x")]
+    [2, 0, 0]
+    """
+    key = prefix + name.upper()
+    return wire.Value(key if name and key in list(wire.keys()) else prefix + "UNSPECIFIED")
 
 
 def rules_spec(
