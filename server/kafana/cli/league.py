@@ -34,10 +34,11 @@ from kafana_client.cli.paths import OUTPUT_FILE
 from kafana_client.cli.reach import cli_key, cli_tls, server_options
 from kafana_client.cli.words import plural
 from kafana_client.convert import switches_of
+from kafana_client.leagues import match_numbers
 from kafana_client.remote import CONNECT_SECONDS
 from kafana_client.tournaments import enum_name
 
-from kafana.cli.tournament_hosted import COUNT, table_rules
+from kafana.cli.tournament_hosted import COUNT, rule_option, table_rules
 from kafana.competitions.league import collusion
 from kafana.v1 import leagues_pb2 as pb
 from kafana.v1 import rules_pb2, state_pb2
@@ -201,11 +202,7 @@ def league() -> None:
     "and kept on its own Redis Cluster slot (a big league spread over the nodes; default: one "
     "band).",
 )  # fmt: skip
-@click.option(
-    "--rule", "rule", multiple=True, metavar="NAME=VALUE",
-    help="A rule switch of the game, as a table's RulesSpec names it (as `tournament create "
-    "--rule`, e.g. rank_priority=true); repeat for more. Every match table gets every one.",
-)  # fmt: skip
+@rule_option("Every match table gets every one.")
 def create(
     name: str,
     server: str,
@@ -426,9 +423,8 @@ def _season(server: str, name: str, season: int) -> Season:
                 name, season=chosen, page_size=200, page_token=page.next_page_token
             )
             rows += page.rows
-        made = (await leagues.get(name)).matches_made
         found = []
-        for number in range(1, made + 1):
+        for number in match_numbers(await leagues.get(name)):
             try:
                 m = await leagues.match(name, number, record=True)
             except NotFoundRpcError:  # past its retention

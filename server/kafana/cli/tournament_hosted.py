@@ -38,6 +38,7 @@ from kafana.v1 import competitions_pb2 as pb
 from kafana.v1 import rules_pb2
 
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
 COUNT = click.IntRange(0, 2**32 - 1)  # the proto's uint32 fields: refused here, before a call
 SEED = click.IntRange(0, 2**64 - 1)
 _SERVER = click.option(
@@ -126,6 +127,16 @@ def table_rules(
     """
     seats = players or (4 if game == "tac" else 2)
     return rules_spec(game, preset, target, seats, partnerships, switches(game, rules))
+
+
+def rule_option(which: str) -> Callable[[F], F]:
+    """`--rule NAME=VALUE`, repeatable: the switches `table_rules` reads; `which` says which
+    tables get them."""
+    return click.option(
+        "--rule", "rule", multiple=True, metavar="NAME=VALUE",
+        help="A rule switch of the game, as a table's RulesSpec names it (e.g. "
+        f"must_capture=true, jack_value=11); repeat for more. {which}",
+    )  # fmt: skip
 
 
 def _utc(ms: int) -> str:
@@ -291,11 +302,7 @@ def show_event(info: pb.EventInfo) -> None:
     "--entries-close", default="",
     help="Registration closes at this time (as --start-at). Default: at the start.",
 )  # fmt: skip
-@click.option(
-    "--rule", "rule", multiple=True, metavar="NAME=VALUE",
-    help="A rule switch of the game, as a table's RulesSpec names it (e.g. must_capture=true, "
-    "jack_value=11); repeat for more. The event's tables get every one.",
-)  # fmt: skip
+@rule_option("The event's tables get every one.")
 def create(
     name: str,
     server: str,
