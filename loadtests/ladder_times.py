@@ -54,30 +54,38 @@ def _ms(values: list[float], q: float) -> float:
 
 
 def main() -> None:
-    """Play the deals and print one Markdown row."""
+    """Play the deals and print a Markdown row per bot."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--bot", default="ismcts")
+    parser.add_argument("--bot", default="ismcts", help="a bot, or several as X,Y: a row each")
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--deals", type=int, default=3)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    rules = Rules.preset("serbian", players=args.players)
+    for name in args.bot.split(","):
+        print(timed_row(name, args.players, args.deals, args.seed), flush=True)
+
+
+def timed_row(name: str, players: int, deals: int, seed: int) -> str:
+    """The Markdown row of `name`'s decision times over `deals` deals."""
+    rules = Rules.preset("serbian", players=players)
     wall: list[float] = []
     cpu: list[float] = []
-    for deal in range(args.deals):
-        state = new_match(rules, decks=[shuffled_deck(args.seed, deal)])
+    for deal in range(deals):
+        state = new_match(rules, decks=[shuffled_deck(seed, deal)])
         bots: list[Bot] = []
-        for seat in range(args.players):
-            name = args.bot if seat % 2 == 0 else "heuristic"
-            bot = registry.create(name, seat=seat, rules=rules, rng=random.Random(seat), arena=True)
+        for seat in range(players):
+            bot_name = name if seat % 2 == 0 else "heuristic"
+            bot = registry.create(
+                bot_name, seat=seat, rules=rules, rng=random.Random(seat), arena=True
+            )
             if isinstance(bot, OracleBot):
                 bot.see(state)
             bots.append(Timed(bot, wall, cpu) if seat % 2 == 0 else bot)
         play(state, bots, hands=1)
-    print(
-        f"| {args.bot} | {len(wall)} ({args.deals} deals, {args.players} players) "
-        f"| {os.getloadavg()[0]:.0f} | {_ms(wall, 0.5):.0f} / {_ms(wall, 0.99):.0f} "
-        f"| {_ms(cpu, 0.5):.0f} / {_ms(cpu, 0.99):.0f} |"
+    return (
+        f"| {name} | {len(wall)} ({deals} deals, {players} players) "
+        f"| {os.getloadavg()[0]:.0f} | {_ms(wall, 0.5):.3g} / {_ms(wall, 0.99):.3g} "
+        f"| {_ms(cpu, 0.5):.3g} / {_ms(cpu, 0.99):.3g} |"
     )
 
 

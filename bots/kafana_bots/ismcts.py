@@ -34,6 +34,7 @@ from collections.abc import Callable, Sequence
 from kafana.games.tablic import Move, Rules, View
 
 from kafana_bots.base import Bot
+from kafana_bots.budget import budget_options, horizon_option
 from kafana_bots.clock import Deadline
 from kafana_bots.events import Event
 from kafana_bots.exact import solve
@@ -61,10 +62,49 @@ INFERENCE = True
 """Whether worlds are drawn with the other seats' card weights (`knowledge.hand_weights`)."""
 
 
-class SearchBot(Bot):
+class BudgetedBot(Bot):
+    """A Tablić search bot's budget (`budget_ms` of CPU time, or `iterations`), its decision
+    counts (`stats`, the keys of `STATS`) and its candidates; `ismcts` and the `oracle`."""
+
+    STATS: tuple[str, ...] = ("decisions",)
+
+    def __init__(
+        self,
+        seat: int,
+        rules: Rules,
+        rng: random.Random,
+        budget_ms: float | None = None,
+        iterations: int | None = None,
+    ) -> None:
+        super().__init__(seat, rules, rng)
+        self.budget_ms, self.iterations = budget_options(budget_ms, iterations, DEFAULT_BUDGET_MS)
+        self.stats: dict[str, int] = dict.fromkeys(self.STATS, 0)
+
+    def deadline(self) -> Deadline | None:
+        """This decision's deadline (`SAFETY` of the budget), or None with `iterations`."""
+        if self.iterations is not None:
+            return None
+        return Deadline(SAFETY * self.budget_ms / 1000)
+
+    def exact_nodes(self) -> int:
+        """The node budget of an exact search: 4 a world of `iterations`, at least
+        `EXACT_NODES`; unbounded (the clock stops it) without `iterations`."""
+        if self.iterations is None:
+            return 10**9
+        return max(EXACT_NODES, EXACT_NODES_PER_WORLD * self.iterations)
+
+
+def candidates(view: View, moves: Sequence[Move]) -> list[Move]:
+    """The moves a search compares: the `MAX_CANDIDATES` best by their greedy value."""
+    order = sorted(range(len(moves)), key=lambda i: -greedy_value(view, moves[i]))
+    return [moves[i] for i in order[:MAX_CANDIDATES]]
+
+
+class SearchBot(BudgetedBot):
     """PIMC search with greedy playouts; alpha-beta when every card is known."""
 
     name = "ismcts"
+    STATS = ("decisions", "worlds", "exact")
 
     def __init__(
         self,
@@ -75,15 +115,8 @@ class SearchBot(Bot):
         iterations: int | None = None,
         horizon: int | None = None,
     ) -> None:
-        super().__init__(seat, rules, rng)
-        if iterations is not None and iterations < 1:
-            raise ValueError("iterations must be at least 1")
-        self.iterations = iterations
-        self.budget_ms = DEFAULT_BUDGET_MS if budget_ms is None else float(budget_ms)
-        if horizon is not None and horizon < 0:
-            raise ValueError("horizon must be 0 (to the end of the hand) or more plies")
-        self.horizon = HORIZON if horizon is None else horizon
-        self.stats: dict[str, int] = {"decisions": 0, "worlds": 0, "exact": 0}
+        super().__init__(seat, rules, rng, budget_ms, iterations)
+        self.horizon = horizon_option(horizon, HORIZON, "plies", "hand")
         self.log = PlayLog()
 
     def observe(self, event: Event) -> None:
@@ -96,18 +129,16 @@ class SearchBot(Bot):
         self.stats["decisions"] += 1
         if len(moves) == 1:
             return moves[0]
-        budget = SAFETY * self.budget_ms / 1000
-        deadline = None if self.iterations is not None else Deadline(budget)
-        order = sorted(range(len(moves)), key=lambda i: -greedy_value(view, moves[i]))
-        candidates = [moves[i] for i in order[:MAX_CANDIDATES]]
+        deadline = self.deadline()
+        compared = candidates(view, moves)
         side = self.rules.side_of(self.seat)
         if self.rules.building:
-            return self._sample_states(view, candidates, deadline)
+            return self._sample_states(view, compared, deadline)
         if hands_known(view):
-            picked = self._solve(view, candidates, side, deadline)
+            picked = self._solve(view, compared, side, deadline)
             if picked is not None:
                 return picked
-        return self._sample(view, candidates, side, deadline)
+        return self._sample(view, compared, side, deadline)
 
     def _solve(
         self, view: View, candidates: list[Move], side: int, deadline: Deadline | None
@@ -115,12 +146,7 @@ class SearchBot(Bot):
         hands, deck = sample_hidden(view, self.rng)  # the only world there is
         sim = sim_from_view(view, hands, deck)
         sims = [sim.to_sim(m) for m in candidates]
-        if deadline is None:
-            assert self.iterations is not None
-            nodes = max(EXACT_NODES, EXACT_NODES_PER_WORLD * self.iterations)
-            found = solve(sim, sims, side, max_nodes=nodes)
-        else:
-            found = solve(sim, sims, side, max_nodes=10**9, deadline=deadline)
+        found = solve(sim, sims, side, max_nodes=self.exact_nodes(), deadline=deadline)
         if found is None:
             return None
         values, exact = found

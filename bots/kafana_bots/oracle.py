@@ -26,28 +26,17 @@ deal (`see`) before play; it keeps the true state up to date from the public mov
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 
 from kafana.errors import InvalidInputError
 from kafana.games.cards import CARDS, Card
-from kafana.games.tablic import MatchSetup, MatchState, Move, Rules, View
+from kafana.games.tablic import MatchSetup, MatchState, Move, View
 from kafana.games.tablic.state import JACK, TABLE_SIZE
 
 from kafana_bots import maxn
-from kafana_bots.base import Bot
-from kafana_bots.clock import Deadline
 from kafana_bots.events import Event, MovePlayed
 from kafana_bots.exact import EXACT_SHARE, Solver, solve
-from kafana_bots.greedy import greedy_value
-from kafana_bots.ismcts import (
-    DEFAULT_BUDGET_MS,
-    EXACT_NODES,
-    EXACT_NODES_PER_WORLD,
-    HORIZON,
-    MAX_CANDIDATES,
-    SAFETY,
-)
+from kafana_bots.ismcts import HORIZON, BudgetedBot, candidates
 from kafana_bots.rollout import estimate, truncated_rollout, utility
 from kafana_bots.sim import HandSim
 from kafana_bots.state_worlds import state_playout
@@ -71,26 +60,13 @@ class TrueDealSolver(Solver):
         return utility(estimate(leaf), self.side)
 
 
-class OracleBot(Bot):
+class OracleBot(BudgetedBot):
     """Search of the true deal (shown by the arena): the bound no player can pass."""
 
     name = "oracle"
-
-    def __init__(
-        self,
-        seat: int,
-        rules: Rules,
-        rng: random.Random,
-        budget_ms: float | None = None,
-        iterations: int | None = None,
-    ) -> None:
-        super().__init__(seat, rules, rng)
-        if iterations is not None and iterations < 1:
-            raise ValueError("iterations must be at least 1")
-        self.iterations = iterations
-        self.budget_ms = DEFAULT_BUDGET_MS if budget_ms is None else float(budget_ms)
-        self.truth: MatchState | None = None
-        self.stats: dict[str, int] = {"decisions": 0, "exact": 0}
+    STATS = ("decisions", "exact")
+    truth: MatchState | None = None
+    """The true match, once shown (`see`)."""
 
     def see(self, state: MatchState) -> None:
         """Be shown the true match (the arena does this before play)."""
@@ -108,29 +84,24 @@ class OracleBot(Bot):
         self.stats["decisions"] += 1
         if len(moves) == 1:
             return moves[0]
-        deadline = None
-        if self.iterations is None:
-            deadline = Deadline(SAFETY * self.budget_ms / 1000)
-        order = sorted(range(len(moves)), key=lambda i: -greedy_value(view, moves[i]))
-        candidates = [moves[i] for i in order[:MAX_CANDIDATES]]
+        deadline = self.deadline()
+        compared = candidates(view, moves)
         side = self.rules.side_of(self.seat)
         if self.rules.building:  # the simulator knows no builds: one ply in the engine
-            played = [utility(state_playout(truth.apply(m), HORIZON), side) for m in candidates]
-            return candidates[max(range(len(played)), key=played.__getitem__)]
+            played = [utility(state_playout(truth.apply(m), HORIZON), side) for m in compared]
+            return compared[max(range(len(played)), key=played.__getitem__)]
         hands = [list(truth.hand(seat)) for seat in range(self.rules.players)]
         sim = sim_from_view(view, hands, undealt(truth))
         share = 0.0 if sim.deck else EXACT_SHARE
-        nodes = 10**9
-        if self.iterations is not None:
-            nodes = max(EXACT_NODES, EXACT_NODES_PER_WORLD * self.iterations)
-        sims = [sim.to_sim(m) for m in candidates]
+        nodes = self.exact_nodes()
+        sims = [sim.to_sim(m) for m in compared]
         if self.rules.sides > 2:
             valued = maxn.search(
                 sim, sims, side, max_nodes=nodes, deadline=deadline, horizon=HORIZON
             )
             if valued is None:
-                return candidates[0]  # not even one ply fit: the greedy choice
-            return candidates[max(range(len(valued)), key=valued.__getitem__)]
+                return compared[0]  # not even one ply fit: the greedy choice
+            return compared[max(range(len(valued)), key=valued.__getitem__)]
         found = solve(
             sim,
             sims,
@@ -141,10 +112,10 @@ class OracleBot(Bot):
             solver_type=TrueDealSolver,
         )
         if found is None:
-            return candidates[0]  # not even one ply fit: the greedy choice
+            return compared[0]  # not even one ply fit: the greedy choice
         values, exact = found
         self.stats["exact"] += exact
-        return candidates[max(range(len(values)), key=values.__getitem__)]
+        return compared[max(range(len(values)), key=values.__getitem__)]
 
     def _truth(self, view: View) -> MatchState:
         truth = self.truth
