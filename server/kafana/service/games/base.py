@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, Self, TypeVar
 
 from google.protobuf.message import Message
 
@@ -108,6 +108,11 @@ class GameRules(Protocol):
         """Canonical JSON of every switch."""
         ...
 
+    @classmethod
+    def from_json(cls, text: str) -> Self:
+        """The Rules of `to_json`'s text."""
+        ...
+
 
 class TableGame(ABC, Generic[S, M]):
     """One game at a table: the conversions between the wire and the game's state `S`."""
@@ -118,15 +123,17 @@ class TableGame(ABC, Generic[S, M]):
     """The game's name in messages ("Tablić")."""
     game: rules_pb2.Game.ValueType = rules_pb2.GAME_UNSPECIFIED
     """The game's `Game` enum value."""
+    rules_type: type[GameRules]
+    """The game's Rules class (`from_json` reads their canonical JSON)."""
 
     @abstractmethod
     def build_rules(self, spec: rules_pb2.RulesSpec) -> GameRules:
         """The Rules of a `RulesSpec` (its seats and its branch's set switches); errors name
         the field."""
 
-    @abstractmethod
     def rules_from_json(self, text: str) -> GameRules:
         """The Rules of their canonical JSON (`GameRules.to_json`)."""
+        return self.rules_type.from_json(text)
 
     @abstractmethod
     def spec_of(self, rules: Any, spec: rules_pb2.RulesSpec) -> rules_pb2.RulesSpec:

@@ -239,14 +239,11 @@ class TablicGame(TableGame[tablic.MatchState, tablic.Move]):
     name = "tablic"
     label = "Tablić"
     game = rules_pb2.GAME_TABLIC
+    rules_type = tablic.Rules
 
     def build_rules(self, spec: rules_pb2.RulesSpec) -> tablic.Rules:
         """See `build_rules`."""
         return build_rules(spec)
-
-    def rules_from_json(self, text: str) -> tablic.Rules:
-        """`tablic.Rules.from_json`."""
-        return tablic.Rules.from_json(text)
 
     def spec_of(self, rules: Any, spec: rules_pb2.RulesSpec) -> rules_pb2.RulesSpec:
         """Every switch, over the preset the table was created with."""

@@ -183,14 +183,11 @@ class TacGame(TableGame[tac.GameState, tac.Move]):
     name = "tac"
     label = "Tač"
     game = rules_pb2.GAME_TAC
+    rules_type = tac.Rules
 
     def build_rules(self, spec: rules_pb2.RulesSpec) -> tac.Rules:
         """See `build_rules`."""
         return build_rules(spec)
-
-    def rules_from_json(self, text: str) -> tac.Rules:
-        """`tac.Rules.from_json`."""
-        return tac.Rules.from_json(text)
 
     def spec_of(self, rules: Any, spec: rules_pb2.RulesSpec) -> rules_pb2.RulesSpec:
         """Every switch (Tač has no preset)."""
