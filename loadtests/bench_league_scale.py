@@ -70,6 +70,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--move-ms", type=int, default=10_000, help="the league's clock")
     p.add_argument("--join-deadline-ms", type=int, default=10_000)
     p.add_argument("--bot", default="random", help="the bots' registry name")
+    p.add_argument(
+        "--band-edges", default="", help="the league's rating bands, e.g. 23,27 (none: one band)"
+    )
     p.add_argument("--quick", action="store_true", help=f"a small run: {QUICK}")
     p.add_argument("--json", default="", help="write every figure here")
     p.add_argument("--keep", action="store_true", help="keep the work directory (logs)")
@@ -141,6 +144,7 @@ async def create_league(target: str, key: str, args: argparse.Namespace) -> None
             target=args.target,
             move_ms=args.move_ms,
             join_deadline_ms=args.join_deadline_ms,
+            band_edges=[float(e) for e in args.band_edges.split(",") if e.strip()],
         )
     finally:
         await channel.close()

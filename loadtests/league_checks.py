@@ -32,7 +32,7 @@ from kafana.errors import KafanaError
 from kafana.v1 import events_pb2, service_pb2, state_pb2
 from kafana.v1 import leagues_pb2 as pb
 from kafana_client.aio import AsyncClient
-from kafana_client.leagues import Leagues
+from kafana_client.leagues import Leagues, match_numbers
 
 T = TypeVar("T")
 SCORE = state_pb2.RESULT_REASON_SCORE
@@ -83,7 +83,7 @@ async def published(clients: Sequence[AsyncClient], league: str) -> Published:
     """Every match (with its table and record), the whole board and every player on it."""
     info = await Leagues(clients[0]).get(league)
     found = Published(info)
-    numbers = list(range(1, int(info.matches_made) + 1))
+    numbers = match_numbers(info)
 
     async def fetch(client: AsyncClient, number: int) -> pb.MatchInfo:
         return await Leagues(client).match(league, number, record=True)

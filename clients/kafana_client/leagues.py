@@ -43,6 +43,23 @@ SEAT_END_S = 10.0
 """How long a settled match's seat loop may take to see the table's end."""
 
 
+def match_numbers(info: pb.LeagueInfo) -> list[int]:
+    """Every match number the league has made (`LeagueInfo`): 1 to `matches_made`, or in a
+    league of rating bands band i's n x bands + i (some may have expired since).
+
+    >>> match_numbers(pb.LeagueInfo(matches_made=3))
+    [1, 2, 3]
+    >>> match_numbers(pb.LeagueInfo(matches_made=3, band_matches=[1, 2]))
+    [2, 3, 5]
+    """
+    if not info.band_matches:
+        return list(range(1, info.matches_made + 1))
+    bands = len(info.band_matches)
+    return sorted(
+        n * bands + band for band, made in enumerate(info.band_matches) for n in range(1, made + 1)
+    )
+
+
 class Leagues:
     """The Leagues service over an `AsyncClient`'s connection (its key is the account)."""
 

@@ -27,6 +27,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import redis
 from kafana.competitions.envelope import FairRecord
@@ -100,7 +101,7 @@ def show_commands(what: str, per: str, count: int, seen: list[dict[str, int]]) -
 
 async def where(client: RedisClient, urls: list[str], bands: int) -> str:
     """Which node holds the league's own tag and each band's."""
-    ports = [int(u.rsplit(":", 1)[1]) for u in urls[1:]]
+    ports = [urlsplit(u).port for u in urls[1:]]
 
     async def node(tag: str) -> int:
         return ports.index((await client.node_of(tag)).port) if client.cluster else 0

@@ -28,7 +28,7 @@ from kafana.store.client import RedisClient, key_slot
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import leagues_pb2 as pb
 from kafana_client import AsyncClient, InvalidArgumentError
-from kafana_client.leagues import Leagues
+from kafana_client.leagues import Leagues, match_numbers
 from kit import redis_cli, redis_cluster
 
 from .hosted_helpers import Served
@@ -284,6 +284,8 @@ async def test_a_banded_league_plays_through_the_service(redis_store: RedisStore
         assert board.total == 2
         info = await node.leagues.GetLeague(pb.GetLeagueRequest(league="bl"))
         assert (info.matches_made, info.matches_settled, info.waiting) == (1, 1, 0)
+        assert list(info.band_matches) == [0, 1, 0]  # numbered by band: n x 3 + 1
+        assert match_numbers(info) == [tickets["ana"].match] == [4]
 
 
 async def test_the_sdk_and_the_cli_make_a_banded_league(hosted: Served) -> None:

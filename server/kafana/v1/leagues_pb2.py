@@ -28,17 +28,17 @@ from kafana.v1 import rules_pb2 as kafana_dot_v1_dot_rules__pb2
 from kafana.v1 import state_pb2 as kafana_dot_v1_dot_state__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17kafana/v1/leagues.proto\x12\tkafana.v1\x1a\x1ckafana/v1/competitions.proto\x1a\x16kafana/v1/events.proto\x1a\x15kafana/v1/rules.proto\x1a\x15kafana/v1/state.proto\"\xfe\x02\n\nLeagueSpec\x12\x1d\n\x04game\x18\x01 \x01(\x0e\x32\x0f.kafana.v1.Game\x12\'\n\x06preset\x18\x02 \x01(\x0e\x32\x17.kafana.v1.TablicPreset\x12\x0e\n\x06target\x18\x03 \x01(\r\x12\x0f\n\x07players\x18\x04 \x01(\r\x12\x0f\n\x07move_ms\x18\x05 \x01(\r\x12\x1b\n\x13timeouts_to_forfeit\x18\x06 \x01(\r\x12\x18\n\x10join_deadline_ms\x18\x07 \x01(\r\x12\x16\n\x0eretention_days\x18\x08 \x01(\r\x12\x1b\n\x13\x64isconnect_grace_ms\x18\t \x01(\r\x12\x15\n\rillegal_limit\x18\n \x01(\r\x12\x15\n\rrematch_limit\x18\x0b \x01(\r\x12#\n\x05rules\x18\x0c \x01(\x0b\x32\x14.kafana.v1.RulesSpec\x12#\n\x05\x63lock\x18\r \x01(\x0b\x32\x14.kafana.v1.ClockSpec\x12\x12\n\nband_edges\x18\x0e \x03(\x01\"J\n\x13\x43reateLeagueRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\x12#\n\x04spec\x18\x02 \x01(\x0b\x32\x15.kafana.v1.LeagueSpec\"\"\n\x10GetLeagueRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\";\n\x12ListLeaguesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\r\x12\x12\n\npage_token\x18\x02 \x01(\t\"V\n\x13ListLeaguesResponse\x12&\n\x07leagues\x18\x01 \x03(\x0b\x32\x15.kafana.v1.LeagueInfo\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\"\n\x10NewSeasonRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\"\xa4\x01\n\nLeagueInfo\x12\x0e\n\x06league\x18\x01 \x01(\t\x12#\n\x04spec\x18\x02 \x01(\x0b\x32\x15.kafana.v1.LeagueSpec\x12\x0e\n\x06season\x18\x03 \x01(\r\x12\x0f\n\x07waiting\x18\x04 \x01(\r\x12\x14\n\x0cmatches_made\x18\x05 \x01(\x04\x12\x17\n\x0fmatches_settled\x18\x06 \x01(\x04\x12\x11\n\torganiser\x18\x07 \x01(\t\"\"\n\x10JoinQueueRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\"#\n\x11LeaveQueueRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\"\x80\x01\n\x0bQueueStatus\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12$\n\x05state\x18\x03 \x01(\x0e\x32\x15.kafana.v1.QueueState\x12\x0f\n\x07waiting\x18\x04 \x01(\r\x12\n\n\x02mu\x18\x05 \x01(\x01\x12\x0e\n\x06rating\x18\x06 \x01(\x01\"%\n\x13WatchTicketsRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\"\xc9\x01\n\x06Ticket\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\r\n\x05match\x18\x02 \x01(\x04\x12\x0e\n\x06season\x18\x03 \x01(\r\x12\x10\n\x08table_id\x18\x04 \x01(\t\x12\x0c\n\x04seat\x18\x05 \x01(\r\x12\x12\n\nseat_token\x18\x06 \x01(\t\x12\x0f\n\x07players\x18\x07 \x03(\t\x12\x12\n\ncommitment\x18\x08 \x01(\t\x12\x12\n\ncreated_ms\x18\t \x01(\x03\x12\x0f\n\x07move_ms\x18\n \x01(\r\x12\x12\n\njoin_by_ms\x18\x0b \x01(\x03\"\x91\x01\n\x0cTicketUpdate\x12#\n\x06ticket\x18\x01 \x01(\x0b\x32\x11.kafana.v1.TicketH\x00\x12\'\n\x07settled\x18\x02 \x01(\x0b\x32\x14.kafana.v1.MatchInfoH\x00\x12)\n\theartbeat\x18\x03 \x01(\x0b\x32\x14.kafana.v1.HeartbeatH\x00\x42\x08\n\x06update\"^\n\x15GetLeaderboardRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\x0e\n\x06season\x18\x02 \x01(\r\x12\x11\n\tpage_size\x18\x03 \x01(\r\x12\x12\n\npage_token\x18\x04 \x01(\t\"8\n\x08\x42oardRow\x12\x0c\n\x04rank\x18\x01 \x01(\r\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0e\n\x06rating\x18\x03 \x01(\x01\"\x99\x01\n\x0fLeaderboardPage\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\x0e\n\x06season\x18\x02 \x01(\r\x12\r\n\x05total\x18\x05 \x01(\r\x12!\n\x04rows\x18\x06 \x03(\x0b\x32\x13.kafana.v1.BoardRow\x12\x17\n\x0fnext_page_token\x18\x07 \x01(\tJ\x04\x08\x03\x10\x04J\x04\x08\x04\x10\x05R\x04pageR\tpage_size\"S\n\x10GetPlayerRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0e\n\x06season\x18\x03 \x01(\r\x12\x0f\n\x07matches\x18\x04 \x01(\r\"6\n\x0bRatingPoint\x12\x0c\n\x04game\x18\x01 \x01(\x04\x12\n\n\x02mu\x18\x02 \x01(\x01\x12\r\n\x05sigma\x18\x03 \x01(\x01\"\xe9\x01\n\nPlayerInfo\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0e\n\x06season\x18\x03 \x01(\r\x12\n\n\x02mu\x18\x04 \x01(\x01\x12\r\n\x05sigma\x18\x05 \x01(\x01\x12\x0e\n\x06rating\x18\x06 \x01(\x01\x12\r\n\x05games\x18\x07 \x01(\r\x12\x13\n\x0bprovisional\x18\x08 \x01(\x08\x12\x0c\n\x04rank\x18\t \x01(\r\x12\'\n\x07history\x18\n \x03(\x0b\x32\x16.kafana.v1.RatingPoint\x12%\n\x07matches\x18\x0b \x03(\x0b\x32\x14.kafana.v1.MatchInfo\"@\n\x0fGetMatchRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\r\n\x05match\x18\x02 \x01(\x04\x12\x0e\n\x06record\x18\x03 \x01(\x08\"\x89\x03\n\tMatchInfo\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\r\n\x05match\x18\x02 \x01(\x04\x12\x0e\n\x06season\x18\x03 \x01(\r\x12\x0f\n\x07players\x18\x04 \x03(\t\x12\x10\n\x08table_id\x18\x05 \x01(\t\x12\x12\n\ncommitment\x18\x06 \x01(\t\x12$\n\x05state\x18\x07 \x01(\x0e\x32\x15.kafana.v1.MatchState\x12\'\n\x06\x65nding\x18\x08 \x01(\x0e\x32\x17.kafana.v1.ResultReason\x12\x0e\n\x06scores\x18\t \x03(\x01\x12\r\n\x05rated\x18\n \x01(\x08\x12 \n\x06\x66\x61ults\x18\x0b \x03(\x0b\x32\x10.kafana.v1.Fault\x12\x0e\n\x06secret\x18\x0c \x01(\t\x12\x0e\n\x06record\x18\r \x01(\t\x12\x12\n\ncreated_ms\x18\x0e \x01(\x03\x12\x12\n\nsettled_ms\x18\x0f \x01(\x03\x12.\n\x0e\x66orfeit_reason\x18\x10 \x01(\x0e\x32\x16.kafana.v1.EventReason\x12\x0e\n\x06\x64\x65tail\x18\x11 \x01(\t*p\n\nQueueState\x12\x1b\n\x17QUEUE_STATE_UNSPECIFIED\x10\x00\x12\x17\n\x13QUEUE_STATE_WAITING\x10\x01\x12\x16\n\x12QUEUE_STATE_PAIRED\x10\x02\x12\x14\n\x10QUEUE_STATE_IDLE\x10\x03*[\n\nMatchState\x12\x1b\n\x17MATCH_STATE_UNSPECIFIED\x10\x00\x12\x17\n\x13MATCH_STATE_PLAYING\x10\x01\x12\x17\n\x13MATCH_STATE_SETTLED\x10\x02\x32\xc7\x05\n\x0eLeaguesService\x12\x45\n\x0c\x43reateLeague\x12\x1e.kafana.v1.CreateLeagueRequest\x1a\x15.kafana.v1.LeagueInfo\x12?\n\tGetLeague\x12\x1b.kafana.v1.GetLeagueRequest\x1a\x15.kafana.v1.LeagueInfo\x12L\n\x0bListLeagues\x12\x1d.kafana.v1.ListLeaguesRequest\x1a\x1e.kafana.v1.ListLeaguesResponse\x12?\n\tNewSeason\x12\x1b.kafana.v1.NewSeasonRequest\x1a\x15.kafana.v1.LeagueInfo\x12@\n\tJoinQueue\x12\x1b.kafana.v1.JoinQueueRequest\x1a\x16.kafana.v1.QueueStatus\x12\x42\n\nLeaveQueue\x12\x1c.kafana.v1.LeaveQueueRequest\x1a\x16.kafana.v1.QueueStatus\x12I\n\x0cWatchTickets\x12\x1e.kafana.v1.WatchTicketsRequest\x1a\x17.kafana.v1.TicketUpdate0\x01\x12N\n\x0eGetLeaderboard\x12 .kafana.v1.GetLeaderboardRequest\x1a\x1a.kafana.v1.LeaderboardPage\x12?\n\tGetPlayer\x12\x1b.kafana.v1.GetPlayerRequest\x1a\x15.kafana.v1.PlayerInfo\x12<\n\x08GetMatch\x12\x1a.kafana.v1.GetMatchRequest\x1a\x14.kafana.v1.MatchInfob\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17kafana/v1/leagues.proto\x12\tkafana.v1\x1a\x1ckafana/v1/competitions.proto\x1a\x16kafana/v1/events.proto\x1a\x15kafana/v1/rules.proto\x1a\x15kafana/v1/state.proto\"\xfe\x02\n\nLeagueSpec\x12\x1d\n\x04game\x18\x01 \x01(\x0e\x32\x0f.kafana.v1.Game\x12\'\n\x06preset\x18\x02 \x01(\x0e\x32\x17.kafana.v1.TablicPreset\x12\x0e\n\x06target\x18\x03 \x01(\r\x12\x0f\n\x07players\x18\x04 \x01(\r\x12\x0f\n\x07move_ms\x18\x05 \x01(\r\x12\x1b\n\x13timeouts_to_forfeit\x18\x06 \x01(\r\x12\x18\n\x10join_deadline_ms\x18\x07 \x01(\r\x12\x16\n\x0eretention_days\x18\x08 \x01(\r\x12\x1b\n\x13\x64isconnect_grace_ms\x18\t \x01(\r\x12\x15\n\rillegal_limit\x18\n \x01(\r\x12\x15\n\rrematch_limit\x18\x0b \x01(\r\x12#\n\x05rules\x18\x0c \x01(\x0b\x32\x14.kafana.v1.RulesSpec\x12#\n\x05\x63lock\x18\r \x01(\x0b\x32\x14.kafana.v1.ClockSpec\x12\x12\n\nband_edges\x18\x0e \x03(\x01\"J\n\x13\x43reateLeagueRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\x12#\n\x04spec\x18\x02 \x01(\x0b\x32\x15.kafana.v1.LeagueSpec\"\"\n\x10GetLeagueRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\";\n\x12ListLeaguesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\r\x12\x12\n\npage_token\x18\x02 \x01(\t\"V\n\x13ListLeaguesResponse\x12&\n\x07leagues\x18\x01 \x03(\x0b\x32\x15.kafana.v1.LeagueInfo\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\"\n\x10NewSeasonRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\"\xba\x01\n\nLeagueInfo\x12\x0e\n\x06league\x18\x01 \x01(\t\x12#\n\x04spec\x18\x02 \x01(\x0b\x32\x15.kafana.v1.LeagueSpec\x12\x0e\n\x06season\x18\x03 \x01(\r\x12\x0f\n\x07waiting\x18\x04 \x01(\r\x12\x14\n\x0cmatches_made\x18\x05 \x01(\x04\x12\x17\n\x0fmatches_settled\x18\x06 \x01(\x04\x12\x11\n\torganiser\x18\x07 \x01(\t\x12\x14\n\x0c\x62\x61nd_matches\x18\x08 \x03(\x04\"\"\n\x10JoinQueueRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\"#\n\x11LeaveQueueRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\"\x80\x01\n\x0bQueueStatus\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12$\n\x05state\x18\x03 \x01(\x0e\x32\x15.kafana.v1.QueueState\x12\x0f\n\x07waiting\x18\x04 \x01(\r\x12\n\n\x02mu\x18\x05 \x01(\x01\x12\x0e\n\x06rating\x18\x06 \x01(\x01\"%\n\x13WatchTicketsRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\"\xc9\x01\n\x06Ticket\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\r\n\x05match\x18\x02 \x01(\x04\x12\x0e\n\x06season\x18\x03 \x01(\r\x12\x10\n\x08table_id\x18\x04 \x01(\t\x12\x0c\n\x04seat\x18\x05 \x01(\r\x12\x12\n\nseat_token\x18\x06 \x01(\t\x12\x0f\n\x07players\x18\x07 \x03(\t\x12\x12\n\ncommitment\x18\x08 \x01(\t\x12\x12\n\ncreated_ms\x18\t \x01(\x03\x12\x0f\n\x07move_ms\x18\n \x01(\r\x12\x12\n\njoin_by_ms\x18\x0b \x01(\x03\"\x91\x01\n\x0cTicketUpdate\x12#\n\x06ticket\x18\x01 \x01(\x0b\x32\x11.kafana.v1.TicketH\x00\x12\'\n\x07settled\x18\x02 \x01(\x0b\x32\x14.kafana.v1.MatchInfoH\x00\x12)\n\theartbeat\x18\x03 \x01(\x0b\x32\x14.kafana.v1.HeartbeatH\x00\x42\x08\n\x06update\"^\n\x15GetLeaderboardRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\x0e\n\x06season\x18\x02 \x01(\r\x12\x11\n\tpage_size\x18\x03 \x01(\r\x12\x12\n\npage_token\x18\x04 \x01(\t\"8\n\x08\x42oardRow\x12\x0c\n\x04rank\x18\x01 \x01(\r\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0e\n\x06rating\x18\x03 \x01(\x01\"\x99\x01\n\x0fLeaderboardPage\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\x0e\n\x06season\x18\x02 \x01(\r\x12\r\n\x05total\x18\x05 \x01(\r\x12!\n\x04rows\x18\x06 \x03(\x0b\x32\x13.kafana.v1.BoardRow\x12\x17\n\x0fnext_page_token\x18\x07 \x01(\tJ\x04\x08\x03\x10\x04J\x04\x08\x04\x10\x05R\x04pageR\tpage_size\"S\n\x10GetPlayerRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0e\n\x06season\x18\x03 \x01(\r\x12\x0f\n\x07matches\x18\x04 \x01(\r\"6\n\x0bRatingPoint\x12\x0c\n\x04game\x18\x01 \x01(\x04\x12\n\n\x02mu\x18\x02 \x01(\x01\x12\r\n\x05sigma\x18\x03 \x01(\x01\"\xe9\x01\n\nPlayerInfo\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0e\n\x06season\x18\x03 \x01(\r\x12\n\n\x02mu\x18\x04 \x01(\x01\x12\r\n\x05sigma\x18\x05 \x01(\x01\x12\x0e\n\x06rating\x18\x06 \x01(\x01\x12\r\n\x05games\x18\x07 \x01(\r\x12\x13\n\x0bprovisional\x18\x08 \x01(\x08\x12\x0c\n\x04rank\x18\t \x01(\r\x12\'\n\x07history\x18\n \x03(\x0b\x32\x16.kafana.v1.RatingPoint\x12%\n\x07matches\x18\x0b \x03(\x0b\x32\x14.kafana.v1.MatchInfo\"@\n\x0fGetMatchRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\r\n\x05match\x18\x02 \x01(\x04\x12\x0e\n\x06record\x18\x03 \x01(\x08\"\x89\x03\n\tMatchInfo\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\r\n\x05match\x18\x02 \x01(\x04\x12\x0e\n\x06season\x18\x03 \x01(\r\x12\x0f\n\x07players\x18\x04 \x03(\t\x12\x10\n\x08table_id\x18\x05 \x01(\t\x12\x12\n\ncommitment\x18\x06 \x01(\t\x12$\n\x05state\x18\x07 \x01(\x0e\x32\x15.kafana.v1.MatchState\x12\'\n\x06\x65nding\x18\x08 \x01(\x0e\x32\x17.kafana.v1.ResultReason\x12\x0e\n\x06scores\x18\t \x03(\x01\x12\r\n\x05rated\x18\n \x01(\x08\x12 \n\x06\x66\x61ults\x18\x0b \x03(\x0b\x32\x10.kafana.v1.Fault\x12\x0e\n\x06secret\x18\x0c \x01(\t\x12\x0e\n\x06record\x18\r \x01(\t\x12\x12\n\ncreated_ms\x18\x0e \x01(\x03\x12\x12\n\nsettled_ms\x18\x0f \x01(\x03\x12.\n\x0e\x66orfeit_reason\x18\x10 \x01(\x0e\x32\x16.kafana.v1.EventReason\x12\x0e\n\x06\x64\x65tail\x18\x11 \x01(\t*p\n\nQueueState\x12\x1b\n\x17QUEUE_STATE_UNSPECIFIED\x10\x00\x12\x17\n\x13QUEUE_STATE_WAITING\x10\x01\x12\x16\n\x12QUEUE_STATE_PAIRED\x10\x02\x12\x14\n\x10QUEUE_STATE_IDLE\x10\x03*[\n\nMatchState\x12\x1b\n\x17MATCH_STATE_UNSPECIFIED\x10\x00\x12\x17\n\x13MATCH_STATE_PLAYING\x10\x01\x12\x17\n\x13MATCH_STATE_SETTLED\x10\x02\x32\xc7\x05\n\x0eLeaguesService\x12\x45\n\x0c\x43reateLeague\x12\x1e.kafana.v1.CreateLeagueRequest\x1a\x15.kafana.v1.LeagueInfo\x12?\n\tGetLeague\x12\x1b.kafana.v1.GetLeagueRequest\x1a\x15.kafana.v1.LeagueInfo\x12L\n\x0bListLeagues\x12\x1d.kafana.v1.ListLeaguesRequest\x1a\x1e.kafana.v1.ListLeaguesResponse\x12?\n\tNewSeason\x12\x1b.kafana.v1.NewSeasonRequest\x1a\x15.kafana.v1.LeagueInfo\x12@\n\tJoinQueue\x12\x1b.kafana.v1.JoinQueueRequest\x1a\x16.kafana.v1.QueueStatus\x12\x42\n\nLeaveQueue\x12\x1c.kafana.v1.LeaveQueueRequest\x1a\x16.kafana.v1.QueueStatus\x12I\n\x0cWatchTickets\x12\x1e.kafana.v1.WatchTicketsRequest\x1a\x17.kafana.v1.TicketUpdate0\x01\x12N\n\x0eGetLeaderboard\x12 .kafana.v1.GetLeaderboardRequest\x1a\x1a.kafana.v1.LeaderboardPage\x12?\n\tGetPlayer\x12\x1b.kafana.v1.GetPlayerRequest\x1a\x15.kafana.v1.PlayerInfo\x12<\n\x08GetMatch\x12\x1a.kafana.v1.GetMatchRequest\x1a\x14.kafana.v1.MatchInfob\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'kafana.v1.leagues_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_QUEUESTATE']._serialized_start=2731
-  _globals['_QUEUESTATE']._serialized_end=2843
-  _globals['_MATCHSTATE']._serialized_start=2845
-  _globals['_MATCHSTATE']._serialized_end=2936
+  _globals['_QUEUESTATE']._serialized_start=2753
+  _globals['_QUEUESTATE']._serialized_end=2865
+  _globals['_MATCHSTATE']._serialized_start=2867
+  _globals['_MATCHSTATE']._serialized_end=2958
   _globals['_LEAGUESPEC']._serialized_start=139
   _globals['_LEAGUESPEC']._serialized_end=521
   _globals['_CREATELEAGUEREQUEST']._serialized_start=523
@@ -52,35 +52,35 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_NEWSEASONREQUEST']._serialized_start=784
   _globals['_NEWSEASONREQUEST']._serialized_end=818
   _globals['_LEAGUEINFO']._serialized_start=821
-  _globals['_LEAGUEINFO']._serialized_end=985
-  _globals['_JOINQUEUEREQUEST']._serialized_start=987
-  _globals['_JOINQUEUEREQUEST']._serialized_end=1021
-  _globals['_LEAVEQUEUEREQUEST']._serialized_start=1023
-  _globals['_LEAVEQUEUEREQUEST']._serialized_end=1058
-  _globals['_QUEUESTATUS']._serialized_start=1061
-  _globals['_QUEUESTATUS']._serialized_end=1189
-  _globals['_WATCHTICKETSREQUEST']._serialized_start=1191
-  _globals['_WATCHTICKETSREQUEST']._serialized_end=1228
-  _globals['_TICKET']._serialized_start=1231
-  _globals['_TICKET']._serialized_end=1432
-  _globals['_TICKETUPDATE']._serialized_start=1435
-  _globals['_TICKETUPDATE']._serialized_end=1580
-  _globals['_GETLEADERBOARDREQUEST']._serialized_start=1582
-  _globals['_GETLEADERBOARDREQUEST']._serialized_end=1676
-  _globals['_BOARDROW']._serialized_start=1678
-  _globals['_BOARDROW']._serialized_end=1734
-  _globals['_LEADERBOARDPAGE']._serialized_start=1737
-  _globals['_LEADERBOARDPAGE']._serialized_end=1890
-  _globals['_GETPLAYERREQUEST']._serialized_start=1892
-  _globals['_GETPLAYERREQUEST']._serialized_end=1975
-  _globals['_RATINGPOINT']._serialized_start=1977
-  _globals['_RATINGPOINT']._serialized_end=2031
-  _globals['_PLAYERINFO']._serialized_start=2034
-  _globals['_PLAYERINFO']._serialized_end=2267
-  _globals['_GETMATCHREQUEST']._serialized_start=2269
-  _globals['_GETMATCHREQUEST']._serialized_end=2333
-  _globals['_MATCHINFO']._serialized_start=2336
-  _globals['_MATCHINFO']._serialized_end=2729
-  _globals['_LEAGUESSERVICE']._serialized_start=2939
-  _globals['_LEAGUESSERVICE']._serialized_end=3650
+  _globals['_LEAGUEINFO']._serialized_end=1007
+  _globals['_JOINQUEUEREQUEST']._serialized_start=1009
+  _globals['_JOINQUEUEREQUEST']._serialized_end=1043
+  _globals['_LEAVEQUEUEREQUEST']._serialized_start=1045
+  _globals['_LEAVEQUEUEREQUEST']._serialized_end=1080
+  _globals['_QUEUESTATUS']._serialized_start=1083
+  _globals['_QUEUESTATUS']._serialized_end=1211
+  _globals['_WATCHTICKETSREQUEST']._serialized_start=1213
+  _globals['_WATCHTICKETSREQUEST']._serialized_end=1250
+  _globals['_TICKET']._serialized_start=1253
+  _globals['_TICKET']._serialized_end=1454
+  _globals['_TICKETUPDATE']._serialized_start=1457
+  _globals['_TICKETUPDATE']._serialized_end=1602
+  _globals['_GETLEADERBOARDREQUEST']._serialized_start=1604
+  _globals['_GETLEADERBOARDREQUEST']._serialized_end=1698
+  _globals['_BOARDROW']._serialized_start=1700
+  _globals['_BOARDROW']._serialized_end=1756
+  _globals['_LEADERBOARDPAGE']._serialized_start=1759
+  _globals['_LEADERBOARDPAGE']._serialized_end=1912
+  _globals['_GETPLAYERREQUEST']._serialized_start=1914
+  _globals['_GETPLAYERREQUEST']._serialized_end=1997
+  _globals['_RATINGPOINT']._serialized_start=1999
+  _globals['_RATINGPOINT']._serialized_end=2053
+  _globals['_PLAYERINFO']._serialized_start=2056
+  _globals['_PLAYERINFO']._serialized_end=2289
+  _globals['_GETMATCHREQUEST']._serialized_start=2291
+  _globals['_GETMATCHREQUEST']._serialized_end=2355
+  _globals['_MATCHINFO']._serialized_start=2358
+  _globals['_MATCHINFO']._serialized_end=2751
+  _globals['_LEAGUESSERVICE']._serialized_start=2961
+  _globals['_LEAGUESSERVICE']._serialized_end=3672
 # @@protoc_insertion_point(module_scope)

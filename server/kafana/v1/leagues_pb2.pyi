@@ -151,7 +151,8 @@ class LeagueSpec(_message.Message):
         rating (mu; an edge belongs to the band above it), each paired apart and kept under its own
         hash tag, so a Redis Cluster spreads one league's queue over its nodes. Players are paired
         within their band only; a rating that crosses an edge moves the player at their next
-        JoinQueue. Empty: one band (the whole league together).
+        JoinQueue. Empty: one band (the whole league together). With bands, match numbers are
+        not consecutive: `LeagueInfo.band_matches`.
         """
 
     def __init__(
@@ -319,6 +320,7 @@ class LeagueInfo(_message.Message):
     MATCHES_MADE_FIELD_NUMBER: _builtins.int
     MATCHES_SETTLED_FIELD_NUMBER: _builtins.int
     ORGANISER_FIELD_NUMBER: _builtins.int
+    BAND_MATCHES_FIELD_NUMBER: _builtins.int
     league: _builtins.str
     """Its name."""
     season: _builtins.int
@@ -335,6 +337,13 @@ class LeagueInfo(_message.Message):
     def spec(self) -> Global___LeagueSpec:
         """Its spec, every default filled in."""
 
+    @_builtins.property
+    def band_matches(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """A league of rating bands (`LeagueSpec.band_edges`): matches made in each band. Band i's
+        matches are numbered n x bands + i for n from 1 to band_matches[i] (a league of one band:
+        empty, its matches are 1 to matches_made).
+        """
+
     def __init__(
         self,
         *,
@@ -345,10 +354,11 @@ class LeagueInfo(_message.Message):
         matches_made: _builtins.int = ...,
         matches_settled: _builtins.int = ...,
         organiser: _builtins.str = ...,
+        band_matches: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["spec", b"spec"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["league", b"league", "matches_made", b"matches_made", "matches_settled", b"matches_settled", "organiser", b"organiser", "season", b"season", "spec", b"spec", "waiting", b"waiting"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["band_matches", b"band_matches", "league", b"league", "matches_made", b"matches_made", "matches_settled", b"matches_settled", "organiser", b"organiser", "season", b"season", "spec", b"spec", "waiting", b"waiting"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

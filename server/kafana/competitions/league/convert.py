@@ -23,6 +23,7 @@ def league_info(league: str, meta: dict[str, str], waiting: int) -> pb.LeagueInf
         matches_made=int(meta.get("made", "0")),
         matches_settled=int(meta.get("settled", "0")),
         organiser=meta.get("organiser", ""),
+        band_matches=[int(n) for n in meta.get("band_made", "").split()],
     )
 
 

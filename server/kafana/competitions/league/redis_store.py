@@ -100,7 +100,10 @@ class RedisLeagues(LeagueStore):
         ]
         made = await each(self.client, counters)
         found["season"] = text(season) if season is not None else "1"
-        found["made"] = str(sum(int(text(n)) for n in made if n is not None))
+        counts = [int(text(n)) if n is not None else 0 for n in made]
+        found["made"] = str(sum(counts))
+        if len(counts) > 1:
+            found["band_made"] = " ".join(str(n) for n in counts)
         found.setdefault("settled", "0")
         return found
 

@@ -74,7 +74,8 @@ class LeagueStore(ABC):
 
     @abstractmethod
     async def meta(self, league: str) -> dict[str, str]:
-        """The league's fields, with `season`, `made` and `settled` counts ({}: no league)."""
+        """The league's fields, with `season`, `made` and `settled` counts and, with bands,
+        `band_made` (each band's matches made, space-separated) ({}: no league)."""
 
     @abstractmethod
     async def bands(self, league: str) -> Bands:
