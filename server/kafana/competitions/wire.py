@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Protocol, TypeVar
 
+from google.protobuf.descriptor import EnumDescriptor
+
 from kafana.competitions.model import Ending
 from kafana.competitions.policy import Action, Fault, Reason
 from kafana.competitions.tournament import Kind, Status
@@ -41,6 +43,11 @@ class WireEnum(Protocol[V]):
 
     def keys(self) -> list[str]:
         """Every name."""
+        ...
+
+    @property
+    def DESCRIPTOR(self) -> EnumDescriptor:
+        """The enum's descriptor (its `name`)."""
         ...
 
 
@@ -88,12 +95,7 @@ def game_enum(name: str) -> rules_pb2.Game.ValueType:
 
 def game_name(value: rules_pb2.Game.ValueType) -> str:
     """The name of a Game (UNSPECIFIED is Tablić); InvalidInputError for an unknown value."""
-    if value == rules_pb2.GAME_UNSPECIFIED:
-        return "tablic"
-    for name, known in GAMES.items():
-        if known == value:
-            return name
-    raise InvalidInputError(f"unknown game {value}: choose GAME_TABLIC or GAME_TAC", field="game")
+    return key_of(GAMES, value, "tablic", rules_pb2.Game, "game")
 
 
 def preset_enum(name: str) -> rules_pb2.TablicPreset.ValueType:
@@ -103,22 +105,32 @@ def preset_enum(name: str) -> rules_pb2.TablicPreset.ValueType:
 
 def preset_name(value: rules_pb2.TablicPreset.ValueType) -> str:
     """The name of a TablicPreset (UNSPECIFIED is "serbian"); InvalidInputError if unknown."""
-    if value == rules_pb2.TABLIC_PRESET_UNSPECIFIED:
-        return "serbian"
-    for name, known in PRESETS.items():
-        if known == value:
-            return name
-    raise InvalidInputError(f"unknown Tablić preset {value}", field="preset")
+    return key_of(PRESETS, value, "serbian", rules_pb2.TablicPreset, "preset")
 
 
 def action_of(value: competitions_pb2.FaultAction.ValueType, default: Action) -> Action:
     """The Action of a FaultAction (UNSPECIFIED: `default`)."""
-    if value == competitions_pb2.FAULT_ACTION_UNSPECIFIED:
-        return default
-    for action, known in ACTIONS.items():
+    return key_of(ACTIONS, value, default, competitions_pb2.FaultAction, "policy")
+
+
+def key_of(table: Mapping[K, V], value: V, unspecified: K, wire: WireEnum[V], field: str) -> K:
+    """The key of `value` in `table` (UNSPECIFIED, 0: `unspecified`); an unknown value is
+    InvalidInputError naming `field` and the values known.
+
+    >>> key_of(GAMES, 9, "tablic", rules_pb2.Game, "game")
+    Traceback (most recent call last):
+    ...
+    kafana.errors.InvalidInputError: unknown Game 9: choose GAME_TABLIC or GAME_TAC
+    """
+    if not value:
+        return unspecified
+    for key, known in table.items():
         if known == value:
-            return action
-    raise InvalidInputError(f"unknown fault action {value}", field="policy")
+            return key
+    choices = " or ".join(wire.Name(known) for known in table.values())
+    raise InvalidInputError(
+        f"unknown {wire.DESCRIPTOR.name} {value}: choose {choices}", field=field
+    )
 
 
 def fault_message(fault: Fault | str) -> competitions_pb2.Fault:
