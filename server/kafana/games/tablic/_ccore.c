@@ -51,7 +51,6 @@
 
 static PyTypeObject *card_type = NULL;
 static PyObject *card_objects[52];
-static Py_hash_t card_hashes[52]; /* hash(card): a card is immutable, so it never changes */
 #define CARD_SLOTS 256
 static PyObject *card_keys[CARD_SLOTS];
 static int8_t card_values[CARD_SLOTS];
@@ -696,119 +695,33 @@ static PyObject *fast_playout(PyObject *self, PyObject *const *args, Py_ssize_t 
 
 /* -- captures() ------------------------------------------------------------------------------ */
 
-/* The answer's sets are filled in place where this CPython's set layout is the one below (3.11
-   to 3.14, GIL builds): each table sized once for its count as set_add_entry would keep it
-   (fill * 5 < mask * 3), keys put in the empty slot of set_insert_clean's probe sequence, the
-   one lookups follow, with the cards' hashes read once when the cards are registered. The
-   keys are distinct (distinct masks of distinct cards), so nothing is compared. Elsewhere, and
-   whenever a new set is not the empty one made for it, PySet_Add fills it. Inner frozensets
-   hold only cards, which refer to nothing, so they are not tracked by the garbage collector
-   (like tuples of atoms). */
-#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030F0000 && !defined(Py_GIL_DISABLED) && \
-    !defined(Py_LIMITED_API)
-#define SETS_IN_PLACE 1
-#define SET_LINEAR_PROBES 9
-#define SET_PERTURB_SHIFT 5
+/* The answer is built with the public set API only: each capture a new frozenset filled by
+   PySet_Add before anything else sees it (as the API allows for a brand new frozenset), then
+   added to the answer's set. Inner frozensets hold only cards, which refer to nothing, so they
+   are not tracked by the garbage collector (like tuples of atoms). */
 
-/* 0 when `so` is a fresh empty set with room for `count` keys; -1 (no error set): use PySet_Add;
-   -2: out of memory (error set). */
-static int set_reserve(PySetObject *so, Py_ssize_t count) {
-    if (Py_REFCNT(so) != 1 || so->fill != 0 || so->table != so->smalltable) return -1;
-    size_t size = PySet_MINSIZE;
-    while ((size_t)count * 5 >= (size - 1) * 3) size <<= 1;
-    if (size > PySet_MINSIZE) {
-        setentry *table = PyMem_Calloc(size, sizeof(setentry));
-        if (table == NULL) {
-            PyErr_NoMemory();
-            return -2;
-        }
-        so->table = table;
-        so->mask = (Py_ssize_t)size - 1;
-    }
-    return 0;
-}
-
-/* Put a key known to be absent into a set reserved for it (a new reference). */
-static inline void set_put(PySetObject *so, PyObject *key, Py_hash_t hash) {
-    setentry *table = so->table, *entry;
-    size_t mask = (size_t)so->mask, perturb = (size_t)hash, i = (size_t)hash & mask;
-    for (;;) {
-        entry = &table[i];
-        if (entry->key == NULL) break;
-        if (i + SET_LINEAR_PROBES <= mask) {
-            size_t j;
-            for (j = 0; j < SET_LINEAR_PROBES; j++)
-                if ((++entry)->key == NULL) break;
-            if (j < SET_LINEAR_PROBES) break;
-        }
-        perturb >>= SET_PERTURB_SHIFT;
-        i = (i * 5 + 1 + perturb) & mask;
-    }
-    Py_INCREF(key);
-    entry->key = key;
-    entry->hash = hash;
-    so->fill++;
-    so->used++;
-}
-#endif
-
-/* A new reference to the frozenset of the cards at `mask`'s positions (`index` and `hashes`:
-   their card indexes and hashes). The cards are the interned ones, not the caller's table:
-   allocating may run Python code (a finalizer), which could change a table given as a list. */
-static PyObject *capture_of(const int *index, const Py_hash_t *hashes, uint64_t mask) {
+/* A new reference to the frozenset of the cards at `mask`'s positions (`index`: their card
+   indexes). The cards are the interned ones, not the caller's table: allocating may run Python
+   code (a finalizer), which could change a table given as a list. */
+static PyObject *capture_of(const int *index, uint64_t mask) {
     PyObject *capture = PyFrozenSet_New(NULL);
     if (capture == NULL) return NULL;
-#ifdef SETS_IN_PLACE
-    int reserved = set_reserve((PySetObject *)capture, __builtin_popcountll(mask));
-    if (reserved == -2) {
-        Py_DECREF(capture);
-        return NULL;
-    }
-    if (reserved == 0) {
-        for (uint64_t m = mask; m; m &= m - 1) {
-            int at = __builtin_ctzll(m);
-            set_put((PySetObject *)capture, card_objects[index[at]], hashes[at]);
-        }
-        PyObject_GC_UnTrack(capture);
-        return capture;
-    }
-#else
-    (void)hashes;
-#endif
     for (uint64_t m = mask; m; m &= m - 1) {
         if (PySet_Add(capture, card_objects[index[__builtin_ctzll(m)]]) < 0) {
             Py_DECREF(capture);
             return NULL;
         }
     }
+    PyObject_GC_UnTrack(capture);
     return capture;
 }
 
-static PyObject *answer(const int *index, const Py_hash_t *hashes, const uint64_t *masks,
-                        int count) {
+static PyObject *answer(const int *index, const uint64_t *masks, int count) {
     PyObject *out = PySet_New(NULL);
     if (out == NULL) return NULL;
-#ifdef SETS_IN_PLACE
-    int reserved = set_reserve((PySetObject *)out, count);
-    if (reserved == -2) goto fail;
-#else
-    int reserved = -1;
-#endif
     for (int c = 0; c < count; c++) {
-        PyObject *capture = capture_of(index, hashes, masks[c]);
+        PyObject *capture = capture_of(index, masks[c]);
         if (capture == NULL) goto fail;
-#ifdef SETS_IN_PLACE
-        if (reserved == 0) {
-            Py_hash_t hash = PyObject_Hash(capture);
-            if (hash == -1) {
-                Py_DECREF(capture);
-                goto fail;
-            }
-            set_put((PySetObject *)out, capture, hash);
-            Py_DECREF(capture);
-            continue;
-        }
-#endif
         int added = PySet_Add(out, capture);
         Py_DECREF(capture);
         if (added < 0) goto fail;
@@ -819,11 +732,10 @@ fail:
     return NULL;
 }
 
-/* A table of cards read for the search: its cards' indexes, ranks and hashes by position. */
+/* A table of cards read for the search: its cards' indexes and ranks by position. */
 typedef struct {
     Table t;
     int index[52], rank[52];
-    Py_hash_t hash[52];
 } CardTable;
 
 /* Read `n` items (n <= 51) as a table; -1 if one is not a card or is already `seen`. */
@@ -837,7 +749,6 @@ static int read_table(CardTable *c, PyObject **items, Py_ssize_t n, const uint8_
         seen |= 1ull << index;
         c->index[i] = index;
         c->rank[i] = index / 4 + 1;
-        c->hash[i] = card_hashes[index];
         fill_values(&c->t, (int)i, c->rank[i], params);
     }
     table_ready(&c->t);
@@ -898,10 +809,10 @@ static PyObject *fast_captures(PyObject *self, PyObject *const *args, Py_ssize_t
     CardTable c;
     if (items == NULL || n > 51 || played < 0 || read_table(&c, items, n, params, 1ull << played) < 0)
         Py_RETURN_NONE;
-    /* From here on the table is read from `c` (indexes, hashes), not from `items`. */
+    /* From here on the table is read from `c` (indexes), not from `items`. */
     buffers_busy = 1;
     int count = card_captures(&c, played, params, rank_priority, 0, masks_buffer);
-    PyObject *result = count < 0 ? Py_NewRef(Py_None) : answer(c.index, c.hash, masks_buffer, count);
+    PyObject *result = count < 0 ? Py_NewRef(Py_None) : answer(c.index, masks_buffer, count);
     buffers_busy = 0;
     return result;
 }
@@ -933,7 +844,7 @@ static const int card_numbers[52] = {
    rare and misses cost an eviction). */
 static PyObject *move_of(int card, uint64_t taken) {
     if (taken == 0) return Py_NewRef(trail_moves[card]);
-    PyObject *captured = capture_of(card_numbers, card_hashes, taken);
+    PyObject *captured = capture_of(card_numbers, taken);
     if (captured == NULL) return NULL;
     PyObject *move = move_type->tp_alloc(move_type, 2); /* tuple.__new__(Move, (card, taken)) */
     if (move == NULL) {
@@ -984,18 +895,24 @@ static int pair_cards(PyObject *x, int *card, uint64_t *taken) {
     if (Py_TYPE(first) != card_type || (*card = card_index(first)) < 0) return 0;
     if (!PyFrozenSet_CheckExact(second)) return 0; /* (a set may hold deleted entries) */
     uint64_t mask = 0;
-#ifdef SETS_IN_PLACE
-    PySetObject *so = (PySetObject *)second;
-    for (Py_ssize_t i = 0; i <= so->mask; i++) {
-        PyObject *key = so->table[i].key;
-        if (key == NULL) continue;
-        int index = Py_TYPE(key) == card_type ? card_index(key) : -1;
-        if (index < 0) return 0;
-        mask |= 1ull << index;
+    if (PySet_GET_SIZE(second) > 0) { /* its keys by the set's own iterator: no Python code */
+        PyObject *keys = PyObject_GetIter(second), *key;
+        if (keys == NULL) {
+            PyErr_Clear();
+            return 0;
+        }
+        int index = 0;
+        while (index >= 0 && (key = PyIter_Next(keys)) != NULL) {
+            index = Py_TYPE(key) == card_type ? card_index(key) : -1;
+            if (index >= 0) mask |= 1ull << index;
+            Py_DECREF(key);
+        }
+        Py_DECREF(keys);
+        if (index < 0 || PyErr_Occurred()) {
+            PyErr_Clear();
+            return 0;
+        }
     }
-#else
-    if (PySet_GET_SIZE(second) > 0) return 0; /* only an empty one is read without Python */
-#endif
     *taken = mask;
     return 1;
 }
@@ -2019,11 +1936,6 @@ static PyObject *set_cards(PyObject *self, PyObject *args) {
         return NULL;
     }
     memset(card_keys, 0, sizeof card_keys);
-    for (int i = 0; i < 52; i++) {
-        Py_hash_t hash = PyObject_Hash(PyTuple_GET_ITEM(cards, i));
-        if (hash == -1) return NULL;
-        card_hashes[i] = hash;
-    }
     for (int i = 0; i < 52; i++) {
         PyObject *c = PyTuple_GET_ITEM(cards, i);
         Py_INCREF(c);
