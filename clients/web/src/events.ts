@@ -8,6 +8,7 @@ import { client, explain } from "./api.js";
 import { entryPanel } from "./entry.js";
 import { isOperator, organiserPanel, organiserToken, tokenForm } from "./organiser.js";
 import { fill, h } from "./dom.js";
+import { pagedList } from "./pager.js";
 import { linePlot, type Series } from "./plot.js";
 
 const PHASES: Record<number, string> = {
@@ -21,43 +22,23 @@ const EVENTS_PAGE = 12;
 
 /** The list of events into `root`, a page at a time (ListEvents' tokens), newest first. */
 export async function eventsPage(root: HTMLElement): Promise<() => void> {
-  const pages: string[] = [""];
-  let next = "";
   const list = h("div", { class: "tables" });
   const status = h("p", { class: "status", role: "status" });
-  const prevButton = h("button", { type: "button", id: "events-prev" }, "← Newer");
-  const nextButton = h("button", { type: "button", id: "events-next" }, "Older →");
-  async function load(): Promise<void> {
-    try {
-      const page = await client.competitions.listEvents({ pageSize: EVENTS_PAGE, pageToken: pages[pages.length - 1] });
-      next = page.nextPageToken;
-      fill(list, page.events.length
-        ? h("table", { class: "list", id: "events" },
-            h("thead", {}, h("tr", {}, ["Event", "Phase", "Entrants"].map((t) => h("th", {}, t)))),
-            h("tbody", {}, page.events.map((e) => h("tr", { "data-event": e.eventId },
-              h("td", {}, h("a", { href: `#/e/${e.eventId}` }, e.name)),
-              h("td", {}, PHASES[e.phase] ?? ""),
-              h("td", {}, e.entrants.map((x) => x.name).join(", "))))))
-        : h("p", { class: "empty" }, "No events yet."));
-      prevButton.disabled = pages.length <= 1;
-      nextButton.disabled = next === "";
-      status.textContent = "";
-    } catch (error) {
-      status.textContent = explain(error);
-    }
-  }
-  prevButton.addEventListener("click", () => {
-    if (pages.length > 1) pages.pop();
-    void load();
-  });
-  nextButton.addEventListener("click", () => {
-    if (next) pages.push(next);
-    void load();
-  });
+  const pages = pagedList(list, status, async (token) => {
+    const page = await client.competitions.listEvents({ pageSize: EVENTS_PAGE, pageToken: token });
+    return [page.events, page.nextPageToken];
+  }, (events) => events.length
+    ? h("table", { class: "list", id: "events" },
+        h("thead", {}, h("tr", {}, ["Event", "Phase", "Entrants"].map((t) => h("th", {}, t)))),
+        h("tbody", {}, events.map((e) => h("tr", { "data-event": e.eventId },
+          h("td", {}, h("a", { href: `#/e/${e.eventId}` }, e.name)),
+          h("td", {}, PHASES[e.phase] ?? ""),
+          h("td", {}, e.entrants.map((x) => x.name).join(", "))))))
+    : h("p", { class: "empty" }, "No events yet."),
+  [["events-prev", "← Newer"], ["events-next", "Older →"]]);
   fill(root, h("a", { href: "#/", class: "back" }, "← Lobby"), h("h1", {}, "Events"),
-    h("p", {}, h("a", { href: "#/o", class: "button", id: "organise-link" }, "Organise an event")), status, list,
-    h("div", { class: "pager" }, prevButton, nextButton));
-  await load();
+    h("p", {}, h("a", { href: "#/o", class: "button", id: "organise-link" }, "Organise an event")), status, list, pages.element);
+  await pages.load();
   return () => undefined;
 }
 

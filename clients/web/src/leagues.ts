@@ -7,6 +7,7 @@
 import { Game, MatchState, type PlayerInfo } from "@kafana/client";
 import { GAME_NAMES, RESULT_REASONS, client, explain, storeSeat } from "./api.js";
 import { fill, h } from "./dom.js";
+import { pagedList, pager } from "./pager.js";
 import { linePlot } from "./plot.js";
 
 const PAGE_SIZE = 50;
@@ -15,52 +16,33 @@ const LEAGUES_PAGE = 20;
 /** The list of leagues (ListLeagues, a page at a time, by name), and a form that opens one by
  * name. Each row links to the league's page, where its queue is joined. */
 export async function leaguesPage(root: HTMLElement): Promise<() => void> {
-  const pages: string[] = [""];
-  let next = "";
   const list = h("div", { class: "tables" });
   const status = h("p", { class: "status", role: "status" });
-  const prev = h("button", { type: "button", id: "leagues-prev" }, "← Back");
-  const more = h("button", { type: "button", id: "leagues-next" }, "More →");
-  async function load(): Promise<void> {
-    try {
-      const page = await client.leagues.listLeagues({ pageSize: LEAGUES_PAGE, pageToken: pages[pages.length - 1] });
-      next = page.nextPageToken;
-      fill(list, page.leagues.length
-        ? h("table", { class: "list", id: "leagues" },
-            h("thead", {}, h("tr", {}, ["League", "Game", "Players", "Clock", "Season", "Waiting", "Matches", ""].map((t) => h("th", {}, t)))),
-            h("tbody", {}, page.leagues.map((l) => h("tr", { "data-league": l.league },
-              h("td", {}, h("a", { href: `#/l/${encodeURIComponent(l.league)}` }, l.league)),
-              h("td", {}, GAME_NAMES[l.spec?.game || Game.TABLIC] ?? ""),
-              h("td", {}, l.spec?.players || 2),
-              h("td", {}, `${((l.spec?.moveMs ?? 0) / 1000).toFixed(0)} s a move`),
-              h("td", {}, l.season),
-              h("td", { class: "waiting" }, l.waiting),
-              h("td", {}, String(l.matchesSettled)),
-              h("td", {}, h("a", { class: "button", href: `#/l/${encodeURIComponent(l.league)}`, "aria-label": `Queue in ${l.league}` }, "Queue"))))))
-        : h("p", { class: "empty" }, "No leagues here yet."));
-      prev.disabled = pages.length <= 1;
-      more.disabled = next === "";
-      status.textContent = "";
-    } catch (error) {
-      status.textContent = `Could not list the leagues: ${explain(error)}`;
-    }
-  }
-  prev.addEventListener("click", () => {
-    if (pages.length > 1) pages.pop();
-    void load();
-  });
-  more.addEventListener("click", () => {
-    if (next) pages.push(next);
-    void load();
-  });
+  const pages = pagedList(list, status, async (token) => {
+    const page = await client.leagues.listLeagues({ pageSize: LEAGUES_PAGE, pageToken: token });
+    return [page.leagues, page.nextPageToken];
+  }, (leagues) => leagues.length
+    ? h("table", { class: "list", id: "leagues" },
+        h("thead", {}, h("tr", {}, ["League", "Game", "Players", "Clock", "Season", "Waiting", "Matches", ""].map((t) => h("th", {}, t)))),
+        h("tbody", {}, leagues.map((l) => h("tr", { "data-league": l.league },
+          h("td", {}, h("a", { href: `#/l/${encodeURIComponent(l.league)}` }, l.league)),
+          h("td", {}, GAME_NAMES[l.spec?.game || Game.TABLIC] ?? ""),
+          h("td", {}, l.spec?.players || 2),
+          h("td", {}, `${((l.spec?.moveMs ?? 0) / 1000).toFixed(0)} s a move`),
+          h("td", {}, l.season),
+          h("td", { class: "waiting" }, l.waiting),
+          h("td", {}, String(l.matchesSettled)),
+          h("td", {}, h("a", { class: "button", href: `#/l/${encodeURIComponent(l.league)}`, "aria-label": `Queue in ${l.league}` }, "Queue"))))))
+    : h("p", { class: "empty" }, "No leagues here yet."),
+  [["leagues-prev", "← Back"], ["leagues-next", "More →"]], (error) => `Could not list the leagues: ${explain(error)}`);
   const name = h("input", { id: "league-name", placeholder: "league name", maxlength: 48 });
   fill(root, h("a", { href: "#/", class: "back" }, "← Lobby"), h("h1", {}, "Leagues"), status, list,
-    h("div", { class: "pager" }, prev, more),
+    pages.element,
     h("form", { class: "panel", onsubmit: (e: SubmitEvent) => {
       e.preventDefault();
       if (name.value.trim()) location.hash = `#/l/${encodeURIComponent(name.value.trim())}`;
     } }, h("label", { for: "league-name" }, "Open the league "), name, " ", h("button", { type: "submit" }, "Open")));
-  await load();
+  await pages.load();
   return () => undefined;
 }
 
@@ -123,15 +105,14 @@ function queuePanel(league: string, stop: AbortSignal): HTMLElement {
 /** A league's leaderboard into `root`. */
 export async function leaguePage(root: HTMLElement, league: string): Promise<() => void> {
   const body = h("div");
-  const pages: string[] = [""];
-  let next = "";
+  const pages = pager(load, ["board-prev", "← Better"], ["board-next", "Lower →"]);
   const stop = new AbortController();
   fill(root, h("a", { href: "#/l", class: "back" }, "← Leagues"), body, queuePanel(league, stop.signal));
   async function load(): Promise<void> {
     try {
       const info = await client.leagues.getLeague({ league });
-      const board = await client.leagues.getLeaderboard({ league, pageSize: PAGE_SIZE, pageToken: pages[pages.length - 1] });
-      next = board.nextPageToken;
+      const board = await client.leagues.getLeaderboard({ league, pageSize: PAGE_SIZE, pageToken: pages.token() });
+      pages.shown(board.nextPageToken);
       const spec = info.spec;
       fill(body,
         h("h1", {}, `League ${info.league}`),
@@ -144,9 +125,7 @@ export async function leaguePage(root: HTMLElement, league: string): Promise<() 
             h("td", {}, row.rank),
             h("td", {}, h("a", { href: `#/l/${encodeURIComponent(league)}/p/${encodeURIComponent(row.player)}` }, row.player)),
             h("th", {}, row.rating.toFixed(1)))))),
-        h("div", { class: "pager" },
-          h("button", { type: "button", disabled: pages.length <= 1, onclick: () => { pages.pop(); void load(); } }, "← Better"),
-          h("button", { type: "button", disabled: !next, onclick: () => { pages.push(next); void load(); } }, "Lower →")));
+        pages.element);
     } catch (error) {
       fill(body, h("p", { class: "error", role: "alert" }, `No league ${league}: ${explain(error)}`));
     }

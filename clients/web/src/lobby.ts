@@ -28,6 +28,7 @@ import {
   storedSeat,
 } from "./api.js";
 import { fill, h } from "./dom.js";
+import { pagedList } from "./pager.js";
 
 const PAGE_SIZE = 20;
 
@@ -55,30 +56,17 @@ export async function lobbyPage(root: HTMLElement): Promise<() => void> {
     [String(TableStatus.FINISHED), "finished"],
     ["0", "any"],
   ], String(TableStatus.OPEN));
-  const pages: string[] = [""];
-  let next = "";
-  const prevButton = h("button", { type: "button", id: "prev-page" }, "← Newer");
-  const nextButton = h("button", { type: "button", id: "next-page" }, "Older →");
-
-  async function load(): Promise<void> {
-    const token = pages[pages.length - 1];
-    const wanted = Number(statusFilter.value) as TableStatus;
-    try {
-      const page = await client.kafana.listTables({
-        game: Number(gameFilter.value) as Game,
-        status: wanted,
-        pageSize: PAGE_SIZE,
-        pageToken: token,
-      });
-      next = page.nextPageToken;
-      fill(list, page.tables.length ? tableRows(page.tables) : emptyList(wanted));
-      prevButton.disabled = pages.length <= 1;
-      nextButton.disabled = next === "";
-      status.textContent = "";
-    } catch (error) {
-      status.textContent = explain(error);
-    }
-  }
+  const pages = pagedList(list, status, async (token) => {
+    const page = await client.kafana.listTables({
+      game: Number(gameFilter.value) as Game,
+      status: Number(statusFilter.value) as TableStatus,
+      pageSize: PAGE_SIZE,
+      pageToken: token,
+    });
+    return [page.tables, page.nextPageToken];
+  }, (tables) => tables.length ? tableRows(tables) : emptyList(Number(statusFilter.value) as TableStatus),
+  [["prev-page", "← Newer"], ["next-page", "Older →"]]);
+  const load = pages.load;
   /** Nothing in this status: say so, and offer the live tables when none is open. */
   function emptyList(wanted: TableStatus): HTMLElement {
     const named = STATUS_NAMES[wanted];
@@ -89,19 +77,11 @@ export async function lobbyPage(root: HTMLElement): Promise<() => void> {
       } }, "Show live tables")] : null);
   }
   const restart = () => {
-    pages.length = 1;
+    pages.reset();
     void load();
   };
   gameFilter.addEventListener("change", restart);
   statusFilter.addEventListener("change", restart);
-  prevButton.addEventListener("click", () => {
-    if (pages.length > 1) pages.pop();
-    void load();
-  });
-  nextButton.addEventListener("click", () => {
-    if (next) pages.push(next);
-    void load();
-  });
 
   try {
     info ??= await client.serverInfo();
@@ -123,7 +103,7 @@ export async function lobbyPage(root: HTMLElement): Promise<() => void> {
         h("div", { class: "filters" }, h("label", { for: "filter-game" }, "Game "), gameFilter, h("label", { for: "filter-status" }, "Status "), statusFilter,
           h("button", { type: "button", onclick: restart }, "Refresh")),
         list,
-        h("div", { class: "pager" }, prevButton, nextButton)),
+        pages.element),
       h("div", {},
         botForm(status),
         createForm(status))),

@@ -74,8 +74,17 @@ function select(id: string, options: [string, string][], chosen = ""): HTMLSelec
   return h("select", { id }, options.map(([value, text]) => h("option", { value, selected: value === chosen }, text)));
 }
 
-function row(id: string, label: string, control: HTMLElement, hint = ""): HTMLElement {
-  return h("div", { class: "row" }, h("label", { for: id }, label, " "), control, hint ? h("span", { class: "hint" }, " ", hint) : null);
+/** A form's row: `control` with its label (and a hint after it). */
+function row([label, control, hint]: Field): HTMLElement {
+  return h("div", { class: "row" }, h("label", { for: control.id }, label, " "), control, hint ? h("span", { class: "hint" }, " ", hint) : null);
+}
+
+/** A form's field: its label, its control (which has an id) and a hint. */
+type Field = [label: string, control: HTMLElement, hint?: string];
+
+/** The form's sections, each under a heading. */
+function sections(parts: [heading: string, fields: Field[]][]): HTMLElement[] {
+  return parts.flatMap(([heading, fields]) => [h("h2", {}, heading), ...fields.map(row)]);
 }
 
 function number(id: string, value: number, max: number): HTMLInputElement {
@@ -174,30 +183,35 @@ export async function organisePage(root: HTMLElement): Promise<() => void> {
   }
   fill(root, h("a", { href: "#/e", class: "back" }, "← Events"), h("h1", {}, "Organise an event"),
     h("form", { class: "panel", id: "organise-form", onsubmit: (e: SubmitEvent) => void create(e) },
-      h("h2", {}, "The event"),
-      row("event-name", "Name", name, "no spaces"),
-      row("event-format", "Format", format),
-      row("event-rounds", "Rounds (Swiss; 0: enough for the entrants)", rounds),
-      row("event-duration", "Minutes (arena: it pairs players as they free up for this long)", duration),
-      row("event-game", "Game", game),
-      row("event-seats", "Seats per game", seats),
-      row("event-preset", "Tablić preset", preset),
-      row("event-target", "Points to win (0: the preset's)", target),
-      h("h2", {}, "Clock and faults"),
-      row("event-clock", "Seconds per move (0: no clock)", clock),
-      row("event-on-timeout", "On a timeout", onTimeout),
-      row("event-timeouts", "Timeouts that forfeit the match (0: never)", timeouts),
-      row("event-grace", "Seconds the seat to move may go unseen (0: 5)", grace),
-      row("event-on-disconnect", "Then", onDisconnect),
-      row("event-illegal", "Illegal moves that forfeit (0: 3)", illegal),
-      row("event-no-show", "Seconds to show up at a new table (0: not checked)", noShow),
-      h("h2", {}, "Registration"),
-      row("event-start", "Starts by itself at (empty: when you press Start)", startAt),
-      row("event-opens", "Entries open at (empty: at once)", opensAt),
-      row("event-closes", "Entries close at (empty: at the start)", closesAt),
-      row("event-check-in", "Check-in: minutes before the start (0: none)", checkIn),
-      row("event-max", "Most entrants (0: 1024)", maxEntrants),
-      row("event-per-account", "Entries per account", perAccount),
+      sections([
+        ["The event", [
+          ["Name", name, "no spaces"],
+          ["Format", format],
+          ["Rounds (Swiss; 0: enough for the entrants)", rounds],
+          ["Minutes (arena: it pairs players as they free up for this long)", duration],
+          ["Game", game],
+          ["Seats per game", seats],
+          ["Tablić preset", preset],
+          ["Points to win (0: the preset's)", target],
+        ]],
+        ["Clock and faults", [
+          ["Seconds per move (0: no clock)", clock],
+          ["On a timeout", onTimeout],
+          ["Timeouts that forfeit the match (0: never)", timeouts],
+          ["Seconds the seat to move may go unseen (0: 5)", grace],
+          ["Then", onDisconnect],
+          ["Illegal moves that forfeit (0: 3)", illegal],
+          ["Seconds to show up at a new table (0: not checked)", noShow],
+        ]],
+        ["Registration", [
+          ["Starts by itself at (empty: when you press Start)", startAt],
+          ["Entries open at (empty: at once)", opensAt],
+          ["Entries close at (empty: at the start)", closesAt],
+          ["Check-in: minutes before the start (0: none)", checkIn],
+          ["Most entrants (0: 1024)", maxEntrants],
+          ["Entries per account", perAccount],
+        ]],
+      ]),
       h("p", { class: "hint" }, "The organiser token is kept in this browser: the event's page then shows your controls.",
         info?.bots.length ? ` Built-in bots: ${info.bots.map((b) => `${b.name} (${GAME_NAMES[b.game] ?? ""})`).join(", ")}.` : ""),
       submit, status));
