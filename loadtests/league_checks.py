@@ -10,8 +10,9 @@ players were told.
    order (the table's seats and its SEAT_TAKEN events), and every ticket went to the player of
    its seat;
 3. the leaderboard is the rated results replayed: the ratings recomputed from the settled
-   results in match order (a player has one match at a time, so that is each player's own
-   order) equal the board's, row by row, and its order.
+   results in the order the matches were made (a player has one match at a time, so that is
+   each player's own order; match numbers are not, in a league of rating bands) equal the
+   board's, row by row, and its order.
 
 Each check returns a list of problems (empty: it holds).
 """
@@ -208,9 +209,9 @@ def seats_kept(data: Published, tickets: list[dict[str, Any]]) -> list[str]:
 
 
 def board_replayed(data: Published) -> list[str]:
-    """Check 3: the board equals the rated results replayed in match order."""
+    """Check 3: the board equals the rated results replayed in the order they were made."""
     book = RatingBook()
-    for _number, m in sorted(data.matches.items()):
+    for _number, m in sorted(data.matches.items(), key=lambda kv: (kv[1].created_ms, kv[0])):
         if m.rated:
             book.rate(POOL, [[p] for p in m.players], list(m.scores))
     expected = book.leaderboard(POOL)

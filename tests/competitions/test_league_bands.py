@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from kafana.competitions.league.bands import MAX_BANDS, Bands
-from kafana.competitions.league.keys import BandKeys, LeagueKeys
+from kafana.competitions.league.keys import BandKeys, LeagueKeys, home
 from kafana.competitions.league.redis_store import RedisLeagues
 from kafana.competitions.league.referee import Referee
 from kafana.competitions.league.replies import text
@@ -192,7 +192,24 @@ async def test_racing_joins_of_one_player_leave_it_in_one_queue(leagues: RedisLe
     other = (band + 1) % 3
     await leagues.join("joins", "ana", (5.0, 25.0, 40.0)[other], NOW)
     stale = await leagues._enter(BandKeys("joins", band, 3), "ana", 1.0, NOW, epoch)
-    assert stale == ("moved", 0) and await queued_in(leagues, "joins", "ana") == [other]
+    assert stale[0] == "moved" and await queued_in(leagues, "joins", "ana") == [other]
+
+
+async def test_a_fence_ahead_of_the_home_band_does_not_lock_the_player_out(
+    leagues: RedisLeagues,
+) -> None:
+    """A band fenced past the player's epoch by a move that stopped half-way, a server whose
+    clock runs ahead, or a home key that expired: the next join takes the fence's epoch."""
+    await made_league(leagues, "skew")
+    band = BandKeys("skew", 1, 3)
+    assert await leagues.join("skew", "ana", 25.0, NOW) == (WAITING, 0)
+    await leagues.client.call(band.fence, "HSET", band.fence, "ana", NOW + 60_000)
+    assert await leagues.join("skew", "ana", 25.0, NOW) == (WAITING, 0)  # not 'moved' for ever
+    await leagues.client.call(home("skew", "bob"), "SET", home("skew", "bob"), "x")
+    await leagues.client.call(home("skew", "bob"), "DEL", home("skew", "bob"))  # expired
+    await leagues.client.call(band.fence, "HSET", band.fence, "bob", NOW + 60_000)
+    assert await leagues.join("skew", "bob", 25.0, NOW) == (WAITING, 0)
+    assert await queued_in(leagues, "skew", "ana") == await queued_in(leagues, "skew", "bob") == [1]
 
 
 async def test_a_match_left_half_settled_is_finished_and_rated_once(

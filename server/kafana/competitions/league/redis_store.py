@@ -159,15 +159,23 @@ class RedisLeagues(LeagueStore):
                     gone, match = items(reply)
                     if text(gone) == PAIRED:
                         return PAIRED, int(text(match))
-                new = f"{want} {epoch}"
-                (moved,) = await self.client.run(_HOME, [key], _encode([held, new, str(keep_ms)]))
-                if not int(text(moved)):
+                if not await self._move(key, held, f"{want} {epoch}", keep_ms):
                     continue  # another join moved it meanwhile: read it again
-                band = want
-            joined = await self._enter(BandKeys(league, band, bands.count), player, mu, now, epoch)
-            if joined[0] != "moved":
-                return joined
+                band, held = want, f"{want} {epoch}"
+            state, fence = await self._enter(
+                BandKeys(league, band, bands.count), player, mu, now, epoch
+            )
+            if state != "moved":
+                return state, fence
+            # the band was fenced past this epoch: by a move (the home is not `held` any more),
+            # or by one that stopped half-way or a faster clock's (it is: take the fence's)
+            await self._move(key, held, f"{band} {fence}", keep_ms)
         raise RuntimeError(f"league {league}: {player}'s band kept moving; retried")
+
+    async def _move(self, key: str, held: str, new: str, keep_ms: int) -> bool:
+        """The player's home band `new` if it is still `held` ("": none)."""
+        (moved,) = await self.client.run(_HOME, [key], _encode([held, new, str(keep_ms)]))
+        return bool(int(text(moved)))
 
     async def _enter(
         self, keys: BandKeys, player: str, mu: float, now: int, epoch: int | None
