@@ -205,20 +205,28 @@ def test_a_listing_that_no_longer_fits_the_position_is_left_to_python() -> None:
 
 
 @compiled
-def test_the_c_transition_finds_every_field_in_place() -> None:
+def test_the_c_transition_takes_only_a_class_whose_fields_are_descriptors() -> None:
+    """`_ccore.set_state` reads and writes a state's fields only through the class's data
+    descriptors (no layout of the compiled class): a class whose field is a plain attribute is
+    refused, naming it, and the class set before keeps working."""
     from kafana.games.tablic.capture import NATIVE
+    from kafana.games.tablic.result import HandResult
 
     assert NATIVE is not None
-    found = NATIVE.state_fields()
-    assert sorted(found) == sorted({*FIELDS, "_legal"})  # not `_builds`: never written in C
-    offsets = list(found.values())
-    assert 0 not in offsets and len(set(offsets)) == len(offsets)  # none left to descriptors
+    plain = type("Plain", (), {name: None for name in (*FIELDS, "_legal")})
+    with pytest.raises(TypeError, match=r"Plain\._setup is not a field"):
+        NATIVE.set_state(plain, HandResult)
+    state = tablic.new_match(tablic.Rules.preset("serbian"), seed=3)
+    move = state.legal_moves()[0]
+    made = advance(state, move)
+    assert made is not None and type(made) is MatchState
+    assert fields(made) == fields(state._advance(move, 1 if move.captured else 0))
 
 
 @compiled
 def test_an_int_too_big_to_tag_passes_through_its_descriptor() -> None:
-    # mypyc keeps an int field below 2**62 in the word itself, and a bigger one as a PyLong:
-    # the C transition reads and writes both (a count no match reaches, set by hand).
+    # An int past 2**62 (mypyc keeps it as a PyLong, a smaller one in the word itself) reads
+    # and writes through the descriptor as any other (a count no match reaches, set by hand).
     state = tablic.new_match(tablic.Rules.preset("serbian"), seed=4)
     for count in (2**62 - 2, 2**62 - 1, 2**63):
         state.move_count = count

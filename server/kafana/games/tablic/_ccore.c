@@ -589,16 +589,36 @@ done:
     return ok;
 }
 
-static PyObject *int_list(const int *v, int n) {
-    PyObject *list = PyList_New(n);
-    if (list == NULL) return NULL;
+/* Objects the fast paths make hold only cards, ints, moves and tuples of them, none of which
+   can refer back to what holds it: no reference cycle can pass through them, so they are left
+   out of the cycle collector's walks (a playout makes several every move). */
+static inline PyObject *untracked(PyObject *o) {
+    if (o != NULL) PyObject_GC_UnTrack(o);
+    return o;
+}
+
+static inline PyObject *card_tuple(Py_ssize_t n) { return untracked(PyTuple_New(n)); }
+
+/* A tuple (`as_tuple`, untracked: it holds only ints) or a list of the `n` ints of `v` (NULL:
+   an error is set): the simulator's lists and the state's tuples of counts and points. */
+static PyObject *int_sequence(const int *v, int n, int as_tuple) {
+    PyObject *out = as_tuple ? card_tuple(n) : PyList_New(n);
+    if (out == NULL) return NULL;
     for (int i = 0; i < n; i++) {
         PyObject *x = PyLong_FromLong(v[i]);
-        if (x == NULL) { Py_DECREF(list); return NULL; }
-        PyList_SET_ITEM(list, i, x);
+        if (x == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        if (as_tuple)
+            PyTuple_SET_ITEM(out, i, x);
+        else
+            PyList_SET_ITEM(out, i, x);
     }
-    return list;
+    return out;
 }
+static inline PyObject *int_list(const int *v, int n) { return int_sequence(v, n, 0); }
+static inline PyObject *int_tuple(const int *v, int n) { return int_sequence(v, n, 1); }
 
 static int set_new(PyObject *sim, const char *name, PyObject *value) {
     if (value == NULL) return -1;
@@ -817,15 +837,6 @@ static PyObject *fast_captures(PyObject *self, PyObject *const *args, Py_ssize_t
     return result;
 }
 
-/* Objects the fast paths make hold only cards, ints, moves and tuples of them, none of which
-   can refer back to what holds it: no reference cycle can pass through them, so they are left
-   out of the cycle collector's walks (a playout makes several every move). */
-static inline PyObject *untracked(PyObject *o) {
-    if (o != NULL) PyObject_GC_UnTrack(o);
-    return o;
-}
-
-static inline PyObject *card_tuple(Py_ssize_t n) { return untracked(PyTuple_New(n)); }
 
 /* -- MatchState's moves: listed and applied ---------------------------------------------- */
 
@@ -1172,10 +1183,12 @@ static PyObject *fast_legal(PyObject *self, PyObject *const *args, Py_ssize_t na
     return out;
 }
 
-/* -- MatchState's fields, read and written where the compiled class keeps them ------------- */
+/* -- MatchState's fields, read and written through the class's descriptors ------------------ */
 
-/* The fields `advance` reads and writes, by name: the compiled class's getset descriptors give
-   a getter and a setter each (the setter checks the value's type, as the class declares it). */
+/* The fields `advance` reads and writes, by name: each is a data descriptor of the class (what
+   mypyc makes of a declared attribute), called through the public slots of its type,
+   `tp_descr_get` and `tp_descr_set` (the setter checks the value's type, as the class declares
+   it). Nothing here knows where or how the class keeps a field. */
 static const char *const field_names[] = {
     "_setup", "_engine", "_params", "hand_no", "move_count", "_deck", "_hands", "_table",
     "_vector", "_piles", "_tablas", "_last_capturer", "_current", "_scores", "_results",
@@ -1193,97 +1206,50 @@ static const char *const result_fields[] = {"hand",   "cards",  "card_points", "
 #define RESULT_FIELDS 7
 static PyObject *result_names[RESULT_FIELDS];
 static PyObject *deck_name = NULL; /* "deck", interned: `MatchSetup.deck` */
-static getter field_get[F_COUNT];
-static setter field_set[F_COUNT];
-static void *field_closure[F_COUNT];
+static PyObject *field_descr[F_COUNT]; /* each field's descriptor */
+static descrgetfunc field_get[F_COUNT];
+static descrsetfunc field_set[F_COUNT];
 static PyObject *no_args = NULL;
 
-/* Where each field lives inside a compiled MatchState, found by `find_field` at `set_state`:
-   `advance` reads and writes it there as mypyc's own code does, without the descriptor's call
-   and type check (what it writes is of the field's type by construction, and
-   tests/games/tablic/test_fast_advance.py compares every field with Python's `_advance`). 0:
-   through the descriptor. An `int` field holds mypyc's tagged integer: the value shifted left
-   by one where it fits in 62 bits, else a PyLong's address with the low bit set (1: unset). */
-static Py_ssize_t field_offset[F_COUNT];
-static const char field_is_int[F_COUNT] = {[F_HAND_NO] = 1, [F_MOVE_COUNT] = 1, [F_VECTOR] = 1};
-#define TAG_UNSET ((uintptr_t)1)
-#define SHORT_INT_MAX ((uint64_t)1 << 62)
-#define PROBE_INT 0x2A5A5A5 /* an int no unset field's word equals, tagged */
-
-static inline uintptr_t *field_slot(PyObject *state, int f) {
-    return (uintptr_t *)((char *)state + field_offset[f]);
-}
-
-/* The offset of field `f` in a new `type` instance holding only `value` (an int field: PROBE_INT)
-   there: the one word that then equals it; 0 where none or several do (and on error). */
-static Py_ssize_t find_field(PyTypeObject *type, int f, PyObject *value) {
-    PyObject *probe = type->tp_new(type, no_args, NULL);
-    Py_ssize_t found = 0;
-    int matches = 0;
-    if (probe == NULL) return 0;
-    if (field_set[f](probe, value, field_closure[f]) == 0) {
-        uintptr_t want = field_is_int[f] ? (uintptr_t)PROBE_INT << 1 : (uintptr_t)value;
-        for (Py_ssize_t off = sizeof(PyObject); off + (Py_ssize_t)sizeof(uintptr_t) <= type->tp_basicsize;
-             off += sizeof(uintptr_t))
-            if (*(uintptr_t *)((char *)probe + off) == want) found = off, matches++;
-    }
-    Py_DECREF(probe);
-    PyErr_Clear();
-    return matches == 1 ? found : 0;
-}
-
-/* set_state(MatchState, HandResult, sample): the class `advance` makes (its fields must be getset
-   descriptors), the one of a finished hand's score, and a state whose field values show where
-   each field lives (`find_field`; a field not found is read through its descriptor). */
+/* set_state(MatchState, HandResult): the class `advance` makes, whose fields must be data
+   descriptors of it (a getter and a setter each), and the one of a finished hand's score. */
 static PyObject *set_state(PyObject *self, PyObject *args) {
     (void)self;
     PyTypeObject *type;
-    PyObject *result_type, *sample;
-    if (!PyArg_ParseTuple(args, "O!O!O", &PyType_Type, &type, &PyType_Type, &result_type, &sample))
+    PyObject *result_type;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyType_Type, &type, &PyType_Type, &result_type))
         return NULL;
-    if (Py_TYPE(sample) != type) {
-        PyErr_SetString(PyExc_TypeError, "the sample must be a state of the class");
-        return NULL;
-    }
+    PyObject *found[F_COUNT] = {NULL};
     for (int f = 0; f < F_COUNT; f++) {
-        PyObject *descr = PyDict_GetItemString(type->tp_dict, field_names[f]);
-        if (descr == NULL || Py_TYPE(descr) != &PyGetSetDescr_Type) {
-            PyErr_Format(PyExc_TypeError, "%s.%s is not a compiled field", type->tp_name,
-                         field_names[f]);
-            return NULL;
+        PyObject *descr = PyObject_GetAttrString((PyObject *)type, field_names[f]);
+        if (descr == NULL) goto fail;
+        found[f] = descr;
+        descrgetfunc get = Py_TYPE(descr)->tp_descr_get;
+        descrsetfunc set = Py_TYPE(descr)->tp_descr_set;
+        if (get == NULL || set == NULL) {
+            PyErr_Format(PyExc_TypeError, "%s.%s is not a field (a data descriptor)",
+                         type->tp_name, field_names[f]);
+            goto fail;
         }
-        PyGetSetDef *def = ((PyGetSetDescrObject *)descr)->d_getset;
-        if (def->get == NULL || def->set == NULL) {
-            PyErr_Format(PyExc_TypeError, "%s.%s is read-only", type->tp_name, field_names[f]);
-            return NULL;
-        }
-        field_get[f] = def->get;
-        field_set[f] = def->set;
-        field_closure[f] = def->closure;
-        field_offset[f] = 0;
     }
-    if (no_args == NULL && (no_args = PyTuple_New(0)) == NULL) return NULL;
-    for (int f = 0; f < F_COUNT; f++) {
-        PyObject *value = field_is_int[f] ? PyLong_FromLong(PROBE_INT)
-                                          : field_get[f](sample, field_closure[f]);
-        if (value == NULL) {
-            PyErr_Clear();
-            continue;
-        }
-        Py_ssize_t at = find_field(type, f, value);
-        Py_DECREF(value);
-        for (int g = 0; g < f && at; g++) at = field_offset[g] == at ? 0 : at; /* distinct */
-        field_offset[f] = at;
-    }
-    if (deck_name == NULL && (deck_name = PyUnicode_InternFromString("deck")) == NULL) return NULL;
+    if (no_args == NULL && (no_args = PyTuple_New(0)) == NULL) goto fail;
+    if (deck_name == NULL && (deck_name = PyUnicode_InternFromString("deck")) == NULL) goto fail;
     for (int i = 0; i < RESULT_FIELDS; i++)
         if (result_names[i] == NULL && (result_names[i] = PyUnicode_InternFromString(result_fields[i])) == NULL)
-            return NULL;
-    Py_INCREF(type); /* the names first: `advance` runs once the class is set */
+            goto fail;
+    for (int f = 0; f < F_COUNT; f++) {
+        Py_XSETREF(field_descr[f], found[f]);
+        field_get[f] = Py_TYPE(found[f])->tp_descr_get;
+        field_set[f] = Py_TYPE(found[f])->tp_descr_set;
+    }
+    Py_INCREF(type); /* the fields first: `advance` runs once the class is set */
     Py_XSETREF(state_type, type);
     Py_INCREF(result_type);
     Py_XSETREF(hand_result, result_type);
     Py_RETURN_NONE;
+fail:
+    for (int f = 0; f < F_COUNT; f++) Py_XDECREF(found[f]);
+    return NULL;
 }
 
 /* A new HandResult of `values` (its fields in order), made as its frozen dataclass `__init__`
@@ -1298,55 +1264,22 @@ static PyObject *new_result(PyObject *const *values) {
     return record;
 }
 
-/* state_fields(): {field: its offset in the state, or 0 where it is read through its
-   descriptor}, as `set_state` found them. */
-static PyObject *state_fields(PyObject *self, PyObject *unused) {
-    (void)self, (void)unused;
-    PyObject *out = PyDict_New();
-    for (int f = 0; out != NULL && f < F_COUNT; f++) {
-        PyObject *at = PyLong_FromSsize_t(field_offset[f]);
-        if (at == NULL || PyDict_SetItemString(out, field_names[f], at) < 0) Py_CLEAR(out);
-        Py_XDECREF(at);
-    }
-    return out;
-}
-
 /* A new reference to a field's value (NULL with AttributeError where it is unset). */
 static inline PyObject *get_field(PyObject *state, int f) {
-    if (field_offset[f] == 0) return field_get[f](state, field_closure[f]);
-    uintptr_t word = *field_slot(state, f);
-    if (field_is_int[f] && !(word & 1)) return PyLong_FromSsize_t((Py_ssize_t)word >> 1);
-    if (word == 0 || (field_is_int[f] && word == TAG_UNSET)) {
-        PyErr_Format(PyExc_AttributeError, "attribute '%s' of 'MatchState' undefined",
-                     field_names[f]);
-        return NULL;
-    }
-    return Py_NewRef((PyObject *)(word & ~(uintptr_t)1));
+    return field_get[f](field_descr[f], state, (PyObject *)state_type);
 }
 
 /* Set a field, stealing the reference `value` (NULL: an error is already set). */
 static inline int put_field(PyObject *state, int f, PyObject *value) {
     if (value == NULL) return -1;
-    if (field_offset[f] == 0 || field_is_int[f]) { /* ints: the descriptor tags them */
-        int done = field_set[f](state, value, field_closure[f]);
-        Py_DECREF(value);
-        return done;
-    }
-    uintptr_t *slot = field_slot(state, f);
-    PyObject *old = (PyObject *)*slot;
-    *slot = (uintptr_t)value;
-    Py_XDECREF(old);
-    return 0;
+    int done = field_set[f](field_descr[f], state, value);
+    Py_DECREF(value);
+    return done;
 }
 
 /* An int field set to `value` (< 2**64). */
 static inline int put_u64(PyObject *state, int f, uint64_t value) {
-    if (field_offset[f] == 0 || value >= SHORT_INT_MAX)
-        return put_field(state, f, PyLong_FromUnsignedLongLong(value));
-    uintptr_t *slot = field_slot(state, f), old = *slot;
-    *slot = (uintptr_t)value << 1;
-    if ((old & 1) && old != TAG_UNSET) Py_DECREF((PyObject *)(old & ~(uintptr_t)1));
-    return 0;
+    return put_field(state, f, PyLong_FromUnsignedLongLong(value));
 }
 
 /* An int of a state (a count or a bit mask, 0 <= it < 2**64) as a uint64, without the
@@ -1355,13 +1288,6 @@ static inline uint64_t u64_of(PyObject *value) { return PyLong_AsUnsignedLongLon
 
 /* An int field as a uint64 (-1 with an error set where it is not one). */
 static int u64_field(PyObject *state, int f, uint64_t *out) {
-    if (field_offset[f] != 0) {
-        uintptr_t word = *field_slot(state, f);
-        if (!(word & 1) && (Py_ssize_t)word >= 0) {
-            *out = (uint64_t)(word >> 1);
-            return 0;
-        }
-    }
     PyObject *value = get_field(state, f);
     if (value == NULL) return -1;
     *out = u64_of(value);
@@ -1371,10 +1297,6 @@ static int u64_field(PyObject *state, int f, uint64_t *out) {
 
 /* A field copied from `from` to `to`. */
 static inline int copy_field(PyObject *from, PyObject *to, int f) {
-    if (field_is_int[f]) {
-        uint64_t value;
-        return u64_field(from, f, &value) < 0 ? -1 : put_u64(to, f, value);
-    }
     return put_field(to, f, get_field(from, f));
 }
 
@@ -1407,20 +1329,6 @@ static PyObject *tuple_with(PyObject *t, Py_ssize_t at, PyObject *value) {
     return out;
 }
 
-/* A tuple of `n` ints (NULL: an error is set). */
-static PyObject *int_tuple(const long *values, int n) {
-    PyObject *out = card_tuple(n);
-    if (out == NULL) return NULL;
-    for (int i = 0; i < n; i++) {
-        PyObject *v = PyLong_FromLong(values[i]);
-        if (v == NULL) {
-            Py_DECREF(out);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(out, i, v);
-    }
-    return out;
-}
 
 /* `MatchState._deal_round` on `nxt` of hand `hand_no` from `deck` (a tuple of cards). */
 static int deal_round(PyObject *nxt, uint64_t hand_no, PyObject *deck, int players) {
@@ -1486,7 +1394,7 @@ static int start_hand(PyObject *nxt, uint64_t hand_no, const uint8_t *params) {
         PyErr_SetString(PyExc_ValueError, "a hand's deck must open four cards");
         goto done;
     }
-    long zeros[4] = {0, 0, 0, 0};
+    int zeros[4] = {0, 0, 0, 0};
     PyObject *rest = card_tuple(tail - head);
     if (rest == NULL) goto done;
     for (Py_ssize_t i = head; i < tail; i++) PyTuple_SET_ITEM(rest, i - head, Py_NewRef(cards[i]));
@@ -1511,7 +1419,8 @@ done:
 static int finish_hand(PyObject *nxt, const uint8_t *params) {
     int players = params[SP_PLAYERS], sides = params[SP_PARTNERS] ? 2 : players;
     uint64_t piles[4], hand_no;
-    long last = -1, tablas[4], counts[4], card_points[4], most[4] = {0, 0, 0, 0}, points[4];
+    long last = -1;
+    int tablas[4], counts[4], card_points[4], most[4] = {0, 0, 0, 0}, points[4];
     PyObject *pile_tuple = get_field(nxt, F_PILES), *last_obj = NULL, *table = NULL;
     PyObject *tabla_tuple = NULL, *results = NULL, *scores = NULL, *record = NULL;
     int result = -1;
@@ -1523,7 +1432,7 @@ static int finish_hand(PyObject *nxt, const uint8_t *params) {
         goto done;
     for (int s = 0; s < sides; s++) {
         piles[s] = u64_of(PyTuple_GET_ITEM(pile_tuple, s));
-        tablas[s] = PyLong_AsLong(PyTuple_GET_ITEM(tabla_tuple, s));
+        tablas[s] = (int)PyLong_AsLong(PyTuple_GET_ITEM(tabla_tuple, s));
     }
     if (last_obj != Py_None) last = PyLong_AsLong(last_obj);
     if (PyErr_Occurred()) goto done;
@@ -2071,9 +1980,7 @@ static PyMethodDef methods[] = {
      "moves(state, kept, kept_moves): its legal moves (a MoveList keeping its first kept_moves "
      "Moves; kept on the state if at most kept), or None."},
     {"set_state", set_state, METH_VARARGS,
-     "set_state(MatchState, HandResult, sample): the classes advance makes; where the fields are."},
-    {"state_fields", state_fields, METH_NOARGS,
-     "state_fields(): each field's offset in a state (0: read through its descriptor)."},
+     "set_state(MatchState, HandResult): the classes advance makes (fields: data descriptors)."},
     {NULL, NULL, 0, NULL},
 };
 

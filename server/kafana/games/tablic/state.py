@@ -770,5 +770,5 @@ def new_match(
     return state
 
 
-if NATIVE is not None:  # the classes `_ccore.advance` makes, and a state to find the fields in
-    NATIVE.set_state(MatchState, HandResult, new_match(Rules(), seed=0))
+if NATIVE is not None:  # the classes `_ccore.advance` makes (it reads and writes the fields only
+    NATIVE.set_state(MatchState, HandResult)  # through the class's descriptors)
