@@ -321,3 +321,32 @@ async def test_the_sdk_and_the_cli_make_a_banded_league(hosted: Served) -> None:
         kafana, "league", "create", "x", *at, "--band-edges", "20,y"
     )
     assert code == 2 and "'y' is not a rating" in out and "Traceback" not in out, out
+
+
+async def test_a_referee_renews_its_band_leases_at_half_their_time_not_every_round(
+    redis_url: str, redis_store: RedisStore
+) -> None:
+    taken: list[int] = []
+
+    class Counted(RedisLeagues):
+        async def pair_lease(self, league: str, owner: str, ttl_ms: int, band: int = 0) -> bool:
+            taken.append(band)
+            return await super().pair_lease(league, owner, ttl_ms, band)
+
+    client = RedisClient.from_url(redis_url)
+    try:
+        leagues = Counted(client)
+        spec = await made_league(leagues, "lease")
+        one = Referee(leagues, Tables(redis_store), lease_ms=400, clock=lambda: NOW)
+        other = Referee(leagues, Tables(redis_store), lease_ms=400, clock=lambda: NOW)
+        for _ in range(5):
+            await one.pair("lease", spec)
+        assert taken == [0, 1, 2]  # taken once, then held
+        await other.pair("lease", spec)
+        assert taken[3:] == [0, 1, 2]  # refused: the other asks every round
+        await asyncio.sleep(0.25)  # past half the lease: renewed, still its own
+        await one.pair("lease", spec)
+        assert taken[6:] == [0, 1, 2]
+        assert not await leagues.pair_lease("lease", other.owner, 400, 1)
+    finally:
+        await client.close()
