@@ -226,7 +226,14 @@ async def check(
         "no seat taken by anyone else": league_checks.seats_kept(data, tickets),
         "leaderboard = rated results replayed": league_checks.board_replayed(data),
     }
+    bands = len(data.info.band_matches) or 1
+    played_in: dict[str, set[int]] = {}
+    for m in data.matches.values():
+        for p in m.players:
+            played_in.setdefault(p, set()).add(m.match % bands)
     return {
+        "band_matches": list(data.info.band_matches),
+        "moved_band": sum(1 for seen in played_in.values() if len(seen) > 1),
         "matches_made": int(data.info.matches_made),
         "matches_settled": int(data.info.matches_settled),
         "rated": len(rated),
@@ -261,6 +268,11 @@ def report(args: argparse.Namespace, figures: dict[str, Any]) -> bool:
         f"{figures['rated']} rated; {figures['accounts_played']:,} accounts played; "
         f"board {figures['board_size']:,} players"
     )
+    if figures["band_matches"]:
+        print(
+            f"rating bands: {figures['band_matches']} matches made in each; "
+            f"{figures['moved_band']} accounts played in more than one"
+        )
     print(f"endings: {figures['endings']}")
     print(
         f"rated matches per second: {figures['rated_per_s']:.1f} "
