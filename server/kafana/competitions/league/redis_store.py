@@ -89,16 +89,20 @@ class RedisLeagues(LeagueStore):
 
     async def meta(self, league: str) -> dict[str, str]:
         keys = LeagueKeys(league)
-        raw, season = await atomic(
-            self.client, keys.tag, [("HGETALL", keys.meta), ("GET", keys.season)]
+        bands = await self._every_band(league)
+        own = [b.match_counter for b in bands if b.tag == keys.tag]  # one band: the league's
+        raw, season, *made = await atomic(
+            self.client,
+            keys.tag,
+            [("HGETALL", keys.meta), ("GET", keys.season), *(("GET", c) for c in own)],
         )
         found = fields(raw)
         if not found:
             return {}
-        counters = [
-            (b.match_counter, ("GET", b.match_counter)) for b in await self._every_band(league)
-        ]
-        made = await each(self.client, counters)
+        if not own:
+            made = await each(
+                self.client, [(b.match_counter, ("GET", b.match_counter)) for b in bands]
+            )
         found["season"] = text(season) if season is not None else "1"
         counts = [int(text(n)) if n is not None else 0 for n in made]
         found["made"] = str(sum(counts))

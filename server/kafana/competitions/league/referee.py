@@ -43,6 +43,7 @@ from kafana.competitions.league.store import (
     LeagueStore,
     RatingWrite,
     Settlement,
+    Waiting,
 )
 from kafana.competitions.league.tables import league_table, match_of, table_of
 from kafana.competitions.model import Ending
@@ -189,12 +190,19 @@ class Referee:
         holds; their numbers."""
         made: list[int] = []
         held = waiting = 0
+        season = ""  # read once, when a band has players enough
         for band in range((await self.store.bands(league)).count):
-            if await self._leased(league, band):
-                held += 1
-                left, numbers = await self._pair_band(league, spec, band)
-                waiting += left
-                made += numbers
+            if not await self._leased(league, band):
+                continue
+            held += 1
+            found = await self.store.oldest(league, self.batch, band)
+            waiting += len(found)
+            if len(found) < spec.players:
+                continue
+            season = season or (await self.store.meta(league)).get("season", "1")
+            numbers = await self._pair_band(league, spec, band, found, season)
+            waiting -= spec.players * len(numbers)
+            made += numbers
         if held:
             metrics.league_queue(self.owner, league, waiting)
         else:
@@ -216,14 +224,15 @@ class Referee:
         return False
 
     async def _pair_band(
-        self, league: str, spec: leagues_pb2.LeagueSpec, band: int
-    ) -> tuple[int, list[int]]:
-        """Matches of one band's longest-waiting players: the players left, the numbers."""
-        waiting = await self.store.oldest(league, self.batch, band)
-        if len(waiting) < spec.players:
-            return len(waiting), []
+        self,
+        league: str,
+        spec: leagues_pb2.LeagueSpec,
+        band: int,
+        waiting: list[Waiting],
+        season: str,
+    ) -> list[int]:
+        """Matches of one band's longest-waiting players (`waiting`): their numbers."""
         now = self.clock()
-        season = (await self.store.meta(league)).get("season", "1")
         recent = await self.store.last_opponents(league, [w.player for w in waiting], band)
         limit = spec.rematch_limit or REMATCH_LIMIT  # leagues made before the limit: its default
         claims = []
@@ -240,8 +249,7 @@ class Referee:
                 "state": PLAYING,
             }
             claims.append(self.store.claim(league, group, fields, now + self.lease_ms, band))
-        made = [number for number in await asyncio.gather(*claims) if number]
-        return len(waiting) - spec.players * len(made), made
+        return [number for number in await asyncio.gather(*claims) if number]
 
     # -- looking at a match -----------------------------------------------------------
 
