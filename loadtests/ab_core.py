@@ -2,10 +2,12 @@
 
     .venv/bin/python loadtests/ab_core.py 888c093 --rounds 6
 
-Extracts `server/` of the commit into a temporary folder, then runs short measurements in
-separate processes, alternating the older code and this checkout's, so both meet the same
-moments of a noisy machine: random playout hands per second (after a warm-up that fills the
-caches) and `captures()` calls per second on fresh random 12-card tables. Each figure is
+Extracts `server/` and `bots/` of the commit into a temporary folder, then runs short
+measurements in separate processes, alternating the older code and this checkout's, so both
+meet the same moments of a noisy machine: random playout hands per second through the public
+API (after a warm-up that fills the caches), `captures()` calls per second on fresh random
+12-card tables, and random playout hands per second in the search's simulator
+(`kafana_bots.sim`: the bots' playouts; `bench_core.simulator_rate`). Each figure is
 process CPU time, not wall time; the medians and the ratio are printed. Both run the pure-Python
 core (`KAFANA_PURE=1`: an older commit has no compiled build); `--build compiled` runs this
 checkout's compiled build (`make venv`) against the older commit's pure one, or against its
@@ -37,7 +39,7 @@ ROOT = HERE.parent
 MEASURE = r"""
 import random, sys, time
 sys.path.insert(0, sys.argv[3])
-from bench_core import playout_rate
+from bench_core import playout_rate, simulator_rate
 from kafana.errors import TooManyMovesError
 from kafana.games import tablic
 what, amount = sys.argv[1], int(sys.argv[2])
@@ -45,6 +47,9 @@ rules = tablic.Rules.preset("serbian", players=2)
 if what == "playout":
     playout_rate(amount, 10**6, rules)  # fills the caches
     print(playout_rate(amount, 0, rules, timer=time.process_time))
+elif what == "simulator":
+    simulator_rate(amount, 10**6, rules)  # a warm-up on other deals
+    print(simulator_rate(amount, 0, rules, timer=time.process_time))
 elif what == "hands":  # under callgrind: a warm-up, then `amount` hands
     playout_rate(int(sys.argv[4]), 10**6, rules)
     playout_rate(amount, 0, rules)
@@ -65,13 +70,13 @@ else:
 
 
 def extract(commit: str, into: Path) -> Path:
-    """`server/` of `commit` under `into`; returns the folder to put on PYTHONPATH."""
+    """`server/` and `bots/` of `commit` under `into` (the folder returned)."""
     archive = subprocess.run(
-        ["git", "archive", commit, "server"], cwd=ROOT, capture_output=True, check=True
+        ["git", "archive", commit, "server", "bots"], cwd=ROOT, capture_output=True, check=True
     ).stdout
     with tarfile.open(fileobj=BytesIO(archive)) as tar:
         tar.extractall(into, filter="data")
-    return into / "server"
+    return into
 
 
 PURE = {"KAFANA_PURE": "1"}
@@ -84,8 +89,8 @@ def side(source: Path) -> tuple[str, dict[str, str]]:
     venv = source / ".venv" / "bin" / "python"
     if venv.exists():
         return str(venv), {**os.environ, **PURE}
-    path = source / "server" if (source / "server").is_dir() else source
-    return sys.executable, {**os.environ, "PYTHONPATH": str(path), **PURE}
+    path = os.pathsep.join(str(source / part) for part in ("server", "bots"))
+    return sys.executable, {**os.environ, "PYTHONPATH": path, **PURE}
 
 
 def rate(source: Path, what: str, amount: int) -> float:
@@ -119,6 +124,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--hands", type=int, default=2_000)
     parser.add_argument("--calls", type=int, default=5_000)
+    parser.add_argument("--simulated", type=int, default=5_000, help="simulator hands a process")
     parser.add_argument("--instructions", action="store_true", help="also count instructions")
     parser.add_argument("--warm-up", type=int, default=1_000)
     parser.add_argument("--build", choices=["pure", "compiled"], default="pure")
@@ -148,6 +154,7 @@ def main() -> None:
         for what, amount, unit in (
             ("playout", args.hands, "hands/s"),
             ("captures", args.calls, "12-card captures() calls/s"),
+            ("simulator", args.simulated, "simulator hands/s"),
         ):
             rates: dict[str, list[float]] = {name: [] for name in sources}
             for _ in range(args.rounds):

@@ -143,8 +143,14 @@ def loop_rate(hands: int, seed: int, rules: tablic.Rules) -> float:
     )
 
 
-def simulator_rate(hands: int, seed: int, rules: tablic.Rules) -> float:
-    """Hands per second of uniformly random play in the search simulator of `kafana_bots`.
+def simulator_rate(
+    hands: int,
+    seed: int,
+    rules: tablic.Rules,
+    timer: Callable[[], float] = time.perf_counter,
+) -> float:
+    """Hands per second of uniformly random play in the search simulator of `kafana_bots` (by
+    `timer`).
 
     `HandSim` is the mutable, index-based copy of the rules that search bots use for
     playouts (checked move by move against `MatchState` in tests/bots/test_bots_sim.py). The
@@ -170,13 +176,13 @@ def simulator_rate(hands: int, seed: int, rules: tablic.Rules) -> float:
                 hand_no=0,
             )
         )
-    start = time.perf_counter()
+    start = timer()
     for k, sim in enumerate(starts):
         if fast_playout(sim, -1, seed + k):  # the compiled build's C playout
             continue
         while not sim.is_over:
             sim.play(*rng.choice(sim.legal()))
-    return hands / (time.perf_counter() - start)
+    return hands / (timer() - start)
 
 
 def reference_rate(iterations: int = 2_000_000) -> float:

@@ -1538,10 +1538,12 @@ done:
     return result;
 }
 
-/* The fields of the state after `move` (`listed`: its card and captured cards, by index, as
-   listed; `table_index`: the table's cards' indexes): everything but what it changes is copied. */
+/* The fields of `nxt`, a new state, made those of the state after `move` (`listed`: its card
+   and captured cards, by index, as listed; `table_index`: the table's cards' indexes; `hands`,
+   `table`, `deck`: the state's, read once by the caller). */
 static int advance_fields(PyObject *state, PyObject *nxt, PyObject *move, Listed listed,
-                          const int *table_index, const uint8_t *params, long seat) {
+                          const int *table_index, const uint8_t *params, long seat,
+                          PyObject *hands, PyObject *table, PyObject *deck) {
     uint64_t taken_cards = listed.taken;
     static const int same[] = {F_SETUP, F_ENGINE, F_PARAMS, F_HAND_NO, F_SCORES, F_RESULTS};
     for (size_t i = 0; i < sizeof same / sizeof *same; i++)
@@ -1559,11 +1561,7 @@ static int advance_fields(PyObject *state, PyObject *nxt, PyObject *move, Listed
     Py_INCREF(Py_None);
     if (put_field(nxt, F_LEGAL, Py_None) < 0) return -1;
 
-    PyObject *hands = get_field(state, F_HANDS), *table = NULL, *deck = NULL;
     int result = -1;
-    if (hands == NULL) return -1;
-    if ((table = get_field(state, F_TABLE)) == NULL || (deck = get_field(state, F_DECK)) == NULL)
-        goto done;
     PyObject *card = card_objects[listed.card];
     int played = listed.card, players = params[SP_PLAYERS];
     PyObject *hand = PyTuple_GET_ITEM(hands, seat);
@@ -1666,9 +1664,6 @@ static int advance_fields(PyObject *state, PyObject *nxt, PyObject *move, Listed
 fail_now:
     Py_DECREF(now);
 done:
-    Py_DECREF(hands);
-    Py_XDECREF(table);
-    Py_XDECREF(deck);
     return result;
 }
 
@@ -1743,7 +1738,8 @@ static PyObject *fast_advance(PyObject *self, PyObject *const *args, Py_ssize_t 
         goto done;
     }
     nxt = state_type->tp_new(state_type, no_args, NULL);
-    if (nxt == NULL || advance_fields(state, nxt, move, entry, table_index, params, seat) < 0)
+    if (nxt == NULL) goto done;
+    if (advance_fields(state, nxt, move, entry, table_index, params, seat, hands, table, deck) < 0)
         goto done;
     result = Py_NewRef(nxt);
 done:
