@@ -116,7 +116,11 @@ class Caller:
         return Caller(key, account.name, account.role, address)
 
 
-_current: ContextVar[tuple[Context, Caller] | None] = ContextVar("kafana_caller", default=None)
+Metadata = tuple[tuple[str, Any], ...]
+_current: ContextVar[tuple[Context, Caller, Metadata] | None] = ContextVar(
+    "kafana_caller", default=None
+)
+"""The call being handled: its context, its caller and its metadata (read once a call)."""
 
 
 def peer_address(context: Context) -> str:
@@ -171,14 +175,22 @@ def metadata_token(metadata: Iterable[tuple[str, Any]] | None, name: str) -> str
     return found or ""
 
 
+def call_metadata(context: Context) -> Metadata:
+    """The call's metadata: as the authenticator read it (gRPC builds it anew on each read)."""
+    current = _current.get()
+    if current is not None and current[0] is context:
+        return current[2]
+    return tuple(context.invocation_metadata() or ())
+
+
 def seat_token(context: Context) -> str:
     """The call's seat token (`kafana-seat-token`), "" without one."""
-    return metadata_token(context.invocation_metadata(), SEAT_TOKEN)
+    return metadata_token(call_metadata(context), SEAT_TOKEN)
 
 
 def admin_token(context: Context) -> str:
     """The call's admin token (`kafana-admin-token`), "" without one."""
-    return metadata_token(context.invocation_metadata(), ADMIN_TOKEN)
+    return metadata_token(call_metadata(context), ADMIN_TOKEN)
 
 
 def bearer(metadata: Iterable[tuple[str, Any]] | None) -> str | None:
@@ -385,8 +397,9 @@ class Authenticator(WrappingInterceptor):
         """The behaviour with the caller resolved (and checked) first."""
 
         async def authenticated(request: Any, context: Context) -> Any:
-            caller = await self.resolve(name, request, context)
-            reset = _current.set((context, caller))
+            metadata = tuple(context.invocation_metadata() or ())
+            caller = await self.resolve(name, request, context, metadata)
+            reset = _current.set((context, caller, metadata))
             try:
                 if streaming and caller.account is not None:
                     return await self._while_key_holds(behavior, request, context)
@@ -398,7 +411,7 @@ class Authenticator(WrappingInterceptor):
 
     async def _while_key_holds(self, behavior: Behavior, request: Any, context: Context) -> Any:
         """The stream, ended with UNAUTHENTICATED once its key is revoked or rotated away."""
-        digest = key_hash(bearer(context.invocation_metadata()) or "")
+        digest = key_hash(bearer(call_metadata(context)) or "")
         ended = self.key_watch.enter(digest)
         stream = asyncio.create_task(behavior(request, context))
         gone = asyncio.create_task(ended.wait())
@@ -424,10 +437,14 @@ class Authenticator(WrappingInterceptor):
         self.cache.put(digest, account)
         return account
 
-    async def resolve(self, name: str, request: Any, context: Context) -> Caller:
-        """The caller, or the call aborted: no key where one is needed, a bad key, no right."""
+    async def resolve(
+        self, name: str, request: Any, context: Context, metadata: Metadata | None = None
+    ) -> Caller:
+        """The caller, or the call aborted: no key where one is needed, a bad key, no right
+        (`metadata`: the call's, if read already)."""
         address = peer_address(context)
-        metadata = context.invocation_metadata()
+        if metadata is None:
+            metadata = tuple(context.invocation_metadata() or ())
         key = bearer(metadata)
         if key is None:
             seated = any(k == SEAT_TOKEN for k, _ in metadata or ())

@@ -45,13 +45,16 @@ class WrappingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc, unu
     ) -> Handler | None:
         """The method's handler, wrapped when this interceptor covers the method."""
         handler = await continuation(handler_call_details)
+        if handler is None:
+            return None
         method: str = handler_call_details.method
-        if handler is None or not self.covers(method):
-            return handler
         known = self._wrapped.get(method)
-        if known is not None and known[0] is handler:
+        if known is not None and known[0] is handler:  # a call costs this one lookup
             return known[1]
-        wrapped = self._rebuild(handler, method.rsplit("/", 1)[-1])
+        # A method not covered is kept as it is, so `covers` too runs once per method.
+        wrapped = (
+            self._rebuild(handler, method.rsplit("/", 1)[-1]) if self.covers(method) else handler
+        )
         self._wrapped[method] = (handler, wrapped)
         return wrapped
 
