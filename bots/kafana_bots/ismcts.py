@@ -9,7 +9,8 @@ scores the result: the points taken so far, tablas, and each card's share of the
 most-cards race (`rollout.estimate`). Short playouts measured much better than playing to
 the end of the hand (less noise from greedy play far ahead, and more worlds per second).
 All candidates share the same worlds, so their differences are measured with little noise;
-after 8, 16, 32... worlds the worse half is dropped (successive halving). This is
+the worse half is dropped at the end of each phase (successive halving: 12, 6, 3, then 2
+candidates, each phase the same share of the budget, `phases`). This is
 perfect-information Monte Carlo (PIMC), the flat form of information-set search.
 
 With two players and an empty deck nothing is hidden: the bot runs iterative deepening
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
+from itertools import accumulate
 
 from kafana.games.tablic import Move, Rules, View
 
@@ -100,11 +102,37 @@ def candidates(view: View, moves: Sequence[Move]) -> list[Move]:
     return [moves[i] for i in order[:MAX_CANDIDATES]]
 
 
+MIN_PHASE = 8
+"""Worlds before the first cut of successive halving (16 before the second, and so on)."""
+
+
+def phases(count: int, by_worlds: bool) -> list[float]:
+    """Where successive halving of `count` candidates drops the worse half: the cumulative
+    shares of the budget at the end of each phase but the last (one phase per field: 12, 6,
+    3 and 2 candidates). Each phase gets the same share of the time; counted in worlds
+    (`by_worlds`, the budget `iterations`), a phase of k candidates plays a share in
+    proportion to 1/k, since a world costs about k playouts.
+
+    Equal phases, instead of cuts after 8, 16 and 32 worlds whatever the budget, spend a large
+    budget on all the candidates rather than on the last two (the search's choice then
+    differs less from the best of a 5,000-world evaluation: docs/bots.md, "Strength")."""
+    fields = [count]
+    while fields[-1] > 2:
+        fields.append(max(2, (fields[-1] + 1) // 2))
+    weights = [1.0 / k if by_worlds else 1.0 for k in fields]
+    total = sum(weights)
+    return list(accumulate(w / total for w in weights[:-1]))
+
+
 class SearchBot(BudgetedBot):
     """PIMC search with greedy playouts; alpha-beta when every card is known."""
 
     name = "ismcts"
     STATS = ("decisions", "worlds", "exact")
+    EQUAL_PHASES = True
+    """Successive halving in phases of equal budget (`phases`); False: the former cuts after
+    8, 16 and 32 worlds whatever the budget (kept to measure the two side by side:
+    `loadtests/halving_regret.py`)."""
 
     def __init__(
         self,
@@ -200,13 +228,18 @@ class SearchBot(BudgetedBot):
         deadline: Deadline | None,
     ) -> int:
         """The best of `count` candidates over sampled worlds (`next_world` samples one and
-        gives each candidate's value in it), the worse half dropped after 8, 16, 32...
-        worlds; a world the deadline interrupts is not counted."""
+        gives each candidate's value in it), the worse half dropped at the end of each phase
+        of `phases` (the same share of the budget each, and not before 8, 16, 32... worlds);
+        a world the deadline interrupts is not counted."""
+        limit = self.iterations
+        ends = phases(count, by_worlds=limit is not None)
+        due: list[Deadline] = []
+        if limit is None and deadline is not None:
+            due = [deadline.part(share) for share in ends]
         alive = list(range(count))
         totals = [0.0] * count
         worlds = 0
-        next_cut = 8
-        limit = self.iterations
+        cut = 0
         while True:
             if limit is not None and worlds >= limit:
                 break
@@ -223,10 +256,17 @@ class SearchBot(BudgetedBot):
             for i, result in zip(alive, results, strict=True):
                 totals[i] += result
             worlds += 1
-            if worlds == next_cut and len(alive) > 2:
+            if (
+                cut < len(ends)
+                and worlds >= MIN_PHASE << cut
+                and (
+                    not self.EQUAL_PHASES
+                    or (due[cut].passed() if due else worlds >= ends[cut] * (limit or 0))
+                )
+            ):
                 alive.sort(key=lambda i: -totals[i])
                 alive = alive[: max(2, (len(alive) + 1) // 2)]
-                next_cut *= 2
+                cut += 1
         self.stats["worlds"] += worlds
         return max(alive, key=lambda i: totals[i])
 
