@@ -337,16 +337,16 @@ async def test_a_referee_renews_its_band_leases_at_half_their_time_not_every_rou
     try:
         leagues = Counted(client)
         spec = await made_league(leagues, "lease")
-        one = Referee(leagues, Tables(redis_store), lease_ms=400, clock=lambda: NOW)
-        other = Referee(leagues, Tables(redis_store), lease_ms=400, clock=lambda: NOW)
+        one = Referee(leagues, Tables(redis_store), lease_ms=4_000, clock=lambda: NOW)
+        other = Referee(leagues, Tables(redis_store), lease_ms=4_000, clock=lambda: NOW)
         for _ in range(5):
             await one.pair("lease", spec)
         assert taken == [0, 1, 2]  # taken once, then held
         await other.pair("lease", spec)
         assert taken[3:] == [0, 1, 2]  # refused: the other asks every round
-        await asyncio.sleep(0.25)  # past half the lease: renewed, still its own
+        await asyncio.sleep(2.1)  # past half the lease: renewed, still its own
         await one.pair("lease", spec)
         assert taken[6:] == [0, 1, 2]
-        assert not await leagues.pair_lease("lease", other.owner, 400, 1)
+        assert not await leagues.pair_lease("lease", other.owner, 4_000, 1)
     finally:
         await client.close()
