@@ -48,9 +48,11 @@ class Timed(Bot):
         self.inner.observe(event)
 
 
-def _ms(values: list[float], q: float) -> float:
+def _ms(values: list[float], q: float) -> str:
+    """The `q` quantile in milliseconds: whole above 100, else 3 significant digits."""
     ordered = sorted(values)
-    return 1000 * ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+    ms = 1000 * ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+    return f"{ms:.0f}" if ms >= 100 else f"{ms:.3g}"
 
 
 def main() -> None:
@@ -84,8 +86,8 @@ def timed_row(name: str, players: int, deals: int, seed: int) -> str:
         play(state, bots, hands=1)
     return (
         f"| {name} | {len(wall)} ({deals} deals, {players} players) "
-        f"| {os.getloadavg()[0]:.0f} | {_ms(wall, 0.5):.3g} / {_ms(wall, 0.99):.3g} "
-        f"| {_ms(cpu, 0.5):.3g} / {_ms(cpu, 0.99):.3g} |"
+        f"| {os.getloadavg()[0]:.0f} | {_ms(wall, 0.5)} / {_ms(wall, 0.99)} "
+        f"| {_ms(cpu, 0.5)} / {_ms(cpu, 0.99)} |"
     )
 
 
