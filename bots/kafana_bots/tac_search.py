@@ -228,8 +228,9 @@ class Memory:
     are face down now, the pile was turned over: those cards (a run of it: the ones below were
     flipped since, the ones above played before) are the top of the closed pile, and the cards
     under them, if any, were put onto the discard pile by others before it was turned over
-    (unknown). A known pile loses its top card with each flip; it is forgotten when the view
-    contradicts it (a call's penalty, say), and so are two piles that claim the same card.
+    (unknown); `turnover_piles` lists the ways it can have happened, and a pile is claimed
+    only if one fits. A known pile loses its top card with each flip; it is forgotten when the
+    view contradicts it (a call's penalty, say), and so are two piles that claim the same card.
     """
 
     def __init__(self, players: int) -> None:
@@ -259,39 +260,15 @@ class Memory:
         self.discards, self.sizes = view.discards, view.closed_sizes
 
     def _follow(self, seat: int, view: View, hidden: Counter[Card]) -> Pile | None:
-        size = view.closed_sizes[seat]
-        if size == 0:
+        """`seat`'s closed pile, from the pile known before or the discard pile turned over
+        (`turnover_piles`), if only one fits. Every turn of another seat flips at least one
+        card, the last onto its discard pile; this bot's own pile changes only by its moves,
+        all seen. Cards others put on a pile before it was turned over are unknown, unless
+        nobody moved between this bot's last look and the owner's turn (the owner is this bot
+        or the next seat). With two decks a face-down card may be the other copy of one seen:
+        the cards are counted."""
+        if view.closed_sizes[seat] == 0:
             return ()
-        if view.rules.decks > 1:  # a face-down card may be the other copy of one seen
-            return self._follow_two(seat, view, hidden)
-        before = self.sizes[seat]
-        pile = self.piles[seat]
-        old = self.discards[seat]
-        # a discard pile still on its two bottom cards was not turned over (one deck: a pile
-        # turned over gets at most its first card back before this seat moves again; two
-        # decks: the same two cards again would be a coincidence, taken as none)
-        kept = len(old) >= 2 and view.discards[seat][:2] == old[:2]
-        if pile is not None and (size <= before or kept):
-            rest = pile[before - size :] if size <= before else ()
-            if size <= before and _within(rest, hidden):
-                return rest
-        if kept:
-            return None
-        down = [i for i, card in enumerate(old) if hidden[card]]
-        if not down:
-            return None
-        top = old[down[0] : down[-1] + 1]
-        if len(top) != len(down) or len(top) > size or not _within(top, hidden):
-            return None
-        return (*top, *(None,) * (size - len(top)))
-
-    def _follow_two(self, seat: int, view: View, hidden: Counter[Card]) -> Pile | None:
-        """Two decks: `seat`'s closed pile, from the pile known before or the discard pile
-        turned over (`turnover_piles`), if only one fits. Every turn of another seat flips at
-        least one card, the last onto its discard pile; this bot's own pile changes only by
-        its moves, all seen. Cards others put on a pile before it was turned over are unknown,
-        unless nobody moved between this bot's last look and the owner's turn (the owner is
-        this bot or the next seat)."""
         size, before = view.closed_sizes[seat], self.sizes[seat]
         pile, old, now = self.piles[seat], self.discards[seat], view.discards[seat]
         me = view.seat if view.seat is not None else -1
@@ -348,9 +325,10 @@ def turnover_piles(
     moving: bool,
     stay_up: bool,
 ) -> set[Pile]:
-    """Two decks (a card face down may be the other copy of one seen): the closed piles, top
-    first, that the discard pile `old` (bottom first, as last seen) may have been turned into
-    (two at most: the search stops at the second); `now` is that discard pile now.
+    """The closed piles, top first, that the discard pile `old` (bottom first, as last seen)
+    may have been turned into (two at most: the search stops at the second); `now` is that
+    discard pile now. Cards are counted (`hidden`: face down now, `decks` copies of each), as
+    with two decks a card face down may be the other copy of one seen.
 
     In its turn the owner plays cards off the top of the discard pile, flips the rest of its
     closed pile and turns the discard pile over; the turned-over pile is then `old[:b]`
