@@ -75,6 +75,7 @@ class BudgetedBot(Bot):
         seat: int,
         rules: Rules,
         rng: random.Random,
+        *,
         budget_ms: float | None = None,
         iterations: int | None = None,
     ) -> None:
@@ -139,11 +140,12 @@ class SearchBot(BudgetedBot):
         seat: int,
         rules: Rules,
         rng: random.Random,
+        *,
         budget_ms: float | None = None,
         iterations: int | None = None,
         horizon: int | None = None,
     ) -> None:
-        super().__init__(seat, rules, rng, budget_ms, iterations)
+        super().__init__(seat, rules, rng, budget_ms=budget_ms, iterations=iterations)
         self.horizon = horizon_option(horizon, HORIZON, "plies", "hand")
         self.log = PlayLog()
 
