@@ -254,6 +254,7 @@ typedef struct {
     int table[52], table_len;
     int deck[52], deck_len;
     int cards[4], points[4], tablas[4]; /* per side */
+    uint64_t piles[4]; /* per side: the captured cards by index (MatchState's; HandSim keeps none) */
 } Hand;
 
 typedef struct {
@@ -401,7 +402,9 @@ static void deal(Hand *h) {
     h->current = h->first;
 }
 
-/* HandSim.play: a legal move (not checked), then the next seat, a deal, or the hand's end. */
+/* HandSim.play: a legal move (not checked), then the next seat, a deal, or the hand's end; the
+   one move of the C paths (the simulator's playouts and `MatchState`'s transition, `advance`).
+   `mask`: the captured table positions. */
 static void play(Hand *h, const SimRules *r, int card, uint64_t mask) {
     int seat = h->current, *hand = h->hands[seat], len = h->hand_len[seat];
     for (int i = 0; i < len; i++)
@@ -416,11 +419,13 @@ static void play(Hand *h, const SimRules *r, int card, uint64_t mask) {
     if (mask) {
         int side = h->side_of[seat], kept = 0;
         int pts = r->points[card], taken = 1;
+        h->piles[side] |= 1ull << card;
         for (int k = 0; k < h->table_len; k++) {
             int c = h->table[k];
             if (mask >> k & 1) {
                 pts += r->points[c];
                 taken++;
+                h->piles[side] |= 1ull << c;
             } else {
                 h->table[kept++] = c;
             }
@@ -442,7 +447,10 @@ static void play(Hand *h, const SimRules *r, int card, uint64_t mask) {
     }
     if (h->last_capturer >= 0) {
         h->cards[h->last_capturer] += h->table_len;
-        for (int k = 0; k < h->table_len; k++) h->points[h->last_capturer] += r->points[h->table[k]];
+        for (int k = 0; k < h->table_len; k++) {
+            h->points[h->last_capturer] += r->points[h->table[k]];
+            h->piles[h->last_capturer] |= 1ull << h->table[k];
+        }
     }
     h->table_len = 0;
     h->current = -1;
@@ -549,6 +557,7 @@ static int read_hand(PyObject *sim, Hand *h) {
     PyObject *a = NULL;
     int ok = -1, len;
 #define GET(name) do { Py_XDECREF(a); a = PyObject_GetAttrString(sim, name); if (a == NULL) goto done; } while (0)
+    memset(h->piles, 0, sizeof h->piles);
     GET("n");
     h->n = (int)PyLong_AsLong(a);
     if (h->n < 1 || h->n > 4) { PyErr_SetString(PyExc_ValueError, "1 to 4 players"); goto done; }
@@ -1538,17 +1547,31 @@ done:
     return result;
 }
 
+/* The int at `item` of a tuple of ints as an int (-1 with an error set where it is none). */
+static int int_at(PyObject *tuple, Py_ssize_t item) {
+    return (int)PyLong_AsLong(PyTuple_GET_ITEM(tuple, item));
+}
+
+/* A tuple of the `n` cards of `indexes` (card indexes). */
+static PyObject *cards_of(const int *indexes, int n) {
+    PyObject *out = card_tuple(n);
+    if (out == NULL) return NULL;
+    for (int i = 0; i < n; i++) PyTuple_SET_ITEM(out, i, Py_NewRef(card_objects[indexes[i]]));
+    return out;
+}
+
 /* The fields of `nxt`, a new state, made those of the state after `move` (`listed`: its card
    and captured cards, by index, as listed; `table_index`: the table's cards' indexes; `hands`,
-   `table`, `deck`: the state's, read once by the caller). */
+   `table`, `deck`: the state's, read once by the caller). The move is the simulator's `play`
+   on the state read into a `Hand` (only what it reads: the mover's hand, every hand's size,
+   the table, the deck where it deals), whose result is written back as the state's tuples. */
 static int advance_fields(PyObject *state, PyObject *nxt, PyObject *move, Listed listed,
                           const int *table_index, const uint8_t *params, long seat,
                           PyObject *hands, PyObject *table, PyObject *deck) {
-    uint64_t taken_cards = listed.taken;
     static const int same[] = {F_SETUP, F_ENGINE, F_PARAMS, F_HAND_NO, F_SCORES, F_RESULTS};
     for (size_t i = 0; i < sizeof same / sizeof *same; i++)
         if (copy_field(state, nxt, same[i]) < 0) return -1;
-    uint64_t count, vector = 0;
+    uint64_t count;
     if (u64_field(state, F_MOVE_COUNT, &count) < 0) return -1;
     if (put_u64(nxt, F_MOVE_COUNT, count + 1) < 0) return -1;
     PyObject *log = get_field(state, F_LOG);
@@ -1561,109 +1584,106 @@ static int advance_fields(PyObject *state, PyObject *nxt, PyObject *move, Listed
     Py_INCREF(Py_None);
     if (put_field(nxt, F_LEGAL, Py_None) < 0) return -1;
 
-    int result = -1;
-    PyObject *card = card_objects[listed.card];
-    int played = listed.card, players = params[SP_PLAYERS];
-    PyObject *hand = PyTuple_GET_ITEM(hands, seat);
-    Py_ssize_t cards = PyTuple_GET_SIZE(hand), left = 0, n = PyTuple_GET_SIZE(table);
-    for (Py_ssize_t i = 0; i < n; i++) /* the table's rank counts (`count_vector`), as read */
-        vector += 1ull << 4 * (table_index[i] / 4);
-    PyObject *rest = card_tuple(cards - 1);
-    if (rest == NULL) goto done;
-    for (Py_ssize_t k = 0; k < cards; k++)
-        if (PyTuple_GET_ITEM(hand, k) != card)
-            PyTuple_SET_ITEM(rest, left++, Py_NewRef(PyTuple_GET_ITEM(hand, k)));
-    PyObject *now = tuple_with(hands, seat, rest);
-    if (now == NULL) goto done;
-    Py_ssize_t holding = 0;
-    for (int s = 0; s < players; s++) holding += PyTuple_GET_SIZE(PyTuple_GET_ITEM(now, s));
-    Py_ssize_t undealt = PyTuple_GET_SIZE(deck);
-    if (taken_cards != 0) {
-        long side = params[SP_PARTNERS] ? seat % 2 : seat;
-        PyObject *piles = get_field(state, F_PILES);
-        if (piles == NULL) goto fail_now;
-        uint64_t pile = u64_of(PyTuple_GET_ITEM(piles, side));
-        if (pile == (uint64_t)-1 && PyErr_Occurred()) {
-            Py_DECREF(piles);
-            goto fail_now;
-        }
-        pile |= 1ull << played;
-        PyObject *remaining = card_tuple(n - __builtin_popcountll(taken_cards));
-        if (remaining == NULL) {
-            Py_DECREF(piles);
-            goto fail_now;
-        }
-        Py_ssize_t kept = 0;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            PyObject *c = PyTuple_GET_ITEM(table, i);
-            int index = table_index[i];
-            if (taken_cards >> index & 1) {
-                pile |= 1ull << index;
-                vector -= 1ull << 4 * (index / 4);
-            } else {
-                PyTuple_SET_ITEM(remaining, kept++, Py_NewRef(c));
-            }
-        }
-        int tabla = kept == 0 && (params[SP_LAST_TABLA] || undealt > 0 || holding > 0);
-        PyObject *tablas = NULL;
-        int stored = put_field(nxt, F_TABLE, remaining); /* `remaining` is given in any case */
-        if (stored < 0 ||
-            put_field(nxt, F_PILES, tuple_with(piles, side, PyLong_FromUnsignedLongLong(pile))) < 0 ||
-            put_field(nxt, F_LAST_CAPTURER, PyLong_FromLong(side)) < 0 ||
-            (tablas = get_field(state, F_TABLAS)) == NULL) {
-            Py_DECREF(piles);
-            goto fail_now;
-        }
-        Py_DECREF(piles);
-        if (tabla) {
-            long before = PyLong_AsLong(PyTuple_GET_ITEM(tablas, side));
-            PyObject *more = before == -1 && PyErr_Occurred()
-                                 ? NULL
-                                 : tuple_with(tablas, side, PyLong_FromLong(before + 1));
-            Py_DECREF(tablas);
-            tablas = more;
-        }
-        if (put_field(nxt, F_TABLAS, tablas) < 0) goto fail_now;
-    } else {
-        if (copy_field(state, nxt, F_PILES) < 0 || copy_field(state, nxt, F_TABLAS) < 0 ||
-            copy_field(state, nxt, F_LAST_CAPTURER) < 0)
-            goto fail_now;
-        PyObject *longer = card_tuple(n + 1);
-        if (longer == NULL) goto fail_now;
-        Py_ssize_t at = 0;
-        for (Py_ssize_t i = 0; i < n; i++) { /* the table is sorted by index */
-            PyObject *c = PyTuple_GET_ITEM(table, i);
-            if (at == i && table_index[i] > played) PyTuple_SET_ITEM(longer, at++, Py_NewRef(card));
-            PyTuple_SET_ITEM(longer, at++, Py_NewRef(c));
-        }
-        if (at == n) PyTuple_SET_ITEM(longer, at, Py_NewRef(card));
-        vector += 1ull << 4 * (played / 4);
-        if (put_field(nxt, F_TABLE, longer) < 0) goto fail_now;
-    }
-    if (put_u64(nxt, F_VECTOR, vector) < 0) goto fail_now;
-    if (holding > 0) { /* the next seat plays */
-        if (put_field(nxt, F_HANDS, now) < 0 || put_field(nxt, F_DECK, Py_NewRef(deck)) < 0 ||
-            put_field(nxt, F_CURRENT, PyLong_FromLong((seat + 1) % players)) < 0)
-            goto done;
-        result = 0;
+    int players = params[SP_PLAYERS], sides = params[SP_PARTNERS] ? 2 : players, result = -1;
+    PyObject *piles = get_field(state, F_PILES), *tablas = NULL, *last = NULL;
+    if (piles == NULL || (tablas = get_field(state, F_TABLAS)) == NULL ||
+        (last = get_field(state, F_LAST_CAPTURER)) == NULL)
+        goto done;
+    if (!PyTuple_CheckExact(piles) || PyTuple_GET_SIZE(piles) != sides ||
+        !PyTuple_CheckExact(tablas) || PyTuple_GET_SIZE(tablas) != sides) {
+        PyErr_SetString(PyExc_ValueError, "a state's piles and tablas are one int a side");
         goto done;
     }
-    if (undealt > 0) { /* a new round from the deck */
-        Py_DECREF(now);
+    Hand h;
+    h.n = players, h.sides = sides, h.current = (int)seat;
+    h.last_capturer = last == Py_None ? -1 : (int)PyLong_AsLong(last);
+    Py_ssize_t holding = 0, undealt = PyTuple_GET_SIZE(deck);
+    for (int s = 0; s < players; s++) {
+        h.side_of[s] = params[SP_PARTNERS] ? s % 2 : s;
+        h.hand_len[s] = (int)PyTuple_GET_SIZE(PyTuple_GET_ITEM(hands, s));
+        holding += h.hand_len[s];
+    }
+    PyObject *hand = PyTuple_GET_ITEM(hands, seat);
+    for (int k = 0; k < h.hand_len[seat]; k++)
+        if ((h.hands[seat][k] = card_index(PyTuple_GET_ITEM(hand, k))) < 0) {
+            PyErr_SetString(PyExc_TypeError, "a hand holds only cards");
+            goto done;
+        }
+    uint64_t taken_at = 0; /* the captured table positions */
+    h.table_len = (int)PyTuple_GET_SIZE(table);
+    for (int k = 0; k < h.table_len; k++) {
+        h.table[k] = table_index[k];
+        if (listed.taken >> table_index[k] & 1) taken_at |= 1ull << k;
+    }
+    int deals = holding == 1 && undealt > 0; /* the round's last card: `play` deals the next */
+    h.deck_len = (int)undealt, h.first = 0;
+    if (deals) {
         uint64_t hand_no;
         if (u64_field(state, F_HAND_NO, &hand_no) < 0) goto done;
-        result = deal_round(nxt, hand_no, deck, players);
+        h.first = (int)(hand_no % (uint64_t)players);
+        for (int k = 0; k < h.deck_len; k++)
+            if ((h.deck[k] = card_index(PyTuple_GET_ITEM(deck, k))) < 0) {
+                PyErr_SetString(PyExc_TypeError, "a deck holds only cards");
+                goto done;
+            }
+    }
+    for (int s = 0; s < sides; s++) {
+        h.piles[s] = u64_of(PyTuple_GET_ITEM(piles, s));
+        h.tablas[s] = int_at(tablas, s);
+        h.cards[s] = h.points[s] = 0;
+    }
+    if (PyErr_Occurred()) goto done;
+    SimRules rules = {params, params + SP_POINTS, 0, params[SP_LAST_TABLA], 0, 0};
+    play(&h, &rules, listed.card, taken_at);
+
+    uint64_t vector = 0;
+    for (int k = 0; k < h.table_len; k++) vector += 1ull << 4 * (h.table[k] / 4);
+    if (put_field(nxt, F_TABLE, cards_of(h.table, h.table_len)) < 0 || put_u64(nxt, F_VECTOR, vector) < 0)
+        goto done;
+    /* piles and tablas: the tuples read, where `play` changed nothing; one side changed (a
+       capture, the leftovers at the end), that item replaced; else made anew */
+    PyObject *new_piles = Py_NewRef(piles), *new_tablas = Py_NewRef(tablas);
+    for (int s = 0; s < sides && new_piles != NULL; s++)
+        if (h.piles[s] != u64_of(PyTuple_GET_ITEM(new_piles, s)))
+            Py_SETREF(new_piles, tuple_with(new_piles, s, PyLong_FromUnsignedLongLong(h.piles[s])));
+    for (int s = 0; s < sides && new_tablas != NULL; s++)
+        if (h.tablas[s] != int_at(new_tablas, s))
+            Py_SETREF(new_tablas, tuple_with(new_tablas, s, PyLong_FromLong(h.tablas[s])));
+    int was = last == Py_None ? -1 : (int)PyLong_AsLong(last);
+    PyObject *new_last = h.last_capturer == was ? Py_NewRef(last)
+                         : h.last_capturer < 0  ? Py_NewRef(Py_None)
+                                                : PyLong_FromLong(h.last_capturer);
+    if (put_field(nxt, F_PILES, new_piles) < 0) {
+        Py_XDECREF(new_tablas);
+        Py_XDECREF(new_last);
         goto done;
     }
-    /* the hand is over: scored, then the next one (or the match is over) */
-    if (put_field(nxt, F_HANDS, now) < 0 || put_field(nxt, F_DECK, Py_NewRef(deck)) < 0 ||
-        put_field(nxt, F_CURRENT, PyLong_FromLong(seat)) < 0)
+    if (put_field(nxt, F_TABLAS, new_tablas) < 0) {
+        Py_XDECREF(new_last);
         goto done;
-    result = finish_hand(nxt, params);
-    goto done;
-fail_now:
-    Py_DECREF(now);
+    }
+    if (put_field(nxt, F_LAST_CAPTURER, new_last) < 0) goto done;
+    PyObject *now;
+    if (deals) { /* the next round: every hand dealt */
+        now = card_tuple(players);
+        for (int s = 0; now != NULL && s < players; s++) {
+            PyObject *dealt = cards_of(h.hands[s], h.hand_len[s]);
+            if (dealt == NULL) Py_CLEAR(now);
+            else PyTuple_SET_ITEM(now, s, dealt);
+        }
+        if (put_field(nxt, F_HANDS, now) < 0 ||
+            put_field(nxt, F_DECK, untracked(PyTuple_GetSlice(deck, undealt - h.deck_len, undealt))) < 0)
+            goto done;
+    } else if (put_field(nxt, F_HANDS, tuple_with(hands, seat, cards_of(h.hands[seat], h.hand_len[seat]))) < 0 ||
+               put_field(nxt, F_DECK, Py_NewRef(deck)) < 0)
+        goto done;
+    /* the hand over (`play`'s current -1): scored as `_finish_hand` scores it, then dealt */
+    if (put_field(nxt, F_CURRENT, PyLong_FromLong(h.current < 0 ? seat : h.current)) < 0) goto done;
+    result = h.current < 0 ? finish_hand(nxt, params) : 0;
 done:
+    Py_XDECREF(piles);
+    Py_XDECREF(tablas);
+    Py_XDECREF(last);
     return result;
 }
 
