@@ -1339,26 +1339,50 @@ static PyObject *tuple_with(PyObject *t, Py_ssize_t at, PyObject *value) {
 }
 
 
-/* `MatchState._deal_round` on `nxt` of hand `hand_no` from `deck` (a tuple of cards). */
-static int deal_round(PyObject *nxt, uint64_t hand_no, PyObject *deck, int players) {
-    Py_ssize_t undealt = PyTuple_GET_SIZE(deck);
-    Py_ssize_t per = undealt / players < 6 ? undealt / players : 6;
-    long first = (long)(hand_no % (uint64_t)players);
-    PyObject *dealt = card_tuple(players);
-    if (dealt == NULL) return -1;
-    for (int k = 0; k < players; k++) {
-        PyObject *cards_of = sorted_cards(&PyTuple_GET_ITEM(deck, k * per), per);
-        if (cards_of == NULL) {
-            Py_DECREF(dealt);
-            return -1;
-        }
-        PyTuple_SET_ITEM(dealt, (first + k) % players, cards_of);
+/* A tuple of the `n` cards of `indexes` (card indexes). */
+static PyObject *cards_of(const int *indexes, int n) {
+    PyObject *out = card_tuple(n);
+    if (out == NULL) return NULL;
+    for (int i = 0; i < n; i++) PyTuple_SET_ITEM(out, i, Py_NewRef(card_objects[indexes[i]]));
+    return out;
+}
+
+/* The hands `deal` dealt in `h` written to `nxt`, with what is left of `deck` (the tuple `h`'s
+   deck was read from) and the seat to play. */
+static int put_dealt(PyObject *nxt, const Hand *h, PyObject *deck) {
+    PyObject *dealt = card_tuple(h->n);
+    for (int s = 0; dealt != NULL && s < h->n; s++) {
+        PyObject *cards = cards_of(h->hands[s], h->hand_len[s]);
+        if (cards == NULL) Py_CLEAR(dealt);
+        else PyTuple_SET_ITEM(dealt, s, cards);
     }
+    Py_ssize_t undealt = PyTuple_GET_SIZE(deck);
     if (put_field(nxt, F_HANDS, dealt) < 0 ||
-        put_field(nxt, F_DECK, untracked(PyTuple_GetSlice(deck, players * per, undealt))) < 0 ||
-        put_field(nxt, F_CURRENT, PyLong_FromLong(first)) < 0)
+        put_field(nxt, F_DECK, untracked(PyTuple_GetSlice(deck, undealt - h->deck_len, undealt))) < 0 ||
+        put_field(nxt, F_CURRENT, PyLong_FromLong(h->current)) < 0)
         return -1;
     return 0;
+}
+
+/* `deck` (a tuple of cards) read into `h` (-1 with an error set where an item is no card). */
+static int read_deck(Hand *h, PyObject *deck) {
+    h->deck_len = (int)PyTuple_GET_SIZE(deck);
+    for (int k = 0; k < h->deck_len; k++)
+        if ((h->deck[k] = card_index(PyTuple_GET_ITEM(deck, k))) < 0) {
+            PyErr_SetString(PyExc_TypeError, "a deck holds only cards");
+            return -1;
+        }
+    return 0;
+}
+
+/* `MatchState._deal_round` on `nxt` of hand `hand_no` from `deck` (a tuple of cards): the
+   simulator's `deal`. */
+static int deal_round(PyObject *nxt, uint64_t hand_no, PyObject *deck, int players) {
+    Hand h;
+    h.n = players, h.first = (int)(hand_no % (uint64_t)players);
+    if (read_deck(&h, deck) < 0) return -1;
+    deal(&h);
+    return put_dealt(nxt, &h, deck);
 }
 
 /* `MatchState._start_hand` on `nxt`: hand `hand_no` from `setup.deck(hand_no)`. */
@@ -1552,14 +1576,6 @@ static int int_at(PyObject *tuple, Py_ssize_t item) {
     return (int)PyLong_AsLong(PyTuple_GET_ITEM(tuple, item));
 }
 
-/* A tuple of the `n` cards of `indexes` (card indexes). */
-static PyObject *cards_of(const int *indexes, int n) {
-    PyObject *out = card_tuple(n);
-    if (out == NULL) return NULL;
-    for (int i = 0; i < n; i++) PyTuple_SET_ITEM(out, i, Py_NewRef(card_objects[indexes[i]]));
-    return out;
-}
-
 /* The fields of `nxt`, a new state, made those of the state after `move` (`listed`: its card
    and captured cards, by index, as listed; `table_index`: the table's cards' indexes; `hands`,
    `table`, `deck`: the state's, read once by the caller). The move is the simulator's `play`
@@ -1619,13 +1635,8 @@ static int advance_fields(PyObject *state, PyObject *nxt, PyObject *move, Listed
     h.deck_len = (int)undealt, h.first = 0;
     if (deals) {
         uint64_t hand_no;
-        if (u64_field(state, F_HAND_NO, &hand_no) < 0) goto done;
+        if (u64_field(state, F_HAND_NO, &hand_no) < 0 || read_deck(&h, deck) < 0) goto done;
         h.first = (int)(hand_no % (uint64_t)players);
-        for (int k = 0; k < h.deck_len; k++)
-            if ((h.deck[k] = card_index(PyTuple_GET_ITEM(deck, k))) < 0) {
-                PyErr_SetString(PyExc_TypeError, "a deck holds only cards");
-                goto done;
-            }
     }
     for (int s = 0; s < sides; s++) {
         h.piles[s] = u64_of(PyTuple_GET_ITEM(piles, s));
@@ -1663,19 +1674,12 @@ static int advance_fields(PyObject *state, PyObject *nxt, PyObject *move, Listed
         goto done;
     }
     if (put_field(nxt, F_LAST_CAPTURER, new_last) < 0) goto done;
-    PyObject *now;
     if (deals) { /* the next round: every hand dealt */
-        now = card_tuple(players);
-        for (int s = 0; now != NULL && s < players; s++) {
-            PyObject *dealt = cards_of(h.hands[s], h.hand_len[s]);
-            if (dealt == NULL) Py_CLEAR(now);
-            else PyTuple_SET_ITEM(now, s, dealt);
-        }
-        if (put_field(nxt, F_HANDS, now) < 0 ||
-            put_field(nxt, F_DECK, untracked(PyTuple_GetSlice(deck, undealt - h.deck_len, undealt))) < 0)
-            goto done;
-    } else if (put_field(nxt, F_HANDS, tuple_with(hands, seat, cards_of(h.hands[seat], h.hand_len[seat]))) < 0 ||
-               put_field(nxt, F_DECK, Py_NewRef(deck)) < 0)
+        result = put_dealt(nxt, &h, deck);
+        goto done;
+    }
+    if (put_field(nxt, F_HANDS, tuple_with(hands, seat, cards_of(h.hands[seat], h.hand_len[seat]))) < 0 ||
+        put_field(nxt, F_DECK, Py_NewRef(deck)) < 0)
         goto done;
     /* the hand over (`play`'s current -1): scored as `_finish_hand` scores it, then dealt */
     if (put_field(nxt, F_CURRENT, PyLong_FromLong(h.current < 0 ? seat : h.current)) < 0) goto done;
