@@ -48,6 +48,7 @@ from kafana.store.redis_server import free_port, redis_server  # noqa: E402
 from kafana_client.connection import ConnectOptions, Deadlines  # noqa: E402
 from kafana_client.keyed import keyed_client  # noqa: E402
 from kafana_client.leagues import Leagues  # noqa: E402
+from run import stop  # noqa: E402
 
 KAFANA = str(Path(sys.executable).parent / "kafana")
 LEAGUE = "bench"
@@ -112,7 +113,7 @@ def start_servers(url: str, count: int, work: Path, stack: ExitStack) -> list[tu
         stack.callback(log.close)
         command = [KAFANA, "serve", "--redis", url, "--auth", "required", "--port", str(port)]
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
-        stack.callback(_end, process)
+        stack.callback(stop, process, 20.0)
         servers.append((f"127.0.0.1:{port}", process, work / f"serve-{port}.log"))
     deadline = time.monotonic() + 60
     for _target, process, log_path in servers:
@@ -121,16 +122,6 @@ def start_servers(url: str, count: int, work: Path, stack: ExitStack) -> list[tu
                 raise SystemExit(f"kafana serve did not start:\n{log_path.read_text()}")
             time.sleep(0.1)
     return [(target, process) for target, process, _log in servers]
-
-
-def _end(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 async def create_league(target: str, key: str, args: argparse.Namespace) -> None:
