@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from kafana.cli.bot_spec import keywords, load
-from kafana.games.tablic import PRESETS
+from kafana.cli.options import PRESET
 
 
 @click.command()
@@ -39,7 +39,7 @@ from kafana.games.tablic import PRESETS
     show_default=True,
     help="Play each deal once per seating.",
 )
-@click.option("--preset", type=click.Choice(PRESETS), default="serbian", show_default=True)
+@PRESET
 @click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True)
 @click.option("--partnerships", is_flag=True, help="Four players in two partnerships.")
 @click.option("--building", is_flag=True, help="Builds and raises (the `building` switch).")

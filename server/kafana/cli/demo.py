@@ -9,6 +9,7 @@ from kafana_bots.play import play
 from kafana_bots.random_bot import RandomBot
 from kafana_client.cli.words import plural
 
+from kafana.cli.options import PRESET
 from kafana.games import tablic
 
 
@@ -21,7 +22,7 @@ def play_random_match(rules: tablic.Rules, seed: int) -> tablic.MatchState:
 
 
 @click.command()
-@click.option("--preset", type=click.Choice(tablic.PRESETS), default="serbian", show_default=True)
+@PRESET
 @click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True)
 @click.option("--partnerships", is_flag=True, help="Four players in two partnerships.")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=7, show_default=True)

@@ -31,30 +31,23 @@ from typing import Any, TypeVar
 
 import click
 from kafana_client.cli.paths import OUTPUT_FILE
-from kafana_client.cli.reach import cli_key, cli_tls, server_options
+from kafana_client.cli.reach import cli_key, cli_tls
 from kafana_client.cli.words import plural
 from kafana_client.convert import switches_of
 from kafana_client.leagues import match_numbers
 from kafana_client.remote import CONNECT_SECONDS
 from kafana_client.tournaments import enum_name
 
+from kafana.cli.options import game_option, hosting_server
 from kafana.cli.tournament_hosted import COUNT, rule_option, table_rules
 from kafana.competitions.league import collusion
+from kafana.games.tablic import PRESETS
 from kafana.v1 import leagues_pb2 as pb
 from kafana.v1 import rules_pb2, state_pb2
 
 T = TypeVar("T")
-PRESETS = ["serbian", "wild_jack", "tabinet", "tablanette"]
-_SERVER = click.option(
-    "--server", envvar="KAFANA_SERVER", default="localhost:50051", show_default=True,
-    help="HOST:PORT of the Kafana server hosting the league (Env: KAFANA_SERVER).",
-)  # fmt: skip
-
-
-def SERVER(command: Callable[..., None]) -> Callable[..., None]:
-    """`--server`, `--tls-ca` and `--key` (KAFANA_KEY: the account's API key, sent with every
-    call)."""
-    return _SERVER(server_options(command))
+SERVER = hosting_server("HOST:PORT of the Kafana server hosting the league (Env: KAFANA_SERVER).")
+"""`--server`, `--tls-ca` and `--key` (KAFANA_KEY: the account's API key, sent with every call)."""
 
 
 def with_leagues(target: str, job: Callable[[Any, Any], Awaitable[T]]) -> T:
@@ -163,7 +156,7 @@ def league() -> None:
 @league.command()
 @click.argument("name")
 @SERVER
-@click.option("--game", type=click.Choice(["tablic", "tac"]), default="tablic", show_default=True)
+@game_option()
 @click.option(
     "--preset",
     type=click.Choice(PRESETS),

@@ -21,7 +21,7 @@ from rich.console import Console
 
 from kafana.cli.boundary import INTERRUPTED
 from kafana.cli.embedded import embedded_server
-from kafana.games.tablic import PRESETS
+from kafana.cli.options import PRESET, game_option
 
 
 async def _run(options: PlayOptions, console: Console) -> Outcome | None:
@@ -45,13 +45,7 @@ async def _run(options: PlayOptions, console: Console) -> Outcome | None:
     help="The seat wanted (default: the first free one).",
 )
 @click.option("--name", default=None, help="Your name at the table.")
-@click.option(
-    "--game",
-    type=click.Choice(["tablic", "tac"]),
-    default="tablic",
-    show_default=True,
-    help="The game: Tablić or Tač.",
-)
+@game_option("The game: Tablić or Tač.")
 @click.option(
     "--bots",
     default=None,
@@ -71,7 +65,7 @@ async def _run(options: PlayOptions, console: Console) -> Outcome | None:
 @click.option("--play-on", is_flag=True, help="Tač: play on for every place.")
 @click.option("--partnerships", is_flag=True, help="Four players in two partnerships.")
 @click.option("--building", is_flag=True, help="Tablić: builds and raises (docs/rules.md).")
-@click.option("--preset", type=click.Choice(PRESETS), default="serbian", show_default=True)
+@PRESET
 @click.option(
     "--target", type=click.IntRange(0), default=0, help="Points to win (0: the preset's)."
 )

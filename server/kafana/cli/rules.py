@@ -15,12 +15,13 @@ import click
 from kafana_client.cli.explain import keys, tablic_rules, tac_rules
 from kafana_client.cli.rule_args import switches
 
+from kafana.cli.options import game_option
 from kafana.games import tablic, tac
 from kafana.games.tablic import PRESETS
 
 
 @click.command()
-@click.option("--game", type=click.Choice(["tablic", "tac"]), default="tablic", show_default=True)
+@game_option()
 @click.option(
     "--preset", type=click.Choice(PRESETS), default=None, help="Tablić (default serbian)."
 )

@@ -26,6 +26,7 @@ from kafana_client.cli.rule_args import switches
 from kafana_client.convert import config_of, rules_spec
 from kafana_client.remote import CONNECT_SECONDS
 
+from kafana.cli.options import game_option
 from kafana.games.tablic import PRESETS
 from kafana.v1 import rules_pb2
 
@@ -68,7 +69,7 @@ def bot_seats(items: tuple[str, ...]) -> list[rules_pb2.BotSeat]:
 @table.command()
 @click.option("--server", envvar="KAFANA_SERVER", required=True, help="HOST:PORT of the server.")
 @server_options
-@click.option("--game", type=click.Choice(["tablic", "tac"]), default="tablic", show_default=True)
+@game_option()
 @click.option("--players", type=click.IntRange(2, 8), default=2, show_default=True)
 @click.option("--partnerships", is_flag=True, help="Tablić: four players, 2 against 2.")
 @click.option(

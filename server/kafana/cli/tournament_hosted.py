@@ -23,17 +23,17 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
-from kafana_client.cli.reach import cli_key, cli_tls, reach_args, server_options
+from kafana_client.cli.reach import cli_key, cli_tls, reach_args
 from kafana_client.cli.rule_args import switches
 from kafana_client.cli.words import plural
 from kafana_client.remote import CONNECT_SECONDS
 from kafana_client.tournaments import enum_name
 
+from kafana.cli.options import PRESET, game_option, hosting_server
 from kafana.competitions.hosted.event import DEFAULT_MOVE_MS, DEFAULT_TIMEOUTS_TO_FORFEIT
 from kafana.competitions.policy import Action
 from kafana.competitions.tournament import Kind
 from kafana.competitions.wire import rules_spec
-from kafana.games.tablic import PRESETS
 from kafana.v1 import competitions_pb2 as pb
 from kafana.v1 import rules_pb2
 
@@ -41,19 +41,12 @@ T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
 COUNT = click.IntRange(0, 2**32 - 1)  # the proto's uint32 fields: refused here, before a call
 SEED = click.IntRange(0, 2**64 - 1)
-_SERVER = click.option(
-    "--server", envvar="KAFANA_SERVER", default="localhost:50051", show_default=True,
-    help="HOST:PORT of the Kafana server hosting the event.",
-)  # fmt: skip
-
-
-def SERVER(command: Callable[..., None]) -> Callable[..., None]:
-    """`--server` and `--key` (KAFANA_KEY, the API key sent with every call)."""
-    return _SERVER(server_options(command))
+SERVER = hosting_server("HOST:PORT of the Kafana server hosting the event.")
+"""`--server`, `--tls-ca` and `--key` (KAFANA_KEY, the API key sent with every call)."""
 
 
 _RULES_OPTIONS = (
-    click.option("--preset", type=click.Choice(PRESETS), default="serbian", show_default=True),
+    PRESET,
     click.option("--target", type=COUNT, default=0, help="Points to win (0: the preset's)."),
     click.option("--seed", type=int, default=None, help="Event seed (default: fresh seeds)."),
     click.option(
@@ -251,7 +244,7 @@ def show_event(info: pb.EventInfo) -> None:
 @click.option(
     "--hands-per-board", type=COUNT, default=0, help="Duplicate: explicit decks per board (0: 8)."
 )
-@click.option("--game", type=click.Choice(["tablic", "tac"]), default="tablic", show_default=True)
+@game_option()
 @click.option(
     "--players", type=click.IntRange(0, 4), default=0, help="Seats per game (0: 2; Tač 4)."
 )

@@ -1,0 +1,39 @@
+"""Options several commands declare alike: one declaration each, a command's words as parameters
+(`server_options`, `--tls-ca` and `--key`, is `kafana_client.cli.reach`'s)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+from kafana_client.cli.reach import server_options
+
+from kafana.cli.boundary import DEFAULT_SERVER
+from kafana.games.tablic import PRESETS
+from kafana.service.games import GAMES
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+PRESET = click.option("--preset", type=click.Choice(PRESETS), default="serbian", show_default=True)
+"""`--preset`: the Tablić preset a match is played by."""
+
+
+def game_option(help: str | None = None) -> Callable[[F], F]:
+    """`--game`: a game this server runs (`kafana.service.games.GAMES`), Tablić by default."""
+    return click.option(
+        "--game", type=click.Choice(list(GAMES)), default="tablic", show_default=True, help=help
+    )
+
+
+def hosting_server(help: str) -> Callable[[F], F]:
+    """`--server` (KAFANA_SERVER; default `DEFAULT_SERVER`) of a command that calls the server
+    hosting something (an event, a league), with `server_options`."""
+    option = click.option(
+        "--server", envvar="KAFANA_SERVER", default=DEFAULT_SERVER, show_default=True, help=help
+    )
+
+    def decorate(command: F) -> F:
+        return option(server_options(command))
+
+    return decorate
