@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from kafana.cli.bot_spec import keywords, load
-from kafana.cli.options import PRESET
+from kafana.cli.options import PRESET, SEED
 
 
 @click.command()
@@ -43,7 +43,7 @@ from kafana.cli.options import PRESET
 @click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True)
 @click.option("--partnerships", is_flag=True, help="Four players in two partnerships.")
 @click.option("--building", is_flag=True, help="Builds and raises (the `building` switch).")
-@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True)
+@click.option("--seed", type=SEED, default=1, show_default=True)
 @click.option(
     "--budget-ms", type=Finite(1, 600_000), default=None, help="Search bots' time per move."
 )

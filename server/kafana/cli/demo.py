@@ -9,7 +9,7 @@ from kafana_bots.play import play
 from kafana_bots.random_bot import RandomBot
 from kafana_client.cli.words import plural
 
-from kafana.cli.options import PRESET
+from kafana.cli.options import PRESET, SEED
 from kafana.games import tablic
 
 
@@ -25,7 +25,7 @@ def play_random_match(rules: tablic.Rules, seed: int) -> tablic.MatchState:
 @PRESET
 @click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True)
 @click.option("--partnerships", is_flag=True, help="Four players in two partnerships.")
-@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=7, show_default=True)
+@click.option("--seed", type=SEED, default=7, show_default=True)
 def demo(preset: str, players: int, partnerships: bool, seed: int) -> None:
     """Play one match between random players and print every hand's score."""
     if partnerships and players != 4:

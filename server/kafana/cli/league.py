@@ -38,8 +38,8 @@ from kafana_client.leagues import match_numbers
 from kafana_client.remote import CONNECT_SECONDS
 from kafana_client.tournaments import enum_name
 
-from kafana.cli.options import game_option, hosting_server
-from kafana.cli.tournament_hosted import COUNT, rule_option, table_rules
+from kafana.cli.options import COUNT, game_option, hosting_server
+from kafana.cli.tournament_hosted import rule_option, table_rules
 from kafana.competitions.league import collusion
 from kafana.games.tablic import PRESETS
 from kafana.v1 import leagues_pb2 as pb

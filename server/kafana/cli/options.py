@@ -15,6 +15,11 @@ from kafana.service.games import GAMES
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+COUNT = click.IntRange(0, 2**32 - 1)
+"""A count the proto carries as uint32: refused here, before a call."""
+SEED = click.IntRange(0, 2**64 - 1)
+"""A deal seed: the rules core's 64-bit seeds."""
+
 PRESET = click.option("--preset", type=click.Choice(PRESETS), default="serbian", show_default=True)
 """`--preset`: the Tablić preset a match is played by."""
 

@@ -21,7 +21,7 @@ from rich.console import Console
 
 from kafana.cli.boundary import INTERRUPTED
 from kafana.cli.embedded import embedded_server
-from kafana.cli.options import PRESET, game_option
+from kafana.cli.options import PRESET, SEED, game_option
 
 
 async def _run(options: PlayOptions, console: Console) -> Outcome | None:
@@ -69,9 +69,7 @@ async def _run(options: PlayOptions, console: Console) -> Outcome | None:
 @click.option(
     "--target", type=click.IntRange(0), default=0, help="Points to win (0: the preset's)."
 )
-@click.option(
-    "--seed", type=click.IntRange(0, 2**64 - 1), default=None, help="Deal seed (replayable match)."
-)
+@click.option("--seed", type=SEED, default=None, help="Deal seed (replayable match).")
 @click.option("--hands", type=click.IntRange(1), default=None, help="Stop after this many hands.")
 @click.option(
     "--move-ms",

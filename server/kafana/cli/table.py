@@ -26,7 +26,7 @@ from kafana_client.cli.rule_args import switches
 from kafana_client.convert import config_of, rules_spec
 from kafana_client.remote import CONNECT_SECONDS
 
-from kafana.cli.options import game_option
+from kafana.cli.options import SEED, game_option
 from kafana.games.tablic import PRESETS
 from kafana.v1 import rules_pb2
 
@@ -94,7 +94,7 @@ def bot_seats(items: tuple[str, ...]) -> list[rules_pb2.BotSeat]:
 @click.option("--no-show-ms", type=MILLIS, default=0, help="A seat never seen by then forfeits.")
 @click.option("--illegal-limit", type=COUNT, default=0, help="The N-th illegal move forfeits.")
 @click.option(
-    "--seed", type=click.IntRange(0, 2**64 - 1), default=None,
+    "--seed", type=SEED, default=None,
     help="Deal seed (you then know every hand; players are told so). Default: a secret one.",
 )  # fmt: skip
 @click.option("--name", default="", help="A label for lists (at most 80 characters).")

@@ -29,7 +29,7 @@ from kafana_client.cli.words import plural
 from kafana_client.remote import CONNECT_SECONDS
 from kafana_client.tournaments import enum_name
 
-from kafana.cli.options import PRESET, game_option, hosting_server
+from kafana.cli.options import COUNT, PRESET, SEED, game_option, hosting_server
 from kafana.competitions.hosted.event import DEFAULT_MOVE_MS, DEFAULT_TIMEOUTS_TO_FORFEIT
 from kafana.competitions.policy import Action
 from kafana.competitions.tournament import Kind
@@ -39,8 +39,6 @@ from kafana.v1 import rules_pb2
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
-COUNT = click.IntRange(0, 2**32 - 1)  # the proto's uint32 fields: refused here, before a call
-SEED = click.IntRange(0, 2**64 - 1)
 SERVER = hosting_server("HOST:PORT of the Kafana server hosting the event.")
 """`--server`, `--tls-ca` and `--key` (KAFANA_KEY, the API key sent with every call)."""
 
