@@ -39,6 +39,7 @@ from kafana.games.tac import (
 )
 from kafana.games.tac.shuffle import canonical_deck
 
+from kafana_bots.budget import budget_options, horizon_option
 from kafana_bots.clock import Deadline, now
 from kafana_bots.tac_bots import LoaderTacBot, TacBot, in_order
 
@@ -80,13 +81,8 @@ class TacSearchBot(TacBot):
         horizon: int | None = None,
     ) -> None:
         super().__init__(seat, rules, rng)
-        if horizon is not None and horizon < 0:
-            raise ValueError("horizon must be 0 (to the end of the game) or more turns")
-        self.horizon = HORIZON if horizon is None else horizon
-        if iterations is not None and iterations < 1:
-            raise ValueError("iterations must be at least 1")
-        self.iterations = iterations
-        self.budget_ms = DEFAULT_BUDGET_MS if budget_ms is None else float(budget_ms)
+        self.horizon = horizon_option(horizon, HORIZON, "turns", "game")
+        self.budget_ms, self.iterations = budget_options(budget_ms, iterations, DEFAULT_BUDGET_MS)
         self.fallback = LoaderTacBot(seat, rules, rng)
         self.stats: dict[str, int] = {"decisions": 0, "worlds": 0}
         self.memory = Memory(rules.players)
