@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 from client.kafana_client_live import LiveServer
 from kafana.competitions.hosted.redis_store import RedisEvents
+from kafana.competitions.league.redis_store import RedisLeagues
 from kafana.service.feed import Feed
 from kafana.service.tables import Tables
 from kafana.store.client import RedisClient
@@ -64,6 +65,12 @@ async def league(redis_url: str) -> AsyncIterator[RedisClient]:
         yield client
     finally:
         await client.close()
+
+
+@pytest.fixture
+def leagues(league: RedisClient) -> RedisLeagues:
+    """The league store on the private server, on the `league` client."""
+    return RedisLeagues(league)
 
 
 @pytest.fixture

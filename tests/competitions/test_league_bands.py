@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -39,15 +38,6 @@ from .test_league_store import open_node
 EDGES = (20.0, 30.0)
 """Three bands: below 20, 20 to 30, from 30."""
 NOW = 1_000_000
-
-
-@pytest.fixture
-async def leagues(redis_url: str) -> AsyncIterator[RedisLeagues]:
-    client = RedisClient.from_url(redis_url)
-    try:
-        yield RedisLeagues(client)
-    finally:
-        await client.close()
 
 
 async def made_league(

@@ -5,8 +5,6 @@ store keeps each player's last 8 tables in the claim itself, on real Redis here.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 from kafana.competitions.league.matchmaking import (
     REMATCH_PATIENCE_MS,
@@ -14,25 +12,14 @@ from kafana.competitions.league.matchmaking import (
     groups,
     rematch,
 )
-from kafana.competitions.league.redis_store import RedisLeagues
 from kafana.competitions.league.referee import Referee
 from kafana.competitions.league.results import Outcome
 from kafana.competitions.league.spec import dump, league_spec
 from kafana.competitions.league.store import LeagueStore, Waiting
 from kafana.errors import InvalidInputError
 from kafana.service.tables import Tables
-from kafana.store.client import RedisClient
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import leagues_pb2 as pb
-
-
-@pytest.fixture
-async def leagues(redis_url: str) -> AsyncIterator[LeagueStore]:
-    client = RedisClient.from_url(redis_url)
-    try:
-        yield RedisLeagues(client)
-    finally:
-        await client.close()
 
 
 def test_groups_skip_a_pair_past_the_limit_until_both_have_waited() -> None:

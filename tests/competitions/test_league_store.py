@@ -9,7 +9,6 @@ import contextlib
 from collections.abc import AsyncIterator
 
 import grpc
-import pytest
 from kafana.competitions.league.redis_store import RedisLeagues
 from kafana.competitions.league.referee import Referee
 from kafana.competitions.league.results import Outcome
@@ -27,16 +26,6 @@ from kafana.v1 import leagues_pb2_grpc
 from redis.asyncio import Redis
 
 from .league_helpers import Node, Tickets, bearer, play_out
-
-
-@pytest.fixture
-async def leagues(redis_url: str) -> AsyncIterator[LeagueStore]:
-    """The league store on the private server."""
-    client = RedisClient.from_url(redis_url)
-    try:
-        yield RedisLeagues(client)
-    finally:
-        await client.close()
 
 
 async def test_a_match_is_settled_and_rated_once(
