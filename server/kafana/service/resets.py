@@ -13,10 +13,12 @@ stream cap slow such a client down but never close it), so the server keeps one 
   until Python takes it, and with core's defaults two connections filled it;
 - `ResetWatch` reads core's own counters (channelz) of the server every `interval` seconds
   and, when its unfinished calls grow fast, those of every connection (the streams that
-  failed, which is what a reset stream is), and closes a connection that failed more than
-  `limit` streams a second: a GOAWAY frame (`ENHANCE_YOUR_CALM`, "too_many_resets") on a
-  plaintext port, then the socket is shut down both ways, which core sees as the peer going
-  away (it ends that connection's calls).
+  failed, which is what a reset stream is, and those that succeeded), and closes a connection
+  that failed more than `limit` streams a second, or more than a fifth of that while at most
+  one stream in ten succeeded (core fails a flood's streams only as fast as the event loop
+  takes them off its queue, slowly on a busy server): a GOAWAY frame (`ENHANCE_YOUR_CALM`,
+  "too_many_resets") on a plaintext port, then the socket is shut down both ways, which core
+  sees as the peer going away (it ends that connection's calls).
 
 Closing finds the socket among this process's file descriptors (`/proc/self/fd`, Linux);
 elsewhere a connection over the bound is logged and left open.
@@ -161,10 +163,14 @@ def unfinished_calls(server_id: int) -> int:
     return int(data.get("callsStarted", 0)) - int(data.get("callsSucceeded", 0))
 
 
-def server_connections(server_id: int) -> list[tuple[int, tuple[str, int], int]]:
-    """(channelz socket id, remote address, streams failed) of every connection of the
-    server: one channelz read per connection (~0.5 ms each: a thread's work)."""
-    found: list[tuple[int, tuple[str, int], int]] = []
+Reading = tuple[int, tuple[str, int], int, int]
+"""One connection's counters: channelz socket id, remote address, streams failed, succeeded."""
+
+
+def server_connections(server_id: int) -> list[Reading]:
+    """The counters of every connection of the server: one channelz read per connection
+    (~0.5 ms each: a thread's work)."""
+    found: list[Reading] = []
     start = 0
     while True:
         try:
@@ -182,8 +188,10 @@ def server_connections(server_id: int) -> list[tuple[int, tuple[str, int], int]]
             if "port" not in remote:
                 continue
             address = _address(remote.get("ipAddress", ""))
-            failed = int(data.get("data", {}).get("streamsFailed", 0))
-            found.append((socket_id, (address, int(remote["port"])), failed))
+            counters = data.get("data", {})
+            failed = int(counters.get("streamsFailed", 0))
+            succeeded = int(counters.get("streamsSucceeded", 0))
+            found.append((socket_id, (address, int(remote["port"])), failed, succeeded))
         if page.get("end", True) or not refs:
             return found
         start = int(refs[-1]["socketId"]) + 1
@@ -199,12 +207,13 @@ def _address(encoded: str) -> str:
 
 
 class ResetWatch:
-    """Closes connections of one gRPC server whose streams fail faster than `limit` a second
-    (0: off); started and stopped with the server.
+    """Closes connections of one gRPC server whose streams fail faster than `limit` a second,
+    or faster than a fifth of it with at most one in ten succeeding (0: off); started and
+    stopped with the server.
 
     Every `interval` (in a thread of its own) it reads the server's own call counters (one
-    cheap channelz read). Only when its calls that did not succeed grew faster than the bound
-    allows a single connection does it read every connection's counters (~0.3 ms each),
+    cheap channelz read). Only when its calls that did not succeed grew faster than the lower
+    bound allows a single connection does it read every connection's counters (~0.3 ms each),
     twice in a row, and close those whose failed streams grew past the bound between the
     two. A reading that finds no one to close is followed by `quiet` intervals without one, so
     a load that keeps the server-wide count up with no connection over the bound costs at
@@ -230,7 +239,7 @@ class ResetWatch:
         self.closed = 0  # connections closed so far
         self.readings = 0  # readings of every connection so far
         self._calls: int | None = None  # the server's unfinished calls at the last look
-        self._failed: dict[int, tuple[int, float]] = {}  # socket id -> (failed, read at)
+        self._failed: dict[int, tuple[int, int, float]] = {}  # id -> failed, succeeded, at
         self._closing: set[int] = set()  # socket ids closed here, until they are gone
         self._skip = 0
         self._thread: threading.Thread | None = None
@@ -268,7 +277,7 @@ class ResetWatch:
         calls = unfinished_calls(self.server_id)
         grew = calls - (calls if self._calls is None else self._calls)
         self._calls = calls
-        if grew <= self.limit * max(elapsed, self.interval) and not self._failed:
+        if grew <= self.limit / 5 * max(elapsed, self.interval) and not self._failed:
             return  # no connection can be over the bound, and none is being followed
         if self._skip:
             self._skip -= 1
@@ -277,23 +286,32 @@ class ResetWatch:
         self.readings += 1
         self._judge(readings, time.monotonic())
 
-    def _judge(self, readings: list[tuple[int, tuple[str, int], int]], now: float) -> None:
+    def over(self, failed: int, succeeded: int, seconds: float) -> bool:
+        """Whether a connection that failed `failed` streams and finished `succeeded` in
+        `seconds` is resetting too fast: past the bound, or past a fifth of it while nine in
+        ten of its streams failed."""
+        seconds = max(seconds, self.interval)
+        if failed > self.limit * seconds:
+            return True
+        return failed > self.limit / 5 * seconds and succeeded * 9 < failed
+
+    def _judge(self, readings: list[Reading], now: float) -> None:
         """Close the connections whose failed streams grew past the bound since the last
         reading; keep these readings for the next (none kept when nothing grew)."""
-        kept: dict[int, tuple[int, float]] = {}
+        kept: dict[int, tuple[int, int, float]] = {}
         closing: set[int] = set()
         compared = 0
-        for socket_id, remote, failed in readings:
+        for socket_id, remote, failed, succeeded in readings:
             if socket_id in self._closing:  # closed, and still listed until core sees it
                 closing.add(socket_id)
                 continue
             before = self._failed.get(socket_id)
-            kept[socket_id] = (failed, now)
+            kept[socket_id] = (failed, succeeded, now)
             if before is None:
                 continue
             compared += 1
-            bound = self.limit * max(now - before[1], self.interval)
-            if failed - before[0] <= bound:
+            grew, finished = failed - before[0], succeeded - before[1]
+            if not self.over(grew, finished, now - before[2]):
                 continue
             closing.add(socket_id)
             self.closed += 1
@@ -301,7 +319,8 @@ class ResetWatch:
             closed = self.close(self.port, remote, self.goaway)
             self._log.failed(
                 TooManyResets(
-                    f"{remote[0]}:{remote[1]} failed over {self.limit} streams a second: "
+                    f"{remote[0]}:{remote[1]} failed {grew} streams in {now - before[2]:.1f} s"
+                    f" ({finished} succeeded), over the bound of {self.limit} a second: "
                     + ("connection closed" if closed else "its socket was not found")
                 )
             )
