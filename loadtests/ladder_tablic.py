@@ -8,7 +8,11 @@ second bot's margin is reported as a share of the oracle's ("how much of the inf
 it closes", with a 95% interval from resampling the deals). `--partners` plays 2 against 2,
 each bot opposite its partner (`--partners heuristic,heuristic` with `--bots heuristic,ismcts`:
 `ismcts`+`heuristic` against `heuristic`+`heuristic`). `--minutes` stops after that long and
-reports the deals played (each deal's pair and oracle games both finished).
+reports the deals played (each deal's pair and oracle games both finished). `--keep FILE`
+(replayable runs, `--iterations`, only) keeps every finished game of a deal in FILE (JSON lines,
+keyed by the configuration) and takes a deal found there instead of playing it again: the
+oracle's 400 deals against `minimax3` are played once, not once per `ismcts` tried. A change
+to a bot's code makes its kept deals stale: delete the file (or its lines) then.
 
     .venv/bin/python loadtests/ladder_tablic.py --bots minimax3,ismcts --hands 400 --jobs 2
     .venv/bin/python loadtests/ladder_tablic.py --bots heuristic,ismcts --oracle --budget-ms 50
@@ -17,10 +21,11 @@ reports the deals played (each deal's pair and oracle games both finished).
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -47,10 +52,52 @@ def _register() -> None:
         registry.register("minimax3", Minimax3, "independent minimax baseline, 3 plies")
 
 
-def play_both(pair: ArenaConfig, bound: ArenaConfig | None, deal: int) -> Played:
-    """Deal `deal` for the pair, then for the first bot against the oracle."""
+Kept = dict[tuple[str, int], DealResult]
+"""Deals already played (`--keep`): by the configuration's key and the deal number."""
+
+
+def config_key(config: ArenaConfig) -> str:
+    """What makes a replayable deal's result: every field of the configuration but `hands`."""
+    fields = asdict(config)
+    del fields["hands"]
+    return json.dumps(fields, sort_keys=True)
+
+
+def load_kept(path: Path) -> Kept:
+    """The deals kept in `path` (none if there is no such file)."""
+    kept: Kept = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            row = json.loads(line)
+            kept[row["config"], row["deal"]] = DealResult(row["deal"], row["points"], row["times"])
+    return kept
+
+
+def keep(path: Path, config: ArenaConfig, result: DealResult) -> None:
+    """Append one finished deal to `path`."""
+    row = {"config": config_key(config), "deal": result.deal, "points": result.points}
+    with path.open("a") as out:
+        out.write(json.dumps({**row, "times": result.times}) + "\n")
+
+
+def play_one(config: ArenaConfig, deal: int, kept: Kept) -> tuple[DealResult, bool]:
+    """Deal `deal` of `config`, from `kept` if it is there; True if it was played now."""
+    found = kept.get((config_key(config), deal))
+    return (found, False) if found is not None else (play_deal(config, deal), True)
+
+
+def play_both(
+    pair: ArenaConfig, bound: ArenaConfig | None, deal: int, kept: Kept | None = None
+) -> tuple[Played, tuple[bool, bool]]:
+    """Deal `deal` for the pair, then for the first bot against the oracle (each from `kept`
+    if there); with whether each was played now."""
     _register()
-    return play_deal(pair, deal), None if bound is None else play_deal(bound, deal)
+    kept = kept or {}
+    first, played = play_one(pair, deal, kept)
+    if bound is None:
+        return (first, None), (played, False)
+    second, played_bound = play_one(bound, deal, kept)
+    return (first, second), (played, played_bound)
 
 
 def oracle_config(pair: ArenaConfig) -> ArenaConfig:
@@ -94,7 +141,10 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--every", type=int, default=20)
     parser.add_argument("--minutes", type=float, help="stop after this long")
+    parser.add_argument("--keep", type=Path, help="keep finished deals here, and reuse them")
     args = parser.parse_args()
+    if args.keep is not None and args.iterations is None:
+        parser.error("--keep needs --iterations: only a replayable budget replays a deal")
     _register()
     partners = None if args.partners is None else tuple(args.partners.split(","))
     pair = ArenaConfig(
@@ -112,7 +162,9 @@ def main() -> None:
     stop = None if args.minutes is None else time.monotonic() + 60 * args.minutes
     done: list[Played] = []
     deals = iter(range(args.hands))
-    running: set[Future[Played]] = set()
+    kept = {} if args.keep is None else load_kept(args.keep)
+    configs = (pair, bound)
+    running: set[Future[tuple[Played, tuple[bool, bool]]]] = set()
     stopping = False
     # A deal is handed to a worker only when one is free, so that at the stop nothing is
     # queued: the deals under way finish (and count), and the workers exit.
@@ -122,12 +174,18 @@ def main() -> None:
                 deal = next(deals, None)
                 if deal is None:
                     break
-                running.add(pool.submit(play_both, pair, bound, deal))
+                mine = {k: v for k, v in kept.items() if k[1] == deal}
+                running.add(pool.submit(play_both, pair, bound, deal, mine))
             if not running:
                 break
             finished, running = wait(running, return_when=FIRST_COMPLETED)
             for future in finished:
-                done.append(future.result())
+                played, fresh = future.result()
+                done.append(played)
+                if args.keep is not None:
+                    for config, result, new in zip(configs, played, fresh, strict=True):
+                        if new and config is not None and result is not None:
+                            keep(args.keep, config, result)
                 if len(done) % args.every == 0:
                     print(report(pair, bound, done), flush=True)
             if not stopping and stop is not None and time.monotonic() > stop:
