@@ -354,10 +354,12 @@ def test_play_a_bot_is_one_table_with_hints(base: str, browser: Browser) -> None
     assert plain.locator("#hint").count() == 0
 
 
-def test_play_a_tac_bot(base: str, browser: Browser) -> None:
-    """Tač against a built-in bot, from the same form: the bot answers every move."""
+@pytest.mark.parametrize("level", ["random", "search"])
+def test_play_a_tac_bot(base: str, browser: Browser, level: str) -> None:
+    """Tač against a built-in bot, from the same form (the weakest and the search bot, issue
+    37: a Tač bot at every seat the page offers): the bot answers every move."""
     page = new_page(browser)
-    start_bot_match(page, base, "Vuk", level="random", game="tac")
+    start_bot_match(page, base, "Vuk", level=level, game="tac")
     played = 0
     deadline = time.monotonic() + 20
     while played < 6 and time.monotonic() < deadline:
@@ -373,7 +375,7 @@ def test_play_a_tac_bot(base: str, browser: Browser) -> None:
         assert page.locator("#error").inner_text() == ""
         played += 1
     assert played >= 6
-    assert "random" in page.locator(".seats").inner_text()
+    assert level in page.locator(".seats").inner_text()
     assert axe(page) == []  # the Tač table
 
 
