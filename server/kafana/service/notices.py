@@ -35,13 +35,14 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 from kafana.errors import ApiKeyMissing, InvalidInputError, ServerStopping
 from kafana.logs import Repeated
 from kafana.service import convert
 from kafana.service.session import SEAT_TAKEN, Session
 from kafana.service.tables import Tables, seat_account
-from kafana.store.base import FINISHED, OPEN, PLAYING
+from kafana.store.base import FINISHED, OPEN, PLAYING, Rider
 from kafana.store.errors import StoreUnavailable
 from kafana.store.notices import Mark, NoticeStore, Publish, parse_id
 from kafana.store.redis_notices import notices_for
@@ -140,6 +141,7 @@ class Notices:
         self._errors = Repeated(log, "telling accounts of their tables", quiet=(StoreUnavailable,))
         tables.listeners.append(self.notify)
         tables.seating.append(self.bind)
+        tables.repository.rider = self  # a move's YOUR_TURN rides on its append
         _OF[tables] = self
 
     async def close(self) -> None:
@@ -190,6 +192,60 @@ class Notices:
         self._flush_due = True
         self._flushes.add(task)
         task.add_done_callback(self._flushes.discard)
+
+    def riders(
+        self, session: Session, match: Any, seat: int, seq: int, deadline_ms: int, tag: str
+    ) -> tuple[Rider, ...] | None:
+        """The news of `seat`'s move that takes `session` to `seq`, packed to ride on the
+        move's append (`Rider`): the YOUR_TURN notice of the seat to move then (none when no
+        account holds it). None when it cannot ride and the listener tells it after the
+        append: the news before the move not all told yet, the match over (GAME_OVER), the
+        holders not known without a store read, the bindings due to be kept alive, or a store
+        that cannot (a cluster)."""
+        table_id = session.table_id
+        seen = self._seen.get(table_id)
+        if (
+            seen is None
+            or seen.seq != session.seq
+            or not seen.started
+            or table_id in self._pending
+            or match.is_over
+        ):
+            return None
+        if seen.quiet:
+            return ()
+        known = self._holders.get(table_id)
+        now = self.tables.now()
+        hashes = session.token_hashes
+        if known is None or now - known.kept_ms >= self.store.ttl_ms // KEEP_EVERY:
+            return None
+        if known.hashes is not hashes:  # a session loaded again: the same seats?
+            if known.key != frozenset(hashes.values()):
+                return None
+            known.hashes = hashes
+        to_move = match.current_seat
+        held = None if to_move is None else known.seats.get(to_move)
+        if held is None:
+            return ()
+        left = max(0, deadline_ms - now) if deadline_ms else 0
+        notice = self._notice(
+            session,
+            to_move,
+            held,
+            YOUR_TURN,
+            seq * 4 + 2,
+            now,
+            seq=seq,
+            remaining_millis=min(left, UINT32),
+        )
+        rider = self.store.rider(notice, table_id, seq, seat, tag)
+        return None if rider is None else (rider,)
+
+    def told(self, table_id: str, seq: int) -> None:
+        """A move's append to `seq` applied with its riders: nothing more to tell of it."""
+        seen = self._seen.get(table_id)
+        if seen is not None and seen.seq < seq:
+            seen.seq = seq
 
     async def _flush(self) -> None:
         """`FLUSH_S` after the first news, tell the news of every table notified since the

@@ -168,6 +168,10 @@ class Moves:
         # No reason stored for a normal move: "played" (bytes add up over a match).
         event = storage_pb2.StoredEvent(kind=MOVE, seat=seat, move=str(chosen), time_ms=now)
         record = encode(event, session.log.last_ms)
+        rider = self.tables.rider  # the news the move makes, told in the append's write
+        riders = None
+        if rider is not None:
+            riders = rider.riders(session, after, seat, last_seq + 1, deadline, tag)
         append = Append(
             event=record,
             ttl_ms=self.settings.finished_ttl_ms if over else self.settings.idle_ttl_ms,
@@ -177,9 +181,12 @@ class Moves:
             dedupe_slot=seat,
             new_status=FINISHED if over else "",
             deadline_ms=deadline if millis else None,
+            riders=riders or (),
         )
         result = await self.tables.append(session, append)
         if result.outcome is Outcome.APPLIED:
+            if rider is not None and riders is not None and (result.riders_run or not riders):
+                rider.told(table_id, result.seq)
             metrics.move_applied(session.game.name)
             if over:
                 log.info("table %s: match over at seq %d", table_id, result.seq)

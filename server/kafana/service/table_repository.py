@@ -11,12 +11,14 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
 
 from kafana.errors import KafanaError, StaleSequenceError, TableNotFoundError
 from kafana.service.session import Session
 from kafana.service.session_cache import SessionCache
 from kafana.service.settings import Settings
 from kafana.store.base import FINISHED, Append, AppendResult, Outcome, TableStore
+from kafana.store.base import Rider as StoreRider
 
 log = logging.getLogger(__name__)
 ATTEMPTS = 8
@@ -24,6 +26,21 @@ ATTEMPTS = 8
 
 Decide = Callable[[Session], Awaitable[Append]]
 """What to append to a table, decided on its session (raises to refuse the change)."""
+
+
+class Rider(Protocol):
+    """Tells the news a move makes in the move's own append (account notices), so no later
+    write is needed for it."""
+
+    def riders(
+        self, session: Session, match: Any, seat: int, seq: int, deadline_ms: int, tag: str
+    ) -> tuple[StoreRider, ...] | None:
+        """What to send with the append of `seat`'s move (client move `tag`) that takes
+        `session` to `seq` with `match` and the deadline `deadline_ms`; None: nothing rides
+        (the listeners tell the news afterwards, as for any other change)."""
+
+    def told(self, table_id: str, seq: int) -> None:
+        """The append to `seq` applied with its riders: its news is told."""
 
 
 def wall_ms() -> int:
@@ -47,6 +64,7 @@ class TableRepository:
         self.now = clock
         self.cache = SessionCache(settings.cache_size, settings.cache_bytes)  # bounded
         self.listeners: list[Callable[[str, int], None]] = []  # told (table id, seq) news
+        self.rider: Rider | None = None  # news told in a move's own append (`Moves.play`)
 
     def cached(self, table_id: str) -> Session | None:
         """The cached session, possibly behind the store."""

@@ -76,6 +76,16 @@ class Snapshot:
         return [Entry(first + i, record) for i, record in enumerate(records)]
 
 
+@dataclass(frozen=True, slots=True)
+class Rider:
+    """A store command that goes in an append's own write and acts only if that append is
+    applied: it checks the table itself (an account notice told with the move that made it,
+    `NoticeStore.rider`). `key` routes it (any key of its slot); `command` is store-specific."""
+
+    key: str
+    command: bytes
+
+
 @dataclass(slots=True)
 class Append:
     """One event to append and the conditions it needs, checked and applied atomically.
@@ -101,6 +111,9 @@ class Append:
     free_seat: int | None = None
     start_at_seats: int = 0  # with take_seat: when this many are seated, status -> playing
     start_deadline_ms: int = 0  # and the deadline becomes this
+    # Commands sent in the same write, each acting only if this append applies (a store
+    # that cannot send them so ignores them: `AppendResult.riders_run` is then False).
+    riders: tuple[Rider, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -110,6 +123,7 @@ class AppendResult:
     outcome: Outcome
     seq: int = 0  # APPLIED: the new event; DUPLICATE: the original one; else the current seq
     status: str = ""
+    riders_run: bool = False  # the append's riders ran (each acted if the append applied)
 
 
 Listed = tuple[int, str]

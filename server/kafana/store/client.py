@@ -269,18 +269,24 @@ class RedisClient:
         return reply
 
     async def run(
-        self, script: Script, keys: list[str], args: list[bytes], *also: Command, pool: int = 0
+        self,
+        script: Script,
+        keys: list[str],
+        args: list[bytes],
+        *also: Command,
+        pool: int = 0,
+        lenient: int = 0,
     ) -> list[Reply]:
         """`script` on `keys` and `args`, with `also` in the same write (`pool`: on that lane
-        of the pool): the replies, raised if any is an error. A server that forgot the script
-        gets it loaded again, once."""
+        of the pool): the replies, raised if any is an error but the last `lenient` ones
+        (returned as they are). A server that forgot the script gets it loaded again, once."""
         command = script.command([key.encode() for key in keys], args)
         batch = [(keys[0] if keys else "", command), *also]
         replies = await self.calls(batch, pool=pool)
         if isinstance(replies[0], NoScriptError):
             await self.call(keys[0] if keys else "", "SCRIPT", "LOAD", script.text)
             replies = await self.calls(batch, pool=pool)
-        for reply in replies:
+        for reply in replies[: len(replies) - lenient]:
             if isinstance(reply, Exception):
                 raise reply
         return replies

@@ -23,6 +23,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
+from kafana.store.base import Rider
+
 MAX_LEN = 256
 """Notices an account keeps (a client away for longer resumes from the oldest kept)."""
 TTL_MS = 24 * 3_600_000
@@ -118,6 +120,13 @@ class NoticeStore(ABC):
         return [
             await self.publish(n.account, n.data, n.mark, keep_table=n.keep_table) for n in notices
         ]
+
+    def rider(self, notice: Publish, table_id: str, seq: int, slot: int, tag: str) -> Rider | None:
+        """`notice` packed to ride on the append that takes `table_id` to `seq` with the client
+        move `tag` of dedupe slot `slot` (`Append.riders`): told in that append's write, only if
+        it applied and the table is still there. None when this store cannot (the caller
+        publishes it after the append instead); `notice.keep_table` is not kept by a rider."""
+        return None
 
     @abstractmethod
     async def read(self, account: str, after: str, limit: int) -> Page:

@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from functools import lru_cache
 
-from kafana.store.base import TableStore
+from kafana.store.base import Rider, TableStore
 from kafana.store.client import Command, RedisClient, Script
 from kafana.store.errors import NoScriptError
-from kafana.store.keys import notice_keys, seat_accounts_key
+from kafana.store.keys import notice_keys, seat_accounts_key, table_keys
 from kafana.store.notices import (
     MAX_BOUND,
     MAX_LEN,
@@ -99,6 +99,35 @@ class RedisNotices(NoticeStore):
         """The notice script; a table's bindings kept alive in the same write."""
         return (await self.publish_many([Publish(account, data, mark, keep_table)]))[0]
 
+    def _args(self, notice: Publish) -> tuple[str, list[bytes]]:
+        """The notice script's command for `notice` (its 3 keys and 8 arguments), and the key
+        that routes it."""
+        stream, keys, live = _account_keys(self._namespace, notice.account)
+        mark = notice.mark
+        return stream, [
+            *self._head,
+            *keys,
+            mark.field.encode() if mark else b"",
+            mark.holder.encode() if mark else b"",
+            b"%d" % (mark.rank if mark else 0),
+            notice.data,
+            *self._limits,
+            live,
+        ]
+
+    def rider(self, notice: Publish, table_id: str, seq: int, slot: int, tag: str) -> Rider | None:
+        """The notice script with the table's state as a 4th key and the condition that the
+        append made it (its seq and its dedupe mark): one Redis server only (on a cluster the
+        account's keys and the table's are in other slots)."""
+        if self._client.cluster:
+            return None
+        stream, args = self._args(notice)
+        args[2] = b"4"
+        state = table_keys(table_id).state.encode()
+        args.insert(6, state)  # after EVALSHA, sha, numkeys and the 3 keys
+        args += [b"%d" % seq, b"d%d" % slot, b"%d:%s" % (seq, tag.encode())]
+        return Rider(stream, pack_bytes(args))
+
     async def publish_many(self, notices: Sequence[Publish]) -> list[str | None]:
         """One notice script per notice, all in one write (per node), in order; a server
         that forgot the script gets it loaded again, once."""
@@ -107,18 +136,7 @@ class RedisNotices(NoticeStore):
         commands: list[Command] = []
         at: list[int] = []  # where each notice's script is in `commands`
         for notice in notices:
-            stream, keys, live = _account_keys(self._namespace, notice.account)
-            mark = notice.mark
-            args = [
-                *self._head,
-                *keys,
-                mark.field.encode() if mark else b"",
-                mark.holder.encode() if mark else b"",
-                b"%d" % (mark.rank if mark else 0),
-                notice.data,
-                *self._limits,
-                live,
-            ]
+            stream, args = self._args(notice)
             at.append(len(commands))
             commands.append((stream, pack_bytes(args)))
             if notice.keep_table:

@@ -236,25 +236,34 @@ class RedisStore(TableStore):
         )
 
     async def append(self, table_id: str, append: Append) -> AppendResult:
-        """The append script; a new clock deadline is indexed in the same write."""
+        """The append script; a new clock deadline is indexed in the same write, and the
+        append's riders (one server only: on a cluster they may be on other nodes) follow it
+        there."""
         keys = table_keys(table_id)
         also: list[Command] = []
         if append.deadline_ms:
             # LT: the index may be early, never late; the clock sweeper repairs early ones.
             key = deadlines_index(self._namespace, table_id)
             also.append((key, pack("ZADD", key, "LT", append.deadline_ms, table_id)))
+        riders = [] if self._client.cluster else [(r.key, r.command) for r in append.riders]
         replies = await self._client.run(
             self._append,
             [keys.state, keys.seats, keys.log, keys.table],
             append_args(table_id, append),
             *also,
             *self._replicated(keys.state, *(key for key, _command in also)),
+            *riders,
             pool=self._pool(),
+            lenient=len(riders),
         )
+        ran = bool(riders)
+        if riders:
+            ran = not any(isinstance(reply, Exception) for reply in replies[-len(riders) :])
+            del replies[-len(riders) :]
         raw = replies[0]
         assert isinstance(raw, list)
         outcome, seq, status = raw
-        result = AppendResult(_OUTCOMES[outcome], _int(seq), status.decode())
+        result = AppendResult(_OUTCOMES[outcome], _int(seq), status.decode(), riders_run=ran)
         if result.outcome in (Outcome.APPLIED, Outcome.DUPLICATE):
             self._check_replicated(replies, 1 + len(also))
         if (

@@ -1,0 +1,129 @@
+"""A move's YOUR_TURN notice rides on the move's own append (one write, no flush after it),
+and is told only when that append applies; where it cannot ride it is told as before."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import uuid
+from collections.abc import Sequence
+
+from kafana.service.notices import Notices
+from kafana.service.tables import Tables
+from kafana.store.base import Append, Outcome
+from kafana.store.client import RedisClient
+from kafana.store.lane import Address
+from kafana.store.notices import Mark, Publish
+from kafana.store.notify import Notifier
+from kafana.store.redis_notices import RedisNotices
+from kafana.store.redis_store import RedisStore
+from kafana.v1 import rules_pb2, service_pb2
+
+YOUR_TURN = service_pb2.NOTICE_KIND_YOUR_TURN
+RULES = rules_pb2.RulesSpec(
+    game=rules_pb2.GAME_TABLIC,
+    players=2,
+    tablic=rules_pb2.TablicRules(preset=rules_pb2.TABLIC_PRESET_SERBIAN),
+)
+
+
+async def your_turns(notices: RedisNotices, account: str) -> list[tuple[str, int, int]]:
+    """(table, seat, seq) of every YOUR_TURN notice the account holds, oldest first."""
+    page = await notices.read(account, "0-0", 256)
+    told = [service_pb2.AccountNotice.FromString(n.data) for n in page.notices]
+    return [(n.table_id, n.seat, n.seq) for n in told if n.kind == YOUR_TURN]
+
+
+async def test_moves_tell_your_turn_in_their_own_write(redis_url: str) -> None:
+    store = RedisStore.from_url(redis_url)
+    try:
+        tables = Tables(store)
+        notices = Notices(tables)
+        flushed: list[list[Publish]] = []
+        publish_many = notices.store.publish_many
+
+        async def recorded(batch: Sequence[Publish]) -> list[str | None]:
+            flushed.append(list(batch))
+            return await publish_many(batch)
+
+        notices.store.publish_many = recorded  # type: ignore[method-assign,assignment]
+        ann, ben = f"ann{uuid.uuid4().hex[:6]}", f"ben{uuid.uuid4().hex[:6]}"
+        table_id, _admin, _session = await tables.create(
+            rules_pb2.TableConfig(rules=RULES, seed=11)
+        )
+        tokens = {}
+        for seat, account in enumerate((ann, ben)):
+            _, tokens[seat], _ = await tables.join(table_id, seat, account, account)
+        await asyncio.sleep(0.05)  # the seats' news is flushed (SEATED, the first YOUR_TURN)
+        flushed.clear()
+        rng = random.Random(3)
+        stream = notices.store
+        assert isinstance(stream, RedisNotices)
+        played: list[tuple[int, int]] = []
+        for _ in range(6):
+            session = await tables.session(table_id)
+            mover = session.match.current_seat
+            assert mover is not None
+            move = rng.choice(tables.legal(session, mover))
+            answer = await tables.play(
+                table_id, tokens[mover], str(move), uuid.uuid4().hex, session.seq
+            )
+            to_move = answer.session.match.current_seat
+            assert to_move is not None
+            played.append((answer.seq, to_move))
+            # Told by the time the move is answered: it went in the append's own write.
+            told = await your_turns(stream, (ann, ben)[to_move])
+            assert (table_id, to_move, answer.seq) in told
+        await asyncio.sleep(0.05)
+        assert flushed == [], "every move's news rode on its append: no flush wrote again"
+        told = await your_turns(stream, ann) + await your_turns(stream, ben)
+        for seq, seat in played:
+            assert told.count((table_id, seat, seq)) == 1  # once each
+    finally:
+        await store.close()
+
+
+async def test_a_rider_tells_only_when_its_append_applies(redis_url: str) -> None:
+    store = RedisStore.from_url(redis_url)
+    try:
+        notices = RedisNotices(store.client, store.notifier)
+        account = f"cy{uuid.uuid4().hex[:6]}"
+        table_id = uuid.uuid4().hex[:12]
+        assert await store.create(table_id, b"record", 60_000, 1)
+
+        def rider(seq: int, tag: str, data: bytes) -> Append:
+            notice = Publish(account, data, Mark(f"{table_id}:1", "h", seq * 4 + 2))
+            ride = notices.rider(notice, table_id, seq, 0, tag)
+            assert ride is not None
+            return Append(
+                event=b"e%d" % seq,
+                ttl_ms=60_000,
+                expected_seq=seq - 1,
+                dedupe=tag,
+                dedupe_slot=0,
+                riders=(ride,),
+            )
+
+        applied = await store.append(table_id, rider(1, "aa", b"first"))
+        assert applied.outcome is Outcome.APPLIED and applied.riders_run
+        # Another writer's append at the same seq is refused: its rider tells nothing.
+        stale = await store.append(table_id, rider(1, "bb", b"lost"))
+        assert stale.outcome is Outcome.STALE and stale.riders_run
+        page = await notices.read(account, "0-0", 10)
+        assert [n.data for n in page.notices] == [b"first"]
+        # A script the server forgot: the append applies, its rider did not run (the caller
+        # tells the news the usual way).
+        await store.client.call("", "SCRIPT", "FLUSH")
+        forgot = await store.append(table_id, rider(2, "cc", b"second"))
+        assert forgot.outcome is Outcome.APPLIED and not forgot.riders_run
+        page = await notices.read(account, "0-0", 10)
+        assert [n.data for n in page.notices] == [b"first"]
+    finally:
+        await store.close()
+
+
+def test_no_rider_on_a_cluster() -> None:
+    client = RedisClient(Address(), cluster=True)
+    notices = RedisNotices(client, Notifier(client))
+    notice = Publish("ann", b"n", Mark("t:0", "h", 6))
+    assert notices.rider(notice, "t", 1, 0, "aa") is None
