@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Self, TypeVar
 
 from rich.console import Console, RenderableType
 from rich.text import Text
@@ -128,37 +127,6 @@ def navigate(
         console.print(frame.panel)
         if at == last and ending is not None:
             console.print(ending)
-
-
-class Playable(Protocol):
-    """A game state that moves apply to (Tablić's `MatchState`, Tač's `GameState`)."""
-
-    def apply(self, move: Any) -> Self:
-        """The state after `move`."""
-        ...
-
-
-State = TypeVar("State", bound=Playable)
-
-
-def replay(
-    start: Callable[[], State],
-    moves: Sequence[object],
-    shown: Sequence[Frame],
-    console: Console,
-    ask: Callable[[str], str],
-    ending: Callable[[State], RenderableType],
-) -> State:
-    """`navigate` the frames `shown` of the game `start()` then `moves`, with `ending(the
-    final state)` at the last; returns the state at the frame shown last."""
-    end = start()
-    for move in moves:
-        end = end.apply(move)
-    at = navigate(shown, console, ask, ending(end))
-    state = start()
-    for move in moves[:at]:
-        state = state.apply(move)
-    return state
 
 
 def _no_hand(hand: int, hands: list[int]) -> str:

@@ -22,7 +22,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kafana_client.cli import render, tac_replay
-from kafana_client.cli.navigate import Frame, replay
+from kafana_client.cli.navigate import Frame, navigate
 from kafana_client.cli.words import plural
 
 SEAT_COMMENT = re.compile(r"^#\s*seat\s+(\d+):\s*(.*)$")
@@ -83,8 +83,8 @@ def _move_line(name: str, move: tablic.Move) -> Text:
     return Text(f"{name} played ", style="bold") + render.move_text(wire)
 
 
-def frames(record: tablic.MatchRecord, names: Sequence[str]) -> list[Frame]:
-    """The start and the position after every move, with what each move did."""
+def frames(record: tablic.MatchRecord, names: Sequence[str]) -> tuple[list[Frame], Text]:
+    """The start and the position after every move, with what each move did; the final line."""
     state = tablic.new_match(record.rules, seed=record.seed, decks=record.decks or None)
     total = len(record.moves)
     out = [Frame(0, position(state, f"Start · {plural(total, 'move')}", names), hand=1)]
@@ -108,7 +108,7 @@ def frames(record: tablic.MatchRecord, names: Sequence[str]) -> list[Frame]:
             )
         panel = position(state, f"After move {number}", names)
         out.append(Frame(number, panel, lines, hand=state.hand_no + 1))
-    return out
+    return out, final_line(state, names)
 
 
 def final_line(state: tablic.MatchState, names: Sequence[str]) -> Text:
@@ -124,21 +124,18 @@ def final_line(state: tablic.MatchState, names: Sequence[str]) -> Text:
 
 
 def step_through(
-    record: tablic.MatchRecord,
+    record: tablic.MatchRecord | tac.GameRecord,
     console: Console,
     ask: Callable[[str], str],
     names: Sequence[str] = (),
-) -> tablic.MatchState:
-    """Navigate the record (see `navigate`); returns the last state shown."""
+) -> int:
+    """Navigate the record of either game (see `navigate`); the number of the move shown last."""
     names = list(names) or [f"seat {s}" for s in range(record.rules.players)]
-    return replay(
-        lambda: tablic.new_match(record.rules, seed=record.seed, decks=record.decks or None),
-        record.moves,
-        frames(record, names),
-        console,
-        ask,
-        lambda end: final_line(end, names),
-    )
+    if isinstance(record, tac.GameRecord):
+        shown, ending = tac_replay.frames(record, names)
+    else:
+        shown, ending = frames(record, names)
+    return navigate(shown, console, ask, ending)
 
 
 def print_review(
@@ -197,7 +194,7 @@ def show_record(
             raise click.ClickException("--review reviews Tablić matches")
         record = tac.GameRecord.from_text(text)
         seat_names = names or names_in(text, record.rules.players)
-        tac_replay.step_through(record, console, ask, _fit(seat_names, record.rules.players))
+        step_through(record, console, ask, _fit(seat_names, record.rules.players))
         return
     match = tablic.MatchRecord.from_text(text)
     seat_names = _fit(names or names_in(text, match.rules.players), match.rules.players)

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from kafana.games import tac
-from rich.console import Console, Group, RenderableType
+from rich.console import Group, RenderableType
 from rich.panel import Panel
 from rich.text import Text
 
-from kafana_client.cli.navigate import Frame, replay
+from kafana_client.cli.navigate import Frame
 from kafana_client.cli.render import card_text, cards_text
 from kafana_client.cli.words import plural
 
@@ -57,8 +57,8 @@ def _start(record: tac.GameRecord) -> tac.GameState:
     return tac.new_game(record.rules, seed=record.seed, deck=record.deck)
 
 
-def frames(record: tac.GameRecord, names: Sequence[str]) -> list[Frame]:
-    """The start and the piles after every move, with what each move did."""
+def frames(record: tac.GameRecord, names: Sequence[str]) -> tuple[list[Frame], Text]:
+    """The start and the piles after every move, with what each move did; the final line."""
     state = _start(record)
     out = [Frame(0, position(state, f"Tač · start · {plural(len(record.moves), 'move')}", names))]
     for number, move in enumerate(record.moves, start=1):
@@ -67,25 +67,7 @@ def frames(record: tac.GameRecord, names: Sequence[str]) -> list[Frame]:
         assert step is not None
         panel = position(state, f"After move {number}", names)
         out.append(Frame(number, panel, [_step_line(step, names)]))
-    return out
-
-
-def step_through(
-    record: tac.GameRecord,
-    console: Console,
-    ask: Callable[[str], str],
-    names: Sequence[str] = (),
-) -> tac.GameState:
-    """Navigate the record (see `navigate`); returns the last state shown."""
-    names = list(names) or [f"seat {s}" for s in range(record.rules.players)]
-    return replay(
-        lambda: _start(record),
-        record.moves,
-        frames(record, names),
-        console,
-        ask,
-        lambda end: final_line(end, names),
-    )
+    return out, final_line(state, names)
 
 
 def final_line(state: tac.GameState, names: Sequence[str]) -> Text:
