@@ -6,7 +6,7 @@ must) how to decode its requests; the handler is rebuilt once per method and reu
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
@@ -47,7 +47,11 @@ class WrappingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc, unu
         handler = await continuation(handler_call_details)
         if handler is None:
             return None
-        method: str = handler_call_details.method
+        return self.wrapped(handler_call_details.method, handler)
+
+    def wrapped(self, method: str, handler: Handler) -> Handler:
+        """`handler` of `method` (its full name) with this interceptor in front when it
+        covers the method: made once, then the same object for the same handler."""
         known = self._wrapped.get(method)
         if known is not None and known[0] is handler:  # a call costs this one lookup
             return known[1]
@@ -73,3 +77,53 @@ class WrappingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc, unu
                 response_serializer=handler.response_serializer,
             )
         return handler
+
+
+def chained(interceptors: Sequence[WrappingInterceptor], method: str, handler: Handler) -> Handler:
+    """`handler` of `method` behind `interceptors`, the first one outermost: what gRPC runs
+    when they are the server's interceptors."""
+    for interceptor in reversed(interceptors):
+        handler = interceptor.wrapped(method, handler)
+    return handler
+
+
+class _Chained(grpc.GenericRpcHandler):  # type: ignore[misc, unused-ignore]
+    """A generic handler whose handlers come wrapped by the interceptors."""
+
+    def __init__(self, inner: Any, interceptors: Sequence[WrappingInterceptor]) -> None:
+        self.inner = inner
+        self.interceptors = interceptors
+
+    def service(self, handler_call_details: grpc.HandlerCallDetails) -> Handler | None:
+        handler = self.inner.service(handler_call_details)
+        if handler is None:
+            return None
+        return chained(self.interceptors, handler_call_details.method, handler)
+
+
+class Wrapped:
+    """Stands in for a grpc.aio server while services are added: every handler is wrapped by
+    `interceptors` as it is added, so the server runs no interceptor of its own on a call.
+
+    The same handlers as the interceptors give per call, without gRPC's per-call interceptor
+    machinery (a coroutine and a `functools.partial` per interceptor, to find a handler that
+    is the same object every time).
+    """
+
+    def __init__(self, server: Any, interceptors: Sequence[WrappingInterceptor]) -> None:
+        self.server = server
+        self.interceptors = list(interceptors)
+
+    def add_generic_rpc_handlers(self, handlers: Sequence[Any]) -> None:
+        """As `grpc.aio.Server.add_generic_rpc_handlers`, each wrapped."""
+        self.server.add_generic_rpc_handlers([_Chained(h, self.interceptors) for h in handlers])
+
+    def add_registered_method_handlers(self, service: str, handlers: Mapping[str, Handler]) -> None:
+        """As `grpc.aio.Server.add_registered_method_handlers`, each wrapped."""
+        self.server.add_registered_method_handlers(
+            service,
+            {
+                name: chained(self.interceptors, f"/{service}/{name}", handler)
+                for name, handler in handlers.items()
+            },
+        )

@@ -30,6 +30,7 @@ from kafana.service.auth import Authenticator
 from kafana.service.clock import ClockSweeper
 from kafana.service.feed import Feed
 from kafana.service.guard import Guard, message_options
+from kafana.service.intercept import Wrapped
 from kafana.service.metered import Metered
 from kafana.service.reflection import SERVICE_NAMES as REFLECTION_SERVICES
 from kafana.service.reflection import enable_reflection
@@ -227,8 +228,9 @@ def create_server(
         authenticator,
         Guard(settings.rate_limit, message_bytes),
     ]
+    # The interceptors wrap each handler as it is added (`Wrapped`), not per call: gRPC
+    # runs no interceptor of its own (a few coroutines a call, to find the same handler).
     server = grpc.aio.server(
-        interceptors=interceptors,
         options=[
             ("grpc.so_reuseport", 1 if settings.reuse_port else 0),  # no silent port sharing
             *reset_options(),  # rapid reset: streams per connection, calls queued
@@ -242,7 +244,8 @@ def create_server(
     servicer = KafanaServiceServicer(tables, accounts=authenticator.accounts)
     # Services are added through the registry: it adds them to the server, and keeps their
     # handlers for HTTP (it has the two methods the generated add_*_to_server call).
-    registry = Registry(server)
+    adding = Wrapped(server, interceptors)
+    registry = Registry(adding)
     adder = cast(grpc.aio.Server, registry)
     service_pb2_grpc.add_KafanaServiceServicer_to_server(servicer, adder)
     account_servicer = AccountsServiceServicer(authenticator, store.counters)
@@ -251,11 +254,11 @@ def create_server(
     kafana = KafanaServer(server, servicer, tables, clock, plugins)
     kafana.resets = ResetWatch(settings.resets_per_second, goaway=not settings.tls)
     kafana.resets.server_id = newest_server()  # the server just made above
-    health_pb2_grpc.add_HealthServicer_to_server(kafana.health, server)
+    health_pb2_grpc.add_HealthServicer_to_server(kafana.health, adding)
     for plugin in kafana.plugins:
         plugin.add_to(registry)
     names = [SERVICE_NAME, ACCOUNTS_SERVICE, *(p.service_name for p in kafana.plugins)]
-    enable_reflection((*names, health.SERVICE_NAME, *REFLECTION_SERVICES), server)
+    enable_reflection((*names, health.SERVICE_NAME, *REFLECTION_SERVICES), adding)
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"  # IPv6 in brackets
     http_tls = None
     try:
