@@ -15,6 +15,7 @@ from kafana.competitions.hosted.director import Director
 from kafana.competitions.hosted.redis_store import RedisEvents
 from kafana.competitions.hosted.servicer import CompetitionsServiceServicer
 from kafana.competitions.hosted.store import RETENTION_MS, EventStore
+from kafana.competitions.hosting import WorkerHost
 from kafana.service.feed import Feed
 from kafana.service.tables import Tables
 from kafana.store.base import TableStore
@@ -31,7 +32,7 @@ def events_for(store: TableStore, retention_ms: int = RETENTION_MS) -> EventStor
     return RedisEvents(redis_client_of(store), retention_ms)
 
 
-class CompetitionsHost:
+class CompetitionsHost(WorkerHost[CompetitionsServiceServicer]):
     """The Competitions service and the director of one server process (a server plug-in)."""
 
     service_name = SERVICE_NAME
@@ -40,27 +41,11 @@ class CompetitionsHost:
         self.events = events
         self.lease_ms = lease_ms
         self.scan = scan
-        self.director: Director | None = None
         self.servicer = CompetitionsServiceServicer(events, self.wake)
 
     def add_to(self, server: Any) -> None:
         """Register the service on a grpc.aio server."""
         competitions_pb2_grpc.add_CompetitionsServiceServicer_to_server(self.servicer, server)
 
-    def wake(self) -> None:
-        """Have the director look for started events now."""
-        if self.director is not None:
-            self.director.wake()
-
-    def start(self, tables: Tables, feed: Feed) -> None:
-        """Start directing events on the server's tables (from its event loop)."""
-        self.servicer.quota.counters = tables.store.counters  # shared by the server's processes
-        self.director = Director(self.events, tables, feed, lease_ms=self.lease_ms, scan=self.scan)
-        self.director.start()
-
-    async def stop(self) -> None:
-        """Stop directing (leases released: another process takes the events over)."""
-        self.servicer.stopping.set()
-        if self.director is not None:
-            await self.director.stop()
-            self.director = None
+    def _worker(self, tables: Tables, feed: Feed) -> Director:
+        return Director(self.events, tables, feed, lease_ms=self.lease_ms, scan=self.scan)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kafana.competitions.hosting import WorkerHost
 from kafana.competitions.league.notices import revealer
 from kafana.competitions.league.redis_store import RedisLeagues
 from kafana.competitions.league.referee import Referee
@@ -28,7 +29,7 @@ def leagues_for(store: TableStore) -> LeagueStore:
     return RedisLeagues(redis_client_of(store))
 
 
-class LeaguesHost:
+class LeaguesHost(WorkerHost[LeaguesServiceServicer]):
     """The Leagues service and the league referee of one server process (a server plug-in)."""
 
     service_name = SERVICE_NAME
@@ -36,7 +37,6 @@ class LeaguesHost:
     def __init__(self, store: LeagueStore, **referee: Any) -> None:
         self.store = store
         self.options = referee
-        self.referee: Referee | None = None
         self._tables: Tables | None = None
         self.servicer = LeaguesServiceServicer(store, self.tables, self.wake)
 
@@ -50,28 +50,13 @@ class LeaguesHost:
         """Register the service on a grpc.aio server."""
         leagues_pb2_grpc.add_LeaguesServiceServicer_to_server(self.servicer, server)
 
-    def wake(self) -> None:
-        """Have the referee look at the queues now."""
-        if self.referee is not None:
-            self.referee.wake()
-
-    def start(self, tables: Tables, feed: Feed) -> None:
-        """Start refereeing on the server's tables (from its event loop)."""
+    def _worker(self, tables: Tables, feed: Feed) -> Referee:
         self._tables = tables
         self.servicer.waiters.connect(tables.store)  # tickets pushed to every process
-        self.servicer.quota.counters = tables.store.counters  # shared by the server's processes
         notices = notices_of(tables)
         if notices is not None:  # WatchAccount carries the tickets, seat tokens revealed
             notices.reveal.append(revealer(self.store, tables))
-        self.referee = Referee(
-            self.store, tables, wake_players=self.servicer.waiters.wake, **self.options
-        )
-        self.referee.start()
+        return Referee(self.store, tables, wake_players=self.servicer.waiters.wake, **self.options)
 
-    async def stop(self) -> None:
-        """End the ticket streams and stop refereeing (another process carries on)."""
-        self.servicer.stopping.set()
+    def _stopping(self) -> None:
         self.servicer.waiters.wake_all()
-        if self.referee is not None:
-            await self.referee.stop()
-            self.referee = None
