@@ -134,6 +134,12 @@ class SearchBot(BudgetedBot):
     """Successive halving in phases of equal budget (`phases`); False: the former cuts after
     8, 16 and 32 worlds whatever the budget (kept to measure the two side by side:
     `loadtests/halving_regret.py`)."""
+    LIKELIHOOD = False
+    """True: worlds drawn uniformly, each weighted by how likely the other seats' moves this
+    deal were in it (`knowledge.PlayLikelihood`); False: drawn with per-card weights
+    (`knowledge.hand_weights`)."""
+    LIKELIHOOD_BETA: float | None = None
+    """`knowledge.LIKELIHOOD_BETA` unless set."""
 
     def __init__(
         self,
@@ -187,18 +193,24 @@ class SearchBot(BudgetedBot):
     def _sample(
         self, view: View, candidates: list[Move], side: int, deadline: Deadline | None
     ) -> Move:
-        sampler = WorldSampler(view, self.log.weights(view) if INFERENCE else None)
+        likelihood = None
+        if INFERENCE and self.LIKELIHOOD:
+            likelihood = self.log.likelihood(view, self.LIKELIHOOD_BETA)
+            sampler = WorldSampler(view)
+        else:
+            sampler = WorldSampler(view, self.log.weights(view) if INFERENCE else None)
         sim_moves: list[SimMove] = []
 
         def next_world() -> Callable[[int], float]:
             world = sampler.sample(self.rng)
             if not sim_moves:
                 sim_moves.extend(world.to_sim(m) for m in candidates)
+            weight = likelihood.weight(world.hands) if likelihood else 1.0
 
             def value(i: int) -> float:
                 sim = world.copy()
                 sim.play(*sim_moves[i])
-                return self._value(sim, side)
+                return weight * self._value(sim, side)
 
             return value
 

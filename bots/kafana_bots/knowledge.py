@@ -112,6 +112,16 @@ class PlayLog:
             self.values.append(move_values(view.rules, self.moves[k][2]))
         return hand_weights(view, deal, values=self.values[start:])
 
+    def likelihood(self, view: View, beta: float | None = None) -> PlayLikelihood | None:
+        """`PlayLikelihood` of this deal's moves, or None if the log does not match the view."""
+        deal = self.deal_moves(view)
+        if deal is None:
+            return None
+        start = len(self.moves) - len(deal)
+        for k in range(len(self.values), len(self.moves)):
+            self.values.append(move_values(view.rules, self.moves[k][2]))
+        return PlayLikelihood(view, deal, self.values[start:], beta)
+
     def deal_moves(self, view: View) -> list[LoggedMove] | None:
         """The moves played since the hands were last dealt, or None if the log does not
         match the view (another hand, another table, other hand sizes)."""
@@ -196,3 +206,65 @@ def hand_weights(
             if gap > 0:
                 weights[i] *= exp(-beta * gap)
     return out
+
+
+LIKELIHOOD_BETA = 3.0
+"""How surely another seat is taken to play the card whose best move is worth most: the
+chance of each card it could have played is in proportion to `exp(LIKELIHOOD_BETA *
+value)` (a softmax over its hand). 3 fitted `minimax3`'s hands best of 1, 2, 3 and 5
+(docs/bots.md, "Inference")."""
+
+
+class PlayLikelihood:
+    """How likely the other seats' moves this deal were, given a world's hidden hands.
+
+    A seat holding cards H that played card c on a table is taken to have chosen c with
+    probability `e(c) / sum(e(x) for x in H)`, `e(x) = exp(beta * best value of x there)`
+    (the greedy values of `move_values`; with `must_capture`, a trail while holding a card
+    that could capture is charged `MUST_CAPTURE_GAP`). H is the world's hand of that seat
+    now plus the cards it played this deal from that move on. A world's `weight` is the
+    product over the deal's moves by other seats: the importance weight of a world drawn
+    uniformly (a posterior over whole hands, where `hand_weights` weighs each card alone).
+    Each factor is divided by the played card's `e`, so a weight is at most 1."""
+
+    def __init__(
+        self,
+        view: View,
+        deal: Sequence[LoggedMove],
+        values: Sequence[MoveValues],
+        beta: float | None = None,
+    ) -> None:
+        beta = LIKELIHOOD_BETA if beta is None else beta
+        rules = view.rules
+        self.terms: list[tuple[int, float, list[float]]] = []
+        for k, (seat, move, _) in enumerate(deal):
+            if seat == view.seat or view.hand_sizes[seat] == 0:
+                continue  # our own move, or a seat whose hand is now empty: all worlds alike
+            best, takers = values[k]
+            forced = rules.must_capture and move.is_trail
+            top = best[move.card.index]
+            e = [
+                exp(
+                    min(
+                        700.0,
+                        beta
+                        * (best[i] - top + (MUST_CAPTURE_GAP if forced and i in takers else 0.0)),
+                    )
+                )
+                for i in range(len(CARDS))
+            ]
+            later = sum(e[m.card.index] for s, m, _ in deal[k:] if s == seat)
+            self.terms.append((seat, later, e))
+
+    def __bool__(self) -> bool:
+        return bool(self.terms)
+
+    def weight(self, hands: Sequence[Sequence[int]]) -> float:
+        """The likelihood of the deal's moves with these hands (card indices per seat)."""
+        w = 1.0
+        for seat, later, e in self.terms:
+            total = later
+            for c in hands[seat]:
+                total += e[c]
+            w /= total
+        return w

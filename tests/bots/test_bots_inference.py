@@ -12,7 +12,7 @@ from kafana.games import tablic
 from kafana.games.tablic import Card, Move, Rules, View
 from kafana_bots import Bot, registry
 from kafana_bots.events import Event, HandStarted
-from kafana_bots.knowledge import PlayLog, hand_weights, unseen
+from kafana_bots.knowledge import PlayLikelihood, PlayLog, hand_weights, move_values, unseen
 from kafana_bots.play import play
 from kafana_bots.worlds import WorldSampler
 
@@ -126,6 +126,33 @@ def test_weighted_worlds_are_consistent_and_follow_the_weights() -> None:
     uniform = WorldSampler(view)
     with_ten = sum(bool(tens & set(uniform.sample(rng).hands[1])) for _ in range(400))
     assert with_ten > 0.25 * 400
+
+
+def test_the_likelihood_of_a_trail_falls_with_each_card_that_would_have_captured() -> None:
+    view, deal = _position()
+    likelihood = PlayLikelihood(view, deal, [move_values(view.rules, t) for _, _, t in deal])
+    assert likelihood
+    ten, king, eight = Card(10, "C").index, Card(13, "C").index, Card(8, "C").index
+    quiet = [Card(r, "D").index for r in (4, 5, 6, 7)]
+    me = [c.index for c in view.hand or ()]
+    # five cards that take nothing there: a trail of the 3 was among the likeliest choices
+    assert likelihood.weight([me, [eight, *quiet]]) > 0.15
+    with_king = likelihood.weight([me, [king, *quiet]])
+    with_ten = likelihood.weight([me, [ten, *quiet]])
+    with_both = likelihood.weight([me, [ten, king, *quiet[:3]]])
+    assert with_both < with_ten < with_king < likelihood.weight([me, [eight, *quiet]])
+    assert with_ten < 0.01  # a ten takes 3 points and more there: few seats would trail
+    assert all(0 < w <= 1 for w in (with_king, with_ten, with_both))
+    # only the other seat's moves count: our own hand changes nothing
+    assert likelihood.weight([[], [eight, *quiet]]) == likelihood.weight([me, [eight, *quiet]])
+
+
+def test_a_deal_of_our_own_moves_only_weighs_every_world_alike() -> None:
+    view, deal = _position()
+    mine = [(0, move, table) for _, move, table in deal]
+    likelihood = PlayLikelihood(view, mine, [move_values(view.rules, t) for _, _, t in mine])
+    assert not likelihood
+    assert likelihood.weight([[], [Card(10, "C").index]]) == 1.0
 
 
 def test_ismcts_with_inference_replays() -> None:
