@@ -1,11 +1,14 @@
-"""What both games' records share: the line format (a header, then `key value` items), replay."""
+"""What both games' records share: the line format (a header, then `key value` items), the
+record as a table of its items (`TextRecord`), replay."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator
-from typing import Any, Protocol, Self, TypeVar
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
 
 from kafana.errors import InvalidInputError, KafanaError
+from kafana.games.cards import Card
 
 
 def record_items(text: str, header: str, what: str) -> Iterator[tuple[int, str, str]]:
@@ -74,6 +77,86 @@ def record_text(header: str, items: Iterable[tuple[str, object]]) -> str:
     None; ends with a newline."""
     lines = [header, *(f"{key} {value}" for key, value in items if value is not None)]
     return "\n".join(lines) + "\n"
+
+
+def cards_text(cards: Iterable[Card]) -> str:
+    """The text of a `deck` item: the cards' texts, separated by spaces."""
+    return " ".join(card.text for card in cards)
+
+
+@dataclass(frozen=True)
+class Item(Generic[T]):
+    """One kind of record line: its `key`, the record's field it fills (`name`), how its text
+    is read and written; `many`: a line per element of a tuple field, in order."""
+
+    key: str
+    name: str
+    parse: Callable[[str], T]
+    text: Callable[[T], object] = str
+    many: bool = False
+    required: bool = False
+
+    def texts(self, value: Any) -> Iterator[object]:
+        """The item texts of the field's `value` (none for None)."""
+        for one in value if self.many else (value,):
+            if one is not None:
+                yield self.text(one)
+
+    def read(self, items: RecordItems) -> Any:
+        """The field's value from a record's items (an error names the line)."""
+        if self.many:
+            return items.every(self.key, self.parse)
+        if self.required:
+            return items.required(self.key, self.parse)
+        return items.last(self.key, self.parse)
+
+
+def game_items(
+    rules: Callable[[str], T],
+    rules_text: Callable[[T], str],
+    move: Callable[[str], object],
+    *source: Item[Any],
+    result: str,
+) -> tuple[Item[Any], ...]:
+    """A game record's items: its rules (read by `rules`, written by `rules_text`), a seed,
+    the game's `source` items (decks, a position), one line a move (read by `move`), and
+    `result` (the numbers the moves must give: `scores`, `places`)."""
+    return (
+        Item("rules", "rules", rules, rules_text, required=True),
+        Item("seed", "seed", int),
+        *source,
+        Item("move", "moves", move, many=True),
+        Item(result, result, numbers, numbers_text),
+    )
+
+
+class TextRecord:
+    """A record whose fields are its `ITEMS`, written in that order after `HEADER`.
+
+    A game's record is a frozen dataclass with this base and three class constants; the text
+    form and its parser come from here."""
+
+    HEADER: ClassVar[str]
+    WHAT: ClassVar[str]
+    """How a parse error names the record (`a match record`)."""
+    ITEMS: ClassVar[tuple[Item[Any], ...]]
+
+    def to_text(self) -> str:
+        """The canonical text form (ends with a newline)."""
+        return record_text(
+            self.HEADER,
+            [
+                (item.key, text)
+                for item in self.ITEMS
+                for text in item.texts(getattr(self, item.name))
+            ],
+        )
+
+    @classmethod
+    def from_text(cls, text: str) -> Self:
+        """Parse `to_text` output; errors name the line."""
+        items = RecordItems(text, cls.HEADER, cls.WHAT, [item.key for item in cls.ITEMS])
+        return cls(**{item.name: item.read(items) for item in cls.ITEMS})
 
 
 class Replayable(Protocol):

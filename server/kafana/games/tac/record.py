@@ -19,21 +19,30 @@ the state it replays into) adds `replay`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Self
 
 from kafana.games.cards import Card, parse_cards
-from kafana.games.records import RecordItems, numbers, numbers_text, record_text
+from kafana.games.records import Item, TextRecord, cards_text, game_items
 from kafana.games.tac.move import Move
 from kafana.games.tac.position import Position
 from kafana.games.tac.rules import Rules
 
 HEADER = "kafana-tac-record 1"
-KEYS = ("rules", "seed", "deck", "position", "move", "places")
 
 
 @dataclass(frozen=True)
-class GameRecordText:
+class GameRecordText(TextRecord):
     """Rules, the source of the deck, and the moves: everything a replay needs."""
+
+    HEADER = HEADER
+    WHAT = "a Tač record"
+    ITEMS = game_items(
+        Rules.from_json,
+        Rules.to_json,
+        Move.parse,
+        Item("deck", "deck", parse_cards, cards_text),
+        Item("position", "position", Position.from_json, Position.to_json),
+        result="places",
+    )
 
     rules: Rules
     seed: int | None
@@ -41,32 +50,3 @@ class GameRecordText:
     moves: tuple[Move, ...]
     places: tuple[int, ...] | None = None
     position: Position | None = None
-
-    def to_text(self) -> str:
-        """The canonical text form (ends with a newline)."""
-        deck = None if self.deck is None else " ".join(c.text for c in self.deck)
-        position = None if self.position is None else self.position.to_json()
-        return record_text(
-            HEADER,
-            [
-                ("rules", self.rules.to_json()),
-                ("seed", self.seed),
-                ("deck", deck),
-                ("position", position),
-                *(("move", move) for move in self.moves),
-                ("places", numbers_text(self.places)),
-            ],
-        )
-
-    @classmethod
-    def from_text(cls, text: str) -> Self:
-        """Parse `to_text` output; errors name the line."""
-        items = RecordItems(text, HEADER, "a Tač record", KEYS)
-        return cls(
-            items.required("rules", Rules.from_json),
-            items.last("seed", int),
-            items.last("deck", parse_cards),
-            items.every("move", Move.parse),
-            items.last("places", numbers),
-            items.last("position", Position.from_json),
-        )
