@@ -19,7 +19,7 @@ import threading
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate, Generic, ParamSpec, Self, TypeVar, overload
 
 from kafana_client.aio import AsyncClient, AsyncSeat
 from kafana_client.connection import ConnectOptions, Connects
@@ -106,6 +106,28 @@ def mirror_into(
     return _named(call, method)
 
 
+class Mirrored(Generic[T]):
+    """A read-only attribute that reads the same attribute of the async object (`_async`),
+    as it is now: `table_id = Mirrored[str]("The table.")`."""
+
+    def __init__(self, doc: str) -> None:
+        self.__doc__ = doc
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, obj: None, owner: type) -> Self: ...
+    @overload
+    def __get__(self, obj: _Blocking, owner: type) -> T: ...
+    def __get__(self, obj: _Blocking | None, owner: type) -> Self | T:
+        if obj is None:
+            return self
+        value: T = getattr(obj._async, self.name)
+        return value
+
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -178,25 +200,10 @@ class Seat(_Blocking):
         self._async = self.held
         self._loop = self.client._loop
 
-    @property
-    def table_id(self) -> str:
-        """The table."""
-        return self.held.table_id
-
-    @property
-    def seat(self) -> int:
-        """The seat number."""
-        return self.held.seat
-
-    @property
-    def token(self) -> str:
-        """The secret seat token."""
-        return self.held.token
-
-    @property
-    def last_seq(self) -> int:
-        """The last sequence number this seat has seen."""
-        return self.held.last_seq
+    table_id = Mirrored[str]("The table.")
+    seat = Mirrored[int]("The seat number.")
+    token = Mirrored[str]("The secret seat token.")
+    last_seq = Mirrored[int]("The last sequence number this seat has seen.")
 
     state = mirror(AsyncSeat.state)
     legal_moves = mirror(AsyncSeat.legal_moves)
