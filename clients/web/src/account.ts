@@ -6,7 +6,7 @@
  */
 import { NoticeKind, Role, type LeagueInfo, type PlayerInfo, type Result, type TableInfo } from "@kafana/client";
 import { GAME_NAMES, RESULT_REASONS, client, explain, renumbered, seatNames, sideNamesOf, storedApiKey } from "./api.js";
-import { fill, h } from "./dom.js";
+import { fill, h, listTable } from "./dom.js";
 
 /** Leagues looked at, at most (4 pages of ListLeagues). */
 const MAX_LEAGUES = 200;
@@ -117,23 +117,20 @@ export async function accountPage(root: HTMLElement): Promise<() => void> {
     h("section", { class: "panel" }, h("h2", {}, "Recent games"), games));
   const name = me.name;
   void ratingsOf(name).then((rows) => fill(ratings, rows.length
-    ? h("table", { class: "list" },
-        h("thead", {}, h("tr", {}, ["League", "Game", "Rating", "Rank", "Matches"].map((t) => h("th", {}, t)))),
-        h("tbody", {}, rows.map(({ league, player }) => h("tr", {},
+    ? listTable({}, ["League", "Game", "Rating", "Rank", "Matches"],
+        rows.map(({ league, player }) => h("tr", {},
           h("td", {}, h("a", { href: `#/l/${encodeURIComponent(league.league)}/p/${encodeURIComponent(name)}` }, league.league)),
           h("td", {}, GAME_NAMES[league.spec?.game || 1] ?? ""),
           h("th", {}, `${player.rating.toFixed(1)}${player.provisional ? " (provisional)" : ""}`),
           h("td", {}, player.rank || "–"),
-          h("td", {}, player.games)))))
+          h("td", {}, player.games))))
     : h("p", { class: "empty" }, "No rated league match yet.")),
   (error: unknown) => fill(ratings, h("p", { class: "error", role: "alert" }, explain(error))));
   void gamesOf(stop.signal).then(async (found) => {
     const infos = await Promise.all(found.map((g) => client.kafana.getTable({ tableId: g.tableId }).catch(() => undefined)));
     if (stop.signal.aborted) return;
     fill(games, found.length
-      ? h("table", { class: "list" },
-          h("thead", {}, h("tr", {}, ["When", "Game", "Players", "Result", ""].map((t) => h("th", {}, t)))),
-          h("tbody", {}, found.map((g, i) => gameRow(g, infos[i]))))
+      ? listTable({}, ["When", "Game", "Players", "Result", ""], found.map((g, i) => gameRow(g, infos[i])))
       : h("p", { class: "empty" }, "No game in the last day (the server keeps an account's news for a day)."));
   }, (error: unknown) => {
     if (!stop.signal.aborted) fill(games, h("p", { class: "error", role: "alert" }, explain(error)));

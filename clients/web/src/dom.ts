@@ -32,6 +32,13 @@ function append(parent: Node, children: Child[]): void {
   }
 }
 
+/** A `table.list` (with `attrs`): a header row of `columns`, then `rows` in its body. */
+export function listTable(attrs: Attrs, columns: string[], rows: Child[]): HTMLTableElement {
+  return h("table", { class: "list", ...attrs },
+    h("thead", {}, h("tr", {}, columns.map((t) => h("th", {}, t)))),
+    h("tbody", {}, rows));
+}
+
 /** Replace everything in `parent` with `children`. */
 export function fill(parent: Element, ...children: Child[]): void {
   parent.replaceChildren();

@@ -7,8 +7,8 @@ import { EntrantState, EventFormat, EventPhase, GameStatus, type EventInfo } fro
 import { client, explain } from "./api.js";
 import { entryPanel } from "./entry.js";
 import { isOperator, organiserPanel, organiserToken, tokenForm } from "./organiser.js";
-import { fill, h } from "./dom.js";
-import { pagedList } from "./pager.js";
+import { fill, h, listTable } from "./dom.js";
+import { pagedTable } from "./pager.js";
 import { linePlot, type Series } from "./plot.js";
 
 const PHASES: Record<number, string> = {
@@ -22,43 +22,36 @@ const EVENTS_PAGE = 12;
 
 /** The list of events into `root`, a page at a time (ListEvents' tokens), newest first. */
 export async function eventsPage(root: HTMLElement): Promise<() => void> {
-  const list = h("div", { class: "tables" });
-  const status = h("p", { class: "status", role: "status" });
-  const pages = pagedList(list, status, async (token) => {
+  const pages = pagedTable("events", ["Event", "Phase", "Entrants"], async (token) => {
     const page = await client.competitions.listEvents({ pageSize: EVENTS_PAGE, pageToken: token });
     return [page.events, page.nextPageToken];
-  }, (events) => events.length
-    ? h("table", { class: "list", id: "events" },
-        h("thead", {}, h("tr", {}, ["Event", "Phase", "Entrants"].map((t) => h("th", {}, t)))),
-        h("tbody", {}, events.map((e) => h("tr", { "data-event": e.eventId },
-          h("td", {}, h("a", { href: `#/e/${e.eventId}` }, e.name)),
-          h("td", {}, PHASES[e.phase] ?? ""),
-          h("td", {}, e.entrants.map((x) => x.name).join(", "))))))
-    : h("p", { class: "empty" }, "No events yet."),
-  [["events-prev", "← Newer"], ["events-next", "Older →"]]);
+  }, (e) => h("tr", { "data-event": e.eventId },
+    h("td", {}, h("a", { href: `#/e/${e.eventId}` }, e.name)),
+    h("td", {}, PHASES[e.phase] ?? ""),
+    h("td", {}, e.entrants.map((x) => x.name).join(", "))),
+  "No events yet.", [["events-prev", "← Newer"], ["events-next", "Older →"]]);
   fill(root, h("a", { href: "#/", class: "back" }, "← Lobby"), h("h1", {}, "Events"),
-    h("p", {}, h("a", { href: "#/o", class: "button", id: "organise-link" }, "Organise an event")), status, list, pages.element);
+    h("p", {}, h("a", { href: "#/o", class: "button", id: "organise-link" }, "Organise an event")), pages.status, pages.list, pages.element);
   await pages.load();
   return () => undefined;
 }
 
 function standings(event: EventInfo): HTMLElement {
   const arena = event.format === EventFormat.ARENA; // no byes; a streak doubles the points
-  return h("div", { class: "tables" }, h("table", { class: "list", id: "standings" },
-    h("thead", {}, h("tr", {}, ["#", "Entrant", "Points", "Played", "W", "D", "L", arena ? "Streak" : "Byes", "Buchholz", "S-B", "Diff", "Rating"].map((t) => h("th", {}, t)))),
-    h("tbody", {}, event.standings.map((s) => h("tr", {},
+  return h("div", { class: "tables" }, listTable({ id: "standings" },
+    ["#", "Entrant", "Points", "Played", "W", "D", "L", arena ? "Streak" : "Byes", "Buchholz", "S-B", "Diff", "Rating"],
+    event.standings.map((s) => h("tr", {},
       h("td", {}, s.rank), h("td", {}, s.entrant, STATES[s.state] ? ` (${STATES[s.state]})` : ""), h("th", {}, s.points), h("td", {}, s.played),
       h("td", {}, s.wins), h("td", {}, s.draws), h("td", {}, s.losses), h("td", { class: arena && s.streak >= 2 ? "streak" : undefined }, arena ? (s.streak >= 2 ? `${s.streak}, points ×2` : s.streak) : s.byes),
       h("td", {}, s.buchholz.toFixed(1)), h("td", {}, s.sonnebornBerger.toFixed(2)), h("td", {}, s.diff),
-      h("td", {}, s.rating.toFixed(1)))))));
+      h("td", {}, s.rating.toFixed(1))))));
 }
 
 function rounds(event: EventInfo): HTMLElement[] {
   return event.rounds.map((round) => h("section", { class: "panel" },
     h("h3", {}, `Round ${round.number}`),
-    h("div", { class: "tables" }, h("table", { class: "list" },
-      h("thead", {}, h("tr", {}, ["Game", "Seats", "Status", "Score", "Commitment"].map((t) => h("th", {}, t)))),
-      h("tbody", {}, round.games.map((g) => h("tr", {},
+    h("div", { class: "tables" }, listTable({}, ["Game", "Seats", "Status", "Score", "Commitment"],
+      round.games.map((g) => h("tr", {},
         h("td", {}, g.gameId),
         h("td", {}, g.seats.join(" – ")),
         h("td", {}, g.status === GameStatus.PLAYING && g.tableId
@@ -67,7 +60,7 @@ function rounds(event: EventInfo): HTMLElement[] {
             ? h("a", { href: `#/r/${g.tableId}`, class: "button" }, "Replay")
             : "waiting"),
         h("td", {}, g.scores.join(" : ")),
-        h("td", { class: "hash", title: g.commitment }, g.commitment.slice(0, 16) + "…")))))),
+        h("td", { class: "hash", title: g.commitment }, g.commitment.slice(0, 16) + "…"))))),
     round.byes.length ? h("p", {}, `Byes: ${round.byes.join(", ")}`) : null));
 }
 

@@ -6,8 +6,8 @@
  */
 import { Game, MatchState, type PlayerInfo } from "@kafana/client";
 import { GAME_NAMES, RESULT_REASONS, client, explain, storeSeat } from "./api.js";
-import { fill, h } from "./dom.js";
-import { pagedList, pager } from "./pager.js";
+import { fill, h, listTable } from "./dom.js";
+import { pagedTable, pager } from "./pager.js";
 import { linePlot } from "./plot.js";
 
 const PAGE_SIZE = 50;
@@ -16,27 +16,21 @@ const LEAGUES_PAGE = 20;
 /** The list of leagues (ListLeagues, a page at a time, by name), and a form that opens one by
  * name. Each row links to the league's page, where its queue is joined. */
 export async function leaguesPage(root: HTMLElement): Promise<() => void> {
-  const list = h("div", { class: "tables" });
-  const status = h("p", { class: "status", role: "status" });
-  const pages = pagedList(list, status, async (token) => {
+  const pages = pagedTable("leagues", ["League", "Game", "Players", "Clock", "Season", "Waiting", "Matches", ""], async (token) => {
     const page = await client.leagues.listLeagues({ pageSize: LEAGUES_PAGE, pageToken: token });
     return [page.leagues, page.nextPageToken];
-  }, (leagues) => leagues.length
-    ? h("table", { class: "list", id: "leagues" },
-        h("thead", {}, h("tr", {}, ["League", "Game", "Players", "Clock", "Season", "Waiting", "Matches", ""].map((t) => h("th", {}, t)))),
-        h("tbody", {}, leagues.map((l) => h("tr", { "data-league": l.league },
-          h("td", {}, h("a", { href: `#/l/${encodeURIComponent(l.league)}` }, l.league)),
-          h("td", {}, GAME_NAMES[l.spec?.game || Game.TABLIC] ?? ""),
-          h("td", {}, l.spec?.players || 2),
-          h("td", {}, `${((l.spec?.moveMs ?? 0) / 1000).toFixed(0)} s a move`),
-          h("td", {}, l.season),
-          h("td", { class: "waiting" }, l.waiting),
-          h("td", {}, String(l.matchesSettled)),
-          h("td", {}, h("a", { class: "button", href: `#/l/${encodeURIComponent(l.league)}`, "aria-label": `Queue in ${l.league}` }, "Queue"))))))
-    : h("p", { class: "empty" }, "No leagues here yet."),
-  [["leagues-prev", "← Back"], ["leagues-next", "More →"]], (error) => `Could not list the leagues: ${explain(error)}`);
+  }, (l) => h("tr", { "data-league": l.league },
+    h("td", {}, h("a", { href: `#/l/${encodeURIComponent(l.league)}` }, l.league)),
+    h("td", {}, GAME_NAMES[l.spec?.game || Game.TABLIC] ?? ""),
+    h("td", {}, l.spec?.players || 2),
+    h("td", {}, `${((l.spec?.moveMs ?? 0) / 1000).toFixed(0)} s a move`),
+    h("td", {}, l.season),
+    h("td", { class: "waiting" }, l.waiting),
+    h("td", {}, String(l.matchesSettled)),
+    h("td", {}, h("a", { class: "button", href: `#/l/${encodeURIComponent(l.league)}`, "aria-label": `Queue in ${l.league}` }, "Queue"))),
+  "No leagues here yet.", [["leagues-prev", "← Back"], ["leagues-next", "More →"]], (error) => `Could not list the leagues: ${explain(error)}`);
   const name = h("input", { id: "league-name", placeholder: "league name", maxlength: 48 });
-  fill(root, h("a", { href: "#/", class: "back" }, "← Lobby"), h("h1", {}, "Leagues"), status, list,
+  fill(root, h("a", { href: "#/", class: "back" }, "← Lobby"), h("h1", {}, "Leagues"), pages.status, pages.list,
     pages.element,
     h("form", { class: "panel", onsubmit: (e: SubmitEvent) => {
       e.preventDefault();
@@ -164,14 +158,13 @@ export async function playerPage(root: HTMLElement, league: string, name: string
       h("section", { class: "panel" }, h("h2", {}, "Rating history"), ratingPlot(player),
 ),
       h("section", { class: "panel" }, h("h2", {}, "Recent matches"),
-        h("table", { class: "list", id: "player-matches" },
-          h("thead", {}, h("tr", {}, ["Match", "Players", "Result", ""].map((t) => h("th", {}, t)))),
-          h("tbody", {}, player.matches.map((m) => h("tr", {},
+        listTable({ id: "player-matches" }, ["Match", "Players", "Result", ""],
+          player.matches.map((m) => h("tr", {},
             h("td", {}, String(m.match)),
             h("td", {}, m.players.join(" – ")),
             h("td", {}, m.state === MatchState.SETTLED ? `${m.detail || m.scores.join(" : ")} (${RESULT_REASONS[m.ending] ?? ""})` : "playing"),
             h("td", {}, m.tableId ? h("a", { class: "button", href: m.state === MatchState.SETTLED ? `#/r/${m.tableId}` : `#/t/${m.tableId}?watch` },
-              m.state === MatchState.SETTLED ? "Replay" : "Watch") : null)))))));
+              m.state === MatchState.SETTLED ? "Replay" : "Watch") : null))))));
   } catch (error) {
     fill(root, back, h("p", { class: "error", role: "alert" }, `No player ${name}: ${explain(error)}`));
   }

@@ -4,7 +4,7 @@
  * tokens of the pages walked through, so "back" asks again for the page before.
  */
 import { explain } from "./api.js";
-import { fill, h } from "./dom.js";
+import { fill, h, listTable } from "./dom.js";
 
 /** A button: its id and its words. */
 type Button = [id: string, label: string];
@@ -71,4 +71,23 @@ export function pagedList<T>(
   }
   const pages = pager(load, ...buttons);
   return { ...pages, load };
+}
+
+/** `pagedList` drawn as a `listTable` (`id`, `columns`, a `row` per item), or `empty` said
+ * when a page has none; the answer's `list` and `status` are the elements to place. */
+export function pagedTable<T>(
+  id: string,
+  columns: string[],
+  fetch: (token: string) => Promise<[rows: T[], next: string]>,
+  row: (item: T) => HTMLElement,
+  empty: string,
+  buttons: [back: Button, forward: Button],
+  failed: (error: unknown) => string = explain,
+): Pager & { load: () => Promise<void>; list: HTMLElement; status: HTMLElement } {
+  const list = h("div", { class: "tables" });
+  const status = h("p", { class: "status", role: "status" });
+  const pages = pagedList(list, status, fetch, (rows) => rows.length
+    ? listTable({ id }, columns, rows.map(row))
+    : h("p", { class: "empty" }, empty), buttons, failed);
+  return { ...pages, list, status };
 }

@@ -9,7 +9,7 @@
  */
 import { GameStatus, type GameInfo } from "@kafana/client";
 import { client, explain } from "./api.js";
-import { fill, h } from "./dom.js";
+import { fill, h, listTable } from "./dom.js";
 
 async function sha256(text: string): Promise<Uint8Array> {
   return new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
@@ -69,9 +69,7 @@ export async function verifyPage(root: HTMLElement, eventId: string): Promise<()
       h("h1", {}, `Verify ${event.name}`),
       h("p", { id: "verify-summary", class: failed ? "error" : "notice", role: "status" },
         failed ? `${failed} of ${games.length} games FAILED a check.` : `${verified} of ${games.length} games verified in this browser.`),
-      h("table", { class: "list", id: "verify" },
-        h("thead", {}, h("tr", {}, ["Game", "Seats", "Checks"].map((t) => h("th", {}, t)))),
-        h("tbody", {}, rows)),
+      listTable({ id: "verify" }, ["Game", "Seats", "Checks"], rows),
       event.recordsJsonl
         ? h("p", {}, h("a", { href: URL.createObjectURL(blob), download: `${event.name}-records.jsonl`, class: "button" }, "Download the records"),
             " and replay every move with ", h("code", {}, "kafana verify"), ".")
