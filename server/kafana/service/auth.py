@@ -388,6 +388,10 @@ class Authenticator(WrappingInterceptor):
         self.cache = KeyCache(self.policy.cache_s, self.policy.cache_entries, clock)
         self.bad_keys = RateLimiter(self.policy.bad_keys, clock)
         self.key_watch = KeyWatch(self._recheck)
+        # Per call without a hash or a new object: each key's hash, each (account, address)'s
+        # caller (both bounded; what is valid is still the cache's word, checked every call).
+        self._digests: dict[str, bytes] = {}
+        self._callers: dict[tuple[Account, str], Caller] = {}
 
     def covers(self, method: str) -> bool:
         """Every method but health checking and reflection."""
@@ -398,7 +402,9 @@ class Authenticator(WrappingInterceptor):
 
         async def authenticated(request: Any, context: Context) -> Any:
             metadata = tuple(context.invocation_metadata() or ())
-            caller = await self.resolve(name, request, context, metadata)
+            caller = self.known(name, context, metadata)
+            if caller is None:
+                caller = await self.resolve(name, request, context, metadata)
             reset = _current.set((context, caller, metadata))
             try:
                 if streaming and caller.account is not None:
@@ -436,6 +442,33 @@ class Authenticator(WrappingInterceptor):
         account = await self.accounts.by_key(digest)
         self.cache.put(digest, account)
         return account
+
+    def known(self, name: str, context: Context, metadata: Metadata) -> Caller | None:
+        """The caller of a call whose key the cache holds as valid and whose role may make
+        the call `name`, worked out without a store read or a hash; None: ask `resolve`
+        (no key, a key not cached, unknown or refused)."""
+        key = bearer(metadata)
+        if not key:
+            return None
+        digest = self._digests.get(key)
+        if digest is None:
+            digest = key_hash(key)
+            if len(self._digests) >= self.policy.cache_entries:
+                self._digests.clear()
+            self._digests[key] = digest
+        _found, account = self.cache.get(digest)  # not found: None too
+        if account is None:
+            return None
+        allowed = self.policy.roles_for(name)
+        if allowed is not None and account.role not in allowed:
+            return None
+        address = peer_address(context)
+        caller = self._callers.get((account, address))
+        if caller is None:
+            if len(self._callers) >= self.policy.cache_entries:
+                self._callers.clear()
+            caller = self._callers[(account, address)] = Caller.of(account, address)
+        return caller
 
     async def resolve(
         self, name: str, request: Any, context: Context, metadata: Metadata | None = None
