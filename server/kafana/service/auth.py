@@ -391,7 +391,7 @@ class Authenticator(WrappingInterceptor):
         # Per call without a hash or a new object: each key's hash, each (account, address)'s
         # caller (both bounded; what is valid is still the cache's word, checked every call).
         self._digests: dict[str, bytes] = {}
-        self._callers: dict[tuple[Account, str], Caller] = {}
+        self._callers: dict[tuple[bytes, str], tuple[Account, Caller]] = {}
 
     def covers(self, method: str) -> bool:
         """Every method but health checking and reflection."""
@@ -463,11 +463,13 @@ class Authenticator(WrappingInterceptor):
         if allowed is not None and account.role not in allowed:
             return None
         address = peer_address(context)
-        caller = self._callers.get((account, address))
-        if caller is None:
-            if len(self._callers) >= self.policy.cache_entries:
-                self._callers.clear()
-            caller = self._callers[(account, address)] = Caller.of(account, address)
+        made = self._callers.get((digest, address))
+        if made is not None and made[0] is account:  # the cache's account, not an older one
+            return made[1]
+        if len(self._callers) >= self.policy.cache_entries:
+            self._callers.clear()
+        caller = Caller.of(account, address)
+        self._callers[(digest, address)] = (account, caller)
         return caller
 
     async def resolve(
