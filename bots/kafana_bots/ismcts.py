@@ -42,7 +42,7 @@ from kafana_bots.events import Event
 from kafana_bots.exact import solve
 from kafana_bots.greedy import greedy_value
 from kafana_bots.knowledge import PlayLog
-from kafana_bots.rollout import estimate, truncated_rollout, utility
+from kafana_bots.rollout import estimate, race_estimate, truncated_rollout, utility
 from kafana_bots.sim import HandSim, SimMove
 from kafana_bots.state_worlds import building_worlds, state_playout
 from kafana_bots.worlds import WorldSampler, hands_known, sample_hidden, sim_from_view
@@ -140,6 +140,9 @@ class SearchBot(BudgetedBot):
     (`knowledge.hand_weights`)."""
     LIKELIHOOD_BETA: float | None = None
     """`knowledge.LIKELIHOOD_BETA` unless set."""
+    RACE = False
+    """True: a playout's end is valued by `rollout.race_estimate` (each side's chance of the
+    most cards); False: by `rollout.estimate` (0.15 a card), as the oracle's leaves are."""
 
     def __init__(
         self,
@@ -288,4 +291,4 @@ class SearchBot(BudgetedBot):
         """Our side's result of a world after a candidate: a greedy playout of `horizon`
         moves, then the estimate."""
         truncated_rollout(sim, self.horizon or 52)
-        return utility(estimate(sim), side)
+        return utility(race_estimate(sim) if self.RACE else estimate(sim), side)
