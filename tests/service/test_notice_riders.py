@@ -10,13 +10,15 @@ from collections.abc import Sequence
 
 from kafana.service.notices import Notices
 from kafana.service.tables import Tables
-from kafana.store.base import Append, Outcome
-from kafana.store.client import RedisClient
+from kafana.store.base import Append, Outcome, Rider
+from kafana.store.client import RedisClient, Script
+from kafana.store.keys import notice_keys, table_keys
 from kafana.store.lane import Address
-from kafana.store.notices import Mark, Publish
+from kafana.store.notices import MAX_LEN, MAX_MARKS, TTL_MS, Mark, Publish
 from kafana.store.notify import Notifier
 from kafana.store.redis_notices import RedisNotices
 from kafana.store.redis_store import RedisStore
+from kafana.store.resp import pack_bytes
 from kafana.v1 import rules_pb2, service_pb2
 
 YOUR_TURN = service_pb2.NOTICE_KIND_YOUR_TURN
@@ -127,3 +129,30 @@ def test_no_rider_on_a_cluster() -> None:
     notices = RedisNotices(client, Notifier(client))
     notice = Publish("ann", b"n", Mark("t:0", "h", 6))
     assert notices.rider(notice, "t", 1, 0, "aa") is None
+
+
+def test_a_rider_is_the_notice_script_with_its_condition() -> None:
+    client = RedisClient(Address())
+    notices = RedisNotices(client, Notifier(client))
+    keys = notice_keys("kafana", "ann")
+    for seq, data in ((1, b"one"), (2, b"two")):  # the second from the parts kept packed
+        ride = notices.rider(Publish("ann", data, Mark("t:0", "h", seq * 4 + 2)), "t", seq, 1, "aa")
+        command = [
+            b"EVALSHA",
+            Script.named("notice").sha,
+            b"4",
+            *(key.encode() for key in (keys.stream, keys.marks, keys.order)),
+            table_keys("t").state.encode(),
+            b"t:0",
+            b"h",
+            b"%d" % (seq * 4 + 2),
+            data,
+            b"%d" % MAX_LEN,
+            b"%d" % TTL_MS,
+            b"%d" % MAX_MARKS,
+            keys.live.encode(),
+            b"%d" % seq,
+            b"d1",
+            b"%d:aa" % seq,
+        ]
+        assert ride == Rider(keys.stream, pack_bytes(command))

@@ -33,7 +33,7 @@ from kafana.store.notices import (
 )
 from kafana.store.notify import Notifier
 from kafana.store.redis_store import RedisStore
-from kafana.store.resp import Reply, pack, pack_bytes
+from kafana.store.resp import Reply, bulks, pack, pack_bytes
 
 ACCOUNTS_KEYED = 4096
 """Accounts whose encoded notice keys are kept (the least recently used go first)."""
@@ -92,6 +92,8 @@ class RedisNotices(NoticeStore):
         self._head = [b"EVALSHA", self._script.sha, b"3"]
         # ARGV 5-7 (max len, ttl ms, max marks): the same for every notice.
         self._limits = (b"%d" % self.max_len, b"%d" % self.ttl_ms, b"%d" % self.max_marks)
+        # (account, table, mark field, holder) -> a rider's routing key and packed parts
+        self._rider_parts: dict[tuple[str, str, str, str], tuple[str, bytes, bytes]] = {}
 
     async def publish(
         self, account: str, data: bytes, mark: Mark | None = None, *, keep_table: str = ""
@@ -121,12 +123,22 @@ class RedisNotices(NoticeStore):
         account's keys and the table's are in other slots)."""
         if self._client.cluster:
             return None
-        stream, args = self._args(notice)
-        args[2] = b"4"
-        state = table_keys(table_id).state.encode()
-        args.insert(6, state)  # after EVALSHA, sha, numkeys and the 3 keys
-        args += [b"%d" % seq, b"d%d" % slot, b"%d:%s" % (seq, tag.encode())]
-        return Rider(stream, pack_bytes(args))
+        mark = notice.mark or Mark("", "", 0)
+        key = (notice.account, table_id, mark.field, mark.holder)
+        fixed = self._rider_parts.get(key)
+        if fixed is None:  # what a table's seat's notices share, packed once
+            stream, keys, live = _account_keys(self._namespace, notice.account)
+            state = table_keys(table_id).state.encode()
+            names = [mark.field.encode(), mark.holder.encode()]
+            before = bulks([*self._head[:2], b"4", *keys, state, *names])
+            if len(self._rider_parts) >= ACCOUNTS_KEYED:
+                self._rider_parts.clear()
+            fixed = self._rider_parts[key] = (stream, before, bulks([*self._limits, live]))
+        stream, before, after = fixed
+        rank = b"%d" % mark.rank
+        condition = [b"%d" % seq, b"d%d" % slot, b"%d:%s" % (seq, tag.encode())]
+        parts = (b"*18\r\n", before, bulks([rank, notice.data]), after, bulks(condition))
+        return Rider(stream, b"".join(parts))
 
     async def publish_many(self, notices: Sequence[Publish]) -> list[str | None]:
         """One notice script per notice, all in one write (per node), in order; a server

@@ -42,6 +42,23 @@ def pack_bytes(args: list[bytes]) -> bytes:
     return b"".join(out)
 
 
+def bulks(args: list[bytes]) -> bytes:
+    """The bulk strings of `args` without the array's header: parts of a command packed ahead
+    (`pack_bytes` of the whole is `*<count>` and the parts joined).
+
+    >>> b"*2\\r\\n" + bulks([b"GET"]) + bulks([b"k"]) == pack_bytes([b"GET", b"k"])
+    True
+    """
+    heads = _HEADS
+    out = []
+    for arg in args:
+        size = len(arg)
+        out.append(heads[size] if size < 1024 else b"$%d\r\n" % size)
+        out.append(arg)
+        out.append(b"\r\n")
+    return b"".join(out)
+
+
 def parse(buffer: bytes | bytearray, pos: int) -> tuple[Reply, int] | None:
     """The reply at `pos` and the position after it; None when it is not all there.
 
