@@ -47,6 +47,7 @@ from kafana_bots.knowledge import PlayLog
 from kafana_bots.rollout import estimate, race_estimate, truncated_rollout, utility
 from kafana_bots.sim import HandSim, SimMove
 from kafana_bots.state_worlds import building_worlds, state_playout
+from kafana_bots.values import CARD_WEIGHT
 from kafana_bots.worlds import WorldSampler, hands_known, sample_hidden, sim_from_view
 
 DEFAULT_BUDGET_MS = 200.0
@@ -295,4 +296,20 @@ class SearchBot(BudgetedBot):
         """Our side's result of a world after a candidate: a greedy playout of `horizon`
         moves, then the estimate."""
         truncated_rollout(sim, self.horizon or 52)
-        return utility(race_estimate(sim) if self.RACE else estimate(sim), side)
+        if self.RACE:
+            return utility(race_estimate(sim), side)
+        if sim.current is None or len(sim.cards) != 2:
+            return utility(estimate(sim), side)
+        # Two sides mid-hand: `utility(estimate(sim), side)` without its lists (the same
+        # operations in the same order, so the same floats), a fifth of a world's CPU.
+        rules = sim.rules
+        cards = sim.cards
+        points = sim.points
+        tablas = sim.tablas
+        mine = points[side] + tablas[side] * rules.tabla_points
+        theirs = points[1 - side] + tablas[1 - side] * rules.tabla_points
+        if cards[0] >= 27 or cards[1] >= 27:
+            if cards[side] >= 27:
+                return float(mine + rules.most_cards_points) - float(theirs)
+            return float(mine) - float(theirs + rules.most_cards_points)
+        return (mine + CARD_WEIGHT * cards[side]) - (theirs + CARD_WEIGHT * cards[1 - side])

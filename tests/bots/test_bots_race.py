@@ -6,7 +6,8 @@ import random
 
 import pytest
 from kafana.games import tablic
-from kafana_bots.rollout import estimate, race_chances, race_estimate, truncated_rollout
+from kafana_bots.ismcts import SearchBot
+from kafana_bots.rollout import estimate, race_chances, race_estimate, truncated_rollout, utility
 from kafana_bots.worlds import sample_hidden, sim_from_view
 
 
@@ -45,3 +46,31 @@ def test_the_race_estimate_is_the_estimate_but_for_the_race(players: int) -> Non
     assert race == [points[0] + 3 * first, points[1] + 3 * second]
     truncated_rollout(sim, 100)  # the hand's end: the final points
     assert race_estimate(sim) == estimate(sim) == [float(p) for p in sim.final_points()]
+
+
+@pytest.mark.parametrize(("players", "partnerships"), [(2, False), (4, True), (3, False)])
+def test_ismcts_values_a_world_as_the_estimate_does(players: int, partnerships: bool) -> None:
+    """`SearchBot._value`'s two-side shortcut gives the very floats of `utility(estimate)`."""
+    rules = tablic.Rules.preset("serbian", players=players, partnerships=partnerships)
+    rng = random.Random(players)
+    bot = SearchBot(0, rules, rng, iterations=1)
+    seen = 0
+    for seed in range(12):
+        state = tablic.new_match(rules, seed=seed)
+        for _ in range(rng.randrange(0, 40)):
+            state = state.apply(rng.choice(state.legal_moves()))
+            if state.hand_results:
+                break
+        if state.hand_results or state.current_seat is None:
+            continue
+        view = state.view(state.current_seat)
+        hands, deck = sample_hidden(view, rng)
+        for horizon in (0, 6, 10, 60):
+            for side in range(rules.sides):
+                bot.horizon = horizon
+                sim = sim_from_view(view, hands, deck)
+                plain = sim.copy()
+                truncated_rollout(plain, horizon or 52)
+                assert bot._value(sim, side) == utility(estimate(plain), side)
+                seen += 1
+    assert seen > 50
