@@ -68,6 +68,8 @@ def load_kept(path: Path) -> Kept:
     kept: Kept = {}
     if path.exists():
         for line in path.read_text().splitlines():
+            if not line.strip():
+                continue
             row = json.loads(line)
             kept[row["config"], row["deal"]] = DealResult(row["deal"], row["points"], row["times"])
     return kept
