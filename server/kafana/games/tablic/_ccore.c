@@ -722,6 +722,174 @@ static PyObject *fast_playout(PyObject *self, PyObject *const *args, Py_ssize_t 
     return PyLong_FromLong(moves);
 }
 
+/* -- SimCore: the simulator's position owned by C ---------------------------------------------- */
+
+/* A HandSim's position held as the C's own `Hand` (hands, table and deck as card indexes, piles
+   as masks, counts as C ints): read from a HandSim once, then copied, played and played out
+   without reading or writing Python objects, and written back only when asked (`write`). The
+   search's playouts from one root copy it instead of reading the HandSim's lists each time. */
+typedef struct {
+    PyObject_HEAD
+    Hand h;
+    SimRules r;
+    PyObject *rules; /* the fast_rules bytes `r` points into */
+} SimCore;
+
+static PyTypeObject SimCoreType;
+
+static SimRules sim_rules(PyObject *rules_obj) {
+    const uint8_t *raw = (const uint8_t *)PyBytes_AS_STRING(rules_obj);
+    SimRules r = {raw, raw + PARAMS_SIZE, raw[PARAMS_SIZE + 52], raw[PARAMS_SIZE + 53],
+                  raw[PARAMS_SIZE + 54], raw[PARAMS_SIZE + 55]};
+    return r;
+}
+
+static PyObject *simcore_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    PyObject *sim, *rules_obj;
+    static char *names[] = {"sim", "rules", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!", names, &sim, &PyBytes_Type, &rules_obj))
+        return NULL;
+    if (PyBytes_GET_SIZE(rules_obj) != SIM_RULES_SIZE) {
+        PyErr_SetString(PyExc_ValueError, "rules: the simulator's fast_rules bytes");
+        return NULL;
+    }
+    SimCore *self = (SimCore *)type->tp_alloc(type, 0);
+    if (self == NULL) return NULL;
+    if (read_hand(sim, &self->h) < 0) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    if (self->h.table_len > 16 || self->h.deck_len + self->h.table_len > 52) {
+        Py_DECREF(self);
+        PyErr_SetString(PyExc_ValueError, "a position past the C paths' bounds");
+        return NULL;
+    }
+    self->rules = Py_NewRef(rules_obj);
+    self->r = sim_rules(rules_obj);
+    return (PyObject *)self;
+}
+
+static void simcore_dealloc(SimCore *self) {
+    Py_XDECREF(self->rules);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *simcore_copy(SimCore *self, PyObject *unused) {
+    (void)unused;
+    SimCore *out = (SimCore *)SimCoreType.tp_alloc(&SimCoreType, 0);
+    if (out == NULL) return NULL;
+    out->h = self->h;
+    out->rules = Py_NewRef(self->rules);
+    out->r = self->r;
+    return (PyObject *)out;
+}
+
+/* play(card, mask): HandSim.play (a legal move; checked only as far as memory needs: the card
+   held by the seat to move, the mask cut to the table's positions). */
+static PyObject *simcore_play(SimCore *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "play(card, mask)");
+        return NULL;
+    }
+    long card = PyLong_AsLong(args[0]);
+    if (card == -1 && PyErr_Occurred()) return NULL;
+    uint64_t mask = PyLong_AsUnsignedLongLongMask(args[1]);
+    if (mask == (uint64_t)-1 && PyErr_Occurred()) return NULL;
+    int held = 0;
+    for (int i = 0; self->h.current >= 0 && i < self->h.hand_len[self->h.current]; i++)
+        held |= self->h.hands[self->h.current][i] == card;
+    if (!held) {
+        PyErr_SetString(PyExc_ValueError, "no move: the hand is over, or the card is not held");
+        return NULL;
+    }
+    play(&self->h, &self->r, (int)card, mask & ((1ull << self->h.table_len) - 1));
+    Py_RETURN_NONE;
+}
+
+/* playout(plies, seed, values): as `playout` on a HandSim, in place; moves played, or -1 (a
+   listing past the capture limit: the moves before it stay played, where `playout` leaves its
+   HandSim as it was). */
+static PyObject *simcore_playout(SimCore *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "playout(plies, seed, values)");
+        return NULL;
+    }
+    if (buffers_busy) return PyLong_FromLong(-1);
+    long plies = PyLong_AsLong(args[0]);
+    if (plies == -1 && PyErr_Occurred()) return NULL;
+    uint64_t seed = PyLong_AsUnsignedLongLongMask(args[1]);
+    if (seed == (uint64_t)-1 && PyErr_Occurred()) return NULL;
+    PyObject *values = args[2];
+    double taken[52], played[52], trailed[52];
+    int greedy_policy = values != Py_None;
+    if (greedy_policy) {
+        if (!PyTuple_Check(values) || PyTuple_GET_SIZE(values) != 3 ||
+            read_floats(PyTuple_GET_ITEM(values, 0), taken) < 0 ||
+            read_floats(PyTuple_GET_ITEM(values, 1), played) < 0 ||
+            read_floats(PyTuple_GET_ITEM(values, 2), trailed) < 0) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "values: three tuples of 52");
+            return NULL;
+        }
+    }
+    uint64_t state = seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
+    if (state == 0) state = 1;
+    long moves = 0;
+    Hand *h = &self->h;
+    while (h->current >= 0 && (plies < 0 || moves < plies)) {
+        int card;
+        uint64_t mask;
+        int declined = greedy_policy ? greedy(h, &self->r, taken, played, trailed, &card, &mask)
+                                     : random_move(h, &self->r, &state, &card, &mask);
+        if (declined < 0) return PyLong_FromLong(-1);
+        play(h, &self->r, card, mask);
+        moves++;
+    }
+    return PyLong_FromLong(moves);
+}
+
+static PyObject *simcore_write(SimCore *self, PyObject *sim) {
+    if (write_hand(sim, &self->h) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *simcore_current(SimCore *self, void *unused) {
+    (void)unused;
+    return optional(self->h.current);
+}
+
+static PyObject *simcore_points(SimCore *self, void *unused) {
+    (void)unused;
+    return int_tuple(self->h.points, self->h.sides);
+}
+
+static PyMethodDef simcore_methods[] = {
+    {"copy", (PyCFunction)simcore_copy, METH_NOARGS, "An independent copy (a struct copy)."},
+    {"play", (PyCFunction)(void (*)(void))simcore_play, METH_FASTCALL,
+     "play(card, mask): HandSim.play on this position."},
+    {"playout", (PyCFunction)(void (*)(void))simcore_playout, METH_FASTCALL,
+     "playout(plies, seed, values): as _ccore.playout, in place; moves played or -1."},
+    {"write", (PyCFunction)simcore_write, METH_O, "write(sim): the position into a HandSim."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef simcore_getset[] = {
+    {"current", (getter)simcore_current, NULL, "The seat to move, or None once scored.", NULL},
+    {"points", (getter)simcore_points, NULL, "Card points taken per side (a tuple).", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject SimCoreType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "kafana.games.tablic._ccore.SimCore",
+    .tp_basicsize = sizeof(SimCore),
+    .tp_dealloc = (destructor)simcore_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "SimCore(sim, rules): a HandSim's position owned by C (see _ccore.c).",
+    .tp_methods = simcore_methods,
+    .tp_getset = simcore_getset,
+    .tp_new = simcore_new,
+};
+
 /* -- captures() ------------------------------------------------------------------------------ */
 
 /* The answer is built with the public set API only: each capture a new frozenset filled by
@@ -2010,9 +2178,10 @@ static struct PyModuleDef module = {
 };
 
 PyMODINIT_FUNC PyInit__ccore(void) {
-    if (PyType_Ready(&MoveListType) < 0) return NULL;
+    if (PyType_Ready(&MoveListType) < 0 || PyType_Ready(&SimCoreType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
-    if (m != NULL && PyModule_AddObjectRef(m, "MoveList", (PyObject *)&MoveListType) < 0)
+    if (m != NULL && (PyModule_AddObjectRef(m, "MoveList", (PyObject *)&MoveListType) < 0 ||
+                      PyModule_AddObjectRef(m, "SimCore", (PyObject *)&SimCoreType) < 0))
         Py_CLEAR(m);
     return m;
 }
