@@ -102,25 +102,25 @@ class PlayLog:
                 self.table = [c for c in self.table if c not in gone]
 
     def weights(self, view: View) -> dict[int, dict[int, float]] | None:
-        """`hand_weights` for this deal, or None if the log does not match the view; each
-        move's `move_values` are computed once."""
-        deal = self.deal_moves(view)
-        if deal is None:
-            return None
-        start = len(self.moves) - len(deal)
-        for k in range(len(self.values), len(self.moves)):
-            self.values.append(move_values(view.rules, self.moves[k][2]))
-        return hand_weights(view, deal, values=self.values[start:])
+        """`hand_weights` for this deal, or None if the log does not match the view."""
+        found = self.deal_values(view)
+        return None if found is None else hand_weights(view, found[0], values=found[1])
 
     def likelihood(self, view: View, beta: float | None = None) -> PlayLikelihood | None:
         """`PlayLikelihood` of this deal's moves, or None if the log does not match the view."""
+        found = self.deal_values(view)
+        return None if found is None else PlayLikelihood(view, *found, beta)
+
+    def deal_values(self, view: View) -> tuple[list[LoggedMove], list[MoveValues]] | None:
+        """This deal's moves and each one's `move_values` (computed once a move), or None if
+        the log does not match the view."""
         deal = self.deal_moves(view)
         if deal is None:
             return None
         start = len(self.moves) - len(deal)
         for k in range(len(self.values), len(self.moves)):
             self.values.append(move_values(view.rules, self.moves[k][2]))
-        return PlayLikelihood(view, deal, self.values[start:], beta)
+        return deal, self.values[start:]
 
     def deal_moves(self, view: View) -> list[LoggedMove] | None:
         """The moves played since the hands were last dealt, or None if the log does not

@@ -31,15 +31,8 @@ def pack_bytes(args: list[bytes]) -> bytes:
     >>> pack_bytes([b"GET", b"k" * 1500])[:24]
     b'*2\\r\\n$3\\r\\nGET\\r\\n$1500\\r\\nkkkk'
     """
-    heads = _HEADS
     count = len(args)
-    out = [_COUNTS[count] if count < 64 else b"*%d\r\n" % count]
-    for arg in args:
-        size = len(arg)
-        out.append(heads[size] if size < 1024 else b"$%d\r\n" % size)
-        out.append(arg)
-        out.append(b"\r\n")
-    return b"".join(out)
+    return (_COUNTS[count] if count < 64 else b"*%d\r\n" % count) + bulks(args)
 
 
 def bulks(args: list[bytes]) -> bytes:
