@@ -673,6 +673,58 @@ static int read_floats(PyObject *tuple, double *out) {
     return 0;
 }
 
+/* A playout's arguments read once: its bound, its generator's state and its policy (random, or
+   greedy with these values). */
+typedef struct {
+    long plies;
+    uint64_t state;
+    int greedy;
+    double taken[52], played[52], trailed[52];
+} Playout;
+
+static int read_playout(PyObject *plies, PyObject *seed, PyObject *values, Playout *p) {
+    p->plies = PyLong_AsLong(plies);
+    if (p->plies == -1 && PyErr_Occurred()) return -1;
+    uint64_t s = PyLong_AsUnsignedLongLongMask(seed);
+    if (s == (uint64_t)-1 && PyErr_Occurred()) return -1;
+    p->state = s * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
+    if (p->state == 0) p->state = 1;
+    p->greedy = values != Py_None;
+    if (p->greedy) {
+        if (!PyTuple_Check(values) || PyTuple_GET_SIZE(values) != 3 ||
+            read_floats(PyTuple_GET_ITEM(values, 0), p->taken) < 0 ||
+            read_floats(PyTuple_GET_ITEM(values, 1), p->played) < 0 ||
+            read_floats(PyTuple_GET_ITEM(values, 2), p->trailed) < 0) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "values: three tuples of 52");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Plays `h` out (or `plies` moves): moves played, or -1 at a listing past the capture limit
+   (the moves before it stay played in `h`). */
+static long run_playout(Hand *h, const SimRules *r, Playout *p) {
+    long moves = 0;
+    while (h->current >= 0 && (p->plies < 0 || moves < p->plies)) {
+        int card;
+        uint64_t mask;
+        int declined = p->greedy ? greedy(h, r, p->taken, p->played, p->trailed, &card, &mask)
+                                 : random_move(h, r, &p->state, &card, &mask);
+        if (declined < 0) return -1;
+        play(h, r, card, mask);
+        moves++;
+    }
+    return moves;
+}
+
+static SimRules sim_rules(PyObject *rules_obj) {
+    const uint8_t *raw = (const uint8_t *)PyBytes_AS_STRING(rules_obj);
+    SimRules r = {raw, raw + PARAMS_SIZE, raw[PARAMS_SIZE + 52], raw[PARAMS_SIZE + 53],
+                  raw[PARAMS_SIZE + 54], raw[PARAMS_SIZE + 55]};
+    return r;
+}
+
 static PyObject *fast_playout(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
     if (nargs != 5) {
@@ -680,44 +732,19 @@ static PyObject *fast_playout(PyObject *self, PyObject *const *args, Py_ssize_t 
         return NULL;
     }
     if (buffers_busy) return PyLong_FromLong(-1); /* called back from a finalizer: Python plays */
-    PyObject *sim = args[0], *values = args[3], *rules_obj = args[4];
-    long plies = PyLong_AsLong(args[1]);
-    if (plies == -1 && PyErr_Occurred()) return NULL;
-    uint64_t seed = PyLong_AsUnsignedLongLongMask(args[2]);
-    if (seed == (uint64_t)-1 && PyErr_Occurred()) return NULL;
+    PyObject *sim = args[0], *rules_obj = args[4];
+    Playout p;
+    if (read_playout(args[1], args[2], args[3], &p) < 0) return NULL;
     if (!PyBytes_CheckExact(rules_obj) || PyBytes_GET_SIZE(rules_obj) != SIM_RULES_SIZE) {
         PyErr_SetString(PyExc_ValueError, "rules: the simulator's fast_rules bytes");
         return NULL;
     }
-    const uint8_t *raw = (const uint8_t *)PyBytes_AS_STRING(rules_obj);
-    SimRules r = {raw, raw + PARAMS_SIZE, raw[PARAMS_SIZE + 52], raw[PARAMS_SIZE + 53],
-                  raw[PARAMS_SIZE + 54], raw[PARAMS_SIZE + 55]};
-    double taken[52], played[52], trailed[52];
-    int greedy_policy = values != Py_None;
-    if (greedy_policy) {
-        if (!PyTuple_Check(values) || PyTuple_GET_SIZE(values) != 3 ||
-            read_floats(PyTuple_GET_ITEM(values, 0), taken) < 0 ||
-            read_floats(PyTuple_GET_ITEM(values, 1), played) < 0 ||
-            read_floats(PyTuple_GET_ITEM(values, 2), trailed) < 0) {
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "values: three tuples of 52");
-            return NULL;
-        }
-    }
+    SimRules r = sim_rules(rules_obj);
     Hand h;
     if (read_hand(sim, &h) < 0) return NULL;
     if (h.table_len > 16 || h.deck_len + h.table_len > 52) return PyLong_FromLong(-1);
-    uint64_t state = seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
-    if (state == 0) state = 1;
-    long moves = 0;
-    while (h.current >= 0 && (plies < 0 || moves < plies)) {
-        int card;
-        uint64_t mask;
-        int declined = greedy_policy ? greedy(&h, &r, taken, played, trailed, &card, &mask)
-                                     : random_move(&h, &r, &state, &card, &mask);
-        if (declined < 0) return PyLong_FromLong(-1); /* nothing written: Python plays it */
-        play(&h, &r, card, mask);
-        moves++;
-    }
+    long moves = run_playout(&h, &r, &p);
+    if (moves < 0) return PyLong_FromLong(-1); /* nothing written: Python plays it */
     if (write_hand(sim, &h) < 0) return NULL;
     return PyLong_FromLong(moves);
 }
@@ -736,13 +763,6 @@ typedef struct {
 } SimCore;
 
 static PyTypeObject SimCoreType;
-
-static SimRules sim_rules(PyObject *rules_obj) {
-    const uint8_t *raw = (const uint8_t *)PyBytes_AS_STRING(rules_obj);
-    SimRules r = {raw, raw + PARAMS_SIZE, raw[PARAMS_SIZE + 52], raw[PARAMS_SIZE + 53],
-                  raw[PARAMS_SIZE + 54], raw[PARAMS_SIZE + 55]};
-    return r;
-}
 
 static PyObject *simcore_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     PyObject *sim, *rules_obj;
@@ -815,36 +835,9 @@ static PyObject *simcore_playout(SimCore *self, PyObject *const *args, Py_ssize_
         return NULL;
     }
     if (buffers_busy) return PyLong_FromLong(-1);
-    long plies = PyLong_AsLong(args[0]);
-    if (plies == -1 && PyErr_Occurred()) return NULL;
-    uint64_t seed = PyLong_AsUnsignedLongLongMask(args[1]);
-    if (seed == (uint64_t)-1 && PyErr_Occurred()) return NULL;
-    PyObject *values = args[2];
-    double taken[52], played[52], trailed[52];
-    int greedy_policy = values != Py_None;
-    if (greedy_policy) {
-        if (!PyTuple_Check(values) || PyTuple_GET_SIZE(values) != 3 ||
-            read_floats(PyTuple_GET_ITEM(values, 0), taken) < 0 ||
-            read_floats(PyTuple_GET_ITEM(values, 1), played) < 0 ||
-            read_floats(PyTuple_GET_ITEM(values, 2), trailed) < 0) {
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "values: three tuples of 52");
-            return NULL;
-        }
-    }
-    uint64_t state = seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
-    if (state == 0) state = 1;
-    long moves = 0;
-    Hand *h = &self->h;
-    while (h->current >= 0 && (plies < 0 || moves < plies)) {
-        int card;
-        uint64_t mask;
-        int declined = greedy_policy ? greedy(h, &self->r, taken, played, trailed, &card, &mask)
-                                     : random_move(h, &self->r, &state, &card, &mask);
-        if (declined < 0) return PyLong_FromLong(-1);
-        play(h, &self->r, card, mask);
-        moves++;
-    }
-    return PyLong_FromLong(moves);
+    Playout p;
+    if (read_playout(args[0], args[1], args[2], &p) < 0) return NULL;
+    return PyLong_FromLong(run_playout(&self->h, &self->r, &p));
 }
 
 static PyObject *simcore_write(SimCore *self, PyObject *sim) {
