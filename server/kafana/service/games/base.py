@@ -185,9 +185,16 @@ class TableGame(ABC, Generic[S, M]):
         """`played_message`, serialized (a game may cache it per move text)."""
         return self.played_message(after, text).SerializeToString()
 
-    @abstractmethod
     def fill_view(self, out: state_pb2.TableState, state: S, seat: int | None) -> None:
-        """Set the game's view in `out`: what `seat` (None: a spectator) may know."""
+        """Set the game's view in `out` (its branch named as the game): what `seat` (None: a
+        spectator) may know."""
+        view = state.public_view() if seat is None else state.view(seat)
+        getattr(out, self.name).CopyFrom(self.view_message(view))
+
+    @abstractmethod
+    def view_message(self, view: Any) -> Message:
+        """A seat's or a spectator's view of the game's state on the wire (`TablicView`,
+        `TacView`)."""
 
     @abstractmethod
     def fill_event(

@@ -285,12 +285,9 @@ class TablicGame(TableGame[tablic.MatchState, tablic.Move]):
         """Cached per move text."""
         return _played(text)
 
-    def fill_view(
-        self, out: state_pb2.TableState, state: tablic.MatchState, seat: int | None
-    ) -> None:
+    def view_message(self, view: tablic.View) -> state_pb2.TablicView:
         """Own hand only."""
-        view = state.public_view() if seat is None else state.view(seat)
-        out.tablic.CopyFrom(tablic_view(view))
+        return tablic_view(view)
 
     def fill_event(
         self,

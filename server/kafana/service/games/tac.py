@@ -233,10 +233,9 @@ class TacGame(TableGame[tac.GameState, tac.Move]):
             return move_message(tac.Move.parse(text), None)
         return step_message(step).move
 
-    def fill_view(self, out: state_pb2.TableState, state: tac.GameState, seat: int | None) -> None:
+    def view_message(self, view: tac.View) -> state_pb2.TacView:
         """Everyone sees the same cards: the face-up ones."""
-        view = state.public_view() if seat is None else state.view(seat)
-        out.tac.CopyFrom(tac_view(view))
+        return tac_view(view)
 
     def fill_event(
         self,
