@@ -21,7 +21,7 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 sys.path[:0] = [str(Path(__file__).resolve().parents[1] / d) for d in ("server", "bots")]
@@ -30,7 +30,7 @@ from kafana.games.tablic import Move, Rules, View, new_match, shuffled_deck  # n
 from kafana_bots import registry  # noqa: E402
 from kafana_bots.base import Bot  # noqa: E402
 from kafana_bots.clock import Deadline  # noqa: E402
-from kafana_bots.ismcts import SearchBot, candidates  # noqa: E402
+from kafana_bots.ismcts import NextWorld, SearchBot, candidates  # noqa: E402
 from kafana_bots.knowledge import PlayLog  # noqa: E402
 from kafana_bots.play import play  # noqa: E402
 
@@ -57,12 +57,7 @@ class Reference(SearchBot):
 
     means: list[float]
 
-    def _halving(
-        self,
-        count: int,
-        next_world: Callable[[], Callable[[int], float]],
-        deadline: Deadline | None,
-    ) -> int:
+    def _halving(self, count: int, next_world: NextWorld, deadline: Deadline | None) -> int:
         totals = [0.0] * count
         worlds = self.iterations or 1
         for _ in range(worlds):

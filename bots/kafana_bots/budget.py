@@ -1,7 +1,13 @@
 """A search bot's options, checked alike by the search bots of both games: its budget (CPU
-time a decision, `budget_ms`, or a replayable number of iterations) and its playout horizon."""
+time a decision, `budget_ms`, or a replayable number of iterations) and its playout horizon;
+`Searcher` keeps them, with the bot's decision counts."""
 
 from __future__ import annotations
+
+import random
+from typing import ClassVar
+
+from kafana_bots.base import MoveT, Player, RulesT, ViewT
 
 
 def budget_options(
@@ -19,3 +25,32 @@ def horizon_option(horizon: int | None, default: int, unit: str, end: str) -> in
     if horizon is not None and horizon < 0:
         raise ValueError(f"horizon must be 0 (to the end of the {end}) or more {unit}")
     return default if horizon is None else horizon
+
+
+class Searcher(Player[RulesT, ViewT, MoveT]):
+    """A search bot of either game: its budget (`budget_ms`, or `iterations`), its playout
+    horizon (the class's `HORIZON` unless given) and its decision counts (`stats`, the keys
+    of `STATS`). The registry says which of the options each bot takes."""
+
+    DEFAULT_BUDGET_MS: ClassVar[float] = 200.0
+    HORIZON: ClassVar[int] = 0
+    HORIZON_UNITS: ClassVar[tuple[str, str]] = ("plies", "hand")
+    """The horizon's unit and what 0 plays to the end of, for the error message."""
+    STATS: ClassVar[tuple[str, ...]] = ("decisions",)
+
+    def __init__(
+        self,
+        seat: int,
+        rules: RulesT,
+        rng: random.Random,
+        *,
+        budget_ms: float | None = None,
+        iterations: int | None = None,
+        horizon: int | None = None,
+    ) -> None:
+        super().__init__(seat, rules, rng)
+        self.budget_ms, self.iterations = budget_options(
+            budget_ms, iterations, self.DEFAULT_BUDGET_MS
+        )
+        self.horizon = horizon_option(horizon, self.HORIZON, *self.HORIZON_UNITS)
+        self.stats: dict[str, int] = dict.fromkeys(self.STATS, 0)

@@ -31,14 +31,15 @@ sampled worlds (`iterations`).
 
 from __future__ import annotations
 
-import random
+from abc import abstractmethod
 from collections.abc import Callable, Sequence
+from functools import cached_property
 from itertools import accumulate
 
 from kafana.games.tablic import Move, Rules, View
 
 from kafana_bots.base import Bot
-from kafana_bots.budget import budget_options, horizon_option
+from kafana_bots.budget import Searcher
 from kafana_bots.clock import Deadline
 from kafana_bots.events import Event
 from kafana_bots.exact import solve
@@ -67,24 +68,13 @@ INFERENCE = True
 """Whether worlds are drawn with the other seats' card weights (`knowledge.hand_weights`)."""
 
 
-class BudgetedBot(Bot):
-    """A Tablić search bot's budget (`budget_ms` of CPU time, or `iterations`), its decision
-    counts (`stats`, the keys of `STATS`) and its candidates; `ismcts` and the `oracle`."""
+class BudgetedBot(Searcher[Rules, View, Move], Bot):
+    """A Tablić search bot: its budget (`budget_ms` of CPU time, or `iterations`), decision
+    counts and horizon (`budget.Searcher`), its deadline and candidates; `ismcts` and the
+    `oracle`."""
 
-    STATS: tuple[str, ...] = ("decisions",)
-
-    def __init__(
-        self,
-        seat: int,
-        rules: Rules,
-        rng: random.Random,
-        *,
-        budget_ms: float | None = None,
-        iterations: int | None = None,
-    ) -> None:
-        super().__init__(seat, rules, rng)
-        self.budget_ms, self.iterations = budget_options(budget_ms, iterations, DEFAULT_BUDGET_MS)
-        self.stats: dict[str, int] = dict.fromkeys(self.STATS, 0)
+    DEFAULT_BUDGET_MS = DEFAULT_BUDGET_MS
+    HORIZON = HORIZON
 
     def deadline(self) -> Deadline | None:
         """This decision's deadline (`SAFETY` of the budget), or None with `iterations`."""
@@ -99,12 +89,32 @@ class BudgetedBot(Bot):
             return 10**9
         return max(EXACT_NODES, EXACT_NODES_PER_WORLD * self.iterations)
 
+    def choose(self, view: View, legal_moves: Sequence[Move]) -> Move:
+        """The only legal move, or `decide`'s choice among the `candidates`."""
+        moves = list(legal_moves)
+        self.stats["decisions"] += 1
+        if len(moves) == 1:
+            return moves[0]
+        deadline = self.deadline()
+        return self.decide(view, candidates(view, moves), self.rules.side_of(self.seat), deadline)
+
+    @abstractmethod
+    def decide(
+        self, view: View, compared: list[Move], side: int, deadline: Deadline | None
+    ) -> Move:
+        """One of `compared` (at least two candidates) for `side`, within `deadline`."""
+
 
 def candidates(view: View, moves: Sequence[Move]) -> list[Move]:
     """The moves a search compares: the `MAX_CANDIDATES` best by their greedy value."""
     order = sorted(range(len(moves)), key=lambda i: -greedy_value(view, moves[i]))
     return [moves[i] for i in order[:MAX_CANDIDATES]]
 
+
+WorldValues = Callable[[int], float]
+"""One sampled world: the value of the candidate of each index played in it."""
+NextWorld = Callable[[], WorldValues]
+"""Samples the next world (`SearchBot._halving`)."""
 
 MIN_PHASE = 8
 """Worlds before the first cut of successive halving (16 before the second, and so on)."""
@@ -149,33 +159,19 @@ class SearchBot(BudgetedBot):
     """True: a playout's end is valued by `rollout.race_estimate` (each side's chance of the
     most cards); False: by `rollout.estimate` (0.15 a card), as the oracle's leaves are."""
 
-    def __init__(
-        self,
-        seat: int,
-        rules: Rules,
-        rng: random.Random,
-        *,
-        budget_ms: float | None = None,
-        iterations: int | None = None,
-        horizon: int | None = None,
-    ) -> None:
-        super().__init__(seat, rules, rng, budget_ms=budget_ms, iterations=iterations)
-        self.horizon = horizon_option(horizon, HORIZON, "plies", "hand")
-        self.log = PlayLog()
+    @cached_property
+    def log(self) -> PlayLog:
+        """This hand's moves so far (`observe`)."""
+        return PlayLog()
 
     def observe(self, event: Event) -> None:
         """Keep this hand's moves: the other seats' choices say what they do not hold."""
         self.log.observe(event)
 
-    def choose(self, view: View, legal_moves: Sequence[Move]) -> Move:
+    def decide(
+        self, view: View, compared: list[Move], side: int, deadline: Deadline | None
+    ) -> Move:
         """The candidate with the best mean result over sampled worlds (or exact search)."""
-        moves = list(legal_moves)
-        self.stats["decisions"] += 1
-        if len(moves) == 1:
-            return moves[0]
-        deadline = self.deadline()
-        compared = candidates(view, moves)
-        side = self.rules.side_of(self.seat)
         if self.rules.building:
             return self._sample_states(view, compared, deadline)
         if hands_known(view):
@@ -209,7 +205,7 @@ class SearchBot(BudgetedBot):
             sampler = WorldSampler(view, self.log.weights(view) if INFERENCE else None)
         sim_moves: list[SimMove] = []
 
-        def next_world() -> Callable[[int], float]:
+        def next_world() -> WorldValues:
             world = sampler.sample(self.rng)
             if not sim_moves:
                 sim_moves.extend(world.to_sim(m) for m in candidates)
@@ -233,7 +229,7 @@ class SearchBot(BudgetedBot):
         new_world, side = worlds
         plies = self.horizon or 52
 
-        def next_world() -> Callable[[int], float]:
+        def next_world() -> WorldValues:
             state = new_world()
 
             def value(i: int) -> float:
@@ -243,12 +239,7 @@ class SearchBot(BudgetedBot):
 
         return candidates[self._halving(len(candidates), next_world, deadline)]
 
-    def _halving(
-        self,
-        count: int,
-        next_world: Callable[[], Callable[[int], float]],
-        deadline: Deadline | None,
-    ) -> int:
+    def _halving(self, count: int, next_world: NextWorld, deadline: Deadline | None) -> int:
         """The best of `count` candidates over sampled worlds (`next_world` samples one and
         gives each candidate's value in it), the worse half dropped at the end of each phase
         of `phases` (the same share of the budget each, and not before 8, 16, 32... worlds);

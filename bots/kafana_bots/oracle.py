@@ -34,9 +34,10 @@ from kafana.games.tablic import MatchSetup, MatchState, Move, View
 from kafana.games.tablic.state import JACK, TABLE_SIZE
 
 from kafana_bots import maxn
+from kafana_bots.clock import Deadline
 from kafana_bots.events import Event, MovePlayed
 from kafana_bots.exact import EXACT_SHARE, Solver, solve
-from kafana_bots.ismcts import HORIZON, BudgetedBot, candidates
+from kafana_bots.ismcts import HORIZON, BudgetedBot
 from kafana_bots.rollout import estimate, truncated_rollout, utility
 from kafana_bots.sim import HandSim
 from kafana_bots.state_worlds import state_playout
@@ -79,14 +80,14 @@ class OracleBot(BudgetedBot):
 
     def choose(self, view: View, legal_moves: Sequence[Move]) -> Move:
         """The candidate of best value in a search of the true deal."""
+        self._truth(view)  # refuse an unseen deal even where there is nothing to search
+        return super().choose(view, legal_moves)
+
+    def decide(
+        self, view: View, compared: list[Move], side: int, deadline: Deadline | None
+    ) -> Move:
+        """The candidate of best value in a search of the true deal."""
         truth = self._truth(view)
-        moves = list(legal_moves)
-        self.stats["decisions"] += 1
-        if len(moves) == 1:
-            return moves[0]
-        deadline = self.deadline()
-        compared = candidates(view, moves)
-        side = self.rules.side_of(self.seat)
         if self.rules.building:  # the simulator knows no builds: one ply in the engine
             played = [utility(state_playout(truth.apply(m), HORIZON), side) for m in compared]
             return compared[max(range(len(played)), key=played.__getitem__)]

@@ -25,6 +25,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Sequence
+from functools import cached_property
 from itertools import pairwise
 
 from kafana.games.tac import (
@@ -39,7 +40,7 @@ from kafana.games.tac import (
 )
 from kafana.games.tac.shuffle import canonical_deck
 
-from kafana_bots.budget import budget_options, horizon_option
+from kafana_bots.budget import Searcher
 from kafana_bots.clock import Deadline, now
 from kafana_bots.tac_bots import LoaderTacBot, TacBot, in_order
 
@@ -65,27 +66,27 @@ WIN_CARDS = 60.0
 """Cards of lead an unfinished playout would need to count as much as a win."""
 
 
-class TacSearchBot(TacBot):
+class TacSearchBot(Searcher[Rules, View, Move], TacBot):
     """Determinized playouts with `loader` play for every seat, over the closed piles its
     memory of turned-over discard piles leaves unknown."""
 
     name = "search"
 
-    def __init__(
-        self,
-        seat: int,
-        rules: Rules,
-        rng: random.Random,
-        budget_ms: float | None = None,
-        iterations: int | None = None,
-        horizon: int | None = None,
-    ) -> None:
-        super().__init__(seat, rules, rng)
-        self.horizon = horizon_option(horizon, HORIZON, "turns", "game")
-        self.budget_ms, self.iterations = budget_options(budget_ms, iterations, DEFAULT_BUDGET_MS)
-        self.fallback = LoaderTacBot(seat, rules, rng)
-        self.stats: dict[str, int] = {"decisions": 0, "worlds": 0}
-        self.memory = Memory(rules.players)
+    DEFAULT_BUDGET_MS = DEFAULT_BUDGET_MS
+    HORIZON = HORIZON
+    HORIZON_UNITS = ("turns", "game")
+    STATS = ("decisions", "worlds")
+
+    @cached_property
+    def fallback(self) -> LoaderTacBot:
+        """`loader` for this seat: its choice is tried first, and taken where nothing is
+        searched."""
+        return LoaderTacBot(self.seat, self.rules, self.rng)
+
+    @cached_property
+    def memory(self) -> Memory:
+        """The turned-over discard piles worked out so far."""
+        return Memory(self.rules.players)
 
     def known_piles(self, view: View) -> list[Pile | None]:
         """Each closed pile, top first, as far as the bot knows it (its `Memory`)."""
