@@ -15,7 +15,9 @@ Kafana runs as `kafana serve` with its clock sweeper ticking once a minute and n
 once-a-second collection (see `KAFANA`): under valgrind those per-second timers were charged
 to a few dozen moves each, more the busier the machine. `--kafana-command` measures any other
 command (`kafana serve` itself, the baseline with `--lane`); `--only` measures one server,
-`--keep DIR` keeps the callgrind files for `callgrind_annotate`.
+`--keep DIR` keeps the callgrind files for `callgrind_annotate`. `--accounts` makes a player
+account in the store and sends its API key with every call, as the load test's users do, so the
+count includes what a keyed move costs: the authenticator and the YOUR_TURN notices.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from kafana.store.redis_server import free_port  # noqa: E402
-from run import BASELINE_COMMAND, redis_server, server_command, stop  # noqa: E402
+from run import BASELINE_COMMAND, driver_keys, redis_server, server_command, stop  # noqa: E402
 
 # `kafana serve` as the load runs start it, but with the clock sweeper ticking every 60 s and
 # no once-a-second collection: under valgrind a move takes ~50 times its wall time, so timers
@@ -115,8 +117,16 @@ def wait_serving(port: int, process: subprocess.Popen[bytes], timeout: float = 9
     raise RuntimeError(f"no server on port {port} after {timeout} s")
 
 
-def instructions(template: str, redis_url: str, moves: int, work: Path, seed: int) -> int:
-    """Instructions a server executed, from start to exit, serving `moves` moves."""
+def instructions(
+    template: str,
+    redis_url: str,
+    moves: int,
+    work: Path,
+    seed: int,
+    metadata: tuple[tuple[str, str], ...] = (),
+) -> int:
+    """Instructions a server executed, from start to exit, serving `moves` moves
+    (`metadata`: sent with every call)."""
     port = free_port()
     out = work / f"callgrind.{moves}.{port}"
     command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
@@ -125,7 +135,7 @@ def instructions(template: str, redis_url: str, moves: int, work: Path, seed: in
         process = subprocess.Popen(command, stdout=log, stderr=log)
     try:
         wait_serving(port, process)
-        play(f"127.0.0.1:{port}", moves, seed)
+        play(f"127.0.0.1:{port}", moves, seed, metadata)
     finally:
         stop(process, timeout=300)  # SIGTERM: callgrind writes its counts as the server exits
     found = TOTALS.search(out.read_text(errors="replace"))
@@ -176,6 +186,11 @@ def main() -> int:
     parser.add_argument(
         "--keep", type=Path, help="keep the callgrind files here (for callgrind_annotate)"
     )
+    parser.add_argument(
+        "--accounts",
+        action="store_true",
+        help="call with a player account's API key, as the load test's users do (notices told)",
+    )
     args = parser.parse_args()
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not installed (apt-get install valgrind)")
@@ -186,10 +201,17 @@ def main() -> int:
     try:
         with redis_server(work) as (_process, redis_port):
             redis_url = f"redis://127.0.0.1:{redis_port}/0"
+            metadata: tuple[tuple[str, str], ...] = ()
+            if args.accounts:
+                (key,) = driver_keys(redis_url, 1, "instructions")
+                metadata = (("authorization", f"Bearer {key}"),)
             for kind, template in (("baseline", BASELINE_COMMAND), ("kafana", args.kafana_command)):
                 if args.only not in (None, kind):
                     continue
-                counts = [instructions(template, redis_url, n, work, args.seed) for n in args.moves]
+                counts = [
+                    instructions(template, redis_url, n, work, args.seed, metadata)
+                    for n in args.moves
+                ]
                 per_move[kind] = (counts[1] - counts[0]) / (many - few)
                 print(
                     f"{kind}: {counts[0]:,} instructions for {few} moves, {counts[1]:,} for "
