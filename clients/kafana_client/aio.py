@@ -439,17 +439,24 @@ class AsyncClient(Connects):
                     return
 
     async def _reopened(
-        self, method: str, open_call: Callable[[int], Any], *, reopen_at_end: bool
+        self,
+        method: str,
+        open_call: Callable[[int], Any],
+        *,
+        reopen_at_end: bool,
+        paced: bool = True,
     ) -> AsyncGenerator[Any, None]:
         """Every message (heartbeats too) of the server stream `method` that `open_call(failures)`
-        opens, reopened (the caller resumes after what it delivered) when silent for
-        `SILENT_PERIODS` heartbeats, on a `resumable` error, and at its end when
-        `reopen_at_end`; the retry policy's `stream_attempts` openings in a row that deliver
-        nothing end it with the error."""
+        opens, reopened (the caller resumes after what it delivered) on a `resumable` error, at
+        its end when `reopen_at_end`, and, when `paced` (it beats at the server's
+        `heartbeat_millis`, as the table service's streams do), when silent for
+        `SILENT_PERIODS` heartbeats; the retry policy's `stream_attempts` openings in a row
+        that deliver nothing end it with the error. The one reopening loop of the SDK (the
+        competitions' streams use it too)."""
         failures = 0
         policy = self.options.retry
         while True:
-            silence = await self._silence()
+            silence = await self._silence() if paced else None
             call = open_call(failures)
             try:
                 while True:
@@ -690,4 +697,4 @@ class _Timeout(_Synthetic):
 
 class _Unavailable(_Synthetic):
     status = grpc.StatusCode.UNAVAILABLE
-    text = "the event stream kept dropping; retries used up"
+    text = "the stream kept dropping or ending; retries used up"

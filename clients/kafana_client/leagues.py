@@ -26,15 +26,15 @@ import sys
 import time
 import traceback
 from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import aclosing
 from typing import Any
 
-import grpc  # type: ignore[import-untyped, unused-ignore]
 from kafana.v1 import leagues_pb2 as pb
 from kafana.v1 import leagues_pb2_grpc, rules_pb2
 
-from kafana_client.aio import RESUMABLE, AsyncClient, AsyncSeat, _Synthetic
+from kafana_client.aio import AsyncClient, AsyncSeat
 from kafana_client.blocking import Client, _Blocking, mirror, stream
-from kafana_client.errors import FailedPreconditionError, RpcError, from_grpc
+from kafana_client.errors import FailedPreconditionError, RpcError
 from kafana_client.remote import AnyBotMaker, BotMaker, play_table_seat
 from kafana_client.tournaments import enum_value
 
@@ -194,35 +194,21 @@ class Leagues:
         takes a player whose stream ended out of the queue: `on_reopen` is called at the first
         message of a reopened stream (join again there).
         """
-        failures = 0
         opened = 0
-        policy = self.client.options.retry
-        while True:
-            call = self._stub.WatchTickets(pb.WatchTicketsRequest(league=league))
+
+        def open_call(failures: int) -> Any:
+            nonlocal opened
             opened += 1
-            first = True
-            try:
-                async for update in call:
-                    failures = 0
-                    if first and opened > 1 and on_reopen is not None:
-                        on_reopen()
-                    first = False
-                    yield update
-                failures += 1  # ended by the server
-            except grpc.aio.AioRpcError as error:
-                failures += 1
-                if error.code() not in RESUMABLE or failures >= policy.stream_attempts:
-                    raise from_grpc(error, "WatchTickets") from None
-            finally:
-                call.cancel()
-            if failures >= policy.stream_attempts:
-                raise from_grpc(_Ended(), "WatchTickets")
-            await asyncio.sleep(policy.delay(failures))
+            return self._stub.WatchTickets(pb.WatchTicketsRequest(league=league))
 
-
-class _Ended(_Synthetic):
-    status = grpc.StatusCode.UNAVAILABLE
-    text = "the ticket stream kept ending; retries used up"
+        told = 1  # the openings whose first message was passed on
+        items = self.client._reopened("WatchTickets", open_call, reopen_at_end=True, paced=False)
+        async with aclosing(items):
+            async for update in items:
+                if opened > told and on_reopen is not None:
+                    on_reopen()
+                told = opened
+                yield update
 
 
 class BlockingLeagues(_Blocking):

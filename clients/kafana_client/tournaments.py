@@ -25,16 +25,15 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Coroutine
+from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any
 
-import grpc  # type: ignore[import-untyped, unused-ignore]
 from kafana.tasks import cancel_and_wait
 from kafana.v1 import competitions_pb2 as pb
 from kafana.v1 import competitions_pb2_grpc, rules_pb2
 
-from kafana_client.aio import RESUMABLE, AsyncClient, AsyncSeat, token_metadata
-from kafana_client.errors import from_grpc
+from kafana_client.aio import AsyncClient, AsyncSeat, token_metadata
 
 log = logging.getLogger(__name__)
 ORGANISER_TOKEN = "kafana-organiser-token"
@@ -318,27 +317,19 @@ class Tournaments:
         A dropped stream is reopened (an assignment may then come again: key on `game_id`).
         The server's heartbeats (every few seconds while idle) are not yielded.
         """
-        failures = 0
-        policy = self.client.options.retry
         metadata = token_metadata(ENTRY_TOKEN, entry_token)
-        while True:
-            call = self._stub.WatchEntry(pb.WatchEntryRequest(event_id=event_id), metadata=metadata)
-            try:
-                async for update in call:
-                    failures = 0
-                    if update.HasField("heartbeat"):  # alive, nothing to tell
-                        continue
-                    yield update
-                    if update.event_over:
-                        return
-                return
-            except grpc.aio.AioRpcError as error:
-                failures += 1
-                if error.code() not in RESUMABLE or failures >= policy.stream_attempts:
-                    raise from_grpc(error, "WatchEntry") from None
-            finally:
-                call.cancel()
-            await asyncio.sleep(policy.delay(failures))
+
+        def open_call(failures: int) -> Any:
+            return self._stub.WatchEntry(pb.WatchEntryRequest(event_id=event_id), metadata=metadata)
+
+        items = self.client._reopened("WatchEntry", open_call, reopen_at_end=False, paced=False)
+        async with aclosing(items):
+            async for update in items:
+                if update.HasField("heartbeat"):  # alive, nothing to tell
+                    continue
+                yield update
+                if update.event_over:
+                    return
 
 
 SeatPlayer = Callable[[AsyncSeat, pb.Assignment], Coroutine[Any, Any, object]]

@@ -205,3 +205,21 @@ async def test_an_entry_stream_that_keeps_failing_gives_up() -> None:
     finally:
         await server.stop(0)
     assert len(streams.openings) == 3
+
+
+async def test_a_reset_entry_stream_is_resumed_as_the_table_feed_is() -> None:
+    async def reset(request: Any, context: Context) -> AsyncIterator[Any]:
+        yield _game("g1")
+        await context.abort(grpc.StatusCode.INTERNAL, "stream reset")  # no ErrorInfo: a drop
+
+    async def over(request: Any, context: Context) -> AsyncIterator[Any]:
+        yield cpb.EntryUpdate(event_over=True)
+
+    server, target, streams = await _serve([reset, over])
+    try:
+        async with AsyncClient.connect(target, retry=RETRY) as client:
+            updates = [u async for u in Tournaments(client).watch_entry("e1", "t")]
+    finally:
+        await server.stop(0)
+    assert [u.assignment.game_id for u in updates] == ["g1", ""] and updates[-1].event_over
+    assert len(streams.openings) == 2
