@@ -155,6 +155,9 @@ class SearchBot(BudgetedBot):
     per-card weights (docs/bots.md, "2 players")."""
     LIKELIHOOD_BETA: float | None = None
     """`knowledge.LIKELIHOOD_BETA` unless set."""
+    LIKELIHOOD_REPLY = 0.0
+    """With the likelihood: 0, each card the other seat could have played valued by its best
+    greedy move; above 0, by `knowledge.reply_values` with this weight on the answer."""
     RACE = False
     """True: a playout's end is valued by `rollout.race_estimate` (each side's chance of the
     most cards); False: by `rollout.estimate` (0.15 a card), as the oracle's leaves are."""
@@ -199,7 +202,7 @@ class SearchBot(BudgetedBot):
     ) -> Move:
         likelihood = None
         if INFERENCE and self.LIKELIHOOD and view.rules.players == 2:
-            likelihood = self.log.likelihood(view, self.LIKELIHOOD_BETA)
+            likelihood = self.log.likelihood(view, self.LIKELIHOOD_BETA, self.LIKELIHOOD_REPLY)
             sampler = WorldSampler(view)
         else:
             sampler = WorldSampler(view, self.log.weights(view) if INFERENCE else None)

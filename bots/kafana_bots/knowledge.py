@@ -82,6 +82,7 @@ class PlayLog:
         self.table: list[Card] = []
         self.moves: list[LoggedMove] = []
         self.values: list[MoveValues] = []
+        self.replies: dict[tuple[int, float], dict[int, float]] = {}
 
     def observe(self, event: Event) -> None:
         """Record a hand's start (its table) or a move."""
@@ -92,6 +93,7 @@ class PlayLog:
             self.start_table = len(self.table)
             self.moves = []
             self.values = []
+            self.replies = {}
         elif isinstance(event, MovePlayed) and self.hand_no is not None:
             move = event.move
             self.moves.append((event.seat, move, tuple(self.table)))
@@ -106,10 +108,42 @@ class PlayLog:
         found = self.deal_values(view)
         return None if found is None else hand_weights(view, found[0], values=found[1])
 
-    def likelihood(self, view: View, beta: float | None = None) -> PlayLikelihood | None:
-        """`PlayLikelihood` of this deal's moves, or None if the log does not match the view."""
+    def likelihood(
+        self, view: View, beta: float | None = None, reply: float = 0.0
+    ) -> PlayLikelihood | None:
+        """`PlayLikelihood` of this deal's moves, or None if the log does not match the view;
+        with `reply`, each card valued by `reply_values` (two plies) instead of its greedy
+        best."""
         found = self.deal_values(view)
-        return None if found is None else PlayLikelihood(view, *found, beta)
+        if found is None:
+            return None
+        deal, values = found
+        if reply:
+            start = len(self.moves) - len(deal)
+            values = [
+                (self.reply_values(view, start + k, reply), takers)
+                if seat != view.seat
+                else (best, takers)
+                for k, ((seat, _, _), (best, takers)) in enumerate(zip(deal, values, strict=True))
+            ]
+        return PlayLikelihood(view, deal, values, beta)
+
+    def reply_values(self, view: View, k: int, reply: float) -> dict[int, float]:
+        """`reply_values` for the hand's move `k`, computed once: the pool is every card not
+        seen by all when it was played, the next seat's hand its size then."""
+        key = (k, reply)
+        found = self.replies.get(key)
+        if found is None:
+            n = view.rules.players
+            seat, _, table = self.moves[k]
+            nxt = (seat + 1) % n
+            size = view.hand_sizes[nxt] + sum(1 for s, _, _ in self.moves[k:] if s == nxt)
+            seen = {c.index for c in self.opening}
+            seen.update(m.card.index for _, m, _ in self.moves[:k])
+            pool = [i for i in range(len(CARDS)) if i not in seen]
+            found = reply_values(view.rules, table, pool, size, reply)
+            self.replies[key] = found
+        return found
 
     def deal_values(self, view: View) -> tuple[list[LoggedMove], list[MoveValues]] | None:
         """This deal's moves and each one's `move_values` (computed once a move), or None if
@@ -171,6 +205,53 @@ def move_values(rules: Rules, table: Sequence[Card]) -> MoveValues:
             takers.add(i)
         out[i] = best
     return out, frozenset(takers)
+
+
+def max_shares(pool: int, hand: int) -> list[float]:
+    """For a hand of `hand` cards drawn uniformly from `pool`: the chance that the j-th best
+    card of the pool (j from 0) is the best card of the hand."""
+    hand = min(hand, pool)
+    if hand <= 0:
+        return [0.0] * pool
+    total = comb(pool, hand)
+    return [comb(pool - j - 1, hand - 1) / total for j in range(pool)]
+
+
+def reply_values(
+    rules: Rules, table: Sequence[Card], pool: Sequence[int], replies: int, reply: float
+) -> dict[int, float]:
+    """Per card index (all 52): the value of its best move on `table` looking one move on:
+    the move's greedy value less `reply` times the expected greedy value of the next seat's
+    best answer on the table it leaves, that seat holding `replies` cards drawn uniformly
+    from `pool` (the cards the mover could not see, the card played aside). A two-ply
+    value: a trail that leaves a tabla or a rich capture is worth less than its greedy
+    value says."""
+    engine = engine_for(rules)
+    order = sorted(c.index for c in table)
+    unseen = set(pool)
+    shares = {n: max_shares(n, replies) for n in (len(unseen) - 1, len(unseen))}
+    answers: dict[tuple[int, ...], dict[int, float]] = {}
+
+    def answer(after: tuple[int, ...], played: int) -> float:
+        """The expected best greedy answer on the table `after`, `played` not in a hand."""
+        best = answers.get(after)
+        if best is None:
+            best = answers[after] = move_values(rules, [CARDS[i] for i in after])[0]
+        ranked = sorted((best[i] for i in unseen if i != played), reverse=True)
+        return sum(v * w for v, w in zip(ranked, shares[len(ranked)], strict=True))
+
+    vector = count_vector(i // 4 + 1 for i in order)
+    out: dict[int, float] = {}
+    for card in CARDS:
+        i = card.index
+        best = trail_value(rules, i) - reply * answer(tuple(sorted([*order, i])), i)
+        for mask in engine.listing(card.rank, vector, rules.rank_priority)[0]:
+            taken = [c for k, c in enumerate(order) if mask >> k & 1]
+            rest = tuple(c for k, c in enumerate(order) if not mask >> k & 1)
+            value = capture_value(rules, i, taken, not rest, False) - reply * answer(rest, i)
+            best = max(best, value)
+        out[i] = best
+    return out
 
 
 def hand_weights(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from itertools import combinations
 from math import log
 
 import pytest
@@ -11,8 +12,16 @@ from bots_support import TABLES
 from kafana.games import tablic
 from kafana.games.tablic import Card, Move, Rules, View
 from kafana_bots import Bot, registry
-from kafana_bots.events import Event, HandStarted
-from kafana_bots.knowledge import PlayLikelihood, PlayLog, hand_weights, move_values, unseen
+from kafana_bots.events import Event, HandStarted, MovePlayed
+from kafana_bots.knowledge import (
+    PlayLikelihood,
+    PlayLog,
+    hand_weights,
+    max_shares,
+    move_values,
+    reply_values,
+    unseen,
+)
 from kafana_bots.play import play
 from kafana_bots.worlds import WorldSampler
 
@@ -145,6 +154,46 @@ def test_the_likelihood_of_a_trail_falls_with_each_card_that_would_have_captured
     assert all(0 < w <= 1 for w in (with_king, with_ten, with_both))
     # only the other seat's moves count: our own hand changes nothing
     assert likelihood.weight([[], [eight, *quiet]]) == likelihood.weight([me, [eight, *quiet]])
+
+
+def test_max_shares_are_the_chances_of_the_best_card_of_a_drawn_hand() -> None:
+    shares = max_shares(6, 3)
+    hands = list(combinations(range(6), 3))  # card j is the j-th best: min(hand) is the best
+    assert shares == pytest.approx([sum(min(h) == j for h in hands) / len(hands) for j in range(6)])
+    assert max_shares(4, 0) == [0.0] * 4
+
+
+def test_reply_values_look_at_what_a_move_leaves_the_next_seat() -> None:
+    rules = Rules.preset("serbian")
+    table = (Card(5, "C"),)
+    pool = [c.index for c in tablic.CARDS if c not in table]
+    assert reply_values(rules, table, pool, 6, 0.0) == move_values(rules, table)[0]
+    greedy = move_values(rules, table)[0]
+    ahead = reply_values(rules, table, pool, 6, 1.75)
+    five, two = Card(5, "D").index, Card(2, "D").index
+    # taking the 5 clears the table (the next seat can only trail); trailing a 2 leaves a
+    # 5 and a 2, a tabla for any 7
+    assert ahead[five] - ahead[two] > greedy[five] - greedy[two] + 0.5
+
+
+def test_the_log_values_the_other_seats_moves_two_plies_deep_once() -> None:
+    rules = Rules.preset("serbian")
+    state = tablic.new_match(rules, decks=[tablic.shuffled_deck(1, 3)])
+    log = PlayLog()
+    log.observe(HandStarted(state.hand_no, state.table))
+    for _ in range(3):
+        assert state.current_seat is not None
+        seat, move = state.current_seat, state.legal_moves()[0]
+        state = state.apply(move)
+        log.observe(MovePlayed(seat, move))
+    assert state.current_seat is not None
+    view = state.view(state.current_seat)  # the other seat made the first and third moves
+    flat, ahead = log.likelihood(view), log.likelihood(view, reply=1.75)
+    assert flat and ahead
+    assert sorted(log.replies) == [(0, 1.75), (2, 1.75)]  # the other seat's moves only
+    assert log.likelihood(view, reply=1.75) and len(log.replies) == 2  # computed once
+    hand = [c.index for c in state.hand(1 - state.current_seat)]
+    assert flat.weight([[], hand]) != ahead.weight([[], hand])
 
 
 def test_a_deal_of_our_own_moves_only_weighs_every_world_alike() -> None:
