@@ -13,6 +13,7 @@ It returns domain values (sessions, `Played`): the servicer converts them (`conv
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import overload
 
 from kafana.service import listing
 from kafana.service.archive import Archive
@@ -24,7 +25,7 @@ from kafana.service.session import Session
 from kafana.service.settings import ABANDON_AFTER, JOIN_DEADLINE_MS, Settings
 from kafana.service.table_repository import TableRepository, wall_ms
 from kafana.store.base import Listed, TableStore
-from kafana.v1 import rules_pb2, state_pb2
+from kafana.v1 import rules_pb2
 
 __all__ = [
     "ABANDON_AFTER",
@@ -35,6 +36,23 @@ __all__ = [
     "seat_account",
     "wall_ms",
 ]
+
+
+class _Setting:
+    """A `Tables` attribute that reads the `Settings` field of its name."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, tables: None, owner: type) -> _Setting: ...
+    @overload
+    def __get__(self, tables: Tables, owner: type | None = None) -> int: ...
+    def __get__(self, tables: Tables | None, owner: type | None = None) -> int | _Setting:
+        if tables is None:  # on the class: the descriptor itself
+            return self
+        value: int = getattr(tables.settings, self.name)
+        return value
 
 
 class Tables:
@@ -61,27 +79,19 @@ class Tables:
         self.embargoes = self.archive.embargoes
         self._cache = self.repository.cache
         self.moves = Moves(self.repository, self.clock)
+        # Doors that only pass the call on are the job's own methods (one signature each).
+        self.join = self.seats.join  # take a seat: the seat, its token and the session
+        self.play = self.moves.play  # one move decided at `last_seq`, applied once
 
     # What the settings say, read by the layers above.
-    @property
-    def idle_ttl_ms(self) -> int:
-        """A table's time to live after the last move a seat played."""
-        return self.settings.idle_ttl_ms
-
-    @property
-    def finished_ttl_ms(self) -> int:
-        """How long a finished table (and its record) is kept."""
-        return self.settings.finished_ttl_ms
-
-    @property
-    def join_deadline_ms(self) -> int:
-        """An open table's time to live, from its creation."""
-        return self.settings.join_deadline_ms
-
-    @property
-    def abandon_after(self) -> int:
-        """Clock timeouts of every seat in a row that end a match as abandoned."""
-        return self.settings.abandon_after
+    idle_ttl_ms = _Setting()
+    """A table's time to live after the last move a seat played."""
+    finished_ttl_ms = _Setting()
+    """How long a finished table (and its record) is kept."""
+    join_deadline_ms = _Setting()
+    """An open table's time to live, from its creation."""
+    abandon_after = _Setting()
+    """Clock timeouts of every seat in a row that end a match as abandoned."""
 
     # Sessions.
     def cached(self, table_id: str) -> Session | None:
@@ -112,17 +122,6 @@ class Tables:
         """A new table: its id, the admin token and the session (`Seating.create`)."""
         return await self.seats.create(config, creator, owner=owner)
 
-    async def join(
-        self,
-        table_id: str,
-        seat: int | None,
-        name: str,
-        account: str | None = None,
-        token: str | None = None,
-    ) -> tuple[int, str, Session]:
-        """Take a seat: the seat, its token and the session (`Seating.join`)."""
-        return await self.seats.join(table_id, seat, name, account, token)
-
     async def leave(self, table_id: str, token: str) -> Session:
         """Free the seat before the match; during it, the seat's side forfeits."""
         return await self.seats.leave(table_id, token)
@@ -139,17 +138,6 @@ class Tables:
     def legal(self, session: Session, seat: int) -> Sequence[object]:
         """The legal moves of `seat` now (none before the start, once over, off turn)."""
         return legal(session, seat)
-
-    async def play(
-        self,
-        table_id: str,
-        token: str,
-        move: str | state_pb2.Move,
-        client_move_id: str,
-        last_seq: int,
-    ) -> Played:
-        """Play one move decided at `last_seq` (`Moves.play`)."""
-        return await self.moves.play(table_id, token, move, client_move_id, last_seq)
 
     async def timeout(self, table_id: str) -> bool:
         """Apply the clock's fault policy if it is due; True when applied."""
