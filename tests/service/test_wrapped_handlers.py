@@ -66,14 +66,41 @@ def test_the_added_handlers_are_those_the_interceptors_give_each_call() -> None:
 
         return await run(0, Details(method))
 
+    # Registered methods are one generic handler's, first: grpc.aio registers none (it would
+    # wait on a pending request per registered method on every call).
+    assert server.registered == {}
+    paths = server.generic[0]
     play = "/kafana.v1.KafanaService/PlayMove"
-    added = server.registered[play]
+    added = paths.service(Details(play))
     assert added is not raw and added.unary_unary is not answer
     assert asyncio.run(per_call(play, raw)) is added
     assert added is chained(interceptors, play, raw)  # made once, then the same object
     check = "/grpc.health.v1.Health/Check"  # not authenticated nor guarded: only metered
-    assert asyncio.run(per_call(check, health)) is server.registered[check]
+    assert asyncio.run(per_call(check, health)) is paths.service(Details(check))
     table = "/kafana.v1.KafanaService/GetTable"
-    found = server.generic[0].service(Details(table))
+    assert paths.service(Details(table)) is None  # added as a generic handler only
+    found = server.generic[1].service(Details(table))
     assert found is not raw and asyncio.run(per_call(table, raw)) is found
-    assert server.generic[0].service(Details("/kafana.v1.KafanaService/Nothing")) is None
+    assert server.generic[1].service(Details("/kafana.v1.KafanaService/Nothing")) is None
+
+
+async def test_a_served_method_is_found_and_an_unknown_one_is_unimplemented(
+    service: Any,
+) -> None:
+    """On the wire: the methods served by the one handler of paths answer, health too, and a
+    method nobody serves is UNIMPLEMENTED as before."""
+    from grpc_health.v1 import health_pb2, health_pb2_grpc  # type: ignore[import-untyped]
+    from kafana.v1 import service_pb2
+
+    info = await service.stub.GetServerInfo(service_pb2.GetServerInfoRequest())
+    assert info.version
+    health = health_pb2_grpc.HealthStub(service.channel)
+    checked = await health.Check(health_pb2.HealthCheckRequest(service=""))
+    assert checked.status == health_pb2.HealthCheckResponse.SERVING
+    nothing = service.channel.unary_unary("/kafana.v1.KafanaService/Nothing")
+    try:
+        await nothing(b"")
+    except grpc.aio.AioRpcError as error:
+        assert error.code() == grpc.StatusCode.UNIMPLEMENTED
+    else:
+        raise AssertionError("an unknown method answered")

@@ -101,6 +101,16 @@ class _Chained(grpc.GenericRpcHandler):  # type: ignore[misc, unused-ignore]
         return chained(self.interceptors, handler_call_details.method, handler)
 
 
+class _Paths(grpc.GenericRpcHandler):  # type: ignore[misc, unused-ignore]
+    """The handlers of registered methods, wrapped once, by path: one lookup a call."""
+
+    def __init__(self) -> None:
+        self.handlers: dict[str, Handler] = {}
+
+    def service(self, handler_call_details: grpc.HandlerCallDetails) -> Handler | None:
+        return self.handlers.get(handler_call_details.method)
+
+
 class Wrapped:
     """Stands in for a grpc.aio server while services are added: every handler is wrapped by
     `interceptors` as it is added, so the server runs no interceptor of its own on a call.
@@ -108,22 +118,27 @@ class Wrapped:
     The same handlers as the interceptors give per call, without gRPC's per-call interceptor
     machinery (a coroutine and a `functools.partial` per interceptor, to find a handler that
     is the same object every time).
+
+    Methods the generated code registers (`add_registered_method_handlers`) are served by one
+    generic handler, a dict by path ahead of every other, not registered with gRPC: grpc.aio
+    keeps a pending request per registered method and waits on all of them for every call
+    (`asyncio.wait`: a callback added and removed and a coroutine check per method, ~50
+    methods with the competitions' services), which cost more than the dict lookup.
     """
 
     def __init__(self, server: Any, interceptors: Sequence[WrappingInterceptor]) -> None:
         self.server = server
         self.interceptors = list(interceptors)
+        self.paths = _Paths()
+        server.add_generic_rpc_handlers([self.paths])
 
     def add_generic_rpc_handlers(self, handlers: Sequence[Any]) -> None:
         """As `grpc.aio.Server.add_generic_rpc_handlers`, each wrapped."""
         self.server.add_generic_rpc_handlers([_Chained(h, self.interceptors) for h in handlers])
 
     def add_registered_method_handlers(self, service: str, handlers: Mapping[str, Handler]) -> None:
-        """As `grpc.aio.Server.add_registered_method_handlers`, each wrapped."""
-        self.server.add_registered_method_handlers(
-            service,
-            {
-                name: chained(self.interceptors, f"/{service}/{name}", handler)
-                for name, handler in handlers.items()
-            },
-        )
+        """As `grpc.aio.Server.add_registered_method_handlers`, each wrapped, found by the one
+        generic handler of paths (see the class)."""
+        for name, handler in handlers.items():
+            path = f"/{service}/{name}"
+            self.paths.handlers[path] = chained(self.interceptors, path, handler)
