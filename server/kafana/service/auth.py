@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
 import re
 import time
 from collections import OrderedDict
@@ -36,10 +35,14 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-from kafana import metrics
 from kafana.errors import AuthenticationError
 from kafana.logs import Repeated
-from kafana.service.errors import UNAVAILABLE_ERRORS, refuse, refuse_reason
+from kafana.service.errors import (
+    UNAVAILABLE_ERRORS,
+    refuse,
+    refuse_rate_limited,
+    refuse_reason,
+)
 from kafana.service.intercept import Behavior, Context, WrappingInterceptor
 from kafana.service.ratelimit import RateLimit, RateLimiter
 from kafana.store.accounts import Account, AccountStore, key_hash
@@ -514,14 +517,12 @@ class Authenticator(WrappingInterceptor):
             return account
         wait = self.bad_keys.take(address, commit=False)
         if wait > 0:
-            millis = max(1, math.ceil(wait * 1000))
-            metrics.REFUSALS.labels("bad_keys").inc()
-            await refuse_reason(
+            await refuse_rate_limited(
                 context,
-                "RATE_LIMITED",
-                f"too many unknown API keys from this address: retry in {millis} ms",
-                retry_after_ms=millis,
-                limit="bad_keys",
+                wait,
+                "bad_keys",
+                "too many unknown API keys from this address: ",
+                "bad_keys",
             )
         try:
             account = await self.accounts.by_key(digest)

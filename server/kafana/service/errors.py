@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 from collections.abc import Awaitable, Callable
 from typing import Any, NoReturn, TypeVar
 
@@ -30,6 +31,7 @@ from google.rpc import (  # type: ignore[import-untyped, unused-ignore]
 )
 
 from kafana import errors as domain
+from kafana import metrics
 from kafana.logs import Repeated
 from kafana.store.errors import StoreUnavailable
 
@@ -163,6 +165,22 @@ async def refuse_reason(
     """Abort the call with ErrorReason `reason` (its fixed code), `message` and `metadata`."""
     fields = {key: str(value) for key, value in metadata.items()}
     await abort(context, rich_status(reason, message, fields, retry_after_ms))
+
+
+async def refuse_rate_limited(
+    context: Context, wait_s: float, refusal: str, message: str, limit: str
+) -> NoReturn:
+    """Abort with RATE_LIMITED: `message`, then "retry in N ms" (`wait_s`, at least 1 ms; a
+    RetryInfo says it too) and metadata `limit`; counted as a `refusal` (REFUSALS)."""
+    millis = max(1, math.ceil(wait_s * 1000))
+    metrics.REFUSALS.labels(refusal).inc()
+    await refuse_reason(
+        context,
+        "RATE_LIMITED",
+        f"{message}retry in {millis} ms",
+        retry_after_ms=millis,
+        limit=limit,
+    )
 
 
 def unary(

@@ -24,13 +24,12 @@ are not limited.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
 from kafana import metrics
 from kafana.service.auth import caller_of, peer_address
-from kafana.service.errors import refuse_reason
+from kafana.service.errors import refuse_rate_limited, refuse_reason
 from kafana.service.inputs import bad_enum
 from kafana.service.intercept import Behavior, Context, Handler, WrappingInterceptor
 from kafana.service.limits import Limits
@@ -111,15 +110,13 @@ class Guard(WrappingInterceptor):
             key = caller_key(context)
             wait = self.limiter.take(key)
             if wait > 0:
-                millis = max(1, math.ceil(wait * 1000))
-                metrics.REFUSALS.labels("rate").inc()
-                await refuse_reason(
+                await refuse_rate_limited(
                     context,
-                    "RATE_LIMITED",
+                    wait,
+                    "rate",
                     f"rate limit: at most {self.limiter.limit.rate:g} calls per second per "
-                    f"caller (bursts of {self.limiter.limit.burst:g}); retry in {millis} ms",
-                    retry_after_ms=millis,
-                    limit="calls_per_second",
+                    f"caller (bursts of {self.limiter.limit.burst:g}); ",
+                    "calls_per_second",
                 )
             return await self._call(behavior, request, context, key, streaming)
 
