@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from kafana.cli.bot_spec import keywords, load
-from kafana.cli.options import PRESET, SEED
+from kafana.cli.options import PRESET, SEED, need_four
 
 
 @click.command()
@@ -86,8 +86,7 @@ def arena(
             f"(name at most {players}, or add --players)",
             param_hint="--bots",
         )
-    if partnerships and players != 4:
-        raise click.BadParameter("partnerships need --players 4", param_hint="--partnerships")
+    need_four(players, partnerships)
     for name in names:
         _registered(name)
     config = ArenaConfig(

@@ -24,6 +24,7 @@ from kafana_client.cli.reach import cli_key, cli_tls, server_options
 from kafana_client.remote import run_remote
 
 from kafana.cli.bot_spec import load, parse_options
+from kafana.cli.options import delay_option
 from kafana.games import tablic, tac
 
 
@@ -50,7 +51,7 @@ def bot() -> None:
     show_default=True,
     help="Seconds between checks for a turn the feed did not announce (after a restart).",
 )
-@click.option("--delay", type=Finite(0, 60), default=0.0, help="Seconds before each move.")
+@delay_option(0.0, "Seconds before each move.")
 @server_options
 def run(
     spec: str,

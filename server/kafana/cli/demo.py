@@ -9,7 +9,7 @@ from kafana_bots.play import play
 from kafana_bots.random_bot import RandomBot
 from kafana_client.cli.words import plural
 
-from kafana.cli.options import PRESET, SEED
+from kafana.cli.options import PRESET, SEED, need_four
 from kafana.games import tablic
 
 
@@ -28,8 +28,7 @@ def play_random_match(rules: tablic.Rules, seed: int) -> tablic.MatchState:
 @click.option("--seed", type=SEED, default=7, show_default=True)
 def demo(preset: str, players: int, partnerships: bool, seed: int) -> None:
     """Play one match between random players and print every hand's score."""
-    if partnerships and players != 4:
-        raise click.BadParameter("partnerships need --players 4", param_hint="--partnerships")
+    need_four(players, partnerships)
     rules = tablic.Rules.preset(preset, players=players, partnerships=partnerships)
     state = play_random_match(rules, seed)
     for result in state.hand_results:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
+from kafana_client.cli.numbers import Finite
 from kafana_client.cli.reach import server_options
 
 from kafana.cli.boundary import DEFAULT_SERVER
@@ -19,6 +20,8 @@ COUNT = click.IntRange(0, 2**32 - 1)
 """A count the proto carries as uint32: refused here, before a call."""
 SEED = click.IntRange(0, 2**64 - 1)
 """A deal seed: the rules core's 64-bit seeds."""
+MILLIS = click.IntRange(0, 3_600_000)
+"""A clock's milliseconds (per move, a grace, a no-show): up to an hour."""
 
 PRESET = click.option("--preset", type=click.Choice(PRESETS), default="serbian", show_default=True)
 """`--preset`: the Tablić preset a match is played by."""
@@ -29,6 +32,19 @@ def game_option(help: str | None = None) -> Callable[[F], F]:
     return click.option(
         "--game", type=click.Choice(list(GAMES)), default="tablic", show_default=True, help=help
     )
+
+
+def delay_option(default: float, help: str) -> Callable[[F], F]:
+    """`--delay`: seconds a bot waits before each move (0 to 60)."""
+    return click.option(
+        "--delay", type=Finite(0, 60), default=default, show_default=True, help=help
+    )
+
+
+def need_four(players: int, partnerships: bool) -> None:
+    """Refuse `--partnerships` unless `--players` is 4 (a usage error, exit 2)."""
+    if partnerships and players != 4:
+        raise click.BadParameter("partnerships need --players 4", param_hint="--partnerships")
 
 
 def hosting_server(help: str) -> Callable[[F], F]:

@@ -12,7 +12,6 @@ from pathlib import Path
 import click
 from kafana_bots import registry
 from kafana_client.cli import quiet_grpc
-from kafana_client.cli.numbers import Finite
 from kafana_client.cli.paths import OUTPUT_FILE
 from kafana_client.cli.play import DEFAULT_BOT, OPEN, PLAYERS, PlayOptions, default_name, run
 from kafana_client.cli.reach import cli_tls_ca, server_options
@@ -21,7 +20,7 @@ from rich.console import Console
 
 from kafana.cli.boundary import INTERRUPTED
 from kafana.cli.embedded import embedded_server
-from kafana.cli.options import PRESET, SEED, game_option
+from kafana.cli.options import MILLIS, PRESET, SEED, delay_option, game_option, need_four
 
 
 async def _run(options: PlayOptions, console: Console) -> Outcome | None:
@@ -73,17 +72,11 @@ async def _run(options: PlayOptions, console: Console) -> Outcome | None:
 @click.option("--hands", type=click.IntRange(1), default=None, help="Stop after this many hands.")
 @click.option(
     "--move-ms",
-    type=click.IntRange(0, 3_600_000),
+    type=MILLIS,
     default=0,
     help="A clock: milliseconds per move, then the server plays for the seat (0: none).",
 )
-@click.option(
-    "--delay",
-    type=Finite(0, 60),
-    default=0.7,
-    show_default=True,
-    help="Seconds before each bot move.",
-)
+@delay_option(0.7, "Seconds before each bot move.")
 @click.option(
     "--save",
     type=OUTPUT_FILE,
@@ -121,8 +114,7 @@ def play(
                 param_hint="--bots",
             )
     _refuse_other_game(game, tac_calls, play_on, decks, partnerships, target, preset, building)
-    if partnerships and players != 4:
-        raise click.BadParameter("partnerships need --players 4", param_hint="--partnerships")
+    need_four(players, partnerships)
     if seat is not None and table_id is None and seat >= players:
         raise click.BadParameter(
             f"seat {seat} does not exist at a table of {players}: seats are 0..{players - 1}",

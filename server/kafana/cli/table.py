@@ -26,7 +26,7 @@ from kafana_client.cli.rule_args import switches
 from kafana_client.convert import config_of, rules_spec
 from kafana_client.remote import CONNECT_SECONDS
 
-from kafana.cli.options import SEED, game_option
+from kafana.cli.options import MILLIS, SEED, game_option, need_four
 from kafana.games.tablic import PRESETS
 from kafana.v1 import rules_pb2
 
@@ -34,7 +34,6 @@ POLICIES = {
     "default_move": rules_pb2.TIMEOUT_POLICY_DEFAULT_MOVE,
     "forfeit": rules_pb2.TIMEOUT_POLICY_FORFEIT,
 }
-MILLIS = click.IntRange(0, 3_600_000)
 COUNT = click.IntRange(0, 1000)
 
 
@@ -126,8 +125,7 @@ def create(
     if game == "tac" and (preset or partnerships):
         flag = "--preset" if preset else "--partnerships"
         raise click.UsageError(f"{flag} is an option of --game tablic, not of tac")
-    if partnerships and players != 4:
-        raise click.BadParameter("partnerships need --players 4", param_hint="--partnerships")
+    need_four(players, partnerships)
     spec = rules_spec(
         game,
         players=players,
