@@ -11,13 +11,14 @@ instructions only: the kernel's share of socket calls is not in it, and instruct
 time (a cache miss costs more than an add), so it complements the load test's CPU per move on
 a machine whose other jobs swing those by ±30%.
 
-Kafana runs as `kafana serve` with its clock sweeper ticking once a minute and no
-once-a-second collection (see `KAFANA`): under valgrind those per-second timers were charged
-to a few dozen moves each, more the busier the machine. `--kafana-command` measures any other
-command (`kafana serve` itself, the baseline with `--lane`); `--only` measures one server,
-`--keep DIR` keeps the callgrind files for `callgrind_annotate`. `--accounts` makes a player
-account in the store and sends its API key with every call, as the load test's users do, so the
-count includes what a keyed move costs: the authenticator and the YOUR_TURN notices.
+Kafana runs as `kafana serve` with its timers ticking once a minute, no once-a-second
+collection and no watchdog on its Redis connections (see `KAFANA`): under valgrind those
+per-second timers were charged to a few dozen moves each, more the busier the machine.
+`--kafana-command` measures any other command (`kafana serve` itself, the baseline with
+`--lane`); `--only` measures one server, `--keep DIR` keeps the callgrind files for
+`callgrind_annotate`. `--accounts` makes a player account in the store and sends its API key
+with every call, as the load test's users do, so the count includes what a keyed move costs:
+the authenticator and the YOUR_TURN notices.
 """
 
 from __future__ import annotations
@@ -43,9 +44,11 @@ sys.path.insert(0, str(HERE))
 from kafana.store.redis_server import free_port  # noqa: E402
 from run import BASELINE_COMMAND, driver_keys, redis_server, server_command, stop  # noqa: E402
 
-# `kafana serve` as the load runs start it, but with the clock sweeper ticking every 60 s and
-# no once-a-second collection: under valgrind a move takes ~50 times its wall time, so timers
-# that cost per second would be charged to few moves, more of them the busier the machine.
+# `kafana serve` as the load runs start it, but with its timers ticking every 60 s (the clock
+# sweeper, the rapid-reset watch, the store's health probe), no once-a-second collection and
+# no watchdog on the Redis connections: under valgrind a move takes ~50 times its wall time,
+# so timers that cost per second would be charged to few moves, more of them the busier the
+# machine (with them, runs of one tree differed by 4%).
 KAFANA = f"{sys.executable} {Path(__file__).resolve()} --serve {{redis}} {{port}}"
 SERVE = f"{Path(sys.executable).parent / 'kafana'} serve --redis {{redis}} --port {{port}}"
 SERVE += " --grace 1 --rate-limit 0 --auth open"
@@ -155,9 +158,10 @@ def serve_quietly(redis_url: str, port: int) -> None:
     from kafana.store.redis_store import RedisStore
 
     async def serve() -> None:
-        store = RedisStore.from_url(redis_url)
+        store = RedisStore.from_url(redis_url + "?timeout=0")  # no watchdog timer per lane
         settings = Settings(port=port, clock_tick=QUIET_TICK_S, rate_limit=RateLimit(rate=0))
         kafana = create_server(store, settings)
+        kafana.resets.interval = kafana.probe_s = QUIET_TICK_S
         try:
             await serve_until_signal(kafana, lambda line: print(line, flush=True), grace=1.0)
         finally:
