@@ -13,7 +13,8 @@ It returns domain values (sessions, `Played`): the servicer converts them (`conv
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import overload
+from operator import attrgetter
+from typing import Any
 
 from kafana.service import listing
 from kafana.service.archive import Archive
@@ -38,21 +39,9 @@ __all__ = [
 ]
 
 
-class _Setting:
-    """A `Tables` attribute that reads the `Settings` field of its name."""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    @overload
-    def __get__(self, tables: None, owner: type) -> _Setting: ...
-    @overload
-    def __get__(self, tables: Tables, owner: type | None = None) -> int: ...
-    def __get__(self, tables: Tables | None, owner: type | None = None) -> int | _Setting:
-        if tables is None:  # on the class: the descriptor itself
-            return self
-        value: int = getattr(tables.settings, self.name)
-        return value
+def _setting(name: str, doc: str) -> Any:
+    """A read-only `Tables` attribute: its `Settings` field `name` (see `Settings`)."""
+    return property(attrgetter(f"settings.{name}"), doc=doc)
 
 
 class Tables:
@@ -84,14 +73,16 @@ class Tables:
         self.play = self.moves.play  # one move decided at `last_seq`, applied once
 
     # What the settings say, read by the layers above.
-    idle_ttl_ms = _Setting()
-    """A table's time to live after the last move a seat played."""
-    finished_ttl_ms = _Setting()
-    """How long a finished table (and its record) is kept."""
-    join_deadline_ms = _Setting()
-    """An open table's time to live, from its creation."""
-    abandon_after = _Setting()
-    """Clock timeouts of every seat in a row that end a match as abandoned."""
+    idle_ttl_ms: int = _setting("idle_ttl_ms", "A table's time to live after the last move.")
+    finished_ttl_ms: int = _setting(
+        "finished_ttl_ms", "How long a finished table and its record are kept."
+    )
+    join_deadline_ms: int = _setting(
+        "join_deadline_ms", "An open table's time to live from its creation."
+    )
+    abandon_after: int = _setting(
+        "abandon_after", "Every seat's timeouts in a row that abandon a match."
+    )
 
     # Sessions.
     def cached(self, table_id: str) -> Session | None:
