@@ -7,6 +7,7 @@ Tokens travel in call metadata (`kafana-seat-token`, `kafana-admin-token`: `auth
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from importlib import metadata
 from typing import Any
 
@@ -51,6 +52,31 @@ def version() -> str:
         return metadata.version("kafana")
     except metadata.PackageNotFoundError:
         return "unknown"
+
+
+def _by_table_id(
+    name: str,
+    act: str,
+    answer: Callable[[Any], Any],
+    doc: str,
+    token: Callable[[Context], str] | None = None,
+) -> Any:
+    """The RPC `name` that is `Tables.<act>` of its request's table id (and, given `token`,
+    the call's token), answered with `answer` of what that gives: the RPCs whose body would
+    be only that line (GetTable, GetRecord, LeaveTable, CloseTable)."""
+
+    async def call(self: KafanaServiceServicer, request: Any, context: Context) -> Any:
+        args = (request.table_id,) if token is None else (request.table_id, token(context))
+        return answer(await getattr(self.tables, act)(*args))
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = doc
+    return unary(call)
+
+
+def _seq_of(answer: Callable[..., Any]) -> Callable[[Session], Any]:
+    """`answer` with the seq of a session."""
+    return lambda session: answer(seq=session.seq)
 
 
 class KafanaServiceServicer(service_pb2_grpc.KafanaServiceServicer):  # type: ignore[misc, unused-ignore]
@@ -127,21 +153,20 @@ class KafanaServiceServicer(service_pb2_grpc.KafanaServiceServicer):  # type: ig
             seat=seat, seat_token=token, state=convert.table_state(session, seat)
         )
 
-    @unary
-    async def LeaveTable(
-        self, request: service_pb2.LeaveTableRequest, context: Context
-    ) -> service_pb2.LeaveTableResponse:
-        """Leave (or forfeit)."""
-        session = await self.tables.leave(request.table_id, seat_token(context))
-        return service_pb2.LeaveTableResponse(seq=session.seq)
-
-    @unary
-    async def CloseTable(
-        self, request: service_pb2.CloseTableRequest, context: Context
-    ) -> service_pb2.CloseTableResponse:
-        """Close a table (admin)."""
-        session = await self.tables.close(request.table_id, admin_token(context))
-        return service_pb2.CloseTableResponse(seq=session.seq)
+    LeaveTable = _by_table_id(
+        "LeaveTable",
+        "leave",
+        _seq_of(service_pb2.LeaveTableResponse),
+        "Leave (or forfeit).",
+        seat_token,
+    )
+    CloseTable = _by_table_id(
+        "CloseTable",
+        "close",
+        _seq_of(service_pb2.CloseTableResponse),
+        "Close a table (admin).",
+        admin_token,
+    )
 
     @unary
     async def ListTables(
@@ -158,12 +183,7 @@ class KafanaServiceServicer(service_pb2_grpc.KafanaServiceServicer):  # type: ig
             next_page_token=page_token(cursor, filters) if cursor is not None else "",
         )
 
-    @unary
-    async def GetTable(
-        self, request: service_pb2.GetTableRequest, context: Context
-    ) -> state_pb2.TableInfo:
-        """One table's summary."""
-        return convert.info(await self.tables.session(request.table_id))
+    GetTable = _by_table_id("GetTable", "session", convert.info, "One table's summary.")
 
     @unary
     async def GetState(
@@ -281,12 +301,9 @@ class KafanaServiceServicer(service_pb2_grpc.KafanaServiceServicer):  # type: ig
             context.done,
         )
 
-    @unary
-    async def GetRecord(
-        self, request: service_pb2.GetRecordRequest, context: Context
-    ) -> service_pb2.GetRecordResponse:
-        """Result, record and events of a finished match."""
-        return convert.record(await self.tables.record(request.table_id))
+    GetRecord = _by_table_id(
+        "GetRecord", "record", convert.record, "Result, record and events of a finished match."
+    )
 
     @unary
     async def Captures(
