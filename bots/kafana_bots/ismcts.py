@@ -155,6 +155,10 @@ class SearchBot(BudgetedBot):
     per-card weights (docs/bots.md, "2 players")."""
     LIKELIHOOD_BETA: float | None = None
     """`knowledge.LIKELIHOOD_BETA` unless set."""
+    LIKELIHOOD_DRAWS = 1
+    """With the likelihood: above 1, each world's other hand is picked among this many
+    uniform draws in proportion to their likelihood (`PlayLikelihood.draw`); 1, each world
+    drawn uniformly and weighted by its likelihood."""
     LIKELIHOOD_REPLY = 0.0
     """With the likelihood: 0, each card the other seat could have played valued by its best
     greedy move; above 0, by `knowledge.reply_values` with this weight on the answer."""
@@ -208,11 +212,19 @@ class SearchBot(BudgetedBot):
             sampler = WorldSampler(view, self.log.weights(view) if INFERENCE else None)
         sim_moves: list[SimMove] = []
 
+        other = 1 - view.seat if view.seat is not None else 0
+        draws = self.LIKELIHOOD_DRAWS if likelihood else 1
+
         def next_world() -> WorldValues:
-            world = sampler.sample(self.rng)
+            if draws > 1 and likelihood:
+                size = view.hand_sizes[other]
+                hand, weight = likelihood.draw(sampler.pool, other, size, draws, self.rng)
+                world = sampler.sample(self.rng, {other: hand})
+            else:
+                world = sampler.sample(self.rng)
+                weight = likelihood.weight(world.hands) if likelihood else 1.0
             if not sim_moves:
                 sim_moves.extend(world.to_sim(m) for m in candidates)
-            weight = likelihood.weight(world.hands) if likelihood else 1.0
 
             def value(i: int) -> float:
                 sim = world.copy()

@@ -3,6 +3,7 @@ other seats' moves this deal say about their hands (`PlayLog`, `hand_weights`)."
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from math import comb, exp
 
@@ -339,6 +340,25 @@ class PlayLikelihood:
 
     def __bool__(self) -> bool:
         return bool(self.terms)
+
+    def draw(
+        self, pool: Sequence[int], seat: int, size: int, draws: int, rng: random.Random
+    ) -> tuple[list[int], float]:
+        """A hand of `size` for `seat` (the one other seat with moves this deal) and its
+        importance weight: `draws` hands drawn uniformly from `pool`, one of them picked in
+        proportion to its `weight`, weighted by their mean weight (sampling importance
+        resampling: properly weighted, and the hands a search values lie where the
+        likelihood is, not spread uniformly)."""
+        hands: list[list[int]] = [[] for _ in range(seat + 1)]
+        drawn = [rng.sample(pool, size) for _ in range(draws)]
+        weights = []
+        for hand in drawn:
+            hands[seat] = hand
+            weights.append(self.weight(hands))
+        total = sum(weights)
+        if total <= 0.0:
+            return drawn[0], 0.0
+        return rng.choices(drawn, weights)[0], total / draws
 
     def weight(self, hands: Sequence[Sequence[int]]) -> float:
         """The likelihood of the deal's moves with these hands (card indices per seat)."""

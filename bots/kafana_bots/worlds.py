@@ -84,21 +84,26 @@ class WorldSampler:
             self.inverse[seat] = {i: 1.0 / w[i] if w[i] > 1e-300 else 1e300 for i in self.pool}
         assert sum(n for _, n in self.sizes) + self.deck_size == len(self.pool)
 
-    def sample(self, rng: random.Random) -> HandSim:
-        """One world: a copy of the position with the hidden cards dealt."""
+    def sample(self, rng: random.Random, fixed: dict[int, list[int]] | None = None) -> HandSim:
+        """One world: a copy of the position with the hidden cards dealt (a seat in `fixed`
+        given that hand, drawn from the unseen cards with its size)."""
         world = self.base.copy()
         hands = world.hands
         dealt: set[int] = set()
+        fixed = fixed or {}
+        for seat, hand in fixed.items():
+            hands[seat] = sorted(hand)
+            dealt.update(hand)
         for seat, size in self.sizes:
             cumulative = self.cumulative.get(seat)
-            if cumulative is not None:
+            if cumulative is not None and seat not in fixed:
                 hands[seat] = self._weighted(seat, size, cumulative, dealt, rng)
         random_ = rng.random
         pool = [c for c in self.pool if c not in dealt]
         pool.sort(key=lambda _: random_())  # twice as fast as a shuffle
         at = 0
         for seat, size in self.sizes:
-            if seat not in self.cumulative:
+            if seat not in self.cumulative and seat not in fixed:
                 hands[seat] = sorted(pool[at : at + size])
                 at += size
         world.deck = pool[at:]

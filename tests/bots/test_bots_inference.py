@@ -196,6 +196,26 @@ def test_the_log_values_the_other_seats_moves_two_plies_deep_once() -> None:
     assert flat.weight([[], hand]) != ahead.weight([[], hand])
 
 
+def test_resampled_hands_follow_the_likelihood() -> None:
+    view, deal = _position()
+    likelihood = PlayLikelihood(view, deal, [move_values(view.rules, t) for _, _, t in deal])
+    sampler = WorldSampler(view)
+    pool = {c.index for c in unseen(view)}
+    tens = {Card(10, s).index for s in "CHS"}
+    rng = random.Random(9)
+    with_ten = 0
+    for _ in range(400):
+        hand, weight = likelihood.draw(sampler.pool, 1, 5, 8, rng)
+        assert len(set(hand)) == 5 and set(hand) <= pool and 0 < weight <= 1
+        world = sampler.sample(rng, {1: hand})
+        assert world.hands[1] == sorted(hand)
+        assert world.hands[0] == sorted(c.index for c in view.hand or ())
+        assert sorted(world.hands[1] + world.deck) == sorted(pool)
+        with_ten += bool(tens & set(hand))
+    # uniform: 31% of the hands hold a ten; picked by the likelihood among 8, far fewer
+    assert with_ten < 0.12 * 400
+
+
 def test_a_deal_of_our_own_moves_only_weighs_every_world_alike() -> None:
     view, deal = _position()
     mine = [(0, move, table) for _, move, table in deal]
