@@ -39,9 +39,12 @@ MOVE = events_pb2.EVENT_KIND_MOVE
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Played:
-    """The answer to a move: the session afterwards and the event's sequence number."""
+    """The answer to a move: the session afterwards and the event's sequence number.
+
+    Slotted, not frozen (one a move: a frozen dataclass sets each field through
+    `object.__setattr__`). Do not change one once made."""
 
     session: Session
     seq: int

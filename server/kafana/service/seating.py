@@ -68,7 +68,7 @@ def seat_of(session: Session, token: str) -> int:
     """The seat whose token this is; errors say what is wrong."""
     if not token:
         raise AuthenticationError("a seat token is required for this call")
-    digest = tokens.token_hash(token)  # once, compared with each seat's in constant time
+    digest = tokens.presented_hash(token)  # once, compared with each seat's in constant time
     for seat, stored_hash in session.token_hashes.items():
         if hmac.compare_digest(digest, stored_hash):
             return seat

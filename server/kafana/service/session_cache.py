@@ -55,12 +55,27 @@ class SessionCache:
 
     def put(self, session: Session) -> None:
         """Keep `session` as its table's latest, then drop the oldest past either bound."""
-        self.pop(session.table_id)
+        self._keep(session, self._items.pop(session.table_id, None))
+
+    def keep(self, session: Session) -> bool:
+        """`put` unless a later session of the table is kept; whether it was put (the move
+        path's one call: `get` and `put` in one)."""
+        items = self._items
+        old = items.get(session.table_id)
+        if old is not None:
+            if old[0].seq > session.seq:
+                return False
+            del items[session.table_id]
+        self._keep(session, old)
+        return True
+
+    def _keep(self, session: Session, old: tuple[Session, int] | None) -> None:
+        if old is not None:
+            self.bytes -= old[1]
         weight = session_bytes(session)
-        self._items[session.table_id] = (session, weight)
+        items = self._items
+        items[session.table_id] = (session, weight)
         self.bytes += weight
-        while len(self._items) > self.entries or (
-            self.bytes > self.max_bytes and len(self._items) > 1
-        ):
-            _, (_, dropped) = self._items.popitem(last=False)
+        while len(items) > self.entries or (self.bytes > self.max_bytes and len(items) > 1):
+            _, (_, dropped) = items.popitem(last=False)
             self.bytes -= dropped

@@ -72,9 +72,7 @@ class TableRepository:
 
     def remember(self, session: Session) -> Session:
         """Keep `session` unless the cache holds a later one; tell the listeners if kept."""
-        old = self.cache.get(session.table_id)
-        if old is None or old.seq <= session.seq:
-            self.cache.put(session)
+        if self.cache.keep(session):
             for listener in self.listeners:
                 listener(session.table_id, session.seq)
         return session

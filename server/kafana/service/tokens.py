@@ -17,6 +17,22 @@ def token_hash(token: str) -> bytes:
     return hashlib.sha256(token.encode()).digest()
 
 
+HASHES_KEPT = 65_536
+"""Presented tokens whose hash `presented_hash` keeps (all forgotten past it): ~7 MB."""
+_presented: dict[str, bytes] = {}
+
+
+def presented_hash(token: str) -> bytes:
+    """`token_hash` of a token a call presents, kept for its next call (a seat's token comes
+    with each of its moves: one SHA-256 a token, not one a move)."""
+    digest = _presented.get(token)
+    if digest is None:
+        if len(_presented) >= HASHES_KEPT:
+            _presented.clear()
+        digest = _presented[token] = token_hash(token)
+    return digest
+
+
 def matches(token: str, stored_hash: bytes) -> bool:
     """Whether `token` is the one whose hash was stored."""
     return bool(token) and hmac.compare_digest(token_hash(token), stored_hash)

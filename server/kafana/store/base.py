@@ -116,9 +116,11 @@ class Append:
     riders: tuple[Rider, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class AppendResult:
-    """The outcome, the relevant sequence number and the table's status afterwards."""
+    """The outcome, the relevant sequence number and the table's status afterwards.
+
+    Slotted, not frozen, as `Append` (one a move). Do not change one once made."""
 
     outcome: Outcome
     seq: int = 0  # APPLIED: the new event; DUPLICATE: the original one; else the current seq
