@@ -281,10 +281,24 @@ class RedisClient:
         of the pool): the replies, raised if any is an error but the last `lenient` ones
         (returned as they are). A server that forgot the script gets it loaded again, once."""
         command = script.command([key.encode() for key in keys], args)
-        batch = [(keys[0] if keys else "", command), *also]
+        return await self.run_command(
+            script, keys[0] if keys else "", command, *also, pool=pool, lenient=lenient
+        )
+
+    async def run_command(
+        self,
+        script: Script,
+        key: str,
+        command: bytes,
+        *also: Command,
+        pool: int = 0,
+        lenient: int = 0,
+    ) -> list[Reply]:
+        """`run` of `script`'s command packed already (`command`, routed by `key`)."""
+        batch = [(key, command), *also]
         replies = await self.calls(batch, pool=pool)
         if isinstance(replies[0], NoScriptError):
-            await self.call(keys[0] if keys else "", "SCRIPT", "LOAD", script.text)
+            await self.call(key, "SCRIPT", "LOAD", script.text)
             replies = await self.calls(batch, pool=pool)
         for reply in replies[: len(replies) - lenient]:
             if isinstance(reply, Exception):

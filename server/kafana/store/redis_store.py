@@ -30,7 +30,7 @@ from kafana.store.keys import (
 )
 from kafana.store.notify import Notifier
 from kafana.store.redis_counters import RedisCounters
-from kafana.store.resp import Reply, pack
+from kafana.store.resp import Reply, bulks, pack
 
 _OUTCOMES = {o.value.encode(): o for o in Outcome}
 
@@ -76,8 +76,9 @@ def _digest(state: dict[bytes, bytes], seq: int) -> str | None:
     return digest if at.isdigit() and int(at) == seq and digest else None
 
 
-def append_args(table_id: str, append: Append) -> list[bytes]:
-    """The append script's 15 arguments (`lua/append.lua` names them), as bytes ('' for None).
+def append_args(append: Append, live: bytes) -> list[bytes]:
+    """The append script's 15 arguments (`lua/append.lua` names them), as bytes ('' for None);
+    `live`: the table's live channel.
 
     The move path: each made bytes inline, no helper called per argument.
     """
@@ -101,9 +102,15 @@ def append_args(table_id: str, append: Append) -> list[bytes]:
         b"%d" % append.start_deadline_ms,
         b"%d" % append.ttl_ms,
         b"%d" % append.dedupe_slot,
-        live_channel(table_id).encode(),
+        live,
         append.expected_digest.encode(),
     ]
+
+
+APPEND_COUNT = b"*22\r\n"
+"""The append's EVALSHA: the command, its SHA, the key count, 4 keys and 15 arguments."""
+TABLES_PACKED = 16_384
+"""Tables whose append command head (EVALSHA, SHA, keys) is kept packed: ~250 bytes each."""
 
 
 class RedisStore(TableStore):
@@ -130,6 +137,8 @@ class RedisStore(TableStore):
         self._claim = Script.named("claim")
         self._notifier = Notifier(client)
         self._counters = RedisCounters(client, namespace)
+        # table id -> its state key, its append's head packed and its live channel (bounded)
+        self._heads: dict[str, tuple[str, bytes, bytes]] = {}
 
     @classmethod
     def from_url(
@@ -235,37 +244,55 @@ class RedisStore(TableStore):
             digest=_digest(state, seq),
         )
 
+    def _append_head(self, table_id: str) -> tuple[str, bytes, bytes]:
+        """The table's state key, its append's EVALSHA packed up to the arguments (the same
+        for every append: made once a table) and its live channel."""
+        head = self._heads.get(table_id)
+        if head is None:
+            keys = table_keys(table_id)
+            named = (keys.state, keys.seats, keys.log, keys.table)
+            packed = bulks([b"EVALSHA", self._append.sha, b"4", *(k.encode() for k in named)])
+            if len(self._heads) >= TABLES_PACKED:
+                self._heads.clear()
+            head = self._heads[table_id] = (keys.state, packed, live_channel(table_id).encode())
+        return head
+
     async def append(self, table_id: str, append: Append) -> AppendResult:
         """The append script; a new clock deadline is indexed in the same write, and the
         append's riders (one server only: on a cluster they may be on other nodes) follow it
         there."""
-        keys = table_keys(table_id)
+        state, head, live = self._append_head(table_id)
         also: list[Command] = []
         if append.deadline_ms:
             # LT: the index may be early, never late; the clock sweeper repairs early ones.
             key = deadlines_index(self._namespace, table_id)
             also.append((key, pack("ZADD", key, "LT", append.deadline_ms, table_id)))
+        replicated = self.durability == REPLICATED
+        waits = self._replicated(state, *(key for key, _command in also)) if replicated else []
+        also += waits
         riders = [] if self._client.cluster else [(r.key, r.command) for r in append.riders]
-        replies = await self._client.run(
+        replies = await self._client.run_command(
             self._append,
-            [keys.state, keys.seats, keys.log, keys.table],
-            append_args(table_id, append),
+            state,
+            APPEND_COUNT + head + bulks(append_args(append, live)),
             *also,
-            *self._replicated(keys.state, *(key for key, _command in also)),
             *riders,
-            pool=self._pool(),
+            pool=self._pool() if replicated else 0,
             lenient=len(riders),
         )
-        ran = bool(riders)
+        ran = False
         if riders:
-            ran = not any(isinstance(reply, Exception) for reply in replies[-len(riders) :])
+            ran = True
+            for reply in replies[-len(riders) :]:
+                if isinstance(reply, Exception):
+                    ran = False
             del replies[-len(riders) :]
         raw = replies[0]
         assert isinstance(raw, list)
         outcome, seq, status = raw
         result = AppendResult(_OUTCOMES[outcome], _int(seq), status.decode(), riders_run=ran)
-        if result.outcome in (Outcome.APPLIED, Outcome.DUPLICATE):
-            self._check_replicated(replies, 1 + len(also))
+        if replicated and result.outcome in (Outcome.APPLIED, Outcome.DUPLICATE):
+            self._check_replicated(replies, len(waits))
         if (
             result.outcome is Outcome.APPLIED
             and append.take_seat is not None
