@@ -156,3 +156,27 @@ def test_a_rider_is_the_notice_script_with_its_condition() -> None:
             b"%d:aa" % seq,
         ]
         assert ride == Rider(keys.stream, pack_bytes(command))
+
+
+def test_a_your_turn_from_a_seats_parts_is_the_notice_made_whole() -> None:
+    """`your_turn` (the move path's) parses to the notice `_notice` makes, whatever the
+    values, the per-move message reused: a zero time left or seat is the default."""
+    from kafana.service.notices import YOUR_TURN, _Seat, your_turn
+    from kafana.v1 import service_pb2
+
+    for table_id, seat, now, seq, left in (
+        ("t1", 0, 1_765_000_000_123, 7, 30_000),
+        ("t2", 3, 1_765_000_000_999, 1 << 40, 0),
+        ("t1", 1, 5, 2, (1 << 32) - 1),
+    ):
+        turn = service_pb2.AccountNotice(kind=YOUR_TURN, table_id=table_id, seat=seat)
+        held = _Seat("ann", "h", f"{table_id}:{seat}", turn.SerializeToString())
+        whole = service_pb2.AccountNotice(
+            kind=YOUR_TURN,
+            time_ms=now,
+            table_id=table_id,
+            seat=seat,
+            seq=seq,
+            remaining_millis=left,
+        )
+        assert service_pb2.AccountNotice.FromString(your_turn(held, now, seq, left)) == whole

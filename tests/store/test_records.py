@@ -54,6 +54,7 @@ def test_a_random_match_takes_about_six_bytes_a_move() -> None:
     events = []
     while not state.is_over:
         seat = state.current_seat
+        assert seat is not None
         move = str(rng.choice(state.legal_moves()))
         state = state.apply(move)
         now += rng.randint(0, 40_000)
@@ -77,3 +78,36 @@ def test_framing_splits_and_skips() -> None:
     assert skip(blob, 9) == len(blob)
     with pytest.raises(ValueError, match="truncated"):
         split(blob[:-1])
+
+
+def test_encoding_from_the_fields_is_encoding_the_event() -> None:
+    """`encode_fields` (the move path's, from values) makes what `encode` makes of the
+    event with those fields, short or escaped, with or without the event at hand."""
+    from kafana.service.records import encode, encode_fields
+    from kafana.v1 import events_pb2, storage_pb2
+
+    move, seat_taken = events_pb2.EVENT_KIND_MOVE, events_pb2.EVENT_KIND_SEAT_TAKEN
+    cases = [
+        dict(kind=move, seat=1, move="7H:3C+4D", time_ms=1_005),
+        dict(kind=move, seat=0, move="KS", time_ms=999, reason="timeout"),
+        dict(kind=move, seat=9, move="KS", time_ms=2_000),  # seat > 7: escaped
+        dict(kind=move, seat=1, move="KS", time_ms=2_000, name="x"),  # escaped
+        dict(kind=seat_taken, seat=2, time_ms=1_500, name="ana"),
+        dict(kind=seat_taken, seat=2, time_ms=1_500, move="odd"),  # escaped
+    ]
+    for fields in cases:
+        event = storage_pb2.StoredEvent(**fields)  # type: ignore[arg-type]
+        expected = encode(event, 1_000)
+        kind, seat, time_ms = int(event.kind), int(event.seat), event.time_ms
+        for whole in (None, event):
+            made = encode_fields(
+                kind,
+                seat,
+                time_ms,
+                1_000,
+                move=event.move,
+                name=event.name,
+                reason=event.reason,
+                whole=whole,
+            )
+            assert made == expected

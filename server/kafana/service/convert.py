@@ -219,11 +219,17 @@ def event(
     out.seq = seq
     out.time_ms = stored.time_ms
     out.kind = stored.kind
-    out.seat = stored.seat
-    out.name = stored.name
+    # `out` is empty: a field left at its default is what setting the default makes (no
+    # field below has presence), and each set costs a lookup by name.
+    if stored.seat:
+        out.seat = stored.seat
+    if stored.name:
+        out.name = stored.name
     out.reason = event_reason(stored.reason, stored.kind)
-    out.match_started = started
-    out.match_over = over
+    if started:
+        out.match_started = True
+    if over:
+        out.match_over = True
     to_move = current_seat(after)
     if to_move is not None:
         out.current_seat = to_move

@@ -107,11 +107,27 @@ class _Seen:
 
 @dataclass(frozen=True, slots=True)
 class _Seat:
-    """A seat held for an account: the account, the holder's name and the notices' mark field."""
+    """A seat held for an account: the account, the holder's name, the notices' mark field and
+    the seat's YOUR_TURN notice without its time, seq and time left (`turn`)."""
 
     account: str
     holder: str
     field: str
+    turn: bytes = b""  # AccountNotice(kind=YOUR_TURN, table_id, seat), serialized
+
+
+_TAIL = service_pb2.AccountNotice()
+"""The move path's YOUR_TURN notice's per-move fields, set and serialized after `_Seat.turn`
+(a message's fields may come in any order; readers parse the notice before sending it)."""
+
+
+def your_turn(held: _Seat, now: int, seq: int, left: int) -> bytes:
+    """The YOUR_TURN notice of `held`'s seat at `seq`, as `Notices._notice` makes it, from
+    the parts of it a seat keeps (one message set and serialized, not one made a move)."""
+    _TAIL.time_ms = now
+    _TAIL.seq = seq
+    _TAIL.remaining_millis = left
+    return held.turn + _TAIL.SerializeToString()
 
 
 @dataclass(slots=True)
@@ -227,17 +243,9 @@ class Notices:
         held = None if to_move is None else known.seats.get(to_move)
         if held is None:
             return ()
-        left = max(0, deadline_ms - now) if deadline_ms else 0
-        notice = self._notice(
-            session,
-            to_move,
-            held,
-            YOUR_TURN,
-            seq * 4 + 2,
-            now,
-            seq=seq,
-            remaining_millis=min(left, UINT32),
-        )
+        left = min(max(0, deadline_ms - now), UINT32) if deadline_ms else 0
+        data = your_turn(held, now, seq, left)
+        notice = Publish(held.account, data, Mark(held.field, held.holder, seq * 4 + 2))
         rider = self.store.rider(notice, table_id, seq, seat, tag)
         return None if rider is None else (rider,)
 
@@ -343,7 +351,8 @@ class Notices:
             name = holder(digest)
             account = seat_account(session.stored, seat) or bound.get(name, "")
             if account:
-                seats[seat] = _Seat(account, name, f"{table_id}:{seat}")
+                turn = service_pb2.AccountNotice(kind=YOUR_TURN, table_id=table_id, seat=seat)
+                seats[seat] = _Seat(account, name, f"{table_id}:{seat}", turn.SerializeToString())
         kept_ms = known.kept_ms if known is not None else 0
         known = _Holders(hashes, frozenset(hashes.values()), seats, kept_ms)
         self._holders[table_id] = known

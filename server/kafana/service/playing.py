@@ -28,7 +28,7 @@ from kafana.errors import (
 from kafana.service import tokens
 from kafana.service.clock_policy import ClockPolicy
 from kafana.service.limits import MAX_CLIENT_MOVE_ID
-from kafana.service.records import encode
+from kafana.service.records import encode_fields
 from kafana.service.seating import seat_of
 from kafana.service.session import Session
 from kafana.service.table_repository import TableRepository
@@ -169,8 +169,9 @@ class Moves:
         millis = session.stored.clock.move_millis
         deadline = 0 if over or not millis else now + millis
         # No reason stored for a normal move: "played" (bytes add up over a match).
-        event = storage_pb2.StoredEvent(kind=MOVE, seat=seat, move=str(chosen), time_ms=now)
-        record = encode(event, session.log.last_ms)
+        text = str(chosen)
+        event = storage_pb2.StoredEvent(kind=MOVE, seat=seat, move=text, time_ms=now)
+        record = encode_fields(MOVE, seat, now, session.log.last_ms, move=text, whole=event)
         rider = self.tables.rider  # the news the move makes, told in the append's write
         riders = None
         if rider is not None:

@@ -112,21 +112,54 @@ def unpack_move(data: bytes) -> str:
 
 def encode(event: storage_pb2.StoredEvent, previous_ms: int) -> bytes:
     """The short form of `event` logged after a record at `previous_ms`."""
-    kind, seat = int(event.kind), int(event.seat)
+    return encode_fields(
+        int(event.kind),
+        int(event.seat),
+        event.time_ms,
+        previous_ms,
+        move=event.move,
+        name=event.name,
+        reason=event.reason,
+        whole=event,
+    )
+
+
+def encode_fields(
+    kind: int,
+    seat: int,
+    time_ms: int,
+    previous_ms: int,
+    *,
+    move: str = "",
+    name: str = "",
+    reason: str = "",
+    whole: storage_pb2.StoredEvent | None = None,
+) -> bytes:
+    """`encode` of the event with these fields (the move path has them: no field read back
+    from the message); `whole`, the event itself when made already."""
     body: bytes | None = b""
     if kind == MOVE:
-        body = pack_move(event.move) if not event.name else None
-    elif event.move:
+        body = pack_move(move) if not name else None
+    elif move:
         body = None
     else:
-        body = event.name.encode()
+        body = name.encode()
     if body is None or kind > 7 or seat > 7:
-        return bytes([_ESCAPED]) + event.SerializeToString()
-    head = kind | seat << 3 | (_REASON if event.reason else 0)
-    out = bytes([head]) + varint(_zigzag(event.time_ms - previous_ms))
-    if event.reason:
-        reason = event.reason.encode()
-        out += varint(len(reason)) + reason
+        if whole is None:
+            whole = storage_pb2.StoredEvent(
+                kind=kind,  # type: ignore[arg-type]
+                seat=seat,
+                move=move,
+                reason=reason,
+                time_ms=time_ms,
+                name=name,
+            )
+        return bytes([_ESCAPED]) + whole.SerializeToString()
+    head = kind | seat << 3 | (_REASON if reason else 0)
+    out = bytes([head]) + varint(_zigzag(time_ms - previous_ms))
+    if reason:
+        encoded = reason.encode()
+        out += varint(len(encoded)) + encoded
     return out + body
 
 
