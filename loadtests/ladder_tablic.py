@@ -13,15 +13,20 @@ reports the deals played (each deal's pair and oracle games both finished). `--k
 keyed by the configuration) and takes a deal found there instead of playing it again: the
 oracle's 400 deals against `minimax3` are played once, not once per `ismcts` tried. A change
 to a bot's code makes its kept deals stale: delete the file (or its lines) then.
+`--variant NAME:ATTR=VALUE,...` registers `ismcts` with other class attributes under NAME, and
+`--compare ismcts` then prints NAME's margin less `ismcts`'s, paired on the kept deals.
 
     .venv/bin/python loadtests/ladder_tablic.py --bots minimax3,ismcts --hands 400 --jobs 2
     .venv/bin/python loadtests/ladder_tablic.py --bots heuristic,ismcts --oracle --budget-ms 50
+    .venv/bin/python loadtests/ladder_tablic.py --variant v_sir8:LIKELIHOOD_DRAWS=8 \
+        --bots minimax3,v_sir8 --oracle --iterations 300 --keep deals.jsonl --compare ismcts
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -40,6 +45,7 @@ from kafana_bots.arena import (  # noqa: E402
     share_of_bound,
     summarize,
 )
+from kafana_bots.ismcts import SearchBot  # noqa: E402
 from minimax_bot import Minimax2, Minimax3  # noqa: E402
 
 Played = tuple[DealResult, DealResult | None]
@@ -50,6 +56,28 @@ def _register() -> None:
     if "minimax2" not in registry.names():
         registry.register("minimax2", Minimax2, "independent minimax baseline, 2 plies")
         registry.register("minimax3", Minimax3, "independent minimax baseline, 3 plies")
+
+
+def register_variant(spec: str) -> str:
+    """`--variant NAME:ATTR=VALUE,...`: register `ismcts` with other class attributes (say
+    `v_sir8:LIKELIHOOD_DRAWS=8`) under NAME, for a run paired with `ismcts` on kept deals."""
+    name, _, assigns = spec.partition(":")
+    attrs: dict[str, object] = {"name": name}
+    for assign in filter(None, assigns.split(",")):
+        attr, _, text = assign.partition("=")
+        if not hasattr(SearchBot, attr):
+            raise SystemExit(f"--variant: SearchBot has no attribute {attr!r}")
+        value: object = {"True": True, "False": False}.get(text, text)
+        if isinstance(value, str):
+            value = float(text) if "." in text or "e" in text else int(text)
+        attrs[attr] = value
+    registry.register(
+        name,
+        type(name, (SearchBot,), attrs),
+        f"ismcts with {assigns}",
+        frozenset({"budget_ms", "iterations", "horizon"}),
+    )
+    return name
 
 
 Kept = dict[tuple[str, int], DealResult]
@@ -128,6 +156,27 @@ def report(pair: ArenaConfig, bound: ArenaConfig | None, done: list[Played]) -> 
     return "\n".join(lines)
 
 
+def compared(pair: ArenaConfig, other: str, done: list[Played], kept: Kept) -> str:
+    """The second bot's margin less `other`'s (against the same first bot) on the deals of
+    `done` that `kept` holds for `other`: the paired difference and its 95% interval."""
+    against = replace(pair, bots=(pair.bots[0], other))
+    key = config_key(against)
+    diffs = []
+    for result, _ in done:
+        found = kept.get((key, result.deal))
+        if found is not None:
+            mine = result.points[1] - result.points[0]
+            diffs.append(mine - (found.points[1] - found.points[0]))
+    if len(diffs) < 2:
+        return f"no kept deals of {other} to compare with"
+    mean = statistics.fmean(diffs)
+    half = 1.96 * statistics.stdev(diffs) / len(diffs) ** 0.5
+    return (
+        f"{pair.bots[1]} minus {other}, paired: {mean:+.2f} [{mean - half:+.2f}, "
+        f"{mean + half:+.2f}] over {len(diffs)} deals"
+    )
+
+
 def main() -> None:
     """Run the pair, print the Markdown rows every `--every` deals and at the end."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -144,10 +193,19 @@ def main() -> None:
     parser.add_argument("--every", type=int, default=20)
     parser.add_argument("--minutes", type=float, help="stop after this long")
     parser.add_argument("--keep", type=Path, help="keep finished deals here, and reuse them")
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        help="NAME:ATTR=VALUE,...: ismcts with other class attributes, registered as NAME",
+    )
+    parser.add_argument("--compare", help="with --keep: the paired difference from this bot")
     args = parser.parse_args()
     if args.keep is not None and args.iterations is None:
         parser.error("--keep needs --iterations: only a replayable budget replays a deal")
     _register()
+    for spec in args.variant:
+        register_variant(spec)
     partners = None if args.partners is None else tuple(args.partners.split(","))
     pair = ArenaConfig(
         bots=tuple(args.bots.split(",")),
@@ -194,6 +252,8 @@ def main() -> None:
                 print(f"stopped after {args.minutes:g} minutes", flush=True)
                 stopping = True
     print("final:", report(pair, bound, done), flush=True)
+    if args.compare and args.keep is not None:
+        print(compared(pair, args.compare, done, load_kept(args.keep)), flush=True)
 
 
 if __name__ == "__main__":
