@@ -126,8 +126,8 @@ class RedisStore(TableStore):
     ) -> None:
         if durability not in DURABILITIES:
             raise ValueError(f"durability is one of {', '.join(DURABILITIES)}, not {durability!r}")
-        self._client = client
-        self._namespace = namespace
+        self.client = client  # the underlying client (tests use it to inspect keys)
+        self.namespace = namespace  # the prefix of the store's global keys
         self.durability = durability
         self.wait_ms = wait_ms
         self._turn = 0  # the WAIT lane the next write takes
@@ -135,7 +135,7 @@ class RedisStore(TableStore):
         self._load = Script.named("load")
         self._append = Script.named("append")
         self._claim = Script.named("claim")
-        self._notifier = Notifier(client)
+        self.notifier = Notifier(client)  # live notifications (account notices wake on it too)
         self._counters = RedisCounters(client, namespace)
         # table id -> its state key, its append's head packed and its live channel (bounded)
         self._heads: dict[str, tuple[str, bytes, bytes]] = {}
@@ -150,7 +150,7 @@ class RedisStore(TableStore):
 
     def describe(self) -> str:
         """What and where (and the durability when writes wait for a replica)."""
-        what = self._client.describe()
+        what = self.client.describe()
         if self.durability == REPLICATED:
             what += f", each write acknowledged once a replica has it (WAIT 1 {self.wait_ms})"
         return what
@@ -184,29 +184,14 @@ class RedisStore(TableStore):
         return self._counters
 
     @property
-    def client(self) -> RedisClient:
-        """The underlying client (tests use it to inspect keys)."""
-        return self._client
-
-    @property
-    def notifier(self) -> Notifier:
-        """The live notifications' subscriber (account notices wake on it too)."""
-        return self._notifier
-
-    @property
-    def namespace(self) -> str:
-        """The prefix of the store's global keys."""
-        return self._namespace
-
-    @property
     def url(self) -> str:
         """The Redis URL the store was opened on ("" when given a client)."""
-        return self._client.url
+        return self.client.url
 
     async def create(self, table_id: str, table: bytes, ttl_ms: int, now_ms: int) -> bool:
         """Create the table, then index it for listing."""
         keys = table_keys(table_id)
-        replies = await self._client.run(
+        replies = await self.client.run(
             self._create,
             [keys.table, keys.state],
             [table, b"%d" % ttl_ms],
@@ -216,7 +201,7 @@ class RedisStore(TableStore):
         created = replies[0]
         if created:
             self._check_replicated(replies)
-            await self._zadd(tables_index(self._namespace), table_id, now_ms)
+            await self._zadd(tables_index(self.namespace), table_id, now_ms)
         return bool(created)
 
     async def load(
@@ -224,7 +209,7 @@ class RedisStore(TableStore):
     ) -> Snapshot | None:
         """One script call: record, control state, seats, the log from `offset` on."""
         start = offset if offset is not None else 0
-        (raw,) = await self._client.run(self._load, list(table_keys(table_id)), [b"%d" % start])
+        (raw,) = await self.client.run(self._load, list(table_keys(table_id)), [b"%d" % start])
         if not raw:
             return None
         assert isinstance(raw, list)
@@ -265,13 +250,13 @@ class RedisStore(TableStore):
         also: list[Command] = []
         if append.deadline_ms:
             # LT: the index may be early, never late; the clock sweeper repairs early ones.
-            key = deadlines_index(self._namespace, table_id)
+            key = deadlines_index(self.namespace, table_id)
             also.append((key, pack("ZADD", key, "LT", append.deadline_ms, table_id)))
         replicated = self.durability == REPLICATED
         waits = self._replicated(state, *(key for key, _command in also)) if replicated else []
         also += waits
-        riders = [] if self._client.cluster else [(r.key, r.command) for r in append.riders]
-        replies = await self._client.run_command(
+        riders = [] if self.client.cluster else [(r.key, r.command) for r in append.riders]
+        replies = await self.client.run_command(
             self._append,
             state,
             APPEND_COUNT + head + bulks(append_args(append, live)),
@@ -306,17 +291,17 @@ class RedisStore(TableStore):
         """Index `member` (a table's creation, its next deadline); waits for a replica as a
         write of the table does (a deadline lost in a failover would never fire)."""
         if self.durability != REPLICATED:
-            await self._client.call(key, "ZADD", key, *flags, score, member)
+            await self.client.call(key, "ZADD", key, *flags, score, member)
             return
         command = (key, pack("ZADD", key, *flags, score, member))
-        replies = await self._client.calls([command, *self._replicated(key)], pool=self._pool())
+        replies = await self.client.calls([command, *self._replicated(key)], pool=self._pool())
         if isinstance(replies[0], Exception):
             raise replies[0]
         self._check_replicated(replies)
 
     async def schedule_early(self, table_id: str, deadline_ms: int) -> None:
         """Index a deadline unless an earlier one is indexed already."""
-        await self._zadd(deadlines_index(self._namespace, table_id), table_id, deadline_ms, "LT")
+        await self._zadd(deadlines_index(self.namespace, table_id), table_id, deadline_ms, "LT")
 
     async def events(self, table_id: str, after_seq: int, block_ms: int) -> list[Entry]:
         """The log after `after_seq`, waiting for a live notification when there is none."""
@@ -327,12 +312,12 @@ class RedisStore(TableStore):
 
     async def _seq(self, table_id: str) -> int:
         key = table_keys(table_id).state
-        value = await self._client.call(key, "HGET", key, "seq")
+        value = await self.client.call(key, "HGET", key, "seq")
         return -1 if value is None else _int(value)
 
     async def wait(self, table_id: str, after_seq: int, block_ms: int) -> int:
         """The seq, once past `after_seq` (woken by the append's SPUBLISH) or after `block_ms`."""
-        return await self._notifier.wait(
+        return await self.notifier.wait(
             live_channel(table_id), lambda: self._seq(table_id), after_seq, block_ms
         )
 
@@ -346,13 +331,13 @@ class RedisStore(TableStore):
         """
         if limit <= 0:
             return []
-        key = tables_index(self._namespace)
+        key = tables_index(self.namespace)
         top = "+inf" if before is None else before[0]
         out: list[Listed] = []
         offset = 0
         while len(out) < limit:
             count = limit - len(out) + (0 if before is None else LIST_SLACK)
-            flat = await self._client.call(
+            flat = await self.client.call(
                 key,
                 "ZRANGE",
                 key,
@@ -378,15 +363,15 @@ class RedisStore(TableStore):
 
     async def forget(self, table_id: str) -> None:
         """Remove from both indexes."""
-        for key in (tables_index(self._namespace), deadlines_index(self._namespace, table_id)):
-            await self._client.call(key, "ZREM", key, table_id)
+        for key in (tables_index(self.namespace), deadlines_index(self.namespace, table_id)):
+            await self.client.call(key, "ZREM", key, table_id)
 
     async def due(self, now_ms: int, limit: int) -> list[str]:
         """Index entries at or before now, earliest first: every shard read in one round trip
         (a command per shard, each sent to its node). Entries found in the index of releases
         before the shards are moved into their shards first."""
-        keys = [*deadline_shard_keys(self._namespace), legacy_deadlines_index(self._namespace)]
-        replies = await self._client.calls(
+        keys = [*deadline_shard_keys(self.namespace), legacy_deadlines_index(self.namespace)]
+        replies = await self.client.calls(
             [
                 (
                     key,
@@ -416,25 +401,25 @@ class RedisStore(TableStore):
 
     async def _move_legacy(self, entries: list[tuple[float, str]]) -> None:
         """Move deadlines of the unsharded index into their shards (never later: LT)."""
-        legacy = legacy_deadlines_index(self._namespace)
+        legacy = legacy_deadlines_index(self.namespace)
         for score, table_id in entries:
-            await self._zadd(deadlines_index(self._namespace, table_id), table_id, int(score), "LT")
-            await self._client.call(legacy, "ZREM", legacy, table_id)
+            await self._zadd(deadlines_index(self.namespace, table_id), table_id, int(score), "LT")
+            await self.client.call(legacy, "ZREM", legacy, table_id)
 
     async def claim(self, table_id: str, now_ms: int, lease_ms: int) -> bool:
         """The claim script on the table's deadline shard."""
-        key = deadlines_index(self._namespace, table_id)
+        key = deadlines_index(self.namespace, table_id)
         args = [table_id.encode(), b"%d" % now_ms, b"%d" % lease_ms]
-        (won,) = await self._client.run(self._claim, [key], args)
+        (won,) = await self.client.run(self._claim, [key], args)
         return bool(won)
 
     async def schedule(self, table_id: str, deadline_ms: int) -> None:
         """Set (or with 0 remove) the index entry."""
-        key = deadlines_index(self._namespace, table_id)
+        key = deadlines_index(self.namespace, table_id)
         if deadline_ms:
             await self._zadd(key, table_id, deadline_ms)
         else:
-            await self._client.call(key, "ZREM", key, table_id)
+            await self.client.call(key, "ZREM", key, table_id)
 
     async def ping(self) -> None:
         """Return when the store as a whole serves; StoreUnavailable when it does not.
@@ -444,21 +429,21 @@ class RedisStore(TableStore):
         durability the server (each primary of a cluster) also has a replica connected: without
         one no write can be acknowledged.
         """
-        if self._client.cluster:
-            state = await self._client.cluster_state()
+        if self.client.cluster:
+            state = await self.client.cluster_state()
             if state != "ok":
                 raise StoreUnavailable(f"CLUSTERDOWN: the cluster says cluster_state:{state}")
         else:
-            await self._client.call("", "PING")
+            await self.client.call("", "PING")
         if self.durability == REPLICATED:
             await self._replica_connected()
 
     async def _replica_connected(self) -> None:
         """StoreUnavailable unless each primary has a replica online (INFO replication: one
         still syncing acknowledges nothing)."""
-        nodes = await self._client.primaries()
+        nodes = await self.client.primaries()
         for node in nodes:
-            info = await self._client.call_at(node, "INFO", "replication")
+            info = await self.client.call_at(node, "INFO", "replication")
             text = info.decode(errors="replace") if isinstance(info, bytes) else ""
             online = [
                 line
@@ -473,8 +458,8 @@ class RedisStore(TableStore):
 
     async def close(self) -> None:
         """Close the subscriber lanes and the client's lanes."""
-        await self._notifier.close()
-        await self._client.close()
+        await self.notifier.close()
+        await self.client.close()
 
 
 def redis_client_of(store: TableStore) -> RedisClient:
