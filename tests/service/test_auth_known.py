@@ -40,6 +40,8 @@ def test_known_callers_come_from_the_cache_alone_and_only_when_valid() -> None:
     assert auth.known("PlayMove", context, bearer("kfk_ann")) is caller  # made once
     other: Any = Context("ipv4:10.0.0.8:1")
     assert auth.known("PlayMove", other, bearer("kfk_ann")) == Caller.of(ann, "ipv4:10.0.0.8")
+    again: Any = Context("ipv4:10.0.0.7:6666")  # the same address, another connection
+    assert auth.known("PlayMove", again, bearer("kfk_ann")) == caller
     assert auth.known("PlayMove", context, bearer("kfk_nobody")) is None
     assert auth.known("CreateAccount", context, bearer("kfk_ann")) is None  # role: refused
     auth.cache.forget("ann")  # revoked here

@@ -391,7 +391,7 @@ class Authenticator(WrappingInterceptor):
         self.cache = KeyCache(self.policy.cache_s, self.policy.cache_entries, clock)
         self.bad_keys = RateLimiter(self.policy.bad_keys, clock)
         self.key_watch = KeyWatch(self._recheck)
-        # Per call without a hash or a new object: each key's hash, each (account, address)'s
+        # Per call without a hash or a new object: each key's hash, each (account, peer)'s
         # caller (both bounded; what is valid is still the cache's word, checked every call).
         self._digests: dict[str, bytes] = {}
         self._callers: dict[tuple[bytes, str], tuple[Account, Caller]] = {}
@@ -465,14 +465,14 @@ class Authenticator(WrappingInterceptor):
         allowed = self.policy.roles_for(name)
         if allowed is not None and account.role not in allowed:
             return None
-        address = peer_address(context)
-        made = self._callers.get((digest, address))
+        peer = context.peer()  # kept by the whole peer (with its port): no parsing a call
+        made = self._callers.get((digest, peer))
         if made is not None and made[0] is account:  # the cache's account, not an older one
             return made[1]
         if len(self._callers) >= self.policy.cache_entries:
             self._callers.clear()
-        caller = Caller.of(account, address)
-        self._callers[(digest, address)] = (account, caller)
+        caller = Caller.of(account, peer_address(context))
+        self._callers[(digest, peer)] = (account, caller)
         return caller
 
     async def resolve(

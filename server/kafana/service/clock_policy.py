@@ -39,9 +39,9 @@ class ClockPolicy:
     async def seen(self, session: Session, seat: int | None) -> None:
         """A call or stream with `seat`'s token: the seat is present (the fault policy's
         disconnect and no-show checks; throttled, and nothing on tables without them)."""
-        clock = session.stored.clock
-        if seat is not None and checks_presence(clock) and session.status != FINISHED:
+        if seat is not None and session.watches_presence and session.status != FINISHED:
             now = self.tables.now()
+            clock = session.stored.clock
             await self.presence.mark(session.table_id, seat, session.players, clock, now)
 
     async def illegal(self, session: Session, seat: int, error: KafanaError) -> None:

@@ -274,9 +274,9 @@ def move_answer(
         before = replays[seq - 2] if seq > 1 else Session.start(session.table_id, session.stored)
         after = replays[seq - 1]
         stored = None
-    answer = service_pb2.PlayMoveResponse(
-        duplicate=duplicate, scores=after.game.scores(after.match)
-    )
+    answer = service_pb2.PlayMoveResponse(scores=after.game.scores(after.match))
+    if duplicate:  # (a keyword set to its default costs a lookup by name too)
+        answer.duplicate = True
     event(before, after, seat, stored=stored, out=answer.event)
     if after.status == FINISHED:
         answer.result.CopyFrom(result(after))

@@ -145,7 +145,8 @@ class Moves:
         check_move_request(client_move_id, last_seq)
         session = await self.tables.current(table_id, last_seq)
         seat = seat_of(session, token)
-        await self.clock.seen(session, seat)
+        if session.watches_presence:  # (else `seen` does nothing: no coroutine made a move)
+            await self.clock.seen(session, seat)
         move_text = move if isinstance(move, str) else session.game.move_text(move, seat)
         tag = tokens.dedupe_tag(seat, client_move_id)
         if session.seq != last_seq:
@@ -166,7 +167,7 @@ class Moves:
             raise IllegalMoveError(str(error), field="move") from None  # not a move: ILLEGAL_MOVE
         over = after.is_over
         now = self.tables.now()
-        millis = session.stored.clock.move_millis
+        millis = session.move_millis
         deadline = 0 if over or not millis else now + millis
         # No reason stored for a normal move: "played" (bytes add up over a match).
         text = str(chosen)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kafana.service.games import AnyState, Game, build_rules, game_of
+from kafana.service.presence import checks_presence
 from kafana.service.records import FORMAT, EventLog, decode
 from kafana.store.base import FINISHED, OPEN, PLAYING, Entry, Snapshot
 from kafana.store.framing import digest_of
@@ -97,6 +98,18 @@ class Session:
     def game(self) -> Game:
         """The game the table runs: its conversions to and from the wire."""
         return game_of(self.stored.spec)
+
+    # What the table's clock asks of every move, read once a table (as `game`: `stored`
+    # never changes, and `_evolve` carries the values along).
+    @functools.cached_property
+    def move_millis(self) -> int:
+        """The time a move may take (0: no clock)."""
+        return int(self.stored.clock.move_millis)
+
+    @functools.cached_property
+    def watches_presence(self) -> bool:
+        """Whether the clock watches the seats' presence (`presence.checks_presence`)."""
+        return checks_presence(self.stored.clock)
 
     def _evolve(self, **changes: Any) -> Session:
         """A copy with some fields changed: `dataclasses.replace` without its per-field cost.

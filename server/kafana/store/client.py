@@ -204,17 +204,17 @@ class RedisClient:
         """
         metrics.REDIS_CALLS.inc()
         try:
-            return await self._calls(commands, pool)
+            if not self.cluster:  # here, not in a coroutine of its own: the move path
+                lane = self._lane(self.address, pool) if pool else self._main
+                if len(commands) == 1:  # the common case: no list of futures to build
+                    return [await lane.call(commands[0][1])]
+                return await lane.calls([command for _key, command in commands])
+            return await self._cluster_calls(commands, pool)
         except StoreUnavailable:
             metrics.REDIS_ERRORS.inc()
             raise
 
-    async def _calls(self, commands: list[Command], pool: int = 0) -> list[Reply]:
-        if not self.cluster:
-            lane = self._lane(self.address, pool) if pool else self._main
-            if len(commands) == 1:  # the common case: no list of futures to build
-                return [await lane.call(commands[0][1])]
-            return await lane.calls([command for _key, command in commands])
+    async def _cluster_calls(self, commands: list[Command], pool: int = 0) -> list[Reply]:
         try:
             groups: dict[Address, list[int]] = {}
             for i, (key, _command) in enumerate(commands):

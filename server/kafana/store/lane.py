@@ -227,15 +227,21 @@ class Lane:
             await protocol.writable.wait()
         if protocol.lost is not None:
             raise protocol.lost
+        replies = []
+        for future in self._write(protocol, commands):  # a loop: an awaiting comprehension
+            replies.append(await future)  # is a coroutine of its own
+        return replies
+
+    @staticmethod
+    def _write(protocol: _Protocol, commands: list[bytes]) -> list[asyncio.Future[Reply]]:
+        """Write `commands` (at least one) on a writable connection: their futures, queued."""
         assert protocol.transport is not None
-        loop = asyncio.get_running_loop()
-        futures = [loop.create_future() for _ in commands]
+        create = asyncio.get_running_loop().create_future
+        futures = [create() for _ in commands]
         protocol.waiting()
         protocol.pending.extend(futures)
         protocol.transport.write(commands[0] if len(commands) == 1 else b"".join(commands))
-        if len(futures) == 1:
-            return [await futures[0]]
-        return [await future for future in futures]
+        return futures
 
     async def call(self, command: bytes) -> Reply:
         """Send one packed command (`pack`) and return its reply (an error reply is returned)."""
@@ -258,7 +264,12 @@ class Lane:
         protocol = self._protocol
         if protocol is None or protocol.lost is not None:
             protocol = await self._connect()
-        return await self._send(protocol, commands)
+        if not commands or not protocol.writable.is_set():
+            return await self._send(protocol, commands)
+        replies = []  # `_send` without a coroutine of its own (the move path: writable)
+        for future in self._write(protocol, commands):
+            replies.append(await future)
+        return replies
 
     async def send(self, commands: list[bytes]) -> None:
         """Write commands without waiting for replies (a subscriber's: they go to `on_push`)."""
