@@ -76,11 +76,12 @@ class Snapshot:
         return [Entry(first + i, record) for i, record in enumerate(records)]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Rider:
     """A store command that goes in an append's own write and acts only if that append is
     applied: it checks the table itself (an account notice told with the move that made it,
-    `NoticeStore.rider`). `key` routes it (any key of its slot); `command` is store-specific."""
+    `NoticeStore.rider`). `key` routes it (any key of its slot); `command` is store-specific.
+    Slotted, not frozen, as `Append` (one a move): do not change one once made."""
 
     key: str
     command: bytes

@@ -73,16 +73,19 @@ class Page:
     notices: list[Notice] = field(default_factory=list)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Mark:
-    """Keeps one notice per news: dropped when `field` has this `holder` at `rank` or higher."""
+    """Keeps one notice per news: dropped when `field` has this `holder` at `rank` or higher.
+
+    Slotted, not frozen (a move's notice makes one; a frozen dataclass sets each field through
+    `object.__setattr__`), as `Publish` and `Rider`: do not change one once made."""
 
     field: str
     holder: str
     rank: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Publish:
     """One notice to append (`NoticeStore.publish_many`): for `account`, its bytes, its mark,
     and `keep_table`: a table whose bindings to keep alive in the same write ("": none)."""
