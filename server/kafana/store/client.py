@@ -281,24 +281,17 @@ class RedisClient:
         of the pool): the replies, raised if any is an error but the last `lenient` ones
         (returned as they are). A server that forgot the script gets it loaded again, once."""
         command = script.command([key.encode() for key in keys], args)
-        return await self.run_command(
-            script, keys[0] if keys else "", command, *also, pool=pool, lenient=lenient
-        )
+        batch = [(keys[0] if keys else "", command), *also]
+        return await self.run_batch(script, batch, pool=pool, lenient=lenient)
 
-    async def run_command(
-        self,
-        script: Script,
-        key: str,
-        command: bytes,
-        *also: Command,
-        pool: int = 0,
-        lenient: int = 0,
+    async def run_batch(
+        self, script: Script, batch: list[Command], *, pool: int = 0, lenient: int = 0
     ) -> list[Reply]:
-        """`run` of `script`'s command packed already (`command`, routed by `key`)."""
-        batch = [(key, command), *also]
+        """`run` of `script`'s command packed already (`batch[0]`: its key and command) and
+        the commands after it."""
         replies = await self.calls(batch, pool=pool)
         if isinstance(replies[0], NoScriptError):
-            await self.call(key, "SCRIPT", "LOAD", script.text)
+            await self.call(batch[0][0], "SCRIPT", "LOAD", script.text)
             replies = await self.calls(batch, pool=pool)
         for reply in replies[: len(replies) - lenient]:
             if isinstance(reply, Exception):

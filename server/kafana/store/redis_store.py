@@ -256,12 +256,10 @@ class RedisStore(TableStore):
         waits = self._replicated(state, *(key for key, _command in also)) if replicated else []
         also += waits
         riders = [] if self.client.cluster else [(r.key, r.command) for r in append.riders]
-        replies = await self.client.run_command(
+        command = APPEND_COUNT + head + bulks(append_args(append, live))
+        replies = await self.client.run_batch(
             self._append,
-            state,
-            APPEND_COUNT + head + bulks(append_args(append, live)),
-            *also,
-            *riders,
+            [(state, command), *also, *riders],
             pool=self._pool() if replicated else 0,
             lenient=len(riders),
         )
