@@ -41,10 +41,6 @@ _CARDS = [card.text for card in CARDS]
 _CARD_BYTE = {text: 0x80 + i for i, text in enumerate(_CARDS)}
 
 
-def _zigzag(value: int) -> int:
-    return value * 2 if value >= 0 else -value * 2 - 1
-
-
 def _unzigzag(value: int) -> int:
     return value >> 1 if not value & 1 else -((value + 1) >> 1)
 
@@ -156,7 +152,9 @@ def encode_fields(
             )
         return bytes([_ESCAPED]) + whole.SerializeToString()
     head = kind | seat << 3 | (_REASON if reason else 0)
-    out = bytes([head]) + varint(_zigzag(time_ms - previous_ms))
+    delta = time_ms - previous_ms  # zigzag, in one varint byte when under 64 ms apart
+    zigzag = delta * 2 if delta >= 0 else -delta * 2 - 1
+    out = bytes((head, zigzag)) if zigzag < 0x80 else bytes((head,)) + varint(zigzag)
     if reason:
         encoded = reason.encode()
         out += varint(len(encoded)) + encoded
@@ -187,9 +185,12 @@ def decode(record: bytes, previous_ms: int) -> storage_pb2.StoredEvent:
     return event
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class EventLog:
-    """A table's log as framed bytes, read as `Entry(seq, StoredEvent protobuf)` on demand."""
+    """A table's log as framed bytes, read as `Entry(seq, StoredEvent protobuf)` on demand.
+
+    Slotted, not frozen (each move makes one: a frozen dataclass sets each field through
+    `object.__setattr__`): do not change one once made; sessions share them."""
 
     data: bytes = b""
     count: int = 0

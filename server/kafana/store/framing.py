@@ -33,9 +33,14 @@ def read_varint(data: bytes, pos: int) -> tuple[int, int]:
         shift += 7
 
 
+_SHORT = [bytes((size,)) for size in range(0x80)]
+"""The one-byte varints: a record's length, nearly always (a move's record is ~5 bytes)."""
+
+
 def frame(record: bytes) -> bytes:
     """A record as the log stores it: its length, then itself."""
-    return varint(len(record)) + record
+    size = len(record)
+    return (_SHORT[size] if size < 0x80 else varint(size)) + record
 
 
 def split(blob: bytes) -> list[bytes]:
