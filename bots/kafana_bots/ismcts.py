@@ -151,7 +151,7 @@ class SearchBot(BudgetedBot):
     """True: with two players, worlds drawn uniformly, each weighted by how likely the other
     seat's moves this deal were in it (`knowledge.PlayLikelihood`); False, and with more
     players (not measured there), drawn with per-card weights (`knowledge.hand_weights`).
-    Against `minimax3` at 300 worlds: +3.29 a hand over 400 deals, against +2.76 with
+    Against `minimax3` at 300 worlds: +3.20 a hand over 400 deals, against +2.76 with
     per-card weights (docs/bots.md, "2 players")."""
     LIKELIHOOD_BETA: float | None = None
     """`knowledge.LIKELIHOOD_BETA` unless set."""
