@@ -6,7 +6,8 @@ Extracts `server/` and `bots/` of the commit into a temporary folder, then runs 
 measurements in separate processes, alternating the older code and this checkout's, so both
 meet the same moments of a noisy machine: random playout hands per second through the public
 API (after a warm-up that fills the caches), `captures()` calls per second on fresh random
-12-card tables, and random playout hands per second in the search's simulator
+12-card tables (`captures`; `captures_read` also iterates each answer, making every capture's
+frozenset), and random playout hands per second in the search's simulator
 (`kafana_bots.sim`: the bots' playouts; `bench_core.simulator_rate`). Each figure is
 process CPU time, not wall time; the medians and the ratio are printed. Both run the pure-Python
 core (`KAFANA_PURE=1`: an older commit has no compiled build); `--build compiled` runs this
@@ -59,12 +60,16 @@ else:
     for _ in range(amount):
         cards = rng.sample(tablic.CARDS, 13)
         calls.append((cards[0], cards[1:]))
+    read = what == "captures_read"  # each answer iterated: every capture's frozenset made
     start = time.process_time()
     for card, table in calls:
         try:
-            tablic.captures(card, table, rules)
+            found = tablic.captures(card, table, rules)
         except TooManyMovesError:
-            pass
+            continue
+        if read:
+            for _ in found:
+                pass
     print(amount / (time.process_time() - start))
 """
 
@@ -129,6 +134,7 @@ def main() -> None:
     parser.add_argument("--warm-up", type=int, default=1_000)
     parser.add_argument("--build", choices=["pure", "compiled"], default="pure")
     parser.add_argument("--checkout", type=Path, help="a built checkout of the older commit")
+    parser.add_argument("--only", help="these figures, comma-separated (e.g. captures,simulator)")
     args = parser.parse_args()
     if args.build == "compiled":
         PURE.clear()
@@ -154,8 +160,11 @@ def main() -> None:
         for what, amount, unit in (
             ("playout", args.hands, "hands/s"),
             ("captures", args.calls, "12-card captures() calls/s"),
+            ("captures_read", args.calls, "12-card captures() calls/s, every capture read"),
             ("simulator", args.simulated, "simulator hands/s"),
         ):
+            if args.only and what not in args.only.split(","):
+                continue
             rates: dict[str, list[float]] = {name: [] for name in sources}
             for _ in range(args.rounds):
                 for name, source in sources.items():

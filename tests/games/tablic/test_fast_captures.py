@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 import pytest
@@ -47,15 +48,15 @@ def test_captures_equal_the_python_path_on_random_tables(name: str) -> None:
 
 
 def test_answers_are_sets_that_find_exactly_what_they_hold() -> None:
-    """The C path fills the answer's set tables in place: every lookup must find what each
-    set holds (the cards in a capture, the captures in the answer) and nothing else, and the
-    sets must stay usable as any set is (grown, shrunk, combined, hashed, collected)."""
+    """Every lookup finds what each answer holds (the cards in a capture, the captures in the
+    answer) and nothing else; a mutable copy (`set(answer)`) changes as any set does, and the
+    answers outlive collections (the compiled build's frozensets are not tracked)."""
     import gc
 
     rules = Rules.preset("serbian")
     rng = random.Random(20)
     big = 0
-    kept: list[tuple[set[frozenset[Card]], set[frozenset[Card]]]] = []
+    kept: list[tuple[AbstractSet[frozenset[Card]], set[frozenset[Card]]]] = []
     for size in (0, 1, 4, 5, 8, 9, 12, 16):
         for _ in range(40 if size < 16 else 8):
             cards = rng.sample(list(tablic.CARDS), size + 1)
@@ -77,16 +78,113 @@ def test_answers_are_sets_that_find_exactly_what_they_hold() -> None:
             missing = frozenset(table[:1]) | {card}
             assert missing not in answer
             big += len(answer) > 8
-            answer.add(missing)  # the caller's set to change as it likes
-            assert missing in answer and len(answer) == len(expected) + 1
-            answer.discard(missing)
-            assert answer == expected and answer | {missing} == expected | {missing}
+            copied = set(answer)  # the caller's copy to change as it likes
+            copied.add(missing)
+            assert missing in copied and len(copied) == len(expected) + 1
+            assert missing not in answer and answer != copied
+            copied.discard(missing)
+            assert answer == copied and answer | {missing} == expected | {missing}
             kept.append((answer, expected))
-    gc.collect(0)  # the answers (tracked) hold frozensets the collector does not track
+    gc.collect(0)
     assert all(answer == expected for answer, expected in kept)
     del kept
     gc.collect(0)
     assert big >= 20
+
+
+OTHER_SETS: list[Any] = [
+    0,
+    None,
+    "KD",
+    (),
+    frozenset(),
+    frozenset({0, 1}),
+    frozenset({"KD"}),
+    frozenset({Card.parse("KD"), 1}),
+    {Card.parse("KD")},
+]
+"""Lookups that are not captures: not a set, a set of no cards or of cards and other things."""
+
+
+def _same_answer(answer: AbstractSet[frozenset[Card]], expected: set[frozenset[Card]]) -> None:
+    """`answer` behaves as the set `expected` in every way a reader can ask."""
+    assert len(answer) == len(expected) and bool(answer) == bool(expected)
+    assert frozenset(answer) == frozenset(expected)
+    listed = list(answer)
+    assert len(listed) == len(set(listed)) == len(expected)
+    assert all(type(taken) is frozenset and taken in expected for taken in listed)
+    assert all(taken in answer and set(taken) in answer for taken in expected)
+    for other in OTHER_SETS:
+        assert (other in answer) == (other in expected)
+    for mask in range(1, 16):  # subsets of the first captures' cards: members or not
+        pool = sorted(set().union(*listed[:2]), key=lambda c: c.index)[:4]
+        taken = frozenset(c for k, c in enumerate(pool) if mask >> k & 1)
+        assert (taken in answer) == (taken in expected)
+    with pytest.raises(TypeError):
+        _ = [1] in answer  # unhashable, as in a set
+    fewer = set(list(expected)[1:])
+    more = expected | {frozenset({Card.parse("KD"), Card.parse("KH"), Card.parse("KS")})}
+    for other in (expected, frozenset(expected), fewer, more, set(), {1}, {frozenset({1})}):
+        for op in ("__eq__", "__ne__", "__le__", "__lt__", "__ge__", "__gt__"):
+            assert getattr(answer, op)(other) == getattr(expected, op)(other), op
+        assert (answer == other) == (other == answer) == (expected == other)
+        assert (answer != other) == (other != answer) == (expected != other)
+        assert (answer <= other) == (other >= answer) == (expected <= other)
+        assert (answer & other) == (expected & other) == (other & answer)
+        assert (answer | other) == (expected | other) == (other | answer)
+        assert (answer - other) == (expected - other) and (other - answer) == (other - expected)
+        assert (answer ^ other) == (expected ^ other) == (other ^ answer)
+        assert answer.isdisjoint(other) == expected.isdisjoint(other)
+    assert answer != list(expected) and answer != 0
+    assert answer.copy() == expected and type(answer.copy()) is set
+
+
+@pytest.mark.parametrize("name", sorted(RULE_SETS))
+def test_answers_equal_the_pure_answer_as_sets(name: str) -> None:
+    """The compiled build's answer (captures kept as masks, frozensets made when read) against
+    the Python path's set, on random tables of 0-14 cards: the same elements, length, members,
+    comparisons both ways and set operations; and against another answer of the same."""
+    rules = RULE_SETS[name]
+    rng = random.Random(f"lazy {name}")
+    for size in range(15):
+        for _ in range(6):
+            cards = rng.sample(list(tablic.CARDS), size + 1)
+            card, table = cards[0], cards[1:]
+            try:
+                expected = capture.python_captures(card, table, rules)
+            except TooManyMovesError:
+                continue
+            answer = tablic.captures(card, table, rules)
+            _same_answer(answer, expected)
+            again = tablic.captures(card, table[::-1], rules)  # another answer, equal
+            assert answer == again and answer <= again and answer >= again
+            assert answer.__ne__(again) is False
+            if len(table) > 1:  # another answer, equal only where the sets are
+                swapped = [cards[-1], *table[:-1]]
+                other = tablic.captures(card, swapped, rules)
+                assert (answer == other) == (
+                    expected == capture.python_captures(card, swapped, rules)
+                )
+                assert (answer != other) == (other != answer) != (answer == other)
+
+
+def test_answers_are_immutable_unhashable_sets_that_pickle() -> None:
+    import copy
+    import pickle
+    from collections.abc import Set
+
+    rules = Rules.preset("serbian")
+    table = [Card.parse(t) for t in ("KD", "KH", "3C", "10S")]
+    answer = tablic.captures(Card.parse("KC"), table, rules)
+    expected = capture.python_captures(Card.parse("KC"), table, rules)
+    assert isinstance(answer, Set) and len(answer) == 3
+    with pytest.raises(TypeError):
+        hash(answer)
+    assert not hasattr(answer, "add") or isinstance(answer, set)
+    assert pickle.loads(pickle.dumps(answer)) == expected
+    assert copy.copy(answer) == expected and copy.deepcopy(answer) == expected
+    assert eval(repr(answer), {"frozenset": frozenset, "Card": Card}) == expected
+    assert sorted(map(sorted, answer)) == sorted(map(sorted, expected))
 
 
 @compiled

@@ -1,7 +1,8 @@
 /* The C fast path of the rules core: `captures()`, and playouts of the search simulator.
  *
  * `captures(card, table, params, rank_priority)` lists every legal capture of `card` on `table`
- * as the contract's answer (a set of frozensets of the 52 interned Card objects), or returns
+ * as the contract's answer (a `Captures`: a Set of frozensets of the 52 interned Card objects,
+ * kept as card masks and made into frozensets when read), or returns
  * None when the Python path must answer: anything that is not a plain well-formed input (the
  * Python path then raises the error naming what was wrong), more than CAPTURE_LIMIT captures
  * (it raises TooManyMovesError), or a search past NODE_LIMIT steps. So the answers it gives
@@ -885,10 +886,10 @@ static PyTypeObject SimCoreType = {
 
 /* -- captures() ------------------------------------------------------------------------------ */
 
-/* The answer is built with the public set API only: each capture a new frozenset filled by
-   PySet_Add before anything else sees it (as the API allows for a brand new frozenset), then
-   added to the answer's set. Inner frozensets hold only cards, which refer to nothing, so they
-   are not tracked by the garbage collector (like tuples of atoms). */
+/* Frozensets of cards are made with the public set API only: a new frozenset filled by
+   PySet_Add before anything else sees it (as the API allows for a brand new frozenset). They
+   hold only cards, which refer to nothing, so they are not tracked by the garbage collector
+   (like tuples of atoms). */
 
 /* A new reference to the frozenset of the cards at `mask`'s positions (`index`: their card
    indexes). The cards are the interned ones, not the caller's table: allocating may run Python
@@ -906,21 +907,314 @@ static PyObject *capture_of(const int *index, uint64_t mask) {
     return capture;
 }
 
-static PyObject *answer(const int *index, const uint64_t *masks, int count) {
+/* -- the answer: captures kept as card masks, frozensets made when read (issue 33) ------------ */
+
+/* `captures()`' answer in the compiled build: an immutable `collections.abc.Set` of frozensets
+   of cards (registered in `capture.py`) that holds the search's output as card masks (bit i:
+   the card of index i) and makes a capture's frozenset only when it is read (iteration). `len`,
+   `in` and `==`/`!=` against sets of sets of cards work on the masks; anything else (ordering,
+   `&`, `|`, `-`, `^`, the set methods, a lookup of something that is not a set of the 52 cards,
+   `repr`, pickling) asks the answer as a set, made once and kept: so every answer is the one
+   the set of frozensets the Python path returns would give. Unhashable, as that set is. */
+typedef struct {
+    PyObject_VAR_HEAD
+    PyObject *set;    /* the answer as a set of frozensets, once asked; or NULL */
+    uint64_t *sorted; /* the masks ascending, once a lookup of a large answer needs them */
+    uint64_t masks[1];
+} Captures;
+
+typedef struct {
+    PyObject_HEAD
+    Captures *of;
+    Py_ssize_t next;
+} CapturesIter;
+
+static PyTypeObject CapturesType, CapturesIterType;
+#define LOOKUP_LINEAR 16 /* answers up to this many captures are scanned, larger ones searched */
+
+/* A new frozenset of the cards of `cards` (a mask of card indexes), untracked. */
+static PyObject *frozenset_of(uint64_t cards) {
+    PyObject *capture = PyFrozenSet_New(NULL);
+    if (capture == NULL) return NULL;
+    for (uint64_t m = cards; m; m &= m - 1)
+        if (PySet_Add(capture, card_objects[__builtin_ctzll(m)]) < 0) {
+            Py_DECREF(capture);
+            return NULL;
+        }
+    PyObject_GC_UnTrack(capture);
+    return capture;
+}
+
+/* The answer of `count` captures given as masks of table positions (`index`: the card index
+   at each position). */
+static PyObject *captures_new(const int *index, const uint64_t *masks, int count) {
+    Captures *self = PyObject_NewVar(Captures, &CapturesType, count);
+    if (self == NULL) return NULL;
+    self->set = NULL;
+    self->sorted = NULL;
+    for (int c = 0; c < count; c++) {
+        uint64_t cards = 0;
+        for (uint64_t m = masks[c]; m; m &= m - 1) cards |= 1ull << index[__builtin_ctzll(m)];
+        self->masks[c] = cards;
+    }
+    return (PyObject *)self;
+}
+
+static void captures_dealloc(Captures *self) {
+    Py_XDECREF(self->set);
+    PyMem_Free(self->sorted);
+    PyObject_Free(self);
+}
+
+/* The answer as a set of frozensets (a borrowed reference, kept), or NULL with an error set. */
+static PyObject *captures_set(Captures *self) {
+    if (self->set != NULL) return self->set;
     PyObject *out = PySet_New(NULL);
     if (out == NULL) return NULL;
-    for (int c = 0; c < count; c++) {
-        PyObject *capture = capture_of(index, masks[c]);
-        if (capture == NULL) goto fail;
-        int added = PySet_Add(out, capture);
-        Py_DECREF(capture);
-        if (added < 0) goto fail;
+    for (Py_ssize_t c = 0; c < Py_SIZE(self); c++) {
+        PyObject *capture = frozenset_of(self->masks[c]);
+        int added = capture == NULL ? -1 : PySet_Add(out, capture);
+        Py_XDECREF(capture);
+        if (added < 0) {
+            Py_DECREF(out);
+            return NULL;
+        }
     }
-    return out;
-fail:
-    Py_DECREF(out);
-    return NULL;
+    if (self->set == NULL) self->set = out; /* (building may have run code that asked it too) */
+    else Py_DECREF(out);
+    return self->set;
 }
+
+static int mask_order(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Whether the answer holds the capture of card mask `cards`: 1, 0, or -1 with an error set. */
+static int captures_has(Captures *self, uint64_t cards) {
+    Py_ssize_t n = Py_SIZE(self);
+    if (n <= LOOKUP_LINEAR) {
+        for (Py_ssize_t c = 0; c < n; c++)
+            if (self->masks[c] == cards) return 1;
+        return 0;
+    }
+    if (self->sorted == NULL) {
+        uint64_t *sorted = PyMem_Malloc(sizeof(uint64_t) * (size_t)n);
+        if (sorted == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        memcpy(sorted, self->masks, sizeof(uint64_t) * (size_t)n);
+        qsort(sorted, (size_t)n, sizeof(uint64_t), mask_order);
+        self->sorted = sorted;
+    }
+    Py_ssize_t low = 0, high = n;
+    while (low < high) {
+        Py_ssize_t middle = (low + high) / 2;
+        if (self->sorted[middle] < cards) low = middle + 1;
+        else high = middle;
+    }
+    return low < n && self->sorted[low] == cards;
+}
+
+/* The card mask of `x` if it is a set or frozenset of the 52 interned cards: 1; 0 if it is
+   anything else (only the answer as a set can tell whether it equals a capture); -1 with an
+   error set. */
+static int mask_of_cards(PyObject *x, uint64_t *out) {
+    if (!PyAnySet_Check(x) || card_type == NULL) return 0;
+    PyObject *items = PyObject_GetIter(x), *item;
+    if (items == NULL) return -1;
+    uint64_t cards = 0;
+    int clean = 1;
+    while (clean && (item = PyIter_Next(items)) != NULL) {
+        int index = Py_TYPE(item) == card_type ? card_index(item) : -1;
+        Py_DECREF(item);
+        if (index < 0) clean = 0;
+        else cards |= 1ull << index;
+    }
+    Py_DECREF(items);
+    if (PyErr_Occurred()) return -1;
+    *out = cards;
+    return clean;
+}
+
+static Py_ssize_t captures_length(Captures *self) { return Py_SIZE(self); }
+
+static int captures_contains(Captures *self, PyObject *x) {
+    uint64_t cards;
+    int clean = mask_of_cards(x, &cards);
+    if (clean != 0) return clean < 0 ? -1 : captures_has(self, cards);
+    PyObject *set = captures_set(self);
+    return set == NULL ? -1 : PySet_Contains(set, x);
+}
+
+/* `self == other` for a set or frozenset `other`: 1, 0, 2 (only the answer as a set can
+   tell), or -1 with an error set. */
+static int captures_equal_set(Captures *self, PyObject *other) {
+    if (PySet_GET_SIZE(other) != Py_SIZE(self)) return 0;
+    PyObject *items = PyObject_GetIter(other), *item;
+    if (items == NULL) return -1;
+    int equal = 1;
+    while (equal == 1 && (item = PyIter_Next(items)) != NULL) {
+        uint64_t cards;
+        int clean = mask_of_cards(item, &cards);
+        Py_DECREF(item);
+        equal = clean < 0 ? -1 : clean == 0 ? 2 : captures_has(self, cards);
+    }
+    Py_DECREF(items);
+    return PyErr_Occurred() ? -1 : equal; /* the sizes are equal and a set's items distinct */
+}
+
+/* `self == other` for another answer: 1, 0, or -1 with an error set. */
+static int captures_equal(Captures *self, Captures *other) {
+    if (Py_SIZE(self) != Py_SIZE(other)) return 0;
+    for (Py_ssize_t c = 0; c < Py_SIZE(other); c++) {
+        int has = captures_has(self, other->masks[c]);
+        if (has <= 0) return has;
+    }
+    return 1;
+}
+
+/* `x` as a set if it is an answer (a borrowed reference; NULL with an error set), else `x`. */
+static PyObject *as_set(PyObject *x) {
+    return Py_TYPE(x) == &CapturesType ? captures_set((Captures *)x) : x;
+}
+
+static PyObject *captures_richcompare(PyObject *self, PyObject *other, int op) {
+    if (op == Py_EQ || op == Py_NE) {
+        int equal = 2;
+        if (Py_TYPE(other) == &CapturesType)
+            equal = captures_equal((Captures *)self, (Captures *)other);
+        else if (PyAnySet_Check(other))
+            equal = captures_equal_set((Captures *)self, other);
+        if (equal < 0) return NULL;
+        if (equal < 2) return PyBool_FromLong(equal == (op == Py_EQ));
+    }
+    PyObject *set = as_set(self), *with = set == NULL ? NULL : as_set(other);
+    return with == NULL ? NULL : PyObject_RichCompare(set, with, op);
+}
+
+/* `&`, `|`, `-` and `^` as the answer as a set answers them (a new set, or NotImplemented). */
+#define SET_OPERATOR(name, number)                                                         \
+    static PyObject *name(PyObject *a, PyObject *b) {                                      \
+        PyObject *x = as_set(a), *y = x == NULL ? NULL : as_set(b);                        \
+        return y == NULL ? NULL : number(x, y);                                            \
+    }
+SET_OPERATOR(captures_and, PyNumber_And)
+SET_OPERATOR(captures_or, PyNumber_Or)
+SET_OPERATOR(captures_sub, PyNumber_Subtract)
+SET_OPERATOR(captures_xor, PyNumber_Xor)
+
+/* The set's methods that make no change, as the answer as a set answers them. */
+#define SET_METHOD(name, method)                                                           \
+    static PyObject *name(Captures *self, PyObject *args) {                                \
+        PyObject *set = captures_set(self), *bound;                                        \
+        if (set == NULL || (bound = PyObject_GetAttrString(set, method)) == NULL) return NULL; \
+        PyObject *out = PyObject_Call(bound, args, NULL);                                  \
+        Py_DECREF(bound);                                                                  \
+        return out;                                                                        \
+    }
+SET_METHOD(captures_isdisjoint, "isdisjoint")
+SET_METHOD(captures_issubset, "issubset")
+SET_METHOD(captures_issuperset, "issuperset")
+SET_METHOD(captures_union, "union")
+SET_METHOD(captures_intersection, "intersection")
+SET_METHOD(captures_difference, "difference")
+SET_METHOD(captures_symmetric_difference, "symmetric_difference")
+SET_METHOD(captures_copy, "copy")
+
+static PyObject *captures_reduce(Captures *self, PyObject *unused) {
+    (void)unused;
+    PyObject *set = captures_set(self); /* pickled and copied as the set it is */
+    return set == NULL ? NULL : Py_BuildValue("O(O)", (PyObject *)&PySet_Type, set);
+}
+
+static PyObject *captures_repr(Captures *self) {
+    PyObject *set = captures_set(self);
+    return set == NULL ? NULL : PyObject_Repr(set);
+}
+
+static PyObject *captures_iter(Captures *self) {
+    CapturesIter *it = PyObject_New(CapturesIter, &CapturesIterType);
+    if (it == NULL) return NULL;
+    it->of = (Captures *)Py_NewRef(self);
+    it->next = 0;
+    return (PyObject *)it;
+}
+
+static void capturesiter_dealloc(CapturesIter *self) {
+    Py_DECREF(self->of);
+    PyObject_Free(self);
+}
+
+static PyObject *capturesiter_next(CapturesIter *self) {
+    if (self->next >= Py_SIZE(self->of)) return NULL;
+    return frozenset_of(self->of->masks[self->next++]);
+}
+
+static PyObject *capturesiter_length_hint(CapturesIter *self, PyObject *unused) {
+    (void)unused;
+    return PyLong_FromSsize_t(Py_SIZE(self->of) - self->next);
+}
+
+static PyMethodDef capturesiter_methods[] = {
+    {"__length_hint__", (PyCFunction)capturesiter_length_hint, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject CapturesIterType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "kafana.games.tablic._ccore.CapturesIterator",
+    .tp_basicsize = sizeof(CapturesIter),
+    .tp_dealloc = (destructor)capturesiter_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_iter = PyObject_SelfIter,
+    .tp_iternext = (iternextfunc)capturesiter_next,
+    .tp_methods = capturesiter_methods,
+};
+
+static PyMethodDef captures_methods[] = {
+    {"isdisjoint", (PyCFunction)captures_isdisjoint, METH_VARARGS, "As set.isdisjoint."},
+    {"issubset", (PyCFunction)captures_issubset, METH_VARARGS, "As set.issubset."},
+    {"issuperset", (PyCFunction)captures_issuperset, METH_VARARGS, "As set.issuperset."},
+    {"union", (PyCFunction)captures_union, METH_VARARGS, "As set.union: a new set."},
+    {"intersection", (PyCFunction)captures_intersection, METH_VARARGS, "As set.intersection."},
+    {"difference", (PyCFunction)captures_difference, METH_VARARGS, "As set.difference."},
+    {"symmetric_difference", (PyCFunction)captures_symmetric_difference, METH_VARARGS,
+     "As set.symmetric_difference."},
+    {"copy", (PyCFunction)captures_copy, METH_VARARGS, "The answer as a new (mutable) set."},
+    {"__reduce__", (PyCFunction)captures_reduce, METH_NOARGS, "Pickled as a set."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PySequenceMethods captures_sequence = {
+    .sq_length = (lenfunc)captures_length,
+    .sq_contains = (objobjproc)captures_contains,
+};
+
+static PyNumberMethods captures_number = {
+    .nb_subtract = captures_sub,
+    .nb_and = captures_and,
+    .nb_xor = captures_xor,
+    .nb_or = captures_or,
+};
+
+static PyTypeObject CapturesType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "kafana.games.tablic._ccore.Captures",
+    .tp_basicsize = offsetof(Captures, masks),
+    .tp_itemsize = sizeof(uint64_t),
+    .tp_dealloc = (destructor)captures_dealloc,
+    .tp_repr = (reprfunc)captures_repr,
+    .tp_as_number = &captures_number,
+    .tp_as_sequence = &captures_sequence,
+    .tp_hash = PyObject_HashNotImplemented,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "captures()' answer: a Set of frozensets of cards, kept as card masks (_ccore.c).",
+    .tp_richcompare = captures_richcompare,
+    .tp_iter = (getiterfunc)captures_iter,
+    .tp_methods = captures_methods,
+};
 
 /* A table of cards read for the search: its cards' indexes and ranks by position. */
 typedef struct {
@@ -1002,7 +1296,7 @@ static PyObject *fast_captures(PyObject *self, PyObject *const *args, Py_ssize_t
     /* From here on the table is read from `c` (indexes), not from `items`. */
     buffers_busy = 1;
     int count = card_captures(&c, played, params, rank_priority, 0, masks_buffer);
-    PyObject *result = count < 0 ? Py_NewRef(Py_None) : answer(c.index, masks_buffer, count);
+    PyObject *result = count < 0 ? Py_NewRef(Py_None) : captures_new(c.index, masks_buffer, count);
     buffers_busy = 0;
     return result;
 }
@@ -2171,9 +2465,12 @@ static struct PyModuleDef module = {
 };
 
 PyMODINIT_FUNC PyInit__ccore(void) {
-    if (PyType_Ready(&MoveListType) < 0 || PyType_Ready(&SimCoreType) < 0) return NULL;
+    if (PyType_Ready(&MoveListType) < 0 || PyType_Ready(&SimCoreType) < 0 ||
+        PyType_Ready(&CapturesType) < 0 || PyType_Ready(&CapturesIterType) < 0)
+        return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m != NULL && (PyModule_AddObjectRef(m, "MoveList", (PyObject *)&MoveListType) < 0 ||
+                      PyModule_AddObjectRef(m, "Captures", (PyObject *)&CapturesType) < 0 ||
                       PyModule_AddObjectRef(m, "SimCore", (PyObject *)&SimCoreType) < 0))
         Py_CLEAR(m);
     return m;

@@ -24,6 +24,7 @@ from __future__ import annotations
 import importlib
 import weakref
 from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from functools import partial
 from itertools import repeat
 from operator import attrgetter
@@ -609,7 +610,11 @@ def with_rank_priority(
     return tuple(m for m in masks if m & rank_bits)
 
 
-FastCaptures = Callable[[Card, Iterable[Card], bytes, bool], set[frozenset[Card]] | None]
+Answer = AbstractSet[frozenset[Card]]
+"""What `captures()` returns: a set of frozensets of cards in the pure build; in the compiled
+build `_ccore.Captures`, the same answer kept as card masks whose frozensets are made when read
+(equal to the set, element by element; immutable and, as the set is, unhashable)."""
+FastCaptures = Callable[[Card, Iterable[Card], bytes, bool], Answer | None]
 """The C fast path: the answer of `captures()`, or None where the Python path must answer."""
 
 
@@ -638,6 +643,7 @@ def _load_native() -> ModuleType | None:
     except ImportError:  # compiled without it: the Python paths answer alone
         return None
     module.set_cards(Card, CARDS)
+    AbstractSet.register(module.Captures)
     return module
 
 
@@ -648,8 +654,9 @@ _CARD_TYPE = frozenset((Card,))
 _RANK = attrgetter("rank")
 
 
-def captures(card: Card, table: Iterable[Card], rules: Rules) -> set[frozenset[Card]]:
-    """Every legal non-empty capture `card` can make on `table` (empty set: none).
+def captures(card: Card, table: Iterable[Card], rules: Rules) -> Answer:
+    """Every legal non-empty capture `card` can make on `table` (empty set: none), as a
+    `collections.abc.Set` of frozensets (`Answer`; `set(...)` of it for a mutable copy).
 
     >>> from kafana.games.tablic import Card, Rules
     >>> table = [Card.parse(t) for t in ("KD", "KH")]
