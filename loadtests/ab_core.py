@@ -7,8 +7,10 @@ measurements in separate processes, alternating the older code and this checkout
 meet the same moments of a noisy machine: random playout hands per second through the public
 API (after a warm-up that fills the caches), `captures()` calls per second on fresh random
 12-card tables (`captures`; `captures_read` also iterates each answer, making every capture's
-frozenset), and random playout hands per second in the search's simulator
-(`kafana_bots.sim`: the bots' playouts; `bench_core.simulator_rate`). Each figure is
+frozenset), random playout hands per second in the search's simulator
+(`kafana_bots.sim`: the bots' playouts; `bench_core.simulator_rate`), and sampled worlds per
+second of the search's work (`search`: each candidate copied, played, 10 greedy moves and the
+estimate, `bench_search.search_sim`). Each figure is
 process CPU time, not wall time; the medians and the ratio are printed. Both run the pure-Python
 core (`KAFANA_PURE=1`: an older commit has no compiled build); `--build compiled` runs this
 checkout's compiled build (`make venv`) against the older commit's pure one, or against its
@@ -51,6 +53,13 @@ if what == "playout":
 elif what == "simulator":
     simulator_rate(amount, 10**6, rules)  # a warm-up on other deals
     print(simulator_rate(amount, 0, rules, timer=time.process_time))
+elif what == "search":  # ismcts' work per sampled world (bench_search.search_sim), worlds/s
+    from bench_search import positions, search_sim, worlds
+    items = worlds(positions(rules, amount, 1), 10, 1)
+    search_sim(items, 10)  # a warm-up on the same worlds
+    start = time.process_time()
+    search_sim(items, 10)
+    print(len(items) / (time.process_time() - start))
 elif what == "hands":  # under callgrind: a warm-up, then `amount` hands
     playout_rate(int(sys.argv[4]), 10**6, rules)
     playout_rate(amount, 0, rules)
@@ -130,6 +139,7 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=2_000)
     parser.add_argument("--calls", type=int, default=5_000)
     parser.add_argument("--simulated", type=int, default=5_000, help="simulator hands a process")
+    parser.add_argument("--positions", type=int, default=40, help="search positions a process")
     parser.add_argument("--instructions", action="store_true", help="also count instructions")
     parser.add_argument("--warm-up", type=int, default=1_000)
     parser.add_argument("--build", choices=["pure", "compiled"], default="pure")
@@ -162,6 +172,7 @@ def main() -> None:
             ("captures", args.calls, "12-card captures() calls/s"),
             ("captures_read", args.calls, "12-card captures() calls/s, every capture read"),
             ("simulator", args.simulated, "simulator hands/s"),
+            ("search", args.positions, "search worlds/s (bench_search.search_sim)"),
         ):
             if args.only and what not in args.only.split(","):
                 continue

@@ -1,6 +1,7 @@
-"""Playouts from a root position: a `HandSim` copied and played out in C (`fast_playout`, what
-the search does today) against `_ccore.SimCore` copied and played out (the position owned by C:
-no HandSim lists read or written), in one process, alternating rounds, process CPU time.
+"""Playouts from a root position: a `HandSim` copied and played out (`fast_playout`, what the
+search does: in the compiled build the HandSim's position is a `_ccore.SimCore`) against the
+bare `SimCore` copied and played out, in one process, alternating rounds, process CPU time:
+what the HandSim around the C position costs.
 
     .venv/bin/python loadtests/bench_simcore.py --rounds 9
 
@@ -17,7 +18,7 @@ import time
 
 from kafana.games import tablic
 from kafana.games.tablic.capture import NATIVE
-from kafana_bots.sim import HandSim, fast_playout, fast_rules
+from kafana_bots.sim import HandSim, fast_playout
 from kafana_bots.worlds import sim_from_view
 
 
@@ -48,8 +49,10 @@ def main() -> None:
     if NATIVE is None:
         raise SystemExit("the pure build has no C playouts")
     roots = [root(seed) for seed in range(3)]
-    packed = fast_rules(roots[0].rules)
-    cores = [NATIVE.SimCore(sim, packed) for sim in roots]
+    for sim in roots:
+        sim.copy()  # the position moved into C
+    cores = [sim._core for sim in roots]
+    assert all(core is not None for core in cores)
     n = args.playouts
     sims: list[float] = []
     owned: list[float] = []
@@ -61,11 +64,11 @@ def main() -> None:
         sims.append(n / (time.process_time() - start))
         start = time.process_time()
         for i in range(n):
-            core = cores[i % 3].copy()
+            core = cores[i % 3].copy()  # type: ignore[union-attr]
             core.playout(-1, i, None)
         owned.append(n / (time.process_time() - start))
     old, new = statistics.median(sims), statistics.median(owned)
-    print(f"HandSim.copy() + fast_playout: median {old:,.0f} playouts/s")
+    print(f"HandSim.copy() + fast_playout (on its SimCore): median {old:,.0f} playouts/s")
     print(f"SimCore.copy().playout: median {new:,.0f} playouts/s")
     print(f"SimCore / HandSim = {new / old:.2f}")
 

@@ -1,7 +1,8 @@
 """A fast, mutable simulator of the rest of one hand, for search.
 
 `MatchState` is the rules' reference and is immutable; search needs thousands of playouts per
-decision, so a `HandSim` keeps one hand as small lists of card indices and plays it to its end.
+decision, so a `HandSim` keeps one hand as small lists of card indices and plays it to its end
+(in the compiled build the position lives in C, `_ccore.SimCore`, its lists made when read).
 It is about three times as fast on the search bots' work as `MatchState` (figures and command
 in docs/bots.md, "Why two rules engines"). What both need comes from the core: the captures
 (`engine_for(rules).listing`, by the table's rank counts `count_vector`, kept move by move), the
@@ -12,6 +13,7 @@ simulator against `MatchState` move by move.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from typing import Protocol
 
 from kafana.games.tablic import CARDS, CaptureEngine, Card, Move, Rules, engine_for
 from kafana.games.tablic.capture import NATIVE, UNITS, count_vector, per_rules
@@ -24,8 +26,42 @@ SimMove = tuple[int, int]
 """(card index played, bit mask of captured table positions; 0 is a trail)."""
 Values = tuple[float, ...]
 """A value per card index."""
-Playout = Callable[["HandSim", int, int, "tuple[Values, Values, Values] | None", bytes], int]
-_PLAYOUT: Playout | None = None if NATIVE is None else NATIVE.playout
+Lists = tuple[
+    list[list[int]],
+    list[int],
+    list[int],
+    list[int],
+    list[int],
+    list[int],
+    int | None,
+    int | None,
+    int,
+]
+"""A position's lists: hands, table, deck, cards, points, tablas, last_capturer, current, vector."""
+
+
+class Core(Protocol):
+    """The compiled build's position of a `HandSim` (`_ccore.SimCore`)."""
+
+    @property
+    def current(self) -> int | None: ...
+    @property
+    def last_capturer(self) -> int | None: ...
+    @property
+    def vector(self) -> int: ...
+    def copy(self) -> Core: ...
+    def play(self, card: int, mask: int) -> None: ...
+    def playout(
+        self, plies: int, seed: int, values: tuple[Values, Values, Values] | None
+    ) -> int: ...
+    def fields(self) -> Lists: ...
+
+
+_CORE: Callable[[tuple[object, ...], bytes], Core] | None = (
+    None if NATIVE is None else NATIVE.SimCore
+)
+CORE_TABLE = 16
+"""The largest table a position is moved into C with (larger ones the Python loop plays)."""
 
 
 def _pack_rules(rules: Rules) -> bytes | None:
@@ -40,8 +76,8 @@ _FAST_RULES: dict[int, tuple[Rules, bytes | None]] = {}
 
 
 def fast_rules(rules: Rules) -> bytes | None:
-    """What the C playout reads of the rules (capture switches, card points, tabla switches),
-    or None if a value does not fit its byte (the Python loop plays those rules)."""
+    """What the C reads of the rules (capture switches, card points, tabla switches), or None
+    if a value does not fit its byte (the Python simulator plays those rules)."""
     return per_rules(_FAST_RULES, rules, _pack_rules)
 
 
@@ -50,33 +86,45 @@ def fast_playout(
 ) -> bool:
     """Play `sim` on in C for `plies` moves (-1: to the hand's end): by the greedy policy of
     `kafana_bots.rollout` given its `values` (taken, played, trailed), else uniformly at random
-    from `seed`. False if it did not (the pure build, or a listing past the capture limit):
-    then nothing changed and the Python loop plays. Checked against the Python loop in
-    tests/bots/test_bots_fast_playout.py."""
-    if _PLAYOUT is None:
+    from `seed`. False where the Python loop must play on (the pure build, rules or a table
+    past the C's bounds, a listing past the capture limit): `sim` is then where the C stopped.
+    Checked against the Python loop in tests/bots/test_bots_fast_playout.py."""
+    core = sim._ready_core()
+    if core is None:
         return False
-    packed = fast_rules(sim.rules)
-    return packed is not None and _PLAYOUT(sim, plies, seed, values, packed) >= 0
+    played = core.playout(plies, seed, values)
+    sim._lists = False
+    return played >= 0
 
 
 class HandSim:
-    """The rest of one hand: hands, table, deck, and what each side has taken so far."""
+    """The rest of one hand: hands, table, deck, and what each side has taken so far.
+
+    In the compiled build the position lives in C (`Core`, `_ccore.SimCore`) once the
+    simulator is copied, played or played out: `copy()` is a struct copy and `play` the C's
+    move. Its lists are made only when read: reading `hands`, `table`, `deck`, `cards`,
+    `points` or `tablas` hands out the simulator's own lists (the caller may change them, as
+    `worlds.WorldSampler` does) and the position goes back to them until the next move or
+    copy. `play_reference` is the Python move, the pure build's `play` and the reference the
+    C is checked against (tests/bots/test_bots_simcore.py)."""
 
     __slots__ = (
-        "cards",
-        "current",
-        "deck",
+        "_cards",
+        "_core",
+        "_current",
+        "_deck",
+        "_hands",
+        "_last_capturer",
+        "_lists",
+        "_points",
+        "_tablas",
+        "_table",
+        "_vector",
         "engine",
         "first",
-        "hands",
-        "last_capturer",
         "n",
-        "points",
         "rules",
         "side_of",
-        "tablas",
-        "table",
-        "vector",
     )
 
     rules: Rules
@@ -84,15 +132,17 @@ class HandSim:
     n: int
     side_of: tuple[int, ...]
     first: int
-    hands: list[list[int]]
-    table: list[int]
-    vector: int  # the table's rank counts (`count_vector`)
-    deck: list[int]
-    cards: list[int]
-    points: list[int]
-    tablas: list[int]
-    last_capturer: int | None
-    current: int | None
+    _hands: list[list[int]]
+    _table: list[int]
+    _vector: int  # the table's rank counts (`count_vector`)
+    _deck: list[int]
+    _cards: list[int]
+    _points: list[int]
+    _tablas: list[int]
+    _last_capturer: int | None
+    _current: int | None
+    _core: Core | None  # the position in C (compiled build), or None
+    _lists: bool  # whether the lists hold the position (else only `_core` does)
 
     @staticmethod
     def build(
@@ -114,37 +164,174 @@ class HandSim:
         sim.n = rules.players
         sim.side_of = tuple(rules.side_of(s) for s in range(rules.players))
         sim.first = hand_no % rules.players
-        sim.hands = [sorted(c.index for c in h) for h in hands]
-        sim.table = sorted(c.index for c in table)
-        sim.vector = count_vector(i // 4 + 1 for i in sim.table)
-        sim.deck = [c.index for c in deck]
+        sim._hands = [sorted(c.index for c in h) for h in hands]
+        sim._table = sorted(c.index for c in table)
+        sim._vector = count_vector(i // 4 + 1 for i in sim._table)
+        sim._deck = [c.index for c in deck]
         value = rules.points_by_index
         piles = [[c.index for c in side] for side in captured]
-        sim.cards = [len(p) for p in piles]
-        sim.points = [sum(value[i] for i in p) for p in piles]
-        sim.tablas = list(tablas)
-        sim.last_capturer = last_capturer
-        sim.current = current
+        sim._cards = [len(p) for p in piles]
+        sim._points = [sum(value[i] for i in p) for p in piles]
+        sim._tablas = list(tablas)
+        sim._last_capturer = last_capturer
+        sim._current = current
+        sim._core = None
+        sim._lists = True
         return sim
 
+    def _sync(self) -> None:
+        """Make the lists hold the position (read from C if they do not; the core kept)."""
+        if not self._lists:
+            core = self._core
+            assert core is not None
+            (
+                self._hands,
+                self._table,
+                self._deck,
+                self._cards,
+                self._points,
+                self._tablas,
+                self._last_capturer,
+                self._current,
+                self._vector,
+            ) = core.fields()
+            self._lists = True
+
+    def _release(self) -> None:
+        """The lists about to be handed out (a caller may change them): they alone hold it."""
+        self._sync()
+        self._core = None
+
+    def _ready_core(self) -> Core | None:
+        """The position in C (moved there from the lists if needed), or None where Python
+        plays: the pure build, rules past the C's bytes, a table past `CORE_TABLE` cards."""
+        core = self._core
+        if core is None and _CORE is not None and len(self._table) <= CORE_TABLE:
+            packed = fast_rules(self.rules)
+            if packed is not None:
+                position: tuple[object, ...] = (self.n, self.first, self.side_of)
+                position += (self._hands, self._table, self._deck, self._cards, self._points)
+                position += (self._tablas, self._last_capturer, self._current)
+                core = self._core = _CORE(position, packed)
+        return core
+
     def copy(self) -> HandSim:
-        """An independent copy (hands and piles copied, constants shared)."""
+        """An independent copy (in C a struct copy; else hands and piles copied, constants
+        shared)."""
         sim = HandSim.__new__(HandSim)
-        sim.rules = self.rules
-        sim.engine = self.engine
-        sim.n = self.n
-        sim.side_of = self.side_of
-        sim.first = self.first
-        sim.hands = [list(h) for h in self.hands]
-        sim.table = list(self.table)
-        sim.vector = self.vector
-        sim.deck = list(self.deck)
-        sim.cards = list(self.cards)
-        sim.points = list(self.points)
-        sim.tablas = list(self.tablas)
-        sim.last_capturer = self.last_capturer
-        sim.current = self.current
+        sim.rules, sim.engine, sim.n = self.rules, self.engine, self.n
+        sim.side_of, sim.first = self.side_of, self.first
+        core = self._ready_core()
+        sim._lists = core is None
+        if core is not None:
+            sim._core = core.copy()
+            return sim
+        sim._core = None
+        sim._hands = [list(h) for h in self._hands]
+        sim._table, sim._deck = list(self._table), list(self._deck)
+        sim._cards, sim._points = list(self._cards), list(self._points)
+        sim._tablas, sim._vector = list(self._tablas), self._vector
+        sim._last_capturer, sim._current = self._last_capturer, self._current
         return sim
+
+    @property
+    def hands(self) -> list[list[int]]:
+        """Card indexes in each seat's hand, sorted."""
+        self._release()
+        return self._hands
+
+    @hands.setter
+    def hands(self, value: list[list[int]]) -> None:
+        self._release()
+        self._hands = value
+
+    @property
+    def table(self) -> list[int]:
+        """Card indexes on the table, sorted (a capture's mask counts their positions)."""
+        self._release()
+        return self._table
+
+    @table.setter
+    def table(self, value: list[int]) -> None:
+        self._release()
+        self._table = value
+
+    @property
+    def deck(self) -> list[int]:
+        """Card indexes still to deal, in deal order."""
+        self._release()
+        return self._deck
+
+    @deck.setter
+    def deck(self, value: list[int]) -> None:
+        self._release()
+        self._deck = value
+
+    @property
+    def cards(self) -> list[int]:
+        """Cards taken per side."""
+        self._release()
+        return self._cards
+
+    @cards.setter
+    def cards(self, value: list[int]) -> None:
+        self._release()
+        self._cards = value
+
+    @property
+    def points(self) -> list[int]:
+        """Card points taken per side."""
+        self._release()
+        return self._points
+
+    @points.setter
+    def points(self, value: list[int]) -> None:
+        self._release()
+        self._points = value
+
+    @property
+    def tablas(self) -> list[int]:
+        """Tablas per side."""
+        self._release()
+        return self._tablas
+
+    @tablas.setter
+    def tablas(self, value: list[int]) -> None:
+        self._release()
+        self._tablas = value
+
+    @property
+    def vector(self) -> int:
+        """The table's rank counts (`count_vector`)."""
+        core = self._core
+        return self._vector if self._lists or core is None else core.vector
+
+    @vector.setter
+    def vector(self, value: int) -> None:
+        self._release()
+        self._vector = value
+
+    @property
+    def last_capturer(self) -> int | None:
+        """The side that captured last, or None."""
+        core = self._core
+        return self._last_capturer if self._lists or core is None else core.last_capturer
+
+    @last_capturer.setter
+    def last_capturer(self, value: int | None) -> None:
+        self._release()
+        self._last_capturer = value
+
+    @property
+    def current(self) -> int | None:
+        """The seat to move, or None once the hand is scored."""
+        core = self._core
+        return self._current if self._lists or core is None else core.current
+
+    @current.setter
+    def current(self, value: int | None) -> None:
+        self._release()
+        self._current = value
 
     @property
     def is_over(self) -> bool:
@@ -153,13 +340,14 @@ class HandSim:
 
     def legal(self) -> list[SimMove]:
         """Every legal move of the seat to move (trail first, then captures, per card)."""
-        if self.current is None:
+        self._sync()
+        if self._current is None:
             return []
         moves: list[SimMove] = []
         captures = False
         listing = self.engine.listing
-        vector, priority = self.vector, self.rules.rank_priority
-        for card in self.hands[self.current]:
+        vector, priority = self._vector, self.rules.rank_priority
+        for card in self._hands[self._current]:
             moves.append((card, 0))
             for mask in listing(card // 4 + 1, vector, priority)[0]:
                 moves.append((card, mask))
@@ -169,13 +357,24 @@ class HandSim:
         return moves
 
     def play(self, card: int, mask: int) -> None:
-        """Play a legal move (not checked) and advance, scoring the hand at its end."""
-        seat = self.current
+        """Play a legal move (not checked) and advance, scoring the hand at its end: in C
+        where the position can be there, else `play_reference`."""
+        core = self._ready_core()
+        if core is None:
+            self.play_reference(card, mask)
+            return
+        core.play(card, mask)
+        self._lists = False
+
+    def play_reference(self, card: int, mask: int) -> None:
+        """`play` in Python, on the lists: the pure build's move, and the C's reference."""
+        self._release()
+        seat = self._current
         assert seat is not None
-        hands = self.hands
+        hands = self._hands
         hands[seat].remove(card)
-        table = self.table
-        last_of_hand = not self.deck and not any(hands)
+        table = self._table
+        last_of_hand = not self._deck and not any(hands)
         if mask:
             side = self.side_of[seat]
             value = self.rules.points_by_index
@@ -190,59 +389,62 @@ class HandSim:
                     units += _UNIT[c]
                 else:
                     kept.append(c)
-            self.table = kept
-            self.vector -= units
-            self.cards[side] += taken
-            self.points[side] += pts
-            self.last_capturer = side
+            self._table = kept
+            self._vector -= units
+            self._cards[side] += taken
+            self._points[side] += pts
+            self._last_capturer = side
             if not kept and (self.rules.last_card_tabla or not last_of_hand):
-                self.tablas[side] += 1
+                self._tablas[side] += 1
         else:
             table.append(card)
             table.sort()
-            self.vector += _UNIT[card]
+            self._vector += _UNIT[card]
         if not last_of_hand:
             if any(hands):
-                self.current = (seat + 1) % self.n
+                self._current = (seat + 1) % self.n
             else:
                 self._deal()
             return
-        if self.last_capturer is not None:
+        if self._last_capturer is not None:
             value = self.rules.points_by_index
-            self.cards[self.last_capturer] += len(self.table)
-            self.points[self.last_capturer] += sum(value[c] for c in self.table)
-        self.table = []
-        self.vector = 0
-        self.current = None
+            self._cards[self._last_capturer] += len(self._table)
+            self._points[self._last_capturer] += sum(value[c] for c in self._table)
+        self._table = []
+        self._vector = 0
+        self._current = None
 
     def _deal(self) -> None:
         n = self.n
-        per = deal_size(len(self.deck), n)
-        deck = self.deck
+        per = deal_size(len(self._deck), n)
+        deck = self._deck
         for k in range(n):
-            self.hands[(self.first + k) % n] = sorted(deck[k * per : (k + 1) * per])
-        self.deck = deck[n * per :]
-        self.current = self.first
+            self._hands[(self.first + k) % n] = sorted(deck[k * per : (k + 1) * per])
+        self._deck = deck[n * per :]
+        self._current = self.first
 
     def final_points(self) -> list[int]:
         """Points per side for the whole hand (call once `is_over`)."""
+        self._sync()
         rules = self.rules
-        most = most_cards(rules, self.cards, self.last_capturer)
+        most = most_cards(rules, self._cards, self._last_capturer)
         return [
             p + t * rules.tabla_points + m
-            for p, t, m in zip(self.points, self.tablas, most, strict=True)
+            for p, t, m in zip(self._points, self._tablas, most, strict=True)
         ]
 
     def to_sim(self, move: Move) -> SimMove:
         """The simulator form of a `Move` in this position."""
+        self._sync()
         taken = move.captured
         mask = 0
-        for k, c in enumerate(self.table):
+        for k, c in enumerate(self._table):
             if CARDS[c] in taken:
                 mask |= 1 << k
         return (move.card.index, mask)
 
     def to_move(self, move: SimMove) -> Move:
         """The `Move` of a simulator move in this position."""
+        self._sync()
         card, mask = move
-        return Move(CARDS[card], [CARDS[c] for k, c in enumerate(self.table) if mask >> k & 1])
+        return Move(CARDS[card], [CARDS[c] for k, c in enumerate(self._table) if mask >> k & 1])

@@ -1,7 +1,8 @@
 """The C playout of the compiled build (`kafana_bots.sim.fast_playout`) against the Python
 simulator it stands in for: each random move is one of `HandSim.legal()` played as
-`HandSim.play` plays it, the greedy policy chooses what `rollout.greedy_move` chooses, move by
-move, on every preset and table shape. In the pure build it declines and changes nothing."""
+`HandSim.play_reference` plays it, the greedy policy chooses what `rollout.greedy_move`
+chooses, move by move, on every preset and table shape. In the pure build it declines and
+changes nothing."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from kafana_bots.rollout import greedy_move, value_tables
 from kafana_bots.sim import HandSim, fast_playout
 from test_bots_sim import sim_of
 
-compiled = pytest.mark.skipif(sim_module._PLAYOUT is None, reason="the pure build has no C path")
+compiled = pytest.mark.skipif(sim_module._CORE is None, reason="the pure build has no C path")
 
 
 def position(sim: HandSim) -> tuple[object, ...]:
@@ -47,7 +48,7 @@ def starts(preset: str, players: int, partnerships: bool, **switches: bool) -> l
 
 
 def test_the_c_playout_is_there_exactly_in_the_compiled_build() -> None:
-    assert (sim_module._PLAYOUT is not None) == (tablic.BUILD == "compiled")
+    assert (sim_module._CORE is not None) == (tablic.BUILD == "compiled")
 
 
 @compiled
@@ -63,7 +64,7 @@ def test_each_random_move_is_a_legal_move_played_as_handsim_plays_it(
                 outcomes = []
                 for move in sim.legal():
                     after = sim.copy()
-                    after.play(*move)
+                    after.play_reference(*move)
                     outcomes.append(position(after))
                 assert fast_playout(sim, 1, seed * 1000 + played)
                 assert position(sim) in outcomes
@@ -82,7 +83,7 @@ def test_the_greedy_playout_chooses_what_greedy_move_chooses(
             values = value_tables(sim.rules)
             reference = sim.copy()
             while not sim.is_over:
-                reference.play(*greedy_move(reference))
+                reference.play_reference(*greedy_move(reference))
                 assert fast_playout(sim, 1, 0, values)
                 assert position(sim) == position(reference)
             assert sim.final_points() == reference.final_points()
@@ -109,7 +110,7 @@ def test_a_playout_stops_after_its_plies_and_random_ones_differ_by_seed() -> Non
 def test_the_pure_build_declines_and_changes_nothing() -> None:
     sim = starts("serbian", 2, False)[0]
     before = position(sim)
-    if sim_module._PLAYOUT is None:
+    if sim_module._CORE is None:
         assert not fast_playout(sim, -1, 1)
         assert position(sim) == before
     else:

@@ -13,12 +13,14 @@
  * groups allowed, every union of disjoint groups. No cache and no memory kept between calls
  * beyond fixed static buffers: a call costs at most NODE_LIMIT steps and CAPTURE_LIMIT entries.
  *
- * `playout(sim, plies, seed, values, rules)` plays a `kafana_bots.sim.HandSim` on for `plies`
- * moves (all: -1), by the greedy policy of `kafana_bots.rollout` when `values` (three tuples of
- * 52 floats) is given, else uniformly at random (xorshift from `seed`), and writes the position
- * back; the moves played, or -1 (nothing changed) where the Python loop must play: a capture
- * listing past the limits above. The moves, their order and the greedy choice are HandSim's
- * and greedy_move's exactly (`tests/bots/test_bots_fast_playout.py`).
+ * `SimCore(fields, rules)` is the compiled build's `kafana_bots.sim.HandSim` position: `copy()`
+ * (a struct copy), `play(card, mask)` and `playout(plies, seed, values)`, which plays on for
+ * `plies` moves (all: -1) by the greedy policy of `kafana_bots.rollout` when `values` (three
+ * tuples of 52 floats) is given, else uniformly at random (xorshift from `seed`); the moves
+ * played, or -1 where the Python loop must play on: a capture listing past the limits above.
+ * Each move is HandSim's Python `play_reference`, and the policies' choices are HandSim's
+ * `legal()` and greedy_move's exactly (`tests/bots/test_bots_simcore.py`,
+ * `test_bots_fast_playout.py`).
  *
  * `legal(hand, table, params)`, `moves(state, kept)`, `advance(state, move)` and
  * `permute(items, domain)` are `MatchState`'s and the deal's: its legal moves (a tuple of
@@ -553,50 +555,36 @@ static int optional_int(PyObject *value, int *out) {
     return 0;
 }
 
-/* Read a HandSim's position (0), or -1 with a Python error set. */
-static int read_hand(PyObject *sim, Hand *h) {
-    PyObject *a = NULL;
-    int ok = -1, len;
-#define GET(name) do { Py_XDECREF(a); a = PyObject_GetAttrString(sim, name); if (a == NULL) goto done; } while (0)
+/* Read a HandSim's position from its fields (`HandSim.fields()`: n, first, side_of, hands,
+   table, deck, cards, points, tablas, last_capturer, current): 0, or -1 with an error set. */
+#define FIELDS 11
+static int read_fields(PyObject *fields, Hand *h) {
+    if (!PyTuple_Check(fields) || PyTuple_GET_SIZE(fields) != FIELDS) goto bad;
+    PyObject *const *f = &PyTuple_GET_ITEM(fields, 0);
+    int len;
     memset(h->piles, 0, sizeof h->piles);
-    GET("n");
-    h->n = (int)PyLong_AsLong(a);
-    if (h->n < 1 || h->n > 4) { PyErr_SetString(PyExc_ValueError, "1 to 4 players"); goto done; }
-    GET("first");
-    h->first = (int)PyLong_AsLong(a);
-    GET("side_of");
-    if (!PyTuple_Check(a) || PyTuple_GET_SIZE(a) != h->n) goto bad;
+    h->n = (int)PyLong_AsLong(f[0]);
+    h->first = (int)PyLong_AsLong(f[1]);
+    if (PyErr_Occurred()) return -1;
+    if (h->n < 1 || h->n > 4 || h->first < 0 || h->first >= h->n) goto bad;
+    if (!PyTuple_Check(f[2]) || PyTuple_GET_SIZE(f[2]) != h->n) goto bad;
     for (int s = 0; s < h->n; s++) {
-        h->side_of[s] = (int)PyLong_AsLong(PyTuple_GET_ITEM(a, s));
+        h->side_of[s] = (int)PyLong_AsLong(PyTuple_GET_ITEM(f[2], s));
         if (h->side_of[s] < 0 || h->side_of[s] > 3) goto bad;
     }
-    GET("hands");
-    if (!PyList_Check(a) || PyList_GET_SIZE(a) != h->n) goto bad;
+    if (!PyList_Check(f[3]) || PyList_GET_SIZE(f[3]) != h->n) goto bad;
     for (int s = 0; s < h->n; s++)
-        if (ints_into(PyList_GET_ITEM(a, s), h->hands[s], 52, &h->hand_len[s]) < 0) goto bad;
-    GET("table");
-    if (ints_into(a, h->table, 52, &h->table_len) < 0) goto bad;
-    GET("deck");
-    if (ints_into(a, h->deck, 52, &h->deck_len) < 0) goto bad;
-    GET("cards");
-    if (ints_into(a, h->cards, 4, &h->sides) < 0) goto bad;
-    GET("points");
-    if (ints_into(a, h->points, 4, &len) < 0 || len != h->sides) goto bad;
-    GET("tablas");
-    if (ints_into(a, h->tablas, 4, &len) < 0 || len != h->sides) goto bad;
-    GET("last_capturer");
-    if (optional_int(a, &h->last_capturer) < 0) goto done;
-    GET("current");
-    if (optional_int(a, &h->current) < 0) goto done;
-    if (PyErr_Occurred()) goto done;
-    ok = 0;
-    goto done;
+        if (ints_into(PyList_GET_ITEM(f[3], s), h->hands[s], 52, &h->hand_len[s]) < 0) goto bad;
+    if (ints_into(f[4], h->table, 52, &h->table_len) < 0 || ints_into(f[5], h->deck, 52, &h->deck_len) < 0 ||
+        ints_into(f[6], h->cards, 4, &h->sides) < 0 || ints_into(f[7], h->points, 4, &len) < 0 ||
+        len != h->sides || ints_into(f[8], h->tablas, 4, &len) < 0 || len != h->sides)
+        goto bad;
+    if (optional_int(f[9], &h->last_capturer) < 0 || optional_int(f[10], &h->current) < 0) return -1;
+    if (h->current >= h->n || h->last_capturer >= h->sides) goto bad;
+    return 0;
 bad:
     if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "not a HandSim position");
-done:
-    Py_XDECREF(a);
-#undef GET
-    return ok;
+    return -1;
 }
 
 /* Objects the fast paths make hold only cards, ints, moves and tuples of them, none of which
@@ -630,39 +618,35 @@ static PyObject *int_sequence(const int *v, int n, int as_tuple) {
 static inline PyObject *int_list(const int *v, int n) { return int_sequence(v, n, 0); }
 static inline PyObject *int_tuple(const int *v, int n) { return int_sequence(v, n, 1); }
 
-static int set_new(PyObject *sim, const char *name, PyObject *value) {
-    if (value == NULL) return -1;
-    int done = PyObject_SetAttrString(sim, name, value);
-    Py_DECREF(value);
-    return done;
-}
-
 static PyObject *optional(int v) {
     if (v < 0) Py_RETURN_NONE;
     return PyLong_FromLong(v);
 }
 
-/* Write a position back into the HandSim (0), or -1 with a Python error set. */
-static int write_hand(PyObject *sim, const Hand *h) {
-    PyObject *hands = PyList_New(h->n);
-    if (hands == NULL) return -1;
-    for (int s = 0; s < h->n; s++) {
-        PyObject *hand = int_list(h->hands[s], h->hand_len[s]);
-        if (hand == NULL) { Py_DECREF(hands); return -1; }
-        PyList_SET_ITEM(hands, s, hand);
-    }
+/* The table's rank counts (`capture.count_vector`): 4 bits a rank. */
+static long table_vector(const Hand *h) {
     long vector = 0;
     for (int k = 0; k < h->table_len; k++) vector += 1L << 4 * (h->table[k] / 4);
-    if (set_new(sim, "hands", hands) < 0 || set_new(sim, "table", int_list(h->table, h->table_len)) < 0 ||
-        set_new(sim, "deck", int_list(h->deck, h->deck_len)) < 0 ||
-        set_new(sim, "cards", int_list(h->cards, h->sides)) < 0 ||
-        set_new(sim, "points", int_list(h->points, h->sides)) < 0 ||
-        set_new(sim, "tablas", int_list(h->tablas, h->sides)) < 0 ||
-        set_new(sim, "last_capturer", optional(h->last_capturer)) < 0 ||
-        set_new(sim, "current", optional(h->current)) < 0 ||
-        set_new(sim, "vector", PyLong_FromLong(vector)) < 0)
-        return -1;
-    return 0;
+    return vector;
+}
+
+/* A position as the HandSim's lists (new ones): (hands, table, deck, cards, points, tablas,
+   last_capturer, current, vector); NULL with an error set. */
+static PyObject *fields_of(const Hand *h) {
+    PyObject *hands = PyList_New(h->n);
+    if (hands == NULL) return NULL;
+    for (int s = 0; s < h->n; s++) {
+        PyObject *hand = int_list(h->hands[s], h->hand_len[s]);
+        if (hand == NULL) {
+            Py_DECREF(hands);
+            return NULL;
+        }
+        PyList_SET_ITEM(hands, s, hand);
+    }
+    return Py_BuildValue("(NNNNNNNNl)", hands, int_list(h->table, h->table_len),
+                         int_list(h->deck, h->deck_len), int_list(h->cards, h->sides),
+                         int_list(h->points, h->sides), int_list(h->tablas, h->sides),
+                         optional(h->last_capturer), optional(h->current), table_vector(h));
 }
 
 static int read_floats(PyObject *tuple, double *out) {
@@ -726,36 +710,12 @@ static SimRules sim_rules(PyObject *rules_obj) {
     return r;
 }
 
-static PyObject *fast_playout(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    (void)self;
-    if (nargs != 5) {
-        PyErr_SetString(PyExc_TypeError, "playout(sim, plies, seed, values, rules)");
-        return NULL;
-    }
-    if (buffers_busy) return PyLong_FromLong(-1); /* called back from a finalizer: Python plays */
-    PyObject *sim = args[0], *rules_obj = args[4];
-    Playout p;
-    if (read_playout(args[1], args[2], args[3], &p) < 0) return NULL;
-    if (!PyBytes_CheckExact(rules_obj) || PyBytes_GET_SIZE(rules_obj) != SIM_RULES_SIZE) {
-        PyErr_SetString(PyExc_ValueError, "rules: the simulator's fast_rules bytes");
-        return NULL;
-    }
-    SimRules r = sim_rules(rules_obj);
-    Hand h;
-    if (read_hand(sim, &h) < 0) return NULL;
-    if (h.table_len > 16 || h.deck_len + h.table_len > 52) return PyLong_FromLong(-1);
-    long moves = run_playout(&h, &r, &p);
-    if (moves < 0) return PyLong_FromLong(-1); /* nothing written: Python plays it */
-    if (write_hand(sim, &h) < 0) return NULL;
-    return PyLong_FromLong(moves);
-}
-
 /* -- SimCore: the simulator's position owned by C ---------------------------------------------- */
 
 /* A HandSim's position held as the C's own `Hand` (hands, table and deck as card indexes, piles
-   as masks, counts as C ints): read from a HandSim once, then copied, played and played out
-   without reading or writing Python objects, and written back only when asked (`write`). The
-   search's playouts from one root copy it instead of reading the HandSim's lists each time. */
+   as masks, counts as C ints): the compiled build's `HandSim` holds one (`kafana_bots.sim`).
+   Made from a HandSim's lists once, then copied (a struct copy), played and played out without
+   reading or writing Python objects; its lists are made again only when read (`fields()`). */
 typedef struct {
     PyObject_HEAD
     Hand h;
@@ -766,9 +726,9 @@ typedef struct {
 static PyTypeObject SimCoreType;
 
 static PyObject *simcore_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
-    PyObject *sim, *rules_obj;
-    static char *names[] = {"sim", "rules", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!", names, &sim, &PyBytes_Type, &rules_obj))
+    PyObject *fields, *rules_obj;
+    static char *names[] = {"fields", "rules", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!", names, &fields, &PyBytes_Type, &rules_obj))
         return NULL;
     if (PyBytes_GET_SIZE(rules_obj) != SIM_RULES_SIZE) {
         PyErr_SetString(PyExc_ValueError, "rules: the simulator's fast_rules bytes");
@@ -776,7 +736,7 @@ static PyObject *simcore_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     }
     SimCore *self = (SimCore *)type->tp_alloc(type, 0);
     if (self == NULL) return NULL;
-    if (read_hand(sim, &self->h) < 0) {
+    if (read_fields(fields, &self->h) < 0) {
         Py_DECREF(self);
         return NULL;
     }
@@ -827,9 +787,11 @@ static PyObject *simcore_play(SimCore *self, PyObject *const *args, Py_ssize_t n
     Py_RETURN_NONE;
 }
 
-/* playout(plies, seed, values): as `playout` on a HandSim, in place; moves played, or -1 (a
-   listing past the capture limit: the moves before it stay played, where `playout` leaves its
-   HandSim as it was). */
+/* playout(plies, seed, values): plays on for `plies` moves (all: -1) in place, by the greedy
+   policy of `kafana_bots.rollout` given `values` (three tuples of 52 floats: taken, played,
+   trailed), else uniformly at random (xorshift from `seed`); the moves played, or -1 where
+   the Python loop must play on: a table past 16 cards (nothing played) or a listing past the
+   capture limit (the moves before it stay played). */
 static PyObject *simcore_playout(SimCore *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 3) {
         PyErr_SetString(PyExc_TypeError, "playout(plies, seed, values)");
@@ -838,12 +800,23 @@ static PyObject *simcore_playout(SimCore *self, PyObject *const *args, Py_ssize_
     if (buffers_busy) return PyLong_FromLong(-1);
     Playout p;
     if (read_playout(args[0], args[1], args[2], &p) < 0) return NULL;
+    if (self->h.table_len > 16) return PyLong_FromLong(-1);
     return PyLong_FromLong(run_playout(&self->h, &self->r, &p));
 }
 
-static PyObject *simcore_write(SimCore *self, PyObject *sim) {
-    if (write_hand(sim, &self->h) < 0) return NULL;
-    Py_RETURN_NONE;
+static PyObject *simcore_fields(SimCore *self, PyObject *unused) {
+    (void)unused;
+    return fields_of(&self->h);
+}
+
+static PyObject *simcore_last_capturer(SimCore *self, void *unused) {
+    (void)unused;
+    return optional(self->h.last_capturer);
+}
+
+static PyObject *simcore_vector(SimCore *self, void *unused) {
+    (void)unused;
+    return PyLong_FromLong(table_vector(&self->h));
 }
 
 static PyObject *simcore_current(SimCore *self, void *unused) {
@@ -861,14 +834,17 @@ static PyMethodDef simcore_methods[] = {
     {"play", (PyCFunction)(void (*)(void))simcore_play, METH_FASTCALL,
      "play(card, mask): HandSim.play on this position."},
     {"playout", (PyCFunction)(void (*)(void))simcore_playout, METH_FASTCALL,
-     "playout(plies, seed, values): as _ccore.playout, in place; moves played or -1."},
-    {"write", (PyCFunction)simcore_write, METH_O, "write(sim): the position into a HandSim."},
+     "playout(plies, seed, values): played on in place; moves played, or -1 (Python plays)."},
+    {"fields", (PyCFunction)simcore_fields, METH_NOARGS,
+     "(hands, table, deck, cards, points, tablas, last_capturer, current, vector), new lists."},
     {NULL, NULL, 0, NULL},
 };
 
 static PyGetSetDef simcore_getset[] = {
     {"current", (getter)simcore_current, NULL, "The seat to move, or None once scored.", NULL},
     {"points", (getter)simcore_points, NULL, "Card points taken per side (a tuple).", NULL},
+    {"last_capturer", (getter)simcore_last_capturer, NULL, "The side that captured last.", NULL},
+    {"vector", (getter)simcore_vector, NULL, "The table's rank counts (count_vector).", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -878,7 +854,7 @@ static PyTypeObject SimCoreType = {
     .tp_basicsize = sizeof(SimCore),
     .tp_dealloc = (destructor)simcore_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "SimCore(sim, rules): a HandSim's position owned by C (see _ccore.c).",
+    .tp_doc = "SimCore(fields, rules): a HandSim's position owned by C (see _ccore.c).",
     .tp_methods = simcore_methods,
     .tp_getset = simcore_getset,
     .tp_new = simcore_new,
@@ -2437,8 +2413,6 @@ static PyObject *fast_permute(PyObject *self, PyObject *const *args, Py_ssize_t 
 static PyMethodDef methods[] = {
     {"captures", (PyCFunction)(void (*)(void))fast_captures, METH_FASTCALL,
      "captures(card, table, params, rank_priority): the answer, or None (the Python path)."},
-    {"playout", (PyCFunction)(void (*)(void))fast_playout, METH_FASTCALL,
-     "playout(sim, plies, seed, values, rules): moves played, or -1 (the Python loop)."},
     {"legal", (PyCFunction)(void (*)(void))fast_legal, METH_FASTCALL,
      "legal(hand, table, params): the legal moves as MatchState lists them (a tuple), or None "
      "(the Python path)."},
