@@ -10,7 +10,8 @@ API (after a warm-up that fills the caches), `captures()` calls per second on fr
 frozenset), random playout hands per second in the search's simulator
 (`kafana_bots.sim`: the bots' playouts; `bench_core.simulator_rate`), and sampled worlds per
 second of the search's work (`search`: each candidate copied, played, 10 greedy moves and the
-estimate, `bench_search.search_sim`). Each figure is
+estimate, `bench_search.search_sim`) and last-deal positions solved per second (`exact`:
+`kafana_bots.exact.solve`, each node a copy and a move). Each figure is
 process CPU time, not wall time; the medians and the ratio are printed. Both run the pure-Python
 core (`KAFANA_PURE=1`: an older commit has no compiled build); `--build compiled` runs this
 checkout's compiled build (`make venv`) against the older commit's pure one, or against its
@@ -60,6 +61,21 @@ elif what == "search":  # ismcts' work per sampled world (bench_search.search_si
     start = time.process_time()
     search_sim(items, 10)
     print(len(items) / (time.process_time() - start))
+elif what == "exact":  # the exact solver on last-deal positions (9 cards in hand), positions/s
+    from kafana_bots.exact import solve
+    from kafana_bots.worlds import sim_from_view
+    rng, sims, k = random.Random(5), [], 0
+    while len(sims) < amount:
+        state, k = tablic.new_match(rules, seed=k), k + 1
+        while state.deck_remaining or sum(len(state.hand(s)) for s in range(2)) > 9:
+            state = state.apply(rng.choice(state.legal_moves()))
+        seat = state.current_seat
+        hands = [list(state.hand(s)) for s in range(2)]
+        sims.append((sim_from_view(state.view(seat), hands, []), seat))
+    start = time.process_time()
+    for sim, seat in sims:
+        solve(sim, sim.legal(), seat, max_nodes=10**6)
+    print(amount / (time.process_time() - start))
 elif what == "hands":  # under callgrind: a warm-up, then `amount` hands
     playout_rate(int(sys.argv[4]), 10**6, rules)
     playout_rate(amount, 0, rules)
@@ -140,6 +156,7 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=5_000)
     parser.add_argument("--simulated", type=int, default=5_000, help="simulator hands a process")
     parser.add_argument("--positions", type=int, default=40, help="search positions a process")
+    parser.add_argument("--solved", type=int, default=30, help="exact.solve positions a process")
     parser.add_argument("--instructions", action="store_true", help="also count instructions")
     parser.add_argument("--warm-up", type=int, default=1_000)
     parser.add_argument("--build", choices=["pure", "compiled"], default="pure")
@@ -173,6 +190,7 @@ def main() -> None:
             ("captures_read", args.calls, "12-card captures() calls/s, every capture read"),
             ("simulator", args.simulated, "simulator hands/s"),
             ("search", args.positions, "search worlds/s (bench_search.search_sim)"),
+            ("exact", args.solved, "last-deal positions solved/s (exact.solve)"),
         ):
             if args.only and what not in args.only.split(","):
                 continue
