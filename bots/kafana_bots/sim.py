@@ -198,7 +198,8 @@ class HandSim:
             self._lists = True
 
     def _release(self) -> None:
-        """The lists about to be handed out (a caller may change them): they alone hold it."""
+        """The lists about to be handed out (a caller may change them): they alone hold the
+        position (without a core they do already: `_lists` is then true)."""
         self._sync()
         self._core = None
 
@@ -237,7 +238,8 @@ class HandSim:
     @property
     def hands(self) -> list[list[int]]:
         """Card indexes in each seat's hand, sorted."""
-        self._release()
+        if self._core is not None:
+            self._release()
         return self._hands
 
     @hands.setter
@@ -248,7 +250,8 @@ class HandSim:
     @property
     def table(self) -> list[int]:
         """Card indexes on the table, sorted (a capture's mask counts their positions)."""
-        self._release()
+        if self._core is not None:
+            self._release()
         return self._table
 
     @table.setter
@@ -259,7 +262,8 @@ class HandSim:
     @property
     def deck(self) -> list[int]:
         """Card indexes still to deal, in deal order."""
-        self._release()
+        if self._core is not None:
+            self._release()
         return self._deck
 
     @deck.setter
@@ -270,7 +274,8 @@ class HandSim:
     @property
     def cards(self) -> list[int]:
         """Cards taken per side."""
-        self._release()
+        if self._core is not None:
+            self._release()
         return self._cards
 
     @cards.setter
@@ -281,7 +286,8 @@ class HandSim:
     @property
     def points(self) -> list[int]:
         """Card points taken per side."""
-        self._release()
+        if self._core is not None:
+            self._release()
         return self._points
 
     @points.setter
@@ -292,7 +298,8 @@ class HandSim:
     @property
     def tablas(self) -> list[int]:
         """Tablas per side."""
-        self._release()
+        if self._core is not None:
+            self._release()
         return self._tablas
 
     @tablas.setter
