@@ -200,7 +200,8 @@ class HandSim:
     def _release(self) -> None:
         """The lists about to be handed out (a caller may change them): they alone hold the
         position (without a core they do already: `_lists` is then true)."""
-        self._sync()
+        if not self._lists:
+            self._sync()
         self._core = None
 
     def _ready_core(self) -> Core | None:
@@ -311,7 +312,9 @@ class HandSim:
     def vector(self) -> int:
         """The table's rank counts (`count_vector`)."""
         core = self._core
-        return self._vector if self._lists or core is None else core.vector
+        if core is None or self._lists:
+            return self._vector
+        return core.vector
 
     @vector.setter
     def vector(self, value: int) -> None:
@@ -322,7 +325,9 @@ class HandSim:
     def last_capturer(self) -> int | None:
         """The side that captured last, or None."""
         core = self._core
-        return self._last_capturer if self._lists or core is None else core.last_capturer
+        if core is None or self._lists:
+            return self._last_capturer
+        return core.last_capturer
 
     @last_capturer.setter
     def last_capturer(self, value: int | None) -> None:
@@ -333,7 +338,9 @@ class HandSim:
     def current(self) -> int | None:
         """The seat to move, or None once the hand is scored."""
         core = self._core
-        return self._current if self._lists or core is None else core.current
+        if core is None or self._lists:
+            return self._current
+        return core.current
 
     @current.setter
     def current(self, value: int | None) -> None:
@@ -343,11 +350,15 @@ class HandSim:
     @property
     def is_over(self) -> bool:
         """True once the hand has been scored."""
-        return self.current is None
+        core = self._core
+        if core is None or self._lists:
+            return self._current is None
+        return core.current is None
 
     def legal(self) -> list[SimMove]:
         """Every legal move of the seat to move (trail first, then captures, per card)."""
-        self._sync()
+        if not self._lists:
+            self._sync()
         if self._current is None:
             return []
         moves: list[SimMove] = []
@@ -366,7 +377,9 @@ class HandSim:
     def play(self, card: int, mask: int) -> None:
         """Play a legal move (not checked) and advance, scoring the hand at its end: in C
         where the position can be there, else `play_reference`."""
-        core = self._ready_core()
+        core = self._core
+        if core is None and _CORE is not None:
+            core = self._ready_core()
         if core is None:
             self.play_reference(card, mask)
             return
@@ -375,7 +388,8 @@ class HandSim:
 
     def play_reference(self, card: int, mask: int) -> None:
         """`play` in Python, on the lists: the pure build's move, and the C's reference."""
-        self._release()
+        if self._core is not None:
+            self._release()
         seat = self._current
         assert seat is not None
         hands = self._hands
@@ -432,7 +446,8 @@ class HandSim:
 
     def final_points(self) -> list[int]:
         """Points per side for the whole hand (call once `is_over`)."""
-        self._sync()
+        if not self._lists:
+            self._sync()
         rules = self.rules
         most = most_cards(rules, self._cards, self._last_capturer)
         return [
@@ -442,7 +457,8 @@ class HandSim:
 
     def to_sim(self, move: Move) -> SimMove:
         """The simulator form of a `Move` in this position."""
-        self._sync()
+        if not self._lists:
+            self._sync()
         taken = move.captured
         mask = 0
         for k, c in enumerate(self._table):
@@ -452,6 +468,7 @@ class HandSim:
 
     def to_move(self, move: SimMove) -> Move:
         """The `Move` of a simulator move in this position."""
-        self._sync()
+        if not self._lists:
+            self._sync()
         card, mask = move
         return Move(CARDS[card], [CARDS[c] for k, c in enumerate(self._table) if mask >> k & 1])
