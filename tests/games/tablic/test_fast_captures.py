@@ -102,6 +102,7 @@ OTHER_SETS: list[Any] = [
     frozenset({"KD"}),
     frozenset({Card.parse("KD"), 1}),
     {Card.parse("KD")},
+    {Card.parse("KD"), 1},
 ]
 """Lookups that are not captures: not a set, a set of no cards or of cards and other things."""
 

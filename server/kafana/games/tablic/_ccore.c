@@ -1020,8 +1020,8 @@ static int captures_contains(Captures *self, PyObject *x) {
     uint64_t cards;
     int clean = mask_of_cards(x, &cards);
     if (clean != 0) return clean < 0 ? -1 : captures_has(self, cards);
-    PyObject *set = captures_set(self);
-    return set == NULL ? -1 : PySet_Contains(set, x);
+    PyObject *set = captures_set(self); /* `in` of a set: a set looked up as a frozenset */
+    return set == NULL ? -1 : PySequence_Contains(set, x);
 }
 
 /* `self == other` for a set or frozenset `other`: 1, 0, 2 (only the answer as a set can
