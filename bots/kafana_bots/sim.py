@@ -197,12 +197,13 @@ class HandSim:
             ) = core.fields()
             self._lists = True
 
-    def _release(self) -> None:
-        """The lists about to be handed out (a caller may change them): they alone hold the
-        position (without a core they do already: `_lists` is then true)."""
-        if not self._lists:
+    def _held(self) -> HandSim:
+        """This simulator, its lists about to be handed out (a caller may change them): from
+        here on they alone hold the position (without a core they do already)."""
+        if self._core is not None:
             self._sync()
-        self._core = None
+            self._core = None
+        return self
 
     def _ready_core(self) -> Core | None:
         """The position in C (moved there from the lists if needed), or None where Python
@@ -239,113 +240,86 @@ class HandSim:
     @property
     def hands(self) -> list[list[int]]:
         """Card indexes in each seat's hand, sorted."""
-        if self._core is not None:
-            self._release()
-        return self._hands
+        return self._hands if self._core is None else self._held()._hands
 
     @hands.setter
     def hands(self, value: list[list[int]]) -> None:
-        self._release()
-        self._hands = value
+        self._held()._hands = value
 
     @property
     def table(self) -> list[int]:
         """Card indexes on the table, sorted (a capture's mask counts their positions)."""
-        if self._core is not None:
-            self._release()
-        return self._table
+        return self._table if self._core is None else self._held()._table
 
     @table.setter
     def table(self, value: list[int]) -> None:
-        self._release()
-        self._table = value
+        self._held()._table = value
 
     @property
     def deck(self) -> list[int]:
         """Card indexes still to deal, in deal order."""
-        if self._core is not None:
-            self._release()
-        return self._deck
+        return self._deck if self._core is None else self._held()._deck
 
     @deck.setter
     def deck(self, value: list[int]) -> None:
-        self._release()
-        self._deck = value
+        self._held()._deck = value
 
     @property
     def cards(self) -> list[int]:
         """Cards taken per side."""
-        if self._core is not None:
-            self._release()
-        return self._cards
+        return self._cards if self._core is None else self._held()._cards
 
     @cards.setter
     def cards(self, value: list[int]) -> None:
-        self._release()
-        self._cards = value
+        self._held()._cards = value
 
     @property
     def points(self) -> list[int]:
         """Card points taken per side."""
-        if self._core is not None:
-            self._release()
-        return self._points
+        return self._points if self._core is None else self._held()._points
 
     @points.setter
     def points(self, value: list[int]) -> None:
-        self._release()
-        self._points = value
+        self._held()._points = value
 
     @property
     def tablas(self) -> list[int]:
         """Tablas per side."""
-        if self._core is not None:
-            self._release()
-        return self._tablas
+        return self._tablas if self._core is None else self._held()._tablas
 
     @tablas.setter
     def tablas(self, value: list[int]) -> None:
-        self._release()
-        self._tablas = value
+        self._held()._tablas = value
 
     @property
     def vector(self) -> int:
         """The table's rank counts (`count_vector`)."""
         core = self._core
-        if core is None or self._lists:
-            return self._vector
-        return core.vector
+        return self._vector if core is None or self._lists else core.vector
 
     @vector.setter
     def vector(self, value: int) -> None:
-        self._release()
-        self._vector = value
+        self._held()._vector = value
 
     @property
     def last_capturer(self) -> int | None:
         """The side that captured last, or None."""
         core = self._core
-        if core is None or self._lists:
-            return self._last_capturer
-        return core.last_capturer
+        return self._last_capturer if core is None or self._lists else core.last_capturer
 
     @last_capturer.setter
     def last_capturer(self, value: int | None) -> None:
-        self._release()
-        self._last_capturer = value
+        self._held()._last_capturer = value
 
     @property
     def current(self) -> int | None:
         """The seat to move, or None once the hand is scored."""
         core = self._core
-        if core is None or self._lists:
-            return self._current
-        return core.current
+        return self._current if core is None or self._lists else core.current
 
     @current.setter
     def current(self, value: int | None) -> None:
-        self._release()
-        self._current = value
+        self._held()._current = value
 
     @property
     def is_over(self) -> bool:
@@ -388,8 +362,7 @@ class HandSim:
 
     def play_reference(self, card: int, mask: int) -> None:
         """`play` in Python, on the lists: the pure build's move, and the C's reference."""
-        if self._core is not None:
-            self._release()
+        self._held()
         seat = self._current
         assert seat is not None
         hands = self._hands
