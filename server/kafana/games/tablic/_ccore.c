@@ -1192,6 +1192,12 @@ static PyTypeObject CapturesType = {
     .tp_methods = captures_methods,
 };
 
+/* The answer's types ready and in the module `m`: 0, or -1 with an error set. */
+static int add_captures_types(PyObject *m) {
+    if (PyType_Ready(&CapturesType) < 0 || PyType_Ready(&CapturesIterType) < 0) return -1;
+    return PyModule_AddObjectRef(m, "Captures", (PyObject *)&CapturesType);
+}
+
 /* A table of cards read for the search: its cards' indexes and ranks by position. */
 typedef struct {
     Table t;
@@ -2439,13 +2445,11 @@ static struct PyModuleDef module = {
 };
 
 PyMODINIT_FUNC PyInit__ccore(void) {
-    if (PyType_Ready(&MoveListType) < 0 || PyType_Ready(&SimCoreType) < 0 ||
-        PyType_Ready(&CapturesType) < 0 || PyType_Ready(&CapturesIterType) < 0)
-        return NULL;
+    if (PyType_Ready(&MoveListType) < 0 || PyType_Ready(&SimCoreType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m != NULL && (PyModule_AddObjectRef(m, "MoveList", (PyObject *)&MoveListType) < 0 ||
-                      PyModule_AddObjectRef(m, "Captures", (PyObject *)&CapturesType) < 0 ||
                       PyModule_AddObjectRef(m, "SimCore", (PyObject *)&SimCoreType) < 0))
         Py_CLEAR(m);
+    if (m != NULL && add_captures_types(m) < 0) Py_CLEAR(m);
     return m;
 }
