@@ -624,9 +624,9 @@ static PyObject *optional(int v) {
 }
 
 /* The table's rank counts (`capture.count_vector`): 4 bits a rank. */
-static long table_vector(const Hand *h) {
-    long vector = 0;
-    for (int k = 0; k < h->table_len; k++) vector += 1L << 4 * (h->table[k] / 4);
+static uint64_t hand_vector(const Hand *h) {
+    uint64_t vector = 0;
+    for (int k = 0; k < h->table_len; k++) vector += 1ull << 4 * (h->table[k] / 4);
     return vector;
 }
 
@@ -643,10 +643,11 @@ static PyObject *fields_of(const Hand *h) {
         }
         PyList_SET_ITEM(hands, s, hand);
     }
-    return Py_BuildValue("(NNNNNNNNl)", hands, int_list(h->table, h->table_len),
+    return Py_BuildValue("(NNNNNNNNK)", hands, int_list(h->table, h->table_len),
                          int_list(h->deck, h->deck_len), int_list(h->cards, h->sides),
                          int_list(h->points, h->sides), int_list(h->tablas, h->sides),
-                         optional(h->last_capturer), optional(h->current), table_vector(h));
+                         optional(h->last_capturer), optional(h->current),
+                         (unsigned long long)hand_vector(h));
 }
 
 static int read_floats(PyObject *tuple, double *out) {
@@ -816,7 +817,7 @@ static PyObject *simcore_last_capturer(SimCore *self, void *unused) {
 
 static PyObject *simcore_vector(SimCore *self, void *unused) {
     (void)unused;
-    return PyLong_FromLong(table_vector(&self->h));
+    return PyLong_FromUnsignedLongLong(hand_vector(&self->h));
 }
 
 static PyObject *simcore_current(SimCore *self, void *unused) {
