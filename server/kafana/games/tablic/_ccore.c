@@ -1270,7 +1270,7 @@ static PyObject *fast_captures(PyObject *self, PyObject *const *args, Py_ssize_t
     if (rank_priority < 0) return NULL;
     const uint8_t *params = params_of(args[2]);
     if (Py_TYPE(card) != card_type || params == NULL) Py_RETURN_NONE;
-    Py_ssize_t n;
+    Py_ssize_t n = 0;
     PyObject **items = items_of(args[1], &n);
     int played = card_index(card);
     CardTable c;
