@@ -30,17 +30,28 @@ compiled = pytest.mark.skipif(
 )
 
 
-def declared_fields() -> tuple[str, ...]:
-    """MatchState's fields as state.py declares them (`__slots__`): the compiled class has
-    none to read (its fields are descriptors), so they are read from the source."""
-    tree = ast.parse((Path(tablic.__file__).parent / "state.py").read_text())
-    (cls,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "MatchState"]
+def slots_of(module: str, name: str) -> tuple[str, ...]:
+    """The `__slots__` a class of a module of the package declares, read from its source (the
+    compiled class has none to read: its fields are descriptors)."""
+    tree = ast.parse((Path(tablic.__file__).parent / module).read_text())
+    (cls,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name]
     for node in cls.body:
         if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "__slots__":
             names = ast.literal_eval(node.value)
             assert isinstance(names, tuple) and names
             return names
-    raise AssertionError("MatchState declares no __slots__")
+    raise AssertionError(f"{name} declares no __slots__")
+
+
+def declared_fields() -> tuple[str, ...]:
+    """MatchState's fields as state.py and fields.py declare them: its own `__slots__` but the
+    position (`_f`), and the position's fields (`PyFields`), read by MatchState under their
+    former names (`_hands`, ...; `hand_no` and `move_count` public)."""
+    position = slots_of("fields.py", "PyFields")
+    named = [name if name in ("hand_no", "move_count") else f"_{name}" for name in position]
+    own = [name for name in slots_of("state.py", "MatchState") if name != "_f"]
+    assert len(own) + 1 == len(slots_of("state.py", "MatchState"))
+    return (*own, *named)
 
 
 FIELDS = tuple(name for name in declared_fields() if name not in ("_legal", "_builds"))

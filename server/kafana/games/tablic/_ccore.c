@@ -1570,28 +1570,31 @@ static uint64_t read_hand_cards(PyObject *hand, int *played, Py_ssize_t *cards) 
     return seen;
 }
 
-/* The legal moves of `hand` on `table` as `MatchState._list_moves` lists them (per card its
-   trail, then its captures in the order of their masks; only the captures when one is possible
-   and required), a new MoveList keeping the first `kept` Moves once made; or None where Python
-   must list. */
-static PyObject *list_moves(PyObject *hand, PyObject *table, PyObject *params_obj,
-                            Py_ssize_t kept) {
-    if (card_type == NULL || move_type == NULL || buffers_busy) Py_RETURN_NONE;
-    const uint8_t *params = state_params_of(params_obj);
-    Py_ssize_t n, cards = 0;
-    PyObject **items = items_of(table, &n);
-    int played[52];
-    if (params == NULL || items == NULL || !PyTuple_CheckExact(table) || n > 51) Py_RETURN_NONE;
-    uint64_t seen = read_hand_cards(hand, played, &cards);
-    CardTable c;
-    if (seen == 0 || read_table(&c, items, n, params, seen) < 0) Py_RETURN_NONE;
+/* A table read from card indexes (`n` < 52 distinct ones) for the search. */
+static void table_of_indexes(CardTable *c, const int *index, int n, const uint8_t *params) {
+    c->t.n = n;
+    for (int i = 0; i < n; i++) {
+        c->index[i] = index[i];
+        c->rank[i] = index[i] / 4 + 1;
+        fill_values(&c->t, i, c->rank[i], params);
+    }
+    table_ready(&c->t);
+}
+
+/* The legal moves of the `cards` cards of `played` (card indexes, a seat's hand) on `c` as
+   `MatchState._list_moves` lists them (per card its trail, then its captures in the order of
+   their masks; only the captures when one is possible and required), a new MoveList keeping
+   the first `kept` Moves once made; or None where Python must list (past the bounds). */
+static PyObject *listed_moves(const int *played, Py_ssize_t cards, CardTable *c,
+                              const uint8_t *params, Py_ssize_t kept) {
+    if (move_type == NULL || buffers_busy) Py_RETURN_NONE;
     static Listed found[CAPTURE_LIMIT + 52]; /* `buffers_busy` while in use */
     int total = 0, captures = 0;
     buffers_busy = 1;
-    int shared = prepare(&c.t, c.rank, played, (int)cards, params) == 0;
+    int shared = prepare(&c->t, c->rank, played, (int)cards, params) == 0;
     for (Py_ssize_t k = 0; k < cards; k++) {
         int count = shared ? prepared_captures(played[k], params, params[SP_PRIORITY], 1, masks_buffer)
-                           : card_captures(&c, played[k], params, params[SP_PRIORITY], 1, masks_buffer);
+                           : card_captures(c, played[k], params, params[SP_PRIORITY], 1, masks_buffer);
         if (count < 0 || captures + count > CAPTURE_LIMIT) { /* past the bounds: Python lists */
             buffers_busy = 0;
             Py_RETURN_NONE;
@@ -1600,7 +1603,7 @@ static PyObject *list_moves(PyObject *hand, PyObject *table, PyObject *params_ob
         for (int m = 0; m < count; m++) {
             uint64_t taken = 0;
             for (uint64_t at = masks_buffer[m]; at; at &= at - 1)
-                taken |= 1ull << c.index[__builtin_ctzll(at)];
+                taken |= 1ull << c->index[__builtin_ctzll(at)];
             found[total++] = (Listed){taken, NULL, played[k]};
         }
         captures += count;
@@ -1617,6 +1620,21 @@ static PyObject *list_moves(PyObject *hand, PyObject *table, PyObject *params_ob
     return (PyObject *)out;
 }
 
+/* `listed_moves` of `hand` on `table` (tuples of cards), or None where Python must list. */
+static PyObject *list_moves(PyObject *hand, PyObject *table, PyObject *params_obj,
+                            Py_ssize_t kept) {
+    if (card_type == NULL || move_type == NULL || buffers_busy) Py_RETURN_NONE;
+    const uint8_t *params = state_params_of(params_obj);
+    Py_ssize_t n, cards = 0;
+    PyObject **items = items_of(table, &n);
+    int played[52];
+    if (params == NULL || items == NULL || !PyTuple_CheckExact(table) || n > 51) Py_RETURN_NONE;
+    uint64_t seen = read_hand_cards(hand, played, &cards);
+    CardTable c;
+    if (seen == 0 || read_table(&c, items, n, params, seen) < 0) Py_RETURN_NONE;
+    return listed_moves(played, cards, &c, params, kept);
+}
+
 /* legal(hand, table, params): `list_moves` as a tuple of Moves, or None. */
 static PyObject *fast_legal(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
@@ -1630,21 +1648,308 @@ static PyObject *fast_legal(PyObject *self, PyObject *const *args, Py_ssize_t na
     return out;
 }
 
-/* -- MatchState's fields, read and written through the class's descriptors ------------------ */
+/* -- MatchState's position: a C struct of its own (StateCore) ------------------------------ */
+
+/* `MatchState._f`, the fields a move changes (`kafana.games.tablic.fields.Fields`), as the
+   simulator's `Hand` (hands, table and deck as card indexes, piles as masks, the seat to move:
+   -1 for None) plus the counters and scores. Its attributes read as Python's `PyFields` do:
+   tuples made on first read and kept (`kept`), until the field changes; set from Python (the
+   Python paths: a move not listed, `building`'s, `determinize`), a field is read into the
+   struct and the value given kept. It holds only cards, ints and tuples of them: no cycle can
+   pass through it, so the cycle collector does not walk it. */
+enum { K_HANDS, K_TABLE, K_DECK, K_PILES, K_TABLAS, K_SCORES, K_COUNT };
+
+typedef struct {
+    PyObject_HEAD
+    Hand h;            /* first: the seat dealt first this hand (hand_no % players) */
+    uint64_t hand_no, move_count, vector;
+    long long scores[4];
+    PyObject *params;  /* the rules (`state_params`, bytes of STATE_PARAMS_SIZE) */
+    PyObject *kept[K_COUNT];
+} StateCore;
+
+static PyTypeObject StateCoreType;
+
+/* A tuple of the `n` cards of `indexes` (card indexes). */
+static PyObject *cards_of(const int *indexes, int n) {
+    PyObject *out = card_tuple(n);
+    if (out == NULL) return NULL;
+    for (int i = 0; i < n; i++) PyTuple_SET_ITEM(out, i, Py_NewRef(card_objects[indexes[i]]));
+    return out;
+}
+
+/* StateCore(params): an empty position of the rules `params` (every field zero, no seat to
+   move), whose fields Python or `start` then set. */
+static PyObject *core_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    PyObject *params_obj;
+    if (kwds != NULL && PyDict_GET_SIZE(kwds) > 0) {
+        PyErr_SetString(PyExc_TypeError, "StateCore(params) takes no keyword arguments");
+        return NULL;
+    }
+    if (!PyArg_ParseTuple(args, "O:StateCore", &params_obj)) return NULL;
+    const uint8_t *params = state_params_of(params_obj);
+    if (params == NULL || params[SP_PLAYERS] < 2 || params[SP_PLAYERS] > 4) {
+        PyErr_SetString(PyExc_ValueError, "StateCore needs a state's parameters (state_params)");
+        return NULL;
+    }
+    StateCore *c = (StateCore *)type->tp_alloc(type, 0); /* zeroed */
+    if (c == NULL) return NULL;
+    Hand *h = &c->h;
+    h->n = params[SP_PLAYERS];
+    h->sides = params[SP_PARTNERS] ? 2 : h->n;
+    for (int s = 0; s < h->n; s++) h->side_of[s] = params[SP_PARTNERS] ? s % 2 : s;
+    h->current = h->last_capturer = -1;
+    c->params = Py_NewRef(params_obj);
+    return (PyObject *)c;
+}
+
+static void core_forget(StateCore *c, int k) { Py_CLEAR(c->kept[k]); }
+
+static void core_dealloc(StateCore *c) {
+    for (int k = 0; k < K_COUNT; k++) Py_XDECREF(c->kept[k]);
+    Py_XDECREF(c->params);
+    Py_TYPE(c)->tp_free((PyObject *)c);
+}
+
+/* A new core holding the values of `c`: its struct copied, its tuples shared. */
+static StateCore *core_copy(StateCore *c) {
+    StateCore *out = PyObject_New(StateCore, &StateCoreType);
+    if (out == NULL) return NULL;
+    memcpy((char *)out + sizeof(PyObject), (char *)c + sizeof(PyObject), sizeof(StateCore) - sizeof(PyObject));
+    Py_INCREF(out->params);
+    for (int k = 0; k < K_COUNT; k++) Py_XINCREF(out->kept[k]);
+    return out;
+}
+
+static PyObject *core_copy_method(StateCore *self, PyObject *unused) {
+    (void)unused;
+    return (PyObject *)core_copy(self);
+}
+
+/* The kept tuple `k`, made by `make` on first read. */
+static PyObject *core_kept(StateCore *c, int k, PyObject *(*make)(StateCore *)) {
+    if (c->kept[k] == NULL && (c->kept[k] = make(c)) == NULL) return NULL;
+    return Py_NewRef(c->kept[k]);
+}
+
+static PyObject *make_hands(StateCore *c) {
+    PyObject *out = card_tuple(c->h.n);
+    for (int s = 0; out != NULL && s < c->h.n; s++) {
+        PyObject *cards = cards_of(c->h.hands[s], c->h.hand_len[s]);
+        if (cards == NULL) Py_CLEAR(out);
+        else PyTuple_SET_ITEM(out, s, cards);
+    }
+    return out;
+}
+static PyObject *make_table(StateCore *c) { return cards_of(c->h.table, c->h.table_len); }
+static PyObject *make_deck(StateCore *c) { return cards_of(c->h.deck, c->h.deck_len); }
+static PyObject *make_tablas(StateCore *c) { return int_tuple(c->h.tablas, c->h.sides); }
+
+/* A tuple of the first `n` of `v` (u64 if `wide`, else long long). */
+static PyObject *numbers(const void *v, int n, int wide) {
+    PyObject *out = card_tuple(n);
+    for (int s = 0; out != NULL && s < n; s++) {
+        PyObject *x = wide ? PyLong_FromUnsignedLongLong(((const uint64_t *)v)[s])
+                           : PyLong_FromLongLong(((const long long *)v)[s]);
+        if (x == NULL) Py_CLEAR(out);
+        else PyTuple_SET_ITEM(out, s, x);
+    }
+    return out;
+}
+static PyObject *make_piles(StateCore *c) { return numbers(c->h.piles, c->h.sides, 1); }
+static PyObject *make_scores(StateCore *c) { return numbers(c->scores, c->h.sides, 0); }
+
+static PyObject *get_hands(StateCore *c, void *u) { (void)u; return core_kept(c, K_HANDS, make_hands); }
+static PyObject *get_table(StateCore *c, void *u) { (void)u; return core_kept(c, K_TABLE, make_table); }
+static PyObject *get_deck(StateCore *c, void *u) { (void)u; return core_kept(c, K_DECK, make_deck); }
+static PyObject *get_piles(StateCore *c, void *u) { (void)u; return core_kept(c, K_PILES, make_piles); }
+static PyObject *get_tablas(StateCore *c, void *u) { (void)u; return core_kept(c, K_TABLAS, make_tablas); }
+static PyObject *get_scores(StateCore *c, void *u) { (void)u; return core_kept(c, K_SCORES, make_scores); }
+static PyObject *get_hand_no(StateCore *c, void *u) { (void)u; return PyLong_FromUnsignedLongLong(c->hand_no); }
+static PyObject *get_move_count(StateCore *c, void *u) { (void)u; return PyLong_FromUnsignedLongLong(c->move_count); }
+static PyObject *get_vector(StateCore *c, void *u) { (void)u; return PyLong_FromUnsignedLongLong(c->vector); }
+static PyObject *get_current(StateCore *c, void *u) { (void)u; return optional(c->h.current); }
+static PyObject *get_last_capturer(StateCore *c, void *u) { (void)u; return optional(c->h.last_capturer); }
+
+static int no_delete(PyObject *value) {
+    if (value != NULL) return 0;
+    PyErr_SetString(PyExc_AttributeError, "a StateCore field cannot be deleted");
+    return -1;
+}
+
+/* The cards of a tuple (at most `most`) into `out` by index; their count, or -1 with an
+   error set. */
+static int cards_into(PyObject *value, int *out, int most) {
+    if (!PyTuple_Check(value) || PyTuple_GET_SIZE(value) > most) {
+        PyErr_Format(PyExc_TypeError, "expected a tuple of at most %d cards", most);
+        return -1;
+    }
+    int n = (int)PyTuple_GET_SIZE(value);
+    for (int i = 0; i < n; i++) {
+        PyObject *card = PyTuple_GET_ITEM(value, i);
+        if ((out[i] = Py_TYPE(card) == card_type ? card_index(card) : -1) < 0) {
+            PyErr_SetString(PyExc_TypeError, "expected cards");
+            return -1;
+        }
+    }
+    return n;
+}
+
+/* A tuple field set: `value` kept as its tuple. */
+static void keep(StateCore *c, int k, PyObject *value) { Py_XSETREF(c->kept[k], Py_NewRef(value)); }
+
+static int set_hands(StateCore *c, PyObject *value, void *u) {
+    (void)u;
+    int hands[4][52], lens[4];
+    if (no_delete(value) < 0) return -1;
+    if (!PyTuple_Check(value) || PyTuple_GET_SIZE(value) != c->h.n) {
+        PyErr_SetString(PyExc_TypeError, "expected a hand (a tuple of cards) per seat");
+        return -1;
+    }
+    for (int s = 0; s < c->h.n; s++)
+        if ((lens[s] = cards_into(PyTuple_GET_ITEM(value, s), hands[s], 52)) < 0) return -1;
+    for (int s = 0; s < c->h.n; s++) {
+        memcpy(c->h.hands[s], hands[s], sizeof(int) * (size_t)lens[s]);
+        c->h.hand_len[s] = lens[s];
+    }
+    keep(c, K_HANDS, value);
+    return 0;
+}
+
+static int set_card_field(StateCore *c, PyObject *value, int *into, int *len, int k) {
+    int cards[52], n;
+    if (no_delete(value) < 0 || (n = cards_into(value, cards, 52)) < 0) return -1;
+    memcpy(into, cards, sizeof(int) * (size_t)n);
+    *len = n;
+    keep(c, k, value);
+    return 0;
+}
+static int set_table(StateCore *c, PyObject *v, void *u) { (void)u; return set_card_field(c, v, c->h.table, &c->h.table_len, K_TABLE); }
+static int set_deck(StateCore *c, PyObject *v, void *u) { (void)u; return set_card_field(c, v, c->h.deck, &c->h.deck_len, K_DECK); }
+
+/* A tuple of one int a side into `out` (u64 if `wide`, int if `narrow`, else long long). */
+static int side_numbers(StateCore *c, PyObject *value, int k, void *out, int kind) {
+    long long got[4];
+    uint64_t wide[4];
+    if (no_delete(value) < 0) return -1;
+    if (!PyTuple_Check(value) || PyTuple_GET_SIZE(value) != c->h.sides) {
+        PyErr_SetString(PyExc_TypeError, "expected a tuple of one int a side");
+        return -1;
+    }
+    for (int s = 0; s < c->h.sides; s++) {
+        PyObject *x = PyTuple_GET_ITEM(value, s);
+        if (!PyLong_Check(x)) {
+            PyErr_SetString(PyExc_TypeError, "expected ints");
+            return -1;
+        }
+        if (kind == 1) wide[s] = PyLong_AsUnsignedLongLong(x);
+        else got[s] = PyLong_AsLongLong(x);
+        if (PyErr_Occurred()) return -1;
+        if (kind == 2 && (got[s] < INT_MIN || got[s] > INT_MAX)) {
+            PyErr_SetString(PyExc_OverflowError, "a count past an int");
+            return -1;
+        }
+    }
+    for (int s = 0; s < c->h.sides; s++) {
+        if (kind == 1) ((uint64_t *)out)[s] = wide[s];
+        else if (kind == 2) ((int *)out)[s] = (int)got[s];
+        else ((long long *)out)[s] = got[s];
+    }
+    keep(c, k, value);
+    return 0;
+}
+static int set_piles(StateCore *c, PyObject *v, void *u) { (void)u; return side_numbers(c, v, K_PILES, c->h.piles, 1); }
+static int set_tablas(StateCore *c, PyObject *v, void *u) { (void)u; return side_numbers(c, v, K_TABLAS, c->h.tablas, 2); }
+static int set_scores(StateCore *c, PyObject *v, void *u) { (void)u; return side_numbers(c, v, K_SCORES, c->scores, 0); }
+
+static int u64_into(PyObject *value, uint64_t *out) {
+    if (no_delete(value) < 0) return -1;
+    if (!PyLong_Check(value)) {
+        PyErr_SetString(PyExc_TypeError, "expected an int");
+        return -1;
+    }
+    uint64_t v = PyLong_AsUnsignedLongLong(value);
+    if (v == (uint64_t)-1 && PyErr_Occurred()) return -1;
+    *out = v;
+    return 0;
+}
+static int set_hand_no(StateCore *c, PyObject *v, void *u) {
+    (void)u;
+    if (u64_into(v, &c->hand_no) < 0) return -1;
+    c->h.first = (int)(c->hand_no % (uint64_t)c->h.n);
+    return 0;
+}
+static int set_move_count(StateCore *c, PyObject *v, void *u) { (void)u; return u64_into(v, &c->move_count); }
+static int set_vector(StateCore *c, PyObject *v, void *u) { (void)u; return u64_into(v, &c->vector); }
+
+/* None, or an int from 0 to `most` - 1, into `out` (-1 for None). */
+static int seat_into(PyObject *value, int most, int *out) {
+    if (no_delete(value) < 0) return -1;
+    if (value == Py_None) {
+        *out = -1;
+        return 0;
+    }
+    long v = PyLong_Check(value) ? PyLong_AsLong(value) : -1;
+    if (v == -1 && PyErr_Occurred()) return -1;
+    if (v < 0 || v >= most) {
+        PyErr_Format(PyExc_ValueError, "expected None or an int from 0 to %d", most - 1);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+static int set_current(StateCore *c, PyObject *v, void *u) { (void)u; return seat_into(v, c->h.n, &c->h.current); }
+static int set_last_capturer(StateCore *c, PyObject *v, void *u) { (void)u; return seat_into(v, c->h.sides, &c->h.last_capturer); }
+
+#define FIELD(name, doc) {#name, (getter)get_##name, (setter)set_##name, doc, NULL}
+static PyGetSetDef core_getset[] = {
+    FIELD(hands, "Each seat's cards, sorted by index."),
+    FIELD(table, "The cards face up, sorted by index."),
+    FIELD(deck, "The cards not dealt yet, in deal order."),
+    FIELD(piles, "Each side's captured cards this hand, a mask of card indexes."),
+    FIELD(tablas, "Each side's tablas this hand."),
+    FIELD(scores, "Each side's match points."),
+    FIELD(hand_no, "The hand being played, 0 first."),
+    FIELD(move_count, "Moves played in the match."),
+    FIELD(vector, "The table's rank counts (count_vector)."),
+    FIELD(current, "The seat to move, or None once the match is over."),
+    FIELD(last_capturer, "The side that captured last this hand, or None."),
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMethodDef core_methods[] = {
+    {"copy", (PyCFunction)core_copy_method, METH_NOARGS, "A new StateCore of the same values."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject StateCoreType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kafana.games.tablic._ccore.StateCore",
+    .tp_basicsize = sizeof(StateCore),
+    .tp_dealloc = (destructor)core_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A MatchState's position (fields.Fields) as a C struct: StateCore(params).",
+    .tp_methods = core_methods,
+    .tp_getset = core_getset,
+    .tp_new = core_new,
+};
+
+/* The position's table rank counts, as `count_vector` counts them. */
+static uint64_t table_vector(const Hand *h) {
+    uint64_t vector = 0;
+    for (int k = 0; k < h->table_len; k++) vector += 1ull << 4 * (h->table[k] / 4);
+    return vector;
+}
+
+/* -- MatchState's other fields, read and written through the class's descriptors ------------ */
 
 /* The fields `advance` reads and writes, by name: each is a data descriptor of the class (what
    mypyc makes of a declared attribute), called through the public slots of its type,
    `tp_descr_get` and `tp_descr_set` (the setter checks the value's type, as the class declares
    it). Nothing here knows where or how the class keeps a field. */
 static const char *const field_names[] = {
-    "_setup", "_engine", "_params", "hand_no", "move_count", "_deck", "_hands", "_table",
-    "_vector", "_piles", "_tablas", "_last_capturer", "_current", "_scores", "_results",
-    "_log", "_legal", NULL,
+    "_setup", "_engine", "_params", "_f", "_results", "_log", "_legal", NULL,
 };
-enum {
-    F_SETUP, F_ENGINE, F_PARAMS, F_HAND_NO, F_MOVE_COUNT, F_DECK, F_HANDS, F_TABLE, F_VECTOR,
-    F_PILES, F_TABLAS, F_LAST_CAPTURER, F_CURRENT, F_SCORES, F_RESULTS, F_LOG, F_LEGAL, F_COUNT,
-};
+enum { F_SETUP, F_ENGINE, F_PARAMS, F_CORE, F_RESULTS, F_LOG, F_LEGAL, F_COUNT };
 static PyTypeObject *state_type = NULL;
 static PyObject *hand_result = NULL; /* the HandResult class */
 /* Its fields in the order of its constructor's arguments, interned (NULL: not set up). */
@@ -1724,205 +2029,85 @@ static inline int put_field(PyObject *state, int f, PyObject *value) {
     return done;
 }
 
-/* An int field set to `value` (< 2**64). */
-static inline int put_u64(PyObject *state, int f, uint64_t value) {
-    return put_field(state, f, PyLong_FromUnsignedLongLong(value));
-}
-
-/* An int of a state (a count or a bit mask, 0 <= it < 2**64) as a uint64, without the
-   overflow check of PyLong_AsUnsignedLongLong (its byte-array path: 1% of a playout). */
-static inline uint64_t u64_of(PyObject *value) { return PyLong_AsUnsignedLongLongMask(value); }
-
-/* An int field as a uint64 (-1 with an error set where it is not one). */
-static int u64_field(PyObject *state, int f, uint64_t *out) {
-    PyObject *value = get_field(state, f);
-    if (value == NULL) return -1;
-    *out = u64_of(value);
-    Py_DECREF(value);
-    return *out == (uint64_t)-1 && PyErr_Occurred() ? -1 : 0;
-}
-
 /* A field copied from `from` to `to`. */
 static inline int copy_field(PyObject *from, PyObject *to, int f) {
     return put_field(to, f, get_field(from, f));
 }
 
-/* A tuple of `n` cards of `items` sorted by index (the cards' own order is their index's). */
-static PyObject *sorted_cards(PyObject *const *items, Py_ssize_t n) {
-    int order[52];
-    for (Py_ssize_t i = 0; i < n; i++)
-        if ((order[i] = card_index(items[i])) < 0) {
-            PyErr_SetString(PyExc_TypeError, "a deck holds only cards");
-            return NULL;
-        }
-    sort_ints(order, (int)n);
-    PyObject *out = card_tuple(n);
-    if (out == NULL) return NULL;
-    for (Py_ssize_t i = 0; i < n; i++) PyTuple_SET_ITEM(out, i, Py_NewRef(card_objects[order[i]]));
-    return out;
+/* The state's position where it is a StateCore (a new reference); NULL with an error set where
+   it could not be read, or NULL without one where it is not a StateCore (Python's paths). */
+static StateCore *core_of(PyObject *state) {
+    PyObject *core = get_field(state, F_CORE);
+    if (core == NULL || Py_TYPE(core) == &StateCoreType) return (StateCore *)core;
+    Py_DECREF(core);
+    return NULL;
 }
 
-/* The tuple `t` with item `at` replaced by `value` (stolen). */
-static PyObject *tuple_with(PyObject *t, Py_ssize_t at, PyObject *value) {
-    if (value == NULL) return NULL;
-    Py_ssize_t n = PyTuple_GET_SIZE(t);
-    PyObject *out = card_tuple(n);
-    if (out == NULL) {
-        Py_DECREF(value);
-        return NULL;
-    }
-    for (Py_ssize_t i = 0; i < n; i++)
-        PyTuple_SET_ITEM(out, i, i == at ? value : Py_NewRef(PyTuple_GET_ITEM(t, i)));
-    return out;
-}
+/* -- MatchState's transition on its StateCore ----------------------------------------------- */
 
-
-/* A tuple of the `n` cards of `indexes` (card indexes). */
-static PyObject *cards_of(const int *indexes, int n) {
-    PyObject *out = card_tuple(n);
-    if (out == NULL) return NULL;
-    for (int i = 0; i < n; i++) PyTuple_SET_ITEM(out, i, Py_NewRef(card_objects[indexes[i]]));
-    return out;
-}
-
-/* The hands `deal` dealt in `h` written to `nxt`, with what is left of `deck` (the tuple `h`'s
-   deck was read from) and the seat to play. */
-static int put_dealt(PyObject *nxt, const Hand *h, PyObject *deck) {
-    PyObject *dealt = card_tuple(h->n);
-    for (int s = 0; dealt != NULL && s < h->n; s++) {
-        PyObject *cards = cards_of(h->hands[s], h->hand_len[s]);
-        if (cards == NULL) Py_CLEAR(dealt);
-        else PyTuple_SET_ITEM(dealt, s, cards);
-    }
-    Py_ssize_t undealt = PyTuple_GET_SIZE(deck);
-    if (put_field(nxt, F_HANDS, dealt) < 0 ||
-        put_field(nxt, F_DECK, untracked(PyTuple_GetSlice(deck, undealt - h->deck_len, undealt))) < 0 ||
-        put_field(nxt, F_CURRENT, PyLong_FromLong(h->current)) < 0)
-        return -1;
-    return 0;
-}
-
-/* `deck` (a tuple of cards) read into `h` (-1 with an error set where an item is no card). */
-static int read_deck(Hand *h, PyObject *deck) {
-    h->deck_len = (int)PyTuple_GET_SIZE(deck);
-    for (int k = 0; k < h->deck_len; k++)
-        if ((h->deck[k] = card_index(PyTuple_GET_ITEM(deck, k))) < 0) {
-            PyErr_SetString(PyExc_TypeError, "a deck holds only cards");
-            return -1;
-        }
-    return 0;
-}
-
-/* `MatchState._deal_round` on `nxt` of hand `hand_no` from `deck` (a tuple of cards): the
-   simulator's `deal`. */
-static int deal_round(PyObject *nxt, uint64_t hand_no, PyObject *deck, int players) {
-    Hand h;
-    h.n = players, h.first = (int)(hand_no % (uint64_t)players);
-    if (read_deck(&h, deck) < 0) return -1;
-    deal(&h);
-    return put_dealt(nxt, &h, deck);
-}
-
-/* `MatchState._start_hand` on `nxt`: hand `hand_no` from `setup.deck(hand_no)`. */
-static int start_hand(PyObject *nxt, uint64_t hand_no, const uint8_t *params) {
-    int players = params[SP_PLAYERS], sides = params[SP_PARTNERS] ? 2 : players;
-    PyObject *setup = get_field(nxt, F_SETUP);
-    if (setup == NULL) return -1;
+/* `MatchState._start_hand` on `c`: hand `hand_no` from `setup.deck(hand_no)`, the table
+   opened (a jack under the deck with `jack_off_opening_table`) and the first round dealt. */
+static int core_start(StateCore *c, PyObject *setup, uint64_t hand_no, const uint8_t *params) {
     PyObject *number = PyLong_FromUnsignedLongLong(hand_no);
     PyObject *call[2] = {setup, number};
     PyObject *deck = number == NULL ? NULL : PyObject_VectorcallMethod(deck_name, call, 2, NULL);
     Py_XDECREF(number);
-    Py_DECREF(setup);
     if (deck == NULL) return -1;
-    PyObject *cards[2 * 52], *table[4];
+    int cards[2 * 52], table[4], result = -1;
     Py_ssize_t n = PyTuple_CheckExact(deck) ? PyTuple_GET_SIZE(deck) : -1;
-    int result = -1;
     if (n < 4 || n > 52) {
         PyErr_SetString(PyExc_ValueError, "a hand's deck must be a tuple of up to 52 cards");
         goto done;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        cards[i] = PyTuple_GET_ITEM(deck, i);
-        if (Py_TYPE(cards[i]) != card_type || card_index(cards[i]) < 0) {
+        PyObject *card = PyTuple_GET_ITEM(deck, i);
+        if ((cards[i] = Py_TYPE(card) == card_type ? card_index(card) : -1) < 0) {
             PyErr_SetString(PyExc_TypeError, "a deck holds only cards");
             goto done;
         }
     }
-    Py_ssize_t head = 0, tail = n;
-    int opened = 0;
-    uint64_t vector = 0;
+    int head = 0, tail = (int)n, opened = 0;
     while (opened < 4 && head < tail && tail < 2 * 52) { /* a J may go under the deck */
-        PyObject *card = cards[head++];
-        int index = card_index(card);
-        if (params[SP_JACK_OFF] && index / 4 + 1 == JACK)
-            cards[tail++] = card;
-        else {
-            table[opened++] = card;
-            vector += 1ull << 4 * (index / 4);
-        }
+        int index = cards[head++];
+        if (params[SP_JACK_OFF] && index / 4 + 1 == JACK) cards[tail++] = index;
+        else table[opened++] = index;
     }
-    if (opened < 4) {
+    if (opened < 4 || tail - head > 52) {
         PyErr_SetString(PyExc_ValueError, "a hand's deck must open four cards");
         goto done;
     }
-    int zeros[4] = {0, 0, 0, 0};
-    PyObject *rest = card_tuple(tail - head);
-    if (rest == NULL) goto done;
-    for (Py_ssize_t i = head; i < tail; i++) PyTuple_SET_ITEM(rest, i - head, Py_NewRef(cards[i]));
-    if (put_u64(nxt, F_HAND_NO, hand_no) < 0 ||
-        put_field(nxt, F_TABLE, sorted_cards(table, opened)) < 0 ||
-        put_u64(nxt, F_VECTOR, vector) < 0 ||
-        put_field(nxt, F_PILES, int_tuple(zeros, sides)) < 0 ||
-        put_field(nxt, F_TABLAS, int_tuple(zeros, sides)) < 0 ||
-        put_field(nxt, F_LAST_CAPTURER, Py_NewRef(Py_None)) < 0) {
-        Py_DECREF(rest);
-        goto done;
-    }
-    result = deal_round(nxt, hand_no, rest, players);
-    Py_DECREF(rest);
+    Hand *h = &c->h;
+    sort_ints(table, 4);
+    memcpy(h->table, table, sizeof table);
+    h->table_len = 4;
+    h->deck_len = tail - head;
+    memcpy(h->deck, cards + head, sizeof(int) * (size_t)h->deck_len);
+    for (int s = 0; s < 4; s++) h->piles[s] = 0, h->tablas[s] = h->cards[s] = h->points[s] = 0;
+    h->last_capturer = -1;
+    c->hand_no = hand_no;
+    c->vector = table_vector(h);
+    h->first = (int)(hand_no % (uint64_t)h->n);
+    deal(h);
+    for (int k = 0; k < K_COUNT; k++)
+        if (k != K_SCORES) core_forget(c, k);
+    result = 0;
 done:
     Py_DECREF(deck);
     return result;
 }
 
-/* `MatchState._finish_hand` on `nxt` (its fields as the hand's last move left them): the
-   leftovers to the last capturer, the hand scored, then the match over or the next hand. */
-static int finish_hand(PyObject *nxt, const uint8_t *params) {
-    int players = params[SP_PLAYERS], sides = params[SP_PARTNERS] ? 2 : players;
-    uint64_t piles[4], hand_no;
-    long last = -1;
-    int tablas[4], counts[4], card_points[4], most[4] = {0, 0, 0, 0}, points[4];
-    PyObject *pile_tuple = get_field(nxt, F_PILES), *last_obj = NULL, *table = NULL;
-    PyObject *tabla_tuple = NULL, *results = NULL, *scores = NULL, *record = NULL;
-    int result = -1;
-    if (pile_tuple == NULL || (last_obj = get_field(nxt, F_LAST_CAPTURER)) == NULL ||
-        (table = get_field(nxt, F_TABLE)) == NULL ||
-        (tabla_tuple = get_field(nxt, F_TABLAS)) == NULL ||
-        (results = get_field(nxt, F_RESULTS)) == NULL ||
-        (scores = get_field(nxt, F_SCORES)) == NULL || u64_field(nxt, F_HAND_NO, &hand_no) < 0)
-        goto done;
+/* `MatchState._finish_hand` on `c`, whose hand `play` just ended (the leftovers already in the
+   last capturer's pile, the table empty): the hand scored into `*results` (a new tuple
+   replacing the reference), then the match over or the next hand dealt. */
+static int core_finish(StateCore *c, PyObject *setup, PyObject **results, const uint8_t *params) {
+    Hand *h = &c->h;
+    int sides = h->sides, last = h->last_capturer;
+    int counts[4], card_points[4], most[4] = {0, 0, 0, 0}, points[4];
+    long best = -1, leaders = 0, last_leads = 0;
     for (int s = 0; s < sides; s++) {
-        piles[s] = u64_of(PyTuple_GET_ITEM(pile_tuple, s));
-        tablas[s] = (int)PyLong_AsLong(PyTuple_GET_ITEM(tabla_tuple, s));
-    }
-    if (last_obj != Py_None) last = PyLong_AsLong(last_obj);
-    if (PyErr_Occurred()) goto done;
-    if (last >= sides) {
-        PyErr_SetString(PyExc_ValueError, "the last capturer is not a side");
-        goto done;
-    }
-    if (last >= 0)
-        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(table); i++) {
-            int index = card_index(PyTuple_GET_ITEM(table, i));
-            if (index >= 0) piles[last] |= 1ull << index; /* the table holds only cards */
-        }
-    if (put_field(nxt, F_TABLE, card_tuple(0)) < 0 || put_u64(nxt, F_VECTOR, 0) < 0)
-        goto done;
-    long best = -1, leaders = 0, last_leads = 0, top = LONG_MIN, at_top = 0;
-    for (int s = 0; s < sides; s++) {
-        counts[s] = __builtin_popcountll(piles[s]);
+        counts[s] = __builtin_popcountll(h->piles[s]);
         card_points[s] = 0;
-        for (uint64_t m = piles[s]; m; m &= m - 1)
+        for (uint64_t m = h->piles[s]; m; m &= m - 1)
             card_points[s] += params[SP_POINTS + __builtin_ctzll(m)];
         if (counts[s] > best) best = counts[s];
     }
@@ -1934,227 +2119,70 @@ static int finish_hand(PyObject *nxt, const uint8_t *params) {
     for (int s = 0; s < sides; s++)
         if (counts[s] == best && (leaders == 1 || (params[SP_MOST_TIE_TO_LAST] && last_leads && s == last)))
             most[s] = params[SP_MOST_POINTS];
-    long target = (long)params[SP_TARGET] | (long)params[SP_TARGET + 1] << 8 |
-                  (long)params[SP_TARGET + 2] << 16 | (long)params[SP_TARGET + 3] << 24;
-    PyObject *new_scores = card_tuple(sides);
-    if (new_scores == NULL) goto done;
+    long long target = (long long)params[SP_TARGET] | (long long)params[SP_TARGET + 1] << 8 |
+                       (long long)params[SP_TARGET + 2] << 16 | (long long)params[SP_TARGET + 3] << 24;
+    long long top = LLONG_MIN;
+    int at_top = 0;
     for (int s = 0; s < sides; s++) {
-        points[s] = card_points[s] + most[s] + tablas[s] * params[SP_TABLA_POINTS];
-        long before = PyLong_AsLong(PyTuple_GET_ITEM(scores, s)), score = before + points[s];
-        PyObject *v = before == -1 && PyErr_Occurred() ? NULL : PyLong_FromLong(score);
-        if (v == NULL) {
-            Py_DECREF(new_scores);
-            goto done;
-        }
-        PyTuple_SET_ITEM(new_scores, s, v);
-        if (score > top) top = score, at_top = 0;
-        at_top += score == top;
+        points[s] = card_points[s] + most[s] + h->tablas[s] * params[SP_TABLA_POINTS];
+        c->scores[s] += points[s];
+        if (c->scores[s] > top) top = c->scores[s], at_top = 0;
+        at_top += c->scores[s] == top;
     }
-    if (put_field(nxt, F_SCORES, new_scores) < 0) goto done;
-    PyObject *args[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
-    args[0] = PyLong_FromUnsignedLongLong(hand_no);
+    core_forget(c, K_SCORES);
+    PyObject *args[RESULT_FIELDS];
+    args[0] = PyLong_FromUnsignedLongLong(c->hand_no);
     args[1] = int_tuple(counts, sides);
     args[2] = int_tuple(card_points, sides);
     args[3] = int_tuple(most, sides);
-    args[4] = Py_NewRef(tabla_tuple);
+    args[4] = make_tablas(c);
     args[5] = int_tuple(points, sides);
-    args[6] = Py_NewRef(last_obj);
+    args[6] = optional(last);
     int made = 1;
-    for (int i = 0; i < 7; i++) made &= args[i] != NULL;
-    if (made) record = new_result(args);
-    for (int i = 0; i < 7; i++) Py_XDECREF(args[i]);
-    if (record == NULL) goto done;
-    Py_ssize_t before = PyTuple_GET_SIZE(results);
+    for (int i = 0; i < RESULT_FIELDS; i++) made &= args[i] != NULL;
+    PyObject *record = made ? new_result(args) : NULL;
+    for (int i = 0; i < RESULT_FIELDS; i++) Py_XDECREF(args[i]);
+    if (record == NULL) return -1;
+    Py_ssize_t before = PyTuple_GET_SIZE(*results);
     PyObject *more = PyTuple_New(before + 1);
-    if (more == NULL) goto done;
-    for (Py_ssize_t i = 0; i < before; i++) PyTuple_SET_ITEM(more, i, Py_NewRef(PyTuple_GET_ITEM(results, i)));
-    PyTuple_SET_ITEM(more, before, Py_NewRef(record));
-    if (put_field(nxt, F_RESULTS, more) < 0) goto done;
-    if (top >= target && at_top == 1) { /* the match is over */
-        PyObject *empty = card_tuple(players);
-        if (empty == NULL) goto done;
-        for (int s = 0; s < players; s++) PyTuple_SET_ITEM(empty, s, card_tuple(0));
-        for (int s = 0; s < players; s++)
-            if (PyTuple_GET_ITEM(empty, s) == NULL) {
-                Py_DECREF(empty);
-                goto done;
-            }
-        PyObject *final_piles = card_tuple(sides);
-        if (final_piles == NULL) {
-            Py_DECREF(empty);
-            goto done;
-        }
-        for (int s = 0; s < sides; s++) PyTuple_SET_ITEM(final_piles, s, PyLong_FromUnsignedLongLong(piles[s]));
-        for (int s = 0; s < sides; s++)
-            if (PyTuple_GET_ITEM(final_piles, s) == NULL) {
-                Py_DECREF(empty);
-                Py_DECREF(final_piles);
-                goto done;
-            }
-        int hands_set = put_field(nxt, F_HANDS, empty), piles_set = put_field(nxt, F_PILES, final_piles);
-        if (hands_set < 0 || piles_set < 0 || put_field(nxt, F_CURRENT, Py_NewRef(Py_None)) < 0)
-            goto done;
-        result = 0;
-        goto done;
+    if (more == NULL) {
+        Py_DECREF(record);
+        return -1;
     }
-    result = start_hand(nxt, hand_no + 1, params);
-done:
-    Py_XDECREF(pile_tuple);
-    Py_XDECREF(last_obj);
-    Py_XDECREF(table);
-    Py_XDECREF(tabla_tuple);
-    Py_XDECREF(results);
-    Py_XDECREF(scores);
-    Py_XDECREF(record);
-    return result;
-}
-
-/* The int at `item` of a tuple of ints as an int (-1 with an error set where it is none). */
-static int int_at(PyObject *tuple, Py_ssize_t item) {
-    return (int)PyLong_AsLong(PyTuple_GET_ITEM(tuple, item));
-}
-
-/* The fields of `nxt`, a new state, made those of the state after `move` (`listed`: its card
-   and captured cards, by index, as listed; `table_index`: the table's cards' indexes; `hands`,
-   `table`, `deck`: the state's, read once by the caller). The move is the simulator's `play`
-   on the state read into a `Hand` (only what it reads: the mover's hand, every hand's size,
-   the table, the deck where it deals), whose result is written back as the state's tuples. */
-static int advance_fields(PyObject *state, PyObject *nxt, PyObject *move, Listed listed,
-                          const int *table_index, const uint8_t *params, long seat,
-                          PyObject *hands, PyObject *table, PyObject *deck) {
-    static const int same[] = {F_SETUP, F_ENGINE, F_PARAMS, F_HAND_NO, F_SCORES, F_RESULTS};
-    for (size_t i = 0; i < sizeof same / sizeof *same; i++)
-        if (copy_field(state, nxt, same[i]) < 0) return -1;
-    uint64_t count;
-    if (u64_field(state, F_MOVE_COUNT, &count) < 0) return -1;
-    if (put_u64(nxt, F_MOVE_COUNT, count + 1) < 0) return -1;
-    PyObject *log = get_field(state, F_LOG);
-    if (log == NULL) return -1;
-    PyObject *seat_obj = PyLong_FromLong(seat);
-    PyObject *entry = seat_obj == NULL ? NULL : untracked(PyTuple_Pack(3, seat_obj, move, log));
-    Py_XDECREF(seat_obj);
-    Py_DECREF(log);
-    if (put_field(nxt, F_LOG, entry) < 0) return -1;
-    Py_INCREF(Py_None);
-    if (put_field(nxt, F_LEGAL, Py_None) < 0) return -1;
-
-    int players = params[SP_PLAYERS], sides = params[SP_PARTNERS] ? 2 : players, result = -1;
-    PyObject *piles = get_field(state, F_PILES), *tablas = NULL, *last = NULL;
-    if (piles == NULL || (tablas = get_field(state, F_TABLAS)) == NULL ||
-        (last = get_field(state, F_LAST_CAPTURER)) == NULL)
-        goto done;
-    if (!PyTuple_CheckExact(piles) || PyTuple_GET_SIZE(piles) != sides ||
-        !PyTuple_CheckExact(tablas) || PyTuple_GET_SIZE(tablas) != sides) {
-        PyErr_SetString(PyExc_ValueError, "a state's piles and tablas are one int a side");
-        goto done;
+    for (Py_ssize_t i = 0; i < before; i++) PyTuple_SET_ITEM(more, i, Py_NewRef(PyTuple_GET_ITEM(*results, i)));
+    PyTuple_SET_ITEM(more, before, record);
+    Py_SETREF(*results, more);
+    if (top >= target && at_top == 1) { /* the match is over: the hand's piles stay */
+        h->current = -1;
+        for (int s = 0; s < h->n; s++) h->hand_len[s] = 0;
+        core_forget(c, K_HANDS);
+        return 0;
     }
-    Hand h;
-    h.n = players, h.sides = sides, h.current = (int)seat;
-    h.last_capturer = last == Py_None ? -1 : (int)PyLong_AsLong(last);
-    Py_ssize_t holding = 0, undealt = PyTuple_GET_SIZE(deck);
-    for (int s = 0; s < players; s++) {
-        h.side_of[s] = params[SP_PARTNERS] ? s % 2 : s;
-        h.hand_len[s] = (int)PyTuple_GET_SIZE(PyTuple_GET_ITEM(hands, s));
-        holding += h.hand_len[s];
-    }
-    PyObject *hand = PyTuple_GET_ITEM(hands, seat);
-    for (int k = 0; k < h.hand_len[seat]; k++)
-        if ((h.hands[seat][k] = card_index(PyTuple_GET_ITEM(hand, k))) < 0) {
-            PyErr_SetString(PyExc_TypeError, "a hand holds only cards");
-            goto done;
-        }
-    uint64_t taken_at = 0; /* the captured table positions */
-    h.table_len = (int)PyTuple_GET_SIZE(table);
-    for (int k = 0; k < h.table_len; k++) {
-        h.table[k] = table_index[k];
-        if (listed.taken >> table_index[k] & 1) taken_at |= 1ull << k;
-    }
-    int deals = holding == 1 && undealt > 0; /* the round's last card: `play` deals the next */
-    h.deck_len = (int)undealt, h.first = 0;
-    if (deals) {
-        uint64_t hand_no;
-        if (u64_field(state, F_HAND_NO, &hand_no) < 0 || read_deck(&h, deck) < 0) goto done;
-        h.first = (int)(hand_no % (uint64_t)players);
-    }
-    for (int s = 0; s < sides; s++) {
-        h.piles[s] = u64_of(PyTuple_GET_ITEM(piles, s));
-        h.tablas[s] = int_at(tablas, s);
-        h.cards[s] = h.points[s] = 0;
-    }
-    if (PyErr_Occurred()) goto done;
-    SimRules rules = {params, params + SP_POINTS, 0, params[SP_LAST_TABLA], 0, 0};
-    play(&h, &rules, listed.card, taken_at);
-
-    uint64_t vector = 0;
-    for (int k = 0; k < h.table_len; k++) vector += 1ull << 4 * (h.table[k] / 4);
-    if (put_field(nxt, F_TABLE, cards_of(h.table, h.table_len)) < 0 || put_u64(nxt, F_VECTOR, vector) < 0)
-        goto done;
-    /* piles and tablas: the tuples read, where `play` changed nothing; one side changed (a
-       capture, the leftovers at the end), that item replaced; else made anew */
-    PyObject *new_piles = Py_NewRef(piles), *new_tablas = Py_NewRef(tablas);
-    for (int s = 0; s < sides && new_piles != NULL; s++)
-        if (h.piles[s] != u64_of(PyTuple_GET_ITEM(new_piles, s)))
-            Py_SETREF(new_piles, tuple_with(new_piles, s, PyLong_FromUnsignedLongLong(h.piles[s])));
-    for (int s = 0; s < sides && new_tablas != NULL; s++)
-        if (h.tablas[s] != int_at(new_tablas, s))
-            Py_SETREF(new_tablas, tuple_with(new_tablas, s, PyLong_FromLong(h.tablas[s])));
-    int was = last == Py_None ? -1 : (int)PyLong_AsLong(last);
-    PyObject *new_last = h.last_capturer == was ? Py_NewRef(last)
-                         : h.last_capturer < 0  ? Py_NewRef(Py_None)
-                                                : PyLong_FromLong(h.last_capturer);
-    if (put_field(nxt, F_PILES, new_piles) < 0) {
-        Py_XDECREF(new_tablas);
-        Py_XDECREF(new_last);
-        goto done;
-    }
-    if (put_field(nxt, F_TABLAS, new_tablas) < 0) {
-        Py_XDECREF(new_last);
-        goto done;
-    }
-    if (put_field(nxt, F_LAST_CAPTURER, new_last) < 0) goto done;
-    if (deals) { /* the next round: every hand dealt */
-        result = put_dealt(nxt, &h, deck);
-        goto done;
-    }
-    if (put_field(nxt, F_HANDS, tuple_with(hands, seat, cards_of(h.hands[seat], h.hand_len[seat]))) < 0 ||
-        put_field(nxt, F_DECK, Py_NewRef(deck)) < 0)
-        goto done;
-    /* the hand over (`play`'s current -1): scored as `_finish_hand` scores it, then dealt */
-    if (put_field(nxt, F_CURRENT, PyLong_FromLong(h.current < 0 ? seat : h.current)) < 0) goto done;
-    result = h.current < 0 ? finish_hand(nxt, params) : 0;
-done:
-    Py_XDECREF(piles);
-    Py_XDECREF(tablas);
-    Py_XDECREF(last);
-    return result;
+    return core_start(c, setup, c->hand_no + 1, params);
 }
 
 /* Whether the listed move of `card` taking `taken` (a mask of card indexes) plays a card of
-   `hand` and takes only cards of `table` (tuples of cards): what the state's own listing
-   guarantees, checked before the next state is built from it (a state whose listing no longer
-   fits its position is left to Python). `table_index`: the table's card indexes, read once. */
-static int move_fits(PyObject *hand, PyObject *table, PyObject *card, uint64_t taken,
-                     int *table_index) {
-    if (!PyTuple_CheckExact(hand) || !PyTuple_CheckExact(table) || PyTuple_GET_SIZE(table) > 52)
-        return 0;
-    int held = 0;
-    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(hand) && !held; k++)
-        held = PyTuple_GET_ITEM(hand, k) == card;
+   the hand of the seat to move and takes only cards on the table: what the state's own
+   listing guarantees, checked before the next state is built from it (a state whose listing
+   no longer fits its position is left to Python). `taken_at`: the taken table positions. */
+static int core_move_fits(const Hand *h, int card, uint64_t taken, uint64_t *taken_at) {
+    int seat = h->current, held = 0;
+    for (int k = 0; k < h->hand_len[seat] && !held; k++) held = h->hands[seat][k] == card;
     if (!held) return 0;
-    uint64_t on_table = 0;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(table); i++) {
-        int index = card_index(PyTuple_GET_ITEM(table, i));
-        if (index < 0) return 0;
-        table_index[i] = index;
-        on_table |= 1ull << index;
+    uint64_t on_table = 0, at = 0;
+    for (int k = 0; k < h->table_len; k++) {
+        on_table |= 1ull << h->table[k];
+        if (taken >> h->table[k] & 1) at |= 1ull << k;
     }
+    *taken_at = at;
     return (taken & ~on_table) == 0;
 }
 
 /* advance(state, move): the state after `move`, as `MatchState._advance` makes it, where
-   `move` is a Move of the state's C listing (the same object, or one of the same cards); else
-   None (the Python path checks the move, or ends a hand whose card points do not fit the
-   parameters). */
+   `move` is a Move of the state's C listing (the same object, or one of the same cards) and
+   the state's position a StateCore; else None (the Python path checks the move, or ends a
+   hand whose card points do not fit the parameters). The next position is a copy of the
+   struct that `play` plays on: no tuple is made for it until Python reads one. */
 static PyObject *fast_advance(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
     if (nargs != 2 || state_type == NULL || card_type == NULL || Py_TYPE(args[0]) != state_type)
@@ -2169,107 +2197,117 @@ static PyObject *fast_advance(PyObject *self, PyObject *const *args, Py_ssize_t 
         entry = ((MoveList *)legal)->entries[at];
     Py_DECREF(legal);
     if (at < 0) Py_RETURN_NONE;
-    PyObject *params_obj = get_field(state, F_PARAMS), *current = get_field(state, F_CURRENT);
-    PyObject *hands = get_field(state, F_HANDS), *deck = get_field(state, F_DECK);
-    PyObject *table = get_field(state, F_TABLE), *result = NULL, *nxt = NULL;
-    if (params_obj == NULL || current == NULL || hands == NULL || deck == NULL || table == NULL)
-        goto done;
-    const uint8_t *params = state_params_of(params_obj);
-    long seat = -1;
-    int table_index[52];
-    if (PyLong_Check(current) && (seat = PyLong_AsLong(current)) == -1 && PyErr_Occurred())
-        goto done;
-    if (params == NULL || seat < 0 || seat >= params[SP_PLAYERS] || !PyTuple_CheckExact(hands) ||
-        PyTuple_GET_SIZE(hands) != params[SP_PLAYERS] || !PyTuple_CheckExact(deck) ||
-        !move_fits(PyTuple_GET_ITEM(hands, seat), table, card_objects[entry.card], entry.taken,
-                   table_index)) {
+    StateCore *core = core_of(state), *next = NULL;
+    if (core == NULL) {
+        if (PyErr_Occurred()) return NULL;
+        Py_RETURN_NONE;
+    }
+    const uint8_t *params = (const uint8_t *)PyBytes_AS_STRING(core->params);
+    const Hand *h = &core->h;
+    PyObject *nxt = NULL, *result = NULL, *results = NULL, *log = NULL, *seat_obj = NULL;
+    uint64_t taken_at = 0;
+    int holding = 0;
+    for (int s = 0; s < h->n; s++) holding += h->hand_len[s];
+    if (h->current < 0 || !core_move_fits(h, entry.card, entry.taken, &taken_at) ||
+        (holding == 1 && h->deck_len == 0 && !params[SP_ENDS])) { /* Python scores it */
         result = Py_NewRef(Py_None);
         goto done;
     }
-    Py_ssize_t holding = 0;
-    for (int s = 0; s < params[SP_PLAYERS]; s++) {
-        PyObject *hand = PyTuple_GET_ITEM(hands, s);
-        if (!PyTuple_CheckExact(hand)) {
-            result = Py_NewRef(Py_None);
-            goto done;
-        }
-        holding += PyTuple_GET_SIZE(hand);
+    int seat = h->current;
+    if ((next = core_copy(core)) == NULL) goto done;
+    Hand *g = &next->h;
+    next->move_count++;
+    SimRules rules = {params, params + SP_POINTS, 0, params[SP_LAST_TABLA], 0, 0};
+    play(g, &rules, entry.card, taken_at);
+    next->vector = table_vector(g);
+    /* what the move changed is forgotten (the copy shares the tuples of what it did not) */
+    core_forget(next, K_HANDS);
+    core_forget(next, K_TABLE);
+    if (taken_at || g->current < 0) {
+        core_forget(next, K_PILES);
+        core_forget(next, K_TABLAS);
     }
-    if (holding == 1 && PyTuple_GET_SIZE(deck) == 0 && !params[SP_ENDS]) { /* Python scores it */
-        result = Py_NewRef(Py_None);
+    if (g->deck_len != h->deck_len) core_forget(next, K_DECK);
+    if ((results = get_field(state, F_RESULTS)) == NULL) goto done;
+    if (g->current < 0) { /* the hand is over: scored as `_finish_hand` scores it, then dealt */
+        PyObject *setup = get_field(state, F_SETUP);
+        if (setup == NULL) goto done;
+        int finished = core_finish(next, setup, &results, params);
+        Py_DECREF(setup);
+        if (finished < 0) goto done;
+    }
+    if ((log = get_field(state, F_LOG)) == NULL || (seat_obj = PyLong_FromLong(seat)) == NULL)
         goto done;
-    }
-    nxt = state_type->tp_new(state_type, no_args, NULL);
-    if (nxt == NULL) goto done;
-    if (advance_fields(state, nxt, move, entry, table_index, params, seat, hands, table, deck) < 0)
+    if ((nxt = state_type->tp_new(state_type, no_args, NULL)) == NULL) goto done;
+    if (copy_field(state, nxt, F_SETUP) < 0 || copy_field(state, nxt, F_ENGINE) < 0 ||
+        copy_field(state, nxt, F_PARAMS) < 0 || put_field(nxt, F_RESULTS, Py_NewRef(results)) < 0 ||
+        put_field(nxt, F_LOG, untracked(PyTuple_Pack(3, seat_obj, move, log))) < 0 ||
+        put_field(nxt, F_LEGAL, Py_NewRef(Py_None)) < 0 ||
+        put_field(nxt, F_CORE, Py_NewRef((PyObject *)next)) < 0)
         goto done;
     result = Py_NewRef(nxt);
 done:
     Py_XDECREF(nxt);
-    Py_XDECREF(params_obj);
-    Py_XDECREF(current);
-    Py_XDECREF(hands);
-    Py_XDECREF(deck);
-    Py_XDECREF(table);
+    Py_XDECREF(next);
+    Py_XDECREF(results);
+    Py_XDECREF(log);
+    Py_XDECREF(seat_obj);
+    Py_DECREF(core);
     return result;
 }
 
-/* start(state): `MatchState._start_hand(0)` on a state `new_match` is making (its setup,
-   parameters, scores and log set): the first hand dealt in C, the state returned; None where
-   Python deals (not a compiled state, or its parameters unreadable). */
+/* start(state): `MatchState._start_hand(0)` on a state `new_match` is making (its setup and
+   position set): the first hand dealt in C, the state returned; None where Python deals (its
+   position not a StateCore). */
 static PyObject *fast_start(PyObject *self, PyObject *state) {
     (void)self;
     if (state_type == NULL || card_type == NULL || Py_TYPE(state) != state_type) Py_RETURN_NONE;
-    PyObject *params_obj = get_field(state, F_PARAMS);
-    if (params_obj == NULL) return NULL;
-    const uint8_t *params = state_params_of(params_obj);
-    int dealt = params == NULL ? 1 : start_hand(state, 0, params);
-    Py_DECREF(params_obj); /* the state keeps it */
+    StateCore *core = core_of(state);
+    if (core == NULL) {
+        if (PyErr_Occurred()) return NULL;
+        Py_RETURN_NONE;
+    }
+    PyObject *setup = get_field(state, F_SETUP);
+    int dealt = setup == NULL ? -1 : core_start(core, setup, 0, (const uint8_t *)PyBytes_AS_STRING(core->params));
+    Py_XDECREF(setup);
+    Py_DECREF(core);
     if (dealt < 0) return NULL;
-    return Py_NewRef(dealt == 0 ? state : Py_None);
+    return Py_NewRef(state);
 }
 
 /* moves(state, kept, kept_moves): `MatchState.legal_moves()` of a state not listed yet: the C
-   listing (a MoveList keeping its first `kept_moves` Moves once made), kept on the state when at
-   most `kept` moves; None where Python lists (or the match is over). */
+   listing of its StateCore (a MoveList keeping its first `kept_moves` Moves once made), kept on
+   the state when at most `kept` moves; None where Python lists (the match over, the position
+   not a StateCore, or past the bounds). */
 static PyObject *fast_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs != 3 || state_type == NULL || Py_TYPE(args[0]) != state_type) Py_RETURN_NONE;
+    if (nargs != 3 || state_type == NULL || card_type == NULL || Py_TYPE(args[0]) != state_type)
+        Py_RETURN_NONE;
     PyObject *state = args[0];
     Py_ssize_t legal_kept = PyLong_AsSsize_t(args[1]), moves_kept = PyLong_AsSsize_t(args[2]);
     if ((legal_kept == -1 || moves_kept == -1) && PyErr_Occurred()) return NULL;
-    PyObject *current = get_field(state, F_CURRENT), *hands = NULL, *table = NULL, *params = NULL;
-    PyObject *listed = NULL, *result = NULL;
-    if (current == NULL) return NULL;
-    if (current == Py_None) {
-        result = Py_NewRef(Py_None);
-        goto done;
+    StateCore *core = core_of(state);
+    if (core == NULL) {
+        if (PyErr_Occurred()) return NULL;
+        Py_RETURN_NONE;
     }
-    Py_ssize_t seat = PyLong_AsSsize_t(current);
-    if (seat == -1 && PyErr_Occurred()) goto done;
-    if ((hands = get_field(state, F_HANDS)) == NULL || (table = get_field(state, F_TABLE)) == NULL ||
-        (params = get_field(state, F_PARAMS)) == NULL)
-        goto done;
-    if (!PyTuple_CheckExact(hands) || seat < 0 || seat >= PyTuple_GET_SIZE(hands)) {
-        result = Py_NewRef(Py_None);
-        goto done;
+    const Hand *h = &core->h;
+    PyObject *listed = NULL;
+    if (h->current < 0 || h->hand_len[h->current] == 0 || h->table_len > 51) {
+        listed = Py_NewRef(Py_None);
+    } else {
+        const uint8_t *params = (const uint8_t *)PyBytes_AS_STRING(core->params);
+        CardTable c;
+        table_of_indexes(&c, h->table, h->table_len, params);
+        listed = listed_moves(h->hands[h->current], h->hand_len[h->current], &c, params, moves_kept);
     }
-    listed = list_moves(PyTuple_GET_ITEM(hands, seat), table, params, moves_kept);
-    if (listed == NULL) goto done;
-    if (listed == Py_None) {
-        result = Py_NewRef(Py_None);
-        goto done;
+    Py_DECREF(core);
+    if (listed == NULL || listed == Py_None) return listed;
+    if (Py_SIZE(listed) <= legal_kept && put_field(state, F_LEGAL, Py_NewRef(listed)) < 0) {
+        Py_DECREF(listed);
+        return NULL;
     }
-    if (Py_SIZE(listed) <= legal_kept && put_field(state, F_LEGAL, Py_NewRef(listed)) < 0)
-        goto done;
-    result = Py_NewRef(listed);
-done:
-    Py_DECREF(current);
-    Py_XDECREF(hands);
-    Py_XDECREF(table);
-    Py_XDECREF(params);
-    Py_XDECREF(listed);
-    return result;
+    return listed;
 }
 
 /* set_moves(Move, TRAILS): the type and the 52 trails by index. */
@@ -2446,10 +2484,13 @@ static struct PyModuleDef module = {
 };
 
 PyMODINIT_FUNC PyInit__ccore(void) {
-    if (PyType_Ready(&MoveListType) < 0 || PyType_Ready(&SimCoreType) < 0) return NULL;
+    if (PyType_Ready(&MoveListType) < 0 || PyType_Ready(&SimCoreType) < 0 ||
+        PyType_Ready(&StateCoreType) < 0)
+        return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m != NULL && (PyModule_AddObjectRef(m, "MoveList", (PyObject *)&MoveListType) < 0 ||
-                      PyModule_AddObjectRef(m, "SimCore", (PyObject *)&SimCoreType) < 0))
+                      PyModule_AddObjectRef(m, "SimCore", (PyObject *)&SimCoreType) < 0 ||
+                      PyModule_AddObjectRef(m, "StateCore", (PyObject *)&StateCoreType) < 0))
         Py_CLEAR(m);
     if (m != NULL && add_captures_types(m) < 0) Py_CLEAR(m);
     return m;

@@ -30,6 +30,7 @@ from kafana.games.tablic.capture import (
     engine_for,
     per_rules,
 )
+from kafana.games.tablic.fields import Fields, PyFields
 from kafana.games.tablic.move import TRAILS, Move
 from kafana.games.tablic.record import MatchRecordText
 from kafana.games.tablic.result import HandResult
@@ -82,57 +83,121 @@ class MatchState(SeatedState[Rules, View]):
     It implements `kafana.games.protocol.GameState`: only the seat to move acts.
     """
 
-    __slots__ = (
-        "_builds",
-        "_current",
-        "_deck",
-        "_engine",
-        "_hands",
-        "_last_capturer",
-        "_legal",
-        "_log",
-        "_params",
-        "_piles",
-        "_results",
-        "_scores",
-        "_setup",
-        "_tablas",
-        "_table",
-        "_vector",
-        "hand_no",
-        "move_count",
-    )
+    __slots__ = ("_builds", "_engine", "_f", "_legal", "_log", "_params", "_results", "_setup")
 
     _setup: MatchSetup
     _engine: CaptureEngine
-    hand_no: int
-    move_count: int
-    _deck: tuple[Card, ...]
-    _hands: tuple[tuple[Card, ...], ...]
-    _table: tuple[Card, ...]
-    _vector: int  # the table's rank counts (`count_vector`), kept up to date move by move
-    _piles: tuple[int, ...]
-    _tablas: tuple[int, ...]
-    _last_capturer: int | None
-    _current: int | None
-    _scores: tuple[int, ...]
+    _f: Fields  # the position: what a move changes (`fields.py`)
     _results: tuple[HandResult, ...]
     _log: tuple[int, Move, object] | None
     _legal: Sequence[Move] | None  # once listed (trail first, then captures, per card)
     _params: bytes  # the rules as the C fast path reads them (`state_params`; b"": it declines)
     _builds: tuple[Build, ...]  # with `building` only (else unset: the C paths know no builds)
 
+    # -- the position's counters, and its fields by their former names (tests, tools) ---
+
+    @property
+    def hand_no(self) -> int:
+        """The hand being played, 0 first."""
+        return self._f.hand_no
+
+    @hand_no.setter
+    def hand_no(self, value: int) -> None:
+        self._f.hand_no = value
+
+    @property
+    def move_count(self) -> int:
+        """Moves played in the match so far."""
+        return self._f.move_count
+
+    @move_count.setter
+    def move_count(self, value: int) -> None:
+        self._f.move_count = value
+
+    @property
+    def _current(self) -> int | None:
+        """The seat to move (None: over), as `SeatedState` reads it."""
+        return self._f.current
+
+    @_current.setter
+    def _current(self, value: int | None) -> None:
+        self._f.current = value
+
+    @property
+    def _hands(self) -> tuple[tuple[Card, ...], ...]:
+        return self._f.hands
+
+    @_hands.setter
+    def _hands(self, value: tuple[tuple[Card, ...], ...]) -> None:
+        self._f.hands = value
+
+    @property
+    def _table(self) -> tuple[Card, ...]:
+        return self._f.table
+
+    @_table.setter
+    def _table(self, value: tuple[Card, ...]) -> None:
+        self._f.table = value
+
+    @property
+    def _vector(self) -> int:
+        return self._f.vector
+
+    @_vector.setter
+    def _vector(self, value: int) -> None:
+        self._f.vector = value
+
+    @property
+    def _deck(self) -> tuple[Card, ...]:
+        return self._f.deck
+
+    @_deck.setter
+    def _deck(self, value: tuple[Card, ...]) -> None:
+        self._f.deck = value
+
+    @property
+    def _piles(self) -> tuple[int, ...]:
+        return self._f.piles
+
+    @_piles.setter
+    def _piles(self, value: tuple[int, ...]) -> None:
+        self._f.piles = value
+
+    @property
+    def _tablas(self) -> tuple[int, ...]:
+        return self._f.tablas
+
+    @_tablas.setter
+    def _tablas(self, value: tuple[int, ...]) -> None:
+        self._f.tablas = value
+
+    @property
+    def _last_capturer(self) -> int | None:
+        return self._f.last_capturer
+
+    @_last_capturer.setter
+    def _last_capturer(self, value: int | None) -> None:
+        self._f.last_capturer = value
+
+    @property
+    def _scores(self) -> tuple[int, ...]:
+        return self._f.scores
+
+    @_scores.setter
+    def _scores(self, value: tuple[int, ...]) -> None:
+        self._f.scores = value
+
     # -- public read-only properties ---------------------------------------------------
 
     @property
     def scores(self) -> tuple[int, ...]:
         """Match points per side."""
-        return self._scores
+        return self._f.scores
 
     @property
     def table(self) -> tuple[Card, ...]:
         """Cards face up on the table, in rank order."""
-        return self._table
+        return self._f.table
 
     @property
     def builds(self) -> tuple[Build, ...]:
@@ -147,33 +212,33 @@ class MatchState(SeatedState[Rules, View]):
     @property
     def winner(self) -> int | None:
         """The winning side once the match is over."""
-        if self._current is not None:
+        if self._f.current is not None:
             return None
-        return max(range(len(self._scores)), key=self._scores.__getitem__)
+        return max(range(len(self._f.scores)), key=self._f.scores.__getitem__)
 
     @property
     def dealer(self) -> int:
         """The seat that dealt this hand; the seat after it plays first."""
         n = self._setup.rules.players
-        return (self.hand_no + n - 1) % n
+        return (self._f.hand_no + n - 1) % n
 
     @property
     def deck_remaining(self) -> int:
         """Cards of this hand not dealt yet."""
-        return len(self._deck)
+        return len(self._f.deck)
 
     def hand(self, seat: int) -> tuple[Card, ...]:
         """The cards in a seat's hand (omniscient: a player sees only `view(seat)`)."""
-        return self._hands[seat]
+        return self._f.hands[seat]
 
     def captured(self, side: int) -> frozenset[Card]:
         """The cards a side has captured in this hand (public: captures are made face up)."""
-        pile = self._piles[side]
+        pile = self._f.piles[side]
         return frozenset(c for c in CARDS if pile >> c.index & 1)
 
     def tablas(self, side: int) -> int:
         """Tablas a side has made in this hand."""
-        return self._tablas[side]
+        return self._f.tablas[side]
 
     def __reduce__(self) -> tuple[Callable[..., MatchState], tuple[object, ...]]:
         """Copied and pickled as its setup and moves, replayed (the compiled class has no
@@ -194,7 +259,7 @@ class MatchState(SeatedState[Rules, View]):
     def is_over(self) -> bool:
         """True once the match has ended (`SeatedState.is_over`, read here without a call
         into the base class: playouts ask it every move)."""
-        return self._current is None
+        return self._f.current is None
 
     # -- moves -------------------------------------------------------------------------
 
@@ -211,7 +276,7 @@ class MatchState(SeatedState[Rules, View]):
                 fast = _FAST_MOVES(self, LISTING_KEPT, LEGAL_KEPT)
                 if fast is not None:
                     return fast
-            seat = self._current  # C declined (over, or past its bounds): Python lists or raises
+            seat = self._f.current  # C declined (over, or past its bounds): Python lists or raises
             legal = () if seat is None else self._list_moves(seat)
             if len(legal) <= LEGAL_KEPT:  # a big list is not kept on a state a cache holds
                 self._legal = legal
@@ -221,23 +286,23 @@ class MatchState(SeatedState[Rules, View]):
 
     def legal_moves_for(self, seat: int) -> Sequence[Move]:
         """The legal moves of `seat`: NotYourTurnError unless it is the seat to move."""
-        if seat != self._current:
+        if seat != self._f.current:
             self._check_turn(seat)
         return self.legal_moves()
 
     def default_move(self) -> Move:
         """The clock's move: the first legal one (a trail of the first card when legal)."""
-        seat = self._current
+        seat = self._f.current
         if seat is None:
             raise MatchOverError("the match is over: no more moves")
         try:
             return self.legal_moves()[0]
         except TooManyMovesError:  # a table too big to list: trail if allowed, else any capture
-            card = self._hands[seat][0]
+            card = self._f.hands[seat][0]
             trail = TRAILS[card.index]
             if self.is_legal(trail):
                 return trail
-            taken = next(iter(captures(card, self._table, self._setup.rules)))
+            taken = next(iter(captures(card, self._f.table, self._setup.rules)))
             return Move(card, taken)
 
     def _list_moves(self, seat: int) -> tuple[Move, ...]:
@@ -246,22 +311,22 @@ class MatchState(SeatedState[Rules, View]):
         with `building`, `builds.legal`."""
         rules = self._setup.rules
         if rules.building:
-            table = self._table
-            return legal_building(rules, self._engine, self._hands[seat], seat, table, self._builds)
+            f = self._f
+            return legal_building(rules, self._engine, f.hands[seat], seat, f.table, self._builds)
         priority = rules.rank_priority
         engine = self._engine
         cached = engine._by_vector.get
         reach = engine.reach_vectors
         tags = LISTING_TAGS[priority]
-        vector = self._vector
-        table = self._table
+        vector = self._f.vector
+        table = self._f.table
         take = table.__getitem__
         bits = [_MOVE_BIT[c.index] for c in table]
         known = _MOVES
         new = tuple.__new__
         moves: dict[Move, int] = {}
         captures = False
-        for card in self._hands[seat]:
+        for card in self._f.hands[seat]:
             moves[TRAILS[card.index]] = 0
             rank = card.rank
             found = cached(vector & reach[rank] | tags[rank])
@@ -294,23 +359,23 @@ class MatchState(SeatedState[Rules, View]):
 
     def _check(self, move: Move) -> int:
         """Validate a move; return the mask of captured table positions."""
-        seat = self._current
+        seat = self._f.current
         if seat is None:
             raise MatchOverError("the match is over: no more moves")
         if not isinstance(move, Move):
             raise InvalidInputError(f"expected a Move, got {move!r}")
         card = move[0]
         taken = move[1]
-        if card not in self._hands[seat]:
+        if card not in self._f.hands[seat]:
             raise IllegalMoveError(f"{card} is not in the hand of seat {seat}")
         rules = self._setup.rules
         if rules.building:
-            hand = self._hands[seat]
-            table = self._table
+            hand = self._f.hands[seat]
+            table = self._f.table
             return check_building(move, seat, hand, table, self._builds, rules, self._engine)
         if len(move) == 3:
             raise IllegalMoveError(f"{move} is a build: these rules have no building")
-        table = self._table
+        table = self._f.table
         mask = 0
         for i, c in enumerate(table):
             if c in taken:
@@ -324,7 +389,7 @@ class MatchState(SeatedState[Rules, View]):
         ranks = tuple(c.rank for c in table)
         if not taken:
             if rules.must_capture and any(
-                self._engine.has_capture(c.rank, ranks) for c in self._hands[seat]
+                self._engine.has_capture(c.rank, ranks) for c in self._f.hands[seat]
             ):
                 raise IllegalMoveError(f"cannot trail {card}: a capture is possible and required")
             return 0
@@ -344,7 +409,7 @@ class MatchState(SeatedState[Rules, View]):
         `move` is typed `object`: anything else is refused here with InvalidInputError (the
         compiled build would otherwise refuse it with a TypeError at the call).
         """
-        if seat is not None and seat != self._current:
+        if seat is not None and seat != self._f.current:
             self._check_turn(seat)
         if _FAST_ADVANCE is not None:  # the compiled build: a move of this state's listing, in C
             fast = _FAST_ADVANCE(self, move)
@@ -365,7 +430,7 @@ class MatchState(SeatedState[Rules, View]):
 
     def _advance(self, move: Move, mask: int) -> MatchState:
         """The next state; `mask` is non-zero when the move captures (or builds)."""
-        seat = self._current
+        seat = self._f.current
         assert seat is not None
         setup = self._setup
         rules = setup.rules
@@ -373,20 +438,20 @@ class MatchState(SeatedState[Rules, View]):
         nxt._setup = setup
         nxt._engine = self._engine
         nxt._params = self._params
-        nxt.hand_no = self.hand_no
-        nxt.move_count = self.move_count + 1
-        nxt._deck = deck = self._deck
-        nxt._scores = self._scores
+        was = self._f
+        nxt._f = f = was.copy()
+        f.move_count = was.move_count + 1
+        deck = was.deck
         nxt._results = self._results
         nxt._log = (seat, move, self._log)
         nxt._legal = None
         card = move[0]
         taken = move[1]
-        hands = list(self._hands)
+        hands = list(was.hands)
         hand = hands[seat]
         hands[seat] = tuple([c for c in hand if c is not card])
-        nxt._hands = now = tuple(hands)
-        table = self._table
+        f.hands = now = tuple(hands)
+        table = was.table
         played = card.index
         builds: tuple[Build, ...] = ()
         loose_taken = -1  # with building: the count vector of the loose cards captured
@@ -394,48 +459,40 @@ class MatchState(SeatedState[Rules, View]):
             builds = self._builds
             if len(move) == 3:  # a build or a raise: the joined cards leave the loose ones
                 table, nxt._builds, joined = after_build(move, seat, table, builds)
-                nxt._table = table
-                nxt._vector = self._vector - joined
-                nxt._piles = self._piles
-                nxt._tablas = self._tablas
-                nxt._last_capturer = self._last_capturer
+                f.table = table
+                f.vector = was.vector - joined
                 return nxt._next_turn(seat, now, deck)
             if mask:  # the captured builds leave with the loose cards they are listed with
                 table, builds, loose_taken = after_capture(move, table, builds)
             nxt._builds = builds
         if mask:
             side = seat % 2 if rules.partnerships else seat
-            piles = list(self._piles)
+            piles = list(was.piles)
             pile = piles[side] | 1 << played
-            vector = self._vector
+            vector = was.vector
             for c in taken:
                 pile |= 1 << c.index
                 vector -= UNITS[c.rank]
             piles[side] = pile
             if loose_taken >= 0:  # builds' cards are not in the table's count vector
-                vector = self._vector - loose_taken
-            nxt._piles = tuple(piles)
+                vector = was.vector - loose_taken
+            f.piles = tuple(piles)
             remaining = tuple([c for c in table if c not in taken])
-            nxt._table = remaining
-            nxt._vector = vector
-            nxt._last_capturer = side
+            f.table = remaining
+            f.vector = vector
+            f.last_capturer = side
             if not remaining and not builds and (rules.last_card_tabla or deck or any(now)):
-                tablas = list(self._tablas)
+                tablas = list(was.tablas)
                 tablas[side] += 1
-                nxt._tablas = tuple(tablas)
-            else:
-                nxt._tablas = self._tablas
+                f.tablas = tuple(tablas)
         else:
-            nxt._piles = self._piles
-            nxt._tablas = self._tablas
-            nxt._last_capturer = self._last_capturer
             at = 0
             for c in table:  # the table is sorted by index: the trail goes after the smaller
                 if c.index > played:
                     break
                 at += 1
-            nxt._table = (*table[:at], card, *table[at:])
-            nxt._vector = self._vector + UNITS[card.rank]
+            f.table = (*table[:at], card, *table[at:])
+            f.vector = was.vector + UNITS[card.rank]
         return nxt._next_turn(seat, now, deck)
 
     def _next_turn(
@@ -444,9 +501,9 @@ class MatchState(SeatedState[Rules, View]):
         """This new state, after `seat` moved, handed on: to the next seat, else a new deal,
         else the hand scored (and the next one dealt, unless the match is over)."""
         if any(hands):
-            self._current = (seat + 1) % self._setup.rules.players
+            self._f.current = (seat + 1) % self._setup.rules.players
             return self
-        self._current = seat
+        self._f.current = seat
         if deck:
             self._deal_round()
         else:
@@ -458,17 +515,7 @@ class MatchState(SeatedState[Rules, View]):
         nxt._setup = self._setup
         nxt._engine = self._engine
         nxt._params = self._params
-        nxt.hand_no = self.hand_no
-        nxt.move_count = self.move_count
-        nxt._deck = self._deck
-        nxt._hands = self._hands
-        nxt._table = self._table
-        nxt._vector = self._vector
-        nxt._piles = self._piles
-        nxt._tablas = self._tablas
-        nxt._last_capturer = self._last_capturer
-        nxt._current = self._current
-        nxt._scores = self._scores
+        nxt._f = self._f.copy()
         nxt._results = self._results
         nxt._log = self._log
         nxt._legal = self._legal
@@ -478,56 +525,56 @@ class MatchState(SeatedState[Rules, View]):
 
     def _deal_round(self) -> None:
         n = self._setup.rules.players
-        first = self.hand_no % n
-        per = deal_size(len(self._deck), n)
-        deck = self._deck
+        first = self._f.hand_no % n
+        per = deal_size(len(self._f.deck), n)
+        deck = self._f.deck
         hands: list[tuple[Card, ...]] = [()] * n
         for k in range(n):
             seat = (first + k) % n
             hands[seat] = tuple(sorted(deck[k * per : (k + 1) * per], key=_BY_INDEX))
-        self._deck = deck[n * per :]
-        self._hands = tuple(hands)
-        self._current = first
+        self._f.deck = deck[n * per :]
+        self._f.hands = tuple(hands)
+        self._f.current = first
 
     def _finish_hand(self) -> None:
         rules = self._setup.rules
         sides = rules.sides
-        piles = list(self._piles)
-        if self._last_capturer is not None:
-            for c in self._table:
-                piles[self._last_capturer] |= 1 << c.index
+        piles = list(self._f.piles)
+        if self._f.last_capturer is not None:
+            for c in self._f.table:
+                piles[self._f.last_capturer] |= 1 << c.index
             if rules.building:  # builds go with the loose cards, counted card by card
                 for build in self._builds:
                     for c in build.cards:
-                        piles[self._last_capturer] |= 1 << c.index
+                        piles[self._f.last_capturer] |= 1 << c.index
         if rules.building:
             self._builds = ()
-        self._table = ()
-        self._vector = 0
+        self._f.table = ()
+        self._f.vector = 0
         points_of = rules.points_by_index
         counts = tuple(p.bit_count() for p in piles)
         card_points = tuple(sum(compress(points_of, _bits(pile))) for pile in piles)
-        most = most_cards(rules, counts, self._last_capturer)
-        tabla_points = tuple(t * rules.tabla_points for t in self._tablas)
+        most = most_cards(rules, counts, self._f.last_capturer)
+        tabla_points = tuple(t * rules.tabla_points for t in self._f.tablas)
         points = tuple(card_points[s] + most[s] + tabla_points[s] for s in range(sides))
         result = HandResult(
-            hand=self.hand_no,
+            hand=self._f.hand_no,
             cards=counts,
             card_points=card_points,
             most_cards=tuple(most),
-            tablas=self._tablas,
+            tablas=self._f.tablas,
             points=points,
-            last_capturer=self._last_capturer,
+            last_capturer=self._f.last_capturer,
         )
         self._results = (*self._results, result)
-        self._scores = tuple(a + b for a, b in zip(self._scores, points, strict=True))
-        top = max(self._scores)
-        if top >= rules.target and self._scores.count(top) == 1:
-            self._current = None
-            self._hands = tuple(() for _ in range(rules.players))
-            self._piles = tuple(piles)
+        self._f.scores = tuple(a + b for a, b in zip(self._f.scores, points, strict=True))
+        top = max(self._f.scores)
+        if top >= rules.target and self._f.scores.count(top) == 1:
+            self._f.current = None
+            self._f.hands = tuple(() for _ in range(rules.players))
+            self._f.piles = tuple(piles)
             return
-        self._start_hand(self.hand_no + 1)
+        self._start_hand(self._f.hand_no + 1)
 
     def _start_hand(self, hand_no: int) -> None:
         rules = self._setup.rules
@@ -539,13 +586,13 @@ class MatchState(SeatedState[Rules, View]):
                 deck.append(card)
             else:
                 table.append(card)
-        self.hand_no = hand_no
-        self._table = tuple(sorted(table, key=_BY_INDEX))
-        self._vector = count_vector(map(_RANK, table))
-        self._deck = tuple(deck)
-        self._piles = (0,) * rules.sides
-        self._tablas = (0,) * rules.sides
-        self._last_capturer = None
+        self._f.hand_no = hand_no
+        self._f.table = tuple(sorted(table, key=_BY_INDEX))
+        self._f.vector = count_vector(map(_RANK, table))
+        self._f.deck = tuple(deck)
+        self._f.piles = (0,) * rules.sides
+        self._f.tablas = (0,) * rules.sides
+        self._f.last_capturer = None
         if rules.building:
             self._builds = ()
         self._deal_round()
@@ -559,20 +606,20 @@ class MatchState(SeatedState[Rules, View]):
         """
         new_hands = tuple(tuple(sorted(parse_cards(h))) for h in hands)
         new_deck = parse_cards(deck)
-        if len(new_hands) != len(self._hands) or any(
-            len(a) != len(b) for a, b in zip(new_hands, self._hands, strict=True)
+        if len(new_hands) != len(self._f.hands) or any(
+            len(a) != len(b) for a, b in zip(new_hands, self._f.hands, strict=True)
         ):
             raise InvalidInputError("determinize: hand sizes differ from the real ones")
-        if len(new_deck) != len(self._deck):
+        if len(new_deck) != len(self._f.deck):
             raise InvalidInputError("determinize: deck size differs from the real one")
-        hidden = {c for h in self._hands for c in h} | set(self._deck)
+        hidden = {c for h in self._f.hands for c in h} | set(self._f.deck)
         given = [c for h in new_hands for c in h] + list(new_deck)
         check_distinct(given, "the determinized cards")
         if set(given) != hidden:
             raise InvalidInputError("determinize: the cards are not the hidden ones")
         nxt = self._copy()
-        nxt._hands = new_hands
-        nxt._deck = new_deck
+        nxt._f.hands = new_hands
+        nxt._f.deck = new_deck
         nxt._legal = None
         return nxt
 
@@ -580,12 +627,12 @@ class MatchState(SeatedState[Rules, View]):
 
     def outcome(self, forfeit: int | None = None) -> Outcome | None:
         """Scores and places per side once over; with `forfeit`, the best other side wins."""
-        scores = self._scores
+        scores = self._f.scores
         if forfeit is not None:
             loser = self.side_of(forfeit)
             others = [side for side in range(len(scores)) if side != loser]
             return Outcome(FORFEIT, max(others, key=scores.__getitem__), scores)
-        if self._current is not None:
+        if self._f.current is not None:
             return None
         return Outcome(SCORE, self.winner, scores, places_by_score(scores))
 
@@ -595,20 +642,20 @@ class MatchState(SeatedState[Rules, View]):
         return View(
             rules=rules,
             seat=seat,
-            hand=None if seat is None else self._hands[seat],
-            table=self._table,
-            current_seat=self._current,
-            hand_no=self.hand_no,
+            hand=None if seat is None else self._f.hands[seat],
+            table=self._f.table,
+            current_seat=self._f.current,
+            hand_no=self._f.hand_no,
             dealer=self.dealer,
-            move_count=self.move_count,
-            hand_sizes=tuple(map(len, self._hands)),
-            deck_remaining=len(self._deck),
+            move_count=self._f.move_count,
+            hand_sizes=tuple(map(len, self._f.hands)),
+            deck_remaining=len(self._f.deck),
             captured=tuple(self.captured(side) for side in range(rules.sides)),
-            tablas=self._tablas,
-            last_capturer=self._last_capturer,
-            scores=self._scores,
+            tablas=self._f.tablas,
+            last_capturer=self._f.last_capturer,
+            scores=self._f.scores,
             hand_results=self._results,
-            is_over=self._current is None,
+            is_over=self._f.current is None,
             builds=self.builds,
         )
 
@@ -620,13 +667,13 @@ class MatchState(SeatedState[Rules, View]):
             seed=setup.seed,
             decks=setup.decks,
             moves=tuple(move for _, move in self.moves()),
-            scores=self._scores if self.is_over else None,
+            scores=self._f.scores if self.is_over else None,
         )
 
     def __repr__(self) -> str:
         return (
-            f"<MatchState hand={self.hand_no} move={self.move_count} "
-            f"seat={self._current} scores={self._scores}>"
+            f"<MatchState hand={self._f.hand_no} move={self._f.move_count} "
+            f"seat={self._f.current} scores={self._f.scores}>"
         )
 
 
@@ -652,6 +699,10 @@ fields as a `MoveList`, kept on it up to LISTING_KEPT moves): `_list_moves`'s an
 moves in the same order (tests/games/tablic/test_fast_legal.py), or None where it declines (the
 match over, or too many captures: the Python path raises). Both are Final: the compiled module
 reads them as constants, not from its dict every move."""
+_STATE_CORE: Final[Callable[[bytes], Fields] | None] = None if NATIVE is None else NATIVE.StateCore
+"""The compiled build's `Fields` (`_ccore.StateCore(params)`: the position as a C struct, which
+`_FAST_ADVANCE`, `_FAST_START` and `_FAST_MOVES` play on and read directly), for a match whose
+rules the C paths read (`state_params` not empty); else `PyFields`, the reference."""
 if NATIVE is not None:
     NATIVE.set_moves(Move, TRAILS)
     Sequence.register(NATIVE.MoveList)
@@ -759,16 +810,17 @@ def new_match(
     state = MatchState.__new__(MatchState)
     state._setup = setup
     state._engine = engine_for(rules)
-    state._params = state_params(rules)
-    state.move_count = 0
+    state._params = params = state_params(rules)
+    state._f = fields = PyFields() if _STATE_CORE is None or not params else _STATE_CORE(params)
+    fields.move_count = 0
+    fields.scores = (0,) * rules.sides
     state._log = None
     state._legal = None
-    state._scores = (0,) * rules.sides
     state._results = ()
     if _FAST_START is None or _FAST_START(state) is None:
         state._start_hand(0)
     return state
 
 
-if NATIVE is not None:  # the classes `_ccore.advance` makes (it reads and writes the fields only
-    NATIVE.set_state(MatchState, HandResult)  # through the class's descriptors)
+if NATIVE is not None:  # the classes `_ccore.advance` makes (it reads and writes the state's
+    NATIVE.set_state(MatchState, HandResult)  # fields only through the class's descriptors)
