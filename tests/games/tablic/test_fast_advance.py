@@ -216,22 +216,26 @@ def test_a_listing_that_no_longer_fits_the_position_is_left_to_python() -> None:
 
 
 @compiled
-def test_the_c_transition_takes_only_a_class_whose_fields_are_descriptors() -> None:
-    """`_ccore.set_state` reads and writes a state's fields only through the class's data
-    descriptors (no layout of the compiled class): a class whose field is a plain attribute is
-    refused, naming it, and the class set before keeps working."""
+def test_the_c_transition_reads_only_the_position_it_is_given() -> None:
+    """`_ccore.advance` plays on a position's StateCore and answers the next one: it reads and
+    writes no field of MatchState (no layout, no descriptor of the compiled class); the state
+    around the new position is made by state.py."""
     from kafana.games.tablic.capture import NATIVE
-    from kafana.games.tablic.result import HandResult
 
     assert NATIVE is not None
-    plain = type("Plain", (), {name: None for name in (*FIELDS, "_legal")})
-    with pytest.raises(TypeError, match=r"Plain\._setup is not a field"):
-        NATIVE.set_state(plain, HandResult)
     state = tablic.new_match(tablic.Rules.preset("serbian"), seed=3)
     move = state.legal_moves()[0]
+    assert type(state._f) is NATIVE.StateCore and not hasattr(NATIVE, "set_state")
+    core = NATIVE.advance(state._f, state._legal, move, state._setup)
+    assert type(core) is NATIVE.StateCore and core is not state._f
+    assert NATIVE.advance(state, state._legal, move, state._setup) is None  # not a StateCore
+    assert NATIVE.advance(state._f, list(state._legal or ()), move, state._setup) is None
+    with pytest.raises(TypeError, match="four arguments"):
+        NATIVE.advance(state._f, state._legal, move)
     made = advance(state, move)
     assert made is not None and type(made) is MatchState
     assert fields(made) == fields(state._advance(move, 1 if move.captured else 0))
+    assert made._hands == core.hands and made.move_count == core.move_count == 1
 
 
 @compiled

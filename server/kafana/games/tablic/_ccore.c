@@ -1655,8 +1655,10 @@ static PyObject *fast_legal(PyObject *self, PyObject *const *args, Py_ssize_t na
    -1 for None) plus the counters and scores. Its attributes read as Python's `PyFields` do:
    tuples made on first read and kept (`kept`), until the field changes; set from Python (the
    Python paths: a move not listed, `building`'s, `determinize`), a field is read into the
-   struct and the value given kept. It holds only cards, ints and tuples of them: no cycle can
-   pass through it, so the cycle collector does not walk it. */
+   struct and the value given kept. It also holds the match's history, the log of moves and
+   the hands' results, which the transition extends. It holds only cards, ints, Moves,
+   HandResults and tuples of them, none of which can refer back to it: no cycle can pass
+   through it, so the cycle collector does not walk it. */
 enum { K_HANDS, K_TABLE, K_DECK, K_PILES, K_TABLAS, K_SCORES, K_COUNT };
 
 typedef struct {
@@ -1665,6 +1667,8 @@ typedef struct {
     uint64_t hand_no, move_count, vector;
     long long scores[4];
     PyObject *params;  /* the rules (`state_params`, bytes of STATE_PARAMS_SIZE) */
+    PyObject *log;     /* the moves so far: None, or (seat, move, the log before) */
+    PyObject *results; /* the finished hands' scores: a tuple of HandResults */
     PyObject *kept[K_COUNT];
 } StateCore;
 
@@ -1700,23 +1704,37 @@ static PyObject *core_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     for (int s = 0; s < h->n; s++) h->side_of[s] = params[SP_PARTNERS] ? s % 2 : s;
     h->current = h->last_capturer = -1;
     c->params = Py_NewRef(params_obj);
+    c->log = Py_NewRef(Py_None);
+    if ((c->results = PyTuple_New(0)) == NULL) Py_CLEAR(c);
     return (PyObject *)c;
 }
 
 static void core_forget(StateCore *c, int k) { Py_CLEAR(c->kept[k]); }
 
+/* Freed cores' memory, reused by `core_copy`: a core (about 1.5 kB) is past the small-object
+   allocator's 512 bytes, and the C library's malloc and free were 3% of a random playout. */
+#define CORE_FREE_MOST 16
+static StateCore *core_free[CORE_FREE_MOST];
+static int core_free_count = 0;
+
 static void core_dealloc(StateCore *c) {
     for (int k = 0; k < K_COUNT; k++) Py_XDECREF(c->kept[k]);
     Py_XDECREF(c->params);
-    Py_TYPE(c)->tp_free((PyObject *)c);
+    Py_XDECREF(c->log);
+    Py_XDECREF(c->results);
+    if (core_free_count < CORE_FREE_MOST) core_free[core_free_count++] = c;
+    else Py_TYPE(c)->tp_free((PyObject *)c);
 }
 
 /* A new core holding the values of `c`: its struct copied, its tuples shared. */
 static StateCore *core_copy(StateCore *c) {
-    StateCore *out = PyObject_New(StateCore, &StateCoreType);
-    if (out == NULL) return NULL;
+    StateCore *out = core_free_count ? core_free[--core_free_count] : PyObject_Malloc(sizeof(StateCore));
+    if (out == NULL) return (StateCore *)PyErr_NoMemory();
+    PyObject_Init((PyObject *)out, &StateCoreType);
     memcpy((char *)out + sizeof(PyObject), (char *)c + sizeof(PyObject), sizeof(StateCore) - sizeof(PyObject));
     Py_INCREF(out->params);
+    Py_INCREF(out->log);
+    Py_INCREF(out->results);
     for (int k = 0; k < K_COUNT; k++) Py_XINCREF(out->kept[k]);
     return out;
 }
@@ -1770,6 +1788,8 @@ static PyObject *get_move_count(StateCore *c, void *u) { (void)u; return PyLong_
 static PyObject *get_vector(StateCore *c, void *u) { (void)u; return PyLong_FromUnsignedLongLong(c->vector); }
 static PyObject *get_current(StateCore *c, void *u) { (void)u; return optional(c->h.current); }
 static PyObject *get_last_capturer(StateCore *c, void *u) { (void)u; return optional(c->h.last_capturer); }
+static PyObject *get_log(StateCore *c, void *u) { (void)u; return Py_NewRef(c->log); }
+static PyObject *get_results(StateCore *c, void *u) { (void)u; return Py_NewRef(c->results); }
 
 static int no_delete(PyObject *value) {
     if (value != NULL) return 0;
@@ -1901,21 +1921,57 @@ static int seat_into(PyObject *value, int most, int *out) {
 static int set_current(StateCore *c, PyObject *v, void *u) { (void)u; return seat_into(v, c->h.n, &c->h.current); }
 static int set_last_capturer(StateCore *c, PyObject *v, void *u) { (void)u; return seat_into(v, c->h.sides, &c->h.last_capturer); }
 
+static int set_log(StateCore *c, PyObject *v, void *u) {
+    (void)u;
+    if (no_delete(v) < 0) return -1;
+    if (v != Py_None && !PyTuple_Check(v)) {
+        PyErr_SetString(PyExc_TypeError, "expected None or a (seat, move, log) tuple");
+        return -1;
+    }
+    Py_SETREF(c->log, Py_NewRef(v));
+    return 0;
+}
+static int set_results(StateCore *c, PyObject *v, void *u) {
+    (void)u;
+    if (no_delete(v) < 0) return -1;
+    if (!PyTuple_Check(v)) {
+        PyErr_SetString(PyExc_TypeError, "expected a tuple of HandResults");
+        return -1;
+    }
+    Py_SETREF(c->results, Py_NewRef(v));
+    return 0;
+}
+
 #define FIELD(name, doc) {#name, (getter)get_##name, (setter)set_##name, doc, NULL}
-static PyGetSetDef core_getset[] = {
+static PyGetSetDef core_getset[] = { /* the fields Python reads most first (`core_getattro`) */
+    FIELD(current, "The seat to move, or None once the match is over."),
+    FIELD(hand_no, "The hand being played, 0 first."),
     FIELD(hands, "Each seat's cards, sorted by index."),
     FIELD(table, "The cards face up, sorted by index."),
     FIELD(deck, "The cards not dealt yet, in deal order."),
     FIELD(piles, "Each side's captured cards this hand, a mask of card indexes."),
     FIELD(tablas, "Each side's tablas this hand."),
     FIELD(scores, "Each side's match points."),
-    FIELD(hand_no, "The hand being played, 0 first."),
     FIELD(move_count, "Moves played in the match."),
     FIELD(vector, "The table's rank counts (count_vector)."),
-    FIELD(current, "The seat to move, or None once the match is over."),
     FIELD(last_capturer, "The side that captured last this hand, or None."),
+    FIELD(log, "The moves so far: None, or (seat, move, the log before)."),
+    FIELD(results, "The finished hands' scores (HandResults)."),
     {NULL, NULL, NULL, NULL, NULL},
 };
+
+#define CORE_FIELDS (sizeof core_getset / sizeof *core_getset - 1)
+static PyObject *core_names[CORE_FIELDS]; /* the fields' names, interned (`PyInit__ccore`) */
+
+/* Attribute reads: a field named by an interned string (what compiled code and the
+   interpreter pass) answered by its getter directly, without the type's attribute lookup
+   (PyObject_GenericGetAttr's cost three times the getter's: 4% of a playout); any other name
+   by PyObject_GenericGetAttr. */
+static PyObject *core_getattro(PyObject *self, PyObject *name) {
+    for (size_t i = 0; i < CORE_FIELDS; i++)
+        if (name == core_names[i]) return core_getset[i].get(self, NULL);
+    return PyObject_GenericGetAttr(self, name);
+}
 
 static PyMethodDef core_methods[] = {
     {"copy", (PyCFunction)core_copy_method, METH_NOARGS, "A new StateCore of the same values."},
@@ -1926,6 +1982,7 @@ static PyTypeObject StateCoreType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kafana.games.tablic._ccore.StateCore",
     .tp_basicsize = sizeof(StateCore),
     .tp_dealloc = (destructor)core_dealloc,
+    .tp_getattro = core_getattro,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "A MatchState's position (fields.Fields) as a C struct: StateCore(params).",
     .tp_methods = core_methods,
@@ -1940,68 +1997,31 @@ static uint64_t table_vector(const Hand *h) {
     return vector;
 }
 
-/* -- MatchState's other fields, read and written through the class's descriptors ------------ */
-
-/* The fields `advance` reads and writes, by name: each is a data descriptor of the class (what
-   mypyc makes of a declared attribute), called through the public slots of its type,
-   `tp_descr_get` and `tp_descr_set` (the setter checks the value's type, as the class declares
-   it). Nothing here knows where or how the class keeps a field. */
-static const char *const field_names[] = {
-    "_setup", "_engine", "_params", "_f", "_results", "_log", "_legal", NULL,
-};
-enum { F_SETUP, F_ENGINE, F_PARAMS, F_CORE, F_RESULTS, F_LOG, F_LEGAL, F_COUNT };
-static PyTypeObject *state_type = NULL;
-static PyObject *hand_result = NULL; /* the HandResult class */
-/* Its fields in the order of its constructor's arguments, interned (NULL: not set up). */
+/* The class of a finished hand's score (`set_result`), and its fields in the order of its
+   constructor's arguments, interned (NULL: not set up). */
+static PyObject *hand_result = NULL;
 static const char *const result_fields[] = {"hand",   "cards",  "card_points", "most_cards",
                                             "tablas", "points", "last_capturer"};
 #define RESULT_FIELDS 7
 static PyObject *result_names[RESULT_FIELDS];
 static PyObject *deck_name = NULL; /* "deck", interned: `MatchSetup.deck` */
-static PyObject *field_descr[F_COUNT]; /* each field's descriptor */
-static descrgetfunc field_get[F_COUNT];
-static descrsetfunc field_set[F_COUNT];
 static PyObject *no_args = NULL;
 
-/* set_state(MatchState, HandResult): the class `advance` makes, whose fields must be data
-   descriptors of it (a getter and a setter each), and the one of a finished hand's score. */
-static PyObject *set_state(PyObject *self, PyObject *args) {
+/* set_result(HandResult): the class of a finished hand's score, which `advance` makes. */
+static PyObject *set_result(PyObject *self, PyObject *result_type) {
     (void)self;
-    PyTypeObject *type;
-    PyObject *result_type;
-    if (!PyArg_ParseTuple(args, "O!O!", &PyType_Type, &type, &PyType_Type, &result_type))
+    if (!PyType_Check(result_type)) {
+        PyErr_SetString(PyExc_TypeError, "set_result(HandResult) takes the class");
         return NULL;
-    PyObject *found[F_COUNT] = {NULL};
-    for (int f = 0; f < F_COUNT; f++) {
-        PyObject *descr = PyObject_GetAttrString((PyObject *)type, field_names[f]);
-        if (descr == NULL) goto fail;
-        found[f] = descr;
-        descrgetfunc get = Py_TYPE(descr)->tp_descr_get;
-        descrsetfunc set = Py_TYPE(descr)->tp_descr_set;
-        if (get == NULL || set == NULL) {
-            PyErr_Format(PyExc_TypeError, "%s.%s is not a field (a data descriptor)",
-                         type->tp_name, field_names[f]);
-            goto fail;
-        }
     }
-    if (no_args == NULL && (no_args = PyTuple_New(0)) == NULL) goto fail;
-    if (deck_name == NULL && (deck_name = PyUnicode_InternFromString("deck")) == NULL) goto fail;
+    if (no_args == NULL && (no_args = PyTuple_New(0)) == NULL) return NULL;
+    if (deck_name == NULL && (deck_name = PyUnicode_InternFromString("deck")) == NULL) return NULL;
     for (int i = 0; i < RESULT_FIELDS; i++)
         if (result_names[i] == NULL && (result_names[i] = PyUnicode_InternFromString(result_fields[i])) == NULL)
-            goto fail;
-    for (int f = 0; f < F_COUNT; f++) {
-        Py_XSETREF(field_descr[f], found[f]);
-        field_get[f] = Py_TYPE(found[f])->tp_descr_get;
-        field_set[f] = Py_TYPE(found[f])->tp_descr_set;
-    }
-    Py_INCREF(type); /* the fields first: `advance` runs once the class is set */
-    Py_XSETREF(state_type, type);
+            return NULL;
     Py_INCREF(result_type);
     Py_XSETREF(hand_result, result_type);
     Py_RETURN_NONE;
-fail:
-    for (int f = 0; f < F_COUNT; f++) Py_XDECREF(found[f]);
-    return NULL;
 }
 
 /* A new HandResult of `values` (its fields in order), made as its frozen dataclass `__init__`
@@ -2014,33 +2034,6 @@ static PyObject *new_result(PyObject *const *values) {
     for (int i = 0; record != NULL && i < RESULT_FIELDS; i++)
         if (PyObject_GenericSetAttr(record, result_names[i], values[i]) < 0) Py_CLEAR(record);
     return record;
-}
-
-/* A new reference to a field's value (NULL with AttributeError where it is unset). */
-static inline PyObject *get_field(PyObject *state, int f) {
-    return field_get[f](field_descr[f], state, (PyObject *)state_type);
-}
-
-/* Set a field, stealing the reference `value` (NULL: an error is already set). */
-static inline int put_field(PyObject *state, int f, PyObject *value) {
-    if (value == NULL) return -1;
-    int done = field_set[f](field_descr[f], state, value);
-    Py_DECREF(value);
-    return done;
-}
-
-/* A field copied from `from` to `to`. */
-static inline int copy_field(PyObject *from, PyObject *to, int f) {
-    return put_field(to, f, get_field(from, f));
-}
-
-/* The state's position where it is a StateCore (a new reference); NULL with an error set where
-   it could not be read, or NULL without one where it is not a StateCore (Python's paths). */
-static StateCore *core_of(PyObject *state) {
-    PyObject *core = get_field(state, F_CORE);
-    if (core == NULL || Py_TYPE(core) == &StateCoreType) return (StateCore *)core;
-    Py_DECREF(core);
-    return NULL;
 }
 
 /* -- MatchState's transition on its StateCore ----------------------------------------------- */
@@ -2097,9 +2090,9 @@ done:
 }
 
 /* `MatchState._finish_hand` on `c`, whose hand `play` just ended (the leftovers already in the
-   last capturer's pile, the table empty): the hand scored into `*results` (a new tuple
-   replacing the reference), then the match over or the next hand dealt. */
-static int core_finish(StateCore *c, PyObject *setup, PyObject **results, const uint8_t *params) {
+   last capturer's pile, the table empty): the hand scored (its result added to the core's),
+   then the match over or the next hand dealt. */
+static int core_finish(StateCore *c, PyObject *setup, const uint8_t *params) {
     Hand *h = &c->h;
     int sides = h->sides, last = h->last_capturer;
     int counts[4], card_points[4], most[4] = {0, 0, 0, 0}, points[4];
@@ -2143,15 +2136,15 @@ static int core_finish(StateCore *c, PyObject *setup, PyObject **results, const 
     PyObject *record = made ? new_result(args) : NULL;
     for (int i = 0; i < RESULT_FIELDS; i++) Py_XDECREF(args[i]);
     if (record == NULL) return -1;
-    Py_ssize_t before = PyTuple_GET_SIZE(*results);
+    Py_ssize_t before = PyTuple_GET_SIZE(c->results);
     PyObject *more = PyTuple_New(before + 1);
     if (more == NULL) {
         Py_DECREF(record);
         return -1;
     }
-    for (Py_ssize_t i = 0; i < before; i++) PyTuple_SET_ITEM(more, i, Py_NewRef(PyTuple_GET_ITEM(*results, i)));
+    for (Py_ssize_t i = 0; i < before; i++) PyTuple_SET_ITEM(more, i, Py_NewRef(PyTuple_GET_ITEM(c->results, i)));
     PyTuple_SET_ITEM(more, before, record);
-    Py_SETREF(*results, more);
+    Py_SETREF(c->results, more);
     if (top >= target && at_top == 1) { /* the match is over: the hand's piles stay */
         h->current = -1;
         for (int s = 0; s < h->n; s++) h->hand_len[s] = 0;
@@ -2178,43 +2171,46 @@ static int core_move_fits(const Hand *h, int card, uint64_t taken, uint64_t *tak
     return (taken & ~on_table) == 0;
 }
 
-/* advance(state, move): the state after `move`, as `MatchState._advance` makes it, where
-   `move` is a Move of the state's C listing (the same object, or one of the same cards) and
-   the state's position a StateCore; else None (the Python path checks the move, or ends a
-   hand whose card points do not fit the parameters). The next position is a copy of the
-   struct that `play` plays on: no tuple is made for it until Python reads one. */
+/* advance(core, legal, move, setup): the position after `move` (`MatchState._advance`'s), a
+   new StateCore, where `core` is a StateCore, `legal` its position's C listing (a MoveList) and
+   `move` one of its Moves (the same object, or one of the same cards), `setup` the match's
+   MatchSetup (whose `deck` deals a next hand); else None (the Python path checks the move, or
+   ends a hand whose card points do not fit the parameters). The next position is a copy of the
+   struct that `play` plays on, its log extended: no tuple is made for the position until
+   Python reads one, and no MatchState field is touched (mypyc's code wraps the new core). */
 static PyObject *fast_advance(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs != 2 || state_type == NULL || card_type == NULL || Py_TYPE(args[0]) != state_type)
-        Py_RETURN_NONE;
-    PyObject *state = args[0], *move = args[1];
-    PyObject *legal = get_field(state, F_LEGAL);
-    if (legal == NULL) return NULL;
-    Py_ssize_t at = -1;
-    Listed entry = {0, NULL, 0};
-    if (Py_TYPE(legal) == &MoveListType && Py_TYPE(move) == move_type &&
-        (at = listed_at((MoveList *)legal, move)) >= 0)
-        entry = ((MoveList *)legal)->entries[at];
-    Py_DECREF(legal);
-    if (at < 0) Py_RETURN_NONE;
-    StateCore *core = core_of(state), *next = NULL;
-    if (core == NULL) {
-        if (PyErr_Occurred()) return NULL;
-        Py_RETURN_NONE;
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "advance(core, legal, move, setup) takes four arguments");
+        return NULL;
     }
+    PyObject *legal = args[1], *move = args[2], *setup = args[3];
+    if (Py_TYPE(args[0]) != &StateCoreType || card_type == NULL || hand_result == NULL ||
+        Py_TYPE(legal) != &MoveListType || Py_TYPE(move) != move_type)
+        Py_RETURN_NONE;
+    Py_ssize_t at = listed_at((MoveList *)legal, move);
+    if (at < 0) Py_RETURN_NONE;
+    Listed entry = ((MoveList *)legal)->entries[at];
+    StateCore *core = (StateCore *)args[0];
     const uint8_t *params = (const uint8_t *)PyBytes_AS_STRING(core->params);
     const Hand *h = &core->h;
-    PyObject *nxt = NULL, *result = NULL, *results = NULL, *log = NULL, *seat_obj = NULL;
     uint64_t taken_at = 0;
     int holding = 0;
     for (int s = 0; s < h->n; s++) holding += h->hand_len[s];
     if (h->current < 0 || !core_move_fits(h, entry.card, entry.taken, &taken_at) ||
-        (holding == 1 && h->deck_len == 0 && !params[SP_ENDS])) { /* Python scores it */
-        result = Py_NewRef(Py_None);
-        goto done;
+        (holding == 1 && h->deck_len == 0 && !params[SP_ENDS])) /* Python scores it */
+        Py_RETURN_NONE;
+    PyObject *seat = PyLong_FromLong(h->current);
+    if (seat == NULL) return NULL;
+    PyObject *log = untracked(PyTuple_Pack(3, seat, move, core->log));
+    Py_DECREF(seat);
+    if (log == NULL) return NULL;
+    StateCore *next = core_copy(core);
+    if (next == NULL) {
+        Py_DECREF(log);
+        return NULL;
     }
-    int seat = h->current;
-    if ((next = core_copy(core)) == NULL) goto done;
+    Py_SETREF(next->log, log);
     Hand *g = &next->h;
     next->move_count++;
     SimRules rules = {params, params + SP_POINTS, 0, params[SP_LAST_TABLA], 0, 0};
@@ -2228,86 +2224,47 @@ static PyObject *fast_advance(PyObject *self, PyObject *const *args, Py_ssize_t 
         core_forget(next, K_TABLAS);
     }
     if (g->deck_len != h->deck_len) core_forget(next, K_DECK);
-    if ((results = get_field(state, F_RESULTS)) == NULL) goto done;
-    if (g->current < 0) { /* the hand is over: scored as `_finish_hand` scores it, then dealt */
-        PyObject *setup = get_field(state, F_SETUP);
-        if (setup == NULL) goto done;
-        int finished = core_finish(next, setup, &results, params);
-        Py_DECREF(setup);
-        if (finished < 0) goto done;
-    }
-    if ((log = get_field(state, F_LOG)) == NULL || (seat_obj = PyLong_FromLong(seat)) == NULL)
-        goto done;
-    if ((nxt = state_type->tp_new(state_type, no_args, NULL)) == NULL) goto done;
-    if (copy_field(state, nxt, F_SETUP) < 0 || copy_field(state, nxt, F_ENGINE) < 0 ||
-        copy_field(state, nxt, F_PARAMS) < 0 || put_field(nxt, F_RESULTS, Py_NewRef(results)) < 0 ||
-        put_field(nxt, F_LOG, untracked(PyTuple_Pack(3, seat_obj, move, log))) < 0 ||
-        put_field(nxt, F_LEGAL, Py_NewRef(Py_None)) < 0 ||
-        put_field(nxt, F_CORE, Py_NewRef((PyObject *)next)) < 0)
-        goto done;
-    result = Py_NewRef(nxt);
-done:
-    Py_XDECREF(nxt);
-    Py_XDECREF(next);
-    Py_XDECREF(results);
-    Py_XDECREF(log);
-    Py_XDECREF(seat_obj);
-    Py_DECREF(core);
-    return result;
+    /* the hand over: scored as `_finish_hand` scores it, then the next one dealt */
+    if (g->current < 0 && core_finish(next, setup, params) < 0) Py_CLEAR(next);
+    return (PyObject *)next;
 }
 
-/* start(state): `MatchState._start_hand(0)` on a state `new_match` is making (its setup and
-   position set): the first hand dealt in C, the state returned; None where Python deals (its
-   position not a StateCore). */
-static PyObject *fast_start(PyObject *self, PyObject *state) {
+/* start(core, setup): `MatchState._start_hand(0)` on the position of a match `new_match` is
+   making (its scores set): the first hand of `setup` dealt in C, True; False where `core` is
+   not a StateCore (Python deals). */
+static PyObject *fast_start(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (state_type == NULL || card_type == NULL || Py_TYPE(state) != state_type) Py_RETURN_NONE;
-    StateCore *core = core_of(state);
-    if (core == NULL) {
-        if (PyErr_Occurred()) return NULL;
-        Py_RETURN_NONE;
-    }
-    PyObject *setup = get_field(state, F_SETUP);
-    int dealt = setup == NULL ? -1 : core_start(core, setup, 0, (const uint8_t *)PyBytes_AS_STRING(core->params));
-    Py_XDECREF(setup);
-    Py_DECREF(core);
-    if (dealt < 0) return NULL;
-    return Py_NewRef(state);
-}
-
-/* moves(state, kept, kept_moves): `MatchState.legal_moves()` of a state not listed yet: the C
-   listing of its StateCore (a MoveList keeping its first `kept_moves` Moves once made), kept on
-   the state when at most `kept` moves; None where Python lists (the match over, the position
-   not a StateCore, or past the bounds). */
-static PyObject *fast_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    (void)self;
-    if (nargs != 3 || state_type == NULL || card_type == NULL || Py_TYPE(args[0]) != state_type)
-        Py_RETURN_NONE;
-    PyObject *state = args[0];
-    Py_ssize_t legal_kept = PyLong_AsSsize_t(args[1]), moves_kept = PyLong_AsSsize_t(args[2]);
-    if ((legal_kept == -1 || moves_kept == -1) && PyErr_Occurred()) return NULL;
-    StateCore *core = core_of(state);
-    if (core == NULL) {
-        if (PyErr_Occurred()) return NULL;
-        Py_RETURN_NONE;
-    }
-    const Hand *h = &core->h;
-    PyObject *listed = NULL;
-    if (h->current < 0 || h->hand_len[h->current] == 0 || h->table_len > 51) {
-        listed = Py_NewRef(Py_None);
-    } else {
-        const uint8_t *params = (const uint8_t *)PyBytes_AS_STRING(core->params);
-        CardTable c;
-        table_of_indexes(&c, h->table, h->table_len, params);
-        listed = listed_moves(h->hands[h->current], h->hand_len[h->current], &c, params, moves_kept);
-    }
-    Py_DECREF(core);
-    if (listed == NULL || listed == Py_None) return listed;
-    if (Py_SIZE(listed) <= legal_kept && put_field(state, F_LEGAL, Py_NewRef(listed)) < 0) {
-        Py_DECREF(listed);
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "start(core, setup) takes two arguments");
         return NULL;
     }
-    return listed;
+    if (Py_TYPE(args[0]) != &StateCoreType || card_type == NULL || deck_name == NULL)
+        Py_RETURN_FALSE;
+    StateCore *core = (StateCore *)args[0];
+    if (core_start(core, args[1], 0, (const uint8_t *)PyBytes_AS_STRING(core->params)) < 0)
+        return NULL;
+    Py_RETURN_TRUE;
+}
+
+/* moves(core, kept_moves): the legal moves of the seat to move of a StateCore as
+   `MatchState._list_moves` lists them (`_ccore.legal`'s listing, a MoveList keeping its first
+   `kept_moves` Moves once made); None where Python lists (the match over, `core` not a
+   StateCore, or past the bounds). */
+static PyObject *fast_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "moves(core, kept_moves) takes two arguments");
+        return NULL;
+    }
+    Py_ssize_t moves_kept = PyLong_AsSsize_t(args[1]);
+    if (moves_kept == -1 && PyErr_Occurred()) return NULL;
+    if (Py_TYPE(args[0]) != &StateCoreType || card_type == NULL) Py_RETURN_NONE;
+    const Hand *h = &((StateCore *)args[0])->h;
+    if (h->current < 0 || h->hand_len[h->current] == 0 || h->table_len > 51) Py_RETURN_NONE;
+    const uint8_t *params = (const uint8_t *)PyBytes_AS_STRING(((StateCore *)args[0])->params);
+    CardTable c;
+    table_of_indexes(&c, h->table, h->table_len, params);
+    return listed_moves(h->hands[h->current], h->hand_len[h->current], &c, params, moves_kept);
 }
 
 /* set_moves(Move, TRAILS): the type and the 52 trails by index. */
@@ -2462,19 +2419,18 @@ static PyMethodDef methods[] = {
      "legal(hand, table, params): the legal moves as MatchState lists them (a tuple), or None "
      "(the Python path)."},
     {"advance", (PyCFunction)(void (*)(void))fast_advance, METH_FASTCALL,
-     "advance(state, move): the next MatchState, or None (the Python path)."},
-    {"start", fast_start, METH_O,
-     "start(state): the first hand of a new MatchState dealt (the state), or None (Python deals)."},
+     "advance(core, legal, move, setup): the next StateCore, or None (the Python path)."},
+    {"start", (PyCFunction)(void (*)(void))fast_start, METH_FASTCALL,
+     "start(core, setup): the first hand of a StateCore dealt (True), or False (Python deals)."},
     {"permute", (PyCFunction)(void (*)(void))fast_permute, METH_FASTCALL,
      "permute(items, domain, sha256): kafana.games.shuffle.permute of a tuple, its digests by "
      "sha256 (the standard library's), or None (Python)."},
     {"set_cards", set_cards, METH_VARARGS, "set_cards(Card, CARDS): the 52 interned cards."},
     {"set_moves", set_moves, METH_VARARGS, "set_moves(Move, TRAILS): the type and the trails."},
     {"moves", (PyCFunction)(void (*)(void))fast_moves, METH_FASTCALL,
-     "moves(state, kept, kept_moves): its legal moves (a MoveList keeping its first kept_moves "
-     "Moves; kept on the state if at most kept), or None."},
-    {"set_state", set_state, METH_VARARGS,
-     "set_state(MatchState, HandResult): the classes advance makes (fields: data descriptors)."},
+     "moves(core, kept_moves): the legal moves of a StateCore (a MoveList keeping its first "
+     "kept_moves Moves), or None."},
+    {"set_result", set_result, METH_O, "set_result(HandResult): the class of a hand's score."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -2487,6 +2443,8 @@ PyMODINIT_FUNC PyInit__ccore(void) {
     if (PyType_Ready(&MoveListType) < 0 || PyType_Ready(&SimCoreType) < 0 ||
         PyType_Ready(&StateCoreType) < 0)
         return NULL;
+    for (size_t i = 0; i < CORE_FIELDS; i++)
+        if ((core_names[i] = PyUnicode_InternFromString(core_getset[i].name)) == NULL) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m != NULL && (PyModule_AddObjectRef(m, "MoveList", (PyObject *)&MoveListType) < 0 ||
                       PyModule_AddObjectRef(m, "SimCore", (PyObject *)&SimCoreType) < 0 ||

@@ -1,10 +1,11 @@
 """The fields of a `MatchState` that a move changes, behind one object.
 
-`MatchState` keeps what is fixed for a match (setup, rules' engine and parameters) and its
-history (log, hand results) itself, and the position (hands, table, deck, piles, counters)
-in one `Fields` object: `PyFields` here, the reference (the pure build, and a match with
-`building`), or in the compiled build `_ccore.StateCore`, the same attributes over a C struct
-that the C transition plays on directly (tuples made only when read, and kept).
+`MatchState` keeps what is fixed for a whole match (setup, the rules' engine and parameters)
+itself, and what a move changes (the position: hands, table, deck, piles, counters; the
+history: the log of moves and the hands' results) in one `Fields` object: `PyFields` here, the
+reference (the pure build, and a match with `building`), or in the compiled build
+`_ccore.StateCore`, the same attributes over a C struct that the C transition plays on directly
+(tuples made only when read, and kept).
 """
 
 from __future__ import annotations
@@ -12,6 +13,11 @@ from __future__ import annotations
 from typing import Protocol
 
 from kafana.games.cards import Card
+from kafana.games.tablic.move import Move
+from kafana.games.tablic.result import HandResult
+
+Log = tuple[int, Move, object] | None
+"""The moves so far, newest first: None, or (seat, move, the log before)."""
 
 
 class Fields(Protocol):
@@ -28,6 +34,8 @@ class Fields(Protocol):
     last_capturer: int | None
     current: int | None
     scores: tuple[int, ...]
+    log: Log
+    results: tuple[HandResult, ...]
 
     def copy(self) -> Fields:
         """A new object holding the same values."""
@@ -43,8 +51,10 @@ class PyFields:
         "hand_no",
         "hands",
         "last_capturer",
+        "log",
         "move_count",
         "piles",
+        "results",
         "scores",
         "tablas",
         "table",
@@ -62,6 +72,8 @@ class PyFields:
     last_capturer: int | None
     current: int | None
     scores: tuple[int, ...]
+    log: Log
+    results: tuple[HandResult, ...]
 
     def copy(self) -> PyFields:
         """A new object holding the same values (every field set)."""
@@ -77,4 +89,6 @@ class PyFields:
         out.last_capturer = self.last_capturer
         out.current = self.current
         out.scores = self.scores
+        out.log = self.log
+        out.results = self.results
         return out

@@ -30,7 +30,7 @@ from kafana.games.tablic.capture import (
     engine_for,
     per_rules,
 )
-from kafana.games.tablic.fields import Fields, PyFields
+from kafana.games.tablic.fields import Fields, Log, PyFields
 from kafana.games.tablic.move import TRAILS, Move
 from kafana.games.tablic.record import MatchRecordText
 from kafana.games.tablic.result import HandResult
@@ -83,13 +83,11 @@ class MatchState(SeatedState[Rules, View]):
     It implements `kafana.games.protocol.GameState`: only the seat to move acts.
     """
 
-    __slots__ = ("_builds", "_engine", "_f", "_legal", "_log", "_params", "_results", "_setup")
+    __slots__ = ("_builds", "_engine", "_f", "_legal", "_params", "_setup")
 
     _setup: MatchSetup
     _engine: CaptureEngine
     _f: Fields  # the position: what a move changes (`fields.py`)
-    _results: tuple[HandResult, ...]
-    _log: tuple[int, Move, object] | None
     _legal: Sequence[Move] | None  # once listed (trail first, then captures, per card)
     _params: bytes  # the rules as the C fast path reads them (`state_params`; b"": it declines)
     _builds: tuple[Build, ...]  # with `building` only (else unset: the C paths know no builds)
@@ -187,6 +185,14 @@ class MatchState(SeatedState[Rules, View]):
     def _scores(self, value: tuple[int, ...]) -> None:
         self._f.scores = value
 
+    @property
+    def _log(self) -> Log:
+        return self._f.log
+
+    @property
+    def _results(self) -> tuple[HandResult, ...]:
+        return self._f.results
+
     # -- public read-only properties ---------------------------------------------------
 
     @property
@@ -207,7 +213,7 @@ class MatchState(SeatedState[Rules, View]):
     @property
     def hand_results(self) -> tuple[HandResult, ...]:
         """Every finished hand's score."""
-        return self._results
+        return self._f.results
 
     @property
     def winner(self) -> int | None:
@@ -248,7 +254,7 @@ class MatchState(SeatedState[Rules, View]):
     def moves(self) -> list[tuple[int, Move]]:
         """Every (seat, move) played so far, oldest first."""
         out: list[tuple[int, Move]] = []
-        node = self._log
+        node = self._f.log
         while node is not None:
             seat, move, node = node  # type: ignore[assignment]
             out.append((seat, move))
@@ -273,7 +279,7 @@ class MatchState(SeatedState[Rules, View]):
         legal = self._legal
         if legal is None:
             if _FAST_MOVES is not None:  # the compiled build: listed (and kept) in C
-                fast = _FAST_MOVES(self, LISTING_KEPT, LEGAL_KEPT)
+                fast = _moves_in_c(self, LISTING_KEPT, LEGAL_KEPT)
                 if fast is not None:
                     return fast
             seat = self._f.current  # C declined (over, or past its bounds): Python lists or raises
@@ -307,7 +313,7 @@ class MatchState(SeatedState[Rules, View]):
 
     def _list_moves(self, seat: int) -> tuple[Move, ...]:
         """The legal moves of `seat` in Python, from the engine's listings: the reference of
-        the C listing (`_ccore.legal`, which `_FAST_MOVES` runs on the state's own fields);
+        the C listing (`_ccore.legal`, which `_moves_in_c` runs on the state's StateCore);
         with `building`, `builds.legal`."""
         rules = self._setup.rules
         if rules.building:
@@ -412,7 +418,7 @@ class MatchState(SeatedState[Rules, View]):
         if seat is not None and seat != self._f.current:
             self._check_turn(seat)
         if _FAST_ADVANCE is not None:  # the compiled build: a move of this state's listing, in C
-            fast = _FAST_ADVANCE(self, move)
+            fast = _advance_in_c(self, move)
             if fast is not None:
                 return fast
         if type(move) is Move:  # a Move itself (no subclass) takes the fast path
@@ -442,8 +448,7 @@ class MatchState(SeatedState[Rules, View]):
         nxt._f = f = was.copy()
         f.move_count = was.move_count + 1
         deck = was.deck
-        nxt._results = self._results
-        nxt._log = (seat, move, self._log)
+        f.log = (seat, move, was.log)
         nxt._legal = None
         card = move[0]
         taken = move[1]
@@ -516,8 +521,6 @@ class MatchState(SeatedState[Rules, View]):
         nxt._engine = self._engine
         nxt._params = self._params
         nxt._f = self._f.copy()
-        nxt._results = self._results
-        nxt._log = self._log
         nxt._legal = self._legal
         if self._setup.rules.building:
             nxt._builds = self._builds
@@ -566,7 +569,7 @@ class MatchState(SeatedState[Rules, View]):
             points=points,
             last_capturer=self._f.last_capturer,
         )
-        self._results = (*self._results, result)
+        self._f.results = (*self._f.results, result)
         self._f.scores = tuple(a + b for a, b in zip(self._f.scores, points, strict=True))
         top = max(self._f.scores)
         if top >= rules.target and self._f.scores.count(top) == 1:
@@ -654,7 +657,7 @@ class MatchState(SeatedState[Rules, View]):
             tablas=self._f.tablas,
             last_capturer=self._f.last_capturer,
             scores=self._f.scores,
-            hand_results=self._results,
+            hand_results=self._f.results,
             is_over=self._f.current is None,
             builds=self.builds,
         )
@@ -683,26 +686,74 @@ immutable, so states share one object (and listing them builds no frozenset)."""
 MOVE_ENTRIES = 1 << 16
 """Most moves `_MOVES` keeps; past it, it starts again empty."""
 _MOVE_BIT = tuple(1 << 6 + i for i in range(52))
-FastAdvance = Callable[["MatchState", object], "MatchState | None"]
-_FAST_ADVANCE: Final[FastAdvance | None] = None if NATIVE is None else NATIVE.advance
-"""The C transition of the compiled build (`_ccore.advance`): `_advance`'s next state for a
-move of the state's own listing, hands scored and dealt included, or None (the Python path
-checks the move; tests/games/tablic/test_fast_advance.py)."""
-FastStart = Callable[["MatchState"], "MatchState | None"]
-_FAST_START: Final[FastStart | None] = None if NATIVE is None else NATIVE.start
-"""`_start_hand(0)` in C for `new_match` (`_ccore.start`: the state with its first hand dealt,
-or None where Python deals; tests/games/tablic/test_fast_advance.py)."""
-FastMoves = Callable[["MatchState", int, int], "Sequence[Move] | None"]
-_FAST_MOVES: Final[FastMoves | None] = None if NATIVE is None else NATIVE.moves
-"""`legal_moves()` in C (`_ccore.moves`: the listing of `_ccore.legal` on the state's own
-fields as a `MoveList`, kept on it up to LISTING_KEPT moves): `_list_moves`'s answer, the same
-moves in the same order (tests/games/tablic/test_fast_legal.py), or None where it declines (the
-match over, or too many captures: the Python path raises). Both are Final: the compiled module
-reads them as constants, not from its dict every move."""
+CoreAdvance = Callable[[Fields, "Sequence[Move] | None", object, MatchSetup], "Fields | None"]
+_C_ADVANCE: Final[CoreAdvance | None] = None if NATIVE is None else NATIVE.advance
+_C_START: Final[Callable[[Fields, MatchSetup], bool] | None] = (
+    None if NATIVE is None else NATIVE.start
+)
+_C_MOVES: Final[Callable[[Fields, int], Sequence[Move] | None] | None] = (
+    None if NATIVE is None else NATIVE.moves
+)
+"""The compiled build's C transition, deal and listing, on a position's `_ccore.StateCore`
+(`_advance_in_c`, `_start_in_c` and `_moves_in_c` call them). Final: the compiled module reads
+them as constants, not from its dict every move."""
 _STATE_CORE: Final[Callable[[bytes], Fields] | None] = None if NATIVE is None else NATIVE.StateCore
 """The compiled build's `Fields` (`_ccore.StateCore(params)`: the position as a C struct, which
-`_FAST_ADVANCE`, `_FAST_START` and `_FAST_MOVES` play on and read directly), for a match whose
-rules the C paths read (`state_params` not empty); else `PyFields`, the reference."""
+the C paths play on and read directly), for a match whose rules they read (`state_params` not
+empty: no `building`); else `PyFields`, the reference."""
+
+
+def _advance_in_c(state: object, move: object) -> MatchState | None:
+    """`_advance` in C: the next state for a move of the state's own C listing (`_legal`), hands
+    scored and dealt included, or None (not a compiled position or listing, or a move not
+    listed: the Python path checks it; tests/games/tablic/test_fast_advance.py). C makes the next
+    position (`_ccore.advance`); the state around it is made here, by the compiled class's own
+    code (the C reads and writes no field of MatchState)."""
+    if _C_ADVANCE is None or not isinstance(state, MatchState):
+        return None
+    fields = _C_ADVANCE(state._f, state._legal, move, state._setup)
+    if fields is None:
+        return None
+    nxt = MatchState()  # (the compiled class's own constructor: MatchState has no __init__)
+    nxt._setup = state._setup
+    nxt._engine = state._engine
+    nxt._params = state._params
+    nxt._f = fields
+    nxt._legal = None
+    return nxt
+
+
+def _start_in_c(state: object) -> MatchState | None:
+    """`_start_hand(0)` in C for `new_match` (`_ccore.start`): the state with its first hand
+    dealt, or None where Python deals (its position not a StateCore: `building`)."""
+    if _C_START is None or not isinstance(state, MatchState):
+        return None
+    return state if _C_START(state._f, state._setup) else None
+
+
+def _moves_in_c(state: object, kept: int, kept_moves: int) -> Sequence[Move] | None:
+    """`legal_moves()` in C (`_ccore.moves` on the state's StateCore: `_ccore.legal`'s listing as
+    a `MoveList` keeping its first `kept_moves` Moves once made), kept on the state when at most
+    `kept` moves: `_list_moves`'s answer, the same moves in the same order
+    (tests/games/tablic/test_fast_legal.py), or None where it declines (the match over, or too
+    many captures: the Python path raises)."""
+    if _C_MOVES is None or not isinstance(state, MatchState):
+        return None
+    listed = _C_MOVES(state._f, kept_moves)
+    if listed is not None and len(listed) <= kept:
+        state._legal = listed
+    return listed
+
+
+FastAdvance = Callable[[object, object], "MatchState | None"]
+_FAST_ADVANCE: Final[FastAdvance | None] = None if NATIVE is None else _advance_in_c
+"""`_advance_in_c` in the compiled build, else None (what `apply` tests)."""
+FastStart = Callable[[object], "MatchState | None"]
+_FAST_START: Final[FastStart | None] = None if NATIVE is None else _start_in_c
+"""`_start_in_c` in the compiled build, else None."""
+FastMoves = Callable[[object, int, int], "Sequence[Move] | None"]
+_FAST_MOVES: Final[FastMoves | None] = None if NATIVE is None else _moves_in_c
+"""`_moves_in_c` in the compiled build, else None."""
 if NATIVE is not None:
     NATIVE.set_moves(Move, TRAILS)
     Sequence.register(NATIVE.MoveList)
@@ -814,13 +865,13 @@ def new_match(
     state._f = fields = PyFields() if _STATE_CORE is None or not params else _STATE_CORE(params)
     fields.move_count = 0
     fields.scores = (0,) * rules.sides
-    state._log = None
     state._legal = None
-    state._results = ()
-    if _FAST_START is None or _FAST_START(state) is None:
+    fields.log = None
+    fields.results = ()
+    if _FAST_START is None or _start_in_c(state) is None:
         state._start_hand(0)
     return state
 
 
-if NATIVE is not None:  # the classes `_ccore.advance` makes (it reads and writes the state's
-    NATIVE.set_state(MatchState, HandResult)  # fields only through the class's descriptors)
+if NATIVE is not None:  # the class of a hand's score `_ccore.advance` makes
+    NATIVE.set_result(HandResult)
