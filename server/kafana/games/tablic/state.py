@@ -189,9 +189,17 @@ class MatchState(SeatedState[Rules, View]):
     def _log(self) -> Log:
         return self._f.log
 
+    @_log.setter
+    def _log(self, value: Log) -> None:  # (the service cuts a cached state's history)
+        self._f.log = value
+
     @property
     def _results(self) -> tuple[HandResult, ...]:
         return self._f.results
+
+    @_results.setter
+    def _results(self, value: tuple[HandResult, ...]) -> None:
+        self._f.results = value
 
     # -- public read-only properties ---------------------------------------------------
 
