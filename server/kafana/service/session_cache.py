@@ -17,7 +17,7 @@ CACHE_ENTRIES = 16_384
 """Sessions kept by default (`kafana serve --cache-tables`): 10,000 live tables fit."""
 CACHE_BYTES = 192 * 2**20
 """Estimated bytes of the sessions kept, by default (16,384 whole matches: ~160 MB)."""
-SESSION_BYTES = 6100  # a session at move 0 (its state's C position, `StateCore`, 1.5 KB)
+SESSION_BYTES = 5200  # a session at move 0 (its state's position, `StateCore`: 504 bytes)
 EVENT_BYTES = 9  # each event, besides its record in the log
 DECK_BYTES = 4096  # each explicit deck of the table record (52 card texts, parsed and not)
 

@@ -1661,11 +1661,20 @@ static PyObject *fast_legal(PyObject *self, PyObject *const *args, Py_ssize_t na
    through it, so the cycle collector does not walk it. */
 enum { K_HANDS, K_TABLE, K_DECK, K_PILES, K_TABLAS, K_SCORES, K_COUNT };
 
+/* The position as the core keeps it: the simulator's `Hand` in bytes (a core stays under
+   the small-object allocator's 512 bytes: 503), read into a `Hand` for `play` and back. */
+typedef struct {
+    uint64_t piles[4];
+    uint8_t hands[4][52], table[52], deck[52];
+    uint8_t hand_len[4], table_len, deck_len, n, sides, first, tablas[4];
+    int8_t current, last_capturer; /* -1: None */
+} Pos;
+
 typedef struct {
     PyObject_HEAD
-    Hand h;            /* first: the seat dealt first this hand (hand_no % players) */
     uint64_t hand_no, move_count, vector;
     long long scores[4];
+    Pos h;             /* first: the seat dealt first this hand (hand_no % players) */
     PyObject *params;  /* the rules (`state_params`, bytes of STATE_PARAMS_SIZE) */
     PyObject *log;     /* the moves so far: None, or (seat, move, the log before) */
     PyObject *results; /* the finished hands' scores: a tuple of HandResults */
@@ -1680,6 +1689,54 @@ static PyObject *cards_of(const int *indexes, int n) {
     if (out == NULL) return NULL;
     for (int i = 0; i < n; i++) PyTuple_SET_ITEM(out, i, Py_NewRef(card_objects[indexes[i]]));
     return out;
+}
+
+/* `cards_of` of a core's bytes. */
+static PyObject *cards_of8(const uint8_t *indexes, int n) {
+    int cards[52];
+    for (int i = 0; i < n; i++) cards[i] = indexes[i];
+    return cards_of(cards, n);
+}
+
+/* A core's position read into a `Hand` (what `play`, `deal` and the scoring read), and back:
+   every hand and the deck where `seat` < 0, else only that seat's hand (a move that neither
+   deals nor ends the hand reads and changes no other; `deck_len` stays right). */
+static void pos_to_hand(const Pos *p, Hand *h, int seat) {
+    h->n = p->n, h->sides = p->sides, h->first = p->first;
+    h->current = p->current, h->last_capturer = p->last_capturer;
+    for (int s = 0; s < p->n; s++) {
+        h->side_of[s] = s % p->sides;
+        h->hand_len[s] = p->hand_len[s];
+        if (seat < 0 || s == seat)
+            for (int k = 0; k < p->hand_len[s]; k++) h->hands[s][k] = p->hands[s][k];
+    }
+    h->table_len = p->table_len, h->deck_len = p->deck_len;
+    for (int k = 0; k < p->table_len; k++) h->table[k] = p->table[k];
+    if (seat < 0)
+        for (int k = 0; k < p->deck_len; k++) h->deck[k] = p->deck[k];
+    for (int s = 0; s < 4; s++) {
+        h->piles[s] = p->piles[s];
+        h->tablas[s] = p->tablas[s];
+        h->cards[s] = h->points[s] = 0;
+    }
+}
+
+static void pos_from_hand(Pos *p, const Hand *h, int seat) {
+    p->first = (uint8_t)h->first;
+    p->current = (int8_t)h->current, p->last_capturer = (int8_t)h->last_capturer;
+    for (int s = 0; s < p->n; s++) {
+        p->hand_len[s] = (uint8_t)h->hand_len[s];
+        if (seat < 0 || s == seat)
+            for (int k = 0; k < h->hand_len[s]; k++) p->hands[s][k] = (uint8_t)h->hands[s][k];
+    }
+    p->table_len = (uint8_t)h->table_len, p->deck_len = (uint8_t)h->deck_len;
+    for (int k = 0; k < h->table_len; k++) p->table[k] = (uint8_t)h->table[k];
+    if (seat < 0)
+        for (int k = 0; k < h->deck_len; k++) p->deck[k] = (uint8_t)h->deck[k];
+    for (int s = 0; s < 4; s++) {
+        p->piles[s] = h->piles[s];
+        p->tablas[s] = (uint8_t)h->tablas[s];
+    }
 }
 
 /* StateCore(params): an empty position of the rules `params` (every field zero, no seat to
@@ -1698,10 +1755,9 @@ static PyObject *core_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     }
     StateCore *c = (StateCore *)type->tp_alloc(type, 0); /* zeroed */
     if (c == NULL) return NULL;
-    Hand *h = &c->h;
+    Pos *h = &c->h;
     h->n = params[SP_PLAYERS];
     h->sides = params[SP_PARTNERS] ? 2 : h->n;
-    for (int s = 0; s < h->n; s++) h->side_of[s] = params[SP_PARTNERS] ? s % 2 : s;
     h->current = h->last_capturer = -1;
     c->params = Py_NewRef(params_obj);
     c->log = Py_NewRef(Py_None);
@@ -1711,26 +1767,18 @@ static PyObject *core_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
 
 static void core_forget(StateCore *c, int k) { Py_CLEAR(c->kept[k]); }
 
-/* Freed cores' memory, reused by `core_copy`: a core (about 1.5 kB) is past the small-object
-   allocator's 512 bytes, and the C library's malloc and free were 3% of a random playout. */
-#define CORE_FREE_MOST 16
-static StateCore *core_free[CORE_FREE_MOST];
-static int core_free_count = 0;
-
 static void core_dealloc(StateCore *c) {
     for (int k = 0; k < K_COUNT; k++) Py_XDECREF(c->kept[k]);
     Py_XDECREF(c->params);
     Py_XDECREF(c->log);
     Py_XDECREF(c->results);
-    if (core_free_count < CORE_FREE_MOST) core_free[core_free_count++] = c;
-    else Py_TYPE(c)->tp_free((PyObject *)c);
+    Py_TYPE(c)->tp_free((PyObject *)c);
 }
 
 /* A new core holding the values of `c`: its struct copied, its tuples shared. */
 static StateCore *core_copy(StateCore *c) {
-    StateCore *out = core_free_count ? core_free[--core_free_count] : PyObject_Malloc(sizeof(StateCore));
-    if (out == NULL) return (StateCore *)PyErr_NoMemory();
-    PyObject_Init((PyObject *)out, &StateCoreType);
+    StateCore *out = PyObject_New(StateCore, &StateCoreType);
+    if (out == NULL) return NULL;
     memcpy((char *)out + sizeof(PyObject), (char *)c + sizeof(PyObject), sizeof(StateCore) - sizeof(PyObject));
     Py_INCREF(out->params);
     Py_INCREF(out->log);
@@ -1753,15 +1801,19 @@ static PyObject *core_kept(StateCore *c, int k, PyObject *(*make)(StateCore *)) 
 static PyObject *make_hands(StateCore *c) {
     PyObject *out = card_tuple(c->h.n);
     for (int s = 0; out != NULL && s < c->h.n; s++) {
-        PyObject *cards = cards_of(c->h.hands[s], c->h.hand_len[s]);
+        PyObject *cards = cards_of8(c->h.hands[s], c->h.hand_len[s]);
         if (cards == NULL) Py_CLEAR(out);
         else PyTuple_SET_ITEM(out, s, cards);
     }
     return out;
 }
-static PyObject *make_table(StateCore *c) { return cards_of(c->h.table, c->h.table_len); }
-static PyObject *make_deck(StateCore *c) { return cards_of(c->h.deck, c->h.deck_len); }
-static PyObject *make_tablas(StateCore *c) { return int_tuple(c->h.tablas, c->h.sides); }
+static PyObject *make_table(StateCore *c) { return cards_of8(c->h.table, c->h.table_len); }
+static PyObject *make_deck(StateCore *c) { return cards_of8(c->h.deck, c->h.deck_len); }
+static PyObject *make_tablas(StateCore *c) {
+    int tablas[4];
+    for (int s = 0; s < c->h.sides; s++) tablas[s] = c->h.tablas[s];
+    return int_tuple(tablas, c->h.sides);
+}
 
 /* A tuple of the first `n` of `v` (u64 if `wide`, else long long). */
 static PyObject *numbers(const void *v, int n, int wide) {
@@ -1829,25 +1881,26 @@ static int set_hands(StateCore *c, PyObject *value, void *u) {
     for (int s = 0; s < c->h.n; s++)
         if ((lens[s] = cards_into(PyTuple_GET_ITEM(value, s), hands[s], 52)) < 0) return -1;
     for (int s = 0; s < c->h.n; s++) {
-        memcpy(c->h.hands[s], hands[s], sizeof(int) * (size_t)lens[s]);
-        c->h.hand_len[s] = lens[s];
+        for (int k = 0; k < lens[s]; k++) c->h.hands[s][k] = (uint8_t)hands[s][k];
+        c->h.hand_len[s] = (uint8_t)lens[s];
     }
     keep(c, K_HANDS, value);
     return 0;
 }
 
-static int set_card_field(StateCore *c, PyObject *value, int *into, int *len, int k) {
+static int set_card_field(StateCore *c, PyObject *value, uint8_t *into, uint8_t *len, int k) {
     int cards[52], n;
     if (no_delete(value) < 0 || (n = cards_into(value, cards, 52)) < 0) return -1;
-    memcpy(into, cards, sizeof(int) * (size_t)n);
-    *len = n;
+    for (int i = 0; i < n; i++) into[i] = (uint8_t)cards[i];
+    *len = (uint8_t)n;
     keep(c, k, value);
     return 0;
 }
 static int set_table(StateCore *c, PyObject *v, void *u) { (void)u; return set_card_field(c, v, c->h.table, &c->h.table_len, K_TABLE); }
 static int set_deck(StateCore *c, PyObject *v, void *u) { (void)u; return set_card_field(c, v, c->h.deck, &c->h.deck_len, K_DECK); }
 
-/* A tuple of one int a side into `out` (u64 if `wide`, int if `narrow`, else long long). */
+/* A tuple of one int a side into `out` (kind 1: u64; 2: a byte, a hand's tablas; else long
+   long). */
 static int side_numbers(StateCore *c, PyObject *value, int k, void *out, int kind) {
     long long got[4];
     uint64_t wide[4];
@@ -1865,14 +1918,14 @@ static int side_numbers(StateCore *c, PyObject *value, int k, void *out, int kin
         if (kind == 1) wide[s] = PyLong_AsUnsignedLongLong(x);
         else got[s] = PyLong_AsLongLong(x);
         if (PyErr_Occurred()) return -1;
-        if (kind == 2 && (got[s] < INT_MIN || got[s] > INT_MAX)) {
-            PyErr_SetString(PyExc_OverflowError, "a count past an int");
+        if (kind == 2 && (got[s] < 0 || got[s] > 255)) {
+            PyErr_SetString(PyExc_OverflowError, "a hand's tablas from 0 to 255");
             return -1;
         }
     }
     for (int s = 0; s < c->h.sides; s++) {
         if (kind == 1) ((uint64_t *)out)[s] = wide[s];
-        else if (kind == 2) ((int *)out)[s] = (int)got[s];
+        else if (kind == 2) ((uint8_t *)out)[s] = (uint8_t)got[s];
         else ((long long *)out)[s] = got[s];
     }
     keep(c, k, value);
@@ -1896,14 +1949,14 @@ static int u64_into(PyObject *value, uint64_t *out) {
 static int set_hand_no(StateCore *c, PyObject *v, void *u) {
     (void)u;
     if (u64_into(v, &c->hand_no) < 0) return -1;
-    c->h.first = (int)(c->hand_no % (uint64_t)c->h.n);
+    c->h.first = (uint8_t)(c->hand_no % (uint64_t)c->h.n);
     return 0;
 }
 static int set_move_count(StateCore *c, PyObject *v, void *u) { (void)u; return u64_into(v, &c->move_count); }
 static int set_vector(StateCore *c, PyObject *v, void *u) { (void)u; return u64_into(v, &c->vector); }
 
 /* None, or an int from 0 to `most` - 1, into `out` (-1 for None). */
-static int seat_into(PyObject *value, int most, int *out) {
+static int seat_into(PyObject *value, int most, int8_t *out) {
     if (no_delete(value) < 0) return -1;
     if (value == Py_None) {
         *out = -1;
@@ -1915,7 +1968,7 @@ static int seat_into(PyObject *value, int most, int *out) {
         PyErr_Format(PyExc_ValueError, "expected None or an int from 0 to %d", most - 1);
         return -1;
     }
-    *out = (int)v;
+    *out = (int8_t)v;
     return 0;
 }
 static int set_current(StateCore *c, PyObject *v, void *u) { (void)u; return seat_into(v, c->h.n, &c->h.current); }
@@ -2038,9 +2091,11 @@ static PyObject *new_result(PyObject *const *values) {
 
 /* -- MatchState's transition on its StateCore ----------------------------------------------- */
 
-/* `MatchState._start_hand` on `c`: hand `hand_no` from `setup.deck(hand_no)`, the table
-   opened (a jack under the deck with `jack_off_opening_table`) and the first round dealt. */
-static int core_start(StateCore *c, PyObject *setup, uint64_t hand_no, const uint8_t *params) {
+/* `MatchState._start_hand` on `c`, whose position is read into `h`: hand `hand_no` from
+   `setup.deck(hand_no)`, the table opened (a jack under the deck with
+   `jack_off_opening_table`) and the first round dealt, into `h` (the caller writes it back). */
+static int core_start(StateCore *c, Hand *h, PyObject *setup, uint64_t hand_no,
+                      const uint8_t *params) {
     PyObject *number = PyLong_FromUnsignedLongLong(hand_no);
     PyObject *call[2] = {setup, number};
     PyObject *deck = number == NULL ? NULL : PyObject_VectorcallMethod(deck_name, call, 2, NULL);
@@ -2069,7 +2124,6 @@ static int core_start(StateCore *c, PyObject *setup, uint64_t hand_no, const uin
         PyErr_SetString(PyExc_ValueError, "a hand's deck must open four cards");
         goto done;
     }
-    Hand *h = &c->h;
     sort_ints(table, 4);
     memcpy(h->table, table, sizeof table);
     h->table_len = 4;
@@ -2089,11 +2143,10 @@ done:
     return result;
 }
 
-/* `MatchState._finish_hand` on `c`, whose hand `play` just ended (the leftovers already in the
-   last capturer's pile, the table empty): the hand scored (its result added to the core's),
-   then the match over or the next hand dealt. */
-static int core_finish(StateCore *c, PyObject *setup, const uint8_t *params) {
-    Hand *h = &c->h;
+/* `MatchState._finish_hand` on `c`, whose hand `play` just ended on `h` (the leftovers already
+   in the last capturer's pile, the table empty): the hand scored (its result added to the
+   core's), then the match over or the next hand dealt, into `h`. */
+static int core_finish(StateCore *c, Hand *h, PyObject *setup, const uint8_t *params) {
     int sides = h->sides, last = h->last_capturer;
     int counts[4], card_points[4], most[4] = {0, 0, 0, 0}, points[4];
     long best = -1, leaders = 0, last_leads = 0;
@@ -2128,7 +2181,7 @@ static int core_finish(StateCore *c, PyObject *setup, const uint8_t *params) {
     args[1] = int_tuple(counts, sides);
     args[2] = int_tuple(card_points, sides);
     args[3] = int_tuple(most, sides);
-    args[4] = make_tablas(c);
+    args[4] = int_tuple(h->tablas, sides);
     args[5] = int_tuple(points, sides);
     args[6] = optional(last);
     int made = 1;
@@ -2151,14 +2204,14 @@ static int core_finish(StateCore *c, PyObject *setup, const uint8_t *params) {
         core_forget(c, K_HANDS);
         return 0;
     }
-    return core_start(c, setup, c->hand_no + 1, params);
+    return core_start(c, h, setup, c->hand_no + 1, params);
 }
 
 /* Whether the listed move of `card` taking `taken` (a mask of card indexes) plays a card of
    the hand of the seat to move and takes only cards on the table: what the state's own
    listing guarantees, checked before the next state is built from it (a state whose listing
    no longer fits its position is left to Python). `taken_at`: the taken table positions. */
-static int core_move_fits(const Hand *h, int card, uint64_t taken, uint64_t *taken_at) {
+static int core_move_fits(const Pos *h, int card, uint64_t taken, uint64_t *taken_at) {
     int seat = h->current, held = 0;
     for (int k = 0; k < h->hand_len[seat] && !held; k++) held = h->hands[seat][k] == card;
     if (!held) return 0;
@@ -2193,7 +2246,7 @@ static PyObject *fast_advance(PyObject *self, PyObject *const *args, Py_ssize_t 
     Listed entry = ((MoveList *)legal)->entries[at];
     StateCore *core = (StateCore *)args[0];
     const uint8_t *params = (const uint8_t *)PyBytes_AS_STRING(core->params);
-    const Hand *h = &core->h;
+    const Pos *h = &core->h;
     uint64_t taken_at = 0;
     int holding = 0;
     for (int s = 0; s < h->n; s++) holding += h->hand_len[s];
@@ -2211,21 +2264,27 @@ static PyObject *fast_advance(PyObject *self, PyObject *const *args, Py_ssize_t 
         return NULL;
     }
     Py_SETREF(next->log, log);
-    Hand *g = &next->h;
+    Hand g;
+    int only = holding == 1 ? -1 : h->current; /* the round's last card: a deal, or the hand's end */
+    pos_to_hand(h, &g, only);
     next->move_count++;
     SimRules rules = {params, params + SP_POINTS, 0, params[SP_LAST_TABLA], 0, 0};
-    play(g, &rules, entry.card, taken_at);
-    next->vector = table_vector(g);
+    play(&g, &rules, entry.card, taken_at);
     /* what the move changed is forgotten (the copy shares the tuples of what it did not) */
     core_forget(next, K_HANDS);
     core_forget(next, K_TABLE);
-    if (taken_at || g->current < 0) {
+    if (taken_at || g.current < 0) {
         core_forget(next, K_PILES);
         core_forget(next, K_TABLAS);
     }
-    if (g->deck_len != h->deck_len) core_forget(next, K_DECK);
+    if (g.deck_len != h->deck_len) core_forget(next, K_DECK);
     /* the hand over: scored as `_finish_hand` scores it, then the next one dealt */
-    if (g->current < 0 && core_finish(next, setup, params) < 0) Py_CLEAR(next);
+    if (g.current < 0 && core_finish(next, &g, setup, params) < 0) {
+        Py_DECREF(next);
+        return NULL;
+    }
+    next->vector = table_vector(&g);
+    pos_from_hand(&next->h, &g, only);
     return (PyObject *)next;
 }
 
@@ -2241,8 +2300,12 @@ static PyObject *fast_start(PyObject *self, PyObject *const *args, Py_ssize_t na
     if (Py_TYPE(args[0]) != &StateCoreType || card_type == NULL || deck_name == NULL)
         Py_RETURN_FALSE;
     StateCore *core = (StateCore *)args[0];
-    if (core_start(core, args[1], 0, (const uint8_t *)PyBytes_AS_STRING(core->params)) < 0)
+    Hand h;
+    pos_to_hand(&core->h, &h, -1);
+    if (core_start(core, &h, args[1], 0, (const uint8_t *)PyBytes_AS_STRING(core->params)) < 0)
         return NULL;
+    core->vector = table_vector(&h);
+    pos_from_hand(&core->h, &h, -1);
     Py_RETURN_TRUE;
 }
 
@@ -2259,12 +2322,15 @@ static PyObject *fast_moves(PyObject *self, PyObject *const *args, Py_ssize_t na
     Py_ssize_t moves_kept = PyLong_AsSsize_t(args[1]);
     if (moves_kept == -1 && PyErr_Occurred()) return NULL;
     if (Py_TYPE(args[0]) != &StateCoreType || card_type == NULL) Py_RETURN_NONE;
-    const Hand *h = &((StateCore *)args[0])->h;
+    const Pos *h = &((StateCore *)args[0])->h;
     if (h->current < 0 || h->hand_len[h->current] == 0 || h->table_len > 51) Py_RETURN_NONE;
     const uint8_t *params = (const uint8_t *)PyBytes_AS_STRING(((StateCore *)args[0])->params);
+    int hand[52], table[52], cards = h->hand_len[h->current];
+    for (int k = 0; k < cards; k++) hand[k] = h->hands[h->current][k];
+    for (int k = 0; k < h->table_len; k++) table[k] = h->table[k];
     CardTable c;
-    table_of_indexes(&c, h->table, h->table_len, params);
-    return listed_moves(h->hands[h->current], h->hand_len[h->current], &c, params, moves_kept);
+    table_of_indexes(&c, table, h->table_len, params);
+    return listed_moves(hand, cards, &c, params, moves_kept);
 }
 
 /* set_moves(Move, TRAILS): the type and the 52 trails by index. */
