@@ -22,13 +22,14 @@
  * `legal()` and greedy_move's exactly (`tests/bots/test_bots_simcore.py`,
  * `test_bots_fast_playout.py`).
  *
- * `legal(hand, table, params)`, `moves(state, kept)`, `advance(state, move)` and
- * `permute(items, domain)` are `MatchState`'s and the deal's: its legal moves (a tuple of
- * Moves; `moves` lists a state's own and keeps them on it), its next state for a move of its
- * own listing, hands scored and dealt included (written through the class's compiled field
- * descriptors), and `kafana.games.shuffle.permute` (the draws in C, the digests by the standard
- * library's SHA-256, `hashlib.sha256`); None where Python answers
- * (too many captures, anything else). tests/games/tablic/test_fast_legal.py,
+ * `StateCore` is a `MatchState`'s position (`MatchState._f`, `fields.Fields`) as a struct;
+ * `legal(hand, table, params)`, `moves(core, kept)`, `advance(core, legal, move, setup)`,
+ * `start(core, setup)` and `permute(items, domain)` are `MatchState`'s and the deal's: its legal
+ * moves (a tuple of Moves; `moves` lists a core's as a MoveList), its next position for a move
+ * of its own listing, hands scored and dealt included (a new core: the C reads and writes no
+ * field of MatchState), its first hand dealt, and `kafana.games.shuffle.permute` (the draws in
+ * C, the digests by the standard library's SHA-256, `hashlib.sha256`); None where Python
+ * answers (too many captures, anything else). tests/games/tablic/test_fast_legal.py,
  * test_fast_advance.py and test_shuffle.py check them against the Python they stand in for.
  *
  * `params` (80 bytes, `capture.fast_params`): wild jack, multiple groups, then per rank 1..13
