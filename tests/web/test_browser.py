@@ -503,6 +503,41 @@ def test_the_page_says_when_the_server_played_for_the_seat(base: str, browser: B
     )
 
 
+# Every ListTables answer comes back, but the page's first one (any game) 1.5 s late.
+LATE_FIRST_LISTING = """(() => {
+  const real = window.fetch.bind(window);
+  let listings = 0;
+  window.fetch = async (input, init) => {
+    const url = typeof input === "string" ? input : input.url;
+    const answer = await real(input, init);
+    if (url.endsWith("/ListTables") && listings++ === 0) {
+      await new Promise((done) => setTimeout(done, 1500));
+    }
+    return answer;
+  };
+})();"""
+
+
+def test_the_lobby_shows_the_newest_request_answer_not_a_late_older_one(
+    base: str, browser: Browser
+) -> None:
+    with httpx.Client(base_url=base, timeout=10) as http:
+        config = {"rules": {"game": "GAME_TABLIC", "players": 2}, "name": "late-answer"}
+        answer = http.post("kafana.v1.KafanaService/CreateTable", json={"config": config})
+        assert answer.status_code == 200, answer.text
+        table = answer.json()["tableId"]
+    page = new_page(browser)
+    page.add_init_script(LATE_FIRST_LISTING)
+    page.goto(base)
+    page.select_option("#filter-game", "2")  # Game.TAC: asked while the first answer is late
+    page.wait_for_timeout(2_500)  # the late answer (any game, our Tablić table first) has come
+    page.wait_for_selector(".tables:not([aria-busy])")
+    rows = page.locator(".tables tbody tr")
+    shown = [rows.nth(i).get_attribute("data-table") for i in range(rows.count())]
+    assert table not in shown  # the Tač listing asked last is what the lobby shows
+    assert page.locator("#filter-game").input_value() == "2"
+
+
 def test_the_lobby_pages_through_open_tables(base: str, browser: Browser) -> None:
     made = []
     with httpx.Client(base_url=base, timeout=10) as http:  # Connect JSON, as any client
@@ -528,6 +563,7 @@ def test_the_lobby_pages_through_open_tables(base: str, browser: Browser) -> Non
         shown = [rows.nth(i).get_attribute("data-table") for i in range(rows.count())]
         said = page.locator(".status").first.inner_text()
         raise AssertionError(f"the lobby shows {shown[:3]}..., status {said!r}") from timeout
+    page.wait_for_selector(".tables:not([aria-busy])")  # the filtered answer is the one shown
     first = [rows.nth(i).get_attribute("data-table") for i in range(rows.count())]
     assert first == listed[:20]  # newest first, 20 a page
     page.click("#next-page")

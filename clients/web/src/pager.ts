@@ -50,7 +50,8 @@ export function pager(load: () => Promise<void>, back: Button, forward: Button):
 
 /** A list shown a page at a time in `list`: `fetch(token)` gets a page (its rows and the next
  * page's token), `draw(rows)` shows them; a failure goes to `status` as `failed(error)`. The
- * answer's `load` shows the current page (again). */
+ * answer's `load` shows the current page (again); only the newest request's answer is shown
+ * (answers can come out of order), and `list` is `aria-busy` until it is. */
 export function pagedList<T>(
   list: HTMLElement,
   status: HTMLElement,
@@ -59,14 +60,20 @@ export function pagedList<T>(
   buttons: [back: Button, forward: Button],
   failed: (error: unknown) => string = explain,
 ): Pager & { load: () => Promise<void> } {
+  let asked = 0; // the newest request's number: an answer to an older one is dropped
   async function load(): Promise<void> {
+    const mine = ++asked;
+    list.setAttribute("aria-busy", "true");
     try {
       const [rows, next] = await fetch(pages.token());
+      if (mine !== asked) return; // superseded (a filter changed, a button pressed)
       fill(list, draw(rows));
       pages.shown(next);
       status.textContent = "";
     } catch (error) {
-      status.textContent = failed(error);
+      if (mine === asked) status.textContent = failed(error);
+    } finally {
+      if (mine === asked) list.removeAttribute("aria-busy");
     }
   }
   const pages = pager(load, ...buttons);
