@@ -2044,13 +2044,6 @@ static PyTypeObject StateCoreType = {
     .tp_new = core_new,
 };
 
-/* The position's table rank counts, as `count_vector` counts them. */
-static uint64_t table_vector(const Hand *h) {
-    uint64_t vector = 0;
-    for (int k = 0; k < h->table_len; k++) vector += 1ull << 4 * (h->table[k] / 4);
-    return vector;
-}
-
 /* The class of a finished hand's score (`set_result`), and its fields in the order of its
    constructor's arguments, interned (NULL: not set up). */
 static PyObject *hand_result = NULL;
@@ -2133,7 +2126,7 @@ static int core_start(StateCore *c, Hand *h, PyObject *setup, uint64_t hand_no,
     for (int s = 0; s < 4; s++) h->piles[s] = 0, h->tablas[s] = h->cards[s] = h->points[s] = 0;
     h->last_capturer = -1;
     c->hand_no = hand_no;
-    c->vector = table_vector(h);
+    c->vector = hand_vector(h);
     h->first = (int)(hand_no % (uint64_t)h->n);
     deal(h);
     for (int k = 0; k < K_COUNT; k++)
@@ -2284,7 +2277,7 @@ static PyObject *fast_advance(PyObject *self, PyObject *const *args, Py_ssize_t 
         Py_DECREF(next);
         return NULL;
     }
-    next->vector = table_vector(&g);
+    next->vector = hand_vector(&g);
     pos_from_hand(&next->h, &g, only);
     return (PyObject *)next;
 }
@@ -2305,7 +2298,7 @@ static PyObject *fast_start(PyObject *self, PyObject *const *args, Py_ssize_t na
     pos_to_hand(&core->h, &h, -1);
     if (core_start(core, &h, args[1], 0, (const uint8_t *)PyBytes_AS_STRING(core->params)) < 0)
         return NULL;
-    core->vector = table_vector(&h);
+    core->vector = hand_vector(&h);
     pos_from_hand(&core->h, &h, -1);
     Py_RETURN_TRUE;
 }
