@@ -10,6 +10,7 @@ import pytest
 from google.protobuf.message import Message
 from kafana.games import tablic
 from kafana.service import convert
+from kafana.service.games import tablic as tablic_game
 from kafana.service.session import Session
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import events_pb2, rules_pb2, state_pb2
@@ -182,3 +183,26 @@ async def test_get_record_is_small_its_events_have_no_state(redis_store: RedisSt
     with_states = sum(e.ByteSize() for e in full)
     assert record.ByteSize() * 5 < with_states
     assert record.ByteSize() < 8 * len(record.record)
+
+
+@pytest.mark.parametrize("last_capturer", [None, 0, 1])
+def test_a_hand_score_carries_every_figure_of_the_hand(last_capturer: int | None) -> None:
+    result = tablic.HandResult(
+        hand=3,
+        cards=(30, 22),
+        card_points=(14, 8),
+        most_cards=(3, 0),
+        tablas=(2, 0),
+        points=(19, 8),
+        last_capturer=last_capturer,
+    )
+    score = tablic_game.hand_score(result)
+    assert score.hand == 3
+    assert [list(score.cards), list(score.card_points), list(score.most_cards)] == [
+        [30, 22],
+        [14, 8],
+        [3, 0],
+    ]
+    assert (list(score.tablas), list(score.points)) == ([2, 0], [19, 8])
+    assert score.HasField("last_capturer") == (last_capturer is not None)
+    assert score.last_capturer == (last_capturer or 0)

@@ -9,10 +9,12 @@ messages (moves, views, what an event changed, its figures in a result).
 
 from __future__ import annotations
 
+import functools
 import re
 from abc import ABC, abstractmethod
 from typing import Any, Generic, Protocol, Self, TypeVar
 
+from google.protobuf.descriptor import Descriptor
 from google.protobuf.message import Message
 
 from kafana.errors import InvalidInputError, InvalidRulesError
@@ -25,6 +27,7 @@ game's `TableGame`, typed with them, reads one); views and records through the p
 
 S = TypeVar("S", bound=AnyState)
 M = TypeVar("M")
+MessageT = TypeVar("MessageT", bound=Message)
 
 
 def set_present(out: Message, **fields: int | None) -> None:
@@ -32,6 +35,21 @@ def set_present(out: Message, **fields: int | None) -> None:
     for name, value in fields.items():
         if value is not None:
             setattr(out, name, value)
+
+
+@functools.cache
+def _field_names(descriptor: Descriptor) -> tuple[str, ...]:
+    """The names of a message type's fields, in declaration order."""
+    return tuple(field.name for field in descriptor.fields)
+
+
+def message_of(cls: type[MessageT], source: object, **given: Any) -> MessageT:
+    """A `cls` message for a value it mirrors field by field (`HandScore` a `HandResult`, a
+    rules branch its game's `Rules`): each field but the `given` ones is `source`'s attribute
+    of the same name (None leaves an optional field unset)."""
+    names = _field_names(cls.DESCRIPTOR)
+    mirrored = {name: getattr(source, name) for name in names if name not in given}
+    return cls(**mirrored, **given)
 
 
 def seed_of(stored: storage_pb2.StoredTable) -> int | None:

@@ -12,6 +12,7 @@ from kafana.games import tablic
 from kafana.service.games.base import (
     TableGame,
     game_label,
+    message_of,
     other_branch,
     rules_error,
     seed_of,
@@ -96,14 +97,13 @@ def spec_of(
     rules: tablic.Rules, preset: rules_pb2.TablicPreset.ValueType = rules_pb2.TABLIC_PRESET_SERBIAN
 ) -> rules_pb2.RulesSpec:
     """The rules in force as a spec: every switch set, over `preset` (UNSPECIFIED: SERBIAN)."""
-    branch = rules_pb2.TablicRules(
+    branch = message_of(
+        rules_pb2.TablicRules,
+        rules,
         preset=preset or rules_pb2.TABLIC_PRESET_SERBIAN,
         card_points=[rules_pb2.CardPoints(pattern=p, points=v) for p, v in rules.card_points],
         card_points_set=True,
     )
-    for field in rules_pb2.TablicRules.DESCRIPTOR.fields:
-        if field.name not in NOT_SWITCHES:
-            setattr(branch, field.name, getattr(rules, field.name))
     return rules_pb2.RulesSpec(
         game=rules_pb2.GAME_TABLIC,
         players=rules.players,
@@ -114,16 +114,7 @@ def spec_of(
 
 def hand_score(result: tablic.HandResult) -> state_pb2.HandScore:
     """One finished hand's score on the wire."""
-    score = state_pb2.HandScore(
-        hand=result.hand,
-        cards=result.cards,
-        card_points=result.card_points,
-        most_cards=result.most_cards,
-        tablas=result.tablas,
-        points=result.points,
-    )
-    set_present(score, last_capturer=result.last_capturer)
-    return score
+    return message_of(state_pb2.HandScore, result)
 
 
 def tablic_view(view: tablic.View) -> state_pb2.TablicView:

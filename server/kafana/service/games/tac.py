@@ -14,6 +14,7 @@ from kafana.errors import InvalidInputError, InvalidRulesError
 from kafana.games import tac
 from kafana.service.games.base import (
     TableGame,
+    message_of,
     other_branch,
     rules_error,
     seed_of,
@@ -53,9 +54,7 @@ def build_rules(spec: rules_pb2.RulesSpec) -> tac.Rules:
 
 def spec_of(rules: tac.Rules) -> rules_pb2.RulesSpec:
     """The rules in force as a spec: every switch of `TacRules` set."""
-    branch = rules_pb2.TacRules()
-    for field in rules_pb2.TacRules.DESCRIPTOR.fields:
-        setattr(branch, field.name, getattr(rules, field.name))
+    branch = message_of(rules_pb2.TacRules, rules)
     return rules_pb2.RulesSpec(game=rules_pb2.GAME_TAC, players=rules.players, tac=branch)
 
 
