@@ -215,6 +215,14 @@ class AsyncClient(Connects):
                     continue
                 raise refused from None
 
+    async def _seat_call(
+        self, method: str, request: Any, seat_token: str, timeout: float | None
+    ) -> Any:
+        """A seat's call: retried (reads, and moves, which carry their client move id), with
+        the seat's token ("": none, a spectator's) in the metadata."""
+        metadata = token_metadata(SEAT_TOKEN, seat_token)
+        return await self._call(method, request, timeout, retry=True, metadata=metadata)
+
     # -- tables ---------------------------------------------------------------------------
 
     async def server_info(self, *, timeout: float | None = None) -> service_pb2.ServerInfo:
@@ -326,12 +334,8 @@ class AsyncClient(Connects):
     ) -> state_pb2.TableState:
         """The table as the seat of `seat_token` sees it; without a token, a spectator's view."""
         request = service_pb2.GetStateRequest(table_id=table_id)
-        state: state_pb2.TableState = await self._call(
-            "GetState",
-            request,
-            timeout,
-            retry=True,
-            metadata=token_metadata(SEAT_TOKEN, seat_token),
+        state: state_pb2.TableState = await self._seat_call(
+            "GetState", request, seat_token, timeout
         )
         return state
 
@@ -341,13 +345,7 @@ class AsyncClient(Connects):
         """The seat's legal moves now, each as text and structured (empty when another seat is
         to move; NotYourTurnRpcError from a server that refuses instead)."""
         request = service_pb2.GetLegalMovesRequest(table_id=table_id)
-        answer = await self._call(
-            "GetLegalMoves",
-            request,
-            timeout,
-            retry=True,
-            metadata=token_metadata(SEAT_TOKEN, seat_token),
-        )
+        answer = await self._seat_call("GetLegalMoves", request, seat_token, timeout)
         to_move = answer.current_seat if answer.HasField("current_seat") else None
         return LegalMoves(int(answer.seq), list(answer.moves), current_seat=to_move)
 
@@ -379,12 +377,8 @@ class AsyncClient(Connects):
             with_state=with_state,
         )
         try:
-            answer: service_pb2.PlayMoveResponse = await self._call(
-                "PlayMove",
-                request,
-                timeout,
-                retry=True,
-                metadata=token_metadata(SEAT_TOKEN, seat_token),
+            answer: service_pb2.PlayMoveResponse = await self._seat_call(
+                "PlayMove", request, seat_token, timeout
             )
         except RefusedMoveError as error:
             error.move = request.move.text
@@ -568,9 +562,8 @@ class AsyncClient(Connects):
             request.at_seq = at_seq
         if seat is not None:
             request.seat = seat
-        metadata = token_metadata(SEAT_TOKEN, seat_token) if seat_token else ()
-        answer: service_pb2.AnalyzeResponse = await self._call(
-            "Analyze", request, timeout, retry=True, metadata=metadata
+        answer: service_pb2.AnalyzeResponse = await self._seat_call(
+            "Analyze", request, seat_token, timeout
         )
         return answer
 

@@ -368,3 +368,28 @@ async def test_a_slim_seat_feed_carries_what_changed(server: LiveServer) -> None
     assert sorted(started.deal.table) == sorted(c.text for c in expected.table)
     assert moved.kind == events_pb2.EVENT_KIND_MOVE and moved.current_seat == 1
     assert moved.reason == state_pb2.EVENT_REASON_PLAYED and alice.last_seq >= 3
+
+
+async def test_analyze_live_for_the_seat_and_as_a_review_without_a_token(
+    server: LiveServer,
+) -> None:
+    async with AsyncClient.connect(server.target) as client:
+        config = table_config(seed=SEED, target=1)
+        config.hints = True
+        table = await client.create_table(config)
+        alice = await client.join(table.table_id, name="alice")
+        bob = await client.join(table.table_id, name="bob")
+        legal = await alice.legal_moves()
+        advice = await alice.analyze(budget_ms=50)  # the seat's token goes with the call
+        assert advice.seat == 0 and advice.seq == legal.seq
+        assert sorted(m.move.text for m in advice.moves) == sorted(legal.texts())
+        assert advice.best.text in legal.texts()
+        with pytest.raises(NotYourTurnRpcError):
+            await bob.analyze(budget_ms=50)
+        first = await alice.play(advice.best.text)
+        await play_out([alice, bob])
+        review = await client.analyze(  # no token: a finished match's review
+            table.table_id, budget_ms=50, at_seq=legal.seq, seat=0
+        )
+        assert review.played.text == advice.best.text == first.event.move.text
+        assert [m.cost for m in review.moves if m.move.text == review.best.text] == [0.0]
