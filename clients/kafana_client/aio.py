@@ -41,6 +41,7 @@ from kafana_client.errors import (
     UnavailableError,
     from_grpc,
 )
+from kafana_client.paging import every, first
 from kafana_client.routing import ranking
 
 RESUMABLE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED})
@@ -285,16 +286,8 @@ class AsyncClient(Connects):
     ) -> list[state_pb2.TableInfo]:
         """The `limit` most recent tables, newest first (as many pages as that takes); filter
         by game ("tablic", "tac"; "": any) and status (e.g. TABLE_STATUS_OPEN)."""
-        out: list[state_pb2.TableInfo] = []
-        if limit <= 0:
-            return out
-        async for info in self.tables(
-            game=game, status=status, page_size=min(limit, 500), timeout=timeout
-        ):
-            out.append(info)
-            if len(out) >= limit:
-                break
-        return out
+        pages = self.tables(game=game, status=status, page_size=min(limit, 500), timeout=timeout)
+        return await first(pages, limit)
 
     async def tables(
         self,
@@ -307,17 +300,16 @@ class AsyncClient(Connects):
         """Every table, newest first, a page at a time (`page_size` 0: the server's default;
         `timeout` bounds each page's call); filters as `list_tables`."""
         wanted = game_of(game) if game else rules_pb2.GAME_UNSPECIFIED
-        token = ""
-        while True:
+
+        async def page(token: str) -> tuple[Iterable[state_pb2.TableInfo], str]:
             request = service_pb2.ListTablesRequest(
                 game=wanted, status=status, page_size=page_size, page_token=token
             )
-            page = await self._call("ListTables", request, timeout, retry=True)
-            for info in page.tables:
-                yield info
-            token = page.next_page_token
-            if not token:
-                return
+            answer = await self._call("ListTables", request, timeout, retry=True)
+            return answer.tables, answer.next_page_token
+
+        async for info in every(page):
+            yield info
 
     async def get_table(
         self, table_id: str, *, timeout: float | None = None

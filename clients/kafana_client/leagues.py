@@ -25,7 +25,7 @@ import contextlib
 import sys
 import time
 import traceback
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import aclosing
 from typing import Any
 
@@ -35,6 +35,7 @@ from kafana.v1 import leagues_pb2_grpc, rules_pb2
 from kafana_client.aio import AsyncClient, AsyncSeat
 from kafana_client.blocking import Client, _Blocking, mirror, stream
 from kafana_client.errors import FailedPreconditionError, RpcError
+from kafana_client.paging import every, first
 from kafana_client.remote import AnyBotMaker, BotMaker, play_table_seat
 from kafana_client.tournaments import enum_value
 
@@ -129,16 +130,13 @@ class Leagues:
 
     async def list(self, limit: int = 50) -> list[pb.LeagueInfo]:
         """Up to `limit` leagues, in name order (as many pages as it takes)."""
-        out: list[pb.LeagueInfo] = []
-        token = ""
-        while len(out) < limit:
-            request = pb.ListLeaguesRequest(page_size=min(limit - len(out), 200), page_token=token)
+
+        async def page(token: str) -> tuple[Iterable[pb.LeagueInfo], str]:
+            request = pb.ListLeaguesRequest(page_size=min(limit, 200), page_token=token)
             answer = await self._call("ListLeagues", request, retry=True)
-            out += answer.leagues
-            token = answer.next_page_token
-            if not token:
-                break
-        return out
+            return answer.leagues, answer.next_page_token
+
+        return await first(every(page), limit)
 
     async def new_season(self, league: str) -> pb.LeagueInfo:
         """Start the next season (organiser role); the old boards are kept."""

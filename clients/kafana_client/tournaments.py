@@ -34,6 +34,7 @@ from kafana.v1 import competitions_pb2 as pb
 from kafana.v1 import competitions_pb2_grpc, rules_pb2
 
 from kafana_client.aio import AsyncClient, AsyncSeat, token_metadata
+from kafana_client.paging import every, first
 
 log = logging.getLogger(__name__)
 ORGANISER_TOKEN = "kafana-organiser-token"
@@ -273,14 +274,7 @@ class Tournaments:
 
     async def list(self, limit: int = 50) -> list[pb.EventInfo]:
         """Up to `limit` events, newest first (as many pages as it takes)."""
-        out: list[pb.EventInfo] = []
-        token = ""
-        while len(out) < limit:
-            events, token = await self.list_page(min(limit - len(out), 500), token)
-            out += events
-            if not token:
-                break
-        return out
+        return await first(every(lambda token: self.list_page(min(limit, 500), token)), limit)
 
     async def pause(self, event_id: str, organiser_token: str, note: str = "") -> pb.EventInfo:
         """No new game starts until `resume`."""

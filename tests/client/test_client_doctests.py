@@ -15,6 +15,7 @@ MODULES = [
     "kafana_client.connection",
     "kafana_client.convert",
     "kafana_client.errors",
+    "kafana_client.paging",
     "kafana_client.remote",
     "kafana_client.seat_loop",
     "kafana_client.tac",
