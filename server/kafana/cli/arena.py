@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from kafana.cli.bot_spec import keywords, load
-from kafana.cli.options import PRESET, SEED, need_four
+from kafana.cli.options import PRESET, SEED, need_four, options_of
 
 
 @click.command()
@@ -89,18 +89,7 @@ def arena(
     need_four(players, partnerships)
     for name in names:
         _registered(name)
-    config = ArenaConfig(
-        bots=names,
-        hands=hands,
-        duplicate=duplicate,
-        preset=preset,
-        players=players,
-        partnerships=partnerships,
-        building=building,
-        seed=seed,
-        budget_ms=budget_ms,
-        iterations=iterations,
-    )
+    config = options_of(ArenaConfig, bots=names)
     console = Console(stderr=True)
     with Progress(
         TextColumn("[bold]{task.description}"),

@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 from kafana_client.cli.numbers import Finite
@@ -14,7 +15,11 @@ from kafana.cli.boundary import DEFAULT_SERVER
 from kafana.games.tablic import PRESETS
 from kafana.service.games import GAMES
 
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
 F = TypeVar("F", bound=Callable[..., Any])
+C = TypeVar("C", bound="DataclassInstance")
 
 COUNT = click.IntRange(0, 2**32 - 1)
 """A count the proto carries as uint32: refused here, before a call."""
@@ -39,6 +44,15 @@ def delay_option(default: float, help: str) -> Callable[[F], F]:
     return click.option(
         "--delay", type=Finite(0, 60), default=default, show_default=True, help=help
     )
+
+
+def options_of(cls: type[C], **given: Any) -> C:
+    """A `cls` dataclass of what the running command was asked: each field named as one of
+    its options takes that option's value, unless `given` (a value the command worked out);
+    a field no option names keeps its default."""
+    asked = click.get_current_context().params
+    taken = {f.name for f in dataclasses.fields(cls)} - given.keys()
+    return cls(**{name: value for name, value in asked.items() if name in taken}, **given)
 
 
 def need_four(players: int, partnerships: bool) -> None:

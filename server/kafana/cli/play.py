@@ -20,7 +20,15 @@ from rich.console import Console
 
 from kafana.cli.boundary import INTERRUPTED
 from kafana.cli.embedded import embedded_server
-from kafana.cli.options import MILLIS, PRESET, SEED, delay_option, game_option, need_four
+from kafana.cli.options import (
+    MILLIS,
+    PRESET,
+    SEED,
+    delay_option,
+    game_option,
+    need_four,
+    options_of,
+)
 
 
 async def _run(options: PlayOptions, console: Console) -> Outcome | None:
@@ -125,28 +133,7 @@ def play(
             f"{game} is played by {', '.join(map(str, PLAYERS[game]))} players",
             param_hint="--players",
         )
-    options = PlayOptions(
-        server=server,
-        table_id=table_id,
-        seat=seat,
-        name=name or default_name(),
-        bots=names,
-        players=players,
-        partnerships=partnerships,
-        preset=preset,
-        target=target,
-        seed=seed,
-        hands=hands,
-        delay=delay,
-        save=save,
-        tls_ca=cli_tls_ca(),
-        game=game,
-        decks=decks,
-        tac_calls=tac_calls,
-        play_on=play_on,
-        move_ms=move_ms,
-        building=building,
-    )
+    options = options_of(PlayOptions, name=name or default_name(), bots=names, tls_ca=cli_tls_ca())
     console = Console(highlight=False)
     try:
         asyncio.run(_run(options, console))
