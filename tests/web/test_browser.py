@@ -613,6 +613,7 @@ def test_the_lobby_filters_by_status_on_the_server(base: str, browser: Browser) 
     page.select_option("#filter-status", "3")  # finished: the closed ones, with replays
     page.wait_for_selector(".tables tbody tr:has-text('done-19')")
     assert page.locator(".tables tbody tr:has-text('open-a')").count() == 0
+    assert "finished" in page.locator(".tables tbody tr:has-text('done-19') td").all_inner_texts()
 
 
 def test_the_events_list_is_paged(base: str, browser: Browser) -> None:
@@ -1090,6 +1091,12 @@ def test_an_organiser_runs_an_event_from_the_page(base: str, browser: Browser) -
         "duplicate",
         "arena",
     ]  # the API's formats
+    assert page.locator("#event-preset option").all_inner_texts() == [
+        "Serbian",
+        "Wild jack",
+        "Tabinet",
+        "Tablanette",
+    ]  # the API's presets, in words
     page.fill("#event-name", "web-cup")
     page.select_option("#event-format", label="round robin")
     page.fill("#event-target", "1")

@@ -3,16 +3,20 @@
  * (clients/ts: generated protobuf-es code and Connect), Connect's JSON over fetch on the page's
  * own origin (`kafana serve --http`). Seat and entry tokens stay in this browser's storage.
  */
+import type { DescEnum } from "@bufbuild/protobuf";
 import type { Interceptor } from "@connectrpc/connect";
 import {
   AUTHORIZATION_HEADER,
   EventReason,
+  EventReasonSchema,
   Game,
   KafanaClient,
   ResultReason,
+  ResultReasonSchema,
   SeatClient,
   TableStatus,
-  TablicPreset,
+  TableStatusSchema,
+  TablicPresetSchema,
   refusal,
   type TableInfo,
 } from "@kafana/client";
@@ -100,39 +104,37 @@ export function reasonOf(error: unknown): string {
   return refusal(error).reasonName;
 }
 
+/**
+ * Each value of an enum the API names, in words for people, as the Python SDK's `convert.word`
+ * says them: WILD_JACK is "wild jack" ("Wild jack" with `capital`), UNSPECIFIED left out. `own`
+ * words the values whose name says too little; a value the API adds is named without a change here.
+ */
+export function enumWords(schema: DescEnum, own: Record<number, string> = {}, capital = false): Record<number, string> {
+  const words: Record<number, string> = {};
+  for (const { number, localName } of schema.values) {
+    if (number === 0) continue;
+    const text = localName.toLowerCase().replace(/_/g, " ");
+    words[number] = own[number] ?? (capital ? text.charAt(0).toUpperCase() + text.slice(1) : text);
+  }
+  return words;
+}
+
 export const GAME_NAMES: Record<number, string> = { [Game.TABLIC]: "Tablić", [Game.TAC]: "Tač" };
-export const STATUS_NAMES: Record<number, string> = {
-  [TableStatus.OPEN]: "open",
-  [TableStatus.PLAYING]: "live",
-  [TableStatus.FINISHED]: "finished",
-};
-export const PRESET_NAMES: Record<number, string> = {
-  [TablicPreset.SERBIAN]: "Serbian",
-  [TablicPreset.WILD_JACK]: "Wild jack",
-  [TablicPreset.TABINET]: "Tabinet",
-  [TablicPreset.TABLANETTE]: "Tablanette",
-};
-export const EVENT_REASONS: Record<number, string> = {
-  [EventReason.PLAYED]: "played",
+export const STATUS_NAMES = enumWords(TableStatusSchema, { [TableStatus.PLAYING]: "live" });
+export const PRESET_NAMES = enumWords(TablicPresetSchema, {}, true);
+export const EVENT_REASONS = enumWords(EventReasonSchema, {
   [EventReason.TIMEOUT]: "timed out: the server played for the seat",
   [EventReason.TIMEOUTS]: "timed out too often",
-  [EventReason.LEFT]: "left",
   [EventReason.DISCONNECT]: "disconnected",
   [EventReason.NO_SHOW]: "did not show up",
   [EventReason.ILLEGAL_MOVE]: "too many illegal moves",
   [EventReason.ADMIN]: "closed by the table's admin",
-  [EventReason.ABANDONED]: "abandoned",
-  [EventReason.ADJUDICATED]: "adjudicated",
-};
-export const RESULT_REASONS: Record<number, string> = {
+});
+export const RESULT_REASONS = enumWords(ResultReasonSchema, {
   [ResultReason.SCORE]: "on points",
   [ResultReason.OUT]: "played out",
-  [ResultReason.STALLED]: "stalled",
   [ResultReason.FORFEIT]: "by forfeit",
-  [ResultReason.CLOSED]: "closed",
-  [ResultReason.ABANDONED]: "abandoned",
-  [ResultReason.NO_SHOW]: "no show",
-};
+});
 
 /** The name at each seat ("seat 2" while free). */
 export function seatNames(info: TableInfo | undefined): string[] {

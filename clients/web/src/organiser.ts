@@ -22,7 +22,7 @@ import {
   type ServerInfo,
 } from "@kafana/client";
 import type { CallOptions } from "@connectrpc/connect";
-import { GAME_NAMES, PRESET_NAMES, client, explain, storedApiKey } from "./api.js";
+import { GAME_NAMES, PRESET_NAMES, client, enumWords, explain, storedApiKey } from "./api.js";
 import { fill, h } from "./dom.js";
 
 const TOKEN_KEY = "kafana.organiser.";
@@ -65,9 +65,7 @@ export async function isOperator(): Promise<boolean> {
 
 /** Each format the API names: [value, "round robin"]. */
 function formats(): [string, string][] {
-  return EventFormatSchema.values
-    .filter((v) => v.number !== EventFormat.UNSPECIFIED)
-    .map((v) => [String(v.number), v.localName.toLowerCase().replace(/_/g, " ")]);
+  return Object.entries(enumWords(EventFormatSchema));
 }
 
 function select(id: string, options: [string, string][], chosen = ""): HTMLSelectElement {
