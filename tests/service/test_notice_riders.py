@@ -11,14 +11,14 @@ from collections.abc import Sequence
 from kafana.service.notices import Notices
 from kafana.service.tables import Tables
 from kafana.store.base import Append, Outcome, Rider
-from kafana.store.client import RedisClient, Script
-from kafana.store.keys import notice_keys, table_keys
+from kafana.store.client import RedisClient
+from kafana.store.keys import notice_keys
 from kafana.store.lane import Address
 from kafana.store.notices import MAX_LEN, MAX_MARKS, TTL_MS, Mark, Publish
 from kafana.store.notify import Notifier
 from kafana.store.redis_notices import RedisNotices
-from kafana.store.redis_store import RedisStore
-from kafana.store.resp import pack_bytes
+from kafana.store.redis_store import RedisStore, ttl_slack
+from kafana.store.resp import bulks
 from kafana.v1 import rules_pb2, service_pb2
 
 YOUR_TURN = service_pb2.NOTICE_KIND_YOUR_TURN
@@ -93,9 +93,9 @@ async def test_a_rider_tells_only_when_its_append_applies(redis_url: str) -> Non
         table_id = uuid.uuid4().hex[:12]
         assert await store.create(table_id, b"record", 60_000, 1)
 
-        def rider(seq: int, tag: str, data: bytes) -> Append:
-            notice = Publish(account, data, Mark(f"{table_id}:1", "h", seq * 4 + 2))
-            ride = notices.rider(notice, table_id, seq, 0, tag)
+        def rider(seq: int, tag: str, data: bytes, who: str = account) -> Append:
+            notice = Publish(who, data, Mark(f"{table_id}:1", "h", seq * 4 + 2))
+            ride = notices.rider(notice)
             assert ride is not None
             return Append(
                 event=b"e%d" % seq,
@@ -110,16 +110,55 @@ async def test_a_rider_tells_only_when_its_append_applies(redis_url: str) -> Non
         assert applied.outcome is Outcome.APPLIED and applied.riders_run
         # Another writer's append at the same seq is refused: its rider tells nothing.
         stale = await store.append(table_id, rider(1, "bb", b"lost"))
-        assert stale.outcome is Outcome.STALE and stale.riders_run
+        assert stale.outcome is Outcome.STALE
+        # A retry of the applied one: the same answer, its news not told twice.
+        again = await store.append(table_id, rider(1, "aa", b"first again"))
+        assert again.outcome is Outcome.DUPLICATE and again.seq == 1
         page = await notices.read(account, "0-0", 10)
         assert [n.data for n in page.notices] == [b"first"]
-        # A script the server forgot: the append applies, its rider did not run (the caller
-        # tells the news the usual way).
+        # A script the server forgot is loaded again: the append and its rider, one script.
         await store.client.call("", "SCRIPT", "FLUSH")
         forgot = await store.append(table_id, rider(2, "cc", b"second"))
-        assert forgot.outcome is Outcome.APPLIED and not forgot.riders_run
+        assert forgot.outcome is Outcome.APPLIED and forgot.riders_run
         page = await notices.read(account, "0-0", 10)
-        assert [n.data for n in page.notices] == [b"first"]
+        assert [n.data for n in page.notices] == [b"first", b"second"]
+        # A notice that fails (its account's keys are not what they should be): the append
+        # applied all the same, and says its rider did not run (the caller tells the news).
+        broken = f"cz{uuid.uuid4().hex[:6]}"
+        marks = notice_keys("kafana", broken).marks
+        await store.client.call(marks, "SET", marks, "not a hash")
+        failed = await store.append(table_id, rider(3, "dd", b"third", broken))
+        assert failed.outcome is Outcome.APPLIED and failed.seq == 3 and not failed.riders_run
+        loaded = await store.load(table_id)
+        assert loaded is not None and [e.data for e in loaded.events] == [b"e1", b"e2", b"e3"]
+    finally:
+        await store.close()
+
+
+async def test_a_move_and_its_notice_are_one_script_call(redis_url: str) -> None:
+    store = RedisStore.from_url(redis_url)
+    try:
+        notices = RedisNotices(store.client, store.notifier)
+        account = f"da{uuid.uuid4().hex[:6]}"
+        table_id = uuid.uuid4().hex[:12]
+        assert await store.create(table_id, b"record", 60_000, 1)
+        await store.client.call("", "CONFIG", "RESETSTAT")
+        for seq in (1, 2, 3):
+            ride = notices.rider(Publish(account, b"n%d" % seq, Mark("t:0", "h", seq)))
+            assert ride is not None
+            append = Append(b"e", 60_000, expected_seq=seq - 1, dedupe=f"t{seq}", riders=(ride,))
+            assert (await store.append(table_id, append)).riders_run
+        info = await store.client.call("", "INFO", "commandstats")
+        assert isinstance(info, bytes)
+        calls = {
+            line.split(":")[0].removeprefix("cmdstat_"): int(line.split("calls=")[1].split(",")[0])
+            for line in info.decode().splitlines()
+            if line.startswith("cmdstat_")
+        }
+        assert calls["evalsha"] == 3 and calls["xadd"] == 3 and "hmget" in calls
+        assert calls.get("zcard", 0) == 1  # the bound on marks checked for a new mark only
+        page = await notices.read(account, "0-0", 10)
+        assert [n.data for n in page.notices] == [b"n1", b"n2", b"n3"]
     finally:
         await store.close()
 
@@ -128,34 +167,32 @@ def test_no_rider_on_a_cluster() -> None:
     client = RedisClient(Address(), cluster=True)
     notices = RedisNotices(client, Notifier(client))
     notice = Publish("ann", b"n", Mark("t:0", "h", 6))
-    assert notices.rider(notice, "t", 1, 0, "aa") is None
+    assert notices.rider(notice) is None
 
 
-def test_a_rider_is_the_notice_script_with_its_condition() -> None:
+def test_a_rider_is_the_notice_scripts_keys_and_arguments() -> None:
     client = RedisClient(Address())
     notices = RedisNotices(client, Notifier(client))
     keys = notice_keys("kafana", "ann")
     for seq, data in ((1, b"one"), (2, b"two")):  # the second from the parts kept packed
-        ride = notices.rider(Publish("ann", data, Mark("t:0", "h", seq * 4 + 2)), "t", seq, 1, "aa")
-        command = [
-            b"EVALSHA",
-            Script.named("notice").sha,
-            b"4",
-            *(key.encode() for key in (keys.stream, keys.marks, keys.order)),
-            table_keys("t").state.encode(),
-            b"t:0",
-            b"h",
-            b"%d" % (seq * 4 + 2),
-            data,
-            b"%d" % MAX_LEN,
-            b"%d" % TTL_MS,
-            b"%d" % MAX_MARKS,
-            keys.live.encode(),
-            b"%d" % seq,
-            b"d1",
-            b"%d:aa" % seq,
-        ]
-        assert ride == Rider(keys.stream, pack_bytes(command))
+        ride = notices.rider(Publish("ann", data, Mark("t:0", "h", seq * 4 + 2)))
+        assert ride == Rider(
+            keys.stream,
+            bulks([key.encode() for key in (keys.stream, keys.marks, keys.order)]),
+            bulks(
+                [
+                    b"t:0",
+                    b"h",
+                    b"%d" % (seq * 4 + 2),
+                    data,
+                    b"%d" % MAX_LEN,
+                    b"%d" % TTL_MS,
+                    b"%d" % MAX_MARKS,
+                    keys.live.encode(),
+                    b"%d" % ttl_slack(TTL_MS),
+                ]
+            ),
+        )
 
 
 def test_a_your_turn_from_a_seats_parts_is_the_notice_made_whole() -> None:

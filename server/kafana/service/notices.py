@@ -246,7 +246,7 @@ class Notices:
         left = min(max(0, deadline_ms - now), UINT32) if deadline_ms else 0
         data = your_turn(held, now, seq, left)
         notice = Publish(held.account, data, Mark(held.field, held.holder, seq * 4 + 2))
-        rider = self.store.rider(notice, table_id, seq, seat, tag)
+        rider = self.store.rider(notice)
         return None if rider is None else (rider,)
 
     def told(self, table_id: str, seq: int) -> None:

@@ -78,13 +78,15 @@ class Snapshot:
 
 @dataclass(slots=True)
 class Rider:
-    """A store command that goes in an append's own write and acts only if that append is
-    applied: it checks the table itself (an account notice told with the move that made it,
-    `NoticeStore.rider`). `key` routes it (any key of its slot); `command` is store-specific.
-    Slotted, not frozen, as `Append` (one a move): do not change one once made."""
+    """Something an append does too, in its own write, only if the append is applied (an
+    account notice told with the move that made it, `NoticeStore.rider`). `key` routes it
+    (any key of its slot); `keys` and `args` are store-specific (Redis: the notice script's
+    keys and arguments, packed, run inside the append's own script). Slotted, not frozen, as
+    `Append` (one a move): do not change one once made."""
 
     key: str
-    command: bytes
+    keys: bytes
+    args: bytes
 
 
 @dataclass(slots=True)

@@ -124,11 +124,10 @@ class NoticeStore(ABC):
             await self.publish(n.account, n.data, n.mark, keep_table=n.keep_table) for n in notices
         ]
 
-    def rider(self, notice: Publish, table_id: str, seq: int, slot: int, tag: str) -> Rider | None:
-        """`notice` packed to ride on the append that takes `table_id` to `seq` with the client
-        move `tag` of dedupe slot `slot` (`Append.riders`): told in that append's write, only if
-        it applied and the table is still there. None when this store cannot (the caller
-        publishes it after the append instead); `notice.keep_table` is not kept by a rider."""
+    def rider(self, notice: Publish) -> Rider | None:
+        """`notice` packed to ride on an append (`Append.riders`): told in that append's own
+        write, only if it applied. None when this store cannot (the caller publishes it after
+        the append instead); `notice.keep_table` is not kept by a rider."""
         return None
 
     @abstractmethod

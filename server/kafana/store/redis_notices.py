@@ -18,7 +18,7 @@ from functools import lru_cache
 from kafana.store.base import Rider, TableStore
 from kafana.store.client import Command, RedisClient, Script
 from kafana.store.errors import NoScriptError
-from kafana.store.keys import notice_keys, seat_accounts_key, table_keys
+from kafana.store.keys import notice_keys, seat_accounts_key
 from kafana.store.notices import (
     MAX_BOUND,
     MAX_LEN,
@@ -32,7 +32,7 @@ from kafana.store.notices import (
     Publish,
 )
 from kafana.store.notify import Notifier
-from kafana.store.redis_store import RedisStore
+from kafana.store.redis_store import RedisStore, ttl_slack
 from kafana.store.resp import Reply, bulks, pack, pack_bytes
 
 ACCOUNTS_KEYED = 4096
@@ -90,10 +90,11 @@ class RedisNotices(NoticeStore):
         self._namespace = namespace
         self._script = Script.named("notice")
         self._head = [b"EVALSHA", self._script.sha, b"3"]
-        # ARGV 5-7 (max len, ttl ms, max marks): the same for every notice.
+        # ARGV 5-7 (max len, ttl ms, max marks): the same for every notice; 9: the ttl's slack.
         self._limits = (b"%d" % self.max_len, b"%d" % self.ttl_ms, b"%d" % self.max_marks)
-        # (account, table, mark field, holder) -> a rider's routing key and packed parts
-        self._rider_parts: dict[tuple[str, str, str, str], tuple[str, bytes, bytes]] = {}
+        self._slack = b"%d" % ttl_slack(self.ttl_ms)
+        # (account, mark field, holder) -> a rider's routing key and packed parts
+        self._rider_parts: dict[tuple[str, str, str], tuple[str, bytes, bytes, bytes]] = {}
 
     async def publish(
         self, account: str, data: bytes, mark: Mark | None = None, *, keep_table: str = ""
@@ -115,30 +116,27 @@ class RedisNotices(NoticeStore):
             notice.data,
             *self._limits,
             live,
+            self._slack,
         ]
 
-    def rider(self, notice: Publish, table_id: str, seq: int, slot: int, tag: str) -> Rider | None:
-        """The notice script with the table's state as a 4th key and the condition that the
-        append made it (its seq and its dedupe mark): one Redis server only (on a cluster the
-        account's keys and the table's are in other slots)."""
+    def rider(self, notice: Publish) -> Rider | None:
+        """The notice script's keys and arguments, run inside the append's own script after
+        it applied (`RedisStore.append`, `lua/append_told.lua`): one Redis server only (on a
+        cluster the account's keys and the table's are in other slots)."""
         if self._client.cluster:
             return None
         mark = notice.mark or Mark("", "", 0)
-        key = (notice.account, table_id, mark.field, mark.holder)
+        key = (notice.account, mark.field, mark.holder)
         fixed = self._rider_parts.get(key)
-        if fixed is None:  # what a table's seat's notices share, packed once
+        if fixed is None:  # what a seat's notices share, packed once
             stream, keys, live = _account_keys(self._namespace, notice.account)
-            state = table_keys(table_id).state.encode()
-            names = [mark.field.encode(), mark.holder.encode()]
-            before = bulks([*self._head[:2], b"4", *keys, state, *names])
+            before = bulks([mark.field.encode(), mark.holder.encode()])
+            after = bulks([*self._limits, live, self._slack])
             if len(self._rider_parts) >= ACCOUNTS_KEYED:
                 self._rider_parts.clear()
-            fixed = self._rider_parts[key] = (stream, before, bulks([*self._limits, live]))
-        stream, before, after = fixed
-        rank = b"%d" % mark.rank
-        condition = [b"%d" % seq, b"d%d" % slot, b"%d:%s" % (seq, tag.encode())]
-        parts = (b"*18\r\n", before, bulks([rank, notice.data]), after, bulks(condition))
-        return Rider(stream, b"".join(parts))
+            fixed = self._rider_parts[key] = (stream, bulks(list(keys)), before, after)
+        stream, keys_packed, before, after = fixed
+        return Rider(stream, keys_packed, before + bulks([b"%d" % mark.rank, notice.data]) + after)
 
     async def publish_many(self, notices: Sequence[Publish]) -> list[str | None]:
         """One notice script per notice, all in one write (per node), in order; a server

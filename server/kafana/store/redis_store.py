@@ -77,7 +77,7 @@ def _digest(state: dict[bytes, bytes], seq: int) -> str | None:
 
 
 def append_args(append: Append, live: bytes) -> list[bytes]:
-    """The append script's 15 arguments (`lua/append.lua` names them), as bytes ('' for None);
+    """The append script's 16 arguments (`lua/append.lua` names them), as bytes ('' for None);
     `live`: the table's live channel.
 
     The move path: each made bytes inline, no helper called per argument.
@@ -104,13 +104,38 @@ def append_args(append: Append, live: bytes) -> list[bytes]:
         b"%d" % append.dedupe_slot,
         live,
         append.expected_digest.encode(),
+        b"%d" % ttl_slack(append.ttl_ms),
     ]
 
 
-APPEND_COUNT = b"*22\r\n"
-"""The append's EVALSHA: the command, its SHA, the key count, 4 keys and 15 arguments."""
+APPEND_COUNT = b"*23\r\n"
+"""The append's EVALSHA: the command, its SHA, the key count, 4 keys and 16 arguments."""
 TABLES_PACKED = 16_384
 """Tables whose append command head (EVALSHA, SHA, keys) is kept packed: ~250 bytes each."""
+TTL_SLACK_FROM_MS = 600_000
+"""Times to live from this long on are kept with a slack (`ttl_slack`); shorter ones exactly."""
+TTL_SLACK_PARTS = 1000
+"""The slack of a time to live: this fraction of it (a day's: 86 s)."""
+RIDER_KEYS, RIDER_ARGS = 3, 9
+"""A rider's keys and arguments in `append_told` (`lua/notice.lua`'s)."""
+
+
+def ttl_slack(ttl_ms: int) -> int:
+    """How much longer than `ttl_ms` keys may be kept, so that a write refreshes their time to
+    live only once that long (`lua/append.lua`): they live at least `ttl_ms` after the last
+    write, at most `ttl_ms` + the slack. None under `TTL_SLACK_FROM_MS`.
+
+    >>> ttl_slack(86_400_000), ttl_slack(60_000)
+    (86400, 0)
+    """
+    return ttl_ms // TTL_SLACK_PARTS if ttl_ms >= TTL_SLACK_FROM_MS else 0
+
+
+def told_script() -> Script:
+    """`lua/append_told.lua` with `append.lua` and `notice.lua` before it as its functions."""
+    parts = ["local function notice(KEYS, ARGV)", Script.named("notice").text, "end"]
+    parts += ["local function append(KEYS, ARGV)", Script.named("append").text, "end"]
+    return Script.of("append_told", "\n".join([*parts, Script.named("append_told").text]))
 
 
 class RedisStore(TableStore):
@@ -134,11 +159,13 @@ class RedisStore(TableStore):
         self._create = Script.named("create")
         self._load = Script.named("load")
         self._append = Script.named("append")
+        self._told = told_script()
         self._claim = Script.named("claim")
         self.notifier = Notifier(client)  # live notifications (account notices wake on it too)
         self._counters = RedisCounters(client, namespace)
-        # table id -> its state key, its append's head packed and its live channel (bounded)
-        self._heads: dict[str, tuple[str, bytes, bytes]] = {}
+        # table id -> its state key, its append's head packed, its live channel and its keys
+        # packed (bounded)
+        self._heads: dict[str, tuple[str, bytes, bytes, bytes]] = {}
 
     @classmethod
     def from_url(
@@ -229,24 +256,25 @@ class RedisStore(TableStore):
             digest=_digest(state, seq),
         )
 
-    def _append_head(self, table_id: str) -> tuple[str, bytes, bytes]:
+    def _append_head(self, table_id: str) -> tuple[str, bytes, bytes, bytes]:
         """The table's state key, its append's EVALSHA packed up to the arguments (the same
-        for every append: made once a table) and its live channel."""
+        for every append: made once a table), its live channel and its 4 keys packed."""
         head = self._heads.get(table_id)
         if head is None:
             keys = table_keys(table_id)
-            named = (keys.state, keys.seats, keys.log, keys.table)
-            packed = bulks([b"EVALSHA", self._append.sha, b"4", *(k.encode() for k in named)])
+            named = bulks([k.encode() for k in (keys.state, keys.seats, keys.log, keys.table)])
+            packed = bulks([b"EVALSHA", self._append.sha, b"4"]) + named
             if len(self._heads) >= TABLES_PACKED:
                 self._heads.clear()
-            head = self._heads[table_id] = (keys.state, packed, live_channel(table_id).encode())
+            live = live_channel(table_id).encode()
+            head = self._heads[table_id] = (keys.state, packed, live, named)
         return head
 
     async def append(self, table_id: str, append: Append) -> AppendResult:
-        """The append script; a new clock deadline is indexed in the same write, and the
-        append's riders (one server only: on a cluster they may be on other nodes) follow it
-        there."""
-        state, head, live = self._append_head(table_id)
+        """The append script; a new clock deadline is indexed in the same write. With riders
+        (one server only: on a cluster they may be on other nodes), `append_told`: the append
+        and, if it applied, the riders' notices, in one script."""
+        state, head, live, named = self._append_head(table_id)
         also: list[Command] = []
         if append.deadline_ms:
             # LT: the index may be early, never late; the clock sweeper repairs early ones.
@@ -255,24 +283,33 @@ class RedisStore(TableStore):
         replicated = self.durability == REPLICATED
         waits = self._replicated(state, *(key for key, _command in also)) if replicated else []
         also += waits
-        riders = [] if self.client.cluster else [(r.key, r.command) for r in append.riders]
-        command = APPEND_COUNT + head + bulks(append_args(append, live))
-        replies = await self.client.run_batch(
-            self._append,
-            [(state, command), *also, *riders],
-            pool=self._pool() if replicated else 0,
-            lenient=len(riders),
-        )
-        ran = False
+        riders = () if self.client.cluster else append.riders
+        script = self._append
         if riders:
-            ran = True
-            for reply in replies[-len(riders) :]:
-                if isinstance(reply, Exception):
-                    ran = False
-            del replies[-len(riders) :]
+            script = self._told
+            n = len(riders)
+            count = 3 + 4 + 16 + n * (RIDER_KEYS + RIDER_ARGS)
+            command = b"".join(
+                [
+                    b"*%d\r\n" % count,
+                    bulks([b"EVALSHA", script.sha, b"%d" % (4 + n * RIDER_KEYS)]),
+                    named,
+                    *(r.keys for r in riders),
+                    bulks(append_args(append, live)),
+                    *(r.args for r in riders),
+                ]
+            )
+        else:
+            command = APPEND_COUNT + head + bulks(append_args(append, live))
+        replies = await self.client.run_batch(
+            script,
+            [(state, command), *also],
+            pool=self._pool() if replicated else 0,
+        )
         raw = replies[0]
         assert isinstance(raw, list)
-        outcome, seq, status = raw
+        outcome, seq, status = raw[:3]
+        ran = bool(riders) and raw[3] == 1
         result = AppendResult(_OUTCOMES[outcome], _int(seq), status.decode(), riders_run=ran)
         if replicated and result.outcome in (Outcome.APPLIED, Outcome.DUPLICATE):
             self._check_replicated(replies, len(waits))

@@ -5,10 +5,15 @@
 --       9 seat to free, 10 seats that start the match, 11 deadline at the start, 12 ttl ms
 --       (0: keep the table's time to live, e.g. a clock timeout: it does not keep a table alive),
 --       13 dedupe slot, 14 live channel (SPUBLISH of the new seq), 15 the digest of the log
---       the writer decided on ('' not checked).
+--       the writer decided on ('' not checked), 16 ttl slack ms (0: none).
 -- The state's `h` is '<seq>:<digest>', the digest of the log up to that seq (framing.chain:
 -- sha1 of the previous digest and the framed record, 16 hex digits). A writer whose log has
 -- another digest decided on a history the store lost (a failover, a crash): 'stale'.
+-- Time to live: with a slack, the keys are given ttl + slack and left alone while they have
+-- between ttl and ttl + slack left (a table lives at least ttl after its last append, at
+-- most ttl + slack; PTTL, not four PEXPIREs, on most appends); keys made now get it too.
+-- The log grows by APPEND (Redis keeps up to as much again spare); an append that sets a
+-- status (a match's end) writes it back at its exact size, as a finished table is kept long.
 -- Returns {outcome, seq, status}.
 local state = redis.call('HMGET', KEYS[1], 'seq', 'status', 'h')
 if not state[1] then
@@ -56,11 +61,14 @@ if ARGV[9] ~= '' then
   redis.call('HDEL', KEYS[2], ARGV[9])
 end
 seq = seq + 1
--- GET + SET, not APPEND: APPEND grows the string's allocation greedily (up to twice its size).
-local log = redis.call('GET', KEYS[3]) or ''
-redis.call('SET', KEYS[3], log .. ARGV[3])
+local made = ARGV[7] ~= ''  -- keys made now (the seats, the log) need the time to live
 if ARGV[5] ~= '' then
   status = ARGV[5]
+  local log = redis.call('GET', KEYS[3])
+  made = made or not log
+  redis.call('SET', KEYS[3], (log or '') .. ARGV[3], 'KEEPTTL')
+elseif redis.call('APPEND', KEYS[3], ARGV[3]) == #ARGV[3] then
+  made = true
 end
 local deadline = ARGV[6]
 local start = tonumber(ARGV[10])
@@ -68,21 +76,35 @@ if ARGV[7] ~= '' and start > 0 and status == 'open' and redis.call('HLEN', KEYS[
   status = 'playing'
   deadline = ARGV[11]
 end
+-- One HSET: the seq and status, the digest, the deadline, the client move's mark.
+local fields = {'seq', seq, 'status', status}
 if digest then
-  local h = seq .. ':' .. string.sub(redis.sha1hex(digest .. ARGV[3]), 1, 16)
-  redis.call('HSET', KEYS[1], 'seq', seq, 'status', status, 'h', h)
-else
-  redis.call('HSET', KEYS[1], 'seq', seq, 'status', status)
+  fields[5] = 'h'
+  fields[6] = seq .. ':' .. string.sub(redis.sha1hex(digest .. ARGV[3]), 1, 16)
 end
 if deadline ~= '' then
-  redis.call('HSET', KEYS[1], 'deadline', deadline)
+  fields[#fields + 1] = 'deadline'
+  fields[#fields + 1] = deadline
 end
 if ARGV[2] ~= '' then
-  redis.call('HSET', KEYS[1], 'd' .. ARGV[13], seq .. ':' .. ARGV[2])
+  fields[#fields + 1] = 'd' .. ARGV[13]
+  fields[#fields + 1] = seq .. ':' .. ARGV[2]
 end
+redis.call('HSET', KEYS[1], unpack(fields))
 local ttl = tonumber(ARGV[12])
-if ttl <= 0 then
-  ttl = redis.call('PTTL', KEYS[1])  -- keys made now (the log, the seats) get it too
+if ttl > 0 then
+  local slack = tonumber(ARGV[16]) or 0
+  if slack > 0 and not made then
+    local left = redis.call('PTTL', KEYS[1])
+    if left >= ttl and left <= ttl + slack then
+      ttl = 0  -- within its window: left as it is
+    end
+  end
+  if ttl > 0 then
+    ttl = ttl + slack
+  end
+elseif made then
+  ttl = redis.call('PTTL', KEYS[1])  -- keys made now (the log, the seats) get the table's
 end
 if ttl > 0 then
   for i = 1, 4 do

@@ -1,19 +1,14 @@
 -- Append one account notice, unless its mark says the same news was told already.
--- KEYS: 1 stream, 2 marks hash, 3 marks order (sorted set), all of one account (one slot);
---       4 (optional, one Redis server only: another slot) a table's state hash.
+-- KEYS: 1 stream, 2 marks hash, 3 marks order (sorted set), all of one account (one slot).
 -- ARGV: 1 mark field ("": none), 2 holder, 3 rank, 4 data, 5 max len, 6 ttl ms, 7 max marks,
---       8 live channel; with KEYS[4]: 9 the table's seq, 10 a dedupe field of its state,
---       11 that field's value: the notice is told only while the table is at that seq with
---       that client move (a notice that rides on the move's own append: nil if it failed).
+--       8 live channel, 9 ttl slack ms (0: none).
 -- Returns the new id, or nil (a duplicate). The count `#` of the marks hash goes up by one
 -- and is published on the live channel; a mark is ordered by the count that set it, so the
--- oldest go first past `max marks`.
-if KEYS[4] then
-  local at = redis.call('HMGET', KEYS[4], 'seq', ARGV[10])
-  if at[1] ~= ARGV[9] or at[2] ~= ARGV[11] then
-    return false
-  end
-end
+-- oldest go first past `max marks`. Time to live as `append.lua` gives a table's: with a
+-- slack, ttl + slack, left alone while between ttl and ttl + slack are left (a key made now,
+-- or one without a time to live, gets it).
+-- Also run inside `append_told` (the append script with its riders: `redis_store.py`), as
+-- a function of its own KEYS and ARGV, after an append that applied.
 local field = ARGV[1]
 if field ~= '' then
   local old = redis.call('HGET', KEYS[2], field)
@@ -25,20 +20,34 @@ if field ~= '' then
   end
 end
 local count = redis.call('HINCRBY', KEYS[2], '#', 1)
+local made = count == 1
 if field ~= '' then
   redis.call('HSET', KEYS[2], field, ARGV[2] .. ':' .. ARGV[3])
-  redis.call('ZADD', KEYS[3], count, field)
-  local extra = redis.call('ZCARD', KEYS[3]) - tonumber(ARGV[7])
-  if extra > 0 then
-    local gone = redis.call('ZPOPMIN', KEYS[3], extra)
-    for i = 1, #gone, 2 do
-      redis.call('HDEL', KEYS[2], gone[i])
+  if redis.call('ZADD', KEYS[3], count, field) == 1 then  -- a new field: past the bound?
+    local marks = redis.call('ZCARD', KEYS[3])
+    made = made or marks == 1
+    local extra = marks - tonumber(ARGV[7])
+    if extra > 0 then
+      local gone = redis.call('ZPOPMIN', KEYS[3], extra)
+      for i = 1, #gone, 2 do
+        redis.call('HDEL', KEYS[2], gone[i])
+      end
     end
   end
 end
 local id = redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[5], '*', 'd', ARGV[4])
-for i = 1, 3 do
-  redis.call('PEXPIRE', KEYS[i], ARGV[6])
+local ttl = tonumber(ARGV[6])
+local slack = tonumber(ARGV[9]) or 0
+if slack > 0 and not made then
+  local left = redis.call('PTTL', KEYS[1])  -- -1: the stream is new (or has none)
+  if left >= ttl and left <= ttl + slack then
+    ttl = 0
+  end
+end
+if ttl > 0 then
+  for i = 1, 3 do
+    redis.call('PEXPIRE', KEYS[i], ttl + slack)
+  end
 end
 redis.call('SPUBLISH', ARGV[8], count)
 return id
