@@ -76,11 +76,13 @@ if ARGV[7] ~= '' and start > 0 and status == 'open' and redis.call('HLEN', KEYS[
   status = 'playing'
   deadline = ARGV[11]
 end
--- One HSET: the seq and status, the digest, the deadline, the client move's mark.
-local fields = {'seq', seq, 'status', status}
+-- One HSET: the seq and status, the digest, the deadline, the client move's mark (the seq
+-- made text once: each number made text is a sprintf).
+local at = tostring(seq)
+local fields = {'seq', at, 'status', status}
 if digest then
   fields[5] = 'h'
-  fields[6] = seq .. ':' .. string.sub(redis.sha1hex(digest .. ARGV[3]), 1, 16)
+  fields[6] = at .. ':' .. string.sub(redis.sha1hex(digest .. ARGV[3]), 1, 16)
 end
 if deadline ~= '' then
   fields[#fields + 1] = 'deadline'
@@ -88,7 +90,7 @@ if deadline ~= '' then
 end
 if ARGV[2] ~= '' then
   fields[#fields + 1] = 'd' .. ARGV[13]
-  fields[#fields + 1] = seq .. ':' .. ARGV[2]
+  fields[#fields + 1] = at .. ':' .. ARGV[2]
 end
 redis.call('HSET', KEYS[1], unpack(fields))
 local ttl = tonumber(ARGV[12])
@@ -111,5 +113,5 @@ if ttl > 0 then
     redis.call('PEXPIRE', KEYS[i], ttl)
   end
 end
-redis.call('SPUBLISH', ARGV[14], seq)
+redis.call('SPUBLISH', ARGV[14], at)
 return {'applied', seq, status}

@@ -5,7 +5,7 @@
 -- KEYS: the append's 4, then 3 a rider. ARGV: the append's 16, then 9 a rider.
 -- Returns the append's {outcome, seq, status} and 1 when every rider's notice ran (0: one
 -- failed, and the caller tells its news the usual way; a notice that its mark drops ran).
-local result = append({KEYS[1], KEYS[2], KEYS[3], KEYS[4]}, {unpack(ARGV, 1, 16)})
+local result = append(KEYS, ARGV)  -- it reads its 4 keys and 16 arguments, the first
 local told = 1
 if result[1] == 'applied' then
   for r = 0, (#KEYS - 4) / 3 - 1 do

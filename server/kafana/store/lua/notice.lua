@@ -21,6 +21,7 @@ if field ~= '' then
 end
 local count = redis.call('HINCRBY', KEYS[2], '#', 1)
 local made = count == 1
+count = tostring(count)  -- made text once (a sprintf each time)
 if field ~= '' then
   redis.call('HSET', KEYS[2], field, ARGV[2] .. ':' .. ARGV[3])
   if redis.call('ZADD', KEYS[3], count, field) == 1 then  -- a new field: past the bound?
