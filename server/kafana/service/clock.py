@@ -10,7 +10,6 @@ at the sequence number it was decided on, so even two claimers could not apply i
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 
 from kafana import metrics
@@ -30,7 +29,8 @@ class ClockSweeper:
         self.lease_ms = lease_ms
         self.applied = 0
         self._task: asyncio.Task[None] | None = None
-        self._stopping = asyncio.Event()
+        self._stopping = False
+        self._nap: asyncio.Future[None] | None = None  # the wait between two sweeps
         # A dead store: a line per interval, not a traceback per tick.
         self._errors = Repeated(log, "the clock sweep", quiet=(StoreUnavailable,))
 
@@ -42,11 +42,13 @@ class ClockSweeper:
     async def stop(self) -> None:
         """Stop it and wait.
 
-        The loop is asked to stop rather than cancelled: redis-py can swallow a cancellation
-        that lands inside a command, and a cancelled-but-running loop would never end.
+        The loop is asked to stop (woken if it waits for its next tick) rather than cancelled:
+        a client can swallow a cancellation that lands inside a command, and a
+        cancelled-but-running loop would never end.
         """
         task, self._task = self._task, None
-        self._stopping.set()
+        self._stopping = True
+        _wake(self._nap)
         if task is None:
             return
         try:
@@ -69,11 +71,27 @@ class ClockSweeper:
         return count
 
     async def _run(self) -> None:
-        while not self._stopping.is_set():
+        loop = asyncio.get_running_loop()
+        while not self._stopping:
             try:
                 await self.sweep()
                 self._errors.succeeded()
             except Exception as error:  # a bad table or a store hiccup must not stop the clock
                 self._errors.failed(error)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stopping.wait(), self.tick)
+            if self._stopping:
+                break
+            # `tick` seconds, or until `stop` wakes it: a future and a timer, not `wait_for`
+            # on an event (a task, a timer and a TimeoutError ten times a second).
+            self._nap = nap = loop.create_future()
+            timer = loop.call_later(self.tick, _wake, nap)
+            try:
+                await nap
+            finally:
+                timer.cancel()
+                self._nap = None
+
+
+def _wake(nap: asyncio.Future[None] | None) -> None:
+    """End a nap (if not over already)."""
+    if nap is not None and not nap.done():
+        nap.set_result(None)

@@ -11,7 +11,8 @@ a sixth of their client CPU per call.
 A lost connection fails every waiting call with `StoreUnavailable` and the next call
 reconnects. So does a server that stops answering: when commands have waited `Address.timeout`
 seconds (2 by default; `?timeout=` in the URL, 0 for none) with no reply arriving, a watchdog
-treats the connection as lost. It costs a clock read per call, not a timer per call.
+treats the connection as lost. It costs a clock read per call, not a timer per call, and no
+timer at all while no command waits (an idle process is not woken for it).
 
 A lane made with `on_push` is a subscriber: every reply (subscription confirmations,
 `smessage` pushes) goes to that callback, and `send` writes without waiting for any.
@@ -86,16 +87,16 @@ class _Protocol(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
         self.transport = transport
-        if self.timeout > 0:
-            self._watch()
 
     def _watch(self) -> None:
-        """Every quarter of the timeout: give up a connection whose calls wait in vain."""
-        if self.lost is not None or self.transport is None:
+        """Every quarter of the timeout while commands wait: give up a connection whose calls
+        wait in vain (none wait: the timer stops; the next command that waits starts it)."""
+        self._watchdog = None
+        if self.lost is not None or self.transport is None or not self.pending:
             return
         loop = asyncio.get_running_loop()
         since = self.since
-        if since is not None and self.pending and loop.time() - since >= self.timeout:
+        if since is not None and loop.time() - since >= self.timeout:
             self.fail(StoreUnavailable(f"Redis did not answer within {self.timeout:g} s"))
             self.transport.abort()
             return
@@ -104,7 +105,10 @@ class _Protocol(asyncio.Protocol):
     def waiting(self) -> None:
         """A command is about to wait for its reply (call before queueing its future)."""
         if not self.pending:
-            self.since = asyncio.get_running_loop().time()
+            loop = asyncio.get_running_loop()
+            self.since = loop.time()
+            if self._watchdog is None and self.timeout > 0 and self.lost is None:
+                self._watchdog = loop.call_later(self.timeout / 4, self._watch)
 
     def data_received(self, data: bytes) -> None:
         buffer = self.buffer
@@ -141,6 +145,7 @@ class _Protocol(asyncio.Protocol):
         self.closed.set()
         if self._watchdog is not None:
             self._watchdog.cancel()
+            self._watchdog = None
         self.fail(StoreUnavailable(f"the Redis connection was lost: {exc or 'closed'}"))
 
     def fail(self, error: Exception) -> None:

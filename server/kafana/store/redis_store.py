@@ -166,6 +166,7 @@ class RedisStore(TableStore):
         # table id -> its state key, its append's head packed, its live channel and its keys
         # packed (bounded)
         self._heads: dict[str, tuple[str, bytes, bytes, bytes]] = {}
+        self._due: dict[int, list[tuple[str, bytes, bytes]]] = {}  # `_due_commands`
 
     @classmethod
     def from_url(
@@ -405,15 +406,9 @@ class RedisStore(TableStore):
         """Index entries at or before now, earliest first: every shard read in one round trip
         (a command per shard, each sent to its node). Entries found in the index of releases
         before the shards are moved into their shards first."""
-        keys = [*deadline_shard_keys(self.namespace), legacy_deadlines_index(self.namespace)]
+        now = bulks([b"%d" % now_ms])
         replies = await self.client.calls(
-            [
-                (
-                    key,
-                    pack("ZRANGE", key, "-inf", now_ms, "BYSCORE", "LIMIT", 0, limit, "WITHSCORES"),
-                )
-                for key in keys
-            ]
+            [(key, head + now + tail) for key, head, tail in self._due_commands(limit)]
         )
         read: list[list[tuple[float, str]]] = []
         for reply in replies:
@@ -433,6 +428,17 @@ class RedisStore(TableStore):
             earliest[table_id] = min(score, earliest.get(table_id, score))
         found = sorted((score, table_id) for table_id, score in earliest.items())
         return [table_id for _score, table_id in found[:limit]]
+
+    def _due_commands(self, limit: int) -> list[tuple[str, bytes, bytes]]:
+        """Each index key (the shards, then the legacy one) with its `due` ZRANGE packed
+        before and after the time (the clock asks ten times a second: packed once)."""
+        found = self._due.get(limit)
+        if found is None:
+            keys = [*deadline_shard_keys(self.namespace), legacy_deadlines_index(self.namespace)]
+            tail = bulks([b"BYSCORE", b"LIMIT", b"0", b"%d" % limit, b"WITHSCORES"])
+            found = [(k, b"*9\r\n" + bulks([b"ZRANGE", k.encode(), b"-inf"]), tail) for k in keys]
+            self._due = {limit: found}  # one limit (the clock's) kept
+        return found
 
     async def _move_legacy(self, entries: list[tuple[float, str]]) -> None:
         """Move deadlines of the unsharded index into their shards (never later: LT)."""
