@@ -168,7 +168,7 @@ def simulator_rate(
                 rules,
                 hands=[state.hand(s) for s in range(rules.players)],
                 table=state.table,
-                deck=state._deck,
+                deck=state._f.deck,
                 captured=[() for _ in range(rules.sides)],
                 tablas=[0] * rules.sides,
                 last_capturer=None,

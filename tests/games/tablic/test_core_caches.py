@@ -121,14 +121,14 @@ def test_the_table_counts_kept_move_by_move_match_the_table() -> None:
     for rules in (Rules.preset("serbian"), Rules.preset("wild_jack", players=4)):
         state = tablic.new_match(rules, seed=11)
         while not state.is_over:
-            assert state._vector == count_vector(card.rank for card in state.table)
+            assert state._f.vector == count_vector(card.rank for card in state.table)
             if state.move_count % 17 == 5:
                 hidden = [list(state.hand(s)) for s in range(rules.players)]
-                deck = list(state._deck)
+                deck = list(state._f.deck)
                 rng.shuffle(deck)
                 state = state.determinize(hidden, deck)
             state = state.apply(rng.choice(state.legal_moves()))
-        assert state._vector == 0 and state.table == ()
+        assert state._f.vector == 0 and state.table == ()
 
 
 def test_a_listed_move_of_another_position_is_checked_and_refused() -> None:

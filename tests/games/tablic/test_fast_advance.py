@@ -13,6 +13,7 @@ import gc
 import random
 import sys
 from itertools import repeat
+from operator import attrgetter
 from pathlib import Path
 
 import pytest
@@ -45,23 +46,22 @@ def slots_of(module: str, name: str) -> tuple[str, ...]:
 
 def declared_fields() -> tuple[str, ...]:
     """MatchState's fields as state.py and fields.py declare them: its own `__slots__` but the
-    position (`_f`), and the position's fields (`PyFields`), read by MatchState under their
-    former names (`_hands`, ...; `hand_no` and `move_count` public)."""
-    position = slots_of("fields.py", "PyFields")
-    named = [name if name in ("hand_no", "move_count") else f"_{name}" for name in position]
+    position (`_f`), and the position's fields (`PyFields`), read as `_f.<field>`."""
+    position = [f"_f.{name}" for name in slots_of("fields.py", "PyFields")]
     own = [name for name in slots_of("state.py", "MatchState") if name != "_f"]
     assert len(own) + 1 == len(slots_of("state.py", "MatchState"))
-    return (*own, *named)
+    return (*own, *position)
 
 
 FIELDS = tuple(name for name in declared_fields() if name not in ("_legal", "_builds"))
 """Every field the C transition writes: not the listing (a cache), nor the builds (a match with
 `building` takes the Python paths only; test_building.py)."""
+READ = attrgetter(*FIELDS)
 
 
 def fields(state: MatchState) -> dict[str, object]:
     """Every field of a state but its listing (a cache: None on a new state)."""
-    return {name: getattr(state, name) for name in FIELDS}
+    return dict(zip(FIELDS, READ(state), strict=True))
 
 
 def rule_set(name: str, players: int, partnerships: bool) -> tablic.Rules:
@@ -84,7 +84,7 @@ def test_the_c_transition_is_loaded_exactly_in_the_compiled_build() -> None:
 
 def test_fields_compared_are_every_field_of_a_state() -> None:
     state = tablic.new_match(tablic.Rules(), seed=1)
-    assert len(FIELDS) == 16 and all(hasattr(state, name) for name in FIELDS)
+    assert len(FIELDS) == 16 and len(READ(state)) == 16
     assert set(declared_fields()) - set(FIELDS) == {"_legal", "_builds"}
 
 
@@ -153,7 +153,7 @@ def test_card_points_past_a_byte_leave_the_hands_end_to_python() -> None:
     rules = tablic.Rules.preset("serbian", card_points=points, target=1000)
     state = tablic.new_match(rules, seed=2)
     rng = random.Random(2)
-    while sum(map(len, state._hands)) != 1 or state._deck:
+    while sum(map(len, state._f.hands)) != 1 or state._f.deck:
         state = state.apply(rng.choice(state.legal_moves()))
     last = state.legal_moves()[0]
     assert advance(state, last) is None
@@ -171,13 +171,14 @@ def test_the_c_transition_keeps_no_reference_it_does_not_own() -> None:
     ends = []  # a first move, the last of a hand, the last of the match
     while not state.is_over:
         move = rng.choice(state.legal_moves())
-        if state is start or (sum(map(len, state._hands)) == 1 and not state._deck):
+        if state is start or (sum(map(len, state._f.hands)) == 1 and not state._f.deck):
             ends.append((state, move))
         state = state.apply(move)
     assert len(ends) >= 3 and ends[-1][0].apply(ends[-1][1]).is_over
     for state, move in ends:
-        fields = (state._hands, state._table, state._deck, state._setup, state._results)
-        watched = (state, move, move.card, *fields, state._scores, state._piles, state._tablas)
+        f = state._f
+        fields = (f.hands, f.table, f.deck, state._setup, f.results, f.scores, f.piles, f.tablas)
+        watched = (state, move, move.card, *fields)
 
         def counts(watched: tuple[object, ...] = watched) -> tuple[int, ...]:
             return tuple(map(sys.getrefcount, watched))
@@ -235,7 +236,7 @@ def test_the_c_transition_reads_only_the_position_it_is_given() -> None:
     made = advance(state, move)
     assert made is not None and type(made) is MatchState
     assert fields(made) == fields(state._advance(move, 1 if move.captured else 0))
-    assert made._hands == core.hands and made.move_count == core.move_count == 1
+    assert made._f.hands == core.hands and made.move_count == core.move_count == 1
 
 
 @compiled
@@ -244,7 +245,7 @@ def test_an_int_too_big_to_tag_passes_through_its_descriptor() -> None:
     # and writes through the descriptor as any other (a count no match reaches, set by hand).
     state = tablic.new_match(tablic.Rules.preset("serbian"), seed=4)
     for count in (2**62 - 2, 2**62 - 1, 2**63):
-        state.move_count = count
+        state._f.move_count = count
         move = state.legal_moves()[0]
         made = advance(state, move)
         assert made is not None and made.move_count == count + 1
@@ -269,4 +270,4 @@ def test_the_first_hand_dealt_in_c_equals_the_python_deal(
         dealt._start_hand(0)  # Python's deal over the same match
         assert fields(made) == fields(dealt)
         assert made.hand_no == 0 and len(made.table) == 4 and made._legal is None
-        assert not gc.is_tracked(made._hands) and gc.is_tracked(dealt._hands)  # C's; Python's
+        assert not gc.is_tracked(made._f.hands) and gc.is_tracked(dealt._f.hands)  # C's; Python's

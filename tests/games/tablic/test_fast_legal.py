@@ -54,11 +54,11 @@ def with_position(state: MatchState, hand: list[Card], table: list[Card]) -> Mat
     seat = state.current_seat
     assert seat is not None
     out = state._copy()
-    hands = list(out._hands)
+    hands = list(out._f.hands)
     hands[seat] = tuple(sorted(hand))
-    out._hands = tuple(hands)
-    out._table = tuple(sorted(table))
-    out._vector = capture.count_vector(c.rank for c in table)
+    out._f.hands = tuple(hands)
+    out._f.table = tuple(sorted(table))
+    out._f.vector = capture.count_vector(c.rank for c in table)
     out._legal = None
     return out
 

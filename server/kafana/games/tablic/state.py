@@ -92,114 +92,32 @@ class MatchState(SeatedState[Rules, View]):
     _params: bytes  # the rules as the C fast path reads them (`state_params`; b"": it declines)
     _builds: tuple[Build, ...]  # with `building` only (else unset: the C paths know no builds)
 
-    # -- the position's counters, and its fields by their former names (tests, tools) ---
+    # -- the position's counters; the seat to move and the log, as `SeatedState` and the
+    # service read them (everything else of the position is read as `_f.<field>`) ---------
 
     @property
     def hand_no(self) -> int:
         """The hand being played, 0 first."""
         return self._f.hand_no
 
-    @hand_no.setter
-    def hand_no(self, value: int) -> None:
-        self._f.hand_no = value
-
     @property
     def move_count(self) -> int:
         """Moves played in the match so far."""
         return self._f.move_count
-
-    @move_count.setter
-    def move_count(self, value: int) -> None:
-        self._f.move_count = value
 
     @property
     def _current(self) -> int | None:
         """The seat to move (None: over), as `SeatedState` reads it."""
         return self._f.current
 
-    @_current.setter
-    def _current(self, value: int | None) -> None:
-        self._f.current = value
-
-    @property
-    def _hands(self) -> tuple[tuple[Card, ...], ...]:
-        return self._f.hands
-
-    @_hands.setter
-    def _hands(self, value: tuple[tuple[Card, ...], ...]) -> None:
-        self._f.hands = value
-
-    @property
-    def _table(self) -> tuple[Card, ...]:
-        return self._f.table
-
-    @_table.setter
-    def _table(self, value: tuple[Card, ...]) -> None:
-        self._f.table = value
-
-    @property
-    def _vector(self) -> int:
-        return self._f.vector
-
-    @_vector.setter
-    def _vector(self, value: int) -> None:
-        self._f.vector = value
-
-    @property
-    def _deck(self) -> tuple[Card, ...]:
-        return self._f.deck
-
-    @_deck.setter
-    def _deck(self, value: tuple[Card, ...]) -> None:
-        self._f.deck = value
-
-    @property
-    def _piles(self) -> tuple[int, ...]:
-        return self._f.piles
-
-    @_piles.setter
-    def _piles(self, value: tuple[int, ...]) -> None:
-        self._f.piles = value
-
-    @property
-    def _tablas(self) -> tuple[int, ...]:
-        return self._f.tablas
-
-    @_tablas.setter
-    def _tablas(self, value: tuple[int, ...]) -> None:
-        self._f.tablas = value
-
-    @property
-    def _last_capturer(self) -> int | None:
-        return self._f.last_capturer
-
-    @_last_capturer.setter
-    def _last_capturer(self, value: int | None) -> None:
-        self._f.last_capturer = value
-
-    @property
-    def _scores(self) -> tuple[int, ...]:
-        return self._f.scores
-
-    @_scores.setter
-    def _scores(self, value: tuple[int, ...]) -> None:
-        self._f.scores = value
-
     @property
     def _log(self) -> Log:
+        """The moves so far, as `session.without_history` reads and cuts them."""
         return self._f.log
 
     @_log.setter
-    def _log(self, value: Log) -> None:  # (the service cuts a cached state's history)
+    def _log(self, value: Log) -> None:
         self._f.log = value
-
-    @property
-    def _results(self) -> tuple[HandResult, ...]:
-        return self._f.results
-
-    @_results.setter
-    def _results(self, value: tuple[HandResult, ...]) -> None:
-        self._f.results = value
 
     # -- public read-only properties ---------------------------------------------------
 
