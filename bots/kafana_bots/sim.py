@@ -242,18 +242,10 @@ class HandSim:
         """Card indexes in each seat's hand, sorted."""
         return self._hands if self._core is None else self._held()._hands
 
-    @hands.setter
-    def hands(self, value: list[list[int]]) -> None:
-        self._held()._hands = value
-
     @property
     def table(self) -> list[int]:
         """Card indexes on the table, sorted (a capture's mask counts their positions)."""
         return self._table if self._core is None else self._held()._table
-
-    @table.setter
-    def table(self, value: list[int]) -> None:
-        self._held()._table = value
 
     @property
     def deck(self) -> list[int]:
@@ -269,27 +261,15 @@ class HandSim:
         """Cards taken per side."""
         return self._cards if self._core is None else self._held()._cards
 
-    @cards.setter
-    def cards(self, value: list[int]) -> None:
-        self._held()._cards = value
-
     @property
     def points(self) -> list[int]:
         """Card points taken per side."""
         return self._points if self._core is None else self._held()._points
 
-    @points.setter
-    def points(self, value: list[int]) -> None:
-        self._held()._points = value
-
     @property
     def tablas(self) -> list[int]:
         """Tablas per side."""
         return self._tablas if self._core is None else self._held()._tablas
-
-    @tablas.setter
-    def tablas(self, value: list[int]) -> None:
-        self._held()._tablas = value
 
     @property
     def vector(self) -> int:
@@ -297,19 +277,11 @@ class HandSim:
         core = self._core
         return self._vector if core is None or self._lists else core.vector
 
-    @vector.setter
-    def vector(self, value: int) -> None:
-        self._held()._vector = value
-
     @property
     def last_capturer(self) -> int | None:
         """The side that captured last, or None."""
         core = self._core
         return self._last_capturer if core is None or self._lists else core.last_capturer
-
-    @last_capturer.setter
-    def last_capturer(self, value: int | None) -> None:
-        self._held()._last_capturer = value
 
     @property
     def current(self) -> int | None:
