@@ -41,12 +41,7 @@ class SeatedState(Generic[RulesT, ViewT]):
     __slots__ = ()
 
     _setup: Setup[RulesT]
-
-    @property
-    def _current(self) -> int | None:
-        """The seat to move, or None once the game is over: a game's own field (Tač's is a
-        slot, Tablić's the position's `current`)."""
-        raise NotImplementedError
+    _current: int | None
 
     @property
     def rules(self) -> RulesT:

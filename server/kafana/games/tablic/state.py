@@ -110,6 +110,10 @@ class MatchState(SeatedState[Rules, View]):
         """The seat to move (None: over), as `SeatedState` reads it."""
         return self._f.current
 
+    @_current.setter
+    def _current(self, value: int | None) -> None:  # (`SeatedState` declares it writable)
+        self._f.current = value
+
     @property
     def _log(self) -> Log:
         """The moves so far, as `session.without_history` reads and cuts them."""
