@@ -102,7 +102,7 @@ def test_the_checker_finds_points_that_do_not_add_up() -> None:
     assert hand_problems(state) == []
     first = state.hand_results[0]
     bad = replace(first, points=(first.points[0] + 1, *first.points[1:]))
-    state._results = (bad, *state.hand_results[1:])  # type: ignore[attr-defined]
+    state._f.results = (bad, *state.hand_results[1:])
     problems = hand_problems(state)
     assert any("hand 0" in p or "hand 1" in p for p in problems)
     assert any("hands sum to" in p for p in problems)
