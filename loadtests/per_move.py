@@ -128,8 +128,8 @@ async def play(target: str, moves: int, parallel: int, seed: int, metadata: Meta
 
 
 def process_counters(pid: int) -> dict[str, float]:
-    """The process's syscalls and bytes (/proc/PID/io), context switches (all its threads) and
-    CPU seconds."""
+    """The process's syscalls and bytes (/proc/PID/io), context switches (all its threads), CPU
+    seconds and page faults."""
     out: dict[str, float] = {}
     for line in Path(f"/proc/{pid}/io").read_text().splitlines():
         name, _, value = line.partition(":")
@@ -148,6 +148,7 @@ def process_counters(pid: int) -> dict[str, float]:
                 out["involuntary"] += float(line.split()[1])
     fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
     out["cpu_s"] = (int(fields[11]) + int(fields[12])) / TICKS
+    out["page faults"] = float(fields[7]) + float(fields[9])
     out["threads"] = float(fields[17])
     return out
 
@@ -206,7 +207,7 @@ def measure(
     """One server: warm-up, counters, the moves, counters (and the idle stretch)."""
     port = free_port()
     metadata: Metadata = ()
-    if kind == "kafana":
+    if kind == "kafana" or args.baseline_keys:
         (key,) = driver_keys(redis_url, 1, f"per-move-{port}")
         metadata = (("authorization", f"Bearer {key}"),)
     command = server_command(template, redis_url, port, cache=max(1024, args.parallel * 2))
@@ -297,7 +298,14 @@ def main() -> int:
     )
     parser.add_argument("--only", choices=("baseline", "kafana"))
     parser.add_argument("--kafana-command", default=KAFANA_COMMAND)
-    parser.add_argument("--baseline-command", default=BASELINE_COMMAND)
+    parser.add_argument(
+        "--baseline-command",
+        default=BASELINE_COMMAND,
+        help="another server in the baseline's place (e.g. an older Kafana: with --baseline-keys)",
+    )
+    parser.add_argument(
+        "--baseline-keys", action="store_true", help="call the baseline with an API key too"
+    )
     args = parser.parse_args()
     results: dict[str, dict[str, dict[str, float]]] = {}
     with tempfile.TemporaryDirectory(prefix="kafana-per-move-") as tmp:
