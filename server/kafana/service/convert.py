@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from itertools import pairwise
+from typing import TYPE_CHECKING
 
 from kafana.games.protocol import FORFEIT, OUT, SCORE, STALLED
 from kafana.games.records import score_detail
@@ -18,6 +19,9 @@ from kafana.service.games import rules_in_force_bytes
 from kafana.service.session import ABANDONED, NO_SHOW, Session
 from kafana.store.base import FINISHED, OPEN, PLAYING, Entry
 from kafana.v1 import events_pb2, service_pb2, state_pb2, storage_pb2
+
+if TYPE_CHECKING:  # playing imports the clock policy, which imports this module
+    from kafana.service.playing import Played
 
 MOVE = events_pb2.EVENT_KIND_MOVE
 STATUS = {
@@ -253,20 +257,13 @@ def record(session: Session) -> service_pb2.GetRecordResponse:
     )
 
 
-def move_answer(
-    session: Session,
-    seq: int,
-    seat: int,
-    *,
-    duplicate: bool = False,
-    before: Session | None = None,
-    stored: storage_pb2.StoredEvent | None = None,
-    with_state: bool = False,
-) -> service_pb2.PlayMoveResponse:
+def move_answer(played: Played, *, with_state: bool = False) -> service_pb2.PlayMoveResponse:
     """PlayMove's answer: the move's event as its seat sees it, the scores, the result once
-    over and, `with_state`, the table. `before`: the table just before a freshly applied
-    move (`session` is just after it, `stored` the move); a retry (no `before`) answers with
-    the tables around the move it already applied at `seq`."""
+    over and, `with_state`, the table. A freshly applied move carries the table just before
+    it (`played.before`) and the move (`played.event`); a retry (no `before`) answers with
+    the tables around the move it already applied at `played.seq`."""
+    session, seq, seat, stored = played.session, played.seq, played.seat, played.event
+    before = played.before
     if before is not None:
         after = session
     else:
@@ -275,7 +272,7 @@ def move_answer(
         after = replays[seq - 1]
         stored = None
     answer = service_pb2.PlayMoveResponse(scores=after.game.scores(after.match))
-    if duplicate:  # (a keyword set to its default costs a lookup by name too)
+    if played.duplicate:  # (a keyword set to its default costs a lookup by name too)
         answer.duplicate = True
     event(before, after, seat, stored=stored, out=answer.event)
     if after.status == FINISHED:

@@ -236,15 +236,7 @@ class KafanaServiceServicer(service_pb2_grpc.KafanaServiceServicer):  # type: ig
                 state = convert.table_state(session, seat).SerializeToString()
                 context.set_trailing_metadata(((STATE_METADATA, state),))
             raise
-        return convert.move_answer(
-            played.session,
-            played.seq,
-            played.seat,
-            duplicate=played.duplicate,
-            before=played.before,
-            stored=played.event,
-            with_state=request.with_state,
-        )
+        return convert.move_answer(played, with_state=request.with_state)
 
     @unary
     async def WatchEvents(  # type: ignore[override]  # streams with context.write
