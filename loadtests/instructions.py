@@ -62,6 +62,34 @@ RULES = tablic.Rules.preset("serbian", players=2)
 TOTALS = re.compile(r"^(?:summary|totals): (\d+)", re.MULTILINE)
 
 
+def next_move(
+    state: tablic.MatchState,
+    rng: random.Random,
+    table_id: str,
+    seq: int,
+    tokens: list[str],
+    metadata: tuple[tuple[str, str], ...],
+) -> tuple[tablic.Move, service_pb2.PlayMoveRequest, tuple[tuple[str, str], ...]]:
+    """A random legal move of the seat to move at `seq`, its PlayMove request and the call's
+    metadata (`metadata` and the seat's token, from `tokens` by seat)."""
+    seat = state.current_seat
+    assert seat is not None
+    move = rng.choice(state.legal_moves())
+    request = service_pb2.PlayMoveRequest(
+        table_id=table_id,
+        move=state_pb2.Move(text=str(move)),
+        client_move_id=str(seq + 1),
+        last_seq=seq,
+    )
+    return move, request, (*metadata, ("kafana-seat-token", tokens[seat]))
+
+
+def check_answer(answer: service_pb2.PlayMoveResponse, seq: int) -> None:
+    """Refuse an answer that is not the move after `seq`."""
+    if answer.event.seq != seq + 1:
+        raise RuntimeError(f"move at {seq} answered seq {answer.event.seq}")
+
+
 def play(target: str, moves: int, seed: int, metadata: tuple[tuple[str, str], ...] = ()) -> None:
     """`moves` PlayMove calls, whole matches one after another, as `TableUser` plays them
     (`metadata`: sent with every call, e.g. an API key)."""
@@ -84,22 +112,10 @@ def play(target: str, moves: int, seed: int, metadata: tuple[tuple[str, str], ..
             ]
             seq = max(j.state.seq for j in joined)
             state = tablic.new_match(RULES, seed=match_seed)
+            tokens = [j.seat_token for j in joined]
             while not state.is_over and done < moves:
-                seat = state.current_seat
-                assert seat is not None
-                move = rng.choice(state.legal_moves())
-                answer = stub.PlayMove(
-                    service_pb2.PlayMoveRequest(
-                        table_id=table_id,
-                        move=state_pb2.Move(text=str(move)),
-                        client_move_id=str(seq + 1),
-                        last_seq=seq,
-                    ),
-                    timeout=60,
-                    metadata=(*metadata, ("kafana-seat-token", joined[seat].seat_token)),
-                )
-                if answer.event.seq != seq + 1:
-                    raise RuntimeError(f"move at {seq} answered seq {answer.event.seq}")
+                move, request, call = next_move(state, rng, table_id, seq, tokens, metadata)
+                check_answer(stub.PlayMove(request, timeout=60, metadata=call), seq)
                 seq += 1
                 done += 1
                 state = state.apply(move)

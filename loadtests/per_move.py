@@ -41,11 +41,12 @@ from typing import Any
 import grpc  # type: ignore[import-untyped, unused-ignore]
 import redis
 from kafana.games import tablic
-from kafana.v1 import rules_pb2, service_pb2, service_pb2_grpc, state_pb2
+from kafana.v1 import rules_pb2, service_pb2, service_pb2_grpc
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from instructions import RULES, RULES_SPEC, check_answer, next_move  # noqa: E402
 from kafana.store.redis_server import free_port  # noqa: E402
 from run import (  # noqa: E402
     BASELINE_COMMAND,
@@ -57,12 +58,6 @@ from run import (  # noqa: E402
     wait_port,
 )
 
-RULES_SPEC = rules_pb2.RulesSpec(
-    game=rules_pb2.GAME_TABLIC,
-    players=2,
-    tablic=rules_pb2.TablicRules(preset=rules_pb2.TABLIC_PRESET_SERBIAN),
-)
-RULES = tablic.Rules.preset("serbian", players=2)
 TICKS = os.sysconf("SC_CLK_TCK")
 STRACE_ROW = re.compile(r"^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:(\d+)\s+)?(\w+)\s*$")
 
@@ -91,23 +86,11 @@ async def play_table(
         ]
         seq = max(j.state.seq for j in joined)
         state = tablic.new_match(RULES, seed=match_seed)
+        tokens = [j.seat_token for j in joined]
         while not state.is_over and budget[0] > 0:
             budget[0] -= 1
-            seat = state.current_seat
-            assert seat is not None
-            move = rng.choice(state.legal_moves())
-            answer = await stub.PlayMove(
-                service_pb2.PlayMoveRequest(
-                    table_id=created.table_id,
-                    move=state_pb2.Move(text=str(move)),
-                    client_move_id=str(seq + 1),
-                    last_seq=seq,
-                ),
-                timeout=60,
-                metadata=(*metadata, ("kafana-seat-token", joined[seat].seat_token)),
-            )
-            if answer.event.seq != seq + 1:
-                raise RuntimeError(f"move at {seq} answered seq {answer.event.seq}")
+            move, request, call = next_move(state, rng, created.table_id, seq, tokens, metadata)
+            check_answer(await stub.PlayMove(request, timeout=60, metadata=call), seq)
             seq += 1
             state = state.apply(move)
 
