@@ -34,12 +34,12 @@ import grpc  # type: ignore[import-untyped, unused-ignore]
 import psutil
 from kafana.games import tablic
 from kafana.store.redis_server import RedisServer
-from kafana.v1 import rules_pb2, service_pb2, service_pb2_grpc, state_pb2
+from kafana.v1 import rules_pb2, service_pb2, service_pb2_grpc
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from instructions import RULES, RULES_SPEC  # noqa: E402
+from instructions import RULES, RULES_SPEC, check_answer, next_move  # noqa: E402
 from side_by_side import medians_table, rounds_of, serving  # noqa: E402
 
 REDIS_CONF = HERE.parent / "deploy" / "redis.conf"
@@ -88,17 +88,9 @@ def play_matches(
         ]
         seq = max(j.state.seq for j in joined)
         state = tablic.new_match(RULES, seed=match_seed)
+        tokens = [j.seat_token for j in joined]
         while not state.is_over and time.monotonic() < until:
-            seat = state.current_seat
-            assert seat is not None
-            move = rng.choice(state.legal_moves())
-            request = service_pb2.PlayMoveRequest(
-                table_id=table_id,
-                move=state_pb2.Move(text=str(move)),
-                client_move_id=str(seq + 1),
-                last_seq=seq,
-            )
-            token = (("kafana-seat-token", joined[seat].seat_token),)
+            move, request, token = next_move(state, rng, table_id, seq, tokens, ())
             began = time.perf_counter()
             while True:  # UNAVAILABLE (no replica's word in time): resent, as the SDK does
                 try:
@@ -109,8 +101,7 @@ def play_matches(
                         raise
                     refused.append(1)
             latencies.append(time.perf_counter() - began)  # until acknowledged
-            if answer.event.seq != seq + 1:
-                raise RuntimeError(f"move at {seq} answered seq {answer.event.seq}")
+            check_answer(answer, seq)
             seq += 1
             state = state.apply(move)
 
