@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 import random
 import uuid
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 
 from kafana.service.notices import Notices
 from kafana.service.tables import Tables
@@ -34,6 +35,21 @@ async def your_turns(notices: RedisNotices, account: str) -> list[tuple[str, int
     page = await notices.read(account, "0-0", 256)
     told = [service_pb2.AccountNotice.FromString(n.data) for n in page.notices]
     return [(n.table_id, n.seat, n.seq) for n in told if n.kind == YOUR_TURN]
+
+
+@asynccontextmanager
+async def table_and_account(
+    redis_url: str, prefix: str
+) -> AsyncIterator[tuple[RedisStore, RedisNotices, str, str]]:
+    """A store, its notices, a new account's name and a new table (at seq 0), closed after."""
+    store = RedisStore.from_url(redis_url)
+    try:
+        table_id = uuid.uuid4().hex[:12]
+        assert await store.create(table_id, b"record", 60_000, 1)
+        notices = RedisNotices(store.client, store.notifier)
+        yield store, notices, f"{prefix}{uuid.uuid4().hex[:6]}", table_id
+    finally:
+        await store.close()
 
 
 async def test_moves_tell_your_turn_in_their_own_write(redis_url: str) -> None:
@@ -86,12 +102,7 @@ async def test_moves_tell_your_turn_in_their_own_write(redis_url: str) -> None:
 
 
 async def test_a_rider_tells_only_when_its_append_applies(redis_url: str) -> None:
-    store = RedisStore.from_url(redis_url)
-    try:
-        notices = RedisNotices(store.client, store.notifier)
-        account = f"cy{uuid.uuid4().hex[:6]}"
-        table_id = uuid.uuid4().hex[:12]
-        assert await store.create(table_id, b"record", 60_000, 1)
+    async with table_and_account(redis_url, "cy") as (store, notices, account, table_id):
 
         def rider(seq: int, tag: str, data: bytes, who: str = account) -> Append:
             notice = Publish(who, data, Mark(f"{table_id}:1", "h", seq * 4 + 2))
@@ -131,17 +142,10 @@ async def test_a_rider_tells_only_when_its_append_applies(redis_url: str) -> Non
         assert failed.outcome is Outcome.APPLIED and failed.seq == 3 and not failed.riders_run
         loaded = await store.load(table_id)
         assert loaded is not None and [e.data for e in loaded.events] == [b"e1", b"e2", b"e3"]
-    finally:
-        await store.close()
 
 
 async def test_a_move_and_its_notice_are_one_script_call(redis_url: str) -> None:
-    store = RedisStore.from_url(redis_url)
-    try:
-        notices = RedisNotices(store.client, store.notifier)
-        account = f"da{uuid.uuid4().hex[:6]}"
-        table_id = uuid.uuid4().hex[:12]
-        assert await store.create(table_id, b"record", 60_000, 1)
+    async with table_and_account(redis_url, "da") as (store, notices, account, table_id):
         await store.client.call("", "CONFIG", "RESETSTAT")
         for seq in (1, 2, 3):
             ride = notices.rider(Publish(account, b"n%d" % seq, Mark("t:0", "h", seq)))
@@ -159,8 +163,6 @@ async def test_a_move_and_its_notice_are_one_script_call(redis_url: str) -> None
         assert calls.get("zcard", 0) == 1  # the bound on marks checked for a new mark only
         page = await notices.read(account, "0-0", 10)
         assert [n.data for n in page.notices] == [b"n1", b"n2", b"n3"]
-    finally:
-        await store.close()
 
 
 def test_no_rider_on_a_cluster() -> None:
