@@ -10,7 +10,14 @@ from kafana.store.base import Append, Outcome
 from kafana.store.keys import notice_keys, table_keys
 from kafana.store.notices import Mark
 from kafana.store.redis_notices import RedisNotices
-from kafana.store.redis_store import RedisStore, ttl_slack
+from kafana.store.redis_store import (
+    APPEND_ARGS,
+    APPEND_COUNT,
+    APPEND_KEYS,
+    RedisStore,
+    append_args,
+    ttl_slack,
+)
 
 DAY = 86_400_000
 SLACK = ttl_slack(DAY)
@@ -140,3 +147,10 @@ async def test_an_accounts_keys_are_refreshed_once_a_slack(redis_url: str) -> No
         assert [n.data for n in page.notices] == [b"plain", b"marked", b"again", b"later"]
     finally:
         await store.close()
+
+
+def test_the_append_command_counts_its_arguments() -> None:
+    """The packed EVALSHA's length (`APPEND_COUNT`, the riders' count) follows `append_args`."""
+    args = append_args(Append(b"e", 60_000, expected_seq=0), b"live")
+    assert len(args) == APPEND_ARGS
+    assert b"*%d\r\n" % (3 + APPEND_KEYS + len(args)) == APPEND_COUNT

@@ -275,17 +275,16 @@ class RedisClient:
         args: list[bytes],
         *also: Command,
         pool: int = 0,
-        lenient: int = 0,
     ) -> list[Reply]:
         """`script` on `keys` and `args`, with `also` in the same write (`pool`: on that lane
-        of the pool): the replies, raised if any is an error but the last `lenient` ones
-        (returned as they are). A server that forgot the script gets it loaded again, once."""
+        of the pool): the replies, raised if any is an error. A server that forgot the script
+        gets it loaded again, once."""
         command = script.command([key.encode() for key in keys], args)
         batch = [(keys[0] if keys else "", command), *also]
-        return await self.run_batch(script, batch, pool=pool, lenient=lenient)
+        return await self.run_batch(script, batch, pool=pool)
 
     async def run_batch(
-        self, script: Script, batch: list[Command], *, pool: int = 0, lenient: int = 0
+        self, script: Script, batch: list[Command], *, pool: int = 0
     ) -> list[Reply]:
         """`run` of `script`'s command packed already (`batch[0]`: its key and command) and
         the commands after it."""
@@ -293,7 +292,7 @@ class RedisClient:
         if isinstance(replies[0], NoScriptError):
             await self.call(batch[0][0], "SCRIPT", "LOAD", script.text)
             replies = await self.calls(batch, pool=pool)
-        for reply in replies[: len(replies) - lenient]:
+        for reply in replies:
             if isinstance(reply, Exception):
                 raise reply
         return replies

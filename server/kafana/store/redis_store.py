@@ -108,8 +108,10 @@ def append_args(append: Append, live: bytes) -> list[bytes]:
     ]
 
 
-APPEND_COUNT = b"*23\r\n"
-"""The append's EVALSHA: the command, its SHA, the key count, 4 keys and 16 arguments."""
+APPEND_KEYS, APPEND_ARGS = 4, 16
+"""The append script's keys and arguments (`append_args`)."""
+APPEND_COUNT = b"*%d\r\n" % (3 + APPEND_KEYS + APPEND_ARGS)
+"""The append's EVALSHA: the command, its SHA, the key count, its keys and arguments."""
 TABLES_PACKED = 16_384
 """Tables whose append command head (EVALSHA, SHA, keys) is kept packed: ~250 bytes each."""
 TTL_SLACK_FROM_MS = 600_000
@@ -289,11 +291,11 @@ class RedisStore(TableStore):
         if riders:
             script = self._told
             n = len(riders)
-            count = 3 + 4 + 16 + n * (RIDER_KEYS + RIDER_ARGS)
+            count = 3 + APPEND_KEYS + APPEND_ARGS + n * (RIDER_KEYS + RIDER_ARGS)
             command = b"".join(
                 [
                     b"*%d\r\n" % count,
-                    bulks([b"EVALSHA", script.sha, b"%d" % (4 + n * RIDER_KEYS)]),
+                    bulks([b"EVALSHA", script.sha, b"%d" % (APPEND_KEYS + n * RIDER_KEYS)]),
                     named,
                     *(r.keys for r in riders),
                     bulks(append_args(append, live)),
