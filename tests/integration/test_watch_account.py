@@ -18,7 +18,8 @@ from kafana.service.ratelimit import RateLimit
 from kafana.store.accounts import Account, AccountStore, key_hash, new_key, now_ms
 from kafana.store.accounts_redis import RedisAccounts
 from kafana.store.keys import notice_keys
-from kafana.store.notices import Mark, NoticeStore
+from kafana.store.base import Append, Outcome
+from kafana.store.notices import Mark, NoticeStore, Publish, trim_every
 from kafana.store.redis_notices import RedisNotices
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import leagues_pb2, service_pb2, state_pb2
@@ -362,6 +363,47 @@ async def test_the_stream_is_bounded_and_marks_keep_news_once(notices: NoticeSto
     for table in ("a", "b", "c"):
         assert await notices.publish(name, b"m", Mark(f"{table}:0", "h", 1)) is not None
     assert await notices.publish(name, b"t", Mark("tab:0", "h2", 1)) is not None
+
+
+async def test_marks_go_in_the_order_they_were_first_set(notices: NoticeStore) -> None:
+    """Three marks kept: a fourth drops the first set, even when it was told again since."""
+    name = f"order{uuid.uuid4().hex[:6]}"
+    for table in ("a", "b", "c"):
+        assert await notices.publish(name, b"m", Mark(f"{table}:0", "h", 1)) is not None
+    assert await notices.publish(name, b"m", Mark("a:0", "h", 2)) is not None  # a again
+    assert await notices.publish(name, b"m", Mark("d:0", "h", 1)) is not None  # a goes
+    assert await notices.publish(name, b"m", Mark("b:0", "h", 1)) is None  # b is kept
+    assert await notices.publish(name, b"m", Mark("a:0", "h", 2)) is not None  # a forgotten
+
+
+async def test_a_long_stream_is_trimmed_in_batches_never_below_its_bound(redis_url: str) -> None:
+    """A bound of 16 trims every 2 notices (`trim_every`), whether a notice is published or
+    rides on a move's append: the stream always holds the newest 16, at most 17."""
+    store = RedisStore.from_url(redis_url)
+    try:
+        notices = RedisNotices(store.client, store.notifier, max_len=16)
+        assert trim_every(16) == 2
+        name = f"trim{uuid.uuid4().hex[:6]}"
+        table_id = uuid.uuid4().hex[:12]
+        assert await store.create(table_id, b"record", 60_000, 1)
+        stream = notice_keys("kafana", name).stream
+        lengths = []
+        for i in range(40):
+            if i % 2:
+                rider = notices.rider(Publish(name, b"n%d" % i))
+                append = Append(b"e%d" % i, 60_000, expected_seq=i // 2, riders=(rider,))
+                result = await store.append(table_id, append)
+                assert result.outcome is Outcome.APPLIED and result.riders_run
+            else:
+                assert await notices.publish(name, b"n%d" % i) is not None
+            lengths.append(await store.client.call("", "XLEN", stream))
+            page = await notices.read(name, "0-0", 100)
+            assert [n.data for n in page.notices][-16:] == [
+                b"n%d" % k for k in range(max(0, i - 15), i + 1)
+            ]
+        assert max(lengths) == 17 and lengths[-1] == 16 and min(lengths[16:]) == 16
+    finally:
+        await store.close()
 
 
 async def test_a_waiter_wakes_on_a_notice_from_another_client(redis_url: str) -> None:

@@ -3,13 +3,14 @@
 The service (`kafana.service.notices`) decides what a notice says and encodes it; the store
 keeps bytes and knows no game. Every bound is the store's:
 
-- an account keeps its newest `max_len` notices (older ones are trimmed as new ones come), for
-  `ttl_ms` after its last one;
+- an account keeps its newest `max_len` notices, for `ttl_ms` after its last one; older ones
+  are trimmed every `trim_every(max_len)` notices (a trim costs Redis about as much for many
+  notices as for one), so it holds fewer than `max_len + trim_every(max_len)`;
 - ids are `"<ms>-<n>"` and only increase, so a reader resumes after the last id it saw;
 - a notice may carry a `Mark` so the same news told by several server processes is kept once:
   per mark field (a table's seat) the store remembers a holder and a rank, and drops a notice
   whose holder is the same and whose rank is not higher; an account keeps `max_marks` marks,
-  the oldest going first;
+  the first set going first (a mark told again keeps its place);
 - a table's seats taken with an API key are bound (`bind`) holder -> account, a few per table.
 
 The store is `kafana.store.redis_notices.RedisNotices`.
@@ -33,6 +34,17 @@ MAX_MARKS = 1024
 """Dedupe marks an account keeps (two per table it plays at, at most, while it plays)."""
 MAX_BOUND = 64
 """Bindings one table keeps (a seat taken, left and taken again makes one more)."""
+
+
+def trim_every(max_len: int) -> int:
+    """Notices between two trims of an account's stream (`lua/notice.lua` computes the same).
+
+    >>> trim_every(256), trim_every(5)
+    (32, 1)
+    """
+    return max(1, max_len // 8)
+
+
 NONE = "0-0"
 """The id before every notice."""
 _ID = re.compile(r"(\d{1,20})-(\d{1,20})")

@@ -1,7 +1,8 @@
-"""`NoticeStore` in Redis: a stream per account (`XADD ... MAXLEN`), one script per notice.
+"""`NoticeStore` in Redis: a stream per account (`XADD`, `XTRIM MAXLEN`), one script per notice.
 
 An account's keys share the hash tag `{<namespace>:a:<account>}` (one slot on a cluster):
-`lua/notice.lua` checks the notice's mark, trims the stream to `max_len`, bumps the count and
+`lua/notice.lua` checks the notice's mark, trims the stream to `max_len` (every `max_len // 8`
+notices: see `notices.trim_every`), bumps the count and
 `SPUBLISH`es it on the account's live channel, all atomically. Readers wait on that channel
 through the store's `Notifier`, the one subscriber lane per Redis server that wakes table
 feeds too: one blocking `XREAD` per open stream would cost a connection each (a lane is
