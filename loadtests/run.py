@@ -9,7 +9,7 @@ ports, drives them with locust headless for warm-up + `--duration` seconds, and 
 CPU of the servers, Redis and locust. After a Kafana phase it fetches and replays every
 finished match (`check.py`) and measures Redis memory per table. Prints a summary and exits
 1 on any error or inconsistent match. `--json PATH` writes everything measured; `--profile
-PATH` records the first server with py-spy.
+PATH` records the first server of each phase with py-spy (PATH.<kind><phase>).
 """
 
 from __future__ import annotations
@@ -482,9 +482,10 @@ def run_phase(
         for locust in drivers:
             sampler.add("locust", locust.pid)
         spy = None
-        if args.profile and kind == "kafana":
+        if args.profile:
             time.sleep(args.warmup if args.warmup is not None else scenario.warmup)
-            spy = profile(up[0][0].pid, args.duration * 0.8, Path(args.profile))
+            path = Path(f"{args.profile}.{kind}{number}")
+            spy = profile(up[0][0].pid, args.duration * 0.8, path)
         limit = time.monotonic() + (args.warmup or 0) + args.duration + 600
         try:
             codes = [d.wait(timeout=max(limit - time.monotonic(), 1)) for d in drivers]
@@ -645,7 +646,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", default="", help="write the measurements here")
-    parser.add_argument("--profile", default="", help="py-spy collapsed stacks of server 0")
+    parser.add_argument(
+        "--profile", default="", help="py-spy of each phase's server 0 into PATH.<kind><phase>"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
     parser.add_argument(
         "--nice", type=int, default=0, help="niceness of Redis, servers and locust (-5: favoured)"
