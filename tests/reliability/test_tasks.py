@@ -1,4 +1,5 @@
-"""cancel_and_wait: tasks end, and the caller's own cancellation is never swallowed."""
+"""cancel_and_wait: tasks end, and the caller's own cancellation is never swallowed; Alarm: a
+loop's nap between passes, ended by a ring."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import asyncio
 import contextlib
 
 import pytest
-from kafana.tasks import cancel_and_wait
+from kafana.tasks import Alarm, cancel_and_wait
 
 
 async def slow_to_stop(stopped: list[str]) -> None:
@@ -69,3 +70,37 @@ async def test_the_usual_pattern_would_swallow_it() -> None:
     await asyncio.sleep(0.05)
     outer.cancel()
     assert await outer == "finished"
+
+
+async def test_an_alarm_naps_its_time_unless_rung() -> None:
+    loop = asyncio.get_running_loop()
+    alarm = Alarm()
+    started = loop.time()
+    await alarm.nap(0.05)
+    assert loop.time() - started >= 0.04
+    napping = asyncio.create_task(alarm.nap(10))
+    await asyncio.sleep(0.01)
+    started = loop.time()
+    alarm.ring()
+    await asyncio.wait_for(napping, 1)
+    assert loop.time() - started < 0.5
+
+
+async def test_a_ring_between_naps_ends_the_next_one_at_once() -> None:
+    alarm = Alarm()
+    alarm.ring()
+    alarm.ring()  # rings do not add up: one nap is skipped
+    await asyncio.wait_for(alarm.nap(10), 0.5)
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(alarm.nap(10), 0.05)
+
+
+async def test_a_cancelled_nap_does_not_swallow_the_next_ring() -> None:
+    alarm = Alarm()
+    napping = asyncio.create_task(alarm.nap(30))
+    await asyncio.sleep(0)
+    napping.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await napping
+    alarm.ring()  # no one naps now: kept for the next nap
+    await asyncio.wait_for(alarm.nap(10), 0.5)

@@ -38,7 +38,7 @@ from kafana.service.tables import Tables
 from kafana.store.base import FINISHED
 from kafana.store.counters import Counters
 from kafana.store.errors import StoreUnavailable
-from kafana.tasks import cancel_and_wait, scan_forever
+from kafana.tasks import Alarm, cancel_and_wait, scan_forever
 from kafana.v1 import rules_pb2
 
 log = logging.getLogger(__name__)
@@ -112,7 +112,7 @@ class BotKeeper:
         self.owner = uuid.uuid4().hex
         self.running: dict[str, asyncio.Task[None]] = {}
         self._task: asyncio.Task[None] | None = None
-        self._wake = asyncio.Event()
+        self._wake = Alarm()
         self._errors = Repeated(log, "bot tables: the scan", quiet=(StoreUnavailable,))
 
     @property
@@ -130,7 +130,7 @@ class BotKeeper:
         now = self.tables.now()
         until = now + self.tables.idle_ttl_ms
         await self.counters.hold(INDEX, session.table_id, INDEX_LIMIT, until, now)
-        self._wake.set()
+        self._wake.ring()
         return session
 
     def start(self) -> None:

@@ -16,6 +16,7 @@ from kafana import metrics
 from kafana.logs import Repeated
 from kafana.service.tables import Tables
 from kafana.store.errors import StoreUnavailable
+from kafana.tasks import Alarm
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +31,7 @@ class ClockSweeper:
         self.applied = 0
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
-        self._nap: asyncio.Future[None] | None = None  # the wait between two sweeps
+        self._nap = Alarm()  # the wait between two sweeps
         # A dead store: a line per interval, not a traceback per tick.
         self._errors = Repeated(log, "the clock sweep", quiet=(StoreUnavailable,))
 
@@ -48,7 +49,7 @@ class ClockSweeper:
         """
         task, self._task = self._task, None
         self._stopping = True
-        _wake(self._nap)
+        self._nap.ring()
         if task is None:
             return
         try:
@@ -71,7 +72,6 @@ class ClockSweeper:
         return count
 
     async def _run(self) -> None:
-        loop = asyncio.get_running_loop()
         while not self._stopping:
             try:
                 await self.sweep()
@@ -80,18 +80,4 @@ class ClockSweeper:
                 self._errors.failed(error)
             if self._stopping:
                 break
-            # `tick` seconds, or until `stop` wakes it: a future and a timer, not `wait_for`
-            # on an event (a task, a timer and a TimeoutError ten times a second).
-            self._nap = nap = loop.create_future()
-            timer = loop.call_later(self.tick, _wake, nap)
-            try:
-                await nap
-            finally:
-                timer.cancel()
-                self._nap = None
-
-
-def _wake(nap: asyncio.Future[None] | None) -> None:
-    """End a nap (if not over already)."""
-    if nap is not None and not nap.done():
-        nap.set_result(None)
+            await self._nap.nap(self.tick)  # `tick` seconds, or until `stop` rings

@@ -62,7 +62,7 @@ from kafana.service.embargo import MAX_TTL_MS
 from kafana.service.feed import Feed
 from kafana.service.tables import Tables
 from kafana.store.errors import StoreUnavailable
-from kafana.tasks import cancel_and_wait, scan_forever
+from kafana.tasks import Alarm, cancel_and_wait, scan_forever
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +108,7 @@ class Director:
         # lapses, the next scan finds it (and one more, for the store's and a loop's delays).
         self.vouch_ms = lease_ms + int(2_000 * scan)
         self._task: asyncio.Task[None] | None = None
-        self._wake = asyncio.Event()
+        self._wake = Alarm()
         self._scan_errors = Repeated(log, "director: the scan", quiet=(StoreUnavailable,))
         self._listed = False
 
@@ -121,7 +121,7 @@ class Director:
 
     def wake(self) -> None:
         """Scan now (an event was just started)."""
-        self._wake.set()
+        self._wake.ring()
 
     async def stop(self) -> None:
         """Stop directing: tasks cancelled, leases released (another process may take over)."""

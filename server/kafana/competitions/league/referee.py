@@ -56,6 +56,7 @@ from kafana.service.tables import Tables
 from kafana.store.accounts import now_ms
 from kafana.store.base import FINISHED, OPEN
 from kafana.store.errors import StoreUnavailable
+from kafana.tasks import Alarm
 from kafana.v1 import leagues_pb2
 
 log = logging.getLogger(__name__)
@@ -99,7 +100,7 @@ class Referee:
         self._forget_at = 0  # when the next look for leagues past their retention is due
         self._finished: set[tuple[str, int]] = set()
         self._leases: dict[tuple[str, int], float] = {}  # (league, band) -> renew after (s)
-        self._woken = asyncio.Event()
+        self._woken = Alarm()
         self._errors = Repeated(log, "the league referee", quiet=(StoreUnavailable,))
         self._task: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
@@ -114,7 +115,7 @@ class Referee:
     async def stop(self) -> None:
         """Stop after the current round (matches it holds are looked at by another later)."""
         self._stop.set()
-        self._woken.set()
+        self._woken.ring()
         if self._told in self.tables.listeners:
             self.tables.listeners.remove(self._told)
         if self._task is not None:
@@ -125,7 +126,7 @@ class Referee:
 
     def wake(self) -> None:
         """Look at the queues now."""
-        self._woken.set()
+        self._woken.ring()
 
     def _told(self, table_id: str, seq: int) -> None:
         """A table changed in this process: a league table that finished is settled now."""
@@ -135,7 +136,7 @@ class Referee:
         found = match_of(session.stored.name)
         if found is not None:
             self._finished.add(found)
-            self._woken.set()
+            self._woken.ring()
 
     async def run(self) -> None:
         """Rounds until stopped."""
@@ -155,9 +156,7 @@ class Referee:
                 self._errors.succeeded()
             except Exception as error:  # the store is down, a bug: logged, the next round tries
                 self._errors.failed(error)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._woken.wait(), self.tick_s)
-            self._woken.clear()
+            await self._woken.nap(self.tick_s)
 
     async def round(self, league: str) -> int:
         """Pair the league's queue (if leased to us), then look at finished and due matches;
