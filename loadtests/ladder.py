@@ -28,7 +28,7 @@ sys.path[:0] = [str(Path(__file__).resolve().parents[1] / d) for d in ("server",
 
 from kafana.games import tac  # noqa: E402
 from kafana_bots import registry  # noqa: E402
-from kafana_bots.arena import share_of_bound  # noqa: E402
+from kafana_bots.arena import share_text  # noqa: E402
 from kafana_bots.play import play  # noqa: E402
 from kafana_bots.tac_oracle import TacOracleBot  # noqa: E402
 
@@ -183,13 +183,8 @@ def main() -> None:
     if args.oracle:
         bound = run("oracle", args, options)
         report("oracle", args, bound)
-        share, low, high = share_of_bound(
-            [m - t for m, t, *_ in mine], [m - t for m, t, *_ in bound]
-        )
-        print(
-            f"share of the oracle's margin: {args.bot} {100 * share:.0f}% "
-            f"[{100 * low:.0f}%, {100 * high:.0f}%] over {args.deals} deals"
-        )
+        margins = [m - t for m, t, *_ in mine], [m - t for m, t, *_ in bound]
+        print(share_text(args.bot, *margins))
     print(f"({time.perf_counter() - start:.0f} s)", file=sys.stderr)
 
 

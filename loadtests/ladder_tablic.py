@@ -42,7 +42,7 @@ from kafana_bots.arena import (  # noqa: E402
     ArenaConfig,
     DealResult,
     play_deal,
-    share_of_bound,
+    share_text,
     summarize,
 )
 from kafana_bots.ismcts import SearchBot  # noqa: E402
@@ -148,11 +148,7 @@ def report(pair: ArenaConfig, bound: ArenaConfig | None, done: list[Played]) -> 
         lines.append(markdown_rows(bound, summarize(bound, oracle)))
         mine = [r.points[1] - r.points[0] for r in results]
         best = [r.points[1] - r.points[0] for r in oracle]
-        share, low, high = share_of_bound(mine, best)
-        lines.append(
-            f"share of the oracle's margin: {pair.bots[1]} {100 * share:.0f}% "
-            f"[{100 * low:.0f}%, {100 * high:.0f}%] over {len(results)} deals"
-        )
+        lines.append(share_text(pair.bots[1], mine, best))
     return "\n".join(lines)
 
 

@@ -233,6 +233,22 @@ def summarize(config: ArenaConfig, results: Sequence[DealResult]) -> Summary:
     )
 
 
+def share_text(name: str, bot: Sequence[float], bound: Sequence[float]) -> str:
+    """One line: the bot's share of the oracle's margin (`share_of_bound`), or why there is
+    none (an oracle that does not beat the opponent is no bound)."""
+    top = sum(bound) / len(bound) if bound else 0.0
+    if top <= 0:
+        return (
+            f"no share: the oracle's margin is {top:+.2f} over {len(bound)} deals "
+            "(not above zero: no bound here)"
+        )
+    share, low, high = share_of_bound(bot, bound)
+    return (
+        f"share of the oracle's margin: {name} {100 * share:.0f}% "
+        f"[{100 * low:.0f}%, {100 * high:.0f}%] over {len(bot)} deals"
+    )
+
+
 def share_of_bound(
     bot: Sequence[float], bound: Sequence[float], resamples: int = 2000
 ) -> tuple[float, float, float]:

@@ -13,7 +13,7 @@ from kafana.errors import InvalidInputError
 from kafana.games import tablic, tac
 from kafana.games.tablic import MatchState, Move
 from kafana_bots import registry
-from kafana_bots.arena import ArenaConfig, play_deal, share_of_bound
+from kafana_bots.arena import ArenaConfig, play_deal, share_of_bound, share_text
 from kafana_bots.oracle import OracleBot, undealt
 from kafana_bots.play import play
 from kafana_bots.tac_oracle import TacOracleBot
@@ -144,6 +144,17 @@ def test_a_share_of_the_bound_and_its_interval() -> None:
     assert low <= share <= high and share == pytest.approx(0.4)
     with pytest.raises(ValueError, match="same deals"):
         share_of_bound([1.0], [1.0, 2.0])
+
+
+def test_an_oracle_that_loses_gives_no_share_and_says_why() -> None:
+    line = share_text("ismcts", [1.0, 0.0], [-1.0, -0.5])
+    assert (
+        line
+        == "no share: the oracle's margin is -0.75 over 2 deals (not above zero: no bound here)"
+    )
+    assert share_text("ismcts", [1.0, 2.0, 3.0, 2.0], [2.0, 4.0, 6.0, 4.0]) == (
+        "share of the oracle's margin: ismcts 50% [50%, 50%] over 4 deals"
+    )
 
 
 def test_tacs_oracle_is_lent_to_the_arena_only_and_sees_every_closed_pile() -> None:
