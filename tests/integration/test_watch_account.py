@@ -17,8 +17,8 @@ from kafana.service.notices import notices_of
 from kafana.service.ratelimit import RateLimit
 from kafana.store.accounts import Account, AccountStore, key_hash, new_key, now_ms
 from kafana.store.accounts_redis import RedisAccounts
-from kafana.store.keys import notice_keys
 from kafana.store.base import Append, Outcome
+from kafana.store.keys import notice_keys
 from kafana.store.notices import Mark, NoticeStore, Publish, trim_every
 from kafana.store.redis_notices import RedisNotices
 from kafana.store.redis_store import RedisStore
