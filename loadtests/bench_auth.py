@@ -155,7 +155,7 @@ def main() -> int:
                 target, process = servers[mode]
                 jobs = {
                     "move path": (
-                        partial(play, target, args.moves, seed, metadata[mode]),
+                        partial(play, target, args.moves, seed, (metadata[mode],)),
                         args.moves,
                     ),
                     "Captures": (

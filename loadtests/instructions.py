@@ -18,7 +18,9 @@ per-second timers were charged to a few dozen moves each, more the busier the ma
 `--lane`); `--only` measures one server, `--keep DIR` keeps the callgrind files for
 `callgrind_annotate`. `--accounts` makes a player account in the store and sends its API key
 with every call, as the load test's users do, so the count includes what a keyed move costs:
-the authenticator and the YOUR_TURN notices.
+the authenticator and the YOUR_TURN notices. `--parallel N` plays as N players at once (a
+thread each on one channel, each with its own matches and, with `--accounts`, its own key), so
+N calls are in flight as in the load runs rather than one at a time.
 """
 
 from __future__ import annotations
@@ -32,7 +34,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
 from kafana.games import tablic
@@ -90,35 +95,52 @@ def check_answer(answer: service_pb2.PlayMoveResponse, seq: int) -> None:
         raise RuntimeError(f"move at {seq} answered seq {answer.event.seq}")
 
 
-def play(target: str, moves: int, seed: int, metadata: tuple[tuple[str, str], ...] = ()) -> None:
-    """`moves` PlayMove calls, whole matches one after another, as `TableUser` plays them
-    (`metadata`: sent with every call, e.g. an API key)."""
-    rng = random.Random(seed)
+Metadata = tuple[tuple[str, str], ...]
+
+
+def play(target: str, moves: int, seed: int, players: Sequence[Metadata] = ((),)) -> None:
+    """`moves` PlayMove calls, whole matches one after another, as `TableUser` plays them:
+    one player a thread on one channel, each with its metadata (e.g. its API key), seed and
+    share of the moves (one player: the calls one at a time; more: that many in flight)."""
     with grpc.insecure_channel(target) as channel:
         stub = service_pb2_grpc.KafanaServiceStub(channel)
-        done = 0
-        while done < moves:
-            match_seed = rng.getrandbits(63)
-            config = rules_pb2.TableConfig(rules=RULES_SPEC, seed=match_seed)
-            created = stub.CreateTable(
-                service_pb2.CreateTableRequest(config=config), metadata=metadata
-            )
-            table_id = created.table_id
-            joined = [
-                stub.JoinTable(
-                    service_pb2.JoinTableRequest(table_id=table_id, seat=s), metadata=metadata
-                )
-                for s in range(2)
+        shares = [moves // len(players) + (k < moves % len(players)) for k in range(len(players))]
+        if len(players) == 1:
+            play_matches(stub, moves, seed, players[0])
+            return
+        with ThreadPoolExecutor(len(players)) as pool:
+            jobs = [
+                pool.submit(play_matches, stub, share, seed + k, metadata)
+                for k, (share, metadata) in enumerate(zip(shares, players, strict=True))
             ]
-            seq = max(j.state.seq for j in joined)
-            state = tablic.new_match(RULES, seed=match_seed)
-            tokens = [j.seat_token for j in joined]
-            while not state.is_over and done < moves:
-                move, request, call = next_move(state, rng, table_id, seq, tokens, metadata)
-                check_answer(stub.PlayMove(request, timeout=60, metadata=call), seq)
-                seq += 1
-                done += 1
-                state = state.apply(move)
+            for job in jobs:
+                job.result()
+
+
+def play_matches(stub: Any, moves: int, seed: int, metadata: Metadata) -> None:
+    """One player's `moves` PlayMove calls, one after another (see `play`)."""
+    rng = random.Random(seed)
+    done = 0
+    while done < moves:
+        match_seed = rng.getrandbits(63)
+        config = rules_pb2.TableConfig(rules=RULES_SPEC, seed=match_seed)
+        created = stub.CreateTable(service_pb2.CreateTableRequest(config=config), metadata=metadata)
+        table_id = created.table_id
+        joined = [
+            stub.JoinTable(
+                service_pb2.JoinTableRequest(table_id=table_id, seat=s), metadata=metadata
+            )
+            for s in range(2)
+        ]
+        seq = max(j.state.seq for j in joined)
+        state = tablic.new_match(RULES, seed=match_seed)
+        tokens = [j.seat_token for j in joined]
+        while not state.is_over and done < moves:
+            move, request, call = next_move(state, rng, table_id, seq, tokens, metadata)
+            check_answer(stub.PlayMove(request, timeout=60, metadata=call), seq)
+            seq += 1
+            done += 1
+            state = state.apply(move)
 
 
 def wait_serving(port: int, process: subprocess.Popen[bytes], timeout: float = 900.0) -> None:
@@ -142,10 +164,10 @@ def instructions(
     moves: int,
     work: Path,
     seed: int,
-    metadata: tuple[tuple[str, str], ...] = (),
+    players: Sequence[Metadata] = ((),),
 ) -> int:
     """Instructions a server executed, from start to exit, serving `moves` moves
-    (`metadata`: sent with every call)."""
+    (`players`: see `play`)."""
     port = free_port()
     out = work / f"callgrind.{moves}.{port}"
     command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
@@ -154,7 +176,7 @@ def instructions(
         process = subprocess.Popen(command, stdout=log, stderr=log)
     try:
         wait_serving(port, process)
-        play(f"127.0.0.1:{port}", moves, seed, metadata)
+        play(f"127.0.0.1:{port}", moves, seed, players)
     finally:
         stop(process, timeout=300)  # SIGTERM: callgrind writes its counts as the server exits
     found = TOTALS.search(out.read_text(errors="replace"))
@@ -211,7 +233,15 @@ def main() -> int:
         action="store_true",
         help="call with a player account's API key, as the load test's users do (notices told)",
     )
+    parser.add_argument(
+        "--parallel",
+        type=int,
+        default=1,
+        help="players at once, each a thread with its own matches (and key): calls in flight",
+    )
     args = parser.parse_args()
+    if args.parallel < 1:
+        parser.error(f"--parallel is at least 1, not {args.parallel}")
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not installed (apt-get install valgrind)")
     few, many = args.moves
@@ -221,15 +251,15 @@ def main() -> int:
     try:
         with redis_server(work) as (_process, redis_port):
             redis_url = f"redis://127.0.0.1:{redis_port}/0"
-            metadata: tuple[tuple[str, str], ...] = ()
+            players: list[Metadata] = [()] * args.parallel
             if args.accounts:
-                (key,) = driver_keys(redis_url, 1, "instructions")
-                metadata = (("authorization", f"Bearer {key}"),)
+                keys = driver_keys(redis_url, args.parallel, "instructions")
+                players = [(("authorization", f"Bearer {key}"),) for key in keys]
             for kind, template in (("baseline", BASELINE_COMMAND), ("kafana", args.kafana_command)):
                 if args.only not in (None, kind):
                     continue
                 counts = [
-                    instructions(template, redis_url, n, work, args.seed, metadata)
+                    instructions(template, redis_url, n, work, args.seed, players)
                     for n in args.moves
                 ]
                 per_move[kind] = (counts[1] - counts[0]) / (many - few)
