@@ -6,9 +6,10 @@
 -- Returns the new id, or nil (a duplicate). The count `#` of the marks hash goes up by one
 -- and is published on the live channel; a mark is ordered by the count that first set it, so
 -- the marks of the tables first heard of go first past `max marks` (not reordered on every
--- notice: a ZADD a notice; a mark dropped early only lets its news be told twice). Time to live as `append.lua` gives a table's: with a
--- slack, ttl + slack, left alone while between ttl and ttl + slack are left (a key made now,
--- or one without a time to live, gets it).
+-- notice: that was a ZADD a notice; a mark dropped early only lets its news be told twice).
+-- Time to live as `append.lua` gives a table's: with a slack, ttl + slack, left alone while
+-- between ttl and ttl + slack are left (a key made now, or one without a time to live, gets
+-- it).
 -- Also run inside `append_told` (the append script with its riders: `redis_store.py`), as
 -- a function of its own KEYS and ARGV, after an append that applied.
 local field = ARGV[1]
