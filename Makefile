@@ -57,7 +57,7 @@ test: $(NATIVE) $(NODE_TOOLS)
 	$(BIN)/mypy
 	scripts/buf-check
 	$(BIN)/python -m pytest -n 2 --dist loadfile
-	KAFANA_PURE=1 $(BIN)/python -m pytest -q $(PURE_TESTS)
+	KAFANA_PURE=1 $(BIN)/python -m pytest -q -n 2 --dist loadfile $(PURE_TESTS)
 
 lint: $(NATIVE)
 	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy
