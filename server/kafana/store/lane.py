@@ -232,10 +232,7 @@ class Lane:
             await protocol.writable.wait()
         if protocol.lost is not None:
             raise protocol.lost
-        replies = []
-        for future in self._write(protocol, commands):  # a loop: an awaiting comprehension
-            replies.append(await future)  # is a coroutine of its own
-        return replies
+        return await _replies(self._write(protocol, commands))
 
     @staticmethod
     def _write(protocol: _Protocol, commands: list[bytes]) -> list[asyncio.Future[Reply]]:
@@ -271,10 +268,7 @@ class Lane:
             protocol = await self._connect()
         if not commands or not protocol.writable.is_set():
             return await self._send(protocol, commands)
-        replies = []  # `_send` without a coroutine of its own (the move path: writable)
-        for future in self._write(protocol, commands):
-            replies.append(await future)
-        return replies
+        return await _replies(self._write(protocol, commands))  # (the move path: writable)
 
     async def send(self, commands: list[bytes]) -> None:
         """Write commands without waiting for replies (a subscriber's: they go to `on_push`)."""
@@ -307,3 +301,24 @@ class Lane:
         except TimeoutError:
             protocol.transport.abort()
             await protocol.closed.wait()
+
+
+async def _replies(futures: list[asyncio.Future[Reply]]) -> list[Reply]:
+    """The replies of one batch, in order. When one fails (the connection lost: every one of
+    them fails) or the wait is cancelled, the others' outcomes are still read, so a lost
+    connection raises once rather than logging "Future exception was never retrieved" for
+    each command of the batch."""
+    replies = []
+    try:
+        for future in futures:  # a loop: an awaiting comprehension is a coroutine of its own
+            replies.append(await future)
+    except BaseException:
+        for future in futures:
+            future.add_done_callback(_retrieved)
+        raise
+    return replies
+
+
+def _retrieved(future: asyncio.Future[Reply]) -> None:
+    if not future.cancelled():
+        future.exception()
