@@ -5,9 +5,12 @@ rated) for a match it could not play; `kafana league play` leaves the queue on S
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ctypes
 import os
 import signal
 import subprocess
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import grpc
@@ -19,6 +22,8 @@ from kafana.v1 import leagues_pb2_grpc
 from kit import KAFANA, healthy, serving
 
 from .league_helpers import bearer
+
+SYS_TGKILL = 234  # x86-64
 
 
 async def _waiting(stub: leagues_pb2_grpc.LeaguesServiceStub, count: int) -> None:
@@ -36,9 +41,12 @@ def _play(target: str, key: str) -> subprocess.Popen[str]:
     )  # fmt: skip
 
 
-async def test_a_dead_queued_client_is_not_paired_and_sigterm_leaves_the_queue(
+@contextlib.asynccontextmanager
+async def _door(
     tmp_path: Path, redis_url: str
-) -> None:
+) -> AsyncIterator[tuple[str, leagues_pb2_grpc.LeaguesServiceStub, dict[str, str]]]:
+    """A server with league "door" made by "org": its target, a stub and the accounts' keys
+    (org, ana, bob)."""
     client = RedisClient.from_url(redis_url)
     accounts = RedisAccounts(client)
     keys: dict[str, str] = {}
@@ -55,33 +63,66 @@ async def test_a_dead_queued_client_is_not_paired_and_sigterm_leaves_the_queue(
             await stub.CreateLeague(
                 pb.CreateLeagueRequest(league="door", spec=spec), metadata=bearer(keys["org"])
             )
-            # ana's client queues, then dies without a word (SIGKILL)
-            ana = _play(served.target, keys["ana"])
-            await _waiting(stub, 1)
-            ana.kill()
-            ana.wait(timeout=30)
-            await _waiting(stub, 0)  # gone from the queue with her ticket stream
-            # bob comes: nobody to pair him with
-            bob = bearer(keys["bob"])
-            tickets = stub.WatchTickets(pb.WatchTicketsRequest(league="door"), metadata=bob)
-            status = await stub.JoinQueue(pb.JoinQueueRequest(league="door"), metadata=bob)
-            assert status.state == pb.QUEUE_STATE_WAITING
-            await asyncio.sleep(2.0)  # the referee pairs every 0.1 s
-            status = await stub.LeaveQueue(pb.LeaveQueueRequest(league="door"), metadata=bob)
-            assert status.state == pb.QUEUE_STATE_IDLE  # never paired
-            tickets.cancel()
-            info = await stub.GetLeague(pb.GetLeagueRequest(league="door"))
-            assert info.matches_made == 0
-            player = await stub.GetPlayer(
-                pb.GetPlayerRequest(league="door", player="ana"), metadata=bob
-            )
-            assert player.games == 0
+            yield served.target, stub, keys
 
-            # SIGTERM: the command leaves the queue itself and says so (exit 143)
-            ana = _play(served.target, keys["ana"])
-            await _waiting(stub, 1)
-            ana.send_signal(signal.SIGTERM)
-            out, err = ana.communicate(timeout=30)
-            assert ana.returncode == 143, (out, err)
-            assert "left the queue" in err
-            await _waiting(stub, 0)
+
+async def test_a_dead_queued_client_is_not_paired_and_sigterm_leaves_the_queue(
+    tmp_path: Path, redis_url: str
+) -> None:
+    async with _door(tmp_path, redis_url) as (target, stub, keys):
+        # ana's client queues, then dies without a word (SIGKILL)
+        ana = _play(target, keys["ana"])
+        await _waiting(stub, 1)
+        ana.kill()
+        ana.wait(timeout=30)
+        await _waiting(stub, 0)  # gone from the queue with her ticket stream
+        # bob comes: nobody to pair him with
+        bob = bearer(keys["bob"])
+        tickets = stub.WatchTickets(pb.WatchTicketsRequest(league="door"), metadata=bob)
+        status = await stub.JoinQueue(pb.JoinQueueRequest(league="door"), metadata=bob)
+        assert status.state == pb.QUEUE_STATE_WAITING
+        await asyncio.sleep(2.0)  # the referee pairs every 0.1 s
+        status = await stub.LeaveQueue(pb.LeaveQueueRequest(league="door"), metadata=bob)
+        assert status.state == pb.QUEUE_STATE_IDLE  # never paired
+        tickets.cancel()
+        info = await stub.GetLeague(pb.GetLeagueRequest(league="door"))
+        assert info.matches_made == 0
+        player = await stub.GetPlayer(
+            pb.GetPlayerRequest(league="door", player="ana"), metadata=bob
+        )
+        assert player.games == 0
+
+        # SIGTERM: the command leaves the queue itself and says so (exit 143)
+        ana = _play(target, keys["ana"])
+        await _waiting(stub, 1)
+        ana.send_signal(signal.SIGTERM)
+        out, err = ana.communicate(timeout=30)
+        assert ana.returncode == 143, (out, err)
+        assert "left the queue" in err
+        await _waiting(stub, 0)
+
+
+def _tgkill(pid: int, tid: int, signum: int) -> None:
+    """Send `signum` to thread `tid` of process `pid` (what the kernel may do with any
+    process-directed signal: deliver it to whichever thread does not block it)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.syscall(SYS_TGKILL, pid, tid, signum) != 0:
+        raise OSError(ctypes.get_errno(), f"tgkill {pid} {tid}")
+
+
+async def test_sigterm_on_any_thread_leaves_the_queue_at_once(
+    tmp_path: Path, redis_url: str
+) -> None:
+    """A SIGTERM the kernel hands to one of gRPC's threads, not the main one: the command
+    still leaves the queue and ends (it hung until the ticket stream's next message: issue 30's
+    CI at three workers: ~3 s here, to the next timer of the client's loop)."""
+    async with _door(tmp_path, redis_url) as (target, stub, keys):
+        ana = _play(target, keys["ana"])
+        await _waiting(stub, 1)
+        threads = sorted(int(t) for t in os.listdir(f"/proc/{ana.pid}/task") if int(t) != ana.pid)
+        assert threads, "the client runs gRPC's threads beside its main one"
+        _tgkill(ana.pid, threads[0], signal.SIGTERM)
+        out, err = ana.communicate(timeout=2.5)  # ~0.1 s when told at once
+        assert ana.returncode == 143, (out, err)
+        assert "left the queue" in err
+        await _waiting(stub, 0)

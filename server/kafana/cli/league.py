@@ -292,9 +292,20 @@ def play(
         rng = random.Random(f"{seed}:{next(made)}")
         return found.factory(game)(at, rules, rng, **extra)
 
+    terminated = False
+
+    def on_term() -> None:
+        nonlocal terminated
+        terminated = True
+        signal.raise_signal(signal.SIGINT)  # the loop's own Ctrl-C: its main task cancelled
+
     async def job(client: Any, leagues: Any) -> int:
         from kafana_client.leagues import play_league
 
+        # SIGTERM as Ctrl-C: the queue is left on the way out. Through the loop, whose
+        # wake-up pipe then hears every signal on whichever thread the kernel hands it to (a
+        # plain handler waited for the loop's next timer when one of gRPC's threads got it).
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, on_term)
         me = await leagues.player(name)
         click.echo(f"league {name}: {me.player} plays {bot} (rating {me.rating:.1f})")
         count = 0
@@ -327,21 +338,11 @@ def play(
             reporter.cancel()
         return count
 
-    terminated = False
-
-    def on_term(signum: int, frame: Any) -> None:  # as Ctrl-C: the queue is left on the way out
-        nonlocal terminated
-        terminated = True
-        signal.raise_signal(signal.SIGINT)
-
-    before = signal.signal(signal.SIGTERM, on_term)
     try:
         settled = with_leagues(server, job)
     except KeyboardInterrupt:
         click.echo(f"league {name}: stopped (left the queue)", err=True)
         raise SystemExit(143 if terminated else 130) from None
-    finally:
-        signal.signal(signal.SIGTERM, before)
     click.echo(f"league {name}: {plural(settled, 'match')} settled")
 
 
