@@ -9,6 +9,7 @@ from kafana.competitions.hosted.event import Hosted
 from kafana.competitions.hosted.redis_store import RedisEvents
 from kafana.competitions.tournament import EventConfig, Kind, Tournament
 from kafana.service.feed import Feed
+from kafana.service.presence import THROTTLE_MS
 from kafana.service.tables import Tables
 from kafana.store.redis_store import RedisStore
 
@@ -42,3 +43,28 @@ async def test_changes_at_once_share_one_snapshot_write(redis_store: RedisStore)
     assert 1 <= len(writes) <= 3, len(writes)
     last = Hosted.loads(writes[-1]).tournament
     assert set(last.results) == {g.game_id for g in games}  # every change in the last write
+
+
+async def test_built_in_seats_are_vouched_for_before_their_match_starts(
+    redis_store: RedisStore,
+) -> None:
+    # The director crashes right after a table's last seat is taken (the match has started),
+    # before its bots' tasks run: the seats must already be present for the grace plus the
+    # vouch (a takeover's time), or the disconnect check forfeits them 5 s after the start
+    # while the lease has not lapsed yet (a CI failure of test_hosted_takeover).
+    events = RedisEvents(redis_store.client)
+    tables = Tables(redis_store)
+    director = Director(events, tables, Feed(redis_store))
+    run = EventRun(director, "ev-2")
+    t = Tournament(EventConfig("s", Kind.ROUND_ROBIN, ("a", "b")))
+    run.hosted = Hosted(t)
+    run.bots = {"a": "greedy", "b": "greedy"}
+    assert await events.lease("ev-2", director.owner, 60_000)
+    (spec,) = t.next_round()
+    seats = await run._table(spec)  # the crash comes now: no bot task has run
+    session = await tables.session(seats.table_id)
+    assert session.status == "playing"
+    grace = t.config.policy.disconnect_grace_ms
+    later = tables.now() + grace + 2 * THROTTLE_MS + director.vouch_ms - 500
+    seen = await tables.presence.seen(seats.table_id, later)
+    assert seen.ever == seen.recent == {0, 1}

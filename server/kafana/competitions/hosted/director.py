@@ -58,6 +58,7 @@ from kafana.competitions.tournament import EventError, Kind, Status
 from kafana.errors import InvalidInputError, KafanaError
 from kafana.logs import Repeated
 from kafana.service import convert
+from kafana.service.bot_seats import seen
 from kafana.service.embargo import MAX_TTL_MS
 from kafana.service.feed import Feed
 from kafana.service.tables import Tables
@@ -496,13 +497,23 @@ class EventRun:
         holder = "event-seat." + secrets.token_hex(16)
         config.seat_accounts[:] = [holder] * len(spec.seats)
         tokens = []
+        table_id, built_in = "", [i for i, name in enumerate(spec.seats) if self.bots.get(name)]
         try:
             table_id, admin_token, _session = await self.tables.create(config)
+            # Its bots present and vouched for before the last seat starts the match: a crash
+            # from then on leaves them present until another director plays them on.
+            for index in built_in:
+                self.tables.presence.vouch(table_id, index, self.d.vouch_ms)
+                await seen(self.tables, table_id, index)
             for index, name in enumerate(spec.seats):
                 _seat, token, _session = await self.tables.join(table_id, index, name, holder)
                 tokens.append(token)
-        except InvalidInputError as error:  # retrying would make the same refusal for ever
-            raise Unplayable(f"game {spec.game_id}'s table was refused: {error}") from None
+        except BaseException as error:
+            for index in built_in:  # no seat of it is played here
+                self.tables.presence.vouch(table_id, index, 0)
+            if isinstance(error, InvalidInputError):  # retrying would refuse it for ever
+                raise Unplayable(f"game {spec.game_id}'s table was refused: {error}") from None
+            raise
         seats = TableSeats(table_id, admin_token, tokens)
         self.hosted.tables[spec.game_id] = seats
         await self.save()  # from now on remote entrants learn their seat (WatchEntry)
