@@ -42,7 +42,7 @@ from kafana_bots.base import Bot
 from kafana_bots.budget import Searcher
 from kafana_bots.clock import Deadline
 from kafana_bots.events import Event
-from kafana_bots.exact import solve
+from kafana_bots.exact import Solver, solve
 from kafana_bots.greedy import greedy_value
 from kafana_bots.knowledge import PlayLog
 from kafana_bots.rollout import estimate, race_estimate, truncated_rollout, utility
@@ -66,6 +66,23 @@ HORIZON = 10
 """Playouts stop after this many moves (by any seat) and the position is estimated."""
 INFERENCE = True
 """Whether worlds are drawn with the other seats' card weights (`knowledge.hand_weights`)."""
+
+
+class TrueDealSolver(Solver):
+    """The last-deal solver, whose leaves before the last deal are scored as `ismcts` scores
+    a sampled world: `HORIZON` greedy moves, then the estimate (`rollout.estimate`)."""
+
+    def leaf(self, sim: HandSim, left: int) -> float:
+        """In the last deal a greedy rollout to the end (as the exact solver); before it, a
+        playout of `HORIZON` moves and the estimate (a greedy playout to the end of a whole
+        hand is the noisier value: docs/bots.md, "How the search was tuned")."""
+        if not sim.deck:
+            return super().leaf(sim, left)
+        plies = min(left, HORIZON)
+        self._tick(plies)
+        leaf = sim.copy()
+        truncated_rollout(leaf, plies)
+        return utility(estimate(leaf), self.side)
 
 
 class BudgetedBot(Searcher[Rules, View, Move], Bot):
@@ -162,6 +179,11 @@ class SearchBot(BudgetedBot):
     LIKELIHOOD_REPLY = 0.0
     """With the likelihood: 0, each card the other seat could have played valued by its best
     greedy move; above 0, by `knowledge.reply_values` with this weight on the answer."""
+    REPLY_DEPTH = 1
+    """Plies searched in each world after a candidate: 1, the playout at once; above 1,
+    full-window alpha-beta over the next plies of that world first, its leaves scored as
+    the oracle's (`TrueDealSolver`). Worse at the same decision time (docs/bots.md, "What
+    was tried"); kept to measure side by side."""
     RACE = False
     """True: a playout's end is valued by `rollout.race_estimate` (each side's chance of the
     most cards); False: by `rollout.estimate` (0.15 a card), as the oracle's leaves are."""
@@ -229,6 +251,9 @@ class SearchBot(BudgetedBot):
             def value(i: int) -> float:
                 sim = world.copy()
                 sim.play(*sim_moves[i])
+                if self.REPLY_DEPTH > 1:
+                    solver = TrueDealSolver(side, 10**9, None)
+                    return weight * solver.value(sim, self.REPLY_DEPTH - 1, -1e9, 1e9)
                 return weight * self._value(sim, side)
 
             return value

@@ -36,29 +36,11 @@ from kafana.games.tablic.state import JACK, TABLE_SIZE
 from kafana_bots import maxn
 from kafana_bots.clock import Deadline
 from kafana_bots.events import Event, MovePlayed
-from kafana_bots.exact import EXACT_SHARE, Solver, solve
-from kafana_bots.ismcts import HORIZON, BudgetedBot
-from kafana_bots.rollout import estimate, truncated_rollout, utility
-from kafana_bots.sim import HandSim
+from kafana_bots.exact import EXACT_SHARE, solve
+from kafana_bots.ismcts import HORIZON, BudgetedBot, TrueDealSolver
+from kafana_bots.rollout import utility
 from kafana_bots.state_worlds import state_playout
 from kafana_bots.worlds import sim_from_view
-
-
-class TrueDealSolver(Solver):
-    """The last-deal solver, whose leaves before the last deal are scored as `ismcts` scores
-    a sampled world: `HORIZON` greedy moves, then the estimate (`rollout.estimate`)."""
-
-    def leaf(self, sim: HandSim, left: int) -> float:
-        """In the last deal a greedy rollout to the end (as the exact solver); before it, a
-        playout of `HORIZON` moves and the estimate (a greedy playout to the end of a whole
-        hand is the noisier value: docs/bots.md, "How the search was tuned")."""
-        if not sim.deck:
-            return super().leaf(sim, left)
-        plies = min(left, HORIZON)
-        self._tick(plies)
-        leaf = sim.copy()
-        truncated_rollout(leaf, plies)
-        return utility(estimate(leaf), self.side)
 
 
 class OracleBot(BudgetedBot):

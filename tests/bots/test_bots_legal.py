@@ -11,6 +11,7 @@ from kafana.games import tablic
 from kafana.games.tablic import Move, View
 from kafana_bots import Bot, registry
 from kafana_bots.events import Event
+from kafana_bots.ismcts import SearchBot
 from kafana_bots.play import play
 
 
@@ -93,3 +94,15 @@ def test_an_illegal_answer_is_refused_naming_the_bot() -> None:
     bots = [Cheat(s, rules, random.Random(s)) for s in range(2)]
     with pytest.raises(tablic.IllegalMoveError, match="Cheat"):
         play(tablic.new_match(rules, seed=1), bots)
+
+
+def test_a_search_two_plies_deep_in_each_world_plays_a_legal_hand() -> None:
+    # `REPLY_DEPTH` (measured and not kept, docs/bots.md "What was tried"): each world after a
+    # candidate is searched by alpha-beta before its playout; the choices are still legal.
+    rules = tablic.Rules.preset("serbian", players=2)
+    deep = type("Deep", (SearchBot,), {"REPLY_DEPTH": 2})
+    bots = [CheckedBot(deep(s, rules, random.Random(s), iterations=4)) for s in range(2)]
+    state = play(tablic.new_match(rules, seed=12), bots, hands=1)
+    assert sum(state.hand_results[0].cards) == 52
+    assert sum(b.decisions for b in bots) == 52 - 4
+    assert all(b.inner.stats["worlds"] > 0 for b in bots)  # the sampling path, not only exact
