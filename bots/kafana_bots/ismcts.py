@@ -251,9 +251,6 @@ class SearchBot(BudgetedBot):
             def value(i: int) -> float:
                 sim = world.copy()
                 sim.play(*sim_moves[i])
-                if self.REPLY_DEPTH > 1:
-                    solver = TrueDealSolver(side, 10**9, None)
-                    return weight * solver.value(sim, self.REPLY_DEPTH - 1, -1e9, 1e9)
                 return weight * self._value(sim, side)
 
             return value
@@ -325,7 +322,11 @@ class SearchBot(BudgetedBot):
 
     def _value(self, sim: HandSim, side: int) -> float:
         """Our side's result of a world after a candidate: a greedy playout of `horizon`
-        moves, then the estimate."""
+        moves, then the estimate (with `REPLY_DEPTH` above 1, a search of the next plies
+        first, whose leaves are valued so)."""
+        if self.REPLY_DEPTH > 1:
+            solver = TrueDealSolver(side, 10**9, None)
+            return solver.value(sim, self.REPLY_DEPTH - 1, -1e9, 1e9)
         truncated_rollout(sim, self.horizon or 52)
         if self.RACE:
             return utility(race_estimate(sim), side)
