@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import ctypes
 import os
+import platform
 import signal
 import subprocess
 from collections.abc import AsyncIterator
@@ -23,7 +24,7 @@ from kit import KAFANA, healthy, serving
 
 from .league_helpers import bearer
 
-SYS_TGKILL = 234  # x86-64
+SYS_TGKILL = {"x86_64": 234, "aarch64": 131}[platform.machine()]  # the syscall's number
 
 
 async def _waiting(stub: leagues_pb2_grpc.LeaguesServiceStub, count: int) -> None:
