@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import warnings
 from collections.abc import AsyncIterator, Iterator
@@ -264,13 +266,25 @@ async def service(redis_url: str) -> AsyncIterator[Service]:
         await store.close()
 
 
+ANNOUNCED = re.compile(rb"serving on port (\d+)")
+"""The line `kafana serve` prints once it serves, with the port it bound."""
+
+
 @dataclass
 class Served:
-    """One `kafana serve` process of a test, on a free loopback port; its output goes to `log`."""
+    """One `kafana serve` process of a test on a loopback port (of its own choosing unless
+    one was asked for); its output goes to `log`."""
 
     process: subprocess.Popen[bytes]
-    port: int
+    asked: int  # 0: the process binds a free port and announces it
     log: Path
+
+    @property
+    def port(self) -> int:
+        """The port it serves on: the one asked for, else the one it announced (waited for)."""
+        if not self.asked:
+            self.asked = self.wait_started()
+        return self.asked
 
     @property
     def target(self) -> str:
@@ -285,13 +299,15 @@ class Served:
         """Everything it printed and logged so far."""
         return self.log.read_text(errors="replace")
 
-    def wait_started(self, timeout: float = 30.0) -> None:
-        """Until it says it serves (it fails the test if it exits or takes too long)."""
+    def wait_started(self, timeout: float = 30.0) -> int:
+        """Until it says it serves, and the port it says (it fails the test if it exits or
+        takes too long)."""
         deadline = time.monotonic() + timeout
-        while b"serving on port" not in self.log.read_bytes():
+        while (announced := ANNOUNCED.search(self.log.read_bytes())) is None:
             assert self.process.poll() is None, self.output()
             assert time.monotonic() < deadline, "kafana serve did not start"
             time.sleep(0.05)
+        return int(announced.group(1))
 
     def stop(self, sig: int = SIGTERM) -> None:
         """SIGTERM (graceful) or SIGKILL (a crash), then wait for it to exit."""
@@ -311,11 +327,16 @@ class Served:
 def serve(
     directory: Path, *args: str, env: dict[str, str] | None = None, port: int | None = None
 ) -> Served:
-    """Start `kafana serve --port <port, else a free one> ARGS` (no KAFANA_* variables but those
-    of `env`), its output in `directory/kafana-<port>.log`. The caller ends it (`Served.end`)."""
+    """Start `kafana serve --port <port, else 0: one it binds itself> ARGS` (no KAFANA_*
+    variables but those of `env`), its output in a new `directory/kafana-*.log`. The caller
+    ends it (`Served.end`). The process chooses its port, rather than the kit asking the kernel
+    for a free one first: a port handed out twice before either process bound it left one
+    server dead and both targets on the other (tests/test_kit_ports.py)."""
     directory.mkdir(parents=True, exist_ok=True)
-    port = free_port() if port is None else port
-    log = directory / f"kafana-{port}.log"
+    port = port or 0
+    handle, name = tempfile.mkstemp(prefix="kafana-", suffix=".log", dir=directory)
+    os.close(handle)
+    log = Path(name)
     environment = {k: v for k, v in os.environ.items() if not k.startswith("KAFANA_")}
     environment.update(env or {})
     with open(log, "wb") as out:

@@ -14,7 +14,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc  # type: ignore[import-untyped]
 from kafana_client import AsyncClient
 from kafana_client.errors import RpcError
-from kit import Served, free_port, healthy, serve
+from kit import Served, healthy, serve
 from reliability.reliability_support import Redis
 
 from .ops_support import BotMatch, connect, open_match, play_match
@@ -64,9 +64,9 @@ async def keep_playing(client: AsyncClient, player: int, rolled: asyncio.Event) 
 
 async def test_rolling_restart_loses_nothing(tmp_path: Path) -> None:
     redis = Redis(tmp_path / "redis")
-    ports = [free_port() for _ in range(PROCESSES)]
     args = ("--grace", "3", "--redis", redis.url, "--auth", "open")
-    processes = [serve(tmp_path, *args, port=port) for port in ports]
+    processes = [serve(tmp_path, *args) for _ in range(PROCESSES)]
+    ports = [p.port for p in processes]  # each bound its own; a restart takes it again
     rolled = asyncio.Event()
     try:
         await asyncio.gather(*(healthy(p.target) for p in processes))
