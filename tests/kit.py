@@ -9,7 +9,9 @@ uses for its private Redis); `tests/conftest.py` makes the fixtures here visible
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -60,6 +62,7 @@ __all__ = [
     "serve",
     "service",
     "serving",
+    "signal_other_thread",
 ]
 KAFANA = str(Path(sys.executable).parent / "kafana")
 SEAT_TOKEN = "kafana-seat-token"
@@ -75,6 +78,20 @@ def default_sigint() -> None:
     an earlier test had set a handler).
     """
     signal(SIGINT, SIG_DFL)
+
+
+SYS_TGKILL = {"x86_64": 234, "aarch64": 131}[platform.machine()]  # the syscall's number
+
+
+def signal_other_thread(pid: int, signum: int) -> None:
+    """Send `signum` to one thread of process `pid` other than its main one (what the kernel
+    may do with any signal sent to the process: hand it to whichever thread does not block it;
+    a Python program hears it only when its main thread next runs)."""
+    threads = sorted(int(t) for t in os.listdir(f"/proc/{pid}/task") if int(t) != pid)
+    assert threads, f"process {pid} runs no thread beside its main one"
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.syscall(SYS_TGKILL, pid, threads[0], signum) != 0:
+        raise OSError(ctypes.get_errno(), f"tgkill {pid} {threads[0]}")
 
 
 def seat_md(token: str) -> tuple[tuple[str, str], ...]:

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
 import os
-import platform
 import signal
 import subprocess
 from collections.abc import AsyncIterator
@@ -20,11 +18,9 @@ from kafana.store.accounts_redis import RedisAccounts
 from kafana.store.client import RedisClient
 from kafana.v1 import leagues_pb2 as pb
 from kafana.v1 import leagues_pb2_grpc
-from kit import KAFANA, healthy, serving
+from kit import KAFANA, healthy, serving, signal_other_thread
 
 from .league_helpers import bearer
-
-SYS_TGKILL = {"x86_64": 234, "aarch64": 131}[platform.machine()]  # the syscall's number
 
 
 async def _waiting(stub: leagues_pb2_grpc.LeaguesServiceStub, count: int) -> None:
@@ -103,14 +99,6 @@ async def test_a_dead_queued_client_is_not_paired_and_sigterm_leaves_the_queue(
         await _waiting(stub, 0)
 
 
-def _tgkill(pid: int, tid: int, signum: int) -> None:
-    """Send `signum` to thread `tid` of process `pid` (what the kernel may do with any
-    process-directed signal: deliver it to whichever thread does not block it)."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.syscall(SYS_TGKILL, pid, tid, signum) != 0:
-        raise OSError(ctypes.get_errno(), f"tgkill {pid} {tid}")
-
-
 async def test_sigterm_on_any_thread_leaves_the_queue_at_once(
     tmp_path: Path, redis_url: str
 ) -> None:
@@ -120,9 +108,7 @@ async def test_sigterm_on_any_thread_leaves_the_queue_at_once(
     async with _door(tmp_path, redis_url) as (target, stub, keys):
         ana = _play(target, keys["ana"])
         await _waiting(stub, 1)
-        threads = sorted(int(t) for t in os.listdir(f"/proc/{ana.pid}/task") if int(t) != ana.pid)
-        assert threads, "the client runs gRPC's threads beside its main one"
-        _tgkill(ana.pid, threads[0], signal.SIGTERM)
+        signal_other_thread(ana.pid, signal.SIGTERM)  # one of gRPC's threads
         out, err = ana.communicate(timeout=2.5)  # ~0.1 s when told at once
         assert ana.returncode == 143, (out, err)
         assert "left the queue" in err

@@ -5,14 +5,12 @@ The listing pages through ListTables (`AsyncClient.tables`) until `--limit` tabl
 
 from __future__ import annotations
 
-import asyncio
-
 import click
 from kafana.v1 import state_pb2
 from rich.console import Console
 
 from kafana_client.aio import AsyncClient
-from kafana_client.cli import quiet_grpc
+from kafana_client.cli import interrupt, quiet_grpc
 from kafana_client.cli.reach import cli_key, cli_tls, server_options
 from kafana_client.cli.render import rules_text
 from kafana_client.cli.words import plural
@@ -64,4 +62,4 @@ def tables(server: str, game: str | None, status: str | None, limit: int) -> Non
             console.print(table_line(info), markup=False)
         console.print(f"{plural(len(found), 'table')} shown", style="dim")
 
-    asyncio.run(main())
+    interrupt.run(main())

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import click
@@ -10,7 +9,7 @@ from kafana.v1 import events_pb2, state_pb2
 from rich.console import Console
 
 from kafana_client.aio import AsyncClient
-from kafana_client.cli import quiet_grpc, render, tac_render
+from kafana_client.cli import interrupt, quiet_grpc, render, tac_render
 from kafana_client.cli.paths import OUTPUT_FILE
 from kafana_client.cli.reach import cli_key, cli_tls, server_options
 from kafana_client.cli.replay import names_comment
@@ -75,4 +74,4 @@ def watch(table_id: str, server: str, from_seq: int, save: Path | None) -> None:
                 save.write_text((await client.record(table_id)).record + names_comment(names))
                 console.print(f"Record saved to {save}.")
 
-    asyncio.run(main())  # Ctrl-C: the error boundary's `interrupted`, exit status 130
+    interrupt.run(main())  # Ctrl-C: the error boundary's `interrupted`, exit status 130

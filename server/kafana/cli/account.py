@@ -13,13 +13,13 @@ anywhere and cannot be shown again: `rotate` makes a new one. Errors are one lin
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, TypeVar
 
 import click
 import grpc
+from kafana_client.cli import interrupt
 from kafana_client.cli.reach import cli_key, cli_tls, server_options
 from kafana_client.connection import ConnectOptions
 from kafana_client.errors import RpcError
@@ -140,7 +140,7 @@ def _run(
             await backend.close()
 
     try:
-        return asyncio.run(main())
+        return interrupt.run(main())
     except (grpc.aio.AioRpcError, RpcError):
         raise  # the error boundary names the server, the code and what to do
     except KafanaError as error:

@@ -10,7 +10,6 @@ server restart. Run as `kafana bot run ...` or `python -m kafana.cli bot run ...
 
 from __future__ import annotations
 
-import asyncio
 import random
 import sys
 from collections.abc import Callable
@@ -19,6 +18,7 @@ import click
 from kafana_bots import Bot
 from kafana_bots.tac_bots import TacBot
 from kafana_client.aio import AsyncSeat
+from kafana_client.cli import interrupt
 from kafana_client.cli.numbers import Finite
 from kafana_client.cli.reach import cli_key, cli_tls, server_options
 from kafana_client.remote import run_remote
@@ -84,7 +84,7 @@ def run(
     def announce(held: AsyncSeat) -> None:
         click.echo(f"seat {held.seat} token {held.token}", err=True)
 
-    final = asyncio.run(
+    final = interrupt.run(
         run_remote(
             server=server,
             table_id=table_id,

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+from kafana_client.cli import interrupt
 from kafana_client.cli.paths import OUTPUT_FILE
 from kafana_client.cli.reach import cli_key, cli_tls
 from kafana_client.cli.words import plural
@@ -61,7 +62,7 @@ def with_leagues(target: str, job: Callable[[Any, Any], Awaitable[T]]) -> T:
             await client.wait_ready(CONNECT_SECONDS)
             return await job(client, Leagues(client))
 
-    return asyncio.run(run())
+    return interrupt.run(run())
 
 
 def show_info(info: pb.LeagueInfo) -> None:

@@ -5,13 +5,12 @@ Without --server it first starts a server in-process (memory store) and plays th
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import replace
 from pathlib import Path
 
 import click
 from kafana_bots import registry
-from kafana_client.cli import quiet_grpc
+from kafana_client.cli import interrupt, quiet_grpc
 from kafana_client.cli.paths import OUTPUT_FILE
 from kafana_client.cli.play import DEFAULT_BOT, OPEN, PLAYERS, PlayOptions, default_name, run
 from kafana_client.cli.reach import cli_tls_ca, server_options
@@ -136,7 +135,7 @@ def play(
     options = options_of(PlayOptions, name=name or default_name(), bots=names, tls_ca=cli_tls_ca())
     console = Console(highlight=False)
     try:
-        asyncio.run(_run(options, console))
+        interrupt.run(_run(options, console))
     except KeyboardInterrupt:
         console.print("\nInterrupted: you left the table.")
         raise SystemExit(INTERRUPTED) from None

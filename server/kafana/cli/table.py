@@ -12,13 +12,13 @@ is made: a bad switch or option here, a bad bot seat by the server (INVALID_ARGU
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import shlex
 from typing import Any
 
 import click
 from kafana_client.aio import AsyncClient, CreatedTable
+from kafana_client.cli import interrupt
 from kafana_client.cli.numbers import bot_option
 from kafana_client.cli.reach import cli_key, cli_tls, reach_args, server_options
 from kafana_client.cli.render import rules_text
@@ -147,7 +147,7 @@ def create(
             await client.wait_ready(CONNECT_SECONDS)
             return await client.create_table(config)
 
-    created = asyncio.run(make())
+    created = interrupt.run(make())
     show(created, server)
 
 

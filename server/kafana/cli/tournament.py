@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import random
 from collections.abc import AsyncIterator, Callable
@@ -11,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from kafana_client.cli import interrupt
 from kafana_client.cli.reach import cli_key, cli_tls, server_options
 from kafana_client.remote import CONNECT_SECONDS
 
@@ -181,7 +181,7 @@ def run(
         click.echo(f"{result.game_id}: {' - '.join(spec.seats)}  {score} ({result.ending.value})")
 
     if server:
-        asyncio.run(_on_server(server, event, made, parallel, progress, remote, control_redis))
+        interrupt.run(_on_server(server, event, made, parallel, progress, remote, control_redis))
     else:
         run_local(event, made, on_result=progress)
     click.echo(exports.report_text(event), nl=False)
@@ -262,7 +262,7 @@ def _organiser(
                 await getattr(control, action)(note)
 
     try:
-        asyncio.run(act())
+        interrupt.run(act())
     except (StoreUnavailable, StoreError, OSError) as error:
         raise click.ClickException(f"the control Redis at {redis_url} failed: {error}") from None
     except ValueError as error:  # not a Redis URL

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+from kafana_client.cli import interrupt
 from kafana_client.cli.reach import cli_key, cli_tls, reach_args
 from kafana_client.cli.rule_args import switches
 from kafana_client.cli.words import plural
@@ -174,7 +175,7 @@ def with_events(target: str, job: Callable[[Any, Any], Awaitable[T]]) -> T:
             await client.wait_ready(CONNECT_SECONDS)
             return await job(client, Tournaments(client))
 
-    return asyncio.run(run())
+    return interrupt.run(run())
 
 
 def pasteable(*words: str) -> str:
