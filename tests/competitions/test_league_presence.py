@@ -29,12 +29,19 @@ async def _waiting(stub: leagues_pb2_grpc.LeaguesServiceStub, count: int) -> Non
             await asyncio.sleep(0.1)
 
 
+def _ignore_sigint() -> None:
+    """A child with Ctrl-C ignored, as a script's background job (`cmd &`) starts: SIGTERM
+    must end it all the same (it once did so by raising SIGINT, which such a child ignored;
+    so do the xdist workers, which made that test pass or hang by the worker it ran in)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _play(target: str, key: str) -> subprocess.Popen[str]:
-    """`kafana league play door random` for the account of `key`."""
+    """`kafana league play door random` for the account of `key` (Ctrl-C ignored)."""
     return subprocess.Popen(
         [KAFANA, "league", "play", "door", "random", "--server", target, "--key", key],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        env={**os.environ, "PYTHONUNBUFFERED": "1"}, preexec_fn=_ignore_sigint,
     )  # fmt: skip
 
 

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 
 import click
 import grpc  # type: ignore[import-untyped, unused-ignore]
+from kafana_client.cli import interrupt
 from kafana_client.errors import (
     DeadlineExceededError,
     InvalidArgumentError,
@@ -91,7 +92,9 @@ def describe(error: BaseException, args: Sequence[str]) -> tuple[str, int]:
         return (f"{error.format_message().rstrip('.')}{hint}".replace("\n", " "), 2)
     if isinstance(error, click.ClickException):
         return (error.format_message().replace("\n", " "), error.exit_code)
-    if isinstance(error, KeyboardInterrupt | click.Abort):
+    if isinstance(error, KeyboardInterrupt):
+        return ("interrupted", interrupt.status(error))  # 130 for Ctrl-C, 143 for SIGTERM
+    if isinstance(error, click.Abort):
         return ("interrupted", INTERRUPTED)
     if isinstance(error, grpc.RpcError):
         error = from_grpc(error)

@@ -25,7 +25,7 @@ import json
 import random
 import shlex
 import signal
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -51,9 +51,14 @@ SERVER = hosting_server("HOST:PORT of the Kafana server hosting the league (Env:
 """`--server`, `--tls-ca` and `--key` (KAFANA_KEY: the account's API key, sent with every call)."""
 
 
-def with_leagues(target: str, job: Callable[[Any, Any], Awaitable[T]]) -> T:
-    """Run `job(client, leagues)` against `target`, waiting at most `CONNECT_SECONDS` for it;
-    a refusal or an unreachable server goes to the error boundary (one line naming `target`)."""
+def with_leagues(
+    target: str,
+    job: Callable[[Any, Any], Awaitable[T]],
+    signals: Sequence[int] = (signal.SIGINT,),
+) -> T:
+    """Run `job(client, leagues)` against `target`, waiting at most `CONNECT_SECONDS` for it,
+    until one of `signals` (`interrupt.run`); a refusal or an unreachable server goes to the
+    error boundary (one line naming `target`)."""
     from kafana_client import AsyncClient
     from kafana_client.leagues import Leagues
 
@@ -62,7 +67,7 @@ def with_leagues(target: str, job: Callable[[Any, Any], Awaitable[T]]) -> T:
             await client.wait_ready(CONNECT_SECONDS)
             return await job(client, Leagues(client))
 
-    return interrupt.run(run())
+    return interrupt.run(run(), signals)
 
 
 def show_info(info: pb.LeagueInfo) -> None:
@@ -293,20 +298,9 @@ def play(
         rng = random.Random(f"{seed}:{next(made)}")
         return found.factory(game)(at, rules, rng, **extra)
 
-    terminated = False
-
-    def on_term() -> None:
-        nonlocal terminated
-        terminated = True
-        signal.raise_signal(signal.SIGINT)  # the loop's own Ctrl-C: its main task cancelled
-
     async def job(client: Any, leagues: Any) -> int:
         from kafana_client.leagues import play_league
 
-        # SIGTERM as Ctrl-C: the queue is left on the way out. Through the loop, whose
-        # wake-up pipe then hears every signal on whichever thread the kernel hands it to (a
-        # plain handler waited for the loop's next timer when one of gRPC's threads got it).
-        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, on_term)
         me = await leagues.player(name)
         click.echo(f"league {name}: {me.player} plays {bot} (rating {me.rating:.1f})")
         count = 0
@@ -339,11 +333,11 @@ def play(
             reporter.cancel()
         return count
 
-    try:
-        settled = with_leagues(server, job)
-    except KeyboardInterrupt:
+    try:  # SIGTERM as Ctrl-C: the queue is left on the way out
+        settled = with_leagues(server, job, signals=(signal.SIGINT, signal.SIGTERM))
+    except KeyboardInterrupt as stopped:
         click.echo(f"league {name}: stopped (left the queue)", err=True)
-        raise SystemExit(143 if terminated else 130) from None
+        raise SystemExit(interrupt.status(stopped)) from None
     click.echo(f"league {name}: {plural(settled, 'match')} settled")
 
 
