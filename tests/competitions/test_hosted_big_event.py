@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any
 
+import pytest
 from kafana.competitions.hosted.event import Hosted, config_from_meta, with_entrants
 from kafana.competitions.hosted.redis_store import RedisEvents
 from kafana.competitions.keys import EventKeys
@@ -49,3 +51,26 @@ async def test_many_get_event_calls_on_a_large_swiss_share_one_build(
     assert all(i == infos[0] for i in infos) and len(infos[0].rounds) == t.total_rounds
     # measured: 0.44 s for 20 (load 16 on 2 cores); before, ~0.95 s each, one after another
     assert took < 10, took
+
+
+async def test_get_event_with_and_without_records_is_built_once_each(
+    hosted: Served, events: RedisEvents, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A caller alternating `records` made every GetEvent a rebuild (one answer kept an event):
+    375 ms of CPU a call on a finished 512-entrant Swiss, against 9 ms from the cache."""
+    from kafana.competitions.hosted import servicer as wire
+
+    async with AsyncClient.connect(hosted.target) as client:
+        made = await Tournaments(client).create("both", "swiss", target=11)
+    built: list[bool] = []
+    build = wire._event_info
+
+    def counted(*args: Any, **options: Any) -> pb.EventInfo:
+        built.append(options["records"])
+        return build(*args, **options)
+
+    monkeypatch.setattr(wire, "_event_info", counted)
+    servicer = wire.CompetitionsServiceServicer(events, wake=lambda: None)
+    answers = [await servicer._info(made.event_id, records=n % 2 == 1) for n in range(10)]
+    assert built == [False, True]  # each kind once, then from the cache
+    assert all(a == answers[n % 2] for n, a in enumerate(answers))

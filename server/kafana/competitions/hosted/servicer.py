@@ -38,8 +38,12 @@ ControlRequest = pb.PauseEventRequest | pb.ResumeEventRequest | pb.EndEventReque
 WATCH_POLL_S = 0.25
 HEARTBEAT_S = 3.0
 PAGE_SIZE, MAX_PAGE_SIZE = 50, 500
-ANSWERS_KEPT = 16
-"""Events whose last GetEvent answer a process keeps (rebuilt when the event changes)."""
+ANSWERS_KEPT = 32
+"""GetEvent answers a process keeps, one an event and kind (with records or without: each
+kept, so a caller alternating the two does not rebuild every call); rebuilt when the event
+changes."""
+_Kept = tuple[tuple[Any, ...], pb.EventInfo]
+"""A kept answer: what it was built from, and the answer."""
 
 
 class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServicer):
@@ -51,8 +55,8 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
         self.events = Events(store, wake)
         self.stopping = asyncio.Event()
         self.views = Views(store, WATCH_POLL_S)  # one poll per watched event, for every stream
-        self._answers: OrderedDict[str, tuple[tuple[Any, ...], pb.EventInfo]] = OrderedDict()
-        self._building: dict[str, asyncio.Lock] = {}
+        self._answers: OrderedDict[tuple[str, bool], _Kept] = OrderedDict()
+        self._building: dict[tuple[str, bool], asyncio.Lock] = {}
 
     @property
     def quota(self) -> CreationQuota:
@@ -66,21 +70,21 @@ class CompetitionsServiceServicer(competitions_pb2_grpc.CompetitionsServiceServi
         digest = hashlib.blake2b((stored.state or "").encode(), digest_size=16).digest()
         now = now_ms()
         taking = not ev.registration(stored.meta, stored.marks).refusal(now)  # with the time
-        made_of = (records, stored.meta, stored.entrants, stored.control, stored.marks, digest,
-                   taking)  # fmt: skip
-        lock = self._building.setdefault(event_id, asyncio.Lock())
+        made_of = (stored.meta, stored.entrants, stored.control, stored.marks, digest, taking)
+        key = (event_id, records)
+        lock = self._building.setdefault(key, asyncio.Lock())
         async with lock:  # callers at once wait for one build, then share it
-            kept = self._answers.get(event_id)
+            kept = self._answers.get(key)
             if kept is not None and kept[0] == made_of:
-                self._answers.move_to_end(event_id)
+                self._answers.move_to_end(key)
                 return kept[1]
 
             def build() -> pb.EventInfo:
                 return _event_info(stored, hosted_of(stored), records=records, now=now)
 
             info = await asyncio.to_thread(build)
-            self._answers[event_id] = (made_of, info)
-            self._answers.move_to_end(event_id)
+            self._answers[key] = (made_of, info)
+            self._answers.move_to_end(key)
             while len(self._answers) > ANSWERS_KEPT:
                 gone, _ = self._answers.popitem(last=False)
                 self._building.pop(gone, None)
