@@ -14,6 +14,7 @@ import json
 import logging
 import re
 import resource
+import socket
 import sys
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -23,6 +24,7 @@ import grpc
 import pytest
 from kafana.service.resets import ENHANCE_YOUR_CALM
 from kafana.service.web.listener import MAX_PER_ADDRESS
+from kafana.service.web.pages import STATIC
 from kafana.service.web.serve import FLOOD_LINES
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import service_pb2
@@ -155,6 +157,98 @@ async def test_connections_past_the_bound_are_closed_at_once(web: Service) -> No
     assert info.version
     for _, writer in held:
         writer.close()
+
+
+H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+
+
+async def test_a_connection_no_byte_moves_on_is_closed(web: Service) -> None:
+    """The 24 bytes that begin HTTP/2, then nothing: hypercorn's own timer stops there, and
+    such a connection held its place for good (a review: 8 addresses x 128 of them took the
+    whole port, browsers refused, for as long as the attacker liked)."""
+    assert web.server.http is not None
+    web.server.http.idle_timeout = 2.0
+    reader, writer = await asyncio.open_connection("127.0.0.1", web.server.http.port)
+    writer.write(H2_PREFACE)
+    started = time.monotonic()
+    await closed_within(reader, 10)  # the server's SETTINGS, then the end
+    assert 1.5 < time.monotonic() - started < 5
+    writer.close()
+
+
+async def test_answers_a_client_never_reads_are_let_go(web: Service) -> None:
+    """Pipelined requests for the app's biggest file, never read: once nothing moves the
+    connection is closed and what was queued for it let go (it was held for good)."""
+    assert web.server.http is not None
+    web.server.http.idle_timeout = 2.0
+    assets = STATIC / "assets"
+    biggest = max(assets.iterdir(), key=lambda f: f.stat().st_size)
+    asked = 100
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # little room on our side
+    sock.setblocking(False)
+    await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", web.server.http.port))
+    reader, writer = await asyncio.open_connection(sock=sock, limit=1024)
+    writer.write(f"GET /assets/{biggest.name} HTTP/1.1\r\nHost: k\r\n\r\n".encode() * asked)
+    await asyncio.sleep(4.0)  # nothing read: the server's writes stop
+    taken = await closed_within(reader, 10)
+    assert len(taken) < asked * biggest.stat().st_size / 4, len(taken)  # cut off, not all sent
+    writer.close()
+
+
+async def test_http2_answers_a_client_gives_no_window_for_are_let_go(web: Service) -> None:
+    """HTTP/2 without TLS, the flow-control window 0, the app's biggest file asked for on many
+    streams: nothing can be sent. The connection is closed once nothing moves and its place
+    given back (a review: 20 such connections held 940 MB of answers for good; closing the
+    socket alone left hypercorn waiting on the stuck answers, the place never given back)."""
+    import h2.config
+    import h2.connection
+    import h2.settings
+
+    http = web.server.http
+    assert http is not None
+    http.idle_timeout = 2.0
+    biggest = max((STATIC / "assets").iterdir(), key=lambda f: f.stat().st_size)
+    _reader, writer = await asyncio.open_connection("127.0.0.1", http.port)
+    client = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+    client.initiate_connection()
+    client.update_settings({h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: 0})
+    for _ in range(10):
+        path = f"/assets/{biggest.name}"
+        headers = [(":method", "GET"), (":path", path), (":scheme", "http"), (":authority", "k")]
+        client.send_headers(client.get_next_available_stream_id(), headers, end_stream=True)
+    writer.write(client.data_to_send())
+    await writer.drain()
+    while http.counts.open == 0:  # accepted by the server (on this loop) once it runs
+        await asyncio.sleep(0.01)
+    deadline = time.monotonic() + 10
+    while http.counts.open and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+    assert http.counts.open == 0  # closed for good: its place given back
+    writer.close()
+
+
+async def test_a_header_that_is_not_utf8_is_refused_by_name(web: Service) -> None:
+    assert web.server.http is not None
+    reader, writer = await asyncio.open_connection("127.0.0.1", web.server.http.port)
+    writer.write(
+        b"POST /kafana.v1.KafanaService/GetServerInfo HTTP/1.1\r\nHost: k\r\n"
+        b"Content-Type: application/json\r\nkafana-seat-token: \xff\xfe\r\n"
+        b"Content-Length: 2\r\n\r\n{}"
+    )
+    answer = await asyncio.wait_for(reader.read(4096), 5)  # (was: 500, the decoder's words)
+    assert answer.startswith(b"HTTP/1.1 400"), answer
+    assert b"request header 'kafana-seat-token' is not UTF-8" in answer, answer
+    writer.close()
+
+
+async def test_an_asset_name_too_long_for_the_file_system_is_not_found(web: Service) -> None:
+    assert web.server.http is not None
+    reader, writer = await asyncio.open_connection("127.0.0.1", web.server.http.port)
+    writer.write(b"GET /assets/" + b"a" * 300 + b".js HTTP/1.1\r\nHost: k\r\n\r\n")
+    answer = await asyncio.wait_for(reader.read(4096), 5)  # (was: 500, ENAMETOOLONG logged)
+    assert answer.startswith(b"HTTP/1.1 404"), answer
+    writer.close()
 
 
 @contextlib.contextmanager

@@ -6,12 +6,18 @@ is the listening socket hypercorn serves on: past `MAX_CONNECTIONS` open connect
 a quarter of the process's file descriptors), or `MAX_PER_ADDRESS` from one address, a new
 connection is accepted and closed at once, so the kernel's queue does not fill and the
 descriptors left stay for gRPC, Redis and the rest.
+
+Each connection also notes when a byte last went either way (`Connection.last`), so that one
+no byte has moved on for a while can be closed (`Counts.idle`, `HttpServer`'s reaper): hypercorn
+stops its own idle timer once an HTTP/2 connection has begun, and bounds no answer a client
+never reads.
 """
 
 from __future__ import annotations
 
 import resource
 import socket
+import time
 from typing import Any
 
 MAX_CONNECTIONS = 1024
@@ -37,7 +43,12 @@ class Counts:
         self.per_address = per_address
         self.open = 0
         self.by_address: dict[str, int] = {}  # bounded by `limit` entries
+        self.connections: set[Connection] = set()  # those admitted and not closed
         self.refused = 0
+
+    def idle(self, since: float) -> list[Connection]:
+        """The open connections on which no byte has moved since `since` (monotonic)."""
+        return [c for c in self.connections if c.last < since]
 
     def admit(self, address: str) -> bool:
         """Count one more from `address`, or False if it would be over a bound."""
@@ -60,15 +71,47 @@ class Counts:
 
 
 class Connection(socket.socket):
-    """An accepted connection that gives its place back when it is closed."""
+    """An accepted connection that gives its place back when it is closed, and notes when a
+    byte last went either way (`last`; asyncio's transports read and write through these
+    methods)."""
 
     counts: Counts | None = None
     address = ""
+    last = 0.0
+
+    def recv(self, size: int, *flags: int) -> bytes:
+        """`socket.recv`, noted."""
+        data = super().recv(size, *flags)
+        if data:
+            self.last = time.monotonic()
+        return data
+
+    def recv_into(self, buffer: Any, *args: int) -> int:
+        """`socket.recv_into`, noted."""
+        count = super().recv_into(buffer, *args)
+        if count:
+            self.last = time.monotonic()
+        return count
+
+    def send(self, data: Any, *flags: int) -> int:
+        """`socket.send`, noted."""
+        count = super().send(data, *flags)
+        if count:
+            self.last = time.monotonic()
+        return count
+
+    def sendmsg(self, buffers: Any, *args: Any) -> int:
+        """`socket.sendmsg`, noted."""
+        count = super().sendmsg(buffers, *args)
+        if count:
+            self.last = time.monotonic()
+        return count
 
     def close(self) -> None:
         """Close it (its place is given back once)."""
         counts, self.counts = self.counts, None
         if counts is not None:
+            counts.connections.discard(self)
             counts.release(self.address)
         super().close()
 
@@ -87,7 +130,8 @@ class Listener(socket.socket):
         if not self.counts.admit(host):
             socket.socket.close(conn)
             raise ConnectionAbortedError(f"too many HTTP connections ({host})")
-        conn.counts, conn.address = self.counts, host
+        conn.counts, conn.address, conn.last = self.counts, host, time.monotonic()
+        self.counts.connections.add(conn)
         return conn, where
 
 

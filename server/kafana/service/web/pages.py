@@ -26,6 +26,8 @@ POLICY = (
 """Content-Security-Policy of the page: its own scripts and styles, calls to this server only."""
 COMPRESSED = frozenset({".js", ".css", ".html", ".svg", ".json"})
 """Text files sent gzip-compressed to a browser that accepts it (the bundle: 198 KB -> ~60 KB)."""
+CHUNK = 16 * 1024
+"""Bytes of a file sent at a time."""
 
 
 @lru_cache(maxsize=64)  # the package ships a handful of files: each compressed once
@@ -56,7 +58,10 @@ def asset(path: str) -> Path | None:
         found = STATIC / "assets" / name
     else:
         return None
-    return found if found.is_file() else None
+    try:
+        return found if found.is_file() else None
+    except OSError:  # a name the file system refuses (too long): no such file
+        return None
 
 
 class Pages:
@@ -92,6 +97,16 @@ class Pages:
         if compress:
             headers.append((b"content-encoding", b"gzip"))
         await send({"type": "http.response.start", "status": 200, "headers": headers})
-        await send(
-            {"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else body}
-        )
+        if scope["method"] == "HEAD":
+            body = b""
+        # In chunks: each is sent as the client takes the last (an HTTP/2 stream holds about
+        # two at most), not the whole file held for a client that never reads it.
+        for start in range(0, max(len(body), 1), CHUNK):
+            end = start + CHUNK
+            await send(
+                {
+                    "type": "http.response.body",
+                    "body": body[start:end],
+                    "more_body": end < len(body),
+                }
+            )

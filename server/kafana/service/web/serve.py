@@ -7,6 +7,7 @@ starts), serving until `stop`, which lets running calls finish for the grace per
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import socket
 import ssl
@@ -33,6 +34,14 @@ connection is closed."""
 HEADER_TIMEOUT_S = 5.0
 """Seconds a connection may wait with no request under way (a request's headers incomplete,
 or kept alive between requests): then it is closed (hypercorn's keep-alive timeout)."""
+IDLE_TIMEOUT_S = 30.0
+"""Seconds a connection may go with no byte moving either way, whatever it is doing: then it is
+closed. hypercorn's own timer stops once an HTTP/2 connection has begun (24 bytes of preface
+held a place for good) and none bounds an answer the client never reads (a zero flow-control
+window held every answer in memory). Streams send a heartbeat every 5 s at most."""
+H2_STREAMS = 32
+"""HTTP/2 requests at once on one connection (hypercorn's default: 100): with the static files
+sent in chunks, what one connection can hold unread in memory is about this many times 48 KB."""
 
 
 FLOOD_LINES = 10
@@ -104,20 +113,40 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+async def refuse(send: Send, status: int, text: str) -> None:
+    """Answer `status` with `text` (plain), before any handler runs."""
+    body = text.encode()
+    headers = [(b"content-type", b"text/plain"), (b"content-length", b"%d" % len(body))]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+class NotReading(ConnectionError):
+    """A part of an answer waited `IDLE_TIMEOUT_S` for the client to take it: the app's send
+    fails, so the request ends (hypercorn waited for good, the answer held in memory)."""
+
+
 class Bounded:
-    """ASGI middleware: a request whose headers are over `MAX_HEADER_BYTES` is refused (431);
-    one whose body has not arrived whole within `body_timeout` seconds is refused (408).
+    """ASGI middleware: a request whose headers are over `MAX_HEADER_BYTES` is refused (431), as
+    is one with a header value that is not UTF-8 (400); one whose body has not arrived whole
+    within `body_timeout` seconds is refused (408); a part of an answer the client has not
+    taken within `idle_timeout` seconds fails the app's send (`NotReading`).
 
     hypercorn bounds only a header block still incomplete (`h11_max_incomplete_size`); one that
     arrives whole in a read (up to 64 KB) would pass. It bounds no body in time: a body that
     never ends kept its connection for ever."""
 
     def __init__(
-        self, app: App, limit: int = MAX_HEADER_BYTES, body_timeout: float = BODY_TIMEOUT_S
+        self,
+        app: App,
+        limit: int = MAX_HEADER_BYTES,
+        body_timeout: float = BODY_TIMEOUT_S,
+        idle_timeout: float = IDLE_TIMEOUT_S,
     ) -> None:
         self.app = app
         self.limit = limit
         self.body_timeout = body_timeout
+        self.idle_timeout = idle_timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Refuse headers over the limit; pass the rest on."""
@@ -125,11 +154,16 @@ class Bounded:
             size = sum(len(name) + len(value) for name, value in scope["headers"])
             if size > self.limit:
                 text = f"request headers are {size} bytes: this server takes at most {self.limit}"
-                body = text.encode()
-                headers = [(b"content-type", b"text/plain"), (b"content-length", b"%d" % len(body))]
-                await send({"type": "http.response.start", "status": 431, "headers": headers})
-                await send({"type": "http.response.body", "body": body})
+                await refuse(send, 431, text)
                 return
+            for name, value in scope["headers"]:
+                try:
+                    value.decode()
+                except UnicodeDecodeError:  # (the RPC routes read them as UTF-8: a 500 before)
+                    await refuse(
+                        send, 400, f"request header {name.decode('latin-1')!r} is not UTF-8"
+                    )
+                    return
             await self._timed(scope, receive, send)
             return
         await self.app(scope, receive, send)
@@ -160,9 +194,16 @@ class Bounded:
                 return  # the app's answer to a client gone ("canceled"): 408 instead
             if message.get("type") == "http.response.start":
                 state["started"] = True
-            await send(message)
+            try:
+                async with asyncio.timeout(self.idle_timeout):
+                    await send(message)
+            except TimeoutError:  # (ASGI: a send to a client gone raises an OSError)
+                raise NotReading(f"the client took nothing for {self.idle_timeout:g} s") from None
 
-        await self.app(scope, timed_receive, watched_send)
+        try:
+            await self.app(scope, timed_receive, watched_send)
+        except NotReading:  # the answer is given up: nothing to log, the client left it
+            return
         if state["late"] and not state["started"]:
             text = f"the request body did not arrive within {self.body_timeout:g} s"
             body = text.encode()
@@ -183,12 +224,23 @@ class HttpServer:
         self.host = host
         self.tls = tls
         self._socket: Listener | None = listener(bind(host, port))  # bounded connections
+        self.counts = self._socket.counts
         self.port: int = self._socket.getsockname()[1]
+        self._reaper: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._config: Config | None = None
         self.header_timeout = HEADER_TIMEOUT_S
         self.flood = FloodFilter()  # on the loggers of `FLOODED` while serving
+
+    @property
+    def idle_timeout(self) -> float:
+        """Seconds a connection may move no byte, or an answer's part wait to be taken."""
+        return self.app.idle_timeout
+
+    @idle_timeout.setter
+    def idle_timeout(self, seconds: float) -> None:
+        self.app.idle_timeout = seconds
 
     @property
     def url(self) -> str:
@@ -202,6 +254,7 @@ class HttpServer:
         config.backlog = BACKLOG
         config.h11_max_incomplete_size = MAX_HEADER_BYTES
         config.keep_alive_timeout = self.header_timeout
+        config.h2_max_concurrent_streams = H2_STREAMS
         config.include_server_header = False
         config.accesslog = None
         config.errorlog = log
@@ -227,13 +280,25 @@ class HttpServer:
             worker_serve(app, config, sockets=sockets, shutdown_trigger=self._stopping.wait),
             name="kafana-http",
         )
+        self._reaper = asyncio.create_task(self._reap(), name="kafana-http-idle")
         await asyncio.sleep(0)  # let it take the socket
+
+    async def _reap(self) -> None:
+        """Close every connection idle for `idle_timeout` (checked every second at least): shut
+        down, so hypercorn sees it end and lets go of what it held for it."""
+        while True:
+            await asyncio.sleep(min(1.0, self.idle_timeout / 4))
+            for conn in self.counts.idle(time.monotonic() - self.idle_timeout):
+                with contextlib.suppress(OSError):
+                    conn.shutdown(socket.SHUT_RDWR)
 
     async def stop(self, grace: float | None = 5.0) -> None:
         """Accept no more connections; wait up to `grace` seconds for the calls running."""
         if self._config is not None:
             self._config.graceful_timeout = 0.0 if grace is None else grace
         self._stopping.set()
+        if self._reaper is not None:
+            self._reaper.cancel()
         for name in FLOODED:
             logging.getLogger(name).removeFilter(self.flood)
         if self._task is not None:
