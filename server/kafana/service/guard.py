@@ -33,7 +33,7 @@ from kafana.service.errors import refuse_rate_limited, refuse_reason
 from kafana.service.inputs import bad_enum
 from kafana.service.intercept import Behavior, Context, Handler, WrappingInterceptor
 from kafana.service.limits import Limits
-from kafana.service.ratelimit import RateLimit, RateLimiter
+from kafana.service.ratelimit import RateLimit, RateLimiter, charging
 from kafana.v1 import service_pb2
 
 __all__ = ["Guard", "address_key", "caller_key", "message_options"]
@@ -125,9 +125,15 @@ class Guard(WrappingInterceptor):
     async def _call(
         self, behavior: Behavior, request: Any, context: Context, key: str, streaming: bool
     ) -> Any:
-        """The call itself; an event stream counts against its caller's open streams."""
+        """The call itself, with what it charges beyond one token taken after it
+        (`ratelimit.charge`); an event stream counts against its caller's open streams."""
         if not streaming:
-            return await behavior(request, context)
+            charged = charging()
+            try:
+                return await behavior(request, context)
+            finally:
+                if charged:
+                    self.limiter.charge(key, sum(charged))
         limit = self.limiter.limit.max_streams
         if limit and self.streams.get(key, 0) >= limit:
             metrics.REFUSALS.labels("streams").inc()

@@ -2,8 +2,10 @@
 
 A caller is its account, else its address (`kafana.service.guard.caller_key`).
 
-A bucket holds up to `burst` tokens and refills at `rate` tokens per second; each call takes one.
-An empty bucket refuses the call and says how long until a token is back:
+A bucket holds up to `burst` tokens and refills at `rate` tokens per second; each call takes one,
+and a call whose work is many calls' worth says so (`charge`): that is taken after it, so the
+caller's next calls wait for it. An empty bucket refuses the call and says how long until a
+token is back:
 
 >>> now = [0.0]
 >>> limiter = RateLimiter(RateLimit(rate=2, burst=2), clock=lambda: now[0])
@@ -21,7 +23,27 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
+
+_CHARGED: ContextVar[list[float] | None] = ContextVar("kafana_charged", default=None)
+"""The tokens the running call charges beyond its own (`charge`), where the guard counts them."""
+
+
+def charge(tokens: float) -> None:
+    """Charge the running call `tokens` more than an ordinary call's one, to its caller (taken
+    by the guard after the call). Outside a guarded call (the domain layer used directly, a
+    competition's own work) nothing is charged."""
+    charged = _CHARGED.get()
+    if charged is not None:
+        charged.append(tokens)
+
+
+def charging() -> list[float]:
+    """Start counting the running call's `charge`s (the guard, before the call): the list."""
+    charged: list[float] = []
+    _CHARGED.set(charged)
+    return charged
 
 
 @dataclass(frozen=True)
@@ -52,6 +74,16 @@ class RateLimiter:
         self.limit = limit
         self._clock = clock
         self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()  # key: (tokens, at)
+
+    def charge(self, key: str, tokens: float) -> None:
+        """Take `tokens` from `key`'s bucket after a call, refusing nothing: it may go into
+        debt (at most a burst's worth), which its next calls wait for."""
+        if not self.limit.enabled or tokens <= 0:
+            return
+        now = self._clock()
+        left, at = self._buckets.pop(key, (self.limit.burst, now))
+        left = min(self.limit.burst, left + (now - at) * self.limit.rate)
+        self._buckets[key] = (max(-self.limit.burst, left - tokens), now)
 
     def take(self, key: str, *, commit: bool = True) -> float:
         """Take one token for `key`: 0.0 if the call may go ahead, else seconds to wait.
