@@ -8,11 +8,14 @@ import asyncio
 import grpc
 from kafana.competitions.envelope import FairRecord
 from kafana.competitions.fairness import check_commitment
+from kafana.competitions.league.redis_store import RedisLeagues
+from kafana.competitions.league.results import BENCH_MS
 from kafana.service.ratelimit import RateLimit
+from kafana.store.client import RedisClient
 from kafana.v1 import competitions_pb2 as cpb
 from kafana.v1 import leagues_pb2 as pb
 from kafana.v1 import service_pb2, state_pb2
-from kit import reason_of, refusal
+from kit import reason_of, refusal, retry_delay_ms
 
 from .league_helpers import Site, Tickets, create_league, play_out, site
 
@@ -232,15 +235,26 @@ async def test_a_no_show_forfeits_and_nobody_showing_is_not_rated(redis_url: str
             assert settled.faults[0].code == f"seat{bob_seat}:no_show->forfeit_match@0"
         finally:
             stream.close()
+        # bob may not queue again for a while: a player who queues and never comes kept the
+        # other waiting out the join deadline, match after match (a review, 7 Dec: 12 queues
+        # from one account with no stream, 3 players x 2 matches, 64 s waited, 0 games played)
+        error = await refusal(
+            node.leagues.JoinQueue(pb.JoinQueueRequest(league="late"), metadata=bob)
+        )
+        assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert reason_of(error) == "RATE_LIMITED"
+        assert "'bob' did not take their seat" in (error.details() or "")
+        assert 50_000 < (retry_delay_ms(error) or 0) <= BENCH_MS
         # now nobody shows up: settled, not rated
-        for key in (ana, bob):
+        carl, dan = await s.account("carl"), await s.account("dan")
+        for key in (carl, dan):
             await node.leagues.JoinQueue(pb.JoinQueueRequest(league="late"), metadata=key)
         second = ticket.match + 1
         async with asyncio.timeout(30):
             while True:
                 try:
                     match = await node.leagues.GetMatch(
-                        pb.GetMatchRequest(league="late", match=second), metadata=ana
+                        pb.GetMatchRequest(league="late", match=second), metadata=carl
                     )
                 except grpc.aio.AioRpcError as error:  # not made yet
                     assert error.code() == grpc.StatusCode.NOT_FOUND
@@ -251,6 +265,34 @@ async def test_a_no_show_forfeits_and_nobody_showing_is_not_rated(redis_url: str
         assert match.ending == state_pb2.RESULT_REASON_NO_SHOW and not match.rated and match.secret
         player = await node.leagues.GetPlayer(pb.GetPlayerRequest(league="late"), metadata=bob)
         assert player.games == 1  # the first match only
+        for key in (carl, dan):  # both benched, once the settler is done
+            async with asyncio.timeout(10):
+                while True:
+                    try:
+                        await node.leagues.JoinQueue(
+                            pb.JoinQueueRequest(league="late"), metadata=key
+                        )
+                    except grpc.aio.AioRpcError as error:
+                        assert reason_of(error) == "RATE_LIMITED"
+                        break
+                    await node.leagues.LeaveQueue(pb.LeaveQueueRequest(league="late"), metadata=key)
+                    await asyncio.sleep(0.05)
+        await node.leagues.JoinQueue(pb.JoinQueueRequest(league="late"), metadata=ana)  # came
+
+
+async def test_each_no_show_while_the_last_is_remembered_benches_twice_as_long(
+    redis_url: str,
+) -> None:
+    client = RedisClient.from_url(redis_url)
+    try:
+        leagues = RedisLeagues(client)
+        assert await leagues.benched("b", "eve") == 0
+        ends = [await leagues.bench("b", "eve", 1_000, 60_000, 86_400_000) for _ in range(3)]
+        assert ends == [61_000, 121_000, 241_000]
+        assert await leagues.benched("b", "eve") == 241_000
+        assert await leagues.benched("b", "fay") == 0  # one player's bench only
+    finally:
+        await client.close()
 
 
 async def test_a_seated_player_who_never_moves_forfeits_by_the_league_policy(

@@ -25,6 +25,12 @@ def home(league: str, player: str) -> str:
     return hash_tag("lg", f"{league}:p:{player}", "player") + ":band"
 
 
+def bench(league: str, player: str) -> str:
+    """String: "<no-shows> <until ms>": a player who did not take their seat may not queue
+    again until then (`LeagueStore.bench`), under the player's own hash tag."""
+    return hash_tag("lg", f"{league}:p:{player}", "player") + ":bench"
+
+
 @dataclass(frozen=True)
 class BandKeys:
     """Key names of band `band` of league `league`, of `count` bands (one band: the league's

@@ -24,6 +24,7 @@ from kafana.errors import (
     InvalidInputError,
     NotFoundError,
     PermissionDeniedError,
+    RateLimited,
     WrongStateError,
 )
 from kafana.service.auth import Caller
@@ -209,6 +210,15 @@ class Leagues:
         """Wait for a match; refused while the caller has a match not settled."""
         player = account_of(caller, "JoinQueue")
         meta = await self.meta(league)
+        benched = await self.store.benched(league, player) - now_ms()
+        if benched > 0:
+            raise RateLimited(
+                f"{player!r} did not take their seat in a match of league {league!r} by its join "
+                f"deadline: queueing again in {-(-benched // 1000)} s (open WatchTickets first, "
+                "then JoinQueue)",
+                benched,
+                quota="no_show",
+            )
         season = int(meta.get("season", "1"))
         (raw,) = await self.store.ratings(league, season, [player])
         keep = _retention(meta)

@@ -12,7 +12,7 @@ join begun before the move is refused there (`depart.lua`), so a player waits in
 from __future__ import annotations
 
 from kafana.competitions.league.bands import Bands
-from kafana.competitions.league.keys import LEAGUES, BandKeys, LeagueKeys, home
+from kafana.competitions.league.keys import LEAGUES, BandKeys, LeagueKeys, bench, home
 from kafana.competitions.league.replies import atomic, each, fields, items, text, with_scores
 from kafana.competitions.league.replies import number as score
 from kafana.competitions.league.spec import load
@@ -215,6 +215,19 @@ class RedisLeagues(LeagueStore):
             [("ZREM", keys.queue_since, player), ("ZREM", keys.queue_rating, player)],
         )
         return bool(removed)
+
+    async def bench(self, league: str, player: str, now: int, first_ms: int, keep_ms: int) -> int:
+        key = bench(league, player)
+        held = await self.client.call(key, "GET", key)  # one referee settles a match
+        count = int(text(held).split()[0]) + 1 if held is not None else 1
+        until = now + (first_ms << min(count - 1, 20))
+        await self.client.call(key, "SET", key, f"{count} {until}", "PX", until - now + keep_ms)
+        return until
+
+    async def benched(self, league: str, player: str) -> int:
+        key = bench(league, player)
+        held = await self.client.call(key, "GET", key)
+        return 0 if held is None else int(text(held).split()[1])
 
     async def status(self, league: str, player: str) -> tuple[str, int]:
         keys = await self._home(league, player)

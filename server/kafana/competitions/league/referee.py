@@ -29,7 +29,10 @@ from kafana.competitions.fairness import commitment, new_secret
 from kafana.competitions.league.matchmaking import Window, groups
 from kafana.competitions.league.notices import tell_made, tell_settled
 from kafana.competitions.league.results import (
+    BENCH_KEEP_MS,
+    BENCH_MS,
     Outcome,
+    absent,
     fair_record,
     new_ratings,
     no_show,
@@ -383,6 +386,9 @@ class Referee:
             )
             if answer != "retry":
                 if answer == SETTLED:
+                    now = self.clock()
+                    for seat in absent(json.loads(fixed.get("faults", "[]"))):
+                        await self.store.bench(league, players[seat], now, BENCH_MS, BENCH_KEEP_MS)
                     band = (await self.store.bands(league)).band_of(number)
                     await self.store.keep(league, season, retention, band)  # in use: kept
                     self.settled += 1

@@ -9,6 +9,7 @@ rank first, the absent last.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -19,6 +20,12 @@ from kafana.competitions.wire import reason_name, result_name
 from kafana.v1 import service_pb2, state_pb2
 
 NO_SHOW = "no_show"
+BENCH_MS = 60_000
+"""A player's first no-show bars them from the queue this long (`Leagues.join`), each one more
+twice as long while the last is remembered (`BENCH_KEEP_MS` past its end): a player who
+queues and never comes cannot keep others waiting out the join deadline match after match."""
+BENCH_KEEP_MS = 86_400_000
+ABSENT = re.compile(r"seat(\d+):no_show->")
 RATED_ENDINGS = (
     state_pb2.RESULT_REASON_SCORE,
     state_pb2.RESULT_REASON_OUT,
@@ -79,6 +86,11 @@ def no_show(present: Sequence[bool]) -> Outcome:
     scores = tuple(1.0 if here else 0.0 for here in present)
     seats = ", ".join(map(str, absent))
     return Outcome(NO_SHOW, scores, f"seat(s) {seats} not taken by the join deadline", faults)
+
+
+def absent(faults: Sequence[str]) -> list[int]:
+    """The seats that did not show up, from a settled match's fault codes (`no_show`)."""
+    return [int(found.group(1)) for code in faults if (found := ABSENT.match(code))]
 
 
 def load_rating(raw: str | None) -> Rating:

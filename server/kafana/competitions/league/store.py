@@ -116,6 +116,16 @@ class LeagueStore(ABC):
         """Stop waiting; False if the player was not waiting."""
 
     @abstractmethod
+    async def bench(self, league: str, player: str, now: int, first_ms: int, keep_ms: int) -> int:
+        """Bar `player` from the queue after a no-show: `first_ms` after the first, twice as
+        long after each one more while the last is remembered (`keep_ms` past its end); the
+        time (ms) it ends."""
+
+    @abstractmethod
+    async def benched(self, league: str, player: str) -> int:
+        """When the player's bench ends (ms; 0: never benched, or long ago)."""
+
+    @abstractmethod
     async def status(self, league: str, player: str) -> tuple[str, int]:
         """(PAIRED, match), (WAITING, 0) or (IDLE, 0)."""
 
