@@ -79,33 +79,29 @@ class Connection(socket.socket):
     address = ""
     last = 0.0
 
+    def moved(self, count: int) -> int:
+        """Note `count` bytes moved (none: nothing noted); `count`."""
+        if count:
+            self.last = time.monotonic()
+        return count
+
     def recv(self, size: int, *flags: int) -> bytes:
         """`socket.recv`, noted."""
         data = super().recv(size, *flags)
-        if data:
-            self.last = time.monotonic()
+        self.moved(len(data))
         return data
 
     def recv_into(self, buffer: Any, *args: int) -> int:
         """`socket.recv_into`, noted."""
-        count = super().recv_into(buffer, *args)
-        if count:
-            self.last = time.monotonic()
-        return count
+        return self.moved(super().recv_into(buffer, *args))
 
     def send(self, data: Any, *flags: int) -> int:
         """`socket.send`, noted."""
-        count = super().send(data, *flags)
-        if count:
-            self.last = time.monotonic()
-        return count
+        return self.moved(super().send(data, *flags))
 
     def sendmsg(self, buffers: Any, *args: Any) -> int:
         """`socket.sendmsg`, noted."""
-        count = super().sendmsg(buffers, *args)
-        if count:
-            self.last = time.monotonic()
-        return count
+        return self.moved(super().sendmsg(buffers, *args))
 
     def close(self) -> None:
         """Close it (its place is given back once)."""
