@@ -299,11 +299,13 @@ class HttpServer:
         self._stopping.set()
         if self._reaper is not None:
             self._reaper.cancel()
-        for name in FLOODED:
-            logging.getLogger(name).removeFilter(self.flood)
-        if self._task is not None:
-            task, self._task = self._task, None
-            await task
-        elif self._socket is not None:
-            self._socket.close()
-            self._socket = None
+        try:
+            if self._task is not None:
+                task, self._task = self._task, None
+                await task
+            elif self._socket is not None:
+                self._socket.close()
+                self._socket = None
+        finally:  # the bound stays on while the connections end (one line each, else)
+            for name in FLOODED:
+                logging.getLogger(name).removeFilter(self.flood)
