@@ -343,9 +343,17 @@ async def play_league(
 
 async def _join(leagues: Leagues, league: str) -> None:
     """Join the queue; a match still open (a restart mid-match) is played first, its ticket
-    coming on the stream."""
-    try:
-        await leagues.join(league)
-    except FailedPreconditionError:
-        if (await leagues.leave(league)).state != pb.QUEUE_STATE_PAIRED:  # refused otherwise
-            raise
+    coming on the stream; benched after a no-show (the client was away when its match was
+    made), wait the bench out and join then."""
+    while True:
+        try:
+            await leagues.join(league)
+            return
+        except FailedPreconditionError:
+            if (await leagues.leave(league)).state != pb.QUEUE_STATE_PAIRED:  # refused otherwise
+                raise
+            return
+        except RpcError as error:
+            if error.metadata.get("quota") != "no_show" or error.retry_after is None:
+                raise
+            await asyncio.sleep(error.retry_after)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import grpc
+import pytest
 from kafana.competitions.envelope import FairRecord
 from kafana.competitions.fairness import check_commitment
 from kafana.competitions.league.redis_store import RedisLeagues
@@ -384,3 +385,34 @@ async def test_watch_account_alone_gets_the_ticket_with_its_seat_token(redis_url
     ticket, settled = (n.ticket for n in tickets)
     assert settled.settled.match == ticket.ticket.match and settled.settled.rated
     assert settled.settled.state == pb.MATCH_STATE_SETTLED and settled.settled.secret
+
+
+async def test_the_sdk_waits_out_a_bench_then_queues(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bot whose client was away when its match was made is benched; `play_league` (its
+    `_join`) waits the bench out and queues then, rather than ending the bot's run (a call
+    retries by itself only waits of up to `MAX_RETRY_WAIT`: 0.5 s here, a 1.5 s bench)."""
+    from kafana.store.accounts import now_ms
+    from kafana_client import AsyncClient, errors
+    from kafana_client.leagues import Leagues, _join
+
+    monkeypatch.setattr(errors, "MAX_RETRY_WAIT", 0.5)
+
+    async with site(redis_url) as s:
+        node = s.nodes[0]
+        await create_league(node, await s.account("org", "organiser"), "wait")
+        eve = await s.account("eve")
+        client = RedisClient.from_url(redis_url)
+        try:
+            await RedisLeagues(client).bench("wait", "eve", now_ms(), 1500, 60_000)
+        finally:
+            await client.close()
+        key = eve[0][1].split(" ", 1)[1]
+        async with AsyncClient.connect(f"127.0.0.1:{node.server.port}", key=key) as sdk:
+            started = asyncio.get_running_loop().time()
+            await _join(Leagues(sdk), "wait")
+            waited = asyncio.get_running_loop().time() - started
+        assert 1.0 < waited < 10, waited
+        info = await node.leagues.GetLeague(pb.GetLeagueRequest(league="wait"), metadata=eve)
+        assert info.waiting == 1  # eve, queued once the bench was over
