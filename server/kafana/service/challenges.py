@@ -52,9 +52,6 @@ async def challenge(
         raise PermissionDeniedError("a challenge is made by an account: send its API key")
     if opponent == challenger:
         raise InvalidInputError("an account cannot challenge itself", field="opponent")
-    found = await accounts.get(opponent) if opponent else None
-    if found is None or not found.active:
-        raise NotFoundError(f"no account named {opponent!r} to challenge", field="opponent")
     if config.seat_accounts:
         raise InvalidInputError(
             "a challenge binds the seats itself: leave seat_accounts empty",
@@ -74,6 +71,10 @@ async def challenge(
         raise InvalidInputError("the two seats are one", field="opponent_seat")
     if config.bots:
         raise InvalidInputError("a challenge is between two accounts: no bots", field="config.bots")
+    # Looked up last: a bad request says nothing of whether the name exists (a free probe).
+    found = await accounts.get(opponent) if opponent else None
+    if found is None or not found.active:
+        raise NotFoundError(f"no account named {opponent!r} to challenge", field="opponent")
     bound = rules_pb2.TableConfig()
     bound.CopyFrom(config)
     bound.seat_accounts.extend([""] * players)
