@@ -110,3 +110,18 @@ def test_the_cli_refuses_an_impossible_swiss_and_plays_tac() -> None:
     played = CliRunner().invoke(main, args)
     assert played.exit_code == 0, played.output
     assert "places" in played.output and "Standings" in played.output
+
+
+def test_equal_points_of_thirds_tie_exactly_and_the_tiebreaks_decide() -> None:
+    """A review (7 Dec): a 4-player round robin of 5 entrants, every game to seat 0. Every
+    entrant has 2 points (a win and three thirds), but added as floats some were 2.0 and some
+    1.9999999999999998, which ranked b first and a third, with head-to-head wrong too. Equal
+    points are equal: the tie-breaks (all equal here) and then the name decide."""
+    t = Tournament(EventConfig("x", Kind.ROUND_ROBIN, tuple("abcde"), players=4))
+    while not t.finished:
+        for game in t.next_round():
+            t.adjudicate(game.game_id, 0)
+    rows = t.standings()
+    assert [r.points for r in rows] == [2.0] * 5
+    assert len({(r.sonneborn_berger, r.head_to_head, r.diff) for r in rows}) == 1
+    assert [r.entrant for r in rows] == list("abcde")

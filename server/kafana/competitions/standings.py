@@ -80,6 +80,8 @@ class Standing:
 
 
 DEFAULT_TIEBREAKS = ("buchholz", "sonneborn_berger", "diff")
+POINT_DIGITS = 9
+"""Decimals points are rounded to once added up (sums of thirds and halves: exact to far more)."""
 
 
 def standings(
@@ -99,6 +101,9 @@ def standings(
     for p in placings:
         points[p.entrant] += p.points
         games[p.entrant].append(p)
+    # Match points are thirds, halves...: added as floats, equal totals could differ in the
+    # last bit (2.0 against 1.9999999999999998) and be ranked, and compared, as unequal.
+    points = {e: round(v, POINT_DIGITS) for e, v in points.items()}
 
     def strength(p: Placing) -> float:
         return sum(points[o] for o in p.opponents) / len(p.opponents) if p.opponents else 0.0
@@ -132,6 +137,7 @@ def standings(
 def _head_to_head(entrant: str, mine: list[Placing], points: Mapping[str, float]) -> float:
     """The points `entrant` won in its games whose every opponent has its points."""
     level = points[entrant]
-    return sum(
+    won = sum(
         p.points for p in mine if p.opponents and all(points[o] == level for o in p.opponents)
     )
+    return round(won, POINT_DIGITS)
