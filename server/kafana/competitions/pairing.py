@@ -169,31 +169,36 @@ def _even_seats(
     cap = {e: -(-n // seats) for e, n in games.items()}
     held: dict[tuple[str, int], int] = {}
     chosen: list[Table] = []
-    left = [budget]
-
-    def search(i: int) -> bool:
-        if i == len(tables):
-            return True
+    left = budget
+    # A depth-first search over the tables, one turn each, with its own stack (`tried`: the
+    # turns tried at each table so far): a recursion as deep as the tables (up to MAX_GAMES)
+    # passed Python's limit (RecursionError for 3 seats and 20-23 entrants: no event started).
+    tried = [0] * len(tables)
+    i = 0
+    while i < len(tables):
         table = tables[i]
-        for shift in range(seats):
-            left[0] -= 1
-            if left[0] < 0:
-                return False
+        while tried[i] < seats:
+            shift = tried[i]
+            tried[i] += 1
+            left -= 1
+            if left < 0:
+                return rounds
             turned = table[shift:] + table[:shift]
             if any(held.get((e, s), 0) >= cap[e] for s, e in enumerate(turned)):
                 continue
             for s, e in enumerate(turned):
                 held[(e, s)] = held.get((e, s), 0) + 1
             chosen.append(turned)
-            if search(i + 1):
-                return True
-            chosen.pop()
-            for s, e in enumerate(turned):
+            i += 1
+            if i < len(tables):
+                tried[i] = 0
+            break
+        else:  # no turn fits: take back the table before's and try its next turn
+            i -= 1
+            if i < 0:
+                return rounds
+            for s, e in enumerate(chosen.pop()):
                 held[(e, s)] -= 1
-        return False
-
-    if not search(0):
-        return rounds
     counts.clear()
     counts.update(held)
     found = iter(chosen)
