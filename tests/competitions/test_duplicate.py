@@ -11,6 +11,7 @@ from kafana.competitions.local_runner import registry_bots, run_local
 from kafana.competitions.tournament import EventConfig, Kind, Tournament
 from kafana.competitions.verify import verify
 from kafana.games.tablic import MatchRecord, shuffled_deck
+from kafana.v1 import competitions_pb2 as pb
 from kafana_client import AsyncClient
 
 BOTS = {"ana": "greedy", "bob": "heuristic", "cid": "random", "dan": "greedy"}
@@ -88,3 +89,25 @@ def test_fresh_secrets_give_every_round_its_own_boards() -> None:
     assert len(event.rounds) == 3 and len(decks) == 3 * 2
     assert all(len(found) == 1 for found in decks.values())  # one deal set per board
     assert len({d for found in decks.values() for d in found}) == 6  # no board dealt twice
+
+
+def test_a_board_s_result_is_shown_only_once_every_table_of_it_is_done() -> None:
+    """A review (7 Dec): GetEvent (public) showed a duplicate board's finished game with its
+    scores and winner while the board's other table still played the same cards: that table's
+    players learnt what they had to beat. The game shows as done; its result waits, as its
+    secret and record do, for the whole board."""
+    from kafana.competitions.hosted.convert import rounds_of
+    from kafana.competitions.hosted.event import Hosted
+
+    event = Tournament(EventConfig("dup4", Kind.DUPLICATE, ("a", "b", "c", "d"), boards=1))
+    first, second = event.next_round()  # one board, two tables with the same cards
+    assert first.commitment == second.commitment
+    event.adjudicate(first.game_id, winner=1)
+    shown = {g.game_id: g for g in rounds_of(Hosted(event), records=True)[0].games}
+    done = shown[first.game_id]
+    assert done.status == pb.GAME_STATUS_DONE
+    assert list(done.scores) == [] and not done.HasField("winner") and not done.secret
+    event.adjudicate(second.game_id, winner=0)  # the board is over: both results shown
+    shown = {g.game_id: g for g in rounds_of(Hosted(event), records=True)[0].games}
+    assert shown[first.game_id].winner == 1 and shown[second.game_id].winner == 0
+    assert shown[first.game_id].secret

@@ -135,16 +135,17 @@ def rounds_of(hosted: Hosted, records: bool) -> list[pb.RoundInfo]:
                 if seats
                 else pb.GAME_STATUS_WAITING,
             )
-            if result is not None:
+            # A duplicate board's game shows its result with its secret: once every table of
+            # the board is done (before, the others' players learnt the score to beat).
+            if result is not None and revealable(t, g.game_id, held):
                 game.scores.extend(result.scores)
                 if result.winner is not None:
                     game.winner = result.winner
                 game.ending = GAME_ENDINGS[result.ending]
                 game.faults.extend(fault_message(f) for f in result.faults)
-                if revealable(t, g.game_id, held):
-                    game.secret = t.secret_of(g.game_id)
-                    if records:
-                        game.record = result.record
+                game.secret = t.secret_of(g.game_id)
+                if records:
+                    game.record = result.record
             info.games.append(game)
         out.append(info)
     return out
