@@ -416,3 +416,50 @@ async def test_the_sdk_waits_out_a_bench_then_queues(
         assert 1.0 < waited < 10, waited
         info = await node.leagues.GetLeague(pb.GetLeagueRequest(league="wait"), metadata=eve)
         assert info.waiting == 1  # eve, queued once the bench was over
+
+
+async def test_a_copy_of_a_match_table_another_referee_made_serves_no_seed(
+    redis_url: str,
+) -> None:
+    """A review (7 Dec): two referees racing on one match (a look past its lease) each made
+    the match's table from the match's secret; the loser closed its copy, finished and listed,
+    and its record, served to anyone, gave the seed: every hand of the match being played.
+    Each copy is made under an embargo label of its own, lifted for the kept one only."""
+    from kafana.competitions.league.referee import Referee
+    from kafana.service.tables import Tables
+    from kafana.store.redis_store import RedisStore
+
+    async with site(redis_url) as s:
+        node = s.nodes[0]
+        await create_league(node, await s.account("org", "organiser"), "race")
+        ana, bob = await s.account("ana"), await s.account("bob")
+        streams = [Tickets(node, "race", key) for key in (ana, bob)]
+        try:
+            for key in (ana, bob):
+                await node.leagues.JoinQueue(pb.JoinQueueRequest(league="race"), metadata=key)
+            ticket = (await streams[0].next("ticket")).ticket
+            store = RedisStore.from_url(redis_url)
+            try:  # a second referee, on the same store, that looked before the table was kept
+                other = Referee(RedisLeagues(store.client), Tables(store))
+                match = await other.store.match("race", ticket.match)
+                match.pop("table")
+                spec = await other.spec("race")
+                assert spec is not None
+                kept = await other._make_table("race", spec, ticket.match, match)
+            finally:
+                await store.close()
+            assert kept == ticket.table_id  # the first referee's table is played
+            listed = await node.kafana.ListTables(service_pb2.ListTablesRequest(), metadata=ana)
+            copies = [t.table_id for t in listed.tables if t.table_id != ticket.table_id]
+            assert len(copies) == 1  # the loser's copy, closed
+            error = await refusal(
+                node.kafana.GetRecord(service_pb2.GetRecordRequest(table_id=copies[0]))
+            )
+            assert reason_of(error) == "EMBARGOED", error.details()
+            watched = await node.kafana.GetState(  # the kept table: spectators welcome
+                service_pb2.GetStateRequest(table_id=ticket.table_id)
+            )
+            assert watched.info.table_id == ticket.table_id
+        finally:
+            for stream in streams:
+                stream.close()

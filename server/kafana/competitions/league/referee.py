@@ -55,6 +55,7 @@ from kafana.competitions.wire import result_enum
 from kafana.errors import KafanaError, MatchOverError, NotFoundError
 from kafana.logs import Repeated
 from kafana.service import convert
+from kafana.service.embargo import MAX_TTL_MS
 from kafana.service.tables import Tables
 from kafana.store.accounts import now_ms
 from kafana.store.base import FINISHED, OPEN
@@ -292,7 +293,7 @@ class Referee:
             await self.settle(league, spec, number, match, outcome)
             return
         if session.status == FINISHED:
-            record = convert.record(await self.tables.record(table_id))
+            record = convert.record(await self.tables.record(table_id, past_embargo=True))
             await self.settle(league, spec, number, match, played(record, len(players)))
         elif session.status == OPEN and now >= join_by:
             try:
@@ -317,12 +318,22 @@ class Referee:
     async def _make_table(
         self, league: str, spec: leagues_pb2.LeagueSpec, number: int, match: dict[str, str]
     ) -> str:
+        """The match's table, made now unless another referee's was kept first. Every copy is
+        dealt from the match's secret, so each is made under an embargo label of its own,
+        lifted only for the copy kept: a copy another referee made first (closed here) or
+        one a referee died before keeping (closed by its clock) serves no record, no seed,
+        while the match is played at the kept one (a review: the closed copy's public record
+        gave the live table's every hand)."""
         players = match["players"].split()
         config = league_table(league, number, players, match["secret"], spec)
+        config.embargo = f"league/{league}/{number}/{secrets.token_hex(8)}"
+        await self.tables.embargo(config.embargo, MAX_TTL_MS)
         table_id, admin, _ = await self.tables.create(config)
         kept = await self.store.set_once(league, number, "table", f"{table_id} {admin}")
         mine = kept.split(" ")[0] == table_id
-        if not mine:  # another referee made one first: ours is closed, theirs is played
+        if mine:
+            await self.tables.release(config.embargo)
+        else:  # another referee made one first: ours is closed, theirs is played
             with contextlib.suppress(KafanaError):
                 await self.tables.close(table_id, admin)
         return kept.split(" ")[0]
