@@ -111,3 +111,18 @@ def test_a_board_s_result_is_shown_only_once_every_table_of_it_is_done() -> None
     shown = {g.game_id: g for g in rounds_of(Hosted(event), records=True)[0].games}
     assert shown[first.game_id].winner == 1 and shown[second.game_id].winner == 0
     assert shown[first.game_id].secret
+
+
+def test_a_board_s_games_are_rated_once_every_table_of_it_is_done() -> None:
+    """A review (7 Dec): with the board's results held back, its players' ratings in the
+    public standings still moved as soon as one table of it was done (a -1.833 -> -3.125):
+    the same leak. A board's games are rated together once all are done."""
+    event = Tournament(EventConfig("dup4", Kind.DUPLICATE, ("a", "b", "c", "d"), boards=1))
+    pool = event.config.pool
+    first, second = event.next_round()
+    before = {e: event.ratings.get(pool, e) for e in "abcd"}
+    event.adjudicate(first.game_id, winner=1)
+    assert {e: event.ratings.get(pool, e) for e in "abcd"} == before  # nothing shows yet
+    event.adjudicate(second.game_id, winner=0)
+    after = {e: event.ratings.get(pool, e) for e in "abcd"}
+    assert all(after[e] != before[e] for e in "abcd")  # every seat of both tables rated

@@ -475,18 +475,27 @@ class Tournament:
     # -- results and organiser actions ------------------------------------------------------
 
     def record(self, result: GameResult) -> None:
-        """Take a game's result (once) and rate it: every side, by its match points."""
+        """Take a game's result (once) and rate it: every side, by its match points. A game
+        that shares its deals with others (a duplicate board) is rated with them once all are
+        done: a rating that moved sooner would tell the board's other tables its result."""
         spec = self.game(result.game_id)
         if result.game_id in self.results:
             raise EventError(f"game {result.game_id!r} already has a result")
         self.results[result.game_id] = result
-        if result.ending is not Ending.NOT_PLAYED:
-            sides = spec.sides
-            self.ratings.rate(
-                self.config.pool,
-                [list(side) for side in sides],
-                [result.match_points(i, len(sides)) for i in range(len(sides))],
-            )
+        board = [spec]
+        if self.config.kind is Kind.DUPLICATE:  # the games of its board, itself among them
+            board = [g for r in self.rounds for g in r if g.commitment == spec.commitment]
+            if any(g.game_id not in self.results for g in board):
+                return
+        for game in board:
+            done = self.results[game.game_id]
+            if done.ending is not Ending.NOT_PLAYED:
+                sides = game.sides
+                self.ratings.rate(
+                    self.config.pool,
+                    [list(side) for side in sides],
+                    [done.match_points(i, len(sides)) for i in range(len(sides))],
+                )
 
     def remove(self, entrant: str, state: str, note: str = "") -> list[GameResult]:
         """Take `entrant` out (`state` withdrawn or disqualified): paired no more (Swiss), its
