@@ -167,7 +167,7 @@ async def test_a_connection_no_byte_moves_on_is_closed(web: Service) -> None:
     such a connection held its place for good (a review: 8 addresses x 128 of them took the
     whole port, browsers refused, for as long as the attacker liked)."""
     assert web.server.http is not None
-    web.server.http.idle_timeout = 2.0
+    web.server.http.app.idle_timeout = 2.0
     reader, writer = await asyncio.open_connection("127.0.0.1", web.server.http.port)
     writer.write(H2_PREFACE)
     started = time.monotonic()
@@ -180,7 +180,7 @@ async def test_answers_a_client_never_reads_are_let_go(web: Service) -> None:
     """Pipelined requests for the app's biggest file, never read: once nothing moves the
     connection is closed and what was queued for it let go (it was held for good)."""
     assert web.server.http is not None
-    web.server.http.idle_timeout = 2.0
+    web.server.http.app.idle_timeout = 2.0
     assets = STATIC / "assets"
     biggest = max(assets.iterdir(), key=lambda f: f.stat().st_size)
     asked = 100
@@ -207,7 +207,7 @@ async def test_http2_answers_a_client_gives_no_window_for_are_let_go(web: Servic
 
     http = web.server.http
     assert http is not None
-    http.idle_timeout = 2.0
+    http.app.idle_timeout = 2.0
     biggest = max((STATIC / "assets").iterdir(), key=lambda f: f.stat().st_size)
     _reader, writer = await asyncio.open_connection("127.0.0.1", http.port)
     client = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))

@@ -234,15 +234,6 @@ class HttpServer:
         self.flood = FloodFilter()  # on the loggers of `FLOODED` while serving
 
     @property
-    def idle_timeout(self) -> float:
-        """Seconds a connection may move no byte, or an answer's part wait to be taken."""
-        return self.app.idle_timeout
-
-    @idle_timeout.setter
-    def idle_timeout(self, seconds: float) -> None:
-        self.app.idle_timeout = seconds
-
-    @property
     def url(self) -> str:
         """Where browsers and HTTP clients call it."""
         host = f"[{self.host}]" if ":" in self.host else self.host
@@ -284,11 +275,12 @@ class HttpServer:
         await asyncio.sleep(0)  # let it take the socket
 
     async def _reap(self) -> None:
-        """Close every connection idle for `idle_timeout` (checked every second at least): shut
-        down, so hypercorn sees it end and lets go of what it held for it."""
+        """Close every connection idle for the app's `idle_timeout` (checked every second at
+        least): shut down, so hypercorn sees it end and lets go of what it held for it."""
         while True:
-            await asyncio.sleep(min(1.0, self.idle_timeout / 4))
-            for conn in self.counts.idle(time.monotonic() - self.idle_timeout):
+            idle = self.app.idle_timeout
+            await asyncio.sleep(min(1.0, idle / 4))
+            for conn in self.counts.idle(time.monotonic() - idle):
                 with contextlib.suppress(OSError):
                     conn.shutdown(socket.SHUT_RDWR)
 
