@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 from kafana.competitions.hosted.director import Director, EventRun
 from kafana.competitions.hosted.event import Hosted
@@ -68,3 +69,35 @@ async def test_built_in_seats_are_vouched_for_before_their_match_starts(
     later = tables.now() + grace + 2 * THROTTLE_MS + director.vouch_ms - 500
     seen = await tables.presence.seen(seats.table_id, later)
     assert seen.ever == seen.recent == {0, 1}
+
+
+async def test_a_table_the_director_did_not_save_serves_no_seed(redis_store: RedisStore) -> None:
+    """A director that dies between making a game's table and saving it leaves a table dealt
+    from the game's seed, which the next director makes again; the first, forfeited by its
+    clock, served its record (the seed: every hand of the game played again), as a review
+    found the league's referee did (7 Dec). Each table is made under an embargo label of its
+    own, lifted once it is saved."""
+    events = RedisEvents(redis_store.client)
+    tables = Tables(redis_store)
+    director = Director(events, tables, Feed(redis_store))
+    run = EventRun(director, "ev-3")
+    t = Tournament(EventConfig("s", Kind.ROUND_ROBIN, ("a", "b")))
+    run.hosted = Hosted(t)
+    run.bots = {"a": "greedy", "b": "greedy"}
+    assert await events.lease("ev-3", director.owner, 60_000)
+    (spec,) = t.next_round()
+    saved = run.save
+
+    async def crash() -> None:
+        raise ConnectionError("the director died here")
+
+    run.save = crash  # type: ignore[method-assign]
+    with contextlib.suppress(ConnectionError):
+        await run._table(spec)
+    lost = run.hosted.tables.pop(spec.game_id)  # made, never saved
+    label = (await tables.session(lost.table_id)).stored.embargo
+    assert label and await tables.embargoes.active(label)
+    run.save = saved  # type: ignore[method-assign]
+    kept = await run._table(spec)  # the next director's: saved, open to spectators
+    label = (await tables.session(kept.table_id)).stored.embargo
+    assert not await tables.embargoes.active(label)

@@ -492,6 +492,9 @@ class EventRun:
         config = game_table_config(spec, t.seed_of(spec.game_id), t)
         if spec.board:
             config.embargo = self.board_label(spec.board)
+        else:  # its own label until saved: a copy a crash leaves serves no seed (see below)
+            config.embargo = f"{self.event_id}/{spec.game_id}/{secrets.token_hex(8)}"
+            await self.tables.embargo(config.embargo, MAX_TTL_MS)
         # every seat bound to an account nobody has: nobody but the director can take one, even
         # before it does (the entrants play with the seat tokens it hands out)
         holder = "event-seat." + secrets.token_hex(16)
@@ -517,6 +520,11 @@ class EventRun:
         seats = TableSeats(table_id, admin_token, tokens)
         self.hosted.tables[spec.game_id] = seats
         await self.save()  # from now on remote entrants learn their seat (WatchEntry)
+        # Saved: this is the game's table. One a director died before saving is made again
+        # from the same seed by the next; that copy, forfeited by its clock, keeps its
+        # embargo (at most 30 days): its record would give every hand of the game.
+        if not spec.board:
+            await self.tables.release(config.embargo)
         return seats
 
     async def _play_table(self, spec: GameSpec, seats: TableSeats) -> GameResult:
