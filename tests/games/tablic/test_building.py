@@ -452,3 +452,21 @@ def test_random_play_with_building_keeps_the_invariants(
             if result.last_capturer is not None:
                 assert sum(result.cards) == 52
     assert made
+
+
+def test_rank_priority_counts_loose_cards_only_not_a_build_s() -> None:
+    """A review (7 Dec): with `building` and `rank_priority`, AC was listed as taking the
+    build AS+3D+7D (=11) while AD lay loose. RULES.md: a capture must take a card of the played
+    rank when one is loose, and a build "by rank matches nothing": the AS inside it does not
+    count. The listing and the check now agree (the listing kept the move, the check refused
+    it, so `apply` depended on whether the listing was read)."""
+    rules = Rules.preset("tablanette", building=True, rank_priority=True)
+    deck = build_deck("AD 3D 7D 5C", "AS AC 2H 4H 6H 8H", "9C 9D 9S 10C 10H QS")
+    state = tablic.new_match(rules, decks=[deck]).apply("AS>3D+7D=11").apply("9C")
+    listed = {str(m) for m in state.legal_moves() if str(m).startswith("AC")}
+    assert "AC:AD" in listed and "AC:AS+3D+7D" not in listed, listed
+    assert not state.is_legal(Move.parse("AC:AS+3D+7D"))
+    fresh = tablic.new_match(rules, decks=[deck]).apply("AS>3D+7D=11").apply("9C")
+    for s in (state, fresh):
+        with pytest.raises(IllegalMoveError, match="rank priority"):
+            s.apply("AC:AS+3D+7D")

@@ -179,7 +179,10 @@ def capture_moves(
                     raise _too_many()
     captures = list(found)
     if rules.rank_priority and any(c.rank == rank for c in table):
-        captures = [cap for cap in captures if any(c.rank == rank for c in cap)]
+        # a loose card of the rank must be taken: a build's cards do not count (a build
+        # matches nothing by rank), as `_check_capture` has it
+        on_table = frozenset(table)
+        captures = [cap for cap in captures if any(c.rank == rank for c in cap & on_table)]
     return [Move(card, cap) for cap in captures]
 
 
