@@ -8,6 +8,7 @@ import contextlib
 from kafana.competitions.hosted.director import Director, EventRun
 from kafana.competitions.hosted.event import Hosted
 from kafana.competitions.hosted.redis_store import RedisEvents
+from kafana.competitions.model import GameSpec
 from kafana.competitions.tournament import EventConfig, Kind, Tournament
 from kafana.service.feed import Feed
 from kafana.service.presence import THROTTLE_MS
@@ -46,6 +47,20 @@ async def test_changes_at_once_share_one_snapshot_write(redis_store: RedisStore)
     assert set(last.results) == {g.game_id for g in games}  # every change in the last write
 
 
+async def _bots_game(redis_store: RedisStore, event_id: str) -> tuple[EventRun, GameSpec]:
+    """A director's run of a round robin of two built-in bots, its lease held, and the game
+    of its first round (its table not made yet)."""
+    events = RedisEvents(redis_store.client)
+    director = Director(events, Tables(redis_store), Feed(redis_store))
+    run = EventRun(director, event_id)
+    t = Tournament(EventConfig("s", Kind.ROUND_ROBIN, ("a", "b")))
+    run.hosted = Hosted(t)
+    run.bots = {"a": "greedy", "b": "greedy"}
+    assert await events.lease(event_id, director.owner, 60_000)
+    (spec,) = t.next_round()
+    return run, spec
+
+
 async def test_built_in_seats_are_vouched_for_before_their_match_starts(
     redis_store: RedisStore,
 ) -> None:
@@ -53,15 +68,8 @@ async def test_built_in_seats_are_vouched_for_before_their_match_starts(
     # before its bots' tasks run: the seats must already be present for the grace plus the
     # vouch (a takeover's time), or the disconnect check forfeits them 5 s after the start
     # while the lease has not lapsed yet (a CI failure of test_hosted_takeover).
-    events = RedisEvents(redis_store.client)
-    tables = Tables(redis_store)
-    director = Director(events, tables, Feed(redis_store))
-    run = EventRun(director, "ev-2")
-    t = Tournament(EventConfig("s", Kind.ROUND_ROBIN, ("a", "b")))
-    run.hosted = Hosted(t)
-    run.bots = {"a": "greedy", "b": "greedy"}
-    assert await events.lease("ev-2", director.owner, 60_000)
-    (spec,) = t.next_round()
+    run, spec = await _bots_game(redis_store, "ev-2")
+    tables, director, t = run.tables, run.d, run.hosted.tournament
     seats = await run._table(spec)  # the crash comes now: no bot task has run
     session = await tables.session(seats.table_id)
     assert session.status == "playing"
@@ -77,15 +85,8 @@ async def test_a_table_the_director_did_not_save_serves_no_seed(redis_store: Red
     clock, served its record (the seed: every hand of the game played again), as a review
     found the league's referee did (7 Dec). Each table is made under an embargo label of its
     own, lifted once it is saved."""
-    events = RedisEvents(redis_store.client)
-    tables = Tables(redis_store)
-    director = Director(events, tables, Feed(redis_store))
-    run = EventRun(director, "ev-3")
-    t = Tournament(EventConfig("s", Kind.ROUND_ROBIN, ("a", "b")))
-    run.hosted = Hosted(t)
-    run.bots = {"a": "greedy", "b": "greedy"}
-    assert await events.lease("ev-3", director.owner, 60_000)
-    (spec,) = t.next_round()
+    run, spec = await _bots_game(redis_store, "ev-3")
+    tables = run.tables
     saved = run.save
 
     async def crash() -> None:
