@@ -81,9 +81,19 @@ class RateLimiter:
         if not self.limit.enabled or tokens <= 0:
             return
         now = self._clock()
-        left, at = self._buckets.pop(key, (self.limit.burst, now))
-        left = min(self.limit.burst, left + (now - at) * self.limit.rate)
-        self._buckets[key] = (max(-self.limit.burst, left - tokens), now)
+        self._keep(key, max(-self.limit.burst, self._refilled(key, now) - tokens), now)
+
+    def _refilled(self, key: str, now: float) -> float:
+        """`key`'s tokens now (a full bucket for a caller not seen), its bucket taken out."""
+        tokens, at = self._buckets.pop(key, (self.limit.burst, now))
+        return min(self.limit.burst, tokens + (now - at) * self.limit.rate)
+
+    def _keep(self, key: str, tokens: float, now: float) -> None:
+        """Put `key`'s bucket back, the most recently seen; the least beyond `max_clients`
+        are forgotten."""
+        self._buckets[key] = (tokens, now)
+        while len(self._buckets) > self.limit.max_clients:
+            self._buckets.popitem(last=False)
 
     def take(self, key: str, *, commit: bool = True) -> float:
         """Take one token for `key`: 0.0 if the call may go ahead, else seconds to wait.
@@ -93,14 +103,11 @@ class RateLimiter:
         if not self.limit.enabled:
             return 0.0
         now = self._clock()
-        tokens, at = self._buckets.pop(key, (self.limit.burst, now))
-        tokens = min(self.limit.burst, tokens + (now - at) * self.limit.rate)
+        tokens = self._refilled(key, now)
         wait = 0.0
         if tokens >= 1.0:
             tokens -= 1.0 if commit else 0.0
         else:
             wait = (1.0 - tokens) / self.limit.rate
-        self._buckets[key] = (tokens, now)
-        while len(self._buckets) > self.limit.max_clients:
-            self._buckets.popitem(last=False)
+        self._keep(key, tokens, now)
         return wait
