@@ -41,33 +41,37 @@ class Counts:
     def __init__(self, limit: int, per_address: int) -> None:
         self.limit = limit
         self.per_address = per_address
-        self.open = 0
         self.by_address: dict[str, int] = {}  # bounded by `limit` entries
         self.connections: set[Connection] = set()  # those admitted and not closed
         self.refused = 0
+
+    @property
+    def open(self) -> int:
+        """Connections admitted and not closed."""
+        return len(self.connections)
 
     def idle(self, since: float) -> list[Connection]:
         """The open connections on which no byte has moved since `since` (monotonic)."""
         return [c for c in self.connections if c.last < since]
 
-    def admit(self, address: str) -> bool:
-        """Count one more from `address`, or False if it would be over a bound."""
-        here = self.by_address.get(address, 0)
+    def admit(self, conn: Connection) -> bool:
+        """Count `conn` (from `conn.address`) in, or False if it would be over a bound."""
+        here = self.by_address.get(conn.address, 0)
         if self.open >= self.limit or here >= self.per_address:
             self.refused += 1
             return False
-        self.open += 1
-        self.by_address[address] = here + 1
+        self.connections.add(conn)
+        self.by_address[conn.address] = here + 1
         return True
 
-    def release(self, address: str) -> None:
-        """One from `address` closed."""
-        self.open -= 1
-        left = self.by_address.get(address, 0) - 1
+    def release(self, conn: Connection) -> None:
+        """`conn` closed."""
+        self.connections.discard(conn)
+        left = self.by_address.get(conn.address, 0) - 1
         if left > 0:
-            self.by_address[address] = left
+            self.by_address[conn.address] = left
         else:
-            self.by_address.pop(address, None)
+            self.by_address.pop(conn.address, None)
 
 
 class Connection(socket.socket):
@@ -107,8 +111,7 @@ class Connection(socket.socket):
         """Close it (its place is given back once)."""
         counts, self.counts = self.counts, None
         if counts is not None:
-            counts.connections.discard(self)
-            counts.release(self.address)
+            counts.release(self)
         super().close()
 
 
@@ -122,12 +125,11 @@ class Listener(socket.socket):
         (asyncio then waits for the next one, as for a connection the client aborted)."""
         fd, where = self._accept()  # type: ignore[attr-defined]
         conn = Connection(self.family, self.type, self.proto, fileno=fd)
-        host = str(where[0]) if isinstance(where, tuple) else str(where)
-        if not self.counts.admit(host):
+        conn.address = str(where[0]) if isinstance(where, tuple) else str(where)
+        if not self.counts.admit(conn):
             socket.socket.close(conn)
-            raise ConnectionAbortedError(f"too many HTTP connections ({host})")
-        conn.counts, conn.address, conn.last = self.counts, host, time.monotonic()
-        self.counts.connections.add(conn)
+            raise ConnectionAbortedError(f"too many HTTP connections ({conn.address})")
+        conn.counts, conn.last = self.counts, time.monotonic()
         return conn, where
 
 
