@@ -85,6 +85,26 @@ def serving(directory: Path, *args: str, count: int = 1) -> Iterator[list[Served
 CLUSTER_NODE = ("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf")
 
 
+def caught_up(primary: int, timeout: float = 30.0) -> None:
+    """Until every replica of the primary on `primary` has taken all it wrote so far (its
+    offset at the primary's): what a test that then cuts a replica off assumes it held."""
+    deadline = time.monotonic() + timeout
+    while True:
+        info = dict(
+            line.split(":", 1)
+            for line in redis_cli(primary, "info", "replication").split()
+            if ":" in line
+        )
+        written = int(info["master_repl_offset"])
+        taken = [int(v.split("offset=")[1].split(",")[0]) for k, v in info.items()
+                 if k.startswith("slave") and "offset=" in v]  # fmt: skip
+        if taken and min(taken) >= written:
+            return
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the replicas of 127.0.0.1:{primary} stayed behind")
+        time.sleep(0.05)
+
+
 def add_replica(stack: ExitStack, directory: Path, primary: int) -> RedisServer:
     """A new cluster node that replicates the primary on port `primary` (ended with `stack`),
     once it is in sync with it."""
