@@ -126,6 +126,13 @@ class JsonCodec:
                 {"field": "request"},
             )
             raise rich_error(status) from None
+        except RecursionError:  # nesting past Python's stack: no message nests that deep
+            status = rich_status(
+                "INVALID_ARGUMENT",
+                f"the request body is nested too deeply to be a {name} in JSON",
+                {"field": "request"},
+            )
+            raise rich_error(status) from None
         try:
             json_format.ParseDict(parsed, message)
         except json_format.ParseError as error:  # JSON, but not of the message's shape
