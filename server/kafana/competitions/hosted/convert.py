@@ -199,14 +199,15 @@ def event_info(
     info.entries_open = meta.get("phase") == "open" and not window.refusal(now)
     if meta.get("reason"):  # the director could not play it
         end_reason(info, pb.EVENT_END_REASON_UNPLAYABLE, meta["reason"])
+    if hosted is not None:
+        info.status = status_enum(hosted.tournament.status.value)
+        if hosted.tournament.end_reason:
+            end_reason(info, pb.EVENT_END_REASON_NO_PAIRING_LEFT, hosted.tournament.end_reason)
+    if info.status == pb.EVENT_STATUS_ENDED and not info.end_reason:  # (also before a start)
+        info.end_reason = pb.EVENT_END_REASON_ORGANISER
     if hosted is None:
         return info
     t = hosted.tournament
-    info.status = status_enum(t.status.value)
-    if t.end_reason:
-        end_reason(info, pb.EVENT_END_REASON_NO_PAIRING_LEFT, t.end_reason)
-    if info.status == pb.EVENT_STATUS_ENDED and not info.end_reason:
-        info.end_reason = pb.EVENT_END_REASON_ORGANISER
     info.salt_commitment = t.salt_commitment  # a chosen seed's salt: committed from the start
     if t.finished:
         info.salt = t.salt  # ... and revealed at the end

@@ -13,7 +13,12 @@ and record the result. A duplicate board's tables carry the embargo label
 `<event>/board-<n>`, embargoed from the start until every game of the board is done: no
 table of it reveals its secret, decks or record before. A Swiss that runs out of pairings
 without a repeat ends there, with the reason. A finished event's ratings go to the service's
-rating book. No call goes through the network,
+rating book. Directing that fails is tried again a scan later: for ever when the store failed
+(`TRANSIENT`: Redis unreachable, timing out, failing over), but an unexpected error (a bug in
+pairing or scheduling) ends the event once `ATTEMPTS` tries in a row made no progress, with
+the error as its reason (`EVENT_END_REASON_UNPLAYABLE`), and at the first one after the
+organiser ended it (`EndEvent`: a director that fails before it reads the controls would never
+apply them). No call goes through the network,
 so a server with TLS hosts events as one without. After every change the snapshot is written
 (only while the lease is held), so a director that takes over resumes: finished games stay,
 running tables are followed again.
@@ -55,7 +60,7 @@ from kafana.competitions.policy import Action, Fault
 from kafana.competitions.ratings import Rating, RatingBook
 from kafana.competitions.table_results import game_result, game_table_config
 from kafana.competitions.tournament import EventError, Kind, Status
-from kafana.errors import InvalidInputError, KafanaError
+from kafana.errors import InvalidInputError, KafanaError, ServerStopping
 from kafana.logs import Repeated
 from kafana.service import convert
 from kafana.service.bot_seats import seen
@@ -73,6 +78,12 @@ ARENA_REMATCH_WAIT_MS = 2_000
 other at the table) have waited this long for anyone else."""
 SAVE_SPACING = 4
 """Snapshot writes are spaced this many times the last encoding's time apart."""
+ATTEMPTS = 3
+"""Tries in a row, without progress (no round or result more), after which an event whose
+directing fails with an unexpected error ends with the error as its reason."""
+TRANSIENT = (StoreUnavailable, OSError, ServerStopping)
+"""Failures of the store or the server (Redis unreachable, a timeout, the server stopping):
+the event is directed again later, however often they come."""
 
 
 class LostLease(Exception):
@@ -112,6 +123,7 @@ class Director:
         self._wake = Alarm()
         self._scan_errors = Repeated(log, "director: the scan", quiet=(StoreUnavailable,))
         self._listed = False
+        self.failures: dict[str, int] = {}  # event -> unexpected failures in a row (this process)
 
     def start(self) -> None:
         """Start scanning (call from the server's event loop)."""
@@ -145,6 +157,7 @@ class Director:
                 continue
             meta = await self.store.meta(event_id)
             if not meta:  # expired (its retention is over)
+                self.failures.pop(event_id, None)
                 await self.store.forget(event_id)
                 await self.store.unlist(event_id)
                 continue
@@ -153,6 +166,7 @@ class Director:
                 phase = await self._start_scheduled(event_id)
             if phase != "started":
                 if phase == "finished":
+                    self.failures.pop(event_id, None)
                     await self.store.unlist(event_id)
                 continue  # open: a start that failed or has not run yet (it lists again)
             if await self.store.lease(event_id, self.owner, self.lease_ms):
@@ -174,19 +188,73 @@ class Director:
         run = EventRun(self, event_id)
         try:
             await run.run()
+            self.failures.pop(event_id, None)
         except asyncio.CancelledError:
             raise
-        except Exception:
+        except Exception as error:
             if run.lost:
                 log.warning("director: lost the lease of event %s", event_id)
-            else:
-                log.exception("director: event %s failed (it will be taken up again)", event_id)
+            elif all(isinstance(e, TRANSIENT) for e in _leaves(error)):
+                log.warning(
+                    "director: event %s: %s (it will be taken up again)", event_id, _said(error)
+                )
                 await asyncio.sleep(self.scan)
+            else:
+                try:
+                    await self._failed(run, error)
+                except Exception as again:  # the store, most likely: counted, tried again
+                    log.warning(
+                        "director: event %s: failure not handled: %s", event_id, _said(again)
+                    )
         finally:
             self.running.pop(event_id, None)
             if not run.lost:
                 with contextlib.suppress(Exception):
                     await self.store.release(event_id, self.owner)
+
+    async def _failed(self, run: EventRun, error: Exception) -> None:
+        """An unexpected failure of directing an event (not the store's): tried again a scan
+        later, but the `ATTEMPTS`-th in a row without progress ends the event, the error its
+        reason; so does the first once the organiser has ended the event. The traceback is
+        logged once (the first failure), each later one in a line."""
+        event_id = run.event_id
+        count = 1 if run.progressed() else self.failures.get(event_id, 0) + 1
+        self.failures[event_id] = count
+        said = _said(error)
+        if count == 1:
+            log.error("director: event %s failed: %s", event_id, said, exc_info=error)
+        status, note = await self.store.control(event_id)
+        if status == Status.ENDED.value:
+            log.warning("director: event %s failed; ended by its organiser: %s", event_id, said)
+            await run.end(note)
+        elif count >= ATTEMPTS:
+            reason = f"the director failed {count} times in a row: {said}"[:300]
+            log.error("director: event %s ended: %s", event_id, reason)
+            await run.end(reason, reason)
+        else:
+            log.warning(
+                "director: event %s failed (%d of %d tries): %s; trying again",
+                event_id, count, ATTEMPTS, said,
+            )  # fmt: skip
+            await asyncio.sleep(self.scan)
+            return
+        self.failures.pop(event_id, None)
+
+
+def _leaves(error: BaseException) -> list[BaseException]:
+    """The exceptions in `error` (every one of an exception group's, however deep)."""
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for inner in error.exceptions for leaf in _leaves(inner)]
+    return [error]
+
+
+def _said(error: BaseException) -> str:
+    """`error` in a line: its type and message (an exception group's first of those that are
+    not the store's, else its first)."""
+    leaves = _leaves(error)
+    first = next((e for e in leaves if not isinstance(e, TRANSIENT)), leaves[0])
+    text = " ".join(str(first).split())
+    return f"{type(first).__name__}: {text}" if text else type(first).__name__
 
 
 class EventRun:
@@ -199,6 +267,8 @@ class EventRun:
         self.event_id = event_id
         self.lost = False
         self.hosted: Hosted
+        self.loaded = False  # `hosted` is set
+        self._began_at: tuple[int, int] = (0, 0)  # rounds and results when loaded
         self.bots: dict[str, str] = {}
         self.rating_keys: dict[str, str] = {}  # entrant -> its key in the service's rating book
         self.embargoed: set[int] = set()  # duplicate boards whose label is embargoed
@@ -247,6 +317,7 @@ class EventRun:
             log.warning("director: event %s: %s", self.event_id, error)
             await self.store.finish(self.event_id, str(error))
             return
+        self.loaded, self._began_at = True, self._progress()
         parallel = int(meta.get("parallel", "0") or 0)
         await self.save()
         await self._embargo()
@@ -273,6 +344,34 @@ class EventRun:
         await self._rate()
         await self.store.finish(self.event_id, reason)
         log.info("director: event %s finished", self.event_id)
+
+    def _progress(self) -> tuple[int, int]:
+        """Rounds handed out and results recorded so far."""
+        t = self.hosted.tournament
+        return len(t.rounds), len(t.results)
+
+    def progressed(self) -> bool:
+        """Whether this run handed out a round or recorded a result."""
+        return self.loaded and self._progress() != self._began_at
+
+    async def end(self, note: str, reason: str = "") -> None:
+        """End an event the director cannot play on: its tournament ended (`note` on the games
+        not played, their tables closed) and saved, when it was loaded; then the event is
+        finished, `reason` saying why ("": the organiser ended it)."""
+        if self.loaded:
+            try:
+                t = self.hosted.tournament
+                await self._close(t.end(note) if not t.finished else [])
+                await self.save()
+                await self._release(every=True)
+                await self._rate()
+            except LostLease:
+                log.warning("director: lost the lease of event %s", self.event_id)
+                return  # the director that took over ends it
+            except Exception as error:  # the event finishes all the same
+                said = _said(error)
+                log.warning("director: event %s: tournament not ended: %s", self.event_id, said)
+        await self.store.finish(self.event_id, reason)
 
     async def _begin(self, meta: dict[str, str], entrants: list[Entrant]) -> Hosted:
         """A new tournament whose book starts from the entrants' ratings in the service's."""
@@ -352,6 +451,14 @@ class EventRun:
             if name in t.config.entrants and name not in t.removed:
                 decided += t.remove(name, state, why)  # its undecided games forfeited
                 changed = True
+        await self._close(decided)
+        if decided or changed or t.status is not before:
+            await self.save()
+            await self._release()
+        return decided
+
+    async def _close(self, decided: list[GameResult]) -> None:
+        """Close the tables of games decided off the board, keeping the moves played."""
         for result in decided:
             seats = self.hosted.tables.get(result.game_id)
             if seats is not None:
@@ -359,10 +466,6 @@ class EventRun:
                     await self.tables.close(seats.table_id, seats.admin_token)
                 with contextlib.suppress(KafanaError):
                     await self._keep_record(result, seats)
-        if decided or changed or t.status is not before:
-            await self.save()
-            await self._release()
-        return decided
 
     async def _keep_record(self, decided: GameResult, seats: TableSeats) -> None:
         """A game decided off the board keeps the fair record of the moves played on it."""
