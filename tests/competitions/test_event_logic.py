@@ -1,13 +1,16 @@
-"""The tournament as pure logic: secrets, impossible Swiss events, seeding, byes, placements."""
+"""The tournament as pure logic: secrets, impossible Swiss events, seeding, byes, placements,
+round robin seats (and the seating a snapshot keeps)."""
 
 from __future__ import annotations
 
 import itertools
+import json
 from collections import Counter
 
 import pytest
 from kafana.competitions import pairing
 from kafana.competitions.fairness import chosen_secret, commitment, deal_seed
+from kafana.competitions.hosted.snapshot import dumps, loads
 from kafana.competitions.model import GameResult
 from kafana.competitions.tournament import EventConfig, EventError, Kind, Status, Tournament
 from kafana.errors import InvalidInputError
@@ -130,6 +133,56 @@ def test_round_robin_byes_are_counted_and_not_scored() -> None:
     swiss = Tournament(EventConfig("sw3", Kind.SWISS, ("a", "b", "c"), rounds=3))
     _play_out(swiss, None)
     assert [(r.byes, r.points) for r in swiss.standings()] == [(1, 2.0)] * 3  # a point each
+
+
+@pytest.mark.parametrize("n", range(2, 41))
+def test_round_robin_seats_everyone_first_in_half_its_games(n: int) -> None:
+    entrants = [f"e{i}" for i in range(n)]
+    rounds = pairing.round_robin(entrants)
+    pairs = [pair for r in rounds for pair in r]
+    assert Counter(frozenset(p) for p in pairs) == Counter(
+        map(frozenset, itertools.combinations(entrants, 2))
+    )  # every pair meets exactly once
+    assert all(len({e for p in r for e in p}) == 2 * len(r) for r in rounds)
+    first = Counter(a for a, _ in pairs)
+    second = Counter(b for _, b in pairs)
+    assert all(abs(first[e] - second[e]) <= 1 for e in entrants), (first, second)
+    for e in entrants:  # and nobody holds one seat more than two games running
+        seats = [p.index(e) for r in rounds for p in r if e in p]
+        assert max(len(list(run)) for _, run in itertools.groupby(seats)) <= 2, (e, seats)
+    byes = Counter(e for r in rounds for e in entrants if all(e not in p for p in r))
+    assert byes == (Counter(entrants) if n % 2 else Counter())  # odd: one bye each
+
+
+# Five entrants' round robin as the code before the Berger seating made it (its output, copied).
+GREEDY_FIVE = [
+    [("b", "e"), ("c", "d")],
+    [("a", "e"), ("b", "c")],
+    [("d", "a"), ("e", "c")],
+    [("a", "c"), ("d", "b")],
+    [("a", "b"), ("e", "d")],
+]
+
+
+def test_a_snapshot_from_before_the_seating_carries_on_with_the_greedy_schedule() -> None:
+    config = EventConfig("rr5", Kind.ROUND_ROBIN, tuple("abcde"))
+
+    def two_rounds_then_snapshot(t: Tournament) -> dict[str, object]:
+        for _ in range(2):
+            for g in t.next_round():
+                t.adjudicate(g.game_id, 0)
+        snapshot: dict[str, object] = json.loads(dumps(t))
+        return snapshot
+
+    old = two_rounds_then_snapshot(Tournament(config, seating="greedy"))
+    del old["seating"]  # as written before snapshots kept the seating
+    back = loads(json.dumps(old))
+    _play_out(back, 0)
+    assert [[g.seats for g in r] for r in back.rounds] == GREEDY_FIVE
+    again = loads(json.dumps(two_rounds_then_snapshot(Tournament(config))))
+    _play_out(again, 0)  # a new event keeps its (Berger) seating through a snapshot
+    assert [[g.seats for g in r] for r in again.rounds] == pairing.round_robin(config.entrants)
+    assert pairing.round_robin(config.entrants) != GREEDY_FIVE
 
 
 def test_placement_points_and_ratings_for_three_four_and_partnerships() -> None:

@@ -1,11 +1,12 @@
 """Pairings: round robin and Swiss, for tables of 2, 3 or 4 seats (or 2 against 2).
 
-Two seats: round robin by the circle method, Swiss without repeats, with seat balance and
-byes. More seats: a round robin plays every group of k entrants once (with partnerships,
-every four in each of their three splits), packed into rounds of disjoint tables; a Swiss
-groups neighbours in the standings, never the same k entrants twice (with partnerships,
-never the same two partners twice). Round 1 of a Swiss puts the top of the entry ranking
-(by rating) against the bottom: table i takes one entrant from each tier.
+Two seats: round robin by the circle method seated as Berger tables, Swiss without repeats,
+with seat balance and byes. More seats: a round robin plays every group of k entrants once
+(with partnerships, every four in each of their three splits), packed into rounds of
+disjoint tables; a Swiss groups neighbours in the standings, never the same k entrants
+twice (with partnerships, never the same two partners twice). Round 1 of a Swiss puts the
+top of the entry ranking (by rating) against the bottom: table i takes one entrant from each
+tier.
 
 >>> round_robin(["a", "b", "c", "d"])[0]
 [('a', 'd'), ('b', 'c')]
@@ -23,6 +24,7 @@ import itertools
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from typing import Literal
 
 from kafana.competitions import matching
 from kafana.errors import InvalidInputError
@@ -33,38 +35,64 @@ MAX_GAMES = 2000
 """The most games a round robin of tables may have (every group of k entrants plays once)."""
 SEARCH_BUDGET = 200_000
 """Tables a Swiss grouping tries before it gives up (then no grouping is left)."""
+Seating = Literal["berger", "greedy"]
+"""How a two-seat round robin is seated (`round_robin`)."""
+SEATING: Seating = "berger"
+"""The seating of new events; "greedy" only for events begun before (their snapshots)."""
 
 
-def round_robin(entrants: Sequence[str]) -> list[list[Pair]]:
+def round_robin(entrants: Sequence[str], seating: Seating = SEATING) -> list[list[Pair]]:
     """Every round of a single round robin; an odd field gives each entrant one bye.
 
-    Seat 0 alternates, so each entrant sits first in about half of its games. A bye shows
-    as a pair with "" (the entrant is left out of that round's list).
+    A bye shows as a pair with "" (the entrant is left out of that round's list). Seats:
+    `_berger_seats` (the bye the staying player), so everyone is first in half its games (of an
+    odd number: one more or one fewer); "greedy" (`_balance`, the entrant first staying) is
+    how events begun before were seated, and their snapshots keep it.
     """
     players: list[str] = list(entrants)
-    if len(players) % 2:
-        players.append("")
+    if seating == "greedy":
+        return _balance(_circle(players + [""] * (len(players) % 2)))
+    return _berger(_circle([""] * (len(players) % 2) + players))
+
+
+def _circle(players: list[str]) -> list[list[Pair]]:
+    """The circle method: `players[0]` stays, the rest turn one place a round; table i pairs
+    `players[i]` with `players[n - 1 - i]`, so table 0 is the staying player's."""
     n = len(players)
     rounds: list[list[Pair]] = []
     for _ in range(n - 1):
-        pairs: list[Pair] = []
-        for i in range(n // 2):
-            a, b = players[i], players[n - 1 - i]
-            if "" in (a, b):
-                continue
-            pairs.append((a, b))
-        rounds.append(pairs)
+        rounds.append([(players[i], players[n - 1 - i]) for i in range(n // 2)])
         players = [players[0], players[-1], *players[1:-1]]
-    return _balance(rounds)
+    return rounds
+
+
+def _berger(rounds: list[list[Pair]]) -> list[list[Pair]]:
+    """`_circle`'s rounds seated as Berger tables seat them (`_berger_seats`); pairs with the
+    bye ("") left out."""
+    return [
+        [_berger_seats(pair, r, i) for i, pair in enumerate(pairs) if "" not in pair]
+        for r, pairs in enumerate(rounds)
+    ]
+
+
+def _berger_seats(pair: Pair, round_index: int, table: int) -> Pair:
+    """Table 0: the staying player first in rounds 0, 2, 4, ...; any other table: its left
+    player first at an odd table, its right one at an even table. So a turning player is
+    first at its odd places (1, 3, ...) and changes seat as it turns one place a round."""
+    first = round_index % 2 == 0 if table == 0 else table % 2 == 1
+    return pair if first else (pair[1], pair[0])
 
 
 def _balance(rounds: list[list[Pair]]) -> list[list[Pair]]:
-    """Swap seats greedily so every entrant's first-seat count stays as even as it can."""
+    """Seats swapped greedily toward even first-seat counts (it misses: at 10 entrants one
+    is first in 3 of its 9 games, another in 6); pairs with the bye ("") left out."""
     first: dict[str, int] = {}
     out: list[list[Pair]] = []
     for pairs in rounds:
         seated: list[Pair] = []
         for a, b in pairs:
+            if "" in (a, b):
+                continue
             if first.get(b, 0) < first.get(a, 0):
                 a, b = b, a
             first[a] = first.get(a, 0) + 1
@@ -123,15 +151,19 @@ def round_robin_games(entrants: int, seats: int = 2, partnerships: bool = False)
 
 
 def round_robin_tables(
-    entrants: Sequence[str], seats: int = 2, partnerships: bool = False
+    entrants: Sequence[str],
+    seats: int = 2,
+    partnerships: bool = False,
+    seating: Seating = SEATING,
 ) -> list[list[Table]]:
-    """Every round of a round robin of `seats`-seat tables (two seats: `round_robin`).
+    """Every round of a round robin of `seats`-seat tables (two seats: `round_robin`, seated
+    by `seating`).
 
     Tables are packed greedily into rounds of disjoint tables; entrants left out of a round
     have a bye. Seats rotate so each entrant holds each seat about as often as the others.
     """
     if seats == 2 and not partnerships:
-        return [list(pairs) for pairs in round_robin(entrants)]
+        return [list(pairs) for pairs in round_robin(entrants, seating)]
     games = round_robin_games(len(entrants), seats, partnerships)
     if games > MAX_GAMES:
         raise InvalidInputError(

@@ -225,13 +225,19 @@ class Tournament:
 
     `end_reason` says why an event ended before its last round (a Swiss with no grouping
     without a repeat left), "" otherwise. An event with a chosen seed draws its server salt
-    here (`salt`: give the revealed one to replay an event exactly).
+    here (`salt`: give the revealed one to replay an event exactly). `seating` seats a
+    two-seat round robin or duplicate (`pairing.round_robin`; a snapshot keeps it).
     """
 
     def __init__(
-        self, config: EventConfig, ratings: RatingBook | None = None, salt: str | None = None
+        self,
+        config: EventConfig,
+        ratings: RatingBook | None = None,
+        salt: str | None = None,
+        seating: pairing.Seating = pairing.SEATING,
     ) -> None:
         self.config = config
+        self.seating: pairing.Seating = seating
         self.status = Status.RUNNING
         self.end_reason = ""
         self.rounds: list[list[GameSpec]] = []
@@ -248,10 +254,10 @@ class Tournament:
         self._schedule: list[list[pairing.Table]] = []
         if config.kind is Kind.ROUND_ROBIN:
             self._schedule = pairing.round_robin_tables(
-                config.entrants, config.players, config.partnerships
+                config.entrants, config.players, config.partnerships, seating
             )
         elif config.kind is Kind.DUPLICATE:
-            full = duplicate_schedule(config.entrants, config.players, config.partnerships)
+            full = duplicate_schedule(config.entrants, config.players, config.partnerships, seating)
             self._schedule = full[: config.rounds or len(full)]
 
     # -- the schedule ---------------------------------------------------------------------
@@ -652,11 +658,14 @@ class Tournament:
 
 
 def duplicate_schedule(
-    entrants: tuple[str, ...], players: int, partnerships: bool
+    entrants: tuple[str, ...],
+    players: int,
+    partnerships: bool,
+    seating: pairing.Seating = pairing.SEATING,
 ) -> list[list[pairing.Table]]:
     """The rounds of a duplicate event: the round robin's rounds of two tables or more (a
     board is compared across the tables of its round)."""
-    rounds = pairing.round_robin_tables(entrants, players, partnerships)
+    rounds = pairing.round_robin_tables(entrants, players, partnerships, seating)
     return [tables for tables in rounds if len(tables) >= 2]
 
 

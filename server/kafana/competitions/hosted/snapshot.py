@@ -2,6 +2,9 @@
 
 The snapshot keeps every game's secret (never sent to a client before its time), and every
 field of every game and result: a partnership game stays two sides, a result keeps its places.
+It keeps the event's round robin seating (`Tournament.seating`); a snapshot written before
+snapshots kept it is of an event seated "greedy", and that event carries on so: the rest of
+its own schedule, not another's rounds.
 
 >>> from kafana.competitions.tournament import EventConfig, Kind, Tournament
 >>> t = Tournament(EventConfig("demo", Kind.SWISS, ("a", "b", "c", "d")))
@@ -138,6 +141,7 @@ def dumps(t: Tournament) -> str:
         "removed": {name: list(out) for name, out in t.removed.items()},
         "ends_ms": t.ends_ms,
         "closed": t.closed,
+        "seating": t.seating,
     }
     return json.dumps(data, sort_keys=True)
 
@@ -145,7 +149,9 @@ def dumps(t: Tournament) -> str:
 def loads(text: str) -> Tournament:
     """Inverse of `dumps`."""
     data = json.loads(text)
-    t = Tournament(config_of(data["config"]), RatingBook.from_json(data["ratings"]))
+    book = RatingBook.from_json(data["ratings"])
+    seating = data.get("seating", "greedy")  # a snapshot from before seatings were kept
+    t = Tournament(config_of(data["config"]), book, seating=seating)
     t.status = Status(data["status"])
     partnerships = t.config.partnerships
     t.rounds = [[_spec_of(g, partnerships) for g in r] for r in data["rounds"]]
