@@ -24,6 +24,25 @@ ADMIN_TOKEN = "kafana-admin-token"
 """The metadata key of a table's admin token (CreateTable hands it out)."""
 
 
+def check_key(key: str) -> str:
+    """`key`, if a call can carry it (visible ASCII: it goes in a header as `Bearer <key>`);
+    ValueError naming the first character that cannot be sent.
+
+    >>> check_key("k_3x-Y")
+    'k_3x-Y'
+    >>> check_key("bad key")
+    Traceback (most recent call last):
+    ...
+    ValueError: the key holds ' ' (character 4): a key is visible ASCII, no spaces
+    """
+    for at, char in enumerate(key, 1):
+        if not "!" <= char <= "~":
+            raise ValueError(
+                f"the key holds {char!r} (character {at}): a key is visible ASCII, no spaces"
+            )
+    return key
+
+
 def _read(value: bytes | str | Path | None) -> bytes | None:
     """PEM bytes as given, or read from a path."""
     if value is None or isinstance(value, bytes):
@@ -140,6 +159,10 @@ class ConnectOptions:
     max_message_bytes: int = MAX_MESSAGE_BYTES
     key: str | None = field(default=None, repr=False)
     routes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.key:
+            check_key(self.key)  # else every call fails inside grpc, naming no key
 
     @property
     def targets(self) -> tuple[str, ...]:

@@ -20,7 +20,7 @@ from typing import Any
 import grpc  # type: ignore[import-untyped, unused-ignore]
 
 from kafana_client.aio import AsyncClient
-from kafana_client.connection import AUTHORIZATION, ConnectOptions
+from kafana_client.connection import AUTHORIZATION, ConnectOptions, check_key
 
 
 class _KeyedCall:
@@ -40,7 +40,7 @@ class KeyedChannel:
 
     def __init__(self, channel: grpc.aio.Channel, key: str) -> None:
         self.channel = channel
-        self._entry = (AUTHORIZATION, f"Bearer {key}")
+        self._entry = (AUTHORIZATION, f"Bearer {check_key(key)}")
 
     def unary_unary(self, method: str, *args: Any, **options: Any) -> _KeyedCall:
         """The channel's multicallable for `method`, keyed."""

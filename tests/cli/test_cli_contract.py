@@ -33,7 +33,8 @@ class Ran:
 def run(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> Ran:
     """Run `kafana ARGS` with no input, no KAFANA_* settings but `env`."""
     environment = {k: v for k, v in os.environ.items() if not k.startswith("KAFANA_")}
-    environment.update(env or {}, GRPC_VERBOSITY="NONE")
+    environment = {k: v for k, v in environment.items() if k != "GRPC_VERBOSITY"}  # as a user's
+    environment.update(env or {})
     started = time.monotonic()
     done = subprocess.run(
         [KAFANA, *args],
@@ -130,6 +131,25 @@ def test_usage_errors_exit_2_in_one_line(tmp_path: Path) -> None:
     assert "--tac-calls is an option of --game tac" in lines[6]
     assert "an event needs two or more entrants" in lines[11]
     assert "unknown bot 'nobot'" in lines[12]
+
+
+def test_a_key_or_target_no_call_can_carry_is_a_usage_error() -> None:
+    # Before: gRPC's own log lines (4-6 of them), then "unexpected ExecuteBatchError" or "the
+    # server at  refused: Failed to create channel", exit 1.
+    cases: list[tuple[int, tuple[str, ...]]] = [
+        (2, ("tables", "--server", "localhost:1", "--key", "bad\nkey")),
+        (2, ("account", "list", "--server", "localhost:1", "--key", "k\x01")),
+        (2, ("watch", "t", "--server", "localhost:1", "--key", "ключ")),
+        (2, ("tables", "--server", "")),
+        (2, ("tables", "--server", "127.0.0.1:99999")),
+        (1, ("tables", "--server", "localhost:1")),  # a fine target nobody serves: reached
+    ]
+    lines = _many(cases)
+    for line in lines[:3]:
+        assert "--key" in line and "character" in line, line
+    assert "--server" in lines[3] and "HOST:PORT" in lines[3]
+    assert "--server" in lines[4] and "99999" in lines[4]
+    assert "cannot reach a Kafana server at localhost:1" in lines[5]
 
 
 def test_bot_run_refuses_before_it_takes_a_seat(

@@ -90,3 +90,23 @@ async def test_the_server_and_its_tables_read_the_one_object(redis_url: str) -> 
         assert server.clock.tick == 0.05
     finally:
         await store.close()
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("--rate-limit", "nan"),  # was taken: every comparison with nan is false, no limit
+        ("--rate-burst", "inf"),
+        ("--grace", "nan"),
+        ("--grace", "-1"),
+        ("--heartbeat", "inf"),
+    ],
+)
+def test_a_number_that_is_no_finite_setting_is_refused(
+    option: str, value: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[Settings] = []
+    monkeypatch.setattr(serve_command, "run", started.append)  # never serves
+    result = CliRunner().invoke(main, ["serve", "--port", "0", option, value])
+    assert result.exit_code == 2 and not started, result.output
+    assert option in result.output and "Traceback" not in result.output

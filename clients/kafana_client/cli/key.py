@@ -15,11 +15,18 @@ from typing import Any, TypeVar
 
 import click
 
+from kafana_client.connection import check_key
+
 F = TypeVar("F", bound=Callable[..., Any])
 KEY_META = "kafana_client.key"
 
 
-def _remember(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+def _remember(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    if value:
+        try:
+            check_key(value)
+        except ValueError as error:
+            raise click.BadParameter(str(error), ctx, param) from None
     ctx.meta[KEY_META] = value or None
 
 

@@ -24,7 +24,42 @@ from kafana_client.cli.key import KEY_META, cli_key, key_option
 from kafana_client.cli.tls import cli_tls, cli_tls_ca, tls_ca_option
 
 F = TypeVar("F", bound=Callable[..., Any])
-__all__ = ["cli_key", "cli_tls", "cli_tls_ca", "reach_args", "server_options"]
+__all__ = ["TARGET", "Target", "cli_key", "cli_tls", "cli_tls_ca", "reach_args", "server_options"]
+
+
+class Target(click.ParamType[str]):
+    """`--server`: HOST:PORT, refused at the edge when it is none (a gRPC target URI such as
+    `unix:/run/k.sock` or `dns:///host:port` passes as it is; grpc judges it). `optional`: ""
+    means no server (the command's default).
+
+    >>> TARGET.convert("[::1]:50051", None, None)
+    '[::1]:50051'
+    >>> TARGET.convert("localhost:99999", None, None)
+    Traceback (most recent call last):
+    ...
+    click.exceptions.BadParameter: 'localhost:99999' is not HOST:PORT (e.g. localhost:50051, a port from 1 to 65535)
+    """  # noqa: E501
+
+    name = "host:port"
+
+    def __init__(self, optional: bool = False) -> None:
+        self.optional = optional
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        text = str(value).strip()
+        if (not text and self.optional) or ":/" in text or text.startswith("unix:"):
+            return text
+        host, colon, port = text.rpartition(":")
+        if not (colon and host and port.isdigit() and 1 <= int(port) <= 65535):
+            self.fail(
+                f"{value!r} is not HOST:PORT (e.g. localhost:50051, a port from 1 to 65535)",
+                param,
+                ctx,
+            )
+        return text
+
+
+TARGET = Target()
 
 
 def server_options(command: F) -> F:

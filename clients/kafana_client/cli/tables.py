@@ -10,8 +10,8 @@ from kafana.v1 import state_pb2
 from rich.console import Console
 
 from kafana_client.aio import AsyncClient
-from kafana_client.cli import interrupt, quiet_grpc
-from kafana_client.cli.reach import cli_key, cli_tls, server_options
+from kafana_client.cli import interrupt
+from kafana_client.cli.reach import TARGET, cli_key, cli_tls, server_options
 from kafana_client.cli.render import rules_text
 from kafana_client.cli.words import plural
 from kafana_client.convert import word
@@ -41,7 +41,7 @@ async def listed(
 
 
 @click.command()
-@click.option("--server", required=True, help="HOST:PORT of the Kafana server.")
+@click.option("--server", type=TARGET, required=True, help="HOST:PORT of the Kafana server.")
 @server_options
 @click.option("--game", type=click.Choice(["tablic", "tac"]), default=None, help="Only this game.")
 @click.option(
@@ -52,7 +52,6 @@ async def listed(
 )
 def tables(server: str, game: str | None, status: str | None, limit: int) -> None:
     """List the server's tables, newest first: id, status, seats taken, rules, name."""
-    quiet_grpc()
     console = Console(highlight=False)
 
     async def main() -> None:

@@ -9,9 +9,9 @@ from kafana.v1 import events_pb2, state_pb2
 from rich.console import Console
 
 from kafana_client.aio import AsyncClient
-from kafana_client.cli import interrupt, quiet_grpc, render, tac_render
+from kafana_client.cli import interrupt, render, tac_render
 from kafana_client.cli.paths import OUTPUT_FILE
-from kafana_client.cli.reach import cli_key, cli_tls, server_options
+from kafana_client.cli.reach import TARGET, cli_key, cli_tls, server_options
 from kafana_client.cli.replay import names_comment
 from kafana_client.convert import current_seat
 
@@ -46,7 +46,7 @@ def _turn_passed(before: state_pb2.TableState | None, after: state_pb2.TableStat
 
 @click.command()
 @click.argument("table_id")
-@click.option("--server", required=True, help="HOST:PORT of the Kafana server.")
+@click.option("--server", type=TARGET, required=True, help="HOST:PORT of the Kafana server.")
 @server_options
 @click.option("--from-seq", type=click.IntRange(0), default=0, help="Start after this event.")
 @click.option(
@@ -57,7 +57,6 @@ def _turn_passed(before: state_pb2.TableState | None, after: state_pb2.TableStat
 )
 def watch(table_id: str, server: str, from_seq: int, save: Path | None) -> None:
     """Watch TABLE_ID live as a spectator until the match ends (Ctrl-C stops: exit 130)."""
-    quiet_grpc()
     console = Console(highlight=False)
 
     async def main() -> None:

@@ -7,7 +7,14 @@ a failure is one line on stderr, exit 2 for usage errors and 1 for failures.
 
 from __future__ import annotations
 
+import os
 import sys
+
+# grpc's C core reads this once, when grpc is imported (below): its own log lines ("E1207 ...
+# Illegal header value") would break the one line a command answers. GRPC_VERBOSITY=ERROR
+# shows them again.
+os.environ.setdefault("GRPC_VERBOSITY", "NONE")
+
 from collections.abc import Sequence
 from typing import Any
 

@@ -20,7 +20,7 @@ from typing import Any, Protocol, TypeVar
 import click
 import grpc
 from kafana_client.cli import interrupt
-from kafana_client.cli.reach import cli_key, cli_tls, server_options
+from kafana_client.cli.reach import TARGET, cli_key, cli_tls, server_options
 from kafana_client.connection import ConnectOptions
 from kafana_client.errors import RpcError
 
@@ -154,7 +154,11 @@ def target_options(command: F) -> F:
     for option in reversed(
         (
             click.option(
-                "--server", envvar="KAFANA_SERVER", default=None, help="HOST:PORT of the server."
+                "--server",
+                envvar="KAFANA_SERVER",
+                type=TARGET,
+                default=None,
+                help="HOST:PORT of the server.",
             ),
             server_options,
             click.option(

@@ -20,7 +20,7 @@ from kafana_bots.tac_bots import TacBot
 from kafana_client.aio import AsyncSeat
 from kafana_client.cli import interrupt
 from kafana_client.cli.numbers import Finite
-from kafana_client.cli.reach import cli_key, cli_tls, server_options
+from kafana_client.cli.reach import TARGET, cli_key, cli_tls, server_options
 from kafana_client.remote import run_remote
 
 from kafana.cli.bot_spec import load, parse_options
@@ -35,7 +35,7 @@ def bot() -> None:
 
 @bot.command("run")
 @click.argument("spec")
-@click.option("--server", required=True, help="HOST:PORT of the Kafana server.")
+@click.option("--server", type=TARGET, required=True, help="HOST:PORT of the Kafana server.")
 @click.option("--table", "table_id", required=True, help="The table to play at.")
 @click.option(
     "--seat", type=click.IntRange(0, 7), default=None, help="Seat wanted (default: first free)."

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 from kafana_client.cli.numbers import Finite
-from kafana_client.cli.reach import server_options
+from kafana_client.cli.reach import TARGET, server_options
 
 from kafana.cli.boundary import DEFAULT_SERVER
 from kafana.games.tablic import PRESETS
@@ -65,7 +65,12 @@ def hosting_server(help: str) -> Callable[[F], F]:
     """`--server` (KAFANA_SERVER; default `DEFAULT_SERVER`) of a command that calls the server
     hosting something (an event, a league), with `server_options`."""
     option = click.option(
-        "--server", envvar="KAFANA_SERVER", default=DEFAULT_SERVER, show_default=True, help=help
+        "--server",
+        envvar="KAFANA_SERVER",
+        type=TARGET,
+        default=DEFAULT_SERVER,
+        show_default=True,
+        help=help,
     )
 
     def decorate(command: F) -> F:

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import click
 from kafana_bots import registry
-from kafana_client.cli import interrupt, quiet_grpc
+from kafana_client.cli import interrupt
 from kafana_client.cli.paths import OUTPUT_FILE
 from kafana_client.cli.play import DEFAULT_BOT, OPEN, PLAYERS, PlayOptions, default_name, run
-from kafana_client.cli.reach import cli_tls_ca, server_options
+from kafana_client.cli.reach import TARGET, cli_tls_ca, server_options
 from kafana_client.cli.session import Outcome
 from rich.console import Console
 
@@ -40,7 +40,10 @@ async def _run(options: PlayOptions, console: Console) -> Outcome | None:
 
 @click.command()
 @click.option(
-    "--server", default=None, help="HOST:PORT of a Kafana server; none: run one in-process."
+    "--server",
+    type=TARGET,
+    default=None,
+    help="HOST:PORT of a Kafana server; none: run one in-process.",
 )
 @server_options
 @click.option("--table", "table_id", default=None, help="Join this table instead of creating one.")
@@ -112,7 +115,6 @@ def play(
     save: Path | None,
 ) -> None:
     """Play Tablić (or Tač, --game tac) in the terminal against bots, or people via a server."""
-    quiet_grpc()
     names = tuple(b.strip() for b in (bots or DEFAULT_BOT[game]).split(",") if b.strip())
     for bot in names:
         if bot != OPEN and bot not in registry.names(game):

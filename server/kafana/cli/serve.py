@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
+from kafana_client.cli.numbers import Finite
 
 from kafana.cli.auth import auth_options
 from kafana.competitions.server import create_server
@@ -35,7 +36,7 @@ PEM = click.Path(exists=True, dir_okay=False)
 def setting(name: str, default: int | float, help: str) -> Callable[[F], F]:
     """A number option (of its default's type) the environment may set too: `--idle-ttl`
     reads KAFANA_IDLE_TTL."""
-    kind = type(default)
+    kind = Finite() if isinstance(default, float) else int  # nan would pass every check
     return click.option(
         name, envvar=env_name(name), default=default, show_default=True, type=kind, help=help
     )
@@ -79,7 +80,10 @@ def env_name(name: str) -> str:
     envvar="KAFANA_REUSE_PORT",
     help="Share the port with other processes (SO_REUSEPORT); off: a port in use is refused.",
 )
-@click.option("--grace", default=5.0, show_default=True, help="Seconds to finish calls on stop.")
+@click.option(
+    "--grace", type=Finite(0), default=5.0, show_default=True,
+    help="Seconds to finish calls on stop.",
+)  # fmt: skip
 @click.option("--memory", is_flag=True, help="A private redis-server even if --redis is set.")
 @click.option(
     "--durability",

@@ -20,7 +20,7 @@ import click
 from kafana_client.aio import AsyncClient, CreatedTable
 from kafana_client.cli import interrupt
 from kafana_client.cli.numbers import bot_option
-from kafana_client.cli.reach import cli_key, cli_tls, reach_args, server_options
+from kafana_client.cli.reach import TARGET, cli_key, cli_tls, reach_args, server_options
 from kafana_client.cli.render import rules_text
 from kafana_client.cli.rule_args import switches
 from kafana_client.convert import config_of, rules_spec
@@ -66,7 +66,9 @@ def bot_seats(items: tuple[str, ...]) -> list[rules_pb2.BotSeat]:
 
 
 @table.command()
-@click.option("--server", envvar="KAFANA_SERVER", required=True, help="HOST:PORT of the server.")
+@click.option(
+    "--server", envvar="KAFANA_SERVER", type=TARGET, required=True, help="HOST:PORT of the server."
+)
 @server_options
 @game_option()
 @click.option("--players", type=click.IntRange(2, 8), default=2, show_default=True)

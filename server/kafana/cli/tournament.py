@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 from kafana_client.cli import interrupt
-from kafana_client.cli.reach import cli_key, cli_tls, server_options
+from kafana_client.cli.reach import Target, cli_key, cli_tls, server_options
 from kafana_client.remote import CONNECT_SECONDS
 
 from kafana.cli import tournament_hosted as hosted
@@ -28,6 +28,9 @@ from kafana.competitions.tournament import GAMES, EventConfig, Kind, Tournament
 from kafana.errors import KafanaError
 from kafana.store.client import RedisClient
 from kafana.store.errors import StoreError, StoreUnavailable
+
+OPTIONAL_TARGET = Target(optional=True)
+"""`--server` where "" (none) plays the games in this process."""
 
 
 @click.group()
@@ -94,7 +97,9 @@ def spec_bots(bot_of: dict[str, str], game: str) -> BotFactory:
     default=None,
     help="ratings.json of an earlier event: a Swiss pairs round 1 by it, and ratings go on.",
 )
-@click.option("--server", default="", help="HOST:PORT: play every game on that server.")
+@click.option(
+    "--server", type=OPTIONAL_TARGET, default="", help="HOST:PORT: play every game on that server."
+)
 @server_options
 @click.option("--parallel", type=click.IntRange(1), default=4, help="Games at once on a server.")
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="Export directory.")
@@ -292,7 +297,12 @@ _ORGANISER_OPTIONS = (
         "--redis", "redis_url", default="", help="The control Redis of a `tournament run` event."
     ),
     click.option("--note", default="", help="Why (kept with the event)."),
-    click.option("--server", default="", help="HOST:PORT: an event hosted by this server."),
+    click.option(
+        "--server",
+        type=OPTIONAL_TARGET,
+        default="",
+        help="HOST:PORT: an event hosted by this server.",
+    ),
     click.option("--token", default="", help="The organiser token (with --server)."),
     server_options,
 )
