@@ -11,11 +11,17 @@ The arena is the only place the all-seeing `oracle` plays: it creates bots with
 
 from __future__ import annotations
 
+import ctypes
+import os
 import random
+import signal
 import statistics
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+import sys
+from collections.abc import Callable, Generator, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
+from itertools import islice
 from math import sqrt
 
 from kafana.games.tablic import Rules, new_match, shuffled_deck
@@ -23,6 +29,13 @@ from kafana.games.tablic import Rules, new_match, shuffled_deck
 from kafana_bots import registry
 from kafana_bots.oracle import OracleBot
 from kafana_bots.play import play
+
+MAX_JOBS = 64
+"""The most worker processes `run` takes. The workers are CPU-bound, so more than the cores
+only adds memory and contention (and slows timed searches down, `budget_ms`); 64 is well past
+the cores of a big machine yet a number any machine can fork, the same everywhere."""
+CHUNK = 4
+"""Deals a worker plays per task at most (fewer when there are few deals per worker)."""
 
 
 @dataclass(frozen=True)
@@ -170,24 +183,89 @@ def play_deal(config: ArenaConfig, deal: int) -> DealResult:
 def run(
     config: ArenaConfig, jobs: int = 1, progress: Callable[[DealResult], None] | None = None
 ) -> list[DealResult]:
-    """Play every deal (in `jobs` processes), calling `progress` as each one finishes."""
+    """Play every deal, in `jobs` worker processes (1 to `MAX_JOBS`; never more than there
+    are deals, and 1 plays in this process), calling `progress` as each one finishes.
+
+    However `run` ends (an exception, Ctrl-C, a `KeyboardInterrupt` a SIGTERM handler
+    raises), no worker outlives it; on Linux a worker also dies when this process does."""
+    if not 1 <= jobs <= MAX_JOBS:
+        raise ValueError(f"jobs must be 1 to {MAX_JOBS}, not {jobs}")
+    workers = min(jobs, config.hands)
+    played: Generator[DealResult, None, None] = (
+        (play_deal(config, deal) for deal in range(config.hands))
+        if workers <= 1
+        else _played_in(config, workers)
+    )
     results: list[DealResult] = []
-    for result in _results(config, jobs):
-        results.append(result)
-        if progress is not None:
-            progress(result)
+    with closing(played):  # a `progress` that raises ends the workers too
+        for result in played:
+            results.append(result)
+            if progress is not None:
+                progress(result)
     results.sort(key=lambda r: r.deal)
     return results
 
 
-def _results(config: ArenaConfig, jobs: int) -> Iterator[DealResult]:
-    deals = range(config.hands)
-    if jobs <= 1:
-        for deal in deals:
-            yield play_deal(config, deal)
-        return
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        yield from pool.map(play_deal, [config] * len(deals), deals, chunksize=4)
+def _played_in(config: ArenaConfig, workers: int) -> Generator[DealResult, None, None]:
+    """The deals played by `workers` processes, as they finish: a few tasks of at most
+    `CHUNK` deals per worker in flight, the next handed out as one finishes."""
+    chunk = max(1, min(CHUNK, config.hands // workers))
+    starts = iter(range(0, config.hands, chunk))
+    running: set[Future[list[DealResult]]] = set()
+    with _pool(workers) as pool:
+        while True:
+            for start in islice(starts, 2 * workers - len(running)):
+                end = min(start + chunk, config.hands)
+                running.add(pool.submit(_play_deals, config, start, end))
+            if not running:
+                return
+            done, running = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                yield from future.result()
+
+
+def _play_deals(config: ArenaConfig, start: int, end: int) -> list[DealResult]:
+    return [play_deal(config, deal) for deal in range(start, end)]
+
+
+@contextmanager
+def _pool(workers: int) -> Iterator[ProcessPoolExecutor]:
+    """A pool of `workers` processes, shut down on the way out; on an exception (Ctrl-C, an
+    error, the deals' generator closed early) its workers are killed first, not waited for:
+    a task of search bots may take minutes."""
+    pool = ProcessPoolExecutor(workers, initializer=_worker_starts, initargs=(os.getpid(),))
+    try:
+        yield pool
+    except BaseException:
+        _kill(pool)
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _kill(pool: ProcessPoolExecutor) -> None:
+    """Kill `pool`'s workers and reap them (its `_processes`: `terminate_workers` is
+    Python 3.14's); its shutdown then finds them gone."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    for process in processes:
+        process.kill()
+    for process in processes:
+        process.join()
+
+
+PR_SET_PDEATHSIG = 1
+"""prctl(2): the signal a process gets when its parent (the thread that forked it) ends."""
+
+
+def _worker_starts(parent: int) -> None:
+    """In each worker, first: the parent alone hears Ctrl-C (and ends its workers); SIGTERM
+    kills a worker whatever handler it inherited; on Linux, SIGKILL when the parent ends."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if sys.platform == "linux":
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # it ended before prctl took effect
+        os._exit(1)
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
+
 import click
 from kafana_bots import registry
-from kafana_bots.arena import ArenaConfig, DealResult, Summary, run, summarize
+from kafana_bots.arena import MAX_JOBS, ArenaConfig, DealResult, Summary, run, summarize
+from kafana_client.cli import interrupt
 from kafana_client.cli.numbers import Finite
 from kafana_client.cli.words import plural
 from rich.console import Console
@@ -54,7 +61,11 @@ from kafana.cli.options import PRESET, SEED, need_four, options_of
     help="Search bots' worlds per move (replayable).",
 )
 @click.option(
-    "--jobs", type=click.IntRange(1), default=1, show_default=True, help="Worker processes."
+    "--jobs",
+    type=click.IntRange(1, MAX_JOBS),
+    default=1,
+    show_default=True,
+    help=f"Worker processes, at most {MAX_JOBS} (and never more than the deals).",
 )
 @click.option("--markdown", is_flag=True, help="Also print the result as a Markdown table row.")
 def arena(
@@ -91,13 +102,16 @@ def arena(
         _registered(name)
     config = options_of(ArenaConfig, bots=names)
     console = Console(stderr=True)
-    with Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=console,
-    ) as bar:
+    with (
+        _stoppable(),
+        Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=console,
+        ) as bar,
+    ):
         task = bar.add_task(" vs ".join(names), total=hands)
 
         def advance(_: DealResult) -> None:
@@ -108,6 +122,28 @@ def arena(
     Console().print(_table(config, summary))
     if markdown:
         click.echo(markdown_rows(config, summary))
+
+
+@contextmanager
+def _stoppable() -> Iterator[None]:
+    """Ctrl-C or SIGTERM (a plain `kill`) stops the run: its `KeyboardInterrupt` (SIGTERM's
+    `Interrupted`, from a plain handler: the arena runs no event loop) ends the workers on its
+    way out of `kafana_bots.arena.run`; the error boundary says "interrupted", exit 130 or 143.
+    SIGTERM that is ignored, or off the main thread (no handler can be set there), is left be."""
+    handled = (
+        threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGTERM) is not signal.SIG_IGN
+    )
+    previous = signal.signal(signal.SIGTERM, _interrupt) if handled else None
+    try:
+        yield
+    finally:
+        if handled:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
+
+
+def _interrupt(signum: int, _: FrameType | None) -> None:
+    raise interrupt.Interrupted(signum)
 
 
 def _registered(spec: str) -> None:

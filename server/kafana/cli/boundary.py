@@ -94,7 +94,10 @@ def describe(error: BaseException, args: Sequence[str]) -> tuple[str, int]:
         return (error.format_message().replace("\n", " "), error.exit_code)
     if isinstance(error, KeyboardInterrupt):
         return ("interrupted", interrupt.status(error))  # 130 for Ctrl-C, 143 for SIGTERM
-    if isinstance(error, click.Abort):
+    if isinstance(error, click.Abort):  # click's for a KeyboardInterrupt: SIGTERM's says 143
+        cause = error.__cause__
+        if isinstance(cause, KeyboardInterrupt):
+            return ("interrupted", interrupt.status(cause))
         return ("interrupted", INTERRUPTED)
     if isinstance(error, grpc.RpcError):
         error = from_grpc(error)
