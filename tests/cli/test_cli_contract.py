@@ -152,6 +152,19 @@ def test_a_key_or_target_no_call_can_carry_is_a_usage_error() -> None:
     assert "cannot reach a Kafana server at localhost:1" in lines[5]
 
 
+def test_a_file_that_is_not_pem_is_named(tmp_path: Path) -> None:
+    # Before: grpc's log lines, then "cannot reach a Kafana server" (exit 1) or "cannot listen
+    # on 127.0.0.1:0" (exit 3): the file was never named.
+    text = tmp_path / "notes.txt"
+    text.write_text("not a certificate\n")
+    cases: list[tuple[int, tuple[str, ...]]] = [
+        (2, ("watch", "t", "--server", "localhost:1", "--tls-ca", str(text))),
+        (2, ("serve", "--port", "0", "--memory", "--tls-cert", str(text), "--tls-key", str(text))),
+    ]
+    for line, option in zip(_many(cases), ("--tls-ca", "--tls-cert"), strict=True):
+        assert option in line and f"{text} is not PEM" in line, line
+
+
 def test_bot_run_refuses_before_it_takes_a_seat(
     server: Served, tables: Tables, tmp_path: Path
 ) -> None:

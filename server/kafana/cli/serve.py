@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 
 import click
 from kafana_client.cli.numbers import Finite
+from kafana_client.cli.tls import Pem
 
 from kafana.cli.auth import auth_options
 from kafana.competitions.server import create_server
@@ -30,7 +31,7 @@ from kafana.service.web import parse_origins
 from kafana.store.redis_store import DURABILITIES, PRIMARY
 
 F = TypeVar("F", bound=Callable[..., Any])
-PEM = click.Path(exists=True, dir_okay=False)
+PEM = Pem()
 
 
 def setting(name: str, default: int | float, help: str) -> Callable[[F], F]:
