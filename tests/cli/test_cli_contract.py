@@ -187,8 +187,16 @@ def test_bot_run_refuses_before_it_takes_a_seat(
         (2, ("bot", "run", "ismcts", *at, "-o", "iterations=nan")),
         (2, ("bot", "run", "greedy", *at, "--delay", "inf")),
         (2, ("bot", "run", "greedy", *at, "--poll", "nan")),
+        (2, ("bot", "run", ":", *at)),  # was exit 1, "ValueError: Empty module name"
+        (2, ("bot", "run", "./notes.txt:X", *at)),  # was "unexpected AssertionError: "
+        (1, ("bot", "run", "quits:X", *at)),  # was exit 0 and nothing played
     ]
+    (tmp_path / "notes.txt").write_text("not Python\n")
+    (tmp_path / "quits.py").write_text("raise SystemExit(0)\n")
     lines = _many(cases, cwd=tmp_path)
+    assert "SPEC" in lines[16] and "module:Class" in lines[16]
+    assert "./notes.txt is not a Python file" in lines[17]
+    assert "cannot load quits:X: SystemExit" in lines[18]
     assert "budget_ms=1e309 is not a finite number" in lines[11]
     assert "budget_ms=-5 is negative" in lines[12]
     assert "iterations=nan is not a finite number" in lines[13]

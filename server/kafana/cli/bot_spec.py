@@ -116,6 +116,11 @@ def load(spec: str) -> BotSpec:
             {game: entry.options for game, entry in found.items()},
         )
     where, _, attr = spec.rpartition(":")
+    if not where or not attr.isidentifier():
+        raise click.BadParameter(
+            f"{spec!r} is no bot: a SPEC is a bot's name, module:Class or ./file.py:Class",
+            param_hint="SPEC",
+        )
     found_class = getattr(_module(where, spec), attr, None)
     game = _game_of(found_class)
     if game is None:
@@ -135,7 +140,8 @@ def _module(where: str, spec: str) -> Any:
             raise click.BadParameter(f"no file {where} (in {Path.cwd()})", param_hint="SPEC")
         name = f"kafana_bot_{path.stem}"
         loader = importlib.util.spec_from_file_location(name, path)
-        assert loader is not None and loader.loader is not None
+        if loader is None or loader.loader is None:
+            raise click.BadParameter(f"{where} is not a Python file (*.py)", param_hint="SPEC")
         module = importlib.util.module_from_spec(loader)
         sys.modules[name] = module  # for pickling and dataclasses
         _run_module(lambda: loader.loader.exec_module(module), spec)  # type: ignore[union-attr]
@@ -150,14 +156,14 @@ def _module(where: str, spec: str) -> Any:
         raise click.BadParameter(
             f"no module {where!r} in {Path.cwd()} or the installed packages", param_hint="SPEC"
         ) from None
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:
         raise click.ClickException(f"cannot load {spec}: {type(exc).__name__}: {exc}") from None
 
 
 def _run_module(run: Callable[[], None], spec: str) -> None:
     try:
         run()
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # a module that exits while loading: no bot either
         raise click.ClickException(f"cannot load {spec}: {type(exc).__name__}: {exc}") from None
 
 
