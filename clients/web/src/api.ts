@@ -171,6 +171,11 @@ export function sideOf(info: TableInfo | undefined, seat: number): number {
   return info?.seats.find((s) => s.seat === seat)?.side ?? seat;
 }
 
+/** A count with its word: "1 tabla", "3 tablas", "0 points" (`many`: the plural, if not +s). */
+export function counted(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
 /** A clock reading: "1:05" from 65000 ms. */
 export function clockText(millis: number): string {
   const seconds = Math.max(0, Math.ceil(millis / 1000));

@@ -29,6 +29,7 @@ import {
 } from "./api.js";
 import { fill, h } from "./dom.js";
 import { pagedList } from "./pager.js";
+import { partnershipsSwitch } from "./partnerships.js";
 
 const PAGE_SIZE = 20;
 
@@ -166,14 +167,15 @@ function tableRows(tables: TableInfo[]): HTMLElement {
     const preset = rules?.variant.case === "tablic" ? PRESET_NAMES[rules.variant.value.preset] ?? "" : "";
     body.appendChild(
       h("tr", { "data-table": table.tableId },
-        h("td", {}, table.name || table.tableId),
-        h("td", {}, GAME_NAMES[rules?.game ?? 0] ?? "?", preset ? ` (${preset})` : ""),
-        h("td", {}, STATUS_NAMES[table.status] ?? ""),
-        h("td", {}, names.join(", ")),
+        h("td", { class: "name" }, table.name || table.tableId),
+        h("td", { class: "game" }, GAME_NAMES[rules?.game ?? 0] ?? "?", preset ? ` (${preset})` : ""),
+        h("td", { class: "state" }, STATUS_NAMES[table.status] ?? ""),
+        h("td", { class: "players" }, names.join(", ")),
         h("td", { class: "actions" }, actions)),
     );
   }
-  return h("table", { class: "list" },
+  // a phone's row stacks (name, game and status, seats, actions): no sideways scroll to the actions
+  return h("table", { class: "list stack" },
     h("thead", {}, h("tr", {}, h("th", {}, "Table"), h("th", {}, "Game"), h("th", {}, "Status"), h("th", {}, "Seats"), h("th", {}, ""))),
     body);
 }
@@ -190,6 +192,9 @@ function createForm(status: HTMLElement): HTMLElement {
   const clock = h("input", { id: "new-clock", type: "number", min: 0, max: 3600, value: 60 });
   const name = h("input", { id: "new-name", maxlength: 40, placeholder: "optional" });
   const sit = h("input", { id: "new-sit", type: "checkbox", checked: true });
+  const partners = partnershipsSwitch("new-partnerships");
+  const syncPartners = () => partners.sync(Number(game.value) as Game, Number(players.value));
+  players.addEventListener("change", syncPartners);
   const fields: { name: string; type: string; input: HTMLInputElement }[] = [];
 
   function refresh(): void {
@@ -216,6 +221,7 @@ function createForm(status: HTMLElement): HTMLElement {
         h("small", {}, " ", sw.description)));
     }
     fill(switches, rows);
+    syncPartners();
   }
   game.addEventListener("change", refresh);
   refresh();
@@ -237,6 +243,7 @@ function createForm(status: HTMLElement): HTMLElement {
       const rules = fromJson(RulesSpecSchema, {
         game: Number(game.value),
         players: Number(players.value),
+        partnerships: partners.on(),
         [tac ? "tac" : "tablic"]: branch,
       });
       const seconds = Number(clock.value) || 0;
@@ -261,6 +268,7 @@ function createForm(status: HTMLElement): HTMLElement {
   return h("form", { class: "panel", id: "create-form", onsubmit: (e: SubmitEvent) => void create(e) },
     h("h2", {}, "New table"),
     h("div", { class: "row" }, h("label", { for: "new-game" }, "Game "), game, " ", players),
+    partners.element,
     h("div", { class: "row" }, h("label", { for: "new-preset" }, "Preset "), preset),
     h("div", { class: "row" }, h("label", { for: "new-clock" }, "Seconds per move (0: none) "), clock),
     h("div", { class: "row" }, h("label", { for: "new-name" }, "Name "), name),

@@ -4,7 +4,7 @@
  * every seat's hand, the Tač piles rebuilt from each step (tacpiles.ts), the players by name. The record text itself (docs/records.md) is shown too.
  */
 import { EventKind, type Event, type GetRecordResponse } from "@kafana/client";
-import { EVENT_REASONS, RESULT_REASONS, client, explain } from "./api.js";
+import { EVENT_REASONS, RESULT_REASONS, client, counted, explain } from "./api.js";
 import { face, labels } from "./cards.js";
 import { fill, h } from "./dom.js";
 import { reviewPanel } from "./review.js";
@@ -120,7 +120,7 @@ export async function replayPage(root: HTMLElement, tableId: string): Promise<()
       h("p", { id: "replay-text", class: "notice" }, at.text),
       h("section", { class: "seats" }, Array.from({ length: players }, (_, n) =>
         h("div", { class: "seat" }, h("div", { class: "seat-name" }, at.names[n] ?? `seat ${n + 1}`),
-          tac ? null : h("div", { class: "seat-info" }, `${at.taken[n] ?? 0} cards taken`),
+          tac ? null : h("div", { class: "seat-info" }, `${counted(at.taken[n] ?? 0, "card")} taken`),
           at.hands[n]?.length ? h("div", { class: "hand replay-hand", "aria-label": `${at.names[n] ?? `seat ${n + 1}`}'s hand` }, at.hands[n].map((c) => face(c))) : null))),
       tac ? tacPilesView(tacPiles(events, step), at.names) : h("section", { class: "table-cards" }, h("h2", {}, `Table · hand ${at.hand + 1}`),
         at.table.length || at.builds.length ? [at.table.map((c) => face(c)), at.builds.map((b) => h("div", {

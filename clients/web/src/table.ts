@@ -27,6 +27,7 @@ import {
   STATUS_NAMES,
   client,
   clockText,
+  counted,
   explain,
   freshId,
   playerName,
@@ -358,7 +359,8 @@ export async function tablePage(
     return () => {
       const again = same ? board.querySelector<HTMLElement>(same) : null;
       const usable = again && !(again as HTMLButtonElement).disabled ? again : null;
-      const target = usable ?? (inHand ? board.querySelector<HTMLElement>(".hand button.card") ?? board.querySelector<HTMLElement>(".my-hand h2") : null);
+      // the hand's first card, else its heading; once the match is over (no hand): the result
+      const target = usable ?? (inHand ? board.querySelector<HTMLElement>(".hand button.card") ?? board.querySelector<HTMLElement>(".my-hand h2, #result h2") : null);
       if (target?.tagName === "H2") target.setAttribute("tabindex", "-1"); // focusable by script
       target?.focus();
     };
@@ -403,7 +405,7 @@ export async function tablePage(
       seat ? h("label", { class: "sound" }, h("input", { type: "checkbox", id: "sound", checked: soundOn(), onchange: (e: globalThis.Event) => setSound((e.target as HTMLInputElement).checked) }), " Sound on my turn") : null,
       h("p", { class: "meta" },
         `${GAME_NAMES[rules?.game ?? 0] ?? "?"}${preset ? " · " + preset : ""} · ${STATUS_NAMES[info?.status ?? 0] ?? ""}`,
-        rules?.variant.case === "tablic" ? ` · to ${rules.variant.value.target ?? "?"} points` : "",
+        rules?.variant.case === "tablic" ? ` · to ${rules.variant.value.target === undefined ? "? points" : counted(rules.variant.value.target, "point")}` : "",
         seat ? ` · you are ${names[seat.seat]} (seat ${seat.seat + 1})` : " · watching",
         info?.status === TableStatus.FINISHED ? h("a", { href: `#/r/${tableId}`, class: "button" }, " Replay") : null));
     const parts: (HTMLElement | null)[] = [];
@@ -511,7 +513,7 @@ export async function tablePage(
     const seats = seatsPanel(s, names, (n) => backs(view.handSizes[n] ?? 0), (n) => {
       const side = sideOf(s.info, n);
       const captured = view.captured[side]?.cards.length ?? 0;
-      return `${view.scores[side] ?? 0} points · ${captured} cards taken · ${view.tablas[side] ?? 0} tablas`;
+      return `${counted(view.scores[side] ?? 0, "point")} · ${counted(captured, "card")} taken · ${counted(view.tablas[side] ?? 0, "tabla")}`;
     });
     const table = h("section", { class: "table-cards", "aria-label": "cards on the table" },
       h("h2", {}, "Table"),
@@ -531,7 +533,7 @@ export async function tablePage(
       table.querySelector<HTMLElement>(`[data-card="${lastPlayed.card}"]`)?.classList.add("arrived");
     }
     const parts: HTMLElement[] = [seats, table];
-    if (mine) {
+    if (mine && s.info?.status !== TableStatus.FINISHED) { // the match over: no move to make
       parts.push(h("section", { class: "my-hand", "aria-label": "your hand" },
         h("h2", {}, myTurn ? "Your hand: your move" : "Your hand"),
         h("div", { class: "hand" }, view.hand.map((card) => face(card, {
@@ -595,7 +597,7 @@ export async function tablePage(
           pile.cards.length ? face(pile.cards[pile.cards.length - 1]) : h("span", { class: "empty" }, "empty"), ` (${pile.cards.length})`)),
         h("p", {}, `Phase: ${phase} · turn ${view.turn}`, view.pendingOffender !== undefined ? ` · ${names[view.pendingOffender]} broke the order: call Tač!` : ""),
         view.lastStep ? h("p", { id: "last-move" }, `Last: ${names[view.lastStep.seat] ?? ""}, ${view.lastStep.move ? tacLabel(view.lastStep.move, names, undefined) : ""}${view.lastStep.penalty ? `, penalty ${view.lastStep.penalty}` : ""}${view.lastStep.offence ? " (out of order)" : ""}`) : null)];
-    if (seat) {
+    if (seat && s.info?.status !== TableStatus.FINISHED) {
       const calls = legal.filter((m) => m.game.case === "tac" && m.game.value.action.case === "call");
       const others = legal.filter((m) => !calls.includes(m));
       parts.push(h("section", { class: "my-hand" }, h("h2", {}, myTurn ? "Your move" : "Your piles"),
@@ -614,7 +616,7 @@ export async function tablePage(
     for (const score of view.handResults) {
       sides.forEach((side, i) => body.appendChild(h("tr", {},
         i === 0 ? h("td", { rowspan: sides.length }, `Hand ${score.hand + 1}`) : null,
-        h("td", {}, side), h("td", {}, score.cards[i] ?? 0), h("td", {}, score.cardPoints[i] ?? 0),
+        h("td", { class: "side" }, side), h("td", {}, score.cards[i] ?? 0), h("td", {}, score.cardPoints[i] ?? 0),
         h("td", {}, score.mostCards[i] ?? 0), h("td", {}, score.tablas[i] ?? 0), h("th", {}, score.points[i] ?? 0))));
     }
     return h("section", { class: "panel scores" }, h("h2", {}, "Hand scores"),
