@@ -38,3 +38,14 @@ def test_tables_lists_newest_first_with_rules_and_seats(server: LiveServer) -> N
     assert tacs.output.splitlines()[-1] == "1 table shown"
     none = runner.invoke(main, ["tables", "--server", server.target, "--status", "finished"])
     assert none.output == "0 tables shown\n"
+
+
+def test_a_long_line_stays_one_line_when_piped(server: LiveServer) -> None:
+    # Before: rich wrapped at 80 columns off a terminal: a table with a long name took two
+    # lines, breaking "one line each" for scripts.
+    with Client.connect(server.target) as client:
+        made = _made(client, table_config(name="n" * 60, target=61))
+    listed = CliRunner().invoke(main, ["tables", "--server", server.target, "--limit", "1"])
+    assert listed.exit_code == 0, listed.output
+    first = listed.output.splitlines()[0]
+    assert first.startswith(made) and first.endswith("n" * 60 + "'"), listed.output

@@ -52,7 +52,7 @@ async def listed(
 )
 def tables(server: str, game: str | None, status: str | None, limit: int) -> None:
     """List the server's tables, newest first: id, status, seats taken, rules, name."""
-    console = Console(highlight=False)
+    console = Console(highlight=False, soft_wrap=True)  # one line a table, even in a pipe
 
     async def main() -> None:
         async with AsyncClient.connect(server, tls=cli_tls(), key=cli_key()) as client:
