@@ -241,6 +241,9 @@ def test_serve_refuses_a_taken_port_or_a_foreign_host(server: Served) -> None:
     assert "is taken by another process" in one_line(taken, 3)
     foreign = run("serve", "--host", "192.0.2.1", "--port", str(free_port()), "--memory")
     assert "cannot listen on 192.0.2.1" in one_line(foreign, 3)
+    metrics = run("serve", "--port", "0", "--memory", "--metrics", str(server.port))
+    said = one_line(metrics, 3)  # was exit 1, "Address already in use", no port named
+    assert f"--metrics: cannot listen on 127.0.0.1:{server.port}" in said
 
 
 def test_a_record_that_does_not_parse_is_one_line(tmp_path: Path) -> None:

@@ -295,7 +295,14 @@ def run(settings: Settings) -> None:
     if tracing.wanted(settings.trace) and tracing.enable() is None:
         click.echo(tracing.MISSING, err=True)
     if settings.metrics_port is not None:
-        bound = serve_metrics(settings.metrics_port, settings.host)
+        where = f"{settings.host}:{settings.metrics_port}"
+        try:
+            bound = serve_metrics(settings.metrics_port, settings.host)
+        except OSError as error:
+            click.echo(
+                f"kafana serve: --metrics: cannot listen on {where}: {error.strerror}", err=True
+            )
+            sys.exit(3)
         click.echo(f"metrics: http://{settings.host}:{bound}/metrics")
     memory = settings.memory
     try:
