@@ -259,7 +259,7 @@ def test_a_hint_carries_the_server_and_a_typed_key() -> None:
     def probe(server: str) -> None:
         click.echo(pasteable("kafana", "tournament", "watch", "ev 1"))
 
-    typed = CliRunner().invoke(probe, ["--server", "h:1", "--key", "k y"])
-    assert typed.output == "kafana tournament watch 'ev 1' --server h:1 --key 'k y'\n", typed
+    typed = CliRunner().invoke(probe, ["--server", "h:1", "--key", "k;y"])  # quoted for a shell
+    assert typed.output == "kafana tournament watch 'ev 1' --server h:1 --key 'k;y'\n", typed
     from_env = CliRunner().invoke(probe, [], env={"KAFANA_KEY": "k", "KAFANA_SERVER": "h:2"})
     assert from_env.output == "kafana tournament watch 'ev 1' --server h:2\n", from_env
