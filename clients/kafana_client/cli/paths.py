@@ -1,6 +1,9 @@
-"""`--save FILE`: a file a command writes at its end, checked before anything starts.
+"""The files a command is given: `--save FILE`, written at its end and checked before anything
+starts; a record or an export it reads, at most `INPUT_BYTES` of it.
 
 A match can take an hour; a path it cannot write must be refused at once, not after the end.
+A file to read may be anything (`/dev/zero`, a pipe that never ends): it is read up to its bound
+and no further.
 
 >>> import tempfile
 >>> folder = tempfile.mkdtemp()
@@ -15,10 +18,13 @@ click.exceptions.BadParameter: no folder .../nope to write m.txt in
 from __future__ import annotations
 
 import os
+import stat
+import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import click
+from kafana.errors import InvalidInputError
 
 
 class OutputFile(click.ParamType[Path]):
@@ -41,3 +47,49 @@ class OutputFile(click.ParamType[Path]):
 
 OUTPUT_FILE = OutputFile()
 """The click type of `--save` and other files written at the end."""
+
+
+INPUT_BYTES = 64 * 2**20
+"""The most bytes `kafana replay` and `kafana verify` read of one file (64 MiB).
+
+The largest legitimate inputs, measured: a four-player Tablić match to the highest target
+(100,000 points) is an export line of 8.3 MB (its fair record, a little less); a Tač record
+is a few KB. An event's `records.jsonl` arrives in one `GetEvent` answer, which the SDK
+receives up to 64 MiB (`kafana_client.connection.MAX_MESSAGE_BYTES`); a 512-entrant Swiss to
+101 (2,304 games of ~4.2 KB) is ~10 MB."""
+
+
+def read_at_most(path: str | Path, limit: int = INPUT_BYTES) -> bytes:
+    """The bytes of the file at `path` (`-`: standard input): InvalidInputError naming `limit`
+    when it holds more. Never more than `limit` + 1 bytes are read, so memory and time are
+    bounded whatever the file is; OSError as opening or reading raises it.
+
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> _ = Path(f"{folder}/r.txt").write_bytes(b"0123456789")
+    >>> read_at_most(f"{folder}/r.txt", 10)
+    b'0123456789'
+    >>> read_at_most(f"{folder}/r.txt", 9)
+    Traceback (most recent call last):
+    ...
+    kafana.errors.InvalidInputError: larger than 9 bytes, the most a command reads of a file
+    """
+    if str(path) == "-":
+        return _bounded(sys.stdin.buffer, limit)
+    with open(path, "rb") as file:
+        status = os.fstat(file.fileno())
+        if stat.S_ISREG(status.st_mode) and status.st_size > limit:  # refused unread
+            raise _too_large(limit)
+        return _bounded(file, limit)
+
+
+def _bounded(file: BinaryIO, limit: int) -> bytes:
+    data = file.read(limit + 1)
+    if len(data) > limit:
+        raise _too_large(limit)
+    return data
+
+
+def _too_large(limit: int) -> InvalidInputError:
+    size = f"{limit // 2**20} MiB" if limit % 2**20 == 0 else f"{limit:,} bytes"
+    return InvalidInputError(f"larger than {size}, the most a command reads of a file")

@@ -530,7 +530,7 @@ def player(name: str, player: str, server: str, season: int, matches: int) -> No
 
 @league.command()
 @click.argument("name")
-@click.argument("number", type=click.IntRange(1))
+@click.argument("number", type=click.IntRange(1, 2**64 - 1))  # GetMatchRequest.match: uint64
 @SERVER
 @click.option(
     "--record", "record_path", type=OUTPUT_FILE, default=None,

@@ -8,25 +8,36 @@ season's `matches.jsonl` (`kafana league export`). An export's line is the one o
 names come from `--names`, else the export's line (`seats`, `players`), else the fair
 record's `meta seats`, else the record's `# seat N:` comments.
 
+FILE is read up to `kafana_client.cli.paths.INPUT_BYTES` (64 MiB) and no further: a larger one
+is refused in one line, exit status 2. A file that is no record (JSON nested too deeply
+included) is one line naming what was wrong, exit status 1.
+
 The drawing and the keys are the terminal client's (`kafana_client.cli.replay`).
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import click
+from kafana_client.cli.paths import read_at_most
 from kafana_client.cli.replay import show_record
 from rich.console import Console
 
 from kafana.competitions.envelope import HEADER, FairRecord
 from kafana.errors import InvalidInputError
+from kafana.games.records import json_value
 
 LISTED = 5
 """Game ids named in the error that asks for `--game`."""
+
+
+class Refused(click.ClickException):
+    """A file the command does not read (larger than `INPUT_BYTES`): exit status 2."""
+
+    exit_code = 2
 
 
 @dataclass(frozen=True)
@@ -46,7 +57,7 @@ def export_line(text: str, game: str | None) -> dict[str, Any]:
         if not line.strip():
             continue
         try:
-            item = json.loads(line)
+            item = json_value(line)
         except ValueError as exc:
             raise InvalidInputError(f"line {number}: not a JSON object: {exc}") from None
         if not isinstance(item, dict):
@@ -133,7 +144,8 @@ def replay(
     budget_ms: float,
 ) -> None:
     """Step through the match in RECORD_FILE, Tablić or Tač: a record (`kafana play --save`),
-    a fair record, or a game of an event's or league's JSON-lines export (--game).
+    a fair record, or a game of an event's or league's JSON-lines export (--game), of at
+    most 64 MiB.
 
     Enter: next move, b: back, a number: that move, h N: hand N, s/e: start/end, q: quit.
     With --review: the engine's choice at every move and what each move cost, then a total.
@@ -141,7 +153,11 @@ def replay(
     console = Console(highlight=False)
     given = [n.strip() for n in names.split(",")] if names else None
     try:
-        found = unwrap(record_file.read_text(encoding="utf-8"), game)
+        data = read_at_most(record_file)
+    except InvalidInputError as error:  # a file past the bound is not read: a usage error
+        raise Refused(f"{record_file}: {error}") from None
+    try:
+        found = unwrap(data.decode("utf-8"), game)
         show_record(
             found.record,
             console,

@@ -3,17 +3,19 @@
 `kafana verify records.jsonl --server HOST:PORT [--event EVENT]` also holds an export to what
 that server published of the event (`GetEvent`): its id and name, every game, each game's
 pairing, seats and commitment.
+
+A file (or standard input) is read up to `kafana_client.cli.paths.INPUT_BYTES` (64 MiB) and no
+further: a larger one is refused in one line, exit status 2. JSON nested too deeply to read
+(a record's rules, an export's line) is a rejection like any other, exit status 1.
 """
 
 from __future__ import annotations
 
-import json
-import sys
-from pathlib import Path
 from typing import Any
 
 import click
-from kafana_client.cli.reach import server_options
+from kafana_client.cli.paths import read_at_most
+from kafana_client.cli.reach import TARGET, server_options
 from kafana_client.cli.words import plural
 
 from kafana.competitions.envelope import FairRecord
@@ -21,18 +23,21 @@ from kafana.competitions.hosted.convert import published_of
 from kafana.competitions.verify import VerificationError, Verified
 from kafana.competitions.verify import verify as check
 from kafana.competitions.verify_export import Published, verify_export
-from kafana.errors import KafanaError
+from kafana.errors import InvalidInputError, KafanaError
+from kafana.games.records import json_value
 from kafana.v1 import competitions_pb2 as pb
 
 
 def _read(path: str) -> str:
-    """The file's text; a file that cannot be read is a usage error (exit 2, one line)."""
-    if path == "-":
-        return sys.stdin.read()
+    """The file's text; a file that cannot be read, or is larger than `INPUT_BYTES`, is a usage
+    error (exit 2, one line)."""
     try:
-        data = Path(path).read_bytes()
+        data = read_at_most(path)
     except OSError as exc:
         click.echo(f"kafana verify: cannot read {path}: {exc.strerror or exc}", err=True)
+        raise SystemExit(2) from None
+    except InvalidInputError as exc:
+        click.echo(f"kafana verify: {path}: {exc}", err=True)
         raise SystemExit(2) from None
     try:
         return data.decode("utf-8")
@@ -56,7 +61,7 @@ def _event_id(text: str) -> str:
     """The `event_id` of an export's first line that has one ("" if none does)."""
     for line in text.splitlines():
         try:
-            item = json.loads(line)
+            item = json_value(line)
         except ValueError:
             continue
         if isinstance(item, dict) and isinstance(item.get("event_id"), str):
@@ -105,6 +110,7 @@ def _export(path: str, text: str, server: str | None, event: str | None) -> int:
 @click.argument("records", nargs=-1, required=True)
 @click.option(
     "--server",
+    type=TARGET,
     default=None,
     help="HOST:PORT of the server that hosted the event: hold every export to what it "
     "published (event id and name, every game, pairings, seats, commitments).",
@@ -120,7 +126,8 @@ def verify(records: tuple[str, ...], server: str | None, event: str | None) -> N
     RECORDS are fair-record files (or `-` for standard input), or the JSON-lines export of an
     event (records.jsonl: every field of every game is checked; with --server, against what
     the server published). Exits 1 if any check fails or the server cannot answer for the
-    event, 2 if a file cannot be read or an export names no event to hold it to.
+    event, 2 if a file cannot be read, is larger than 64 MiB, or an export names no event to
+    hold it to.
     """
     if event and not server:
         raise click.UsageError("--event goes with --server (the server that hosted it)")

@@ -29,6 +29,7 @@ from kafana.competitions.policy import Reason
 from kafana.competitions.verify import NAME, VerificationError, Verified, fail, verify
 from kafana.competitions.verify import FaultCode as Code
 from kafana.errors import KafanaError
+from kafana.games.records import json_value
 
 FIELDS = (
     "event",
@@ -96,7 +97,7 @@ TYPES: dict[str, tuple[str, Any]] = {
 
 def _fields(raw: str) -> dict[str, Any]:
     try:
-        item = json.loads(raw)
+        item = json_value(raw)  # nested past what a line holds: refused before anything recurses
     except ValueError as exc:
         raise fail(f"not a JSON object: {exc}") from None
     if not isinstance(item, dict):
@@ -270,7 +271,7 @@ def _as_published(item: dict[str, Any], published: Published) -> None:
 def _game_of(raw: str) -> str:
     """The `game` field of a line, if it has one ("" else)."""
     try:
-        item = json.loads(raw)
+        item = json_value(raw)
     except ValueError:
         return ""
     game = item.get("game", "") if isinstance(item, dict) else ""

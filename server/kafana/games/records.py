@@ -3,6 +3,7 @@ record as a table of its items (`TextRecord`), replay."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
@@ -28,6 +29,37 @@ def record_items(text: str, header: str, what: str) -> Iterator[tuple[int, str, 
 
 T = TypeVar("T")
 
+MAX_DEPTH = 64
+"""How deep JSON read from a record's line or an export's line may nest (what Kafana writes
+nests three deep). Deeper is refused before anything recurses into it: Python's own limit
+counts the frames of the whole stack, so JSON just under it parses and then breaks the next
+function that walks it (`str`, `json.dumps`)."""
+
+
+def json_value(text: str) -> Any:
+    """`json.loads(text)`, nested at most `MAX_DEPTH` deep: InvalidInputError `nested too
+    deeply` past it; JSONDecodeError (a ValueError) when `text` is no JSON.
+
+    >>> json_value('{"a": [1, [2]]}')
+    {'a': [1, [2]]}
+    >>> json_value("[" * 100_000)
+    Traceback (most recent call last):
+    ...
+    kafana.errors.InvalidInputError: nested too deeply
+    """
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise InvalidInputError("nested too deeply") from None
+    containers: list[tuple[Any, int]] = [(value, 1)] if isinstance(value, dict | list) else []
+    while containers:
+        item, depth = containers.pop()
+        if depth > MAX_DEPTH:
+            raise InvalidInputError("nested too deeply")
+        inside = item.values() if isinstance(item, dict) else item
+        containers.extend((x, depth + 1) for x in inside if isinstance(x, dict | list))
+    return value
+
 
 class RecordItems:
     """A record's items by key, each parsed when asked for (an error names its line)."""
@@ -40,13 +72,18 @@ class RecordItems:
             self._items.setdefault(key, []).append((number, rest))
 
     def every(self, key: str, parse: Callable[[str], T]) -> tuple[T, ...]:
-        """Every item of `key`, in order, parsed."""
+        """Every item of `key`, in order, parsed; an item that does not parse (its JSON nested
+        too deeply to read included) is InvalidInputError naming its line."""
         out = []
         for number, rest in self._items.get(key, ()):
             try:
                 out.append(parse(rest))
             except (InvalidInputError, ValueError) as exc:
                 raise InvalidInputError(f"record line {number}: {exc}") from None
+            except RecursionError:  # JSON (rules, a position) nested past Python's stack
+                raise InvalidInputError(
+                    f"record line {number}: the {key} line is not valid (nested too deeply)"
+                ) from None
         return tuple(out)
 
     def last(self, key: str, parse: Callable[[str], T]) -> T | None:

@@ -1,0 +1,48 @@
+"""JSON nested past Python's stack in a record (its rules, a Tač position) is the record's usual
+parse error naming the line, not a RecursionError (which is no ValueError: it escaped every
+caller's `except` as "unexpected RecursionError")."""
+
+from __future__ import annotations
+
+import pytest
+from kafana.errors import InvalidInputError
+from kafana.games import records, tablic, tac
+
+DEEP = "[" * 100_000
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        (f"kafana-tablic-record 1\nrules {DEEP}\nseed 1\n", 2),
+        (f"kafana-tac-record 1\n# a comment\nrules {DEEP}\nseed 1\n", 3),
+        ('kafana-tac-record 1\nrules {}\nposition {"closed": ' + DEEP + "\n", 3),
+        ('kafana-tablic-record 1\nrules {"target": ' + "[" * 990 + "]" * 990 + "}\n", 2),
+    ],
+    ids=["tablic-rules", "tac-rules", "tac-position", "in-a-rule-switch"],
+)
+def test_json_nested_too_deeply_is_a_parse_error_naming_the_line(text: str, line: int) -> None:
+    game = tac.GameRecord if text.startswith("kafana-tac") else tablic.MatchRecord
+    key = "position" if "position" in text else "rules"
+    with pytest.raises(InvalidInputError) as raised:
+        game.from_text(text)
+    assert (
+        str(raised.value) == f"record line {line}: the {key} line is not valid (nested too deeply)"
+    )
+
+
+def test_json_value_refuses_json_deeper_than_max_depth() -> None:
+    depth = records.MAX_DEPTH
+    assert records.json_value("[" * depth + "]" * depth) is not None
+    assert records.json_value('{"a": 1, "b": "[[["}') == {"a": 1, "b": "[[["}
+    assert records.json_value("7") == 7
+    for text in (
+        "[" * (depth + 1) + "]" * (depth + 1),
+        '{"a": ' * (depth + 1) + "1" + "}" * (depth + 1),
+        DEEP,
+    ):
+        with pytest.raises(InvalidInputError) as raised:
+            records.json_value(text)
+        assert str(raised.value) == "nested too deeply"
+    with pytest.raises(ValueError):  # no JSON: the decoder's own error
+        records.json_value("{")
