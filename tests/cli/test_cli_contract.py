@@ -118,6 +118,9 @@ def test_usage_errors_exit_2_in_one_line(tmp_path: Path) -> None:
         (2, ("play", "--delay", "1e300")),
         (2, ("arena", "--bots", "ismcts,greedy", "--budget-ms", "inf")),
         (2, ("watch", "t", "--server", "localhost:1", "--save", str(tmp_path / "no" / "m.txt"))),
+        (2, ("play", "--bots", "greedy,greedy,greedy")),  # two players: was taken, two dropped
+        (2, ("league", "report", "lg", "--alpha", "nan")),  # was taken
+        (2, ("tournament", "run", "a=greedy", "a=random")),  # was renamed a-2
     ]
     lines = _many(cases)
     assert f"no folder {tmp_path / 'no-such-folder'} to write m.txt in" in lines[22]
@@ -131,6 +134,9 @@ def test_usage_errors_exit_2_in_one_line(tmp_path: Path) -> None:
     assert "--tac-calls is an option of --game tac" in lines[6]
     assert "an event needs two or more entrants" in lines[11]
     assert "unknown bot 'nobot'" in lines[12]
+    assert "3 bots for the 1 other seat(s) of a table of 2" in lines[27]
+    assert "nan is not a finite number" in lines[28]
+    assert "entrant 'a' is named twice" in lines[29]
 
 
 def test_a_key_or_target_no_call_can_carry_is_a_usage_error() -> None:

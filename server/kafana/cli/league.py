@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 
 import click
 from kafana_client.cli import interrupt
+from kafana_client.cli.numbers import Finite
 from kafana_client.cli.paths import OUTPUT_FILE
 from kafana_client.cli.reach import cli_key, cli_tls
 from kafana_client.cli.words import plural
@@ -460,7 +461,7 @@ def export(name: str, server: str, season: int, out: Path) -> None:
     help="Pairs that met at least this often are looked at.",
 )  # fmt: skip
 @click.option(
-    "--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    "--alpha", type=Finite(0, 1, min_open=True, max_open=True),
     default=collusion.ALPHA, show_default=True,
     help="The chance of flagging any pair of an honest league.",
 )  # fmt: skip

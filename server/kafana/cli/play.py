@@ -122,6 +122,11 @@ def play(
                 f"unknown {game} bot {bot!r}: choose from {', '.join(registry.names(game))}",
                 param_hint="--bots",
             )
+    if table_id is None and len(names) > players - 1:  # (fewer repeat, seat after seat)
+        raise click.BadParameter(
+            f"{len(names)} bots for the {players - 1} other seat(s) of a table of {players}",
+            param_hint="--bots",
+        )
     _refuse_other_game(game, tac_calls, play_on, decks, partnerships, target, preset, building)
     need_four(players, partnerships)
     if seat is not None and table_id is None and seat >= players:

@@ -39,12 +39,21 @@ def tournament() -> None:
 
 
 def _entrants(specs: tuple[str, ...]) -> dict[str, str]:
-    """NAME=BOT or BOT (named BOT, BOT-2, ... when repeated) -> {name: bot}."""
+    """NAME=BOT or BOT (named BOT, BOT-2, ... when repeated) -> {name: bot}; a NAME given
+    twice is a usage error (a bare BOT is never renamed into it)."""
+    named = [spec.partition("=")[0] for spec in specs if "=" in spec]
+    twice = sorted({name for name in named if named.count(name) > 1})
+    if twice:
+        raise click.BadParameter(
+            f"entrant {twice[0]!r} is named twice: entrants' names are distinct",
+            param_hint="ENTRANTS",
+        )
     out: dict[str, str] = {}
     for spec in specs:
-        name, _, bot = spec.partition("=") if "=" in spec else (spec, "", spec)
+        given = "=" in spec
+        name, _, bot = spec.partition("=") if given else (spec, "", spec)
         base, n = name, 1
-        while name in out:
+        while name in out or (not given and name in named):
             n += 1
             name = f"{base}-{n}"
         out[name] = bot
