@@ -17,7 +17,6 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,8 @@ from kafana.competitions.tournament import EventConfig, Kind, Tournament
 from kafana_client.cli.paths import INPUT_BYTES
 from kit import KAFANA
 
+from .test_cli_contract import Ran, one_line
+
 CAP = 2**30
 """The address space a child may map: far above the bound, far below the old 9.2 GB."""
 TIMEOUT_S = 60.0
@@ -37,18 +38,6 @@ CAPPED = (
     "import os, resource, sys; resource.setrlimit(resource.RLIMIT_AS, ({cap}, {cap})); "
     "os.execv(sys.argv[1], sys.argv[1:])"
 )
-
-
-@dataclass(frozen=True)
-class Ran:
-    """What one command line did; `peak_bytes` is its largest resident set."""
-
-    args: tuple[str, ...]
-    status: int
-    out: str
-    err: str
-    seconds: float
-    peak_bytes: int
 
 
 def run(*args: str, stdin: str | None = None) -> Ran:
@@ -82,15 +71,6 @@ def run(*args: str, stdin: str | None = None) -> Ran:
 def many(*cases: tuple[str, ...]) -> list[Ran]:
     with ThreadPoolExecutor(4) as pool:
         return list(pool.map(lambda args: run(*args), cases))
-
-
-def one_line(ran: Ran, status: int) -> str:
-    """Assert the contract of a refusal (one line on stderr, no traceback); the line."""
-    lines = ran.err.strip().splitlines()
-    assert ran.status == status, ran
-    assert len(lines) == 1, ran
-    assert "Traceback" not in ran.err + ran.out and "unexpected" not in ran.err, ran
-    return lines[0]
 
 
 def test_a_file_past_the_bound_is_refused_in_one_line(tmp_path: Path) -> None:
