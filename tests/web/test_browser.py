@@ -136,9 +136,20 @@ def start_bot_match(
     page.fill("#bot-clock", str(clock_s))
     page.click("#play-bot")
     page.wait_for_selector(".hand [data-card]" if game == "tablic" else ".table-cards.tac")
+    return table_of(page)
+
+
+def table_of(page: Page) -> str:
+    """The id of the table `page` shows (its address: `#/t/<id>`)."""
     match = re.search(r"#/t/([^?]+)", page.url)
     assert match, page.url
     return match.group(1)
+
+
+def table_info(base: str, table_id: str) -> Any:
+    """GetTable over the page's HTTP port (its JSON)."""
+    with httpx.Client(base_url=base, timeout=10) as http:
+        return connect(http, "KafanaService", "GetTable", {"tableId": table_id})
 
 
 def my_turn(page: Page) -> bool:
@@ -354,6 +365,57 @@ def test_play_a_bot_is_one_table_with_hints(base: str, browser: Browser) -> None
     assert plain.locator("#hint").count() == 0
 
 
+def test_play_bots_at_every_seat_count_and_two_against_two(base: str, browser: Browser) -> None:
+    """ "Play a bot" at the seat counts the server offers (GameOffer.players): the person in seat
+    1 and the chosen bot in every other seat, one CreateTable; four Tablić players may be 2
+    against 2 (the partnerships switch, usable for four Tablić players only: the person's partner
+    is a bot too); Tač at its most seats (eight: two decks)."""
+    page = new_page(browser)
+    page.goto(base)
+    page.fill("#player-name", "Dara")
+    page.press("#player-name", "Tab")
+    options = "os => os.map(o => Number(o.value))"
+    assert page.locator("#bot-players option").evaluate_all(options) == [2, 3, 4]
+    page.select_option("#bot-game", "2")
+    tac_counts = page.locator("#bot-players option").evaluate_all(options)
+    assert tac_counts[0] == 2 and len(tac_counts) > 1
+    switch = page.locator("#bot-partnerships")
+    usable = {}
+    for game, players in (("1", "2"), ("1", "3"), ("2", "4"), ("1", "4")):
+        page.select_option("#bot-game", game)
+        page.select_option("#bot-players", players)
+        usable[(game, players)] = switch.is_enabled()
+    assert usable == {("1", "2"): False, ("1", "3"): False, ("2", "4"): False, ("1", "4"): True}
+    assert axe(page) == []  # the form with its new controls
+    switch.check()
+    page.select_option("#bot-level", "greedy")
+    page.fill("#bot-target", "1")
+    page.set_checked("#bot-hints", False)
+    page.click("#play-bot")
+    page.wait_for_selector(".hand [data-card]")
+    info = table_info(base, table_of(page))
+    assert info["rules"]["players"] == 4 and info["rules"].get("partnerships") is True
+    seats = [(s.get("name", ""), s.get("bot", "")) for s in info["seats"]]
+    assert seats[0] == ("Dara", "") and [bot for _, bot in seats[1:]] == ["greedy"] * 3
+    assert all(s.get("taken") for s in info["seats"])
+    assert [s.get("side", 0) for s in info["seats"]] == [0, 1, 0, 1]  # partner: the bot in seat 3
+
+    tac = new_page(browser)  # Tač at its most seats
+    tac.goto(base)
+    tac.fill("#player-name", "Dara")
+    tac.press("#player-name", "Tab")
+    tac.select_option("#bot-game", "2")
+    tac.select_option("#bot-players", str(tac_counts[-1]))
+    assert not tac.locator("#bot-partnerships").is_enabled()
+    tac.select_option("#bot-level", "random")
+    tac.click("#play-bot")
+    tac.wait_for_selector(".table-cards.tac")
+    info = table_info(base, table_of(tac))
+    assert info["rules"]["players"] == tac_counts[-1]
+    seats = [(s.get("name", ""), s.get("bot", "")) for s in info["seats"]]
+    assert seats == [("Dara", "")] + [(seats[1][0], "random")] * (tac_counts[-1] - 1)
+
+
 @pytest.mark.parametrize("level", ["random", "search"])
 def test_play_a_tac_bot(base: str, browser: Browser, level: str) -> None:
     """Tač against a built-in bot, from the same form (the weakest and the search bot, issue
@@ -450,9 +512,7 @@ def test_a_tac_table_made_in_the_lobby_is_played_by_two_people(base: str, browse
     host.check("#switch-tac_calls")
     host.click("#create-table")
     host.wait_for_selector(".waiting")
-    match = re.search(r"#/t/([^?]+)", host.url)
-    assert match, host.url
-    table_id = match.group(1)
+    table_id = table_of(host)
     guest = new_page(browser)
     guest.goto(base)
     guest.fill("#player-name", "Tom")
@@ -978,10 +1038,7 @@ def test_the_new_table_form_offers_partnerships_for_four_tablic_players(
     switch.check()
     page.click("#create-table")
     page.wait_for_selector(".waiting")
-    match = re.search(r"#/t/([^?]+)", page.url)
-    assert match, page.url
-    with httpx.Client(base_url=base, timeout=10) as http:
-        info = connect(http, "KafanaService", "GetTable", {"tableId": match.group(1)})
+    info = table_info(base, table_of(page))
     assert info["rules"]["players"] == 4 and info["rules"].get("partnerships") is True
     assert [s.get("side", 0) for s in info["seats"]] == [0, 1, 0, 1]
 
@@ -1040,9 +1097,7 @@ def test_waiting_for_a_friend_share_link_cancel_and_the_turn_in_the_title(
     host.fill("#new-name", "friends only")
     host.click("#create-table")
     host.wait_for_selector("#share-link")
-    match = re.search(r"#/t/([^?]+)", host.url)
-    assert match, host.url
-    table_id = match.group(1)
+    table_id = table_of(host)
     assert host.locator(".clock").count() == 0
     assert not host.title().startswith("●") and "friends only" in host.title()
     host.click("#copy-link")
@@ -1148,9 +1203,7 @@ def test_a_hand_ends_with_its_score_then_a_rematch(base: str, browser: Browser) 
     page.fill("#bot-target", "101")
     page.click("#play-bot")
     page.wait_for_selector(".hand [data-card]")
-    match = re.search(r"#/t/([^?]+)", page.url)
-    assert match
-    table_id = match.group(1)
+    table_id = table_of(page)
     seen = 0
     while page.locator("#hand-end").count() == 0:
         assert my_turn(page)
@@ -1178,9 +1231,7 @@ def test_a_hand_ends_with_its_score_then_a_rematch(base: str, browser: Browser) 
         page.click("#rematch")
         page.wait_for_function(f"!location.hash.includes('{table_id}')")
         page.wait_for_selector(".hand [data-card]")
-        again = re.search(r"#/t/([^?]+)", page.url)
-        assert again
-        info = connect(http, "KafanaService", "GetTable", {"tableId": again.group(1)})
+        info = connect(http, "KafanaService", "GetTable", {"tableId": table_of(page)})
     assert [s.get("bot", "") for s in info["seats"]] == ["", "random"]
     assert info["seats"][0]["name"] == "Iva"
     assert info["rules"]["tablic"]["target"] == 101

@@ -283,11 +283,17 @@ function botsFor(game: Game): [string, string][] {
   return offered.map((b, i) => [b.name, `${i + 1}: ${b.name}${b.summary ? ` (${b.summary})` : ""}`]);
 }
 
-/** "Play a bot": one CreateTable with a built-in bot in seat 2 (the server plays it), then
- * this browser takes seat 1. Either game; hints on if asked (the Hint button). No event is made. */
+/** "Play a bot": one CreateTable with the chosen built-in bot in every seat but the first (the
+ * server plays them), then this browser takes seat 1. Either game, at any number of players the
+ * server offers (GameOffer.players); four Tablić players may be 2 against 2 (the person's partner
+ * a bot too); hints on if asked (the Hint button). No event is made. */
 function botForm(status: HTMLElement): HTMLElement {
   const game = select("bot-game", [[String(Game.TABLIC), "Tablić"], [String(Game.TAC), "Tač"]]);
   const level = h("select", { id: "bot-level" });
+  const players = h("select", { id: "bot-players" });
+  const partners = partnershipsSwitch("bot-partnerships");
+  const syncPartners = () => partners.sync(Number(game.value) as Game, Number(players.value));
+  players.addEventListener("change", syncPartners);
   const target = h("input", { id: "bot-target", type: "number", min: 1, max: 10000, value: 101 });
   const targetRow = h("div", { class: "row" }, h("label", { for: "bot-target" }, "Points to win "), target);
   const clock = h("input", { id: "bot-clock", type: "number", min: 0, max: 3600, value: 60 });
@@ -298,6 +304,8 @@ function botForm(status: HTMLElement): HTMLElement {
     const chosen = Number(game.value) as Game;
     const bots = botsFor(chosen);
     fill(level, bots.map(([v, t]) => h("option", { value: v, selected: v === "greedy" }, t)));
+    fill(players, (offer(chosen)?.players ?? [2]).map((n) => h("option", { value: n }, `${n} players`)));
+    syncPartners();
     targetRow.hidden = chosen !== Game.TABLIC;
     hints.disabled = chosen !== Game.TABLIC; // Analyze values Tablić positions
   }
@@ -312,14 +320,15 @@ function botForm(status: HTMLElement): HTMLElement {
     try {
       const tac = Number(game.value) === Game.TAC;
       const seconds = Number(clock.value) || 0;
+      const seats = Number(players.value) || 2;
       const made = await client.createTable({
         rules: fromJson(RulesSpecSchema, tac
-          ? { game: Game.TAC, players: 2, tac: {} }
-          : { game: Game.TABLIC, players: 2, tablic: { target: Number(target.value) || 101 } }),
-        name: `${playerName()} vs ${level.value}`.slice(0, 80),
+          ? { game: Game.TAC, players: seats, tac: seats > 4 ? { decks: 2 } : {} } // 8 players: two decks
+          : { game: Game.TABLIC, players: seats, partnerships: partners.on(), tablic: { target: Number(target.value) || 101 } }),
+        name: `${playerName()} vs ${level.value}${seats > 2 ? ` ×${seats - 1}` : ""}`.slice(0, 80),
         clock: seconds ? { moveMillis: seconds * 1000, policy: TimeoutPolicy.DEFAULT_MOVE } : undefined,
         hints: !tac && hints.checked,
-        bots: [{ seat: 1, bot: level.value }],
+        bots: Array.from({ length: seats - 1 }, (_, i) => ({ seat: i + 1, bot: level.value })),
       });
       localStorage.setItem(`kafana.admin.${made.tableId}`, made.adminToken);
       const seat = await client.join(made.tableId, playerName(), 0);
@@ -336,6 +345,9 @@ function botForm(status: HTMLElement): HTMLElement {
   return h("form", { class: "panel", id: "bot-form", onsubmit: (e: SubmitEvent) => void start(e) },
     h("h2", {}, "Play a bot"),
     h("div", { class: "row" }, h("label", { for: "bot-game" }, "Game "), game),
+    h("div", { class: "row" }, h("label", { for: "bot-players" }, "Players "), players,
+      h("small", { class: "hint" }, " you and bots in the other seats")),
+    partners.element,
     h("div", { class: "row" }, h("label", { for: "bot-level" }, "Bot "), level),
     targetRow,
     h("div", { class: "row" }, h("label", { for: "bot-clock" }, "Seconds per move (0: none) "), clock),
