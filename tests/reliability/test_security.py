@@ -115,7 +115,7 @@ def test_tls_flags_go_together(tmp_path: Path) -> None:
     from kafana.cli.serve import serve
 
     pem = tmp_path / "x.pem"
-    pem.write_text("x")
+    pem.write_text("-----BEGIN CERTIFICATE-----\nx\n-----END CERTIFICATE-----\n")  # PEM in form
     result = CliRunner().invoke(serve, ["--memory", "--tls-cert", str(pem)])
     assert result.exit_code != 0
     assert "--tls-cert and --tls-key go together" in result.output
