@@ -6,7 +6,7 @@ import asyncio
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import click
 from kafana_client.cli.numbers import Finite
@@ -238,8 +238,7 @@ def serve(
     try:
         check_address(host, port, reuse_port=reuse_port)
     except AddressError as error:
-        click.echo(f"kafana serve: {error}", err=True)
-        sys.exit(2 if error.invalid else 3)
+        _cannot_listen(error)
     if (tls_cert is None) != (tls_key is None):
         raise click.UsageError("--tls-cert and --tls-key go together")
     if tls_client_ca is not None and tls_cert is None:
@@ -299,10 +298,7 @@ def run(settings: Settings) -> None:
         try:
             bound = serve_metrics(settings.metrics_port, settings.host)
         except OSError as error:
-            click.echo(
-                f"kafana serve: --metrics: cannot listen on {where}: {error.strerror}", err=True
-            )
-            sys.exit(3)
+            _cannot_listen(AddressError(f"--metrics: cannot listen on {where}: {error.strerror}"))
         click.echo(f"metrics: http://{settings.host}:{bound}/metrics")
     memory = settings.memory
     try:
@@ -342,10 +338,15 @@ def run(settings: Settings) -> None:
     try:
         asyncio.run(main())
     except AddressError as error:
-        click.echo(f"kafana serve: {error}", err=True)
-        sys.exit(3)
+        _cannot_listen(error)
     finally:
         choice.cleanup()
+
+
+def _cannot_listen(error: AddressError) -> NoReturn:
+    """Exit after one line: 2 for an address that is no address, 3 for one not to be had."""
+    click.echo(f"kafana serve: {error}", err=True)
+    sys.exit(2 if error.invalid else 3)
 
 
 def _tls_line(cert: str | None, client_ca: str | None) -> str:
