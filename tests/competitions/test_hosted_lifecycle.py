@@ -106,6 +106,34 @@ async def test_a_scheduled_event_starts_itself_and_drops_who_did_not_check_in(
         await store.close()
 
 
+async def test_a_started_event_shows_who_was_dropped_before_its_first_snapshot(
+    redis_url: str,
+) -> None:
+    """Between the start (the phase) and the director's first snapshot, GetEvent showed every
+    entrant ACTIVE (a CI run read "late" as active): who plays is known from the check-ins."""
+    store = RedisStore.from_url(redis_url)
+    try:
+        events = events_for(store)
+        host = CompetitionsHost(events, scan=3600)  # no director step during the test
+        async with running(store, plugins=[host]) as svc:
+            stub = competitions_pb2_grpc.CompetitionsServiceStub(svc.channel)
+            start_at = now_ms() + 600_000
+            made = await stub.CreateEvent(_event("cup", start_at_ms=start_at, check_in_ms=600_000))
+            for bot in ("b1", "b2"):
+                await stub.EnterEvent(
+                    pb.EnterEventRequest(event_id=made.event_id, name=bot, bot="greedy")
+                )
+            await stub.EnterEvent(pb.EnterEventRequest(event_id=made.event_id, name="late"))
+            assert await events.start(made.event_id) == "ok"  # the director's first write
+            info = await stub.GetEvent(pb.GetEventRequest(event_id=made.event_id))
+            assert info.phase == pb.EVENT_PHASE_STARTED
+            states = {e.name: e.state for e in info.entrants}
+            active, absent = pb.ENTRANT_STATE_ACTIVE, pb.ENTRANT_STATE_ABSENT
+            assert states == {"b1": active, "b2": active, "late": absent}
+    finally:
+        await store.close()
+
+
 async def _play(target: str, event_id: str, token: str) -> None:
     async with AsyncClient.connect(target) as client:
         await play_entry(client, event_id, token, bot_player(client))

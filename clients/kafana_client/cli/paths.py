@@ -84,9 +84,8 @@ def read_at_most(path: str | Path, limit: int = INPUT_BYTES) -> bytes:
 
 
 def _bounded(file: Any, limit: int) -> bytes:  # a binary file (sys.stdin.buffer types as BinaryIO)
-    """Up to `limit` bytes of `file`, read into one buffer of the bound's size (with
-    `read(limit + 1)` a CI run saw `kafana replay /dev/zero` peak at 332 MiB, alone 132 MiB:
-    the buffer `read` grows is not ours to bound)."""
+    """Up to `limit` bytes of `file`, read into one buffer of the bound's size (`kafana
+    replay /dev/zero` peaks at 137 MiB, start-up included)."""
     buffer = bytearray(limit + 1)  # pages are taken as bytes arrive, not all at once
     view = memoryview(buffer)
     got = 0

@@ -12,6 +12,7 @@ from kafana.competitions.hosted.event import (
     check_in_window,
     checked_in,
     config_from_meta,
+    present,
     registration,
     removed,
     start_at,
@@ -165,7 +166,11 @@ def event_info(
     """Everything public about an event (`marks`: check-ins, removals, the organiser's
     registration; `now`: Unix ms, whether registration is open)."""
     config = config_from_meta(meta)
-    playing = set(hosted.tournament.config.entrants) if hosted is not None else None
+    playing = None
+    if hosted is not None:
+        playing = set(hosted.tournament.config.entrants)
+    elif meta.get("phase", "open") != "open":  # started, its first snapshot not yet written
+        playing = {e.name for e in present(meta, entrants, marks or {})}
     status, note = control
     tablic_rules = isinstance(config.rules, tablic.Rules)
     info = pb.EventInfo(
