@@ -29,7 +29,7 @@ def test_bot_finishes_a_match_with_building(
     name: str, preset: str, players: int, partnerships: bool
 ) -> None:
     rules = tablic.Rules.preset(
-        preset, players=players, partnerships=partnerships, building=True, target=30
+        preset, players=players, partnerships=partnerships, building=True, target=11
     )
     bots = [
         CheckedBot(
@@ -40,7 +40,7 @@ def test_bot_finishes_a_match_with_building(
         for s in range(players)
     ]
     state = play(tablic.new_match(rules, seed=3), bots)
-    assert state.is_over and max(state.scores) >= 30
+    assert state.is_over and max(state.scores) >= 11
     assert all(sum(r.cards) == 52 for r in state.hand_results if r.last_capturer is not None)
     built = [m for _, m in state.moves() if m.is_build]
     if name != "random":  # the random bot builds by chance; the others value builds
