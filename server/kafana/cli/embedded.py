@@ -15,15 +15,18 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from kafana.cli.boundary import debugging
-from kafana.service.embedded import private_server
-from kafana.service.server import create_server
-from kafana.service.settings import Settings
-from kafana.store.redis_store import RedisStore
 
 
 @asynccontextmanager
 async def embedded_server(host: str = "127.0.0.1", port: int = 0) -> AsyncIterator[str]:
     """Serve on host:port (0: a free port) on a private redis-server; yields the target."""
+    # imported here, when a server is started: `kafana play --server ...` and a usage error
+    # start 0.5 s sooner without the service's imports
+    from kafana.service.embedded import private_server
+    from kafana.service.server import create_server
+    from kafana.service.settings import Settings
+    from kafana.store.redis_store import RedisStore
+
     service_log = logging.getLogger("kafana")
     quiet = not debugging(sys.argv[1:])
     if quiet:
