@@ -50,6 +50,10 @@ def _read(value: bytes | str | Path | None) -> bytes | None:
     return Path(value).read_bytes()
 
 
+CONNECT_SECONDS = 5.0
+"""How long the first connection may take before the server is reported unreachable."""
+
+
 @dataclass(frozen=True)
 class Tls:
     """TLS settings: root certificates (None: the system's) and an optional client certificate.

@@ -23,7 +23,7 @@ from kafana_bots.tac_bots import TacBot
 
 from kafana_client.aio import AsyncClient, AsyncSeat
 from kafana_client.bots import bot_hooks
-from kafana_client.connection import Retry, Tls
+from kafana_client.connection import CONNECT_SECONDS, Retry, Tls
 from kafana_client.convert import game_name, rules_of, view_seat
 from kafana_client.seat_loop import follow_seat
 from kafana_client.tac import tac_rules_of
@@ -33,8 +33,6 @@ BotMaker = Callable[[int, tablic.Rules], Bot | TacBot]
 AnyBotMaker = Callable[[int, tablic.Rules | tac.Rules], Bot | TacBot]
 RECONNECTS = 30
 """Consecutive failed reconnections before giving up (about a minute with the backoff)."""
-CONNECT_SECONDS = 5.0
-"""How long the first connection may take before the server is reported unreachable."""
 
 
 def table_rules(info: state_pb2.TableInfo) -> tablic.Rules | tac.Rules:

@@ -22,7 +22,7 @@ from rich.text import Text
 from kafana_client.aio import AsyncClient, AsyncSeat, CreatedTable
 from kafana_client.bots import run_bot
 from kafana_client.cli import render, tac_render
-from kafana_client.cli.key import cli_key
+from kafana_client.cli.reach import reached
 from kafana_client.cli.replay import names_comment
 from kafana_client.cli.session import Outcome, PersonAtTable, Quit
 from kafana_client.connection import Tls
@@ -129,7 +129,7 @@ async def run(options: PlayOptions, console: Console) -> Outcome | None:
     if not target:
         raise ValueError("kafana play needs a server to play on")
     tls = Tls(root_certificates=options.tls_ca) if options.tls_ca else None
-    async with AsyncClient.connect(target, tls=tls, key=cli_key()) as client:
+    async with reached(target, tls) as client:
         created: CreatedTable | None = None
         if options.table_id:
             table_id = options.table_id

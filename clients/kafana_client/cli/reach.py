@@ -8,23 +8,36 @@ command connects::
     @click.option("--server", required=True)
     @server_options
     def watch(server: str) -> None:
-        ... AsyncClient.connect(server, tls=cli_tls(), key=cli_key())
+        ... async with reached(server) as client: ...
 
-`reach_args()` gives them back for a command line printed for pasting.
+`reached(server)` is the one way a command connects; `reach_args()` gives the options back
+for a command line printed for pasting.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
 import click
 
+from kafana_client.aio import AsyncClient
 from kafana_client.cli.key import KEY_META, cli_key, key_option
 from kafana_client.cli.tls import cli_tls, cli_tls_ca, tls_ca_option
+from kafana_client.connection import CONNECT_SECONDS, Tls
 
 F = TypeVar("F", bound=Callable[..., Any])
-__all__ = ["TARGET", "Target", "cli_key", "cli_tls", "cli_tls_ca", "reach_args", "server_options"]
+__all__ = [
+    "TARGET",
+    "Target",
+    "cli_key",
+    "cli_tls",
+    "cli_tls_ca",
+    "reach_args",
+    "reached",
+    "server_options",
+]
 
 
 class Target(click.ParamType[str]):
@@ -81,3 +94,14 @@ def reach_args(*, key: bool = True) -> list[str]:
     if key and ctx.get_parameter_source("key") is click.core.ParameterSource.COMMANDLINE:
         out += ["--key", str(ctx.meta.get(KEY_META))]
     return out
+
+
+@asynccontextmanager
+async def reached(server: str, tls: Tls | None = None) -> AsyncIterator[AsyncClient]:
+    """A client of `server` with the command's key and TLS (`tls`, else --tls-ca), connected
+    within `CONNECT_SECONDS`, else DeadlineExceededError, which the error boundary names as an
+    unreachable server: a port that accepts and never answers is named as soon as a closed
+    one (it took the first call's 10 s deadline)."""
+    async with AsyncClient.connect(server, tls=tls or cli_tls(), key=cli_key()) as client:
+        await client.wait_ready(CONNECT_SECONDS)
+        yield client

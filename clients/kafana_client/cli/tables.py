@@ -11,7 +11,7 @@ from rich.console import Console
 
 from kafana_client.aio import AsyncClient
 from kafana_client.cli import interrupt
-from kafana_client.cli.reach import TARGET, cli_key, cli_tls, server_options
+from kafana_client.cli.reach import TARGET, reached, server_options
 from kafana_client.cli.render import rules_text
 from kafana_client.cli.words import plural
 from kafana_client.convert import word
@@ -55,7 +55,7 @@ def tables(server: str, game: str | None, status: str | None, limit: int) -> Non
     console = Console(highlight=False, soft_wrap=True)  # one line a table, even in a pipe
 
     async def main() -> None:
-        async with AsyncClient.connect(server, tls=cli_tls(), key=cli_key()) as client:
+        async with reached(server) as client:
             found = await listed(client, game=game or "", status=status or "", limit=limit)
         for info in found:
             console.print(table_line(info), markup=False)

@@ -11,7 +11,7 @@ from rich.console import Console
 from kafana_client.aio import AsyncClient
 from kafana_client.cli import interrupt, render, tac_render
 from kafana_client.cli.paths import OUTPUT_FILE
-from kafana_client.cli.reach import TARGET, cli_key, cli_tls, server_options
+from kafana_client.cli.reach import TARGET, reached, server_options
 from kafana_client.cli.replay import names_comment
 from kafana_client.convert import current_seat
 
@@ -60,7 +60,7 @@ def watch(table_id: str, server: str, from_seq: int, save: Path | None) -> None:
     console = Console(highlight=False)
 
     async def main() -> None:
-        async with AsyncClient.connect(server, tls=cli_tls(), key=cli_key()) as client:
+        async with reached(server) as client:
             info = await client.get_table(table_id)
             console.print(f"Watching table {info.table_id} {info.name!r}: Ctrl-C to stop.")
             console.print(render.rules_text(info.rules), style="dim")

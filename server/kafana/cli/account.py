@@ -19,9 +19,9 @@ from typing import Any, Protocol, TypeVar
 
 import click
 import grpc
+from kafana_client.aio import AsyncClient
 from kafana_client.cli import interrupt
-from kafana_client.cli.reach import TARGET, cli_key, cli_tls, server_options
-from kafana_client.connection import ConnectOptions
+from kafana_client.cli.reach import TARGET, cli_key, reached, server_options
 from kafana_client.errors import RpcError
 
 from kafana.errors import KafanaError
@@ -46,7 +46,6 @@ class Backend(Protocol):
     async def page(self, after: str) -> tuple[list[Account], str]: ...
     async def revoke(self, name: str) -> Account: ...
     async def rotate(self, name: str) -> tuple[Account, str]: ...
-    async def close(self) -> None: ...
 
 
 def _account(message: accounts_pb2.Account) -> Account:
@@ -54,11 +53,10 @@ def _account(message: accounts_pb2.Account) -> Account:
 
 
 class Remote:
-    """Through the Accounts service of a server, with an operator's key."""
+    """Through the Accounts service of a server, with an operator's key (the client's)."""
 
-    def __init__(self, options: ConnectOptions) -> None:
-        self.channel = options.aio_channel()
-        self.stub = accounts_pb2_grpc.AccountsServiceStub(self.channel)
+    def __init__(self, client: AsyncClient) -> None:
+        self.stub = accounts_pb2_grpc.AccountsServiceStub(client.channel)
 
     async def create(self, name: str, role: str) -> tuple[Account, str]:
         request = accounts_pb2.CreateAccountRequest(name=name, role=ROLES[role])  # type: ignore[arg-type]
@@ -79,9 +77,6 @@ class Remote:
             accounts_pb2.RotateKeyRequest(name=name), timeout=TIMEOUT_S
         )
         return _account(made.account), made.key
-
-    async def close(self) -> None:
-        await self.channel.close()
 
 
 class Direct:
@@ -107,8 +102,9 @@ class Direct:
         await self.client.close()
 
 
-def _backend(server: str | None, redis_url: str | None) -> Callable[[], Backend]:
-    """How to make the backend (inside the event loop: a grpc.aio channel belongs to it)."""
+def _check_backend(server: str | None, redis_url: str | None) -> None:
+    """Refuse a usage error before anything is reached: one of --server (with a key) and
+    --redis."""
     if bool(server) == bool(redis_url):
         raise click.UsageError("give --server ADDR (with --key), or --redis URL; not both")
     if redis_url:
@@ -116,12 +112,8 @@ def _backend(server: str | None, redis_url: str | None) -> Callable[[], Backend]
             parse_url(redis_url)
         except ValueError as error:
             raise click.UsageError(str(error)) from None
-        return lambda: Direct(redis_url)
-    key = cli_key()
-    if not key:
+    elif not cli_key():
         raise click.UsageError("--server needs an operator's --key (or KAFANA_KEY)")
-    tls = cli_tls()
-    return lambda: Remote(ConnectOptions(str(server), tls=tls, key=key))
 
 
 def _run(
@@ -130,14 +122,18 @@ def _run(
     job: Callable[[Backend], Awaitable[T]],
 ) -> T:
     """`job` on the chosen backend; every failure becomes one line and exit status 1."""
-    make = _backend(server, redis_url)
+    _check_backend(server, redis_url)
 
     async def main() -> T:
-        backend = make()
+        if server:
+            async with reached(server) as client:
+                return await job(Remote(client))
+        assert redis_url
+        direct = Direct(redis_url)
         try:
-            return await job(backend)
+            return await job(direct)
         finally:
-            await backend.close()
+            await direct.close()
 
     try:
         return interrupt.run(main())

@@ -33,11 +33,10 @@ import click
 from kafana_client.cli import interrupt
 from kafana_client.cli.numbers import Finite
 from kafana_client.cli.paths import OUTPUT_FILE
-from kafana_client.cli.reach import cli_key, cli_tls
+from kafana_client.cli.reach import reached
 from kafana_client.cli.words import plural
 from kafana_client.convert import switches_of
 from kafana_client.leagues import match_numbers
-from kafana_client.remote import CONNECT_SECONDS
 from kafana_client.tournaments import enum_name
 
 from kafana.cli.options import COUNT, game_option, hosting_server
@@ -60,12 +59,10 @@ def with_leagues(
     """Run `job(client, leagues)` against `target`, waiting at most `CONNECT_SECONDS` for it,
     until one of `signals` (`interrupt.run`); a refusal or an unreachable server goes to the
     error boundary (one line naming `target`)."""
-    from kafana_client import AsyncClient
     from kafana_client.leagues import Leagues
 
     async def run() -> T:
-        async with AsyncClient.connect(target, tls=cli_tls(), key=cli_key()) as client:
-            await client.wait_ready(CONNECT_SECONDS)
+        async with reached(target) as client:
             return await job(client, Leagues(client))
 
     return interrupt.run(run(), signals)

@@ -17,14 +17,13 @@ import shlex
 from typing import Any
 
 import click
-from kafana_client.aio import AsyncClient, CreatedTable
+from kafana_client.aio import CreatedTable
 from kafana_client.cli import interrupt
 from kafana_client.cli.numbers import bot_option
-from kafana_client.cli.reach import TARGET, cli_key, cli_tls, reach_args, server_options
+from kafana_client.cli.reach import TARGET, reach_args, reached, server_options
 from kafana_client.cli.render import rules_text
 from kafana_client.cli.rule_args import switches
 from kafana_client.convert import config_of, rules_spec
-from kafana_client.remote import CONNECT_SECONDS
 
 from kafana.cli.options import MILLIS, SEED, game_option, need_four
 from kafana.games.tablic import PRESETS
@@ -145,8 +144,7 @@ def create(
     config.bots.extend(bot_seats(bots))
 
     async def make() -> CreatedTable:
-        async with AsyncClient.connect(server, tls=cli_tls(), key=cli_key()) as client:
-            await client.wait_ready(CONNECT_SECONDS)
+        async with reached(server) as client:
             return await client.create_table(config)
 
     created = interrupt.run(make())

@@ -11,8 +11,7 @@ from typing import Any
 
 import click
 from kafana_client.cli import interrupt
-from kafana_client.cli.reach import Target, cli_key, cli_tls, server_options
-from kafana_client.remote import CONNECT_SECONDS
+from kafana_client.cli.reach import Target, cli_key, reached, server_options
 
 from kafana.cli import tournament_hosted as hosted
 from kafana.cli.bot_spec import BotSpec, load
@@ -227,7 +226,6 @@ async def _on_server(
     remote: dict[str, str],
     control_redis: str,
 ) -> None:
-    from kafana_client import AsyncClient
 
     from kafana.cli.runner.server_runner import run_on_server
 
@@ -235,10 +233,7 @@ async def _on_server(
         control = None
         if control_redis:
             control = await stack.enter_async_context(_control(control_redis, event.config.name))
-        client = await stack.enter_async_context(
-            AsyncClient.connect(target, tls=cli_tls(), key=cli_key())
-        )
-        await client.wait_ready(CONNECT_SECONDS)
+        client = await stack.enter_async_context(reached(target))
         await run_on_server(
             client,
             event,

@@ -24,10 +24,9 @@ from typing import Any, TypeVar
 
 import click
 from kafana_client.cli import interrupt
-from kafana_client.cli.reach import cli_key, cli_tls, reach_args
+from kafana_client.cli.reach import cli_key, reach_args, reached
 from kafana_client.cli.rule_args import switches
 from kafana_client.cli.words import plural
-from kafana_client.remote import CONNECT_SECONDS
 from kafana_client.tournaments import enum_name
 
 from kafana.cli.options import COUNT, PRESET, SEED, game_option, hosting_server
@@ -167,12 +166,10 @@ def rules_options(command: Callable[..., None]) -> Callable[..., None]:
 def with_events(target: str, job: Callable[[Any, Any], Awaitable[T]]) -> T:
     """Run `job(client, tournaments)` against `target`, waiting at most `CONNECT_SECONDS` for
     it; a refusal or an unreachable server goes to the error boundary, which names `target`."""
-    from kafana_client import AsyncClient
     from kafana_client.tournaments import Tournaments
 
     async def run() -> T:
-        async with AsyncClient.connect(target, tls=cli_tls(), key=cli_key()) as client:
-            await client.wait_ready(CONNECT_SECONDS)
+        async with reached(target) as client:
             return await job(client, Tournaments(client))
 
     return interrupt.run(run())
