@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 from rich.console import Console, RenderableType
 from rich.text import Text
@@ -31,6 +32,58 @@ class Frame:
     lines: list[RenderableType] = field(default_factory=list)
     hand: int | None = None
     """The hand (from 1) this position is in (None: a game without hands)."""
+
+
+S = TypeVar("S")
+M = TypeVar("M")
+
+
+class Frames(Generic[S, M]):
+    """The frames of a game replayed from `start` through `moves`, each drawn when it is shown
+    (`draw(number, state before the move or None for the start, state after)`). Drawing them
+    all first took 12 s and 280 MB for a record of 37,000 moves (replaying it, 0.16 s), and
+    the longest legitimate records have about twenty times as many. A state is kept every
+    `EVERY` moves; a frame replays from the nearest one."""
+
+    EVERY = 64
+
+    def __init__(
+        self,
+        start: S,
+        moves: Sequence[M],
+        apply: Callable[[S, M], S],
+        draw: Callable[[int, S | None, S], Frame],
+        hand: Callable[[S], int | None] = lambda state: None,
+    ) -> None:
+        self._moves, self._apply, self._draw = moves, apply, draw
+        self._kept = [start]
+        self.hands = [hand(start)]
+        """The hand (from 1) of each position, or None: what `h N` jumps by."""
+        state = start
+        for number, move in enumerate(moves, start=1):
+            state = apply(state, move)
+            if number % self.EVERY == 0:
+                self._kept.append(state)
+            self.hands.append(hand(state))
+        self.last_state = state
+
+    def __len__(self) -> int:
+        return len(self._moves) + 1
+
+    def state(self, number: int) -> S:
+        """The state after `number` moves."""
+        state = self._kept[number // self.EVERY]
+        for move in self._moves[number // self.EVERY * self.EVERY : number]:
+            state = self._apply(state, move)
+        return state
+
+    def __getitem__(self, number: int) -> Frame:
+        if not 0 <= number < len(self):
+            raise IndexError(number)
+        if number == 0:
+            return self._draw(0, None, self._kept[0])
+        before = self.state(number - 1)
+        return self._draw(number, before, self._apply(before, self._moves[number - 1]))
 
 
 def parse_key(text: str) -> tuple[str, int]:
@@ -60,15 +113,15 @@ def parse_key(text: str) -> tuple[str, int]:
     return ("unknown", 0)
 
 
-def _hand_start(frames: Sequence[Frame], hand: int) -> int | None:
-    for index, frame in enumerate(frames):
-        if frame.hand == hand and (index == 0 or frames[index - 1].hand != hand):
+def _hand_start(hands: Sequence[int | None], hand: int) -> int | None:
+    for index, at in enumerate(hands):
+        if at == hand and (index == 0 or hands[index - 1] != hand):
             return index
     return None
 
 
 def navigate(
-    frames: Sequence[Frame],
+    frames: Frames[S, M],
     console: Console,
     ask: Callable[[str], str],
     ending: RenderableType | None = None,
@@ -103,9 +156,9 @@ def navigate(
         elif kind == "end":
             target = last
         elif kind == "hand":
-            found = _hand_start(frames, value)
+            found = _hand_start(frames.hands, value)
             if found is None:
-                hands = sorted({f.hand for f in frames if f.hand is not None})
+                hands = sorted({h for h in frames.hands if h is not None})
                 console.print(Text(_no_hand(value, hands), style="bold red"))
                 continue
             target = found

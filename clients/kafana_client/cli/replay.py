@@ -22,7 +22,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kafana_client.cli import render, tac_replay
-from kafana_client.cli.navigate import Frame, navigate
+from kafana_client.cli.navigate import Frame, Frames, navigate
 from kafana_client.cli.words import plural
 
 SEAT_COMMENT = re.compile(r"^#\s*seat\s+(\d+):\s*(.*)$")
@@ -83,19 +83,22 @@ def _move_line(name: str, move: tablic.Move) -> Text:
     return Text(f"{name} played ", style="bold") + render.move_text(wire)
 
 
-def frames(record: tablic.MatchRecord, names: Sequence[str]) -> tuple[list[Frame], Text]:
-    """The start and the position after every move, with what each move did; the final line."""
-    state = tablic.new_match(record.rules, seed=record.seed, decks=record.decks or None)
+def frames(
+    record: tablic.MatchRecord, names: Sequence[str]
+) -> tuple[Frames[tablic.MatchState, tablic.Move], Text]:
+    """The start and the position after every move, with what each move did (drawn when
+    shown); the final line."""
+    start = tablic.new_match(record.rules, seed=record.seed, decks=record.decks or None)
     total = len(record.moves)
-    out = [Frame(0, position(state, f"Start · {plural(total, 'move')}", names), hand=1)]
-    for number, move in enumerate(record.moves, start=1):
-        seat = state.current_seat if state.current_seat is not None else 0
-        done = len(state.hand_results)
-        tablas = [state.tablas(side) for side in range(state.rules.sides)]
-        state = state.apply(move)
-        lines: list[RenderableType] = [_move_line(names[seat], move)]
+
+    def draw(number: int, before: tablic.MatchState | None, state: tablic.MatchState) -> Frame:
+        if before is None:
+            return Frame(0, position(state, f"Start · {plural(total, 'move')}", names), hand=1)
+        seat = before.current_seat if before.current_seat is not None else 0
+        done = len(before.hand_results)
+        lines: list[RenderableType] = [_move_line(names[seat], record.moves[number - 1])]
         if len(state.hand_results) == done and any(
-            state.tablas(side) > tablas[side] for side in range(state.rules.sides)
+            state.tablas(side) > before.tablas(side) for side in range(state.rules.sides)
         ):
             lines.append(Text("  ★ TABLA! ★", style="bold yellow"))
         for result in state.hand_results[done:]:
@@ -107,8 +110,14 @@ def frames(record: tablic.MatchRecord, names: Sequence[str]) -> tuple[list[Frame
                 )
             )
         panel = position(state, f"After move {number}", names)
-        out.append(Frame(number, panel, lines, hand=state.hand_no + 1))
-    return out, final_line(state, names)
+        return Frame(number, panel, lines, hand=state.hand_no + 1)
+
+    shown = Frames(start, record.moves, _apply, draw, hand=lambda state: state.hand_no + 1)
+    return shown, final_line(shown.last_state, names)
+
+
+def _apply(state: tablic.MatchState, move: tablic.Move) -> tablic.MatchState:
+    return state.apply(move)
 
 
 def final_line(state: tablic.MatchState, names: Sequence[str]) -> Text:
@@ -132,9 +141,9 @@ def step_through(
     """Navigate the record of either game (see `navigate`); the number of the move shown last."""
     names = list(names) or [f"seat {s}" for s in range(record.rules.players)]
     if isinstance(record, tac.GameRecord):
-        shown, ending = tac_replay.frames(record, names)
-    else:
-        shown, ending = frames(record, names)
+        tac_frames, tac_ending = tac_replay.frames(record, names)
+        return navigate(tac_frames, console, ask, tac_ending)
+    shown, ending = frames(record, names)
     return navigate(shown, console, ask, ending)
 
 

@@ -9,7 +9,7 @@ from rich.console import Group, RenderableType
 from rich.panel import Panel
 from rich.text import Text
 
-from kafana_client.cli.navigate import Frame
+from kafana_client.cli.navigate import Frame, Frames
 from kafana_client.cli.render import card_text, cards_text
 from kafana_client.cli.words import plural
 
@@ -57,17 +57,28 @@ def _start(record: tac.GameRecord) -> tac.GameState:
     return tac.new_game(record.rules, seed=record.seed, deck=record.deck)
 
 
-def frames(record: tac.GameRecord, names: Sequence[str]) -> tuple[list[Frame], Text]:
-    """The start and the piles after every move, with what each move did; the final line."""
-    state = _start(record)
-    out = [Frame(0, position(state, f"Tač · start · {plural(len(record.moves), 'move')}", names))]
-    for number, move in enumerate(record.moves, start=1):
-        state = state.apply(move)
+def frames(
+    record: tac.GameRecord, names: Sequence[str]
+) -> tuple[Frames[tac.GameState, tac.Move], Text]:
+    """The start and the piles after every move, with what each move did (drawn when shown);
+    the final line."""
+    total = len(record.moves)
+
+    def draw(number: int, before: tac.GameState | None, state: tac.GameState) -> Frame:
+        if before is None:
+            return Frame(0, position(state, f"Tač · start · {plural(total, 'move')}", names))
         step = state.last_step
         assert step is not None
-        panel = position(state, f"After move {number}", names)
-        out.append(Frame(number, panel, [_step_line(step, names)]))
-    return out, final_line(state, names)
+        return Frame(
+            number, position(state, f"After move {number}", names), [_step_line(step, names)]
+        )
+
+    shown = Frames(_start(record), record.moves, _apply, draw)
+    return shown, final_line(shown.last_state, names)
+
+
+def _apply(state: tac.GameState, move: tac.Move) -> tac.GameState:
+    return state.apply(move)
 
 
 def final_line(state: tac.GameState, names: Sequence[str]) -> Text:
