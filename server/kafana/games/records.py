@@ -36,7 +36,7 @@ counts the frames of the whole stack, so JSON just under it parses and then brea
 function that walks it (`str`, `json.dumps`)."""
 
 
-def json_value(text: str) -> Any:
+def json_value(text: str | bytes) -> Any:
     """`json.loads(text)`, nested at most `MAX_DEPTH` deep: InvalidInputError `nested too
     deeply` past it; JSONDecodeError (a ValueError) when `text` is no JSON.
 

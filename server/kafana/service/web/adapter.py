@@ -36,6 +36,8 @@ from google.rpc import (  # type: ignore[import-untyped, unused-ignore]
 )
 from protobuf.wkt import Any as AnyDetail
 
+from kafana.errors import InvalidInputError
+from kafana.games.records import json_value
 from kafana.service.errors import DETAILS_METADATA, rich_status
 from kafana.service.intercept import Handler
 from kafana.service.web.context import Aborted, HttpContext, Metadata, unbase64
@@ -113,7 +115,14 @@ class JsonCodec:
         message = message_class()
         name = message_class.DESCRIPTOR.full_name
         try:
-            parsed = json.loads(bytes(data))
+            parsed = json_value(bytes(data))
+        except InvalidInputError:  # no message nests that deep
+            status = rich_status(
+                "INVALID_ARGUMENT",
+                f"the request body is nested too deeply to be a {name} in JSON",
+                {"field": "request"},
+            )
+            raise rich_error(status) from None
         except (ValueError, UnicodeDecodeError) as error:  # JSONDecodeError is a ValueError
             where = (
                 f" (line {error.lineno}, column {error.colno})"
@@ -123,13 +132,6 @@ class JsonCodec:
             status = rich_status(
                 "INVALID_ARGUMENT",
                 f"the request body is not JSON{where}: send a {name} in JSON",
-                {"field": "request"},
-            )
-            raise rich_error(status) from None
-        except RecursionError:  # nesting past Python's stack: no message nests that deep
-            status = rich_status(
-                "INVALID_ARGUMENT",
-                f"the request body is nested too deeply to be a {name} in JSON",
                 {"field": "request"},
             )
             raise rich_error(status) from None
