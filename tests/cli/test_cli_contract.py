@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -265,6 +266,27 @@ def test_a_record_that_does_not_parse_is_one_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.txt"
     bad.write_text("not a record\n")
     assert str(bad) in one_line(run("replay", str(bad)), 1)
+
+
+INTERRUPTED_AT = """
+import runpy, sys
+module, script, sys.argv = sys.argv[1], sys.argv[2], sys.argv[2:]
+class Interrupt:
+    def find_spec(self, name, path=None, target=None):
+        if name == module:
+            raise KeyboardInterrupt  # Ctrl-C while this module is imported
+sys.meta_path.insert(0, Interrupt())
+runpy.run_path(script, run_name="__main__")
+"""
+
+
+@pytest.mark.parametrize("module", ["click", "kafana_client", "kafana.cli.league"])
+def test_ctrl_c_while_starting_is_one_line(module: str) -> None:
+    """Ctrl-C in the first 0.2 s (the imports) printed a traceback of the import."""
+    command = [sys.executable, "-c", INTERRUPTED_AT, module, KAFANA, "league", "list"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    ran = Ran(("league", "list"), done.returncode, done.stdout, done.stderr, 0.0)
+    assert one_line(ran, 130).endswith(": interrupted")
 
 
 def test_debug_shows_the_traceback() -> None:

@@ -19,9 +19,13 @@ import importlib
 from collections.abc import Sequence
 from typing import Any
 
-import click
+try:
+    import click
 
-from kafana.cli.boundary import DEBUG_ENV, guarded
+    from kafana.cli.boundary import DEBUG_ENV, guarded
+except KeyboardInterrupt:  # Ctrl-C while the command starts: no traceback of the imports
+    sys.stderr.write("kafana: interrupted\n")
+    raise SystemExit(130) from None
 
 COMMANDS = {
     "demo": "kafana.cli.demo",
@@ -87,6 +91,14 @@ class Kafana(click.Group):
         context = click.Context(self)
         for arg in args:
             if not isinstance(command, click.Group) or arg.startswith("-"):
+                continue
+            if command is self:  # what was imported: the failure may be the import's
+                module = sys.modules.get(COMMANDS.get(arg, ""))
+                if arg in COMMANDS:
+                    path.append(arg)
+                if module is None:
+                    break
+                command = getattr(module, arg)
                 continue
             sub = command.get_command(context, arg)
             if sub is None:
