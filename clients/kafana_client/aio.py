@@ -437,10 +437,12 @@ class AsyncClient(Connects):
         its end when `reopen_at_end`, and, when `paced` (it beats at the server's
         `heartbeat_millis`, as the table service's streams do), when silent for
         `SILENT_PERIODS` heartbeats; the retry policy's `stream_attempts` openings in a row
-        that deliver nothing end it with the error. The one reopening loop of the SDK (the
-        competitions' streams use it too)."""
+        that deliver nothing, or its `stream_seconds` without a message, end it with the
+        error. The one reopening loop of the SDK (the competitions' streams use it too)."""
         failures = 0
         policy = self.options.retry
+        clock = asyncio.get_running_loop().time
+        heard = clock()
         while True:
             silence = await self._silence() if paced else None
             call = open_call(failures)
@@ -451,9 +453,10 @@ class AsyncClient(Connects):
                         break  # silent too long: the connection is gone without a word
                     if item is grpc.aio.EOF:
                         if reopen_at_end:
+                            heard = clock()  # ended cleanly: the server is there
                             break
                         return
-                    failures = 0  # a message or a heartbeat: the stream works
+                    failures, heard = 0, clock()  # a message or a heartbeat: the stream works
                     yield item
             except grpc.aio.AioRpcError as error:
                 if not resumable(error) or failures + 1 >= policy.stream_attempts:
@@ -461,7 +464,7 @@ class AsyncClient(Connects):
             finally:
                 call.cancel()
             failures += 1
-            if failures >= policy.stream_attempts:
+            if failures >= policy.stream_attempts or clock() - heard >= policy.stream_seconds:
                 raise from_grpc(_Unavailable(), method)
             await asyncio.sleep(policy.delay(failures))
 

@@ -102,13 +102,15 @@ class Retry:
 
     PlayMove is retried with the same client move id, so a move is never applied twice. The
     event stream is reopened after the last event it delivered, up to `stream_attempts` times
-    in a row (a server restart of several seconds goes unnoticed by a watcher).
+    in a row and for at most `stream_seconds` without a message (a server restart of several
+    seconds goes unnoticed by a watcher; a server that answers nothing is given up on).
     """
 
     attempts: int = 5
     backoff: float = 0.1
     max_backoff: float = 2.0
     stream_attempts: int = 30  # reopenings of the event stream in a row (about a minute)
+    stream_seconds: float = 60.0  # without a message, however few the reopenings
 
     def delay(self, attempt: int) -> float:
         """Seconds to wait before retry number `attempt` (1, 2, ...)."""

@@ -244,6 +244,31 @@ async def test_a_stream_that_keeps_failing_gives_up() -> None:
     assert len(servicer.openings) == 3
 
 
+async def test_a_stream_silent_at_every_opening_gives_up_after_stream_seconds() -> None:
+    """A server that takes every opening and never says a word (stopped, or lost behind the
+    network): each opening cost 3 heartbeats of silence, so `stream_attempts` (30) of them
+    kept a watcher waiting 7.5 minutes at the default 5 s heartbeat."""
+
+    async def silent(request: Any, context: Context) -> AsyncIterator[Any]:
+        await asyncio.sleep(60)
+        yield _event(1)  # never reached
+
+    servicer = _scripted([silent] * 100)
+    server, target = await _serve(servicer)
+    try:
+        retry = Retry(backoff=0.01, stream_attempts=100, stream_seconds=1.0)
+        async with AsyncClient.connect(target, retry=retry) as client:
+            started = asyncio.get_running_loop().time()
+            with pytest.raises(UnavailableError):
+                [e async for e in client.watch("t")]
+            took = asyncio.get_running_loop().time() - started
+    finally:
+        await server.stop(0)
+    silence = 3 * HEARTBEAT_MILLIS / 1000
+    assert 1.0 <= took < 1.0 + silence + 2.0, took  # the second past 1 s, and no more
+    assert len(servicer.openings) <= 1.0 / silence + 2
+
+
 async def test_tokens_travel_in_metadata_never_in_bodies() -> None:
     servicer = _scripted([])
     server, target = await _serve(servicer)
