@@ -39,6 +39,10 @@ def test_a_hosted_event_from_the_command_line(hosted: Served, tmp_path: Path) ->
     for name, bot in (("ana", "greedy"), ("bob", "random"), ("cid", "heuristic")):
         code, out = kafana("tournament", "enter", ev, name, "--bot", bot, *at)
         assert code == 0 and "the server plays" in out, out
+    early = tmp_path / "early" / "exports"  # not finished: nothing to write, no folder made
+    code, out = kafana("tournament", "status", ev, *at, "--out", str(early))
+    assert code == 0 and "once the event is finished" in out, out
+    assert not early.parent.exists()
     code, out = kafana("tournament", "start", ev, *at, "--token", "wrong")
     assert code == 1 and "wrong or missing organiser token" in out
     code, out = kafana("tournament", "start", ev, *at, "--token", org)

@@ -524,11 +524,11 @@ def status(event: str, server: str, out: str | None) -> None:
     info = with_events(server, lambda _, events: events.get(event, records=out is not None))
     show_event(info)
     if out is not None:
-        folder = Path(out)
-        folder.mkdir(parents=True, exist_ok=True)
         if not info.exports:
             click.echo("records are published (secrets revealed) once the event is finished")
             return
+        folder = Path(out)
+        folder.mkdir(parents=True, exist_ok=True)
         for name, text in sorted(info.exports.items()):
             (folder / Path(name).name).write_text(text, encoding="utf-8")
         click.echo(f"exports in {folder}/: {' '.join(sorted(info.exports))}")
