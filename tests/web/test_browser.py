@@ -286,6 +286,20 @@ def connect(
     return answer.json()
 
 
+def people_at_table(
+    http: httpx.Client, rules: dict[str, Any], names: tuple[str, ...]
+) -> tuple[Any, dict[str, Any]]:
+    """A table of `rules` made through the API with each of `names` seated in turn:
+    CreateTable's answer, and each name's JoinTable answer."""
+    made = connect(http, "KafanaService", "CreateTable", {"config": {"rules": rules}})
+    table = made["tableId"]
+    joined = {
+        name: connect(http, "KafanaService", "JoinTable", {"tableId": table, "name": name})
+        for name in names
+    }
+    return made, joined
+
+
 def test_an_event_page_follows_its_standings_then_verifies(base: str, browser: Browser) -> None:
     """An event of two built-in bots: its page, open before the start, follows the event (no
     reload) to 1 game played each, then the rating curves and the records verified in the page."""
@@ -441,18 +455,22 @@ def test_play_a_tac_bot(base: str, browser: Browser, level: str) -> None:
     assert axe(page) == []  # the Tač table
 
 
-def test_a_bad_capture_shows_the_servers_reason(base: str, browser: Browser) -> None:
-    page = new_page(browser)
-    start_bot_match(page, base, "Ivo")
-    assert my_turn(page)
+def select_a_bad_capture(page: Page) -> str:
+    """Select a hand card and a table card it cannot take: the hand card."""
     for card in page.locator(".hand button.card").all():
         card.click()
         untakeable = page.locator(".table-cards button.card:not(.legal)")
         if untakeable.count():
             untakeable.first.click()
-            break
-    else:
-        pytest.fail("every table card was takeable by every hand card")
+            return card.get_attribute("data-card") or ""
+    pytest.fail("every table card was takeable by every hand card")
+
+
+def test_a_bad_capture_shows_the_servers_reason(base: str, browser: Browser) -> None:
+    page = new_page(browser)
+    start_bot_match(page, base, "Ivo")
+    assert my_turn(page)
+    select_a_bad_capture(page)
     page.click("#play-selection")
     page.wait_for_selector("#error:has-text('ILLEGAL_MOVE')")
     reason = page.locator("#error").inner_text()
@@ -461,6 +479,87 @@ def test_a_bad_capture_shows_the_servers_reason(base: str, browser: Browser) -> 
     assert my_turn(page)  # still this seat's move: nothing was played
     play_one(page)
     assert page.locator("#error").inner_text() == ""
+
+
+SUITS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+WIRE_CARD = re.compile(r"\b(?:10|[2-9AJQK])[CDHS]\b")  # a card as the API writes it: "10D"
+
+
+def shown(card: str) -> str:
+    """A card as the page writes it: "10D" is "10♦"."""
+    return card[:-1] + SUITS[card[-1]]
+
+
+def test_a_refusal_names_its_cards_as_the_page_does(base: str, browser: Browser) -> None:
+    """The server's refusal of a move names cards as the API writes them ("5C"); the page shows
+    them as it shows cards everywhere else (5♣), and as text: markup in a refusal stays text."""
+    page = new_page(browser)
+    start_bot_match(page, base, "Iva")
+    assert my_turn(page)
+    played = select_a_bad_capture(page)
+    page.click("#play-selection")
+    page.wait_for_selector("#error:has-text('ILLEGAL_MOVE')")
+    reason = page.locator("#error").inner_text()
+    assert shown(played) in reason and not WIRE_CARD.search(reason), reason
+
+    def refuse(route: Route) -> None:
+        message = "<b id='bold'>AC</b> cannot capture 10D+QS (seat 1)"
+        route.fulfill(status=400, json={"code": "invalid_argument", "message": message})
+
+    page.route("**/kafana.v1.KafanaService/PlayMove", refuse)
+    capturing = page.locator(".hand button.card.legal")  # a card with a legal move
+    card = (capturing if capturing.count() else page.locator(".hand button.card")).first
+    if card.get_attribute("aria-pressed") != "true":  # a second click would unselect it
+        card.click()
+    page.locator(".option").first.click()
+    page.wait_for_selector("#error:has-text('cannot capture 10')")
+    assert page.locator("#error").inner_text() == (
+        "The server refused the move: <b id='bold'>A♣</b> cannot capture 10♦+Q♠ (seat 1)"
+    )
+    assert page.locator("#error *").count() == 0 and page.locator("#bold").count() == 0
+
+
+def test_the_players_own_seat_panel_shows_what_the_others_show(base: str, browser: Browser) -> None:
+    """Tablić: the panel of the player's own seat says what the other seats' panels say (the
+    name and the counts) and how many cards the hand holds: the hand itself is face up under
+    *Your hand*, not drawn twice (the panel held no line about the hand)."""
+    page = new_page(browser)
+    start_bot_match(page, base, "Ana")
+    assert my_turn(page)
+    mine = page.locator(".seat.mine")
+    assert "Ana" in mine.locator(".seat-name").inner_text()
+    facts = r"^\d+ points? · \d+ cards? taken · \d+ tablas?$"
+    assert re.match(facts, mine.locator(".seat-info").inner_text())
+    held = page.locator(".my-hand .hand .card").count()
+    line = mine.locator(".seat-hand")
+    assert held and line.count() == 1, mine.inner_text()
+    assert line.inner_text() == f"{held} card{'' if held == 1 else 's'} in your hand"
+    assert mine.locator("[data-card], .backs").count() == 0  # the hand is shown once
+
+
+def test_the_players_own_tac_seat_shows_its_closed_pile(base: str, browser: Browser) -> None:
+    """Tač: the panel of the player's own seat shows its closed pile face down, as every other
+    seat's panel shows theirs (the page showed it nowhere); the seat not to move is told whom it
+    waits for (its *Your piles* panel was empty)."""
+    with httpx.Client(base_url=base, timeout=10) as http:
+        rules = {"game": "GAME_TAC", "players": 2}
+        made, joined = people_at_table(http, rules, ("Tom", "Lena"))
+        table_id = made["tableId"]
+    pages = {name: seated(browser, base, table_id, seat, name) for name, seat in joined.items()}
+    for name, page in pages.items():
+        assert name in page.locator(".seat.mine .seat-name").inner_text()
+        for panel in page.locator(".seat").all():  # each seat's closed pile, face down
+            closed = re.match(r"(\d+) closed · \d+ held", panel.locator(".seat-info").inner_text())
+            assert closed, panel.inner_text()
+            backs = panel.locator(".backs")
+            assert backs.count() == 1, f"{name}'s page: {panel.inner_text()}"
+            assert backs.get_attribute("aria-label") == f"{closed.group(1)} cards"
+        assert page.locator(".seat [data-card]").count() == 0  # backs only: no card's name
+    waiting = next(n for n, p in pages.items() if not p.locator(".seat.mine.to-move").count())
+    mover = "Tom" if waiting == "Lena" else "Lena"
+    piles = pages[waiting].locator(".my-hand")
+    assert piles.locator(".waiting").count() == 1, piles.inner_text()
+    assert piles.locator(".waiting").inner_text() == f"Waiting for {mover}…"
 
 
 def test_a_replay_steps_back_and_forward(base: str, browser: Browser) -> None:
@@ -963,13 +1062,8 @@ def test_the_last_card_played_stays_below_the_table_heading(base: str, browser: 
     spectator's refresh), long after it had travelled there."""
     with httpx.Client(base_url=base, timeout=10) as http:
         rules = {"game": "GAME_TABLIC", "players": 2, "tablic": {"target": 101}}
-        table_id = connect(http, "KafanaService", "CreateTable", {"config": {"rules": rules}})[
-            "tableId"
-        ]
-        joined = [
-            connect(http, "KafanaService", "JoinTable", {"tableId": table_id, "name": name})
-            for name in ("Tea", "Cid")
-        ]
+        made, seated_as = people_at_table(http, rules, ("Tea", "Cid"))
+        table_id, joined = made["tableId"], list(seated_as.values())
         tokens = {j.get("seat", 0): j["seatToken"] for j in joined}
         state = connect(http, "KafanaService", "GetState", {"tableId": table_id})
         mover = state.get("currentSeat", 0)
@@ -1001,12 +1095,8 @@ def test_a_closed_tac_table_shows_no_move_controls(base: str, browser: Browser) 
     *Your piles* panel (it stayed, with nothing in it)."""
     with httpx.Client(base_url=base, timeout=10) as http:
         rules = {"game": "GAME_TAC", "players": 2}
-        made = connect(http, "KafanaService", "CreateTable", {"config": {"rules": rules}})
-        joined = [
-            connect(http, "KafanaService", "JoinTable", {"tableId": made["tableId"], "name": n})
-            for n in ("Tom", "Lena")
-        ]
-        page = seated(browser, base, made["tableId"], joined[0], "Tom", 1100, 800)
+        made, joined = people_at_table(http, rules, ("Tom", "Lena"))
+        page = seated(browser, base, made["tableId"], joined["Tom"], "Tom", 1100, 800)
         assert page.locator(".my-hand").count() == 1  # while it is played
         connect(
             http,
@@ -1041,6 +1131,45 @@ def test_the_new_table_form_offers_partnerships_for_four_tablic_players(
     info = table_info(base, table_of(page))
     assert info["rules"]["players"] == 4 and info["rules"].get("partnerships") is True
     assert [s.get("side", 0) for s in info["seats"]] == [0, 1, 0, 1]
+
+
+def test_the_organisers_form_makes_a_two_against_two_event(base: str, browser: Browser) -> None:
+    """The organiser's form has the lobby's partnerships switch (2 against 2), usable for four
+    Tablić seats a game only and off when the game or the seats change; ticked, CreateEvent
+    gets `partnerships` and the event's games are 2 against 2."""
+    page = new_page(browser)
+    page.goto(f"{base}#/o")
+    page.wait_for_selector("#organise-form")
+    switch = page.locator("#event-partnerships")
+    assert switch.count() == 1, "the organiser's form has no partnerships switch"
+    usable = {}
+    for game, seats in (("1", "0"), ("1", "2"), ("1", "3"), ("2", "4"), ("2", "0"), ("1", "4")):
+        page.select_option("#event-game", game)
+        page.select_option("#event-seats", seats)
+        usable[(game, seats)] = switch.is_enabled()
+    assert usable == {
+        ("1", "0"): False,  # Tablić's default: two seats
+        ("1", "2"): False,
+        ("1", "3"): False,
+        ("2", "4"): False,
+        ("2", "0"): False,  # Tač's default: four seats, but Tač has no partnerships
+        ("1", "4"): True,
+    }
+    switch.check()
+    page.select_option("#event-seats", "3")
+    page.select_option("#event-seats", "4")
+    assert not switch.is_checked()  # off once the seats changed to three
+    switch.check()
+    assert axe(page) == []  # the form with the switch
+    page.fill("#event-name", "web-pairs")
+    page.select_option("#event-format", label="round robin")
+    page.fill("#event-target", "1")
+    page.click("#create-event")
+    page.wait_for_selector("#organiser")
+    with httpx.Client(base_url=base, timeout=10) as http:
+        made = event_of(http, page.url.rsplit("/", 1)[1])
+    assert made.get("partnerships") is True and made["seatsPerGame"] == 4, json.dumps(made)
+    assert made["rules"]["players"] == 4 and made["rules"].get("partnerships") is True
 
 
 def test_the_table_feed_reconnects_for_ever_and_says_so(base: str, browser: Browser) -> None:
@@ -1482,13 +1611,8 @@ def test_builds_on_the_table_and_a_build_made_in_the_page(base: str, browser: Br
     build on the table as one unit with its value and its owner."""
     with httpx.Client(base_url=base, timeout=10) as http:
         rules = {"game": "GAME_TABLIC", "players": 2, "tablic": {"target": 101, "building": True}}
-        table_id = connect(http, "KafanaService", "CreateTable", {"config": {"rules": rules}})[
-            "tableId"
-        ]
-        seats = {
-            name: connect(http, "KafanaService", "JoinTable", {"tableId": table_id, "name": name})
-            for name in ("Bea", "Cid")
-        }
+        made, seats = people_at_table(http, rules, ("Bea", "Cid"))
+        table_id = made["tableId"]
     pages = {name: seated(browser, base, table_id, joined, name) for name, joined in seats.items()}
     built = ""
     for _ in range(120):  # turns of both; a build comes up within a few hands
@@ -1524,13 +1648,8 @@ def test_the_last_move_travels_to_the_table(base: str, browser: Browser) -> None
     with prefers-reduced-motion (Cid's browser) it does not move."""
     with httpx.Client(base_url=base, timeout=10) as http:
         rules = {"game": "GAME_TABLIC", "players": 2, "tablic": {"target": 101}}
-        table_id = connect(http, "KafanaService", "CreateTable", {"config": {"rules": rules}})[
-            "tableId"
-        ]
-        joined = {
-            name: connect(http, "KafanaService", "JoinTable", {"tableId": table_id, "name": name})
-            for name in ("Tea", "Cid")
-        }
+        made, joined = people_at_table(http, rules, ("Tea", "Cid"))
+        table_id = made["tableId"]
     tea = seated(browser, base, table_id, joined["Tea"], "Tea")
     calm = browser.new_context(
         viewport={"width": 1100, "height": 800}, bypass_csp=True, reduced_motion="reduce"

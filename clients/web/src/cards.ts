@@ -26,6 +26,16 @@ export function spoken(card: string): string {
   return `${RANKS[rank] ?? rank} of ${SUITS[suit]?.name ?? suit}`;
 }
 
+/** A card as the API writes it, inside a server's text ("AS", "10D"; not "ASK" or "P1"). */
+const WIRE_CARD = /\b(?:10|[2-9AJQK])[CDHS]\b/g;
+
+/** A server's text (a refusal) with each card in it as people read it: "ILLEGAL_MOVE: 7H
+ * cannot capture 5C+10D" is "ILLEGAL_MOVE: 7♥ cannot capture 5♣+10♦". Text in, text out:
+ * shown with textContent, never as HTML. */
+export function labelled(text: string): string {
+  return text.replace(WIRE_CARD, label);
+}
+
 /** Cards as text: "K♣ + 2♦". */
 export function labels(cards: readonly string[]): string {
   return cards.map(label).join(" + ");

@@ -24,6 +24,7 @@ import {
 import type { CallOptions } from "@connectrpc/connect";
 import { GAME_NAMES, PRESET_NAMES, client, enumWords, explain, storedApiKey } from "./api.js";
 import { fill, h } from "./dom.js";
+import { partnershipsSwitch } from "./partnerships.js";
 
 const TOKEN_KEY = "kafana.organiser.";
 
@@ -72,8 +73,10 @@ function select(id: string, options: [string, string][], chosen = ""): HTMLSelec
   return h("select", { id }, options.map(([value, text]) => h("option", { value, selected: value === chosen }, text)));
 }
 
-/** A form's row: `control` with its label (and a hint after it). */
-function row([label, control, hint]: Field): HTMLElement {
+/** A form's row: `control` with its label (and a hint after it); a row already made as is. */
+function row(field: Field | HTMLElement): HTMLElement {
+  if (field instanceof HTMLElement) return field;
+  const [label, control, hint] = field;
   return h("div", { class: "row" }, h("label", { for: control.id }, label, " "), control, hint ? h("span", { class: "hint" }, " ", hint) : null);
 }
 
@@ -81,7 +84,7 @@ function row([label, control, hint]: Field): HTMLElement {
 type Field = [label: string, control: HTMLElement, hint?: string];
 
 /** The form's sections, each under a heading. */
-function sections(parts: [heading: string, fields: Field[]][]): HTMLElement[] {
+function sections(parts: [heading: string, fields: (Field | HTMLElement)[]][]): HTMLElement[] {
   return parts.flatMap(([heading, fields]) => [h("h2", {}, heading), ...fields.map(row)]);
 }
 
@@ -111,6 +114,15 @@ export async function organisePage(root: HTMLElement): Promise<() => void> {
   const format = select("event-format", formats(), String(EventFormat.SWISS));
   const game = select("event-game", [[String(Game.TABLIC), GAME_NAMES[Game.TABLIC]!], [String(Game.TAC), GAME_NAMES[Game.TAC]!]]);
   const seats = select("event-seats", [["0", "2 (Tač: 4)"], ["2", "2"], ["3", "3"], ["4", "4"]]);
+  // 2 against 2 (CreateEventRequest.partnerships): four Tablić seats a game only
+  const partners = partnershipsSwitch("event-partnerships");
+  const syncPartners = () => {
+    const chosen = Number(game.value) as Game;
+    partners.sync(chosen, Number(seats.value) || (chosen === Game.TAC ? 4 : 2)); // 0: the game's default
+  };
+  game.addEventListener("change", syncPartners);
+  seats.addEventListener("change", syncPartners);
+  syncPartners();
   const rounds = number("event-rounds", 0, 64);
   const preset = select("event-preset", Object.entries(PRESET_NAMES).map(([v, t]) => [v, t]), String(TablicPreset.SERBIAN));
   const target = number("event-target", 0, 10000);
@@ -154,6 +166,7 @@ export async function organisePage(root: HTMLElement): Promise<() => void> {
         format: Number(format.value) as EventFormat,
         game: Number(game.value) as Game,
         seatsPerGame: Number(seats.value),
+        partnerships: partners.on(),
         rounds: Number(rounds.value) || 0,
         preset: Number(preset.value) as TablicPreset,
         target: Number(target.value) || 0,
@@ -189,6 +202,7 @@ export async function organisePage(root: HTMLElement): Promise<() => void> {
           ["Minutes (arena: it pairs players as they free up for this long)", duration],
           ["Game", game],
           ["Seats per game", seats],
+          partners.element,
           ["Tablić preset", preset],
           ["Points to win (0: the preset's)", target],
         ]],

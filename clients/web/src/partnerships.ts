@@ -1,7 +1,8 @@
 /**
- * The partnerships switch (`RulesSpec.partnerships`: four Tablić players as two sides, seats 1
- * and 3 against 2 and 4), for a form that makes Tablić rules: usable with four Tablić players
- * only, and off whenever the game or the seats change to something else.
+ * The partnerships switch (`RulesSpec.partnerships`, an event's `CreateEventRequest.partnerships`:
+ * four Tablić players as two sides, seats 1 and 3 against 2 and 4), for a form that makes Tablić
+ * rules (the lobby's *New table* and *Play a bot*, the organiser's event): usable with four
+ * Tablić players only, and off whenever the game or the seats change to something else.
  */
 import { Game } from "@kafana/client";
 import { h } from "./dom.js";

@@ -8,7 +8,7 @@
 import type { Event, Move } from "@kafana/client";
 import { EventKind } from "@kafana/client";
 import { client, explain } from "./api.js";
-import { label, labels } from "./cards.js";
+import { label, labelled, labels } from "./cards.js";
 import { fill, h } from "./dom.js";
 
 /** CPU milliseconds the engine thinks about each move (the terminal review's default). */
@@ -67,7 +67,7 @@ export function reviewPanel(tableId: string, events: readonly Event[], names: re
           h("td", {}, best ? "same" : moveText(answer.best)),
           h("td", { class: "num" }, cost >= 0.05 ? cost.toFixed(1) : ""), h("td", {}, answer.method)));
       } catch (error) {
-        status.textContent = `The review stopped at move ${number}: ${explain(error)}`;
+        status.textContent = `The review stopped at move ${number}: ${labelled(explain(error))}`; // cards as the page draws them
         button.disabled = false;
         button.removeAttribute("aria-busy");
         return;

@@ -41,7 +41,7 @@ import {
   storedSeat,
   type StoredSeat,
 } from "./api.js";
-import { backs, face, label, labels } from "./cards.js";
+import { backs, face, label, labelled, labels } from "./cards.js";
 import { fill, h } from "./dom.js";
 
 const SOUND_ITEM = "kafana.sound";
@@ -76,6 +76,12 @@ function beep(): void {
   } catch {
     // no audio here: the title still says it
   }
+}
+
+/** A server's refusal of a move (or a hint, or a state) as the page words it: its cards as the
+ * page draws them ("ILLEGAL_MOVE: 7♥ cannot capture 5♣", not 7H and 5C). */
+function serverSaid(thrown: unknown): string {
+  return labelled(explain(thrown));
 }
 
 /** The longest pause between two reconnects of the table's feed. */
@@ -210,7 +216,7 @@ export async function tablePage(
         try {
           await refresh();
         } catch (thrown) {
-          if (!reconnects) error = explain(thrown); // else the connection line says it
+          if (!reconnects) error = serverSaid(thrown); // else the connection line says it
           render();
         }
       } while (again && !stop.signal.aborted);
@@ -273,7 +279,7 @@ export async function tablePage(
         // another seat moved first (Tač: a call and a move at once): not the player's fault
         notice = "The table moved on before your move arrived: here it is now.";
       } else {
-        error = `The server refused the move: ${explain(thrown)}`;
+        error = `The server refused the move: ${serverSaid(thrown)}`;
       }
       if (reason === "STALE_SEQ" || reason === "NOT_YOUR_TURN") schedule();
     } finally {
@@ -304,7 +310,7 @@ export async function tablePage(
         hint = "No hint here.";
       }
     } catch (thrown) {
-      hint = `No hint: ${explain(thrown)}`;
+      hint = `No hint: ${serverSaid(thrown)}`;
     } finally {
       hinting = false;
     }
@@ -478,12 +484,17 @@ export async function tablePage(
     document.title = mine ? `● Your move · ${name} · Kafana` : s.info?.status === TableStatus.FINISHED ? `Match over · ${name} · Kafana` : `${name} · Kafana`;
   }
 
-  function seatsPanel(s: TableState, names: string[], hand: (seatNo: number) => HTMLElement | null, extra: (seatNo: number) => string): HTMLElement {
-    return h("section", { class: "seats" }, names.map((name, seatNo) =>
-      h("div", { class: "seat" + (s.currentSeat === seatNo ? " to-move" : "") + (seat?.seat === seatNo ? " mine" : ""), "data-seat": seatNo },
-        h("div", { class: "seat-name" }, name, seat?.seat === seatNo ? " (you)" : "", s.currentSeat === seatNo ? h("span", { class: "turn" }, " to move") : null, " ", clockCell(s, seatNo)),
+  /** A panel for each seat: its name, clock, `extra` facts and `cards` (face down; for this browser's
+   * own seat what `cards` gives it: its Tač closed pile, or a Tablić hand's count, the hand
+   * being face up under *Your hand*). */
+  function seatsPanel(s: TableState, names: string[], cards: (seatNo: number, mine: boolean) => HTMLElement | null, extra: (seatNo: number) => string): HTMLElement {
+    return h("section", { class: "seats" }, names.map((name, seatNo) => {
+      const mine = seat?.seat === seatNo;
+      return h("div", { class: "seat" + (s.currentSeat === seatNo ? " to-move" : "") + (mine ? " mine" : ""), "data-seat": seatNo },
+        h("div", { class: "seat-name" }, name, mine ? " (you)" : "", s.currentSeat === seatNo ? h("span", { class: "turn" }, " to move") : null, " ", clockCell(s, seatNo)),
         h("div", { class: "seat-info" }, extra(seatNo)),
-        seat?.seat === seatNo ? null : hand(seatNo))));
+        cards(seatNo, mine));
+    }));
   }
 
   function tablicBoard(s: TableState, view: TablicView, names: string[]): HTMLElement[] {
@@ -510,7 +521,9 @@ export async function tablePage(
       : [];
     const canTake = new Set(legal.filter((m) => captures(m) > 0).map((m) => (m.game.case === "tablic" ? m.game.value.card : "")));
     const takeable = new Set(options.flatMap((m) => (m.game.case === "tablic" ? m.game.value.captured : [])));
-    const seats = seatsPanel(s, names, (n) => backs(view.handSizes[n] ?? 0), (n) => {
+    const seats = seatsPanel(s, names, (n, own) => own
+      ? h("div", { class: "seat-hand" }, `${counted(view.hand.length, "card")} in your hand`)
+      : backs(view.handSizes[n] ?? 0), (n) => {
       const side = sideOf(s.info, n);
       const captured = view.captured[side]?.cards.length ?? 0;
       return `${counted(view.scores[side] ?? 0, "point")} · ${counted(captured, "card")} taken · ${counted(view.tablas[side] ?? 0, "tabla")}`;
@@ -606,7 +619,9 @@ export async function tablePage(
             ? " At this table a move out of the mandatory order is accepted too, and any other seat may then call Tač! (a penalty of cards)."
             : " At this table every one of them keeps the mandatory order.") : null,
         calls.length ? h("button", { type: "button", class: "tac-call", onclick: () => void play(calls[0]) }, "Tač!") : null,
-        h("div", { class: "options" }, others.map((m) => h("button", { type: "button", class: "option", title: m.text, onclick: () => void play(m) }, tacLabel(m, names, seat?.seat))))));
+        h("div", { class: "options" }, others.map((m) => h("button", { type: "button", class: "option", title: m.text, onclick: () => void play(m) }, tacLabel(m, names, seat?.seat)))),
+        !myTurn && s.info?.status === TableStatus.PLAYING && s.currentSeat !== undefined && s.currentSeat !== seat.seat
+          ? h("p", { class: "waiting" }, `Waiting for ${names[s.currentSeat]}…`) : null));
     }
     return parts;
   }
