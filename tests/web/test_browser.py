@@ -1136,7 +1136,8 @@ def test_the_new_table_form_offers_partnerships_for_four_tablic_players(
 def test_the_organisers_form_makes_a_two_against_two_event(base: str, browser: Browser) -> None:
     """The organiser's form has the lobby's partnerships switch (2 against 2), usable for four
     Tablić seats a game only and off when the game or the seats change; ticked, CreateEvent
-    gets `partnerships` and the event's games are 2 against 2."""
+    gets `partnerships`, the event's games are 2 against 2 and its page says so (it named no
+    game, seats or sides)."""
     page = new_page(browser)
     page.goto(f"{base}#/o")
     page.wait_for_selector("#organise-form")
@@ -1170,6 +1171,8 @@ def test_the_organisers_form_makes_a_two_against_two_event(base: str, browser: B
         made = event_of(http, page.url.rsplit("/", 1)[1])
     assert made.get("partnerships") is True and made["seatsPerGame"] == 4, json.dumps(made)
     assert made["rules"]["players"] == 4 and made["rules"].get("partnerships") is True
+    game = page.locator("#event-game")  # the event's page says what is played
+    assert game.inner_text() == "Tablić (Serbian) · 4 players · 2 against 2 · to 1"
 
 
 def test_the_table_feed_reconnects_for_ever_and_says_so(base: str, browser: Browser) -> None:

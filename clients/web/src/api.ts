@@ -18,6 +18,7 @@ import {
   TableStatusSchema,
   TablicPresetSchema,
   refusal,
+  type RulesSpec,
   type TableInfo,
 } from "@kafana/client";
 import { connectTransport } from "@kafana/client/web";
@@ -122,6 +123,19 @@ export function enumWords(schema: DescEnum, own: Record<number, string> = {}, ca
 export const GAME_NAMES: Record<number, string> = { [Game.TABLIC]: "Tablić", [Game.TAC]: "Tač" };
 export const STATUS_NAMES = enumWords(TableStatusSchema, { [TableStatus.PLAYING]: "live" });
 export const PRESET_NAMES = enumWords(TablicPresetSchema, {}, true);
+
+/** A game's rules in a line: "Tablić (Serbian) · 4 players · 2 against 2 · to 101". */
+export function gameLine(rules: RulesSpec | undefined): string {
+  if (!rules) return "";
+  const tablic = rules.variant.case === "tablic" ? rules.variant.value : undefined;
+  const preset = tablic ? PRESET_NAMES[tablic.preset] : undefined;
+  return [
+    `${GAME_NAMES[rules.game] ?? "?"}${preset ? ` (${preset})` : ""}`,
+    rules.players ? counted(rules.players, "player") : "",
+    rules.partnerships ? "2 against 2" : "",
+    tablic?.target ? `to ${tablic.target}` : "",
+  ].filter(Boolean).join(" · ");
+}
 export const EVENT_REASONS = enumWords(EventReasonSchema, {
   [EventReason.TIMEOUT]: "timed out: the server played for the seat",
   [EventReason.TIMEOUTS]: "timed out too often",

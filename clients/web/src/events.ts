@@ -4,7 +4,7 @@
  * commitments. The event page polls GetEvent, so standings update live while it runs.
  */
 import { EntrantState, EventFormat, EventPhase, GameStatus, type EventInfo } from "@kafana/client";
-import { client, explain } from "./api.js";
+import { client, explain, gameLine } from "./api.js";
 import { entryPanel } from "./entry.js";
 import { isOperator, organiserPanel, organiserToken, tokenForm } from "./organiser.js";
 import { fill, h, listTable } from "./dom.js";
@@ -94,6 +94,7 @@ export async function eventPage(root: HTMLElement, eventId: string): Promise<() 
           Number(event.startAtMs) ? ` · starts ${new Date(Number(event.startAtMs)).toLocaleString()}` : "",
           Number(event.endsAtMs) ? ` · pairs until ${new Date(Number(event.endsAtMs)).toLocaleTimeString()}` : "",
           event.note ? ` · ${event.note}` : ""),
+        h("p", { class: "meta", id: "event-game" }, gameLine(event.rules)),
         h("h2", {}, "Standings"), standings(event),
         h("h2", { id: "rounds-heading" }, "Rounds"), rounds(event),
         event.report ? h("details", {}, h("summary", {}, "Report"), h("pre", {}, event.report)) : null);
