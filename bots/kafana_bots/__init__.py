@@ -11,13 +11,14 @@ bots, and an arena to measure them.
 True
 """
 
-from kafana_bots.base import Bot
+from kafana_bots.base import Bot, BotError
 from kafana_bots.events import Event, HandEnded, HandStarted, MatchEnded, MovePlayed
 from kafana_bots.registry import create, names
 from kafana_bots.tac_bots import TacBot
 
 __all__ = [
     "Bot",
+    "BotError",
     "Event",
     "HandEnded",
     "HandStarted",

@@ -128,7 +128,7 @@ def play(
         raise ValueError(f"{len(bots)} bots for a {state.seats}-player table")
 
     def ask(seat: int, view: Any, legal: Sequence[Any]) -> Any:
-        return bots[seat].choose(view, legal)
+        return bots[seat].decided(view, legal)
 
     choose: Decide = ask if decide is None else decide
     table = table_for(state, bots)

@@ -14,6 +14,8 @@ Both are the seat loop of `kafana_client.seat_loop` with the bot's hooks.
 
 from __future__ import annotations
 
+import functools
+
 from kafana.v1 import events_pb2, state_pb2
 from kafana_bots import Bot, HandEnded, HandStarted, MatchEnded, MovePlayed
 from kafana_bots.events import Event
@@ -68,9 +70,11 @@ class BotHooks(Hooks):
 
     async def decide(self, state: state_pb2.TableState, legal: LegalMoves) -> Decision:
         moves = legal.parsed()
+        # an illegal move goes to the server, which refuses it saying why (`refused`)
+        decide = functools.partial(self.bot.decided, judged=True)
         if self.worker is not None:
-            return await self.worker.run(self.bot.choose, view_of(state), moves)
-        return self.bot.choose(view_of(state), moves)
+            return await self.worker.run(decide, view_of(state), moves, self.name)
+        return decide(view_of(state), moves, self.name)
 
     def refused(self, error: RefusedMoveError) -> bool:
         raise bot_refused(self.name, self.bot.seat, error)

@@ -126,8 +126,8 @@ class TacBotHooks(Hooks):
             calls = [m for m in moves if m.kind == "call"]
             return wire[calls[0]] if calls and self.bot.wants_call(view) else None
         if self.worker is not None:
-            return wire[await self.worker.run(self.bot.choose, view, moves)]
-        return wire[self.bot.choose(view, moves)]
+            return wire[await self.worker.run(self.bot.decided, view, moves, self.name)]
+        return wire[self.bot.decided(view, moves, self.name)]
 
     def refused(self, error: RefusedMoveError) -> bool:
         raise bot_refused(self.name, self.bot.seat, error)

@@ -10,7 +10,7 @@ import pytest
 from bots_support import TABLES, quick_options
 from kafana.games import tablic
 from kafana.games.tablic import Card, MatchState, Move, View
-from kafana_bots import Bot, registry
+from kafana_bots import Bot, BotError, registry
 from kafana_bots.play import play
 
 DATA = (tuple, list, frozenset, set, dict)
@@ -85,8 +85,9 @@ def test_a_bot_that_reads_another_hand_fails() -> None:
 
     rules = tablic.Rules()
     bots = [Peeker(s, rules, random.Random(s)) for s in range(2)]
-    with pytest.raises(AttributeError):
+    with pytest.raises(BotError, match="raised AttributeError") as raised:
         play(tablic.new_match(rules, seed=1), bots)
+    assert isinstance(raised.value.__cause__, AttributeError)
     view = tablic.new_match(rules, seed=1).view(0)
     with pytest.raises(dataclasses.FrozenInstanceError):
         view.hand = ()  # type: ignore[misc]

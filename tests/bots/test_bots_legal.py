@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
+from typing import Any, cast
 
 import pytest
 from bots_support import TABLES, play_hand, quick_options
 from kafana.games import tablic
 from kafana.games.tablic import Move, View
-from kafana_bots import Bot, registry
+from kafana_bots import Bot, BotError, registry
 from kafana_bots.events import Event
+from kafana_bots.greedy import GreedyBot
 from kafana_bots.ismcts import SearchBot
 from kafana_bots.play import play
 
@@ -93,6 +96,40 @@ def test_an_illegal_answer_is_refused_naming_the_bot() -> None:
     rules = tablic.Rules()
     bots = [Cheat(s, rules, random.Random(s)) for s in range(2)]
     with pytest.raises(tablic.IllegalMoveError, match="Cheat"):
+        play(tablic.new_match(rules, seed=1), bots)
+
+
+class Answers(Bot):
+    """A bot whose `choose` answers `self.answer(legal_moves)`: a newcomer's mistakes."""
+
+    answer: Any = staticmethod(lambda legal: legal[0])
+
+    def choose(self, view: View, legal_moves: Sequence[Move]) -> Move:
+        return cast(Move, self.answer(legal_moves))
+
+
+def _boom(legal: Sequence[Move]) -> Move:
+    raise ValueError("my bug")
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        # a `return` forgotten: play() stopped silently (the arena: IndexError), a server
+        # waited for good
+        (lambda legal: None, "returned None from choose: return one of legal_moves"),
+        # a move's text: "not legal here" in the arena, played on a server
+        (lambda legal: str(legal[0]), "a str: choose returns one of legal_moves (a Move)"),
+        (_boom, "raised ValueError in choose: my bug"),  # was "unexpected ValueError"
+    ],
+)
+def test_a_wrong_answer_or_a_crash_is_a_bot_error_naming_the_bot(
+    answer: Callable[[Sequence[Move]], Any], said: str
+) -> None:
+    rules = tablic.Rules()
+    bots: list[Bot] = [Answers(0, rules, random.Random(0)), GreedyBot(1, rules, random.Random(1))]
+    bots[0].answer = answer  # type: ignore[attr-defined]
+    with pytest.raises(BotError, match=f"<Answers 'bot' seat=0> .*{re.escape(said)}"):
         play(tablic.new_match(rules, seed=1), bots)
 
 

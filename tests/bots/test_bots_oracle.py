@@ -12,7 +12,7 @@ from kafana.competitions.local_runner import registry_bots
 from kafana.errors import InvalidInputError
 from kafana.games import tablic, tac
 from kafana.games.tablic import MatchState, Move
-from kafana_bots import registry
+from kafana_bots import BotError, registry
 from kafana_bots.arena import ArenaConfig, play_deal, share_of_bound, share_text
 from kafana_bots.oracle import OracleBot, undealt
 from kafana_bots.play import play
@@ -131,7 +131,7 @@ def test_the_arena_shows_the_oracle_the_deal() -> None:
     config = ArenaConfig(bots=("heuristic", "oracle"), hands=1, iterations=20)
     result = play_deal(config, 0)
     assert [len(t) for t in result.times] == [48, 48]
-    with pytest.raises(InvalidInputError, match="not shown this match"):
+    with pytest.raises(BotError, match=r"raised InvalidInputError in choose: .*not shown"):
         bot = OracleBot(1, RULES, random.Random(0), iterations=20)  # nobody shows it the deal
         greedy = registry.create("greedy", seat=0, rules=RULES, rng=random.Random(0))
         play(tablic.new_match(RULES, seed=1), [greedy, bot], hands=1)

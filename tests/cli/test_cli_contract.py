@@ -177,7 +177,11 @@ def test_a_file_that_is_not_pem_is_named(tmp_path: Path) -> None:
 def test_bot_run_refuses_before_it_takes_a_seat(
     server: Served, tables: Tables, tmp_path: Path
 ) -> None:
-    (tmp_path / "mybot.py").write_text("class NotABot:\n    pass\n")
+    (tmp_path / "mybot.py").write_text(
+        "from kafana_bots import Bot\n\nclass NotABot:\n    pass\n\n"
+        "class Misspelt(Bot):\n    def chose(self, view, legal_moves):\n"
+        "        return legal_moves[0]\n"
+    )
     at = ("--server", server.target, "--table", tables.open)
     cases: list[tuple[int, tuple[str, ...]]] = [
         (2, ("bot", "run", "greedy", *at, "-o", "foo=1")),
@@ -199,6 +203,8 @@ def test_bot_run_refuses_before_it_takes_a_seat(
         (2, ("bot", "run", ":", *at)),  # was exit 1, "ValueError: Empty module name"
         (2, ("bot", "run", "./notes.txt:X", *at)),  # was "unexpected AssertionError: "
         (1, ("bot", "run", "quits:X", *at)),  # was exit 0 and nothing played
+        (2, ("bot", "run", "mybot:Misspelt", *at)),  # was exit 1, "unexpected TypeError"
+        (2, ("bot", "run", "mybot:MyBott", *at)),
     ]
     (tmp_path / "notes.txt").write_text("not Python\n")
     (tmp_path / "quits.py").write_text("raise SystemExit(0)\n")
@@ -206,6 +212,8 @@ def test_bot_run_refuses_before_it_takes_a_seat(
     assert "SPEC" in lines[16] and "module:Class" in lines[16]
     assert "./notes.txt is not a Python file" in lines[17]
     assert "cannot load quits:X: SystemExit" in lines[18]
+    assert "'Misspelt' in mybot does not define choose" in lines[19]
+    assert "no class 'MyBott' in mybot" in lines[20]
     assert "budget_ms=1e309 is not a finite number" in lines[11]
     assert "budget_ms=-5 is negative" in lines[12]
     assert "iterations=nan is not a finite number" in lines[13]

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Sequence
 
+import pytest
 from kafana.games import tablic
-from kafana_bots import Event, registry
+from kafana.games.tablic import Move, View
+from kafana_bots import Bot, BotError, Event, registry
 from kafana_bots.play import play
 from kafana_client import AsyncClient, rules_of, table_config
 from kafana_client.bots import run_bot
@@ -43,3 +46,29 @@ async def test_bots_play_through_the_sdk_as_in_process(server: LiveServer) -> No
     assert list(record.result.scores) == list(final.scores)
     for far, near in zip(remote, local, strict=True):
         assert far.events == near.events
+
+
+class Forgetful(Bot):
+    """A bot whose `choose` forgot its `return`."""
+
+    def choose(self, view: View, legal_moves: Sequence[Move]) -> Move:
+        return None  # type: ignore[return-value]
+
+
+async def test_a_bot_that_answers_nothing_is_named_not_waited_for(server: LiveServer) -> None:
+    """On a server a `choose` returning None sent nothing and the seat loop waited for good
+    (`kafana bot run` hung with no output)."""
+    async with AsyncClient.connect(server.target) as client:
+        table = await client.create_table(table_config(seed=SEED, target=1))
+        rules = rules_of(table.info)
+        seat = await client.join(table.table_id, name="forgetful")
+        other = await client.join(table.table_id, name="greedy")
+        bot = Forgetful(seat.seat, rules, random.Random(0))
+        greedy = registry.create("greedy", seat=other.seat, rules=rules, rng=random.Random(1))
+        playing = asyncio.create_task(run_bot(other, greedy))
+        try:
+            with pytest.raises(BotError, match="the bot Forgetful at seat 0 returned None"):
+                await asyncio.wait_for(run_bot(seat, bot), 30)
+        finally:
+            playing.cancel()
+            await asyncio.gather(playing, return_exceptions=True)

@@ -122,12 +122,21 @@ def load(spec: str) -> BotSpec:
             param_hint="SPEC",
         )
     found_class = getattr(_module(where, spec), attr, None)
+    if found_class is None:
+        raise click.BadParameter(f"no class {attr!r} in {where}", param_hint="SPEC")
     game = _game_of(found_class)
     if game is None:
         raise click.BadParameter(
             f"{attr!r} in {where} is not a kafana_bots.Bot or TacBot subclass", param_hint="SPEC"
         )
     assert isinstance(found_class, type)
+    missing = sorted(getattr(found_class, "__abstractmethods__", ()))
+    if missing:  # a method misspelt: it failed later, "unexpected TypeError"
+        raise click.BadParameter(
+            f"{attr!r} in {where} does not define {', '.join(missing)} (the bot interface's "
+            "methods: docs/bots.md)",
+            param_hint="SPEC",
+        )
     factory: Factory = found_class
     return BotSpec(spec, {game: factory}, {game: None})
 
