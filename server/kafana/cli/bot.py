@@ -70,6 +70,9 @@ def run(
     \b
     kafana bot run greedy --server localhost:50051 --table T
     kafana bot run ./mybot.py:MyBot --server localhost:50051 --table T -o depth=2
+
+    Options (-o) are the bot's keyword arguments after (seat, rules, rng): MyBot's
+    `__init__(self, seat, rules, rng, depth: int = 1)` takes -o depth=2.
     """
     found = load(spec)
     extra = parse_options(options)
