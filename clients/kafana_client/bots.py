@@ -24,7 +24,14 @@ from kafana_bots.tac_bots import TacBot
 from kafana_client.aio import AsyncSeat, LegalMoves
 from kafana_client.convert import cards_of, hand_result_of, move_of, view_of
 from kafana_client.errors import RefusedMoveError
-from kafana_client.seat_loop import Decision, Hooks, Worker, bot_refused, follow_seat
+from kafana_client.seat_loop import (
+    Decision,
+    Hooks,
+    Worker,
+    bot_refused,
+    bot_timed_out,
+    follow_seat,
+)
 from kafana_client.tac import TacBotHooks
 
 
@@ -78,6 +85,9 @@ class BotHooks(Hooks):
 
     def refused(self, error: RefusedMoveError) -> bool:
         raise bot_refused(self.name, self.bot.seat, error)
+
+    def timed_out(self, event: events_pb2.Event) -> None:
+        bot_timed_out(self.who, self.name, self.bot.seat, event)
 
     def close(self) -> None:
         if self.worker is not None:

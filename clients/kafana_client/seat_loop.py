@@ -105,6 +105,10 @@ class Hooks:
     def stale(self) -> None:
         """The table moved on before the move arrived (a clock, a call): the feed brings it."""
 
+    def timed_out(self, event: events_pb2.Event) -> None:
+        """The seat ran out of time: the server played `event.move` for it (a person's
+        session says so on its screen; nothing by default)."""
+
     def stop(self, event: events_pb2.Event) -> bool:
         """Whether to stop following after `event` (before the match is over)."""
         return False
@@ -127,6 +131,17 @@ def bot_refused(name: str, seat: int, error: RefusedMoveError) -> BotMoveRefused
     return BotMoveRefused(
         f"the bot {name} at seat {seat} played {error.move}, which the server refused: "
         f"{error.message}"
+    )
+
+
+def bot_timed_out(who: str, name: str, seat: int, event: events_pb2.Event) -> None:
+    """One line on stderr: a bot's seat ran out of time and the server moved for it (a bot
+    too slow for the clock lost every move and `kafana bot run` said nothing)."""
+    print(
+        f"{who}: the bot {name} at seat {seat} ran out of time; the server played "
+        f"{event.move.text} for it",
+        file=sys.stderr,
+        flush=True,
     )
 
 
@@ -211,6 +226,12 @@ class SeatLoop:
             async with self._lock:  # never while the poll's turn decides (a bot's threaded choose)
                 self.hooks.observe(event, self.last)
                 self.last = event.state
+            if (
+                event.kind == events_pb2.EVENT_KIND_MOVE
+                and event.reason == state_pb2.EVENT_REASON_TIMEOUT
+                and event.seat == self.seat.seat
+            ):
+                self.hooks.timed_out(event)
             if event.match_over or event.state.info.status == state_pb2.TABLE_STATUS_FINISHED:
                 self.over = True
                 return event.state

@@ -18,13 +18,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from kafana.games import tac
-from kafana.v1 import rules_pb2, state_pb2
+from kafana.v1 import events_pb2, rules_pb2, state_pb2
 from kafana_bots.tac_bots import TacBot
 
 from kafana_client.aio import AsyncSeat, LegalMoves
 from kafana_client.convert import config_of, current_seat, rules_spec, switches_of, word
 from kafana_client.errors import RefusedMoveError
-from kafana_client.seat_loop import Decision, Hooks, Worker, bot_refused, follow_seat
+from kafana_client.seat_loop import Decision, Hooks, Worker, bot_refused, bot_timed_out, follow_seat
 
 
 def tac_table_config(
@@ -131,6 +131,9 @@ class TacBotHooks(Hooks):
 
     def refused(self, error: RefusedMoveError) -> bool:
         raise bot_refused(self.name, self.bot.seat, error)
+
+    def timed_out(self, event: events_pb2.Event) -> None:
+        bot_timed_out(self.who, self.name, self.bot.seat, event)
 
     def close(self) -> None:
         if self.worker is not None:

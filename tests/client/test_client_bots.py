@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from collections.abc import Sequence
 
 import pytest
@@ -72,3 +73,39 @@ async def test_a_bot_that_answers_nothing_is_named_not_waited_for(server: LiveSe
         finally:
             playing.cancel()
             await asyncio.gather(playing, return_exceptions=True)
+
+
+class Slow(Bot):
+    """Too slow for the clock once: its first answer comes after the server moved for it (and
+    maybe its next turn's, which waited on the same thread)."""
+
+    def __init__(self, seat: int, rules: tablic.Rules, rng: random.Random) -> None:
+        super().__init__(seat, rules, rng)
+        self.late = True
+
+    def choose(self, view: View, legal_moves: Sequence[Move]) -> Move:
+        if self.late:
+            self.late = False
+            time.sleep(1.0)  # the clock gives 300 ms
+        return legal_moves[0]
+
+
+async def test_a_bot_that_runs_out_of_time_is_told_on_stderr(
+    server: LiveServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The server played for a bot too slow for the clock and `kafana bot run` said nothing:
+    it ended 'match over' with every move lost."""
+    config = table_config(seed=SEED, target=1)
+    config.clock.move_millis = 300
+    async with AsyncClient.connect(server.target) as client:
+        table = await client.create_table(config)
+        rules = rules_of(table.info)
+        seats = [await client.join(table.table_id, name=n) for n in ("slow", "greedy")]
+        bots: list[Bot] = [
+            Slow(seats[0].seat, rules, random.Random(0)),
+            registry.create("greedy", seat=seats[1].seat, rules=rules, rng=random.Random(1)),
+        ]
+        players = (run_bot(s, b, threaded=True) for s, b in zip(seats, bots, strict=True))
+        await asyncio.wait_for(asyncio.gather(*players), 60)
+    said = capsys.readouterr().err
+    assert f"the bot Slow at seat {seats[0].seat} ran out of time; the server played " in said
