@@ -17,6 +17,7 @@ import random
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
+from kafana_bots import BotError
 from kafana_client.aio import AsyncClient, AsyncSeat
 from kafana_client.bots import run_bot
 from kafana_client.errors import RpcError
@@ -40,7 +41,8 @@ async def seat_task(seat: AsyncSeat, bot: Any, policy: FaultPolicy, notes: list[
         await run_bot(seat, bot, threaded=True)
         return
     except Exception as exc:  # the bot or its connection failed: its stream is closed
-        detail = f"{type(exc).__name__}: {exc}"
+        failed = exc.__cause__ if isinstance(exc, BotError) and exc.__cause__ else exc
+        detail = f"{type(failed).__name__}: {failed}"  # what the bot raised, if it raised
     await gone(seat.client, seat.table_id, seat.seat, True, detail, policy, notes)
 
 
