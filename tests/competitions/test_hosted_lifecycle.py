@@ -7,13 +7,16 @@ from __future__ import annotations
 import asyncio
 import csv
 import io
+from typing import Any
 
 import grpc
+import pytest
 from accounts.accounts_support import bearer, make_account
 from kafana.competitions.hosted.convert import published_of
+from kafana.competitions.hosted.director import EventRun
 from kafana.competitions.hosted.host import CompetitionsHost, events_for
 from kafana.competitions.hosted.store import now_ms
-from kafana.competitions.model import GameResult
+from kafana.competitions.model import GameResult, GameSpec
 from kafana.competitions.tournament import TIEBREAKS, EventConfig, Kind, Tournament
 from kafana.competitions.verify import VerificationError
 from kafana.competitions.verify_export import verify_export
@@ -281,6 +284,53 @@ async def test_withdrawn_and_disqualified_entrants_in_standings_and_exports(
             assert csv_rows["eve"]["state"] == "withdrawn"
             assert "DISQUALIFIED" in info.report
             # the export still checks, against what the server published
+            checked = verify_export(info.records_jsonl, published_of(info))
+            assert not [c for c in checked if isinstance(c, VerificationError)], checked
+    finally:
+        await store.close()
+
+
+async def test_a_game_ended_on_its_table_keeps_its_result_when_an_entrant_is_removed(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game over on its table whose result the director had not taken yet (a CI run: the
+    machine loaded) was adjudicated by a removal, and the export said 'adjudicated' of moves
+    that play the game to its end, which verify refuses. The board's result stands."""
+    ended, go_on = asyncio.Event(), asyncio.Event()
+    play_table = EventRun._play_table
+
+    async def slow_to_take(run: EventRun, spec: GameSpec, seats: Any) -> GameResult:
+        result = await play_table(run, spec, seats)
+        ended.set()
+        await go_on.wait()  # the table is over; its result not taken yet
+        return result
+
+    monkeypatch.setattr(EventRun, "_play_table", slow_to_take)
+    store = RedisStore.from_url(redis_url)
+    try:
+        host = CompetitionsHost(events_for(store), scan=0.1)
+        async with running(store, plugins=[host]) as svc:
+            stub = competitions_pb2_grpc.CompetitionsServiceStub(svc.channel)
+            made = await stub.CreateEvent(_event("late"))
+            event_id = made.event_id
+            organiser = (("kafana-organiser-token", made.organiser_token),)
+            for name in ("ana", "bo"):
+                await stub.EnterEvent(
+                    pb.EnterEventRequest(event_id=event_id, name=name, bot="greedy")
+                )
+            await stub.StartEvent(pb.StartEventRequest(event_id=event_id), metadata=organiser)
+            await asyncio.wait_for(ended.wait(), 60)
+            quit_ = pb.RemoveEntrantRequest(event_id=event_id, name="bo", note="left")
+            await stub.RemoveEntrant(quit_, metadata=organiser)
+            await asyncio.sleep(1.0)  # the director applies the removal meanwhile
+            go_on.set()
+            info = await until(
+                lambda: stub.GetEvent(pb.GetEventRequest(event_id=event_id, records=True)),
+                lambda i: i.phase == pb.EVENT_PHASE_FINISHED,
+                timeout=60,
+            )
+            (game,) = [g for g in games(info) if g.round == 1]
+            assert game.ending == pb.GAME_ENDING_SCORE
             checked = verify_export(info.records_jsonl, published_of(info))
             assert not [c for c in checked if isinstance(c, VerificationError)], checked
     finally:

@@ -55,7 +55,7 @@ from kafana.competitions.hosted.event import (
 )
 from kafana.competitions.hosted.referee import referee
 from kafana.competitions.hosted.store import EventStore, now_ms
-from kafana.competitions.model import GameResult, GameSpec
+from kafana.competitions.model import Ending, GameResult, GameSpec
 from kafana.competitions.policy import Action, Fault
 from kafana.competitions.ratings import Rating, RatingBook
 from kafana.competitions.table_results import game_result, game_table_config
@@ -473,6 +473,12 @@ class EventRun:
         spec = t.game(decided.game_id)
         answer = convert.record(await self.tables.record(seats.table_id, past_embargo=True))
         played = game_result(spec, t.secret_of(spec.game_id), seats.table_id, answer, t, [])
+        if played.ending is not Ending.NOT_PLAYED:  # it ended on its table before the close
+            # (the game's task had not taken its result yet): the board's result stands; a
+            # CI run exported such a game as adjudicated, which its moves contradict
+            del t.results[spec.game_id]
+            t.record(played)
+            return
         fair = FairRecord.from_text(played.record)
         ending = f"{decided.ending.value} {decided.note}".strip()
         meta = [(k, ending if k == "ending" else v) for k, v in fair.meta if k != "fault"]
