@@ -225,6 +225,19 @@ def test_a_round_robin_breaks_ties_by_sonneborn_berger_then_head_to_head() -> No
     assert TIEBREAKS[swiss.config.kind.value][0] == "buchholz"
 
 
+async def bot_event(
+    stub: competitions_pb2_grpc.CompetitionsServiceStub, name: str, entrants: tuple[str, ...]
+) -> tuple[str, tuple[tuple[str, str]]]:
+    """An event `name` with `entrants` entered as greedy bots: its id and the organiser's
+    metadata."""
+    made = await stub.CreateEvent(_event(name))
+    for entrant in entrants:
+        await stub.EnterEvent(
+            pb.EnterEventRequest(event_id=made.event_id, name=entrant, bot="greedy")
+        )
+    return made.event_id, (("kafana-organiser-token", made.organiser_token),)
+
+
 async def test_withdrawn_and_disqualified_entrants_in_standings_and_exports(
     redis_url: str,
 ) -> None:
@@ -233,14 +246,8 @@ async def test_withdrawn_and_disqualified_entrants_in_standings_and_exports(
         host = CompetitionsHost(events_for(store), scan=0.1)
         async with running(store, plugins=[host]) as svc:
             stub = competitions_pb2_grpc.CompetitionsServiceStub(svc.channel)
-            made = await stub.CreateEvent(_event("cup"))
-            event_id = made.event_id
-            organiser = (("kafana-organiser-token", made.organiser_token),)
             names = ("ana", "bo", "cy", "dee", "eve", "fay")
-            for name in names:
-                await stub.EnterEvent(
-                    pb.EnterEventRequest(event_id=event_id, name=name, bot="greedy")
-                )
+            event_id, organiser = await bot_event(stub, "cup", names)
             remove = pb.RemoveEntrantRequest(event_id=event_id, name="dee", disqualify=True)
             refused = await refusal(stub.RemoveEntrant(remove, metadata=organiser))
             assert refused.code() == grpc.StatusCode.FAILED_PRECONDITION  # not started yet
@@ -311,13 +318,7 @@ async def test_a_game_ended_on_its_table_keeps_its_result_when_an_entrant_is_rem
         host = CompetitionsHost(events_for(store), scan=0.1)
         async with running(store, plugins=[host]) as svc:
             stub = competitions_pb2_grpc.CompetitionsServiceStub(svc.channel)
-            made = await stub.CreateEvent(_event("late"))
-            event_id = made.event_id
-            organiser = (("kafana-organiser-token", made.organiser_token),)
-            for name in ("ana", "bo"):
-                await stub.EnterEvent(
-                    pb.EnterEventRequest(event_id=event_id, name=name, bot="greedy")
-                )
+            event_id, organiser = await bot_event(stub, "late", ("ana", "bo"))
             await stub.StartEvent(pb.StartEventRequest(event_id=event_id), metadata=organiser)
             await asyncio.wait_for(ended.wait(), 60)
             quit_ = pb.RemoveEntrantRequest(event_id=event_id, name="bo", note="left")
