@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
+from kafana.games.protocol import GameState
 from rich.console import Console, RenderableType
 from rich.text import Text
 
@@ -34,7 +35,7 @@ class Frame:
     """The hand (from 1) this position is in (None: a game without hands)."""
 
 
-S = TypeVar("S")
+S = TypeVar("S", bound=GameState[Any, Any, Any])
 M = TypeVar("M")
 
 
@@ -51,17 +52,16 @@ class Frames(Generic[S, M]):
         self,
         start: S,
         moves: Sequence[M],
-        apply: Callable[[S, M], S],
         draw: Callable[[int, S | None, S], Frame],
         hand: Callable[[S], int | None] = lambda state: None,
     ) -> None:
-        self._moves, self._apply, self._draw = moves, apply, draw
+        self._moves, self._draw = moves, draw
         self._kept = [start]
         self.hands = [hand(start)]
         """The hand (from 1) of each position, or None: what `h N` jumps by."""
         state = start
         for number, move in enumerate(moves, start=1):
-            state = apply(state, move)
+            state = state.apply(move)
             if number % self.EVERY == 0:
                 self._kept.append(state)
             self.hands.append(hand(state))
@@ -74,7 +74,7 @@ class Frames(Generic[S, M]):
         """The state after `number` moves."""
         state = self._kept[number // self.EVERY]
         for move in self._moves[number // self.EVERY * self.EVERY : number]:
-            state = self._apply(state, move)
+            state = state.apply(move)
         return state
 
     def __getitem__(self, number: int) -> Frame:
@@ -83,7 +83,7 @@ class Frames(Generic[S, M]):
         if number == 0:
             return self._draw(0, None, self._kept[0])
         before = self.state(number - 1)
-        return self._draw(number, before, self._apply(before, self._moves[number - 1]))
+        return self._draw(number, before, before.apply(self._moves[number - 1]))
 
 
 def parse_key(text: str) -> tuple[str, int]:

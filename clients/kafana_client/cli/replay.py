@@ -112,12 +112,8 @@ def frames(
         panel = position(state, f"After move {number}", names)
         return Frame(number, panel, lines, hand=state.hand_no + 1)
 
-    shown = Frames(start, record.moves, _apply, draw, hand=lambda state: state.hand_no + 1)
+    shown = Frames(start, record.moves, draw, hand=lambda state: state.hand_no + 1)
     return shown, final_line(shown.last_state, names)
-
-
-def _apply(state: tablic.MatchState, move: tablic.Move) -> tablic.MatchState:
-    return state.apply(move)
 
 
 def final_line(state: tablic.MatchState, names: Sequence[str]) -> Text:

@@ -73,12 +73,8 @@ def frames(
             number, position(state, f"After move {number}", names), [_step_line(step, names)]
         )
 
-    shown = Frames(_start(record), record.moves, _apply, draw)
+    shown = Frames(_start(record), record.moves, draw)
     return shown, final_line(shown.last_state, names)
-
-
-def _apply(state: tac.GameState, move: tac.Move) -> tac.GameState:
-    return state.apply(move)
 
 
 def final_line(state: tac.GameState, names: Sequence[str]) -> Text:

@@ -124,13 +124,18 @@ export const GAME_NAMES: Record<number, string> = { [Game.TABLIC]: "Tablić", [G
 export const STATUS_NAMES = enumWords(TableStatusSchema, { [TableStatus.PLAYING]: "live" });
 export const PRESET_NAMES = enumWords(TablicPresetSchema, {}, true);
 
+/** A game and its preset: "Tablić (Serbian)", "Tač". */
+export function gameName(rules: RulesSpec | undefined): string {
+  const preset = rules?.variant.case === "tablic" ? PRESET_NAMES[rules.variant.value.preset] : undefined;
+  return `${GAME_NAMES[rules?.game ?? 0] ?? "?"}${preset ? ` (${preset})` : ""}`;
+}
+
 /** A game's rules in a line: "Tablić (Serbian) · 4 players · 2 against 2 · to 101". */
 export function gameLine(rules: RulesSpec | undefined): string {
   if (!rules) return "";
   const tablic = rules.variant.case === "tablic" ? rules.variant.value : undefined;
-  const preset = tablic ? PRESET_NAMES[tablic.preset] : undefined;
   return [
-    `${GAME_NAMES[rules.game] ?? "?"}${preset ? ` (${preset})` : ""}`,
+    gameName(rules),
     rules.players ? counted(rules.players, "player") : "",
     rules.partnerships ? "2 against 2" : "",
     tablic?.target ? `to ${tablic.target}` : "",

@@ -14,11 +14,11 @@ import {
   type TableInfo,
 } from "@kafana/client";
 import {
-  GAME_NAMES,
   PRESET_NAMES,
   STATUS_NAMES,
   client,
   explain,
+  gameName,
   playerName,
   seatNames,
   setApiKey,
@@ -163,12 +163,10 @@ function tableRows(tables: TableInfo[]): HTMLElement {
     } else {
       actions.push(h("a", { href: `#/t/${table.tableId}?watch`, class: "button watch" }, "Watch"));
     }
-    const rules = table.rules;
-    const preset = rules?.variant.case === "tablic" ? PRESET_NAMES[rules.variant.value.preset] ?? "" : "";
     body.appendChild(
       h("tr", { "data-table": table.tableId },
         h("td", { class: "name" }, table.name || table.tableId),
-        h("td", { class: "game" }, GAME_NAMES[rules?.game ?? 0] ?? "?", preset ? ` (${preset})` : ""),
+        h("td", { class: "game" }, gameName(table.rules)),
         h("td", { class: "state" }, STATUS_NAMES[table.status] ?? ""),
         h("td", { class: "players" }, names.join(", ")),
         h("td", { class: "actions" }, actions)),

@@ -92,10 +92,11 @@ class Kafana(click.Group):
         for arg in args:
             if not isinstance(command, click.Group) or arg.startswith("-"):
                 continue
-            if command is self:  # what was imported: the failure may be the import's
-                module = sys.modules.get(COMMANDS.get(arg, ""))
-                if arg in COMMANDS:
-                    path.append(arg)
+            if command is self:  # only what was imported: the failure may be the import's
+                if arg not in COMMANDS:
+                    break
+                path.append(arg)
+                module = sys.modules.get(COMMANDS[arg])
                 if module is None:
                     break
                 command = getattr(module, arg)

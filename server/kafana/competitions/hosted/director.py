@@ -468,7 +468,8 @@ class EventRun:
                     await self._keep_record(result, seats)
 
     async def _keep_record(self, decided: GameResult, seats: TableSeats) -> None:
-        """A game decided off the board keeps the fair record of the moves played on it."""
+        """A game decided off the board keeps the fair record of the moves played on it; one
+        whose table had ended on its own keeps the board's result instead."""
         t = self.hosted.tournament
         spec = t.game(decided.game_id)
         answer = convert.record(await self.tables.record(seats.table_id, past_embargo=True))
