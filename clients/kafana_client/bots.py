@@ -23,15 +23,7 @@ from kafana_bots.tac_bots import TacBot
 
 from kafana_client.aio import AsyncSeat, LegalMoves
 from kafana_client.convert import cards_of, hand_result_of, move_of, view_of
-from kafana_client.errors import RefusedMoveError
-from kafana_client.seat_loop import (
-    Decision,
-    Hooks,
-    Worker,
-    bot_refused,
-    bot_timed_out,
-    follow_seat,
-)
+from kafana_client.seat_loop import Decision, Hooks, PlayerHooks, follow_seat
 from kafana_client.tac import TacBotHooks
 
 
@@ -57,19 +49,9 @@ def bot_events(event: events_pb2.Event, before: state_pb2.TableState | None = No
     return out
 
 
-class BotHooks(Hooks):
-    """A Tablić bot at a seat: told every public event, chooses from the legal moves.
-
-    `threaded` runs each decision on the game's own `Worker` thread, so a slow bot never holds
-    up the event loop nor another game's (the SDK's league and event players, a server hosting
-    bots use it). A move the server refuses stops the loop with `BotMoveRefused` naming the bot
-    (`name`, default its class) and the move.
-    """
-
-    def __init__(self, bot: Bot, *, threaded: bool = False, name: str = "") -> None:
-        self.bot = bot
-        self.worker = Worker() if threaded else None
-        self.name = name or type(bot).__name__
+class BotHooks(PlayerHooks[Bot]):
+    """A Tablić bot at a seat: told every public event, chooses from the legal moves
+    (`threaded`, `name` and a refused move: `PlayerHooks`)."""
 
     def observe(self, event: events_pb2.Event, before: state_pb2.TableState | None) -> None:
         for item in bot_events(event, before):
@@ -79,19 +61,7 @@ class BotHooks(Hooks):
         moves = legal.parsed()
         # an illegal move goes to the server, which refuses it saying why (`refused`)
         decide = functools.partial(self.bot.decided, judged=True)
-        if self.worker is not None:
-            return await self.worker.run(decide, view_of(state), moves, self.name)
-        return decide(view_of(state), moves, self.name)
-
-    def refused(self, error: RefusedMoveError) -> bool:
-        raise bot_refused(self.name, self.bot.seat, error)
-
-    def timed_out(self, event: events_pb2.Event) -> None:
-        bot_timed_out(self.who, self.name, self.bot.seat, event)
-
-    def close(self) -> None:
-        if self.worker is not None:
-            self.worker.close()
+        return await self.decided(decide, view_of(state), moves)
 
 
 def bot_hooks(bot: Bot | TacBot, *, threaded: bool = False, name: str = "") -> Hooks:

@@ -26,12 +26,13 @@ import asyncio
 import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from typing import Any, Generic, TypeVar
 
 from kafana.errors import IllegalMoveError
 from kafana.games import tablic
 from kafana.tasks import cancel_and_wait
 from kafana.v1 import events_pb2, state_pb2
+from kafana_bots.base import Player
 
 from kafana_client.aio import AsyncSeat, LegalMoves
 from kafana_client.convert import current_seat
@@ -47,6 +48,7 @@ from kafana_client.errors import (
 )
 
 T = TypeVar("T")
+P = TypeVar("P", bound="Player[Any, Any, Any]")
 Decision = str | tablic.Move | state_pb2.Move | None
 TOO_MANY_MOVES = "TOO_MANY_MOVES"
 """The reason of a position whose captures are too many for the server to list."""
@@ -126,23 +128,42 @@ class BotMoveRefused(IllegalMoveError):
     choose the same, and no event comes until the seat moves: its seat loop stops with this."""
 
 
-def bot_refused(name: str, seat: int, error: RefusedMoveError) -> BotMoveRefused:
-    """The error that stops a bot's seat loop when the server refused its move."""
-    return BotMoveRefused(
-        f"the bot {name} at seat {seat} played {error.move}, which the server refused: "
-        f"{error.message}"
-    )
+class PlayerHooks(Hooks, Generic[P]):
+    """A bot at a seat, of either game: the bot, its `Worker` when `threaded` (each decision
+    on the game's own thread, so a slow bot never holds up the event loop nor another game's:
+    the SDK's league and event players and a server hosting bots use it) and its name in what
+    is written (`name`, default its class). A refused move stops the loop (`BotMoveRefused`)."""
 
+    def __init__(self, bot: P, *, threaded: bool = False, name: str = "") -> None:
+        self.bot = bot
+        self.worker = Worker() if threaded else None
+        self.name = name or type(bot).__name__
 
-def bot_timed_out(who: str, name: str, seat: int, event: events_pb2.Event) -> None:
-    """One line on stderr: a bot's seat ran out of time and the server moved for it (a bot
-    too slow for the clock lost every move and `kafana bot run` said nothing)."""
-    print(
-        f"{who}: the bot {name} at seat {seat} ran out of time; the server played "
-        f"{event.move.text} for it",
-        file=sys.stderr,
-        flush=True,
-    )
+    async def decided(self, call: Callable[..., T], *args: object) -> T:
+        """`call(*args, self.name)` (the bot's checked choice), on the worker if there is one."""
+        if self.worker is not None:
+            return await self.worker.run(call, *args, self.name)
+        return call(*args, self.name)
+
+    def refused(self, error: RefusedMoveError) -> bool:
+        raise BotMoveRefused(
+            f"the bot {self.name} at seat {self.bot.seat} played {error.move}, which the "
+            f"server refused: {error.message}"
+        )
+
+    def timed_out(self, event: events_pb2.Event) -> None:
+        """One line on stderr: the server moved for the bot (a bot too slow for the clock lost
+        every move and `kafana bot run` said nothing)."""
+        print(
+            f"{self.who}: the bot {self.name} at seat {self.bot.seat} ran out of time; the "
+            f"server played {event.move.text} for it",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    def close(self) -> None:
+        if self.worker is not None:
+            self.worker.close()
 
 
 def trails(hand: list[str] | tuple[str, ...]) -> list[state_pb2.Move]:

@@ -18,13 +18,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from kafana.games import tac
-from kafana.v1 import events_pb2, rules_pb2, state_pb2
+from kafana.v1 import rules_pb2, state_pb2
 from kafana_bots.tac_bots import TacBot
 
 from kafana_client.aio import AsyncSeat, LegalMoves
 from kafana_client.convert import config_of, current_seat, rules_spec, switches_of, word
-from kafana_client.errors import RefusedMoveError
-from kafana_client.seat_loop import Decision, Hooks, Worker, bot_refused, bot_timed_out, follow_seat
+from kafana_client.seat_loop import Decision, PlayerHooks, follow_seat
 
 
 def tac_table_config(
@@ -103,17 +102,9 @@ def may_act(state: state_pb2.TableState, seat: int) -> bool:
     return tv.HasField("pending_offender") and tv.pending_offender != seat
 
 
-class TacBotHooks(Hooks):
-    """A Tač bot at a seat: moves on its turns, and may call "Tač!" on another seat's offence.
-
-    `threaded` runs each decision on the game's own `Worker` thread, and a refused move stops
-    the loop (see `kafana_client.bots.BotHooks`).
-    """
-
-    def __init__(self, bot: TacBot, *, threaded: bool = False, name: str = "") -> None:
-        self.bot = bot
-        self.worker = Worker() if threaded else None
-        self.name = name or type(bot).__name__
+class TacBotHooks(PlayerHooks[TacBot]):
+    """A Tač bot at a seat: moves on its turns, and may call "Tač!" on another seat's offence
+    (`threaded`, `name` and a refused move: `PlayerHooks`)."""
 
     def may_act(self, state: state_pb2.TableState, seat: int) -> bool:
         return may_act(state, seat)
@@ -125,19 +116,7 @@ class TacBotHooks(Hooks):
         if view.current_seat != view.seat:
             calls = [m for m in moves if m.kind == "call"]
             return wire[calls[0]] if calls and self.bot.wants_call(view) else None
-        if self.worker is not None:
-            return wire[await self.worker.run(self.bot.decided, view, moves, self.name)]
-        return wire[self.bot.decided(view, moves, self.name)]
-
-    def refused(self, error: RefusedMoveError) -> bool:
-        raise bot_refused(self.name, self.bot.seat, error)
-
-    def timed_out(self, event: events_pb2.Event) -> None:
-        bot_timed_out(self.who, self.name, self.bot.seat, event)
-
-    def close(self) -> None:
-        if self.worker is not None:
-            self.worker.close()
+        return wire[await self.decided(self.bot.decided, view, moves)]
 
 
 def legal_by_move(legal: LegalMoves) -> dict[tac.Move, state_pb2.Move]:

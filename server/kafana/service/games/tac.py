@@ -38,26 +38,6 @@ DISCARD = state_pb2.TAC_PILE_KIND_DISCARD
 CENTRAL = state_pb2.TAC_PILE_KIND_CENTRAL
 
 
-def build_rules(spec: rules_pb2.RulesSpec) -> tac.Rules:
-    """Seats from the spec, everything else (decks, tac_calls, play_on...) from `spec.tac`."""
-    other_branch(spec, "GAME_TAC", "tac")
-    if spec.partnerships:
-        raise InvalidRulesError(
-            "rules.partnerships: Tač has no partnerships (leave it false)",
-            field="rules.partnerships",
-        )
-    try:
-        return tac.Rules.from_dict({"players": spec.players or 2, **set_switches(spec.tac)})
-    except InvalidInputError as error:
-        raise rules_error(error, spec.tac) from None
-
-
-def spec_of(rules: tac.Rules) -> rules_pb2.RulesSpec:
-    """The rules in force as a spec: every switch of `TacRules` set."""
-    branch = message_of(rules_pb2.TacRules, rules)
-    return rules_pb2.RulesSpec(game=rules_pb2.GAME_TAC, players=rules.players, tac=branch)
-
-
 def parse_move(text: str, seat: int) -> tac.Move:
     """A move's text; a bare `call` is the seat's own call."""
     if isinstance(text, str) and text.strip().lower() in CALL_WORDS:
@@ -185,12 +165,22 @@ class TacGame(TableGame[tac.GameState, tac.Move]):
     rules_type = tac.Rules
 
     def build_rules(self, spec: rules_pb2.RulesSpec) -> tac.Rules:
-        """See `build_rules`."""
-        return build_rules(spec)
+        """Seats from the spec, everything else (decks, tac_calls, play_on...) from `spec.tac`."""
+        other_branch(spec, "GAME_TAC", "tac")
+        if spec.partnerships:
+            raise InvalidRulesError(
+                "rules.partnerships: Tač has no partnerships (leave it false)",
+                field="rules.partnerships",
+            )
+        try:
+            return tac.Rules.from_dict({"players": spec.players or 2, **set_switches(spec.tac)})
+        except InvalidInputError as error:
+            raise rules_error(error, spec.tac) from None
 
     def spec_of(self, rules: Any, spec: rules_pb2.RulesSpec) -> rules_pb2.RulesSpec:
-        """Every switch (Tač has no preset)."""
-        return spec_of(rules)
+        """The rules in force: every switch of `TacRules` set (Tač has no preset)."""
+        branch = message_of(rules_pb2.TacRules, rules)
+        return rules_pb2.RulesSpec(game=rules_pb2.GAME_TAC, players=rules.players, tac=branch)
 
     def start(self, stored: storage_pb2.StoredTable) -> tac.GameState:
         """The deal, from the seed or one explicit deck."""
