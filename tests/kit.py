@@ -138,6 +138,13 @@ def redis_url(private_redis: RedisServer) -> str:
     return flush(private_redis)
 
 
+CLUSTER_NODE = (
+    *("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"),
+    *("--cluster-node-timeout", "2000"),
+)
+"""redis-server's arguments for a node of the tests' clusters (a 2 s node timeout)."""
+
+
 @contextmanager
 def redis_cluster(directory: Path, masters: int = 3) -> Iterator[list[int]]:
     """A real Redis Cluster of `masters` primaries on loopback; yields their ports."""
@@ -145,11 +152,7 @@ def redis_cluster(directory: Path, masters: int = 3) -> Iterator[list[int]]:
     with ExitStack() as stack:
         ports = []
         for i in range(masters):
-            node = redis_server(
-                directory / f"node{i}",
-                *("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"),
-                *("--cluster-node-timeout", "2000"),
-            )
+            node = redis_server(directory / f"node{i}", *CLUSTER_NODE)
             ports.append(stack.enter_context(node).port)
         nodes = [f"127.0.0.1:{p}" for p in ports]
         subprocess.run(

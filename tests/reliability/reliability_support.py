@@ -25,7 +25,8 @@ sys.path.insert(0, str(HERE.parent / "integration"))
 
 import kit  # noqa: E402
 from kafana_play import Table, config, open_table  # noqa: E402
-from kit import (  # noqa: E402  # noqa: E402
+from kit import (  # noqa: E402
+    CLUSTER_NODE,
     RedisServer,
     Served,
     free_port,
@@ -82,9 +83,6 @@ def serving(directory: Path, *args: str, count: int = 1) -> Iterator[list[Served
         yield servers
 
 
-CLUSTER_NODE = ("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf")
-
-
 def caught_up(primary: int, timeout: float = 30.0) -> None:
     """Until every replica of the primary on `primary` has taken all it wrote so far (its
     offset at the primary's): what a test that then cuts a replica off assumes it held."""
@@ -108,9 +106,7 @@ def caught_up(primary: int, timeout: float = 30.0) -> None:
 def add_replica(stack: ExitStack, directory: Path, primary: int) -> RedisServer:
     """A new cluster node that replicates the primary on port `primary` (ended with `stack`),
     once it is in sync with it."""
-    replica = stack.enter_context(
-        redis_server(directory, *CLUSTER_NODE, "--cluster-node-timeout", "2000")
-    )
+    replica = stack.enter_context(redis_server(directory, *CLUSTER_NODE))
     primary_id = redis_cli(primary, "cluster", "myid").strip()
     subprocess.run(
         ["redis-cli", "--cluster", "add-node", f"127.0.0.1:{replica.port}",

@@ -23,6 +23,8 @@ from pathlib import Path
 HOST = "127.0.0.1"
 START_S = 10.0
 """How long a server may take to answer PING before `start` gives up."""
+BUS_OFFSET = 10_000
+"""A cluster node also listens on its port + this (Redis's cluster bus)."""
 
 
 PR_SET_PDEATHSIG = 1
@@ -130,7 +132,7 @@ class RedisServer:
         again = self.port != 0
         for _attempt in range(1 if again else 5):
             if not again:
-                self.port = free_port()
+                self.port = self._free_port()
             process = subprocess.Popen(
                 self.command(),
                 stdout=subprocess.DEVNULL,
@@ -145,6 +147,24 @@ class RedisServer:
                 time.sleep(0.05)
             _end(process)
         raise OSError(f"redis-server did not start on {HOST}:{self.port}")
+
+    def _free_port(self) -> int:
+        """A free port this server can start on: for a cluster node, one whose bus port
+        (port + 10000) is at most 65535 and free too (the kernel's ephemeral ports reach
+        60999, so about one in five is too high for a node)."""
+        for _ in range(100):
+            port = free_port()
+            if "--cluster-enabled" not in self.args:
+                return port
+            bus = port + BUS_OFFSET
+            if bus <= 65_535:
+                with socket.socket() as sock:
+                    try:
+                        sock.bind((HOST, bus))
+                    except OSError:
+                        continue
+                return port
+        raise OSError("no free port pair for a cluster node (its port and port + 10000)")
 
     def _preexec(self) -> Callable[[], None]:
         """What the child runs before exec: `preexec`, and the death signal if asked for."""
