@@ -9,7 +9,9 @@ scheduling); everything else is the real server, director and Redis.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
+import time
 import types
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -31,13 +33,14 @@ from .hosted_helpers import until
 Stub = competitions_pb2_grpc.CompetitionsServiceStub
 
 
-def _broken(monkeypatch: pytest.MonkeyPatch, name: str) -> list[str]:
-    """Pairing's `name`, as the tournament calls it, raising RuntimeError: the calls made.
-    (Only the tournament's: the event's checks, e.g. `pairing.max_rounds`, still work.)"""
-    calls: list[str] = []
+def _broken(monkeypatch: pytest.MonkeyPatch, name: str) -> list[float]:
+    """Pairing's `name`, as the tournament calls it, raising RuntimeError: when each call was
+    made (`time.monotonic()`). (Only the tournament's: the event's checks, e.g.
+    `pairing.max_rounds`, still work.)"""
+    calls: list[float] = []
 
     def broken(*args: Any, **kwargs: Any) -> Any:
-        calls.append(name)
+        calls.append(time.monotonic())
         raise RuntimeError("a pairing bug")
 
     faulty = types.ModuleType(pairing.__name__)
@@ -164,3 +167,46 @@ async def test_the_organiser_ends_an_event_that_cannot_begin(
     assert info.status == pb.EVENT_STATUS_ENDED and info.note == "the schedule is broken"
     assert info.end_reason == pb.EVENT_END_REASON_ORGANISER
     assert not info.rounds and not info.end_detail
+
+
+async def test_a_failing_event_is_tried_again_ever_later_then_ended(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Before: tried again every scan or two (every ~2 s in production), however often it had
+    # failed. Now the wait doubles: a scan's 2, 4, 8 times (0.1 s scans here).
+    caplog.set_level(logging.INFO, logger=director.__name__)
+    calls = _broken(monkeypatch, "round_robin_tables")
+    monkeypatch.setattr(director, "ATTEMPTS", 4)
+    async with _serving(redis_url) as stub:
+        event_id, _ = await _started(stub, pb.EVENT_FORMAT_ROUND_ROBIN)
+        get = _getter(stub, event_id)
+        info = await until(get, lambda i: i.phase == pb.EVENT_PHASE_FINISHED, timeout=10)
+    waits = [later - earlier for earlier, later in itertools.pairwise(calls)]
+    assert len(calls) == 4 and all(w >= 0.1 * 2**k for k, w in enumerate(waits, 1)), waits
+    assert info.end_reason == pb.EVENT_END_REASON_UNPLAYABLE
+    assert "failed 4 times in a row: RuntimeError: a pairing bug" in info.end_detail
+    logged = [r for r in caplog.records if r.name == director.__name__]
+    assert len([r for r in logged if r.exc_info]) == 1  # the traceback, once
+    again = [r.getMessage() for r in logged if "trying again" in r.getMessage()]
+    assert len(again) == 3 and "trying again in 0.8 s" in again[-1], again
+
+
+async def test_the_organisers_end_does_not_wait_for_the_next_try(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An event that failed waits 20 s (a scan times 200) for its next try; EndEvent ends it
+    # at the next scan all the same.
+    calls = _broken(monkeypatch, "round_robin_tables")
+    monkeypatch.setattr(director, "ATTEMPTS", 1_000)
+    monkeypatch.setattr(director, "BACKOFF", 200.0, raising=False)
+    async with _serving(redis_url) as stub:
+        event_id, organiser = await _started(stub, pb.EVENT_FORMAT_ROUND_ROBIN)
+        get = _getter(stub, event_id)
+        await until(get, lambda _: len(calls) >= 1, timeout=5)
+        await asyncio.sleep(0.6)  # six scans
+        assert len(calls) == 1  # not tried again yet
+        end = pb.EndEventRequest(event_id=event_id, note="no schedule")
+        await stub.EndEvent(end, metadata=organiser)
+        info = await until(get, lambda i: i.phase == pb.EVENT_PHASE_FINISHED, timeout=3)
+    assert info.status == pb.EVENT_STATUS_ENDED and info.note == "no schedule"
+    assert info.end_reason == pb.EVENT_END_REASON_ORGANISER

@@ -11,6 +11,7 @@ import pytest
 from kafana.competitions import pairing
 from kafana.competitions.fairness import chosen_secret, commitment, deal_seed
 from kafana.competitions.hosted.snapshot import dumps, loads
+from kafana.competitions.hosted.store import MAX_ENTRANTS
 from kafana.competitions.model import GameResult
 from kafana.competitions.tournament import EventConfig, EventError, Kind, Status, Tournament
 from kafana.errors import InvalidInputError
@@ -164,25 +165,77 @@ GREEDY_FIVE = [
 ]
 
 
-def test_a_snapshot_from_before_the_seating_carries_on_with_the_greedy_schedule() -> None:
+def _two_rounds_then_snapshot(t: Tournament) -> dict[str, object]:
+    """`t` after two rounds (every game to seat 0), as its snapshot's JSON data."""
+    for _ in range(2):
+        for g in t.next_round():
+            t.adjudicate(g.game_id, 0)
+    snapshot: dict[str, object] = json.loads(dumps(t))
+    return snapshot
+
+
+def _seats(t: Tournament) -> list[list[tuple[str, ...]]]:
+    return [[g.seats for g in r] for r in t.rounds]
+
+
+def test_a_snapshot_without_a_kept_schedule_carries_on_with_the_one_it_began_with() -> None:
     config = EventConfig("rr5", Kind.ROUND_ROBIN, tuple("abcde"))
-
-    def two_rounds_then_snapshot(t: Tournament) -> dict[str, object]:
-        for _ in range(2):
-            for g in t.next_round():
-                t.adjudicate(g.game_id, 0)
-        snapshot: dict[str, object] = json.loads(dumps(t))
-        return snapshot
-
-    old = two_rounds_then_snapshot(Tournament(config, seating="greedy"))
-    del old["seating"]  # as written before snapshots kept the seating
+    old = _two_rounds_then_snapshot(Tournament(config, seating="greedy"))
+    del old["seating"], old["schedule"]  # as written before snapshots kept either
     back = loads(json.dumps(old))
     _play_out(back, 0)
-    assert [[g.seats for g in r] for r in back.rounds] == GREEDY_FIVE
-    again = loads(json.dumps(two_rounds_then_snapshot(Tournament(config))))
-    _play_out(again, 0)  # a new event keeps its (Berger) seating through a snapshot
-    assert [[g.seats for g in r] for r in again.rounds] == pairing.round_robin(config.entrants)
-    assert pairing.round_robin(config.entrants) != GREEDY_FIVE
+    assert _seats(back) == GREEDY_FIVE
+    berger = _two_rounds_then_snapshot(Tournament(config))
+    del berger["schedule"]  # as written while snapshots kept the seating only
+    back = loads(json.dumps(berger))
+    _play_out(back, 0)
+    assert _seats(back) == pairing.round_robin(config.entrants) != GREEDY_FIVE
+
+
+SCHEDULED = {
+    "two-seat": EventConfig("rr7", Kind.ROUND_ROBIN, tuple("abcdefg")),
+    "three-seat": EventConfig("rr3", Kind.ROUND_ROBIN, tuple("abcdef"), players=3),
+    "four-seat": EventConfig("rr4", Kind.ROUND_ROBIN, tuple("abcdef"), players=4),
+    "two-against-two": EventConfig(
+        "rr2x2", Kind.ROUND_ROBIN, tuple("abcde"), players=4, partnerships=True
+    ),
+    "duplicate": EventConfig("dup", Kind.DUPLICATE, tuple("abcdefgh"), boards=1),
+}
+
+
+@pytest.mark.parametrize("config", SCHEDULED.values(), ids=SCHEDULED.keys())
+def test_a_snapshot_keeps_its_schedule_and_is_played_on_from_it(
+    config: EventConfig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before: loading rebuilt the schedule from the entrants with the code of the day, so a
+    # server upgraded mid-event could switch an event to another schedule half-way.
+    whole = Tournament(config)
+    _play_out(whole, 0)
+    text = json.dumps(_two_rounds_then_snapshot(Tournament(config)))
+
+    made = pairing.round_robin_tables(config.entrants, config.players, config.partnerships)
+
+    def rebuilt(*args: object, **kwargs: object) -> list[list[pairing.Table]]:
+        return [[tuple(reversed(t)) for t in r] for r in made[::-1]]  # another schedule
+
+    monkeypatch.setattr(pairing, "round_robin_tables", rebuilt)
+    back = loads(text)
+    assert back.total_rounds == whole.total_rounds
+    _play_out(back, 0)
+    assert _seats(back) == _seats(whole)
+    again = loads(dumps(back))  # every round handed out: nothing left to keep, nothing lost
+    assert _seats(again) == _seats(whole) and again.finished
+
+
+def test_the_kept_schedule_of_the_largest_round_robin_is_bounded() -> None:
+    # 1,024 entrants (`MAX_ENTRANTS`), 523,776 games: the rounds not yet handed out are kept,
+    # as entrant numbers.
+    names = tuple(f"entrant-{i:04d}" for i in range(MAX_ENTRANTS))
+    t = Tournament(EventConfig("big", Kind.ROUND_ROBIN, names))
+    begun = len(dumps(t))
+    assert begun < 4_500_000, begun
+    t.next_round()
+    assert len(json.loads(dumps(t))["schedule"]) == MAX_ENTRANTS - 2  # shrinks as it goes
 
 
 def test_placement_points_and_ratings_for_three_four_and_partnerships() -> None:

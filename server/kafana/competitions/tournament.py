@@ -226,7 +226,10 @@ class Tournament:
     `end_reason` says why an event ended before its last round (a Swiss with no grouping
     without a repeat left), "" otherwise. An event with a chosen seed draws its server salt
     here (`salt`: give the revealed one to replay an event exactly). `seating` seats a
-    two-seat round robin or duplicate (`pairing.round_robin`; a snapshot keeps it).
+    two-seat round robin or duplicate (`pairing.round_robin`). A round robin's or duplicate's
+    rounds are fixed from the start (`schedule_of`); `ahead` gives the rounds not yet handed
+    out instead (a snapshot keeps them: an event goes on with the schedule it began with,
+    whatever the code of the day would make).
     """
 
     def __init__(
@@ -235,6 +238,7 @@ class Tournament:
         ratings: RatingBook | None = None,
         salt: str | None = None,
         seating: pairing.Seating = pairing.SEATING,
+        ahead: list[list[pairing.Table]] | None = None,
     ) -> None:
         self.config = config
         self.seating: pairing.Seating = seating
@@ -251,14 +255,7 @@ class Tournament:
         self._games: dict[str, GameSpec] = {}
         if config.chosen:
             self._secrets[SALT] = check_secret(salt) if salt is not None else new_secret()
-        self._schedule: list[list[pairing.Table]] = []
-        if config.kind is Kind.ROUND_ROBIN:
-            self._schedule = pairing.round_robin_tables(
-                config.entrants, config.players, config.partnerships, seating
-            )
-        elif config.kind is Kind.DUPLICATE:
-            full = duplicate_schedule(config.entrants, config.players, config.partnerships, seating)
-            self._schedule = full[: config.rounds or len(full)]
+        self._ahead = schedule_of(config, seating) if ahead is None else [*map(list, ahead)]
 
     # -- the schedule ---------------------------------------------------------------------
 
@@ -269,7 +266,13 @@ class Tournament:
             return self.config.swiss_rounds
         if self.config.kind is Kind.ARENA:
             return len(self.rounds)  # a round is one pairing of the arena
-        return len(self._schedule)
+        return len(self.rounds) + len(self._ahead)
+
+    @property
+    def ahead(self) -> list[list[pairing.Table]]:
+        """A round robin's or duplicate's rounds not handed out yet, each a list of tables
+        (entrants by seat; a duplicate's before its boards turn them); [] for the others."""
+        return self._ahead
 
     @property
     def finished(self) -> bool:
@@ -350,7 +353,7 @@ class Tournament:
                 return []
             self.byes += [Bye(number, e) for e in out]
         else:
-            tables = self._schedule[number - 1]
+            tables = self._ahead[0]
             seated = {e for table in tables for e in table}
             self.byes += [Bye(number, e, 0.0) for e in self.config.entrants if e not in seated]
         games = (
@@ -359,6 +362,8 @@ class Tournament:
             else [self._game(f"r{number}-g{i + 1}", number, t) for i, t in enumerate(tables)]
         )
         self.rounds.append(games)
+        if self.config.kind is not Kind.SWISS:
+            del self._ahead[0]
         self._forfeit_removed()  # a removed entrant's games of a fixed schedule
         return [g for g in games if g.game_id not in self.results]
 
@@ -655,6 +660,21 @@ class Tournament:
             scored.append(replace(row, points=points, streak=streak))
         scored.sort(key=lambda r: (-r.points, *(-getattr(r, t) for t in tiebreaks), r.entrant))
         return [replace(r, rank=i + 1) for i, r in enumerate(scored)]
+
+
+def schedule_of(
+    config: EventConfig, seating: pairing.Seating = pairing.SEATING
+) -> list[list[pairing.Table]]:
+    """Every round of a round robin's or duplicate's schedule (seated by `seating`), in order;
+    [] for a Swiss or an arena (paired round by round)."""
+    if config.kind is Kind.ROUND_ROBIN:
+        return pairing.round_robin_tables(
+            config.entrants, config.players, config.partnerships, seating
+        )
+    if config.kind is Kind.DUPLICATE:
+        full = duplicate_schedule(config.entrants, config.players, config.partnerships, seating)
+        return full[: config.rounds or len(full)]
+    return []
 
 
 def duplicate_schedule(

@@ -13,15 +13,15 @@ and record the result. A duplicate board's tables carry the embargo label
 `<event>/board-<n>`, embargoed from the start until every game of the board is done: no
 table of it reveals its secret, decks or record before. A Swiss that runs out of pairings
 without a repeat ends there, with the reason. A finished event's ratings go to the service's
-rating book. Directing that fails is tried again a scan later: for ever when the store failed
-(`TRANSIENT`: Redis unreachable, timing out, failing over), but an unexpected error (a bug in
-pairing or scheduling) ends the event once `ATTEMPTS` tries in a row made no progress, with
-the error as its reason (`EVENT_END_REASON_UNPLAYABLE`), and at the first one after the
-organiser ended it (`EndEvent`: a director that fails before it reads the controls would never
-apply them). No call goes through the network,
-so a server with TLS hosts events as one without. After every change the snapshot is written
-(only while the lease is held), so a director that takes over resumes: finished games stay,
-running tables are followed again.
+rating book. Directing that fails is tried again: a scan later, for ever, when the store failed
+(`TRANSIENT`: Redis unreachable, timing out, failing over); after an unexpected error (a bug in
+pairing or scheduling) ever later (`BACKOFF`), and once `ATTEMPTS` tries in a row made no
+progress the event ends, the error its reason (`EVENT_END_REASON_UNPLAYABLE`). An event the
+organiser ended (`EndEvent`) is tried again at once, and ends at its first failure (a director
+that fails before it reads the controls would never apply them). No call goes through the
+network, so a server with TLS hosts events as one without. After every change the snapshot is
+written (only while the lease is held), so a director that takes over resumes: finished games
+stay, running tables are followed again.
 """
 
 from __future__ import annotations
@@ -81,6 +81,10 @@ SAVE_SPACING = 4
 ATTEMPTS = 3
 """Tries in a row, without progress (no round or result more), after which an event whose
 directing fails with an unexpected error ends with the error as its reason."""
+BACKOFF = 2.0
+"""After the k-th unexpected failure in a row an event waits `scan * BACKOFF ** k` seconds (at
+most `MAX_WAIT_S`) before it is tried again: 2, 4 s with 1 s scans, then it ends."""
+MAX_WAIT_S = 60.0
 TRANSIENT = (StoreUnavailable, OSError, ServerStopping)
 """Failures of the store or the server (Redis unreachable, a timeout, the server stopping):
 the event is directed again later, however often they come."""
@@ -124,6 +128,7 @@ class Director:
         self._scan_errors = Repeated(log, "director: the scan", quiet=(StoreUnavailable,))
         self._listed = False
         self.failures: dict[str, int] = {}  # event -> unexpected failures in a row (this process)
+        self.retry_at: dict[str, float] = {}  # event -> when it is tried again (loop time)
 
     def start(self) -> None:
         """Start scanning (call from the server's event loop)."""
@@ -157,7 +162,7 @@ class Director:
                 continue
             meta = await self.store.meta(event_id)
             if not meta:  # expired (its retention is over)
-                self.failures.pop(event_id, None)
+                self._forget(event_id)
                 await self.store.forget(event_id)
                 await self.store.unlist(event_id)
                 continue
@@ -166,13 +171,29 @@ class Director:
                 phase = await self._start_scheduled(event_id)
             if phase != "started":
                 if phase == "finished":
-                    self.failures.pop(event_id, None)
+                    self._forget(event_id)
                     await self.store.unlist(event_id)
                 continue  # open: a start that failed or has not run yet (it lists again)
+            if not await self._due(event_id):
+                continue
             if await self.store.lease(event_id, self.owner, self.lease_ms):
                 log.info("director %s: directing event %s", self.owner[:8], event_id)
                 task = asyncio.create_task(self._direct(event_id), name=f"kafana-event-{event_id}")
                 self.running[event_id] = task
+
+    async def _due(self, event_id: str) -> bool:
+        """Whether to direct an event now: not while it waits to be tried again after an
+        unexpected failure (`BACKOFF`), unless its organiser has ended it."""
+        at = self.retry_at.get(event_id)
+        if at is None or asyncio.get_running_loop().time() >= at:
+            return True
+        status, _note = await self.store.control(event_id)
+        return status == Status.ENDED.value
+
+    def _forget(self, event_id: str) -> None:
+        """Drop an event's failures (it finished, expired or made progress)."""
+        self.failures.pop(event_id, None)
+        self.retry_at.pop(event_id, None)
 
     async def _start_scheduled(self, event_id: str) -> str:
         """Start an event whose scheduled time has come (entries close): its phase now. Too
@@ -188,7 +209,7 @@ class Director:
         run = EventRun(self, event_id)
         try:
             await run.run()
-            self.failures.pop(event_id, None)
+            self._forget(event_id)
         except asyncio.CancelledError:
             raise
         except Exception as error:
@@ -213,10 +234,10 @@ class Director:
                     await self.store.release(event_id, self.owner)
 
     async def _failed(self, run: EventRun, error: Exception) -> None:
-        """An unexpected failure of directing an event (not the store's): tried again a scan
-        later, but the `ATTEMPTS`-th in a row without progress ends the event, the error its
-        reason; so does the first once the organiser has ended the event. The traceback is
-        logged once (the first failure), each later one in a line."""
+        """An unexpected failure of directing an event (not the store's): tried again ever
+        later (`BACKOFF`), but the `ATTEMPTS`-th in a row without progress ends the event, the
+        error its reason; so does the first once the organiser has ended the event. The
+        traceback is logged once (the first failure), each later one in a line."""
         event_id = run.event_id
         count = 1 if run.progressed() else self.failures.get(event_id, 0) + 1
         self.failures[event_id] = count
@@ -232,13 +253,14 @@ class Director:
             log.error("director: event %s ended: %s", event_id, reason)
             await run.end(reason, reason)
         else:
+            wait = min(self.scan * BACKOFF**count, MAX_WAIT_S)
+            self.retry_at[event_id] = asyncio.get_running_loop().time() + wait
             log.warning(
-                "director: event %s failed (%d of %d tries): %s; trying again",
-                event_id, count, ATTEMPTS, said,
+                "director: event %s failed (%d of %d tries): %s; trying again in %.1f s",
+                event_id, count, ATTEMPTS, said, wait,
             )  # fmt: skip
-            await asyncio.sleep(self.scan)
             return
-        self.failures.pop(event_id, None)
+        self._forget(event_id)
 
 
 def _leaves(error: BaseException) -> list[BaseException]:
