@@ -389,3 +389,23 @@ async def test_an_event_takes_at_most_its_organisers_number_of_entrants(redis_ur
             assert "is full" in (refused.details() or "")
     finally:
         await store.close()
+
+
+async def test_a_round_robin_too_large_to_keep_is_refused_at_its_start(redis_url: str) -> None:
+    # 129 entrants: 8,256 games, more than a snapshot keeps (`MAX_SCHEDULED_GAMES`); before,
+    # the start was taken and a 1,024-entrant one played 523,776 games (~150 MB of snapshot).
+    store = RedisStore.from_url(redis_url)
+    try:
+        host = CompetitionsHost(events_for(store), scan=0.1)
+        async with running(store, plugins=[host]) as svc:
+            stub = competitions_pb2_grpc.CompetitionsServiceStub(svc.channel)
+            names = tuple(f"bot{i:03d}" for i in range(129))
+            event_id, organiser = await bot_event(stub, "huge", names)
+            start = pb.StartEventRequest(event_id=event_id)
+            refused = await refusal(stub.StartEvent(start, metadata=organiser))
+            assert refused.code() == grpc.StatusCode.FAILED_PRECONDITION
+            assert "8,256 games, more than 8,192: choose a Swiss" in str(refused.details())
+            event = await stub.GetEvent(pb.GetEventRequest(event_id=event_id))
+            assert event.phase == pb.EVENT_PHASE_OPEN  # changed nothing
+    finally:
+        await store.close()

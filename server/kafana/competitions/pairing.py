@@ -33,6 +33,9 @@ Pair = tuple[str, str]  # (seat 0, seat 1)
 Table = tuple[str, ...]  # entrant per seat; with partnerships seats 0, 2 against 1, 3
 MAX_GAMES = 2000
 """The most games a round robin of tables may have (every group of k entrants plays once)."""
+MAX_SCHEDULED_GAMES = 8192
+"""The most games of a fixed schedule (a round robin, a duplicate event): a two-seat round
+robin of 128 entrants; a snapshot keeps every game (a 1,024-entrant round robin was 523,776)."""
 SEARCH_BUDGET = 200_000
 """Tables a Swiss grouping tries before it gives up (then no grouping is left)."""
 Seating = Literal["berger", "greedy"]

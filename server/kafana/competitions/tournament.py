@@ -130,6 +130,12 @@ class EventConfig:
             raise InvalidInputError(f"ratings of names that are not entrants: {unknown}")
         if self.kind is Kind.DUPLICATE:
             self._check_duplicate()
+        if self.kind is Kind.ROUND_ROBIN:
+            n = len(self.entrants)
+            games = pairing.round_robin_games(n, self.players, self.partnerships)
+            paired = self.players == 2 and not self.partnerships  # else packed: MAX_GAMES
+            most = pairing.MAX_SCHEDULED_GAMES if paired else pairing.MAX_GAMES
+            self._check_games(games, most, "choose a Swiss")
         if self.kind is Kind.ARENA and not self.duration_ms:
             raise InvalidInputError("an arena needs its duration (duration_ms, --duration)")
         if self.kind is not Kind.ARENA and self.duration_ms:
@@ -158,11 +164,22 @@ class EventConfig:
                 f"a duplicate event compares the {self.table_name} tables of each round: it"
                 f" needs {fewest} entrants or more (two tables), not {len(self.entrants)}"
             )
-        most = len(duplicate_schedule(self.entrants, self.players, self.partnerships))
-        if self.rounds > most:
+        schedule = duplicate_schedule(self.entrants, self.players, self.partnerships)
+        if self.rounds > len(schedule):
             raise InvalidInputError(
                 f"a duplicate event of {len(self.entrants)} entrants at {self.table_name} tables"
-                f" has at most {most} rounds of two tables or more, not {self.rounds}"
+                f" has at most {len(schedule)} rounds of two tables or more, not {self.rounds}"
+            )
+        kept = schedule[: self.rounds or len(schedule)]
+        games = sum(len(tables) for tables in kept) * self.boards
+        self._check_games(games, pairing.MAX_SCHEDULED_GAMES, "choose fewer rounds or boards")
+
+    def _check_games(self, games: int, most: int, advice: str) -> None:
+        """A fixed schedule of at most `most` games (its snapshot keeps each)."""
+        if games > most:
+            raise InvalidInputError(
+                f"a {self.kind.value.replace('_', ' ')} of {len(self.entrants)} entrants at"
+                f" {self.table_name} tables has {games:,} games, more than {most:,}: {advice}"
             )
 
     @property

@@ -153,7 +153,7 @@ def dumps(t: Tournament) -> str:
 
 def _numbered(rounds: list[list[Table]], entrants: tuple[str, ...]) -> list[list[int]]:
     """Rounds of tables as entrant numbers (places in `entrants`), a round's tables one after
-    another: a 1,024-entrant round robin's 1,023 rounds in 4.1 MB (by name: 16.8 MB)."""
+    another: a 128-entrant round robin's 127 rounds in 54 KB (by name about four times that)."""
     number = {e: i for i, e in enumerate(entrants)}
     return [[number[e] for table in tables for e in table] for tables in rounds]
 
