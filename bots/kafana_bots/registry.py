@@ -14,7 +14,7 @@ Each game has its own names; the game follows from the rules passed (`tablic.Rul
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, overload
 
@@ -52,21 +52,49 @@ def _game(game: str) -> dict[str, Entry]:
         ) from None
 
 
+def option_names(options: Iterable[str]) -> frozenset[str]:
+    """The names in `options` (any collection of keyword argument names: a set, a list, a
+    dict's keys); InvalidInputError naming the parameter for a lone string or a non-name.
+
+    >>> sorted(option_names({"depth": 2, "width": 3}))
+    ['depth', 'width']
+    >>> option_names("depth")
+    Traceback (most recent call last):
+    ...
+    kafana.errors.InvalidInputError: options is a collection of option names, not one string: ['depth']
+    """  # noqa: E501
+    if isinstance(options, str | bytes):
+        raise InvalidInputError(
+            f"options is a collection of option names, not one string: [{options!r}]"
+        )
+    if not isinstance(options, Iterable):
+        raise InvalidInputError(
+            f"options is a collection of option names, not {type(options).__name__}"
+        )
+    names = list(options)
+    for option in names:
+        if not (isinstance(option, str) and option.isidentifier()):
+            raise InvalidInputError(f"options holds {option!r}, not a name of a keyword argument")
+    return frozenset(names)
+
+
 def register(
     name: str,
     factory: Factory,
     summary: str,
-    options: frozenset[str] = frozenset(),
+    options: Iterable[str] = frozenset(),
     *,
     game: str = "tablic",
     arena_only: bool = False,
 ) -> None:
     """Add a bot under `name` for `game`; called as factory(seat, rules, rng, **options).
+    `options`: the names of the keyword arguments it takes (any collection of names).
     An `arena_only` bot is created only for the arena (`create(..., arena=True)`)."""
     bots = _game(game)
+    accepted = option_names(options)
     if name in bots:
         raise InvalidInputError(f"a {game} bot named {name!r} is already registered")
-    bots[name] = Entry(factory, summary, options, arena_only)
+    bots[name] = Entry(factory, summary, accepted, arena_only)
 
 
 def names(game: str = "tablic", *, arena: bool = False) -> list[str]:

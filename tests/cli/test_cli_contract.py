@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from kafana.cli.boundary import guarded
 from kafana.store.redis_server import free_port
 from kafana_client.blocking import Client
 from kafana_client.convert import table_config
@@ -161,6 +162,30 @@ def test_a_key_or_target_no_call_can_carry_is_a_usage_error() -> None:
     assert "cannot reach a Kafana server at localhost:1" in lines[5]
 
 
+def test_a_server_given_as_a_url_is_a_usage_error() -> None:
+    # Before: each passed the check, then "cannot reach a Kafana server at http://..." after
+    # 5 s (exit 1), a server listening there or not: grpc has no http scheme.
+    cases: list[tuple[int, tuple[str, ...]]] = [
+        (2, ("tables", "--server", "http://127.0.0.1:50051")),
+        (2, ("tables", "--server", "https://kafana.example:443/")),
+        (2, ("watch", "t", "--server", "grpc://localhost:1")),
+        (2, ("play", "--server", "HTTP://127.0.0.1:50051")),
+        (2, ("tables", "--server", "http:127.0.0.1:50051")),
+        (1, ("tables", "--server", "dns:///localhost:1")),  # a gRPC target URI: grpc's to judge
+        (1, ("tables", "--server", "[::1]:1")),
+    ]
+    lines = _many(cases)
+    for line, given in zip(lines[:4], ("http", "https", "grpc", "HTTP"), strict=True):
+        assert "--server" in line and f"{given}://" in line and "HOST:PORT" in line, line
+    assert "--server 127.0.0.1:50051" in lines[0], lines[0]
+    assert "--server kafana.example:443 --tls-ca PEM" in lines[1], lines[1]
+    assert "--server" in lines[4] and "HOST:PORT" in lines[4], lines[4]
+    assert "cannot reach a Kafana server at dns:///localhost:1" in lines[5]
+    assert "cannot reach a Kafana server at [::1]:1" in lines[6]
+    table = run("table", "create", env={"KAFANA_SERVER": "https://127.0.0.1:50051"})
+    assert "--server" in one_line(table, 2) and "https://" in table.err
+
+
 def test_a_file_that_is_not_pem_is_named(tmp_path: Path) -> None:
     # Before: grpc's log lines, then "cannot reach a Kafana server" (exit 1) or "cannot listen
     # on 127.0.0.1:0" (exit 3): the file was never named.
@@ -304,6 +329,37 @@ def test_debug_shows_the_traceback() -> None:
     for ran in (flag, env, anywhere):
         assert ran.status == 2 and "Traceback" in ran.err, ran
         assert ran.err.strip().splitlines()[-1].startswith("kafana demo: "), ran
+
+
+@pytest.mark.parametrize(
+    ("args", "env"), [(["--debug", "demo"], ""), (["demo", "--debug"], ""), (["demo"], "1")]
+)
+def test_debug_prints_the_traceback_and_no_hint_to_ask_for_it(
+    args: list[str], env: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before: the traceback, then "... (run again with --debug for the traceback)" though it was.
+    def broken(_: list[str]) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setenv("KAFANA_DEBUG", env)
+    assert guarded(broken, args) == 1
+    said = capsys.readouterr().err
+    assert "Traceback" in said and "RuntimeError: boom" in said, said
+    assert said.splitlines()[-1] == "kafana: unexpected RuntimeError: boom", said
+
+
+def test_without_debug_an_unexpected_error_says_how_to_see_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(_: list[str]) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.delenv("KAFANA_DEBUG", raising=False)
+    assert guarded(broken, ["demo"]) == 1
+    said = capsys.readouterr().err
+    assert (
+        said == "kafana: unexpected RuntimeError: boom (run again with --debug for the traceback)\n"
+    )
 
 
 def test_serve_says_whether_it_serves_tls(server: Served, tmp_path: Path) -> None:

@@ -46,3 +46,27 @@ def test_json_value_refuses_json_deeper_than_max_depth() -> None:
         assert str(raised.value) == "nested too deeply"
     with pytest.raises(ValueError):  # no JSON: the decoder's own error
         records.json_value("{")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [DEEP, DEEP.encode(), '{"a": "]]]", "b": ' * 65 + "1" + "}" * 65, "[" * 65 + '"\\"]"'],
+    ids=["str", "bytes", "objects-with-brackets-in-strings", "an-escaped-quote"],
+)
+def test_json_value_refuses_deep_json_before_parsing_it(
+    text: str | bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before: json.loads ran first (into Python's stack, for DEEP), the depth found after.
+    def parse(_: object) -> object:
+        raise AssertionError("parsed JSON nested too deeply")
+
+    monkeypatch.setattr(records.json, "loads", parse)
+    with pytest.raises(InvalidInputError, match=r"^nested too deeply$"):
+        records.json_value(text)
+
+
+def test_brackets_in_strings_are_no_nesting() -> None:
+    depth = records.MAX_DEPTH
+    text = '{"a": "[[[[", "b": "\\"[\\\\", "c": ' + "[" * (depth - 1) + "]" * (depth - 1) + "}"
+    assert records.json_value(text)["b"] == '"[\\'
+    assert records.json_value(text.encode("utf-16")) == records.json_value(text)

@@ -196,6 +196,59 @@ def test_json_that_is_no_request_is_refused_with_a_reason(http: httpx.Client) ->
 
 
 @pytest.mark.parametrize(
+    "body",
+    [
+        b"[" * 100_000,  # past Python's stack
+        b'{"tableId": ' + b"[" * 65 + b"]" * 65 + b"}",  # one past the bound
+        b'{"a": "[[[", "b": ' * 65 + b"1" + b"}" * 65,  # brackets in strings do not count
+        b"[" * 100_000 + b"}",  # and no JSON at all
+    ],
+)
+def test_json_nested_too_deeply_is_refused_naming_the_bound(
+    http: httpx.Client, body: bytes
+) -> None:
+    # Before: "the request body is nested too deeply to be a kafana.v1.GetTableRequest in JSON",
+    # found by json.loads running into Python's stack: no bound named.
+    answer = http.post(
+        SERVICE + "GetTable", content=body, headers={"content-type": "application/json"}
+    )
+    assert answer.status_code == 400, answer.text
+    refused = answer.json()
+    assert refused["message"] == (
+        "the request body is nested too deeply (more than 64 levels of [ and {) to be a "
+        "kafana.v1.GetTableRequest in JSON"
+    ), refused
+    assert "recursion" not in answer.text
+    info = error_info(refused["details"])
+    assert (info.reason, info.metadata["field"]) == ("INVALID_ARGUMENT", "request")
+
+
+def test_no_recursion_error_text_reaches_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Before: a RecursionError out of the codec became connectrpc's "unmarshal message:
+    # maximum recursion depth exceeded...", naming no field.
+    from connectrpc.code import Code
+    from connectrpc.errors import ConnectError
+    from kafana.service.web import adapter
+
+    def recurse(*_: object) -> None:
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(adapter.json_format, "ParseDict", recurse)
+    with pytest.raises(ConnectError) as refused:
+        adapter.JsonCodec().decode(b'{"tableId": "t"}', service_pb2.GetTableRequest)
+    assert refused.value.code == Code.INVALID_ARGUMENT
+    assert refused.value.message.startswith("the request body is nested too deeply (more than 64")
+
+
+def test_json_nested_to_the_bound_is_read(http: httpx.Client) -> None:
+    body = b'{"tableId": "no-such-table", "x": ' + b"[" * 63 + b"]" * 63 + b"}"
+    answer = http.post(
+        SERVICE + "GetTable", content=body, headers={"content-type": "application/json"}
+    )
+    assert answer.status_code == 400 and "there is no field x" in answer.json()["message"]
+
+
+@pytest.mark.parametrize(
     ("body", "field", "words"),
     [
         (
@@ -491,9 +544,9 @@ async def test_a_grpc_stream_counts_against_http_streams_and_stop_ends_them(
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        (["--http-origins", "app.example"], "is not scheme://host[:port]"),
+        (["--port", "0", "--http-origins", "app.example"], "is not scheme://host[:port]"),
         (["--port", "50999", "--http", "50999"], "--http needs a port of its own"),
-        (["--http", "70000"], "70000 is not in the range"),
+        (["--port", "0", "--http", "70000"], "70000 is not in the range"),
     ],
 )
 def test_bad_http_options_are_refused(args: list[str], says: str) -> None:

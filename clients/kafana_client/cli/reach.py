@@ -16,6 +16,7 @@ for a command line printed for pasting.
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
@@ -29,21 +30,39 @@ from kafana_client.connection import CONNECT_SECONDS, Tls
 
 F = TypeVar("F", bound=Callable[..., Any])
 __all__ = [
+    "GRPC_SCHEMES",
     "TARGET",
     "Target",
     "cli_key",
     "cli_tls",
     "cli_tls_ca",
+    "host_port",
     "reach_args",
     "reached",
     "server_options",
 ]
 
 
+GRPC_SCHEMES = frozenset({"dns", "unix", "unix-abstract", "ipv4", "ipv6", "vsock", "xds"})
+"""The schemes of gRPC target URIs (`dns:///host:port`, `unix:/run/k.sock`): passed to grpc."""
+SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
+EXAMPLE = "e.g. localhost:50051, a port from 1 to 65535"
+
+
+def host_port(text: str) -> bool:
+    """Whether `text` is HOST:PORT (a port from 1 to 65535; an IPv6 host in brackets)."""
+    host, colon, port = text.rpartition(":")
+    if ":" in host and not (host.startswith("[") and host.endswith("]")):
+        return False
+    return bool(colon and host and port.isdigit() and 1 <= int(port) <= 65535)
+
+
 class Target(click.ParamType[str]):
-    """`--server`: HOST:PORT, refused at the edge when it is none (a gRPC target URI such as
-    `unix:/run/k.sock` or `dns:///host:port` passes as it is; grpc judges it). `optional`: ""
-    means no server (the command's default).
+    """`--server`: HOST:PORT, refused at the edge when it is none. A gRPC target URI
+    (`unix:/run/k.sock`, `dns:///host:port`: `GRPC_SCHEMES`) passes as it is; grpc judges it.
+    A URL (`http://`, `https://`, `grpc://`...) is refused saying the HOST:PORT to give: no
+    scheme means anything to grpc or the SDK (TLS is `--tls-ca`). `optional`: "" means no
+    server (the command's default).
 
     >>> TARGET.convert("[::1]:50051", None, None)
     '[::1]:50051'
@@ -51,6 +70,10 @@ class Target(click.ParamType[str]):
     Traceback (most recent call last):
     ...
     click.exceptions.BadParameter: 'localhost:99999' is not HOST:PORT (e.g. localhost:50051, a port from 1 to 65535)
+    >>> TARGET.convert("https://kafana.example:443/", None, None)
+    Traceback (most recent call last):
+    ...
+    click.exceptions.BadParameter: 'https://kafana.example:443/' is not HOST:PORT: --server takes no scheme (https://); give --server kafana.example:443 --tls-ca PEM (TLS: the root certificate to trust)
     """  # noqa: E501
 
     name = "host:port"
@@ -60,16 +83,30 @@ class Target(click.ParamType[str]):
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         text = str(value).strip()
-        if (not text and self.optional) or ":/" in text or text.startswith("unix:"):
+        if not text and self.optional:
             return text
-        host, colon, port = text.rpartition(":")
-        if not (colon and host and port.isdigit() and 1 <= int(port) <= 65535):
-            self.fail(
-                f"{value!r} is not HOST:PORT (e.g. localhost:50051, a port from 1 to 65535)",
-                param,
-                ctx,
-            )
+        scheme = SCHEME.match(text)
+        if scheme and scheme.group(1).lower() in GRPC_SCHEMES:
+            return text
+        if scheme and text.startswith("/", scheme.end()):
+            self.fail(self._url(text, scheme), param, ctx)
+        if not host_port(text):
+            self.fail(f"{value!r} is not HOST:PORT ({EXAMPLE})", param, ctx)
         return text
+
+    @staticmethod
+    def _url(text: str, scheme: re.Match[str]) -> str:
+        """Why a URL is no target, and the HOST:PORT in it to give instead, if there is one."""
+        name = scheme.group(1)
+        slashes = "//" if text.startswith("//", scheme.end()) else "/"
+        rest = text[scheme.end() :].lstrip("/").split("/")[0]
+        tls = name.lower() in {"https", "grpcs"}
+        if host_port(rest):
+            trust = " --tls-ca PEM (TLS: the root certificate to trust)"
+            instead = f"give --server {rest}" + (trust if tls else "")
+        else:
+            instead = f"give HOST:PORT ({EXAMPLE})" + ("; TLS is --tls-ca PEM" if tls else "")
+        return f"{text!r} is not HOST:PORT: --server takes no scheme ({name}:{slashes}); {instead}"
 
 
 TARGET = Target()

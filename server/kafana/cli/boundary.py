@@ -6,6 +6,8 @@ that cannot be reached or refuses, a file that cannot be read) exit 1; Ctrl-C ex
 
 >>> describe(click.UsageError("no such option: --frob"), [])
 ('no such option: --frob', 2)
+>>> describe(RuntimeError("boom"), [], debug=True)
+('unexpected RuntimeError: boom', 1)
 >>> address(["bot", "run", "greedy", "--server", "localhost:1"])
 'localhost:1'
 """
@@ -83,8 +85,9 @@ def _rpc(error: RpcError, args: Sequence[str]) -> tuple[str, int]:
     return (f"the server at {where} refused: {error.message} ({error.code.name})", code)
 
 
-def describe(error: BaseException, args: Sequence[str]) -> tuple[str, int]:
-    """The one line to print for `error`, and the exit status."""
+def describe(error: BaseException, args: Sequence[str], debug: bool = False) -> tuple[str, int]:
+    """The one line to print for `error`, and the exit status (with `debug`, the traceback is
+    printed already: no hint to ask for it)."""
     if isinstance(error, click.UsageError):
         hint = ""
         if error.ctx is not None:
@@ -111,10 +114,8 @@ def describe(error: BaseException, args: Sequence[str]) -> tuple[str, int]:
         what = error.strerror or str(error)
         where = f": {error.filename}" if error.filename else ""
         return (f"{what}{where}", 1)
-    return (
-        f"unexpected {type(error).__name__}: {error} (run again with --debug for the traceback)",
-        1,
-    )
+    hint = "" if debug else f" (run again with {DEBUG_FLAG} for the traceback)"
+    return (f"unexpected {type(error).__name__}: {error}{hint}", 1)
 
 
 def guarded(
@@ -136,7 +137,7 @@ def guarded(
     except click.exceptions.Exit as done:
         return done.exit_code
     except (Exception, KeyboardInterrupt) as error:
-        message, status = describe(error, clean)
+        message, status = describe(error, clean, debug)
         if debug:
             traceback.print_exception(error, file=sys.stderr)
         sys.stdout.flush()

@@ -4,8 +4,10 @@ record as a table of its items (`TextRecord`), replay."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
 
 from kafana.errors import InvalidInputError, KafanaError
@@ -36,9 +38,30 @@ counts the frames of the whole stack, so JSON just under it parses and then brea
 function that walks it (`str`, `json.dumps`)."""
 
 
+JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)', re.DOTALL)
+"""A JSON string, its escapes included; one never closed runs to the end of the text. Every
+quote a search stops at starts a match that cannot fail: no backtracking, no search again
+from inside a string, so linear (and no recursion)."""
+NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+NESTING = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def json_depth(text: str) -> int:
+    """How deep the arrays and objects of JSON `text` nest, counted without parsing it (nor
+    recursing): brackets inside strings do not count. Exact for JSON; for text that is none,
+    a guess that does no harm (the parser refuses it either way).
+
+    >>> json_depth('{"a": [1, "]]"], "b": {}}'), json_depth("7"), json_depth("[" * 100_000)
+    (2, 0, 100000)
+    """
+    brackets = NOT_BRACKET.sub("", JSON_STRING.sub("", text))
+    return max(accumulate(map(NESTING.__getitem__, brackets), initial=0))
+
+
 def json_value(text: str | bytes) -> Any:
     """`json.loads(text)`, nested at most `MAX_DEPTH` deep: InvalidInputError `nested too
-    deeply` past it; JSONDecodeError (a ValueError) when `text` is no JSON.
+    deeply` past it, found before parsing; JSONDecodeError (a ValueError) when `text` is no
+    JSON. Bytes are decoded as `json.loads` decodes them (UTF-8, or UTF-16/32 by their form).
 
     >>> json_value('{"a": [1, [2]]}')
     {'a': [1, [2]]}
@@ -47,18 +70,14 @@ def json_value(text: str | bytes) -> Any:
     ...
     kafana.errors.InvalidInputError: nested too deeply
     """
+    if isinstance(text, bytes | bytearray):
+        text = bytes(text).decode(json.detect_encoding(text), "surrogatepass")
+    if json_depth(text) > MAX_DEPTH:
+        raise InvalidInputError("nested too deeply")
     try:
-        value = json.loads(text)
-    except RecursionError:
+        return json.loads(text)
+    except RecursionError:  # only on a stack nearly used up already: 64 levels fit otherwise
         raise InvalidInputError("nested too deeply") from None
-    containers: list[tuple[Any, int]] = [(value, 1)] if isinstance(value, dict | list) else []
-    while containers:
-        item, depth = containers.pop()
-        if depth > MAX_DEPTH:
-            raise InvalidInputError("nested too deeply")
-        inside = item.values() if isinstance(item, dict) else item
-        containers.extend((x, depth + 1) for x in inside if isinstance(x, dict | list))
-    return value
 
 
 class RecordItems:

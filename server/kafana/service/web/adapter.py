@@ -37,7 +37,7 @@ from google.rpc import (  # type: ignore[import-untyped, unused-ignore]
 from protobuf.wkt import Any as AnyDetail
 
 from kafana.errors import InvalidInputError
-from kafana.games.records import json_value
+from kafana.games.records import MAX_DEPTH, json_value
 from kafana.service.errors import DETAILS_METADATA, rich_status
 from kafana.service.intercept import Handler
 from kafana.service.web.context import Aborted, HttpContext, Metadata, unbase64
@@ -115,14 +115,9 @@ class JsonCodec:
         message = message_class()
         name = message_class.DESCRIPTOR.full_name
         try:
-            parsed = json_value(bytes(data))
+            parsed = json_value(bytes(data))  # the depth checked before it is parsed
         except InvalidInputError:  # no message nests that deep
-            status = rich_status(
-                "INVALID_ARGUMENT",
-                f"the request body is nested too deeply to be a {name} in JSON",
-                {"field": "request"},
-            )
-            raise rich_error(status) from None
+            raise _too_deep(name) from None
         except (ValueError, UnicodeDecodeError) as error:  # JSONDecodeError is a ValueError
             where = (
                 f" (line {error.lineno}, column {error.colno})"
@@ -137,6 +132,8 @@ class JsonCodec:
             raise rich_error(status) from None
         try:
             json_format.ParseDict(parsed, message)
+        except RecursionError:  # not within MAX_DEPTH; and never "maximum recursion depth"
+            raise _too_deep(name) from None
         except json_format.ParseError as error:  # JSON, but not of the message's shape
             field, why = _misfit(str(error))
             status = rich_status(
@@ -144,6 +141,17 @@ class JsonCodec:
             )
             raise rich_error(status) from None
         return message.SerializeToString()
+
+
+def _too_deep(name: str) -> ConnectError:
+    """INVALID_ARGUMENT for a JSON body nested past `MAX_DEPTH` (message `name`)."""
+    status = rich_status(
+        "INVALID_ARGUMENT",
+        f"the request body is nested too deeply (more than {MAX_DEPTH} levels of [ and {{) to "
+        f"be a {name} in JSON",
+        {"field": "request"},
+    )
+    return rich_error(status)
 
 
 UNKNOWN_FIELD = re.compile(r'has no field named "([^"]+)" at "([\w.]*)"')
