@@ -13,7 +13,14 @@ from kafana.competitions.fairness import chosen_secret, commitment, deal_seed
 from kafana.competitions.hosted.snapshot import dumps, loads
 from kafana.competitions.hosted.store import MAX_ENTRANTS
 from kafana.competitions.model import GameResult
-from kafana.competitions.tournament import EventConfig, EventError, Kind, Status, Tournament
+from kafana.competitions.tournament import (
+    EventConfig,
+    EventError,
+    Kind,
+    Status,
+    Tournament,
+    duplicate_schedule,
+)
 from kafana.errors import InvalidInputError
 from kafana.games import tablic, tac
 
@@ -249,6 +256,29 @@ def test_a_fixed_schedule_has_a_bounded_number_of_games() -> None:
         InvalidInputError, match="1,047,552 games, more than 8,192: choose fewer rounds or boards"
     ):
         EventConfig("d", Kind.DUPLICATE, names(MAX_ENTRANTS))  # every round: 1,047,552 games
+
+
+@pytest.mark.parametrize(("players", "partnerships"), [(2, False), (3, False), (4, True)])
+def test_a_duplicates_tables_counted_are_its_schedules(players: int, partnerships: bool) -> None:
+    for n in range(2 * players, 41 if players == 2 else 13):
+        names = tuple(f"e{i}" for i in range(n))
+        config = EventConfig("d", Kind.DUPLICATE, names, players=players, partnerships=partnerships)
+        schedule = duplicate_schedule(names, players, partnerships)
+        assert config.duplicate_tables() == [len(tables) for tables in schedule], n
+
+
+def test_a_two_seat_config_is_checked_without_making_its_schedule(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Every load of an event's snapshot checks its config: at 1,024 entrants making the
+    # circle took 0.35 s a check (a Swiss's too, for a bound only a Swiss uses).
+    def unmade(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("the schedule was made")
+
+    monkeypatch.setattr(pairing, "round_robin", unmade)
+    names = tuple(f"e{i}" for i in range(MAX_ENTRANTS))
+    for kind, rounds in ((Kind.DUPLICATE, 8), (Kind.SWISS, 10)):
+        assert EventConfig("x", kind, names, rounds=rounds).rounds == rounds
 
 
 def test_the_kept_schedule_of_the_largest_round_robin_is_bounded() -> None:
