@@ -56,6 +56,13 @@ def test_a_league_season_exports_its_board_and_matches(
         record.write_text(match["record"])
         code, out = kafana("verify", str(record))
         assert code == 0 and ": OK: " in out, out
+        # the export as written (it said "unknown field(s) 'created_ms', ..." and exit 1)
+        code, out = kafana("verify", str(out_dir / "matches.jsonl"))
+        assert code == 0 and "matches.jsonl match 1: OK: tablic, " in out, out
+        swapped = tmp_path / "swapped.jsonl"
+        swapped.write_text(json.dumps({**match, "players": match["players"][::-1]}) + "\n")
+        code, out = kafana("verify", str(swapped))
+        assert code == 1 and "REJECTED: line 1: field players is" in out, out
         code, out = kafana("league", "export", "nope", *at, "--out", str(out_dir),
                            "--key", keys["ana"])  # fmt: skip
         assert code == 1 and out.count("\n") == 1, out

@@ -23,6 +23,7 @@ PURE = (
     "tournament",
     "exports",
     "local_runner",
+    "league.verify_export",
 )
 DOCTESTED = (*PURE, "keys", "league.matchmaking", "wire")
 

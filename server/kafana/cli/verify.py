@@ -1,4 +1,4 @@
-"""`kafana verify RECORD`: check fair records (files, or an event's JSON-lines export).
+"""`kafana verify RECORD`: check fair records (files, an event's or a league's JSON-lines export).
 
 `kafana verify records.jsonl --server HOST:PORT [--event EVENT]` also holds an export to what
 that server published of the event (`GetEvent`): its id and name, every game, each game's
@@ -20,6 +20,7 @@ from kafana_client.cli.words import plural
 
 from kafana.competitions.envelope import FairRecord
 from kafana.competitions.hosted.convert import published_of
+from kafana.competitions.league.verify_export import is_league_line, verify_matches
 from kafana.competitions.verify import VerificationError, Verified
 from kafana.competitions.verify import verify as check
 from kafana.competitions.verify_export import Published, verify_export
@@ -88,6 +89,15 @@ def _export(path: str, text: str, server: str | None, event: str | None) -> int:
     """Check every line of an export (against what `server` published, if given); the number
     rejected."""
     published = None
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    league = is_league_line(first)
+    if league and server:
+        click.echo(
+            f"kafana verify: {path} is a league's matches.jsonl: --server holds an event's"
+            " export to the server; a league's is checked on its own",
+            err=True,
+        )
+        raise SystemExit(2)
     if server:
         event_id = event or _event_id(text)
         if not event_id:
@@ -95,7 +105,7 @@ def _export(path: str, text: str, server: str | None, event: str | None) -> int:
             raise SystemExit(2)
         published = _published(server, event_id)
     failed = 0
-    for item in verify_export(text, published):
+    for item in verify_matches(text) if league else verify_export(text, published):
         if isinstance(item, VerificationError):
             click.echo(f"{path}: REJECTED: {item}")
             failed += 1
@@ -123,11 +133,12 @@ def verify(records: tuple[str, ...], server: str | None, event: str | None) -> N
     """Check fair records: the secret against its commitment, every deal, every move and
     every meta line.
 
-    RECORDS are fair-record files (or `-` for standard input), or the JSON-lines export of an
+    RECORDS are fair-record files (or `-` for standard input), the JSON-lines export of an
     event (records.jsonl: every field of every game is checked; with --server, against what
-    the server published). Exits 1 if any check fails or the server cannot answer for the
-    event, 2 if a file cannot be read, is larger than 64 MiB, or an export names no event to
-    hold it to.
+    the server published), or a league season's matches.jsonl (`kafana league export`). Exits
+    1 if any check fails or the server cannot answer for the event, 2 if a file cannot be
+    read, is larger than 64 MiB, or an export names no event to hold it to (or is a league's,
+    with --server).
     """
     if event and not server:
         raise click.UsageError("--event goes with --server (the server that hosted it)")

@@ -115,7 +115,8 @@ def _fields(raw: str) -> dict[str, Any]:
     return item
 
 
-def _same(name: str, said: object, record: object) -> None:
+def agree(name: str, said: object, record: object) -> None:
+    """A field of a line is what the fair record says (else a rejection naming both)."""
     if said != record:
         raise fail(f"field {name} is {json.dumps(said)[:80]} but the fair record says "
                    f"{json.dumps(record)[:80]}")  # fmt: skip
@@ -128,8 +129,8 @@ def _ids(item: dict[str, Any]) -> None:
             raise fail(f"field {name} is not a name (1-200 printable characters)")
     found = GAME_ID.fullmatch(item["game"])
     if found is not None:
-        _same("round", item["round"], int(found[1]))
-        _same("board", item["board"], None if found[2] is None else int(found[2]))
+        agree("round", item["round"], int(found[1]))
+        agree("board", item["board"], None if found[2] is None else int(found[2]))
     if len(item["note"]) > MAX_NOTE or (item["note"] and not NAME.fullmatch(item["note"][:200])):
         raise fail(f"field note is at most {MAX_NOTE} printable characters")
     if any(not name or " " in name for name in item["seats"]) or not item["seats"]:
@@ -185,15 +186,15 @@ def _with_record(item: dict[str, Any]) -> Verified:
         done = verify(fair)
     except VerificationError as exc:
         raise fail(f"field record: {exc}") from None
-    _same("commitment", item["commitment"], fair.commitment)
-    _same("event", item["event"], fair.get("event") or None)
-    _same("game", item["game"], fair.get("game") or None)
-    _same("table", item["table"], fair.get("table"))
-    _same("seats", item["seats"], list(done.seats))
-    _same("ending", item["ending"], done.ending)
-    _same("faults", item["faults"], fair.every("fault"))
+    agree("commitment", item["commitment"], fair.commitment)
+    agree("event", item["event"], fair.get("event") or None)
+    agree("game", item["game"], fair.get("game") or None)
+    agree("table", item["table"], fair.get("table"))
+    agree("seats", item["seats"], list(done.seats))
+    agree("ending", item["ending"], done.ending)
+    agree("faults", item["faults"], fair.every("fault"))
     if "sides" in item:
-        _same("sides", item["sides"], list(done.sides))
+        agree("sides", item["sides"], list(done.sides))
     figures = list(done.figures)
     if done.ending == Ending.ADJUDICATED:
         if item["scores"] not in ([0] * len(figures), figures):
@@ -202,14 +203,14 @@ def _with_record(item: dict[str, Any]) -> Verified:
         if item["scores"] not in ([], figures):
             raise fail(f"field scores of a Tač game are [] or its places {figures}")
     else:
-        _same("scores", item["scores"], figures)
+        agree("scores", item["scores"], figures)
     if done.ending == Ending.ADJUDICATED:
         winner = item["winner"]
         count = max(done.sides) + 1
         if winner is not None and not winner < count:
             raise fail(f"field winner is side {winner}, but the game has {count} sides")
     else:
-        _same("winner", item["winner"], done.winner)
+        agree("winner", item["winner"], done.winner)
     return done
 
 
