@@ -9,6 +9,7 @@ import hmac
 import re
 import shutil
 import signal
+import socket
 import string
 import uuid
 from pathlib import Path
@@ -116,8 +117,12 @@ def test_tls_flags_go_together(tmp_path: Path) -> None:
 
     pem = tmp_path / "x.pem"
     pem.write_text("-----BEGIN CERTIFICATE-----\nx\n-----END CERTIFICATE-----\n")  # PEM in form
-    result = CliRunner().invoke(serve, ["--memory", "--tls-cert", str(pem)])
-    assert result.exit_code != 0
+    with socket.socket() as held:  # the port it asks for is taken: the flags are still wrong
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = str(held.getsockname()[1])
+        result = CliRunner().invoke(serve, ["--memory", "--port", port, "--tls-cert", str(pem)])
+    assert result.exit_code == 2, result.output
     assert "--tls-cert and --tls-key go together" in result.output
 
 

@@ -235,10 +235,6 @@ def serve(
     """
     if abandon_after < 1 or join_deadline < 1:
         raise click.UsageError("--abandon-after and --join-deadline are at least 1")
-    try:
-        check_address(host, port, reuse_port=reuse_port)
-    except AddressError as error:
-        _cannot_listen(error)
     if (tls_cert is None) != (tls_key is None):
         raise click.UsageError("--tls-cert and --tls-key go together")
     if tls_client_ca is not None and tls_cert is None:
@@ -253,6 +249,10 @@ def serve(
         raise click.UsageError(f"--http-origins: {error}") from None
     if http_port is not None and http_port == port != 0:
         raise click.UsageError("--http needs a port of its own (not --port)")
+    try:  # after the flags' own checks: a usage error is one whatever holds the port
+        check_address(host, port, reuse_port=reuse_port)
+    except AddressError as error:
+        _cannot_listen(error)
     try:
         settings = Settings(
             host=host,
