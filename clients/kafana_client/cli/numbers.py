@@ -35,6 +35,16 @@ class Finite(click.FloatRange):
             self.fail(f"{value} is not a finite number.", param, ctx)
         return super().convert(number, param, ctx)
 
+    def _describe_range(self) -> str:
+        """The range for --help; click's own reads ``x<=None`` without bounds.
+
+        >>> Finite()._describe_range(), Finite(0)._describe_range()
+        ('finite', 'x>=0')
+        """
+        if self.min is None and self.max is None:
+            return "finite"
+        return str(super()._describe_range())
+
 
 def bot_option(key: str, text: str, value: int | float, hint: str = "--option") -> int | float:
     """A bot option's number (typed as `text` after option `hint`), refused when it is not

@@ -46,7 +46,8 @@ SERVER = hosting_server("HOST:PORT of the Kafana server hosting the event.")
 _RULES_OPTIONS = (
     PRESET,
     click.option("--target", type=COUNT, default=0, help="Points to win (0: the preset's)."),
-    click.option("--seed", type=int, default=None, help="Event seed (default: fresh seeds)."),
+    # refused with a pointer to --chosen-seed (fresh secrets deal every game): not in --help
+    click.option("--seed", type=int, default=None, hidden=True),
     click.option(
         "--move-ms",
         type=COUNT,
