@@ -28,6 +28,8 @@ from collections.abc import Callable
 from typing import Any
 
 RPCS = ("PlayMove", "CreateTable", "JoinTable")
+MODES = ("--summary", "--stats")
+USAGE = "usage: gc_serve.py LOG kafana-args... | --summary LOG... | --stats LOG.stats..."
 TICK_S = 0.05
 # Lines to append, written by a thread: a file write inside a collection or on the event loop
 # took up to 60 ms on a loaded machine and showed up as the server's own pauses.
@@ -209,6 +211,9 @@ def stats_table(paths: list[str], since: float = 0.0) -> str:
 
 def main() -> int:
     """`gc_serve.py LOG kafana-args...`, `gc_serve.py --summary LOG...`, `--stats LOG...`."""
+    if len(sys.argv) < 2 or sys.argv[1].startswith("-") and sys.argv[1] not in MODES:
+        print(__doc__.strip() if sys.argv[1:2] in (["-h"], ["--help"]) else USAGE)
+        return 0 if sys.argv[1:2] in (["-h"], ["--help"]) else 2
     if sys.argv[1] == "--summary":
         print(summary(sys.argv[2:]))
         return 0

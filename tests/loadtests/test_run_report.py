@@ -107,3 +107,17 @@ def test_the_sampler_keeps_sampling_while_processes_are_added() -> None:
         assert {f"group{k}" for k in range(200)} <= set(sampler.samples[-1][1])
     finally:
         sampler.finish()
+
+
+def test_gc_serve_help_writes_no_log(tmp_path: Path) -> None:
+    # `gc_serve.py --help` took "--help" for the log's path and created a file of that name
+    import subprocess
+
+    script = str(ROOT / "loadtests" / "gc_serve.py")
+    helped = subprocess.run(
+        [sys.executable, script, "--help"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert helped.returncode == 0 and "garbage collection" in helped.stdout
+    wrong = subprocess.run([sys.executable, script, "--frob"], cwd=tmp_path, capture_output=True)
+    assert wrong.returncode == 2
+    assert list(tmp_path.iterdir()) == []
