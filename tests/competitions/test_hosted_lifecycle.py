@@ -409,3 +409,29 @@ async def test_a_round_robin_too_large_to_keep_is_refused_at_its_start(redis_url
             assert event.phase == pb.EVENT_PHASE_OPEN  # changed nothing
     finally:
         await store.close()
+
+
+async def test_pause_and_resume_answer_the_status_asked_for(redis_url: str) -> None:
+    # The answer was built from the director's last snapshot: PauseEvent answered "running"
+    # and ResumeEvent "paused" (a review's `kafana tournament pause` printed the old state).
+    store = RedisStore.from_url(redis_url)
+    try:
+        host = CompetitionsHost(events_for(store), scan=0.1)
+        async with running(store, plugins=[host]) as svc:
+            stub = competitions_pb2_grpc.CompetitionsServiceStub(svc.channel)
+            event_id, organiser = await bot_event(stub, "lunch", ("ana", "bo", "cy", "dee"))
+            await stub.StartEvent(pb.StartEventRequest(event_id=event_id), metadata=organiser)
+            await until(
+                lambda: stub.GetEvent(pb.GetEventRequest(event_id=event_id)),
+                lambda i: len(i.rounds) >= 1,  # the director's snapshot is written
+                timeout=30,
+            )
+            await host.worker.stop()  # the director applies nothing more: the answers say it
+            pause = pb.PauseEventRequest(event_id=event_id, note="lunch")
+            paused = await stub.PauseEvent(pause, metadata=organiser)
+            assert (paused.status, paused.note) == (pb.EVENT_STATUS_PAUSED, "lunch")
+            resume = pb.ResumeEventRequest(event_id=event_id)
+            resumed = await stub.ResumeEvent(resume, metadata=organiser)
+            assert resumed.status == pb.EVENT_STATUS_RUNNING
+    finally:
+        await store.close()

@@ -21,7 +21,7 @@ from kafana.competitions.hosted.store import MAX_ENTRANTS
 from kafana.competitions.policy import FaultPolicy
 from kafana.competitions.standings import Standing
 from kafana.competitions.table_results import clock_spec
-from kafana.competitions.tournament import TIEBREAKS, Tournament
+from kafana.competitions.tournament import TIEBREAKS, Status, Tournament
 from kafana.competitions.verify_export import Published, PublishedGame
 from kafana.competitions.wire import (
     ACTIONS,
@@ -205,7 +205,8 @@ def event_info(
     if meta.get("reason"):  # the director could not play it
         end_reason(info, pb.EVENT_END_REASON_UNPLAYABLE, meta["reason"])
     if hosted is not None:
-        info.status = status_enum(hosted.tournament.status.value)
+        if hosted.tournament.status is Status.ENDED:  # else the organiser's, applied or about
+            info.status = status_enum(Status.ENDED.value)  # to be (the director's next scan)
         if hosted.tournament.end_reason:
             end_reason(info, pb.EVENT_END_REASON_NO_PAIRING_LEFT, hosted.tournament.end_reason)
     if info.status == pb.EVENT_STATUS_ENDED and not info.end_reason:  # (also before a start)
