@@ -1,7 +1,8 @@
 """The one error boundary of the `kafana` command: every failure is one line on stderr.
 
-Usage errors (a bad option, input refused before anything was done) exit 2; failures (a server
-that cannot be reached or refuses, a file that cannot be read) exit 1; Ctrl-C exits 130.
+Usage errors (a bad option, input refused before anything was done, or refused by the server
+as INVALID_ARGUMENT) exit 2; failures (a server that cannot be reached or refuses for any other
+reason, a file that cannot be read) exit 1; Ctrl-C exits 130.
 `--debug` (anywhere on the line) or `KAFANA_DEBUG=1` also prints the traceback.
 
 >>> describe(click.UsageError("no such option: --frob"), [])
