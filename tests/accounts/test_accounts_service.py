@@ -160,10 +160,11 @@ async def test_a_seat_bound_to_an_account_refuses_others(guarded: Guarded) -> No
             service_pb2.JoinTableRequest(table_id=table_id, seat=0, name="x"), metadata=meta
         )
         assert await code_of(taking) == grpc.StatusCode.PERMISSION_DENIED
-    # Without a seat number, the caller gets the seat bound to it, or none.
+    # Without a seat number, the caller gets the seat bound to it, or none: the open seats
+    # are another's (PERMISSION_DENIED naming whose), not "every seat is taken" (TABLE_FULL).
     any_seat = service_pb2.JoinTableRequest(table_id=table_id, name="x")
     assert await code_of(kafana.JoinTable(any_seat, metadata=cvijeta)) == (
-        grpc.StatusCode.FAILED_PRECONDITION
+        grpc.StatusCode.PERMISSION_DENIED
     )
     assert (await kafana.JoinTable(any_seat, metadata=bora)).seat == 1
     assert (await kafana.JoinTable(any_seat, metadata=ana)).seat == 0

@@ -48,10 +48,9 @@ async def test_a_challenge_is_told_accepted_and_played_by_the_two_accounts(
     stranger = await refusal(
         stub.JoinTable(service_pb2.JoinTableRequest(table_id=made.table_id), metadata=bearer(cara))
     )
-    assert stranger.code() in (
-        grpc.StatusCode.PERMISSION_DENIED,
-        grpc.StatusCode.FAILED_PRECONDITION,
-    )
+    # not TABLE_FULL ("every seat is taken": one is free, for someone else)
+    assert stranger.code() == grpc.StatusCode.PERMISSION_DENIED
+    assert f"seat 1 of table {made.table_id} is for 'bora'" in str(stranger.details())
     joined = await stub.JoinTable(
         service_pb2.JoinTableRequest(table_id=made.table_id, name="bora"), metadata=bearer(bora)
     )

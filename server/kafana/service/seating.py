@@ -218,7 +218,12 @@ class Seating:
         bound = seat_account(session.stored, seat) if seat is not None else ""
         if bound and bound != account:
             raise PermissionDeniedError(f"seat {seat} of table {table_id} is for {bound!r}")
-        free = [s for s in free if seat_account(session.stored, s) in ("", account)]
+        others = [s for s in free if seat_account(session.stored, s) not in ("", account)]
+        free = [s for s in free if s not in others]
+        if seat is None and not free and others:  # open seats, each for another account
+            held = others[0]
+            who = seat_account(session.stored, held)
+            raise PermissionDeniedError(f"seat {held} of table {table_id} is for {who!r}")
         if seat is not None and not 0 <= seat < session.players:
             raise InvalidInputError(
                 f"seat {seat} does not exist: seats are 0..{session.players - 1}", field="seat"
