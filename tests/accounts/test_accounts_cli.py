@@ -99,8 +99,9 @@ def test_cli_usage_errors_and_failures(tmp_path: Path, redis_url: str) -> None:
     made_key(account("create", "ana", "--role", "player", "--redis", redis_url))
     again = account("create", "ana", "--role", "player", "--redis", redis_url)
     assert again.returncode == 1 and "already" in again.stderr and "Traceback" not in again.stderr
+    # bad input is exit status 2 whichever store says so (it was 1 here, 2 over --server)
     bad_name = account("create", "a b", "--role", "player", "--redis", redis_url)
-    assert bad_name.returncode == 1 and "account name" in bad_name.stderr
+    assert bad_name.returncode == 2 and "account name" in bad_name.stderr
     missing = account("revoke", "nobody", "--redis", redis_url)
     assert missing.returncode == 1 and "no account" in missing.stderr
     gone = account("list", "--redis", "redis://127.0.0.1:1/0")

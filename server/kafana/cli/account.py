@@ -8,7 +8,8 @@ Through a server (`--server ADDR --key KEY`, an operator's key) or straight in i
 
 A new key is printed once, alone on its line (the warning goes to stderr); it is not stored
 anywhere and cannot be shown again: `rotate` makes a new one. Errors are one line; exit status
-2 for a usage error, 1 for a refusal or an unreachable server or store.
+2 for a usage error or bad input (a name the store or the server refuses as invalid), 1 for
+another refusal or an unreachable server or store.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from kafana_client.cli import interrupt
 from kafana_client.cli.reach import TARGET, cli_key, reached, server_options
 from kafana_client.errors import RpcError
 
-from kafana.errors import KafanaError
+from kafana.errors import InvalidInputError, KafanaError
 from kafana.service.accounts import ROLE_NAMES, ROLES
 from kafana.service.accounts_book import ROLES as ROLE_CHOICES
 from kafana.service.accounts_book import AccountBook
@@ -121,7 +122,8 @@ def _run(
     redis_url: str | None,
     job: Callable[[Backend], Awaitable[T]],
 ) -> T:
-    """`job` on the chosen backend; every failure becomes one line and exit status 1."""
+    """`job` on the chosen backend; every failure becomes one line (exit status 2 for bad
+    input, else 1)."""
     _check_backend(server, redis_url)
 
     async def main() -> T:
@@ -137,8 +139,8 @@ def _run(
 
     try:
         return interrupt.run(main())
-    except (grpc.aio.AioRpcError, RpcError):
-        raise  # the error boundary names the server, the code and what to do
+    except (grpc.aio.AioRpcError, RpcError, InvalidInputError):
+        raise  # the error boundary names the server, the code and what to do (bad input: 2)
     except KafanaError as error:
         raise click.ClickException(str(error)) from None
     except (StoreUnavailable, StoreError, OSError) as error:
