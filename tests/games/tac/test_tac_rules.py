@@ -206,6 +206,15 @@ def test_an_empty_closed_pile_is_replaced_by_the_discard_pile_turned_over_unshuf
     assert texts(state.closed(0)) == "9D JH"
 
 
+def test_a_closed_pile_empties_and_its_discard_pile_stays_face_up_until_the_next_flip() -> None:
+    # docs/tac.md's example: 5H is seat 0's last closed card; once it is played, 6D on its
+    # discard pile fits the centre and must go first (turned over at once, KC would be next)
+    state = position(TWO, ["5H", "9C 9D"], ["KC 6D", "QS"], central="AC 2C 3C 4S")
+    state = play(state, "flip", "play X->C")
+    assert state.closed(0) == () and texts(state.discard(0)) == "KC 6D"
+    assert moves(state) == ["play D->C"]
+
+
 def test_a_player_whose_closed_and_discard_piles_are_both_empty_has_won() -> None:
     state = play(position(TWO, ["2H", "QS KS"], central="AC"), "flip", "play X->C")
     assert state.is_over and state.winner == 0 and state.out_order == (0,)
