@@ -211,7 +211,7 @@ def stats_table(paths: list[str], since: float = 0.0) -> str:
 
 def main() -> int:
     """`gc_serve.py LOG kafana-args...`, `gc_serve.py --summary LOG...`, `--stats LOG...`."""
-    if len(sys.argv) < 2 or sys.argv[1].startswith("-") and sys.argv[1] not in MODES:
+    if len(sys.argv) < 2 or (sys.argv[1].startswith("-") and sys.argv[1] not in MODES):
         print(__doc__.strip() if sys.argv[1:2] in (["-h"], ["--help"]) else USAGE)
         return 0 if sys.argv[1:2] in (["-h"], ["--help"]) else 2
     if sys.argv[1] == "--summary":
