@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +42,52 @@ def check_key(key: str) -> str:
                 f"the key holds {char!r} (character {at}): a key is visible ASCII, no spaces"
             )
     return key
+
+
+GRPC_SCHEMES = frozenset({"dns", "unix", "unix-abstract", "ipv4", "ipv6", "vsock", "xds"})
+"""The schemes of gRPC target URIs (`dns:///host:port`, `unix:/run/k.sock`): passed to grpc."""
+SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
+EXAMPLE = "e.g. localhost:50051, a port from 1 to 65535"
+
+
+def host_port(text: str) -> bool:
+    """Whether `text` is HOST:PORT (a port from 1 to 65535; an IPv6 host in brackets)."""
+    host, colon, port = text.rpartition(":")
+    if ":" in host and not (host.startswith("[") and host.endswith("]")):
+        return False
+    return bool(colon and host and port.isdigit() and 1 <= int(port) <= 65535)
+
+
+def url_refusal(text: str, flag: str = "", tls: str = "tls=Tls(...)") -> str:
+    """Why `text` is no target when it is a URL (`http://`, `https://`, `grpc://`...: no scheme
+    means anything to grpc; TLS is `tls`), with the HOST:PORT in it to give instead (after
+    `flag`, the command line's); "" for anything else (a gRPC target URI, HOST:PORT, or text
+    grpc judges).
+
+    >>> url_refusal("https://kafana.example:443/")
+    "'https://kafana.example:443/' is not HOST:PORT: the target takes no scheme (https://); give kafana.example:443 with tls=Tls(...) (TLS: the root certificate to trust)"
+    >>> url_refusal("http://127.0.0.1:50051", "--server", "--tls-ca PEM")
+    "'http://127.0.0.1:50051' is not HOST:PORT: --server takes no scheme (http://); give --server 127.0.0.1:50051"
+    >>> url_refusal("dns:///localhost:50051"), url_refusal("localhost:50051")
+    ('', '')
+    """  # noqa: E501
+    scheme = SCHEME.match(text)
+    if not scheme or scheme.group(1).lower() in GRPC_SCHEMES:
+        return ""
+    if not text.startswith("/", scheme.end()):
+        return ""
+    name = scheme.group(1)
+    slashes = "//" if text.startswith("//", scheme.end()) else "/"
+    rest = text[scheme.end() :].lstrip("/").split("/")[0]
+    secure = name.lower() in {"https", "grpcs"}
+    if host_port(rest):
+        joined = f" {tls}" if flag else f" with {tls}"
+        trust = f"{joined} (TLS: the root certificate to trust)" if secure else ""
+        instead = f"give {flag} {rest}".replace("  ", " ") + trust
+    else:
+        instead = f"give HOST:PORT ({EXAMPLE})" + (f"; TLS is {tls}" if secure else "")
+    what = flag or "the target"
+    return f"{text!r} is not HOST:PORT: {what} takes no scheme ({name}:{slashes}); {instead}"
 
 
 def _read(value: bytes | str | Path | None) -> bytes | None:
@@ -169,6 +216,10 @@ class ConnectOptions:
     def __post_init__(self) -> None:
         if self.key:
             check_key(self.key)  # else every call fails inside grpc, naming no key
+        for target in self.targets:  # else a URL fails after the connect timeout, unnamed
+            refusal = url_refusal(target)
+            if refusal:
+                raise ValueError(refusal)
 
     @property
     def targets(self) -> tuple[str, ...]:

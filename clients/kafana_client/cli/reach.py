@@ -16,7 +16,6 @@ for a command line printed for pasting.
 
 from __future__ import annotations
 
-import re
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
@@ -26,7 +25,15 @@ import click
 from kafana_client.aio import AsyncClient
 from kafana_client.cli.key import KEY_META, cli_key, key_option
 from kafana_client.cli.tls import cli_tls, cli_tls_ca, tls_ca_option
-from kafana_client.connection import CONNECT_SECONDS, Tls
+from kafana_client.connection import (
+    CONNECT_SECONDS,
+    EXAMPLE,
+    GRPC_SCHEMES,
+    SCHEME,
+    Tls,
+    host_port,
+    url_refusal,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 __all__ = [
@@ -41,20 +48,6 @@ __all__ = [
     "reached",
     "server_options",
 ]
-
-
-GRPC_SCHEMES = frozenset({"dns", "unix", "unix-abstract", "ipv4", "ipv6", "vsock", "xds"})
-"""The schemes of gRPC target URIs (`dns:///host:port`, `unix:/run/k.sock`): passed to grpc."""
-SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
-EXAMPLE = "e.g. localhost:50051, a port from 1 to 65535"
-
-
-def host_port(text: str) -> bool:
-    """Whether `text` is HOST:PORT (a port from 1 to 65535; an IPv6 host in brackets)."""
-    host, colon, port = text.rpartition(":")
-    if ":" in host and not (host.startswith("[") and host.endswith("]")):
-        return False
-    return bool(colon and host and port.isdigit() and 1 <= int(port) <= 65535)
 
 
 class Target(click.ParamType[str]):
@@ -88,25 +81,12 @@ class Target(click.ParamType[str]):
         scheme = SCHEME.match(text)
         if scheme and scheme.group(1).lower() in GRPC_SCHEMES:
             return text
-        if scheme and text.startswith("/", scheme.end()):
-            self.fail(self._url(text, scheme), param, ctx)
+        refusal = url_refusal(text, "--server", "--tls-ca PEM")
+        if refusal:
+            self.fail(refusal, param, ctx)
         if not host_port(text):
             self.fail(f"{value!r} is not HOST:PORT ({EXAMPLE})", param, ctx)
         return text
-
-    @staticmethod
-    def _url(text: str, scheme: re.Match[str]) -> str:
-        """Why a URL is no target, and the HOST:PORT in it to give instead, if there is one."""
-        name = scheme.group(1)
-        slashes = "//" if text.startswith("//", scheme.end()) else "/"
-        rest = text[scheme.end() :].lstrip("/").split("/")[0]
-        tls = name.lower() in {"https", "grpcs"}
-        if host_port(rest):
-            trust = " --tls-ca PEM (TLS: the root certificate to trust)"
-            instead = f"give --server {rest}" + (trust if tls else "")
-        else:
-            instead = f"give HOST:PORT ({EXAMPLE})" + ("; TLS is --tls-ca PEM" if tls else "")
-        return f"{text!r} is not HOST:PORT: --server takes no scheme ({name}:{slashes}); {instead}"
 
 
 TARGET = Target()
