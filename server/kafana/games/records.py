@@ -60,8 +60,10 @@ def json_depth(text: str) -> int:
 
 def json_value(text: str | bytes) -> Any:
     """`json.loads(text)`, nested at most `MAX_DEPTH` deep: InvalidInputError `nested too
-    deeply` past it, found before parsing; JSONDecodeError (a ValueError) when `text` is no
-    JSON. Bytes are decoded as `json.loads` decodes them (UTF-8, or UTF-16/32 by their form).
+    deeply` past it; JSONDecodeError (a ValueError) when `text` is no JSON. Parsed first (the
+    C parser refuses what is no JSON, or nests past Python's limit, at once), then JSON that
+    parsed is measured (`json_depth`: no recursion) before anything walks it. Bytes are
+    decoded as `json.loads` decodes them (UTF-8, or UTF-16/32 by their form).
 
     >>> json_value('{"a": [1, [2]]}')
     {'a': [1, [2]]}
@@ -72,12 +74,13 @@ def json_value(text: str | bytes) -> Any:
     """
     if isinstance(text, bytes | bytearray):
         text = bytes(text).decode(json.detect_encoding(text), "surrogatepass")
-    if json_depth(text) > MAX_DEPTH:
-        raise InvalidInputError("nested too deeply")
     try:
-        return json.loads(text)
-    except RecursionError:  # only on a stack nearly used up already: 64 levels fit otherwise
+        value = json.loads(text)
+    except RecursionError:
         raise InvalidInputError("nested too deeply") from None
+    if isinstance(value, dict | list) and json_depth(text) > MAX_DEPTH:
+        raise InvalidInputError("nested too deeply")
+    return value
 
 
 class RecordItems:
