@@ -8,12 +8,14 @@ import random
 import shutil
 import sys
 import tempfile
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 
+from kafana.competitions.hosted.host import CompetitionsHost, events_for
+from kafana.store.redis_store import RedisStore
 from kafana.v1 import competitions_pb2 as pb
-from kafana.v1 import rules_pb2, state_pb2
+from kafana.v1 import competitions_pb2_grpc, rules_pb2, state_pb2
 from kafana_bots import registry
 from kafana_client import AsyncClient, AsyncSeat
 from kafana_client.aio import LegalMoves
@@ -24,8 +26,23 @@ from kafana_client.errors import TooManyMovesRpcError
 from kafana_client.seat_loop import Decision, Hooks, follow_seat
 from kafana_client.tac import tac_rules_of
 from kafana_client.tournaments import SeatPlayer, Tournaments, play_entry
-from kit import Served, serve
+from kit import Served, running, serve
 from rich.console import Console
+
+
+@asynccontextmanager
+async def hosting(
+    redis_url: str, scan: float = 0.1
+) -> AsyncIterator[tuple[competitions_pb2_grpc.CompetitionsServiceStub, CompetitionsHost]]:
+    """A server on loopback hosting events over the Redis at `redis_url` (its director
+    scanning every `scan` s): a Competitions stub to it, and its host."""
+    store = RedisStore.from_url(redis_url)
+    try:
+        host = CompetitionsHost(events_for(store), scan=scan)
+        async with running(store, plugins=[host]) as svc:
+            yield competitions_pb2_grpc.CompetitionsServiceStub(svc.channel), host
+    finally:
+        await store.close()
 
 
 class FirstMove(Hooks):

@@ -29,7 +29,7 @@ from kafana_client import AsyncClient
 from kafana_client.tournaments import play_entry
 from kit import reason_of, refusal, running
 
-from .hosted_helpers import bot_player, games, until
+from .hosted_helpers import bot_player, games, hosting, until
 
 
 def _event(name: str, **options: int) -> pb.CreateEventRequest:
@@ -394,44 +394,32 @@ async def test_an_event_takes_at_most_its_organisers_number_of_entrants(redis_ur
 async def test_a_round_robin_too_large_to_keep_is_refused_at_its_start(redis_url: str) -> None:
     # 129 entrants: 8,256 games, more than a snapshot keeps (`MAX_SCHEDULED_GAMES`); before,
     # the start was taken and a 1,024-entrant one played 523,776 games (~150 MB of snapshot).
-    store = RedisStore.from_url(redis_url)
-    try:
-        host = CompetitionsHost(events_for(store), scan=0.1)
-        async with running(store, plugins=[host]) as svc:
-            stub = competitions_pb2_grpc.CompetitionsServiceStub(svc.channel)
-            names = tuple(f"bot{i:03d}" for i in range(129))
-            event_id, organiser = await bot_event(stub, "huge", names)
-            start = pb.StartEventRequest(event_id=event_id)
-            refused = await refusal(stub.StartEvent(start, metadata=organiser))
-            assert refused.code() == grpc.StatusCode.FAILED_PRECONDITION
-            assert "8,256 games, more than 8,192: choose a Swiss" in str(refused.details())
-            event = await stub.GetEvent(pb.GetEventRequest(event_id=event_id))
-            assert event.phase == pb.EVENT_PHASE_OPEN  # changed nothing
-    finally:
-        await store.close()
+    async with hosting(redis_url) as (stub, _host):
+        names = tuple(f"bot{i:03d}" for i in range(129))
+        event_id, organiser = await bot_event(stub, "huge", names)
+        start = pb.StartEventRequest(event_id=event_id)
+        refused = await refusal(stub.StartEvent(start, metadata=organiser))
+        assert refused.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert "8,256 games, more than 8,192: choose a Swiss" in str(refused.details())
+        event = await stub.GetEvent(pb.GetEventRequest(event_id=event_id))
+        assert event.phase == pb.EVENT_PHASE_OPEN  # changed nothing
 
 
 async def test_pause_and_resume_answer_the_status_asked_for(redis_url: str) -> None:
     # The answer was built from the director's last snapshot: PauseEvent answered "running"
     # and ResumeEvent "paused" (a review's `kafana tournament pause` printed the old state).
-    store = RedisStore.from_url(redis_url)
-    try:
-        host = CompetitionsHost(events_for(store), scan=0.1)
-        async with running(store, plugins=[host]) as svc:
-            stub = competitions_pb2_grpc.CompetitionsServiceStub(svc.channel)
-            event_id, organiser = await bot_event(stub, "lunch", ("ana", "bo", "cy", "dee"))
-            await stub.StartEvent(pb.StartEventRequest(event_id=event_id), metadata=organiser)
-            await until(
-                lambda: stub.GetEvent(pb.GetEventRequest(event_id=event_id)),
-                lambda i: len(i.rounds) >= 1,  # the director's snapshot is written
-                timeout=30,
-            )
-            await host.worker.stop()  # the director applies nothing more: the answers say it
-            pause = pb.PauseEventRequest(event_id=event_id, note="lunch")
-            paused = await stub.PauseEvent(pause, metadata=organiser)
-            assert (paused.status, paused.note) == (pb.EVENT_STATUS_PAUSED, "lunch")
-            resume = pb.ResumeEventRequest(event_id=event_id)
-            resumed = await stub.ResumeEvent(resume, metadata=organiser)
-            assert resumed.status == pb.EVENT_STATUS_RUNNING
-    finally:
-        await store.close()
+    async with hosting(redis_url) as (stub, host):
+        event_id, organiser = await bot_event(stub, "lunch", ("ana", "bo", "cy", "dee"))
+        await stub.StartEvent(pb.StartEventRequest(event_id=event_id), metadata=organiser)
+        await until(
+            lambda: stub.GetEvent(pb.GetEventRequest(event_id=event_id)),
+            lambda i: len(i.rounds) >= 1,  # the director's snapshot is written
+            timeout=30,
+        )
+        await host.worker.stop()  # the director applies nothing more: the answers say it
+        pause = pb.PauseEventRequest(event_id=event_id, note="lunch")
+        paused = await stub.PauseEvent(pause, metadata=organiser)
+        assert (paused.status, paused.note) == (pb.EVENT_STATUS_PAUSED, "lunch")
+        resume = pb.ResumeEventRequest(event_id=event_id)
+        resumed = await stub.ResumeEvent(resume, metadata=organiser)
+        assert resumed.status == pb.EVENT_STATUS_RUNNING
