@@ -50,7 +50,12 @@ def test_json_value_refuses_json_deeper_than_max_depth() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    [DEEP, DEEP.encode(), '{"a": "]]]", "b": ' * 65 + "1" + "}" * 65, "[" * 65 + '"\\"]"' + "]" * 65],
+    [
+        DEEP,
+        DEEP.encode(),
+        '{"a": "]]]", "b": ' * 65 + "1" + "}" * 65,
+        "[" * 65 + '"\\"]"' + "]" * 65,
+    ],
     ids=["str", "bytes", "objects-with-brackets-in-strings", "an-escaped-quote"],
 )
 def test_json_value_refuses_deep_json(text: str | bytes) -> None:
