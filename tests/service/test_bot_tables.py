@@ -93,6 +93,9 @@ async def test_a_table_of_bots_plays_itself_to_the_end(service: Service) -> None
         ({1: "ismcts"}, {"budget_ms": "-1"}, "bots.options", "over 0"),
         ({1: "ismcts"}, {"budget_ms": "1e309"}, "bots.options", "over 0"),
         ({1: "ismcts"}, {"depth": "3"}, "bots.options", "no option"),
+        # the server thinks for its bots: 1e6 ms a move ran a core for good (a review)
+        ({1: "ismcts"}, {"budget_ms": "1000000"}, "bots.options", "at most 1000 at a server"),
+        ({1: "ismcts"}, {"iterations": "50000"}, "bots.options", "at most 20000 at a server"),
         ({1: "greedy"}, {"budget_ms": "9"}, "bots.options", "no option"),
     ],
 )

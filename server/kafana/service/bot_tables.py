@@ -31,6 +31,7 @@ from kafana_bots import Bot, TacBot, registry
 from kafana.errors import InvalidInputError, KafanaError
 from kafana.games import tablic, tac
 from kafana.logs import Repeated
+from kafana.service.advice import MAX_MS
 from kafana.service.bot_seats import play_seat, present
 from kafana.service.feed import Feed
 from kafana.service.session import Session
@@ -47,6 +48,16 @@ LEASE = "bot-lease:"
 INDEX_LIMIT = 10_000_000
 """Tables in the index at once (each creator's table quotas bound it long before)."""
 GAMES = {rules_pb2.GAME_TABLIC: "tablic", rules_pb2.GAME_TAC: "tac", 0: "tablic"}
+SEAT_BOUNDS = {
+    **{(game, "budget_ms"): MAX_MS for game in ("tablic", "tac")},
+    ("tablic", "iterations"): 20_000,
+    ("tac", "iterations"): 64,
+    **{(game, "horizon"): 1_000 for game in ("tablic", "tac")},
+}
+"""The most a bot the server plays may ask of it: a decision's CPU time as Analyze's
+(1,000 ms), worlds a decision (Tablić ~0.8 s at 20,000; a Tač world plays ~1,600 moves, 8 of
+them a CPU-second), moves a playout. Before, up to 1e6 each: `budget_ms=1000000` thought
+1,000 s a move, on a thread no CloseTable stops."""
 
 
 def options_of(name: str, game: str, given: Mapping[str, str]) -> dict[str, float | int]:
@@ -68,6 +79,13 @@ def options_of(name: str, game: str, given: Mapping[str, str]) -> dict[str, floa
         if not math.isfinite(value) or value <= 0 or value > 1e6:
             raise InvalidInputError(
                 f"option {key} of bot {name!r} is a number over 0 up to 1e6, not {text!r}",
+                field="bots.options",
+            )
+        most = SEAT_BOUNDS.get((game, key))
+        if most is not None and value > most:
+            raise InvalidInputError(
+                f"option {key} of bot {name!r} is at most {most} at a server's seat (the server"
+                f" does the thinking), not {text!r}",
                 field="bots.options",
             )
         out[key] = int(value) if value.is_integer() else value
