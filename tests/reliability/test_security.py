@@ -25,7 +25,7 @@ from kafana.service.tables import Tables
 from kafana.store.accounts import Account, key_hash, new_key, now_ms
 from kafana.store.accounts_redis import RedisAccounts
 from kafana.store.redis_store import RedisStore
-from kafana.v1 import service_pb2, state_pb2
+from kafana.v1 import rules_pb2, service_pb2, state_pb2
 from kafana.v1.service_pb2_grpc import KafanaServiceStub
 from kit import admin_md, refusal, retry_delay_ms, running, seat_md
 
@@ -185,6 +185,30 @@ async def test_list_tables_is_charged_for_the_tables_it_looks_at(redis_store: Re
         assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
         assert reason_of(error) == "RATE_LIMITED"
         assert (retry_delay_ms(error) or 0) > 1000  # the debt, at half a token a second
+
+
+async def test_a_record_is_charged_for_the_events_it_replays(redis_store: RedisStore) -> None:
+    """A review (7 Dec): GetRecord replays the whole match to build its events (277 ms of
+    server CPU for a 7,106-event match, 600 PlayMoves' worth), charged as one call. Now each
+    event costs 1/RECORD_EVENTS_A_TOKEN of a token, charged after the call."""
+    import random
+
+    from kafana.service.servicer import RECORD_EVENTS_A_TOKEN
+    from service.wire_support import play_to_end, seated
+
+    async with (
+        running(redis_store, rate_limit=RateLimit(rate=0.5, burst=10)) as server,
+        grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel,
+    ):
+        tables, table_id, tokens = await seated(redis_store, rules_pb2.RulesSpec())
+        played = await play_to_end(tables, table_id, tokens, random.Random(3))
+        assert played.seq / RECORD_EVENTS_A_TOKEN > 10  # more than the burst
+        stub = KafanaServiceStub(channel)
+        record = await stub.GetRecord(service_pb2.GetRecordRequest(table_id=table_id))
+        assert len(record.events) == played.seq
+        error = await refusal(stub.GetServerInfo(service_pb2.GetServerInfoRequest()))
+        assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert reason_of(error) == "RATE_LIMITED"
 
 
 async def test_made_up_tokens_buy_no_fresh_budget(redis_store: RedisStore) -> None:

@@ -28,6 +28,7 @@ from kafana.service.games import build_rules, captures
 from kafana.service.guard import caller_key
 from kafana.service.inputs import page_token, read_page_token
 from kafana.service.notices import Notices
+from kafana.service.ratelimit import charge
 from kafana.service.server_info import server_info
 from kafana.service.session import Session
 from kafana.service.settings import HEARTBEAT_S
@@ -52,6 +53,11 @@ def version() -> str:
         return metadata.version("kafana")
     except metadata.PackageNotFoundError:
         return "unknown"
+
+
+RECORD_EVENTS_A_TOKEN = 10
+"""Events of a record that cost a call's token: GetRecord replays the match to build them,
+about 39 us an event against 460 us of an ordinary call (a 7,106-event match took 277 ms)."""
 
 
 def _by_table_id(
@@ -293,9 +299,15 @@ class KafanaServiceServicer(service_pb2_grpc.KafanaServiceServicer):  # type: ig
             context.done,
         )
 
-    GetRecord = _by_table_id(
-        "GetRecord", "record", convert.record, "Result, record and events of a finished match."
-    )
+    @unary
+    async def GetRecord(
+        self, request: service_pb2.GetRecordRequest, context: Context
+    ) -> service_pb2.GetRecordResponse:
+        """Result, record and events of a finished match (its events are replayed to build
+        them: charged a token per `RECORD_EVENTS_A_TOKEN` events)."""
+        session = await self.tables.record(request.table_id)
+        charge(session.seq / RECORD_EVENTS_A_TOKEN)
+        return convert.record(session)
 
     @unary
     async def Captures(
