@@ -83,7 +83,7 @@ def url_refusal(text: str, flag: str = "", tls: str = "tls=Tls(...)") -> str:
     if host_port(rest):
         joined = f" {tls}" if flag else f" with {tls}"
         trust = f"{joined} (TLS: the root certificate to trust)" if secure else ""
-        instead = f"give {flag} {rest}".replace("  ", " ") + trust
+        instead = " ".join(filter(None, ("give", flag, rest))) + trust
     else:
         instead = f"give HOST:PORT ({EXAMPLE})" + (f"; TLS is {tls}" if secure else "")
     what = flag or "the target"

@@ -37,13 +37,11 @@ from kafana_client.connection import (
 
 F = TypeVar("F", bound=Callable[..., Any])
 __all__ = [
-    "GRPC_SCHEMES",
     "TARGET",
     "Target",
     "cli_key",
     "cli_tls",
     "cli_tls_ca",
-    "host_port",
     "reach_args",
     "reached",
     "server_options",

@@ -115,7 +115,7 @@ class JsonCodec:
         message = message_class()
         name = message_class.DESCRIPTOR.full_name
         try:
-            parsed = json_value(bytes(data))  # the depth checked before it is parsed
+            parsed = json_value(bytes(data))  # parsed, then its depth measured
         except InvalidInputError:  # no message nests that deep
             raise _too_deep(name) from None
         except (ValueError, UnicodeDecodeError) as error:  # JSONDecodeError is a ValueError
