@@ -1,9 +1,11 @@
 """Background asyncio work: stopping tasks without swallowing the caller's own cancellation,
-the nap between two passes of a background loop, and the scan loop of a process's keepers."""
+waiting for an event at most so long without losing one either, the nap between two passes
+of a background loop, and the scan loop of a process's keepers."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Protocol
 
@@ -37,6 +39,20 @@ async def cancel_and_wait(
     for task in done:
         if not task.cancelled():
             task.exception()
+
+
+async def wait_set(event: asyncio.Event, seconds: float) -> bool:
+    """Wait until `event` is set (True) or `seconds` have passed (False).
+
+    Not `wait_for(event.wait(), seconds)`: on Python 3.11 that returns normally when the
+    caller is cancelled in the very step the event is set, so the caller's loop goes on
+    (a bot seat of a busy table outlived its server's stop). `asyncio.timeout` never drops
+    a cancellation.
+    """
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(seconds):
+            await event.wait()
+    return event.is_set()
 
 
 class Alarm:

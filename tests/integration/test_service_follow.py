@@ -65,3 +65,19 @@ async def test_follow_of_a_missing_table_raises(store: TableStore) -> None:
     with pytest.raises(NotFoundError):
         async for _session in follow(tables, Feed(tables.store), "nope"):
             pass
+
+
+async def test_a_cancelled_wait_ends_even_when_the_table_moves_at_that_moment(
+    store: TableStore,
+) -> None:
+    # Python 3.11's wait_for returns the result when its inner wait completes in the same
+    # step as the cancellation: a bot seat of a busy table then never stopped (server stop
+    # and the event loop's close hung), found with paced bot tables
+    feed = Feed(store, block_ms=200)
+    waiting = asyncio.create_task(feed.wait("t1", 0, 30.0))
+    await asyncio.sleep(0.01)
+    feed.notify("t1", 1)  # the table moves on ...
+    waiting.cancel()  # ... as the watcher is cancelled
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    await feed.close()

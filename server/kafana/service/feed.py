@@ -9,13 +9,13 @@ on (in any process), and stops when nobody watches any more.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from dataclasses import dataclass, field
 
 from kafana.logs import Repeated
 from kafana.store.base import TableStore
 from kafana.store.errors import StoreUnavailable
+from kafana.tasks import wait_set
 
 log = logging.getLogger(__name__)
 
@@ -83,8 +83,7 @@ class Feed:
             return True
         table.watchers += 1
         try:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(table.changed.wait(), timeout)
+            await wait_set(table.changed, timeout)
         finally:
             table.watchers -= 1
         return table.seq > after_seq

@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 
 from kafana.store.errors import StoreUnavailable
 from kafana.store.resp import Reply, pack, parse
+from kafana.tasks import wait_set
 
 CLOSE_WAIT_S = 2.0
 """How long `Lane.close` lets unsent commands drain before it aborts the connection."""
@@ -296,9 +297,7 @@ class Lane:
         if protocol is None or protocol.transport is None:
             return
         protocol.transport.close()
-        try:
-            await asyncio.wait_for(protocol.closed.wait(), CLOSE_WAIT_S)
-        except TimeoutError:
+        if not await wait_set(protocol.closed, CLOSE_WAIT_S):
             protocol.transport.abort()
             await protocol.closed.wait()
 

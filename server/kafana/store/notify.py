@@ -26,6 +26,7 @@ from kafana.store.client import RedisClient
 from kafana.store.errors import StoreUnavailable
 from kafana.store.lane import Address, Lane
 from kafana.store.resp import Reply, pack
+from kafana.tasks import wait_set
 
 log = logging.getLogger(__name__)
 IDLE_S = 10.0  # a channel without waiters for this long is unsubscribed
@@ -122,8 +123,7 @@ class Notifier:
             seq = await current()
             if seq > after_seq or seq < 0 or block_ms <= 0:
                 return seq
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(woken.wait(), block_ms / 1000)
+            await wait_set(woken, block_ms / 1000)
             return await current()
 
     def _idle(self, channel: str, now: float) -> bool:

@@ -68,7 +68,7 @@ from kafana.service.embargo import MAX_TTL_MS
 from kafana.service.feed import Feed
 from kafana.service.tables import Tables
 from kafana.store.errors import StoreUnavailable
-from kafana.tasks import Alarm, cancel_and_wait, scan_forever
+from kafana.tasks import Alarm, cancel_and_wait, scan_forever, wait_set
 
 log = logging.getLogger(__name__)
 
@@ -449,8 +449,7 @@ class EventRun:
 
     async def _keep_lease(self, main: asyncio.Task[None], done: asyncio.Event) -> None:
         while True:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(done.wait(), self.d.lease_ms / 3000)
+            if await wait_set(done, self.d.lease_ms / 3000):
                 return
             try:
                 held = await self.store.lease(self.event_id, self.d.owner, self.d.lease_ms)
@@ -583,8 +582,7 @@ class EventRun:
 
     async def _watch_controls(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), self.d.poll)
+            if await wait_set(stop, self.d.poll):
                 return
             with contextlib.suppress(KafanaError, ConnectionError, OSError):
                 await self.apply_controls()

@@ -29,6 +29,7 @@ from kafana.service.tables import Tables
 from kafana.store.accounts import now_ms
 from kafana.store.base import TableStore
 from kafana.store.notify import Notifier
+from kafana.tasks import wait_set
 from kafana.v1 import events_pb2
 from kafana.v1 import leagues_pb2 as pb
 
@@ -216,8 +217,7 @@ async def watch(
                 await write(pb.TicketUpdate(heartbeat=events_pb2.Heartbeat(time_ms=now_ms())))
                 last = time.monotonic()
             until = min(look_at, last + heartbeat_s) - time.monotonic()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(woken.wait(), max(until, 0.0))
+            await wait_set(woken, max(until, 0.0))
 
 
 async def _look(
