@@ -154,6 +154,11 @@ def env_name(name: str) -> str:
     "Tables one caller may have open (not finished) at once; 0: no limit.",
 )
 @setting(
+    "--open-bot-tables",
+    Limits().open_bot_tables,
+    "Of those, tables whose every seat is a built-in bot (the server plays them); 0: no limit.",
+)
+@setting(
     "--max-config-bytes",
     Limits().config_bytes,
     "Bytes of one table config (its explicit decks, mostly); 0: no limit.",
@@ -220,6 +225,7 @@ def serve(
     max_streams: int,
     tables_per_hour: int,
     open_tables: int,
+    open_bot_tables: int,
     max_config_bytes: int,
     max_message_bytes: int,
     metrics_port: int | None,
@@ -241,7 +247,8 @@ def serve(
         raise click.UsageError("--tls-client-ca needs --tls-cert and --tls-key")
     if rate_limit < 0 or (rate_limit > 0 and rate_burst < 1):
         raise click.UsageError("--rate-limit must be >= 0 and --rate-burst >= 1")
-    if min(tables_per_hour, open_tables, max_config_bytes, max_message_bytes, max_streams) < 0:
+    limits = (tables_per_hour, open_tables, open_bot_tables, max_config_bytes, max_message_bytes)
+    if min(*limits, max_streams) < 0:
         raise click.UsageError("limits are >= 0 (0: no limit)")
     try:
         origins = parse_origins(http_origins)
@@ -274,7 +281,13 @@ def serve(
             cache_size=cache_tables,
             grace=grace,
             auth=auth,
-            limits=Limits(tables_per_hour, open_tables, max_config_bytes, max_message_bytes),
+            limits=Limits(
+                tables_per_hour,
+                open_tables,
+                max_config_bytes,
+                max_message_bytes,
+                open_bot_tables=open_bot_tables,
+            ),
             rate_limit=RateLimit(rate=rate_limit, burst=rate_burst, max_streams=max_streams),
             metered=metrics_port is not None,
             metrics_port=metrics_port,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Awaitable, Callable
 
 from kafana_bots import Bot, HandEnded, HandStarted, MatchEnded, MovePlayed, TacBot
 from kafana_bots.events import Event
@@ -114,12 +115,19 @@ async def decide(tables: Tables, session: Session, seat: int, bot: Bot | TacBot)
 
 
 async def play_seat(
-    tables: Tables, feed: Feed, table_id: str, seat: int, token: str, bot: Bot | TacBot | None
+    tables: Tables,
+    feed: Feed,
+    table_id: str,
+    seat: int,
+    token: str,
+    bot: Bot | TacBot | None,
+    pace: Callable[[], Awaitable[None]] | None = None,
 ) -> Session:
     """Play `seat` with `bot` (None: default moves) until the match is over; the last session.
 
     The bot is told every event from the table's start (also when a seat is taken over
-    mid-match). An error of the bot (or of the store) is raised to the caller.
+    mid-match); `pace`, if given, is awaited before each of the seat's moves. An error of the
+    bot (or of the store) is raised to the caller.
     """
     before: Session | None = None
     async with contextlib.aclosing(follow(tables, feed, table_id)) as changes:
@@ -134,6 +142,8 @@ async def play_seat(
             before = session
             if to_move(session) != seat:
                 continue
+            if pace is not None:
+                await pace()
             if bot is None:
                 await play_default(tables, session, token)
             else:

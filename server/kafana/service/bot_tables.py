@@ -10,6 +10,10 @@ process scans it every `scan` seconds and plays the tables whose lease (`bot-lea
 `lease_ms`) nobody renews, so a process that dies has its bots played on by another within
 about `lease_ms` + `scan`. While it plays a seat, the process marks it present (the fault
 policy's disconnect checks) and the bot thinks in a worker thread (`bot_seats.play_seat`).
+
+A table whose every seat is a bot has nobody to wait for: it is paced (`Settings.bot_pace`, a
+token bucket per table: a whole match at once, then 10 moves a second), and its creator may
+have few open at once (`Limits.open_bot_tables`).
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import logging
 import math
 import random
 import uuid
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from kafana_bots import Bot, TacBot, registry
@@ -34,6 +38,7 @@ from kafana.logs import Repeated
 from kafana.service.advice import MAX_MS
 from kafana.service.bot_seats import play_seat, present
 from kafana.service.feed import Feed
+from kafana.service.ratelimit import RateLimiter
 from kafana.service.session import Session
 from kafana.service.tables import Tables
 from kafana.store.base import FINISHED
@@ -132,6 +137,7 @@ class BotKeeper:
         self._task: asyncio.Task[None] | None = None
         self._wake = Alarm()
         self._errors = Repeated(log, "bot tables: the scan", quiet=(StoreUnavailable,))
+        self._pace = RateLimiter(tables.settings.bot_pace)  # by table id
 
     @property
     def counters(self) -> Counters:
@@ -209,7 +215,16 @@ class BotKeeper:
                 await self.counters.release(LEASE + table_id, self.owner)
 
     async def _seats(self, session: Session) -> None:
-        await asyncio.gather(*(self._seat(session, bot) for bot in session.stored.bots))
+        bots = session.stored.bots
+        pace = None
+        if len(bots) == session.players:  # nobody to wait for: the table's pace
+            pace = functools.partial(self._paced, session.table_id)
+        await asyncio.gather(*(self._seat(session, bot, pace) for bot in bots))
+
+    async def _paced(self, table_id: str) -> None:
+        """Return when the table's pace lets its bots play one more move."""
+        while wait := self._pace.take(table_id):
+            await asyncio.sleep(wait)
 
     async def _keep(self, table_id: str) -> None:
         """Renew the lease; return when another process holds it."""
@@ -222,7 +237,12 @@ class BotKeeper:
             except StoreUnavailable:
                 continue  # the lease may still be ours: try again
 
-    async def _seat(self, session: Session, bot: rules_pb2.BotSeat) -> None:
+    async def _seat(
+        self,
+        session: Session,
+        bot: rules_pb2.BotSeat,
+        pace: Callable[[], Awaitable[None]] | None,
+    ) -> None:
         """Play one bot seat to the end of the match (a failing bot: default moves)."""
         table_id = session.table_id
         game = GAMES.get(session.stored.spec.game, "tablic")
@@ -238,9 +258,9 @@ class BotKeeper:
             player = registry.create(bot.bot, seat=bot.seat, rules=rules, rng=rng, **options)
         beat = asyncio.create_task(present(self.tables, table_id, bot.seat))
         try:
-            await play_seat(self.tables, self.feed, table_id, bot.seat, token, player)
+            await play_seat(self.tables, self.feed, table_id, bot.seat, token, player, pace)
         except Exception:  # the bot failed: the seat plays its default moves to the end
             log.exception("bot table %s seat %d: the bot failed", table_id, bot.seat)
-            await play_seat(self.tables, self.feed, table_id, bot.seat, token, None)
+            await play_seat(self.tables, self.feed, table_id, bot.seat, token, None, pace)
         finally:
             await cancel_and_wait([beat])

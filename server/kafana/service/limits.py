@@ -31,11 +31,14 @@ class Limits:
     """Per-caller quotas on tables and the sizes of what a caller sends (0: no limit).
 
     `open_tables` counts a table from its creation until it finishes, or for the idle time to
-    live after its creation, whichever comes first. The quotas are counted in the store, so
-    every server process on one Redis shares them.
+    live after its creation, whichever comes first; `open_bot_tables` counts the same way the
+    tables whose every seat is a built-in bot (the server plays them: its own CPU, see
+    `kafana.service.bot_tables`). The quotas are counted in the store, so every server process
+    on one Redis shares them.
     """
 
     tables_per_hour: int = 600
     open_tables: int = 200
     config_bytes: int = 64 * 1024  # a CreateTable's TableConfig, serialized
     message_bytes: int = 1024 * 1024  # any request, serialized
+    open_bot_tables: int = 4

@@ -38,36 +38,66 @@ class TableQuotas:
         self.store = store
         self.limits = limits
 
-    async def admit(self, owner: str, table_id: str, until_ms: int, now_ms: int) -> None:
+    async def admit(
+        self, owner: str, table_id: str, until_ms: int, now_ms: int, *, bots_only: bool = False
+    ) -> None:
         """Count table `table_id` (open until `until_ms` at the latest) against `owner`'s
-        quotas, or raise `QuotaExceeded` (nothing counted)."""
-        counters = self.store.counters
+        quotas (`bots_only`: a table whose every seat is a built-in bot, also against
+        `open_bot_tables`), or raise `QuotaExceeded` (nothing counted)."""
         limits = self.limits
-        held = "open:" + owner
-        if limits.open_tables:
-            wait = await counters.hold(held, table_id, limits.open_tables, until_ms, now_ms)
-            if wait and await self._drop_ended(held, now_ms):
-                wait = await counters.hold(held, table_id, limits.open_tables, until_ms, now_ms)
-            if wait:
-                raise over_quota(
-                    f"at most {limits.open_tables} tables per caller are open at once: finish "
-                    f"or close one, or retry in {_span(wait)} when the oldest expires",
-                    wait,
-                    "open_tables",
-                    limits.open_tables,
+        held: list[str] = []
+        try:
+            quotas = [("open:", "open_tables", limits.open_tables, "tables")]
+            if bots_only:
+                bots = "tables of built-in bots only"
+                quotas.append(("botopen:", "open_bot_tables", limits.open_bot_tables, bots))
+            for prefix, quota, limit, what in quotas:
+                if limit:
+                    key = prefix + owner
+                    await self._hold(key, table_id, limit, until_ms, now_ms, quota, what)
+                    held.append(key)
+            if limits.tables_per_hour:
+                counters = self.store.counters
+                wait = await counters.count(
+                    "made:" + owner, limits.tables_per_hour, HOUR_MS, now_ms
                 )
-        if limits.tables_per_hour:
-            wait = await counters.count("made:" + owner, limits.tables_per_hour, HOUR_MS, now_ms)
-            if wait:
-                if limits.open_tables:
-                    await counters.release(held, table_id)
-                raise over_quota(
-                    f"at most {limits.tables_per_hour} tables per caller are created per hour: "
-                    f"retry in {_span(wait)}",
-                    wait,
-                    "tables_per_hour",
-                    limits.tables_per_hour,
-                )
+                if wait:
+                    raise over_quota(
+                        f"at most {limits.tables_per_hour} tables per caller are created per "
+                        f"hour: retry in {_span(wait)}",
+                        wait,
+                        "tables_per_hour",
+                        limits.tables_per_hour,
+                    )
+        except QuotaExceeded:
+            for key in held:
+                await self.store.counters.release(key, table_id)
+            raise
+
+    async def _hold(
+        self,
+        held: str,
+        table_id: str,
+        limit: int,
+        until_ms: int,
+        now_ms: int,
+        quota: str,
+        what: str,
+    ) -> None:
+        """Hold `table_id`'s place under `held` (at most `limit` of `what` at once), first
+        freeing the places of ended tables when full; else raise `QuotaExceeded`."""
+        counters = self.store.counters
+        wait = await counters.hold(held, table_id, limit, until_ms, now_ms)
+        if wait and await self._drop_ended(held, now_ms):
+            wait = await counters.hold(held, table_id, limit, until_ms, now_ms)
+        if wait:
+            raise over_quota(
+                f"at most {limit} {what} per caller are open at once: finish or close one, "
+                f"or retry in {_span(wait)} when the oldest expires",
+                wait,
+                quota,
+                limit,
+            )
 
     async def _drop_ended(self, held: str, now_ms: int) -> bool:
         """Free the places of tables that finished or expired; whether any was freed."""

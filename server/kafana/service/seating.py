@@ -132,7 +132,9 @@ class Seating:
         data = table_record(stored)
         table_id = secrets.token_hex(8)
         if owner:  # a caller of the service (the domain layer's own tables are not charged)
-            await self.quotas.admit(owner, table_id, now + self.settings.idle_ttl_ms, now)
+            bots_only = len(config.bots) == rules.players  # the server plays every seat
+            until = now + self.settings.idle_ttl_ms
+            await self.quotas.admit(owner, table_id, until, now, bots_only=bots_only)
         store = self.tables.store
         for _attempt in range(5):
             if await store.create(table_id, data, self.settings.join_deadline_ms, now):

@@ -24,6 +24,11 @@ HEARTBEAT_S = 5.0
 """A WatchEvents stream idle this long gets a Heartbeat (`ServerLimits.heartbeat_millis`)."""
 RETENTION_MS = 30 * DAY_MS
 """How long hosted events and their data are kept (`kafana serve --retention-days`)."""
+BOT_PACE = RateLimit(rate=10.0, burst=2_000.0)
+"""The moves a table of built-in bots only plays (every seat the server's): any match of
+either game at once (a Tač game of two decks is under 1,700 moves), then 10 a second, per
+table (`kafana.service.bot_tables`); at full speed one such table ran 2,600 moves/s, most of
+a core, for minutes. Its `max_clients` bounds the tables a process keeps a pace for."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,7 @@ class Settings:
     limits: Limits = field(default_factory=Limits)
     rate_limit: RateLimit = field(default_factory=RateLimit)
     resets_per_second: int = RESETS_PER_SECOND  # 0: a resetting connection is never closed
+    bot_pace: RateLimit = field(default_factory=lambda: BOT_PACE)  # see BOT_PACE
     # What it tells.
     metered: bool = False  # count and time every call (`--metrics`)
     metrics_port: int | None = None
