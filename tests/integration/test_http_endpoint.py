@@ -223,6 +223,40 @@ def test_json_nested_too_deeply_is_refused_naming_the_bound(
     assert (info.reason, info.metadata["field"]) == ("INVALID_ARGUMENT", "request")
 
 
+@pytest.mark.parametrize("field", ["bots", "seatAccounts"])
+def test_json_with_too_many_values_is_refused_before_it_is_read(
+    field: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before: a 680 KB body of 170,000 empty bots took 369 ms of protobuf's ParseDict (pure
+    # Python) before CreateTable refused it; a gRPC client's protobuf is read in C
+    from connectrpc.code import Code
+    from connectrpc.errors import ConnectError
+    from kafana.service.web import adapter
+
+    many = {"bots": [{}], "seatAccounts": ["a"]}[field] * 170_000
+    body = json.dumps({"config": {field: many}}).encode()
+    parse = adapter.json_format.ParseDict
+
+    def never(*_: object) -> None:
+        raise AssertionError("read before it was counted")
+
+    monkeypatch.setattr(adapter.json_format, "ParseDict", never)
+    with pytest.raises(ConnectError) as refused:
+        adapter.JsonCodec().decode(body, service_pb2.CreateTableRequest)
+    monkeypatch.setattr(adapter.json_format, "ParseDict", parse)
+    assert refused.value.code == Code.INVALID_ARGUMENT
+    assert refused.value.message == (
+        "the request body has more than 20000 values (array items and object members, counted "
+        "by their commas) to be a kafana.v1.CreateTableRequest in JSON"
+    )
+    # the most a real request holds: 256 explicit decks of 52 cards
+    decks = [{"cards": ["AC"] * 52}] * 256
+    message = adapter.JsonCodec().decode(
+        json.dumps({"config": {"decks": decks}}).encode(), service_pb2.CreateTableRequest
+    )
+    assert len(service_pb2.CreateTableRequest.FromString(message).config.decks) == 256
+
+
 def test_no_recursion_error_text_reaches_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
     # Before: a RecursionError out of the codec became connectrpc's "unmarshal message:
     # maximum recursion depth exceeded...", naming no field.

@@ -58,6 +58,12 @@ def json_depth(text: str) -> int:
     return max(accumulate(map(NESTING.__getitem__, brackets), initial=0))
 
 
+def json_text(data: bytes | bytearray) -> str:
+    """JSON bytes as text, decoded as `json.loads` decodes them (UTF-8, or UTF-16/32 by their
+    form); UnicodeDecodeError when they are none of these."""
+    return bytes(data).decode(json.detect_encoding(data), "surrogatepass")
+
+
 def json_value(text: str | bytes) -> Any:
     """`json.loads(text)`, nested at most `MAX_DEPTH` deep: InvalidInputError `nested too
     deeply` past it; JSONDecodeError (a ValueError) when `text` is no JSON. Parsed first (the
@@ -73,7 +79,7 @@ def json_value(text: str | bytes) -> Any:
     kafana.errors.InvalidInputError: nested too deeply
     """
     if isinstance(text, bytes | bytearray):
-        text = bytes(text).decode(json.detect_encoding(text), "surrogatepass")
+        text = json_text(text)
     try:
         value = json.loads(text)
     except RecursionError:
