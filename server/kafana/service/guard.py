@@ -24,6 +24,7 @@ are not limited.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -126,7 +127,8 @@ class Guard(WrappingInterceptor):
         self, behavior: Behavior, request: Any, context: Context, key: str, streaming: bool
     ) -> Any:
         """The call itself, with what it charges beyond one token taken after it
-        (`ratelimit.charge`); an event stream counts against its caller's open streams."""
+        (`ratelimit.charge`; a stream's at once); an event stream counts against its caller's
+        open streams."""
         if not streaming:
             charged = charging()
             try:
@@ -145,6 +147,7 @@ class Guard(WrappingInterceptor):
                 limit=limit,
             )
         self.streams[key] = self.streams.get(key, 0) + 1
+        charging(functools.partial(self.limiter.charge, key))
         try:
             return await behavior(request, context)
         finally:

@@ -26,23 +26,24 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-_CHARGED: ContextVar[list[float] | None] = ContextVar("kafana_charged", default=None)
-"""The tokens the running call charges beyond its own (`charge`), where the guard counts them."""
+_CHARGED: ContextVar[Callable[[float], None] | None] = ContextVar("kafana_charged", default=None)
+"""Where the running call's charges beyond its own token go (`charge`), set by the guard."""
 
 
 def charge(tokens: float) -> None:
     """Charge the running call `tokens` more than an ordinary call's one, to its caller (taken
-    by the guard after the call). Outside a guarded call (the domain layer used directly, a
-    competition's own work) nothing is charged."""
+    by the guard after a call, at once in a stream). Outside a guarded call (the domain layer
+    used directly, a competition's own work) nothing is charged."""
     charged = _CHARGED.get()
     if charged is not None:
-        charged.append(tokens)
+        charged(tokens)
 
 
-def charging() -> list[float]:
-    """Start counting the running call's `charge`s (the guard, before the call): the list."""
+def charging(to: Callable[[float], None] | None = None) -> list[float]:
+    """Start counting the running call's `charge`s (the guard, before the call): into the
+    list returned, or, given `to` (a stream, which may last hours), straight to it."""
     charged: list[float] = []
-    _CHARGED.set(charged)
+    _CHARGED.set(to or charged.append)
     return charged
 
 
