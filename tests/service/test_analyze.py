@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import threading
 
 import grpc
 import pytest
@@ -148,3 +149,29 @@ async def test_server_info_lists_the_built_in_bots_of_each_game(service: Service
     assert "search" in tac_bots and "loader" in tac_bots
     ismcts = next(b for b in info.bots if b.name == "ismcts")
     assert "budget_ms" in ismcts.options and ismcts.summary
+
+
+async def test_the_replay_runs_in_a_worker_after_the_callers_slot_is_held(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A review (7 Dec): the match was replayed to the position (135 ms for a long one) on the
+    # event loop, every other call of the process waiting, before the one-analysis-per-caller
+    # check: a caller refused anyway cost that replay each time
+    from kafana.service import advice
+
+    replays: list[str] = []
+    replay = advice.position
+
+    def counted(*args: object) -> advice.Position:
+        replays.append(threading.current_thread().name)
+        return replay(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(advice, "position", counted)
+    table_id, tokens = await _table(service, hints=True)
+    _, token = await _to_move(service, table_id, tokens)
+    request = service_pb2.AnalyzeRequest(table_id=table_id, budget_millis=300)
+    calls = [service.stub.Analyze(request, metadata=seat_md(token)) for _ in range(4)]
+    results = await asyncio.gather(*calls, return_exceptions=True)
+    answered = [r for r in results if isinstance(r, service_pb2.AnalyzeResponse)]
+    assert len(answered) == len(replays) < 4  # a refused call replayed nothing
+    assert all(name.startswith("kafana-analysis") for name in replays), replays

@@ -10,12 +10,16 @@ for inference. What a call may cost is bounded three ways:
 - the process: `workers` analyses run at once in their own threads, at most `waiting` more
   queue; past that RESOURCE_EXHAUSTED (QUOTA_EXCEEDED, retry after a budget's time);
 - each caller (account or address): one analysis at a time.
+
+The replay to the position (the match from its start: 135 ms for a long one) is the worker's
+too, after the caller's slot is held: never on the event loop, never for a refused call.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -49,8 +53,8 @@ class Position:
     played: tablic.Move | None = None
 
 
-def position(session: Session, seat: int, at_seq: int | None) -> Position:
-    """The position of `seat` at `at_seq` (None: now) of a Tablić table, with its play log."""
+def checked_seq(session: Session, seat: int, at_seq: int | None) -> int:
+    """The seq to analyse `seat` at (`at_seq`, None: now), checked against the table."""
     if not isinstance(session.match, tablic.MatchState):
         raise InvalidInputError("Analyze plays Tablić only", field="table_id")
     if not 0 <= seat < session.players:
@@ -58,6 +62,12 @@ def position(session: Session, seat: int, at_seq: int | None) -> Position:
     seq = session.seq if at_seq is None else at_seq
     if seq > session.seq:
         raise InvalidInputError(f"at_seq {seq} is past the table's last event", field="at_seq")
+    return seq
+
+
+def position(session: Session, seat: int, seq: int) -> Position:
+    """The position of `seat` at `seq` (`checked_seq`) of a Tablić table, with its play log:
+    the match replayed from its start (a worker thread's work, as the analysis is)."""
     log = PlayLog()
     before = Session.start(session.table_id, session.stored)
     played: tablic.Move | None = None
@@ -106,8 +116,11 @@ class Advisor:
         """The budget a call gets: the default for 0, never more than `max_ms`."""
         return min(asked or self.default_ms, self.max_ms)
 
-    async def run(self, caller: str, where: Position, budget_ms: int) -> Analysis:
-        """The analysis of `where` for `caller` (QuotaExceeded past the bounds)."""
+    async def run(
+        self, caller: str, where: Callable[[], Position], budget_ms: int
+    ) -> tuple[Position, Analysis]:
+        """The position `where` makes and its analysis, for `caller` (QuotaExceeded past the
+        bounds, before `where` is called): both in a worker thread."""
         if caller in self._busy:
             raise QuotaExceeded(
                 "one analysis at a time: wait for the answer of the one running",
@@ -122,9 +135,7 @@ class Advisor:
             self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="kafana-analysis")
         self._busy.add(caller)
         try:
-            work = functools.partial(
-                analyze, where.view, where.moves, budget_ms=budget_ms, log=where.log
-            )
+            work = functools.partial(_analysed, where, budget_ms)
             return await asyncio.get_running_loop().run_in_executor(self._pool, work)
         finally:
             self._busy.discard(caller)
@@ -159,5 +170,12 @@ async def advise(
         await tables.check_view(session, None)  # an embargoed record is not reviewed either
         if seat is None:
             raise InvalidInputError("a review (at_seq) names the seat to analyse", field="seat")
-    where = position(session, seat, at_seq)
-    return session, where, await advisor.run(caller, where, advisor.budget(budget_ms))
+    seq = checked_seq(session, seat, at_seq)
+    where = functools.partial(position, session, seat, seq)
+    at, found = await advisor.run(caller, where, advisor.budget(budget_ms))
+    return session, at, found
+
+
+def _analysed(where: Callable[[], Position], budget_ms: int) -> tuple[Position, Analysis]:
+    at = where()
+    return at, analyze(at.view, at.moves, budget_ms=budget_ms, log=at.log)
