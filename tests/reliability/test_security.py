@@ -216,6 +216,40 @@ async def test_a_record_is_charged_for_the_events_it_replays(redis_store: RedisS
         assert reason_of(error) == "RATE_LIMITED"
 
 
+async def test_a_record_is_built_once_and_kept_for_the_next_call(
+    redis_store: RedisStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A review (7 Dec): no cache of finished records, every GetRecord replayed the match
+    again (277 ms for 7,106 events). Now the answer is kept by its history, bounded."""
+    import random
+
+    from kafana.service import convert
+    from service.wire_support import play_to_end, seated
+
+    built: list[str] = []
+    build = convert.record
+
+    def counted(session: Any) -> Any:
+        built.append(session.table_id)
+        return build(session)
+
+    monkeypatch.setattr(convert, "record", counted)
+    async with (
+        running(redis_store) as server,
+        grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel,
+    ):
+        tables, table_id, tokens = await seated(redis_store, rules_pb2.RulesSpec())
+        await play_to_end(tables, table_id, tokens, random.Random(3))
+        stub = KafanaServiceStub(channel)
+        answers = [
+            await stub.GetRecord(service_pb2.GetRecordRequest(table_id=table_id)) for _ in range(3)
+        ]
+        assert built == [table_id]
+        assert answers[0] == answers[1] == answers[2] and answers[0].events
+        kept = server.server.servicer.records
+        assert len(kept) == 1 and kept.bytes == answers[0].ByteSize()
+
+
 @pytest.mark.parametrize("with_state", [False, True])
 async def test_a_stream_is_charged_for_the_events_it_catches_up_on(
     redis_store: RedisStore, with_state: bool

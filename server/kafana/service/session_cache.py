@@ -9,8 +9,7 @@ is replayed from the store when asked for again.
 
 from __future__ import annotations
 
-from collections import OrderedDict
-
+from kafana.service.lru import LRU
 from kafana.service.session import Session
 
 CACHE_ENTRIES = 16_384
@@ -28,54 +27,21 @@ def session_bytes(session: Session) -> int:
     return fixed + EVENT_BYTES * session.seq + len(session.log.data)
 
 
-class SessionCache:
+class SessionCache(LRU[str, Session]):
     """Sessions by table id, least recently used first; bounded in entries and in bytes."""
 
     def __init__(self, entries: int = CACHE_ENTRIES, max_bytes: int = CACHE_BYTES) -> None:
-        self.entries = entries
-        self.max_bytes = max_bytes
-        self.bytes = 0
-        self._items: OrderedDict[str, tuple[Session, int]] = OrderedDict()
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def get(self, table_id: str) -> Session | None:
-        """The cached session of `table_id` (None: not kept)."""
-        item = self._items.get(table_id)
-        return item[0] if item is not None else None
-
-    def pop(self, table_id: str) -> Session | None:
-        """Forget `table_id`'s session; the session, if one was kept."""
-        item = self._items.pop(table_id, None)
-        if item is None:
-            return None
-        self.bytes -= item[1]
-        return item[0]
+        super().__init__(entries, max_bytes)
 
     def put(self, session: Session) -> None:
         """Keep `session` as its table's latest, then drop the oldest past either bound."""
-        self._keep(session, self._items.pop(session.table_id, None))
+        self.store(session.table_id, session, session_bytes(session))
 
     def keep(self, session: Session) -> bool:
         """`put` unless a later session of the table is kept; whether it was put (the move
         path's one call: `get` and `put` in one)."""
-        items = self._items
-        old = items.get(session.table_id)
-        if old is not None:
-            if old[0].seq > session.seq:
-                return False
-            del items[session.table_id]
-        self._keep(session, old)
+        old = self.peek(session.table_id)
+        if old is not None and old.seq > session.seq:
+            return False
+        self.store(session.table_id, session, session_bytes(session))
         return True
-
-    def _keep(self, session: Session, old: tuple[Session, int] | None) -> None:
-        if old is not None:
-            self.bytes -= old[1]
-        weight = session_bytes(session)
-        items = self._items
-        items[session.table_id] = (session, weight)
-        self.bytes += weight
-        while len(items) > self.entries or (self.bytes > self.max_bytes and len(items) > 1):
-            _, (_, dropped) = items.popitem(last=False)
-            self.bytes -= dropped
