@@ -11,6 +11,7 @@ from kafana.competitions.envelope import FairRecord
 from kafana.competitions.fairness import check_commitment
 from kafana.competitions.league.redis_store import RedisLeagues
 from kafana.competitions.league.results import BENCH_MS
+from kafana.service.inputs import page_token
 from kafana.service.ratelimit import RateLimit
 from kafana.store.client import RedisClient
 from kafana.v1 import competitions_pb2 as cpb
@@ -125,6 +126,19 @@ async def test_two_accounts_queue_play_and_are_rated_once(redis_url: str) -> Non
                 )
             )
             assert reason_of(other) == "INVALID_PAGE_TOKEN"  # handed out for season 0
+            # tokens are opaque but not signed: a forged season was INTERNAL with a traceback
+            # ("²" passes isdigit, 99999999999 overflows the field) or read a season the
+            # league has not (a review, 7 Dec)
+            for season in ("²", "99999999999", "7", "0", "-1"):
+                forged = page_token((1, season), "board spring 0")
+                refused = await refusal(
+                    node.leagues.GetLeaderboard(
+                        pb.GetLeaderboardRequest(league="spring", page_token=forged),
+                        metadata=mallory,
+                    )
+                )
+                assert refused.code() == grpc.StatusCode.INVALID_ARGUMENT, season
+                assert reason_of(refused) == "INVALID_PAGE_TOKEN", season
             # queueing again now that it is settled is allowed
             status = await node.leagues.JoinQueue(
                 pb.JoinQueueRequest(league="spring"), metadata=ana

@@ -28,6 +28,7 @@ from kafana_play import card_tokens, config, strings
 from kit import (
     Service,
     healthy,
+    info_metadata,
     reason_of,
     redis_cluster,
     refusal,
@@ -199,6 +200,20 @@ async def test_one_stream_plays_three_tables_and_resumes_without_repeats(served:
     first = await asyncio.wait_for(call.read(), 5)
     assert first.HasField("heartbeat") and first.heartbeat.seq == 0
     call.cancel()
+    # a made-up id is refused naming the field: past 64 bits, or of non-ASCII digits, it
+    # reached Redis ("ERR Invalid stream ID"): INTERNAL and a traceback (a review, 7 Dec)
+    for after in ("99999999999999999999-1", "\u0661\u0667-\u0663", "abc"):
+        refused = await refusal(
+            anext(
+                aiter(
+                    svc.stub.WatchAccount(
+                        service_pb2.WatchAccountRequest(after=after), metadata=bearer(bot.key)
+                    )
+                )
+            )
+        )
+        assert refused.code() == grpc.StatusCode.INVALID_ARGUMENT, after
+        assert info_metadata(refused).get("field") == "after", after
 
 
 async def test_a_move_on_one_process_wakes_the_stream_on_another(

@@ -47,7 +47,9 @@ def trim_every(max_len: int) -> int:
 
 NONE = "0-0"
 """The id before every notice."""
-_ID = re.compile(r"(\d{1,20})-(\d{1,20})")
+_ID = re.compile(r"([0-9]{1,20})-([0-9]{1,20})")
+ID_MAX = 2**64 - 1
+"""Each number of a stream id (Redis: 64 bits)."""
 
 
 def parse_id(text: str) -> tuple[int, int]:
@@ -55,9 +57,17 @@ def parse_id(text: str) -> tuple[int, int]:
 
     >>> parse_id("1733000000000-3")
     (1733000000000, 3)
+    >>> parse_id("99999999999999999999-1")  # past a stream id's 64 bits: Redis refuses it
+    Traceback (most recent call last):
+    ...
+    ValueError: '99999999999999999999-1' is not a notice id (<ms>-<n>, as AccountNotice.id gives)
+    >>> parse_id("\u0661\u0667-\u0663")  # digits, but not ASCII ones
+    Traceback (most recent call last):
+    ...
+    ValueError: '١٧-٣' is not a notice id (<ms>-<n>, as AccountNotice.id gives)
     """
     found = _ID.fullmatch(text)
-    if found is None:
+    if found is None or max(int(found[1]), int(found[2])) > ID_MAX:
         raise ValueError(f"{text!r} is not a notice id (<ms>-<n>, as AccountNotice.id gives)")
     return int(found[1]), int(found[2])
 

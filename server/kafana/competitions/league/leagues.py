@@ -22,6 +22,7 @@ from kafana.errors import (
     AlreadyExistsError,
     ApiKeyMissing,
     InvalidInputError,
+    InvalidPageToken,
     NotFoundError,
     PermissionDeniedError,
     RateLimited,
@@ -244,15 +245,20 @@ class Leagues:
         return await self.queue_view(league, player, state)
 
     async def board(
-        self, league: str, season: int, start: int, size: int, shown: int = 0
+        self, league: str, season: int, start: int, size: int, shown: int | None = None
     ) -> BoardPage:
         """A page of a season's board from rank `start` + 1 (`shown`: the season a page token
-        carried, so a new season does not shift a board being paged)."""
+        carried, so a new season does not shift a board being paged; None: no token)."""
         meta = await self.meta(league)
         season = self.season_of(meta, season, league)
-        season = shown or season
-        if not 0 <= start <= MAX_START:
-            raise InvalidInputError("page_token is out of range", field="page_token")
+        if shown is not None:
+            if not (0 <= start <= MAX_START and 1 <= shown <= self.season_of(meta, 0, league)):
+                raise InvalidPageToken(  # tokens are not signed: it was made up
+                    "page_token is not one this server handed out: pass next_page_token as "
+                    "it came, or none for the first page",
+                    field="page_token",
+                )
+            season = shown
         rows = await self.store.page(league, season, start, size + 1)
         total = await self.store.board_size(league, season)
         more = start + size if len(rows) > size else None

@@ -154,10 +154,10 @@ class LeaguesServiceServicer(leagues_pb2_grpc.LeaguesServiceServicer):
         the season, so a new season does not shift a board being paged)."""
         size = min(request.page_size or PAGE_SIZE, MAX_PAGE_SIZE)
         filters = f"board {request.league} {request.season}"
-        start, shown = 0, 0
+        start, shown = 0, None
         if request.page_token:
             start, text = read_page_token(request.page_token, filters)
-            shown = int(text) if text.isdigit() else 0
+            shown = int(text) if text.isascii() and text.isdigit() and len(text) < 10 else -1
         page = await self.leagues.board(request.league, request.season, start, size, shown)
         out = pb.LeaderboardPage(
             league=page.league,
