@@ -7,7 +7,7 @@ import asyncio
 from typing import Any, cast
 
 from kafana.service.auth import Authenticator, AuthPolicy, Caller
-from kafana.store.accounts import Account, AccountStore, key_hash
+from kafana.store.accounts import KEY_CHARS, Account, AccountStore, key_hash, new_key
 
 
 class Context:
@@ -58,3 +58,16 @@ def test_resolve_agrees_with_the_fast_path() -> None:
     context: Any = Context()
     resolved = asyncio.run(auth.resolve("PlayMove", None, context, bearer("kfk_ann")))
     assert resolved == auth.known("PlayMove", context, bearer("kfk_ann"))
+
+
+def test_a_key_longer_than_any_real_one_is_not_remembered() -> None:
+    # A review (7 Dec): every bearer string was kept in the fast path's memo before any
+    # check; distinct 7,000-character made-up keys took RSS from 72 to 146 MB (the memo is
+    # bounded in entries, and cleared when full: refilled at once)
+    auth = Authenticator(cast(AccountStore, object()), AuthPolicy(mode="required"))
+    context: Any = Context()
+    for n in range(50):
+        made_up = f"kfk_{n:04d}" + "x" * 7000
+        assert auth.known("PlayMove", context, bearer(made_up)) is None
+    assert len(auth._digests) == 0
+    assert len(new_key()) <= KEY_CHARS  # every real key is remembered

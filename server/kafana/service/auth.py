@@ -45,7 +45,7 @@ from kafana.service.errors import (
 )
 from kafana.service.intercept import Behavior, Context, WrappingInterceptor
 from kafana.service.ratelimit import RateLimit, RateLimiter
-from kafana.store.accounts import Account, AccountStore, key_hash
+from kafana.store.accounts import KEY_CHARS, Account, AccountStore, key_hash
 from kafana.tasks import cancel_and_wait
 from kafana.v1 import accounts_pb2, competitions_pb2, leagues_pb2, service_pb2
 
@@ -451,7 +451,7 @@ class Authenticator(WrappingInterceptor):
         the call `name`, worked out without a store read or a hash; None: ask `resolve`
         (no key, a key not cached, unknown or refused)."""
         key = bearer(metadata)
-        if not key:
+        if not key or len(key) > KEY_CHARS:  # a made-up one: never remembered
             return None
         digest = self._digests.get(key)
         if digest is None:

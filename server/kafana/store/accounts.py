@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 KEY_PREFIX = "kfk_"  # lets secret scanners and people recognise a Kafana key
 KEY_BYTES = 32  # 256 bits
+KEY_CHARS = 64
+"""Longer than any key `new_key` makes (47 characters): a longer bearer string is no key."""
 
 
 def new_key() -> str:
