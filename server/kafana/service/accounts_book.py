@@ -37,7 +37,8 @@ def account_name(name: str) -> str:
     """
     if not NAME.fullmatch(name):
         raise InvalidInputError(
-            "an account name is 1 to 64 of A-Z a-z 0-9 . _ -, starting with a letter or digit"
+            "an account name is 1 to 64 of A-Z a-z 0-9 . _ -, starting with a letter or digit",
+            field="name",
         )
     return name
 
