@@ -4,11 +4,13 @@ match settled and rated once (real servers, real Redis, the gRPC API)."""
 from __future__ import annotations
 
 import asyncio
+import logging
 
 import grpc
 import pytest
 from kafana.competitions.envelope import FairRecord
 from kafana.competitions.fairness import check_commitment
+from kafana.competitions.league.keys import LeagueKeys
 from kafana.competitions.league.redis_store import RedisLeagues
 from kafana.competitions.league.results import BENCH_MS
 from kafana.service.inputs import page_token
@@ -51,11 +53,19 @@ async def test_two_accounts_queue_play_and_are_rated_once(redis_url: str) -> Non
             assert a.match == b.match and a.table_id == b.table_id and a.seat != b.seat
             assert a.seat_token and b.seat_token and a.seat_token != b.seat_token
             assert sorted(a.players) == ["ana", "bob"]
-            # queueing again while paired is refused
-            again = await refusal(
-                node.leagues.JoinQueue(pb.JoinQueueRequest(league="spring"), metadata=ana)
-            )
-            assert again.code() == grpc.StatusCode.FAILED_PRECONDITION
+            # queueing again while paired is refused, and writes nothing: it renewed the
+            # league's keys for its retention (100 s -> 30 days, a review of 7 Dec)
+            client = RedisClient.from_url(redis_url)
+            meta = LeagueKeys("spring").meta
+            try:
+                await client.call(meta, "PEXPIRE", meta, 100_000)
+                again = await refusal(
+                    node.leagues.JoinQueue(pb.JoinQueueRequest(league="spring"), metadata=ana)
+                )
+                assert again.code() == grpc.StatusCode.FAILED_PRECONDITION
+                assert 0 < int(await client.call(meta, "PTTL", meta)) <= 100_000
+            finally:
+                await client.close()
             # a stranger cannot take a seat: no key, or another account's key
             for seat in (0, 1):
                 join = service_pb2.JoinTableRequest(table_id=a.table_id, seat=seat, name="m")
@@ -477,3 +487,25 @@ async def test_a_copy_of_a_match_table_another_referee_made_serves_no_seed(
         finally:
             for stream in streams:
                 stream.close()
+
+
+async def test_leaving_with_the_ticket_stream_is_no_info_line(
+    redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A review (7 Dec): each JoinQueue + WatchTickets opened and closed wrote an INFO line
+    # (300 cycles, 298 lines; 16 leagues at once, 890 lines in 4 s): a player's own doing,
+    # unthrottled. It is a debug line now.
+    async with site(redis_url) as s:
+        node = s.nodes[0]
+        await create_league(node, await s.account("org", "organiser"), "quiet")
+        ana = await s.account("ana")
+        caplog.set_level(logging.INFO, logger="kafana")
+        for _ in range(5):
+            tickets = Tickets(node, "quiet", ana)
+            status = await node.leagues.JoinQueue(pb.JoinQueueRequest(league="quiet"), metadata=ana)
+            assert status.state == pb.QUEUE_STATE_WAITING
+            tickets.close()
+            async with asyncio.timeout(10):  # taken out of the queue with the stream
+                while (await node.leagues.GetLeague(pb.GetLeagueRequest(league="quiet"))).waiting:
+                    await asyncio.sleep(0.05)
+        assert not [r for r in caplog.records if "left the queue" in r.getMessage()]

@@ -225,13 +225,13 @@ class Leagues:
         keep = _retention(meta)
         mu = load_rating(raw).mu
         state, match = await self.store.join(league, player, mu, now_ms(), keep)
-        band = (await self.store.bands(league)).of(mu)
-        await self.store.keep(league, season, keep, band)  # in use: kept
-        if state == PAIRED:
+        if state == PAIRED:  # refused: nothing written
             raise LeagueError(
                 f"{player!r} is in match {match} of league {league!r}, not settled "
                 "yet: play it (WatchTickets) before queueing again"
             )
+        band = (await self.store.bands(league)).of(mu)
+        await self.store.keep(league, season, keep, band)  # in use: kept
         self.wake()
         self.wake_players(league, [player])
         return await self.queue_view(league, player, state)

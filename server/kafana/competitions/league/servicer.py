@@ -144,7 +144,7 @@ class LeaguesServiceServicer(leagues_pb2_grpc.LeaguesServiceServicer):
         with contextlib.suppress(Exception):  # the store is down: the join deadline decides
             if (await self.store.status(league, player))[0] == WAITING:
                 await self.store.leave(league, player)
-                log.info("league %s: %s left the queue with its ticket stream", league, player)
+                log.debug("league %s: %s left the queue with its ticket stream", league, player)
 
     @unary
     async def GetLeaderboard(
