@@ -11,6 +11,8 @@ join begun before the move is refused there (`depart.lua`), so a player waits in
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from kafana.competitions.league.bands import Bands
 from kafana.competitions.league.keys import LEAGUES, BandKeys, LeagueKeys, bench, home
 from kafana.competitions.league.replies import atomic, each, fields, items, text, with_scores
@@ -301,9 +303,14 @@ class RedisLeagues(LeagueStore):
         (held,) = await self.client.run(_LEASE, [keys.lease], _encode([owner, str(ttl_ms)]))
         return bool(int(text(held)))
 
-    async def match(self, league: str, number: int) -> dict[str, str]:
+    async def match(
+        self, league: str, number: int, only: Sequence[str] | None = None
+    ) -> dict[str, str]:
         key = (await self._of_match(league, number)).match(number)
-        return fields(await self.client.call(key, "HGETALL", key))
+        if only is None:
+            return fields(await self.client.call(key, "HGETALL", key))
+        values = items(await self.client.call(key, "HMGET", key, *only))
+        return {name: text(v) for name, v in zip(only, values, strict=True) if v is not None}
 
     async def set_fields(self, league: str, number: int, fields: dict[str, str]) -> None:
         key = (await self._of_match(league, number)).match(number)

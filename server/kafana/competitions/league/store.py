@@ -13,6 +13,7 @@ kept, apart from the others.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from kafana.competitions.league.bands import Bands
@@ -158,8 +159,10 @@ class LeagueStore(ABC):
     # -- matches --------------------------------------------------------------------------
 
     @abstractmethod
-    async def match(self, league: str, number: int) -> dict[str, str]:
-        """A match's fields ({}: none, or expired)."""
+    async def match(
+        self, league: str, number: int, only: Sequence[str] | None = None
+    ) -> dict[str, str]:
+        """A match's fields ({}: none, or expired); `only`: just those (not its record)."""
 
     @abstractmethod
     async def set_fields(self, league: str, number: int, fields: dict[str, str]) -> None:
