@@ -21,7 +21,7 @@ from kafana.store.client import RedisClient
 from kafana.v1 import competitions_pb2 as cpb
 from kafana.v1 import leagues_pb2 as pb
 from kafana.v1 import service_pb2, state_pb2
-from kit import reason_of, refusal, retry_delay_ms
+from kit import info_metadata, reason_of, refusal, retry_delay_ms
 
 from .league_helpers import Site, Tickets, create_league, play_out, site
 
@@ -105,6 +105,13 @@ async def test_two_accounts_queue_play_and_are_rated_once(redis_url: str) -> Non
                 )
                 assert player.games == 1 and len(player.history) == 1
                 assert [m.match for m in player.matches] == [a.match]
+            too_many = await refusal(
+                node.leagues.GetPlayer(
+                    pb.GetPlayerRequest(league="spring", player="ana", matches=201),
+                    metadata=mallory,
+                )
+            )
+            assert info_metadata(too_many).get("field") == "matches"  # it named none
             # AIP-158: one row a page, the next page by its token; a made-up token is refused
             first = await node.leagues.GetLeaderboard(
                 pb.GetLeaderboardRequest(league="spring", page_size=1), metadata=mallory

@@ -221,8 +221,8 @@ def read_page_token(token: str, filters: str) -> tuple[int, str]:
         ) from None
     if digest != _filters_digest(filters):
         raise InvalidPageToken(
-            "page_token was handed out for other filters: send the game and status of the "
-            "first page with it",
+            "page_token was handed out for other filters: send it with the filters of the "
+            "first page (a ListTables' game and status, a leaderboard's league and season)",
             field="page_token",
         )
     return created, table_id

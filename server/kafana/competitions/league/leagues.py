@@ -286,7 +286,9 @@ class Leagues:
         )
         count = count or MATCHES
         if count > MAX_MATCHES:
-            raise InvalidInputError(f"matches is at most {MAX_MATCHES}, not {count}")
+            raise InvalidInputError(
+                f"matches is at most {MAX_MATCHES}, not {count}", field="matches"
+            )
         (raw,) = await self.store.ratings(league, season, [who])
         rating = load_rating(raw)
         history = await self.store.history(league, season, who, MAX_HISTORY)

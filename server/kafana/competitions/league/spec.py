@@ -44,7 +44,7 @@ def league_name(name: str) -> str:
 def _bounded(value: int, default: int, low: int, high: int, what: str) -> int:
     chosen = value or default
     if not low <= chosen <= high:
-        raise InvalidInputError(f"{what} is from {low} to {high}, not {chosen}")
+        raise InvalidInputError(f"{what} is from {low} to {high}, not {chosen}", field=what)
     return chosen
 
 
@@ -64,7 +64,9 @@ def _from_table_spec(spec: leagues_pb2.LeagueSpec) -> leagues_pb2.LeagueSpec:
                 f"give the rules (a RulesSpec) or {', '.join(given)}, not both", field="rules"
             )
         if spec.rules.partnerships:
-            raise InvalidInputError("a league seats one player a side: no partnerships")
+            raise InvalidInputError(
+                "a league seats one player a side: no partnerships", field="rules.partnerships"
+            )
         engine = build_rules(spec.rules)  # InvalidRulesError naming the switch
         out.game = spec.rules.game or rules_pb2.GAME_TABLIC
         out.players = engine.players
