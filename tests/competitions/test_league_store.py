@@ -185,3 +185,30 @@ async def test_a_league_plays_in_process_in_open_mode(redis_store: RedisStore) -
                 stream.close()
         board = await node.leagues.GetLeaderboard(pb.GetLeaderboardRequest(league="local"))
         assert board.total == 2
+
+
+async def test_a_players_history_keeps_the_points_it_can_show(redis_url: str) -> None:
+    # A review (7 Dec): every rated game appended a history point for good (the match list
+    # is trimmed to its 200), though GetPlayer shows the last 1,000 (`MAX_HISTORY`)
+    from kafana.competitions.league import redis_store
+    from kafana.competitions.league.keys import LeagueKeys
+    from kafana.competitions.league.leagues import MAX_HISTORY
+
+    client = RedisClient.from_url(redis_url)
+    try:
+        keys = LeagueKeys("long")
+        names = [keys.ratings(1), keys.board(1), keys.games, keys.meta, keys.rated(1)]
+        names += [keys.history(1, "ana"), keys.matches(1, "ana")]
+        read = ""
+        for number in range(MAX_HISTORY + 5):
+            rating = f"r{number}"
+            point = f'"mu": {number}, "sigma": 8.0}}'
+            args = [str(number), "600000", "1", "ana", read, rating, "1.0", point, "1", "ana"]
+            (answer,) = await client.run(redis_store._RATE, names, redis_store._encode(args))
+            assert answer == b"rated"
+            read = rating
+        history = await RedisLeagues(client).history("long", 1, "ana", 10**6)
+        assert len(history) == MAX_HISTORY
+        assert history[-1].endswith(f'"mu": {MAX_HISTORY + 4}, "sigma": 8.0}}')  # the newest
+    finally:
+        await client.close()

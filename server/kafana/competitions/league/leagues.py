@@ -36,7 +36,7 @@ from kafana.v1 import leagues_pb2 as pb
 
 MATCHES = 20
 MAX_MATCHES = 200
-MAX_HISTORY = 1000
+MAX_HISTORY = 1000  # rate.lua keeps as many a player and season
 MAX_START = 200_000_000
 
 

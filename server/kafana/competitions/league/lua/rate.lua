@@ -36,6 +36,7 @@ for i = 0, nplayers - 1 do
     local base = ratings_at + 5 * j
     if ARGV[base] == player then
       redis.call('RPUSH', history, '{"game": ' .. game .. ', ' .. ARGV[base + 4])
+      redis.call('LTRIM', history, -1000, -1)  -- what GetPlayer shows (MAX_HISTORY)
       redis.call('PEXPIRE', history, keep)
     end
   end
