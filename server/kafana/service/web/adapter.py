@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
 from connectrpc.code import Code
-from connectrpc.errors import ConnectError, ErrorDetail
+from connectrpc.errors import ConnectError
 from connectrpc.method import IdempotencyLevel, MethodInfo, StreamType
 from connectrpc.request import RequestContext
 from connectrpc.server import ConnectASGIApplication, Endpoint
@@ -34,13 +34,14 @@ from google.rpc import (  # type: ignore[import-untyped, unused-ignore]
     error_details_pb2,
     status_pb2,
 )
-from protobuf.wkt import Any as AnyDetail
 
 from kafana.errors import InvalidInputError
 from kafana.games.records import MAX_DEPTH, json_text, json_value
 from kafana.service.errors import DETAILS_METADATA, rich_status
 from kafana.service.intercept import Handler
+from kafana.service.web.compression import Gzip
 from kafana.service.web.context import Aborted, HttpContext, Metadata, unbase64
+from kafana.service.web.status import connect_code, rich_error
 
 log = logging.getLogger(__name__)
 PROTOCOL_TRAILERS = frozenset({DETAILS_METADATA, "grpc-status", "grpc-message"})
@@ -184,20 +185,6 @@ def _misfit(error: str) -> tuple[str, str]:
         path = ".".join(parents)
         return path, f"field {path} has a value of the wrong type"
     return "request", "a value does not fit its field"
-
-
-def rich_error(status: status_pb2.Status) -> ConnectError:
-    """The Connect error of a `google.rpc.Status`, its details (ErrorInfo...) as they are."""
-    code = next((c for c in grpc.StatusCode if c.value[0] == status.code), grpc.StatusCode.UNKNOWN)
-    details = [ErrorDetail(AnyDetail(type_url=d.type_url, value=d.value)) for d in status.details]
-    return ConnectError(connect_code(code), status.message, details)
-
-
-def connect_code(code: grpc.StatusCode) -> Code:
-    """The Connect code of a gRPC status code (the same set; CANCELLED is spelled CANCELED)."""
-    if code == grpc.StatusCode.CANCELLED:
-        return Code.CANCELED
-    return Code[code.name]
 
 
 def header_value(value: str | bytes) -> str:
@@ -423,6 +410,7 @@ class KafanaApplication(ConnectASGIApplication[Bridge]):
             endpoints=lambda _: endpoints,
             read_max_bytes=read_max_bytes,
             codecs=[ProtoCodec(), JsonCodec()],
+            compressions=[Gzip()],  # one member, linear (not connectrpc's)
         )
 
     @property
