@@ -30,10 +30,18 @@ CHUNK = 16 * 1024
 """Bytes of a file sent at a time."""
 
 
-@lru_cache(maxsize=64)  # the package ships a handful of files: each compressed once
+@lru_cache(maxsize=64)  # the package ships a handful of files: each read once
+def contents(path: Path, mtime_ns: int) -> bytes:
+    """`path`'s bytes, shared by every request (`mtime_ns` keys the cache: a rebuilt file is
+    read anew). Read per request, 10 HTTP/2 connections x 900 streams reset at once took RSS
+    from 378 to 2,437 MB (each request started, with its own 241 KB copy of the bundle)."""
+    return path.read_bytes()
+
+
+@lru_cache(maxsize=64)
 def gzipped(path: Path, mtime_ns: int) -> bytes:
-    """`path` compressed (`mtime_ns` keys the cache: a rebuilt file is compressed anew)."""
-    return gzip.compress(path.read_bytes(), compresslevel=9, mtime=0)
+    """`path` compressed, once (keyed as `contents`)."""
+    return gzip.compress(contents(path, mtime_ns), compresslevel=9, mtime=0)
 
 
 def accepts_gzip(scope: Scope) -> bool:
@@ -79,7 +87,8 @@ class Pages:
             await self.app(scope, receive, send)
             return
         compress = found.suffix in COMPRESSED and accepts_gzip(scope)
-        body = gzipped(found, found.stat().st_mtime_ns) if compress else found.read_bytes()
+        mtime_ns = found.stat().st_mtime_ns
+        body = gzipped(found, mtime_ns) if compress else contents(found, mtime_ns)
         kind = TYPES.get(found.suffix) or mimetypes.guess_type(found.name)[0] or "text/html"
         if kind == "text/html":
             kind = "text/html; charset=utf-8"
