@@ -297,6 +297,34 @@ def test_a_gzip_body_is_one_member_read_in_linear_time(http: httpx.Client) -> No
     assert large.value.code == Code.RESOURCE_EXHAUSTED
 
 
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        (b"[]", "request"),
+        (b'"x"', "request"),
+        (b'{"config": []}', "config"),
+        (b'{"config": {"rules": []}}', "config.rules"),
+        (b'{"config": {"bots": [[]]}}', "config.bots"),
+    ],
+)
+def test_json_that_is_no_object_where_a_message_goes_is_refused(
+    http: httpx.Client, body: bytes, field: str
+) -> None:
+    # A review (7 Dec): protobuf's ParseDict reads an array as an empty message, so these
+    # bodies created a default table (200), the very thing strict JSON is there to prevent;
+    # '"x"' said "there is no field x"
+    before = http.post(SERVICE + "ListTables", json={}).json().get("tables", [])
+    answer = http.post(
+        SERVICE + "CreateTable", content=body, headers={"content-type": "application/json"}
+    )
+    assert answer.status_code == 400, answer.text
+    refused = answer.json()
+    assert error_info(refused["details"]).metadata["field"] == field, refused
+    assert "an object" in refused["message"], refused
+    after = http.post(SERVICE + "ListTables", json={}).json().get("tables", [])
+    assert len(after) == len(before)  # nothing created
+
+
 def test_no_recursion_error_text_reaches_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
     # Before: a RecursionError out of the codec became connectrpc's "unmarshal message:
     # maximum recursion depth exceeded...", naming no field.

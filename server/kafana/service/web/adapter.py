@@ -28,7 +28,11 @@ from connectrpc.method import IdempotencyLevel, MethodInfo, StreamType
 from connectrpc.request import RequestContext
 from connectrpc.server import ConnectASGIApplication, Endpoint
 from google.protobuf import descriptor_pb2, descriptor_pool, json_format, message_factory
-from google.protobuf.descriptor import MethodDescriptor, ServiceDescriptor
+from google.protobuf.descriptor import (
+    FieldDescriptor,
+    MethodDescriptor,
+    ServiceDescriptor,
+)
 from google.protobuf.message import Message
 from google.rpc import (  # type: ignore[import-untyped, unused-ignore]
     error_details_pb2,
@@ -138,6 +142,17 @@ class JsonCodec:
                 else " (not UTF-8)"
             )
             raise _refused(f"the request body is not JSON{where}: send a {name} in JSON") from None
+        misfit = not_an_object(parsed, message_class.DESCRIPTOR)
+        if misfit is not None:  # ParseDict reads an array as an empty message
+            raise rich_error(
+                rich_status(
+                    "INVALID_ARGUMENT",
+                    f"the request is not a {name} in JSON: "
+                    + ("it is" if misfit == "request" else f"field {misfit} is")
+                    + " not an object",
+                    {"field": misfit},
+                )
+            )
         try:
             json_format.ParseDict(parsed, message)
         except RecursionError:  # not within MAX_DEPTH; and never "maximum recursion depth"
@@ -149,6 +164,36 @@ class JsonCodec:
             )
             raise rich_error(status) from None
         return message.SerializeToString()
+
+
+def not_an_object(value: Any, message: Any, path: str = "") -> str | None:
+    """The path of the first value of `value` (JSON of a `message`) that should be a JSON
+    object, a message, and is something else ("request": the whole body); None: none.
+    protobuf's `ParseDict` reads an array there as an empty message (`{"config": []}` made a
+    default table); well-known types (their own JSON forms) and maps are left to it."""
+    if not isinstance(value, dict):
+        return path or "request"
+    for key, item in value.items():
+        field = message.fields_by_camelcase_name.get(key) or message.fields_by_name.get(key)
+        kind = field.message_type if field is not None else None
+        if field is None or kind is None or item is None or kind.GetOptions().map_entry:
+            continue
+        if kind.full_name.startswith("google.protobuf."):
+            continue
+        where = f"{path}.{field.name}" if path else field.name
+        repeated = _repeated(field)
+        for each in item if repeated and isinstance(item, list) else [item]:
+            found = not_an_object(each, kind, where)
+            if found is not None:
+                return found
+    return None
+
+
+def _repeated(field: FieldDescriptor) -> bool:
+    """Whether `field` is repeated (`is_repeated` in protobuf 6 and later, `label` before)."""
+    if hasattr(field, "is_repeated"):
+        return bool(field.is_repeated)
+    return getattr(field, "label", None) == FieldDescriptor.LABEL_REPEATED
 
 
 def _too_deep(name: str) -> ConnectError:
