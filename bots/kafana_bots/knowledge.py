@@ -84,6 +84,7 @@ class PlayLog:
         self.moves: list[LoggedMove] = []
         self.values: list[MoveValues] = []
         self.replies: dict[tuple[int, float], dict[int, float]] = {}
+        self.follows: dict[int, FollowValues] = {}
 
     def observe(self, event: Event) -> None:
         """Record a hand's start (its table) or a move."""
@@ -95,6 +96,7 @@ class PlayLog:
             self.moves = []
             self.values = []
             self.replies = {}
+            self.follows = {}
         elif isinstance(event, MovePlayed) and self.hand_no is not None:
             move = event.move
             self.moves.append((event.seat, move, tuple(self.table)))
@@ -110,15 +112,23 @@ class PlayLog:
         return None if found is None else hand_weights(view, found[0], values=found[1])
 
     def likelihood(
-        self, view: View, beta: float | None = None, reply: float = 0.0
+        self, view: View, beta: float | None = None, reply: float = 0.0, follow: float = 0.0
     ) -> PlayLikelihood | None:
         """`PlayLikelihood` of this deal's moves, or None if the log does not match the view;
         with `reply`, each card valued by `reply_values` (two plies) instead of its greedy
-        best."""
+        best; with `follow`, each card's value also counts `follow` times the best of the
+        seat's other cards on the table its move leaves (`follow_values`)."""
         found = self.deal_values(view)
         if found is None:
             return None
         deal, values = found
+        follows: list[FollowValues | None] | None = None
+        if follow:
+            start = len(self.moves) - len(deal)
+            follows = [
+                None if seat == view.seat else self.follow_values(view.rules, start + k)
+                for k, (seat, _, _) in enumerate(deal)
+            ]
         if reply:
             start = len(self.moves) - len(deal)
             values = [
@@ -127,7 +137,14 @@ class PlayLog:
                 else (best, takers)
                 for k, ((seat, _, _), (best, takers)) in enumerate(zip(deal, values, strict=True))
             ]
-        return PlayLikelihood(view, deal, values, beta)
+        return PlayLikelihood(view, deal, values, beta, follows, follow)
+
+    def follow_values(self, rules: Rules, k: int) -> FollowValues:
+        """`follow_values` of the table of the hand's move `k`, computed once."""
+        found = self.follows.get(k)
+        if found is None:
+            found = self.follows[k] = follow_values(rules, self.moves[k][2])
+        return found
 
     def reply_values(self, view: View, k: int, reply: float) -> dict[int, float]:
         """`reply_values` for the hand's move `k`, computed once: the pool is every card not
@@ -206,6 +223,42 @@ def move_values(rules: Rules, table: Sequence[Card]) -> MoveValues:
             takers.add(i)
         out[i] = best
     return out, frozenset(takers)
+
+
+FollowValues = dict[int, tuple[float, ...]]
+"""For one table, per card index c: per card index x (all 52), the greedy value of x's best
+move on the table that c's best move leaves."""
+
+
+def follow_values(rules: Rules, table: Sequence[Card]) -> FollowValues:
+    """Per card index c not on `table`: the greedy values (`move_values`) of every card on the
+    table c's best greedy move leaves (the trail if nothing is better; the last card's tabla
+    aside): what a seat that plays c can make with its other cards next turn, were the table
+    left alone. A seat that looks ahead trails a card it can take back, or keeps one."""
+    engine = engine_for(rules)
+    order = sorted(c.index for c in table)
+    on_table = set(order)
+    vector = count_vector(i // 4 + 1 for i in order)
+    after: dict[tuple[int, ...], tuple[float, ...]] = {}
+    out: FollowValues = {}
+    for card in CARDS:
+        i = card.index
+        if i in on_table:
+            continue
+        best = trail_value(rules, i)
+        left = tuple(sorted([*order, i]))
+        for mask in engine.listing(card.rank, vector, rules.rank_priority)[0]:
+            taken = [c for k, c in enumerate(order) if mask >> k & 1]
+            value = capture_value(rules, i, taken, len(taken) == len(order), False)
+            if value > best:
+                best = value
+                left = tuple(c for k, c in enumerate(order) if not mask >> k & 1)
+        found = after.get(left)
+        if found is None:
+            values = move_values(rules, [CARDS[c] for c in left])[0]
+            found = after[left] = tuple(values[x] for x in range(len(CARDS)))
+        out[i] = found
+    return out
 
 
 def max_shares(pool: int, hand: int) -> list[float]:
@@ -307,7 +360,13 @@ class PlayLikelihood:
     now plus the cards it played this deal from that move on. A world's `weight` is the
     product over the deal's moves by other seats: the importance weight of a world drawn
     uniformly (a posterior over whole hands, where `hand_weights` weighs each card alone).
-    Each factor is divided by the played card's `e`, so a weight is at most 1."""
+    Each factor is divided by the played card's `e`, so a weight is at most 1.
+
+    With `follows` (each move's `follow_values`) and `follow` above 0, a card's value there
+    also counts `follow` times the best value of the seat's other cards of H on the table
+    its move leaves: the choice then depends on the whole hand (a seat that looks ahead
+    trails a card it can take back next turn), and each factor is the played card's share
+    of the softmax over H, computed per world."""
 
     def __init__(
         self,
@@ -315,31 +374,40 @@ class PlayLikelihood:
         deal: Sequence[LoggedMove],
         values: Sequence[MoveValues],
         beta: float | None = None,
+        follows: Sequence[FollowValues | None] | None = None,
+        follow: float = 0.0,
     ) -> None:
         beta = LIKELIHOOD_BETA if beta is None else beta
         rules = view.rules
         self.terms: list[tuple[int, float, list[float]]] = []
+        self.follow_terms: list[
+            tuple[int, int, list[int], list[float], dict[int, list[float]]]
+        ] = []
         for k, (seat, move, _) in enumerate(deal):
             if seat == view.seat or view.hand_sizes[seat] == 0:
                 continue  # our own move, or a seat whose hand is now empty: all worlds alike
             best, takers = values[k]
             forced = rules.must_capture and move.is_trail
             top = best[move.card.index]
-            e = [
-                exp(
-                    min(
-                        700.0,
-                        beta
-                        * (best[i] - top + (MUST_CAPTURE_GAP if forced and i in takers else 0.0)),
-                    )
-                )
+            shifted = [
+                best[i] - top + (MUST_CAPTURE_GAP if forced and i in takers else 0.0)
                 for i in range(len(CARDS))
             ]
-            later = sum(e[m.card.index] for s, m, _ in deal[k:] if s == seat)
-            self.terms.append((seat, later, e))
+            e = [exp(min(700.0, beta * v)) for v in shifted]
+            table = follows[k] if follows is not None else None
+            if follow and table is not None:
+                later = [m.card.index for s, m, _ in deal[k:] if s == seat]
+                # exp(beta * follow * v): the factor of the best other card's follow-up v
+                ahead = {
+                    c: [exp(min(700.0, beta * follow * v)) for v in row] for c, row in table.items()
+                }
+                self.follow_terms.append((seat, move.card.index, later, e, ahead))
+                continue
+            later_e = sum(e[m.card.index] for s, m, _ in deal[k:] if s == seat)
+            self.terms.append((seat, later_e, e))
 
     def __bool__(self) -> bool:
-        return bool(self.terms)
+        return bool(self.terms or self.follow_terms)
 
     def draw(
         self, pool: Sequence[int], seat: int, size: int, draws: int, rng: random.Random
@@ -368,4 +436,16 @@ class PlayLikelihood:
             for c in hands[seat]:
                 total += e[c]
             w /= total
+        for seat, played, known, e, ahead in self.follow_terms:
+            held = [*hands[seat], *known]
+            total = 0.0
+            mine = 0.0
+            for c in held:
+                row = ahead[c]
+                factor = max([row[x] for x in held if x != c], default=1.0)
+                v = e[c] * factor
+                total += v
+                if c == played:
+                    mine = v
+            w *= mine / total
         return w

@@ -13,9 +13,11 @@ from kafana.games import tablic
 from kafana.games.tablic import Card, Move, Rules, View
 from kafana_bots import Bot, registry
 from kafana_bots.events import Event, HandStarted, MovePlayed
+from kafana_bots.ismcts import SearchBot
 from kafana_bots.knowledge import (
     PlayLikelihood,
     PlayLog,
+    follow_values,
     hand_weights,
     max_shares,
     move_values,
@@ -196,6 +198,57 @@ def test_the_log_values_the_other_seats_moves_two_plies_deep_once() -> None:
     assert flat.weight([[], hand]) != ahead.weight([[], hand])
 
 
+def test_follow_values_are_the_next_turns_values_on_the_table_a_move_leaves() -> None:
+    rules = Rules.preset("serbian")
+    table = (Card(10, "D"), Card(13, "S"))
+    follow = follow_values(rules, table)
+    three, other_three, king = Card(3, "C").index, Card(3, "D").index, Card(13, "C").index
+    assert set(follow) == {c.index for c in tablic.CARDS if c not in table}
+    # trailing the 3 leaves 10D KS 3C: the other 3 takes it back next turn
+    after = move_values(rules, (*table, Card(3, "C")))[0]
+    assert list(follow[three]) == [after[i] for i in range(len(tablic.CARDS))]
+    assert follow[three][other_three] > 0 > follow[king][other_three]  # the king took KS
+
+
+def test_the_follow_model_makes_a_trail_likelier_from_a_hand_that_takes_it_back() -> None:
+    view, deal = _position()
+    values = [move_values(view.rules, t) for _, _, t in deal]
+    follows = [follow_values(view.rules, t) for _, _, t in deal]
+    flat = PlayLikelihood(view, deal, values, 2.0)
+    ahead = PlayLikelihood(view, deal, values, 2.0, follows, 0.4)
+    assert ahead and not ahead.terms  # the move is weighed with its follow-up
+    quiet = [Card(r, "D").index for r in (4, 5, 6, 7)]
+    back = [Card(3, "D").index, *quiet]
+    plain = [Card(8, "C").index, *quiet]
+    assert all(0 < x.weight([[], h]) <= 1 for x in (flat, ahead) for h in (back, plain))
+    # holding the other 3 explains the trail of the 3 better once the next turn counts
+    assert ahead.weight([[], back]) / ahead.weight([[], plain]) > flat.weight(
+        [[], back]
+    ) / flat.weight([[], plain])
+    # with no weight on the follow-up, the model is the flat one
+    same = PlayLikelihood(view, deal, values, 2.0, follows, 0.0)
+    assert same.weight([[], back]) == flat.weight([[], back])
+
+
+def test_the_log_computes_each_moves_follow_values_once() -> None:
+    rules = Rules.preset("serbian")
+    state = tablic.new_match(rules, decks=[tablic.shuffled_deck(1, 3)])
+    log = PlayLog()
+    log.observe(HandStarted(state.hand_no, state.table))
+    for _ in range(3):
+        assert state.current_seat is not None
+        seat, move = state.current_seat, state.legal_moves()[0]
+        state = state.apply(move)
+        log.observe(MovePlayed(seat, move))
+    assert state.current_seat is not None
+    view = state.view(state.current_seat)  # the other seat made the first and third moves
+    ahead = log.likelihood(view, 2.0, follow=0.4)
+    assert ahead and sorted(log.follows) == [0, 2]
+    assert log.likelihood(view, 2.0, follow=0.4) and sorted(log.follows) == [0, 2]
+    hand = [c.index for c in state.hand(1 - state.current_seat)]
+    assert 0 < ahead.weight([[], hand]) <= 1
+
+
 def test_resampled_hands_follow_the_likelihood() -> None:
     view, deal = _position()
     likelihood = PlayLikelihood(view, deal, [move_values(view.rules, t) for _, _, t in deal])
@@ -235,6 +288,36 @@ def test_ismcts_with_inference_replays() -> None:
         return play(tablic.new_match(rules, seed=8), bots, hands=1).moves()
 
     assert hand() == hand()
+
+
+def test_ismcts_can_weigh_worlds_by_the_other_seats_answer_and_follow_up() -> None:
+    # Two players, `LIKELIHOOD_REPLY` and `LIKELIHOOD_FOLLOW` on (off by default): the
+    # likelihood values each of the other seat's moves two plies deep and with its follow-up
+    # (each move's tables computed once, kept in the log), and the hand replays.
+    rules = Rules.preset("serbian")
+    ahead = type(
+        "Ahead",
+        (SearchBot,),
+        {"LIKELIHOOD_BETA": 2.0, "LIKELIHOOD_REPLY": 1.5, "LIKELIHOOD_FOLLOW": 0.8},
+    )
+
+    def hand() -> tuple[list[tuple[int, Move]], list[SearchBot]]:
+        bots = [ahead(s, rules, random.Random(s), iterations=20) for s in range(2)]
+        return play(tablic.new_match(rules, seed=8), bots, hands=1).moves(), bots
+
+    moves, bots = hand()
+    assert moves == hand()[0]
+    for bot in bots:
+        assert bot.log.follows and bot.log.replies
+        assert {k for k, _ in bot.log.replies} == set(bot.log.follows)
+        assert all(bot.log.moves[k][0] != bot.seat for k in bot.log.follows)  # the other's
+    plain = SearchBot(0, rules, random.Random(0), iterations=20)
+    play(
+        tablic.new_match(rules, seed=8),
+        [plain, SearchBot(1, rules, random.Random(1), iterations=20)],
+        hands=1,
+    )
+    assert not plain.log.follows  # off by default
 
 
 def _keyed_hand(
