@@ -7,10 +7,11 @@ a quarter of the process's file descriptors), or `MAX_PER_ADDRESS` from one addr
 connection is accepted and closed at once, so the kernel's queue does not fill and the
 descriptors left stay for gRPC, Redis and the rest.
 
-Each connection also notes when a byte last went either way (`Connection.last`), so that one
-no byte has moved on for a while can be closed (`Counts.idle`, `HttpServer`'s reaper): hypercorn
-stops its own idle timer once an HTTP/2 connection has begun, and bounds no answer a client
-never reads.
+Each connection also notes when a byte last went either way (`Connection.last`), and since when
+it has had no request in flight (`Connection.free`, kept by the app's `Bounded` through
+`Counts.began` / `Counts.ended`), so that one idle either way for a while can be closed
+(`Counts.idle`, `HttpServer`'s reaper): hypercorn stops its own idle timer once an HTTP/2
+connection has begun (PINGs kept one open for good), and bounds no answer a client never reads.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ class Counts:
         self.per_address = per_address
         self.by_address: dict[str, int] = {}  # bounded by `limit` entries
         self.connections: set[Connection] = set()  # those admitted and not closed
+        self.peers: dict[tuple[str, int], Connection] = {}  # the same, by the client's address
         self.refused = 0
 
     @property
@@ -51,8 +53,25 @@ class Counts:
         return len(self.connections)
 
     def idle(self, since: float) -> list[Connection]:
-        """The open connections on which no byte has moved since `since` (monotonic)."""
-        return [c for c in self.connections if c.last < since]
+        """The open connections on which no byte has moved since `since` (monotonic), or that
+        have had no request in flight since then (whatever control frames they sent)."""
+        return [
+            c for c in self.connections if c.last < since or (not c.requests and c.free < since)
+        ]
+
+    def began(self, peer: tuple[str, int]) -> None:
+        """A request from `peer` (the ASGI scope's "client") is in flight."""
+        conn = self.peers.get(peer)
+        if conn is not None:
+            conn.requests += 1
+
+    def ended(self, peer: tuple[str, int]) -> None:
+        """A request from `peer` is over."""
+        conn = self.peers.get(peer)
+        if conn is not None and conn.requests > 0:
+            conn.requests -= 1
+            if not conn.requests:
+                conn.free = time.monotonic()
 
     def admit(self, conn: Connection) -> bool:
         """Count `conn` (from `conn.address`) in, or False if it would be over a bound."""
@@ -61,12 +80,15 @@ class Counts:
             self.refused += 1
             return False
         self.connections.add(conn)
+        self.peers[conn.peer] = conn
         self.by_address[conn.address] = here + 1
         return True
 
     def release(self, conn: Connection) -> None:
         """`conn` closed."""
         self.connections.discard(conn)
+        if self.peers.get(conn.peer) is conn:
+            del self.peers[conn.peer]
         left = self.by_address.get(conn.address, 0) - 1
         if left > 0:
             self.by_address[conn.address] = left
@@ -77,11 +99,14 @@ class Counts:
 class Connection(socket.socket):
     """An accepted connection that gives its place back when it is closed, and notes when a
     byte last went either way (`last`; asyncio's transports read and write through these
-    methods)."""
+    methods) and how many requests it has in flight (`requests`), none since `free`."""
 
     counts: Counts | None = None
     address = ""
+    peer: tuple[str, int] = ("", 0)  # (address, port): the ASGI scope's "client"
     last = 0.0
+    requests = 0
+    free = 0.0
 
     def moved(self, count: int) -> int:
         """Note `count` bytes moved (none: nothing noted); `count`."""
@@ -126,10 +151,12 @@ class Listener(socket.socket):
         fd, where = self._accept()  # type: ignore[attr-defined]
         conn = Connection(self.family, self.type, self.proto, fileno=fd)
         conn.address = str(where[0]) if isinstance(where, tuple) else str(where)
+        conn.peer = (conn.address, int(where[1]) if isinstance(where, tuple) else 0)
+        conn.last = conn.free = time.monotonic()
         if not self.counts.admit(conn):
             socket.socket.close(conn)
             raise ConnectionAbortedError(f"too many HTTP connections ({conn.address})")
-        conn.counts, conn.last = self.counts, time.monotonic()
+        conn.counts = self.counts
         return conn, where
 
 

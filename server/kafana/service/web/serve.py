@@ -21,7 +21,7 @@ from hypercorn.utils import wrap_app
 
 from kafana.logs import INTERVAL_S
 from kafana.service.web.cors import App, Message, Receive, Scope, Send
-from kafana.service.web.listener import Listener, listener
+from kafana.service.web.listener import Counts, Listener, listener
 
 log = logging.getLogger("kafana.http")
 BACKLOG = 128
@@ -35,10 +35,18 @@ HEADER_TIMEOUT_S = 5.0
 """Seconds a connection may wait with no request under way (a request's headers incomplete,
 or kept alive between requests): then it is closed (hypercorn's keep-alive timeout)."""
 IDLE_TIMEOUT_S = 30.0
-"""Seconds a connection may go with no byte moving either way, whatever it is doing: then it is
-closed. hypercorn's own timer stops once an HTTP/2 connection has begun (24 bytes of preface
-held a place for good) and none bounds an answer the client never reads (a zero flow-control
-window held every answer in memory). Streams send a heartbeat every 5 s at most."""
+"""Seconds a connection may go with no byte moving either way, whatever it is doing, or with no
+request in flight, whatever control frames (PINGs) it sends: then it is closed. hypercorn's own
+timer stops once an HTTP/2 connection has begun (24 bytes of preface, or PINGs, held a place for
+good) and none bounds an answer the client never reads (a zero flow-control window held every
+answer in memory). Streams send a heartbeat every 5 s at most."""
+BODY_PARTS = 64
+"""Parts (HTTP/1.1 chunks or reads, HTTP/2 DATA frames) a request's body may come in whatever
+their size: a real client sends a body in few."""
+PART_BYTES = 512
+"""Bytes a body's parts past the first `BODY_PARTS` bring on average at least (a TCP segment
+holds more): a body in smaller parts is refused (413), so its CPU stays in proportion to its
+bytes (300,000 one-byte chunks took 3.57 s; 150,000 empty HTTP/2 DATA frames 1.98 s)."""
 H2_STREAMS = 32
 """HTTP/2 requests at once on one connection (hypercorn's default: 100): with the static files
 sent in chunks, what one connection can hold unread in memory is about this many times 48 KB."""
@@ -129,12 +137,17 @@ class NotReading(ConnectionError):
 class Bounded:
     """ASGI middleware: a request whose headers are over `MAX_HEADER_BYTES` is refused (431), as
     is one with a header value that is not UTF-8 (400); one whose body has not arrived whole
-    within `body_timeout` seconds is refused (408); a part of an answer the client has not
-    taken within `idle_timeout` seconds fails the app's send (`NotReading`).
+    within `body_timeout` seconds is refused (408), as is one whose body comes in parts too
+    many for its bytes (413: `BODY_PARTS`, `PART_BYTES`); a WebSocket is refused (403); a part
+    of an answer the client has not taken within `idle_timeout` seconds fails the app's send
+    (`NotReading`).
 
     hypercorn bounds only a header block still incomplete (`h11_max_incomplete_size`); one that
     arrives whole in a read (up to 64 KB) would pass. It bounds no body in time: a body that
-    never ends kept its connection for ever."""
+    never ends kept its connection for ever.
+
+    With `counts` (the listener's), the requests in flight on each connection are counted
+    there, so that one with none for `idle_timeout` seconds is closed (`HttpServer._reap`)."""
 
     def __init__(
         self,
@@ -147,36 +160,55 @@ class Bounded:
         self.limit = limit
         self.body_timeout = body_timeout
         self.idle_timeout = idle_timeout
+        self.counts: Counts | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Refuse headers over the limit; pass the rest on."""
+        """Refuse WebSockets, and headers over the limit; pass the rest on."""
+        if scope["type"] == "websocket":  # (no route takes one: the app raised, 500 logged)
+            await send({"type": "websocket.close", "code": 1008})  # hypercorn answers 403
+            return
         if scope["type"] == "http":
-            size = sum(len(name) + len(value) for name, value in scope["headers"])
-            if size > self.limit:
-                text = f"request headers are {size} bytes: this server takes at most {self.limit}"
-                await refuse(send, 431, text)
-                return
-            for name, value in scope["headers"]:
-                try:
-                    value.decode()
-                except UnicodeDecodeError:  # (the RPC routes read them as UTF-8: a 500 before)
-                    await refuse(
-                        send, 400, f"request header {name.decode('latin-1')!r} is not UTF-8"
-                    )
-                    return
-            await self._timed(scope, receive, send)
+            client = scope.get("client")
+            peer = None if client is None else (str(client[0]), int(client[1]))
+            if self.counts is not None and peer is not None:
+                self.counts.began(peer)
+            try:
+                await self._http(scope, receive, send)
+            finally:
+                if self.counts is not None and peer is not None:
+                    self.counts.ended(peer)
             return
         await self.app(scope, receive, send)
 
+    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """An HTTP request: headers over the limit, or not UTF-8, refused; the rest timed."""
+        size = sum(len(name) + len(value) for name, value in scope["headers"])
+        if size > self.limit:
+            text = f"request headers are {size} bytes: this server takes at most {self.limit}"
+            await refuse(send, 431, text)
+            return
+        for name, value in scope["headers"]:
+            try:
+                value.decode()
+            except UnicodeDecodeError:  # (the RPC routes read them as UTF-8: a 500 before)
+                await refuse(send, 400, f"request header {name.decode('latin-1')!r} is not UTF-8")
+                return
+        await self._timed(scope, receive, send)
+
     async def _timed(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """The request with its body bounded in time: past the deadline the app is told the
-        client left, and the client gets 408 instead of the app's answer (if nothing was
-        answered yet), and its connection is closed."""
+        """The request with its body bounded in time and in parts: past the deadline, or past
+        the parts its bytes allow, the app is told the client left, and the client gets 408 or
+        413 instead of the app's answer (if nothing was answered yet), and its connection is
+        closed."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.body_timeout
-        state = {"body": False, "started": False, "late": False}
+        state = {"body": False, "started": False, "late": False, "parts": False}
+        parts = received = 0
 
         async def timed_receive() -> Message:
+            nonlocal parts, received
+            if state["parts"]:
+                return {"type": "http.disconnect"}  # the rest of the body is not read
             if state["body"] or state["late"]:
                 return await receive()  # the body is in: no bound on waiting for the end
             try:
@@ -187,11 +219,17 @@ class Bounded:
                 return {"type": "http.disconnect"}
             if message.get("type") != "http.request" or not message.get("more_body", False):
                 state["body"] = True
+            elif message.get("type") == "http.request":
+                parts += 1
+                received += len(message.get("body", b""))
+                if parts > BODY_PARTS + received // PART_BYTES:
+                    state["parts"] = True
+                    return {"type": "http.disconnect"}
             return message
 
         async def watched_send(message: Message) -> None:
-            if state["late"] and not state["started"]:
-                return  # the app's answer to a client gone ("canceled"): 408 instead
+            if (state["late"] or state["parts"]) and not state["started"]:
+                return  # the app's answer to a client gone ("canceled"): 408 or 413 instead
             if message.get("type") == "http.response.start":
                 state["started"] = True
             try:
@@ -204,16 +242,21 @@ class Bounded:
             await self.app(scope, timed_receive, watched_send)
         except NotReading:  # the answer is given up: nothing to log, the client left it
             return
-        if state["late"] and not state["started"]:
-            text = f"the request body did not arrive within {self.body_timeout:g} s"
-            body = text.encode()
-            headers = [
-                (b"content-type", b"text/plain"),
-                (b"content-length", b"%d" % len(body)),
-                (b"connection", b"close"),
-            ]
-            await send({"type": "http.response.start", "status": 408, "headers": headers})
-            await send({"type": "http.response.body", "body": body})
+        if state["started"]:
+            return
+        if state["late"]:
+            status, text = 408, f"the request body did not arrive within {self.body_timeout:g} s"
+        elif state["parts"]:
+            text = f"the request body came in {parts} parts of {received} bytes in all: too many"
+            status = 413
+        else:
+            return
+        body = text.encode()
+        headers = [(b"content-type", b"text/plain"), (b"content-length", b"%d" % len(body))]
+        if scope.get("http_version") != "2":  # (HTTP/2 has no such header: the stream ends)
+            headers.append((b"connection", b"close"))
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
 
 
 class HttpServer:
@@ -225,13 +268,16 @@ class HttpServer:
         self.tls = tls
         self._socket: Listener | None = listener(bind(host, port))  # bounded connections
         self.counts = self._socket.counts
+        self.app.counts = self.counts  # requests in flight per connection, for `_reap`
         self.port: int = self._socket.getsockname()[1]
         self._reaper: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._config: Config | None = None
         self.header_timeout = HEADER_TIMEOUT_S
-        self.flood = FloodFilter()  # on the loggers of `FLOODED` while serving
+        # one a logger of `FLOODED` while serving (asyncio's, process-wide, used up the lines
+        # of the listener's own when they shared one)
+        self.floods = {name: FloodFilter() for name in FLOODED}
 
     @property
     def url(self) -> str:
@@ -260,8 +306,8 @@ class HttpServer:
         """Serve (in a task of the running loop)."""
         if self._socket is None:
             raise RuntimeError("the HTTP server was started already")
-        for name in FLOODED:
-            logging.getLogger(name).addFilter(self.flood)
+        for name, flood in self.floods.items():
+            logging.getLogger(name).addFilter(flood)
         self._config = config = self.config()
         sock, self._socket = self._socket, None  # hypercorn owns the socket now
         # hypercorn's `serve` with the socket given (it would make its own from `bind`)
@@ -275,8 +321,9 @@ class HttpServer:
         await asyncio.sleep(0)  # let it take the socket
 
     async def _reap(self) -> None:
-        """Close every connection idle for the app's `idle_timeout` (checked every second at
-        least): shut down, so hypercorn sees it end and lets go of what it held for it."""
+        """Close every connection idle for the app's `idle_timeout` (no byte moved, or no request
+        in flight: `Counts.idle`; checked every second at least): shut down, so hypercorn sees
+        it end and lets go of what it held for it."""
         while True:
             idle = self.app.idle_timeout
             await asyncio.sleep(min(1.0, idle / 4))
@@ -299,5 +346,5 @@ class HttpServer:
                 self._socket.close()
                 self._socket = None
         finally:  # the bound stays on while the connections end (one line each, else)
-            for name in FLOODED:
-                logging.getLogger(name).removeFilter(self.flood)
+            for name, flood in self.floods.items():
+                logging.getLogger(name).removeFilter(flood)
