@@ -101,6 +101,10 @@ async def test_errors_come_as_an_error_event_and_unknown_feeds_as_404(
         (bad,) = await _events(client, f"{FEED}?table_id=x&colour=red", 1)
         assert bad["event"] == "error" and bad["data"]["code"] == "invalid_argument"
         assert "colour" in bad["data"]["message"]
+        # a value that does not fit names its parameter (a review, 7 Dec: it named none)
+        (unfit,) = await _events(client, f"{FEED}?table_id=x&after_seq=abc", 1)
+        assert unfit["event"] == "error" and unfit["data"]["code"] == "invalid_argument"
+        assert "after_seq" in unfit["data"]["message"], unfit
         (missing,) = await _events(client, f"{FEED}?table_id=nope", 1)
         assert missing["event"] == "error" and missing["data"]["code"] == "not_found"
         answer = await client.get("/sse/kafana.v1.KafanaService/GetState")

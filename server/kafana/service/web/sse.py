@@ -72,13 +72,23 @@ def request_of(method: MethodDescriptor, query: Mapping[str, str]) -> bytes:
                 f"{method.name} has no field {key!r} (its fields: {known})",
             )
         body[key] = {"true": True, "false": False}.get(value, value)
-    message = message_factory.GetMessageClass(method.input_type)()
+    kind = message_factory.GetMessageClass(method.input_type)
+    message = kind()
+    for key, value in body.items():  # one at a time: the error names the parameter
+        try:
+            json_format.ParseDict({key: value}, kind())
+        except json_format.ParseError:
+            raise ConnectError(
+                Code.INVALID_ARGUMENT,
+                f"the query is not a {method.input_type.name}: {key}={value!s:.40} does not "
+                "fit the field",
+            ) from None
     try:
         json_format.ParseDict(body, message)
-    except json_format.ParseError:
+    except json_format.ParseError:  # each fits alone, not together (two of a oneof)
         raise ConnectError(
             Code.INVALID_ARGUMENT,
-            f"the query is not a {method.input_type.name}: a value does not fit its field",
+            f"the query is not a {method.input_type.name}: its parameters do not fit together",
         ) from None
     return message.SerializeToString()
 
