@@ -273,6 +273,20 @@ async def redis_store(redis_url: str) -> AsyncIterator[RedisStore]:
         yield store
 
 
+@asynccontextmanager
+async def http_service(redis_url: str, **options: Any) -> AsyncIterator[Service]:
+    """The service on the Redis at `redis_url`, with its HTTP port (`--http`) too."""
+    from kafana.store.redis_store import RedisStore
+
+    store = RedisStore.from_url(redis_url)
+    try:
+        async with running(store, http_port=0, **options) as svc:
+            assert svc.server.http is not None
+            yield svc
+    finally:
+        await store.close()
+
+
 @pytest.fixture
 async def service(redis_url: str) -> AsyncIterator[Service]:
     """The service on the session's private redis-server (emptied first)."""
@@ -447,6 +461,20 @@ def retry_delay_ms(error: grpc.RpcError) -> int | None:
                 if detail.Unpack(wait):
                     return int(wait.retry_delay.ToMilliseconds())
     return None
+
+
+def spy(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> list[tuple[Any, ...]]:
+    """The positional arguments of every call of `owner.name` from now on (it still runs; a
+    method patched on its class gets `self` first), in the list returned."""
+    calls: list[tuple[Any, ...]] = []
+    real = getattr(owner, name)
+
+    def recorded(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, recorded)
+    return calls
 
 
 def info_metadata(error: grpc.RpcError) -> dict[str, str]:

@@ -178,7 +178,9 @@ def test_reply_values_look_at_what_a_move_leaves_the_next_seat() -> None:
     assert ahead[five] - ahead[two] > greedy[five] - greedy[two] + 0.5
 
 
-def test_the_log_values_the_other_seats_moves_two_plies_deep_once() -> None:
+def _three_moves_logged() -> tuple[PlayLog, tablic.MatchState, View]:
+    """A log of a hand's first three moves, the match, and the view of the seat to move (the
+    other seat made the first and third)."""
     rules = Rules.preset("serbian")
     state = tablic.new_match(rules, decks=[tablic.shuffled_deck(1, 3)])
     log = PlayLog()
@@ -189,12 +191,16 @@ def test_the_log_values_the_other_seats_moves_two_plies_deep_once() -> None:
         state = state.apply(move)
         log.observe(MovePlayed(seat, move))
     assert state.current_seat is not None
-    view = state.view(state.current_seat)  # the other seat made the first and third moves
+    return log, state, state.view(state.current_seat)
+
+
+def test_the_log_values_the_other_seats_moves_two_plies_deep_once() -> None:
+    log, state, view = _three_moves_logged()
     flat, ahead = log.likelihood(view), log.likelihood(view, reply=1.75)
     assert flat and ahead
     assert sorted(log.replies) == [(0, 1.75), (2, 1.75)]  # the other seat's moves only
     assert log.likelihood(view, reply=1.75) and len(log.replies) == 2  # computed once
-    hand = [c.index for c in state.hand(1 - state.current_seat)]
+    hand = [c.index for c in state.hand(1 - view.seat)]
     assert flat.weight([[], hand]) != ahead.weight([[], hand])
 
 
@@ -231,21 +237,11 @@ def test_the_follow_model_makes_a_trail_likelier_from_a_hand_that_takes_it_back(
 
 
 def test_the_log_computes_each_moves_follow_values_once() -> None:
-    rules = Rules.preset("serbian")
-    state = tablic.new_match(rules, decks=[tablic.shuffled_deck(1, 3)])
-    log = PlayLog()
-    log.observe(HandStarted(state.hand_no, state.table))
-    for _ in range(3):
-        assert state.current_seat is not None
-        seat, move = state.current_seat, state.legal_moves()[0]
-        state = state.apply(move)
-        log.observe(MovePlayed(seat, move))
-    assert state.current_seat is not None
-    view = state.view(state.current_seat)  # the other seat made the first and third moves
+    log, state, view = _three_moves_logged()
     ahead = log.likelihood(view, 2.0, follow=0.4)
     assert ahead and sorted(log.follows) == [0, 2]
     assert log.likelihood(view, 2.0, follow=0.4) and sorted(log.follows) == [0, 2]
-    hand = [c.index for c in state.hand(1 - state.current_seat)]
+    hand = [c.index for c in state.hand(1 - view.seat)]
     assert 0 < ahead.weight([[], hand]) <= 1
 
 

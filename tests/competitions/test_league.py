@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from typing import Any
 
 import grpc
 import pytest
@@ -21,7 +20,7 @@ from kafana.store.client import RedisClient
 from kafana.v1 import competitions_pb2 as cpb
 from kafana.v1 import leagues_pb2 as pb
 from kafana.v1 import service_pb2, state_pb2
-from kit import info_metadata, reason_of, refusal, retry_delay_ms
+from kit import info_metadata, reason_of, refusal, retry_delay_ms, spy
 
 from .league_helpers import Site, Tickets, create_league, play_out, site
 
@@ -551,14 +550,7 @@ async def test_get_player_reads_no_record_and_is_charged_for_what_it_shows(
     import redis
     from kafana.competitions.league.servicer import MATCHES_A_TOKEN, POINTS_A_TOKEN
 
-    asked: list[object] = []
-    read = RedisLeagues.match
-
-    async def spied(self: RedisLeagues, league: str, number: int, only: Any = None) -> Any:
-        asked.append(only)
-        return await read(self, league, number, only)
-
-    monkeypatch.setattr(RedisLeagues, "match", spied)
+    reads = spy(monkeypatch, RedisLeagues, "match")
     async with site(redis_url, rate_limit=RateLimit(rate=0.5, burst=10)) as s:
         node = s.nodes[0]
         await create_league(node, await s.account("org", "organiser"), "busy")
@@ -580,6 +572,7 @@ async def test_get_player_reads_no_record_and_is_charged_for_what_it_shows(
         )
         assert len(shown.matches) == 200 and len(shown.history) == 1000
         assert all(m.state == pb.MATCH_STATE_SETTLED and not m.record for m in shown.matches)
+        asked = [call[3] if len(call) > 3 else None for call in reads]  # (self, lg, n, only)
         assert len(asked) == 200 and all(only and "record" not in only for only in asked)
         assert 1000 / POINTS_A_TOKEN + 200 / MATCHES_A_TOKEN > 10  # past the burst
         error = await refusal(

@@ -29,7 +29,7 @@ from kafana.service.web.serve import FLOOD_LINES
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import service_pb2
 from kafana.v1.service_pb2_grpc import KafanaServiceStub
-from kit import Served, Service, healthy, running, serving
+from kit import Served, Service, healthy, http_service, running, serving
 
 from .reset_attack import Attack
 
@@ -105,14 +105,10 @@ async def closed_within(reader: asyncio.StreamReader, seconds: float) -> bytes:
 @pytest.fixture
 async def web(redis_url: str) -> AsyncIterator[Service]:
     """The service with its HTTP port, a short body timeout (1 s)."""
-    store = RedisStore.from_url(redis_url)
-    try:
-        async with running(store, http_port=0) as svc:
-            assert svc.server.http is not None
-            svc.server.http.app.body_timeout = 1.0
-            yield svc
-    finally:
-        await store.close()
+    async with http_service(redis_url) as svc:
+        assert svc.server.http is not None
+        svc.server.http.app.body_timeout = 1.0
+        yield svc
 
 
 async def test_a_body_that_never_ends_is_refused_and_closed(web: Service) -> None:

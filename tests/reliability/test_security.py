@@ -27,7 +27,7 @@ from kafana.store.accounts_redis import RedisAccounts
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import rules_pb2, service_pb2, state_pb2
 from kafana.v1.service_pb2_grpc import KafanaServiceStub
-from kit import admin_md, refusal, retry_delay_ms, running, seat_md
+from kit import admin_md, refusal, retry_delay_ms, running, seat_md, spy
 
 from .reliability_support import (
     Redis,
@@ -226,14 +226,7 @@ async def test_a_record_is_built_once_and_kept_for_the_next_call(
     from kafana.service import convert
     from service.wire_support import play_to_end, seated
 
-    built: list[str] = []
-    build = convert.record
-
-    def counted(session: Any) -> Any:
-        built.append(session.table_id)
-        return build(session)
-
-    monkeypatch.setattr(convert, "record", counted)
+    built = spy(monkeypatch, convert, "record")
     async with (
         running(redis_store) as server,
         grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel,
@@ -244,7 +237,7 @@ async def test_a_record_is_built_once_and_kept_for_the_next_call(
         answers = [
             await stub.GetRecord(service_pb2.GetRecordRequest(table_id=table_id)) for _ in range(3)
         ]
-        assert built == [table_id]
+        assert [session.table_id for (session,) in built] == [table_id]
         assert answers[0] == answers[1] == answers[2] and answers[0].events
         kept = server.server.servicer.records
         assert len(kept) == 1 and kept.bytes == answers[0].ByteSize()

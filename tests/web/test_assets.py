@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from kafana.service.web.pages import STATIC, Pages
+from kit import spy
 
 REPO = Path(__file__).resolve().parents[2]
 WEB = REPO / "clients" / "web"
@@ -152,14 +153,7 @@ def test_a_file_is_read_once_and_shared_by_every_request(monkeypatch: Any) -> No
     # A review (7 Dec): each request for a file without gzip read its own copy (241 KB for the
     # bundle); HTTP/2 streams reset at once still started the app, so 10 connections x 900
     # requests (~100 KB sent) took RSS from 378 MB to 2,437 MB
-    reads: list[str] = []
-    read = Path.read_bytes
-
-    def counted(self: Path) -> bytes:
-        reads.append(self.name)
-        return read(self)
-
-    monkeypatch.setattr(Path, "read_bytes", counted)
+    reads = spy(monkeypatch, Path, "read_bytes")
     script = next((STATIC / "assets").glob("*.js")).name
     app = Pages(Rpc())
 
@@ -168,4 +162,4 @@ def test_a_file_is_read_once_and_shared_by_every_request(monkeypatch: Any) -> No
 
     bodies = asyncio.run(run())
     assert len(set(bodies)) == 1 and len(bodies[0]) > 1000
-    assert reads.count(script) <= 1  # the cache may hold it from an earlier test: 0
+    assert [path.name for (path,) in reads].count(script) <= 1  # cached before: 0

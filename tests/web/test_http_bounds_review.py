@@ -21,8 +21,7 @@ import h2.events
 import httpx
 import pytest
 from kafana.service.web.serve import FLOOD_LINES, HttpServer
-from kafana.store.redis_store import RedisStore
-from kit import Service, running
+from kit import Service, http_service
 
 INFO = "/kafana.v1.KafanaService/GetServerInfo"
 
@@ -30,13 +29,8 @@ INFO = "/kafana.v1.KafanaService/GetServerInfo"
 @pytest.fixture
 async def web(redis_url: str) -> AsyncIterator[Service]:
     """The service with its HTTP port."""
-    store = RedisStore.from_url(redis_url)
-    try:
-        async with running(store, http_port=0) as svc:
-            assert svc.server.http is not None
-            yield svc
-    finally:
-        await store.close()
+    async with http_service(redis_url) as svc:
+        yield svc
 
 
 @pytest.fixture
