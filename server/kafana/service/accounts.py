@@ -99,9 +99,7 @@ class AccountsServiceServicer(accounts_pb2_grpc.AccountsServiceServicer):  # typ
             raise InvalidInputError(
                 f"a stranger registers as {' or '.join(SELF_ROLES)}", field="role"
             )
-        name = account_name(request.name)  # a refused one costs no place of the quota
-        if await self.auth.accounts.get(name) is not None:
-            raise AccountExistsError(f"there is an account {name!r} already", resource="account")
+        name = await self.book.free(request.name)  # a refused one costs no place of the quota
         address = peer_address(context)
         await self._admit_registration(address)
         return await self._create(name, role, context, origin=address)

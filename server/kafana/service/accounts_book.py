@@ -62,8 +62,15 @@ class AccountBook:
         key = new_key()
         account = Account(account_name(name), role(role_name), now_ms(), origin=origin)
         if not await self.accounts.create(account, key_hash(key), expires=bool(origin)):
-            raise AccountExistsError(f"there is an account {name!r} already", resource="account")
+            raise _taken(name)
         return account, key
+
+    async def free(self, name: str) -> str:
+        """`name` if it is a valid account name no account has yet, else InvalidInputError or
+        AccountExistsError (as `create` would answer)."""
+        if await self.accounts.get(account_name(name)) is not None:
+            raise _taken(name)
+        return name
 
     async def page(self, after: str, size: int) -> tuple[list[Account], str]:
         """Up to `size` accounts after `after`, and the name to go on after ("": the end)."""
@@ -92,3 +99,7 @@ class AccountBook:
         if not await self.accounts.rotate(account.name, key_hash(key)):
             raise AccountRevokedError(f"account {account.name!r} is revoked: make a new one")
         return account, key
+
+
+def _taken(name: str) -> AccountExistsError:
+    return AccountExistsError(f"there is an account {name!r} already", resource="account")

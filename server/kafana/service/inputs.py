@@ -202,6 +202,16 @@ def page_token(cursor: tuple[int, str], filters: str) -> str:
     return base64.urlsafe_b64encode(data.encode()).decode().rstrip("=")
 
 
+def made_up_token() -> InvalidPageToken:
+    """The refusal of a page_token this server did not hand out (tokens are not signed: a
+    caller that reads one also checks what it holds)."""
+    return InvalidPageToken(
+        "page_token is not one this server handed out: pass next_page_token as it came, "
+        "or none for the first page",
+        field="page_token",
+    )
+
+
 def read_page_token(token: str, filters: str) -> tuple[int, str]:
     """The cursor of a page_token this server handed out for `filters` (else refused)."""
     try:
@@ -214,11 +224,7 @@ def read_page_token(token: str, filters: str) -> tuple[int, str]:
         if not isinstance(table_id, str) or not isinstance(digest, str):
             raise ValueError("not a cursor")
     except (ValueError, TypeError, binascii.Error, UnicodeDecodeError):
-        raise InvalidPageToken(  # the decoder's own words would tell the caller nothing
-            "page_token is not one this server handed out: pass next_page_token as it came, "
-            "or none for the first page",
-            field="page_token",
-        ) from None
+        raise made_up_token() from None  # the decoder's own words would tell the caller nothing
     if digest != _filters_digest(filters):
         raise InvalidPageToken(
             "page_token was handed out for other filters: send it with the filters of the "

@@ -43,5 +43,5 @@ class SessionCache(LRU[str, Session]):
         old = self.peek(session.table_id)
         if old is not None and old.seq > session.seq:
             return False
-        self.store(session.table_id, session, session_bytes(session))
+        self.put(session)
         return True

@@ -23,14 +23,13 @@ from kafana.errors import (
     AlreadyExistsError,
     ApiKeyMissing,
     InvalidInputError,
-    InvalidPageToken,
     NotFoundError,
     PermissionDeniedError,
     RateLimited,
     WrongStateError,
 )
 from kafana.service.auth import Caller
-from kafana.service.inputs import ACCOUNT, check
+from kafana.service.inputs import ACCOUNT, check, made_up_token
 from kafana.store.accounts import now_ms
 from kafana.v1 import leagues_pb2 as pb
 
@@ -262,11 +261,7 @@ class Leagues:
         season = self.season_of(meta, season, league)
         if shown is not None:
             if not (0 <= start <= MAX_START and 1 <= shown <= self.season_of(meta, 0, league)):
-                raise InvalidPageToken(  # tokens are not signed: it was made up
-                    "page_token is not one this server handed out: pass next_page_token as "
-                    "it came, or none for the first page",
-                    field="page_token",
-                )
+                raise made_up_token()
             season = shown
         rows = await self.store.page(league, season, start, size + 1)
         total = await self.store.board_size(league, season)

@@ -41,11 +41,11 @@ from google.rpc import (  # type: ignore[import-untyped, unused-ignore]
 
 from kafana.errors import InvalidInputError
 from kafana.games.records import MAX_DEPTH, json_text, json_value
-from kafana.service.errors import DETAILS_METADATA, rich_status
+from kafana.service.errors import DETAILS_METADATA
 from kafana.service.intercept import Handler
 from kafana.service.web.compression import Gzip
 from kafana.service.web.context import Aborted, HttpContext, Metadata, unbase64
-from kafana.service.web.status import connect_code, rich_error
+from kafana.service.web.status import connect_code, refused, rich_error
 
 log = logging.getLogger(__name__)
 PROTOCOL_TRAILERS = frozenset({DETAILS_METADATA, "grpc-status", "grpc-message"})
@@ -128,7 +128,7 @@ class JsonCodec:
         try:
             text = json_text(data)
             if text.count(",") > MAX_ITEMS:  # before anything reads it (commas in strings too)
-                raise _refused(
+                raise refused(
                     f"the request body has more than {MAX_ITEMS} values (array items and object "
                     f"members, counted by their commas) to be a {name} in JSON"
                 )
@@ -141,28 +141,18 @@ class JsonCodec:
                 if isinstance(error, json.JSONDecodeError)
                 else " (not UTF-8)"
             )
-            raise _refused(f"the request body is not JSON{where}: send a {name} in JSON") from None
+            raise refused(f"the request body is not JSON{where}: send a {name} in JSON") from None
         misfit = not_an_object(parsed, message_class.DESCRIPTOR)
         if misfit is not None:  # ParseDict reads an array as an empty message
-            raise rich_error(
-                rich_status(
-                    "INVALID_ARGUMENT",
-                    f"the request is not a {name} in JSON: "
-                    + ("it is" if misfit == "request" else f"field {misfit} is")
-                    + " not an object",
-                    {"field": misfit},
-                )
-            )
+            what = "it is" if misfit == "request" else f"field {misfit} is"
+            raise refused(f"the request is not a {name} in JSON: {what} not an object", misfit)
         try:
             json_format.ParseDict(parsed, message)
         except RecursionError:  # not within MAX_DEPTH; and never "maximum recursion depth"
             raise _too_deep(name) from None
         except json_format.ParseError as error:  # JSON, but not of the message's shape
             field, why = _misfit(str(error))
-            status = rich_status(
-                "INVALID_ARGUMENT", f"the request is not a {name} in JSON: {why}", {"field": field}
-            )
-            raise rich_error(status) from None
+            raise refused(f"the request is not a {name} in JSON: {why}", field) from None
         return message.SerializeToString()
 
 
@@ -198,15 +188,10 @@ def _repeated(field: FieldDescriptor) -> bool:
 
 def _too_deep(name: str) -> ConnectError:
     """INVALID_ARGUMENT for a JSON body nested past `MAX_DEPTH` (message `name`)."""
-    return _refused(
+    return refused(
         f"the request body is nested too deeply (more than {MAX_DEPTH} levels of [ and {{) to "
         f"be a {name} in JSON"
     )
-
-
-def _refused(message: str) -> ConnectError:
-    """INVALID_ARGUMENT for a body that is no request at all (field `request`)."""
-    return rich_error(rich_status("INVALID_ARGUMENT", message, {"field": "request"}))
 
 
 UNKNOWN_FIELD = re.compile(r'has no field named "([^"]+)" at "([\w.]*)"')

@@ -13,10 +13,8 @@ import gzip
 import zlib
 
 from connectrpc._shared import message_too_large_error
-from connectrpc.errors import ConnectError
 
-from kafana.service.errors import rich_status
-from kafana.service.web.status import rich_error
+from kafana.service.web.status import refused
 
 LEVEL = 6
 """Answers' compression level (connectrpc's default)."""
@@ -39,21 +37,14 @@ class Gzip:
         """A request body: one gzip member of at most `read_max_bytes` (RESOURCE_EXHAUSTED past
         it), else INVALID_ARGUMENT naming what is wrong (field `request`)."""
         reader = zlib.decompressobj(wbits=31)  # gzip header and trailer
-        try:
-            if read_max_bytes is None:
-                out = reader.decompress(data)
-            else:
-                out = reader.decompress(data, read_max_bytes + 1)
+        try:  # at most one byte past the bound (0: no bound)
+            out = reader.decompress(data, 0 if read_max_bytes is None else read_max_bytes + 1)
         except zlib.error:
-            raise _refused("the request body is not gzip data") from None
+            raise refused("the request body is not gzip data") from None
         if read_max_bytes is not None and len(out) > read_max_bytes:
             raise message_too_large_error(read_max_bytes)
         if not reader.eof:
-            raise _refused("the request body's gzip data ends early")
+            raise refused("the request body's gzip data ends early")
         if reader.unused_data:
-            raise _refused("the request body is more than one gzip member")
+            raise refused("the request body is more than one gzip member")
         return out
-
-
-def _refused(message: str) -> ConnectError:
-    return rich_error(rich_status("INVALID_ARGUMENT", message, {"field": "request"}))

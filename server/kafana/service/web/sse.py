@@ -26,6 +26,7 @@ from connectrpc.errors import ConnectError
 from connectrpc.request import Headers, RequestContext
 from google.protobuf import json_format, message_factory
 from google.protobuf.descriptor import MethodDescriptor, ServiceDescriptor
+from google.protobuf.message import Message
 
 from kafana.service.web.adapter import Bridge, method_info
 from kafana.service.web.cors import App, Receive, Scope, Send
@@ -74,23 +75,25 @@ def request_of(method: MethodDescriptor, query: Mapping[str, str]) -> bytes:
         body[key] = {"true": True, "false": False}.get(value, value)
     kind = message_factory.GetMessageClass(method.input_type)
     message = kind()
-    for key, value in body.items():  # one at a time: the error names the parameter
+    try:
+        json_format.ParseDict(body, message)
+    except json_format.ParseError:
+        raise ConnectError(
+            Code.INVALID_ARGUMENT,
+            f"the query is not a {method.input_type.name}: {_unfit(kind, body)}",
+        ) from None
+    return message.SerializeToString()
+
+
+def _unfit(kind: type[Message], body: Mapping[str, Any]) -> str:
+    """What of the query `body` does not fit message `kind`: the first parameter that does not
+    alone, else the parameters together (two of a oneof)."""
+    for key, value in body.items():
         try:
             json_format.ParseDict({key: value}, kind())
         except json_format.ParseError:
-            raise ConnectError(
-                Code.INVALID_ARGUMENT,
-                f"the query is not a {method.input_type.name}: {key}={value!s:.40} does not "
-                "fit the field",
-            ) from None
-    try:
-        json_format.ParseDict(body, message)
-    except json_format.ParseError:  # each fits alone, not together (two of a oneof)
-        raise ConnectError(
-            Code.INVALID_ARGUMENT,
-            f"the query is not a {method.input_type.name}: its parameters do not fit together",
-        ) from None
-    return message.SerializeToString()
+            return f"{key}={value!s:.40} does not fit the field"
+    return "its parameters do not fit together"
 
 
 class EventStreams:

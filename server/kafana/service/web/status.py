@@ -8,6 +8,8 @@ from connectrpc.errors import ConnectError, ErrorDetail
 from google.rpc import status_pb2  # type: ignore[import-untyped, unused-ignore]
 from protobuf.wkt import Any as AnyDetail
 
+from kafana.service.errors import rich_status
+
 
 def rich_error(status: status_pb2.Status) -> ConnectError:
     """The Connect error of a `google.rpc.Status`, its details (ErrorInfo...) as they are."""
@@ -21,3 +23,8 @@ def connect_code(code: grpc.StatusCode) -> Code:
     if code == grpc.StatusCode.CANCELLED:
         return Code.CANCELED
     return Code[code.name]
+
+
+def refused(message: str, field: str = "request") -> ConnectError:
+    """INVALID_ARGUMENT naming `field` (`request`: a body that is no request at all)."""
+    return rich_error(rich_status("INVALID_ARGUMENT", message, {"field": field}))
