@@ -67,6 +67,13 @@ log = logging.getLogger(__name__)
 _random = secrets.SystemRandom()
 
 
+IDLE_PAUSE_S = 1.0
+"""The longest a referee waits between two looks at a league where nothing happens (no match
+to look at, none made): the pause doubles from `tick_s` each idle round. A join or a finished
+table in this process wakes every league at once; one through another process is seen within
+this long (two processes looking at every league ten times a second cost 3.6 ms of CPU a
+second per banded league)."""
+
 FORGET_EVERY_MS = 60_000
 """How often a referee drops the leagues whose keys expired (nobody used them for their
 retention) from the list it pairs."""
@@ -104,6 +111,7 @@ class Referee:
         self._forget_at = 0  # when the next look for leagues past their retention is due
         self._finished: set[tuple[str, int]] = set()
         self._leases: dict[tuple[str, int], float] = {}  # (league, band) -> renew after (s)
+        self._rest: dict[str, tuple[float, float]] = {}  # idle league -> (look after, pause) (s)
         self._woken = Alarm()
         self._errors = Repeated(log, "the league referee", quiet=(StoreUnavailable,))
         self._task: asyncio.Task[None] | None = None
@@ -130,6 +138,7 @@ class Referee:
 
     def wake(self) -> None:
         """Look at the queues now."""
+        self._rest.clear()
         self._woken.ring()
 
     def _told(self, table_id: str, seq: int) -> None:
@@ -140,6 +149,7 @@ class Referee:
         found = match_of(session.stored.name)
         if found is not None:
             self._finished.add(found)
+            self._rest.pop(found[0], None)
             self._woken.ring()
 
     async def run(self) -> None:
@@ -153,28 +163,42 @@ class Referee:
                         if not await self.store.meta(league):
                             await self.store.forget(league)
                             self._specs.pop(league, None)
+                            self._rest.pop(league, None)
                             self._leases = {k: t for k, t in self._leases.items() if k[0] != league}
                     leagues = await self.store.leagues()
                 for league in leagues:
-                    await self.round(league)
+                    await self._visit(league)
                 self._errors.succeeded()
             except Exception as error:  # the store is down, a bug: logged, the next round tries
                 self._errors.failed(error)
             await self._woken.nap(self.tick_s)
 
+    async def _visit(self, league: str) -> None:
+        """A round of the league unless it is resting; a round that found nothing to do makes
+        it rest twice as long as the last (from `tick_s`, at most `IDLE_PAUSE_S`)."""
+        now = time.monotonic()
+        after, pause = self._rest.get(league, (0.0, 0.0))
+        if now < after:
+            return
+        if await self.round(league):
+            self._rest.pop(league, None)
+        else:
+            pause = min(IDLE_PAUSE_S, 2 * pause or self.tick_s)
+            self._rest[league] = (now + pause, pause)
+
     async def round(self, league: str) -> int:
         """Pair the league's queue (if leased to us), then look at finished and due matches;
-        how many matches were looked at."""
+        how many matches were made or looked at."""
         spec = await self.spec(league)
         if spec is None:
             return 0
-        await self.pair(league, spec)
+        made = await self.pair(league, spec)
         finished = [n for name, n in self._finished if name == league]
         self._finished -= {(league, n) for n in finished}
         due = await self.store.due(league, self.clock(), self.batch, self.lease_ms)
         numbers = list(dict.fromkeys(finished + due))
         await asyncio.gather(*(self.look(league, spec, n) for n in numbers))
-        return len(numbers)
+        return len(numbers) + len(made)
 
     async def spec(self, league: str) -> leagues_pb2.LeagueSpec | None:
         """The league's spec (it never changes: cached)."""
