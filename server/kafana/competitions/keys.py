@@ -16,6 +16,8 @@ EVENT_INDEX = "{ev}:index"
 """Sorted set: hosted event id -> the time it was created (ms)."""
 STARTED_INDEX = "{ev}:started"
 """Set: hosted events started and not finished (what the directors scan)."""
+SCHEDULED_INDEX = "{ev}:scheduled"
+"""Sorted set: hosted event id -> its scheduled start (ms); listed as started at that time."""
 
 
 def rating_book(pool: str) -> str:

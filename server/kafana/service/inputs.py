@@ -72,6 +72,10 @@ EVENT = NameRule("an event name", "name", 64, spaces=False)
 ENTRANT = NameRule("an entrant name", "name", MAX_SEAT_NAME, spaces=False)
 LEAGUE = NameRule("a league name", "league", 48, identifier=True)
 ACCOUNT = NameRule("an account name", "name", 64, identifier=True)
+NOTE = NameRule("a note", "note", 200, min_length=0)
+"""An organiser's note (pause, end, adjudication, removal): shown to everyone with the event."""
+EVENT_ID = NameRule("an event id", "event_id", 64, spaces=False)
+GAME_ID = NameRule("a game id", "game_id", 64, spaces=False)
 RULES = {rule.what: rule for rule in (SEAT, TABLE, EVENT, ENTRANT, LEAGUE, ACCOUNT)}
 
 
@@ -219,7 +223,9 @@ def read_page_token(token: str, filters: str) -> tuple[int, str]:
             raise ValueError("too long")
         raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
         version, created, table_id, digest = json.loads(raw)
-        if version != PAGE_TOKEN_VERSION or not isinstance(created, int):
+        if version != PAGE_TOKEN_VERSION or type(created) is not int:  # a bool is an int
+            raise ValueError("not a cursor")
+        if not 0 <= created < 2**63:  # a Redis score in a time's range
             raise ValueError("not a cursor")
         if not isinstance(table_id, str) or not isinstance(digest, str):
             raise ValueError("not a cursor")

@@ -99,6 +99,10 @@ class Unplayable(Exception):
     takes): the event ends rather than retry for ever."""
 
 
+DUE_A_SCAN = 1000
+"""Scheduled events a scan lists as started at most (the rest at the next scans)."""
+
+
 class Director:
     """Directs the started events of `store` on the tables of this server process."""
 
@@ -157,6 +161,7 @@ class Director:
                 if (await self.store.meta(event_id)).get("phase") == "started":
                     await self.store.list_started(event_id)
             self._listed = True
+        await self.store.list_due(now_ms(), DUE_A_SCAN)  # scheduled starts whose time has come
         for event_id in await self.store.started():
             if event_id in self.running:
                 continue

@@ -28,7 +28,7 @@ from kafana.errors import (
     PermissionDeniedError,
 )
 from kafana.service.auth import Caller
-from kafana.service.inputs import ENTRANT, check
+from kafana.service.inputs import ENTRANT, EVENT_ID, GAME_ID, NOTE, check
 from kafana.service.limits import HOUR_MS
 from kafana.v1 import competitions_pb2 as pb
 
@@ -98,8 +98,7 @@ class Events:
     async def load(self, event_id: str, *, state: bool = True) -> StoredEvent:
         """The event (with the director's snapshot unless `state` is False); NotFoundError
         for an unknown one, InvalidInputError for an id that cannot be one."""
-        if not event_id or any(c in event_id for c in "{} \n"):
-            raise InvalidInputError(f"event id {event_id[:64]!r} is not valid")
+        check(EVENT_ID, event_id)
         stored = await self.store.record(event_id, state=state)
         if not stored.meta.get("config"):
             raise missing(event_id)
@@ -138,8 +137,8 @@ class Events:
         await self.quota.admit(caller, now)
         if not await self.store.create(event_id, meta):
             raise AlreadyExistsError(f"event id {event_id!r} exists: try again", resource="event")
-        if request.start_at_ms:  # the directors start it at its time
-            await self.store.list_started(event_id)
+        if request.start_at_ms:  # the directors start it at its time (listed then)
+            await self.store.schedule(event_id, request.start_at_ms)
         return Created(event_id, token)
 
     async def enter(self, event_id: str, name: str, bot: str, caller: Caller) -> Entered:
@@ -181,6 +180,7 @@ class Events:
     ) -> None:
         """Take an entrant out of an open event: by its entry token, the account that entered
         it, or the organiser token."""
+        check(ENTRANT, name)
         stored = await self.load(event_id, state=False)
         entrant = {e.name: e for e in entrants_of(stored.entrants)}.get(name)
         if organiser_token:
@@ -202,6 +202,7 @@ class Events:
     async def check_in(self, event_id: str, name: str, caller: Caller, entry_token: str) -> None:
         """An entrant confirms it is present (its entry token, or the account that entered
         it), while the event is open and its check-in window is."""
+        check(ENTRANT, name)
         stored = await self.load(event_id, state=False)
         entrant = entrant_of(stored, name)
         if not (entrant.account and entrant.account == caller.account):
@@ -273,6 +274,7 @@ class Events:
     ) -> None:
         """Pause, resume or end: `status` from the states that allow it (ending an open event
         finishes it with nothing played)."""
+        check(NOTE, note)
         allowed = {
             Status.PAUSED: (Status.RUNNING, Status.PAUSED),
             Status.RUNNING: (Status.PAUSED,),
@@ -302,6 +304,8 @@ class Events:
         note: str,
     ) -> None:
         """Decide a game handed out and not decided yet (the director closes its table)."""
+        check(GAME_ID, game_id)
+        check(NOTE, note)
         stored = await self.organised(event_id, caller, organiser_token, state=True)
         if stored.meta.get("phase") != "started":
             raise EventError(f"event {event_id!r} is {stored.meta.get('phase')}, not running")
@@ -328,6 +332,8 @@ class Events:
     ) -> None:
         """Take an entrant out of a started event: disqualified (organiser or operator) or
         withdrawn (also by the entrant); the director forfeits its games still to come."""
+        check(ENTRANT, name)
+        check(NOTE, note)
         stored = await self.load(event_id, state=False)
         entrant = entrant_of(stored, name)
         if disqualify or not _own(entrant, caller, entry_token):
@@ -342,7 +348,7 @@ class Events:
         if gone is not None:
             raise EventError(f"entrant {name!r} is already {gone[0]}")
         state = "disqualified" if disqualify else "withdrawn"
-        note = " ".join(note.split())[:200]
+        note = " ".join(note.split())
         await self.store.mark(event_id, f"out:{name}", f"{state} {note}".strip())
 
     async def entrant_by_token(self, event_id: str, entry_token: str) -> Entrant:

@@ -18,7 +18,13 @@ from kafana.competitions.hosted.store import (
     StoredEvent,
     now_ms,
 )
-from kafana.competitions.keys import EVENT_INDEX, STARTED_INDEX, EventKeys, rating_book
+from kafana.competitions.keys import (
+    EVENT_INDEX,
+    SCHEDULED_INDEX,
+    STARTED_INDEX,
+    EventKeys,
+    rating_book,
+)
 from kafana.competitions.league.replies import Args, atomic
 from kafana.store.client import RedisClient, Script
 from kafana.store.resp import Reply
@@ -132,6 +138,18 @@ class RedisEvents(EventStore):
 
     async def unlist(self, event_id: str) -> None:
         await self.client.call(STARTED_INDEX, "SREM", STARTED_INDEX, event_id)
+
+    async def schedule(self, event_id: str, at_ms: int) -> None:
+        await self.client.call(SCHEDULED_INDEX, "ZADD", SCHEDULED_INDEX, at_ms, event_id)
+
+    async def list_due(self, now_ms: int, limit: int) -> list[str]:
+        key = SCHEDULED_INDEX
+        reply = await self.client.call(key, "ZRANGEBYSCORE", key, "-inf", now_ms, "LIMIT", 0, limit)
+        due = [_text(e) for e in reply] if isinstance(reply, list) else []
+        for event_id in due:  # listed first: a crash between the two lists it twice, harmlessly
+            await self.list_started(event_id)
+            await self.client.call(key, "ZREM", key, event_id)
+        return due
 
     async def event_ids(self, limit: int) -> list[str]:
         reply = await self.client.call(EVENT_INDEX, "ZREVRANGE", EVENT_INDEX, 0, limit - 1)

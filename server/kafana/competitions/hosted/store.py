@@ -96,6 +96,15 @@ class EventStore(ABC):
         """Drop an event from the index of started events."""
 
     @abstractmethod
+    async def schedule(self, event_id: str, at_ms: int) -> None:
+        """Keep an event to be listed as started at `at_ms` (its scheduled start): until then
+        the directors do not look at it."""
+
+    @abstractmethod
+    async def list_due(self, now_ms: int, limit: int) -> list[str]:
+        """Up to `limit` scheduled events whose time has come, moved to the started index."""
+
+    @abstractmethod
     async def newest(self, limit: int, before: tuple[int, str] | None) -> list[tuple[str, int]]:
         """Up to `limit` (event id, created ms), newest first (ties: greater id first), after
         the cursor `before` = (created ms, event id) of the previous page's last one."""
