@@ -25,6 +25,7 @@ from kafana.store.base import FINISHED
 LRU_CACHES = {
     "move_records": records.pack_move,
     "tablic_moves": tablic_game._played,
+    "tablic_parses": tablic_game._parsed,
     "capture_rules": tablic_game._capture_rules,
     "rules_json": session._rules_json,
     "shuffle_bounds": shuffle._bounds,

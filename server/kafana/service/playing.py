@@ -100,7 +100,7 @@ def check_playing(session: Session) -> None:
 def _canonical(session: Session, move_text: str, seat: int) -> str:
     """The move as the log stores it ("" when it is no move at all)."""
     try:
-        return str(session.game.parse_move(move_text, seat))
+        return session.game.parse_canonical(move_text, seat)[1]
     except KafanaError:
         return ""
 
@@ -154,7 +154,7 @@ class Moves:
         is_retry(session, seat, tag, last_seq, move_text)
         check_playing(session)
         try:
-            chosen = session.game.parse_move(move_text, seat)
+            chosen, text = session.game.parse_canonical(move_text, seat)
             after = session.match.apply(chosen, seat)
         except (IllegalMoveError, InvalidInputError) as error:
             fresh = await self.tables.session(table_id)  # illegal where the store holds it?
@@ -170,7 +170,6 @@ class Moves:
         millis = session.move_millis
         deadline = 0 if over or not millis else now + millis
         # No reason stored for a normal move: "played" (bytes add up over a match).
-        text = str(chosen)
         event = storage_pb2.StoredEvent(kind=MOVE, seat=seat, move=text, time_ms=now)
         record = encode_fields(MOVE, seat, now, session.log.last_ms, move=text, whole=event)
         rider = self.tables.rider  # the news the move makes, told in the append's write

@@ -107,6 +107,12 @@ class Session:
         return int(self.stored.clock.move_millis)
 
     @functools.cached_property
+    def decks(self) -> int:
+        """The explicit decks of the table record (read once a table: each read of a repeated
+        field makes a container; the session cache weighs every session it keeps)."""
+        return len(self.stored.decks)
+
+    @functools.cached_property
     def watches_presence(self) -> bool:
         """Whether the clock watches the seats' presence (`presence.checks_presence`)."""
         return checks_presence(self.stored.clock)

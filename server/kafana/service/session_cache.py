@@ -23,7 +23,7 @@ DECK_BYTES = 4096  # each explicit deck of the table record (52 card texts, pars
 
 def session_bytes(session: Session) -> int:
     """About what a cached session holds: its replayed match, log and table record."""
-    fixed = SESSION_BYTES + DECK_BYTES * len(session.stored.decks)
+    fixed = SESSION_BYTES + DECK_BYTES * session.decks
     return fixed + EVENT_BYTES * session.seq + len(session.log.data)
 
 

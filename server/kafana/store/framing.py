@@ -67,6 +67,10 @@ def skip(blob: bytes, count: int) -> int:
     return min(pos, len(blob))
 
 
+_SHA1 = hashlib.sha1(usedforsecurity=False)
+"""An empty SHA-1 that `chain` copies (OpenSSL's digest fetched once, not once a move)."""
+
+
 def chain(digest: str, framed: bytes) -> str:
     """The digest of a log whose digest was `digest`, once the framed record `framed` is appended.
 
@@ -75,7 +79,9 @@ def chain(digest: str, framed: bytes) -> str:
     digest are the same log: a process whose cached log has another digest than the store's
     holds a history the store lost (a failover with lag, a crash with `appendfsync everysec`).
     """
-    return hashlib.sha1(digest.encode() + framed, usedforsecurity=False).hexdigest()[:16]
+    sha = _SHA1.copy()  # a copy, not `hashlib.sha1(...)`: that looks the digest up by name
+    sha.update(digest.encode() + framed)
+    return sha.hexdigest()[:16]
 
 
 def digest_of(blob: bytes, digest: str = GENESIS) -> str:

@@ -7,6 +7,8 @@ table's keys or one global key only.
 
 from __future__ import annotations
 
+import functools
+
 from kafana.store.base import (
     Append,
     AppendResult,
@@ -131,6 +133,15 @@ def ttl_slack(ttl_ms: int) -> int:
     (86400, 0)
     """
     return ttl_ms // TTL_SLACK_PARTS if ttl_ms >= TTL_SLACK_FROM_MS else 0
+
+
+@functools.lru_cache(maxsize=16)
+def _told_head(sha: bytes, riders: int) -> bytes:
+    """The array header, command, SHA and key count of `append_told` with `riders` riders
+    (the same for every move with a notice: made once)."""
+    count = 3 + APPEND_KEYS + APPEND_ARGS + riders * (RIDER_KEYS + RIDER_ARGS)
+    keys = b"%d" % (APPEND_KEYS + riders * RIDER_KEYS)
+    return b"*%d\r\n" % count + bulks([b"EVALSHA", sha, keys])
 
 
 def told_script() -> Script:
@@ -290,12 +301,9 @@ class RedisStore(TableStore):
         script = self._append
         if riders:
             script = self._told
-            n = len(riders)
-            count = 3 + APPEND_KEYS + APPEND_ARGS + n * (RIDER_KEYS + RIDER_ARGS)
             command = b"".join(
                 [
-                    b"*%d\r\n" % count,
-                    bulks([b"EVALSHA", script.sha, b"%d" % (APPEND_KEYS + n * RIDER_KEYS)]),
+                    _told_head(script.sha, len(riders)),
                     named,
                     *(r.keys for r in riders),
                     bulks(append_args(append, live)),

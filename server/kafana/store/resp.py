@@ -42,14 +42,18 @@ def bulks(args: list[bytes]) -> bytes:
     >>> b"*2\\r\\n" + bulks([b"GET"]) + bulks([b"k"]) == pack_bytes([b"GET", b"k"])
     True
     """
-    heads = _HEADS
-    out = []
-    for arg in args:
-        size = len(arg)
-        out.append(heads[size] if size < 1024 else b"$%d\r\n" % size)
-        out.append(arg)
-        out.append(b"\r\n")
-    return b"".join(out)
+    if not args:
+        return b""
+    heads = _HEADS  # each bulk's header and bytes, joined by the CRLF that ends each
+    return (
+        b"\r\n".join(
+            [
+                heads[len(arg)] + arg if len(arg) < 1024 else b"$%d\r\n%b" % (len(arg), arg)
+                for arg in args
+            ]
+        )
+        + b"\r\n"
+    )
 
 
 def parse(buffer: bytes | bytearray, pos: int) -> tuple[Reply, int] | None:

@@ -172,6 +172,11 @@ class TableGame(ABC, Generic[S, M]):
     def parse_move(self, text: str, seat: int) -> M:
         """The move `seat` wrote as `text`."""
 
+    def parse_canonical(self, text: str, seat: int) -> tuple[M, str]:
+        """`parse_move` and the move's canonical text (`str` of it: what the log stores)."""
+        move = self.parse_move(text, seat)
+        return move, str(move)
+
     def move_text(self, move: state_pb2.Move, seat: int) -> str:
         """The text of a wire move `seat` sends: its text, or its structured branch (the one
         named as the game) as text; with both they must name the same move. Errors name the
