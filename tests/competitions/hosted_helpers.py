@@ -11,6 +11,7 @@ import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
+from typing import Any
 
 from kafana.competitions.hosted.host import CompetitionsHost, events_for
 from kafana.store.redis_store import RedisStore
@@ -32,14 +33,15 @@ from rich.console import Console
 
 @asynccontextmanager
 async def hosting(
-    redis_url: str, scan: float = 0.1
+    redis_url: str, scan: float = 0.1, **options: Any
 ) -> AsyncIterator[tuple[competitions_pb2_grpc.CompetitionsServiceStub, CompetitionsHost]]:
     """A server on loopback hosting events over the Redis at `redis_url` (its director
-    scanning every `scan` s): a Competitions stub to it, and its host."""
+    scanning every `scan` s; `options` are its Settings'): a Competitions stub to it, and its
+    host."""
     store = RedisStore.from_url(redis_url)
     try:
         host = CompetitionsHost(events_for(store), scan=scan)
-        async with running(store, plugins=[host]) as svc:
+        async with running(store, plugins=[host], **options) as svc:
             yield competitions_pb2_grpc.CompetitionsServiceStub(svc.channel), host
     finally:
         await store.close()

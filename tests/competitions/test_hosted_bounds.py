@@ -8,7 +8,6 @@ import grpc
 import pytest
 from kafana.competitions.hosted import event as ev
 from kafana.competitions.hosted.director import Director
-from kafana.competitions.hosted.host import CompetitionsHost, events_for
 from kafana.competitions.hosted.redis_store import RedisEvents
 from kafana.competitions.hosted.store import now_ms
 from kafana.errors import InvalidPageToken
@@ -18,16 +17,12 @@ from kafana.service.ratelimit import RateLimit
 from kafana.service.tables import Tables
 from kafana.store.redis_store import RedisStore
 from kafana.v1 import competitions_pb2 as pb
-from kafana.v1 import competitions_pb2_grpc
-from kit import info_metadata, reason_of, refusal, running, spy
+from kit import info_metadata, reason_of, refusal, spy
+
+from .hosted_helpers import hosting
+from .test_hosted_lifecycle import _event
 
 ORGANISER = "kafana-organiser-token"
-
-
-def _event(name: str, **options: int) -> pb.CreateEventRequest:
-    return pb.CreateEventRequest(
-        name=name, format=pb.EVENT_FORMAT_ROUND_ROBIN, target=11, **options
-    )
 
 
 async def _refused_field(call: object) -> tuple[str, str]:
@@ -41,44 +36,39 @@ async def test_notes_ids_and_names_are_bounded_and_change_nothing(redis_url: str
     # Before: EndEvent took a 1,000,000-character note (ANSI escapes too), which every
     # ListEvents then sent (10 MB: past a client's 4 MB, the first page unreadable); a 900 KB
     # event id or entrant name went to Redis as a key (NOT_FOUND after ~27 ms).
-    store = RedisStore.from_url(redis_url)
-    try:
-        async with running(store, plugins=[CompetitionsHost(events_for(store))]) as svc:
-            stub = competitions_pb2_grpc.CompetitionsServiceStub(svc.channel)
-            made = await stub.CreateEvent(_event("cup"))
-            organiser = ((ORGANISER, made.organiser_token),)
-            for note in ("x" * 201, "red \x1b[31m", "line\nbreak", "bidi \u202e"):
-                for call, request in (
-                    (stub.EndEvent, pb.EndEventRequest),
-                    (stub.PauseEvent, pb.PauseEventRequest),
-                ):
-                    field = await _refused_field(
-                        call(request(event_id=made.event_id, note=note), metadata=organiser)
-                    )
-                    assert field[1] == "note", (note, field)
-            info = await stub.GetEvent(pb.GetEventRequest(event_id=made.event_id))
-            assert info.phase == pb.EVENT_PHASE_OPEN  # nothing changed
-            assert (await _refused_field(stub.GetEvent(pb.GetEventRequest(event_id="e" * 900))))[
-                1
-            ] == "event_id"
-            name = await _refused_field(
-                stub.WithdrawEntry(pb.WithdrawEntryRequest(event_id=made.event_id, name="n" * 900))
-            )
-            assert name[1] == "name"
-            game = await _refused_field(
-                stub.AdjudicateGame(
-                    pb.AdjudicateGameRequest(event_id=made.event_id, game_id="g" * 900),
-                    metadata=organiser,
+    async with hosting(redis_url) as (stub, _):
+        made = await stub.CreateEvent(_event("cup"))
+        organiser = ((ORGANISER, made.organiser_token),)
+        for note in ("x" * 201, "red \x1b[31m", "line\nbreak", "bidi \u202e"):
+            for call, request in (
+                (stub.EndEvent, pb.EndEventRequest),
+                (stub.PauseEvent, pb.PauseEventRequest),
+            ):
+                field = await _refused_field(
+                    call(request(event_id=made.event_id, note=note), metadata=organiser)
                 )
-            )
-            assert game[1] == "game_id"
-            ended = await stub.EndEvent(
-                pb.EndEventRequest(event_id=made.event_id, note="rain, see you Sunday"),
+                assert field[1] == "note", (note, field)
+        info = await stub.GetEvent(pb.GetEventRequest(event_id=made.event_id))
+        assert info.phase == pb.EVENT_PHASE_OPEN  # nothing changed
+        assert (await _refused_field(stub.GetEvent(pb.GetEventRequest(event_id="e" * 900))))[
+            1
+        ] == "event_id"
+        name = await _refused_field(
+            stub.WithdrawEntry(pb.WithdrawEntryRequest(event_id=made.event_id, name="n" * 900))
+        )
+        assert name[1] == "name"
+        game = await _refused_field(
+            stub.AdjudicateGame(
+                pb.AdjudicateGameRequest(event_id=made.event_id, game_id="g" * 900),
                 metadata=organiser,
             )
-            assert ended.phase == pb.EVENT_PHASE_FINISHED
-    finally:
-        await store.close()
+        )
+        assert game[1] == "game_id"
+        ended = await stub.EndEvent(
+            pb.EndEventRequest(event_id=made.event_id, note="rain, see you Sunday"),
+            metadata=organiser,
+        )
+        assert ended.phase == pb.EVENT_PHASE_FINISHED
 
 
 @pytest.mark.parametrize("created", [True, -5, 2**70, 1.5])
@@ -103,32 +93,24 @@ async def test_reading_big_events_is_charged_for_their_entrants(
     # charged as one call, anonymous callers kept a core busy.
     from kafana.competitions.hosted.servicer import ENTRANTS_A_TOKEN
 
-    store = RedisStore.from_url(redis_url)
-    try:
-        async with running(store, plugins=[CompetitionsHost(events_for(store))]) as svc:
-            stub = competitions_pb2_grpc.CompetitionsServiceStub(svc.channel)
-            made = await stub.CreateEvent(_event("big"))
-        entrants = 400
-        for i in range(entrants):
-            value = ev.entrant_value("greedy", "")
-            assert await events.enter(made.event_id, f"b{i}", value, most=entrants) == "ok"
-        assert entrants / ENTRANTS_A_TOKEN > 10  # past the burst below
-        limited = RateLimit(rate=0.5, burst=10)
-        for read in ("list", "get"):
-            async with running(
-                store, plugins=[CompetitionsHost(events_for(store))], rate_limit=limited
-            ) as svc:
-                stub = competitions_pb2_grpc.CompetitionsServiceStub(svc.channel)
-                if read == "list":
-                    page = await stub.ListEvents(pb.ListEventsRequest(page_size=10))
-                    assert len(page.events[0].entrants) == entrants
-                else:
-                    info = await stub.GetEvent(pb.GetEventRequest(event_id=made.event_id))
-                    assert len(info.entrants) == entrants
-                error = await refusal(stub.GetEvent(pb.GetEventRequest(event_id=made.event_id)))
-                assert reason_of(error) == "RATE_LIMITED", read  # the bucket is in debt
-    finally:
-        await store.close()
+    async with hosting(redis_url) as (stub, _):
+        made = await stub.CreateEvent(_event("big"))
+    entrants = 400
+    for i in range(entrants):
+        value = ev.entrant_value("greedy", "")
+        assert await events.enter(made.event_id, f"b{i}", value, most=entrants) == "ok"
+    assert entrants / ENTRANTS_A_TOKEN > 10  # past the burst below
+    limited = RateLimit(rate=0.5, burst=10)
+    for read in ("list", "get"):
+        async with hosting(redis_url, rate_limit=limited) as (stub, _):
+            if read == "list":
+                page = await stub.ListEvents(pb.ListEventsRequest(page_size=10))
+                assert len(page.events[0].entrants) == entrants
+            else:
+                info = await stub.GetEvent(pb.GetEventRequest(event_id=made.event_id))
+                assert len(info.entrants) == entrants
+            error = await refusal(stub.GetEvent(pb.GetEventRequest(event_id=made.event_id)))
+            assert reason_of(error) == "RATE_LIMITED", read  # the bucket is in debt
 
 
 async def test_an_event_scheduled_weeks_ahead_costs_the_directors_nothing(
@@ -137,17 +119,15 @@ async def test_an_event_scheduled_weeks_ahead_costs_the_directors_nothing(
     # Before: a scheduled event went into the index of started events at once, and every
     # director read its meta every scan (1 s) until its start: 6,000 events scheduled 29 days
     # ahead kept an idle server at 44% of a core and Redis at 2,460 commands a second.
+    async with hosting(redis_url) as (stub, _):
+        later = await stub.CreateEvent(_event("later", start_at_ms=now_ms() + 86_400_000))
+    assert later.event_id not in await events.started()
     store = RedisStore.from_url(redis_url)
     try:
-        host = CompetitionsHost(events_for(store), scan=0.1)
-        async with running(store, plugins=[host]) as svc:
-            stub = competitions_pb2_grpc.CompetitionsServiceStub(svc.channel)
-            later = await stub.CreateEvent(_event("later", start_at_ms=now_ms() + 86_400_000))
-            assert later.event_id not in await events.started()
-            director = Director(events, Tables(store), Feed(store))
-            await director.scan_once()  # its first looks at the newest events, once
-            reads = spy(monkeypatch, RedisEvents, "meta")
-            await director.scan_once()
-            assert not [r for r in reads if later.event_id in r], reads
+        director = Director(events, Tables(store), Feed(store))
+        await director.scan_once()  # its first looks at the newest events, once
+        reads = spy(monkeypatch, RedisEvents, "meta")
+        await director.scan_once()
+        assert not [r for r in reads if later.event_id in r], reads
     finally:
         await store.close()
