@@ -282,7 +282,9 @@ def test_an_unreachable_server_is_named_within_5_seconds() -> None:
                 line = one_line(ran, 1)
                 assert f"cannot reach a Kafana server at {dead}" in line
                 assert "kafana serve" in line  # what to do
-                assert ran.seconds < start_up + 5 + 1.5, ran  # the wait is at most 5 s
+                # the wait is at most 5 s, not the first call's 10 s deadline: 3.5 s of slack
+                # for seven processes starting at once on 2 busy cores (1.5 failed CI at load 5)
+                assert ran.seconds < start_up + 5 + 3.5, ran
 
 
 def test_serve_refuses_a_taken_port_or_a_foreign_host(server: Served) -> None:
